@@ -1,0 +1,102 @@
+/**
+ * The Express app: OpenAPI document at /api/openapi.yaml, requests validated against it,
+ * bearer keys on every /v1 route but registration, one error renderer for the envelope.
+ */
+import express, { type NextFunction, type Request, type Response } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from '../services/logger.js';
+import type { AnalyticsStore } from '../services/ports/analytics-store.js';
+import type { Accounts } from '../services/control/accounts.js';
+import { requireApiKey } from './auth.js';
+import { failure } from './envelope.js';
+import { ApiError } from './errors.js';
+import { agentRoutes } from './routes/agents.js';
+import { healthRoutes, type HealthInputs } from './routes/health.js';
+import { marketRoutes } from './routes/markets.js';
+import { tradeRoutes } from './routes/trades.js';
+
+export const OPENAPI_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'openapi.yaml');
+
+export interface AppDependencies {
+  store: AnalyticsStore;
+  accounts: Accounts;
+  health: HealthInputs;
+  logger: Logger;
+  /** Validate every response against the document too (tests turn this on). */
+  validateResponses?: boolean;
+}
+
+export function createApp(deps: AppDependencies): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  const openapiText = fs.readFileSync(OPENAPI_PATH, 'utf8');
+
+  app.get('/api/openapi.yaml', (_request, response) => {
+    response.type('application/yaml').send(openapiText);
+  });
+
+  app.use(express.json({ limit: '64kb' }));
+  const authenticate = requireApiKey(deps.accounts);
+  app.use('/v1', (request, response, next) => {
+    // Registration is the one keyless route; everything else authenticates before validation,
+    // so an anonymous caller learns nothing about parameters.
+    if (request.path === '/agents/register') return next();
+    return authenticate(request, response, next);
+  });
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: OPENAPI_PATH,
+      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true },
+      validateResponses: deps.validateResponses ? { removeAdditional: false } : false,
+      validateSecurity: false,
+      ignoreUndocumented: false,
+      ignorePaths: /^\/api\/openapi\.yaml$/,
+    }),
+  );
+  app.use('/v1', agentRoutes(deps.accounts));
+  app.use('/v1', healthRoutes(deps.store, deps.health));
+  app.use('/v1', marketRoutes(deps.store));
+  app.use('/v1', tradeRoutes(deps.store));
+
+  app.use((_request, _response, next) => next(ApiError.notFound('no such route')));
+  app.use(errorRenderer(deps.logger));
+  return app;
+}
+
+interface ValidatorError {
+  status?: number;
+  errors?: Array<{ path?: string; message?: string; errorCode?: string }>;
+  message?: string;
+  type?: string;
+}
+
+function errorRenderer(logger: Logger) {
+  return (error: unknown, request: Request, response: Response, _next: NextFunction) => {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) logger.error({ err: error, path: request.path }, 'request failed');
+    response.status(apiError.status).json(failure(apiError.code, apiError.message));
+  };
+}
+
+function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const e = error as ValidatorError;
+  if (e?.type === 'entity.parse.failed') return ApiError.badRequest('body: not valid JSON');
+  if (e?.type === 'entity.too.large') return ApiError.badRequest('body: larger than 64 KB');
+  if (e?.status === 400 || e?.status === 415) {
+    const detail = (e.errors ?? [])
+      .map((item) => `${(item.path ?? '').replace(/^[./](query|params|path|body|headers)[./]?/, '') || 'body'}: ${item.message}`)
+      .join('; ');
+    return ApiError.badRequest(detail || e.message || 'bad request');
+  }
+  if (e?.status === 404) return ApiError.notFound('no such route');
+  if (e?.status === 405) return new ApiError(405, 'METHOD_NOT_ALLOWED', 'method not allowed on this route');
+  if (e?.status === 500 && Array.isArray(e.errors) && e.errors.some((i) => i.path?.startsWith('.response'))) {
+    return new ApiError(500, 'INTERNAL_ERROR', `response does not match the API document: ${e.message}`);
+  }
+  return new ApiError(500, 'INTERNAL_ERROR', 'internal error');
+}

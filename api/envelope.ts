@@ -1,0 +1,12 @@
+/** The spec's response envelope. */
+export interface Pagination {
+  limit: number;
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export const success = <T>(data: T) => ({ success: true as const, data });
+
+export const page = <T>(data: T[], pagination: Pagination) => ({ success: true as const, data, pagination });
+
+export const failure = (code: string, error: string) => ({ success: false as const, code, error });

@@ -1,0 +1,30 @@
+/** API errors carry their HTTP status and envelope code; one middleware renders them. */
+export type ErrorCode =
+  | 'BAD_REQUEST'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'PAYMENT_REQUIRED'
+  | 'CONFLICT'
+  | 'METHOD_NOT_ALLOWED'
+  | 'INTERNAL_ERROR';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+
+  static badRequest(message: string) {
+    return new ApiError(400, 'BAD_REQUEST', message);
+  }
+  static unauthorized(message: string) {
+    return new ApiError(401, 'UNAUTHORIZED', message);
+  }
+  static notFound(message: string) {
+    return new ApiError(404, 'NOT_FOUND', message);
+  }
+}

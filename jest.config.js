@@ -1,0 +1,16 @@
+// Test tiers by file suffix: *.unit.test.ts (pure, no I/O), *.int.test.ts (real engines in-process),
+// *.e2e.test.ts (the service as child processes). One npm script per tier; `npm test` runs all.
+const shared = {
+  transform: { '^.+\\.ts$': '<rootDir>/test/support/esbuild-transform.cjs' },
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  testEnvironment: 'node',
+};
+
+export default {
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/**/*.unit.test.ts'] },
+    { ...shared, displayName: 'integration', testMatch: ['<rootDir>/test/**/*.int.test.ts'], testTimeout: 60_000 },
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e.test.ts'], testTimeout: 180_000 },
+  ],
+};

@@ -1,0 +1,88 @@
+/**
+ * Gamma market -> MarketUpserted. Decides status from resolution evidence, never from `closed`
+ * alone (closed is not resolved), and YES from the outcome names, never from position.
+ */
+import crypto from 'node:crypto';
+import type { MarketStatus, MarketUpserted, Source } from '../shared/events.js';
+import { fail, ok, parseOptionalNumber, parseStringArray, parseTimestampMs, type Parsed } from './parse.js';
+
+const CONDITION_ID = /^0x[0-9a-fA-F]{64}$/;
+
+type GammaMarket = Record<string, unknown>;
+
+export function normalizeGammaMarket(raw: unknown, source: Source, nowMs: number): Parsed<MarketUpserted> {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return fail('market is not an object');
+  const m = raw as GammaMarket;
+  const marketId = typeof m.conditionId === 'string' ? m.conditionId.toLowerCase() : '';
+  if (!CONDITION_ID.test(marketId)) return fail(`conditionId missing or malformed: ${JSON.stringify(m.conditionId)}`);
+
+  const outcomes = m.outcomes === undefined ? ok<string[]>([]) : parseStringArray(m.outcomes, 'outcomes');
+  if (!outcomes.ok) return outcomes;
+  const tokenIds = m.clobTokenIds === undefined ? ok<string[]>([]) : parseStringArray(m.clobTokenIds, 'clobTokenIds');
+  if (!tokenIds.ok) return tokenIds;
+  // Placeholder members of neg-risk events have no outcomePrices at all.
+  const priceStrings = m.outcomePrices === undefined ? ok<string[]>([]) : parseStringArray(m.outcomePrices, 'outcomePrices');
+  if (!priceStrings.ok) return priceStrings;
+  const prices = priceStrings.value.map(Number);
+  if (prices.some((p) => !Number.isFinite(p) || p < 0 || p > 1)) return fail(`outcomePrices out of range: ${String(m.outcomePrices)}`);
+
+  const yesIndex = Math.max(0, outcomes.value.findIndex((o) => o.toLowerCase() === 'yes'));
+  const status = marketStatus(m, prices);
+  const event = firstEvent(m);
+  const normalized: Omit<MarketUpserted, 'event_id'> = {
+    source,
+    market_id: marketId,
+    gamma_id: String(m.id ?? ''),
+    slug: String(m.slug ?? ''),
+    title: String(m.question ?? m.title ?? ''),
+    category: String(m.category ?? event?.category ?? tagCategory(m) ?? '').trim() || 'Uncategorized',
+    event_id_upstream: String(event?.id ?? ''),
+    event_slug: String(event?.slug ?? ''),
+    event_title: String(event?.title ?? ''),
+    outcomes: outcomes.value,
+    outcome_token_ids: tokenIds.value,
+    outcome_prices: prices,
+    yes_index: yesIndex,
+    status,
+    resolved_outcome: status === 'resolved' ? (outcomes.value[prices.indexOf(1)] ?? null) : null,
+    volume_total_usdc: parseOptionalNumber(m.volumeNum ?? m.volume) ?? 0,
+    volume_24h_usdc: parseOptionalNumber(m.volume24hr) ?? 0,
+    liquidity_usdc: parseOptionalNumber(m.liquidityNum ?? m.liquidity) ?? 0,
+    best_bid: parseOptionalNumber(m.bestBid),
+    best_ask: parseOptionalNumber(m.bestAsk),
+    last_trade_price: parseOptionalNumber(m.lastTradePrice),
+    neg_risk: m.negRisk === true,
+    start_ms: parseTimestampMs(m.startDate ?? m.startDateIso),
+    end_ms: parseTimestampMs(m.endDate ?? m.endDateIso),
+    closed_ms: parseTimestampMs(m.closedTime),
+    created_ms: parseTimestampMs(m.createdAt),
+    updated_at_ms: parseTimestampMs(m.updatedAt) ?? nowMs,
+    ingested_at_ms: nowMs,
+  };
+  const { ingested_at_ms: _ignored, ...identity } = normalized;
+  const contentHash = crypto.createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 16);
+  return ok({ event_id: `${marketId}:${contentHash}`, ...normalized });
+}
+
+/**
+ * resolved: UMA says resolved, or the market is closed with a winning price of exactly 1.
+ * closed: closed upstream without resolution evidence. active: everything else.
+ */
+function marketStatus(m: GammaMarket, prices: number[]): MarketStatus {
+  const closed = m.closed === true;
+  if (m.umaResolutionStatus === 'resolved' && prices.includes(1)) return 'resolved';
+  if (closed && prices.length > 0 && prices.includes(1) && prices.every((p) => p === 0 || p === 1)) return 'resolved';
+  return closed ? 'closed' : 'active';
+}
+
+function firstEvent(m: GammaMarket): Record<string, unknown> | undefined {
+  const events = m.events;
+  return Array.isArray(events) && events[0] && typeof events[0] === 'object' ? (events[0] as Record<string, unknown>) : undefined;
+}
+
+function tagCategory(m: GammaMarket): string | undefined {
+  const tags = (firstEvent(m)?.tags ?? m.tags) as unknown;
+  if (!Array.isArray(tags)) return undefined;
+  const label = (tags.find((t) => t && typeof t === 'object' && 'label' in t) as { label?: unknown } | undefined)?.label;
+  return typeof label === 'string' ? label : undefined;
+}

@@ -1,0 +1,77 @@
+/**
+ * Event log port: the Kafka-shaped contract every pipeline stage talks to.
+ * Adapters: the embedded durable file log (services/eventlog/file-log) and, with
+ * "Real engines", Kafka. Both must pass test/contracts/event-log.contract.ts.
+ *
+ * Semantics (the same as a Kafka consumer with autoCommit off):
+ * - messages with the same key land in the same partition, in produce order;
+ * - `produce` resolves only when the messages are durable (they survive kill -9);
+ * - a consumer group's offsets are committed only after its batch handler resolves,
+ *   so delivery is at-least-once: a crash between handling and commit redelivers the batch.
+ */
+export interface TopicSpec {
+  name: string;
+  partitions: number;
+}
+
+export interface OutgoingMessage {
+  /** Partitioning key (market id for per-market order). */
+  key: string;
+  value: Buffer;
+  headers?: Record<string, string>;
+  /** Milliseconds since epoch; defaults to the log's clock at produce time. */
+  timestamp?: number;
+}
+
+export interface LogMessage extends Required<Omit<OutgoingMessage, 'headers'>> {
+  headers: Record<string, string>;
+  topic: string;
+  partition: number;
+  offset: number;
+}
+
+/** A run of consecutive messages from one topic-partition, handed to a consumer at once. */
+export interface MessageBatch {
+  topic: string;
+  partition: number;
+  messages: LogMessage[];
+  firstOffset: number;
+  lastOffset: number;
+}
+
+export interface ConsumerOptions {
+  groupId: string;
+  topics: string[];
+  /** Upper bound on messages per batch. */
+  maxBatchSize?: number;
+  /** Called for every batch; offsets are committed after it resolves. If it rejects, the batch is retried. */
+  handleBatch: (batch: MessageBatch) => Promise<void>;
+  /** Called when handleBatch rejects, before the retry (for logging and metrics). */
+  onError?: (error: unknown, batch: MessageBatch) => void;
+  /** Where a group with no committed offset starts. Default 'earliest'. */
+  fromBeginning?: boolean;
+}
+
+export interface RunningConsumer {
+  /** Stops after the batch in flight (if any) settles. */
+  stop(): Promise<void>;
+}
+
+export interface PartitionPosition {
+  topic: string;
+  partition: number;
+  /** Offset the next produced message will get (the log end). */
+  endOffset: number;
+  /** Next offset the group will read (its committed offset), 0 when none. */
+  committedOffset: number;
+}
+
+export interface EventLog {
+  /** Admin step: creates topics that do not exist yet (idempotent). */
+  createTopics(topics: TopicSpec[]): Promise<void>;
+  produce(topic: string, messages: OutgoingMessage[]): Promise<void>;
+  runConsumer(options: ConsumerOptions): Promise<RunningConsumer>;
+  /** Per-partition end and committed offsets of a group, for lag and readiness checks. */
+  positions(groupId: string, topic: string): Promise<PartitionPosition[]>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,42 @@
+/** Runs a task now and then every interval after the previous run settles (never overlapping). */
+export interface PeriodicTask {
+  stop(): Promise<void>;
+  /** Settles when the first run (started at once) is done. */
+  readonly firstRun: Promise<void>;
+  /** Runs the task now (after any run in flight) and resolves when that run is done. */
+  runNow(): Promise<void>;
+}
+
+export function runPeriodically(task: () => Promise<void>, intervalMs: number, onError: (error: unknown) => void): PeriodicTask {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<void> = Promise.resolve();
+
+  const run = (): Promise<void> => {
+    current = current.then(async () => {
+      if (stopped) return;
+      try {
+        await task();
+      } catch (error) {
+        onError(error);
+      }
+    });
+    return current;
+  };
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => void run().then(schedule), intervalMs);
+  };
+  const firstRun = run();
+  void firstRun.then(schedule);
+
+  return {
+    firstRun,
+    runNow: run,
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await current;
+    },
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * What every analytics adapter must do. Runs against chDB now and against a ClickHouse HTTP
+ * endpoint with "Real engines"; each test gets its own database so a shared server works too.
+ */
+import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
+import { migrate, readMigrations } from '../../services/analytics/migrate.js';
+
+export type OpenStore = (database: string) => Promise<AnalyticsStore>;
+
+const trade = (overrides: Record<string, unknown>) => ({
+  trade_id: 't1', market_id: '0xmarket', market_title: 'Will it rain?', asset_id: '7'.repeat(78), wallet: '0x' + 'a'.repeat(40),
+  side: 'buy', outcome: 'Yes', outcome_index: 0, price: 0.4, yes_price: 0.4, size: 10, size_usdc: 4,
+  ts: '2026-01-01T00:01:02.123Z', tx_hash: '0xtx', source: 'simulator', ingested_at: '2026-01-01T00:01:03.000Z',
+  ...overrides,
+});
+
+export function describeAnalyticsStoreContract(adapterName: string, open: OpenStore): void {
+  describe(`analytics store contract: ${adapterName}`, () => {
+    let counter = 0;
+    const opened: AnalyticsStore[] = [];
+    const fresh = async () => {
+      const store = await open(`contract_${process.pid}_${Date.now()}_${counter++}`);
+      opened.push(store);
+      await migrate(store);
+      return store;
+    };
+    afterAll(async () => {
+      for (const store of opened) await store.close();
+    });
+
+    test('migrations apply from an empty database, once', async () => {
+      const store = await fresh();
+      const tables = await store.query<{ name: string }>('SELECT name FROM system.tables WHERE database = {db:String} ORDER BY name', { db: store.database });
+      const names = tables.map((t) => t.name);
+      for (const expected of ['markets', 'trades', 'candles_5m', 'candles_1h', 'candles_1d', 'candles_5m_mv', 'schema_migrations']) {
+        expect(names).toContain(expected);
+      }
+      expect(await migrate(store)).toEqual([]);
+      const versions = await store.query<{ n: number }>('SELECT count() AS n FROM schema_migrations');
+      expect(Number(versions[0]!.n)).toBe(readMigrations().length);
+    });
+
+    test('insert then query round-trips values, with typed parameters', async () => {
+      const store = await fresh();
+      await store.insert('trades', [trade({})]);
+      const rows = await store.query<{ asset_id: string; price: number; ts: string }>(
+        'SELECT asset_id, price, ts FROM trades WHERE wallet = {wallet:String}',
+        { wallet: '0x' + 'a'.repeat(40) },
+      );
+      expect(rows).toEqual([{ asset_id: '7'.repeat(78), price: 0.4, ts: '2026-01-01 00:01:02.123' }]);
+    });
+
+    test('a retried insert with the same dedup token adds nothing to the table or its views', async () => {
+      const store = await fresh();
+      const batch = [trade({ trade_id: 'a' }), trade({ trade_id: 'b', yes_price: 0.6, ts: '2026-01-01T00:03:00.000Z' })];
+      await store.insert('trades', batch, { dedupToken: 'topic-0-0-1' });
+      await store.insert('trades', batch, { dedupToken: 'topic-0-0-1' });
+      const [candle] = await store.query<{ o: number; h: number; l: number; c: number; v: number; n: number }>(
+        `SELECT argMinMerge(open) AS o, max(high) AS h, min(low) AS l, argMaxMerge(close) AS c, sum(volume_usdc) AS v, sum(trade_count) AS n
+         FROM candles_5m GROUP BY market_id, bucket`,
+      );
+      expect(candle).toEqual({ o: 0.4, h: 0.6, l: 0.4, c: 0.6, v: 8, n: 2 });
+      const [count] = await store.query<{ n: number }>('SELECT count() AS n FROM trades');
+      expect(Number(count!.n)).toBe(2);
+    });
+
+    test('control: batches that overlap but differ are both counted, so the sink must drop known ids', async () => {
+      const store = await fresh();
+      await store.insert('trades', [trade({ trade_id: 'a' })], { dedupToken: 'topic-0-0-0' });
+      await store.insert('trades', [trade({ trade_id: 'a' }), trade({ trade_id: 'c' })], { dedupToken: 'topic-0-1-2' });
+      const [candle] = await store.query<{ n: number }>('SELECT sum(trade_count) AS n FROM candles_5m');
+      const [distinct] = await store.query<{ n: number }>('SELECT uniqExact(trade_id) AS n FROM trades');
+      expect(Number(distinct!.n)).toBe(2);
+      expect(Number(candle!.n)).toBe(3);
+    });
+
+    test('SQL errors reject with the engine message', async () => {
+      const store = await fresh();
+      await expect(store.query('SELECT * FROM no_such_table')).rejects.toThrow(/no_such_table/);
+    });
+  });
+}

@@ -1,0 +1,52 @@
+/** Tiny JSON HTTP helpers for tests (fetch against 127.0.0.1 only). */
+export interface JsonResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export async function getJson<T = any>(url: string, apiKey?: string): Promise<JsonResponse<T>> {
+  const response = await fetch(url, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} });
+  return { status: response.status, body: (await response.json()) as T, headers: response.headers };
+}
+
+export async function postJson<T = any>(url: string, body: unknown, init: { raw?: string; apiKey?: string } = {}): Promise<JsonResponse<T>> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(init.apiKey ? { authorization: `Bearer ${init.apiKey}` } : {}) },
+    body: init.raw ?? JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as T, headers: response.headers };
+}
+
+/** Polls `probe` until it returns a truthy value or the deadline passes (no fixed sleeps in tests). */
+export async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs: number, what: string, intervalMs = 250): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${lastError ? `: ${(lastError as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** Follows next_cursor to the end; returns every item and the number of pages. */
+export async function walkPages<T = any>(firstUrl: string, apiKey: string, maxPages = 10_000): Promise<{ items: T[]; pages: number; lastPage: any }> {
+  const items: T[] = [];
+  let url = firstUrl;
+  for (let pages = 1; pages <= maxPages; pages++) {
+    const { status, body } = await getJson(url, apiKey);
+    if (status !== 200) throw new Error(`page ${pages}: HTTP ${status} ${JSON.stringify(body)}`);
+    items.push(...body.data);
+    if (!body.pagination.has_more) return { items, pages, lastPage: body };
+    const next = new URL(url);
+    next.searchParams.set('cursor', body.pagination.next_cursor);
+    url = next.toString();
+  }
+  throw new Error('too many pages');
+}

@@ -1,0 +1,25 @@
+/**
+ * Reads Polymarket's recorded responses from ../shared/upstream-samples (public data recorded by
+ * others: read in place, never copied into this repository).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const SAMPLES_DIRECTORY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/upstream-samples');
+
+export function readSample(relativePath: string): unknown {
+  return JSON.parse(fs.readFileSync(path.join(SAMPLES_DIRECTORY, relativePath), 'utf8'));
+}
+
+export function readNdjsonSample(relativePath: string): unknown[] {
+  return fs
+    .readFileSync(path.join(SAMPLES_DIRECTORY, relativePath), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line));
+}
+
+export function listSamples(folder: string): string[] {
+  return fs.readdirSync(path.join(SAMPLES_DIRECTORY, folder)).map((f) => `${folder}/${f}`);
+}
