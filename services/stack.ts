@@ -15,6 +15,7 @@ import { startIngest, type IngestService } from './ingest/ingest-service.js';
 import type { Logger } from './logger.js';
 import type { EventLog } from './ports/event-log.js';
 import { SINK_GROUP_ID, startSink } from './sink/sink-service.js';
+import { assertNotSimulatorData } from './shared/data-dir-guard.js';
 import { allTopicSpecs, TOPICS } from './shared/topics.js';
 
 export const SERVICE_VERSION = '0.5.0';
@@ -34,6 +35,7 @@ async function openEventLog(config: Config): Promise<EventLog> {
 }
 
 export async function startStack(config: Config, logger: Logger): Promise<RunningStack> {
+  assertNotSimulatorData(config.dataDir, config.upstream.gammaUrl);
   const log = await openEventLog(config);
   await log.createTopics(allTopicSpecs());
   const store = await openAnalyticsStore(config);

@@ -1,0 +1,39 @@
+/**
+ * `npm run demo`: the same stack as `npm start`, aimed at the bundled upstream simulator.
+ * The demo keeps its own data folder (default ./data-demo) whose simulator.json pins the world's
+ * seed and start, so a restarted demo continues the same simulated upstream.
+ */
+import path from 'node:path';
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { claimForSimulator } from './shared/data-dir-guard.js';
+import { startSimulator } from './simulator/server.js';
+import { startStack, stopOnSignals } from './stack.js';
+
+try {
+  const dataDir = path.resolve(process.env.DATA_DIR || './data-demo');
+  const marker = claimForSimulator(dataDir, Number(process.env.SIM_SEED ?? 42), Date.now());
+  const simulator = await startSimulator({ port: Number(process.env.SIM_PORT ?? 0), seed: marker.seed, epochMs: marker.epoch_ms });
+  const config = loadConfig({
+    // Faster metadata polls than production so resolutions show up quickly in a demo.
+    MARKETS_POLL_INTERVAL_MS: '15000',
+    // The simulator is local and small: backfill every market, not just the busiest hundred.
+    TRADES_BACKFILL_MARKETS: '1000',
+    TRADES_POLL_INTERVAL_MS: '2000',
+    ...process.env,
+    DATA_DIR: dataDir,
+    POLYMARKET_GAMMA_URL: simulator.gammaUrl,
+    POLYMARKET_CLOB_URL: simulator.clobUrl,
+    POLYMARKET_DATA_URL: simulator.dataUrl,
+  });
+  const logger = createLogger(config);
+  logger.info({ simulator: simulator.baseUrl, seed: marker.seed }, 'demo: upstream simulator started (all data labelled source=simulator)');
+  const stack = await startStack(config, logger);
+  stopOnSignals(async () => {
+    await stack.stop();
+    await simulator.close();
+  }, logger);
+} catch (error) {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+}

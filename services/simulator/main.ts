@@ -1,0 +1,80 @@
+/**
+ * CLI: `npm run simulator`. Starts the upstream simulator from environment variables and logs the
+ * three base URLs to point the ingestor at. Only this file reads process.env.
+ */
+
+import { pino } from 'pino';
+import { z } from 'zod';
+import { startSimulator } from './server.js';
+
+const rate = z.coerce.number().min(0).max(1);
+
+const ConfigSchema = z.object({
+  // 8090: clear of the service's own API port, stable so a local .env can point at it.
+  SIM_PORT: z.coerce.number().int().min(0).max(65535).default(8090),
+  // 42: any fixed value; fixed so two runs show the same world.
+  SIM_SEED: z.coerce.number().int().default(42),
+  // Optional knobs; unset means the simulator's defaults (300 markets, 200 wallets, 3 trades/s).
+  SIM_MARKET_COUNT: z.coerce.number().int().min(1).optional(),
+  SIM_WALLET_COUNT: z.coerce.number().int().min(1).optional(),
+  SIM_TRADES_PER_SECOND: z.coerce.number().min(0).optional(),
+  SIM_HISTORIC_TRADES: z.coerce.number().int().min(0).optional(),
+  // Start of the world (epoch ms); set it to restart into the same world and tape.
+  SIM_EPOCH_MS: z.coerce.number().int().positive().optional(),
+  SIM_HTTP429_RATE: rate.optional(),
+  SIM_HTTP500_RATE: rate.optional(),
+  SIM_MALFORMED_TRADE_RATE: rate.optional(),
+});
+
+const logger = pino({ name: 'simulator' });
+
+async function main(): Promise<void> {
+  const config = Object.freeze(ConfigSchema.parse(process.env));
+  const startedAt = performance.now();
+  const simulator = await startSimulator({
+    port: config.SIM_PORT,
+    seed: config.SIM_SEED,
+    marketCount: config.SIM_MARKET_COUNT,
+    walletCount: config.SIM_WALLET_COUNT,
+    tradesPerSecond: config.SIM_TRADES_PER_SECOND,
+    historicTrades: config.SIM_HISTORIC_TRADES,
+    epochMs: config.SIM_EPOCH_MS,
+    faults: {
+      http429Rate: config.SIM_HTTP429_RATE,
+      http500Rate: config.SIM_HTTP500_RATE,
+      malformedTradeRate: config.SIM_MALFORMED_TRADE_RATE,
+    },
+  });
+  logger.info(
+    {
+      baseUrl: simulator.baseUrl,
+      gammaUrl: simulator.gammaUrl,
+      clobUrl: simulator.clobUrl,
+      dataUrl: simulator.dataUrl,
+      seed: config.SIM_SEED,
+      markets: simulator.state.world.markets.length,
+      wallets: simulator.state.world.wallets.length,
+      historicTrades: simulator.state.trades.length,
+      startupMs: Math.round(performance.now() - startedAt),
+    },
+    'upstream simulator listening',
+  );
+
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, 'stopping simulator');
+    simulator.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'error while stopping');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  logger.error({ err: error }, 'simulator failed to start');
+  process.exit(1);
+});

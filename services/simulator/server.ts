@@ -1,0 +1,110 @@
+/**
+ * The upstream simulator: one HTTP listener on 127.0.0.1 speaking Polymarket's Gamma (/gamma), CLOB
+ * (/clob) and Data API (/data) shapes over a seeded, generated world, so the real ingestion adapters
+ * can run against it unchanged. Every response says `X-Upstream-Source: simulator`, which the
+ * ingestor turns into the `simulator` source label on everything it stores.
+ */
+
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { OrderBooks } from './books.js';
+import { httpFaults, type FaultOptions } from './faults.js';
+import { errorHandler, notFoundHandler } from './http-params.js';
+import { clobRouter } from './routes-clob.js';
+import { dataRouter } from './routes-data.js';
+import { gammaRouter } from './routes-gamma.js';
+import { SimulatorState } from './state.js';
+
+export interface SimulatorOptions {
+  /** 0 = a random free port. */
+  port?: number;
+  seed?: number;
+  /** Default 300. */
+  marketCount?: number;
+  /** Default 200. */
+  walletCount?: number;
+  /** Default 48. */
+  historyHours?: number;
+  /** Default 30,000, spread over the history window. */
+  historicTrades?: number;
+  /** Live trades per simulated second; default 3. */
+  tradesPerSecond?: number;
+  /** Epoch ms; default Date.now. Same seed + same clock => same world and history. */
+  clock?: () => number;
+  /** When the world starts (epoch ms); default: the clock at start. Same seed + epoch => same world and tape. */
+  epochMs?: number;
+  /** Live generation timer; default 1000 ms. Requests also catch up to the clock before answering. */
+  tickIntervalMs?: number;
+  faults?: FaultOptions;
+}
+
+export interface RunningSimulator {
+  baseUrl: string;
+  gammaUrl: string;
+  clobUrl: string;
+  dataUrl: string;
+  /** Read access for tests. */
+  state: SimulatorState;
+  /** Generate trades and resolutions for that much simulated time, immediately. */
+  advance(ms: number): void;
+  close(): Promise<void>;
+}
+
+export const UPSTREAM_SOURCE_HEADER = 'X-Upstream-Source';
+const LISTEN_HOST = '127.0.0.1';
+const DEFAULT_TICK_INTERVAL_MS = 1000;
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const state = new SimulatorState(options);
+  const books = new OrderBooks(state);
+
+  const app = express();
+  app.disable('x-powered-by');
+  // Upstream answers every poll in full; conditional 304s would hide changes from naive clients.
+  app.set('etag', false);
+  app.use((_req, res, next) => {
+    res.setHeader(UPSTREAM_SOURCE_HEADER, 'simulator');
+    next();
+  });
+  app.use(httpFaults(state.seed, options.faults ?? {}));
+  // Catch up to the clock first, so a response never lags the clock by up to a tick.
+  app.use((_req, _res, next) => {
+    state.sync();
+    next();
+  });
+  app.use(express.json({ limit: '1mb' }));
+  app.use('/gamma', gammaRouter(state, books));
+  app.use('/clob', clobRouter(state, books));
+  app.use('/data', dataRouter(state, { malformedTradeRate: options.faults?.malformedTradeRate ?? 0 }));
+  app.use(notFoundHandler);
+  app.use(errorHandler);
+
+  const server = app.listen(options.port ?? 0, LISTEN_HOST);
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://${LISTEN_HOST}:${port}`;
+
+  const timer = setInterval(() => state.sync(), options.tickIntervalMs ?? DEFAULT_TICK_INTERVAL_MS);
+  // The listener keeps a CLI process alive; the timer alone must not keep a test process running.
+  timer.unref();
+
+  return {
+    baseUrl,
+    gammaUrl: `${baseUrl}/gamma`,
+    clobUrl: `${baseUrl}/clob`,
+    dataUrl: `${baseUrl}/data`,
+    state,
+    advance: (ms) => state.advance(ms),
+    close: async () => {
+      clearInterval(timer);
+      const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+      // Keep-alive connections from fetch() would otherwise hold close() open.
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+export type { SimulatorState } from './state.js';
+export type { FaultOptions } from './faults.js';

@@ -1,0 +1,316 @@
+/**
+ * The simulator's moving parts: the trade tape, wallet ledger, market closures and the simulated
+ * clock. Pure (no I/O): the HTTP layer only reads from it and calls sync()/advance().
+ *
+ * Time is generated in whole seconds, in order, and only once a second is complete; each second (or
+ * history minute) draws from its own named random stream. So the tape is a function of (seed, clock)
+ * alone: the same however often ticks run or how advance() calls are split. A market closes (and, if
+ * it resolves, settles merges/redemptions) exactly when generation reaches its end date, after all
+ * trades before it.
+ */
+
+import { createRng, cumulativeWeights, type Rng } from './prng.js';
+import { buildWorld } from './world.js';
+import { PricePaths, type Quote } from './price-paths.js';
+import { DUST_SHARES, Ledger, tokenKey, type ActivityStamp } from './ledger.js';
+import { planTrade, type SimTrade, type TradeContext, type TradePlan } from './trades.js';
+import { TradeTape } from './tape.js';
+import type { SimEvent, SimMarket, SimSeries, SimWallet, World } from './world-types.js';
+
+// Math functions bound once: inside Jest's vm sandbox every global lookup (Math, Infinity) is slow.
+const { floor, max, min } = Math;
+
+export interface SimulatorStateOptions {
+  seed?: number;
+  marketCount?: number;
+  walletCount?: number;
+  historyHours?: number;
+  historicTrades?: number;
+  tradesPerSecond?: number;
+  clock?: () => number;
+  /**
+   * When the world starts (epoch ms); default: the clock at construction. A restarted simulator
+   * given the same epoch rebuilds the same world and tape and catches up to the clock, so a demo
+   * that restarts sees one continuous upstream instead of a second, different history.
+   */
+  epochMs?: number;
+}
+
+export interface MarketStatus {
+  closed: boolean;
+  resolved: boolean;
+  closedAtMs: number | null;
+}
+
+export interface TokenRef {
+  marketIndex: number;
+  outcomeIndex: 0 | 1;
+}
+
+export const DEFAULT_STATE_OPTIONS = {
+  seed: 42,
+  marketCount: 300,
+  walletCount: 200,
+  historyHours: 48,
+  // ~0.17 trades/s over 48 h: enough for candles and wallet stats, small enough to start in well under 1 s.
+  historicTrades: 30_000,
+  tradesPerSecond: 3,
+} as const;
+
+const DAY_MS = 86_400_000;
+const HISTORY_BUCKET_SECONDS = 60;
+/** Share of wallets that merge both outcomes back to USDC at close, and that redeem winnings at once. */
+const MERGE_CHANCE = 0.8;
+const REDEEM_CHANCE = 0.75;
+
+export class SimulatorState {
+  readonly seed: number;
+  readonly world: World;
+  readonly paths: PricePaths;
+  readonly ledger: Ledger;
+  readonly tape: TradeTape;
+  /** Every taker fill, oldest first (generation order; timestamps never decrease). */
+  readonly trades: readonly SimTrade[];
+  readonly status: MarketStatus[];
+  readonly tradesPerSecond: number;
+
+  readonly marketById = new Map<string, SimMarket>();
+  readonly marketBySlug = new Map<string, SimMarket>();
+  readonly marketByConditionId = new Map<string, SimMarket>();
+  readonly tokenById = new Map<string, TokenRef>();
+  readonly eventById = new Map<string, SimEvent>();
+  readonly eventBySlug = new Map<string, SimEvent>();
+  readonly seriesById = new Map<string, SimSeries>();
+  readonly walletByAddress = new Map<string, SimWallet>();
+
+  private readonly clock: () => number;
+  private offsetMs = 0;
+  private nextSecond: number;
+  private readonly closureQueue: SimMarket[];
+  private closureCursor = 0;
+  private readonly tradeContext: TradeContext;
+  private readonly makerWallets: number[];
+
+  constructor(options: SimulatorStateOptions = {}) {
+    const settings = { ...DEFAULT_STATE_OPTIONS, ...definedOnly(options) };
+    this.seed = settings.seed;
+    this.clock = options.clock ?? Date.now;
+    this.tradesPerSecond = settings.tradesPerSecond;
+    const startMs = options.epochMs ?? this.clock();
+
+    this.world = buildWorld({
+      seed: settings.seed,
+      marketCount: settings.marketCount,
+      walletCount: settings.walletCount,
+      historyHours: settings.historyHours,
+      nowMs: startMs,
+    });
+    const { markets, wallets } = this.world;
+    this.paths = new PricePaths(this.seed, markets, this.world.originMs);
+    this.ledger = new Ledger(wallets.length);
+    this.status = markets.map(() => ({ closed: false, resolved: false, closedAtMs: null }));
+    this.tape = new TradeTape(markets.length);
+    this.trades = this.tape.trades;
+    this.closureQueue = markets
+      .filter((market) => market.closesAtMs !== null)
+      .sort((a, b) => (a.closesAtMs as number) - (b.closesAtMs as number) || a.index - b.index);
+    this.makerWallets = wallets.filter((wallet) => wallet.behaviour === 'market-maker').map((wallet) => wallet.index);
+    this.indexLookups();
+
+    this.tradeContext = {
+      markets,
+      wallets,
+      paths: this.paths,
+      ledger: this.ledger,
+      walletCumulative: wallets.some((wallet) => wallet.takerWeight > 0) ? cumulativeWeights(wallets.map((wallet) => wallet.takerWeight)) : [],
+      marketCumulative: markets.some((market) => market.popularity > 0) ? cumulativeWeights(markets.map((market) => market.popularity)) : [],
+      isTradable: (marketIndex, ms) => this.isTradable(marketIndex, ms),
+    };
+
+    const originSecond = this.world.originMs / 1000;
+    const startSecond = floor(startMs / 1000);
+    this.nextSecond = startSecond;
+    const historySeconds = max(1, startSecond - originSecond);
+    const historicRate = settings.historicTrades / historySeconds;
+    for (let bucket = originSecond; bucket < startSecond; bucket += HISTORY_BUCKET_SECONDS) {
+      const end = min(bucket + HISTORY_BUCKET_SECONDS, startSecond);
+      this.generateSeconds(bucket, end, historicRate, createRng(this.seed, 'history', bucket));
+    }
+    this.closeMarketsUpTo(startSecond * 1000);
+  }
+
+  /** Simulated now: the injected clock plus everything advance() added. */
+  nowMs(): number {
+    return this.clock() + this.offsetMs;
+  }
+
+  /** Move simulated time forward and generate everything in between, immediately. */
+  advance(ms: number): void {
+    if (!(ms >= 0)) throw new RangeError('advance(ms) needs a non-negative number');
+    this.offsetMs += ms;
+    this.sync();
+  }
+
+  /** Generate live trades and closures for every second completed since the last call. */
+  sync(): void {
+    const completeUntil = floor(this.nowMs() / 1000);
+    for (; this.nextSecond < completeUntil; this.nextSecond++) {
+      this.generateSeconds(this.nextSecond, this.nextSecond + 1, this.tradesPerSecond, createRng(this.seed, 'live', this.nextSecond));
+    }
+    this.closeMarketsUpTo(this.nextSecond * 1000);
+  }
+
+  isTradable(marketIndex: number, ms: number): boolean {
+    const market = this.world.markets[marketIndex];
+    if (!market || market.placeholder || ms < market.acceptingOrdersFromMs) return false;
+    return market.closesAtMs === null || ms < market.closesAtMs;
+  }
+
+  /** Accepting orders now (open, not a placeholder, past its listing). */
+  isAcceptingOrders(marketIndex: number): boolean {
+    return !this.status[marketIndex]?.closed && this.isTradable(marketIndex, this.nowMs());
+  }
+
+  tradesOfMarket(marketIndex: number): readonly number[] {
+    return this.tape.tradesOfMarket(marketIndex);
+  }
+
+  lastTrade(marketIndex: number): SimTrade | undefined {
+    return this.tape.lastTrade(marketIndex);
+  }
+
+  /** Sum of size x price of taker fills with fromMs <= timestamp < toMs. */
+  volumeBetween(marketIndex: number, fromMs: number, toMs?: number): number {
+    return this.tape.volumeBetween(marketIndex, fromMs, toMs);
+  }
+
+  /** Rolling [now - 24 h, now) window, as Gamma's volume24hr. */
+  volume24hr(marketIndex: number): number {
+    return this.tape.volumeBetween(marketIndex, this.nowMs() - DAY_MS);
+  }
+
+  totalVolume(marketIndex: number): number {
+    return this.tape.totalVolume(marketIndex);
+  }
+
+  /** The YES quote now, or frozen at the moment trading stopped. */
+  quote(marketIndex: number): Quote {
+    const market = this.world.markets[marketIndex] as SimMarket;
+    const closedAt = this.status[marketIndex]?.closedAtMs;
+    return this.paths.quoteAt(market, closedAt != null ? closedAt - 1 : this.nowMs());
+  }
+
+  /** Price of one outcome now: the payout once resolved, else the YES mid mirrored for NO. */
+  outcomePrice(marketIndex: number, outcomeIndex: 0 | 1): number {
+    const market = this.world.markets[marketIndex] as SimMarket;
+    if (this.status[marketIndex]?.resolved) return market.winningOutcome === outcomeIndex ? 1 : 0;
+    const quote = this.quote(marketIndex);
+    const yesMid = (quote.bidTicks + quote.askTicks) / (2 * quote.ticksPerUnit);
+    return outcomeIndex === 0 ? yesMid : 1 - yesMid;
+  }
+
+  /**
+   * Collateral locked, in USDC. Makers' inventory is not modelled, so this is the smallest supply
+   * consistent with what takers hold: max(YES held, NO held); after resolution only unredeemed
+   * winning shares still lock collateral.
+   */
+  openInterest(marketIndex: number): number {
+    const market = this.world.markets[marketIndex] as SimMarket;
+    let yes = 0;
+    let no = 0;
+    for (const wallet of this.world.wallets) {
+      yes += this.ledger.held(wallet.index, tokenKey(marketIndex, 0));
+      no += this.ledger.held(wallet.index, tokenKey(marketIndex, 1));
+    }
+    if (this.status[marketIndex]?.resolved) return market.winningOutcome === 0 ? yes : no;
+    return max(yes, no);
+  }
+
+  private generateSeconds(startSecond: number, endSecond: number, ratePerSecond: number, rng: Rng): void {
+    const count = rng.poisson(ratePerSecond * (endSecond - startSecond));
+    const seconds: number[] = [];
+    for (let i = 0; i < count; i++) seconds.push(rng.int(startSecond, endSecond - 1));
+    seconds.sort((a, b) => a - b);
+    for (const second of seconds) {
+      this.closeMarketsUpTo(second * 1000);
+      const plan = planTrade(this.tradeContext, rng, second * 1000);
+      if (plan) this.record(plan, second, rng);
+    }
+    this.closeMarketsUpTo(endSecond * 1000);
+  }
+
+  private record(plan: TradePlan, second: number, rng: Rng): void {
+    if (plan.splitShares > 0) {
+      this.ledger.split(plan.walletIndex, plan.marketIndex, plan.splitShares, this.stamp(second, rng));
+    }
+    this.tape.append({
+      walletIndex: plan.walletIndex,
+      makerWalletIndex: this.makerWallets.length > 0 ? rng.pick(this.makerWallets) : -1,
+      marketIndex: plan.marketIndex,
+      outcomeIndex: plan.outcomeIndex,
+      side: plan.side,
+      size: plan.size,
+      price: plan.price,
+      timestamp: second,
+      transactionHash: `0x${rng.hex(64)}`,
+    });
+    const token = tokenKey(plan.marketIndex, plan.outcomeIndex);
+    if (plan.side === 'BUY') this.ledger.buy(plan.walletIndex, token, plan.size, plan.price);
+    else this.ledger.sell(plan.walletIndex, token, plan.size, plan.price);
+  }
+
+  private closeMarketsUpTo(ms: number): void {
+    while (this.closureCursor < this.closureQueue.length) {
+      const market = this.closureQueue[this.closureCursor] as SimMarket;
+      if ((market.closesAtMs as number) > ms) return;
+      this.closureCursor++;
+      this.close(market);
+    }
+  }
+
+  private close(market: SimMarket): void {
+    const closedAtMs = market.closesAtMs as number;
+    this.status[market.index] = { closed: true, resolved: market.resolvesOnClose, closedAtMs };
+    if (market.resolvesOnClose) this.settle(market, floor(closedAtMs / 1000));
+  }
+
+  /** At resolution most holders merge complete sets and redeem winnings; the rest stay redeemable. */
+  private settle(market: SimMarket, second: number): void {
+    const rng = createRng(this.seed, 'settle', market.index);
+    const yes = tokenKey(market.index, 0);
+    const no = tokenKey(market.index, 1);
+    for (const wallet of this.world.wallets) {
+      const both = min(this.ledger.held(wallet.index, yes), this.ledger.held(wallet.index, no));
+      if (both > DUST_SHARES && rng.chance(MERGE_CHANCE)) {
+        this.ledger.merge(wallet.index, market.index, both, this.stamp(second, rng));
+      }
+      const winning = this.ledger.held(wallet.index, tokenKey(market.index, market.winningOutcome));
+      if (winning > DUST_SHARES && rng.chance(REDEEM_CHANCE)) {
+        this.ledger.redeem(wallet.index, market.index, market.winningOutcome, this.stamp(second, rng));
+      }
+    }
+  }
+
+  private stamp(second: number, rng: Rng): ActivityStamp {
+    return { timestamp: second, transactionHash: `0x${rng.hex(64)}`, tradesBefore: this.trades.length };
+  }
+
+  private indexLookups(): void {
+    for (const market of this.world.markets) {
+      this.marketById.set(market.id, market);
+      this.marketBySlug.set(market.slug, market);
+      this.marketByConditionId.set(market.conditionId, market);
+      market.tokenIds.forEach((token, outcomeIndex) => this.tokenById.set(token, { marketIndex: market.index, outcomeIndex: outcomeIndex as 0 | 1 }));
+    }
+    for (const event of this.world.events) {
+      this.eventById.set(event.id, event);
+      this.eventBySlug.set(event.slug, event);
+    }
+    for (const series of this.world.series) this.seriesById.set(series.id, series);
+    for (const wallet of this.world.wallets) this.walletByAddress.set(wallet.address, wallet);
+  }
+}
+
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
