@@ -1,0 +1,83 @@
+/** Child processes for end-to-end tests: the service and the simulator as real OS processes. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface Child {
+  process: ChildProcess;
+  output: () => string;
+  /** Resolves with the first parsed JSON log line matching `predicate`. */
+  waitForLog(predicate: (line: Record<string, unknown>) => boolean, timeoutMs: number): Promise<Record<string, unknown>>;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export function startChild(script: string, env: Record<string, string>): Child {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_PRETTY: 'false', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const waiters: Array<{ predicate: (line: Record<string, unknown>) => boolean; resolve: (line: Record<string, unknown>) => void }> = [];
+  let buffer = '';
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString();
+    buffer += chunk.toString();
+    const lines = buffer.split('\n');
+    buffer = lines.pop() ?? '';
+    for (const text of lines) {
+      let line: Record<string, unknown>;
+      try {
+        line = JSON.parse(text);
+      } catch {
+        continue;
+      }
+      for (const waiter of [...waiters]) {
+        if (waiter.predicate(line)) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve(line);
+        }
+      }
+    }
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  return {
+    process: child,
+    output: () => output,
+    waitForLog(predicate, timeoutMs) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`timed out waiting for a log line; output so far:\n${output.slice(-3000)}`)), timeoutMs);
+        child.once('exit', (code) => reject(new Error(`process exited (${code}) before the log line; output:\n${output.slice(-3000)}`)));
+        waiters.push({
+          predicate,
+          resolve: (line) => {
+            clearTimeout(timer);
+            resolve(line);
+          },
+        });
+      });
+    },
+    async kill(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill(signal);
+      await exited;
+    },
+  };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as net.AddressInfo).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
