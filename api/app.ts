@@ -9,10 +9,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../services/logger.js';
 import type { AnalyticsStore } from '../services/ports/analytics-store.js';
+import type { Meter } from '../services/access/meter.js';
+import { RateLimiter } from '../services/access/rate-limit.js';
+import type { AdminOperations } from '../services/admin/operations.js';
 import type { Accounts } from '../services/control/accounts.js';
+import { accessControl, type AccessPolicy } from './access.js';
+import { adminRoutes } from './admin.js';
 import { requireApiKey } from './auth.js';
 import { failure } from './envelope.js';
 import { ApiError } from './errors.js';
+import { readOperations } from './operations.js';
+import { accountRoutes } from './routes/account.js';
 import { agentRoutes } from './routes/agents.js';
 import { healthRoutes, type HealthInputs } from './routes/health.js';
 import { marketRoutes } from './routes/markets.js';
@@ -25,6 +32,12 @@ export interface AppDependencies {
   accounts: Accounts;
   health: HealthInputs;
   logger: Logger;
+  meter: Meter;
+  access: AccessPolicy;
+  authCacheTtlMs: number;
+  limiter?: RateLimiter;
+  /** Operator endpoints under /admin, when the process holds the admin token. */
+  admin?: { operations: AdminOperations; token: string };
   /** Validate every response against the document too (tests turn this on). */
   validateResponses?: boolean;
 }
@@ -39,8 +52,9 @@ export function createApp(deps: AppDependencies): express.Express {
     response.type('application/yaml').send(openapiText);
   });
 
+  if (deps.admin) app.use('/admin', adminRoutes(deps.admin.operations, deps.admin.token));
   app.use(express.json({ limit: '64kb' }));
-  const authenticate = requireApiKey(deps.accounts);
+  const authenticate = requireApiKey(deps.accounts, deps.authCacheTtlMs);
   app.use('/v1', (request, response, next) => {
     // Registration is the one keyless route; everything else authenticates before validation,
     // so an anonymous caller learns nothing about parameters.
@@ -57,8 +71,10 @@ export function createApp(deps: AppDependencies): express.Express {
       ignorePaths: /^\/api\/openapi\.yaml$/,
     }),
   );
-  app.use('/v1', agentRoutes(deps.accounts));
+  app.use('/v1', accessControl(deps.meter, deps.limiter ?? new RateLimiter(), deps.access));
+  app.use('/v1', agentRoutes(deps.accounts, deps.meter, deps.access.thresholds));
   app.use('/v1', healthRoutes(deps.store, deps.health));
+  app.use('/v1', accountRoutes({ meter: deps.meter, operations: readOperations(OPENAPI_PATH), ...deps.access }));
   app.use('/v1', marketRoutes(deps.store));
   app.use('/v1', tradeRoutes(deps.store));
 

@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'PAYMENT_REQUIRED'
   | 'CONFLICT'
   | 'METHOD_NOT_ALLOWED'
+  | 'RATE_LIMITED'
   | 'INTERNAL_ERROR';
 
 export class ApiError extends Error {

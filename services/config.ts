@@ -49,6 +49,28 @@ const environmentSchema = z.object({
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   // Turns ingestion off, e.g. for an API-only process.
   INGEST_ENABLED: booleanFlag,
+
+  // Access. Tier 2 at 1,000 platform tokens (or any credits), Tier 3 at 10,000: placeholders until
+  // the token's economics are set; both are config so operators can move them without a release.
+  TIER2_TOKEN_THRESHOLD: z.coerce.number().min(0).default(1_000),
+  TIER3_TOKEN_THRESHOLD: z.coerce.number().min(0).default(10_000),
+  // Calls per UTC day before credits are drawn: enough for an agent polling a few markets a minute
+  // (sandbox), a dashboard (tier 1), a trading bot (tier 2) and a data pipeline (tier 3).
+  QUOTA_SANDBOX_PER_DAY: z.coerce.number().int().min(0).default(2_000),
+  QUOTA_TIER1_PER_DAY: z.coerce.number().int().min(0).default(10_000),
+  QUOTA_TIER2_PER_DAY: z.coerce.number().int().min(0).default(100_000),
+  QUOTA_TIER3_PER_DAY: z.coerce.number().int().min(0).default(1_000_000),
+  CREDITS_PER_CALL: z.coerce.number().positive().default(1),
+  // Requests per second per key (sustained) and burst; per API process.
+  RATE_SANDBOX_PER_SECOND: z.coerce.number().positive().default(5),
+  RATE_TIER1_PER_SECOND: z.coerce.number().positive().default(10),
+  RATE_TIER2_PER_SECOND: z.coerce.number().positive().default(50),
+  RATE_TIER3_PER_SECOND: z.coerce.number().positive().default(200),
+  RATE_BURST_FACTOR: z.coerce.number().min(1).default(2),
+  // Usage counts reach the control store at this cadence (and balances are re-read from it).
+  METER_FLUSH_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
+  // A key's owner is cached this long after a lookup; revocations take at most this long to apply.
+  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
 });
 
 export type Config = Readonly<{
@@ -76,6 +98,15 @@ export type Config = Readonly<{
     dataBudgetPer10s: number;
     clobBudgetPer10s: number;
     timeoutMs: number;
+  }>;
+  access: Readonly<{
+    thresholds: Readonly<{ tier2Tokens: number; tier3Tokens: number }>;
+    quotasPerDay: Readonly<{ sandbox: number; '1': number; '2': number; '3': number }>;
+    creditsPerCall: number;
+    ratePerSecond: Readonly<{ sandbox: number; '1': number; '2': number; '3': number }>;
+    rateBurstFactor: number;
+    meterFlushIntervalMs: number;
+    authCacheTtlMs: number;
   }>;
 }>;
 
@@ -118,6 +149,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       dataBudgetPer10s: e.DATA_BUDGET_PER_10S,
       clobBudgetPer10s: e.CLOB_BUDGET_PER_10S,
       timeoutMs: e.UPSTREAM_TIMEOUT_MS,
+    },
+    access: {
+      thresholds: { tier2Tokens: e.TIER2_TOKEN_THRESHOLD, tier3Tokens: e.TIER3_TOKEN_THRESHOLD },
+      quotasPerDay: { sandbox: e.QUOTA_SANDBOX_PER_DAY, '1': e.QUOTA_TIER1_PER_DAY, '2': e.QUOTA_TIER2_PER_DAY, '3': e.QUOTA_TIER3_PER_DAY },
+      creditsPerCall: e.CREDITS_PER_CALL,
+      ratePerSecond: { sandbox: e.RATE_SANDBOX_PER_SECOND, '1': e.RATE_TIER1_PER_SECOND, '2': e.RATE_TIER2_PER_SECOND, '3': e.RATE_TIER3_PER_SECOND },
+      rateBurstFactor: e.RATE_BURST_FACTOR,
+      meterFlushIntervalMs: e.METER_FLUSH_INTERVAL_MS,
+      authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
     },
   });
 }

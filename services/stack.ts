@@ -6,6 +6,9 @@
 import http from 'node:http';
 import path from 'node:path';
 import { createApp } from '../api/app.js';
+import { Meter } from './access/meter.js';
+import { newAdminToken, writeAdminEndpoint } from './admin/admin-endpoint.js';
+import { AdminOperations } from './admin/operations.js';
 import { openAnalyticsStore } from './analytics/open-analytics.js';
 import type { Config } from './config.js';
 import { Accounts } from './control/accounts.js';
@@ -43,9 +46,23 @@ export async function startStack(config: Config, logger: Logger): Promise<Runnin
   const sink = await startSink(log, store, logger.child({ part: 'sink' }));
   const ingest = config.ingest.enabled ? await startIngest(config, log, logger.child({ part: 'ingest' })) : null;
 
+  const accounts = new Accounts(control);
+  const meter = new Meter(control, {
+    quotasPerDay: config.access.quotasPerDay,
+    creditsPerCall: config.access.creditsPerCall,
+    thresholds: config.access.thresholds,
+    flushIntervalMs: config.access.meterFlushIntervalMs,
+  });
+  meter.start();
+  // admin.json (URL + token) is written once the port is bound, for `npm run admin`.
+  const adminToken = newAdminToken();
   const app = createApp({
     store,
-    accounts: new Accounts(control),
+    accounts,
+    meter,
+    access: { thresholds: config.access.thresholds, ratePerSecond: config.access.ratePerSecond, rateBurstFactor: config.access.rateBurstFactor },
+    authCacheTtlMs: config.access.authCacheTtlMs,
+    admin: { operations: new AdminOperations(accounts, config.access.thresholds), token: adminToken },
     logger: logger.child({ part: 'api' }),
     health: {
       version: SERVICE_VERSION,
@@ -67,6 +84,7 @@ export async function startStack(config: Config, logger: Logger): Promise<Runnin
   });
   const address = server.address();
   const url = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : `http://${config.host}:${config.port}`;
+  writeAdminEndpoint(config.dataDir, url, adminToken);
   logger.info({ url, dataDir: config.dataDir, upstream: config.upstream }, 'tapeline is serving');
 
   return {
@@ -77,6 +95,7 @@ export async function startStack(config: Config, logger: Logger): Promise<Runnin
       server.closeAllConnections();
       await ingest?.stop();
       await sink.stop();
+      await meter.stop();
       await log.close();
       await store.close();
       await control.close();

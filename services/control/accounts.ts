@@ -1,14 +1,11 @@
-/** Accounts and their API keys in the control store. */
+/** Accounts, their API keys and balances in the control store. */
 import type { ControlStore } from '../ports/control-store.js';
 import { apiKeyHint, generateApiKey, hashApiKey, isWellFormedApiKey } from './api-keys.js';
-
-export type Tier = 'sandbox' | '1' | '2' | '3';
 
 export interface IssuedKey {
   account_id: string;
   name: string;
   api_key: string;
-  tier: Tier;
   created_at: string;
 }
 
@@ -16,7 +13,12 @@ export interface KeyOwner {
   account_id: string;
   name: string;
   kind: 'agent' | 'developer';
-  tier: Tier;
+}
+
+export interface Balances {
+  account_id: string;
+  token_balance: number;
+  credits: number;
 }
 
 export class Accounts {
@@ -24,19 +26,19 @@ export class Accounts {
 
   /** Self-serve sandbox registration: a new agent account and its first key. */
   registerAgent(name: string): Promise<IssuedKey> {
-    return this.createAccountWithKey(name, 'agent', 'sandbox');
+    return this.createAccountWithKey(name, 'agent', 0);
   }
 
-  /** Operator-issued developer key of a given tier (admin command). */
-  issueDeveloperKey(name: string, tier: Tier): Promise<IssuedKey> {
-    return this.createAccountWithKey(name, 'developer', tier);
+  /** Operator-issued developer key; the token balance decides its tier. */
+  issueDeveloperKey(name: string, tokenBalance: number): Promise<IssuedKey> {
+    return this.createAccountWithKey(name, 'developer', tokenBalance);
   }
 
   /** The owner of a live key, or null for a malformed, unknown or revoked one. */
   async authenticate(apiKey: string): Promise<KeyOwner | null> {
     if (!isWellFormedApiKey(apiKey)) return null;
     const rows = await this.store.query<KeyOwner>(
-      `SELECT a.id::text AS account_id, a.name, a.kind, k.tier
+      `SELECT a.id::text AS account_id, a.name, a.kind
          FROM api_keys k JOIN accounts a ON a.id = k.account_id
         WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
       [hashApiKey(apiKey)],
@@ -44,20 +46,50 @@ export class Accounts {
     return rows[0] ?? null;
   }
 
-  private async createAccountWithKey(name: string, kind: KeyOwner['kind'], tier: Tier): Promise<IssuedKey> {
+  async record(accountId: string): Promise<AccountRecord | null> {
+    const [row] = await this.store.query<{ account_id: string; name: string; kind: KeyOwner['kind']; created_at: Date }>(
+      'SELECT id::text AS account_id, name, kind, created_at FROM accounts WHERE id = $1',
+      [accountId],
+    );
+    return row ? { ...row, created_at: new Date(row.created_at).toISOString() } : null;
+  }
+
+  async addCredits(apiKey: string, amount: number): Promise<Balances> {
+    return this.updateBalances(apiKey, 'credits = credits + $2', amount);
+  }
+
+  async setTokenBalance(apiKey: string, balance: number): Promise<Balances> {
+    return this.updateBalances(apiKey, 'token_balance = $2', balance);
+  }
+
+  private async updateBalances(apiKey: string, assignment: string, value: number): Promise<Balances> {
+    const owner = await this.authenticate(apiKey);
+    if (!owner) throw new Error('unknown or revoked API key');
+    const [row] = await this.store.query<{ account_id: string; token_balance: string; credits: string }>(
+      `UPDATE accounts SET ${assignment} WHERE id = $1
+       RETURNING id::text AS account_id, token_balance::text AS token_balance, credits::text AS credits`,
+      [owner.account_id, value],
+    );
+    return { account_id: row!.account_id, token_balance: Number(row!.token_balance), credits: Number(row!.credits) };
+  }
+
+  private async createAccountWithKey(name: string, kind: KeyOwner['kind'], tokenBalance: number): Promise<IssuedKey> {
     const apiKey = generateApiKey();
     return this.store.transaction(async (tx) => {
       const [account] = await tx.query<{ id: string; created_at: Date }>(
-        'INSERT INTO accounts (name, kind) VALUES ($1, $2) RETURNING id::text AS id, created_at',
-        [name, kind],
+        'INSERT INTO accounts (name, kind, token_balance) VALUES ($1, $2, $3) RETURNING id::text AS id, created_at',
+        [name, kind, tokenBalance],
       );
-      await tx.query('INSERT INTO api_keys (account_id, key_hash, key_hint, tier) VALUES ($1, $2, $3, $4)', [
-        account!.id,
-        hashApiKey(apiKey),
-        apiKeyHint(apiKey),
-        tier,
-      ]);
-      return { account_id: account!.id, name, api_key: apiKey, tier, created_at: new Date(account!.created_at).toISOString() };
+      await tx.query('INSERT INTO api_keys (account_id, key_hash, key_hint) VALUES ($1, $2, $3)', [account!.id, hashApiKey(apiKey), apiKeyHint(apiKey)]);
+      return { account_id: account!.id, name, api_key: apiKey, created_at: new Date(account!.created_at).toISOString() };
     });
   }
 }
+
+export interface AccountRecord {
+  account_id: string;
+  name: string;
+  kind: KeyOwner['kind'];
+  created_at: string;
+}
+

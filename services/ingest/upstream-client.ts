@@ -78,7 +78,12 @@ export class UpstreamClient {
         redirect: 'error',
       });
     } catch (error) {
-      const reason = (error as Error).name === 'TimeoutError' ? `timed out after ${this.options.timeoutMs} ms` : (error as Error).message;
+      // fetch reports every network failure as "fetch failed"; the cause says which (ENOTFOUND, ECONNREFUSED, ...).
+      const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
+      const reason =
+        (error as Error).name === 'TimeoutError'
+          ? `timed out after ${this.options.timeoutMs} ms`
+          : `${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`;
       throw new UpstreamError(`${this.name} ${url}: ${reason}`, null, true);
     }
     if (!response.ok) {

@@ -3,21 +3,12 @@
  * OpenAPI document. Data is seeded through the sink's row mappings, as the pipeline writes it.
  */
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { pino } from 'pino';
-import { createApp } from '../../api/app.js';
-import { openChdbStore } from '../../services/analytics/clickhouse-store.js';
-import { migrate } from '../../services/analytics/migrate.js';
-import { Accounts } from '../../services/control/accounts.js';
-import { migrateControlStore } from '../../services/control/migrate.js';
-import { openPgliteStore } from '../../services/control/pglite-store.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
-import type { ControlStore } from '../../services/ports/control-store.js';
 import type { MarketUpserted, TradeExecuted } from '../../services/shared/events.js';
 import { marketRow, tradeRow } from '../../services/sink/rows.js';
+import { startApiHarness, type ApiHarness } from '../support/api-harness.js';
 import { getJson, postJson, walkPages } from '../support/http.js';
 
 const HOUR = 3_600_000;
@@ -46,29 +37,14 @@ function trade(n: number, marketN: number, atMs: number, overrides: Partial<Trad
 }
 
 let store: AnalyticsStore;
-let control: ControlStore;
-let server: http.Server;
+let harness: ApiHarness;
 let base: string;
 let key: string;
+let tier2Key: string;
 
 beforeAll(async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-api-'));
-  store = await openChdbStore({ path: path.join(dir, 'chdb'), database: 'api_test' });
-  await migrate(store);
-  control = await openPgliteStore(path.join(dir, 'pglite'));
-  await migrateControlStore(control);
-  const accounts = new Accounts(control);
-  const app = createApp({
-    store,
-    accounts,
-    logger: pino({ level: 'silent' }),
-    validateResponses: true,
-    health: { version: 'test', sources: () => [], sinkLag: async () => ({ 'tapeline.trades.v1': 0 }) },
-  });
-  server = http.createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
+  harness = await startApiHarness({ chdbPath: fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-api-')), database: 'api_test' });
+  ({ base, store } = harness);
   const markets = [
     ...Array.from({ length: 12 }, (_, i) => market(i + 1, {})),
     market(13, { status: 'resolved', resolved_outcome: 'No', outcome_prices: [0, 1], closed_ms: BASE_MS - HOUR }),
@@ -86,13 +62,12 @@ beforeAll(async () => {
   // Two trades sharing a timestamp: the keyset must order them by id and return both.
   bulk.push(trade(900, 3, BASE_MS - 5 * 60_000 - 1), trade(901, 3, BASE_MS - 5 * 60_000 - 1));
   await store.insert('trades', [...handChecked, ...bulk].map(tradeRow));
-  key = (await accounts.registerAgent('api-test')).api_key;
+  key = (await harness.accounts.registerAgent('api-test')).api_key;
+  tier2Key = (await harness.admin.createKey('api-test-tier2', '2')).api_key;
 }, 60_000);
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  await store.close();
-  await control.close();
+  await harness.close();
 });
 
 describe('keys and registration', () => {
@@ -217,9 +192,9 @@ describe('markets', () => {
 
 describe('trades', () => {
   test('a walk returns every trade once, newest first, and new trades do not leak into it', async () => {
-    const first = await getJson(`${base}/v1/trades?limit=7`, key);
+    const first = await getJson(`${base}/v1/trades?limit=7`, tier2Key);
     await store.insert('trades', [tradeRow(trade(5000, 1, BASE_MS + 10 * HOUR))]);
-    const rest = await walkPages(`${base}/v1/trades?limit=7&cursor=${first.body.pagination.next_cursor}`, key);
+    const rest = await walkPages(`${base}/v1/trades?limit=7&cursor=${first.body.pagination.next_cursor}`, tier2Key);
     const walked = [...first.body.data, ...rest.items];
     expect(walked).toHaveLength(252);
     expect(new Set(walked.map((t: any) => t.trade_id)).size).toBe(252);
@@ -230,21 +205,21 @@ describe('trades', () => {
       expect(prevTs > ts || (prevTs === ts && prevId > id)).toBe(true);
     }
     expect(walked.map((t: any) => t.trade_id)).toEqual(expect.arrayContaining(['trade-00900', 'trade-00901']));
-    const again = await getJson(`${base}/v1/trades?limit=1`, key);
+    const again = await getJson(`${base}/v1/trades?limit=1`, tier2Key);
     expect(again.body.data[0].trade_id).toBe('trade-05000');
   });
 
   test('filters by wallet (any case) and market', async () => {
     const upper = wallet(3).toUpperCase().replace('0X', '0x');
-    const { items } = await walkPages(`${base}/v1/trades?wallet=${upper}&limit=100`, key);
+    const { items } = await walkPages(`${base}/v1/trades?wallet=${upper}&limit=100`, tier2Key);
     expect(items.length).toBeGreaterThan(0);
     expect(items.every((t: any) => t.wallet === wallet(3))).toBe(true);
-    const byMarket = await walkPages(`${base}/v1/trades?market=${cid(1)}&limit=100`, key);
+    const byMarket = await walkPages(`${base}/v1/trades?market=${cid(1)}&limit=100`, tier2Key);
     expect(byMarket.items.map((t: any) => t.trade_id).sort()).toEqual(['trade-00001', 'trade-00002', 'trade-00003', 'trade-00004', 'trade-05000']);
   });
 
   test('a trade record carries the spec fields with units', async () => {
-    const { body } = await getJson(`${base}/v1/trades?market=${cid(1)}&limit=100`, key);
+    const { body } = await getJson(`${base}/v1/trades?market=${cid(1)}&limit=100`, tier2Key);
     expect(body.data.find((t: any) => t.trade_id === 'trade-00002')).toEqual({
       trade_id: 'trade-00002', market_id: cid(1), market_title: 'Market 1?', wallet: wallet(2), side: 'sell', outcome: 'No',
       outcome_index: 1, price: 0.3, size_shares: 10, size_usdc: 3, timestamp: new Date(BASE_MS + 20_000).toISOString(),
@@ -259,7 +234,7 @@ describe('trades', () => {
     ['/v1/trades?limit=501', /limit/],
     ['/v1/trades?cursor=' + Buffer.from('{"v":1,"k":["x",1],"q":"y"}').toString('base64url'), /cursor/],
   ])('%s -> 400 BAD_REQUEST naming the parameter', async (url, message) => {
-    const response = await getJson(`${base}${url}`, key);
+    const response = await getJson(`${base}${url}`, tier2Key);
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('BAD_REQUEST');
     expect(response.body.error).toMatch(message);

@@ -23,7 +23,7 @@ export function describeControlStoreContract(adapterName: string, harness: Contr
     });
 
     test('migrations apply from an empty database, once', async () => {
-      expect(await migrateControlStore(store)).toEqual(['0001_accounts_and_keys.sql']);
+      expect(await migrateControlStore(store)).toEqual(['0001_accounts_and_keys.sql', '0002_billing_and_usage.sql']);
       expect(await migrateControlStore(store)).toEqual([]);
     });
 
@@ -55,7 +55,7 @@ export function describeControlStoreContract(adapterName: string, harness: Contr
       expect(issued.api_key).toMatch(/^aif_[0-9A-Za-z]{38}$/);
       const stored = await store.query<{ key_hash: string }>('SELECT key_hash FROM api_keys');
       expect(stored.map((r) => r.key_hash)).not.toContain(issued.api_key);
-      expect(await accounts.authenticate(issued.api_key)).toMatchObject({ name: 'contract-agent', kind: 'agent', tier: 'sandbox' });
+      expect(await accounts.authenticate(issued.api_key)).toMatchObject({ name: 'contract-agent', kind: 'agent' });
       expect(await accounts.authenticate(issued.api_key.slice(0, -1) + (issued.api_key.endsWith('a') ? 'b' : 'a'))).toBeNull();
       expect(await accounts.authenticate('aif_nope')).toBeNull();
 

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { getJson, postJson, waitFor, walkPages } from '../support/http.js';
-import { freePort, startChild, type Child } from '../support/processes.js';
+import { freePort, runAdminCli, startChild, type Child } from '../support/processes.js';
 
 let demo: Child | undefined;
 afterAll(async () => {
@@ -42,7 +42,10 @@ test('npm run demo: markets, candles, trades and keys within a minute', async ()
     expect(candles.every((c: any) => c.low <= c.open && c.open <= c.high && c.low <= c.close && c.close <= c.high)).toBe(true);
   }
 
-  const { items, lastPage } = await walkPages(`${base}/v1/trades?limit=500`, key);
+  // The trade feed is Tier 2: a sandbox key is told so (402), a Tier 2 key from the admin CLI reads it.
+  expect((await getJson(`${base}/v1/trades?limit=500`, key)).status).toBe(402);
+  const tier2Key = (await runAdminCli(dataDir, ['keys', 'create', '--tier', '2'])).api_key as string;
+  const { items, lastPage } = await walkPages(`${base}/v1/trades?limit=500`, tier2Key);
   expect(items.length).toBeGreaterThan(1000);
   expect(new Set(items.map((t: any) => t.trade_id)).size).toBe(items.length);
   expect(lastPage.pagination).toMatchObject({ has_more: false, next_cursor: null });

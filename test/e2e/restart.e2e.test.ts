@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { normalizeDataTrade } from '../../services/ingest/normalize-trade.js';
 import { getJson, postJson, waitFor, walkPages } from '../support/http.js';
-import { freePort, startChild, type Child } from '../support/processes.js';
+import { freePort, runAdminCli, startChild, type Child } from '../support/processes.js';
 
 const children: Child[] = [];
 afterAll(async () => {
@@ -69,7 +69,9 @@ test('kill -9 mid-ingestion and when quiet: nothing lost, nothing doubled, ident
 
   // 1. Start, register a key, and kill -9 as soon as the first trades are queryable.
   const first = await startService(dataDir, port, simulatorBase);
-  const key = (await postJson(`${base}/v1/agents/register`, { name: 'e2e' })).body.data.api_key as string;
+  // The trade feed is Tier 2: issue a Tier 2 key with the admin CLI, through the running service.
+  const key = (await runAdminCli(dataDir, ['keys', 'create', '--tier', '2', '--name', 'e2e'])).api_key as string;
+  const agentKey = (await postJson(`${base}/v1/agents/register`, { name: 'e2e-agent' })).body.data.api_key as string;
   const seenBeforeKill = await waitFor(async () => {
     const { body } = await getJson(`${base}/v1/health`, key);
     return body.data.counts.trades > 0 ? body.data.counts.trades : null;
@@ -102,4 +104,5 @@ test('kill -9 mid-ingestion and when quiet: nothing lost, nothing doubled, ident
   await startService(dataDir, port, simulatorBase);
   const after = await snapshot(base, key);
   expect(after).toEqual(before);
+  expect((await getJson(`${base}/v1/agents/me`, agentKey)).body.data).toMatchObject({ name: 'e2e-agent', tier: 'sandbox' });
 }, 300_000);

@@ -1,5 +1,5 @@
 /** Child processes for end-to-end tests: the service and the simulator as real OS processes. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -79,5 +79,20 @@ export async function freePort(): Promise<number> {
       const port = (server.address() as net.AddressInfo).port;
       server.close(() => resolve(port));
     });
+  });
+}
+
+/** Runs `npm run admin -- <args>` (as a person would) against the service on `dataDir`; returns its JSON output. */
+export function runAdminCli(dataDir: string, args: string[]): Promise<any> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'services/admin/cli.ts', ...args],
+      { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir } },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`admin ${args.join(' ')} failed: ${stderr || error.message}`));
+        resolve(JSON.parse(stdout));
+      },
+    );
   });
 }

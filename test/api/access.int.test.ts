@@ -1,0 +1,115 @@
+/**
+ * Tiers, the 402/403 rule, metering with credits past the quota, and per-key rate limits, through
+ * the HTTP API with every response validated against the OpenAPI document.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startApiHarness, type ApiHarness } from '../support/api-harness.js';
+import { getJson } from '../support/http.js';
+
+const chdbPath = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-access-'));
+
+describe('tiers and metering', () => {
+  let api: ApiHarness;
+  beforeAll(async () => {
+    api = await startApiHarness({ chdbPath, database: 'access_tiers', env: { QUOTA_SANDBOX_PER_DAY: '5', TIER2_TOKEN_THRESHOLD: '500', TIER3_TOKEN_THRESHOLD: '5000', CREDITS_PER_CALL: '2' } });
+  });
+  afterAll(async () => {
+    await api.close();
+  });
+
+  test('a sandbox agent reads Tier 1 data, gets 402 for Tier 2, and what it lacks is listed', async () => {
+    const key = (await api.accounts.registerAgent('tiers')).api_key;
+    expect((await getJson(`${api.base}/v1/markets`, key)).status).toBe(200);
+    const trades = await getJson(`${api.base}/v1/trades`, key);
+    expect(trades.status).toBe(402);
+    expect(trades.body).toMatchObject({ success: false, code: 'PAYMENT_REQUIRED' });
+    expect(trades.body.error).toMatch(/Tier 2/);
+    const access = (await getJson(`${api.base}/v1/pricing/access`, key)).body.data;
+    expect(access).toMatchObject({ tier: 'sandbox', kind: 'agent', token_balance: 0, credits: 0 });
+    expect(access.lacking).toEqual([expect.objectContaining({ method: 'GET', path: '/v1/trades', requires: 'tier2', status_if_called: 402 })]);
+    expect(access.endpoints.find((e: any) => e.path === '/v1/agents/me')).toMatchObject({ allowed: true });
+    expect((await getJson(`${api.base}/v1/agents/me`, key)).body.data).toMatchObject({ name: 'tiers', tier: 'sandbox' });
+  });
+
+  test('a developer key can never reach sandbox endpoints: 403', async () => {
+    const key = (await api.admin.createKey('dev', '3')).api_key;
+    const response = await getJson(`${api.base}/v1/agents/me`, key);
+    expect(response.status).toBe(403);
+    expect(response.body).toMatchObject({ success: false, code: 'FORBIDDEN' });
+    expect((await getJson(`${api.base}/v1/pricing/access`, key)).body.data).toMatchObject({ tier: '3', token_balance: 5000 });
+  });
+
+  test('tokens decide the tier; credits are the fallback for Tier 2', async () => {
+    const key = (await api.admin.createKey('dev1', '1')).api_key;
+    expect((await getJson(`${api.base}/v1/trades`, key)).status).toBe(402);
+    await api.admin.setTokens(key, 500);
+    await api.meter.flush();
+    expect((await getJson(`${api.base}/v1/trades`, key)).status).toBe(200);
+    expect((await getJson(`${api.base}/v1/pricing/access`, key)).body.data.tier).toBe('2');
+    await api.admin.setTokens(key, 499);
+    await api.meter.flush();
+    expect((await getJson(`${api.base}/v1/trades`, key)).status).toBe(402);
+    await api.admin.addCredits(key, 10);
+    await api.meter.flush();
+    expect((await getJson(`${api.base}/v1/trades`, key)).status).toBe(200);
+  });
+
+  test('past the daily quota calls draw credits, then 402; /usage reports it; health and usage are free', async () => {
+    const key = (await api.accounts.registerAgent('metered')).api_key;
+    for (let i = 0; i < 5; i++) expect((await getJson(`${api.base}/v1/markets`, key)).status).toBe(200);
+    const over = await getJson(`${api.base}/v1/markets`, key);
+    expect(over.status).toBe(402);
+    expect(over.body.error).toMatch(/quota of 5 calls/);
+    expect((await getJson(`${api.base}/v1/health`, key)).status).toBe(200);
+    const usage = (await getJson(`${api.base}/v1/usage`, key)).body.data;
+    expect(usage).toMatchObject({ period: 'day', tier: 'sandbox', plan: 'sandbox', quota: 5, used: 5, remaining: 0, credits_balance: 0, credits_per_call_over_quota: 2 });
+
+    await api.admin.addCredits(key, 5);
+    await api.meter.flush();
+    // Credits make the agent Tier 2; two calls cost 2 credits each, the third finds 1 credit left.
+    expect((await getJson(`${api.base}/v1/markets`, key)).status).toBe(200);
+    expect((await getJson(`${api.base}/v1/trades`, key)).status).toBe(200);
+    expect((await getJson(`${api.base}/v1/markets`, key)).status).toBe(402);
+    await api.meter.flush();
+    const after = (await getJson(`${api.base}/v1/usage`, key)).body.data;
+    expect(after).toMatchObject({ tier: '2', plan: 'sandbox', used: 7, credits_balance: 1 });
+  });
+
+  test('usage survives a flush and reload from the control store', async () => {
+    const key = (await api.accounts.registerAgent('persisted')).api_key;
+    for (let i = 0; i < 3; i++) await getJson(`${api.base}/v1/markets`, key);
+    await api.meter.flush();
+    const owner = await api.accounts.authenticate(key);
+    const fresh = (await api.meter.usage(owner!.account_id)).used;
+    expect(fresh).toBe(3);
+  });
+});
+
+describe('rate limits', () => {
+  let api: ApiHarness;
+  beforeAll(async () => {
+    api = await startApiHarness({ chdbPath, database: 'access_rate', env: { RATE_SANDBOX_PER_SECOND: '1', RATE_BURST_FACTOR: '3' } });
+  });
+  afterAll(async () => {
+    await api.close();
+  });
+
+  test('a burst past the bucket gets 429 RATE_LIMITED with Retry-After and RateLimit headers', async () => {
+    const key = (await api.accounts.registerAgent('fast')).api_key;
+    const statuses: number[] = [];
+    let limited: Awaited<ReturnType<typeof getJson>> | undefined;
+    for (let i = 0; i < 5; i++) {
+      const response = await getJson(`${api.base}/v1/markets`, key);
+      statuses.push(response.status);
+      if (response.status === 429) limited ??= response;
+    }
+    expect(statuses.slice(0, 3)).toEqual([200, 200, 200]);
+    expect(statuses).toContain(429);
+    expect(limited!.body).toMatchObject({ success: false, code: 'RATE_LIMITED' });
+    expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(limited!.headers.get('ratelimit-limit')).toBe('3');
+    expect(limited!.headers.get('ratelimit-remaining')).toBe('0');
+  });
+});

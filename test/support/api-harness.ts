@@ -1,0 +1,74 @@
+/**
+ * The HTTP API in-process over real embedded engines (chDB + PGlite), with response validation on,
+ * configured from an env map like the service itself.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { createApp } from '../../api/app.js';
+import { Meter } from '../../services/access/meter.js';
+import { AdminOperations } from '../../services/admin/operations.js';
+import { openChdbStore } from '../../services/analytics/clickhouse-store.js';
+import { migrate } from '../../services/analytics/migrate.js';
+import { loadConfig } from '../../services/config.js';
+import { Accounts } from '../../services/control/accounts.js';
+import { migrateControlStore } from '../../services/control/migrate.js';
+import { openPgliteStore } from '../../services/control/pglite-store.js';
+import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
+
+export interface ApiHarness {
+  base: string;
+  store: AnalyticsStore;
+  accounts: Accounts;
+  admin: AdminOperations;
+  meter: Meter;
+  close(): Promise<void>;
+}
+
+export async function startApiHarness(options: { chdbPath: string; database: string; env?: Record<string, string> }): Promise<ApiHarness> {
+  // Rate limits are lifted unless a test sets them: most tests call faster than any tier allows.
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    RATE_SANDBOX_PER_SECOND: '100000',
+    RATE_TIER1_PER_SECOND: '100000',
+    RATE_TIER2_PER_SECOND: '100000',
+    RATE_TIER3_PER_SECOND: '100000',
+    ...options.env,
+  });
+  const store = await openChdbStore({ path: options.chdbPath, database: options.database });
+  await migrate(store);
+  const control = await openPgliteStore(fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-api-pglite-')));
+  await migrateControlStore(control);
+  const accounts = new Accounts(control);
+  const meter = new Meter(control, { ...config.access, flushIntervalMs: config.access.meterFlushIntervalMs });
+  meter.start();
+  const admin = new AdminOperations(accounts, config.access.thresholds);
+  const app = createApp({
+    store,
+    accounts,
+    meter,
+    access: config.access,
+    authCacheTtlMs: config.access.authCacheTtlMs,
+    logger: pino({ level: 'silent' }),
+    validateResponses: true,
+    health: { version: 'test', sources: () => [], sinkLag: async () => ({ 'tapeline.trades.v1': 0 }) },
+  });
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    store,
+    accounts,
+    admin,
+    meter,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await meter.stop();
+      await store.close();
+      await control.close();
+    },
+  };
+}
