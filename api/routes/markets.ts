@@ -46,6 +46,7 @@ const MARKET_COLUMNS = `market_id, gamma_id, slug, title, category, status, outc
 /** Sort key per `sort` value; `direction` is the order of the first page. Missing dates sort last. */
 const SORTS = {
   volume: { expression: 'volume_24h_usdc', direction: 'DESC' },
+  volume_total: { expression: 'volume_total_usdc', direction: 'DESC' },
   liquidity: { expression: 'liquidity_usdc', direction: 'DESC' },
   created: { expression: 'ifNull(toUnixTimestamp64Milli(created_at), 0)', direction: 'DESC' },
   end_date: { expression: 'ifNull(toUnixTimestamp64Milli(end_date), 9007199254740991)', direction: 'ASC' },
@@ -112,17 +113,21 @@ export function marketRoutes(store: AnalyticsStore): Router {
     const sortName = String(request.query.sort ?? 'volume') as keyof typeof SORTS;
     const limit = Number(request.query.limit ?? 50);
     const sort = SORTS[sortName];
-    const fingerprint = queryFingerprint({ status, sort: sortName });
+    const category = request.query.category ? String(request.query.category) : undefined;
+    const search = request.query.search ? String(request.query.search) : undefined;
+    const fingerprint = queryFingerprint({ status, sort: sortName, category, search });
     const after = request.query.cursor ? decodeCursor(String(request.query.cursor), fingerprint, ['number', 'string']) : null;
     const comparison = sort.direction === 'DESC' ? '<' : '>';
     const rows = await store.query<MarketRow>(
       `SELECT ${MARKET_COLUMNS}, ${sort.expression} AS sort_value
          FROM markets FINAL
         WHERE ({status:String} = 'all' OR status = {status:String})
+          ${category ? 'AND lower(category) = lower({category:String})' : ''}
+          ${search ? 'AND (positionCaseInsensitiveUTF8(title, {search:String}) > 0 OR positionCaseInsensitiveUTF8(slug, {search:String}) > 0 OR positionCaseInsensitiveUTF8(event_title, {search:String}) > 0)' : ''}
           ${after ? `AND (sort_value, market_id) ${comparison} ({after_value:Float64}, {after_id:String})` : ''}
         ORDER BY sort_value ${sort.direction}, market_id ${sort.direction}
         LIMIT {take:UInt32}`,
-      { status, take: limit + 1, after_value: after?.[0], after_id: after?.[1] },
+      { status, category, search, take: limit + 1, after_value: after?.[0], after_id: after?.[1] },
     );
     const hasMore = rows.length > limit;
     const pageRows = rows.slice(0, limit);
@@ -134,6 +139,34 @@ export function marketRoutes(store: AnalyticsStore): Router {
         next_cursor: hasMore && last ? encodeCursor([Number(last.sort_value), last.market_id], fingerprint) : null,
       }),
     );
+  });
+
+  router.get('/markets/categories', async (_request, response) => {
+    const rows = await store.query<{ category: string; markets_active: number; markets_total: number; volume_24h_usdc: number }>(
+      `SELECT category, countIf(status = 'active') AS markets_active, count() AS markets_total, sum(volume_24h_usdc) AS volume_24h_usdc
+         FROM markets FINAL GROUP BY category ORDER BY volume_24h_usdc DESC, category`,
+    );
+    response.json(
+      success(rows.map((r) => ({ ...r, markets_active: Number(r.markets_active), markets_total: Number(r.markets_total), volume_24h_usdc: Math.round(r.volume_24h_usdc * 100) / 100 }))),
+    );
+  });
+
+  router.get('/volume/timeseries', async (request, response) => {
+    const days = Number(request.query.range_days ?? 30);
+    const rows = await store.query<{ day: string; volume_usdc: number; trade_count: number }>(
+      `SELECT toString(toDate(bucket)) AS day, sum(volume_usdc) AS volume_usdc, sum(trade_count) AS trade_count
+         FROM candles_1d WHERE bucket >= toStartOfDay(now()) - toIntervalDay({days:UInt32} - 1)
+        GROUP BY day`,
+      { days },
+    );
+    const byDay = new Map(rows.map((r) => [r.day, r]));
+    const today = Date.parse(new Date().toISOString().slice(0, 10));
+    const points = Array.from({ length: days }, (_, i) => {
+      const day = new Date(today - (days - 1 - i) * 86_400_000).toISOString().slice(0, 10);
+      const row = byDay.get(day);
+      return { date: day, volume_usdc: row ? Math.round(row.volume_usdc * 1e6) / 1e6 : 0, trade_count: row ? Number(row.trade_count) : 0 };
+    });
+    response.json(success(points));
   });
 
   router.get('/markets/:id', async (request, response) => {

@@ -1,8 +1,13 @@
-/** Trade feed: newest first, keyset on (timestamp, trade_id) so a walk never repeats or skips a row. */
-import { Router } from 'express';
+/**
+ * Trade feed (/trades) and per-market tape (/markets/:id/trades): newest first, keyset on
+ * (timestamp, trade_id) so a walk never repeats or skips a row.
+ */
+import { Router, type Request } from 'express';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import { decodeCursor, encodeCursor, queryFingerprint } from '../cursor.js';
 import { page } from '../envelope.js';
+import { ApiError } from '../errors.js';
+import { findMarket } from './markets.js';
 
 interface TradeRow {
   trade_id: string;
@@ -20,51 +25,95 @@ interface TradeRow {
   source: 'polymarket' | 'simulator';
 }
 
+interface TradeFilters {
+  market?: string;
+  wallet?: string;
+  side?: string;
+  outcome?: string;
+  min_size?: number;
+  max_size?: number;
+  from?: number;
+  to?: number;
+}
+
+function filtersFrom(request: Request, market: string | undefined): TradeFilters {
+  const q = request.query;
+  const filters: TradeFilters = {
+    market,
+    wallet: q.wallet ? String(q.wallet).toLowerCase() : undefined,
+    side: q.side ? String(q.side) : undefined,
+    outcome: q.outcome ? String(q.outcome) : undefined,
+    min_size: q.min_size !== undefined ? Number(q.min_size) : undefined,
+    max_size: q.max_size !== undefined ? Number(q.max_size) : undefined,
+    from: q.from ? Date.parse(String(q.from)) : undefined,
+    to: q.to ? Date.parse(String(q.to)) : undefined,
+  };
+  if (filters.min_size !== undefined && filters.max_size !== undefined && filters.min_size > filters.max_size) {
+    throw ApiError.badRequest('min_size: must not exceed max_size');
+  }
+  if (filters.from !== undefined && filters.to !== undefined && filters.from >= filters.to) throw ApiError.badRequest('from: must be before to');
+  return filters;
+}
+
+const CONDITIONS: Record<keyof TradeFilters, string> = {
+  market: 'market_id = {market:String}',
+  wallet: 'wallet = {wallet:String}',
+  side: 'side = {side:String}',
+  outcome: 'lower(outcome) = lower({outcome:String})',
+  min_size: 'size_usdc >= {min_size:Float64}',
+  max_size: 'size_usdc <= {max_size:Float64}',
+  from: 'ts >= fromUnixTimestamp64Milli({from:Int64})',
+  to: 'ts < fromUnixTimestamp64Milli({to:Int64})',
+};
+
+async function tradePage(store: AnalyticsStore, request: Request, filters: TradeFilters) {
+  const limit = Number(request.query.limit ?? 50);
+  const fingerprint = queryFingerprint({ ...filters });
+  const after = request.query.cursor ? decodeCursor(String(request.query.cursor), fingerprint, ['number', 'string']) : null;
+  const conditions = (Object.keys(CONDITIONS) as Array<keyof TradeFilters>).filter((k) => filters[k] !== undefined).map((k) => CONDITIONS[k]);
+  if (after) conditions.push('(ts, trade_id) < (fromUnixTimestamp64Milli({after_ms:Int64}), {after_id:String})');
+  const rows = await store.query<TradeRow>(
+    `SELECT trade_id, market_id, market_title, wallet, side, outcome, outcome_index, price, size, size_usdc,
+            toUnixTimestamp64Milli(ts) AS ts_ms, tx_hash, source
+       FROM trades
+      WHERE ${conditions.length ? conditions.join(' AND ') : '1'}
+      ORDER BY ts DESC, trade_id DESC
+      LIMIT {take:UInt32}`,
+    { ...filters, take: limit + 1, after_ms: after?.[0], after_id: after?.[1] },
+  );
+  const hasMore = rows.length > limit;
+  const pageRows = rows.slice(0, limit);
+  const last = pageRows[pageRows.length - 1];
+  return page(
+    pageRows.map((t) => ({
+      trade_id: t.trade_id,
+      market_id: t.market_id,
+      market_title: t.market_title,
+      wallet: t.wallet,
+      side: t.side,
+      outcome: t.outcome,
+      outcome_index: Number(t.outcome_index),
+      price: t.price,
+      size_shares: t.size,
+      size_usdc: t.size_usdc,
+      timestamp: new Date(Number(t.ts_ms)).toISOString(),
+      tx_hash: t.tx_hash,
+      source: t.source,
+    })),
+    { limit, has_more: hasMore, next_cursor: hasMore && last ? encodeCursor([Number(last.ts_ms), last.trade_id], fingerprint) : null },
+  );
+}
+
 export function tradeRoutes(store: AnalyticsStore): Router {
   const router = Router();
-
   router.get('/trades', async (request, response) => {
-    const limit = Number(request.query.limit ?? 50);
-    const wallet = request.query.wallet ? String(request.query.wallet).toLowerCase() : undefined;
     const market = request.query.market ? String(request.query.market).toLowerCase() : undefined;
-    const fingerprint = queryFingerprint({ wallet, market });
-    const after = request.query.cursor ? decodeCursor(String(request.query.cursor), fingerprint, ['number', 'string']) : null;
-    const rows = await store.query<TradeRow>(
-      `SELECT trade_id, market_id, market_title, wallet, side, outcome, outcome_index, price, size, size_usdc,
-              toUnixTimestamp64Milli(ts) AS ts_ms, tx_hash, source
-         FROM trades
-        WHERE 1
-          ${wallet ? 'AND wallet = {wallet:String}' : ''}
-          ${market ? 'AND market_id = {market:String}' : ''}
-          ${after ? 'AND (ts, trade_id) < (fromUnixTimestamp64Milli({after_ms:Int64}), {after_id:String})' : ''}
-        ORDER BY ts DESC, trade_id DESC
-        LIMIT {take:UInt32}`,
-      { wallet, market, take: limit + 1, after_ms: after?.[0], after_id: after?.[1] },
-    );
-    const hasMore = rows.length > limit;
-    const pageRows = rows.slice(0, limit);
-    const last = pageRows[pageRows.length - 1];
-    response.json(
-      page(
-        pageRows.map((t) => ({
-          trade_id: t.trade_id,
-          market_id: t.market_id,
-          market_title: t.market_title,
-          wallet: t.wallet,
-          side: t.side,
-          outcome: t.outcome,
-          outcome_index: Number(t.outcome_index),
-          price: t.price,
-          size_shares: t.size,
-          size_usdc: t.size_usdc,
-          timestamp: new Date(Number(t.ts_ms)).toISOString(),
-          tx_hash: t.tx_hash,
-          source: t.source,
-        })),
-        { limit, has_more: hasMore, next_cursor: hasMore && last ? encodeCursor([Number(last.ts_ms), last.trade_id], fingerprint) : null },
-      ),
-    );
+    response.json(await tradePage(store, request, filtersFrom(request, market)));
   });
-
+  router.get('/markets/:id/trades', async (request, response) => {
+    const market = await findMarket(store, String(request.params.id));
+    if (!market) throw ApiError.notFound(`market not found: ${request.params.id}`);
+    response.json(await tradePage(store, request, filtersFrom(request, market.market_id)));
+  });
   return router;
 }

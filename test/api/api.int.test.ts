@@ -46,7 +46,7 @@ beforeAll(async () => {
   harness = await startApiHarness({ chdbPath: fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-api-')), database: 'api_test' });
   ({ base, store } = harness);
   const markets = [
-    ...Array.from({ length: 12 }, (_, i) => market(i + 1, {})),
+    ...Array.from({ length: 12 }, (_, i) => market(i + 1, i + 1 >= 11 ? { category: 'Sports', title: `Match ${i + 1}: Lions vs Bears?` } : {})),
     market(13, { status: 'resolved', resolved_outcome: 'No', outcome_prices: [0, 1], closed_ms: BASE_MS - HOUR }),
     market(14, { status: 'closed', closed_ms: BASE_MS - HOUR }),
   ];
@@ -135,6 +135,33 @@ describe('markets', () => {
     expect(all.items.map((m: any) => m.slug)).toEqual(Array.from({ length: 14 }, (_, i) => `market-${i + 1}`));
   });
 
+  test('category and text search filters, and the category list', async () => {
+    const sports = await walkPages(`${base}/v1/markets?status=all&category=sports&limit=1`, key);
+    expect(sports.items.map((m: any) => m.slug)).toEqual(['market-12', 'market-11']);
+    const lions = await getJson(`${base}/v1/markets?search=LIONS`, key);
+    expect(lions.body.data.map((m: any) => m.slug)).toEqual(['market-12', 'market-11']);
+    const byEvent = await getJson(`${base}/v1/markets?status=all&search=event%2077&limit=100`, key);
+    expect(byEvent.body.data).toHaveLength(14);
+    const categories = (await getJson(`${base}/v1/markets/categories`, key)).body.data;
+    expect(categories).toEqual([
+      { category: 'Politics', markets_active: 10, markets_total: 12, volume_24h_usdc: 100 * (55 + 13 + 14) },
+      { category: 'Sports', markets_active: 2, markets_total: 2, volume_24h_usdc: 100 * 23 },
+    ]);
+  });
+
+  test('platform volume per UTC day, zero-filled, ending today', async () => {
+    const days = Math.min(365, Math.ceil((Date.now() - BASE_MS) / 86_400_000) + 1);
+    const { body } = await getJson(`${base}/v1/volume/timeseries?range_days=${days}`, key);
+    expect(body.data).toHaveLength(days);
+    expect(body.data[days - 1].date).toBe(new Date().toISOString().slice(0, 10));
+    const baseDay = body.data.find((p: any) => p.date === new Date(BASE_MS).toISOString().slice(0, 10));
+    expect(baseDay.trade_count).toBeGreaterThanOrEqual(252);
+    const total = body.data.reduce((sum: number, p: any) => sum + p.trade_count, 0);
+    const [count] = await store.query<{ n: number }>('SELECT count() AS n FROM trades WHERE ts >= toStartOfDay(now()) - toIntervalDay({d:UInt32} - 1)', { d: days });
+    expect(total).toBe(Number(count!.n));
+    expect((await getJson(`${base}/v1/volume/timeseries?range_days=0`, key)).status).toBe(400);
+  });
+
   test('a market by condition id or slug, with the indexed snapshot', async () => {
     const bySlug = await getJson(`${base}/v1/markets/market-1`, key);
     const byId = await getJson(`${base}/v1/markets/${cid(1).toUpperCase().replace('0X', '0x')}`, key);
@@ -218,6 +245,27 @@ describe('trades', () => {
     expect(byMarket.items.map((t: any) => t.trade_id).sort()).toEqual(['trade-00001', 'trade-00002', 'trade-00003', 'trade-00004', 'trade-05000']);
   });
 
+  test('filters: side, outcome (any case), size bounds in USDC and a time window', async () => {
+    const ids = async (query: string) => (await walkPages(`${base}/v1/trades?${query}&limit=100`, tier2Key)).items.map((t: any) => t.trade_id).sort();
+    expect(await ids(`market=${cid(1)}&outcome=no`)).toEqual(['trade-00002']);
+    expect(await ids(`market=${cid(1)}&side=buy`)).toEqual(['trade-00001', 'trade-00003']);
+    expect(await ids(`market=${cid(1)}&min_size=4`)).toEqual(['trade-00001', 'trade-00003', 'trade-05000']);
+    expect(await ids(`market=${cid(1)}&min_size=3&max_size=4.5`)).toEqual(['trade-00001', 'trade-00002', 'trade-00004']);
+    const from = new Date(BASE_MS + 20_000).toISOString();
+    const to = new Date(BASE_MS + 301_000).toISOString();
+    expect(await ids(`market=${cid(1)}&from=${from}&to=${to}`)).toEqual(['trade-00002', 'trade-00003']);
+    const sells = (await walkPages(`${base}/v1/trades?side=sell&limit=500`, tier2Key)).items;
+    expect(sells.length).toBeGreaterThan(100);
+    expect(sells.every((t: any) => t.side === 'sell')).toBe(true);
+  });
+
+  test('the per-market tape is the feed filtered to that market, by id or slug', async () => {
+    const tape = await walkPages(`${base}/v1/markets/market-1/trades?limit=2`, tier2Key);
+    const feed = await walkPages(`${base}/v1/trades?market=${cid(1)}&limit=100`, tier2Key);
+    expect(tape.items).toEqual(feed.items);
+    expect((await getJson(`${base}/v1/markets/nope/trades`, tier2Key)).status).toBe(404);
+  });
+
   test('a trade record carries the spec fields with units', async () => {
     const { body } = await getJson(`${base}/v1/trades?market=${cid(1)}&limit=100`, tier2Key);
     expect(body.data.find((t: any) => t.trade_id === 'trade-00002')).toEqual({
@@ -232,6 +280,10 @@ describe('trades', () => {
     ['/v1/trades?wallet=not-a-wallet', /wallet/],
     ['/v1/trades?market=abc', /market/],
     ['/v1/trades?limit=501', /limit/],
+    ['/v1/trades?min_size=5&max_size=1', /min_size/],
+    ['/v1/trades?side=hold', /side/],
+    ['/v1/trades?min_size=-1', /min_size/],
+    ['/v1/trades?from=2026-11-21T00:00:00Z&to=2026-11-20T00:00:00Z', /from/],
     ['/v1/trades?cursor=' + Buffer.from('{"v":1,"k":["x",1],"q":"y"}').toString('base64url'), /cursor/],
   ])('%s -> 400 BAD_REQUEST naming the parameter', async (url, message) => {
     const response = await getJson(`${base}${url}`, tier2Key);
