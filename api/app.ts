@@ -24,6 +24,7 @@ import { agentRoutes } from './routes/agents.js';
 import { healthRoutes, type HealthInputs } from './routes/health.js';
 import { marketRoutes } from './routes/markets.js';
 import { tradeRoutes } from './routes/trades.js';
+import { traderRoutes } from './routes/traders.js';
 
 export const OPENAPI_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'openapi.yaml');
 
@@ -77,6 +78,7 @@ export function createApp(deps: AppDependencies): express.Express {
   app.use('/v1', accountRoutes({ meter: deps.meter, operations: readOperations(OPENAPI_PATH), ...deps.access }));
   app.use('/v1', marketRoutes(deps.store));
   app.use('/v1', tradeRoutes(deps.store));
+  app.use('/v1', traderRoutes(deps.store));
 
   app.use((_request, _response, next) => next(ApiError.notFound('no such route')));
   app.use(errorRenderer(deps.logger));
