@@ -69,6 +69,8 @@ const environmentSchema = z.object({
   RATE_BURST_FACTOR: z.coerce.number().min(1).default(2),
   // Usage counts reach the control store at this cadence (and balances are re-read from it).
   METER_FLUSH_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
+  // Leaderboards and the trader directory are recomputed this often (per-wallet endpoints are live).
+  TRADER_STATS_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
   // A key's owner is cached this long after a lookup; revocations take at most this long to apply.
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
 });
@@ -108,6 +110,7 @@ export type Config = Readonly<{
     meterFlushIntervalMs: number;
     authCacheTtlMs: number;
   }>;
+  traderStatsIntervalMs: number;
 }>;
 
 export class ConfigError extends Error {}
@@ -159,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       meterFlushIntervalMs: e.METER_FLUSH_INTERVAL_MS,
       authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
     },
+    traderStatsIntervalMs: e.TRADER_STATS_INTERVAL_MS,
   });
 }
 

@@ -18,6 +18,8 @@ import { startIngest, type IngestService } from './ingest/ingest-service.js';
 import type { Logger } from './logger.js';
 import type { EventLog } from './ports/event-log.js';
 import { SINK_GROUP_ID, startSink } from './sink/sink-service.js';
+import { runPeriodically } from './shared/periodic.js';
+import { recomputeTraderStats } from './traders/stats-job.js';
 import { assertNotSimulatorData } from './shared/data-dir-guard.js';
 import { allTopicSpecs, TOPICS } from './shared/topics.js';
 
@@ -45,6 +47,15 @@ export async function startStack(config: Config, logger: Logger): Promise<Runnin
   const control = await openControlStore(config);
   const sink = await startSink(log, store, logger.child({ part: 'sink' }));
   const ingest = config.ingest.enabled ? await startIngest(config, log, logger.child({ part: 'ingest' })) : null;
+  const statsLogger = logger.child({ part: 'trader-stats' });
+  const traderStats = runPeriodically(
+    async () => {
+      const run = await recomputeTraderStats(store);
+      statsLogger.debug(run, 'trader stats recomputed');
+    },
+    config.traderStatsIntervalMs,
+    (error) => statsLogger.error({ err: error }, 'trader stats failed'),
+  );
 
   const accounts = new Accounts(control);
   const meter = new Meter(control, {
@@ -94,6 +105,7 @@ export async function startStack(config: Config, logger: Logger): Promise<Runnin
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await ingest?.stop();
+      await traderStats.stop();
       await sink.stop();
       await meter.stop();
       await log.close();

@@ -28,7 +28,9 @@ describe('tiers and metering', () => {
     expect(trades.body.error).toMatch(/Tier 2/);
     const access = (await getJson(`${api.base}/v1/pricing/access`, key)).body.data;
     expect(access).toMatchObject({ tier: 'sandbox', kind: 'agent', token_balance: 0, credits: 0 });
-    expect(access.lacking).toEqual([expect.objectContaining({ method: 'GET', path: '/v1/trades', requires: 'tier2', status_if_called: 402 })]);
+    expect(access.lacking.map((e: any) => e.path)).toEqual(expect.arrayContaining(['/v1/trades', '/v1/leaderboard', '/v1/traders/{wallet}']));
+    expect(access.lacking.every((e: any) => e.requires === 'tier2' && e.status_if_called === 402 && e.reason.includes('500 platform tokens'))).toBe(true);
+    expect(access.endpoints.find((e: any) => e.path === '/v1/markets')).toMatchObject({ allowed: true, status_if_called: 200 });
     expect(access.endpoints.find((e: any) => e.path === '/v1/agents/me')).toMatchObject({ allowed: true });
     expect((await getJson(`${api.base}/v1/agents/me`, key)).body.data).toMatchObject({ name: 'tiers', tier: 'sandbox' });
   });
