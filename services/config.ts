@@ -49,6 +49,18 @@ const environmentSchema = z.object({
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   // Turns ingestion off, e.g. for an API-only process.
   INGEST_ENABLED: booleanFlag,
+  // Ingestion (issue 3). REST books are the reconciliation behind the websocket: every 30 s is
+  // plenty; the websocket carries the 2 s freshness.
+  CLOB_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(30_000),
+  WS_ENABLED: booleanFlag,
+  // Tokens per websocket connection: upstream accepts large subscriptions, but smaller shards limit
+  // what one dropped connection takes down and keep each resubscribe snapshot burst small.
+  WS_SHARD_SIZE: z.coerce.number().int().positive().max(5_000).default(500),
+  // Tracked wallets: positions every 5 min (target 10 min) and their activity.
+  WALLETS_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(300_000),
+  TRACKED_WALLETS: z.string().default(''),
+  TRACKED_WALLETS_TOP: z.coerce.number().int().min(0).default(50),
+  HOLDERS_MARKETS: z.coerce.number().int().min(0).default(100),
 });
 
 export type Config = Readonly<{
@@ -76,6 +88,13 @@ export type Config = Readonly<{
     dataBudgetPer10s: number;
     clobBudgetPer10s: number;
     timeoutMs: number;
+    clobPollIntervalMs: number;
+    wsEnabled: boolean;
+    wsShardSize: number;
+    walletsPollIntervalMs: number;
+    trackedWallets: string[];
+    trackedWalletsTop: number;
+    holdersMarkets: number;
   }>;
 }>;
 
@@ -118,6 +137,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       dataBudgetPer10s: e.DATA_BUDGET_PER_10S,
       clobBudgetPer10s: e.CLOB_BUDGET_PER_10S,
       timeoutMs: e.UPSTREAM_TIMEOUT_MS,
+      clobPollIntervalMs: e.CLOB_POLL_INTERVAL_MS,
+      wsEnabled: e.WS_ENABLED ?? true,
+      wsShardSize: e.WS_SHARD_SIZE,
+      walletsPollIntervalMs: e.WALLETS_POLL_INTERVAL_MS,
+      trackedWallets: e.TRACKED_WALLETS.split(',').map((w) => w.trim().toLowerCase()).filter((w) => /^0x[0-9a-f]{40}$/.test(w)),
+      trackedWalletsTop: e.TRACKED_WALLETS_TOP,
+      holdersMarkets: e.HOLDERS_MARKETS,
     },
   });
 }

@@ -54,23 +54,40 @@ export class LocalBooks {
     });
   }
 
-  applyDelta(delta: BookDelta): DeltaOutcome {
-    const book = this.books.get(delta.asset_id);
-    if (!book || book.stale) return 'no-snapshot';
-    const levels = delta.side === 'bid' ? book.bids : book.asks;
-    if (delta.size === 0) levels.delete(delta.price);
-    else levels.set(delta.price, delta.size);
-    if (delta.hash) book.hash = delta.hash;
-    book.timestampMs = Math.max(book.timestampMs, delta.timestamp_ms);
-    const upstreamSaysBoth = delta.best_bid !== null || delta.best_ask !== null;
-    // Upstream prints best_bid "0" / best_ask "1" for an empty side.
-    const ourBid = best(book.bids, 'bid') ?? (delta.best_bid === 0 ? 0 : null);
-    const ourAsk = best(book.asks, 'ask') ?? (delta.best_ask === 1 ? 1 : null);
-    if (upstreamSaysBoth && (!samePrice(ourBid, delta.best_bid) || !samePrice(ourAsk, delta.best_ask))) {
-      book.stale = true;
-      return 'gap';
+  /**
+   * Applies one price_change frame's deltas, then checks each token against the state upstream
+   * printed with its LAST change in the frame (earlier changes carry intermediate states).
+   */
+  applyFrame(deltas: BookDelta[]): Map<string, DeltaOutcome> {
+    const outcomes = new Map<string, DeltaOutcome>();
+    const lastOf = new Map<string, BookDelta>();
+    for (const delta of deltas) {
+      const book = this.books.get(delta.asset_id);
+      if (!book || book.stale) {
+        outcomes.set(delta.asset_id, 'no-snapshot');
+        continue;
+      }
+      const levels = delta.side === 'bid' ? book.bids : book.asks;
+      if (delta.size === 0) levels.delete(delta.price);
+      else levels.set(delta.price, delta.size);
+      if (delta.hash) book.hash = delta.hash;
+      book.timestampMs = Math.max(book.timestampMs, delta.timestamp_ms);
+      lastOf.set(delta.asset_id, delta);
     }
-    return 'applied';
+    for (const [assetId, last] of lastOf) {
+      const book = this.books.get(assetId)!;
+      if (last.best_bid === null && last.best_ask === null) {
+        outcomes.set(assetId, 'applied'); // 2024 flat form: nothing to check against
+        continue;
+      }
+      // Upstream prints best_bid "0" / best_ask "1" for an empty side.
+      const ourBid = best(book.bids, 'bid') ?? (last.best_bid === 0 ? 0 : null);
+      const ourAsk = best(book.asks, 'ask') ?? (last.best_ask === 1 ? 1 : null);
+      const consistent = samePrice(ourBid, last.best_bid) && samePrice(ourAsk, last.best_ask);
+      if (!consistent) book.stale = true;
+      outcomes.set(assetId, consistent ? 'applied' : 'gap');
+    }
+    return outcomes;
   }
 
   setTickSize(assetId: string, tickSize: number): void {
