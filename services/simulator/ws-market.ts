@@ -116,9 +116,11 @@ export function attachMarketWebSocket(server: Server, state: SimulatorState, boo
       }
       const trades = state.tradesOfMarket(marketIndex);
       const seen = client.tradesSeen.get(marketIndex) ?? trades.length;
+      // New fills of a market go out as one array frame (upstream frames may be arrays).
+      const fills: unknown[] = [];
       for (const tradeIndex of trades.slice(seen)) {
         const trade = state.trades[tradeIndex]!;
-        send(client, {
+        fills.push({
           asset_id: market.tokenIds[trade.outcomeIndex],
           event_type: 'last_trade_price',
           fee_rate_bps: '0',
@@ -129,6 +131,7 @@ export function attachMarketWebSocket(server: Server, state: SimulatorState, boo
           timestamp: String(trade.timestamp * 1000),
         });
       }
+      if (fills.length > 0) send(client, fills);
       client.tradesSeen.set(marketIndex, trades.length);
       const status = state.status[marketIndex];
       if (status?.resolved && !client.resolvedSent.has(marketIndex)) {
