@@ -176,7 +176,8 @@ export function normalizeClobMarket(raw: unknown, source: Source, nowMs: number)
   for (const token of raw.tokens) {
     if (!isObject(token)) return fail('token is not an object');
     const tokenId = String(token.token_id ?? '');
-    if (!TOKEN_ID.test(tokenId)) return fail(`token_id malformed: ${JSON.stringify(token.token_id)}`);
+    // Old markets that never had an order book list tokens with token_id "" (seen in /markets pages).
+    if (tokenId !== '' && !TOKEN_ID.test(tokenId)) return fail(`token_id malformed: ${JSON.stringify(token.token_id)}`);
     tokens.push({ tokenId, outcome: String(token.outcome ?? ''), price: parseOptionalNumber(token.price), winner: token.winner === true });
   }
   const winners = tokens.filter((t) => t.winner);
