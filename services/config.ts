@@ -73,6 +73,18 @@ const environmentSchema = z.object({
   TRADER_STATS_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
   // A key's owner is cached this long after a lookup; revocations take at most this long to apply.
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
+  // Ingestion (issue 3). REST books are the reconciliation behind the websocket: every 30 s is
+  // plenty; the websocket carries the 2 s freshness.
+  CLOB_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(30_000),
+  WS_ENABLED: booleanFlag,
+  // Tokens per websocket connection: upstream accepts large subscriptions, but smaller shards limit
+  // what one dropped connection takes down and keep each resubscribe snapshot burst small.
+  WS_SHARD_SIZE: z.coerce.number().int().positive().max(5_000).default(500),
+  // Tracked wallets: positions every 5 min (target 10 min) and their activity.
+  WALLETS_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(300_000),
+  TRACKED_WALLETS: z.string().default(''),
+  TRACKED_WALLETS_TOP: z.coerce.number().int().min(0).default(50),
+  HOLDERS_MARKETS: z.coerce.number().int().min(0).default(100),
 });
 
 export type Config = Readonly<{
@@ -100,6 +112,13 @@ export type Config = Readonly<{
     dataBudgetPer10s: number;
     clobBudgetPer10s: number;
     timeoutMs: number;
+    clobPollIntervalMs: number;
+    wsEnabled: boolean;
+    wsShardSize: number;
+    walletsPollIntervalMs: number;
+    trackedWallets: string[];
+    trackedWalletsTop: number;
+    holdersMarkets: number;
   }>;
   access: Readonly<{
     thresholds: Readonly<{ tier2Tokens: number; tier3Tokens: number }>;
@@ -152,6 +171,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       dataBudgetPer10s: e.DATA_BUDGET_PER_10S,
       clobBudgetPer10s: e.CLOB_BUDGET_PER_10S,
       timeoutMs: e.UPSTREAM_TIMEOUT_MS,
+      clobPollIntervalMs: e.CLOB_POLL_INTERVAL_MS,
+      wsEnabled: e.WS_ENABLED ?? true,
+      wsShardSize: e.WS_SHARD_SIZE,
+      walletsPollIntervalMs: e.WALLETS_POLL_INTERVAL_MS,
+      trackedWallets: e.TRACKED_WALLETS.split(',').map((w) => w.trim().toLowerCase()).filter((w) => /^0x[0-9a-f]{40}$/.test(w)),
+      trackedWalletsTop: e.TRACKED_WALLETS_TOP,
+      holdersMarkets: e.HOLDERS_MARKETS,
     },
     access: {
       thresholds: { tier2Tokens: e.TIER2_TOKEN_THRESHOLD, tier3Tokens: e.TIER3_TOKEN_THRESHOLD },

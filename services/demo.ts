@@ -25,6 +25,7 @@ try {
     POLYMARKET_GAMMA_URL: simulator.gammaUrl,
     POLYMARKET_CLOB_URL: simulator.clobUrl,
     POLYMARKET_DATA_URL: simulator.dataUrl,
+    POLYMARKET_WS_URL: simulator.wsUrl,
   });
   const logger = createLogger(config);
   logger.info({ simulator: simulator.baseUrl, seed: marker.seed }, 'demo: upstream simulator started (all data labelled source=simulator)');

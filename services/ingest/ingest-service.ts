@@ -14,11 +14,17 @@ import { EventPublisher } from './publisher.js';
 import { SourceHealth } from './source-health.js';
 import { TradePoller } from './trade-poller.js';
 import { UpstreamClient } from './upstream-client.js';
+import { BookPoller } from './book-poller.js';
+import { CatalogPoller } from './catalog-poller.js';
+import { MarketStream } from './market-stream.js';
+import { WalletPoller } from './wallet-poller.js';
 
 export interface IngestService {
   readonly health: SourceHealth;
   /** Resolves after the first market and trade polls have been attempted (succeeded or not). */
   readonly firstPass: Promise<void>;
+  /** The CLOB market websocket client, once the first market poll told it what to follow (null when disabled). */
+  readonly stream: () => MarketStream | null;
   stop(): Promise<void>;
 }
 
@@ -30,8 +36,33 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
   const gamma = new UpstreamClient({ name: 'gamma', baseUrl: upstream.gammaUrl, budgetPer10s: ingest.gammaBudgetPer10s, timeoutMs: ingest.timeoutMs });
   const data = new UpstreamClient({ name: 'data-api', baseUrl: upstream.dataUrl, budgetPer10s: ingest.dataBudgetPer10s, timeoutMs: ingest.timeoutMs });
 
-  const markets = new MarketPoller({ gamma, publisher, health, logger, closedLookbackDays: ingest.closedLookbackDays });
+  const clob = new UpstreamClient({ name: 'clob', baseUrl: upstream.clobUrl, budgetPer10s: ingest.clobBudgetPer10s, timeoutMs: ingest.timeoutMs });
+  const checkpoints = path.join(config.dataDir, 'ingest');
+  const markets = new MarketPoller({
+    gamma,
+    publisher,
+    health,
+    logger,
+    closedLookbackDays: ingest.closedLookbackDays,
+    resolvedCheckpointFile: path.join(checkpoints, 'resolved-markets.json'),
+  });
+  const catalog = new CatalogPoller({ gamma, publisher, health, logger, closedLookbackDays: ingest.closedLookbackDays });
+  const tradableTokens = () => markets.markets.filter((m) => m.status === 'active' && m.accepting_orders !== false).flatMap((m) => m.outcome_token_ids);
+  const books = new BookPoller({ clob, publisher, health, logger, tokens: tradableTokens });
+  const wallets = new WalletPoller({
+    data,
+    publisher,
+    health,
+    logger,
+    checkpointFile: path.join(checkpoints, 'wallets-checkpoint.json'),
+    configuredWallets: ingest.trackedWallets,
+    topWallets: ingest.trackedWalletsTop,
+    holdersMarkets: ingest.holdersMarkets,
+    markets: () => markets.markets,
+  });
+  let stream: MarketStream | null = null;
   const trades = new TradePoller({
+    onPublished: (published) => wallets.noteTrades(published),
     data,
     publisher,
     health,
@@ -79,13 +110,72 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
   );
   tasks.push(marketsTask, tradesTask);
 
+  const catalogTask = runPeriodically(
+    async () => {
+      const result = await catalog.pollOnce();
+      if (result.published > 0 || result.deadLettered > 0) logger.info(result, 'catalog polled');
+    },
+    ingest.marketsPollIntervalMs,
+    logFailure('catalog poll'),
+  );
+  // Books and the websocket need the market list: they start once the first market poll is done.
+  const clobTasks = marketsTask.firstRun.then(() => {
+    if (stopped) return [];
+    // Never mix upstreams: a local (simulator) REST base with the real websocket would ingest real
+    // prices into simulated markets (and send traffic off the machine from tests).
+    const localRest = isLoopback(upstream.clobUrl);
+    if (ingest.wsEnabled && localRest !== isLoopback(upstream.wsUrl)) {
+      logger.error({ clob: upstream.clobUrl, ws: upstream.wsUrl }, 'POLYMARKET_WS_URL and POLYMARKET_CLOB_URL point at different upstreams; websocket disabled');
+    } else if (ingest.wsEnabled) {
+      const source = markets.markets[0]?.source ?? 'polymarket';
+      stream = new MarketStream({
+        url: upstream.wsUrl,
+        publisher,
+        health,
+        logger,
+        source,
+        shardSize: ingest.wsShardSize,
+        resync: async (assetIds) => (await books.fetchAndPublish(assetIds)).books,
+        onBookPublished: (assetId, hash) => books.notePublished(assetId, hash),
+      });
+      stream.follow(tradableTokens());
+    }
+    return [
+      runPeriodically(
+        async () => {
+          await books.pollOnce();
+          // Markets listed since the last poll are followed on the websocket too.
+          stream?.follow(tradableTokens());
+        },
+        ingest.clobPollIntervalMs,
+        logFailure('books poll'),
+      ),
+      runPeriodically(
+        async () => {
+          const result = await wallets.pollOnce();
+          if (result.published > 0 || result.deadLettered > 0) logger.info(result, 'tracked wallets polled');
+        },
+        ingest.walletsPollIntervalMs,
+        logFailure('wallets poll'),
+      ),
+    ];
+  });
+
   return {
     health,
     firstPass: Promise.all([marketsTask.firstRun, tradesTask.firstRun]).then(() => undefined),
+    stream: () => stream,
     async stop() {
       stopped = true;
-      await Promise.all(tasks.map((task) => task.stop()));
+      const later = await clobTasks;
+      await Promise.all([...tasks, catalogTask, ...later].map((task) => task.stop()));
+      await (stream as MarketStream | null)?.stop();
       await backfill;
     },
   };
+}
+
+function isLoopback(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === '127.0.0.1' || host === 'localhost' || host === '[::1]' || host === '::1';
 }

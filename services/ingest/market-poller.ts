@@ -5,7 +5,9 @@
  */
 import type { Logger } from '../logger.js';
 import type { DeadLetter, MarketUpserted } from '../shared/events.js';
-import { normalizeGammaMarket } from './normalize-market.js';
+import { CheckpointFile } from './checkpoint.js';
+import { normalizeGammaMarket, resolutionOf } from './normalize-market.js';
+import { FRESHNESS_TARGETS_MS } from './source-health.js';
 import type { EventPublisher } from './publisher.js';
 import type { SourceHealth } from './source-health.js';
 import type { UpstreamClient } from './upstream-client.js';
@@ -22,14 +24,20 @@ export interface MarketPollerOptions {
   logger: Logger;
   closedLookbackDays: number;
   clock?: () => number;
+  /** Where the ids of markets already announced as resolved are kept, so a restart does not re-announce them. */
+  resolvedCheckpointFile?: string;
 }
 
 export class MarketPoller {
   private readonly lastPublished = new Map<string, string>();
   private latest: MarketUpserted[] = [];
+  private readonly resolvedCheckpoint: CheckpointFile<string[]> | null;
+  private readonly announcedResolved: Set<string>;
 
   constructor(private readonly options: MarketPollerOptions) {
-    options.health.register(MARKETS_SOURCE);
+    options.health.register(MARKETS_SOURCE, FRESHNESS_TARGETS_MS.metadata);
+    this.resolvedCheckpoint = options.resolvedCheckpointFile ? new CheckpointFile<string[]>(options.resolvedCheckpointFile, []) : null;
+    this.announcedResolved = new Set(this.resolvedCheckpoint?.read() ?? []);
   }
 
   /** The markets seen by the last successful poll. */
@@ -57,8 +65,17 @@ export class MarketPoller {
       await publisher.deadLetter(deadLetters);
       const published = await publisher.publishMarkets(changed);
       for (const market of changed) this.lastPublished.set(market.market_id, market.event_id);
+      // A market moving to resolved is announced once, after its upsert (same key, so in order).
+      const resolutions = [...byId.values()]
+        .filter((m) => m.status === 'resolved' && !this.announcedResolved.has(m.market_id))
+        .map((m) => resolutionOf(m, 'gamma')!);
+      if (resolutions.length > 0) {
+        await publisher.publish('marketResolutions', resolutions);
+        for (const r of resolutions) this.announcedResolved.add(r.market_id);
+        this.resolvedCheckpoint?.write([...this.announcedResolved]);
+      }
       this.latest = [...byId.values()];
-      health.succeeded(MARKETS_SOURCE, published, deadLetters.length);
+      health.succeeded(MARKETS_SOURCE, published + resolutions.length, deadLetters.length, now);
       if (deadLetters.length > 0) this.options.logger.warn({ count: deadLetters.length }, 'malformed markets dead-lettered');
       return { published, deadLettered: deadLetters.length };
     } catch (error) {

@@ -3,7 +3,7 @@
  * alone (closed is not resolved), and YES from the outcome names, never from position.
  */
 import crypto from 'node:crypto';
-import type { MarketStatus, MarketUpserted, Source } from '../shared/events.js';
+import type { MarketResolved, MarketStatus, MarketUpserted, Source } from '../shared/events.js';
 import { fail, ok, parseOptionalNumber, parseStringArray, parseTimestampMs, type Parsed } from './parse.js';
 
 const CONDITION_ID = /^0x[0-9a-fA-F]{64}$/;
@@ -58,6 +58,12 @@ export function normalizeGammaMarket(raw: unknown, source: Source, nowMs: number
     created_ms: parseTimestampMs(m.createdAt),
     updated_at_ms: parseTimestampMs(m.updatedAt) ?? nowMs,
     ingested_at_ms: nowMs,
+    uma_resolution_status: typeof m.umaResolutionStatus === 'string' ? m.umaResolutionStatus : null,
+    accepting_orders: typeof m.acceptingOrders === 'boolean' ? m.acceptingOrders : null,
+    neg_risk_market_id: typeof m.negRiskMarketID === 'string' && m.negRiskMarketID !== '' ? m.negRiskMarketID.toLowerCase() : null,
+    question_id: typeof m.questionID === 'string' && m.questionID !== '' ? m.questionID.toLowerCase() : null,
+    tick_size: parseOptionalNumber(m.orderPriceMinTickSize),
+    resolved_at_ms: status === 'resolved' ? (parseTimestampMs(m.umaEndDate) ?? parseTimestampMs(m.closedTime)) : null,
   };
   const { ingested_at_ms: _ignored, ...identity } = normalized;
   const contentHash = crypto.createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 16);
@@ -85,4 +91,34 @@ function tagCategory(m: GammaMarket): string | undefined {
   if (!Array.isArray(tags)) return undefined;
   const label = (tags.find((t) => t && typeof t === 'object' && 'label' in t) as { label?: unknown } | undefined)?.label;
   return typeof label === 'string' ? label : undefined;
+}
+
+/**
+ * The resolution carried by a resolved market. Its id is the market id alone, so the Gamma poll,
+ * the websocket `market_resolved` message and a re-run all produce the same event.
+ */
+export function resolutionOf(market: MarketUpserted, origin: MarketResolved['origin'] = 'gamma'): MarketResolved | null {
+  if (market.status !== 'resolved') return null;
+  const winnerIndex = market.outcome_prices.filter((p) => p === 1).length === 1 ? market.outcome_prices.indexOf(1) : -1;
+  return {
+    event_id: resolutionEventId(market.market_id),
+    source: market.source,
+    market_id: market.market_id,
+    gamma_id: market.gamma_id,
+    slug: market.slug,
+    title: market.title,
+    outcomes: market.outcomes,
+    outcome_token_ids: market.outcome_token_ids,
+    winning_outcome: winnerIndex >= 0 ? (market.outcomes[winnerIndex] ?? null) : null,
+    winning_outcome_index: winnerIndex,
+    winning_asset_id: winnerIndex >= 0 ? (market.outcome_token_ids[winnerIndex] ?? null) : null,
+    payouts: market.outcome_prices,
+    resolved_at_ms: market.resolved_at_ms ?? market.closed_ms,
+    origin,
+    ingested_at_ms: market.ingested_at_ms,
+  };
+}
+
+export function resolutionEventId(marketId: string): string {
+  return `${marketId.toLowerCase()}:resolved`;
 }

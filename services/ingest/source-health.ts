@@ -1,4 +1,12 @@
-/** Per-source freshness, reported by /v1/health: when each ingestor last succeeded and what it saw. */
+/**
+ * Per-source freshness, reported by /v1/health: when each ingestor last succeeded, what it saw, and
+ * how far behind upstream it is (lag) against its freshness target.
+ *
+ * lag_ms = now - covered_until, the upstream time up to which this source's view is complete: the
+ * start of the last successful poll (a poll sees everything upstream had when it started), or the
+ * arrival of the last websocket message or heartbeat answer on a live connection. Targets (issue 3): ticks and
+ * books 2 s, trades 15 s, positions 10 min, metadata 5 min.
+ */
 export interface SourceStatus {
   source: string;
   last_success_at: string | null;
@@ -7,45 +15,95 @@ export interface SourceStatus {
   consecutive_failures: number;
   records_published: number;
   records_dead_lettered: number;
+  /** Upstream time up to which this source's view is complete (ISO), null before the first success. */
+  covered_until: string | null;
+  /** Milliseconds between now and covered_until (or last_success_at), null before the first success. */
+  lag_ms: number | null;
+  /** The freshness this source aims for, null when it has none. */
+  target_lag_ms: number | null;
+  /** lag_ms <= target_lag_ms; null when either is unknown. */
+  fresh: boolean | null;
 }
 
+export const FRESHNESS_TARGETS_MS = {
+  ticks: 2_000,
+  books: 2_000,
+  trades: 15_000,
+  positions: 600_000,
+  metadata: 300_000,
+} as const;
+
+interface Entry {
+  source: string;
+  lastSuccessMs: number | null;
+  lastAttemptMs: number | null;
+  lastEventMs: number | null;
+  lastError: string | null;
+  consecutiveFailures: number;
+  published: number;
+  deadLettered: number;
+  targetLagMs: number | null;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
 export class SourceHealth {
-  private readonly sources = new Map<string, SourceStatus>();
+  private readonly sources = new Map<string, Entry>();
 
   constructor(private readonly clock: () => number = Date.now) {}
 
-  private entry(source: string): SourceStatus {
+  private entry(source: string): Entry {
     let status = this.sources.get(source);
     if (!status) {
-      status = { source, last_success_at: null, last_attempt_at: null, last_error: null, consecutive_failures: 0, records_published: 0, records_dead_lettered: 0 };
+      status = { source, lastSuccessMs: null, lastAttemptMs: null, lastEventMs: null, lastError: null, consecutiveFailures: 0, published: 0, deadLettered: 0, targetLagMs: null };
       this.sources.set(source, status);
     }
     return status;
   }
 
-  register(source: string): void {
-    this.entry(source);
+  register(source: string, targetLagMs: number | null = null): void {
+    const entry = this.entry(source);
+    if (targetLagMs !== null) entry.targetLagMs = targetLagMs;
   }
 
-  succeeded(source: string, published: number, deadLettered: number): void {
+  /** A successful poll or message; `coveredUntilMs`: upstream time its view is complete up to (default: now). */
+  succeeded(source: string, published: number, deadLettered: number, coveredUntilMs?: number | null): void {
     const status = this.entry(source);
-    const now = new Date(this.clock()).toISOString();
-    status.last_attempt_at = now;
-    status.last_success_at = now;
-    status.last_error = null;
-    status.consecutive_failures = 0;
-    status.records_published += published;
-    status.records_dead_lettered += deadLettered;
+    const now = this.clock();
+    status.lastAttemptMs = now;
+    status.lastSuccessMs = now;
+    status.lastError = null;
+    status.consecutiveFailures = 0;
+    status.published += published;
+    status.deadLettered += deadLettered;
+    status.lastEventMs = Math.max(status.lastEventMs ?? 0, coveredUntilMs ?? now);
   }
 
   failed(source: string, error: unknown): void {
     const status = this.entry(source);
-    status.last_attempt_at = new Date(this.clock()).toISOString();
-    status.last_error = error instanceof Error ? error.message : String(error);
-    status.consecutive_failures += 1;
+    status.lastAttemptMs = this.clock();
+    status.lastError = error instanceof Error ? error.message : String(error);
+    status.consecutiveFailures += 1;
   }
 
   snapshot(): SourceStatus[] {
-    return [...this.sources.values()].map((s) => ({ ...s }));
+    const now = this.clock();
+    return [...this.sources.values()].map((s) => {
+      const reference = s.lastEventMs ?? s.lastSuccessMs;
+      const lag = reference === null ? null : Math.max(0, now - reference);
+      return {
+        source: s.source,
+        last_success_at: iso(s.lastSuccessMs),
+        last_attempt_at: iso(s.lastAttemptMs),
+        last_error: s.lastError,
+        consecutive_failures: s.consecutiveFailures,
+        records_published: s.published,
+        records_dead_lettered: s.deadLettered,
+        covered_until: iso(s.lastEventMs),
+        lag_ms: lag,
+        target_lag_ms: s.targetLagMs,
+        fresh: lag === null || s.targetLagMs === null ? null : lag <= s.targetLagMs,
+      };
+    });
   }
 }

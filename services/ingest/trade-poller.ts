@@ -10,7 +10,7 @@ import type { DeadLetter, Source, TradeExecuted } from '../shared/events.js';
 import { CheckpointFile } from './checkpoint.js';
 import { normalizeDataTrade } from './normalize-trade.js';
 import type { EventPublisher } from './publisher.js';
-import type { SourceHealth } from './source-health.js';
+import { FRESHNESS_TARGETS_MS, type SourceHealth } from './source-health.js';
 import type { UpstreamClient } from './upstream-client.js';
 
 const PAGE_SIZE = 500;
@@ -34,6 +34,8 @@ export interface TradePollerOptions {
   overlapMs?: number;
   backfillMaxPerMarket: number;
   clock?: () => number;
+  /** Told about every batch of trades published (the wallet tracker tallies volumes from it). */
+  onPublished?: (trades: readonly TradeExecuted[]) => void;
 }
 
 export class TradePoller {
@@ -43,7 +45,7 @@ export class TradePoller {
   constructor(private readonly options: TradePollerOptions) {
     this.checkpoint = new CheckpointFile(options.checkpointFile, { newest_ms: 0, recent_ids: [], backfilled_markets: [] });
     this.state = this.checkpoint.read();
-    options.health.register(TRADES_SOURCE);
+    options.health.register(TRADES_SOURCE, FRESHNESS_TARGETS_MS.trades);
   }
 
   get backfilledMarkets(): ReadonlySet<string> {
@@ -107,7 +109,9 @@ export class TradePoller {
     if (deadLetters.length > 0) this.options.logger.warn({ count: deadLetters.length }, 'malformed trades dead-lettered');
     // Oldest first, so each market's partition holds its trades in time order.
     const unique = [...new Map(trades.map((t) => [t.event_id, t])).values()].sort((a, b) => a.timestamp_ms - b.timestamp_ms);
-    return this.options.publisher.publishTrades(unique);
+    const published = await this.options.publisher.publishTrades(unique);
+    this.options.onPublished?.(unique);
+    return published;
   }
 
   private advanceCheckpoint(fresh: TradeExecuted[], overlapMs: number): void {

@@ -62,6 +62,13 @@ export interface MarketUpserted {
   created_ms: number | null;
   updated_at_ms: number;
   ingested_at_ms: number;
+  // Added by Ingestion (schema defaults null, so older events still decode).
+  uma_resolution_status?: string | null;
+  accepting_orders?: boolean | null;
+  neg_risk_market_id?: string | null;
+  question_id?: string | null;
+  tick_size?: number | null;
+  resolved_at_ms?: number | null;
 }
 
 export interface DeadLetter {
@@ -77,7 +84,21 @@ export interface EventsByTopic {
   markets: MarketUpserted;
   trades: TradeExecuted;
   deadLetters: DeadLetter;
+  marketResolutions: MarketResolved;
+  gammaEvents: GammaEventUpserted;
+  series: SeriesUpserted;
+  tags: TagUpserted;
+  priceTicks: PriceTick;
+  bookSnapshots: BookSnapshot;
+  bookDeltas: BookDelta;
+  walletActivity: WalletActivity;
+  positions: PositionSnapshot;
+  holders: HolderSnapshot;
+  openInterest: OpenInterest;
 }
+
+export type { MarketResolved, GammaEventUpserted, SeriesUpserted, TagUpserted, PriceTick, BookLevel, BookSnapshot, BookDelta, WalletActivity, PositionSnapshot, HolderSnapshot, OpenInterest } from './ingestion-events.js';
+import type { MarketResolved, GammaEventUpserted, SeriesUpserted, TagUpserted, PriceTick, BookSnapshot, BookDelta, WalletActivity, PositionSnapshot, HolderSnapshot, OpenInterest } from './ingestion-events.js';
 
 const schemaDirectory = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schemas');
 

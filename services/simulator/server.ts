@@ -15,6 +15,7 @@ import { clobRouter } from './routes-clob.js';
 import { dataRouter } from './routes-data.js';
 import { gammaRouter } from './routes-gamma.js';
 import { SimulatorState } from './state.js';
+import { attachMarketWebSocket, type WsFaultOptions } from './ws-market.js';
 
 export interface SimulatorOptions {
   /** 0 = a random free port. */
@@ -36,7 +37,7 @@ export interface SimulatorOptions {
   epochMs?: number;
   /** Live generation timer; default 1000 ms. Requests also catch up to the clock before answering. */
   tickIntervalMs?: number;
-  faults?: FaultOptions;
+  faults?: FaultOptions & WsFaultOptions;
 }
 
 export interface RunningSimulator {
@@ -44,6 +45,10 @@ export interface RunningSimulator {
   gammaUrl: string;
   clobUrl: string;
   dataUrl: string;
+  /** The CLOB market websocket (ws://.../ws/market). */
+  wsUrl: string;
+  /** Sends pending websocket updates now (they are also pushed every 250 ms). */
+  pushWebSocket(): void;
   /** Read access for tests. */
   state: SimulatorState;
   /** Generate trades and resolutions for that much simulated time, immediately. */
@@ -84,6 +89,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://${LISTEN_HOST}:${port}`;
+  const marketSocket = attachMarketWebSocket(server, state, books, options.faults ?? {});
 
   const timer = setInterval(() => state.sync(), options.tickIntervalMs ?? DEFAULT_TICK_INTERVAL_MS);
   // The listener keeps a CLI process alive; the timer alone must not keep a test process running.
@@ -94,10 +100,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     gammaUrl: `${baseUrl}/gamma`,
     clobUrl: `${baseUrl}/clob`,
     dataUrl: `${baseUrl}/data`,
+    wsUrl: `ws://${LISTEN_HOST}:${port}/ws/market`,
+    pushWebSocket: () => marketSocket.push(),
     state,
     advance: (ms) => state.advance(ms),
     close: async () => {
       clearInterval(timer);
+      await marketSocket.close();
       const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
       // Keep-alive connections from fetch() would otherwise hold close() open.
       server.closeAllConnections();

@@ -54,5 +54,11 @@ export function marketRow(m: MarketUpserted) {
     updated_at: iso(m.updated_at_ms),
     source: m.source,
     ingested_at: iso(m.ingested_at_ms),
+    uma_resolution_status: m.uma_resolution_status ?? null,
+    accepting_orders: m.accepting_orders ?? null,
+    neg_risk_market_id: m.neg_risk_market_id ?? null,
+    question_id: m.question_id ?? null,
+    tick_size: m.tick_size ?? null,
+    resolved_at: iso(m.resolved_at_ms ?? null),
   };
 }

@@ -8,7 +8,8 @@ import type { Logger } from '../logger.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import type { EventLog, LogMessage, MessageBatch, RunningConsumer } from '../ports/event-log.js';
 import { decodeEvent, encodeEvent, topicKeyOf, type DeadLetter, type MarketUpserted, type TradeExecuted } from '../shared/events.js';
-import { TOPICS } from '../shared/topics.js';
+import { TOPICS, type TopicKey } from '../shared/topics.js';
+import { INGESTION_TABLES } from './ingestion-rows.js';
 import { marketRow, tradeRow } from './rows.js';
 
 export const SINK_GROUP_ID = 'tapeline-sink-clickhouse';
@@ -19,6 +20,8 @@ export interface SinkStats {
   inserted_markets: number;
   dropped_known_trades: number;
   dead_lettered: number;
+  /** Rows written to the Ingestion tables (resolutions, catalog, prices, books, wallets). */
+  inserted_other?: number;
 }
 
 export interface SinkService {
@@ -45,12 +48,21 @@ export async function startSink(log: EventLog, store: AnalyticsStore, logger: Lo
       await store.insert('markets', events.map(marketRow), { dedupToken });
       stats.inserted_markets += events.length;
       stats.dead_lettered += deadLetters.length;
+    } else if (topic && INGESTION_TABLES[topic]) {
+      // Catalog, resolutions, prices, books, wallets: ReplacingMergeTree on deterministic ids, so a
+      // redelivered batch replaces rows instead of doubling them.
+      const target = INGESTION_TABLES[topic] as { table: string; row: (event: unknown) => Record<string, unknown> };
+      const { events, deadLetters } = decodeAll<unknown>(topic, batch.messages);
+      await deadLetter(log, deadLetters);
+      await store.insert(target.table, events.map(target.row), { dedupToken });
+      stats.inserted_other = (stats.inserted_other ?? 0) + events.length;
+      stats.dead_lettered += deadLetters.length;
     }
     stats.batches += 1;
   };
   const consumer: RunningConsumer = await log.runConsumer({
     groupId,
-    topics: [TOPICS.markets.name, TOPICS.trades.name],
+    topics: [TOPICS.markets.name, TOPICS.trades.name, ...ingestionTopicNames()],
     maxBatchSize: 5_000,
     handleBatch,
     onError: (error, batch) => logger.warn({ err: error, topic: batch.topic, partition: batch.partition, offset: batch.firstOffset }, 'sink batch failed; retrying'),
@@ -58,7 +70,11 @@ export async function startSink(log: EventLog, store: AnalyticsStore, logger: Lo
   return { stats, stop: () => consumer.stop() };
 }
 
-function decodeAll<T>(topic: 'trades' | 'markets', messages: LogMessage[]) {
+function ingestionTopicNames(): string[] {
+  return (Object.keys(INGESTION_TABLES) as TopicKey[]).map((key) => TOPICS[key].name);
+}
+
+function decodeAll<T>(topic: TopicKey, messages: LogMessage[]) {
   const events: T[] = [];
   const deadLetters: DeadLetter[] = [];
   for (const message of messages) {

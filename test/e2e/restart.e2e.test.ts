@@ -31,6 +31,7 @@ async function startService(dataDir: string, port: number, simulatorBase: string
     POLYMARKET_GAMMA_URL: `${simulatorBase}/gamma`,
     POLYMARKET_CLOB_URL: `${simulatorBase}/clob`,
     POLYMARKET_DATA_URL: `${simulatorBase}/data`,
+    POLYMARKET_WS_URL: `${simulatorBase.replace(/^http/, 'ws')}/ws/market`,
     TRADES_POLL_INTERVAL_MS: '300',
     MARKETS_POLL_INTERVAL_MS: '2000',
     TRADES_BACKFILL_MARKETS: '0',

@@ -45,6 +45,7 @@ async function startPipeline(simulatorOptions: SimulatorOptions): Promise<Pipeli
     POLYMARKET_GAMMA_URL: simulator.gammaUrl,
     POLYMARKET_CLOB_URL: simulator.clobUrl,
     POLYMARKET_DATA_URL: simulator.dataUrl,
+    POLYMARKET_WS_URL: simulator.wsUrl,
     MARKETS_POLL_INTERVAL_MS: '300',
     TRADES_POLL_INTERVAL_MS: '200',
     TRADES_BACKFILL_MARKETS: '0',

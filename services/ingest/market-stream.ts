@@ -1,0 +1,331 @@
+/**
+ * CLOB market-channel websocket client.
+ *
+ * - Tokens are split into shards (one connection each) so thousands of tokens are covered without
+ *   one oversized subscription; new tokens open new shards, existing shards are left alone.
+ * - Each connection sends a text PING every ~10 s (upstream drops silent clients) and, when it
+ *   closes, reconnects with exponential backoff and full jitter, then resubscribes; a resubscribe
+ *   brings fresh `book` snapshots, so nothing from the outage is left half-applied.
+ * - `book` replaces the local book; `price_change` deltas (size 0 deletes a level, one frame may
+ *   carry both tokens, frames may be arrays) are applied and checked against upstream's best
+ *   bid/ask; a mismatch is a gap and the token is resynced from REST `/books`.
+ * - Events are buffered for a few tens of ms and produced in one batch per topic, and rebuilt books
+ *   are published at most once per flush per token, so a burst costs one log append, not hundreds.
+ */
+import WebSocket from 'ws';
+import type { Logger } from '../logger.js';
+import type { BookSnapshot, DeadLetter, EventsByTopic, Source } from '../shared/events.js';
+import { LocalBooks } from './book-state.js';
+import { midpointTick, normalizeWsMarketMessage, wsFrameMessages, type WsMarketMessage } from './normalize-clob.js';
+import type { EventPublisher, EventTopic } from './publisher.js';
+import { FRESHNESS_TARGETS_MS, type SourceHealth } from './source-health.js';
+
+export const WS_SOURCE = 'clob.ws';
+
+export interface MarketStreamOptions {
+  url: string;
+  publisher: EventPublisher;
+  health: SourceHealth;
+  logger: Logger;
+  /** REST resync: fetches (and publishes) the current books of these tokens. */
+  resync: (assetIds: string[]) => Promise<BookSnapshot[]>;
+  /** Books the stream published itself, so the REST poll skips them. */
+  onBookPublished?: (assetId: string, hash: string) => void;
+  /** A `new_market` announced tokens we should follow. */
+  onNewMarket?: (assetIds: string[]) => void;
+  /** Upstream label for events from this stream (the simulator's websocket says so in its URL host). */
+  source: Source;
+  shardSize?: number;
+  pingIntervalMs?: number;
+  flushIntervalMs?: number;
+  reconnectBaseMs?: number;
+  reconnectMaxMs?: number;
+  clock?: () => number;
+  random?: () => number;
+}
+
+export interface StreamStats {
+  frames: number;
+  messages: number;
+  gaps: number;
+  resyncs: number;
+  reconnects: number;
+  dead_lettered: number;
+}
+
+type Pending = { [K in EventTopic]?: EventsByTopic[K][] };
+
+export class MarketStream {
+  readonly books = new LocalBooks();
+  readonly stats: StreamStats = { frames: 0, messages: 0, gaps: 0, resyncs: 0, reconnects: 0, dead_lettered: 0 };
+  private readonly shards: Shard[] = [];
+  private readonly covered = new Set<string>();
+  private pending: Pending = {};
+  private deadLetters: DeadLetter[] = [];
+  private readonly dirtyBooks = new Set<string>();
+  private readonly toResync = new Set<string>();
+  private flushTimer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(private readonly options: MarketStreamOptions) {
+    options.health.register(WS_SOURCE, FRESHNESS_TARGETS_MS.ticks);
+  }
+
+  private get now(): number {
+    return (this.options.clock ?? Date.now)();
+  }
+
+  /** Follows these tokens too (already-covered ones are ignored); new tokens go to new shards. */
+  follow(tokens: string[]): void {
+    if (this.stopped) return;
+    const fresh = tokens.filter((t) => !this.covered.has(t));
+    const size = this.options.shardSize ?? 500;
+    for (let i = 0; i < fresh.length; i += size) {
+      const shardTokens = fresh.slice(i, i + size);
+      for (const token of shardTokens) this.covered.add(token);
+      const shard = new Shard(this, this.shards.length, shardTokens);
+      this.shards.push(shard);
+      shard.connect();
+    }
+  }
+
+  get shardCount(): number {
+    return this.shards.length;
+  }
+
+  /** Resolves when every shard has an open connection. */
+  async connected(): Promise<void> {
+    await Promise.all(this.shards.map((s) => s.opened));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const shard of this.shards) shard.close();
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    await this.flushing;
+    await this.flush();
+  }
+
+  /** Test hook: drops every connection as if the network failed. */
+  dropConnections(): void {
+    for (const shard of this.shards) shard.terminate();
+  }
+
+  // ---- called by shards ----
+
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
+  get settings() {
+    return {
+      url: this.options.url,
+      pingIntervalMs: this.options.pingIntervalMs ?? 10_000,
+      reconnectBaseMs: this.options.reconnectBaseMs ?? 500,
+      reconnectMaxMs: this.options.reconnectMaxMs ?? 30_000,
+      random: this.options.random ?? Math.random,
+      logger: this.options.logger,
+    };
+  }
+
+  heartbeat(): void {
+    this.options.health.succeeded(WS_SOURCE, 0, 0, this.now);
+  }
+
+  disconnected(reason: string): void {
+    this.stats.reconnects += 1;
+    this.options.health.failed(WS_SOURCE, new Error(`market websocket disconnected: ${reason}`));
+  }
+
+  handleFrame(text: string): void {
+    const arrival = this.now;
+    this.stats.frames += 1;
+    let frame: unknown;
+    try {
+      frame = JSON.parse(text);
+    } catch {
+      this.deadLetter(text, 'websocket frame is not JSON', arrival);
+      this.scheduleFlush();
+      return;
+    }
+    let published = 0;
+    for (const raw of wsFrameMessages(frame)) {
+      this.stats.messages += 1;
+      const result = normalizeWsMarketMessage(raw, this.options.source, arrival);
+      if (!result.ok) {
+        this.deadLetter(JSON.stringify(raw), result.reason, arrival);
+        continue;
+      }
+      published += this.apply(result.value);
+    }
+    this.options.health.succeeded(WS_SOURCE, published, 0, arrival);
+    this.scheduleFlush();
+  }
+
+  private apply(message: WsMarketMessage): number {
+    switch (message.type) {
+      case 'book': {
+        this.books.applySnapshot(message.book);
+        this.dirtyBooks.delete(message.book.asset_id);
+        this.queue('bookSnapshots', message.book);
+        const mid = midpointTick(message.book);
+        if (mid) this.queue('priceTicks', mid);
+        this.options.onBookPublished?.(message.book.asset_id, message.book.hash);
+        return 1;
+      }
+      case 'price_change': {
+        for (const delta of message.deltas) this.queue('bookDeltas', delta);
+        for (const [assetId, outcome] of this.books.applyFrame(message.deltas)) {
+          if (outcome === 'applied') this.dirtyBooks.add(assetId);
+          else {
+            if (outcome === 'gap') this.stats.gaps += 1;
+            this.dirtyBooks.delete(assetId);
+            this.toResync.add(assetId);
+          }
+        }
+        return message.deltas.length;
+      }
+      case 'last_trade_price':
+        this.books.setLastTradePrice(message.tick.asset_id, message.tick.price);
+        this.queue('priceTicks', message.tick);
+        return 1;
+      case 'best_bid_ask':
+        this.queue('priceTicks', message.tick);
+        return 1;
+      case 'tick_size_change':
+        this.books.setTickSize(message.assetId, message.newTickSize);
+        return 0;
+      case 'new_market':
+        this.options.onNewMarket?.(message.assetIds);
+        return 0;
+      case 'market_resolved':
+        this.queue('marketResolutions', message.resolution);
+        return 1;
+      case 'ignored':
+        return 0;
+    }
+  }
+
+  private queue<K extends EventTopic>(topic: K, event: EventsByTopic[K]): void {
+    ((this.pending[topic] ??= []) as EventsByTopic[K][]).push(event);
+  }
+
+  private deadLetter(raw: string, reason: string, at: number): void {
+    this.stats.dead_lettered += 1;
+    this.deadLetters.push({ stage: 'ingest', source: this.options.source, origin: 'clob-ws/market', reason, raw, at_ms: at });
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushTimer || this.stopped) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null;
+      this.flushing = this.flushing.then(() => this.flush()).catch((error) => this.options.logger.error({ err: error }, 'websocket flush failed'));
+    }, this.options.flushIntervalMs ?? 50);
+  }
+
+  private async flush(): Promise<void> {
+    const now = this.now;
+    for (const assetId of this.dirtyBooks) {
+      const snapshot = this.books.snapshot(assetId, now);
+      if (!snapshot) continue;
+      this.queue('bookSnapshots', snapshot);
+      const mid = midpointTick(snapshot);
+      if (mid) this.queue('priceTicks', mid);
+      this.options.onBookPublished?.(assetId, snapshot.hash);
+    }
+    this.dirtyBooks.clear();
+    const pending = this.pending;
+    const deadLetters = this.deadLetters;
+    const resync = [...this.toResync];
+    this.pending = {};
+    this.deadLetters = [];
+    this.toResync.clear();
+    await this.options.publisher.deadLetter(deadLetters);
+    for (const [topic, events] of Object.entries(pending) as [EventTopic, never[]][]) {
+      // Within a topic, keep arrival order; one produce per topic per flush.
+      await this.options.publisher.publish(topic, events);
+    }
+    if (resync.length > 0) await this.resync(resync);
+  }
+
+  private async resync(assetIds: string[]): Promise<void> {
+    this.stats.resyncs += 1;
+    try {
+      const books = await this.options.resync(assetIds);
+      for (const book of books) this.books.applySnapshot(book);
+    } catch (error) {
+      // Left stale: the next price_change for these tokens asks for a resync again.
+      this.options.logger.warn({ err: error, tokens: assetIds.length }, 'book resync failed');
+    }
+  }
+}
+
+/** One websocket connection covering a fixed set of tokens. */
+class Shard {
+  private socket: WebSocket | null = null;
+  private pingTimer: NodeJS.Timeout | null = null;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private attempts = 0;
+  private resolveOpened!: () => void;
+  opened: Promise<void>;
+
+  constructor(
+    private readonly stream: MarketStream,
+    private readonly index: number,
+    private readonly tokens: string[],
+  ) {
+    this.opened = new Promise((resolve) => (this.resolveOpened = resolve));
+  }
+
+  connect(): void {
+    const { url, pingIntervalMs, logger } = this.stream.settings;
+    const socket = new WebSocket(url);
+    this.socket = socket;
+    socket.on('open', () => {
+      socket.send(JSON.stringify({ assets_ids: this.tokens, type: 'market', custom_feature_enabled: true }));
+      this.pingTimer = setInterval(() => {
+        if (socket.readyState === WebSocket.OPEN) socket.send('PING');
+      }, pingIntervalMs);
+      this.resolveOpened();
+      logger.debug({ shard: this.index, tokens: this.tokens.length }, 'market websocket subscribed');
+    });
+    socket.on('message', (data, isBinary) => {
+      this.attempts = 0;
+      const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
+      if (text === 'PONG' || text === 'pong') this.stream.heartbeat();
+      else this.stream.handleFrame(text);
+    });
+    socket.on('error', (error) => logger.warn({ err: error, shard: this.index }, 'market websocket error'));
+    socket.on('close', (code) => {
+      if (this.pingTimer) clearInterval(this.pingTimer);
+      this.pingTimer = null;
+      if (this.stream.isStopped) return;
+      this.stream.disconnected(`shard ${this.index} closed with code ${code}`);
+      this.scheduleReconnect();
+    });
+  }
+
+  private scheduleReconnect(): void {
+    const { reconnectBaseMs, reconnectMaxMs, random } = this.stream.settings;
+    this.attempts += 1;
+    const ceiling = Math.min(reconnectMaxMs, reconnectBaseMs * 2 ** (this.attempts - 1));
+    const delay = Math.round(reconnectBaseMs / 2 + random() * ceiling);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      if (!this.stream.isStopped) this.connect();
+    }, delay);
+  }
+
+  terminate(): void {
+    this.socket?.terminate();
+  }
+
+  close(): void {
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    if (this.pingTimer) clearInterval(this.pingTimer);
+    this.socket?.removeAllListeners('message');
+    this.socket?.close();
+    this.socket?.terminate();
+  }
+}

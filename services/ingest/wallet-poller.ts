@@ -1,0 +1,169 @@
+/**
+ * Data API for tracked wallets and busy markets.
+ *
+ * Tracked wallets = the configured list (TRACKED_WALLETS) + the top N wallets by taker volume in the
+ * trades this process has ingested (tallied from the trade feed, kept in a checkpoint so a restart
+ * keeps the ranking). For each: `/activity` from the wallet's cursor forward (splits, merges and
+ * redemptions are needed for correct PnL; ids are deterministic, so the overlap at the cursor is
+ * harmless) and a `/positions` snapshot. For the busiest markets: `/holders` and `/oi`.
+ */
+import type { Logger } from '../logger.js';
+import type { DeadLetter, HolderSnapshot, MarketUpserted, OpenInterest, PositionSnapshot, Source, TradeExecuted, WalletActivity } from '../shared/events.js';
+import { CheckpointFile } from './checkpoint.js';
+import { normalizeActivity, normalizeHolders, normalizeOpenInterest, normalizePosition } from './normalize-data.js';
+import type { EventPublisher } from './publisher.js';
+import { FRESHNESS_TARGETS_MS, type SourceHealth } from './source-health.js';
+import type { UpstreamClient } from './upstream-client.js';
+
+export const WALLETS_SOURCE = 'data.wallets';
+export const MARKET_HOLDINGS_SOURCE = 'data.holders-oi';
+const PAGE = 500;
+const MAX_OFFSET = 10_000;
+
+interface WalletState {
+  /** Taker volume (USDC) per wallet seen in the trade feed. */
+  volumes: Record<string, number>;
+  /** Newest activity timestamp (unix seconds) read per wallet. */
+  activityCursor: Record<string, number>;
+}
+
+export interface WalletPollerOptions {
+  data: UpstreamClient;
+  publisher: EventPublisher;
+  health: SourceHealth;
+  logger: Logger;
+  checkpointFile: string;
+  configuredWallets: string[];
+  topWallets: number;
+  /** Markets whose holders and open interest are polled (the busiest N). */
+  holdersMarkets: number;
+  markets: () => readonly MarketUpserted[];
+  clock?: () => number;
+}
+
+export class WalletPoller {
+  private readonly checkpoint: CheckpointFile<WalletState>;
+  private state: WalletState;
+
+  constructor(private readonly options: WalletPollerOptions) {
+    this.checkpoint = new CheckpointFile<WalletState>(options.checkpointFile, { volumes: {}, activityCursor: {} });
+    this.state = this.checkpoint.read();
+    options.health.register(WALLETS_SOURCE, FRESHNESS_TARGETS_MS.positions);
+    options.health.register(MARKET_HOLDINGS_SOURCE, FRESHNESS_TARGETS_MS.positions);
+  }
+
+  /** Fed by the trade poller: every trade it published. */
+  noteTrades(trades: readonly TradeExecuted[]): void {
+    for (const trade of trades) this.state.volumes[trade.wallet] = (this.state.volumes[trade.wallet] ?? 0) + trade.size_usdc;
+  }
+
+  trackedWallets(): string[] {
+    const top = Object.entries(this.state.volumes)
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .slice(0, this.options.topWallets)
+      .map(([wallet]) => wallet);
+    return [...new Set([...this.options.configuredWallets.map((w) => w.toLowerCase()), ...top])];
+  }
+
+  async pollOnce(): Promise<{ published: number; deadLettered: number }> {
+    const started = this.now();
+    const out = { published: 0, deadLettered: 0 };
+    try {
+      for (const wallet of this.trackedWallets()) {
+        const result = await this.pollWallet(wallet, started);
+        out.published += result.published;
+        out.deadLettered += result.deadLettered;
+      }
+      this.checkpoint.write(this.state);
+      this.options.health.succeeded(WALLETS_SOURCE, out.published, out.deadLettered, started);
+    } catch (error) {
+      this.options.health.failed(WALLETS_SOURCE, error);
+      throw error;
+    }
+    try {
+      const result = await this.pollMarkets(started);
+      this.options.health.succeeded(MARKET_HOLDINGS_SOURCE, result.published, result.deadLettered, started);
+      out.published += result.published;
+      out.deadLettered += result.deadLettered;
+    } catch (error) {
+      this.options.health.failed(MARKET_HOLDINGS_SOURCE, error);
+      throw error;
+    }
+    return out;
+  }
+
+  private now(): number {
+    return (this.options.clock ?? Date.now)();
+  }
+
+  private async pollWallet(wallet: string, snapshotAt: number): Promise<{ published: number; deadLettered: number }> {
+    const deadLetters: DeadLetter[] = [];
+    const activities: WalletActivity[] = [];
+    const cursor = this.state.activityCursor[wallet];
+    const start = cursor !== undefined ? `&start=${cursor}` : '';
+    for (const { raw, source } of await this.pages(`/activity?user=${wallet}&sortBy=TIMESTAMP&sortDirection=ASC${start}`)) {
+      const result = normalizeActivity(raw, source, snapshotAt);
+      if (result.ok) activities.push(result.value);
+      else deadLetters.push(this.letter('activity', raw, result.reason, source, snapshotAt));
+    }
+    const positions: PositionSnapshot[] = [];
+    for (const { raw, source } of await this.pages(`/positions?user=${wallet}&sizeThreshold=0`)) {
+      const result = normalizePosition(raw, source, snapshotAt);
+      if (result.ok) positions.push(result.value);
+      else deadLetters.push(this.letter('positions', raw, result.reason, source, snapshotAt));
+    }
+    await this.options.publisher.deadLetter(deadLetters);
+    const published = (await this.options.publisher.publish('walletActivity', activities)) + (await this.options.publisher.publish('positions', positions));
+    if (activities.length > 0) this.state.activityCursor[wallet] = Math.max(cursor ?? 0, ...activities.map((a) => Math.floor(a.timestamp_ms / 1000)));
+    return { published, deadLettered: deadLetters.length };
+  }
+
+  private async pollMarkets(snapshotAt: number): Promise<{ published: number; deadLettered: number }> {
+    const markets = [...this.options.markets()]
+      .filter((m) => m.status === 'active')
+      .sort((a, b) => b.volume_24h_usdc - a.volume_24h_usdc)
+      .slice(0, this.options.holdersMarkets);
+    const tokenToMarket = new Map(markets.flatMap((m) => m.outcome_token_ids.map((t) => [t, m.market_id] as const)));
+    const deadLetters: DeadLetter[] = [];
+    const holders: HolderSnapshot[] = [];
+    const interest: OpenInterest[] = [];
+    for (let i = 0; i < markets.length; i += 10) {
+      const ids = markets.slice(i, i + 10).map((m) => m.market_id).join(',');
+      const { body, source } = await this.options.data.getJson<unknown>(`/holders?market=${ids}&limit=20`);
+      const result = normalizeHolders(body, (t) => tokenToMarket.get(t), source, snapshotAt);
+      if (!result.ok) deadLetters.push(this.letter('holders', body, result.reason, source, snapshotAt));
+      else {
+        holders.push(...result.value.rows);
+        for (const r of result.value.rejected) deadLetters.push(this.letter('holders', r.raw, r.reason, source, snapshotAt));
+      }
+    }
+    for (let i = 0; i < markets.length; i += 50) {
+      const ids = markets.slice(i, i + 50).map((m) => m.market_id).join(',');
+      const { body, source } = await this.options.data.getJson<unknown>(`/oi?market=${ids}`);
+      if (!Array.isArray(body)) throw new Error(`${this.options.data.name}/oi: expected an array, got ${typeof body}`);
+      for (const raw of body) {
+        const result = normalizeOpenInterest(raw, source, snapshotAt);
+        if (result.ok) interest.push(result.value);
+        else deadLetters.push(this.letter('oi', raw, result.reason, source, snapshotAt));
+      }
+    }
+    await this.options.publisher.deadLetter(deadLetters);
+    const published = (await this.options.publisher.publish('holders', holders)) + (await this.options.publisher.publish('openInterest', interest));
+    return { published, deadLettered: deadLetters.length };
+  }
+
+  private async pages(pathAndQuery: string): Promise<Array<{ raw: unknown; source: Source }>> {
+    const rows: Array<{ raw: unknown; source: Source }> = [];
+    for (let offset = 0; offset <= MAX_OFFSET; offset += PAGE) {
+      const { body, source } = await this.options.data.getJson<unknown>(`${pathAndQuery}&limit=${PAGE}&offset=${offset}`);
+      if (!Array.isArray(body)) throw new Error(`${this.options.data.name}${pathAndQuery.split('?')[0]}: expected an array, got ${typeof body}`);
+      for (const raw of body) rows.push({ raw, source });
+      if (body.length < PAGE) break;
+    }
+    return rows;
+  }
+
+  private letter(endpoint: string, raw: unknown, reason: string, source: string, at: number): DeadLetter {
+    return { stage: 'ingest', source, origin: `${this.options.data.name}/${endpoint}`, reason, raw: JSON.stringify(raw), at_ms: at };
+  }
+}
