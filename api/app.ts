@@ -25,6 +25,7 @@ import { healthRoutes, type HealthInputs } from './routes/health.js';
 import { marketRoutes } from './routes/markets.js';
 import { tradeRoutes } from './routes/trades.js';
 import { traderRoutes } from './routes/traders.js';
+import { marketDataRoutes } from './routes/market-data.js';
 
 export const OPENAPI_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'openapi.yaml');
 
@@ -79,6 +80,7 @@ export function createApp(deps: AppDependencies): express.Express {
   app.use('/v1', marketRoutes(deps.store));
   app.use('/v1', tradeRoutes(deps.store));
   app.use('/v1', traderRoutes(deps.store));
+  app.use('/v1', marketDataRoutes(deps.store));
 
   app.use((_request, _response, next) => next(ApiError.notFound('no such route')));
   app.use(errorRenderer(deps.logger));
