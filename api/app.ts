@@ -17,6 +17,7 @@ import { agentRoutes } from './routes/agents.js';
 import { healthRoutes, type HealthInputs } from './routes/health.js';
 import { marketRoutes } from './routes/markets.js';
 import { tradeRoutes } from './routes/trades.js';
+import { webhookRoutes, type WebhooksApi } from './routes/webhooks.js';
 
 export const OPENAPI_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'openapi.yaml');
 
@@ -25,6 +26,8 @@ export interface AppDependencies {
   accounts: Accounts;
   health: HealthInputs;
   logger: Logger;
+  /** Webhook subscriptions and deliveries; without it the /webhooks routes answer 404. */
+  webhooks?: WebhooksApi;
   /** Validate every response against the document too (tests turn this on). */
   validateResponses?: boolean;
 }
@@ -61,6 +64,7 @@ export function createApp(deps: AppDependencies): express.Express {
   app.use('/v1', healthRoutes(deps.store, deps.health));
   app.use('/v1', marketRoutes(deps.store));
   app.use('/v1', tradeRoutes(deps.store));
+  if (deps.webhooks) app.use('/v1', webhookRoutes(deps.webhooks));
 
   app.use((_request, _response, next) => next(ApiError.notFound('no such route')));
   app.use(errorRenderer(deps.logger));

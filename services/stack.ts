@@ -17,6 +17,7 @@ import type { EventLog } from './ports/event-log.js';
 import { SINK_GROUP_ID, startSink } from './sink/sink-service.js';
 import { assertNotSimulatorData } from './shared/data-dir-guard.js';
 import { allTopicSpecs, TOPICS } from './shared/topics.js';
+import { startWebhooks } from './webhooks/start-webhooks.js';
 
 export const SERVICE_VERSION = '0.5.0';
 
@@ -42,11 +43,13 @@ export async function startStack(config: Config, logger: Logger): Promise<Runnin
   const control = await openControlStore(config);
   const sink = await startSink(log, store, logger.child({ part: 'sink' }));
   const ingest = config.ingest.enabled ? await startIngest(config, log, logger.child({ part: 'ingest' })) : null;
+  const webhooks = config.webhooks.enabled ? await startWebhooks(config, log, control, store, logger) : null;
 
   const app = createApp({
     store,
     accounts: new Accounts(control),
     logger: logger.child({ part: 'api' }),
+    webhooks: webhooks?.api,
     health: {
       version: SERVICE_VERSION,
       sources: () => ingest?.health.snapshot() ?? [],
@@ -76,6 +79,7 @@ export async function startStack(config: Config, logger: Logger): Promise<Runnin
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await ingest?.stop();
+      await webhooks?.stop();
       await sink.stop();
       await log.close();
       await store.close();
