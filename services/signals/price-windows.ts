@@ -56,7 +56,8 @@ export class PriceWindows {
         reference = point;
       }
     }
-    if (reference && biggest * 100 > this.thresholdPct) {
+    // Rounded to 1e-6 % so a move of exactly the threshold is not a signal by floating-point noise.
+    if (reference && Math.round(biggest * 1e8) / 1e6 > this.thresholdPct) {
       points.length = 0;
       points.push({ ts, price });
       return {
