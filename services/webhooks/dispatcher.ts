@@ -21,6 +21,8 @@ export interface DispatcherOptions {
   disableAfterMs: number;
   pollIntervalMs: number;
   concurrency: number;
+  /** How long a claim is held; default twice the timeout plus 5 s. A killed dispatcher's claims are retried after it. */
+  leaseMs?: number;
   clock?: () => number;
   random?: () => number;
   /** Observes every finished attempt (benchmarks, tests). */
@@ -39,7 +41,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
   const clock = options.clock ?? Date.now;
   const random = options.random ?? Math.random;
   // A lease outlives the longest possible attempt, so a live dispatcher never loses one it is sending.
-  const leaseMs = options.timeoutMs * 2 + 5_000;
+  const leaseMs = options.leaseMs ?? options.timeoutMs * 2 + 5_000;
   let stopping = false;
   let wakeUp: (() => void) | null = null;
   let wakeRequested = false;
