@@ -110,8 +110,9 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
     groupId: options.groupId ?? SIGNALS_GROUP_ID,
     topics: [TOPICS.markets.name, TOPICS.trades.name],
     maxBatchSize: 2_000,
-    // Signals are about now: a group starting fresh begins at the log end, not at years of history.
-    fromBeginning: false,
+    // From the beginning: the market state table must see a market active before it can see it resolve.
+    // Replayed history reaches no subscriber (each gets only events logged after it was created).
+    fromBeginning: true,
     handleBatch,
     onError: (error, batch) => options.logger.warn({ err: error, topic: batch.topic, partition: batch.partition, offset: batch.firstOffset }, 'signals batch failed; retrying'),
   });
