@@ -102,6 +102,6 @@ test('stack + simulator + subscription -> signed trade.executed, market.price_si
   // Every delivery is in the subscriber's log as succeeded.
   const log = await getJson(`${base}/webhooks/${created.body.data.id}/deliveries?limit=500`, key);
   expect(log.body.data.length).toBeGreaterThan(0);
-  const delivered = new Set(requests.map((r) => r.headers['x-service-delivery']));
+  const delivered = new Set(receiver.at('/hook').map((r) => r.headers['x-service-delivery']));
   for (const entry of log.body.data.filter((d: any) => d.status === 'succeeded')) expect(delivered.has(entry.id)).toBe(true);
 }, 150_000);
