@@ -26,6 +26,7 @@ import { marketRoutes } from './routes/markets.js';
 import { tradeRoutes } from './routes/trades.js';
 import { traderRoutes } from './routes/traders.js';
 import { marketDataRoutes } from './routes/market-data.js';
+import { webhookRoutes, type WebhooksApi } from './routes/webhooks.js';
 
 export const OPENAPI_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'openapi.yaml');
 
@@ -40,6 +41,8 @@ export interface AppDependencies {
   limiter?: RateLimiter;
   /** Operator endpoints under /admin, when the process holds the admin token. */
   admin?: { operations: AdminOperations; token: string };
+  /** Webhook subscriptions and deliveries; without it the /webhooks routes answer 404. */
+  webhooks?: WebhooksApi;
   /** Validate every response against the document too (tests turn this on). */
   validateResponses?: boolean;
 }
@@ -81,6 +84,7 @@ export function createApp(deps: AppDependencies): express.Express {
   app.use('/v1', tradeRoutes(deps.store));
   app.use('/v1', traderRoutes(deps.store));
   app.use('/v1', marketDataRoutes(deps.store));
+  if (deps.webhooks) app.use('/v1', webhookRoutes(deps.webhooks));
 
   app.use((_request, _response, next) => next(ApiError.notFound('no such route')));
   app.use(errorRenderer(deps.logger));

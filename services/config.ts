@@ -85,6 +85,38 @@ const environmentSchema = z.object({
   TRACKED_WALLETS: z.string().default(''),
   TRACKED_WALLETS_TOP: z.coerce.number().int().min(0).default(50),
   HOLDERS_MARKETS: z.coerce.number().int().min(0).default(100),
+  // Webhooks and signals. Hosts or IPs exempt from the SSRF guard (comma-separated); empty in
+  // production, `127.0.0.1` for tests and local receivers.
+  WEBHOOK_ALLOWED_HOSTS: z.string().default(''),
+  // Delay before each attempt, after the previous failure (Svix's reference schedule: now, 5 s, 5 min,
+  // 30 min, 2 h, 5 h, 10 h, 10 h - about 28 hours in all). Tests shrink it to milliseconds.
+  WEBHOOK_RETRY_SCHEDULE_MS: z
+    .string()
+    .default('0,5000,300000,1800000,7200000,18000000,36000000,36000000')
+    .transform((v) => v.split(',').map((part) => Number(part.trim())))
+    .refine((list) => list.length > 0 && list.every((n) => Number.isInteger(n) && n >= 0), 'a comma-separated list of non-negative integers'),
+  // +/-20% spreads retries of many deliveries that failed together (a receiver outage).
+  WEBHOOK_RETRY_JITTER: z.coerce.number().min(0).max(1).default(0.2),
+  // 15 s: long enough for a slow receiver, short enough that a hung one does not hold a slot.
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  // After a 429 or a timeout the receiver is struggling: wait at least a minute.
+  WEBHOOK_THROTTLE_MIN_DELAY_MS: z.coerce.number().int().min(0).default(60_000),
+  // A Retry-After beyond 6 h is capped, so one header cannot park a delivery for days.
+  WEBHOOK_RETRY_AFTER_MAX_MS: z.coerce.number().int().min(0).default(6 * 3_600_000),
+  // Five days without a single success disables the subscription (any success resets the clock).
+  WEBHOOK_DISABLE_AFTER_MS: z.coerce.number().int().positive().default(5 * 86_400_000),
+  // After a rotation the old secret keeps signing alongside the new one for a day.
+  WEBHOOK_SECRET_GRACE_MS: z.coerce.number().int().min(0).default(86_400_000),
+  // Idle poll of the outbox; enqueues in this process wake the dispatcher at once anyway.
+  WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
+  // Deliveries in flight at once per dispatcher.
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(16),
+  WEBHOOKS_ENABLED: booleanFlag,
+  // trader.large_trade default threshold (a subscription filter can set its own).
+  SIGNALS_LARGE_TRADE_USDC: z.coerce.number().positive().default(10_000),
+  // market.price_signal: a YES price move of more than 5% within 15 minutes.
+  SIGNALS_PRICE_CHANGE_PCT: z.coerce.number().positive().default(5),
+  SIGNALS_PRICE_WINDOW_MS: z.coerce.number().int().positive().default(15 * 60_000),
 });
 
 export type Config = Readonly<{
@@ -130,6 +162,24 @@ export type Config = Readonly<{
     authCacheTtlMs: number;
   }>;
   traderStatsIntervalMs: number;
+  webhooks: Readonly<{
+    enabled: boolean;
+    allowedHosts: readonly string[];
+    retryScheduleMs: readonly number[];
+    retryJitter: number;
+    timeoutMs: number;
+    throttleMinDelayMs: number;
+    retryAfterMaxMs: number;
+    disableAfterMs: number;
+    secretGraceMs: number;
+    pollIntervalMs: number;
+    concurrency: number;
+  }>;
+  signals: Readonly<{
+    largeTradeUsdc: number;
+    priceChangePct: number;
+    priceWindowMs: number;
+  }>;
 }>;
 
 export class ConfigError extends Error {}
@@ -189,6 +239,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
     },
     traderStatsIntervalMs: e.TRADER_STATS_INTERVAL_MS,
+    webhooks: {
+      enabled: e.WEBHOOKS_ENABLED ?? true,
+      allowedHosts: e.WEBHOOK_ALLOWED_HOSTS.split(',').map((h) => h.trim()).filter(Boolean),
+      retryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE_MS,
+      retryJitter: e.WEBHOOK_RETRY_JITTER,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      throttleMinDelayMs: e.WEBHOOK_THROTTLE_MIN_DELAY_MS,
+      retryAfterMaxMs: e.WEBHOOK_RETRY_AFTER_MAX_MS,
+      disableAfterMs: e.WEBHOOK_DISABLE_AFTER_MS,
+      secretGraceMs: e.WEBHOOK_SECRET_GRACE_MS,
+      pollIntervalMs: e.WEBHOOK_POLL_INTERVAL_MS,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+    },
+    signals: {
+      largeTradeUsdc: e.SIGNALS_LARGE_TRADE_USDC,
+      priceChangePct: e.SIGNALS_PRICE_CHANGE_PCT,
+      priceWindowMs: e.SIGNALS_PRICE_WINDOW_MS,
+    },
   });
 }
 

@@ -22,6 +22,7 @@ import { runPeriodically } from './shared/periodic.js';
 import { recomputeTraderStats } from './traders/stats-job.js';
 import { assertNotSimulatorData } from './shared/data-dir-guard.js';
 import { allTopicSpecs, TOPICS } from './shared/topics.js';
+import { startWebhooks } from './webhooks/start-webhooks.js';
 
 export const SERVICE_VERSION = '0.5.0';
 
@@ -56,6 +57,7 @@ export async function startStack(config: Config, logger: Logger): Promise<Runnin
     config.traderStatsIntervalMs,
     (error) => statsLogger.error({ err: error }, 'trader stats failed'),
   );
+  const webhooks = config.webhooks.enabled ? await startWebhooks(config, log, control, store, logger) : null;
 
   const accounts = new Accounts(control);
   const meter = new Meter(control, {
@@ -75,6 +77,7 @@ export async function startStack(config: Config, logger: Logger): Promise<Runnin
     authCacheTtlMs: config.access.authCacheTtlMs,
     admin: { operations: new AdminOperations(accounts, config.access.thresholds), token: adminToken },
     logger: logger.child({ part: 'api' }),
+    webhooks: webhooks?.api,
     health: {
       version: SERVICE_VERSION,
       sources: () => ingest?.health.snapshot() ?? [],
@@ -106,6 +109,7 @@ export async function startStack(config: Config, logger: Logger): Promise<Runnin
       server.closeAllConnections();
       await ingest?.stop();
       await traderStats.stop();
+      await webhooks?.stop();
       await sink.stop();
       await meter.stop();
       await log.close();

@@ -1,0 +1,161 @@
+/** /webhooks: subscriptions of the calling account, their delivery log, test events and redelivery. */
+import crypto from 'node:crypto';
+import { Router, type Request } from 'express';
+import type { ControlStore } from '../../services/ports/control-store.js';
+import { TEST_EVENT_TYPE } from '../../services/webhooks/event-types.js';
+import { attemptsOf, enqueueDeliveries, listDeliveries, redeliver, type AttemptRecord, type DeliveryRecord } from '../../services/webhooks/outbox.js';
+import { secretHint } from '../../services/webhooks/signature.js';
+import { UnsafeUrlError } from '../../services/webhooks/url-guard.js';
+import type { Subscription, WebhookSubscriptions } from '../../services/webhooks/subscriptions.js';
+import { decodeCursor, encodeCursor, queryFingerprint } from '../cursor.js';
+import { page, success } from '../envelope.js';
+import { ApiError } from '../errors.js';
+
+export interface WebhooksApi {
+  subscriptions: WebhookSubscriptions;
+  store: ControlStore;
+  clock: () => number;
+  /** Tells the dispatcher a delivery is due now (test events, redeliveries). */
+  wake: () => void;
+}
+
+const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
+
+function presentSubscription(s: Subscription, now: number, secret?: string) {
+  const graceRunning = s.previous_secret_expires_at !== null && new Date(s.previous_secret_expires_at).getTime() > now;
+  return {
+    id: s.id,
+    url: s.url,
+    events: s.events,
+    filters: s.filters,
+    enabled: s.enabled,
+    disabled_reason: s.disabled_reason,
+    disabled_at: iso(s.disabled_at),
+    secret_hint: secretHint(s.secret),
+    previous_secret_expires_at: graceRunning ? iso(s.previous_secret_expires_at) : null,
+    created_at: iso(s.created_at)!,
+    updated_at: iso(s.updated_at)!,
+    ...(secret ? { secret } : {}),
+  };
+}
+
+function presentDelivery(d: DeliveryRecord, attempts: AttemptRecord[]) {
+  return {
+    id: d.id,
+    event: d.event_type,
+    event_id: d.event_id,
+    status: d.status,
+    attempts: d.attempts,
+    next_attempt_at: d.status === 'pending' ? iso(d.next_attempt_at) : null,
+    last_status_code: d.last_status_code,
+    last_error: d.last_error,
+    created_at: iso(d.created_at)!,
+    delivered_at: iso(d.delivered_at),
+    attempt_log: attempts.map((a) => ({ attempt: a.attempt, attempted_at: iso(a.attempted_at)!, status_code: a.status_code, error: a.error, latency_ms: a.latency_ms })),
+  };
+}
+
+const ownerOf = (request: Request) => request.owner!.account_id;
+
+/** SSRF refusals are the subscriber's input problem: 400 with the guard's message. */
+async function guarded<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof UnsafeUrlError) throw ApiError.badRequest(error.message);
+    throw error;
+  }
+}
+
+export function webhookRoutes(api: WebhooksApi): Router {
+  const router = Router();
+
+  const requireSubscription = async (request: Request) => {
+    const subscription = await api.subscriptions.get(ownerOf(request), String(request.params.id));
+    if (!subscription) throw ApiError.notFound(`webhook subscription not found: ${request.params.id}`);
+    return subscription;
+  };
+
+  router.post('/webhooks', async (request, response) => {
+    const created = await guarded(() => api.subscriptions.create(ownerOf(request), request.body));
+    // The only time the secret is shown in full (rotate-secret shows its replacement once).
+    response.status(201).json(success(presentSubscription(created, api.clock(), created.secret)));
+  });
+
+  router.get('/webhooks', async (request, response) => {
+    const limit = Number(request.query.limit ?? 50);
+    const fingerprint = queryFingerprint({});
+    const after = request.query.cursor ? decodeCursor(String(request.query.cursor), fingerprint, ['string']) : null;
+    const rows = await api.subscriptions.list(ownerOf(request), limit + 1, after ? String(after[0]) : null);
+    const pageRows = rows.slice(0, limit);
+    const hasMore = rows.length > limit;
+    response.json(
+      page(
+        pageRows.map((s) => presentSubscription(s, api.clock())),
+        { limit, has_more: hasMore, next_cursor: hasMore ? encodeCursor([pageRows[pageRows.length - 1]!.id], fingerprint) : null },
+      ),
+    );
+  });
+
+  router.get('/webhooks/:id', async (request, response) => {
+    response.json(success(presentSubscription(await requireSubscription(request), api.clock())));
+  });
+
+  router.patch('/webhooks/:id', async (request, response) => {
+    const updated = await guarded(() => api.subscriptions.update(ownerOf(request), String(request.params.id), request.body));
+    if (!updated) throw ApiError.notFound(`webhook subscription not found: ${request.params.id}`);
+    if (updated.enabled) api.wake();
+    response.json(success(presentSubscription(updated, api.clock())));
+  });
+
+  router.delete('/webhooks/:id', async (request, response) => {
+    const deleted = await api.subscriptions.delete(ownerOf(request), String(request.params.id));
+    if (!deleted) throw ApiError.notFound(`webhook subscription not found: ${request.params.id}`);
+    response.json(success({ id: String(request.params.id), deleted: true }));
+  });
+
+  router.post('/webhooks/:id/rotate-secret', async (request, response) => {
+    const rotated = await api.subscriptions.rotateSecret(ownerOf(request), String(request.params.id));
+    if (!rotated) throw ApiError.notFound(`webhook subscription not found: ${request.params.id}`);
+    response.json(success(presentSubscription(rotated, api.clock(), rotated.secret)));
+  });
+
+  router.post('/webhooks/:id/test', async (request, response) => {
+    const subscription = await requireSubscription(request);
+    const now = api.clock();
+    const eventId = 'evt_test_' + crypto.randomBytes(12).toString('hex');
+    const payload = { event: TEST_EVENT_TYPE, id: eventId, subscription_id: subscription.id, timestamp: new Date(now).toISOString() };
+    await enqueueDeliveries(api.store, [{ subscriptionId: subscription.id, eventId, eventType: TEST_EVENT_TYPE, payload }], now);
+    api.wake();
+    const [delivery] = await listDeliveries(api.store, subscription.id, 1, null, null);
+    response.status(202).json(success(presentDelivery(delivery!, [])));
+  });
+
+  router.get('/webhooks/:id/deliveries', async (request, response) => {
+    const subscription = await requireSubscription(request);
+    const limit = Number(request.query.limit ?? 50);
+    const status = request.query.status ? String(request.query.status) : null;
+    const fingerprint = queryFingerprint({ status: status ?? undefined });
+    const after = request.query.cursor ? decodeCursor(String(request.query.cursor), fingerprint, ['string']) : null;
+    const rows = await listDeliveries(api.store, subscription.id, limit + 1, after ? String(after[0]) : null, status);
+    const pageRows = rows.slice(0, limit);
+    const attempts = await attemptsOf(api.store, pageRows.map((d) => d.seq));
+    const hasMore = rows.length > limit;
+    response.json(
+      page(
+        pageRows.map((d) => presentDelivery(d, attempts.filter((a) => a.delivery_seq === d.seq))),
+        { limit, has_more: hasMore, next_cursor: hasMore ? encodeCursor([pageRows[pageRows.length - 1]!.seq], fingerprint) : null },
+      ),
+    );
+  });
+
+  router.post('/webhooks/:id/deliveries/:delivery_id/redeliver', async (request, response) => {
+    const subscription = await requireSubscription(request);
+    const delivery = await redeliver(api.store, subscription.id, String(request.params.delivery_id), api.clock());
+    if (!delivery) throw ApiError.notFound(`delivery not found: ${request.params.delivery_id}`);
+    api.wake();
+    response.status(202).json(success(presentDelivery(delivery, await attemptsOf(api.store, [delivery.seq]))));
+  });
+
+  return router;
+}

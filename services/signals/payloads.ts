@@ -1,0 +1,93 @@
+/**
+ * Webhook payloads, field for field as the spec's "Payload shapes" table, plus `event`, the event
+ * `id` and `source` (the project labels every record polymarket or simulator). Timestamps are
+ * ISO 8601 UTC with milliseconds.
+ */
+import type { MarketUpserted, TradeExecuted } from '../shared/events.js';
+import { eventId, isoMillis } from '../webhooks/event-types.js';
+
+/** The spec writes outcomes as YES/NO; other outcome names (teams, candidates) pass through. */
+export function presentOutcome(outcome: string): string {
+  const lower = outcome.toLowerCase();
+  return lower === 'yes' || lower === 'no' ? outcome.toUpperCase() : outcome;
+}
+
+export function tradeExecuted(trade: TradeExecuted) {
+  return {
+    event: 'trade.executed' as const,
+    id: eventId('trade.executed', trade.event_id),
+    trade_id: trade.event_id,
+    market_id: trade.market_id,
+    market_title: trade.market_title,
+    wallet: trade.wallet,
+    side: trade.side,
+    outcome: presentOutcome(trade.outcome),
+    price: trade.price,
+    size_usdc: trade.size_usdc,
+    timestamp: isoMillis(trade.timestamp_ms),
+    source: trade.source,
+  };
+}
+
+/** The trader's activity in the 24 hours before the trade, from indexed trades. */
+export interface TraderContext {
+  trades_24h: number;
+  volume_24h_usdc: number;
+  markets_24h: number;
+  largest_trade_24h_usdc: number;
+}
+
+/** trader.large_trade (the spec leaves it open): trade.executed's fields, the threshold crossed, the trader's context. */
+export function largeTrade(trade: TradeExecuted, thresholdUsdc: number, trader: TraderContext) {
+  return {
+    ...tradeExecuted(trade),
+    event: 'trader.large_trade' as const,
+    id: eventId('trader.large_trade', trade.event_id),
+    threshold_usdc: thresholdUsdc,
+    trader: { wallet: trade.wallet, ...trader },
+  };
+}
+
+export interface PriceMove {
+  market_id: string;
+  market_title: string;
+  yes_price: number;
+  prev_price: number;
+  change_pct: number;
+  direction: 'up' | 'down';
+  at_ms: number;
+  /** The trade that completed the move (makes the event id deterministic). */
+  trigger_id: string;
+  source: string;
+}
+
+export function priceSignal(move: PriceMove) {
+  return {
+    event: 'market.price_signal' as const,
+    id: eventId('market.price_signal', `${move.market_id}:${move.trigger_id}`),
+    market_id: move.market_id,
+    market_title: move.market_title,
+    yes_price: move.yes_price,
+    prev_price: move.prev_price,
+    change_pct: move.change_pct,
+    direction: move.direction,
+    timestamp: isoMillis(move.at_ms),
+    source: move.source,
+  };
+}
+
+export function marketResolved(market: MarketUpserted) {
+  const yes = market.outcome_prices[market.yes_index] ?? 0;
+  const no = market.outcome_prices.length === 2 ? (market.outcome_prices[1 - market.yes_index] ?? 1 - yes) : 1 - yes;
+  return {
+    event: 'market.resolved' as const,
+    id: eventId('market.resolved', market.market_id),
+    market_id: market.market_id,
+    market_title: market.title,
+    resolved_outcome: presentOutcome(market.resolved_outcome ?? ''),
+    final_yes_price: yes,
+    final_no_price: no,
+    timestamp: isoMillis(market.closed_ms ?? market.updated_at_ms),
+    source: market.source,
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * The signals processor: its own consumer group over the trades and markets topics. Per batch it
+ * detects trade.executed, trader.large_trade, market.price_signal and market.resolved, matches them
+ * against enabled subscriptions, and writes the deliveries to the outbox together with the market
+ * state table in one transaction - before the log commits the batch's offsets. A crash anywhere
+ * redelivers the batch, and the outbox's unique (subscription, event id) makes that harmless.
+ */
+import type { Logger } from '../logger.js';
+import type { ControlStore } from '../ports/control-store.js';
+import type { EventLog, LogMessage, MessageBatch, RunningConsumer } from '../ports/event-log.js';
+import { decodeEvent, topicKeyOf, type MarketUpserted, type TradeExecuted } from '../shared/events.js';
+import { TOPICS } from '../shared/topics.js';
+import { enqueueDeliveries, type NewDelivery } from '../webhooks/outbox.js';
+import type { Subscription } from '../webhooks/subscriptions.js';
+import { applyMarketEvents } from './market-states.js';
+import { wants } from './matching.js';
+import { largeTrade, marketResolved, priceSignal, tradeExecuted, type TraderContext } from './payloads.js';
+import { PriceWindows } from './price-windows.js';
+import type { TraderContextSource } from './trader-context.js';
+
+export const SIGNALS_GROUP_ID = 'tapeline-signals';
+
+const SIGNAL_EVENTS = ['trade.executed', 'trader.large_trade', 'market.price_signal', 'market.resolved'];
+
+export interface SignalsOptions {
+  log: EventLog;
+  control: ControlStore;
+  traderContext: TraderContextSource;
+  largeTradeUsdc: number;
+  priceChangePct: number;
+  priceWindowMs: number;
+  logger: Logger;
+  clock?: () => number;
+  /** Called after deliveries were enqueued (the in-process dispatcher wakes up at once). */
+  onEnqueued?: (count: number) => void;
+  groupId?: string;
+}
+
+export interface SignalsStats {
+  batches: number;
+  enqueued: number;
+  price_signals: number;
+  resolutions: number;
+}
+
+export interface SignalsService {
+  readonly stats: SignalsStats;
+  stop(): Promise<void>;
+}
+
+export async function startSignals(options: SignalsOptions): Promise<SignalsService> {
+  const clock = options.clock ?? Date.now;
+  const windows = new PriceWindows(options.priceWindowMs, options.priceChangePct);
+  const stats: SignalsStats = { batches: 0, enqueued: 0, price_signals: 0, resolutions: 0 };
+
+  const loadSubscriptions = (control: ControlStore) =>
+    control.query<Subscription>(
+      `SELECT id::text AS id, events, filters, created_at FROM webhook_subscriptions WHERE enabled AND events && $1::text[]`,
+      [SIGNAL_EVENTS],
+    );
+
+  const handleBatch = async (batch: MessageBatch) => {
+    const topic = topicKeyOf(batch.topic);
+    const subscriptions = await loadSubscriptions(options.control);
+    const trades = topic === 'trades' ? decodeAll<TradeExecuted>('trades', batch.messages, options.logger) : [];
+    const markets = topic === 'markets' ? decodeAll<MarketUpserted>('markets', batch.messages, options.logger) : [];
+    // A failed batch is redelivered; the price windows must then look as they did before it.
+    const before = windows.snapshot(new Set(trades.map((t) => t.event.market_id)));
+    try {
+      const deliveries = await detectTradeEvents(trades, subscriptions);
+      const { enqueued, resolutions } = await options.control.transaction(async (tx) => {
+        const resolved = await applyMarketEvents(tx, markets.map((m) => m.event), clock());
+        deliveries.push(...resolutionDeliveries(resolved, markets, subscriptions));
+        return { enqueued: await enqueueDeliveries(tx, deliveries, clock()), resolutions: resolved.length };
+      });
+      stats.batches += 1;
+      stats.enqueued += enqueued;
+      stats.resolutions += resolutions;
+      if (enqueued > 0) options.onEnqueued?.(enqueued);
+    } catch (error) {
+      windows.restore(before);
+      throw error;
+    }
+  };
+
+  const detectTradeEvents = async (trades: Decoded<TradeExecuted>[], subscriptions: Subscription[]): Promise<NewDelivery[]> => {
+    const deliveries: NewDelivery[] = [];
+    for (const { event: trade, message } of trades) {
+      // The window sees every trade, subscribed or not, so a new subscription gets signals at once.
+      const move = windows.observe(trade);
+      if (move) stats.price_signals += 1;
+      const facts = { market_id: trade.market_id, wallet: trade.wallet, size_usdc: trade.size_usdc, logged_at_ms: message.timestamp };
+      let context: TraderContext | undefined;
+      for (const subscription of subscriptions) {
+        if (wants(subscription, { ...facts, type: 'trade.executed' })) deliveries.push(delivery(subscription, tradeExecuted(trade)));
+        const threshold = subscription.filters?.large_trade_min_usdc ?? options.largeTradeUsdc;
+        if (trade.size_usdc >= threshold && wants(subscription, { ...facts, type: 'trader.large_trade' })) {
+          context ??= await options.traderContext(trade.wallet, trade.timestamp_ms);
+          deliveries.push(delivery(subscription, largeTrade(trade, threshold, context)));
+        }
+        if (move && wants(subscription, { ...facts, type: 'market.price_signal', change_pct: move.change_pct })) {
+          deliveries.push(delivery(subscription, priceSignal(move)));
+        }
+      }
+    }
+    return deliveries;
+  };
+
+  const consumer: RunningConsumer = await options.log.runConsumer({
+    groupId: options.groupId ?? SIGNALS_GROUP_ID,
+    topics: [TOPICS.markets.name, TOPICS.trades.name],
+    maxBatchSize: 2_000,
+    // From the beginning: the market state table must see a market active before it can see it resolve.
+    // Replayed history reaches no subscriber (each gets only events logged after it was created).
+    fromBeginning: true,
+    handleBatch,
+    onError: (error, batch) => options.logger.warn({ err: error, topic: batch.topic, partition: batch.partition, offset: batch.firstOffset }, 'signals batch failed; retrying'),
+  });
+  return { stats, stop: () => consumer.stop() };
+}
+
+function resolutionDeliveries(resolved: MarketUpserted[], markets: Decoded<MarketUpserted>[], subscriptions: Subscription[]): NewDelivery[] {
+  const loggedAt = new Map(markets.map((m) => [m.event, m.message.timestamp]));
+  const deliveries: NewDelivery[] = [];
+  for (const market of resolved) {
+    const facts = { type: 'market.resolved', market_id: market.market_id, logged_at_ms: loggedAt.get(market) ?? 0 };
+    for (const subscription of subscriptions) if (wants(subscription, facts)) deliveries.push(delivery(subscription, marketResolved(market)));
+  }
+  return deliveries;
+}
+
+function delivery(subscription: Subscription, payload: { event: string; id: string }): NewDelivery {
+  return { subscriptionId: subscription.id, eventId: payload.id, eventType: payload.event, payload };
+}
+
+interface Decoded<T> {
+  event: T;
+  message: LogMessage;
+}
+
+/** Undecodable messages are the sink's to dead-letter; here they are skipped. */
+function decodeAll<T>(topic: 'trades' | 'markets', messages: LogMessage[], logger: Logger): Decoded<T>[] {
+  const decoded: Decoded<T>[] = [];
+  for (const message of messages) {
+    try {
+      decoded.push({ event: decodeEvent(topic, message.value) as T, message });
+    } catch (error) {
+      logger.debug({ err: error, topic: message.topic, offset: message.offset }, 'signals: skipping undecodable message');
+    }
+  }
+  return decoded;
+}

@@ -1,0 +1,166 @@
+/**
+ * The webhook dispatcher: claims due deliveries from the outbox under a lease, signs each one at
+ * send time over the exact body bytes, sends it, and records the attempt with its consequence
+ * (success, retry at a backed-off time, or failure, possibly disabling the subscription).
+ * Clock, random and transport are injected so the schedule and signatures are deterministic in tests.
+ */
+import type { Logger } from '../logger.js';
+import type { ControlStore } from '../ports/control-store.js';
+import type { Transport } from './http-transport.js';
+import { claimDue, recordAttempt, type ClaimedDelivery } from './outbox.js';
+import { decide, type RetryPolicy } from './retry-policy.js';
+import { signatureHeader } from './signature.js';
+import { signingSecrets, type Subscription } from './subscriptions.js';
+
+export interface DispatcherOptions {
+  store: ControlStore;
+  transport: Transport;
+  policy: RetryPolicy;
+  logger: Logger;
+  timeoutMs: number;
+  disableAfterMs: number;
+  pollIntervalMs: number;
+  concurrency: number;
+  /** How long a claim is held; default twice the timeout plus 5 s. A killed dispatcher's claims are retried after it. */
+  leaseMs?: number;
+  clock?: () => number;
+  random?: () => number;
+  /** Observes every finished attempt (benchmarks, tests). */
+  onAttempt?: (event: { delivery: ClaimedDelivery; statusCode: number | null; succeeded: boolean; sentAtMs: number }) => void;
+}
+
+export interface Dispatcher {
+  /** Looks for due deliveries now instead of at the next poll. */
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+type SigningRow = Pick<Subscription, 'id' | 'url' | 'secret' | 'previous_secret' | 'previous_secret_expires_at'>;
+
+export function startDispatcher(options: DispatcherOptions): Dispatcher {
+  const clock = options.clock ?? Date.now;
+  const random = options.random ?? Math.random;
+  // A lease outlives the longest possible attempt, so a live dispatcher never loses one it is sending.
+  const leaseMs = options.leaseMs ?? options.timeoutMs * 2 + 5_000;
+  let stopping = false;
+  let wakeUp: (() => void) | null = null;
+  let wakeRequested = false;
+
+  const attempt = async (delivery: ClaimedDelivery, subscription: SigningRow | undefined) => {
+    if (!subscription) return; // deleted meanwhile: the cascade removed the delivery too
+    const sentAtMs = clock();
+    const timestamp = Math.floor(sentAtMs / 1000);
+    const started = performance.now();
+    const outcome = await options.transport(
+      {
+        url: subscription.url,
+        body: delivery.body,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'tapeline-webhooks/1',
+          'x-service-event': delivery.event_type,
+          'x-service-delivery': delivery.id,
+          'x-service-timestamp': String(timestamp),
+          'x-service-signature': signatureHeader(signingSecrets(subscription, sentAtMs), timestamp, delivery.body),
+        },
+      },
+      options.timeoutMs,
+    );
+    const latencyMs = performance.now() - started;
+    const decision = decide(outcome, delivery.attempts + 1, options.policy, random, clock());
+    const statusCode = outcome.kind === 'response' ? outcome.status : null;
+    const { disabled } = await options.store.transaction((tx) =>
+      recordAttempt(
+        tx,
+        {
+          delivery,
+          attemptedAtMs: sentAtMs,
+          latencyMs,
+          statusCode,
+          error: decision.next === 'succeeded' ? null : decision.error,
+          next: decision.next === 'retry' ? { status: 'pending', atMs: clock() + decision.delayMs } : { status: decision.next },
+          subscription: decision.next === 'succeeded' ? { succeeded: true } : { succeeded: false, disableReason: decision.next === 'failed' ? decision.disableReason : null },
+        },
+        options.disableAfterMs,
+      ),
+    );
+    if (disabled) options.logger.warn({ subscription: delivery.subscription_id, reason: disabled }, 'webhook subscription disabled');
+    options.onAttempt?.({ delivery, statusCode, succeeded: decision.next === 'succeeded', sentAtMs });
+  };
+
+  // A pool, not rounds: a hanging receiver holds one slot until its timeout, never the others.
+  const inFlight = new Set<Promise<void>>();
+
+  /** Claims as many due deliveries as there are free slots and starts them; returns how many. */
+  const fillSlots = async (): Promise<number> => {
+    const free = options.concurrency - inFlight.size;
+    if (free <= 0) return 0;
+    const now = clock();
+    const claimed = await claimDue(options.store, now, now + leaseMs, free);
+    if (claimed.length === 0) return 0;
+    const ids = [...new Set(claimed.map((d) => d.subscription_id))];
+    const subscriptions = await options.store.query<SigningRow>(
+      `SELECT id::text AS id, url, secret, previous_secret, previous_secret_expires_at FROM webhook_subscriptions WHERE id = ANY($1::bigint[])`,
+      [ids],
+    );
+    const byId = new Map(subscriptions.map((s) => [s.id, s]));
+    for (const delivery of claimed) {
+      const running: Promise<void> = attempt(delivery, byId.get(delivery.subscription_id))
+        .catch((error: unknown) => {
+          // The lease runs out and the delivery is attempted again: at-least-once, never dropped.
+          options.logger.warn({ err: error, delivery: delivery.id }, 'webhook attempt could not be recorded; it will be retried');
+        })
+        .finally(() => {
+          inFlight.delete(running);
+          wake();
+        });
+      inFlight.add(running);
+    }
+    return claimed.length;
+  };
+
+  const loop = async () => {
+    while (!stopping) {
+      let started = 0;
+      try {
+        started = await fillSlots();
+      } catch (error) {
+        options.logger.warn({ err: error }, 'webhook dispatch round failed; retrying');
+      }
+      // Started some and slots remain: more may be due, look again at once. Otherwise idle until a
+      // slot frees, an enqueue wakes us, or the poll interval passes.
+      if ((started === 0 || inFlight.size >= options.concurrency) && !stopping) await idle();
+    }
+    await Promise.all(inFlight);
+  };
+
+  const wake = () => {
+    if (wakeUp) wakeUp();
+    else wakeRequested = true;
+  };
+
+  const idle = () =>
+    new Promise<void>((resolve) => {
+      if (wakeRequested) {
+        wakeRequested = false;
+        return resolve();
+      }
+      const timer = setTimeout(done, options.pollIntervalMs);
+      function done() {
+        clearTimeout(timer);
+        wakeUp = null;
+        resolve();
+      }
+      wakeUp = done;
+    });
+
+  const finished = loop();
+  return {
+    wake,
+    async stop() {
+      stopping = true;
+      wakeUp?.();
+      await finished;
+    },
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * Composes webhooks for one process: the signals processor (its own consumer group), the dispatcher
+ * over the durable outbox, and what the API routes need. Each part only talks to the ports, so the
+ * processor and the dispatcher can also run as separate processes on the same stores.
+ */
+import type { WebhooksApi } from '../../api/routes/webhooks.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { AnalyticsStore } from '../ports/analytics-store.js';
+import type { ControlStore } from '../ports/control-store.js';
+import type { EventLog } from '../ports/event-log.js';
+import { startSignals, type SignalsService } from '../signals/signals-service.js';
+import { analyticsTraderContext } from '../signals/trader-context.js';
+import { startDispatcher, type Dispatcher } from './dispatcher.js';
+import { createHttpTransport } from './http-transport.js';
+import type { RetryPolicy } from './retry-policy.js';
+import { WebhookSubscriptions } from './subscriptions.js';
+import { UrlGuard } from './url-guard.js';
+
+export interface RunningWebhooks {
+  api: WebhooksApi;
+  dispatcher: Dispatcher;
+  signals: SignalsService;
+  stop(): Promise<void>;
+}
+
+export function retryPolicyFrom(config: Config): RetryPolicy {
+  return {
+    scheduleMs: config.webhooks.retryScheduleMs,
+    jitter: config.webhooks.retryJitter,
+    throttleMinDelayMs: config.webhooks.throttleMinDelayMs,
+    retryAfterMaxMs: config.webhooks.retryAfterMaxMs,
+  };
+}
+
+export async function startWebhooks(config: Config, log: EventLog, control: ControlStore, analytics: AnalyticsStore, logger: Logger): Promise<RunningWebhooks> {
+  const guard = new UrlGuard(config.webhooks.allowedHosts);
+  const transport = createHttpTransport(guard);
+  const dispatcher = startDispatcher({
+    store: control,
+    transport: transport.send,
+    policy: retryPolicyFrom(config),
+    logger: logger.child({ part: 'webhook-dispatcher' }),
+    timeoutMs: config.webhooks.timeoutMs,
+    disableAfterMs: config.webhooks.disableAfterMs,
+    pollIntervalMs: config.webhooks.pollIntervalMs,
+    concurrency: config.webhooks.concurrency,
+  });
+  const signals = await startSignals({
+    log,
+    control,
+    traderContext: analyticsTraderContext(analytics),
+    largeTradeUsdc: config.signals.largeTradeUsdc,
+    priceChangePct: config.signals.priceChangePct,
+    priceWindowMs: config.signals.priceWindowMs,
+    logger: logger.child({ part: 'signals' }),
+    onEnqueued: () => dispatcher.wake(),
+  });
+  const subscriptions = new WebhookSubscriptions({ store: control, guard, clock: Date.now, secretGraceMs: config.webhooks.secretGraceMs });
+  return {
+    api: { subscriptions, store: control, clock: Date.now, wake: () => dispatcher.wake() },
+    dispatcher,
+    signals,
+    async stop() {
+      await signals.stop();
+      await dispatcher.stop();
+      transport.close();
+    },
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * Webhook subscriptions in the control store, always scoped to the owning account: another
+ * account's subscription is indistinguishable from a missing one.
+ */
+import crypto from 'node:crypto';
+import type { ControlStore } from '../ports/control-store.js';
+import type { EventType, SubscriptionFilters } from './event-types.js';
+import { generateSecret } from './signature.js';
+import type { UrlGuard } from './url-guard.js';
+
+export interface Subscription {
+  id: string;
+  account_id: string;
+  url: string;
+  events: EventType[];
+  filters: SubscriptionFilters;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Date | null;
+  enabled: boolean;
+  disabled_reason: string | null;
+  disabled_at: Date | null;
+  failing_since: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface SubscriptionInput {
+  url: string;
+  events: EventType[];
+  filters?: SubscriptionFilters;
+}
+
+export interface SubscriptionPatch {
+  url?: string;
+  events?: EventType[];
+  filters?: SubscriptionFilters;
+  enabled?: boolean;
+}
+
+export interface SubscriptionDependencies {
+  store: ControlStore;
+  guard: UrlGuard;
+  clock: () => number;
+  secretGraceMs: number;
+  randomBytes?: (size: number) => Buffer;
+}
+
+const COLUMNS = `id::text AS id, account_id::text AS account_id, url, events, filters, secret, previous_secret,
+  previous_secret_expires_at, enabled, disabled_reason, disabled_at, failing_since, created_at, updated_at`;
+
+export class WebhookSubscriptions {
+  constructor(private readonly deps: SubscriptionDependencies) {}
+
+  async create(accountId: string, input: SubscriptionInput): Promise<Subscription> {
+    await this.deps.guard.check(input.url);
+    const now = new Date(this.deps.clock());
+    const [row] = await this.deps.store.query<Subscription>(
+      `INSERT INTO webhook_subscriptions (account_id, url, events, filters, secret, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING ${COLUMNS}`,
+      [accountId, input.url, unique(input.events), JSON.stringify(input.filters ?? {}), generateSecret(this.deps.randomBytes ?? crypto.randomBytes), now],
+    );
+    return row!;
+  }
+
+  /** Newest first; `beforeId` continues a listing. */
+  list(accountId: string, limit: number, beforeId: string | null): Promise<Subscription[]> {
+    return this.deps.store.query<Subscription>(
+      `SELECT ${COLUMNS} FROM webhook_subscriptions
+        WHERE account_id = $1 AND ($2::bigint IS NULL OR id < $2::bigint)
+        ORDER BY id DESC LIMIT $3`,
+      [accountId, beforeId, limit],
+    );
+  }
+
+  async get(accountId: string, id: string): Promise<Subscription | null> {
+    if (!/^\d{1,18}$/.test(id)) return null;
+    const [row] = await this.deps.store.query<Subscription>(`SELECT ${COLUMNS} FROM webhook_subscriptions WHERE id = $1 AND account_id = $2`, [id, accountId]);
+    return row ?? null;
+  }
+
+  async update(accountId: string, id: string, patch: SubscriptionPatch): Promise<Subscription | null> {
+    const current = await this.get(accountId, id);
+    if (!current) return null;
+    if (patch.url !== undefined && patch.url !== current.url) await this.deps.guard.check(patch.url);
+    const reEnabling = patch.enabled === true && !current.enabled;
+    const [row] = await this.deps.store.query<Subscription>(
+      `UPDATE webhook_subscriptions SET
+          url = $3, events = $4, filters = $5, enabled = $6, updated_at = $7,
+          disabled_reason = CASE WHEN $6 THEN NULL WHEN $8 THEN 'disabled by the subscriber' ELSE disabled_reason END,
+          disabled_at = CASE WHEN $6 THEN NULL WHEN $8 THEN $7 ELSE disabled_at END,
+          failing_since = CASE WHEN $9 THEN NULL ELSE failing_since END
+        WHERE id = $1 AND account_id = $2 RETURNING ${COLUMNS}`,
+      [
+        id,
+        accountId,
+        patch.url ?? current.url,
+        patch.events ? unique(patch.events) : current.events,
+        JSON.stringify(patch.filters ?? current.filters),
+        patch.enabled ?? current.enabled,
+        new Date(this.deps.clock()),
+        patch.enabled === false && current.enabled,
+        reEnabling,
+      ],
+    );
+    return row ?? null;
+  }
+
+  async delete(accountId: string, id: string): Promise<boolean> {
+    if (!/^\d{1,18}$/.test(id)) return false;
+    const rows = await this.deps.store.query('DELETE FROM webhook_subscriptions WHERE id = $1 AND account_id = $2 RETURNING id', [id, accountId]);
+    return rows.length > 0;
+  }
+
+  /** New secret now; the old one keeps signing alongside until the grace period ends. */
+  async rotateSecret(accountId: string, id: string): Promise<Subscription | null> {
+    if (!/^\d{1,18}$/.test(id)) return null;
+    const now = this.deps.clock();
+    const [row] = await this.deps.store.query<Subscription>(
+      `UPDATE webhook_subscriptions
+          SET previous_secret = secret, previous_secret_expires_at = $3, secret = $4, updated_at = $5
+        WHERE id = $1 AND account_id = $2 RETURNING ${COLUMNS}`,
+      [id, accountId, new Date(now + this.deps.secretGraceMs), generateSecret(this.deps.randomBytes ?? crypto.randomBytes), new Date(now)],
+    );
+    return row ?? null;
+  }
+
+  /** Every enabled subscription listening to any of `events` (the signals processor matches in memory). */
+  enabledFor(events: readonly string[]): Promise<Subscription[]> {
+    return this.deps.store.query<Subscription>(`SELECT ${COLUMNS} FROM webhook_subscriptions WHERE enabled AND events && $1::text[]`, [events]);
+  }
+}
+
+/** Secrets that sign a delivery sent at `nowMs`: the current one, plus the previous during its grace period. */
+export function signingSecrets(subscription: Pick<Subscription, 'secret' | 'previous_secret' | 'previous_secret_expires_at'>, nowMs: number): string[] {
+  const { previous_secret: previous, previous_secret_expires_at: expires } = subscription;
+  return previous && expires && new Date(expires).getTime() > nowMs ? [subscription.secret, previous] : [subscription.secret];
+}
+
+function unique<T>(values: T[]): T[] {
+  return [...new Set(values)];
+}
