@@ -26,6 +26,7 @@ import { marketRoutes } from './routes/markets.js';
 import { tradeRoutes } from './routes/trades.js';
 import { traderRoutes } from './routes/traders.js';
 import { marketDataRoutes } from './routes/market-data.js';
+import { catalogRoutes } from './routes/catalog.js';
 import { webhookRoutes, type WebhooksApi } from './routes/webhooks.js';
 
 export const OPENAPI_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'openapi.yaml');
@@ -84,6 +85,7 @@ export function createApp(deps: AppDependencies): express.Express {
   app.use('/v1', tradeRoutes(deps.store));
   app.use('/v1', traderRoutes(deps.store));
   app.use('/v1', marketDataRoutes(deps.store));
+  app.use('/v1', catalogRoutes(deps.store));
   if (deps.webhooks) app.use('/v1', webhookRoutes(deps.webhooks));
 
   app.use((_request, _response, next) => next(ApiError.notFound('no such route')));

@@ -71,6 +71,8 @@ const environmentSchema = z.object({
   METER_FLUSH_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
   // Leaderboards and the trader directory are recomputed this often (per-wallet endpoints are live).
   TRADER_STATS_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+  // Validate every API response against the OpenAPI document (tests and staging; costs CPU).
+  VALIDATE_RESPONSES: booleanFlag,
   // A key's owner is cached this long after a lookup; revocations take at most this long to apply.
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
   // Ingestion (issue 3). REST books are the reconciliation behind the websocket: every 30 s is
@@ -162,6 +164,7 @@ export type Config = Readonly<{
     authCacheTtlMs: number;
   }>;
   traderStatsIntervalMs: number;
+  validateResponses: boolean;
   webhooks: Readonly<{
     enabled: boolean;
     allowedHosts: readonly string[];
@@ -239,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
     },
     traderStatsIntervalMs: e.TRADER_STATS_INTERVAL_MS,
+    validateResponses: e.VALIDATE_RESPONSES ?? false,
     webhooks: {
       enabled: e.WEBHOOKS_ENABLED ?? true,
       allowedHosts: e.WEBHOOK_ALLOWED_HOSTS.split(',').map((h) => h.trim()).filter(Boolean),

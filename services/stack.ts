@@ -77,6 +77,7 @@ export async function startStack(config: Config, logger: Logger): Promise<Runnin
     authCacheTtlMs: config.access.authCacheTtlMs,
     admin: { operations: new AdminOperations(accounts, config.access.thresholds), token: adminToken },
     logger: logger.child({ part: 'api' }),
+    validateResponses: config.validateResponses,
     webhooks: webhooks?.api,
     health: {
       version: SERVICE_VERSION,
