@@ -9,6 +9,7 @@ import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import { decodeCursor, encodeCursor, queryFingerprint } from '../cursor.js';
 import { page, success } from '../envelope.js';
 import { ApiError } from '../errors.js';
+import { timeParam } from '../time-params.js';
 import { findMarket } from './markets.js';
 
 const DEPTH = 20;
@@ -88,8 +89,8 @@ export function marketDataRoutes(store: AnalyticsStore): Router {
     if (outcomeIndex < 0) throw ApiError.badRequest(`outcome: not an outcome of this market (${market.outcomes.join(', ')})`);
     const interval = String(request.query.interval ?? '5m') as '1m' | '5m' | '1h';
     const seconds = { '1m': 60, '5m': 300, '1h': 3600 }[interval];
-    const to = request.query.to ? Date.parse(String(request.query.to)) : Date.now();
-    const from = request.query.from ? Date.parse(String(request.query.from)) : to - 24 * 3_600_000;
+    const to = timeParam('to', request.query.to) ?? Date.now();
+    const from = timeParam('from', request.query.from) ?? to - 24 * 3_600_000;
     if (from >= to) throw ApiError.badRequest('from: must be before to');
     if ((to - from) / 1000 / seconds > 2000) throw ApiError.badRequest('interval: too many buckets for this range (max 2000); widen the interval or narrow from/to');
     const rows = await store.query<{ bucket_ms: number; best_bid: number | null; best_ask: number | null; bid_depth: number; ask_depth: number; snapshots: number }>(

@@ -4,6 +4,7 @@ import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import { decodeCursor, encodeCursor, queryFingerprint } from '../cursor.js';
 import { page, success } from '../envelope.js';
 import { ApiError } from '../errors.js';
+import { timeParam } from '../time-params.js';
 
 interface MarketRow {
   market_id: string;
@@ -200,8 +201,8 @@ export function marketRoutes(store: AnalyticsStore): Router {
     const market = await requireMarket(store, request);
     const interval = String(request.query.interval ?? '1h') as keyof typeof INTERVAL_TABLES;
     const limit = Number(request.query.limit ?? 168);
-    const from = request.query.from ? Date.parse(String(request.query.from)) : null;
-    const to = request.query.to ? Date.parse(String(request.query.to)) : null;
+    const from = timeParam('from', request.query.from) ?? null;
+    const to = timeParam('to', request.query.to) ?? null;
     if (from !== null && to !== null && from >= to) throw ApiError.badRequest('from: must be before to');
     const rows = await store.query<{ bucket_ms: number; open: number; high: number; low: number; close: number; volume_usdc: number; volume_shares: number; trade_count: number }>(
       `SELECT * FROM (

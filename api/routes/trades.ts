@@ -7,6 +7,7 @@ import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import { decodeCursor, encodeCursor, queryFingerprint } from '../cursor.js';
 import { page } from '../envelope.js';
 import { ApiError } from '../errors.js';
+import { timeParam } from '../time-params.js';
 import { findMarket } from './markets.js';
 
 interface TradeRow {
@@ -45,8 +46,8 @@ function filtersFrom(request: Request, market: string | undefined): TradeFilters
     outcome: q.outcome ? String(q.outcome) : undefined,
     min_size: q.min_size !== undefined ? Number(q.min_size) : undefined,
     max_size: q.max_size !== undefined ? Number(q.max_size) : undefined,
-    from: q.from ? Date.parse(String(q.from)) : undefined,
-    to: q.to ? Date.parse(String(q.to)) : undefined,
+    from: timeParam('from', q.from),
+    to: timeParam('to', q.to),
   };
   if (filters.min_size !== undefined && filters.max_size !== undefined && filters.min_size > filters.max_size) {
     throw ApiError.badRequest('min_size: must not exceed max_size');
