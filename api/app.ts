@@ -15,6 +15,7 @@ import type { AdminOperations } from '../services/admin/operations.js';
 import type { Accounts } from '../services/control/accounts.js';
 import { accessControl, type AccessPolicy } from './access.js';
 import { adminRoutes } from './admin.js';
+import { docsRoutes } from './docs-page.js';
 import { requireApiKey } from './auth.js';
 import { failure } from './envelope.js';
 import { ApiError } from './errors.js';
@@ -57,6 +58,7 @@ export function createApp(deps: AppDependencies): express.Express {
   app.get('/api/openapi.yaml', (_request, response) => {
     response.type('application/yaml').send(openapiText);
   });
+  app.use(docsRoutes());
 
   if (deps.admin) app.use('/admin', adminRoutes(deps.admin.operations, deps.admin.token));
   app.use(express.json({ limit: '64kb' }));
@@ -74,7 +76,7 @@ export function createApp(deps: AppDependencies): express.Express {
       validateResponses: deps.validateResponses ? { removeAdditional: false } : false,
       validateSecurity: false,
       ignoreUndocumented: false,
-      ignorePaths: /^\/api\/openapi\.yaml$/,
+      ignorePaths: /^\/api\/(openapi\.yaml|docs)/,
     }),
   );
   app.use('/v1', accessControl(deps.meter, deps.limiter ?? new RateLimiter(), deps.access));

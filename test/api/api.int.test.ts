@@ -111,6 +111,17 @@ describe('keys and registration', () => {
     expect(response.status).toBe(200);
     expect(await response.text()).toMatch(/^openapi: 3\.1\.0/);
   });
+
+  test('the docs page renders the document with locally served assets', async () => {
+    const page = await fetch(`${base}/api/docs`);
+    expect(page.headers.get('content-type')).toMatch(/html/);
+    const html = await page.text();
+    for (const asset of [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!)) {
+      expect(asset.startsWith('/api/docs/')).toBe(true);
+      expect((await fetch(`${base}${asset}`)).status).toBe(200);
+    }
+    expect(await (await fetch(`${base}/api/docs/ui.js`)).text()).toContain("url: '/api/openapi.yaml'");
+  });
 });
 
 describe('health', () => {
