@@ -6,7 +6,8 @@ import { Router, type Request } from 'express';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import { round } from '../../services/traders/trader-stats.js';
 import { traderReport } from '../../services/traders/trader-report.js';
-import { dailyCloses, marketInfo, walletFills } from '../../services/traders/wallet-data.js';
+import { activityToFills, mergeFills } from '../../services/traders/activity-fills.js';
+import { dailyCloses, marketInfo, walletConversions, walletFills } from '../../services/traders/wallet-data.js';
 import { decodeCursor, encodeCursor, queryFingerprint } from '../cursor.js';
 import { page, success } from '../envelope.js';
 import { ApiError } from '../errors.js';
@@ -16,12 +17,14 @@ const usd = (v: number) => round(v, 6);
 
 async function loadReport(store: AnalyticsStore, request: Request, curveDays = 30) {
   const wallet = String(request.params.wallet).toLowerCase();
-  const fills = await walletFills(store, wallet);
-  if (fills.length === 0) throw ApiError.notFound(`no indexed trades for wallet ${wallet}`);
-  const marketIds = [...new Set(fills.map((f) => f.market_id))];
+  const trades = await walletFills(store, wallet);
+  if (trades.length === 0) throw ApiError.notFound(`no indexed trades for wallet ${wallet}`);
+  const conversions = await walletConversions(store, wallet);
+  const marketIds = [...new Set([...trades.map((f) => f.market_id), ...conversions.map((c) => c.market_id)])];
   const now = Date.now();
   const markets = await marketInfo(store, marketIds);
   const closes = await dailyCloses(store, marketIds, now);
+  const fills = mergeFills(trades, activityToFills(conversions, markets));
   return { wallet, markets, report: traderReport(fills, markets, closes, now, curveDays) };
 }
 
@@ -129,7 +132,7 @@ export function traderRoutes(store: AnalyticsStore): Router {
         open_positions: report.positions.filter((p) => p.held > 0).length,
         first_trade_at: iso(report.firstTradeMs),
         last_trade_at: iso(report.lastTradeMs),
-        basis: 'taker fills indexed by this service, weighted-average cost',
+        basis: 'taker fills indexed by this service, plus splits, merges and redemptions for tracked wallets; weighted-average cost',
       }),
     );
   });

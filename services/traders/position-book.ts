@@ -8,6 +8,8 @@
  * Pure and deterministic: the API feeds it a wallet's fills in time order.
  */
 export interface Fill {
+  /** trade: a taker fill; split/merge/redeem: conversions from wallet activity (not volume). Default trade. */
+  kind?: 'trade' | 'split' | 'merge' | 'redeem';
   market_id: string;
   asset_id: string;
   outcome: string;
@@ -57,7 +59,7 @@ export class PositionBook {
     if (fill.side === 'buy') {
       position.avg_price = (position.avg_price * position.held + fill.price * fill.size) / (position.held + fill.size);
       position.held += fill.size;
-      position.bought_usdc += fill.price * fill.size;
+      if ((fill.kind ?? 'trade') === 'trade') position.bought_usdc += fill.price * fill.size;
     } else {
       const closed = Math.min(fill.size, position.held);
       const amount = closed * (fill.price - position.avg_price);

@@ -6,7 +6,8 @@
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import { round } from './trader-stats.js';
 import { traderReport } from './trader-report.js';
-import { bucketFills, dailyCloses, marketInfo } from './wallet-data.js';
+import { activityToFills, mergeFills } from './activity-fills.js';
+import { bucketConversions, bucketFills, dailyCloses, marketInfo } from './wallet-data.js';
 
 export interface StatsRun {
   wallets: number;
@@ -20,13 +21,16 @@ export async function recomputeTraderStats(store: AnalyticsStore, nowMs = Date.n
   for (let bucket = 0; bucket < buckets; bucket++) {
     const byWallet = await bucketFills(store, bucket, buckets);
     if (byWallet.size === 0) continue;
-    const marketIds = [...new Set([...byWallet.values()].flatMap((fills) => fills.map((f) => f.market_id)))];
+    const conversions = await bucketConversions(store, bucket, buckets);
+    const marketIds = [
+      ...new Set([...[...byWallet.values()].flatMap((fills) => fills.map((f) => f.market_id)), ...[...conversions.values()].flatMap((rows) => rows.map((r) => r.market_id))]),
+    ];
     const markets = await marketInfo(store, marketIds);
     const closes = await dailyCloses(store, marketIds, nowMs);
     const statsRows = [];
     const categoryRows = [];
-    for (const [wallet, fills] of byWallet) {
-      const report = traderReport(fills, markets, closes, nowMs);
+    for (const [wallet, trades] of byWallet) {
+      const report = traderReport(mergeFills(trades, activityToFills(conversions.get(wallet) ?? [], markets)), markets, closes, nowMs);
       statsRows.push({
         wallet,
         realized_pnl: round(report.realized, 6),

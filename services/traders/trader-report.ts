@@ -46,7 +46,9 @@ export function traderReport(fills: Fill[], markets: Map<string, MarketInfo>, cl
   for (const f of fills) book.apply(f);
   const positions = valuePositions(book.all(), markets);
   const since30 = nowMs - 30 * DAY;
-  const recent = fills.filter((f) => f.ts_ms >= since30);
+  // Splits, merges and redemptions move positions and PnL but are not trading volume.
+  const trades = fills.filter((f) => (f.kind ?? 'trade') === 'trade');
+  const recent = trades.filter((f) => f.ts_ms >= since30);
   const usdc = (list: Fill[]) => list.reduce((sum, f) => sum + f.size * f.price, 0);
   const curve = dailyCurve(fills, startOfDay(nowMs) - (curveDays - 1) * DAY, startOfDay(nowMs), markOn(markets, closes), (id) => markets.get(id)?.yes_index ?? 0);
 
@@ -63,19 +65,19 @@ export function traderReport(fills: Fill[], markets: Map<string, MarketInfo>, cl
     c.unrealized += p.unrealized;
     c.positions.push(p);
   }
-  for (const f of fills) entry(categoryOf(f.market_id)).volume += f.size * f.price;
+  for (const f of trades) entry(categoryOf(f.market_id)).volume += f.size * f.price;
 
   return {
     realized: book.realizedTotal(),
     unrealized: positions.reduce((sum, p) => sum + p.unrealized, 0),
     realized30d: book.realizedTotal(since30),
-    volume: usdc(fills),
+    volume: usdc(trades),
     volume30d: usdc(recent),
-    trades: fills.length,
+    trades: trades.length,
     trades30d: recent.length,
-    marketsTraded: new Set(fills.map((f) => f.market_id)).size,
+    marketsTraded: new Set(trades.map((f) => f.market_id)).size,
     winLoss: winLoss(positions),
-    risk: riskScore(fills, positions, curve.map((p) => p.total)),
+    risk: riskScore(trades, positions, curve.map((p) => p.total)),
     curve,
     positions,
     categories: [...categories.entries()]
@@ -93,7 +95,7 @@ export function traderReport(fills: Fill[], markets: Map<string, MarketInfo>, cl
         };
       })
       .sort((a, b) => b.total_pnl - a.total_pnl),
-    firstTradeMs: fills[0]?.ts_ms ?? 0,
-    lastTradeMs: fills[fills.length - 1]?.ts_ms ?? 0,
+    firstTradeMs: trades[0]?.ts_ms ?? 0,
+    lastTradeMs: trades[trades.length - 1]?.ts_ms ?? 0,
   };
 }

@@ -1,10 +1,13 @@
 /** Loads what trader statistics are computed from: fills, market marks and daily closes. */
 import type { AnalyticsStore } from '../ports/analytics-store.js';
+import type { ActivityRow } from './activity-fills.js';
 import type { Fill } from './position-book.js';
 import type { MarketMark } from './trader-stats.js';
 
 export interface MarketInfo extends MarketMark {
   title: string;
+  outcomes: string[];
+  outcome_token_ids: string[];
   yes_index: number;
   closed_ms: number | null;
 }
@@ -34,7 +37,7 @@ export async function bucketFills(store: AnalyticsStore, bucket: number, buckets
 export async function marketInfo(store: AnalyticsStore, marketIds: string[]): Promise<Map<string, MarketInfo>> {
   if (marketIds.length === 0) return new Map();
   const rows = await store.query<MarketInfo>(
-    `SELECT market_id, title, category, status, outcome_prices, yes_index, toUnixTimestamp64Milli(closed_at) AS closed_ms
+    `SELECT market_id, title, category, status, outcomes, outcome_token_ids, outcome_prices, yes_index, toUnixTimestamp64Milli(closed_at) AS closed_ms
        FROM markets FINAL WHERE market_id IN {ids:Array(String)}`,
     { ids: marketIds },
   );
@@ -70,4 +73,22 @@ function numericFill(row: Fill): Fill {
     price: Number(row.price),
     ts_ms: Number(row.ts_ms),
   };
+}
+
+const CONVERSIONS = "type IN ('SPLIT', 'MERGE', 'REDEEM')";
+const ACTIVITY_COLUMNS = 'wallet, market_id, type, size, usdc_size, toUnixTimestamp64Milli(ts) AS ts_ms';
+
+/** Splits, merges and redemptions of one wallet (tracked wallets only have any). */
+export async function walletConversions(store: AnalyticsStore, wallet: string): Promise<ActivityRow[]> {
+  return store.query<ActivityRow>(`SELECT ${ACTIVITY_COLUMNS} FROM wallet_activity FINAL WHERE wallet = {wallet:String} AND ${CONVERSIONS} ORDER BY ts`, { wallet });
+}
+
+export async function bucketConversions(store: AnalyticsStore, bucket: number, buckets: number): Promise<Map<string, ActivityRow[]>> {
+  const rows = await store.query<ActivityRow & { wallet: string }>(
+    `SELECT ${ACTIVITY_COLUMNS} FROM wallet_activity FINAL WHERE ${CONVERSIONS} AND cityHash64(wallet) % {buckets:UInt32} = {bucket:UInt32} ORDER BY wallet, ts`,
+    { bucket, buckets },
+  );
+  const byWallet = new Map<string, ActivityRow[]>();
+  for (const row of rows) byWallet.set(row.wallet, [...(byWallet.get(row.wallet) ?? []), row]);
+  return byWallet;
 }

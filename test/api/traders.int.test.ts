@@ -17,6 +17,7 @@ const M1 = '0x' + '1'.repeat(64);
 const M2 = '0x' + '2'.repeat(64);
 const A = '0x' + 'a'.repeat(40);
 const B = '0x' + 'b'.repeat(40);
+const C = '0x' + 'c'.repeat(40);
 
 const market = (id: string, over: Partial<MarketUpserted>): MarketUpserted => ({
   event_id: `${id}:1`, source: 'simulator', market_id: id, gamma_id: '1', slug: id.slice(0, 8), title: `Market ${id.slice(2, 4)}`, category: 'Politics',
@@ -49,7 +50,13 @@ beforeAll(async () => {
     trade(A, M1, 0, 'sell', 60, 0.8, NOW - 30 * HOUR),
     trade(A, M2, 1, 'buy', 20, 0.6, NOW - 20 * HOUR),
     trade(B, M1, 1, 'buy', 50, 0.5, NOW - 45 * HOUR),
+    trade(C, M1, 1, 'sell', 100, 0.3, NOW - 40 * HOUR),
   ].map(tradeRow));
+  const activity = (type: string, usdc: number, atMs: number) => ({
+    activity_id: `${type}-${atMs}`, wallet: C, market_id: M1, type, asset_id: '', side: '', outcome: '', outcome_index: 999, size: usdc, usdc_size: usdc,
+    price: 0, tx_hash: '0x' + 'e'.repeat(64), ts: new Date(atMs).toISOString(), source: 'simulator', ingested_at: new Date(NOW).toISOString(),
+  });
+  await api.store.insert('wallet_activity', [activity('SPLIT', 100, NOW - 48 * HOUR), activity('REDEEM', 100, NOW - HOUR)]);
   await recomputeTraderStats(api.store, NOW);
 });
 afterAll(async () => {
@@ -73,6 +80,12 @@ test('a losing wallet: the unredeemed loser counts as lost', async () => {
   expect(body.data.lifetime).toMatchObject({ total_realized_pnl: 0, unrealized_pnl: -25, won: 0, lost: 1, win_rate_pct: 0 });
 });
 
+test('a tracked wallet: split 100, sell NO at 0.3 (-20), redeem YES at 1 (+50); the split is not volume', async () => {
+  const { body } = await getJson(`${api.base}/v1/traders/${C}`, key);
+  expect(body.data.lifetime).toMatchObject({ total_realized_pnl: 30, unrealized_pnl: 0, volume_usdc: 30, trades: 1, won: 1, lost: 0 });
+  expect((await getJson(`${api.base}/v1/positions/${C}`, key)).body.data.positions).toEqual([]);
+});
+
 test('open positions with average entry and unrealized PnL', async () => {
   const { body } = await getJson(`${api.base}/v1/positions/${A}`, key);
   expect(body.data.positions.map((p: any) => [p.market_id, p.outcome, p.size_shares, p.avg_entry_price, p.mark_price, p.unrealized_pnl_usdc])).toEqual([
@@ -92,11 +105,11 @@ test('daily PnL curve ends today with realized + unrealized', async () => {
 
 test('leaderboard ranks by realized PnL, win rate, volume; category boards; cursor pages carry ranks', async () => {
   const byPnl = await getJson(`${api.base}/v1/leaderboard?limit=1`, key);
-  expect(byPnl.body.data).toEqual([expect.objectContaining({ rank: 1, wallet: A, total_realized_pnl: 18, win_rate_pct: 100 })]);
+  expect(byPnl.body.data).toEqual([expect.objectContaining({ rank: 1, wallet: C, total_realized_pnl: 30, win_rate_pct: 100 })]);
   const all = await walkPages(`${api.base}/v1/leaderboard?limit=1`, key);
-  expect(all.items.map((e: any) => [e.rank, e.wallet])).toEqual([[1, A], [2, B]]);
+  expect(all.items.map((e: any) => [e.rank, e.wallet])).toEqual([[1, C], [2, A], [3, B]]);
   const byWinRate = await getJson(`${api.base}/v1/leaderboard?sort_by=win_rate_pct`, key);
-  expect(byWinRate.body.data.map((e: any) => e.wallet)).toEqual([A, B]);
+  expect(byWinRate.body.data.map((e: any) => e.wallet)).toEqual([C, A, B]);
   const sports = await getJson(`${api.base}/v1/leaderboard?category=sports&sort_by=total_pnl`, key);
   expect(sports.body.data).toEqual([expect.objectContaining({ wallet: A, category: 'Sports', total_pnl: 2 })]);
   const browse = await getJson(`${api.base}/v1/traders/browse?min_volume=100`, key);
@@ -108,7 +121,7 @@ test.each([
   ['/v1/traders/0x123', 400],
   ['/v1/traders/not-a-wallet/pnl', 400],
   ['/v1/positions/0xzz' + 'a'.repeat(38), 400],
-  [`/v1/traders/0x${'c'.repeat(40)}`, 404],
+  [`/v1/traders/0x${'d'.repeat(40)}`, 404],
   ['/v1/leaderboard?sort_by=luck', 400],
   ['/v1/leaderboard?category=sports&sort_by=risk_score', 400],
   [`/v1/traders/${A}/pnl?days=0`, 400],

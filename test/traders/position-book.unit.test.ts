@@ -1,6 +1,7 @@
 /** Hand-computed examples of weighted-average-cost accounting and the statistics built on it. */
 import { PositionBook, type Fill } from '../../services/traders/position-book.js';
 import { dailyCurve, riskScore, valuePositions, winLoss, type MarketMark } from '../../services/traders/trader-stats.js';
+import { activityToFills, mergeFills } from '../../services/traders/activity-fills.js';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 10, 1);
@@ -87,3 +88,41 @@ describe('valuation, win rate and risk', () => {
 function round(v: number) {
   return Math.round(v * 1e6) / 1e6;
 }
+
+describe('splits, merges and redemptions', () => {
+  const markets = new Map([
+    ['m9', { status: 'resolved' as const, outcomes: ['Yes', 'No'], outcome_token_ids: ['y9', 'n9'], outcome_prices: [0, 1] }],
+    ['m8', { status: 'active' as const, outcomes: ['Yes', 'No'], outcome_token_ids: ['y8', 'n8'], outcome_prices: [0.6, 0.4] }],
+  ]);
+
+  test('split 100, sell YES at 0.8, redeem NO at 1: realized 30 + 50', () => {
+    const conversions = activityToFills(
+      [
+        { market_id: 'm9', type: 'SPLIT', size: 0, usdc_size: 100, ts_ms: T0 },
+        { market_id: 'm9', type: 'REDEEM', size: 100, usdc_size: 100, ts_ms: T0 + 3 * DAY },
+      ],
+      markets,
+    );
+    const trades = [fill({ market_id: 'm9', asset_id: 'y9', side: 'sell', size: 100, price: 0.8, ts_ms: T0 + DAY })];
+    const book = new PositionBook();
+    for (const f of mergeFills(trades, conversions)) book.apply(f);
+    // split: 100 YES and 100 NO at 0.5; sell YES: 100 x 0.3 = 30; redeem NO at payout 1: 100 x 0.5 = 50
+    expect(book.realizedTotal()).toBeCloseTo(80, 10);
+    expect(book.open()).toEqual([]);
+  });
+
+  test('a merge sells both outcomes at 0.50; a redemption of an unresolved market is ignored', () => {
+    const fills = activityToFills(
+      [
+        { market_id: 'm8', type: 'MERGE', size: 0, usdc_size: 10, ts_ms: T0 },
+        { market_id: 'm8', type: 'REDEEM', size: 5, usdc_size: 5, ts_ms: T0 },
+        { market_id: 'unknown', type: 'SPLIT', size: 0, usdc_size: 5, ts_ms: T0 },
+      ],
+      markets,
+    );
+    expect(fills.map((f) => [f.kind, f.asset_id, f.side, f.size, f.price])).toEqual([
+      ['merge', 'y8', 'sell', 10, 0.5],
+      ['merge', 'n8', 'sell', 10, 0.5],
+    ]);
+  });
+});
