@@ -15,6 +15,7 @@ import type { AdminOperations } from '../services/admin/operations.js';
 import type { Accounts } from '../services/control/accounts.js';
 import { accessControl, type AccessPolicy } from './access.js';
 import { adminRoutes } from './admin.js';
+import { responseCache } from './response-cache.js';
 import { docsRoutes } from './docs-page.js';
 import { requireApiKey } from './auth.js';
 import { failure } from './envelope.js';
@@ -45,6 +46,8 @@ export interface AppDependencies {
   admin?: { operations: AdminOperations; token: string };
   /** Webhook subscriptions and deliveries; without it the /webhooks routes answer 404. */
   webhooks?: WebhooksApi;
+  /** Public read responses are reused for this long (0 turns the cache off). */
+  readCacheTtlMs?: number;
   /** Validate every response against the document too (tests turn this on). */
   validateResponses?: boolean;
 }
@@ -80,6 +83,7 @@ export function createApp(deps: AppDependencies): express.Express {
     }),
   );
   app.use('/v1', accessControl(deps.meter, deps.limiter ?? new RateLimiter(), deps.access));
+  app.use('/v1', responseCache(deps.readCacheTtlMs ?? 0));
   app.use('/v1', agentRoutes(deps.accounts, deps.meter, deps.access.thresholds));
   app.use('/v1', healthRoutes(deps.store, deps.health));
   app.use('/v1', accountRoutes({ meter: deps.meter, operations: readOperations(OPENAPI_PATH), ...deps.access }));

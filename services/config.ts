@@ -71,6 +71,9 @@ const environmentSchema = z.object({
   METER_FLUSH_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
   // Leaderboards and the trader directory are recomputed this often (per-wallet endpoints are live).
   TRADER_STATS_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+  // Public read responses (market data, trades, leaderboards) are shared for this long; 0 = off.
+  // One second keeps every endpoint well inside its freshness target (ticks 2 s).
+  READ_CACHE_TTL_MS: z.coerce.number().int().min(0).default(1_000),
   // Validate every API response against the OpenAPI document (tests and staging; costs CPU).
   VALIDATE_RESPONSES: booleanFlag,
   // A key's owner is cached this long after a lookup; revocations take at most this long to apply.
@@ -165,6 +168,7 @@ export type Config = Readonly<{
   }>;
   traderStatsIntervalMs: number;
   validateResponses: boolean;
+  readCacheTtlMs: number;
   webhooks: Readonly<{
     enabled: boolean;
     allowedHosts: readonly string[];
@@ -243,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     traderStatsIntervalMs: e.TRADER_STATS_INTERVAL_MS,
     validateResponses: e.VALIDATE_RESPONSES ?? false,
+    readCacheTtlMs: e.READ_CACHE_TTL_MS,
     webhooks: {
       enabled: e.WEBHOOKS_ENABLED ?? true,
       allowedHosts: e.WEBHOOK_ALLOWED_HOSTS.split(',').map((h) => h.trim()).filter(Boolean),

@@ -78,6 +78,7 @@ export async function startStack(config: Config, logger: Logger): Promise<Runnin
     admin: { operations: new AdminOperations(accounts, config.access.thresholds), token: adminToken },
     logger: logger.child({ part: 'api' }),
     validateResponses: config.validateResponses,
+    readCacheTtlMs: config.readCacheTtlMs,
     webhooks: webhooks?.api,
     health: {
       version: SERVICE_VERSION,

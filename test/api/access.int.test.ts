@@ -115,3 +115,28 @@ describe('rate limits', () => {
     expect(limited!.headers.get('ratelimit-remaining')).toBe('0');
   });
 });
+
+describe('read cache', () => {
+  let api: ApiHarness;
+  beforeAll(async () => {
+    api = await startApiHarness({ chdbPath, database: 'access_cache', env: { READ_CACHE_TTL_MS: '60000' } });
+  });
+  afterAll(async () => {
+    await api.close();
+  });
+
+  test('public reads are shared for the TTL; every call is still authenticated and metered', async () => {
+    const key = (await api.accounts.registerAgent('cached')).api_key;
+    const first = await getJson(`${api.base}/v1/markets/categories`, key);
+    expect(first.headers.get('x-cache')).toBe('miss');
+    await api.store.command("INSERT INTO markets (market_id, category, status, updated_at, ingested_at) VALUES ('0xnew', 'Weather', 'active', now64(3), now64(3))");
+    const second = await getJson(`${api.base}/v1/markets/categories`, key);
+    expect(second.headers.get('x-cache')).toBe('hit');
+    expect(second.body).toEqual(first.body);
+    expect((await getJson(`${api.base}/v1/markets/categories?x=1`, key)).status).toBe(400);
+    expect((await getJson(`${api.base}/v1/markets/categories`, 'aif_' + 'Q'.repeat(38))).status).toBe(401);
+    const usage = await getJson(`${api.base}/v1/usage`, key);
+    expect(usage.headers.get('x-cache')).toBeNull();
+    expect(usage.body.data.used).toBe(2);
+  });
+});

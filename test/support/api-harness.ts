@@ -54,6 +54,8 @@ export async function startApiHarness(options: { chdbPath: string; database: str
     authCacheTtlMs: config.access.authCacheTtlMs,
     logger: pino({ level: 'silent' }),
     validateResponses: true,
+    // Off unless a test asks for it: most tests write data and read it back at once.
+    readCacheTtlMs: options.env?.READ_CACHE_TTL_MS ? config.readCacheTtlMs : 0,
     health: { version: 'test', sources: () => [], sinkLag: async () => ({ 'tapeline.trades.v1': 0 }) },
   });
   const server = http.createServer(app);
