@@ -13,7 +13,7 @@ import type { Meter } from '../services/access/meter.js';
 import { RateLimiter } from '../services/access/rate-limit.js';
 import type { AdminOperations } from '../services/admin/operations.js';
 import type { Accounts } from '../services/control/accounts.js';
-import { accessControl, type AccessPolicy } from './access.js';
+import { accessCheck, accessControl, type AccessPolicy } from './access.js';
 import { adminRoutes } from './admin.js';
 import { responseCache } from './response-cache.js';
 import { docsRoutes } from './docs-page.js';
@@ -66,12 +66,14 @@ export function createApp(deps: AppDependencies): express.Express {
   if (deps.admin) app.use('/admin', adminRoutes(deps.admin.operations, deps.admin.token));
   app.use(express.json({ limit: '64kb' }));
   const authenticate = requireApiKey(deps.accounts, deps.authCacheTtlMs);
+  const check = accessCheck(deps.meter, deps.limiter ?? new RateLimiter(), deps.access);
   app.use('/v1', (request, response, next) => {
     // Registration is the one keyless route; everything else authenticates before validation,
     // so an anonymous caller learns nothing about parameters.
     if (request.path === '/agents/register') return next();
     return authenticate(request, response, next);
   });
+  app.use('/v1', responseCache(deps.readCacheTtlMs ?? 0, check));
   app.use(
     OpenApiValidator.middleware({
       apiSpec: OPENAPI_PATH,
@@ -82,8 +84,7 @@ export function createApp(deps: AppDependencies): express.Express {
       ignorePaths: /^\/api\/(openapi\.yaml|docs)/,
     }),
   );
-  app.use('/v1', accessControl(deps.meter, deps.limiter ?? new RateLimiter(), deps.access));
-  app.use('/v1', responseCache(deps.readCacheTtlMs ?? 0));
+  app.use('/v1', accessControl(check));
   app.use('/v1', agentRoutes(deps.accounts, deps.meter, deps.access.thresholds));
   app.use('/v1', healthRoutes(deps.store, deps.health));
   app.use('/v1', accountRoutes({ meter: deps.meter, operations: readOperations(OPENAPI_PATH), ...deps.access }));
