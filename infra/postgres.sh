@@ -32,9 +32,15 @@ running() { [[ -f "$DATA/postmaster.pid" ]] && as_owner "$BIN/pg_ctl" -D "$DATA"
 up() {
   BIN="$(pg_bin)"
   if running; then log "postgres: already running ($(url))"; return 0; fi
-  if [[ "$(id -u)" -eq 0 ]]; then chown postgres:postgres "$DIR"; fi
+  if [[ "$(id -u)" -eq 0 ]]; then
+    chown postgres:postgres "$DIR"
+    # The postgres user must be able to reach its folder (mktemp folders are 0700).
+    chmod o+x "$INFRA_DIR"
+  fi
   if [[ ! -f "$DATA/PG_VERSION" ]]; then
-    as_owner "$BIN/initdb" -D "$DATA" -U postgres --auth=trust --encoding=UTF8 --no-locale >"$DIR/initdb.log" 2>&1
+    if ! as_owner "$BIN/initdb" -D "$DATA" -U postgres --auth=trust --encoding=UTF8 --no-locale >"$DIR/initdb.log" 2>&1; then
+      log "postgres: initdb failed:"; cat "$DIR/initdb.log" >&2; return 1
+    fi
   fi
   local port
   if [[ -f "$DIR/port" ]]; then port="$(cat "$DIR/port")"; else port="${POSTGRES_PORT:-$(free_port)}"; fi

@@ -4,16 +4,14 @@
  * composition runs on the embedded twins or on real servers.
  */
 import http from 'node:http';
-import path from 'node:path';
 import { createApp } from '../api/app.js';
 import { openAnalyticsStore } from './analytics/open-analytics.js';
 import type { Config } from './config.js';
 import { Accounts } from './control/accounts.js';
 import { openControlStore } from './control/open-control.js';
-import { openFileEventLog } from './eventlog/file-log.js';
+import { openEventLog } from './eventlog/open-event-log.js';
 import { startIngest, type IngestService } from './ingest/ingest-service.js';
 import type { Logger } from './logger.js';
-import type { EventLog } from './ports/event-log.js';
 import { SINK_GROUP_ID, startSink } from './sink/sink-service.js';
 import { assertNotSimulatorData } from './shared/data-dir-guard.js';
 import { allTopicSpecs, TOPICS } from './shared/topics.js';
@@ -26,17 +24,9 @@ export interface RunningStack {
   stop(): Promise<void>;
 }
 
-async function openEventLog(config: Config): Promise<EventLog> {
-  if (config.engines.kafkaBrokers) {
-    // The kafkajs adapter arrives with the "Real engines" work; refusing beats ignoring the setting.
-    throw new Error('KAFKA_BROKERS is set, but this build only has the embedded event log');
-  }
-  return openFileEventLog({ directory: path.join(config.dataDir, 'log') });
-}
-
 export async function startStack(config: Config, logger: Logger): Promise<RunningStack> {
   assertNotSimulatorData(config.dataDir, config.upstream.gammaUrl);
-  const log = await openEventLog(config);
+  const log = await openEventLog(config, logger);
   await log.createTopics(allTopicSpecs());
   const store = await openAnalyticsStore(config);
   const control = await openControlStore(config);
