@@ -21,6 +21,7 @@ export async function openEventLog(config: Config, logger?: Logger): Promise<Eve
     brokers: kafkaBrokers.split(',').map((broker) => broker.trim()).filter(Boolean),
     schemaRegistryUrl,
     schemas: topicSchemas(),
+    namespace: config.engines.kafkaNamespace,
     onLog: (level, message, extra) => logger?.[level]({ kafka: extra }, message),
   });
 }

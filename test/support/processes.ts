@@ -14,8 +14,8 @@ export interface Child {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export function startChild(script: string, env: Record<string, string>): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+export function startChild(script: string, env: Record<string, string>, args: string[] = []): Child {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_PRETTY: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -32,6 +32,11 @@ export interface KafkaEventLogOptions {
   schemaCompatibility?: COMPATIBILITY;
   /** Topics whose values are Avro of these schemas, registered at open. */
   schemas?: TopicSchema[];
+  /**
+   * Namespace on a shared cluster: every topic and consumer group is `<prefix><name>` on the
+   * broker, while the port keeps the plain names (e.g. one prefix per environment or per test).
+   */
+  namespace?: string;
   /** Consumer session timeout: how long a crashed member holds its partitions. Default 10 s. */
   sessionTimeoutMs?: number;
   /** Called for client-level problems (kafkajs log lines at WARN and above). */
@@ -57,10 +62,11 @@ export async function openKafkaEventLog(options: KafkaEventLogOptions): Promise<
     // A broker restart takes seconds; keep retrying for about a minute before a call rejects.
     retry: { initialRetryTime: 200, maxRetryTime: 5_000, retries: 12 },
   });
+  const namespace = options.namespace ?? '';
   const codec = new ConfluentAvroCodec({ registryUrl: options.schemaRegistryUrl ?? '', compatibility: options.schemaCompatibility });
   if (options.schemas?.length) {
     if (!options.schemaRegistryUrl) throw new Error('schemaRegistryUrl is required for Avro topics');
-    await codec.register(options.schemas);
+    await codec.register(options.schemas.map((entry) => ({ ...entry, topic: namespace + entry.topic })));
   }
   const admin = kafka.admin();
   const producer = kafka.producer({
@@ -71,7 +77,7 @@ export async function openKafkaEventLog(options: KafkaEventLogOptions): Promise<
   });
   await admin.connect();
   await producer.connect();
-  return new KafkaEventLog(kafka, admin, producer, codec, options.sessionTimeoutMs ?? 10_000);
+  return new KafkaEventLog(kafka, admin, producer, codec, options.sessionTimeoutMs ?? 10_000, namespace);
 }
 
 class KafkaEventLog implements EventLog {
@@ -86,12 +92,19 @@ class KafkaEventLog implements EventLog {
     private readonly producer: Producer,
     private readonly codec: ConfluentAvroCodec,
     private readonly sessionTimeoutMs: number,
+    private readonly namespace: string,
   ) {}
+
+  private onBroker(name: string): string {
+    return this.namespace + name;
+  }
 
   async createTopics(specs: TopicSpec[]): Promise<void> {
     this.assertOpen();
     const existing = new Set(await this.admin.listTopics());
-    const missing = specs.filter((spec) => !existing.has(spec.name));
+    const missing = specs
+      .map((spec) => ({ ...spec, name: this.onBroker(spec.name) }))
+      .filter((spec) => !existing.has(spec.name));
     if (missing.length === 0) return;
     try {
       await this.admin.createTopics({
@@ -110,11 +123,12 @@ class KafkaEventLog implements EventLog {
     }
   }
 
-  async produce(topic: string, messages: OutgoingMessage[]): Promise<void> {
+  async produce(portTopic: string, messages: OutgoingMessage[]): Promise<void> {
     this.assertOpen();
+    const topic = this.onBroker(portTopic);
     if (messages.length === 0) return;
     if (!this.knownTopics.has(topic)) {
-      if (!(await this.admin.listTopics()).includes(topic)) throw new Error(`unknown topic ${topic}: create it first (auto-creation is off)`);
+      if (!(await this.admin.listTopics()).includes(topic)) throw new Error(`unknown topic ${portTopic}: create it first (auto-creation is off)`);
       this.knownTopics.add(topic);
     }
     await this.producer.send({
@@ -132,19 +146,64 @@ class KafkaEventLog implements EventLog {
   async runConsumer(options: ConsumerOptions): Promise<RunningConsumer> {
     this.assertOpen();
     if (options.topics.length === 0) throw new Error(`runConsumer(${options.groupId}): subscribe to at least one topic`);
+    const state = { stopping: false };
+    // The batch being handled or committed: stop() lets it finish before leaving the group, so a
+    // handled batch is committed instead of being redelivered to the next member.
+    const inFlight = { current: Promise.resolve() };
+    let member = await this.startMember(options, state, inFlight, () => restart());
+    let restarting: Promise<void> | null = null;
+    // kafkajs gives up on errors it deems non-retriable (e.g. "coordinator is not aware of this
+    // member" after a broker restart) and leaves the consumer stopped. A sink must not stop
+    // because a broker bounced: rejoin with a new member until stop() is called.
+    const restart = () => {
+      if (state.stopping || restarting) return;
+      restarting = (async () => {
+        for (let attempt = 1; !state.stopping; attempt++) {
+          await sleepUnless(Math.min(FIRST_RETRY_DELAY_MS * 2 ** attempt, MAX_RETRY_DELAY_MS), state);
+          if (state.stopping) return;
+          await member.disconnect().catch(() => undefined);
+          try {
+            member = await this.startMember(options, state, inFlight, () => restart());
+            return;
+          } catch {
+            // Broker still unreachable: try again after the back-off.
+          }
+        }
+      })().finally(() => (restarting = null));
+    };
+    let stopping: Promise<void> | null = null;
+    const running: RunningConsumer = {
+      stop: () =>
+        (stopping ??= (async () => {
+          state.stopping = true;
+          await inFlight.current;
+          await restarting;
+          await member.disconnect();
+          this.running.delete(running);
+        })()),
+    };
+    this.running.add(running);
+    return running;
+  }
+
+  private async startMember(
+    options: ConsumerOptions,
+    state: { stopping: boolean },
+    inFlight: { current: Promise<void> },
+    onGaveUp: () => void,
+  ): Promise<Consumer> {
     const consumer = this.kafka.consumer({
-      groupId: options.groupId,
+      groupId: this.onBroker(options.groupId),
       sessionTimeout: this.sessionTimeoutMs,
       heartbeatInterval: Math.max(500, Math.floor(this.sessionTimeoutMs / 5)),
       allowAutoTopicCreation: false,
       maxWaitTimeInMs: 250,
     });
-    const state = { stopping: false };
-    // The batch being handled or committed: stop() lets it finish before leaving the group, so a
-    // handled batch is committed instead of being redelivered to the next member.
-    let inFlight: Promise<void> = Promise.resolve();
+    consumer.on(consumer.events.CRASH, (event) => {
+      if (!event.payload.restart) onGaveUp();
+    });
     await consumer.connect();
-    for (const topic of new Set(options.topics)) await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
+    for (const topic of new Set(options.topics)) await consumer.subscribe({ topic: this.onBroker(topic), fromBeginning: options.fromBeginning ?? true });
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
@@ -164,29 +223,18 @@ class KafkaEventLog implements EventLog {
             await heartbeat();
           }
         })();
-        inFlight = work.catch(() => undefined);
+        inFlight.current = work.catch(() => undefined);
         return work;
       },
     });
-    let stopping: Promise<void> | null = null;
-    const running: RunningConsumer = {
-      stop: () =>
-        (stopping ??= (async () => {
-          state.stopping = true;
-          await inFlight;
-          await consumer.disconnect();
-          this.running.delete(running);
-        })()),
-    };
-    this.running.add(running);
-    return running;
+    return consumer;
   }
 
   async positions(groupId: string, topic: string): Promise<PartitionPosition[]> {
     this.assertOpen();
     const [ends, committed] = await Promise.all([
-      this.admin.fetchTopicOffsets(topic),
-      this.admin.fetchOffsets({ groupId, topics: [topic] }),
+      this.admin.fetchTopicOffsets(this.onBroker(topic)),
+      this.admin.fetchOffsets({ groupId: this.onBroker(groupId), topics: [this.onBroker(topic)] }),
     ]);
     const committedByPartition = new Map(
       (committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset) < 0 ? 0 : Number(p.offset)]),
@@ -237,7 +285,8 @@ class KafkaEventLog implements EventLog {
     }
   }
 
-  private async toPortBatch(topic: string, partition: number, messages: KafkaMessage[]): Promise<MessageBatch> {
+  private async toPortBatch(brokerTopic: string, partition: number, messages: KafkaMessage[]): Promise<MessageBatch> {
+    const topic = brokerTopic.slice(this.namespace.length);
     const converted: LogMessage[] = [];
     for (const message of messages) {
       const headers: Record<string, string> = {};
@@ -247,7 +296,7 @@ class KafkaEventLog implements EventLog {
       const raw = message.value ?? Buffer.alloc(0);
       let value: Buffer = raw;
       try {
-        value = await this.codec.decode(topic, raw);
+        value = await this.codec.decode(brokerTopic, raw);
       } catch (error) {
         // Poison: keep the raw bytes and say why, so the consumer can dead-letter it and move on.
         headers[WIRE_ERROR_HEADER] = (error as Error).message;
