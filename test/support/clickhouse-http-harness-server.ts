@@ -97,7 +97,8 @@ function readBody(request: http.IncomingMessage): Promise<string> {
   });
 }
 
-const server = http.createServer((request, response) => {
+// ClickHouse accepts URLs up to http_max_uri_size = 1 MiB (query parameters travel in the URL).
+const server = http.createServer({ maxHeaderSize: 1024 * 1024 }, (request, response) => {
   const url = new URL(request.url ?? '/', 'http://127.0.0.1');
   if (url.pathname === '/ping' || (url.pathname === '/' && request.method === 'GET' && !url.searchParams.has('query'))) {
     response.writeHead(200, { 'content-type': 'text/plain; charset=UTF-8' }).end('Ok.\n');
