@@ -71,11 +71,11 @@ test('ingest, sink and two API processes over Kafka, PostgreSQL and ClickHouse H
     return child;
   };
 
-  // The sink migrates ClickHouse, the first API process migrates PostgreSQL; the rest start after.
+  // The sink migrates ClickHouse first (its migrations are not guarded against concurrent runners);
+  // the two API processes start together and share the PostgreSQL migration through an advisory lock.
   await part('sink');
   const apiPorts = [await freePort(), await freePort()];
-  await part('api', { PORT: String(apiPorts[0]) });
-  await part('api', { PORT: String(apiPorts[1]) });
+  await Promise.all(apiPorts.map((port) => part('api', { PORT: String(port) })));
   const ingest = await part('ingest');
   const first = `http://127.0.0.1:${apiPorts[0]}`;
   const second = `http://127.0.0.1:${apiPorts[1]}`;
