@@ -14,5 +14,13 @@ export default {
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/**/*.unit.test.ts'] },
     { ...shared, displayName: 'integration', testMatch: ['<rootDir>/test/**/*.int.test.ts'] },
     { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e.test.ts'] },
+    // Real engines as local servers (Kafka, schema registry, PostgreSQL), started once per run.
+    {
+      ...shared,
+      displayName: 'engines',
+      testMatch: ['<rootDir>/test/**/*.engines.test.ts'],
+      globalSetup: '<rootDir>/test/engines/global-setup.mjs',
+      globalTeardown: '<rootDir>/test/engines/global-teardown.mjs',
+    },
   ],
 };

@@ -31,6 +31,8 @@ const environmentSchema = z.object({
   CLICKHOUSE_URL: optionalUrl,
   CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default('tapeline'),
   DATABASE_URL: optionalUrl,
+  // Prefix of every Kafka topic and consumer group, so environments can share one cluster.
+  KAFKA_NAMESPACE: z.string().regex(/^[A-Za-z0-9._-]*$/).default(''),
 
   // Polling cadences. Spec freshness: prices ~5 min, trades ~1 min; we poll well inside both.
   MARKETS_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
@@ -137,6 +139,7 @@ export type Config = Readonly<{
     clickhouseUrl?: string;
     clickhouseDatabase: string;
     databaseUrl?: string;
+    kafkaNamespace: string;
   }>;
   ingest: Readonly<{
     enabled: boolean;
@@ -216,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       clickhouseUrl: e.CLICKHOUSE_URL,
       clickhouseDatabase: e.CLICKHOUSE_DATABASE,
       databaseUrl: e.DATABASE_URL,
+      kafkaNamespace: e.KAFKA_NAMESPACE,
     },
     ingest: {
       enabled: e.INGEST_ENABLED ?? true,

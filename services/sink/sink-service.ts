@@ -10,6 +10,7 @@ import type { EventLog, LogMessage, MessageBatch, RunningConsumer } from '../por
 import { decodeEvent, encodeEvent, topicKeyOf, type DeadLetter, type MarketUpserted, type TradeExecuted } from '../shared/events.js';
 import { TOPICS, type TopicKey } from '../shared/topics.js';
 import { INGESTION_TABLES } from './ingestion-rows.js';
+import { WIRE_ERROR_HEADER } from '../eventlog/kafka/kafka-event-log.js';
 import { marketRow, tradeRow } from './rows.js';
 
 export const SINK_GROUP_ID = 'tapeline-sink-clickhouse';
@@ -79,6 +80,9 @@ function decodeAll<T>(topic: TopicKey, messages: LogMessage[]) {
   const deadLetters: DeadLetter[] = [];
   for (const message of messages) {
     try {
+      // The Kafka adapter flags values it could not take out of the Confluent wire format.
+      const wireError = message.headers[WIRE_ERROR_HEADER];
+      if (wireError !== undefined) throw new Error(wireError);
       events.push(decodeEvent(topic, message.value) as T);
     } catch (error) {
       deadLetters.push({

@@ -3,7 +3,9 @@
  * (cityHash64(wallet) % buckets) so memory stays bounded however many trades are stored.
  * Leaderboards are as fresh as the last run (the interval is config); per-wallet endpoints compute live.
  */
+import type { Logger } from '../logger.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
+import { runPeriodically } from '../shared/periodic.js';
 import { round } from './trader-stats.js';
 import { traderReport } from './trader-report.js';
 import { activityToFills, mergeFills } from './activity-fills.js';
@@ -56,4 +58,13 @@ export async function recomputeTraderStats(store: AnalyticsStore, nowMs = Date.n
     wallets += byWallet.size;
   }
   return { wallets, seconds: (performance.now() - started) / 1000 };
+}
+
+/** Recomputes the trader tables every `intervalMs` (first run at once), never overlapping. */
+export function startTraderStats(store: AnalyticsStore, intervalMs: number, logger: Logger): { stop(): Promise<void> } {
+  return runPeriodically(
+    async () => logger.debug(await recomputeTraderStats(store), 'trader stats recomputed'),
+    intervalMs,
+    (error) => logger.error({ err: error }, 'trader stats failed'),
+  );
 }

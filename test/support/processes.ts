@@ -14,8 +14,8 @@ export interface Child {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export function startChild(script: string, env: Record<string, string>): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+export function startChild(script: string, env: Record<string, string>, args: string[] = []): Child {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_PRETTY: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -83,12 +83,12 @@ export async function freePort(): Promise<number> {
 }
 
 /** Runs `npm run admin -- <args>` (as a person would) against the service on `dataDir`; returns its JSON output. */
-export function runAdminCli(dataDir: string, args: string[]): Promise<any> {
+export function runAdminCli(dataDir: string, args: string[], extraEnv: Record<string, string> = {}): Promise<any> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
       ['--import', 'tsx', 'services/admin/cli.ts', ...args],
-      { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir } },
+      { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: dataDir, ...extraEnv } },
       (error, stdout, stderr) => {
         if (error) return reject(new Error(`admin ${args.join(' ')} failed: ${stderr || error.message}`));
         resolve(JSON.parse(stdout));

@@ -1,0 +1,86 @@
+/**
+ * The HTTP API with its access layer (keys, tiers, metering, rate limits, read cache), over the
+ * given stores. Used by the one-process stack and by the stand-alone `api` part.
+ */
+import http from 'node:http';
+import { createApp } from '../api/app.js';
+import type { WebhooksApi } from '../api/routes/webhooks.js';
+import { Meter } from './access/meter.js';
+import { newAdminToken, writeAdminEndpoint } from './admin/admin-endpoint.js';
+import { AdminOperations } from './admin/operations.js';
+import type { Config } from './config.js';
+import { Accounts } from './control/accounts.js';
+import type { SourceStatus } from './ingest/source-health.js';
+import type { Logger } from './logger.js';
+import type { AnalyticsStore } from './ports/analytics-store.js';
+import type { ControlStore } from './ports/control-store.js';
+import type { EventLog } from './ports/event-log.js';
+import { SINK_GROUP_ID } from './sink/sink-service.js';
+import { TOPICS } from './shared/topics.js';
+
+export const SERVICE_VERSION = '0.5.0';
+
+export interface ApiServerOptions {
+  config: Config;
+  store: AnalyticsStore;
+  control: ControlStore;
+  log: EventLog;
+  logger: Logger;
+  sources?: () => SourceStatus[];
+  webhooks?: WebhooksApi;
+  /** Write DATA_DIR/admin.json so `npm run admin` reaches this process (the one-process stack). */
+  adminEndpoint?: boolean;
+}
+
+export interface ApiServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
+  const { config, store, control, log, logger } = options;
+  const accounts = new Accounts(control);
+  const meter = new Meter(control, { ...config.access, flushIntervalMs: config.access.meterFlushIntervalMs });
+  meter.start();
+  const adminToken = options.adminEndpoint ? newAdminToken() : undefined;
+  const app = createApp({
+    store,
+    accounts,
+    meter,
+    access: config.access,
+    authCacheTtlMs: config.access.authCacheTtlMs,
+    admin: adminToken ? { operations: new AdminOperations(accounts, config.access.thresholds), token: adminToken } : undefined,
+    logger: logger.child({ part: 'api' }),
+    validateResponses: config.validateResponses,
+    readCacheTtlMs: config.readCacheTtlMs,
+    webhooks: options.webhooks,
+    health: {
+      version: SERVICE_VERSION,
+      sources: options.sources ?? (() => []),
+      sinkLag: async () => {
+        const lag: Record<string, number> = {};
+        for (const topic of [TOPICS.markets.name, TOPICS.trades.name]) {
+          const positions = await log.positions(SINK_GROUP_ID, topic);
+          lag[topic] = positions.reduce((sum, p) => sum + (p.endOffset - p.committedOffset), 0);
+        }
+        return lag;
+      },
+    },
+  });
+  const server = http.createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address();
+  const url = `http://${config.host}:${typeof address === 'object' && address ? address.port : config.port}`;
+  if (adminToken) writeAdminEndpoint(config.dataDir, url, adminToken);
+  return {
+    url,
+    async stop() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await meter.stop();
+    },
+  };
+}

@@ -1,0 +1,337 @@
+/**
+ * Kafka adapter of the event-log port, on kafkajs (kept behind the port so a maintained client can
+ * replace it). Same semantics as the embedded file log:
+ * - keys -> partitions with the Java-compatible murmur2 partitioner (kafkajs DefaultPartitioner),
+ *   the same placement as services/eventlog/partitioner.ts, so a topic keeps its layout when it
+ *   moves from the file log to a broker;
+ * - `produce` resolves after acks from all in-sync replicas; the producer is idempotent (one
+ *   request in flight), so its own retries do not duplicate records;
+ * - consumers never auto-commit: a batch's offsets are committed only after its handler resolved,
+ *   and a rejected batch is retried in place until it succeeds or the consumer stops.
+ * Topics listed in `schemas` carry Avro in the Confluent wire format (confluent-avro.ts).
+ */
+import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type Producer, type KafkaMessage } from 'kafkajs';
+import type {
+  ConsumerOptions,
+  EventLog,
+  LogMessage,
+  MessageBatch,
+  OutgoingMessage,
+  PartitionPosition,
+  RunningConsumer,
+  TopicSpec,
+} from '../../ports/event-log.js';
+import { ConfluentAvroCodec, type COMPATIBILITY, type TopicSchema } from './confluent-avro.js';
+import { KAFKA_TOPIC_CONFIG } from './topic-config.js';
+
+export interface KafkaEventLogOptions {
+  brokers: string[];
+  clientId?: string;
+  /** Confluent-compatible registry; required when `schemas` is not empty. */
+  schemaRegistryUrl?: string;
+  schemaCompatibility?: COMPATIBILITY;
+  /** Topics whose values are Avro of these schemas, registered at open. */
+  schemas?: TopicSchema[];
+  /**
+   * Namespace on a shared cluster: every topic and consumer group is `<prefix><name>` on the
+   * broker, while the port keeps the plain names (e.g. one prefix per environment or per test).
+   */
+  namespace?: string;
+  /** Consumer session timeout: how long a crashed member holds its partitions. Default 10 s. */
+  sessionTimeoutMs?: number;
+  /** Called for client-level problems (kafkajs log lines at WARN and above). */
+  onLog?: (level: 'error' | 'warn', message: string, extra: Record<string, unknown>) => void;
+}
+
+/** Header set on a consumed message whose value could not be decoded from the wire format. */
+export const WIRE_ERROR_HEADER = 'tapeline-wire-error';
+
+const FIRST_RETRY_DELAY_MS = 100;
+const MAX_RETRY_DELAY_MS = 5_000;
+
+export async function openKafkaEventLog(options: KafkaEventLogOptions): Promise<EventLog> {
+  const kafka = new Kafka({
+    clientId: options.clientId ?? 'tapeline',
+    brokers: options.brokers,
+    logLevel: logLevel.WARN,
+    logCreator: () => (entry) => {
+      const level = entry.level === logLevel.ERROR ? 'error' : 'warn';
+      const { message, ...extra } = entry.log;
+      options.onLog?.(level, String(message), extra);
+    },
+    // A broker restart takes seconds; keep retrying for about a minute before a call rejects.
+    retry: { initialRetryTime: 200, maxRetryTime: 5_000, retries: 12 },
+  });
+  const namespace = options.namespace ?? '';
+  const codec = new ConfluentAvroCodec({ registryUrl: options.schemaRegistryUrl ?? '', compatibility: options.schemaCompatibility });
+  if (options.schemas?.length) {
+    if (!options.schemaRegistryUrl) throw new Error('schemaRegistryUrl is required for Avro topics');
+    await codec.register(options.schemas.map((entry) => ({ ...entry, topic: namespace + entry.topic })));
+  }
+  const admin = kafka.admin();
+  const producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+    createPartitioner: Partitioners.DefaultPartitioner,
+  });
+  await admin.connect();
+  await producer.connect();
+  return new KafkaEventLog(kafka, admin, producer, codec, options.sessionTimeoutMs ?? 10_000, namespace);
+}
+
+class KafkaEventLog implements EventLog {
+  private readonly running = new Set<RunningConsumer>();
+  /** Topics seen to exist, so produce can refuse an unknown topic at once instead of retrying metadata. */
+  private readonly knownTopics = new Set<string>();
+  private closed = false;
+
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly admin: Admin,
+    private readonly producer: Producer,
+    private readonly codec: ConfluentAvroCodec,
+    private readonly sessionTimeoutMs: number,
+    private readonly namespace: string,
+  ) {}
+
+  private onBroker(name: string): string {
+    return this.namespace + name;
+  }
+
+  async createTopics(specs: TopicSpec[]): Promise<void> {
+    this.assertOpen();
+    const existing = new Set(await this.admin.listTopics());
+    const missing = specs
+      .map((spec) => ({ ...spec, name: this.onBroker(spec.name) }))
+      .filter((spec) => !existing.has(spec.name));
+    if (missing.length === 0) return;
+    try {
+      await this.admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((spec) => ({
+          topic: spec.name,
+          numPartitions: spec.partitions,
+          replicationFactor: KAFKA_TOPIC_CONFIG.replicationFactor,
+          configEntries: Object.entries(KAFKA_TOPIC_CONFIG.configEntries).map(([name, value]) => ({ name, value })),
+        })),
+      });
+    } catch (error) {
+      // Another process may have created them between listTopics and createTopics.
+      const now = new Set(await this.admin.listTopics());
+      if (!missing.every((spec) => now.has(spec.name))) throw error;
+    }
+  }
+
+  async produce(portTopic: string, messages: OutgoingMessage[]): Promise<void> {
+    this.assertOpen();
+    const topic = this.onBroker(portTopic);
+    if (messages.length === 0) return;
+    if (!this.knownTopics.has(topic)) {
+      if (!(await this.admin.listTopics()).includes(topic)) throw new Error(`unknown topic ${portTopic}: create it first (auto-creation is off)`);
+      this.knownTopics.add(topic);
+    }
+    await this.producer.send({
+      topic,
+      acks: -1,
+      messages: messages.map((message) => ({
+        key: message.key,
+        value: this.codec.encode(topic, message.value),
+        headers: message.headers,
+        timestamp: message.timestamp === undefined ? undefined : String(message.timestamp),
+      })),
+    });
+  }
+
+  async runConsumer(options: ConsumerOptions): Promise<RunningConsumer> {
+    this.assertOpen();
+    if (options.topics.length === 0) throw new Error(`runConsumer(${options.groupId}): subscribe to at least one topic`);
+    const state = { stopping: false };
+    // The batch being handled or committed: stop() lets it finish before leaving the group, so a
+    // handled batch is committed instead of being redelivered to the next member.
+    const inFlight = { current: Promise.resolve() };
+    let member = await this.startMember(options, state, inFlight, () => restart());
+    let restarting: Promise<void> | null = null;
+    // kafkajs gives up on errors it deems non-retriable (e.g. "coordinator is not aware of this
+    // member" after a broker restart) and leaves the consumer stopped. A sink must not stop
+    // because a broker bounced: rejoin with a new member until stop() is called.
+    const restart = () => {
+      if (state.stopping || restarting) return;
+      restarting = (async () => {
+        for (let attempt = 1; !state.stopping; attempt++) {
+          await sleepUnless(Math.min(FIRST_RETRY_DELAY_MS * 2 ** attempt, MAX_RETRY_DELAY_MS), state);
+          if (state.stopping) return;
+          await member.disconnect().catch(() => undefined);
+          try {
+            member = await this.startMember(options, state, inFlight, () => restart());
+            return;
+          } catch {
+            // Broker still unreachable: try again after the back-off.
+          }
+        }
+      })().finally(() => (restarting = null));
+    };
+    let stopping: Promise<void> | null = null;
+    const running: RunningConsumer = {
+      stop: () =>
+        (stopping ??= (async () => {
+          state.stopping = true;
+          await inFlight.current;
+          await restarting;
+          await member.disconnect();
+          this.running.delete(running);
+        })()),
+    };
+    this.running.add(running);
+    return running;
+  }
+
+  private async startMember(
+    options: ConsumerOptions,
+    state: { stopping: boolean },
+    inFlight: { current: Promise<void> },
+    onGaveUp: () => void,
+  ): Promise<Consumer> {
+    const consumer = this.kafka.consumer({
+      groupId: this.onBroker(options.groupId),
+      sessionTimeout: this.sessionTimeoutMs,
+      heartbeatInterval: Math.max(500, Math.floor(this.sessionTimeoutMs / 5)),
+      allowAutoTopicCreation: false,
+      maxWaitTimeInMs: 250,
+    });
+    consumer.on(consumer.events.CRASH, (event) => {
+      if (!event.payload.restart) onGaveUp();
+    });
+    await consumer.connect();
+    for (const topic of new Set(options.topics)) await consumer.subscribe({ topic: this.onBroker(topic), fromBeginning: options.fromBeginning ?? true });
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      eachBatch: ({ batch, heartbeat, isRunning, isStale, resolveOffset }) => {
+        const work = (async () => {
+          const maxBatchSize = options.maxBatchSize ?? 1000;
+          for (let start = 0; start < batch.messages.length; start += maxBatchSize) {
+            if (state.stopping || !isRunning() || isStale()) return;
+            const chunk = batch.messages.slice(start, start + maxBatchSize);
+            const portBatch = await this.toPortBatch(batch.topic, batch.partition, chunk);
+            const handled = await this.retryUntilHandled(options, portBatch, state, heartbeat, () => isRunning() && !isStale());
+            if (!handled) return;
+            const next = String(portBatch.lastOffset + 1);
+            // Commit first, then move the in-memory position: a failed commit redelivers the batch.
+            await consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: next }]);
+            resolveOffset(chunk.at(-1)!.offset);
+            await heartbeat();
+          }
+        })();
+        inFlight.current = work.catch(() => undefined);
+        return work;
+      },
+    });
+    return consumer;
+  }
+
+  async positions(groupId: string, topic: string): Promise<PartitionPosition[]> {
+    this.assertOpen();
+    const [ends, committed] = await Promise.all([
+      this.admin.fetchTopicOffsets(this.onBroker(topic)),
+      this.admin.fetchOffsets({ groupId: this.onBroker(groupId), topics: [this.onBroker(topic)] }),
+    ]);
+    const committedByPartition = new Map(
+      (committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset) < 0 ? 0 : Number(p.offset)]),
+    );
+    return ends
+      .map((end) => ({
+        topic,
+        partition: end.partition,
+        endOffset: Number(end.high),
+        committedOffset: committedByPartition.get(end.partition) ?? 0,
+      }))
+      .sort((a, b) => a.partition - b.partition);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.running].map((consumer) => consumer.stop()));
+    await this.producer.disconnect();
+    await this.admin.disconnect();
+  }
+
+  /** Retries the handler on the same batch with back-off; false when the consumer stopped first. */
+  private async retryUntilHandled(
+    options: ConsumerOptions,
+    batch: MessageBatch,
+    state: { stopping: boolean },
+    heartbeat: () => Promise<void>,
+    stillAssigned: () => boolean,
+  ): Promise<boolean> {
+    for (let failures = 0; ; ) {
+      if (state.stopping || !stillAssigned()) return false;
+      try {
+        await options.handleBatch(batch);
+        return true;
+      } catch (error) {
+        failures++;
+        try {
+          options.onError?.(error, batch);
+        } catch {
+          // A throwing error callback must not break delivery.
+        }
+        const delay = Math.min(FIRST_RETRY_DELAY_MS * 2 ** (failures - 1), MAX_RETRY_DELAY_MS);
+        await sleepUnless(delay, state);
+        // Long outages must not cost the partition: keep the group session alive while retrying.
+        await heartbeat().catch(() => undefined);
+      }
+    }
+  }
+
+  private async toPortBatch(brokerTopic: string, partition: number, messages: KafkaMessage[]): Promise<MessageBatch> {
+    const topic = brokerTopic.slice(this.namespace.length);
+    const converted: LogMessage[] = [];
+    for (const message of messages) {
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(message.headers ?? {})) {
+        if (value !== undefined) headers[name] = Array.isArray(value) ? String(value[0]) : value.toString();
+      }
+      const raw = message.value ?? Buffer.alloc(0);
+      let value: Buffer = raw;
+      try {
+        value = await this.codec.decode(brokerTopic, raw);
+      } catch (error) {
+        // Poison: keep the raw bytes and say why, so the consumer can dead-letter it and move on.
+        headers[WIRE_ERROR_HEADER] = (error as Error).message;
+      }
+      converted.push({
+        topic,
+        partition,
+        offset: Number(message.offset),
+        key: message.key?.toString() ?? '',
+        value,
+        headers,
+        timestamp: Number(message.timestamp),
+      });
+    }
+    return {
+      topic,
+      partition,
+      messages: converted,
+      firstOffset: converted[0]!.offset,
+      lastOffset: converted.at(-1)!.offset,
+    };
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('event log is closed');
+  }
+}
+
+function sleepUnless(ms: number, state: { stopping: boolean }): Promise<void> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const tick = () => {
+      if (state.stopping || Date.now() - started >= ms) resolve();
+      else setTimeout(tick, Math.min(50, ms));
+    };
+    tick();
+  });
+}

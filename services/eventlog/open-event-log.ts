@@ -1,0 +1,27 @@
+/**
+ * Picks the event-log adapter from config: Kafka (with Avro through the schema registry) when
+ * KAFKA_BROKERS is set, the durable file log under DATA_DIR otherwise.
+ */
+import path from 'node:path';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { EventLog } from '../ports/event-log.js';
+import { openFileEventLog } from './file-log.js';
+import { openKafkaEventLog } from './kafka/kafka-event-log.js';
+import { topicSchemas } from './kafka/topic-schemas.js';
+
+export async function openEventLog(config: Config, logger?: Logger): Promise<EventLog> {
+  const { kafkaBrokers, schemaRegistryUrl } = config.engines;
+  if (!kafkaBrokers) return openFileEventLog({ directory: path.join(config.dataDir, 'log') });
+  if (!schemaRegistryUrl) {
+    // Values on Kafka are Avro in the Confluent wire format; without a registry no other consumer could read them.
+    throw new Error('KAFKA_BROKERS is set without SCHEMA_REGISTRY_URL: the Kafka event log needs a schema registry');
+  }
+  return openKafkaEventLog({
+    brokers: kafkaBrokers.split(',').map((broker) => broker.trim()).filter(Boolean),
+    schemaRegistryUrl,
+    schemas: topicSchemas(),
+    namespace: config.engines.kafkaNamespace,
+    onLog: (level, message, extra) => logger?.[level]({ kafka: extra }, message),
+  });
+}

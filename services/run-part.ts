@@ -1,0 +1,37 @@
+/**
+ * `npm run service -- <part> [<part>...]`: runs the named parts of tapeline in this process, on the
+ * engines the environment selects (KAFKA_BROKERS + SCHEMA_REGISTRY_URL, CLICKHOUSE_URL,
+ * DATABASE_URL; embedded twins under DATA_DIR otherwise). Parts: see services/parts/registry.ts.
+ */
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { findPart, PARTS, type RunningPart } from './parts/registry.js';
+import { PartResources } from './parts/resources.js';
+import { stopOnSignals } from './stack.js';
+
+const names = process.argv.slice(2);
+const unknown = names.filter((name) => !findPart(name));
+if (names.length === 0 || unknown.length > 0) {
+  console.error(`${unknown.length ? `unknown part(s): ${unknown.join(', ')}\n` : ''}usage: npm run service -- <part> [<part>...]`);
+  for (const part of PARTS) console.error(`  ${part.name.padEnd(10)} ${part.description}`);
+  process.exit(2);
+}
+
+try {
+  const config = loadConfig();
+  const logger = createLogger(config);
+  const resources = new PartResources(config, logger);
+  const running: RunningPart[] = [];
+  for (const name of names) {
+    running.push(await findPart(name)!.start(resources));
+    logger.info({ part: name }, 'part started');
+  }
+  stopOnSignals(async () => {
+    // Reverse order: the API stops taking requests before the stores under it close.
+    for (const part of running.reverse()) await part.stop();
+    await resources.close();
+  }, logger);
+} catch (error) {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+}
