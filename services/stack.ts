@@ -23,6 +23,7 @@ import { recomputeTraderStats } from './traders/stats-job.js';
 import { assertNotSimulatorData } from './shared/data-dir-guard.js';
 import { allTopicSpecs, TOPICS } from './shared/topics.js';
 import { startWebhooks } from './webhooks/start-webhooks.js';
+import { assertNoLiveBackfill } from './backfill/exclusive-access.js';
 
 export const SERVICE_VERSION = '0.5.0';
 
@@ -42,6 +43,7 @@ async function openEventLog(config: Config): Promise<EventLog> {
 
 export async function startStack(config: Config, logger: Logger): Promise<RunningStack> {
   assertNotSimulatorData(config.dataDir, config.upstream.gammaUrl);
+  assertNoLiveBackfill(config.dataDir);
   const log = await openEventLog(config);
   await log.createTopics(allTopicSpecs());
   const store = await openAnalyticsStore(config);
