@@ -37,6 +37,11 @@ async function main(): Promise<number> {
   const args = parseBackfillArguments(process.argv.slice(2));
   const config = loadConfig();
   assertNotSimulatorData(config.dataDir, config.upstream.gammaUrl);
+  if (config.engines.kafkaBrokers) {
+    // Publishing into the embedded log while the service reads Kafka would lose the backfill silently.
+    say('KAFKA_BROKERS is set, but this build only has the embedded event log');
+    return 1;
+  }
   const lock = acquireBackfillAccess(config.dataDir);
   let log: EventLog | null = null;
   try {
