@@ -26,6 +26,7 @@ import { agentRoutes } from './routes/agents.js';
 import { healthRoutes, type HealthInputs } from './routes/health.js';
 import { marketRoutes } from './routes/markets.js';
 import { tradeRoutes } from './routes/trades.js';
+import { metricsRoutes } from './metrics.js';
 import { traderRoutes } from './routes/traders.js';
 import { marketDataRoutes } from './routes/market-data.js';
 import { catalogRoutes } from './routes/catalog.js';
@@ -64,6 +65,8 @@ export function createApp(deps: AppDependencies): express.Express {
   app.use(docsRoutes());
 
   if (deps.admin) app.use('/admin', adminRoutes(deps.admin.operations, deps.admin.token));
+  // Prometheus scrape target, outside /v1 and the API document.
+  app.use(metricsRoutes(deps.health));
   app.use(express.json({ limit: '64kb' }));
   const authenticate = requireApiKey(deps.accounts, deps.authCacheTtlMs);
   const check = accessCheck(deps.meter, deps.limiter ?? new RateLimiter(), deps.access);

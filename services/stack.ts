@@ -15,6 +15,7 @@ import { assertNotSimulatorData } from './shared/data-dir-guard.js';
 import { allTopicSpecs } from './shared/topics.js';
 import { startWebhooks } from './webhooks/start-webhooks.js';
 import { startApiServer } from './api-server.js';
+import { assertNoLiveBackfill } from './backfill/exclusive-access.js';
 
 export { SERVICE_VERSION } from './api-server.js';
 
@@ -26,6 +27,7 @@ export interface RunningStack {
 
 export async function startStack(config: Config, logger: Logger): Promise<RunningStack> {
   assertNotSimulatorData(config.dataDir, config.upstream.gammaUrl);
+  assertNoLiveBackfill(config.dataDir);
   const log = await openEventLog(config, logger);
   await log.createTopics(allTopicSpecs());
   const store = await openAnalyticsStore(config);

@@ -137,6 +137,11 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
         shardSize: ingest.wsShardSize,
         resync: async (assetIds) => (await books.fetchAndPublish(assetIds)).books,
         onBookPublished: (assetId, hash) => books.notePublished(assetId, hash),
+        // A market listed upstream: follow its tokens at once and fetch its metadata now, not at the next poll.
+        onNewMarket: (assetIds) => {
+          stream?.follow(assetIds);
+          void marketsTask.runNow();
+        },
       });
       stream.follow(tradableTokens());
     }

@@ -195,7 +195,10 @@ export class MarketStream {
         return 1;
       case 'tick_size_change':
         this.books.setTickSize(message.assetId, message.newTickSize);
-        return 0;
+        // The stored book carries the tick size: republish it (same id and time, newer version).
+        if (this.books.hashOf(message.assetId) === null) return 0;
+        this.dirtyBooks.add(message.assetId);
+        return 1;
       case 'new_market':
         this.options.onNewMarket?.(message.assetIds);
         return 0;

@@ -1,0 +1,68 @@
+/**
+ * GET /metrics: ingestion freshness in the Prometheus text format (version 0.0.4), for scrapers.
+ * Outside /v1 and the API document (no key, no envelope), like /api/openapi.yaml; it carries only
+ * operational figures. Per source: lag against its target, last success, failures, records.
+ */
+import { Router } from 'express';
+import type { SourceStatus } from '../services/ingest/source-health.js';
+import type { HealthInputs } from './routes/health.js';
+
+interface Family {
+  name: string;
+  help: string;
+  type: 'gauge' | 'counter';
+  samples: Array<{ labels: Record<string, string>; value: number }>;
+}
+
+const escapeLabel = (value: string) => value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+const seconds = (iso: string | null) => (iso === null ? null : Date.parse(iso) / 1000);
+
+export function renderPrometheus(families: Family[]): string {
+  const lines: string[] = [];
+  for (const family of families) {
+    lines.push(`# HELP ${family.name} ${family.help}`, `# TYPE ${family.name} ${family.type}`);
+    for (const { labels, value } of family.samples) {
+      const labelText = Object.entries(labels)
+        .map(([k, v]) => `${k}="${escapeLabel(v)}"`)
+        .join(',');
+      lines.push(`${family.name}${labelText ? `{${labelText}}` : ''} ${Number.isFinite(value) ? value : 'NaN'}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export function ingestionMetrics(sources: SourceStatus[], sinkLag: Record<string, number>): Family[] {
+  const per = (pick: (s: SourceStatus) => number | null) =>
+    sources.flatMap((s) => {
+      const value = pick(s);
+      return value === null ? [] : [{ labels: { source: s.source }, value }];
+    });
+  return [
+    { name: 'tapeline_source_lag_seconds', help: 'Upstream time not yet covered by this source (now - covered_until).', type: 'gauge', samples: per((s) => (s.lag_ms === null ? null : s.lag_ms / 1000)) },
+    { name: 'tapeline_source_target_lag_seconds', help: 'Freshness target of this source.', type: 'gauge', samples: per((s) => (s.target_lag_ms === null ? null : s.target_lag_ms / 1000)) },
+    { name: 'tapeline_source_fresh', help: '1 when the lag is within the target, 0 when not.', type: 'gauge', samples: per((s) => (s.fresh === null ? null : s.fresh ? 1 : 0)) },
+    { name: 'tapeline_source_last_success_timestamp_seconds', help: 'Unix time of the last successful poll or message.', type: 'gauge', samples: per((s) => seconds(s.last_success_at)) },
+    { name: 'tapeline_source_consecutive_failures', help: 'Failed polls since the last success.', type: 'gauge', samples: per((s) => s.consecutive_failures) },
+    { name: 'tapeline_source_records_published_total', help: 'Events published by this source since start.', type: 'counter', samples: per((s) => s.records_published) },
+    { name: 'tapeline_source_records_dead_lettered_total', help: 'Malformed records sent to the dead-letter topic since start.', type: 'counter', samples: per((s) => s.records_dead_lettered) },
+    {
+      name: 'tapeline_sink_lag_messages',
+      help: 'Messages on the log not yet in the analytics store.',
+      type: 'gauge',
+      samples: Object.entries(sinkLag).map(([topic, value]) => ({ labels: { topic }, value })),
+    },
+  ];
+}
+
+export function metricsRoutes(health: HealthInputs): Router {
+  const router = Router();
+  router.get('/metrics', async (_request, response, next) => {
+    try {
+      const text = renderPrometheus(ingestionMetrics(health.sources(), await health.sinkLag()));
+      response.type('text/plain; version=0.0.4; charset=utf-8').send(text);
+    } catch (error) {
+      next(error);
+    }
+  });
+  return router;
+}

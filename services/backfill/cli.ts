@@ -1,0 +1,172 @@
+/**
+ * `npm run backfill -- [--from <ISO date>] [--to <ISO date>] [--market <condition id or slug> ...]`
+ *
+ * Backfills trades (Data API) and price history (CLOB /prices-history) for the chosen markets (default:
+ * every active market) and range (default: the last 7 days) into the same event log the service uses,
+ * then (unless --no-index) runs the sink until ClickHouse holds everything, so the data is queryable
+ * when the command ends. Progress: a bar on a terminal, plain lines otherwise (stderr); a JSON summary
+ * on stdout. Interrupt it any way (Ctrl-C, kill -9) and run the same command again: it resumes from
+ * DATA_DIR/ingest/backfill-checkpoint.json. Re-running a finished backfill is harmless.
+ *
+ * The service must not be running on the same DATA_DIR (see exclusive-access.ts for why); the command
+ * says so and exits 3 when it is. Exit codes: 0 done, 2 bad arguments, 3 data folder busy,
+ * 4 unknown market, 130 stopped by a signal (resumable), 1 anything else.
+ */
+import path from 'node:path';
+import { pino } from 'pino';
+import { openAnalyticsStore } from '../analytics/open-analytics.js';
+import { ConfigError, loadConfig, type Config } from '../config.js';
+import { openFileEventLog } from '../eventlog/file-log.js';
+import { CheckpointFile } from '../ingest/checkpoint.js';
+import { EventPublisher } from '../ingest/publisher.js';
+import { UpstreamClient } from '../ingest/upstream-client.js';
+import type { EventLog } from '../ports/event-log.js';
+import { assertNotSimulatorData } from '../shared/data-dir-guard.js';
+import { allTopicSpecs, TOPICS, type TopicKey } from '../shared/topics.js';
+import { INGESTION_TABLES } from '../sink/ingestion-rows.js';
+import { SINK_GROUP_ID, startSink } from '../sink/sink-service.js';
+import { parseBackfillArguments, requestKey, resolveRange, UsageError, type BackfillArguments } from './arguments.js';
+import { emptyTotals, plannedMarket, runBackfill, type BackfillCheckpoint } from './backfill-run.js';
+import { acquireBackfillAccess, DataDirBusyError } from './exclusive-access.js';
+import { planMarkets, UnknownMarketError } from './plan-markets.js';
+import { BackfillProgress } from './progress.js';
+
+const say = (text: string) => process.stderr.write(`backfill: ${text}\n`);
+
+async function main(): Promise<number> {
+  const args = parseBackfillArguments(process.argv.slice(2));
+  const config = loadConfig();
+  assertNotSimulatorData(config.dataDir, config.upstream.gammaUrl);
+  if (config.engines.kafkaBrokers) {
+    // Publishing into the embedded log while the service reads Kafka would lose the backfill silently.
+    say('KAFKA_BROKERS is set, but this build only has the embedded event log');
+    return 1;
+  }
+  const lock = acquireBackfillAccess(config.dataDir);
+  let log: EventLog | null = null;
+  try {
+    log = await openFileEventLog({ directory: path.join(config.dataDir, 'log') });
+    await log.createTopics(allTopicSpecs());
+    const publisher = new EventPublisher(log);
+    const { ingest, upstream } = config;
+    const gamma = new UpstreamClient({ name: 'gamma', baseUrl: upstream.gammaUrl, budgetPer10s: ingest.gammaBudgetPer10s, timeoutMs: ingest.timeoutMs });
+    const data = new UpstreamClient({ name: 'data-api', baseUrl: upstream.dataUrl, budgetPer10s: ingest.dataBudgetPer10s, timeoutMs: ingest.timeoutMs });
+    const clob = new UpstreamClient({ name: 'clob', baseUrl: upstream.clobUrl, budgetPer10s: ingest.clobBudgetPer10s, timeoutMs: ingest.timeoutMs });
+    const checkpointFile = new CheckpointFile<BackfillCheckpoint | null>(path.join(config.dataDir, 'ingest', 'backfill-checkpoint.json'), null);
+
+    const start = await startingPoint(args, checkpointFile, gamma, publisher);
+    if (!start) return 2;
+
+    let stopRequested = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopRequested) process.exit(130);
+      stopRequested = true;
+      say(`${signal}: stopping after the current page (send it again to quit at once; either way the run resumes)`);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+
+    const progress = new BackfillProgress(process.stderr, start);
+    const { outcome, checkpoint } = await runBackfill(start, { data, clob, publisher, checkpointFile, listener: progress, shouldStop: () => stopRequested });
+    progress.finish(checkpoint, outcome);
+    if (outcome === 'stopped') {
+      printSummary('stopped', checkpoint);
+      return 130;
+    }
+    // Finished: the next run with the same arguments starts a fresh (idempotent) pass.
+    checkpointFile.write(null);
+    if (args.index) await indexEverything(config, log);
+    printSummary('complete', checkpoint);
+    return 0;
+  } finally {
+    await log?.close();
+    lock.release();
+  }
+}
+
+/** Resumes the checkpoint of the same request, or plans a new run (publishing the markets it covers). */
+async function startingPoint(
+  args: BackfillArguments,
+  checkpointFile: CheckpointFile<BackfillCheckpoint | null>,
+  gamma: UpstreamClient,
+  publisher: EventPublisher,
+): Promise<BackfillCheckpoint | null> {
+  const key = requestKey(args);
+  const existing = checkpointFile.read();
+  if (existing && !args.restart) {
+    if (existing.key === key) {
+      say(`resuming: ${existing.next_market} of ${existing.markets.length} markets done (range ${new Date(existing.from_ms).toISOString()} .. ${new Date(existing.to_ms).toISOString()})`);
+      return existing;
+    }
+    say(`an unfinished backfill with other arguments (${existing.key}) is checkpointed; run it again with those arguments to finish it, or pass --restart to drop it`);
+    return null;
+  }
+  const nowMs = Date.now();
+  const { fromMs, toMs } = resolveRange(args, nowMs);
+  const planned = await planMarkets(gamma, args.markets, nowMs);
+  // Markets first, so trades of closed or delisted markets have their market row too.
+  await publisher.deadLetter(planned.deadLetters);
+  await publisher.publishMarkets(planned.markets);
+  say(`planned ${planned.markets.length} markets, ${new Date(fromMs).toISOString()} .. ${new Date(toMs).toISOString()}, price points every ${args.fidelityMinutes} min`);
+  const start: BackfillCheckpoint = {
+    version: 1,
+    key,
+    from_ms: fromMs,
+    to_ms: toMs,
+    fidelity_minutes: args.fidelityMinutes,
+    markets: planned.markets.map(plannedMarket),
+    next_market: 0,
+    trades_offset: 0,
+    trades_done: false,
+    history_tokens_done: 0,
+    totals: { ...emptyTotals(), dead_letters: planned.deadLetters.length },
+  };
+  checkpointFile.write(start);
+  return start;
+}
+
+/** Runs the service's own sink (same consumer group) until it has caught up with the log. */
+async function indexEverything(config: Config, log: EventLog): Promise<void> {
+  say('indexing into ClickHouse');
+  const logger = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, pino.destination(2));
+  const store = await openAnalyticsStore(config);
+  const sink = await startSink(log, store, logger);
+  const topics = [TOPICS.markets.name, TOPICS.trades.name, ...(Object.keys(INGESTION_TABLES) as TopicKey[]).map((k) => TOPICS[k].name)];
+  try {
+    for (;;) {
+      let lag = 0;
+      for (const topic of topics) for (const p of await log.positions(SINK_GROUP_ID, topic)) lag += p.endOffset - p.committedOffset;
+      if (lag === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  } finally {
+    await sink.stop();
+    await store.close();
+  }
+}
+
+function printSummary(outcome: 'complete' | 'stopped', checkpoint: BackfillCheckpoint): void {
+  process.stdout.write(
+    `${JSON.stringify({ outcome, from: new Date(checkpoint.from_ms).toISOString(), to: new Date(checkpoint.to_ms).toISOString(), markets: checkpoint.markets.length, ...checkpoint.totals })}\n`,
+  );
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    if (error instanceof DataDirBusyError) {
+      say(error.message);
+      process.exit(3);
+    }
+    if (error instanceof UnknownMarketError) {
+      say(error.message);
+      process.exit(4);
+    }
+    say(error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error));
+    process.exit(1);
+  },
+);
