@@ -33,9 +33,9 @@ export function retryPolicyFrom(config: Config): RetryPolicy {
   };
 }
 
-export async function startWebhooks(config: Config, log: EventLog, control: ControlStore, analytics: AnalyticsStore, logger: Logger): Promise<RunningWebhooks> {
-  const guard = new UrlGuard(config.webhooks.allowedHosts);
-  const transport = createHttpTransport(guard);
+/** The dispatcher over the durable outbox (the `webhooks` part). */
+export function startWebhookDispatcher(config: Config, control: ControlStore, logger: Logger): { dispatcher: Dispatcher; stop(): Promise<void> } {
+  const transport = createHttpTransport(new UrlGuard(config.webhooks.allowedHosts));
   const dispatcher = startDispatcher({
     store: control,
     transport: transport.send,
@@ -46,7 +46,18 @@ export async function startWebhooks(config: Config, log: EventLog, control: Cont
     pollIntervalMs: config.webhooks.pollIntervalMs,
     concurrency: config.webhooks.concurrency,
   });
-  const signals = await startSignals({
+  return {
+    dispatcher,
+    async stop() {
+      await dispatcher.stop();
+      transport.close();
+    },
+  };
+}
+
+/** The signals processor (the `signals` part); `onEnqueued` wakes a dispatcher in the same process. */
+export function startSignalsProcessor(config: Config, log: EventLog, control: ControlStore, analytics: AnalyticsStore, logger: Logger, onEnqueued: () => void = () => {}): Promise<SignalsService> {
+  return startSignals({
     log,
     control,
     traderContext: analyticsTraderContext(analytics),
@@ -54,17 +65,26 @@ export async function startWebhooks(config: Config, log: EventLog, control: Cont
     priceChangePct: config.signals.priceChangePct,
     priceWindowMs: config.signals.priceWindowMs,
     logger: logger.child({ part: 'signals' }),
-    onEnqueued: () => dispatcher.wake(),
+    onEnqueued,
   });
-  const subscriptions = new WebhookSubscriptions({ store: control, guard, clock: Date.now, secretGraceMs: config.webhooks.secretGraceMs });
+}
+
+/** What the /webhooks routes need; `wake` nudges an in-process dispatcher (others poll the outbox). */
+export function webhooksApi(config: Config, control: ControlStore, wake: () => void = () => {}): WebhooksApi {
+  const subscriptions = new WebhookSubscriptions({ store: control, guard: new UrlGuard(config.webhooks.allowedHosts), clock: Date.now, secretGraceMs: config.webhooks.secretGraceMs });
+  return { subscriptions, store: control, clock: Date.now, wake };
+}
+
+export async function startWebhooks(config: Config, log: EventLog, control: ControlStore, analytics: AnalyticsStore, logger: Logger): Promise<RunningWebhooks> {
+  const delivery = startWebhookDispatcher(config, control, logger);
+  const signals = await startSignalsProcessor(config, log, control, analytics, logger, () => delivery.dispatcher.wake());
   return {
-    api: { subscriptions, store: control, clock: Date.now, wake: () => dispatcher.wake() },
-    dispatcher,
+    api: webhooksApi(config, control, () => delivery.dispatcher.wake()),
+    dispatcher: delivery.dispatcher,
     signals,
     async stop() {
       await signals.stop();
-      await dispatcher.stop();
-      transport.close();
+      await delivery.stop();
     },
   };
 }

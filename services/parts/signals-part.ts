@@ -1,0 +1,12 @@
+/** Signals alone: consumes trades and markets from the log and enqueues webhook deliveries in the outbox. */
+import { startSignalsProcessor } from '../webhooks/start-webhooks.js';
+import type { PartDefinition } from './registry.js';
+
+export const signalsPart: PartDefinition = {
+  name: 'signals',
+  description: 'detect trade, large-trade, price and resolution events and enqueue webhook deliveries',
+  async start(resources) {
+    const [log, control, store] = await Promise.all([resources.eventLog(), resources.controlStore(), resources.analyticsStore()]);
+    return startSignalsProcessor(resources.config, log, control, store, resources.logger);
+  },
+};

@@ -1,0 +1,11 @@
+/** The webhook dispatcher alone: leases due deliveries from the outbox, signs and sends them, retries. */
+import { startWebhookDispatcher } from '../webhooks/start-webhooks.js';
+import type { PartDefinition } from './registry.js';
+
+export const webhooksPart: PartDefinition = {
+  name: 'webhooks',
+  description: 'deliver signed webhooks from the durable outbox (several dispatchers may share it)',
+  async start(resources) {
+    return startWebhookDispatcher(resources.config, await resources.controlStore(), resources.logger);
+  },
+};
