@@ -5,6 +5,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import fs from 'node:fs';
+import type http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../services/logger.js';
@@ -13,11 +14,11 @@ import type { Meter } from '../services/access/meter.js';
 import { RateLimiter } from '../services/access/rate-limit.js';
 import type { AdminOperations } from '../services/admin/operations.js';
 import type { Accounts } from '../services/control/accounts.js';
-import { accessCheck, accessControl, type AccessPolicy } from './access.js';
+import { accessCheck, accessControl, type AccessCheck, type AccessPolicy } from './access.js';
 import { adminRoutes } from './admin.js';
-import { responseCache } from './response-cache.js';
+import { fastCachedReads, ReadCache, responseCache } from './response-cache.js';
 import { docsRoutes } from './docs-page.js';
-import { requireApiKey } from './auth.js';
+import { OwnerCache, requireApiKey } from './auth.js';
 import { failure } from './envelope.js';
 import { ApiError } from './errors.js';
 import { readOperations } from './operations.js';
@@ -53,7 +54,32 @@ export interface AppDependencies {
   validateResponses?: boolean;
 }
 
+export interface ApiHandler {
+  app: express.Express;
+  /** Node request listener: cached public reads answered ahead of Express, everything else by it. */
+  listener: (request: http.IncomingMessage, response: http.ServerResponse) => void;
+}
+
+/** The Express app plus a request listener with the cached-read fast path in front of it. */
+export function createApiHandler(deps: AppDependencies): ApiHandler {
+  const owners = new OwnerCache(deps.accounts, deps.authCacheTtlMs);
+  const cache = new ReadCache(deps.readCacheTtlMs ?? 0);
+  const check = accessCheck(deps.meter, deps.limiter ?? new RateLimiter(), deps.access);
+  const app = buildApp(deps, owners, cache, check);
+  const fast = fastCachedReads(cache, owners, check);
+  return {
+    app,
+    listener: (request, response) => {
+      if (!fast(request, response)) app(request, response);
+    },
+  };
+}
+
 export function createApp(deps: AppDependencies): express.Express {
+  return createApiHandler(deps).app;
+}
+
+function buildApp(deps: AppDependencies, owners: OwnerCache, cache: ReadCache, check: AccessCheck): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -68,15 +94,14 @@ export function createApp(deps: AppDependencies): express.Express {
   // Prometheus scrape target, outside /v1 and the API document.
   app.use(metricsRoutes(deps.health));
   app.use(express.json({ limit: '64kb' }));
-  const authenticate = requireApiKey(deps.accounts, deps.authCacheTtlMs);
-  const check = accessCheck(deps.meter, deps.limiter ?? new RateLimiter(), deps.access);
+  const authenticate = requireApiKey(owners);
   app.use('/v1', (request, response, next) => {
     // Registration is the one keyless route; everything else authenticates before validation,
     // so an anonymous caller learns nothing about parameters.
     if (request.path === '/agents/register') return next();
     return authenticate(request, response, next);
   });
-  app.use('/v1', responseCache(deps.readCacheTtlMs ?? 0, check));
+  app.use('/v1', responseCache(cache, check));
   app.use(
     OpenApiValidator.middleware({
       apiSpec: OPENAPI_PATH,

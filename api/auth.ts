@@ -9,33 +9,49 @@ declare module 'express-serve-static-core' {
   }
 }
 
-interface CachedOwner {
-  owner: KeyOwner;
-  expiresAt: number;
-}
-
 // Bounds the cache so a flood of distinct keys cannot grow memory without limit.
 const MAX_CACHED_KEYS = 10_000;
 
-export function requireApiKey(accounts: Accounts, cacheTtlMs = 0, clock: () => number = Date.now) {
-  const cache = new Map<string, CachedOwner>();
-  const lookup = async (apiKey: string): Promise<KeyOwner | null> => {
-    const cached = cache.get(apiKey);
-    if (cached && cached.expiresAt > clock()) return cached.owner;
-    const owner = await accounts.authenticate(apiKey);
-    if (owner && cacheTtlMs > 0) {
-      if (cache.size >= MAX_CACHED_KEYS) cache.clear();
-      cache.set(apiKey, { owner, expiresAt: clock() + cacheTtlMs });
+/** Key owners looked up recently; revocations and new keys show after at most `ttlMs`. */
+export class OwnerCache {
+  private readonly entries = new Map<string, { owner: KeyOwner; expiresAt: number }>();
+
+  constructor(
+    private readonly accounts: Accounts,
+    private readonly ttlMs: number,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** The cached owner of a key, without any lookup (the fast read path). */
+  peek(apiKey: string): KeyOwner | undefined {
+    const cached = this.entries.get(apiKey);
+    return cached && cached.expiresAt > this.clock() ? cached.owner : undefined;
+  }
+
+  async lookup(apiKey: string): Promise<KeyOwner | null> {
+    const cached = this.peek(apiKey);
+    if (cached) return cached;
+    const owner = await this.accounts.authenticate(apiKey);
+    if (owner && this.ttlMs > 0) {
+      if (this.entries.size >= MAX_CACHED_KEYS) this.entries.clear();
+      this.entries.set(apiKey, { owner, expiresAt: this.clock() + this.ttlMs });
     }
     return owner;
-  };
+  }
+}
+
+export function bearerKey(header: string | undefined): string | null {
+  return header ? (/^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? null) : null;
+}
+
+export function requireApiKey(owners: OwnerCache) {
   return async (request: Request, _response: Response, next: NextFunction) => {
     const header = request.get('authorization');
     if (!header) return next(ApiError.unauthorized('missing API key: send Authorization: Bearer <key>'));
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) return next(ApiError.unauthorized('malformed Authorization header: expected Bearer <key>'));
+    const apiKey = bearerKey(header);
+    if (!apiKey) return next(ApiError.unauthorized('malformed Authorization header: expected Bearer <key>'));
     try {
-      const owner = await lookup(match[1]!);
+      const owner = await owners.lookup(apiKey);
       if (!owner) return next(ApiError.unauthorized('invalid API key'));
       request.owner = owner;
       next();

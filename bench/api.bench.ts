@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { createApp } from '../api/app.js';
+import { createApiHandler } from '../api/app.js';
 import { Meter } from '../services/access/meter.js';
 import { AdminOperations } from '../services/admin/operations.js';
 import { openChdbStore } from '../services/analytics/clickhouse-store.js';
@@ -66,11 +66,11 @@ async function main() {
   const meter = new Meter(control, { ...config.access, flushIntervalMs: config.access.meterFlushIntervalMs });
   meter.start();
   const key = (await new AdminOperations(accounts, config.access.thresholds).createKey('bench', '2')).api_key;
-  const app = createApp({
+  const { listener } = createApiHandler({
     store, accounts, meter, access: config.access, authCacheTtlMs: config.access.authCacheTtlMs, readCacheTtlMs: config.readCacheTtlMs,
     logger: pino({ level: 'silent' }), health: { version: 'bench', sources: () => [], sinkLag: async () => ({}) },
   });
-  const api = http.createServer(app);
+  const api = http.createServer(listener);
   await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
   const apiBase = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
 

@@ -3,7 +3,7 @@
  * given stores. Used by the one-process stack and by the stand-alone `api` part.
  */
 import http from 'node:http';
-import { createApp } from '../api/app.js';
+import { createApiHandler } from '../api/app.js';
 import type { WebhooksApi } from '../api/routes/webhooks.js';
 import { Meter } from './access/meter.js';
 import { newAdminToken, writeAdminEndpoint } from './admin/admin-endpoint.js';
@@ -43,7 +43,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const meter = new Meter(control, { ...config.access, flushIntervalMs: config.access.meterFlushIntervalMs });
   meter.start();
   const adminToken = options.adminEndpoint ? newAdminToken() : undefined;
-  const app = createApp({
+  const { listener } = createApiHandler({
     store,
     accounts,
     meter,
@@ -67,7 +67,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       },
     },
   });
-  const server = http.createServer(app);
+  const server = http.createServer(listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

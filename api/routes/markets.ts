@@ -172,14 +172,16 @@ export function marketRoutes(store: AnalyticsStore): Router {
 
   router.get('/markets/:id', async (request, response) => {
     const market = await requireMarket(store, request);
+    // From the materialized views and the by_market projection, so the cost does not grow with the
+    // market's history: 24h figures sum the 5-minute candles of [now - 24h, now) (5-minute resolution).
     const [snapshot] = await store.query<{ last_yes: number | null; last_ms: number | null; trades_24h: number; volume_24h: number; total: number; now_ms: number }>(
-      `SELECT if(count() = 0, NULL, argMax(yes_price, (ts, trade_id))) AS last_yes,
-              if(count() = 0, NULL, toUnixTimestamp64Milli(max(ts))) AS last_ms,
-              countIf(ts >= now64(3) - INTERVAL 24 HOUR) AS trades_24h,
-              sumIf(size_usdc, ts >= now64(3) - INTERVAL 24 HOUR) AS volume_24h,
-              count() AS total,
-              toUnixTimestamp64Milli(now64(3)) AS now_ms
-         FROM trades WHERE market_id = {id:String}`,
+      `SELECT
+         (SELECT yes_price FROM trades WHERE market_id = {id:String} ORDER BY market_id DESC, ts DESC, trade_id DESC LIMIT 1) AS last_yes,
+         (SELECT toUnixTimestamp64Milli(ts) FROM trades WHERE market_id = {id:String} ORDER BY market_id DESC, ts DESC, trade_id DESC LIMIT 1) AS last_ms,
+         (SELECT sum(trade_count) FROM candles_5m WHERE market_id = {id:String} AND bucket >= now() - INTERVAL 24 HOUR) AS trades_24h,
+         (SELECT sum(volume_usdc) FROM candles_5m WHERE market_id = {id:String} AND bucket >= now() - INTERVAL 24 HOUR) AS volume_24h,
+         (SELECT sum(trade_count) FROM candles_1d WHERE market_id = {id:String}) AS total,
+         toUnixTimestamp64Milli(now64(3)) AS now_ms`,
       { id: market.market_id },
     );
     response.json(

@@ -67,6 +67,17 @@ const CONDITIONS: Record<keyof TradeFilters, string> = {
   to: 'ts < fromUnixTimestamp64Milli({to:Int64})',
 };
 
+/**
+ * With a market or wallet filter the column is constant, so leading the ORDER BY with it changes no
+ * result but lets ClickHouse read the by_market / by_wallet projection in order instead of sorting
+ * every row of that market or wallet.
+ */
+function leadingSortKey(filters: TradeFilters): string {
+  if (filters.market !== undefined) return 'market_id DESC, ';
+  if (filters.wallet !== undefined) return 'wallet DESC, ';
+  return '';
+}
+
 async function tradePage(store: AnalyticsStore, request: Request, filters: TradeFilters) {
   const limit = Number(request.query.limit ?? 50);
   const fingerprint = queryFingerprint({ ...filters });
@@ -78,7 +89,7 @@ async function tradePage(store: AnalyticsStore, request: Request, filters: Trade
             toUnixTimestamp64Milli(ts) AS ts_ms, tx_hash, source
        FROM trades
       WHERE ${conditions.length ? conditions.join(' AND ') : '1'}
-      ORDER BY ts DESC, trade_id DESC
+      ORDER BY ${leadingSortKey(filters)}ts DESC, trade_id DESC
       LIMIT {take:UInt32}`,
     { ...filters, take: limit + 1, after_ms: after?.[0], after_id: after?.[1] },
   );

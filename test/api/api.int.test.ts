@@ -182,6 +182,11 @@ describe('markets', () => {
     expect(bySlug.body.data.snapshot).toMatchObject({ last_trade_price: 0.6, trades_total: 4, last_trade_at: new Date(BASE_MS + 301_000).toISOString() });
   });
 
+  test('a market without indexed trades has a null last trade, zero counts', async () => {
+    const { body } = await getJson(`${base}/v1/markets/market-13`, key);
+    expect(body.data.snapshot).toMatchObject({ last_trade_price: null, last_trade_at: null, trades_24h: 0, volume_24h_usdc_indexed: 0, trades_total: 0 });
+  });
+
   test('unknown market -> 404 NOT_FOUND', async () => {
     const response = await getJson(`${base}/v1/markets/no-such-market`, key);
     expect(response.status).toBe(404);

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
-import { createApp } from '../../api/app.js';
+import { createApiHandler } from '../../api/app.js';
 import { Meter } from '../../services/access/meter.js';
 import { AdminOperations } from '../../services/admin/operations.js';
 import { openChdbStore } from '../../services/analytics/clickhouse-store.js';
@@ -46,7 +46,7 @@ export async function startApiHarness(options: { chdbPath: string; database: str
   const meter = new Meter(control, { ...config.access, flushIntervalMs: config.access.meterFlushIntervalMs });
   meter.start();
   const admin = new AdminOperations(accounts, config.access.thresholds);
-  const app = createApp({
+  const { listener } = createApiHandler({
     store,
     accounts,
     meter,
@@ -58,7 +58,7 @@ export async function startApiHarness(options: { chdbPath: string; database: str
     readCacheTtlMs: options.env?.READ_CACHE_TTL_MS ? config.readCacheTtlMs : 0,
     health: { version: 'test', sources: () => [], sinkLag: async () => ({ 'tapeline.trades.v1': 0 }) },
   });
-  const server = http.createServer(app);
+  const server = http.createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
