@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { normalizeDataTrade } from '../../services/ingest/normalize-trade.js';
+import { upstreamTradeIds } from '../support/upstream-truth.js';
 import { getJson, postJson, waitFor, walkPages } from '../support/http.js';
 import { freePort, runAdminCli, startChild, type Child } from '../support/processes.js';
 
@@ -39,18 +39,6 @@ async function startService(dataDir: string, port: number, simulatorBase: string
   children.push(service);
   await service.waitForLog((l) => l.msg === 'tapeline is serving', 60_000);
   return service;
-}
-
-async function upstreamTradeIds(simulatorBase: string): Promise<Set<string>> {
-  const ids = new Set<string>();
-  for (let offset = 0; ; offset += 500) {
-    const page = (await (await fetch(`${simulatorBase}/data/trades?takerOnly=true&limit=500&offset=${offset}`)).json()) as unknown[];
-    for (const row of page) {
-      const result = normalizeDataTrade(row, 'simulator', 0);
-      if (result.ok) ids.add(result.value.event_id);
-    }
-    if (page.length < 500) return ids;
-  }
 }
 
 async function snapshot(base: string, key: string) {

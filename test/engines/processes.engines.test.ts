@@ -8,8 +8,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { normalizeDataTrade } from '../../services/ingest/normalize-trade.js';
 import { startClickHouseHttpHarness } from '../support/clickhouse-http-harness.js';
+import { upstreamTradeIds } from '../support/upstream-truth.js';
 import { getJson, postJson, waitFor, walkPages } from '../support/http.js';
 import { freePort, runAdminCli, startChild, type Child } from '../support/processes.js';
 import { createDatabase, engineAddresses, uniqueName } from './engines.js';
@@ -20,18 +20,6 @@ afterAll(async () => {
   for (const child of children.reverse()) await child.kill('SIGTERM');
   for (const cleanup of cleanups) await cleanup();
 });
-
-async function upstreamTradeIds(simulatorBase: string): Promise<Set<string>> {
-  const ids = new Set<string>();
-  for (let offset = 0; ; offset += 500) {
-    const page = (await (await fetch(`${simulatorBase}/data/trades?takerOnly=true&limit=500&offset=${offset}`)).json()) as unknown[];
-    for (const row of page) {
-      const result = normalizeDataTrade(row, 'simulator', 0);
-      if (result.ok) ids.add(result.value.event_id);
-    }
-    if (page.length < 500) return ids;
-  }
-}
 
 test('ingest, sink and two API processes over Kafka, PostgreSQL and ClickHouse HTTP: every upstream trade once', async () => {
   const simulator = startChild('services/simulator/main.ts', {
