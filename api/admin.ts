@@ -17,7 +17,9 @@ export function adminRoutes(operations: AdminOperations, adminToken: string): Ro
   });
   router.post('/keys', async (request, response) => {
     const { name, tier } = request.body ?? {};
-    if (typeof name !== 'string' || !name.trim()) throw ApiError.badRequest('name: must be a non-empty string');
+    if (typeof name !== 'string' || !name.trim() || /[\u0000-\u001f\u007f]/.test(name)) {
+      throw ApiError.badRequest('name: must be a non-empty string without control characters');
+    }
     if (!['1', '2', '3'].includes(String(tier))) throw ApiError.badRequest('tier: must be 1, 2 or 3');
     response.status(201).json(success(await operations.createKey(name.trim(), String(tier) as '1' | '2' | '3')));
   });

@@ -11,6 +11,8 @@ export function agentRoutes(accounts: Accounts, meter: Meter, thresholds: TierTh
   router.post('/agents/register', async (request, response) => {
     const name = typeof request.body?.name === 'string' ? request.body.name.trim() : '';
     if (!name) throw ApiError.badRequest('name: must be a non-empty string');
+    // PostgreSQL text cannot hold NUL, and control characters have no place in a display name.
+    if (/[\u0000-\u001f\u007f]/.test(name)) throw ApiError.badRequest('name: must not contain control characters');
     const issued = await accounts.registerAgent(name);
     response.status(201).json(
       success({ agent_id: issued.account_id, name: issued.name, api_key: issued.api_key, tier: 'sandbox', created_at: issued.created_at }),

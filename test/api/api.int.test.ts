@@ -83,6 +83,7 @@ describe('keys and registration', () => {
     ['missing name', {}, undefined, /name/],
     ['empty name', { name: '' }, undefined, /name/],
     ['unknown field', { name: 'x', admin: true }, undefined, /admin/],
+    ['a NUL byte in the name', { name: 'bad\u0000name' }, undefined, /name/],
     ['malformed JSON', undefined, '{"name": ', /JSON/],
   ])('%s -> 400 BAD_REQUEST naming the problem', async (_label, body, raw, message) => {
     const response = await postJson(`${base}/v1/agents/register`, body, { raw });
