@@ -1,5 +1,6 @@
 /**
- * The Express app: OpenAPI document at /api/openapi.yaml, requests validated against it,
+ * The Express app (and a fast path for cached reads in front of it): OpenAPI document at
+ * /api/openapi.yaml, requests validated against it,
  * bearer keys on every /v1 route but registration, one error renderer for the envelope.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
