@@ -13,17 +13,10 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
-import { createApiHandler } from '../api/app.js';
-import { Meter } from '../services/access/meter.js';
-import { AdminOperations } from '../services/admin/operations.js';
 import { openChdbStore } from '../services/analytics/clickhouse-store.js';
 import { migrate } from '../services/analytics/migrate.js';
-import { loadConfig } from '../services/config.js';
-import { Accounts } from '../services/control/accounts.js';
-import { migrateControlStore } from '../services/control/migrate.js';
-import { openPgliteStore } from '../services/control/pglite-store.js';
 import { recomputeTraderStats } from '../services/traders/stats-job.js';
+import { startBenchApi } from './bench-api-server.js';
 import { seedMarkets, seedTrades } from './seed.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -59,20 +52,9 @@ async function main() {
   await seedMarkets(store, now);
   await seedTrades(store, TRADES, now, 1);
   await recomputeTraderStats(store, now);
-  const control = await openPgliteStore(path.join(dir, 'pglite'));
-  await migrateControlStore(control);
-  const config = loadConfig({ QUOTA_TIER2_PER_DAY: '1000000000', RATE_TIER2_PER_SECOND: '1000000' });
-  const accounts = new Accounts(control);
-  const meter = new Meter(control, { ...config.access, flushIntervalMs: config.access.meterFlushIntervalMs });
-  meter.start();
-  const key = (await new AdminOperations(accounts, config.access.thresholds).createKey('bench', '2')).api_key;
-  const { listener } = createApiHandler({
-    store, accounts, meter, access: config.access, authCacheTtlMs: config.access.authCacheTtlMs, readCacheTtlMs: config.readCacheTtlMs,
-    logger: pino({ level: 'silent' }), health: { version: 'bench', sources: () => [], sinkLag: async () => ({}) },
-  });
-  const api = http.createServer(listener);
-  await new Promise<void>((r) => api.listen(0, '127.0.0.1', r));
-  const apiBase = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+  const server = await startBenchApi(store, dir, { readCache: true });
+  const apiBase = server.base;
+  const key = server.key;
 
   const market = '0x' + '0'.repeat(64);
   const endpoints = {
@@ -112,15 +94,13 @@ async function main() {
     machine: { cpus: os.cpus().length, node: process.version },
     stored_trades: TRADES,
     load: { tool: 'autocannon (child process)', connections: CONNECTIONS, seconds_per_run: SECONDS },
-    read_cache_ttl_ms: config.readCacheTtlMs,
+    read_cache_ttl_ms: server.readCacheTtlMs,
     endpoints: rows,
   };
   fs.mkdirSync(path.join(here, 'results'), { recursive: true });
   fs.writeFileSync(path.join(here, 'results', 'api.json'), JSON.stringify(result, null, 2) + '\n');
-  await new Promise<void>((r) => api.close(() => r()));
-  await meter.stop();
+  await server.close();
   await store.close();
-  await control.close();
   fs.rmSync(dir, { recursive: true, force: true });
 }
 

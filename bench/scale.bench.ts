@@ -7,22 +7,13 @@
  *   npm run bench:scale          (BENCH_SCALES=1000000,10000000 BENCH_REQUESTS=40)
  */
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
-import { createApp } from '../api/app.js';
-import { Meter } from '../services/access/meter.js';
-import { AdminOperations } from '../services/admin/operations.js';
 import { openChdbStore } from '../services/analytics/clickhouse-store.js';
 import { migrate } from '../services/analytics/migrate.js';
-import { loadConfig } from '../services/config.js';
-import { Accounts } from '../services/control/accounts.js';
-import { migrateControlStore } from '../services/control/migrate.js';
-import { openPgliteStore } from '../services/control/pglite-store.js';
 import { recomputeTraderStats } from '../services/traders/stats-job.js';
+import { startBenchApi } from './bench-api-server.js';
 import { seedMarkets, seedTrades } from './seed.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -35,19 +26,14 @@ function percentile(sorted: number[], p: number): number {
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-bench-scale-'));
-  const control = await openPgliteStore(path.join(dir, 'pglite'));
-  await migrateControlStore(control);
-  const config = loadConfig({ QUOTA_TIER2_PER_DAY: '1000000000', RATE_TIER2_PER_SECOND: '1000000' });
-  const accounts = new Accounts(control);
-  const meter = new Meter(control, { ...config.access, flushIntervalMs: config.access.meterFlushIntervalMs });
-  meter.start();
-  const key = (await new AdminOperations(accounts, config.access.thresholds).createKey('bench', '2')).api_key;
   const results: Record<string, Record<string, unknown>> = {};
   const now = Date.now();
   let previous = 0;
   const store = await openChdbStore({ path: path.join(dir, 'chdb'), database: 'bench_scale' });
   await migrate(store);
   await seedMarkets(store, now);
+  const api = await startBenchApi(store, dir, { readCache: false });
+  const { base, key } = api;
 
   for (const scale of SCALES) {
     // Grow the same table to the next scale, so the smaller data set is a prefix of the larger.
@@ -72,13 +58,6 @@ async function main() {
       leaderboard: '/v1/leaderboard?limit=50',
       trader_stats: `/v1/traders/${wallet}`,
     };
-    const app = createApp({
-      store, accounts, meter, access: config.access, authCacheTtlMs: config.access.authCacheTtlMs, readCacheTtlMs: 0,
-      logger: pino({ level: 'silent' }), health: { version: 'bench', sources: () => [], sinkLag: async () => ({}) },
-    });
-    const server = http.createServer(app);
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const row: Record<string, unknown> = { insert_seconds: Math.round(insertSeconds), trader_stats_job_seconds: Math.round(statsSeconds), wallets: stats.wallets };
     for (const [name, url] of Object.entries(endpoints)) {
       const timings: number[] = [];
@@ -92,7 +71,6 @@ async function main() {
       timings.sort((a, b) => a - b);
       row[name] = { p50_ms: percentile(timings, 50), p99_ms: percentile(timings, 99) };
     }
-    await new Promise<void>((r) => server.close(() => r()));
     results[String(scale)] = row;
     console.log(scale, JSON.stringify(row));
   }
@@ -117,9 +95,8 @@ async function main() {
   fs.mkdirSync(path.join(here, 'results'), { recursive: true });
   fs.writeFileSync(path.join(here, 'results', 'scale.json'), JSON.stringify(output, null, 2) + '\n');
   console.log(JSON.stringify(flatness));
-  await meter.stop();
+  await api.close();
   await store.close();
-  await control.close();
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
