@@ -26,7 +26,7 @@ import { normalizeWsMarketMessage, wsFrameMessages } from '../services/ingest/no
 import { normalizeDataTrade } from '../services/ingest/normalize-trade.js';
 import { allTopicSpecs } from '../services/shared/topics.js';
 import { startSink } from '../services/sink/sink-service.js';
-import { startSimulator } from '../services/simulator/server.js';
+import { simulatorUpstreamEnv, startSimulator } from '../services/simulator/server.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const POLL_MS = 20;
@@ -41,10 +41,7 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-freshness-'));
 // Service defaults for every cadence (trade poll 5 s, books 30 s); only the upstream is the simulator.
 const config = loadConfig({
   DATA_DIR: dataDir,
-  POLYMARKET_GAMMA_URL: simulator.gammaUrl,
-  POLYMARKET_CLOB_URL: simulator.clobUrl,
-  POLYMARKET_DATA_URL: simulator.dataUrl,
-  POLYMARKET_WS_URL: simulator.wsUrl,
+  ...simulatorUpstreamEnv(simulator),
   TRADES_BACKFILL_MARKETS: '0',
   LOG_LEVEL: 'silent',
 });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { claimForSimulator } from './shared/data-dir-guard.js';
-import { startSimulator } from './simulator/server.js';
+import { simulatorUpstreamEnv, startSimulator } from './simulator/server.js';
 import { startStack, stopOnSignals } from './stack.js';
 
 try {
@@ -22,10 +22,7 @@ try {
     TRADES_POLL_INTERVAL_MS: '2000',
     ...process.env,
     DATA_DIR: dataDir,
-    POLYMARKET_GAMMA_URL: simulator.gammaUrl,
-    POLYMARKET_CLOB_URL: simulator.clobUrl,
-    POLYMARKET_DATA_URL: simulator.dataUrl,
-    POLYMARKET_WS_URL: simulator.wsUrl,
+    ...simulatorUpstreamEnv(simulator),
   });
   const logger = createLogger(config);
   logger.info({ simulator: simulator.baseUrl, seed: marker.seed }, 'demo: upstream simulator started (all data labelled source=simulator)');

@@ -14,27 +14,12 @@ import { errorHandler, notFoundHandler } from './http-params.js';
 import { clobRouter } from './routes-clob.js';
 import { dataRouter } from './routes-data.js';
 import { gammaRouter } from './routes-gamma.js';
-import { SimulatorState } from './state.js';
+import { SimulatorState, type SimulatorStateOptions } from './state.js';
 import { attachMarketWebSocket, type WsFaultOptions } from './ws-market.js';
 
-export interface SimulatorOptions {
+export interface SimulatorOptions extends SimulatorStateOptions {
   /** 0 = a random free port. */
   port?: number;
-  seed?: number;
-  /** Default 300. */
-  marketCount?: number;
-  /** Default 200. */
-  walletCount?: number;
-  /** Default 48. */
-  historyHours?: number;
-  /** Default 30,000, spread over the history window. */
-  historicTrades?: number;
-  /** Live trades per simulated second; default 3. */
-  tradesPerSecond?: number;
-  /** Epoch ms; default Date.now. Same seed + same clock => same world and history. */
-  clock?: () => number;
-  /** When the world starts (epoch ms); default: the clock at start. Same seed + epoch => same world and tape. */
-  epochMs?: number;
   /** Live generation timer; default 1000 ms. Requests also catch up to the clock before answering. */
   tickIntervalMs?: number;
   faults?: FaultOptions & WsFaultOptions;
@@ -117,3 +102,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 
 export type { SimulatorState } from './state.js';
 export type { FaultOptions } from './faults.js';
+
+/**
+ * The service's upstream settings pointed at this simulator, websocket included (a REST upstream on
+ * the simulator with the websocket left on Polymarket would mix real and simulated data).
+ */
+export function simulatorUpstreamEnv(simulator: Pick<RunningSimulator, 'gammaUrl' | 'clobUrl' | 'dataUrl' | 'wsUrl'>): Record<string, string> {
+  return {
+    POLYMARKET_GAMMA_URL: simulator.gammaUrl,
+    POLYMARKET_CLOB_URL: simulator.clobUrl,
+    POLYMARKET_DATA_URL: simulator.dataUrl,
+    POLYMARKET_WS_URL: simulator.wsUrl,
+  };
+}

@@ -22,11 +22,17 @@ const { floor, max, min } = Math;
 
 export interface SimulatorStateOptions {
   seed?: number;
+  /** Default 300. */
   marketCount?: number;
+  /** Default 200. */
   walletCount?: number;
+  /** Default 48. */
   historyHours?: number;
+  /** Default 30,000, spread over the history window. */
   historicTrades?: number;
+  /** Live trades per simulated second; default 3. */
   tradesPerSecond?: number;
+  /** Epoch ms; default Date.now. Same seed + same clock => same world and history. */
   clock?: () => number;
   /**
    * When the world starts (epoch ms); default: the clock at construction. A restarted simulator

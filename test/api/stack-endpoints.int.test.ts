@@ -8,7 +8,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../../services/config.js';
 import { startStack, type RunningStack } from '../../services/stack.js';
-import { startSimulator, type RunningSimulator } from '../../services/simulator/server.js';
+import { simulatorUpstreamEnv, startSimulator, type RunningSimulator } from '../../services/simulator/server.js';
 import { getJson, postJson, waitFor } from '../support/http.js';
 import { runAdminCli } from '../support/processes.js';
 
@@ -23,7 +23,7 @@ beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-stack-'));
   const config = loadConfig({
     DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', VALIDATE_RESPONSES: 'true',
-    POLYMARKET_GAMMA_URL: simulator.gammaUrl, POLYMARKET_CLOB_URL: simulator.clobUrl, POLYMARKET_DATA_URL: simulator.dataUrl, POLYMARKET_WS_URL: simulator.wsUrl,
+    ...simulatorUpstreamEnv(simulator),
     MARKETS_POLL_INTERVAL_MS: '1000', TRADES_POLL_INTERVAL_MS: '500', CLOB_POLL_INTERVAL_MS: '1000', WALLETS_POLL_INTERVAL_MS: '1000',
     TRADER_STATS_INTERVAL_MS: '1000', RATE_TIER2_PER_SECOND: '100000',
   });

@@ -16,7 +16,7 @@ import { startIngest, type IngestService } from '../../services/ingest/ingest-se
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import type { EventLog } from '../../services/ports/event-log.js';
 import { startSink, type SinkService } from '../../services/sink/sink-service.js';
-import { startSimulator, type RunningSimulator } from '../../services/simulator/server.js';
+import { simulatorUpstreamEnv, startSimulator, type RunningSimulator } from '../../services/simulator/server.js';
 import { waitFor } from '../support/http.js';
 
 const FROZEN_NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
@@ -44,10 +44,7 @@ describe('ingestion of catalog, books, websocket and wallets', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-ingestion-'));
     const config = loadConfig({
       DATA_DIR: dataDir,
-      POLYMARKET_GAMMA_URL: simulator.gammaUrl,
-      POLYMARKET_CLOB_URL: simulator.clobUrl,
-      POLYMARKET_DATA_URL: simulator.dataUrl,
-      POLYMARKET_WS_URL: simulator.wsUrl,
+      ...simulatorUpstreamEnv(simulator),
       MARKETS_POLL_INTERVAL_MS: '500',
       TRADES_POLL_INTERVAL_MS: '300',
       CLOB_POLL_INTERVAL_MS: '2000',

@@ -19,7 +19,7 @@ import type { EventLog } from '../../services/ports/event-log.js';
 import { decodeEvent } from '../../services/shared/events.js';
 import { TOPICS } from '../../services/shared/topics.js';
 import { startSink, type SinkService } from '../../services/sink/sink-service.js';
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../services/simulator/server.js';
+import { simulatorUpstreamEnv, startSimulator, type RunningSimulator, type SimulatorOptions } from '../../services/simulator/server.js';
 import { waitFor } from '../support/http.js';
 
 const chdbFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-pipeline-chdb-'));
@@ -42,10 +42,7 @@ async function startPipeline(simulatorOptions: SimulatorOptions): Promise<Pipeli
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-pipeline-'));
   const config = loadConfig({
     DATA_DIR: dataDir,
-    POLYMARKET_GAMMA_URL: simulator.gammaUrl,
-    POLYMARKET_CLOB_URL: simulator.clobUrl,
-    POLYMARKET_DATA_URL: simulator.dataUrl,
-    POLYMARKET_WS_URL: simulator.wsUrl,
+    ...simulatorUpstreamEnv(simulator),
     MARKETS_POLL_INTERVAL_MS: '300',
     TRADES_POLL_INTERVAL_MS: '200',
     TRADES_BACKFILL_MARKETS: '0',

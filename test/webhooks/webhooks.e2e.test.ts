@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../../services/config.js';
-import { startSimulator, type RunningSimulator } from '../../services/simulator/server.js';
+import { simulatorUpstreamEnv, startSimulator, type RunningSimulator } from '../../services/simulator/server.js';
 import { startStack, type RunningStack } from '../../services/stack.js';
 import { getJson, postJson, waitFor } from '../support/http.js';
 import { startReceiver, type ReceivedRequest, type Receiver } from './receiver.js';
@@ -44,9 +44,7 @@ test('stack + simulator + subscription -> signed trade.executed, market.price_si
   const config = loadConfig({
     DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-webhooks-e2e-')),
     PORT: '0',
-    POLYMARKET_GAMMA_URL: simulator.gammaUrl,
-    POLYMARKET_CLOB_URL: simulator.clobUrl,
-    POLYMARKET_DATA_URL: simulator.dataUrl,
+    ...simulatorUpstreamEnv(simulator),
     MARKETS_POLL_INTERVAL_MS: '300',
     TRADES_POLL_INTERVAL_MS: '200',
     TRADES_BACKFILL_MARKETS: '0',
