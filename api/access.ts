@@ -40,7 +40,11 @@ export function accessCheck(meter: Meter, limiter: RateLimiter, policy: AccessPo
     response.setHeader('RateLimit-Reset', String(rate.resetSeconds));
     if (!rate.allowed) {
       response.setHeader('Retry-After', String(rate.resetSeconds));
-      throw new ApiError(429, 'RATE_LIMITED', `rate limit of ${perSecond} requests/s (burst ${rate.limit}) for tier ${tier} exceeded; retry after ${rate.resetSeconds} s`);
+      throw new ApiError(
+        429,
+        'RATE_LIMITED',
+        `rate limit of ${perSecond} requests/s (burst ${rate.limit}) for tier ${tier} exceeded; retry after ${rate.resetSeconds} s`,
+      );
     }
     const decision = decide(operation['x-access'] ?? 'tier1', standing, policy.thresholds);
     if (!decision.allowed) throw new ApiError(decision.status, decision.status === 402 ? 'PAYMENT_REQUIRED' : 'FORBIDDEN', decision.reason);

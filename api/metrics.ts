@@ -38,13 +38,48 @@ export function ingestionMetrics(sources: SourceStatus[], sinkLag: Record<string
       return value === null ? [] : [{ labels: { source: s.source }, value }];
     });
   return [
-    { name: 'tapeline_source_lag_seconds', help: 'Upstream time not yet covered by this source (now - covered_until).', type: 'gauge', samples: per((s) => (s.lag_ms === null ? null : s.lag_ms / 1000)) },
-    { name: 'tapeline_source_target_lag_seconds', help: 'Freshness target of this source.', type: 'gauge', samples: per((s) => (s.target_lag_ms === null ? null : s.target_lag_ms / 1000)) },
-    { name: 'tapeline_source_fresh', help: '1 when the lag is within the target, 0 when not.', type: 'gauge', samples: per((s) => (s.fresh === null ? null : s.fresh ? 1 : 0)) },
-    { name: 'tapeline_source_last_success_timestamp_seconds', help: 'Unix time of the last successful poll or message.', type: 'gauge', samples: per((s) => seconds(s.last_success_at)) },
-    { name: 'tapeline_source_consecutive_failures', help: 'Failed polls since the last success.', type: 'gauge', samples: per((s) => s.consecutive_failures) },
-    { name: 'tapeline_source_records_published_total', help: 'Events published by this source since start.', type: 'counter', samples: per((s) => s.records_published) },
-    { name: 'tapeline_source_records_dead_lettered_total', help: 'Malformed records sent to the dead-letter topic since start.', type: 'counter', samples: per((s) => s.records_dead_lettered) },
+    {
+      name: 'tapeline_source_lag_seconds',
+      help: 'Upstream time not yet covered by this source (now - covered_until).',
+      type: 'gauge',
+      samples: per((s) => (s.lag_ms === null ? null : s.lag_ms / 1000)),
+    },
+    {
+      name: 'tapeline_source_target_lag_seconds',
+      help: 'Freshness target of this source.',
+      type: 'gauge',
+      samples: per((s) => (s.target_lag_ms === null ? null : s.target_lag_ms / 1000)),
+    },
+    {
+      name: 'tapeline_source_fresh',
+      help: '1 when the lag is within the target, 0 when not.',
+      type: 'gauge',
+      samples: per((s) => (s.fresh === null ? null : s.fresh ? 1 : 0)),
+    },
+    {
+      name: 'tapeline_source_last_success_timestamp_seconds',
+      help: 'Unix time of the last successful poll or message.',
+      type: 'gauge',
+      samples: per((s) => seconds(s.last_success_at)),
+    },
+    {
+      name: 'tapeline_source_consecutive_failures',
+      help: 'Failed polls since the last success.',
+      type: 'gauge',
+      samples: per((s) => s.consecutive_failures),
+    },
+    {
+      name: 'tapeline_source_records_published_total',
+      help: 'Events published by this source since start.',
+      type: 'counter',
+      samples: per((s) => s.records_published),
+    },
+    {
+      name: 'tapeline_source_records_dead_lettered_total',
+      help: 'Malformed records sent to the dead-letter topic since start.',
+      type: 'counter',
+      samples: per((s) => s.records_dead_lettered),
+    },
     {
       name: 'tapeline_sink_lag_messages',
       help: 'Messages on the log not yet in the analytics store.',

@@ -11,6 +11,7 @@ const LATEST = Date.UTC(2100, 0, 1);
 export function timeParam(name: string, raw: unknown): number | undefined {
   if (raw === undefined || raw === '') return undefined;
   const ms = Date.parse(String(raw));
-  if (!Number.isFinite(ms) || ms < EARLIEST || ms > LATEST) throw ApiError.badRequest(`${name}: must be a time between 2000-01-01 and 2100-01-01`);
+  if (!Number.isFinite(ms) || ms < EARLIEST || ms > LATEST)
+    throw ApiError.badRequest(`${name}: must be a time between 2000-01-01 and 2100-01-01`);
   return ms;
 }

@@ -39,7 +39,12 @@ function autocannon(url: string, headers: Record<string, string>): Promise<Load>
     execFile(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => {
       if (error) return reject(error);
       const result = JSON.parse(stdout);
-      resolve({ requests_per_second: Math.round(result.requests.average), p50_ms: result.latency.p50, p99_ms: result.latency.p99, non_2xx: result.non2xx });
+      resolve({
+        requests_per_second: Math.round(result.requests.average),
+        p50_ms: result.latency.p50,
+        p99_ms: result.latency.p99,
+        non_2xx: result.non2xx,
+      });
     });
   });
 }

@@ -29,8 +29,14 @@ export async function startBenchApi(store: AnalyticsStore, directory: string, op
   const key = (await new AdminOperations(accounts, config.access.thresholds).createKey('bench', '2')).api_key;
   const readCacheTtlMs = options.readCache ? config.readCacheTtlMs : 0;
   const { listener } = createApiHandler({
-    store, accounts, meter, access: config.access, authCacheTtlMs: config.access.authCacheTtlMs, readCacheTtlMs,
-    logger: pino({ level: 'silent' }), health: { version: 'bench', sources: () => [], sinkLag: async () => ({}) },
+    store,
+    accounts,
+    meter,
+    access: config.access,
+    authCacheTtlMs: config.access.authCacheTtlMs,
+    readCacheTtlMs,
+    logger: pino({ level: 'silent' }),
+    health: { version: 'bench', sources: () => [], sinkLag: async () => ({}) },
   });
   const server = http.createServer(listener);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

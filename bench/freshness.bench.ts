@@ -36,7 +36,16 @@ const silent = pino({ level: 'silent' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let now = Date.now();
-const simulator = await startSimulator({ port: 0, seed: 17, marketCount: 40, walletCount: 40, historicTrades: 2000, historyHours: 24, tradesPerSecond: 0.5, clock: () => now });
+const simulator = await startSimulator({
+  port: 0,
+  seed: 17,
+  marketCount: 40,
+  walletCount: 40,
+  historicTrades: 2000,
+  historyHours: 24,
+  tradesPerSecond: 0.5,
+  clock: () => now,
+});
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-freshness-'));
 // Service defaults for every cadence (trade poll 5 s, books 30 s); only the upstream is the simulator.
 const config = loadConfig({
@@ -94,7 +103,9 @@ recording = true;
 
 async function found(table: string, column: string, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await store.query<{ id: string }>(`SELECT DISTINCT ${column} AS id FROM ${table} WHERE ${column} IN {ids:Array(String)}`, { ids });
+  const rows = await store.query<{ id: string }>(`SELECT DISTINCT ${column} AS id FROM ${table} WHERE ${column} IN {ids:Array(String)}`, {
+    ids,
+  });
   return new Set(rows.map((r) => r.id));
 }
 
@@ -102,12 +113,28 @@ async function found(table: string, column: string, ids: string[]): Promise<Set<
 async function awaitQueryable(pending: Frame[], latencies: Map<Frame, number>, timeoutMs: number): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (pending.length > 0 && performance.now() < deadline) {
-    const deltas = await found('order_book_deltas', 'delta_id', pending.flatMap((f) => f.deltaIds));
-    const books = await found('order_books', 'book_id', pending.flatMap((f) => f.bookIds));
-    const ticks = await found('price_ticks', 'tick_id', pending.flatMap((f) => f.tickIds));
+    const deltas = await found(
+      'order_book_deltas',
+      'delta_id',
+      pending.flatMap((f) => f.deltaIds),
+    );
+    const books = await found(
+      'order_books',
+      'book_id',
+      pending.flatMap((f) => f.bookIds),
+    );
+    const ticks = await found(
+      'price_ticks',
+      'tick_id',
+      pending.flatMap((f) => f.tickIds),
+    );
     const at = performance.now();
     for (const frame of [...pending]) {
-      if (frame.deltaIds.every((id) => deltas.has(id)) && frame.bookIds.every((id) => books.has(id)) && frame.tickIds.every((id) => ticks.has(id))) {
+      if (
+        frame.deltaIds.every((id) => deltas.has(id)) &&
+        frame.bookIds.every((id) => books.has(id)) &&
+        frame.tickIds.every((id) => ticks.has(id))
+      ) {
         latencies.set(frame, at - frame.arrivedMs);
         pending.splice(pending.indexOf(frame), 1);
       }
@@ -175,7 +202,17 @@ function percentile(values: number[], p: number): number {
 function summary(values: number[], targetMs: number, extra: Record<string, unknown>) {
   const p50 = percentile(values, 50);
   const p99 = percentile(values, 99);
-  return { samples: values.length, p50_ms: p50, p90_ms: percentile(values, 90), p99_ms: p99, max_ms: Math.round(Math.max(...values)), target_ms: targetMs, p99_to_target: Math.round((p99 / targetMs) * 1000) / 1000, meets_target: p99 <= targetMs, ...extra };
+  return {
+    samples: values.length,
+    p50_ms: p50,
+    p90_ms: percentile(values, 90),
+    p99_ms: p99,
+    max_ms: Math.round(Math.max(...values)),
+    target_ms: targetMs,
+    p99_to_target: Math.round((p99 / targetMs) * 1000) / 1000,
+    meets_target: p99 <= targetMs,
+    ...extra,
+  };
 }
 const wsAll = [...wsLatencies.values()];
 const byKind = (kind: Frame['kind']) => [...wsLatencies].filter(([f]) => f.kind === kind).map(([, ms]) => ms);
@@ -188,7 +225,10 @@ const result = {
     frames_never_queryable: missingFrames,
     flush_interval_ms: 50,
   }),
-  upstream_trade_to_queryable: summary(tradeLatencies, 15_000, { trades_never_queryable: missingTrades, trade_poll_interval_ms: config.ingest.tradesPollIntervalMs }),
+  upstream_trade_to_queryable: summary(tradeLatencies, 15_000, {
+    trades_never_queryable: missingTrades,
+    trade_poll_interval_ms: config.ingest.tradesPollIntervalMs,
+  }),
   machine: { cpus: os.cpus().length, node: process.version },
   at: new Date().toISOString(),
 };

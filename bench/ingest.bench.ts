@@ -75,7 +75,12 @@ async function main() {
   const result = {
     benchmark: 'ingest: event log -> sink -> queryable candles',
     measured_at: new Date().toISOString(),
-    machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+    machine: {
+      cpus: os.cpus().length,
+      cpu_model: os.cpus()[0]?.model ?? 'unknown',
+      memory_gb: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+    },
     trades: TRADES,
     batch_size: BATCH,
     baseline_plain_chdb_insert: { seconds: round(baselineSeconds), trades_per_second: Math.round(baselineRate) },

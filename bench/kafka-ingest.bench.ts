@@ -44,7 +44,11 @@ async function main() {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-bench-kafka-'));
   const infraEnv = { ...process.env, TAPELINE_INFRA_DIR: path.join(workDir, 'infra') };
   const infra = (script: string, command: string) =>
-    execFileSync('bash', [path.join(repoRoot, 'infra', script), command], { env: infraEnv, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+    execFileSync('bash', [path.join(repoRoot, 'infra', script), command], {
+      env: infraEnv,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }).trim();
   infra('kafka.sh', 'up');
   infra('registry.sh', 'up');
   const harness = await startClickHouseHttpHarness(path.join(workDir, 'clickhouse'));
@@ -63,7 +67,11 @@ async function main() {
 
     const store = await openHttpStore({ url: harness.url, database: 'bench_pipeline' });
     await migrate(store);
-    const log = await openKafkaEventLog({ brokers: [infra('kafka.sh', 'url')], schemaRegistryUrl: infra('registry.sh', 'url'), schemas: topicSchemas() });
+    const log = await openKafkaEventLog({
+      brokers: [infra('kafka.sh', 'url')],
+      schemaRegistryUrl: infra('registry.sh', 'url'),
+      schemas: topicSchemas(),
+    });
     await log.createTopics(allTopicSpecs());
     const publisher = new EventPublisher(log);
     const sink = await startSink(log, store, pino({ level: 'silent' }));
@@ -84,7 +92,9 @@ async function main() {
       const start = performance.now();
       await publisher.publishTrades([probe]);
       for (;;) {
-        const found = await store.query<{ n: number }>('SELECT count() AS n FROM trades WHERE trade_id = {id:String}', { id: probe.event_id });
+        const found = await store.query<{ n: number }>('SELECT count() AS n FROM trades WHERE trade_id = {id:String}', {
+          id: probe.event_id,
+        });
         if (Number(found[0]?.n) === 1) break;
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
@@ -97,11 +107,16 @@ async function main() {
 
     const result = {
       benchmark: 'kafka-ingest',
-      description: 'trades through Kafka (Avro via schema registry) + sink into ClickHouse over HTTP (chDB-backed harness), vs a direct batch insert of the same rows through the same HTTP store',
+      description:
+        'trades through Kafka (Avro via schema registry) + sink into ClickHouse over HTTP (chDB-backed harness), vs a direct batch insert of the same rows through the same HTTP store',
       trades: TRADES,
       machine: { cpus: os.cpus().length, node: process.version },
       baseline_direct_insert: { seconds: round(baselineSeconds), trades_per_second: Math.round(TRADES / baselineSeconds) },
-      pipeline: { seconds: round(pipelineSeconds), produce_seconds: round(producedSeconds), trades_per_second: Math.round(TRADES / pipelineSeconds) },
+      pipeline: {
+        seconds: round(pipelineSeconds),
+        produce_seconds: round(producedSeconds),
+        trades_per_second: Math.round(TRADES / pipelineSeconds),
+      },
       ratio_pipeline_to_direct: round(baselineSeconds / pipelineSeconds),
       latency_produce_to_queryable_ms: { probes: PROBES, p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)) },
       measured_at: new Date().toISOString(),

@@ -17,14 +17,23 @@ const read = (file: string) => fs.readFileSync(path.join(samples, file), 'utf8')
 
 type Kind = 'ws' | 'trade' | 'market';
 const lines: Array<{ kind: Kind; text: string }> = [
-  ...read('ws/market_book_then_price_change_burst_part1.ndjson').split('\n').filter(Boolean).map((text) => ({ kind: 'ws' as const, text })),
-  ...(JSON.parse(read('data/trades_recent_mixed_markets.json')) as unknown[]).map((t) => ({ kind: 'trade' as const, text: JSON.stringify(t) })),
-  ...read('gamma/markets_resolved_btc_updown_5m_2026-07-24.ndjson').split('\n').filter(Boolean).map((text) => ({ kind: 'market' as const, text })),
+  ...read('ws/market_book_then_price_change_burst_part1.ndjson')
+    .split('\n')
+    .filter(Boolean)
+    .map((text) => ({ kind: 'ws' as const, text })),
+  ...(JSON.parse(read('data/trades_recent_mixed_markets.json')) as unknown[]).map((t) => ({
+    kind: 'trade' as const,
+    text: JSON.stringify(t),
+  })),
+  ...read('gamma/markets_resolved_btc_updown_5m_2026-07-24.ndjson')
+    .split('\n')
+    .filter(Boolean)
+    .map((text) => ({ kind: 'market' as const, text })),
 ];
 const TARGET_BYTES = 20_000_000;
 const stream: typeof lines = [];
 let bytes = 0;
-while (bytes < TARGET_BYTES) for (const line of lines) (stream.push(line), (bytes += line.text.length));
+while (bytes < TARGET_BYTES) for (const line of lines) stream.push(line), (bytes += line.text.length);
 
 function parseOnly(): number {
   let n = 0;

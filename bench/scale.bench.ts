@@ -58,7 +58,11 @@ async function main() {
       leaderboard: '/v1/leaderboard?limit=50',
       trader_stats: `/v1/traders/${wallet}`,
     };
-    const row: Record<string, unknown> = { insert_seconds: Math.round(insertSeconds), trader_stats_job_seconds: Math.round(statsSeconds), wallets: stats.wallets };
+    const row: Record<string, unknown> = {
+      insert_seconds: Math.round(insertSeconds),
+      trader_stats_job_seconds: Math.round(statsSeconds),
+      wallets: stats.wallets,
+    };
     for (const [name, url] of Object.entries(endpoints)) {
       const timings: number[] = [];
       for (let i = 0; i < REQUESTS + 3; i++) {

@@ -8,24 +8,63 @@ export const BENCH_MARKETS = 300;
 
 export async function seedMarkets(store: AnalyticsStore, nowMs: number): Promise<void> {
   const hex = (n: number, w: number) => n.toString(16).padStart(w, '0');
-  const rows = Array.from({ length: BENCH_MARKETS }, (_, m): MarketUpserted => ({
-    event_id: `${m}:1`, source: 'simulator', market_id: '0x' + hex(m, 64), gamma_id: String(m), slug: `synthetic-market-${m}`, title: `Synthetic market ${m}`,
-    category: ['Politics', 'Sports', 'Crypto', 'Economics'][m % 4]!, event_id_upstream: '', event_slug: '', event_title: '', outcomes: ['Yes', 'No'],
-    outcome_token_ids: [String(10n ** 76n + BigInt(m * 2)), String(10n ** 76n + BigInt(m * 2 + 1))], outcome_prices: [0.5, 0.5], yes_index: 0,
-    status: 'active', resolved_outcome: null, volume_total_usdc: 1e6 / (m + 1), volume_24h_usdc: 1e5 / (m + 1), liquidity_usdc: 1e4, best_bid: 0.49,
-    best_ask: 0.51, last_trade_price: 0.5, neg_risk: false, start_ms: nowMs - 30 * 86_400_000, end_ms: nowMs + 30 * 86_400_000, closed_ms: null,
-    created_ms: nowMs - 30 * 86_400_000, updated_at_ms: nowMs, ingested_at_ms: nowMs,
-  }));
+  const rows = Array.from(
+    { length: BENCH_MARKETS },
+    (_, m): MarketUpserted => ({
+      event_id: `${m}:1`,
+      source: 'simulator',
+      market_id: '0x' + hex(m, 64),
+      gamma_id: String(m),
+      slug: `synthetic-market-${m}`,
+      title: `Synthetic market ${m}`,
+      category: ['Politics', 'Sports', 'Crypto', 'Economics'][m % 4]!,
+      event_id_upstream: '',
+      event_slug: '',
+      event_title: '',
+      outcomes: ['Yes', 'No'],
+      outcome_token_ids: [String(10n ** 76n + BigInt(m * 2)), String(10n ** 76n + BigInt(m * 2 + 1))],
+      outcome_prices: [0.5, 0.5],
+      yes_index: 0,
+      status: 'active',
+      resolved_outcome: null,
+      volume_total_usdc: 1e6 / (m + 1),
+      volume_24h_usdc: 1e5 / (m + 1),
+      liquidity_usdc: 1e4,
+      best_bid: 0.49,
+      best_ask: 0.51,
+      last_trade_price: 0.5,
+      neg_risk: false,
+      start_ms: nowMs - 30 * 86_400_000,
+      end_ms: nowMs + 30 * 86_400_000,
+      closed_ms: null,
+      created_ms: nowMs - 30 * 86_400_000,
+      updated_at_ms: nowMs,
+      ingested_at_ms: nowMs,
+    }),
+  );
   await store.insert('markets', rows.map(marketRow));
   const at = new Date(nowMs).toISOString();
   await store.insert(
     'order_books',
     rows.flatMap((m) =>
       m.outcome_token_ids.map((asset) => ({
-        book_id: `${asset}:h`, market_id: m.market_id, asset_id: asset, hash: 'h', ts: at,
-        bid_prices: Array.from({ length: 30 }, (_, i) => 0.49 - i * 0.01), bid_sizes: Array.from({ length: 30 }, () => 100),
-        ask_prices: Array.from({ length: 30 }, (_, i) => 0.51 + i * 0.01), ask_sizes: Array.from({ length: 30 }, () => 100),
-        best_bid: 0.49, best_ask: 0.51, tick_size: 0.01, min_order_size: 5, last_trade_price: 0.5, origin: 'clob-rest', source: 'simulator', ingested_at: at,
+        book_id: `${asset}:h`,
+        market_id: m.market_id,
+        asset_id: asset,
+        hash: 'h',
+        ts: at,
+        bid_prices: Array.from({ length: 30 }, (_, i) => 0.49 - i * 0.01),
+        bid_sizes: Array.from({ length: 30 }, () => 100),
+        ask_prices: Array.from({ length: 30 }, (_, i) => 0.51 + i * 0.01),
+        ask_sizes: Array.from({ length: 30 }, () => 100),
+        best_bid: 0.49,
+        best_ask: 0.51,
+        tick_size: 0.01,
+        min_order_size: 5,
+        last_trade_price: 0.5,
+        origin: 'clob-rest',
+        source: 'simulator',
+        ingested_at: at,
       })),
     ),
   );
@@ -35,7 +74,10 @@ export async function seedMarkets(store: AnalyticsStore, nowMs: number): Promise
 export async function seedTrades(store: AnalyticsStore, count: number, endMs: number, seed: number, batch = 100_000): Promise<void> {
   for (let done = 0; done < count; done += batch) {
     const n = Math.min(batch, count - done);
-    const trades = syntheticTrades(n, BENCH_MARKETS, seed * 1000 + done / batch, endMs).map((t, i) => ({ ...t, event_id: `${seed}-${done + i}` }));
+    const trades = syntheticTrades(n, BENCH_MARKETS, seed * 1000 + done / batch, endMs).map((t, i) => ({
+      ...t,
+      event_id: `${seed}-${done + i}`,
+    }));
     await store.insert('trades', trades.map(tradeRow));
   }
 }

@@ -91,8 +91,14 @@ async function main() {
   let allDone: () => void = () => {};
   const drained = new Promise<void>((resolve) => (allDone = resolve));
   const dispatcher = startDispatcher({
-    store: control, transport: transport.send, policy, logger: silent, timeoutMs: 5_000, disableAfterMs: 86_400_000,
-    pollIntervalMs: 5, concurrency: CONCURRENCY,
+    store: control,
+    transport: transport.send,
+    policy,
+    logger: silent,
+    timeoutMs: 5_000,
+    disableAfterMs: 86_400_000,
+    pollIntervalMs: 5,
+    concurrency: CONCURRENCY,
     onAttempt: ({ succeeded: ok }) => {
       if (ok && ++succeeded === DELIVERIES) allDone();
     },
@@ -108,21 +114,33 @@ async function main() {
   const log = await openFileEventLog({ directory: path.join(dir, 'log') });
   await log.createTopics(allTopicSpecs());
   const signals = await startSignals({
-    log, control, traderContext: async () => ({ trades_24h: 0, volume_24h_usdc: 0, markets_24h: 0, largest_trade_24h_usdc: 0 }),
-    largeTradeUsdc: Number.MAX_SAFE_INTEGER, priceChangePct: 1000, priceWindowMs: 60_000, logger: silent, onEnqueued: () => dispatcher.wake(),
+    log,
+    control,
+    traderContext: async () => ({ trades_24h: 0, volume_24h_usdc: 0, markets_24h: 0, largest_trade_24h_usdc: 0 }),
+    largeTradeUsdc: Number.MAX_SAFE_INTEGER,
+    priceChangePct: 1000,
+    priceWindowMs: 60_000,
+    logger: silent,
+    onEnqueued: () => dispatcher.wake(),
   });
   const latencyTrades = trades.slice(0, LATENCY_EVENTS).map((t, i) => ({ ...t, event_id: `latency-${i}` }));
   const producedAt = new Map<string, number>();
   for (let i = 0; i < latencyTrades.length; i += 4) {
     const batch = latencyTrades.slice(i, i + 4);
     const at = performance.now();
-    await log.produce(TOPICS.trades.name, batch.map((t) => ({ key: t.market_id, value: encodeEvent('trades', t) })));
+    await log.produce(
+      TOPICS.trades.name,
+      batch.map((t) => ({ key: t.market_id, value: encodeEvent('trades', t) })),
+    );
     for (const t of batch) producedAt.set(eventId('trade.executed', t.event_id), at);
     await new Promise((r) => setTimeout(r, 10));
   }
   const deadline = Date.now() + 60_000;
   while ([...producedAt.keys()].some((id) => !arrivals.has(id)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  const latencies = [...producedAt].filter(([id]) => arrivals.has(id)).map(([id, at]) => arrivals.get(id)! - at).sort((a, b) => a - b);
+  const latencies = [...producedAt]
+    .filter(([id]) => arrivals.has(id))
+    .map(([id, at]) => arrivals.get(id)! - at)
+    .sort((a, b) => a - b);
 
   await signals.stop();
   await dispatcher.stop();
@@ -135,11 +153,26 @@ async function main() {
   const result = {
     benchmark: 'webhooks: outbox -> signed HTTP deliveries to a local receiver; event -> delivery latency',
     measured_at: new Date().toISOString(),
-    machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model.split(' ').slice(0, 2).join(' '), memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
-    reference_hmac_only: { signatures: bodies.length * rounds, seconds: +hmacSeconds.toFixed(3), signatures_per_second: Math.round(hmacPerSecond), body_bytes_avg: Math.round(bodies.reduce((n, b) => n + b.length, 0) / bodies.length) },
-    throughput: { deliveries: DELIVERIES, concurrency: CONCURRENCY, seconds: +throughputSeconds.toFixed(3), deliveries_per_second: Math.round(deliveriesPerSecond) },
+    machine: {
+      cpus: os.cpus().length,
+      cpu_model: os.cpus()[0]?.model.split(' ').slice(0, 2).join(' '),
+      memory_gb: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+    },
+    reference_hmac_only: {
+      signatures: bodies.length * rounds,
+      seconds: +hmacSeconds.toFixed(3),
+      signatures_per_second: Math.round(hmacPerSecond),
+      body_bytes_avg: Math.round(bodies.reduce((n, b) => n + b.length, 0) / bodies.length),
+    },
+    throughput: {
+      deliveries: DELIVERIES,
+      concurrency: CONCURRENCY,
+      seconds: +throughputSeconds.toFixed(3),
+      deliveries_per_second: Math.round(deliveriesPerSecond),
+    },
     ratio_deliveries_to_hmac: +(deliveriesPerSecond / hmacPerSecond).toFixed(5),
-    hmac_share_of_delivery_cost: +((1 / hmacPerSecond) / (1 / deliveriesPerSecond)).toFixed(5),
+    hmac_share_of_delivery_cost: +(1 / hmacPerSecond / (1 / deliveriesPerSecond)).toFixed(5),
     latency_event_to_delivery_ms: {
       events: LATENCY_EVENTS,
       delivered: latencies.length,

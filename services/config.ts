@@ -6,7 +6,10 @@ import path from 'node:path';
 import { z } from 'zod';
 
 const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional());
-const booleanFlag = z.preprocess((v) => (v === undefined || v === '' ? undefined : ['1', 'true', 'yes'].includes(String(v).toLowerCase())), z.boolean().optional());
+const booleanFlag = z.preprocess(
+  (v) => (v === undefined || v === '' ? undefined : ['1', 'true', 'yes'].includes(String(v).toLowerCase())),
+  z.boolean().optional(),
+);
 
 const environmentSchema = z.object({
   // 8080: the conventional unprivileged HTTP port; the issue fixes it as the default.
@@ -29,10 +32,16 @@ const environmentSchema = z.object({
   KAFKA_BROKERS: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
   SCHEMA_REGISTRY_URL: optionalUrl,
   CLICKHOUSE_URL: optionalUrl,
-  CLICKHOUSE_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).default('tapeline'),
+  CLICKHOUSE_DATABASE: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+    .default('tapeline'),
   DATABASE_URL: optionalUrl,
   // Prefix of every Kafka topic and consumer group, so environments can share one cluster.
-  KAFKA_NAMESPACE: z.string().regex(/^[A-Za-z0-9._-]*$/).default(''),
+  KAFKA_NAMESPACE: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]*$/)
+    .default(''),
 
   // Polling cadences. Spec freshness: prices ~5 min, trades ~1 min; we poll well inside both.
   MARKETS_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
@@ -101,7 +110,10 @@ const environmentSchema = z.object({
     .string()
     .default('0,5000,300000,1800000,7200000,18000000,36000000,36000000')
     .transform((v) => v.split(',').map((part) => Number(part.trim())))
-    .refine((list) => list.length > 0 && list.every((n) => Number.isInteger(n) && n >= 0), 'a comma-separated list of non-negative integers'),
+    .refine(
+      (list) => list.length > 0 && list.every((n) => Number.isInteger(n) && n >= 0),
+      'a comma-separated list of non-negative integers',
+    ),
   // +/-20% spreads retries of many deliveries that failed together (a receiver outage).
   WEBHOOK_RETRY_JITTER: z.coerce.number().min(0).max(1).default(0.2),
   // 15 s: long enough for a slow receiver, short enough that a hung one does not hold a slot.
@@ -109,9 +121,17 @@ const environmentSchema = z.object({
   // After a 429 or a timeout the receiver is struggling: wait at least a minute.
   WEBHOOK_THROTTLE_MIN_DELAY_MS: z.coerce.number().int().min(0).default(60_000),
   // A Retry-After beyond 6 h is capped, so one header cannot park a delivery for days.
-  WEBHOOK_RETRY_AFTER_MAX_MS: z.coerce.number().int().min(0).default(6 * 3_600_000),
+  WEBHOOK_RETRY_AFTER_MAX_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(6 * 3_600_000),
   // Five days without a single success disables the subscription (any success resets the clock).
-  WEBHOOK_DISABLE_AFTER_MS: z.coerce.number().int().positive().default(5 * 86_400_000),
+  WEBHOOK_DISABLE_AFTER_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(5 * 86_400_000),
   // After a rotation the old secret keeps signing alongside the new one for a day.
   WEBHOOK_SECRET_GRACE_MS: z.coerce.number().int().min(0).default(86_400_000),
   // Idle poll of the outbox; enqueues in this process wake the dispatcher at once anyway.
@@ -123,7 +143,11 @@ const environmentSchema = z.object({
   SIGNALS_LARGE_TRADE_USDC: z.coerce.number().positive().default(10_000),
   // market.price_signal: a YES price move of more than 5% within 15 minutes.
   SIGNALS_PRICE_CHANGE_PCT: z.coerce.number().positive().default(5),
-  SIGNALS_PRICE_WINDOW_MS: z.coerce.number().int().positive().default(15 * 60_000),
+  SIGNALS_PRICE_WINDOW_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(15 * 60_000),
 });
 
 export type Config = Readonly<{
@@ -236,15 +260,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       wsEnabled: e.WS_ENABLED ?? true,
       wsShardSize: e.WS_SHARD_SIZE,
       walletsPollIntervalMs: e.WALLETS_POLL_INTERVAL_MS,
-      trackedWallets: e.TRACKED_WALLETS.split(',').map((w) => w.trim().toLowerCase()).filter((w) => /^0x[0-9a-f]{40}$/.test(w)),
+      trackedWallets: e.TRACKED_WALLETS.split(',')
+        .map((w) => w.trim().toLowerCase())
+        .filter((w) => /^0x[0-9a-f]{40}$/.test(w)),
       trackedWalletsTop: e.TRACKED_WALLETS_TOP,
       holdersMarkets: e.HOLDERS_MARKETS,
     },
     access: {
       thresholds: { tier2Tokens: e.TIER2_TOKEN_THRESHOLD, tier3Tokens: e.TIER3_TOKEN_THRESHOLD },
-      quotasPerDay: { sandbox: e.QUOTA_SANDBOX_PER_DAY, '1': e.QUOTA_TIER1_PER_DAY, '2': e.QUOTA_TIER2_PER_DAY, '3': e.QUOTA_TIER3_PER_DAY },
+      quotasPerDay: {
+        sandbox: e.QUOTA_SANDBOX_PER_DAY,
+        '1': e.QUOTA_TIER1_PER_DAY,
+        '2': e.QUOTA_TIER2_PER_DAY,
+        '3': e.QUOTA_TIER3_PER_DAY,
+      },
       creditsPerCall: e.CREDITS_PER_CALL,
-      ratePerSecond: { sandbox: e.RATE_SANDBOX_PER_SECOND, '1': e.RATE_TIER1_PER_SECOND, '2': e.RATE_TIER2_PER_SECOND, '3': e.RATE_TIER3_PER_SECOND },
+      ratePerSecond: {
+        sandbox: e.RATE_SANDBOX_PER_SECOND,
+        '1': e.RATE_TIER1_PER_SECOND,
+        '2': e.RATE_TIER2_PER_SECOND,
+        '3': e.RATE_TIER3_PER_SECOND,
+      },
       rateBurstFactor: e.RATE_BURST_FACTOR,
       meterFlushIntervalMs: e.METER_FLUSH_INTERVAL_MS,
       authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
@@ -254,7 +290,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readCacheTtlMs: e.READ_CACHE_TTL_MS,
     webhooks: {
       enabled: e.WEBHOOKS_ENABLED ?? true,
-      allowedHosts: e.WEBHOOK_ALLOWED_HOSTS.split(',').map((h) => h.trim()).filter(Boolean),
+      allowedHosts: e.WEBHOOK_ALLOWED_HOSTS.split(',')
+        .map((h) => h.trim())
+        .filter(Boolean),
       retryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE_MS,
       retryJitter: e.WEBHOOK_RETRY_JITTER,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,

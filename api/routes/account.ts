@@ -19,7 +19,9 @@ export function accountRoutes(options: AccountRouteOptions): Router {
   router.get('/usage', async (request, response) => {
     const usage = await options.meter.usage(request.owner!.account_id);
     const perSecond = options.ratePerSecond[usage.tier];
-    response.json(success({ ...usage, rate_limit: { requests_per_second: perSecond, burst: Math.ceil(perSecond * options.rateBurstFactor) } }));
+    response.json(
+      success({ ...usage, rate_limit: { requests_per_second: perSecond, burst: Math.ceil(perSecond * options.rateBurstFactor) } }),
+    );
   });
 
   router.get('/pricing/access', async (request, response) => {
@@ -47,7 +49,11 @@ export function accountRoutes(options: AccountRouteOptions): Router {
         kind: owner.kind,
         token_balance: standing.tokenBalance,
         credits: standing.credits,
-        thresholds: { tier2_tokens: options.thresholds.tier2Tokens, tier3_tokens: options.thresholds.tier3Tokens, tier2_credits: 'any positive balance' },
+        thresholds: {
+          tier2_tokens: options.thresholds.tier2Tokens,
+          tier3_tokens: options.thresholds.tier3Tokens,
+          tier2_credits: 'any positive balance',
+        },
         rule: '402 PAYMENT_REQUIRED when tokens or credits would unlock the call; 403 FORBIDDEN when this kind of key can never reach it.',
         allowed_endpoints: endpoints.filter((e) => e.allowed).length,
         lacking,

@@ -43,7 +43,9 @@ export function catalogRoutes(store: AnalyticsStore): Router {
       await keysetPage<EventRow>(
         store,
         request,
-        (afterCondition) => `SELECT event_id AS id, slug, title, category, active, closed, neg_risk, volume_usdc, volume_24h_usdc, liquidity_usdc,
+        (
+          afterCondition,
+        ) => `SELECT event_id AS id, slug, title, category, active, closed, neg_risk, volume_usdc, volume_24h_usdc, liquidity_usdc,
                    open_interest_usdc, market_ids, series_ids, source,
                    toUnixTimestamp64Milli(start_date) AS start_ms, toUnixTimestamp64Milli(end_date) AS end_ms
               FROM gamma_events FINAL
@@ -79,7 +81,9 @@ export function catalogRoutes(store: AnalyticsStore): Router {
       await keysetPage<SeriesRow>(
         store,
         request,
-        (afterCondition) => `SELECT series_id AS id, slug, ticker, title, series_type, recurrence, active, closed, volume_usdc, volume_24h_usdc,
+        (
+          afterCondition,
+        ) => `SELECT series_id AS id, slug, ticker, title, series_type, recurrence, active, closed, volume_usdc, volume_24h_usdc,
                    liquidity_usdc, event_ids, source
               FROM gamma_series FINAL WHERE 1 ${afterCondition}
              ORDER BY volume_24h_usdc DESC, id DESC LIMIT {take:UInt32}`,

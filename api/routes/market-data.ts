@@ -33,7 +33,8 @@ function levels(prices: number[], sizes: number[], side: 'bid' | 'ask') {
 async function requireMarketWithTokens(store: AnalyticsStore, request: Request) {
   const market = await findMarket(store, String(request.params.id ?? request.query.market));
   if (!market) throw ApiError.notFound(`market not found: ${request.params.id ?? request.query.market}`);
-  if (market.outcome_token_ids.length === 0) throw ApiError.notFound(`market ${market.market_id} has no indexed outcome token ids, so it has no order book`);
+  if (market.outcome_token_ids.length === 0)
+    throw ApiError.notFound(`market ${market.market_id} has no indexed outcome token ids, so it has no order book`);
   return market;
 }
 
@@ -42,7 +43,16 @@ export function marketDataRoutes(store: AnalyticsStore): Router {
 
   router.get('/markets/:id/orderbook', async (request, response) => {
     const market = await requireMarketWithTokens(store, request);
-    const books = await store.query<{ asset_id: string; hash: string; ts_ms: number; bid_prices: number[]; bid_sizes: number[]; ask_prices: number[]; ask_sizes: number[]; source: string }>(
+    const books = await store.query<{
+      asset_id: string;
+      hash: string;
+      ts_ms: number;
+      bid_prices: number[];
+      bid_sizes: number[];
+      ask_prices: number[];
+      ask_sizes: number[];
+      source: string;
+    }>(
       `SELECT asset_id, argMax(hash, (ts, ingested_at)) AS hash, toUnixTimestamp64Milli(max(ts)) AS ts_ms,
               argMax(bid_prices, (ts, ingested_at)) AS bid_prices, argMax(bid_sizes, (ts, ingested_at)) AS bid_sizes,
               argMax(ask_prices, (ts, ingested_at)) AS ask_prices, argMax(ask_sizes, (ts, ingested_at)) AS ask_sizes,
@@ -85,15 +95,25 @@ export function marketDataRoutes(store: AnalyticsStore): Router {
 
   router.get('/orderbook/history', async (request, response) => {
     const market = await requireMarketWithTokens(store, request);
-    const outcomeIndex = request.query.outcome ? market.outcomes.findIndex((o) => o.toLowerCase() === String(request.query.outcome).toLowerCase()) : market.yes_index;
+    const outcomeIndex = request.query.outcome
+      ? market.outcomes.findIndex((o) => o.toLowerCase() === String(request.query.outcome).toLowerCase())
+      : market.yes_index;
     if (outcomeIndex < 0) throw ApiError.badRequest(`outcome: not an outcome of this market (${market.outcomes.join(', ')})`);
     const interval = String(request.query.interval ?? '5m') as '1m' | '5m' | '1h';
     const seconds = { '1m': 60, '5m': 300, '1h': 3600 }[interval];
     const to = timeParam('to', request.query.to) ?? Date.now();
     const from = timeParam('from', request.query.from) ?? to - 24 * 3_600_000;
     if (from >= to) throw ApiError.badRequest('from: must be before to');
-    if ((to - from) / 1000 / seconds > 2000) throw ApiError.badRequest('interval: too many buckets for this range (max 2000); widen the interval or narrow from/to');
-    const rows = await store.query<{ bucket_ms: number; best_bid: number | null; best_ask: number | null; bid_depth: number; ask_depth: number; snapshots: number }>(
+    if ((to - from) / 1000 / seconds > 2000)
+      throw ApiError.badRequest('interval: too many buckets for this range (max 2000); widen the interval or narrow from/to');
+    const rows = await store.query<{
+      bucket_ms: number;
+      best_bid: number | null;
+      best_ask: number | null;
+      bid_depth: number;
+      ask_depth: number;
+      snapshots: number;
+    }>(
       `SELECT toUnixTimestamp(toStartOfInterval(ts, toIntervalSecond({seconds:UInt32}))) * 1000 AS bucket_ms,
               argMax(best_bid, ts) AS best_bid, argMax(best_ask, ts) AS best_ask,
               argMax(arraySum(arraySlice(bid_sizes, 1, 20)), ts) AS bid_depth, argMax(arraySum(arraySlice(ask_sizes, 1, 20)), ts) AS ask_depth,
@@ -130,7 +150,18 @@ export function marketDataRoutes(store: AnalyticsStore): Router {
     const kind = request.query.kind ? String(request.query.kind) : undefined;
     const fingerprint = queryFingerprint({ market: market.market_id, kind });
     const after = request.query.cursor ? decodeCursor(String(request.query.cursor), fingerprint, ['number', 'string']) : null;
-    const rows = await store.query<{ tick_id: string; asset_id: string; kind: string; price: number; best_bid: number | null; best_ask: number | null; side: string | null; size: number | null; ts_ms: number; source: string }>(
+    const rows = await store.query<{
+      tick_id: string;
+      asset_id: string;
+      kind: string;
+      price: number;
+      best_bid: number | null;
+      best_ask: number | null;
+      side: string | null;
+      size: number | null;
+      ts_ms: number;
+      source: string;
+    }>(
       `SELECT tick_id, asset_id, kind, price, best_bid, best_ask, side, size, toUnixTimestamp64Milli(ts) AS ts_ms, source
          FROM price_ticks FINAL
         WHERE asset_id IN {tokens:Array(String)}
@@ -183,7 +214,9 @@ export function marketDataRoutes(store: AnalyticsStore): Router {
         outcomes: market.outcome_token_ids.map((assetId, index) => ({
           outcome: market.outcomes[index] ?? String(index),
           asset_id: assetId,
-          holders: rows.filter((r) => r.asset_id === assetId).map((r, i) => ({ rank: i + 1, wallet: r.wallet, amount_shares: round(r.amount) })),
+          holders: rows
+            .filter((r) => r.asset_id === assetId)
+            .map((r, i) => ({ rank: i + 1, wallet: r.wallet, amount_shares: round(r.amount) })),
         })),
       }),
     );

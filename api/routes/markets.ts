@@ -148,7 +148,14 @@ export function marketRoutes(store: AnalyticsStore): Router {
          FROM markets FINAL GROUP BY category ORDER BY volume_24h_usdc DESC, category`,
     );
     response.json(
-      success(rows.map((r) => ({ ...r, markets_active: Number(r.markets_active), markets_total: Number(r.markets_total), volume_24h_usdc: Math.round(r.volume_24h_usdc * 100) / 100 }))),
+      success(
+        rows.map((r) => ({
+          ...r,
+          markets_active: Number(r.markets_active),
+          markets_total: Number(r.markets_total),
+          volume_24h_usdc: Math.round(r.volume_24h_usdc * 100) / 100,
+        })),
+      ),
     );
   });
 
@@ -174,7 +181,14 @@ export function marketRoutes(store: AnalyticsStore): Router {
     const market = await requireMarket(store, request);
     // From the materialized views and the by_market projection, so the cost does not grow with the
     // market's history: 24h figures sum the 5-minute candles of [now - 24h, now) (5-minute resolution).
-    const [snapshot] = await store.query<{ last_yes: number | null; last_ms: number | null; trades_24h: number; volume_24h: number; total: number; now_ms: number }>(
+    const [snapshot] = await store.query<{
+      last_yes: number | null;
+      last_ms: number | null;
+      trades_24h: number;
+      volume_24h: number;
+      total: number;
+      now_ms: number;
+    }>(
       `SELECT
          (SELECT yes_price FROM trades WHERE market_id = {id:String} ORDER BY market_id DESC, ts DESC, trade_id DESC LIMIT 1) AS last_yes,
          (SELECT toUnixTimestamp64Milli(ts) FROM trades WHERE market_id = {id:String} ORDER BY market_id DESC, ts DESC, trade_id DESC LIMIT 1) AS last_ms,
@@ -206,7 +220,16 @@ export function marketRoutes(store: AnalyticsStore): Router {
     const from = timeParam('from', request.query.from) ?? null;
     const to = timeParam('to', request.query.to) ?? null;
     if (from !== null && to !== null && from >= to) throw ApiError.badRequest('from: must be before to');
-    const rows = await store.query<{ bucket_ms: number; open: number; high: number; low: number; close: number; volume_usdc: number; volume_shares: number; trade_count: number }>(
+    const rows = await store.query<{
+      bucket_ms: number;
+      open: number;
+      high: number;
+      low: number;
+      close: number;
+      volume_usdc: number;
+      volume_shares: number;
+      trade_count: number;
+    }>(
       `SELECT * FROM (
          SELECT toUnixTimestamp(bucket) * 1000 AS bucket_ms, argMinMerge(open) AS open, max(high) AS high, min(low) AS low,
                 argMaxMerge(close) AS close, sum(volume_usdc) AS volume_usdc, sum(volume_shares) AS volume_shares,

@@ -60,7 +60,10 @@ async function rankedTraders(store: AnalyticsStore, request: Request, withRank: 
   if (filters.min_trades !== undefined && !category) conditions.push('trades >= {min_trades:UInt64}');
   if (filters.min_win_rate !== undefined) conditions.push('win_rate_pct >= {min_win_rate:Float64}');
   if (filters.max_risk_score !== undefined && !category) conditions.push('risk_score <= {max_risk_score:Float64}');
-  if (after) conditions.push(`(assumeNotNull(${column}), wallet) ${direction === 'DESC' ? '<' : '>'} ({after_value:Float64}, {after_wallet:String})`);
+  if (after)
+    conditions.push(
+      `(assumeNotNull(${column}), wallet) ${direction === 'DESC' ? '<' : '>'} ({after_value:Float64}, {after_wallet:String})`,
+    );
   const table = category ? 'trader_category_stats' : 'trader_stats';
   const rows = await store.query<Record<string, number | string | null>>(
     `SELECT *, assumeNotNull(${column}) AS sort_value, toUnixTimestamp64Milli(computed_at) AS computed_ms
@@ -127,7 +130,11 @@ export function traderRoutes(store: AnalyticsStore): Router {
         },
         last_30d: { total_realized_pnl: usd(report.realized30d), volume_usdc: usd(report.volume30d), trades: report.trades30d },
         risk_score: report.risk.score,
-        risk_components: { concentration: report.risk.concentration, long_shot_share: report.risk.long_shot_share, drawdown: report.risk.drawdown },
+        risk_components: {
+          concentration: report.risk.concentration,
+          long_shot_share: report.risk.long_shot_share,
+          drawdown: report.risk.drawdown,
+        },
         category_pnl: report.categories,
         open_positions: report.positions.filter((p) => p.held > 0).length,
         first_trade_at: iso(report.firstTradeMs),

@@ -52,7 +52,8 @@ function filtersFrom(request: Request, market: string | undefined): TradeFilters
   if (filters.min_size !== undefined && filters.max_size !== undefined && filters.min_size > filters.max_size) {
     throw ApiError.badRequest('min_size: must not exceed max_size');
   }
-  if (filters.from !== undefined && filters.to !== undefined && filters.from >= filters.to) throw ApiError.badRequest('from: must be before to');
+  if (filters.from !== undefined && filters.to !== undefined && filters.from >= filters.to)
+    throw ApiError.badRequest('from: must be before to');
   return filters;
 }
 
@@ -82,7 +83,9 @@ async function tradePage(store: AnalyticsStore, request: Request, filters: Trade
   const limit = Number(request.query.limit ?? 50);
   const fingerprint = queryFingerprint({ ...filters });
   const after = request.query.cursor ? decodeCursor(String(request.query.cursor), fingerprint, ['number', 'string']) : null;
-  const conditions = (Object.keys(CONDITIONS) as Array<keyof TradeFilters>).filter((k) => filters[k] !== undefined).map((k) => CONDITIONS[k]);
+  const conditions = (Object.keys(CONDITIONS) as Array<keyof TradeFilters>)
+    .filter((k) => filters[k] !== undefined)
+    .map((k) => CONDITIONS[k]);
   if (after) conditions.push('(ts, trade_id) < (fromUnixTimestamp64Milli({after_ms:Int64}), {after_id:String})');
   const rows = await store.query<TradeRow>(
     `SELECT trade_id, market_id, market_title, wallet, side, outcome, outcome_index, price, size, size_usdc,

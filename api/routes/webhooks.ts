@@ -3,7 +3,14 @@ import crypto from 'node:crypto';
 import { Router, type Request } from 'express';
 import type { ControlStore } from '../../services/ports/control-store.js';
 import { TEST_EVENT_TYPE } from '../../services/webhooks/event-types.js';
-import { attemptsOf, enqueueDeliveries, listDeliveries, redeliver, type AttemptRecord, type DeliveryRecord } from '../../services/webhooks/outbox.js';
+import {
+  attemptsOf,
+  enqueueDeliveries,
+  listDeliveries,
+  redeliver,
+  type AttemptRecord,
+  type DeliveryRecord,
+} from '../../services/webhooks/outbox.js';
 import { secretHint } from '../../services/webhooks/signature.js';
 import { UnsafeUrlError } from '../../services/webhooks/url-guard.js';
 import type { Subscription, WebhookSubscriptions } from '../../services/webhooks/subscriptions.js';
@@ -51,7 +58,13 @@ function presentDelivery(d: DeliveryRecord, attempts: AttemptRecord[]) {
     last_error: d.last_error,
     created_at: iso(d.created_at)!,
     delivered_at: iso(d.delivered_at),
-    attempt_log: attempts.map((a) => ({ attempt: a.attempt, attempted_at: iso(a.attempted_at)!, status_code: a.status_code, error: a.error, latency_ms: a.latency_ms })),
+    attempt_log: attempts.map((a) => ({
+      attempt: a.attempt,
+      attempted_at: iso(a.attempted_at)!,
+      status_code: a.status_code,
+      error: a.error,
+      latency_ms: a.latency_ms,
+    })),
   };
 }
 
@@ -139,11 +152,19 @@ export function webhookRoutes(api: WebhooksApi): Router {
     const after = request.query.cursor ? decodeCursor(String(request.query.cursor), fingerprint, ['string']) : null;
     const rows = await listDeliveries(api.store, subscription.id, limit + 1, after ? String(after[0]) : null, status);
     const pageRows = rows.slice(0, limit);
-    const attempts = await attemptsOf(api.store, pageRows.map((d) => d.seq));
+    const attempts = await attemptsOf(
+      api.store,
+      pageRows.map((d) => d.seq),
+    );
     const hasMore = rows.length > limit;
     response.json(
       page(
-        pageRows.map((d) => presentDelivery(d, attempts.filter((a) => a.delivery_seq === d.seq))),
+        pageRows.map((d) =>
+          presentDelivery(
+            d,
+            attempts.filter((a) => a.delivery_seq === d.seq),
+          ),
+        ),
         { limit, has_more: hasMore, next_cursor: hasMore ? encodeCursor([pageRows[pageRows.length - 1]!.seq], fingerprint) : null },
       ),
     );

@@ -91,7 +91,10 @@ export class Meter {
       state.pendingCredits += this.options.creditsPerCall;
       return { ok: true, paidWithCredits: true };
     }
-    return { ok: false, reason: `daily quota of ${quota} calls used and no credits left; add credits or wait for ${nextPeriod(state.periodStart)}` };
+    return {
+      ok: false,
+      reason: `daily quota of ${quota} calls used and no credits left; add credits or wait for ${nextPeriod(state.periodStart)}`,
+    };
   }
 
   async usage(accountId: string): Promise<Usage> {
@@ -130,13 +133,19 @@ export class Meter {
                DO UPDATE SET calls = usage_counters.calls + EXCLUDED.calls, credits_spent = usage_counters.credits_spent + EXCLUDED.credits_spent`,
               [state.accountId, state.periodStart, calls, credits],
             );
-            if (credits > 0) await tx.query('UPDATE accounts SET credits = GREATEST(credits - $2, 0) WHERE id = $1', [state.accountId, credits]);
+            if (credits > 0)
+              await tx.query('UPDATE accounts SET credits = GREATEST(credits - $2, 0) WHERE id = $1', [state.accountId, credits]);
           });
           state.pendingCalls -= calls;
           state.pendingCredits -= credits;
         }
         if (now - state.lastSeenMs > IDLE_EVICT_MS && state.pendingCalls === 0) this.accounts.delete(state.accountId);
-        else Object.assign(state, await this.load(state.accountId), { pendingCalls: state.pendingCalls, pendingCredits: state.pendingCredits, lastSeenMs: state.lastSeenMs });
+        else
+          Object.assign(state, await this.load(state.accountId), {
+            pendingCalls: state.pendingCalls,
+            pendingCredits: state.pendingCredits,
+            lastSeenMs: state.lastSeenMs,
+          });
       }
     });
     return this.flushing;

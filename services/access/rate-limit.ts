@@ -40,6 +40,11 @@ export class RateLimiter {
         resetSeconds: Math.ceil((policy.burst - bucket.tokens) / policy.perSecond),
       };
     }
-    return { allowed: false, limit: policy.burst, remaining: 0, resetSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / policy.perSecond)) };
+    return {
+      allowed: false,
+      limit: policy.burst,
+      remaining: 0,
+      resetSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / policy.perSecond)),
+    };
   }
 }

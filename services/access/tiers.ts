@@ -55,6 +55,10 @@ export function decide(access: Access, standing: Standing, thresholds: TierThres
     case 'tier3':
       return level >= 3
         ? { allowed: true }
-        : { allowed: false, status: 402, reason: `Tier 3 required: hold at least ${thresholds.tier3Tokens} platform tokens (see GET /v1/pricing/access)` };
+        : {
+            allowed: false,
+            status: 402,
+            reason: `Tier 3 required: hold at least ${thresholds.tier3Tokens} platform tokens (see GET /v1/pricing/access)`,
+          };
   }
 }

@@ -23,9 +23,13 @@ function parse(argv: string[]): Request {
   if (noun === 'keys' && verb === 'create') {
     return { path: '/admin/keys', body: { tier: flag('tier') ?? '1', name: flag('name') ?? `developer-${new Date().toISOString()}` } };
   }
-  if (noun === 'credits' && verb === 'add' && rest.length === 2) return { path: '/admin/credits', body: { api_key: rest[0], amount: Number(rest[1]) } };
-  if (noun === 'tokens' && verb === 'set' && rest.length === 2) return { path: '/admin/tokens', body: { api_key: rest[0], balance: Number(rest[1]) } };
-  throw new Error('usage: admin keys create --tier <1|2|3> [--name <name>] | admin credits add <api_key> <amount> | admin tokens set <api_key> <balance>');
+  if (noun === 'credits' && verb === 'add' && rest.length === 2)
+    return { path: '/admin/credits', body: { api_key: rest[0], amount: Number(rest[1]) } };
+  if (noun === 'tokens' && verb === 'set' && rest.length === 2)
+    return { path: '/admin/tokens', body: { api_key: rest[0], balance: Number(rest[1]) } };
+  throw new Error(
+    'usage: admin keys create --tier <1|2|3> [--name <name>] | admin credits add <api_key> <amount> | admin tokens set <api_key> <balance>',
+  );
 }
 
 async function runDirect(request: Request): Promise<unknown> {

@@ -25,7 +25,9 @@ export async function openChdbStore(options: ChdbStoreOptions): Promise<Analytic
   fs.mkdirSync(options.path, { recursive: true });
   // chdb types its Connection against @clickhouse/client-common, the client against its bundled
   // copy of the same interface; they are identical at run time, so the cast only bridges the copies.
-  const connection = createChdbConnection({ path: options.path }) as unknown as NonNullable<Parameters<typeof createClient>[0]>['connection'];
+  const connection = createChdbConnection({ path: options.path }) as unknown as NonNullable<
+    Parameters<typeof createClient>[0]
+  >['connection'];
   const client = createClient({ connection });
   await createDatabase(client, options.database);
   // chDB keeps one session per process and has no per-query database setting: USE makes the

@@ -26,7 +26,14 @@ export const DEFAULT_FIDELITY_MINUTES = 5;
 export class UsageError extends Error {}
 
 export function parseBackfillArguments(argv: readonly string[]): BackfillArguments {
-  const parsed: BackfillArguments = { fromArg: null, toArg: null, markets: [], fidelityMinutes: DEFAULT_FIDELITY_MINUTES, restart: false, index: true };
+  const parsed: BackfillArguments = {
+    fromArg: null,
+    toArg: null,
+    markets: [],
+    fidelityMinutes: DEFAULT_FIDELITY_MINUTES,
+    restart: false,
+    index: true,
+  };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     const value = () => {
@@ -49,7 +56,8 @@ export function parseBackfillArguments(argv: readonly string[]): BackfillArgumen
         break;
       case '--fidelity': {
         const minutes = Number(value());
-        if (!Number.isInteger(minutes) || minutes < 1 || minutes > 1440) throw new UsageError(`--fidelity must be whole minutes in 1..1440\n${USAGE}`);
+        if (!Number.isInteger(minutes) || minutes < 1 || minutes > 1440)
+          throw new UsageError(`--fidelity must be whole minutes in 1..1440\n${USAGE}`);
         parsed.fidelityMinutes = minutes;
         break;
       }
@@ -67,7 +75,8 @@ export function parseBackfillArguments(argv: readonly string[]): BackfillArgumen
     }
   }
   if (parsed.markets.some((m) => m === '')) throw new UsageError(`--market needs a condition id or slug\n${USAGE}`);
-  if (parsed.fromArg && parsed.toArg && Date.parse(parsed.fromArg) > Date.parse(parsed.toArg)) throw new UsageError('--from must not be after --to');
+  if (parsed.fromArg && parsed.toArg && Date.parse(parsed.fromArg) > Date.parse(parsed.toArg))
+    throw new UsageError('--from must not be after --to');
   return parsed;
 }
 

@@ -82,7 +82,10 @@ export interface BackfillRunOptions {
 
 export type RunOutcome = 'complete' | 'stopped';
 
-export async function runBackfill(start: BackfillCheckpoint, options: BackfillRunOptions): Promise<{ outcome: RunOutcome; checkpoint: BackfillCheckpoint }> {
+export async function runBackfill(
+  start: BackfillCheckpoint,
+  options: BackfillRunOptions,
+): Promise<{ outcome: RunOutcome; checkpoint: BackfillCheckpoint }> {
   let state = start;
   const save = (next: BackfillCheckpoint) => {
     state = next;
@@ -101,7 +104,10 @@ export async function runBackfill(start: BackfillCheckpoint, options: BackfillRu
       await options.publisher.publishTrades(page.trades);
       const nextOffset = state.trades_offset + page.rows;
       const capped = !page.finished && nextOffset > MAX_OFFSET;
-      if (capped) options.listener.warn(`${market.slug || market.market_id}: the Data API offset cap (${MAX_OFFSET}) was reached before ${new Date(state.from_ms).toISOString()}; older trades of this market are not reachable by paging`);
+      if (capped)
+        options.listener.warn(
+          `${market.slug || market.market_id}: the Data API offset cap (${MAX_OFFSET}) was reached before ${new Date(state.from_ms).toISOString()}; older trades of this market are not reachable by paging`,
+        );
       save({
         ...state,
         trades_offset: nextOffset,
@@ -139,7 +145,9 @@ export async function runBackfill(start: BackfillCheckpoint, options: BackfillRu
 }
 
 async function tradesPage(options: BackfillRunOptions, market: PlannedMarket, state: BackfillCheckpoint, nowMs: number) {
-  const { body, source } = await options.data.getJson<unknown>(`/trades?takerOnly=true&market=${market.market_id}&limit=${PAGE_SIZE}&offset=${state.trades_offset}`);
+  const { body, source } = await options.data.getJson<unknown>(
+    `/trades?takerOnly=true&market=${market.market_id}&limit=${PAGE_SIZE}&offset=${state.trades_offset}`,
+  );
   if (!Array.isArray(body)) throw new Error(`${options.data.name}/trades: expected an array, got ${typeof body}`);
   const trades: TradeExecuted[] = [];
   const deadLetters: DeadLetter[] = [];
@@ -147,7 +155,14 @@ async function tradesPage(options: BackfillRunOptions, market: PlannedMarket, st
   for (const raw of body) {
     const result = normalizeDataTrade(raw, source, nowMs);
     if (!result.ok) {
-      deadLetters.push({ stage: 'ingest', source, origin: `${options.data.name}/trades (backfill)`, reason: result.reason, raw: JSON.stringify(raw), at_ms: nowMs });
+      deadLetters.push({
+        stage: 'ingest',
+        source,
+        origin: `${options.data.name}/trades (backfill)`,
+        reason: result.reason,
+        raw: JSON.stringify(raw),
+        at_ms: nowMs,
+      });
       continue;
     }
     const ts = result.value.timestamp_ms;
@@ -178,7 +193,14 @@ async function tokenHistory(options: BackfillRunOptions, market: PlannedMarket, 
     }
     const result = normalizePricesHistory(body, { marketId: market.market_id, assetId: token }, source, nowMs);
     if (!result.ok) {
-      deadLetters.push({ stage: 'ingest', source, origin, reason: result.reason, raw: JSON.stringify(body).slice(0, 100_000), at_ms: nowMs });
+      deadLetters.push({
+        stage: 'ingest',
+        source,
+        origin,
+        reason: result.reason,
+        raw: JSON.stringify(body).slice(0, 100_000),
+        at_ms: nowMs,
+      });
       continue;
     }
     for (const rejected of result.value.rejected) {

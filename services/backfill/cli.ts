@@ -49,10 +49,28 @@ async function main(): Promise<number> {
     await log.createTopics(allTopicSpecs());
     const publisher = new EventPublisher(log);
     const { ingest, upstream } = config;
-    const gamma = new UpstreamClient({ name: 'gamma', baseUrl: upstream.gammaUrl, budgetPer10s: ingest.gammaBudgetPer10s, timeoutMs: ingest.timeoutMs });
-    const data = new UpstreamClient({ name: 'data-api', baseUrl: upstream.dataUrl, budgetPer10s: ingest.dataBudgetPer10s, timeoutMs: ingest.timeoutMs });
-    const clob = new UpstreamClient({ name: 'clob', baseUrl: upstream.clobUrl, budgetPer10s: ingest.clobBudgetPer10s, timeoutMs: ingest.timeoutMs });
-    const checkpointFile = new CheckpointFile<BackfillCheckpoint | null>(path.join(config.dataDir, 'ingest', 'backfill-checkpoint.json'), null);
+    const gamma = new UpstreamClient({
+      name: 'gamma',
+      baseUrl: upstream.gammaUrl,
+      budgetPer10s: ingest.gammaBudgetPer10s,
+      timeoutMs: ingest.timeoutMs,
+    });
+    const data = new UpstreamClient({
+      name: 'data-api',
+      baseUrl: upstream.dataUrl,
+      budgetPer10s: ingest.dataBudgetPer10s,
+      timeoutMs: ingest.timeoutMs,
+    });
+    const clob = new UpstreamClient({
+      name: 'clob',
+      baseUrl: upstream.clobUrl,
+      budgetPer10s: ingest.clobBudgetPer10s,
+      timeoutMs: ingest.timeoutMs,
+    });
+    const checkpointFile = new CheckpointFile<BackfillCheckpoint | null>(
+      path.join(config.dataDir, 'ingest', 'backfill-checkpoint.json'),
+      null,
+    );
 
     const start = await startingPoint(args, checkpointFile, gamma, publisher);
     if (!start) return 2;
@@ -67,7 +85,14 @@ async function main(): Promise<number> {
     process.on('SIGTERM', onSignal);
 
     const progress = new BackfillProgress(process.stderr, start);
-    const { outcome, checkpoint } = await runBackfill(start, { data, clob, publisher, checkpointFile, listener: progress, shouldStop: () => stopRequested });
+    const { outcome, checkpoint } = await runBackfill(start, {
+      data,
+      clob,
+      publisher,
+      checkpointFile,
+      listener: progress,
+      shouldStop: () => stopRequested,
+    });
     progress.finish(checkpoint, outcome);
     if (outcome === 'stopped') {
       printSummary('stopped', checkpoint);
@@ -95,10 +120,14 @@ async function startingPoint(
   const existing = checkpointFile.read();
   if (existing && !args.restart) {
     if (existing.key === key) {
-      say(`resuming: ${existing.next_market} of ${existing.markets.length} markets done (range ${new Date(existing.from_ms).toISOString()} .. ${new Date(existing.to_ms).toISOString()})`);
+      say(
+        `resuming: ${existing.next_market} of ${existing.markets.length} markets done (range ${new Date(existing.from_ms).toISOString()} .. ${new Date(existing.to_ms).toISOString()})`,
+      );
       return existing;
     }
-    say(`an unfinished backfill with other arguments (${existing.key}) is checkpointed; run it again with those arguments to finish it, or pass --restart to drop it`);
+    say(
+      `an unfinished backfill with other arguments (${existing.key}) is checkpointed; run it again with those arguments to finish it, or pass --restart to drop it`,
+    );
     return null;
   }
   const nowMs = Date.now();
@@ -107,7 +136,9 @@ async function startingPoint(
   // Markets first, so trades of closed or delisted markets have their market row too.
   await publisher.deadLetter(planned.deadLetters);
   await publisher.publishMarkets(planned.markets);
-  say(`planned ${planned.markets.length} markets, ${new Date(fromMs).toISOString()} .. ${new Date(toMs).toISOString()}, price points every ${args.fidelityMinutes} min`);
+  say(
+    `planned ${planned.markets.length} markets, ${new Date(fromMs).toISOString()} .. ${new Date(toMs).toISOString()}, price points every ${args.fidelityMinutes} min`,
+  );
   const start: BackfillCheckpoint = {
     version: 1,
     key,

@@ -40,7 +40,9 @@ export function liveBackfillPid(dataDir: string): number | null {
 export function assertNoLiveBackfill(dataDir: string): void {
   const pid = liveBackfillPid(dataDir);
   if (pid !== null) {
-    throw new DataDirBusyError(`a backfill (pid ${pid}) is writing into ${dataDir}; wait for it to finish (or stop it: it resumes where it stopped) before starting the service`);
+    throw new DataDirBusyError(
+      `a backfill (pid ${pid}) is writing into ${dataDir}; wait for it to finish (or stop it: it resumes where it stopped) before starting the service`,
+    );
   }
 }
 

@@ -22,7 +22,9 @@ export async function planMarkets(gamma: UpstreamClient, requested: readonly str
   const raws: Array<{ raw: unknown; source: MarketUpserted['source'] }> = [];
   if (requested.length === 0) {
     for (let offset = 0; offset <= MAX_OFFSET; offset += PAGE_SIZE) {
-      const { body, source } = await gamma.getJson<unknown[]>(`/markets?closed=false&limit=${PAGE_SIZE}&offset=${offset}&order=id&ascending=true`);
+      const { body, source } = await gamma.getJson<unknown[]>(
+        `/markets?closed=false&limit=${PAGE_SIZE}&offset=${offset}&order=id&ascending=true`,
+      );
       if (!Array.isArray(body)) throw new Error(`${gamma.name}/markets: expected an array`);
       for (const raw of body) raws.push({ raw, source });
       if (body.length < PAGE_SIZE) break;
@@ -35,7 +37,15 @@ export async function planMarkets(gamma: UpstreamClient, requested: readonly str
   for (const { raw, source } of raws) {
     const result = normalizeGammaMarket(raw, source, nowMs);
     if (result.ok) byId.set(result.value.market_id, result.value);
-    else deadLetters.push({ stage: 'ingest', source, origin: `${gamma.name}/markets`, reason: result.reason, raw: JSON.stringify(raw), at_ms: nowMs });
+    else
+      deadLetters.push({
+        stage: 'ingest',
+        source,
+        origin: `${gamma.name}/markets`,
+        reason: result.reason,
+        raw: JSON.stringify(raw),
+        at_ms: nowMs,
+      });
   }
   const markets = [...byId.values()].filter((m) => requested.length > 0 || m.status === 'active');
   return { markets, deadLetters };

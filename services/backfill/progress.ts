@@ -25,7 +25,9 @@ export function fractionDone(checkpoint: BackfillCheckpoint): number {
   const total = checkpoint.markets.length;
   if (total === 0) return 1;
   const current = checkpoint.markets[checkpoint.next_market];
-  const partial = current ? (checkpoint.trades_done ? 0.5 : 0) + 0.5 * (checkpoint.history_tokens_done / Math.max(1, current.tokens.length)) : 0;
+  const partial = current
+    ? (checkpoint.trades_done ? 0.5 : 0) + 0.5 * (checkpoint.history_tokens_done / Math.max(1, current.tokens.length))
+    : 0;
   return Math.min(1, (checkpoint.next_market + partial) / total);
 }
 

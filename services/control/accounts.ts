@@ -80,7 +80,11 @@ export class Accounts {
         'INSERT INTO accounts (name, kind, token_balance) VALUES ($1, $2, $3) RETURNING id::text AS id, created_at',
         [name, kind, tokenBalance],
       );
-      await tx.query('INSERT INTO api_keys (account_id, key_hash, key_hint) VALUES ($1, $2, $3)', [account!.id, hashApiKey(apiKey), apiKeyHint(apiKey)]);
+      await tx.query('INSERT INTO api_keys (account_id, key_hash, key_hint) VALUES ($1, $2, $3)', [
+        account!.id,
+        hashApiKey(apiKey),
+        apiKeyHint(apiKey),
+      ]);
       return { account_id: account!.id, name, api_key: apiKey, created_at: new Date(account!.created_at).toISOString() };
     });
   }
@@ -92,4 +96,3 @@ export interface AccountRecord {
   kind: KeyOwner['kind'];
   created_at: string;
 }
-

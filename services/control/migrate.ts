@@ -20,13 +20,19 @@ export async function migrateControlStore(store: ControlStore, directory = MIGRA
       version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
   });
   const applied = new Set((await store.query<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => Number(r.version)));
-  const files = fs.readdirSync(directory).filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f)).sort();
+  const files = fs
+    .readdirSync(directory)
+    .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))
+    .sort();
   const newlyApplied: string[] = [];
   for (const file of files) {
     const version = Number(file.slice(0, 4));
     if (applied.has(version)) continue;
     const sql = fs.readFileSync(path.join(directory, file), 'utf8');
-    const statements = sql.split(/;\s*$/m).map((s) => s.replace(/^\s*--.*$/gm, '').trim()).filter(Boolean);
+    const statements = sql
+      .split(/;\s*$/m)
+      .map((s) => s.replace(/^\s*--.*$/gm, '').trim())
+      .filter(Boolean);
     const appliedHere = await store.transaction(async (tx) => {
       await tx.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`);
       if ((await tx.query('SELECT 1 FROM schema_migrations WHERE version = $1', [version])).length > 0) return false;

@@ -26,7 +26,9 @@ export async function openPgStore(options: PgStoreOptions): Promise<ControlStore
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const result = await work({ query: async <Row>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as Row[] });
+        const result = await work({
+          query: async <Row>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as Row[],
+        });
         await client.query('COMMIT');
         return result;
       } catch (error) {

@@ -23,14 +23,7 @@
 import { EventEmitter } from 'node:events';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type {
-  ConsumerOptions,
-  EventLog,
-  OutgoingMessage,
-  PartitionPosition,
-  RunningConsumer,
-  TopicSpec,
-} from '../ports/event-log.js';
+import type { ConsumerOptions, EventLog, OutgoingMessage, PartitionPosition, RunningConsumer, TopicSpec } from '../ports/event-log.js';
 import { fsyncDirectory } from './atomic-file.js';
 import { ConsumerLoop, type Assignment } from './consumer-loop.js';
 import { OffsetStore } from './offset-store.js';
@@ -72,12 +65,7 @@ export async function openFileEventLog(options: FileEventLogOptions): Promise<Ev
     await topics.close();
     throw error;
   }
-  return new FileEventLog(
-    topics,
-    new OffsetStore(groupsDirectory, { fsync }),
-    options.clock ?? Date.now,
-    pollIntervalMs,
-  );
+  return new FileEventLog(topics, new OffsetStore(groupsDirectory, { fsync }), options.clock ?? Date.now, pollIntervalMs);
 }
 
 class FileEventLog implements EventLog {

@@ -18,7 +18,10 @@ export async function openEventLog(config: Config, logger?: Logger): Promise<Eve
     throw new Error('KAFKA_BROKERS is set without SCHEMA_REGISTRY_URL: the Kafka event log needs a schema registry');
   }
   return openKafkaEventLog({
-    brokers: kafkaBrokers.split(',').map((broker) => broker.trim()).filter(Boolean),
+    brokers: kafkaBrokers
+      .split(',')
+      .map((broker) => broker.trim())
+      .filter(Boolean),
     schemaRegistryUrl,
     schemas: topicSchemas(),
     namespace: config.engines.kafkaNamespace,

@@ -49,19 +49,31 @@ export class BookPoller {
     const deadLetters: DeadLetter[] = [];
     for (let i = 0; i < tokens.length; i += BATCH) {
       const batch = tokens.slice(i, i + BATCH);
-      const { body, source } = await this.options.clob.getJson<unknown>('/books', { method: 'POST', body: batch.map((token_id) => ({ token_id })) });
+      const { body, source } = await this.options.clob.getJson<unknown>('/books', {
+        method: 'POST',
+        body: batch.map((token_id) => ({ token_id })),
+      });
       if (!Array.isArray(body)) throw new Error(`${this.options.clob.name}/books: expected an array, got ${typeof body}`);
       const now = (this.options.clock ?? Date.now)();
       for (const raw of body) {
         const result = normalizeBook(raw, source as Source, now, 'clob-rest');
         if (result.ok) books.push(result.value);
-        else deadLetters.push({ stage: 'ingest', source, origin: `${this.options.clob.name}/books`, reason: result.reason, raw: JSON.stringify(raw), at_ms: now });
+        else
+          deadLetters.push({
+            stage: 'ingest',
+            source,
+            origin: `${this.options.clob.name}/books`,
+            reason: result.reason,
+            raw: JSON.stringify(raw),
+            at_ms: now,
+          });
       }
     }
     const changed = books.filter((book) => this.publishedHash.get(book.asset_id) !== book.hash);
     const ticks = changed.map(midpointTick).filter((tick): tick is PriceTick => tick !== null);
     await this.options.publisher.deadLetter(deadLetters);
-    const published = (await this.options.publisher.publish('bookSnapshots', changed)) + (await this.options.publisher.publish('priceTicks', ticks));
+    const published =
+      (await this.options.publisher.publish('bookSnapshots', changed)) + (await this.options.publisher.publish('priceTicks', ticks));
     for (const book of changed) this.publishedHash.set(book.asset_id, book.hash);
     return { published, deadLettered: deadLetters.length, books };
   }

@@ -25,7 +25,9 @@ interface TokenBook {
 }
 
 const bestFirst = (levels: Map<number, number>, side: 'bid' | 'ask'): BookLevel[] =>
-  [...levels.entries()].map(([price, size]) => ({ price, size })).sort(side === 'bid' ? (a, b) => b.price - a.price : (a, b) => a.price - b.price);
+  [...levels.entries()]
+    .map(([price, size]) => ({ price, size }))
+    .sort(side === 'bid' ? (a, b) => b.price - a.price : (a, b) => a.price - b.price);
 
 function best(levels: Map<number, number>, side: 'bid' | 'ask'): number | null {
   let value: number | null = null;

@@ -39,10 +39,27 @@ export class CatalogPoller {
     try {
       const deadLetters: DeadLetter[] = [];
       const closedSince = new Date(now - closedLookbackDays * 86_400_000).toISOString();
-      const eventFilters = ['closed=false', ...(closedLookbackDays > 0 ? [`closed=true&end_date_min=${encodeURIComponent(closedSince)}`] : [])];
+      const eventFilters = [
+        'closed=false',
+        ...(closedLookbackDays > 0 ? [`closed=true&end_date_min=${encodeURIComponent(closedSince)}`] : []),
+      ];
       let published = 0;
-      published += await this.sync('gammaEvents', eventFilters.map((f) => `/events?${f}&order=id&ascending=true`), normalizeGammaEvent, (e) => e.gamma_event_id, now, deadLetters);
-      published += await this.sync('series', ['/series?order=id&ascending=true'], normalizeGammaSeries, (s) => s.series_id, now, deadLetters);
+      published += await this.sync(
+        'gammaEvents',
+        eventFilters.map((f) => `/events?${f}&order=id&ascending=true`),
+        normalizeGammaEvent,
+        (e) => e.gamma_event_id,
+        now,
+        deadLetters,
+      );
+      published += await this.sync(
+        'series',
+        ['/series?order=id&ascending=true'],
+        normalizeGammaSeries,
+        (s) => s.series_id,
+        now,
+        deadLetters,
+      );
       published += await this.sync('tags', ['/tags?'], normalizeGammaTag, (t) => t.tag_id, now, deadLetters);
       await this.options.publisher.deadLetter(deadLetters);
       health.succeeded(CATALOG_SOURCE, published, deadLetters.length, now);
@@ -66,7 +83,15 @@ export class CatalogPoller {
       for await (const { raw, source } of this.pages(listing)) {
         const result = normalize(raw, source, now);
         if (result.ok) byId.set(idOf(result.value), result.value);
-        else deadLetters.push({ stage: 'ingest', source, origin: `${this.options.gamma.name}${listing.split('?')[0]}`, reason: result.reason, raw: JSON.stringify(raw), at_ms: now });
+        else
+          deadLetters.push({
+            stage: 'ingest',
+            source,
+            origin: `${this.options.gamma.name}${listing.split('?')[0]}`,
+            reason: result.reason,
+            raw: JSON.stringify(raw),
+            at_ms: now,
+          });
       }
     }
     const changed = [...byId.entries()].filter(([id, entity]) => this.lastPublished.get(`${topic}:${id}`) !== entity.event_id);
@@ -79,7 +104,8 @@ export class CatalogPoller {
     const separator = listing.endsWith('?') ? '' : '&';
     for (let offset = 0; offset <= MAX_OFFSET; offset += PAGE_SIZE) {
       const { body, source } = await this.options.gamma.getJson<unknown>(`${listing}${separator}limit=${PAGE_SIZE}&offset=${offset}`);
-      if (!Array.isArray(body)) throw new Error(`${this.options.gamma.name}${listing.split('?')[0]}: expected an array, got ${typeof body}`);
+      if (!Array.isArray(body))
+        throw new Error(`${this.options.gamma.name}${listing.split('?')[0]}: expected an array, got ${typeof body}`);
       for (const raw of body) yield { raw, source };
       if (body.length < PAGE_SIZE) return;
     }

@@ -9,5 +9,9 @@ export function contentId(identity: string, content: Record<string, unknown>): s
 
 /** 32 hex of sha256 over the parts, joined by '|'. */
 export function hashParts(parts: ReadonlyArray<string | number | null>, length = 16): string {
-  return crypto.createHash('sha256').update(parts.map((p) => (p === null ? '' : String(p))).join('|')).digest('hex').slice(0, length);
+  return crypto
+    .createHash('sha256')
+    .update(parts.map((p) => (p === null ? '' : String(p))).join('|'))
+    .digest('hex')
+    .slice(0, length);
 }

@@ -33,10 +33,25 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
   const health = new SourceHealth();
   const publisher = new EventPublisher(log);
   const { ingest, upstream } = config;
-  const gamma = new UpstreamClient({ name: 'gamma', baseUrl: upstream.gammaUrl, budgetPer10s: ingest.gammaBudgetPer10s, timeoutMs: ingest.timeoutMs });
-  const data = new UpstreamClient({ name: 'data-api', baseUrl: upstream.dataUrl, budgetPer10s: ingest.dataBudgetPer10s, timeoutMs: ingest.timeoutMs });
+  const gamma = new UpstreamClient({
+    name: 'gamma',
+    baseUrl: upstream.gammaUrl,
+    budgetPer10s: ingest.gammaBudgetPer10s,
+    timeoutMs: ingest.timeoutMs,
+  });
+  const data = new UpstreamClient({
+    name: 'data-api',
+    baseUrl: upstream.dataUrl,
+    budgetPer10s: ingest.dataBudgetPer10s,
+    timeoutMs: ingest.timeoutMs,
+  });
 
-  const clob = new UpstreamClient({ name: 'clob', baseUrl: upstream.clobUrl, budgetPer10s: ingest.clobBudgetPer10s, timeoutMs: ingest.timeoutMs });
+  const clob = new UpstreamClient({
+    name: 'clob',
+    baseUrl: upstream.clobUrl,
+    budgetPer10s: ingest.clobBudgetPer10s,
+    timeoutMs: ingest.timeoutMs,
+  });
   const checkpoints = path.join(config.dataDir, 'ingest');
   const markets = new MarketPoller({
     gamma,
@@ -47,7 +62,8 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
     resolvedCheckpointFile: path.join(checkpoints, 'resolved-markets.json'),
   });
   const catalog = new CatalogPoller({ gamma, publisher, health, logger, closedLookbackDays: ingest.closedLookbackDays });
-  const tradableTokens = () => markets.markets.filter((m) => m.status === 'active' && m.accepting_orders !== false).flatMap((m) => m.outcome_token_ids);
+  const tradableTokens = () =>
+    markets.markets.filter((m) => m.status === 'active' && m.accepting_orders !== false).flatMap((m) => m.outcome_token_ids);
   const books = new BookPoller({ clob, publisher, health, logger, tokens: tradableTokens });
   const wallets = new WalletPoller({
     data,
@@ -125,7 +141,10 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
     // prices into simulated markets (and send traffic off the machine from tests).
     const localRest = isLoopback(upstream.clobUrl);
     if (ingest.wsEnabled && localRest !== isLoopback(upstream.wsUrl)) {
-      logger.error({ clob: upstream.clobUrl, ws: upstream.wsUrl }, 'POLYMARKET_WS_URL and POLYMARKET_CLOB_URL point at different upstreams; websocket disabled');
+      logger.error(
+        { clob: upstream.clobUrl, ws: upstream.wsUrl },
+        'POLYMARKET_WS_URL and POLYMARKET_CLOB_URL point at different upstreams; websocket disabled',
+      );
     } else if (ingest.wsEnabled) {
       const source = markets.markets[0]?.source ?? 'polymarket';
       stream = new MarketStream({

@@ -59,7 +59,15 @@ export class MarketPoller {
       for (const { raw, source } of raws) {
         const result = normalizeGammaMarket(raw, source, now);
         if (result.ok) byId.set(result.value.market_id, result.value);
-        else deadLetters.push({ stage: 'ingest', source, origin: `${gamma.name}/markets`, reason: result.reason, raw: JSON.stringify(raw), at_ms: now });
+        else
+          deadLetters.push({
+            stage: 'ingest',
+            source,
+            origin: `${gamma.name}/markets`,
+            reason: result.reason,
+            raw: JSON.stringify(raw),
+            at_ms: now,
+          });
       }
       const changed = [...byId.values()].filter((m) => this.lastPublished.get(m.market_id) !== m.event_id);
       await publisher.deadLetter(deadLetters);
@@ -87,7 +95,9 @@ export class MarketPoller {
   private async fetchAll(filter: string): Promise<Array<{ raw: unknown; source: MarketUpserted['source'] }>> {
     const out: Array<{ raw: unknown; source: MarketUpserted['source'] }> = [];
     for (let offset = 0; offset <= MAX_OFFSET; offset += PAGE_SIZE) {
-      const { body, source } = await this.options.gamma.getJson<unknown>(`/markets?${filter}&limit=${PAGE_SIZE}&offset=${offset}&order=id&ascending=true`);
+      const { body, source } = await this.options.gamma.getJson<unknown>(
+        `/markets?${filter}&limit=${PAGE_SIZE}&offset=${offset}&order=id&ascending=true`,
+      );
       if (!Array.isArray(body)) throw new Error(`${this.options.gamma.name}/markets: expected an array, got ${typeof body}`);
       for (const raw of body) out.push({ raw, source });
       if (body.length < PAGE_SIZE) break;

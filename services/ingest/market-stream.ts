@@ -223,7 +223,9 @@ export class MarketStream {
     if (this.flushTimer || this.stopped) return;
     this.flushTimer = setTimeout(() => {
       this.flushTimer = null;
-      this.flushing = this.flushing.then(() => this.flush()).catch((error) => this.options.logger.error({ err: error }, 'websocket flush failed'));
+      this.flushing = this.flushing
+        .then(() => this.flush())
+        .catch((error) => this.options.logger.error({ err: error }, 'websocket flush failed'));
     }, this.options.flushIntervalMs ?? 50);
   }
 

@@ -12,7 +12,12 @@ const GAMMA_ID = /^\d+$/;
 const isObject = (raw: unknown): raw is Json => !!raw && typeof raw === 'object' && !Array.isArray(raw);
 const text = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');
 const idsOf = (list: unknown, field = 'id'): string[] =>
-  Array.isArray(list) ? list.filter(isObject).map((item) => text(item[field]).toLowerCase()).filter((id) => id !== '') : [];
+  Array.isArray(list)
+    ? list
+        .filter(isObject)
+        .map((item) => text(item[field]).toLowerCase())
+        .filter((id) => id !== '')
+    : [];
 
 function gammaId(raw: Json, what: string): Parsed<string> {
   const id = text(raw.id);

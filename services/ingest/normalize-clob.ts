@@ -98,7 +98,12 @@ export function midpointTick(book: BookSnapshot): PriceTick | null {
 }
 
 /** REST `/last-trade-price` ({price, side}); upstream gives no time, so the observation time is used. */
-export function normalizeRestLastTradePrice(raw: unknown, ids: { marketId: string; assetId: string }, source: Source, nowMs: number): Parsed<PriceTick> {
+export function normalizeRestLastTradePrice(
+  raw: unknown,
+  ids: { marketId: string; assetId: string },
+  source: Source,
+  nowMs: number,
+): Parsed<PriceTick> {
   if (!isObject(raw)) return fail('last-trade-price is not an object');
   const p = price(raw.price, 'price');
   if (!p.ok) return p;
@@ -134,7 +139,10 @@ export function normalizePricesHistory(
     const t = isObject(point) ? parseTimestampMs(point.t) : null;
     const p = isObject(point) ? price(point.p, 'p') : fail<number>('point is not an object');
     if (t === null || !p.ok) {
-      rejected.push({ raw: point, reason: t === null ? `t unparseable: ${JSON.stringify(isObject(point) ? point.t : point)}` : (p as { reason: string }).reason });
+      rejected.push({
+        raw: point,
+        reason: t === null ? `t unparseable: ${JSON.stringify(isObject(point) ? point.t : point)}` : (p as { reason: string }).reason,
+      });
       continue;
     }
     ticks.push({
@@ -300,7 +308,13 @@ export function normalizeWsMarketMessage(raw: unknown, source: Source, nowMs: nu
       if (!ids.ok) return ids;
       const newTickSize = parseOptionalNumber(raw.new_tick_size);
       if (newTickSize === null || newTickSize <= 0) return fail(`new_tick_size malformed: ${JSON.stringify(raw.new_tick_size)}`);
-      return ok({ type: 'tick_size_change', marketId: ids.value.marketId, assetId: ids.value.assetId, oldTickSize: parseOptionalNumber(raw.old_tick_size), newTickSize });
+      return ok({
+        type: 'tick_size_change',
+        marketId: ids.value.marketId,
+        assetId: ids.value.assetId,
+        oldTickSize: parseOptionalNumber(raw.old_tick_size),
+        newTickSize,
+      });
     }
     case 'new_market': {
       const marketId = typeof raw.market === 'string' ? raw.market.toLowerCase() : '';
@@ -309,7 +323,15 @@ export function normalizeWsMarketMessage(raw: unknown, source: Source, nowMs: nu
       if (!assetIds.ok) return assetIds;
       const outcomes = raw.outcomes === undefined ? ok<string[]>([]) : parseStringArray(raw.outcomes, 'outcomes');
       if (!outcomes.ok) return outcomes;
-      return ok({ type: 'new_market', marketId, gammaId: String(raw.id ?? ''), slug: String(raw.slug ?? ''), question: String(raw.question ?? ''), assetIds: assetIds.value, outcomes: outcomes.value });
+      return ok({
+        type: 'new_market',
+        marketId,
+        gammaId: String(raw.id ?? ''),
+        slug: String(raw.slug ?? ''),
+        question: String(raw.question ?? ''),
+        assetIds: assetIds.value,
+        outcomes: outcomes.value,
+      });
     }
     case 'market_resolved': {
       const marketId = typeof raw.market === 'string' ? raw.market.toLowerCase() : '';

@@ -63,7 +63,12 @@ export function normalizeActivity(raw: unknown, source: Source, nowMs: number): 
 }
 
 /** `/positions?user=` row at a poll. Id: wallet + token + poll time (one row per position per poll). */
-export function normalizePosition(raw: unknown, source: Source, snapshotAtMs: number, options: { closed?: boolean } = {}): Parsed<PositionSnapshot> {
+export function normalizePosition(
+  raw: unknown,
+  source: Source,
+  snapshotAtMs: number,
+  options: { closed?: boolean } = {},
+): Parsed<PositionSnapshot> {
   if (!isObject(raw)) return fail('position is not an object');
   const owner = wallet(raw.proxyWallet, 'proxyWallet');
   if (!owner.ok) return owner;
@@ -151,7 +156,14 @@ export function normalizeOpenInterest(raw: unknown, source: Source, snapshotAtMs
   if (!market.ok) return market;
   const value = parseNumber(raw.value, 'value');
   if (!value.ok) return value;
-  return ok({ event_id: `${market.value}:${snapshotAtMs}`, source, market_id: market.value, value_usdc: value.value, snapshot_at_ms: snapshotAtMs, ingested_at_ms: snapshotAtMs });
+  return ok({
+    event_id: `${market.value}:${snapshotAtMs}`,
+    source,
+    market_id: market.value,
+    value_usdc: value.value,
+    snapshot_at_ms: snapshotAtMs,
+    ingested_at_ms: snapshotAtMs,
+  });
 }
 
 /** `/v1/leaderboard` row -> a wallet worth tracking (rank is a string upstream). */
@@ -161,5 +173,10 @@ export function leaderboardWallet(raw: unknown): Parsed<{ wallet: string; rank: 
   if (!owner.ok) return owner;
   const rank = parseNumber(raw.rank, 'rank');
   if (!rank.ok) return rank;
-  return ok({ wallet: owner.value, rank: rank.value, volumeUsdc: parseOptionalNumber(raw.vol) ?? 0, pnlUsdc: parseOptionalNumber(raw.pnl) ?? 0 });
+  return ok({
+    wallet: owner.value,
+    rank: rank.value,
+    volumeUsdc: parseOptionalNumber(raw.vol) ?? 0,
+    pnlUsdc: parseOptionalNumber(raw.pnl) ?? 0,
+  });
 }

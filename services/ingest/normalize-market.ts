@@ -26,7 +26,10 @@ export function normalizeGammaMarket(raw: unknown, source: Source, nowMs: number
   const prices = priceStrings.value.map(Number);
   if (prices.some((p) => !Number.isFinite(p) || p < 0 || p > 1)) return fail(`outcomePrices out of range: ${String(m.outcomePrices)}`);
 
-  const yesIndex = Math.max(0, outcomes.value.findIndex((o) => o.toLowerCase() === 'yes'));
+  const yesIndex = Math.max(
+    0,
+    outcomes.value.findIndex((o) => o.toLowerCase() === 'yes'),
+  );
   const status = marketStatus(m, prices);
   const event = firstEvent(m);
   const normalized: Omit<MarketUpserted, 'event_id'> = {

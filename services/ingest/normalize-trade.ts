@@ -39,7 +39,8 @@ export function normalizeDataTrade(raw: unknown, source: Source, nowMs: number):
 
   const outcome = typeof t.outcome === 'string' ? t.outcome : '';
   const outcomeIndex = typeof t.outcomeIndex === 'number' ? t.outcomeIndex : Number(t.outcomeIndex ?? 0);
-  if (!Number.isInteger(outcomeIndex) || outcomeIndex < 0 || outcomeIndex > 255) return fail(`outcomeIndex invalid: ${JSON.stringify(t.outcomeIndex)}`);
+  if (!Number.isInteger(outcomeIndex) || outcomeIndex < 0 || outcomeIndex > 255)
+    return fail(`outcomeIndex invalid: ${JSON.stringify(t.outcomeIndex)}`);
   // YES is the outcome named Yes; for other binary markets (team names) it is the first outcome.
   const isYes = outcome.toLowerCase() === 'yes' || (outcome.toLowerCase() !== 'no' && outcomeIndex === 0);
   const roundedPrice = roundPrice(price.value);

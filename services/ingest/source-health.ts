@@ -55,7 +55,17 @@ export class SourceHealth {
   private entry(source: string): Entry {
     let status = this.sources.get(source);
     if (!status) {
-      status = { source, lastSuccessMs: null, lastAttemptMs: null, lastEventMs: null, lastError: null, consecutiveFailures: 0, published: 0, deadLettered: 0, targetLagMs: null };
+      status = {
+        source,
+        lastSuccessMs: null,
+        lastAttemptMs: null,
+        lastEventMs: null,
+        lastError: null,
+        consecutiveFailures: 0,
+        published: 0,
+        deadLettered: 0,
+        targetLagMs: null,
+      };
       this.sources.set(source, status);
     }
     return status;

@@ -93,7 +93,14 @@ export class TradePoller {
       for (const raw of body) {
         const result = normalizeDataTrade(raw, source as Source, now);
         if (!result.ok) {
-          deadLetters.push({ stage: 'ingest', source, origin: `${this.options.data.name}/trades`, reason: result.reason, raw: JSON.stringify(raw), at_ms: now });
+          deadLetters.push({
+            stage: 'ingest',
+            source,
+            origin: `${this.options.data.name}/trades`,
+            reason: result.reason,
+            raw: JSON.stringify(raw),
+            at_ms: now,
+          });
           continue;
         }
         if (isPastHorizon(result.value)) reachedHorizon = true;

@@ -88,7 +88,8 @@ export class UpstreamClient {
     }
     if (!response.ok) {
       const text = await response.text().catch(() => '');
-      const blocked = response.status === 403 && /cloudflare|cf-ray|attention required/i.test(text + (response.headers.get('server') ?? ''));
+      const blocked =
+        response.status === 403 && /cloudflare|cf-ray|attention required/i.test(text + (response.headers.get('server') ?? ''));
       const message = blocked
         ? `${this.name} ${url}: blocked by the upstream's edge (HTTP 403, Cloudflare); requests from this host are refused`
         : `${this.name} ${url}: HTTP ${response.status} ${text.slice(0, 200)}`;

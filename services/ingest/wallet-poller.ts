@@ -8,7 +8,16 @@
  * harmless) and a `/positions` snapshot. For the busiest markets: `/holders` and `/oi`.
  */
 import type { Logger } from '../logger.js';
-import type { DeadLetter, HolderSnapshot, MarketUpserted, OpenInterest, PositionSnapshot, Source, TradeExecuted, WalletActivity } from '../shared/events.js';
+import type {
+  DeadLetter,
+  HolderSnapshot,
+  MarketUpserted,
+  OpenInterest,
+  PositionSnapshot,
+  Source,
+  TradeExecuted,
+  WalletActivity,
+} from '../shared/events.js';
 import { CheckpointFile } from './checkpoint.js';
 import { normalizeActivity, normalizeHolders, normalizeOpenInterest, normalizePosition } from './normalize-data.js';
 import type { EventPublisher } from './publisher.js';
@@ -113,8 +122,10 @@ export class WalletPoller {
       else deadLetters.push(this.letter('positions', raw, result.reason, source, snapshotAt));
     }
     await this.options.publisher.deadLetter(deadLetters);
-    const published = (await this.options.publisher.publish('walletActivity', activities)) + (await this.options.publisher.publish('positions', positions));
-    if (activities.length > 0) this.state.activityCursor[wallet] = Math.max(cursor ?? 0, ...activities.map((a) => Math.floor(a.timestamp_ms / 1000)));
+    const published =
+      (await this.options.publisher.publish('walletActivity', activities)) + (await this.options.publisher.publish('positions', positions));
+    if (activities.length > 0)
+      this.state.activityCursor[wallet] = Math.max(cursor ?? 0, ...activities.map((a) => Math.floor(a.timestamp_ms / 1000)));
     return { published, deadLettered: deadLetters.length };
   }
 
@@ -128,7 +139,10 @@ export class WalletPoller {
     const holders: HolderSnapshot[] = [];
     const interest: OpenInterest[] = [];
     for (let i = 0; i < markets.length; i += 10) {
-      const ids = markets.slice(i, i + 10).map((m) => m.market_id).join(',');
+      const ids = markets
+        .slice(i, i + 10)
+        .map((m) => m.market_id)
+        .join(',');
       const { body, source } = await this.options.data.getJson<unknown>(`/holders?market=${ids}&limit=20`);
       const result = normalizeHolders(body, (t) => tokenToMarket.get(t), source, snapshotAt);
       if (!result.ok) deadLetters.push(this.letter('holders', body, result.reason, source, snapshotAt));
@@ -138,7 +152,10 @@ export class WalletPoller {
       }
     }
     for (let i = 0; i < markets.length; i += 50) {
-      const ids = markets.slice(i, i + 50).map((m) => m.market_id).join(',');
+      const ids = markets
+        .slice(i, i + 50)
+        .map((m) => m.market_id)
+        .join(',');
       const { body, source } = await this.options.data.getJson<unknown>(`/oi?market=${ids}`);
       if (!Array.isArray(body)) throw new Error(`${this.options.data.name}/oi: expected an array, got ${typeof body}`);
       for (const raw of body) {
@@ -148,7 +165,8 @@ export class WalletPoller {
       }
     }
     await this.options.publisher.deadLetter(deadLetters);
-    const published = (await this.options.publisher.publish('holders', holders)) + (await this.options.publisher.publish('openInterest', interest));
+    const published =
+      (await this.options.publisher.publish('holders', holders)) + (await this.options.publisher.publish('openInterest', interest));
     return { published, deadLettered: deadLetters.length };
   }
 
@@ -156,7 +174,8 @@ export class WalletPoller {
     const rows: Array<{ raw: unknown; source: Source }> = [];
     for (let offset = 0; offset <= MAX_OFFSET; offset += PAGE) {
       const { body, source } = await this.options.data.getJson<unknown>(`${pathAndQuery}&limit=${PAGE}&offset=${offset}`);
-      if (!Array.isArray(body)) throw new Error(`${this.options.data.name}${pathAndQuery.split('?')[0]}: expected an array, got ${typeof body}`);
+      if (!Array.isArray(body))
+        throw new Error(`${this.options.data.name}${pathAndQuery.split('?')[0]}: expected an array, got ${typeof body}`);
       for (const raw of body) rows.push({ raw, source });
       if (body.length < PAGE) break;
     }

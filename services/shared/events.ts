@@ -97,8 +97,33 @@ export interface EventsByTopic {
   openInterest: OpenInterest;
 }
 
-export type { MarketResolved, GammaEventUpserted, SeriesUpserted, TagUpserted, PriceTick, BookLevel, BookSnapshot, BookDelta, WalletActivity, PositionSnapshot, HolderSnapshot, OpenInterest } from './ingestion-events.js';
-import type { MarketResolved, GammaEventUpserted, SeriesUpserted, TagUpserted, PriceTick, BookSnapshot, BookDelta, WalletActivity, PositionSnapshot, HolderSnapshot, OpenInterest } from './ingestion-events.js';
+export type {
+  MarketResolved,
+  GammaEventUpserted,
+  SeriesUpserted,
+  TagUpserted,
+  PriceTick,
+  BookLevel,
+  BookSnapshot,
+  BookDelta,
+  WalletActivity,
+  PositionSnapshot,
+  HolderSnapshot,
+  OpenInterest,
+} from './ingestion-events.js';
+import type {
+  MarketResolved,
+  GammaEventUpserted,
+  SeriesUpserted,
+  TagUpserted,
+  PriceTick,
+  BookSnapshot,
+  BookDelta,
+  WalletActivity,
+  PositionSnapshot,
+  HolderSnapshot,
+  OpenInterest,
+} from './ingestion-events.js';
 
 const schemaDirectory = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schemas');
 
@@ -107,9 +132,10 @@ function loadType(schemaName: string): avro.Type {
   return avro.Type.forSchema(schema);
 }
 
-const types = Object.fromEntries(
-  Object.entries(TOPICS).map(([key, topic]) => [key, loadType(topic.schema)]),
-) as Record<TopicKey, avro.Type>;
+const types = Object.fromEntries(Object.entries(TOPICS).map(([key, topic]) => [key, loadType(topic.schema)])) as Record<
+  TopicKey,
+  avro.Type
+>;
 
 export function encodeEvent<K extends TopicKey>(topic: K, event: EventsByTopic[K]): Buffer {
   return types[topic].toBuffer(event);

@@ -35,7 +35,13 @@ export async function applyMarketEvents(db: SqlExecutor, markets: MarketUpserted
        status = EXCLUDED.status, resolved_outcome = EXCLUDED.resolved_outcome, updated_at_ms = EXCLUDED.updated_at_ms,
        resolved_seen_at = CASE WHEN signal_market_states.status <> 'resolved' AND EXCLUDED.status = 'resolved'
                                THEN EXCLUDED.resolved_seen_at ELSE signal_market_states.resolved_seen_at END`,
-    [finals.map((m) => m.market_id), finals.map((m) => m.status), finals.map((m) => m.resolved_outcome), finals.map((m) => m.updated_at_ms), new Date(nowMs)],
+    [
+      finals.map((m) => m.market_id),
+      finals.map((m) => m.status),
+      finals.map((m) => m.resolved_outcome),
+      finals.map((m) => m.updated_at_ms),
+      new Date(nowMs),
+    ],
   );
   return resolved;
 }

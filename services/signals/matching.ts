@@ -18,8 +18,10 @@ export function wants(subscription: Pick<Subscription, 'events' | 'filters' | 'c
   if (facts.logged_at_ms < new Date(subscription.created_at).getTime()) return false;
   const f = subscription.filters ?? {};
   if (f.market_ids?.length && !f.market_ids.some((id) => id.toLowerCase() === facts.market_id.toLowerCase())) return false;
-  if (TRADE_EVENTS.has(facts.type) && f.wallets?.length && !f.wallets.some((w) => w.toLowerCase() === facts.wallet?.toLowerCase())) return false;
+  if (TRADE_EVENTS.has(facts.type) && f.wallets?.length && !f.wallets.some((w) => w.toLowerCase() === facts.wallet?.toLowerCase()))
+    return false;
   if (facts.type === 'trade.executed' && f.min_size_usdc !== undefined && (facts.size_usdc ?? 0) < f.min_size_usdc) return false;
-  if (facts.type === 'market.price_signal' && f.min_change_pct !== undefined && Math.abs(facts.change_pct ?? 0) < f.min_change_pct) return false;
+  if (facts.type === 'market.price_signal' && f.min_change_pct !== undefined && Math.abs(facts.change_pct ?? 0) < f.min_change_pct)
+    return false;
   return true;
 }

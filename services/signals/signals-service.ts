@@ -69,7 +69,11 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
     try {
       const deliveries = await detectTradeEvents(trades, subscriptions);
       const { enqueued, resolutions } = await options.control.transaction(async (tx) => {
-        const resolved = await applyMarketEvents(tx, markets.map((m) => m.event), clock());
+        const resolved = await applyMarketEvents(
+          tx,
+          markets.map((m) => m.event),
+          clock(),
+        );
         deliveries.push(...resolutionDeliveries(resolved, markets, subscriptions));
         return { enqueued: await enqueueDeliveries(tx, deliveries, clock()), resolutions: resolved.length };
       });
@@ -114,17 +118,26 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
     // Replayed history reaches no subscriber (each gets only events logged after it was created).
     fromBeginning: true,
     handleBatch,
-    onError: (error, batch) => options.logger.warn({ err: error, topic: batch.topic, partition: batch.partition, offset: batch.firstOffset }, 'signals batch failed; retrying'),
+    onError: (error, batch) =>
+      options.logger.warn(
+        { err: error, topic: batch.topic, partition: batch.partition, offset: batch.firstOffset },
+        'signals batch failed; retrying',
+      ),
   });
   return { stats, stop: () => consumer.stop() };
 }
 
-function resolutionDeliveries(resolved: MarketUpserted[], markets: Decoded<MarketUpserted>[], subscriptions: Subscription[]): NewDelivery[] {
+function resolutionDeliveries(
+  resolved: MarketUpserted[],
+  markets: Decoded<MarketUpserted>[],
+  subscriptions: Subscription[],
+): NewDelivery[] {
   const loggedAt = new Map(markets.map((m) => [m.event, m.message.timestamp]));
   const deliveries: NewDelivery[] = [];
   for (const market of resolved) {
     const facts = { type: 'market.resolved', market_id: market.market_id, logged_at_ms: loggedAt.get(market) ?? 0 };
-    for (const subscription of subscriptions) if (wants(subscription, facts)) deliveries.push(delivery(subscription, marketResolved(market)));
+    for (const subscription of subscriptions)
+      if (wants(subscription, facts)) deliveries.push(delivery(subscription, marketResolved(market)));
   }
   return deliveries;
 }

@@ -62,7 +62,10 @@ export class OrderBooks {
     const bestFirstBids = ref.outcomeIndex === 0 ? yes.bids : yes.asks.map((level) => ({ ticks: n - level.ticks, size: level.size }));
     const bestFirstAsks = ref.outcomeIndex === 0 ? yes.asks : yes.bids.map((level) => ({ ticks: n - level.ticks, size: level.size }));
     const decimals = n === 100 ? 2 : 3;
-    const print = (level: TickLevel): BookLevel => ({ price: decimalString(level.ticks / n, decimals), size: decimalString(level.size, 2) });
+    const print = (level: TickLevel): BookLevel => ({
+      price: decimalString(level.ticks / n, decimals),
+      size: decimalString(level.size, 2),
+    });
     const bids = bestFirstBids.slice().reverse().map(print);
     const asks = bestFirstAsks.slice().reverse().map(print);
     const last = this.state.lastTrade(market.index);
@@ -71,15 +74,15 @@ export class OrderBooks {
       market: market.conditionId,
       asset_id: tokenId,
       timestamp: String(this.state.nowMs()),
-      hash: createHash('sha1').update(`${tokenId}|${JSON.stringify(bids)}|${JSON.stringify(asks)}`).digest('hex'),
+      hash: createHash('sha1')
+        .update(`${tokenId}|${JSON.stringify(bids)}|${JSON.stringify(asks)}`)
+        .digest('hex'),
       bids,
       asks,
       min_order_size: String(market.orderMinSize),
       tick_size: String(market.tickSize),
       neg_risk: event?.negRisk ?? false,
-      last_trade_price: last
-        ? decimalString(last.outcomeIndex === ref.outcomeIndex ? last.price : 1 - last.price, decimals + 1)
-        : '',
+      last_trade_price: last ? decimalString(last.outcomeIndex === ref.outcomeIndex ? last.price : 1 - last.price, decimals + 1) : '',
     };
   }
 

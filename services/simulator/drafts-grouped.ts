@@ -5,15 +5,7 @@
 
 import type { Rng } from './prng.js';
 import { COMPANIES, LEAGUES, MONTHS, MOVIES, PEOPLE } from './vocabulary.js';
-import {
-  DAY_MS,
-  HOUR_MS,
-  clampPrice,
-  dateLabel,
-  standardDescription,
-  type EventDraft,
-  type MarketDraft,
-} from './drafts.js';
+import { DAY_MS, HOUR_MS, clampPrice, dateLabel, standardDescription, type EventDraft, type MarketDraft } from './drafts.js';
 import type { Category } from './world-types.js';
 
 interface NegRiskTheme {
@@ -276,4 +268,3 @@ function pickWeighted(rng: Rng, weights: readonly number[]): number {
   }
   return weights.length - 1;
 }
-

@@ -42,7 +42,7 @@ export function renderMarket(state: SimulatorState, books: OrderBooks, market: S
     closed: status.closed,
     marketMakerAddress: '',
     createdAt: isoMicros(market.createdAtMicros),
-    updatedAt: isoMicros(figures.lastActivityMs * 1000 + (market.index * 7919) % 1_000_000),
+    updatedAt: isoMicros(figures.lastActivityMs * 1000 + ((market.index * 7919) % 1_000_000)),
     ...(status.closedAtMs !== null ? { closedTime: spaceOffsetTime(status.closedAtMs) } : {}),
     new: false,
     featured: event.featured,
@@ -50,7 +50,9 @@ export function renderMarket(state: SimulatorState, books: OrderBooks, market: S
     archived: false,
     resolvedBy: market.resolvedBy,
     restricted: true,
-    ...(market.groupItemTitle !== null ? { groupItemTitle: market.groupItemTitle, groupItemThreshold: String(event.marketIndexes.indexOf(market.index)) } : { groupItemThreshold: '0' }),
+    ...(market.groupItemTitle !== null
+      ? { groupItemTitle: market.groupItemTitle, groupItemThreshold: String(event.marketIndexes.indexOf(market.index)) }
+      : { groupItemThreshold: '0' }),
     questionID: market.questionId,
     ...(status.resolved && status.closedAtMs !== null ? { umaEndDate: isoSeconds(status.closedAtMs) } : {}),
     enableOrderBook: true,
@@ -102,7 +104,8 @@ export function renderMarket(state: SimulatorState, books: OrderBooks, market: S
     showGmpOutcome: false,
     manualActivation: market.placeholder,
     negRiskOther: false,
-    umaResolutionStatuses: status.resolved && !market.umaHistoryLagging ? '["proposed", "resolved"]' : status.closed ? '["proposed"]' : '[]',
+    umaResolutionStatuses:
+      status.resolved && !market.umaHistoryLagging ? '["proposed", "resolved"]' : status.closed ? '["proposed"]' : '[]',
     pendingDeployment: false,
     deploying: false,
     rfqEnabled: false,
@@ -149,7 +152,10 @@ export function renderEvent(
     restricted: true,
     liquidity,
     volume: sum((f) => f.volumeNum),
-    openInterest: roundTo(sum((f) => f.openInterest), 6),
+    openInterest: roundTo(
+      sum((f) => f.openInterest),
+      6,
+    ),
     category: event.category,
     createdAt: isoMicros(event.createdAtMicros),
     updatedAt: isoMicros(Math.max(Math.floor(event.createdAtMicros / 1000), ...figures.map((f) => f.lastActivityMs)) * 1000 + 17),
@@ -166,7 +172,14 @@ export function renderEvent(
     commentCount: event.commentCount,
     ...(options.withMarkets ? { markets: markets.map((market) => renderMarket(state, books, market, { withEvent: false })) } : {}),
     ...(series ? { series: [renderSeries(state, books, series, { withEvents: false })] } : {}),
-    ...(options.withTags ? { tags: event.tagIds.map((id) => state.world.tags.find((tag) => tag.id === id)).filter((tag): tag is SimTag => !!tag).map(renderTag) } : {}),
+    ...(options.withTags
+      ? {
+          tags: event.tagIds
+            .map((id) => state.world.tags.find((tag) => tag.id === id))
+            .filter((tag): tag is SimTag => !!tag)
+            .map(renderTag),
+        }
+      : {}),
     cyom: false,
     showAllOutcomes: true,
     showMarketImages: !event.negRisk,
@@ -206,7 +219,9 @@ export function renderSeries(state: SimulatorState, books: OrderBooks, series: S
     liquidity: markets.reduce((sum, market) => sum + books.liquidity(market), 0),
     commentCount: series.commentCount,
     requiresTranslation: false,
-    ...(options.withEvents ? { events: events.map((event) => renderEvent(state, books, event, { withMarkets: false, withTags: false })) } : {}),
+    ...(options.withEvents
+      ? { events: events.map((event) => renderEvent(state, books, event, { withMarkets: false, withTags: false })) }
+      : {}),
   };
 }
 

@@ -45,7 +45,8 @@ export function clobRouter(state: SimulatorState, books: OrderBooks): Router {
 
   router.post('/books', (req, res) => {
     const body: unknown = req.body;
-    if (!Array.isArray(body) || body.length > MAX_BATCH) throw new HttpError(400, `body must be an array of up to ${MAX_BATCH} {"token_id": "..."}`);
+    if (!Array.isArray(body) || body.length > MAX_BATCH)
+      throw new HttpError(400, `body must be an array of up to ${MAX_BATCH} {"token_id": "..."}`);
     const tokenIds = body.map((entry: unknown) => {
       const tokenId = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>).token_id : undefined;
       if (typeof tokenId !== 'string' || tokenId === '') throw new HttpError(400, 'every entry needs a token_id string');
@@ -97,7 +98,13 @@ export function clobRouter(state: SimulatorState, books: OrderBooks): Router {
 }
 
 /** Samples of the token's mid from the price path, every `fidelity` minutes, up to its close. */
-function historyPoints(state: SimulatorState, ref: TokenRef, startTs: number, endTs: number, fidelityMinutes: number): { t: number; p: number }[] {
+function historyPoints(
+  state: SimulatorState,
+  ref: TokenRef,
+  startTs: number,
+  endTs: number,
+  fidelityMinutes: number,
+): { t: number; p: number }[] {
   const market = state.world.markets[ref.marketIndex] as SimMarket;
   if (market.placeholder) return [];
   const status = state.status[ref.marketIndex];

@@ -78,7 +78,8 @@ export function dataRouter(state: SimulatorState, options: { malformedTradeRate:
     for (let k = 0; k < total && rows.length < limit; k++) {
       const trade = indexes ? (state.trades[indexes[k] as number] as SimTrade) : (state.trades[state.trades.length - 1 - k] as SimTrade);
       const candidates: ['taker' | 'maker', number, string][] = [['taker', trade.walletIndex, trade.side]];
-      if (!takerOnly && trade.makerWalletIndex >= 0) candidates.push(['maker', trade.makerWalletIndex, trade.side === 'BUY' ? 'SELL' : 'BUY']);
+      if (!takerOnly && trade.makerWalletIndex >= 0)
+        candidates.push(['maker', trade.makerWalletIndex, trade.side === 'BUY' ? 'SELL' : 'BUY']);
       for (const [role, walletIndex, rowSide] of candidates) {
         if (!matches(trade, walletIndex, rowSide) || rows.length >= limit) continue;
         if (skipped < offset) {
@@ -134,24 +135,34 @@ export function dataRouter(state: SimulatorState, options: { malformedTradeRate:
     }
     const sortValue = (json: Record<string, unknown>): number | string => {
       switch (sortBy) {
-        case 'CURRENT': return Number(json.currentValue);
-        case 'INITIAL': return Number(json.initialValue);
-        case 'CASHPNL': return Number(json.cashPnl);
-        case 'PERCENTPNL': return Number(json.percentPnl);
-        case 'TITLE': return String(json.title);
-        case 'RESOLVING': return String(json.endDate);
-        case 'PRICE': return Number(json.curPrice);
-        case 'AVGPRICE': return Number(json.avgPrice);
-        default: return Number(json.size);
+        case 'CURRENT':
+          return Number(json.currentValue);
+        case 'INITIAL':
+          return Number(json.initialValue);
+        case 'CASHPNL':
+          return Number(json.cashPnl);
+        case 'PERCENTPNL':
+          return Number(json.percentPnl);
+        case 'TITLE':
+          return String(json.title);
+        case 'RESOLVING':
+          return String(json.endDate);
+        case 'PRICE':
+          return Number(json.curPrice);
+        case 'AVGPRICE':
+          return Number(json.avgPrice);
+        default:
+          return Number(json.size);
       }
     };
     const rows = positionRows(state, wallet)
-      .filter((row) =>
-        row.holding.size >= sizeThreshold &&
-        (scope === null || scope.has(row.marketIndex)) &&
-        (redeemable === undefined || row.json.redeemable === redeemable) &&
-        (mergeable === undefined || row.json.mergeable === mergeable) &&
-        (title === undefined || String(row.json.title).toLowerCase().includes(title)),
+      .filter(
+        (row) =>
+          row.holding.size >= sizeThreshold &&
+          (scope === null || scope.has(row.marketIndex)) &&
+          (redeemable === undefined || row.json.redeemable === redeemable) &&
+          (mergeable === undefined || row.json.mergeable === mergeable) &&
+          (title === undefined || String(row.json.title).toLowerCase().includes(title)),
       )
       .map((row) => row.json)
       .sort((a, b) => {
@@ -189,10 +200,22 @@ export function dataRouter(state: SimulatorState, options: { malformedTradeRate:
     const rows: Row[] = [];
     for (const index of tradeIndexesOfWallet(state, wallet.index)) {
       const trade = state.trades[index] as SimTrade;
-      rows.push({ json: renderTradeActivity(state, trade), timestamp: trade.timestamp, tape: trade.sequence * 2 + 1, size: trade.size, cash: trade.size * trade.price });
+      rows.push({
+        json: renderTradeActivity(state, trade),
+        timestamp: trade.timestamp,
+        tape: trade.sequence * 2 + 1,
+        size: trade.size,
+        cash: trade.size * trade.price,
+      });
     }
     for (const entry of state.ledger.activityOf(wallet.index)) {
-      rows.push({ json: renderLedgerActivity(state, entry), timestamp: entry.timestamp, tape: entry.tradesBefore * 2 + entry.sequence / 1e9, size: entry.size, cash: entry.usdcSize });
+      rows.push({
+        json: renderLedgerActivity(state, entry),
+        timestamp: entry.timestamp,
+        tape: entry.tradesBefore * 2 + entry.sequence / 1e9,
+        size: entry.size,
+        cash: entry.usdcSize,
+      });
     }
     const selected = rows.filter(
       (row) =>

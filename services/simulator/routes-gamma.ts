@@ -27,7 +27,17 @@ import type { SimulatorState } from './state.js';
 import type { SimEvent, SimMarket } from './world-types.js';
 
 const MAX_LIMIT = 500;
-const MARKET_ORDER_FIELDS = ['volume24hr', 'volumeNum', 'volume', 'liquidityNum', 'liquidity', 'endDate', 'startDate', 'createdAt', 'id'] as const;
+const MARKET_ORDER_FIELDS = [
+  'volume24hr',
+  'volumeNum',
+  'volume',
+  'liquidityNum',
+  'liquidity',
+  'endDate',
+  'startDate',
+  'createdAt',
+  'id',
+] as const;
 const EVENT_ORDER_FIELDS = ['volume24hr', 'volume', 'liquidity', 'endDate', 'startDate', 'createdAt', 'id'] as const;
 const DIGITS = /^\d+$/;
 
@@ -62,7 +72,12 @@ export function gammaRouter(state: SimulatorState, books: OrderBooks): Router {
           return (i) => Number((state.world.markets[i] as SimMarket).id);
       }
     };
-    const ordered = sortByFields(selected.map((m) => m.index), query, MARKET_ORDER_FIELDS, keyFor);
+    const ordered = sortByFields(
+      selected.map((m) => m.index),
+      query,
+      MARKET_ORDER_FIELDS,
+      keyFor,
+    );
     res.json(paginate(ordered, page.offset, page.limit).map((i) => market(state.world.markets[i] as SimMarket)));
   });
 
@@ -85,7 +100,10 @@ export function gammaRouter(state: SimulatorState, books: OrderBooks): Router {
     const selected = state.world.events.filter(eventFilter(state, query));
     const sumOver = (e: SimEvent, pick: (marketIndex: number) => number) => e.marketIndexes.reduce((sum, i) => sum + pick(i), 0);
     const keyFor = (field: string): SortKey => {
-      const byEvent = (pick: (e: SimEvent) => number): SortKey => (i) => pick(state.world.events[i] as SimEvent);
+      const byEvent =
+        (pick: (e: SimEvent) => number): SortKey =>
+        (i) =>
+          pick(state.world.events[i] as SimEvent);
       switch (field) {
         case 'volume24hr':
           return byEvent((e) => sumOver(e, (i) => state.volume24hr(i)));
@@ -103,7 +121,12 @@ export function gammaRouter(state: SimulatorState, books: OrderBooks): Router {
           return byEvent((e) => Number(e.id));
       }
     };
-    const ordered = sortByFields(selected.map((e) => e.index), query, EVENT_ORDER_FIELDS, keyFor);
+    const ordered = sortByFields(
+      selected.map((e) => e.index),
+      query,
+      EVENT_ORDER_FIELDS,
+      keyFor,
+    );
     res.json(paginate(ordered, page.offset, page.limit).map((i) => event(state.world.events[i] as SimEvent)));
   });
 
@@ -217,7 +240,7 @@ function eventFilter(state: SimulatorState, query: Query): (event: SimEvent) => 
   const tagIds = digitList(query, 'tag_id');
   const tagSlug = stringParam(query, 'tag_slug');
   const seriesIds = digitList(query, 'series_id');
-  const tagIdForSlug = tagSlug === undefined ? undefined : state.world.tags.find((tag) => tag.slug === tagSlug)?.id ?? '-';
+  const tagIdForSlug = tagSlug === undefined ? undefined : (state.world.tags.find((tag) => tag.slug === tagSlug)?.id ?? '-');
   return (event) => {
     const tradable = event.marketIndexes.filter((i) => !(state.world.markets[i] as SimMarket).placeholder);
     const eventClosed = tradable.length > 0 && tradable.every((i) => state.status[i]?.closed);

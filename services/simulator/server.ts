@@ -107,7 +107,9 @@ export type { FaultOptions } from './faults.js';
  * The service's upstream settings pointed at this simulator, websocket included (a REST upstream on
  * the simulator with the websocket left on Polymarket would mix real and simulated data).
  */
-export function simulatorUpstreamEnv(simulator: Pick<RunningSimulator, 'gammaUrl' | 'clobUrl' | 'dataUrl' | 'wsUrl'>): Record<string, string> {
+export function simulatorUpstreamEnv(
+  simulator: Pick<RunningSimulator, 'gammaUrl' | 'clobUrl' | 'dataUrl' | 'wsUrl'>,
+): Record<string, string> {
   return {
     POLYMARKET_GAMMA_URL: simulator.gammaUrl,
     POLYMARKET_CLOB_URL: simulator.clobUrl,

@@ -128,8 +128,12 @@ export class SimulatorState {
       wallets,
       paths: this.paths,
       ledger: this.ledger,
-      walletCumulative: wallets.some((wallet) => wallet.takerWeight > 0) ? cumulativeWeights(wallets.map((wallet) => wallet.takerWeight)) : [],
-      marketCumulative: markets.some((market) => market.popularity > 0) ? cumulativeWeights(markets.map((market) => market.popularity)) : [],
+      walletCumulative: wallets.some((wallet) => wallet.takerWeight > 0)
+        ? cumulativeWeights(wallets.map((wallet) => wallet.takerWeight))
+        : [],
+      marketCumulative: markets.some((market) => market.popularity > 0)
+        ? cumulativeWeights(markets.map((market) => market.popularity))
+        : [],
       isTradable: (marketIndex, ms) => this.isTradable(marketIndex, ms),
     };
 
@@ -306,7 +310,9 @@ export class SimulatorState {
       this.marketById.set(market.id, market);
       this.marketBySlug.set(market.slug, market);
       this.marketByConditionId.set(market.conditionId, market);
-      market.tokenIds.forEach((token, outcomeIndex) => this.tokenById.set(token, { marketIndex: market.index, outcomeIndex: outcomeIndex as 0 | 1 }));
+      market.tokenIds.forEach((token, outcomeIndex) =>
+        this.tokenById.set(token, { marketIndex: market.index, outcomeIndex: outcomeIndex as 0 | 1 }),
+      );
     }
     for (const event of this.world.events) {
       this.eventById.set(event.id, event);

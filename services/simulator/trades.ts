@@ -107,9 +107,25 @@ export function planTrade(ctx: TradeContext, rng: Rng, ms: number): TradePlan | 
 function intentFor(ctx: TradeContext, rng: Rng, wallet: SimWallet, ms: number): Intent | null {
   switch (wallet.behaviour) {
     case 'whale':
-      return marketIntent(ctx, rng, wallet, ms, { sellChance: 0.3, medianShares: 6000, sigma: 0.8, min: 500, max: 250_000, maySplit: true, favourFavourite: true });
+      return marketIntent(ctx, rng, wallet, ms, {
+        sellChance: 0.3,
+        medianShares: 6000,
+        sigma: 0.8,
+        min: 500,
+        max: 250_000,
+        maySplit: true,
+        favourFavourite: true,
+      });
     case 'scalper':
-      return marketIntent(ctx, rng, wallet, ms, { sellChance: 0.5, medianShares: 25, sigma: 0.6, min: 1, max: 500, maySplit: rng.chance(0.3), favourFavourite: false });
+      return marketIntent(ctx, rng, wallet, ms, {
+        sellChance: 0.5,
+        medianShares: 25,
+        sigma: 0.6,
+        min: 1,
+        max: 500,
+        maySplit: rng.chance(0.3),
+        favourFavourite: false,
+      });
     case 'longshot':
       return longShotIntent(ctx, rng, ms) ?? noiseIntent(ctx, rng, wallet, ms);
     case 'informed':
@@ -120,7 +136,15 @@ function intentFor(ctx: TradeContext, rng: Rng, wallet: SimWallet, ms: number): 
 }
 
 function noiseIntent(ctx: TradeContext, rng: Rng, wallet: SimWallet, ms: number): Intent | null {
-  return marketIntent(ctx, rng, wallet, ms, { sellChance: 0.35, medianShares: 40, sigma: 1, min: 1, max: 5000, maySplit: false, favourFavourite: false });
+  return marketIntent(ctx, rng, wallet, ms, {
+    sellChance: 0.35,
+    medianShares: 40,
+    sigma: 1,
+    min: 1,
+    max: 5000,
+    maySplit: false,
+    favourFavourite: false,
+  });
 }
 
 interface SizeProfile {
@@ -201,7 +225,8 @@ function chooseMarket(ctx: TradeContext, rng: Rng, wallet: SimWallet, ms: number
  */
 function fillPrice(rng: Rng, quote: Quote, outcomeIndex: 0 | 1, side: Side, shares: number): number {
   const n = quote.ticksPerUnit;
-  const touch = outcomeIndex === 0 ? (side === 'BUY' ? quote.askTicks : quote.bidTicks) : side === 'BUY' ? n - quote.bidTicks : n - quote.askTicks;
+  const touch =
+    outcomeIndex === 0 ? (side === 'BUY' ? quote.askTicks : quote.bidTicks) : side === 'BUY' ? n - quote.bidTicks : n - quote.askTicks;
   const next = side === 'BUY' ? touch + 1 : touch - 1;
   if (next >= 1 && next <= n - 1 && shares >= 2 && rng.chance(0.15)) {
     const sweptShares = round(shares * rng.float(0.05, 0.6) * 100) / 100;

@@ -71,7 +71,8 @@ function assignBehaviours(count: number): Behaviour[] {
   }
   while (out.length < count) out.push('noise');
   // Interleave so that wallet index says nothing about behaviour.
-  return out.map((behaviour, i) => ({ behaviour, key: (i * 2654435761) % 4294967296 }))
+  return out
+    .map((behaviour, i) => ({ behaviour, key: (i * 2654435761) % 4294967296 }))
     .sort((a, b) => a.key - b.key)
     .map((entry) => entry.behaviour);
 }

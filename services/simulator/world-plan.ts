@@ -50,7 +50,10 @@ export function planEvents(rng: Rng, options: PlanOptions, originMs: number): Ev
     let members = Math.min(negRiskBudget, rng.int(3, 9));
     if (negRiskBudget - members === 1) members++;
     const lifecycle: Lifecycle = rng.chance(0.15) ? 'ending-soon' : 'long-dated';
-    const draft = negRiskEventDraft(rng, themeCursor++, members, { ...lifecycleTimes(rng, lifecycle, nowMs, originMs, false), referenceMs: nowMs });
+    const draft = negRiskEventDraft(rng, themeCursor++, members, {
+      ...lifecycleTimes(rng, lifecycle, nowMs, originMs, false),
+      referenceMs: nowMs,
+    });
     drafts.push(draft);
     negRiskBudget -= draft.members.length;
     remaining -= draft.members.length;
@@ -77,10 +80,16 @@ export function planEvents(rng: Rng, options: PlanOptions, originMs: number): Ev
   let endingSoonCount = 0;
   for (let i = 0; i < remaining; i++) {
     const roll = rng.next();
-    const lifecycle: Lifecycle = roll < 0.62 ? 'long-dated' : roll < 0.76 ? 'ending-soon' : roll < 0.95 ? 'resolved' : 'awaiting-resolution';
+    const lifecycle: Lifecycle =
+      roll < 0.62 ? 'long-dated' : roll < 0.76 ? 'ending-soon' : roll < 0.95 ? 'resolved' : 'awaiting-resolution';
     // The first few ending-soon markets close within minutes, so a live demo sees resolutions early.
     const withinMinutes = lifecycle === 'ending-soon' && endingSoonCount++ < 3;
-    drafts.push(singleEventDraft(rng, weightedCategory(rng, categoryTable), { ...lifecycleTimes(rng, lifecycle, nowMs, originMs, withinMinutes), referenceMs: nowMs }));
+    drafts.push(
+      singleEventDraft(rng, weightedCategory(rng, categoryTable), {
+        ...lifecycleTimes(rng, lifecycle, nowMs, originMs, withinMinutes),
+        referenceMs: nowMs,
+      }),
+    );
   }
   return drafts;
 }

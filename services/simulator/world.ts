@@ -52,7 +52,13 @@ function buildTags(rng: Rng, originMs: number): SimTag[] {
       if (seen.has(label)) continue;
       seen.add(label);
       nextId += rng.int(1, 90);
-      const tag: SimTag = { id: String(nextId), label, slug: slugify(label), createdAtMicros: createdAt(rng.int(30, 600)), updatedAtMicros: createdAt(3) };
+      const tag: SimTag = {
+        id: String(nextId),
+        label,
+        slug: slugify(label),
+        createdAtMicros: createdAt(rng.int(30, 600)),
+        updatedAtMicros: createdAt(3),
+      };
       if (rng.chance(0.5)) tag.forceShow = rng.chance(0.2);
       tags.push(tag);
     }
@@ -73,7 +79,11 @@ function materialise(
   const usedEventSlugs = new Set<string>();
   const usedMarketSlugs = new Set<string>();
   const usedTokens = new Set<string>();
-  const oracleAddresses = ['0x91430CaD2d3975766499717fA0D66A78D814E5c5', '0x2F5e3684cb1F318ec51b00Edba38d79Ac2c0aA9d', '0x65070BE91477460D8A7AeEb94ef92fe056C2f2A7'];
+  const oracleAddresses = [
+    '0x91430CaD2d3975766499717fA0D66A78D814E5c5',
+    '0x2F5e3684cb1F318ec51b00Edba38d79Ac2c0aA9d',
+    '0x65070BE91477460D8A7AeEb94ef92fe056C2f2A7',
+  ];
   let nextEventId = 20000;
 
   const events: SimEvent[] = [];

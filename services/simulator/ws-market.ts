@@ -40,7 +40,13 @@ export interface MarketWebSocket {
   close(): Promise<void>;
 }
 
-export function attachMarketWebSocket(server: Server, state: SimulatorState, books: OrderBooks, faults: WsFaultOptions, pushIntervalMs = 250): MarketWebSocket {
+export function attachMarketWebSocket(
+  server: Server,
+  state: SimulatorState,
+  books: OrderBooks,
+  faults: WsFaultOptions,
+  pushIntervalMs = 250,
+): MarketWebSocket {
   const wss = new WebSocketServer({ server, path: '/ws/market' });
   const clients = new Set<Client>();
   const dropRng = createRng(state.seed, 'ws-drop');

@@ -206,6 +206,12 @@ export const INGESTION_TABLES: { [K in TopicKey]?: { table: string; row: RowMapp
   },
   openInterest: {
     table: 'open_interest',
-    row: (e) => ({ market_id: e.market_id, value_usdc: e.value_usdc, snapshot_at: iso(e.snapshot_at_ms), source: e.source, ingested_at: iso(e.ingested_at_ms) }),
+    row: (e) => ({
+      market_id: e.market_id,
+      value_usdc: e.value_usdc,
+      snapshot_at: iso(e.snapshot_at_ms),
+      source: e.source,
+      ingested_at: iso(e.ingested_at_ms),
+    }),
   },
 };

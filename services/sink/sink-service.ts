@@ -66,7 +66,8 @@ export async function startSink(log: EventLog, store: AnalyticsStore, logger: Lo
     topics: [TOPICS.markets.name, TOPICS.trades.name, ...ingestionTopicNames()],
     maxBatchSize: 5_000,
     handleBatch,
-    onError: (error, batch) => logger.warn({ err: error, topic: batch.topic, partition: batch.partition, offset: batch.firstOffset }, 'sink batch failed; retrying'),
+    onError: (error, batch) =>
+      logger.warn({ err: error, topic: batch.topic, partition: batch.partition, offset: batch.firstOffset }, 'sink batch failed; retrying'),
   });
   return { stats, stop: () => consumer.stop() };
 }
@@ -100,7 +101,10 @@ function decodeAll<T>(topic: TopicKey, messages: LogMessage[]) {
 
 async function deadLetter(log: EventLog, entries: DeadLetter[]): Promise<void> {
   if (entries.length === 0) return;
-  await log.produce(TOPICS.deadLetters.name, entries.map((e) => ({ key: e.origin, value: encodeEvent('deadLetters', e) })));
+  await log.produce(
+    TOPICS.deadLetters.name,
+    entries.map((e) => ({ key: e.origin, value: encodeEvent('deadLetters', e) })),
+  );
 }
 
 /**

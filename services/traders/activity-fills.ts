@@ -29,18 +29,31 @@ export function activityToFills(rows: ActivityRow[], markets: Map<string, Market
     const type = row.type.toUpperCase();
     const each = (side: Fill['side'], kind: NonNullable<Fill['kind']>, price: (index: number) => number, size: number) =>
       market.outcome_token_ids.forEach((assetId, index) =>
-        fills.push({ kind, market_id: row.market_id, asset_id: assetId, outcome: market.outcomes[index] ?? String(index), outcome_index: index, side, size, price: price(index), ts_ms: row.ts_ms }),
+        fills.push({
+          kind,
+          market_id: row.market_id,
+          asset_id: assetId,
+          outcome: market.outcomes[index] ?? String(index),
+          outcome_index: index,
+          side,
+          size,
+          price: price(index),
+          ts_ms: row.ts_ms,
+        }),
       );
     // A split or merge of N USDC moves N complete sets (N shares of each outcome).
     const sets = Number(row.usdc_size) > 0 ? Number(row.usdc_size) : Number(row.size);
     if (type === 'SPLIT' && sets > 0) each('buy', 'split', () => 0.5, sets);
     else if (type === 'MERGE' && sets > 0) each('sell', 'merge', () => 0.5, sets);
-    else if (type === 'REDEEM' && market.status === 'resolved') each('sell', 'redeem', (index) => market.outcome_prices[index] ?? 0, Infinity);
+    else if (type === 'REDEEM' && market.status === 'resolved')
+      each('sell', 'redeem', (index) => market.outcome_prices[index] ?? 0, Infinity);
   }
   return fills;
 }
 
 /** Trades and conversions in time order; at equal times trades go first (a redemption closes what they opened). */
 export function mergeFills(trades: Fill[], conversions: Fill[]): Fill[] {
-  return [...trades, ...conversions].sort((a, b) => a.ts_ms - b.ts_ms || Number((a.kind ?? 'trade') !== 'trade') - Number((b.kind ?? 'trade') !== 'trade'));
+  return [...trades, ...conversions].sort(
+    (a, b) => a.ts_ms - b.ts_ms || Number((a.kind ?? 'trade') !== 'trade') - Number((b.kind ?? 'trade') !== 'trade'),
+  );
 }

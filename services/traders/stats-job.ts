@@ -25,7 +25,10 @@ export async function recomputeTraderStats(store: AnalyticsStore, nowMs = Date.n
     if (byWallet.size === 0) continue;
     const conversions = await bucketConversions(store, bucket, buckets);
     const marketIds = [
-      ...new Set([...[...byWallet.values()].flatMap((fills) => fills.map((f) => f.market_id)), ...[...conversions.values()].flatMap((rows) => rows.map((r) => r.market_id))]),
+      ...new Set([
+        ...[...byWallet.values()].flatMap((fills) => fills.map((f) => f.market_id)),
+        ...[...conversions.values()].flatMap((rows) => rows.map((r) => r.market_id)),
+      ]),
     ];
     const markets = await marketInfo(store, marketIds);
     const closes = await dailyCloses(store, marketIds, nowMs);

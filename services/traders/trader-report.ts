@@ -20,7 +20,16 @@ export interface TraderReport {
   risk: ReturnType<typeof riskScore>;
   curve: ReturnType<typeof dailyCurve>;
   positions: ValuedPosition[];
-  categories: Array<{ category: string; realized_pnl: number; unrealized_pnl: number; total_pnl: number; volume_usdc: number; won: number; lost: number; win_rate_pct: number | null }>;
+  categories: Array<{
+    category: string;
+    realized_pnl: number;
+    unrealized_pnl: number;
+    total_pnl: number;
+    volume_usdc: number;
+    won: number;
+    lost: number;
+    win_rate_pct: number | null;
+  }>;
   firstTradeMs: number;
   lastTradeMs: number;
 }
@@ -41,7 +50,13 @@ export function markOn(markets: Map<string, MarketInfo>, closes: Map<string, Arr
   };
 }
 
-export function traderReport(fills: Fill[], markets: Map<string, MarketInfo>, closes: Map<string, Array<[number, number]>>, nowMs: number, curveDays = 30): TraderReport {
+export function traderReport(
+  fills: Fill[],
+  markets: Map<string, MarketInfo>,
+  closes: Map<string, Array<[number, number]>>,
+  nowMs: number,
+  curveDays = 30,
+): TraderReport {
   const book = new PositionBook();
   for (const f of fills) book.apply(f);
   const positions = valuePositions(book.all(), markets);
@@ -50,7 +65,13 @@ export function traderReport(fills: Fill[], markets: Map<string, MarketInfo>, cl
   const trades = fills.filter((f) => (f.kind ?? 'trade') === 'trade');
   const recent = trades.filter((f) => f.ts_ms >= since30);
   const usdc = (list: Fill[]) => list.reduce((sum, f) => sum + f.size * f.price, 0);
-  const curve = dailyCurve(fills, startOfDay(nowMs) - (curveDays - 1) * DAY, startOfDay(nowMs), markOn(markets, closes), (id) => markets.get(id)?.yes_index ?? 0);
+  const curve = dailyCurve(
+    fills,
+    startOfDay(nowMs) - (curveDays - 1) * DAY,
+    startOfDay(nowMs),
+    markOn(markets, closes),
+    (id) => markets.get(id)?.yes_index ?? 0,
+  );
 
   const categoryOf = (marketId: string) => markets.get(marketId)?.category ?? 'Uncategorized';
   const categories = new Map<string, { realized: number; unrealized: number; volume: number; positions: ValuedPosition[] }>();
@@ -77,7 +98,11 @@ export function traderReport(fills: Fill[], markets: Map<string, MarketInfo>, cl
     trades30d: recent.length,
     marketsTraded: new Set(trades.map((f) => f.market_id)).size,
     winLoss: winLoss(positions),
-    risk: riskScore(trades, positions, curve.map((p) => p.total)),
+    risk: riskScore(
+      trades,
+      positions,
+      curve.map((p) => p.total),
+    ),
     curve,
     positions,
     categories: [...categories.entries()]

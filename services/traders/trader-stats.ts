@@ -53,7 +53,11 @@ export function winLoss(valued: ValuedPosition[]) {
   return { won, lost, resolved: won + lost, win_rate_pct: won + lost === 0 ? null : round((100 * won) / (won + lost), 2) };
 }
 
-export function riskScore(fills: Fill[], valued: ValuedPosition[], dailyPnl: number[]): { score: number; concentration: number; long_shot_share: number; drawdown: number } {
+export function riskScore(
+  fills: Fill[],
+  valued: ValuedPosition[],
+  dailyPnl: number[],
+): { score: number; concentration: number; long_shot_share: number; drawdown: number } {
   const openCost = valued.filter((p) => p.held > 0).map((p) => p.held * p.avg_price);
   const totalCost = openCost.reduce((a, b) => a + b, 0);
   const concentration = totalCost > 0 ? Math.max(...openCost) / totalCost : 0;
@@ -81,7 +85,13 @@ export function riskScore(fills: Fill[], valued: ValuedPosition[], dailyPnl: num
  * (`closes(day)` gives each market's closing YES price that day; other outcomes are 1 - YES in a
  * binary market). Days run from `fromDay` to `toDay` inclusive (ms at 00:00 UTC).
  */
-export function dailyCurve(fills: Fill[], fromDayMs: number, toDayMs: number, closeOn: (marketId: string, dayMs: number) => number | null, yesIndexOf: (marketId: string) => number) {
+export function dailyCurve(
+  fills: Fill[],
+  fromDayMs: number,
+  toDayMs: number,
+  closeOn: (marketId: string, dayMs: number) => number | null,
+  yesIndexOf: (marketId: string) => number,
+) {
   const book = new PositionBook();
   const points: Array<{ date: string; realized: number; unrealized: number; total: number }> = [];
   let next = 0;
@@ -97,7 +107,12 @@ export function dailyCurve(fills: Fill[], fromDayMs: number, toDayMs: number, cl
       unrealized += p.held * (mark - p.avg_price);
     }
     const realized = book.realizedTotal();
-    points.push({ date: new Date(day).toISOString().slice(0, 10), realized: round(realized, 6), unrealized: round(unrealized, 6), total: round(realized + unrealized, 6) });
+    points.push({
+      date: new Date(day).toISOString().slice(0, 10),
+      realized: round(realized, 6),
+      unrealized: round(unrealized, 6),
+      total: round(realized + unrealized, 6),
+    });
   }
   return points;
 }

@@ -15,7 +15,9 @@ export interface MarketInfo extends MarketMark {
 const FILL_COLUMNS = `market_id, asset_id, outcome, outcome_index, side, size, price, toUnixTimestamp64Milli(ts) AS ts_ms`;
 
 export async function walletFills(store: AnalyticsStore, wallet: string): Promise<Fill[]> {
-  const rows = await store.query<Fill>(`SELECT ${FILL_COLUMNS} FROM trades WHERE wallet = {wallet:String} ORDER BY ts, trade_id`, { wallet });
+  const rows = await store.query<Fill>(`SELECT ${FILL_COLUMNS} FROM trades WHERE wallet = {wallet:String} ORDER BY ts, trade_id`, {
+    wallet,
+  });
   return rows.map(numericFill);
 }
 
@@ -41,7 +43,9 @@ export async function marketInfo(store: AnalyticsStore, marketIds: string[]): Pr
        FROM markets FINAL WHERE market_id IN {ids:Array(String)}`,
     { ids: marketIds },
   );
-  return new Map(rows.map((r) => [r.market_id, { ...r, yes_index: Number(r.yes_index), closed_ms: r.closed_ms === null ? null : Number(r.closed_ms) }]));
+  return new Map(
+    rows.map((r) => [r.market_id, { ...r, yes_index: Number(r.yes_index), closed_ms: r.closed_ms === null ? null : Number(r.closed_ms) }]),
+  );
 }
 
 /** Closing YES price per market and UTC day (ms), for days up to `toMs`. */
@@ -80,7 +84,10 @@ const ACTIVITY_COLUMNS = 'wallet, market_id, type, size, usdc_size, toUnixTimest
 
 /** Splits, merges and redemptions of one wallet (tracked wallets only have any). */
 export async function walletConversions(store: AnalyticsStore, wallet: string): Promise<ActivityRow[]> {
-  return store.query<ActivityRow>(`SELECT ${ACTIVITY_COLUMNS} FROM wallet_activity FINAL WHERE wallet = {wallet:String} AND ${CONVERSIONS} ORDER BY ts`, { wallet });
+  return store.query<ActivityRow>(
+    `SELECT ${ACTIVITY_COLUMNS} FROM wallet_activity FINAL WHERE wallet = {wallet:String} AND ${CONVERSIONS} ORDER BY ts`,
+    { wallet },
+  );
 }
 
 export async function bucketConversions(store: AnalyticsStore, bucket: number, buckets: number): Promise<Map<string, ActivityRow[]>> {

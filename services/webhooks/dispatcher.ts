@@ -79,7 +79,10 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
           statusCode,
           error: decision.next === 'succeeded' ? null : decision.error,
           next: decision.next === 'retry' ? { status: 'pending', atMs: clock() + decision.delayMs } : { status: decision.next },
-          subscription: decision.next === 'succeeded' ? { succeeded: true } : { succeeded: false, disableReason: decision.next === 'failed' ? decision.disableReason : null },
+          subscription:
+            decision.next === 'succeeded'
+              ? { succeeded: true }
+              : { succeeded: false, disableReason: decision.next === 'failed' ? decision.disableReason : null },
         },
         options.disableAfterMs,
       ),

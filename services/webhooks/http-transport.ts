@@ -67,7 +67,10 @@ export function createHttpTransport(guard: UrlGuard): HttpTransport {
         outgoing.destroy();
       }, timeoutMs);
       outgoing.once('error', (error) => {
-        const message = error instanceof UnsafeUrlError ? `blocked: ${error.message}` : `connection failed: ${(error as NodeJS.ErrnoException).code ?? error.message}`;
+        const message =
+          error instanceof UnsafeUrlError
+            ? `blocked: ${error.message}`
+            : `connection failed: ${(error as NodeJS.ErrnoException).code ?? error.message}`;
         finish({ kind: 'error', message });
       });
       outgoing.end(request.body);

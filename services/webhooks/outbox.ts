@@ -53,7 +53,12 @@ export function newDeliveryId(): string {
 }
 
 /** Inserts the deliveries not already in the outbox; returns how many were new. */
-export async function enqueueDeliveries(db: SqlExecutor, deliveries: NewDelivery[], nowMs: number, newId: () => string = newDeliveryId): Promise<number> {
+export async function enqueueDeliveries(
+  db: SqlExecutor,
+  deliveries: NewDelivery[],
+  nowMs: number,
+  newId: () => string = newDeliveryId,
+): Promise<number> {
   if (deliveries.length === 0) return 0;
   const ids = deliveries.map(() => newId());
   // The body is fixed here, once: every attempt sends (and signs) exactly these bytes.
@@ -64,7 +69,14 @@ export async function enqueueDeliveries(db: SqlExecutor, deliveries: NewDelivery
        FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[]) AS t(id, subscription_id, event_id, event_type, body)
      ON CONFLICT (subscription_id, event_id) DO NOTHING
      RETURNING seq`,
-    [ids, deliveries.map((d) => d.subscriptionId), deliveries.map((d) => d.eventId), deliveries.map((d) => d.eventType), bodies, new Date(nowMs)],
+    [
+      ids,
+      deliveries.map((d) => d.subscriptionId),
+      deliveries.map((d) => d.eventId),
+      deliveries.map((d) => d.eventType),
+      bodies,
+      new Date(nowMs),
+    ],
   );
   return rows.length;
 }
@@ -113,7 +125,9 @@ export async function recordAttempt(db: SqlExecutor, result: AttemptResult, disa
     [delivery.seq, next.status, next.status === 'pending' ? new Date(next.atMs) : at, result.statusCode, result.error, at],
   );
   if (result.subscription.succeeded) {
-    await db.query('UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL', [delivery.subscription_id]);
+    await db.query('UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL', [
+      delivery.subscription_id,
+    ]);
     return { disabled: null };
   }
   const [row] = await db.query<{ failing_since: Date }>(
@@ -133,7 +147,13 @@ export async function recordAttempt(db: SqlExecutor, result: AttemptResult, disa
   return { disabled: reason };
 }
 
-export function listDeliveries(db: SqlExecutor, subscriptionId: string, limit: number, beforeSeq: string | null, status: string | null): Promise<DeliveryRecord[]> {
+export function listDeliveries(
+  db: SqlExecutor,
+  subscriptionId: string,
+  limit: number,
+  beforeSeq: string | null,
+  status: string | null,
+): Promise<DeliveryRecord[]> {
   return db.query<DeliveryRecord>(
     `SELECT seq::text AS seq, id, event_id, event_type, status, attempts, next_attempt_at, last_status_code, last_error, created_at, delivered_at
        FROM webhook_deliveries
@@ -153,7 +173,12 @@ export function attemptsOf(db: SqlExecutor, deliverySeqs: string[]): Promise<Att
 }
 
 /** Makes a delivery due now again (same delivery id, a new attempt appended to its log). */
-export async function redeliver(db: SqlExecutor, subscriptionId: string, deliveryId: string, nowMs: number): Promise<DeliveryRecord | null> {
+export async function redeliver(
+  db: SqlExecutor,
+  subscriptionId: string,
+  deliveryId: string,
+  nowMs: number,
+): Promise<DeliveryRecord | null> {
   const [row] = await db.query<DeliveryRecord>(
     `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $3, lease_until = NULL
       WHERE subscription_id = $1 AND id = $2

@@ -34,7 +34,11 @@ export function retryPolicyFrom(config: Config): RetryPolicy {
 }
 
 /** The dispatcher over the durable outbox (the `webhooks` part). */
-export function startWebhookDispatcher(config: Config, control: ControlStore, logger: Logger): { dispatcher: Dispatcher; stop(): Promise<void> } {
+export function startWebhookDispatcher(
+  config: Config,
+  control: ControlStore,
+  logger: Logger,
+): { dispatcher: Dispatcher; stop(): Promise<void> } {
   const transport = createHttpTransport(new UrlGuard(config.webhooks.allowedHosts));
   const dispatcher = startDispatcher({
     store: control,
@@ -56,7 +60,14 @@ export function startWebhookDispatcher(config: Config, control: ControlStore, lo
 }
 
 /** The signals processor (the `signals` part); `onEnqueued` wakes a dispatcher in the same process. */
-export function startSignalsProcessor(config: Config, log: EventLog, control: ControlStore, analytics: AnalyticsStore, logger: Logger, onEnqueued: () => void = () => {}): Promise<SignalsService> {
+export function startSignalsProcessor(
+  config: Config,
+  log: EventLog,
+  control: ControlStore,
+  analytics: AnalyticsStore,
+  logger: Logger,
+  onEnqueued: () => void = () => {},
+): Promise<SignalsService> {
   return startSignals({
     log,
     control,
@@ -71,11 +82,22 @@ export function startSignalsProcessor(config: Config, log: EventLog, control: Co
 
 /** What the /webhooks routes need; `wake` nudges an in-process dispatcher (others poll the outbox). */
 export function webhooksApi(config: Config, control: ControlStore, wake: () => void = () => {}): WebhooksApi {
-  const subscriptions = new WebhookSubscriptions({ store: control, guard: new UrlGuard(config.webhooks.allowedHosts), clock: Date.now, secretGraceMs: config.webhooks.secretGraceMs });
+  const subscriptions = new WebhookSubscriptions({
+    store: control,
+    guard: new UrlGuard(config.webhooks.allowedHosts),
+    clock: Date.now,
+    secretGraceMs: config.webhooks.secretGraceMs,
+  });
   return { subscriptions, store: control, clock: Date.now, wake };
 }
 
-export async function startWebhooks(config: Config, log: EventLog, control: ControlStore, analytics: AnalyticsStore, logger: Logger): Promise<RunningWebhooks> {
+export async function startWebhooks(
+  config: Config,
+  log: EventLog,
+  control: ControlStore,
+  analytics: AnalyticsStore,
+  logger: Logger,
+): Promise<RunningWebhooks> {
   const delivery = startWebhookDispatcher(config, control, logger);
   const signals = await startSignalsProcessor(config, log, control, analytics, logger, () => delivery.dispatcher.wake());
   return {

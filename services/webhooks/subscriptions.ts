@@ -58,7 +58,14 @@ export class WebhookSubscriptions {
     const [row] = await this.deps.store.query<Subscription>(
       `INSERT INTO webhook_subscriptions (account_id, url, events, filters, secret, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING ${COLUMNS}`,
-      [accountId, input.url, unique(input.events), JSON.stringify(input.filters ?? {}), generateSecret(this.deps.randomBytes ?? crypto.randomBytes), now],
+      [
+        accountId,
+        input.url,
+        unique(input.events),
+        JSON.stringify(input.filters ?? {}),
+        generateSecret(this.deps.randomBytes ?? crypto.randomBytes),
+        now,
+      ],
     );
     return row!;
   }
@@ -75,7 +82,10 @@ export class WebhookSubscriptions {
 
   async get(accountId: string, id: string): Promise<Subscription | null> {
     if (!/^\d{1,18}$/.test(id)) return null;
-    const [row] = await this.deps.store.query<Subscription>(`SELECT ${COLUMNS} FROM webhook_subscriptions WHERE id = $1 AND account_id = $2`, [id, accountId]);
+    const [row] = await this.deps.store.query<Subscription>(
+      `SELECT ${COLUMNS} FROM webhook_subscriptions WHERE id = $1 AND account_id = $2`,
+      [id, accountId],
+    );
     return row ?? null;
   }
 
@@ -108,7 +118,10 @@ export class WebhookSubscriptions {
 
   async delete(accountId: string, id: string): Promise<boolean> {
     if (!/^\d{1,18}$/.test(id)) return false;
-    const rows = await this.deps.store.query('DELETE FROM webhook_subscriptions WHERE id = $1 AND account_id = $2 RETURNING id', [id, accountId]);
+    const rows = await this.deps.store.query('DELETE FROM webhook_subscriptions WHERE id = $1 AND account_id = $2 RETURNING id', [
+      id,
+      accountId,
+    ]);
     return rows.length > 0;
   }
 
@@ -127,12 +140,17 @@ export class WebhookSubscriptions {
 
   /** Every enabled subscription listening to any of `events` (the signals processor matches in memory). */
   enabledFor(events: readonly string[]): Promise<Subscription[]> {
-    return this.deps.store.query<Subscription>(`SELECT ${COLUMNS} FROM webhook_subscriptions WHERE enabled AND events && $1::text[]`, [events]);
+    return this.deps.store.query<Subscription>(`SELECT ${COLUMNS} FROM webhook_subscriptions WHERE enabled AND events && $1::text[]`, [
+      events,
+    ]);
   }
 }
 
 /** Secrets that sign a delivery sent at `nowMs`: the current one, plus the previous during its grace period. */
-export function signingSecrets(subscription: Pick<Subscription, 'secret' | 'previous_secret' | 'previous_secret_expires_at'>, nowMs: number): string[] {
+export function signingSecrets(
+  subscription: Pick<Subscription, 'secret' | 'previous_secret' | 'previous_secret_expires_at'>,
+  nowMs: number,
+): string[] {
   const { previous_secret: previous, previous_secret_expires_at: expires } = subscription;
   return previous && expires && new Date(expires).getTime() > nowMs ? [subscription.secret, previous] : [subscription.secret];
 }

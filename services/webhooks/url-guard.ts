@@ -18,7 +18,10 @@ export class UnsafeUrlError extends Error {}
 export class UrlGuard {
   private readonly allowed: Set<string>;
 
-  constructor(allowedHosts: readonly string[], private readonly resolver: Resolver = systemResolver) {
+  constructor(
+    allowedHosts: readonly string[],
+    private readonly resolver: Resolver = systemResolver,
+  ) {
     this.allowed = new Set(allowedHosts.map((host) => normalizeHost(host)));
   }
 
@@ -85,5 +88,9 @@ export class UrlGuard {
 
 /** Lower case, IPv6 brackets removed, a trailing root dot dropped. */
 function normalizeHost(host: string): string {
-  return host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
 }

@@ -13,7 +13,11 @@ const chdbPath = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-access-'));
 describe('tiers and metering', () => {
   let api: ApiHarness;
   beforeAll(async () => {
-    api = await startApiHarness({ chdbPath, database: 'access_tiers', env: { QUOTA_SANDBOX_PER_DAY: '5', TIER2_TOKEN_THRESHOLD: '500', TIER3_TOKEN_THRESHOLD: '5000', CREDITS_PER_CALL: '2' } });
+    api = await startApiHarness({
+      chdbPath,
+      database: 'access_tiers',
+      env: { QUOTA_SANDBOX_PER_DAY: '5', TIER2_TOKEN_THRESHOLD: '500', TIER3_TOKEN_THRESHOLD: '5000', CREDITS_PER_CALL: '2' },
+    });
   });
   afterAll(async () => {
     await api.close();
@@ -28,8 +32,12 @@ describe('tiers and metering', () => {
     expect(trades.body.error).toMatch(/Tier 2/);
     const access = (await getJson(`${api.base}/v1/pricing/access`, key)).body.data;
     expect(access).toMatchObject({ tier: 'sandbox', kind: 'agent', token_balance: 0, credits: 0 });
-    expect(access.lacking.map((e: any) => e.path)).toEqual(expect.arrayContaining(['/v1/trades', '/v1/leaderboard', '/v1/traders/{wallet}']));
-    expect(access.lacking.every((e: any) => e.requires === 'tier2' && e.status_if_called === 402 && e.reason.includes('500 platform tokens'))).toBe(true);
+    expect(access.lacking.map((e: any) => e.path)).toEqual(
+      expect.arrayContaining(['/v1/trades', '/v1/leaderboard', '/v1/traders/{wallet}']),
+    );
+    expect(
+      access.lacking.every((e: any) => e.requires === 'tier2' && e.status_if_called === 402 && e.reason.includes('500 platform tokens')),
+    ).toBe(true);
     expect(access.endpoints.find((e: any) => e.path === '/v1/markets')).toMatchObject({ allowed: true, status_if_called: 200 });
     expect(access.endpoints.find((e: any) => e.path === '/v1/agents/me')).toMatchObject({ allowed: true });
     expect((await getJson(`${api.base}/v1/agents/me`, key)).body.data).toMatchObject({ name: 'tiers', tier: 'sandbox' });
@@ -66,7 +74,16 @@ describe('tiers and metering', () => {
     expect(over.body.error).toMatch(/quota of 5 calls/);
     expect((await getJson(`${api.base}/v1/health`, key)).status).toBe(200);
     const usage = (await getJson(`${api.base}/v1/usage`, key)).body.data;
-    expect(usage).toMatchObject({ period: 'day', tier: 'sandbox', plan: 'sandbox', quota: 5, used: 5, remaining: 0, credits_balance: 0, credits_per_call_over_quota: 2 });
+    expect(usage).toMatchObject({
+      period: 'day',
+      tier: 'sandbox',
+      plan: 'sandbox',
+      quota: 5,
+      used: 5,
+      remaining: 0,
+      credits_balance: 0,
+      credits_per_call_over_quota: 2,
+    });
 
     await api.admin.addCredits(key, 5);
     await api.meter.flush();
@@ -129,7 +146,9 @@ describe('read cache', () => {
     const key = (await api.accounts.registerAgent('cached')).api_key;
     const first = await getJson(`${api.base}/v1/markets/categories`, key);
     expect(first.headers.get('x-cache')).toBe('miss');
-    await api.store.command("INSERT INTO markets (market_id, category, status, updated_at, ingested_at) VALUES ('0xnew', 'Weather', 'active', now64(3), now64(3))");
+    await api.store.command(
+      "INSERT INTO markets (market_id, category, status, updated_at, ingested_at) VALUES ('0xnew', 'Weather', 'active', now64(3), now64(3))",
+    );
     const second = await getJson(`${api.base}/v1/markets/categories`, key);
     expect(second.headers.get('x-cache')).toBe('hit');
     expect(second.body).toEqual(first.body);

@@ -18,21 +18,58 @@ const wallet = (n: number) => '0x' + n.toString(16).padStart(40, '0');
 
 function market(n: number, overrides: Partial<MarketUpserted>): MarketUpserted {
   return {
-    event_id: `${cid(n)}:v1`, source: 'simulator', market_id: cid(n), gamma_id: String(1000 + n), slug: `market-${n}`, title: `Market ${n}?`,
-    category: 'Politics', event_id_upstream: '77', event_slug: 'event-77', event_title: 'Event 77', outcomes: ['Yes', 'No'],
-    outcome_token_ids: ['1'.repeat(77) + n, '2'.repeat(77) + n], outcome_prices: [0.6, 0.4], yes_index: 0, status: 'active',
-    resolved_outcome: null, volume_total_usdc: 1000 * n, volume_24h_usdc: 100 * n, liquidity_usdc: 50 * n, best_bid: 0.59, best_ask: 0.61,
-    last_trade_price: 0.6, neg_risk: false, start_ms: BASE_MS - 100 * HOUR, end_ms: BASE_MS + 100 * HOUR * n, closed_ms: null,
-    created_ms: BASE_MS - 100 * HOUR + n, updated_at_ms: BASE_MS, ingested_at_ms: BASE_MS, ...overrides,
+    event_id: `${cid(n)}:v1`,
+    source: 'simulator',
+    market_id: cid(n),
+    gamma_id: String(1000 + n),
+    slug: `market-${n}`,
+    title: `Market ${n}?`,
+    category: 'Politics',
+    event_id_upstream: '77',
+    event_slug: 'event-77',
+    event_title: 'Event 77',
+    outcomes: ['Yes', 'No'],
+    outcome_token_ids: ['1'.repeat(77) + n, '2'.repeat(77) + n],
+    outcome_prices: [0.6, 0.4],
+    yes_index: 0,
+    status: 'active',
+    resolved_outcome: null,
+    volume_total_usdc: 1000 * n,
+    volume_24h_usdc: 100 * n,
+    liquidity_usdc: 50 * n,
+    best_bid: 0.59,
+    best_ask: 0.61,
+    last_trade_price: 0.6,
+    neg_risk: false,
+    start_ms: BASE_MS - 100 * HOUR,
+    end_ms: BASE_MS + 100 * HOUR * n,
+    closed_ms: null,
+    created_ms: BASE_MS - 100 * HOUR + n,
+    updated_at_ms: BASE_MS,
+    ingested_at_ms: BASE_MS,
+    ...overrides,
   };
 }
 
 function trade(n: number, marketN: number, atMs: number, overrides: Partial<TradeExecuted> = {}): TradeExecuted {
   return {
-    event_id: `trade-${String(n).padStart(5, '0')}`, source: 'simulator', market_id: cid(marketN), market_title: `Market ${marketN}?`,
-    asset_id: '1'.repeat(77) + marketN, wallet: wallet(n % 5), side: n % 2 ? 'buy' : 'sell', outcome: 'Yes', outcome_index: 0,
-    price: 0.5, yes_price: 0.5, size: 10, size_usdc: 5, timestamp_ms: atMs, tx_hash: '0x' + n.toString(16).padStart(64, '0'),
-    ingested_at_ms: atMs, ...overrides,
+    event_id: `trade-${String(n).padStart(5, '0')}`,
+    source: 'simulator',
+    market_id: cid(marketN),
+    market_title: `Market ${marketN}?`,
+    asset_id: '1'.repeat(77) + marketN,
+    wallet: wallet(n % 5),
+    side: n % 2 ? 'buy' : 'sell',
+    outcome: 'Yes',
+    outcome_index: 0,
+    price: 0.5,
+    yes_price: 0.5,
+    size: 10,
+    size_usdc: 5,
+    timestamp_ms: atMs,
+    tx_hash: '0x' + n.toString(16).padStart(64, '0'),
+    ingested_at_ms: atMs,
+    ...overrides,
   };
 }
 
@@ -46,7 +83,9 @@ beforeAll(async () => {
   harness = await startApiHarness({ chdbPath: fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-api-')), database: 'api_test' });
   ({ base, store } = harness);
   const markets = [
-    ...Array.from({ length: 12 }, (_, i) => market(i + 1, i + 1 >= 11 ? { category: 'Sports', title: `Match ${i + 1}: Lions vs Bears?` } : {})),
+    ...Array.from({ length: 12 }, (_, i) =>
+      market(i + 1, i + 1 >= 11 ? { category: 'Sports', title: `Match ${i + 1}: Lions vs Bears?` } : {}),
+    ),
     market(13, { status: 'resolved', resolved_outcome: 'No', outcome_prices: [0, 1], closed_ms: BASE_MS - HOUR }),
     market(14, { status: 'closed', closed_ms: BASE_MS - HOUR }),
   ];
@@ -142,7 +181,9 @@ describe('markets', () => {
 
   test('status filters and other sorts', async () => {
     const resolved = await getJson(`${base}/v1/markets?status=resolved`, key);
-    expect(resolved.body.data.map((m: any) => [m.slug, m.status, m.resolved_outcome, m.yes_price, m.no_price])).toEqual([['market-13', 'resolved', 'No', 0, 1]]);
+    expect(resolved.body.data.map((m: any) => [m.slug, m.status, m.resolved_outcome, m.yes_price, m.no_price])).toEqual([
+      ['market-13', 'resolved', 'No', 0, 1],
+    ]);
     const all = await walkPages(`${base}/v1/markets?status=all&sort=end_date&limit=4`, key);
     expect(all.items.map((m: any) => m.slug)).toEqual(Array.from({ length: 14 }, (_, i) => `market-${i + 1}`));
   });
@@ -169,7 +210,10 @@ describe('markets', () => {
     const baseDay = body.data.find((p: any) => p.date === new Date(BASE_MS).toISOString().slice(0, 10));
     expect(baseDay.trade_count).toBeGreaterThanOrEqual(252);
     const total = body.data.reduce((sum: number, p: any) => sum + p.trade_count, 0);
-    const [count] = await store.query<{ n: number }>('SELECT count() AS n FROM trades WHERE ts >= toStartOfDay(now()) - toIntervalDay({d:UInt32} - 1)', { d: days });
+    const [count] = await store.query<{ n: number }>(
+      'SELECT count() AS n FROM trades WHERE ts >= toStartOfDay(now()) - toIntervalDay({d:UInt32} - 1)',
+      { d: days },
+    );
     expect(total).toBe(Number(count!.n));
     expect((await getJson(`${base}/v1/volume/timeseries?range_days=0`, key)).status).toBe(400);
   });
@@ -179,13 +223,28 @@ describe('markets', () => {
     const byId = await getJson(`${base}/v1/markets/${cid(1).toUpperCase().replace('0X', '0x')}`, key);
     expect(bySlug.status).toBe(200);
     expect(byId.body.data.id).toBe(cid(1));
-    expect(bySlug.body.data).toMatchObject({ yes_price: 0.6, no_price: 0.4, spread: 0.02, outcome_token_ids: ['1'.repeat(77) + '1', '2'.repeat(77) + '1'] });
-    expect(bySlug.body.data.snapshot).toMatchObject({ last_trade_price: 0.6, trades_total: 4, last_trade_at: new Date(BASE_MS + 301_000).toISOString() });
+    expect(bySlug.body.data).toMatchObject({
+      yes_price: 0.6,
+      no_price: 0.4,
+      spread: 0.02,
+      outcome_token_ids: ['1'.repeat(77) + '1', '2'.repeat(77) + '1'],
+    });
+    expect(bySlug.body.data.snapshot).toMatchObject({
+      last_trade_price: 0.6,
+      trades_total: 4,
+      last_trade_at: new Date(BASE_MS + 301_000).toISOString(),
+    });
   });
 
   test('a market without indexed trades has a null last trade, zero counts', async () => {
     const { body } = await getJson(`${base}/v1/markets/market-13`, key);
-    expect(body.data.snapshot).toMatchObject({ last_trade_price: null, last_trade_at: null, trades_24h: 0, volume_24h_usdc_indexed: 0, trades_total: 0 });
+    expect(body.data.snapshot).toMatchObject({
+      last_trade_price: null,
+      last_trade_at: null,
+      trades_24h: 0,
+      volume_24h_usdc_indexed: 0,
+      trades_total: 0,
+    });
   });
 
   test('unknown market -> 404 NOT_FOUND', async () => {
@@ -197,11 +256,33 @@ describe('markets', () => {
   test('hand-checked 5m candles: O/H/L/C on the YES price, volume in USDC', async () => {
     const { body } = await getJson(`${base}/v1/markets/market-1/ohlcv?interval=5m&limit=10`, key);
     expect(body.data).toEqual([
-      { bucket_start: new Date(BASE_MS).toISOString(), interval: '5m', open: 0.4, high: 0.7, low: 0.4, close: 0.55, volume_usdc: 18, volume_shares: 40, trade_count: 3 },
-      { bucket_start: new Date(BASE_MS + 300_000).toISOString(), interval: '5m', open: 0.6, high: 0.6, low: 0.6, close: 0.6, volume_usdc: 3, volume_shares: 5, trade_count: 1 },
+      {
+        bucket_start: new Date(BASE_MS).toISOString(),
+        interval: '5m',
+        open: 0.4,
+        high: 0.7,
+        low: 0.4,
+        close: 0.55,
+        volume_usdc: 18,
+        volume_shares: 40,
+        trade_count: 3,
+      },
+      {
+        bucket_start: new Date(BASE_MS + 300_000).toISOString(),
+        interval: '5m',
+        open: 0.6,
+        high: 0.6,
+        low: 0.6,
+        close: 0.6,
+        volume_usdc: 3,
+        volume_shares: 5,
+        trade_count: 1,
+      },
     ]);
     const hourly = await getJson(`${base}/v1/markets/market-1/ohlcv?interval=1h`, key);
-    expect(hourly.body.data).toEqual([expect.objectContaining({ open: 0.4, high: 0.7, low: 0.4, close: 0.6, volume_usdc: 21, trade_count: 4 })]);
+    expect(hourly.body.data).toEqual([
+      expect.objectContaining({ open: 0.4, high: 0.7, low: 0.4, close: 0.6, volume_usdc: 21, trade_count: 4 }),
+    ]);
     const limited = await getJson(`${base}/v1/markets/market-1/ohlcv?interval=5m&limit=1`, key);
     expect(limited.body.data.map((c: any) => c.close)).toEqual([0.6]);
     const ranged = await getJson(`${base}/v1/markets/market-1/ohlcv?interval=5m&to=${new Date(BASE_MS + 300_000).toISOString()}`, key);
@@ -259,11 +340,18 @@ describe('trades', () => {
     expect(items.length).toBeGreaterThan(0);
     expect(items.every((t: any) => t.wallet === wallet(3))).toBe(true);
     const byMarket = await walkPages(`${base}/v1/trades?market=${cid(1)}&limit=100`, tier2Key);
-    expect(byMarket.items.map((t: any) => t.trade_id).sort()).toEqual(['trade-00001', 'trade-00002', 'trade-00003', 'trade-00004', 'trade-05000']);
+    expect(byMarket.items.map((t: any) => t.trade_id).sort()).toEqual([
+      'trade-00001',
+      'trade-00002',
+      'trade-00003',
+      'trade-00004',
+      'trade-05000',
+    ]);
   });
 
   test('filters: side, outcome (any case), size bounds in USDC and a time window', async () => {
-    const ids = async (query: string) => (await walkPages(`${base}/v1/trades?${query}&limit=100`, tier2Key)).items.map((t: any) => t.trade_id).sort();
+    const ids = async (query: string) =>
+      (await walkPages(`${base}/v1/trades?${query}&limit=100`, tier2Key)).items.map((t: any) => t.trade_id).sort();
     expect(await ids(`market=${cid(1)}&outcome=no`)).toEqual(['trade-00002']);
     expect(await ids(`market=${cid(1)}&side=buy`)).toEqual(['trade-00001', 'trade-00003']);
     expect(await ids(`market=${cid(1)}&min_size=4`)).toEqual(['trade-00001', 'trade-00003', 'trade-05000']);
@@ -286,9 +374,19 @@ describe('trades', () => {
   test('a trade record carries the spec fields with units', async () => {
     const { body } = await getJson(`${base}/v1/trades?market=${cid(1)}&limit=100`, tier2Key);
     expect(body.data.find((t: any) => t.trade_id === 'trade-00002')).toEqual({
-      trade_id: 'trade-00002', market_id: cid(1), market_title: 'Market 1?', wallet: wallet(2), side: 'sell', outcome: 'No',
-      outcome_index: 1, price: 0.3, size_shares: 10, size_usdc: 3, timestamp: new Date(BASE_MS + 20_000).toISOString(),
-      tx_hash: '0x' + (2).toString(16).padStart(64, '0'), source: 'simulator',
+      trade_id: 'trade-00002',
+      market_id: cid(1),
+      market_title: 'Market 1?',
+      wallet: wallet(2),
+      side: 'sell',
+      outcome: 'No',
+      outcome_index: 1,
+      price: 0.3,
+      size_shares: 10,
+      size_usdc: 3,
+      timestamp: new Date(BASE_MS + 20_000).toISOString(),
+      tx_hash: '0x' + (2).toString(16).padStart(64, '0'),
+      source: 'simulator',
     });
   });
 

@@ -33,12 +33,18 @@ test('families and samples, one per source, in the text format', () => {
   expect(text).not.toContain('tapeline_source_lag_seconds{source="gamma.markets"}');
   expect(text).toContain('tapeline_source_consecutive_failures{source="gamma.markets"} 0\n');
   // Every non-comment line is `name{labels} value`.
-  for (const line of text.trim().split('\n').filter((l) => !l.startsWith('#'))) expect(line).toMatch(/^[a-z_]+(\{[a-z_]+="[^"]*"\})? -?[0-9.e+-]+$/);
+  for (const line of text
+    .trim()
+    .split('\n')
+    .filter((l) => !l.startsWith('#')))
+    expect(line).toMatch(/^[a-z_]+(\{[a-z_]+="[^"]*"\})? -?[0-9.e+-]+$/);
 });
 
 test('served over HTTP as text/plain version 0.0.4', async () => {
   const health = healthAt(Date.now());
-  const app = express().use(metricsRoutes({ version: 't', sources: () => health.snapshot(), sinkLag: async () => ({ 'tapeline.markets.v1': 0 }) }));
+  const app = express().use(
+    metricsRoutes({ version: 't', sources: () => health.snapshot(), sinkLag: async () => ({ 'tapeline.markets.v1': 0 }) }),
+  );
   const server = http.createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {

@@ -19,13 +19,28 @@ let key: string;
 let dataDir: string;
 
 beforeAll(async () => {
-  simulator = await startSimulator({ port: 0, seed: 17, marketCount: 30, walletCount: 25, historicTrades: 2500, historyHours: 24, clock: () => FROZEN });
+  simulator = await startSimulator({
+    port: 0,
+    seed: 17,
+    marketCount: 30,
+    walletCount: 25,
+    historicTrades: 2500,
+    historyHours: 24,
+    clock: () => FROZEN,
+  });
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-stack-'));
   const config = loadConfig({
-    DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', VALIDATE_RESPONSES: 'true',
+    DATA_DIR: dataDir,
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    VALIDATE_RESPONSES: 'true',
     ...simulatorUpstreamEnv(simulator),
-    MARKETS_POLL_INTERVAL_MS: '1000', TRADES_POLL_INTERVAL_MS: '500', CLOB_POLL_INTERVAL_MS: '1000', WALLETS_POLL_INTERVAL_MS: '1000',
-    TRADER_STATS_INTERVAL_MS: '1000', RATE_TIER2_PER_SECOND: '100000',
+    MARKETS_POLL_INTERVAL_MS: '1000',
+    TRADES_POLL_INTERVAL_MS: '500',
+    CLOB_POLL_INTERVAL_MS: '1000',
+    WALLETS_POLL_INTERVAL_MS: '1000',
+    TRADER_STATS_INTERVAL_MS: '1000',
+    RATE_TIER2_PER_SECOND: '100000',
   });
   stack = await startStack(config, pino({ level: 'silent' }));
   key = (await runAdminCli(dataDir, ['keys', 'create', '--tier', '2'])).api_key;

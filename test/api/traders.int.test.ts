@@ -20,18 +20,64 @@ const B = '0x' + 'b'.repeat(40);
 const C = '0x' + 'c'.repeat(40);
 
 const market = (id: string, over: Partial<MarketUpserted>): MarketUpserted => ({
-  event_id: `${id}:1`, source: 'simulator', market_id: id, gamma_id: '1', slug: id.slice(0, 8), title: `Market ${id.slice(2, 4)}`, category: 'Politics',
-  event_id_upstream: '', event_slug: '', event_title: '', outcomes: ['Yes', 'No'], outcome_token_ids: [`${id.slice(2, 6)}0`, `${id.slice(2, 6)}1`],
-  outcome_prices: [0.5, 0.5], yes_index: 0, status: 'active', resolved_outcome: null, volume_total_usdc: 0, volume_24h_usdc: 0, liquidity_usdc: 0,
-  best_bid: null, best_ask: null, last_trade_price: null, neg_risk: false, start_ms: null, end_ms: null, closed_ms: null, created_ms: null,
-  updated_at_ms: NOW, ingested_at_ms: NOW, ...over,
+  event_id: `${id}:1`,
+  source: 'simulator',
+  market_id: id,
+  gamma_id: '1',
+  slug: id.slice(0, 8),
+  title: `Market ${id.slice(2, 4)}`,
+  category: 'Politics',
+  event_id_upstream: '',
+  event_slug: '',
+  event_title: '',
+  outcomes: ['Yes', 'No'],
+  outcome_token_ids: [`${id.slice(2, 6)}0`, `${id.slice(2, 6)}1`],
+  outcome_prices: [0.5, 0.5],
+  yes_index: 0,
+  status: 'active',
+  resolved_outcome: null,
+  volume_total_usdc: 0,
+  volume_24h_usdc: 0,
+  liquidity_usdc: 0,
+  best_bid: null,
+  best_ask: null,
+  last_trade_price: null,
+  neg_risk: false,
+  start_ms: null,
+  end_ms: null,
+  closed_ms: null,
+  created_ms: null,
+  updated_at_ms: NOW,
+  ingested_at_ms: NOW,
+  ...over,
 });
 
 let n = 0;
-const trade = (wallet: string, marketId: string, outcomeIndex: number, side: 'buy' | 'sell', size: number, price: number, atMs: number): TradeExecuted => ({
-  event_id: `t${++n}`, source: 'simulator', market_id: marketId, market_title: 'x', asset_id: `${marketId.slice(2, 6)}${outcomeIndex}`, wallet, side,
-  outcome: outcomeIndex === 0 ? 'Yes' : 'No', outcome_index: outcomeIndex, price, yes_price: outcomeIndex === 0 ? price : 1 - price, size,
-  size_usdc: size * price, timestamp_ms: atMs, tx_hash: '0x' + String(n).padStart(64, '0'), ingested_at_ms: atMs,
+const trade = (
+  wallet: string,
+  marketId: string,
+  outcomeIndex: number,
+  side: 'buy' | 'sell',
+  size: number,
+  price: number,
+  atMs: number,
+): TradeExecuted => ({
+  event_id: `t${++n}`,
+  source: 'simulator',
+  market_id: marketId,
+  market_title: 'x',
+  asset_id: `${marketId.slice(2, 6)}${outcomeIndex}`,
+  wallet,
+  side,
+  outcome: outcomeIndex === 0 ? 'Yes' : 'No',
+  outcome_index: outcomeIndex,
+  price,
+  yes_price: outcomeIndex === 0 ? price : 1 - price,
+  size,
+  size_usdc: size * price,
+  timestamp_ms: atMs,
+  tx_hash: '0x' + String(n).padStart(64, '0'),
+  ingested_at_ms: atMs,
 });
 
 let api: ApiHarness;
@@ -44,17 +90,33 @@ beforeAll(async () => {
     marketRow(market(M1, { status: 'resolved', resolved_outcome: 'Yes', outcome_prices: [1, 0], closed_ms: NOW - 2 * HOUR })),
     marketRow(market(M2, { category: 'Sports', outcome_prices: [0.3, 0.7] })),
   ]);
-  await api.store.insert('trades', [
-    trade(A, M1, 0, 'buy', 100, 0.4, NOW - 50 * HOUR),
-    trade(A, M1, 0, 'buy', 50, 0.7, NOW - 40 * HOUR),
-    trade(A, M1, 0, 'sell', 60, 0.8, NOW - 30 * HOUR),
-    trade(A, M2, 1, 'buy', 20, 0.6, NOW - 20 * HOUR),
-    trade(B, M1, 1, 'buy', 50, 0.5, NOW - 45 * HOUR),
-    trade(C, M1, 1, 'sell', 100, 0.3, NOW - 40 * HOUR),
-  ].map(tradeRow));
+  await api.store.insert(
+    'trades',
+    [
+      trade(A, M1, 0, 'buy', 100, 0.4, NOW - 50 * HOUR),
+      trade(A, M1, 0, 'buy', 50, 0.7, NOW - 40 * HOUR),
+      trade(A, M1, 0, 'sell', 60, 0.8, NOW - 30 * HOUR),
+      trade(A, M2, 1, 'buy', 20, 0.6, NOW - 20 * HOUR),
+      trade(B, M1, 1, 'buy', 50, 0.5, NOW - 45 * HOUR),
+      trade(C, M1, 1, 'sell', 100, 0.3, NOW - 40 * HOUR),
+    ].map(tradeRow),
+  );
   const activity = (type: string, usdc: number, atMs: number) => ({
-    activity_id: `${type}-${atMs}`, wallet: C, market_id: M1, type, asset_id: '', side: '', outcome: '', outcome_index: 999, size: usdc, usdc_size: usdc,
-    price: 0, tx_hash: '0x' + 'e'.repeat(64), ts: new Date(atMs).toISOString(), source: 'simulator', ingested_at: new Date(NOW).toISOString(),
+    activity_id: `${type}-${atMs}`,
+    wallet: C,
+    market_id: M1,
+    type,
+    asset_id: '',
+    side: '',
+    outcome: '',
+    outcome_index: 999,
+    size: usdc,
+    usdc_size: usdc,
+    price: 0,
+    tx_hash: '0x' + 'e'.repeat(64),
+    ts: new Date(atMs).toISOString(),
+    source: 'simulator',
+    ingested_at: new Date(NOW).toISOString(),
   });
   await api.store.insert('wallet_activity', [activity('SPLIT', 100, NOW - 48 * HOUR), activity('REDEEM', 100, NOW - HOUR)]);
   await recomputeTraderStats(api.store, NOW);
@@ -67,10 +129,22 @@ test('wallet stats: realized 18, unrealized 45 at the payout + 2 at the mark, on
   const { status, body } = await getJson(`${api.base}/v1/traders/${A.toUpperCase().replace('0X', '0x')}`, key);
   expect(status).toBe(200);
   expect(body.data.lifetime).toEqual({
-    total_realized_pnl: 18, unrealized_pnl: 47, total_pnl: 65, volume_usdc: 40 + 35 + 48 + 12, trades: 4, markets_traded: 2, won: 1, lost: 0, resolved: 1, win_rate_pct: 100,
+    total_realized_pnl: 18,
+    unrealized_pnl: 47,
+    total_pnl: 65,
+    volume_usdc: 40 + 35 + 48 + 12,
+    trades: 4,
+    markets_traded: 2,
+    won: 1,
+    lost: 0,
+    resolved: 1,
+    win_rate_pct: 100,
   });
   expect(body.data.last_30d).toEqual({ total_realized_pnl: 18, volume_usdc: 135, trades: 4 });
-  expect(body.data.category_pnl.map((c: any) => [c.category, c.total_pnl])).toEqual([['Politics', 63], ['Sports', 2]]);
+  expect(body.data.category_pnl.map((c: any) => [c.category, c.total_pnl])).toEqual([
+    ['Politics', 63],
+    ['Sports', 2],
+  ]);
   expect(body.data.risk_score).toBeGreaterThanOrEqual(0);
   expect(body.data.risk_score).toBeLessThanOrEqual(100);
 });
@@ -88,7 +162,9 @@ test('a tracked wallet: split 100, sell NO at 0.3 (-20), redeem YES at 1 (+50); 
 
 test('open positions with average entry and unrealized PnL', async () => {
   const { body } = await getJson(`${api.base}/v1/positions/${A}`, key);
-  expect(body.data.positions.map((p: any) => [p.market_id, p.outcome, p.size_shares, p.avg_entry_price, p.mark_price, p.unrealized_pnl_usdc])).toEqual([
+  expect(
+    body.data.positions.map((p: any) => [p.market_id, p.outcome, p.size_shares, p.avg_entry_price, p.mark_price, p.unrealized_pnl_usdc]),
+  ).toEqual([
     [M1, 'Yes', 90, 0.5, 1, 45],
     [M2, 'No', 20, 0.6, 0.7, 2],
   ]);
@@ -107,7 +183,11 @@ test('leaderboard ranks by realized PnL, win rate, volume; category boards; curs
   const byPnl = await getJson(`${api.base}/v1/leaderboard?limit=1`, key);
   expect(byPnl.body.data).toEqual([expect.objectContaining({ rank: 1, wallet: C, total_realized_pnl: 30, win_rate_pct: 100 })]);
   const all = await walkPages(`${api.base}/v1/leaderboard?limit=1`, key);
-  expect(all.items.map((e: any) => [e.rank, e.wallet])).toEqual([[1, C], [2, A], [3, B]]);
+  expect(all.items.map((e: any) => [e.rank, e.wallet])).toEqual([
+    [1, C],
+    [2, A],
+    [3, B],
+  ]);
   const byWinRate = await getJson(`${api.base}/v1/leaderboard?sort_by=win_rate_pct`, key);
   expect(byWinRate.body.data.map((e: any) => e.wallet)).toEqual([C, A, B]);
   const sports = await getJson(`${api.base}/v1/leaderboard?category=sports&sort_by=total_pnl`, key);

@@ -12,7 +12,18 @@ describe('backfill arguments', () => {
   });
 
   test('markets repeat or follow one flag; dates are ISO', () => {
-    const args = parseBackfillArguments(['--market', 'a-slug', '--market', '0x' + 'ab'.repeat(32), 'other-slug', '--from', '2026-01-01', '--to', '2026-01-02T12:00:00Z', '--no-index']);
+    const args = parseBackfillArguments([
+      '--market',
+      'a-slug',
+      '--market',
+      '0x' + 'ab'.repeat(32),
+      'other-slug',
+      '--from',
+      '2026-01-01',
+      '--to',
+      '2026-01-02T12:00:00Z',
+      '--no-index',
+    ]);
     expect(args.markets).toEqual(['a-slug', '0x' + 'ab'.repeat(32), 'other-slug']);
     expect(resolveRange(args, 0)).toEqual({ fromMs: Date.UTC(2026, 0, 1), toMs: Date.UTC(2026, 0, 2, 12) });
     expect(args.index).toBe(false);
@@ -29,19 +40,30 @@ describe('backfill arguments', () => {
   });
 
   test('the resume key is the arguments as given, independent of market order and of the clock', () => {
-    expect(requestKey(parseBackfillArguments(['--market', 'b', '--market', 'a']))).toBe(requestKey(parseBackfillArguments(['--market', 'a', 'b'])));
+    expect(requestKey(parseBackfillArguments(['--market', 'b', '--market', 'a']))).toBe(
+      requestKey(parseBackfillArguments(['--market', 'a', 'b'])),
+    );
     expect(requestKey(parseBackfillArguments([]))).not.toBe(requestKey(parseBackfillArguments(['--from', '2026-01-01'])));
   });
 });
 
 describe('backfill progress', () => {
   const checkpoint = (over: Partial<BackfillCheckpoint>): BackfillCheckpoint => ({
-    version: 1, key: 'k', from_ms: 0, to_ms: 1, fidelity_minutes: 5,
+    version: 1,
+    key: 'k',
+    from_ms: 0,
+    to_ms: 1,
+    fidelity_minutes: 5,
     markets: [1, 2, 3, 4].map((i) => ({ market_id: `m${i}`, slug: `s${i}`, tokens: ['1', '2'] })),
-    next_market: 0, trades_offset: 0, trades_done: false, history_tokens_done: 0, totals: emptyTotals(), ...over,
+    next_market: 0,
+    trades_offset: 0,
+    trades_done: false,
+    history_tokens_done: 0,
+    totals: emptyTotals(),
+    ...over,
   });
 
-  test('fraction counts finished markets and the current market\'s steps', () => {
+  test("fraction counts finished markets and the current market's steps", () => {
     expect(fractionDone(checkpoint({}))).toBe(0);
     expect(fractionDone(checkpoint({ next_market: 1, trades_done: true, history_tokens_done: 1 }))).toBeCloseTo((1 + 0.75) / 4);
     expect(fractionDone(checkpoint({ next_market: 4 }))).toBe(1);

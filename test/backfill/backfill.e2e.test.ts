@@ -41,7 +41,11 @@ function upstreamEnv(simulatorBase: string, dataDir: string): Record<string, str
 /** Runs the CLI; `killWhen` sees stderr as it grows and may ask for a SIGKILL. */
 function runBackfill(args: string[], env: Record<string, string>, killWhen?: (stderr: string) => boolean): Promise<CliRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'services/backfill/cli.ts', ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'services/backfill/cli.ts', ...args], {
+      cwd: REPO_ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -55,8 +59,11 @@ function runBackfill(args: string[], env: Record<string, string>, killWhen?: (st
 
 function queryChdb(dataDir: string, sql: string): Promise<any[]> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', 'test/support/chdb-query.ts', dataDir, sql], { cwd: REPO_ROOT }, (error, stdout, stderr) =>
-      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'test/support/chdb-query.ts', dataDir, sql],
+      { cwd: REPO_ROOT },
+      (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout))),
     );
   });
 }
@@ -93,7 +100,11 @@ async function upstreamTruth(base: string, fromMs: number, toMs: number, fidelit
 
 test('interrupted, resumed and re-run: every upstream trade in the range exactly once, every price point, and no run beside the service', async () => {
   const simulator = startChild('services/simulator/main.ts', {
-    SIM_PORT: '0', SIM_SEED: '21', SIM_MARKET_COUNT: '30', SIM_HISTORIC_TRADES: '4000', SIM_TRADES_PER_SECOND: '0',
+    SIM_PORT: '0',
+    SIM_SEED: '21',
+    SIM_MARKET_COUNT: '30',
+    SIM_HISTORIC_TRADES: '4000',
+    SIM_TRADES_PER_SECOND: '0',
   });
   children.push(simulator);
   const base = String((await simulator.waitForLog((l) => typeof l.baseUrl === 'string', 30_000)).baseUrl);
@@ -109,7 +120,11 @@ test('interrupted, resumed and re-run: every upstream trade in the range exactly
 
   // 1. A slow run (tight request budgets), killed -9 once a few markets are done.
   const marketsDone = (stderr: string) => Math.max(0, ...[...stderr.matchAll(/backfill: (\d+)\/\d+ markets/g)].map((m) => Number(m[1])));
-  const killed = await runBackfill(args, { ...env, DATA_BUDGET_PER_10S: '3', CLOB_BUDGET_PER_10S: '6' }, (stderr) => marketsDone(stderr) >= 3);
+  const killed = await runBackfill(
+    args,
+    { ...env, DATA_BUDGET_PER_10S: '3', CLOB_BUDGET_PER_10S: '6' },
+    (stderr) => marketsDone(stderr) >= 3,
+  );
   expect(killed.signal).toBe('SIGKILL');
   const checkpoint = JSON.parse(fs.readFileSync(path.join(dataDir, 'ingest', 'backfill-checkpoint.json'), 'utf8'));
   expect(checkpoint.next_market).toBeGreaterThanOrEqual(3);
@@ -146,7 +161,10 @@ test('interrupted, resumed and re-run: every upstream trade in the range exactly
   expect(Number(trades.u)).toBe(truth.tradeIds.size);
   const stored = await queryChdb(dataDir, 'SELECT trade_id FROM trades');
   expect(new Set(stored.map((r) => r.trade_id))).toEqual(truth.tradeIds);
-  const [ticks] = await queryChdb(dataDir, "SELECT count() AS n FROM price_ticks FINAL WHERE kind = 'history' AND origin = 'prices-history'");
+  const [ticks] = await queryChdb(
+    dataDir,
+    "SELECT count() AS n FROM price_ticks FINAL WHERE kind = 'history' AND origin = 'prices-history'",
+  );
   expect(Number(ticks.n)).toBe(truth.historyPoints);
   const [markets] = await queryChdb(dataDir, 'SELECT count() AS n FROM markets FINAL');
   expect(Number(markets.n)).toBe(truth.markets);

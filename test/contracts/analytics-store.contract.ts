@@ -8,9 +8,22 @@ import { migrate, readMigrations } from '../../services/analytics/migrate.js';
 export type OpenStore = (database: string) => Promise<AnalyticsStore>;
 
 const trade = (overrides: Record<string, unknown>) => ({
-  trade_id: 't1', market_id: '0xmarket', market_title: 'Will it rain?', asset_id: '7'.repeat(78), wallet: '0x' + 'a'.repeat(40),
-  side: 'buy', outcome: 'Yes', outcome_index: 0, price: 0.4, yes_price: 0.4, size: 10, size_usdc: 4,
-  ts: '2026-01-01T00:01:02.123Z', tx_hash: '0xtx', source: 'simulator', ingested_at: '2026-01-01T00:01:03.000Z',
+  trade_id: 't1',
+  market_id: '0xmarket',
+  market_title: 'Will it rain?',
+  asset_id: '7'.repeat(78),
+  wallet: '0x' + 'a'.repeat(40),
+  side: 'buy',
+  outcome: 'Yes',
+  outcome_index: 0,
+  price: 0.4,
+  yes_price: 0.4,
+  size: 10,
+  size_usdc: 4,
+  ts: '2026-01-01T00:01:02.123Z',
+  tx_hash: '0xtx',
+  source: 'simulator',
+  ingested_at: '2026-01-01T00:01:03.000Z',
   ...overrides,
 });
 
@@ -30,7 +43,9 @@ export function describeAnalyticsStoreContract(adapterName: string, open: OpenSt
 
     test('migrations apply from an empty database, once', async () => {
       const store = await fresh();
-      const tables = await store.query<{ name: string }>('SELECT name FROM system.tables WHERE database = {db:String} ORDER BY name', { db: store.database });
+      const tables = await store.query<{ name: string }>('SELECT name FROM system.tables WHERE database = {db:String} ORDER BY name', {
+        db: store.database,
+      });
       const names = tables.map((t) => t.name);
       for (const expected of ['markets', 'trades', 'candles_5m', 'candles_1h', 'candles_1d', 'candles_5m_mv', 'schema_migrations']) {
         expect(names).toContain(expected);

@@ -161,7 +161,10 @@ export function describeEventLogContract(adapterName: string, open: () => Promis
     test('consumer groups are independent: each gets every message, a failing group blocks no other', async () => {
       const topic = uniqueName('groups');
       await log.createTopics([{ name: topic, partitions: 2 }]);
-      await log.produce(topic, Array.from({ length: 20 }, (_, i) => message(`k${i}`, String(i))));
+      await log.produce(
+        topic,
+        Array.from({ length: 20 }, (_, i) => message(`k${i}`, String(i))),
+      );
 
       const failingGroup = uniqueName('failing');
       const failing = await log.runConsumer({
@@ -189,7 +192,10 @@ export function describeEventLogContract(adapterName: string, open: () => Promis
       const topic = uniqueName('resume');
       const group = uniqueName('g');
       await log.createTopics([{ name: topic, partitions: 2 }]);
-      await log.produce(topic, Array.from({ length: 10 }, (_, i) => message(`k${i}`, String(i))));
+      await log.produce(
+        topic,
+        Array.from({ length: 10 }, (_, i) => message(`k${i}`, String(i))),
+      );
       const before = await collect(group, [topic]);
       await waitFor('the first 10 to be committed', async () => (await committedTotal(group, topic)) === 10);
       await before.consumer.stop();
@@ -199,7 +205,10 @@ export function describeEventLogContract(adapterName: string, open: () => Promis
       log = await fixture.reopen();
       const positions = await log.positions(group, topic);
       expect(positions.map((p) => p.committedOffset)).toEqual(positions.map((p) => p.endOffset));
-      await log.produce(topic, Array.from({ length: 5 }, (_, i) => message(`k${i}`, String(10 + i))));
+      await log.produce(
+        topic,
+        Array.from({ length: 5 }, (_, i) => message(`k${i}`, String(10 + i))),
+      );
 
       const resumed = await collect(group, [topic]);
       const fresh = await collect(uniqueName('fresh'), [topic]);
@@ -208,16 +217,17 @@ export function describeEventLogContract(adapterName: string, open: () => Promis
       await waitFor('the resumed group to commit', async () => (await committedTotal(group, topic)) === 15);
 
       expect(resumed.messages.map((m) => Number(m.value.toString())).sort((a, b) => a - b)).toEqual([10, 11, 12, 13, 14]);
-      expect(fresh.messages.map((m) => Number(m.value.toString())).sort((a, b) => a - b)).toEqual(
-        Array.from({ length: 15 }, (_, i) => i),
-      );
+      expect(fresh.messages.map((m) => Number(m.value.toString())).sort((a, b) => a - b)).toEqual(Array.from({ length: 15 }, (_, i) => i));
     });
 
     test('a rejected batch is delivered again, unchanged, and nothing after it is committed meanwhile', async () => {
       const topic = uniqueName('retry');
       const group = uniqueName('g');
       await log.createTopics([{ name: topic, partitions: 1 }]);
-      await log.produce(topic, Array.from({ length: 5 }, (_, i) => message('same-key', String(i))));
+      await log.produce(
+        topic,
+        Array.from({ length: 5 }, (_, i) => message('same-key', String(i))),
+      );
 
       const attempts: MessageBatch[] = [];
       const errors: Array<{ error: unknown; batch: MessageBatch }> = [];
@@ -258,7 +268,10 @@ export function describeEventLogContract(adapterName: string, open: () => Promis
       const topic = uniqueName('retry-stop');
       const group = uniqueName('g');
       await log.createTopics([{ name: topic, partitions: 1 }]);
-      await log.produce(topic, Array.from({ length: 4 }, (_, i) => message('k', String(i))));
+      await log.produce(
+        topic,
+        Array.from({ length: 4 }, (_, i) => message('k', String(i))),
+      );
       let failures = 0;
       const failing = await log.runConsumer({
         groupId: group,
@@ -340,7 +353,10 @@ export function describeEventLogContract(adapterName: string, open: () => Promis
       const topic = uniqueName('lag');
       const group = uniqueName('g');
       await log.createTopics([{ name: topic, partitions: 1 }]);
-      await log.produce(topic, Array.from({ length: 5 }, (_, i) => message('k', String(i))));
+      await log.produce(
+        topic,
+        Array.from({ length: 5 }, (_, i) => message('k', String(i))),
+      );
 
       const untouched = await log.positions(group, topic);
       expect(untouched).toEqual([{ topic, partition: 0, endOffset: 5, committedOffset: 0 }]);
@@ -375,7 +391,10 @@ export function describeEventLogContract(adapterName: string, open: () => Promis
       const topic = uniqueName('lag-multi');
       const group = uniqueName('g');
       await log.createTopics([{ name: topic, partitions: 3 }]);
-      await log.produce(topic, Array.from({ length: 12 }, (_, i) => message(`key-${i}`, String(i))));
+      await log.produce(
+        topic,
+        Array.from({ length: 12 }, (_, i) => message(`key-${i}`, String(i))),
+      );
       const { messages } = await collect(group, [topic]);
       await waitFor('everything to be committed', async () => (await committedTotal(group, topic)) === 12);
 

@@ -21,9 +21,12 @@ describe('API keys', () => {
     expect(isWellFormedApiKey(tampered)).toBe(false);
   });
 
-  test.each(['', 'aif_', 'sk_live_abc', `aif_${'a'.repeat(37)}`, `aif_${'a'.repeat(39)}`, `aif_${'-'.repeat(38)}`])('rejects malformed %p', (key) => {
-    expect(isWellFormedApiKey(key)).toBe(false);
-  });
+  test.each(['', 'aif_', 'sk_live_abc', `aif_${'a'.repeat(37)}`, `aif_${'a'.repeat(39)}`, `aif_${'-'.repeat(38)}`])(
+    'rejects malformed %p',
+    (key) => {
+      expect(isWellFormedApiKey(key)).toBe(false);
+    },
+  );
 
   test('the stored hash is SHA-256 hex and the hint does not reveal the key', () => {
     const key = generateApiKey();

@@ -26,19 +26,27 @@ test('npm run demo: markets, candles, trades and keys within a minute', async ()
   expect(registration.status).toBe(201);
   const key = registration.body.data.api_key as string;
 
-  const markets = await waitFor(async () => {
-    const { body } = await getJson(`${base}/v1/markets?status=active&sort=volume&limit=10`, key);
-    return body.data.length === 10 ? body.data : null;
-  }, 60_000 - (Date.now() - started), '10 active markets');
+  const markets = await waitFor(
+    async () => {
+      const { body } = await getJson(`${base}/v1/markets?status=active&sort=volume&limit=10`, key);
+      return body.data.length === 10 ? body.data : null;
+    },
+    60_000 - (Date.now() - started),
+    '10 active markets',
+  );
   const volumes = markets.map((m: any) => m.volume_24h_usdc);
   expect([...volumes].sort((a, b) => b - a)).toEqual(volumes);
   expect(markets.every((m: any) => m.source === 'simulator' && m.status === 'active')).toBe(true);
 
   for (const market of markets) {
-    const candles = await waitFor(async () => {
-      const { body } = await getJson(`${base}/v1/markets/${market.slug}/ohlcv?interval=1h&limit=168`, key);
-      return body.data.length > 0 ? body.data : null;
-    }, 30_000, `candles of ${market.slug}`);
+    const candles = await waitFor(
+      async () => {
+        const { body } = await getJson(`${base}/v1/markets/${market.slug}/ohlcv?interval=1h&limit=168`, key);
+        return body.data.length > 0 ? body.data : null;
+      },
+      30_000,
+      `candles of ${market.slug}`,
+    );
     expect(candles.every((c: any) => c.low <= c.open && c.open <= c.high && c.low <= c.close && c.close <= c.high)).toBe(true);
   }
 

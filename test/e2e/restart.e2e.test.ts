@@ -17,7 +17,11 @@ afterAll(async () => {
 
 async function startSimulatorProcess() {
   const simulator = startChild('services/simulator/main.ts', {
-    SIM_PORT: '0', SIM_SEED: '21', SIM_MARKET_COUNT: '80', SIM_HISTORIC_TRADES: '6000', SIM_TRADES_PER_SECOND: '0',
+    SIM_PORT: '0',
+    SIM_SEED: '21',
+    SIM_MARKET_COUNT: '80',
+    SIM_HISTORIC_TRADES: '6000',
+    SIM_TRADES_PER_SECOND: '0',
   });
   children.push(simulator);
   const line = await simulator.waitForLog((l) => typeof l.baseUrl === 'string', 30_000);
@@ -45,7 +49,11 @@ async function snapshot(base: string, key: string) {
   const health = await getJson(`${base}/v1/health`, key);
   const trades = await walkPages(`${base}/v1/trades?limit=500`, key);
   const markets = await walkPages(`${base}/v1/markets?status=all&sort=volume&limit=100`, key);
-  return { counts: health.body.data.counts, tradeIds: trades.items.map((t: any) => t.trade_id), marketIds: markets.items.map((m: any) => m.id).sort() };
+  return {
+    counts: health.body.data.counts,
+    tradeIds: trades.items.map((t: any) => t.trade_id),
+    marketIds: markets.items.map((m: any) => m.id).sort(),
+  };
 }
 
 test('kill -9 mid-ingestion and when quiet: nothing lost, nothing doubled, identical counts after restart', async () => {
@@ -61,20 +69,29 @@ test('kill -9 mid-ingestion and when quiet: nothing lost, nothing doubled, ident
   // The trade feed is Tier 2: issue a Tier 2 key with the admin CLI, through the running service.
   const key = (await runAdminCli(dataDir, ['keys', 'create', '--tier', '2', '--name', 'e2e'])).api_key as string;
   const agentKey = (await postJson(`${base}/v1/agents/register`, { name: 'e2e-agent' })).body.data.api_key as string;
-  const seenBeforeKill = await waitFor(async () => {
-    const { body } = await getJson(`${base}/v1/health`, key);
-    return body.data.counts.trades > 0 ? body.data.counts.trades : null;
-  }, 60_000, 'first trades', 50);
+  const seenBeforeKill = await waitFor(
+    async () => {
+      const { body } = await getJson(`${base}/v1/health`, key);
+      return body.data.counts.trades > 0 ? body.data.counts.trades : null;
+    },
+    60_000,
+    'first trades',
+    50,
+  );
   await first.kill('SIGKILL');
   console.log(`killed with ${seenBeforeKill} of ${truth.size} trades indexed`);
 
   // 2. Restart on the same data: ingestion resumes and converges on exactly the upstream feed.
   await startService(dataDir, port, simulatorBase);
-  await waitFor(async () => {
-    const { body } = await getJson(`${base}/v1/health`, key);
-    const lag = Object.values(body.data.pipeline.sink_lag as Record<string, number>).reduce((a, b) => a + b, 0);
-    return body.data.counts.trades === truth.size && lag === 0;
-  }, 90_000, 'all upstream trades after the restart');
+  await waitFor(
+    async () => {
+      const { body } = await getJson(`${base}/v1/health`, key);
+      const lag = Object.values(body.data.pipeline.sink_lag as Record<string, number>).reduce((a, b) => a + b, 0);
+      return body.data.counts.trades === truth.size && lag === 0;
+    },
+    90_000,
+    'all upstream trades after the restart',
+  );
   const before = await snapshot(base, key);
   expect(before.counts.trades).toBeGreaterThanOrEqual(seenBeforeKill);
   expect(before.tradeIds).toHaveLength(truth.size);

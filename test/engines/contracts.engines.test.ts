@@ -69,5 +69,8 @@ test('postgresql: processes starting at once migrate the control store exactly o
 });
 
 function readdirMigrations(): string[] {
-  return fs.readdirSync(path.join(REPO_ROOT, 'services/control/migrations')).filter((f) => /^\d{4}_.+\.sql$/.test(f)).sort();
+  return fs
+    .readdirSync(path.join(REPO_ROOT, 'services/control/migrations'))
+    .filter((f) => /^\d{4}_.+\.sql$/.test(f))
+    .sort();
 }

@@ -17,7 +17,16 @@ import { SINK_GROUP_ID, startSink, type SinkService } from '../../services/sink/
 import { syntheticTrades } from '../../bench/synthetic-trades.js';
 import { REPO_ROOT, startChild } from '../support/processes.js';
 import { engineAddresses } from './engines.js';
-import { allTopicSpecs, openPipelineLog, pipelineFixture, publishAll, sourceTotals, storedTotals, waitUntil, type PipelineFixture } from './pipeline-fixture.js';
+import {
+  allTopicSpecs,
+  openPipelineLog,
+  pipelineFixture,
+  publishAll,
+  sourceTotals,
+  storedTotals,
+  waitUntil,
+  type PipelineFixture,
+} from './pipeline-fixture.js';
 
 const quiet = pino({ level: 'silent' });
 const cleanups: Array<() => Promise<void>> = [];
@@ -62,10 +71,15 @@ function withoutDedup(store: AnalyticsStore, url: string): AnalyticsStore {
       await store.close();
     },
     insert: async (table, rows) => {
-      await client.insert({ table, values: rows, format: 'JSONEachRow', clickhouse_settings: { insert_deduplicate: 0, date_time_input_format: 'best_effort' } });
+      await client.insert({
+        table,
+        values: rows,
+        format: 'JSONEachRow',
+        clickhouse_settings: { insert_deduplicate: 0, date_time_input_format: 'best_effort' },
+      });
     },
     query: async <Row>(sql: string, params?: Record<string, unknown>) =>
-      (/SELECT trade_id FROM trades/.test(sql) ? [] : store.query<Row>(sql, params)),
+      /SELECT trade_id FROM trades/.test(sql) ? [] : store.query<Row>(sql, params),
   };
 }
 
@@ -73,7 +87,9 @@ async function expectExactlyTheSource(store: AnalyticsStore, trades: ReturnType<
   const stored = await storedTotals(store);
   const source = sourceTotals(trades);
   expect({ rows: stored.rows, distinct: stored.distinct, candleTrades: stored.candleTrades }).toEqual({
-    rows: source.rows, distinct: source.distinct, candleTrades: source.candleTrades,
+    rows: source.rows,
+    distinct: source.distinct,
+    candleTrades: source.candleTrades,
   });
   expect(Object.fromEntries(stored.candleVolumes)).toEqual(Object.fromEntries(source.candleVolumes));
 }
@@ -108,8 +124,12 @@ async function killSinkBetweenInsertAndCommit(wrap: (store: AnalyticsStore, clic
   await publishAll(log, trades.slice(0, 4_000));
   const { kafkaBrokers, schemaRegistryUrl } = engineAddresses();
   const child = startChild('test/engines/fixtures/crashing-sink.ts', {
-    KAFKA_BROKERS: kafkaBrokers, SCHEMA_REGISTRY_URL: schemaRegistryUrl, KAFKA_NAMESPACE: fixture.namespace,
-    CLICKHOUSE_URL: fixture.harness.url, CLICKHOUSE_DATABASE: fixture.database, CRASH_AFTER_INSERTS: '2',
+    KAFKA_BROKERS: kafkaBrokers,
+    SCHEMA_REGISTRY_URL: schemaRegistryUrl,
+    KAFKA_NAMESPACE: fixture.namespace,
+    CLICKHOUSE_URL: fixture.harness.url,
+    CLICKHOUSE_DATABASE: fixture.database,
+    CRASH_AFTER_INSERTS: '2',
   });
   cleanups.push(() => child.kill('SIGKILL'));
   await new Promise<void>((resolve) => child.process.once('exit', () => resolve()));
@@ -123,10 +143,17 @@ async function killSinkBetweenInsertAndCommit(wrap: (store: AnalyticsStore, clic
 
   await publishAll(log, trades.slice(4_000));
   const sink = await runSink(log, wrap(store, fixture.harness.url));
-  await waitUntil('the restarted sink to commit everything', async () => {
-    if (process.env.TAPELINE_TEST_DEBUG) console.log(JSON.stringify({ stats: sink.stats, positions: await log.positions(SINK_GROUP_ID, TOPICS.trades.name), landed, committed }));
-    return fullyCommitted(log);
-  }, 90_000);
+  await waitUntil(
+    'the restarted sink to commit everything',
+    async () => {
+      if (process.env.TAPELINE_TEST_DEBUG)
+        console.log(
+          JSON.stringify({ stats: sink.stats, positions: await log.positions(SINK_GROUP_ID, TOPICS.trades.name), landed, committed }),
+        );
+      return fullyCommitted(log);
+    },
+    90_000,
+  );
   return { store, trades, sink };
 }
 
@@ -150,7 +177,10 @@ test('the broker is killed with -9 mid-stream and restarted: nothing lost, nothi
   // Its own broker, so killing it cannot disturb other suites sharing the run's broker.
   const infraDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-broker-kill-'));
   const kafka = (command: string) =>
-    execFileSync('bash', [path.join(REPO_ROOT, 'infra/kafka.sh'), command], { env: { ...process.env, TAPELINE_INFRA_DIR: infraDir }, encoding: 'utf8' }).trim();
+    execFileSync('bash', [path.join(REPO_ROOT, 'infra/kafka.sh'), command], {
+      env: { ...process.env, TAPELINE_INFRA_DIR: infraDir },
+      encoding: 'utf8',
+    }).trim();
   kafka('up');
   cleanups.push(async () => {
     kafka('down');

@@ -32,7 +32,11 @@ function track<T extends { close(): Promise<void> } | { stop(): Promise<void> }>
 async function collect(log: EventLog, topic: string, count: number): Promise<LogMessage[]> {
   const messages: LogMessage[] = [];
   const consumer: RunningConsumer = track(
-    await log.runConsumer({ groupId: uniqueName('g'), topics: [topic], handleBatch: async (batch) => void messages.push(...batch.messages) }),
+    await log.runConsumer({
+      groupId: uniqueName('g'),
+      topics: [topic],
+      handleBatch: async (batch) => void messages.push(...batch.messages),
+    }),
   );
   await waitUntil(`${count} messages on ${topic}`, async () => messages.length >= count, 30_000);
   await consumer.stop();
@@ -65,9 +69,12 @@ test('schema evolution: a field added with a default is BACKWARD compatible both
   const topic = uniqueName('evolution');
   const v1 = topicSchemas().find((s) => s.topic === TOPICS.trades.name)!.schema as { fields: unknown[] };
   const v2 = { ...v1, fields: [...v1.fields, { name: 'venue', type: 'string', default: 'polymarket' }] };
-  const open = (schema: object) => openKafkaEventLog({
-    brokers: [engineAddresses().kafkaBrokers], schemaRegistryUrl: engineAddresses().schemaRegistryUrl, schemas: [{ topic, schema: schema as Record<string, unknown> }],
-  });
+  const open = (schema: object) =>
+    openKafkaEventLog({
+      brokers: [engineAddresses().kafkaBrokers],
+      schemaRegistryUrl: engineAddresses().schemaRegistryUrl,
+      schemas: [{ topic, schema: schema as Record<string, unknown> }],
+    });
   const [old, newer] = syntheticTrades(2, 5, 22);
   const typeV1 = avro.Type.forSchema(v1 as avro.Schema);
   const typeV2 = avro.Type.forSchema(v2 as avro.Schema);
@@ -79,7 +86,10 @@ test('schema evolution: a field added with a default is BACKWARD compatible both
   await logV2.produce(topic, [{ key: newer!.market_id, value: typeV2.toBuffer({ ...newer, venue: 'clob' }) }]);
 
   const readByV2 = (await collect(logV2, topic, 2)).map((m) => typeV2.fromBuffer(m.value) as { event_id: string; venue: string });
-  expect(readByV2.map((e) => [e.event_id, e.venue])).toEqual([[old!.event_id, 'polymarket'], [newer!.event_id, 'clob']]);
+  expect(readByV2.map((e) => [e.event_id, e.venue])).toEqual([
+    [old!.event_id, 'polymarket'],
+    [newer!.event_id, 'clob'],
+  ]);
   const readByV1 = (await collect(logV1, topic, 2)).map((m) => typeV1.fromBuffer(m.value) as { event_id: string });
   expect(readByV1.map((e) => e.event_id)).toEqual([old!.event_id, newer!.event_id]);
   expect(readByV1[1]).not.toHaveProperty('venue');
@@ -93,7 +103,10 @@ test('keys land in the same partitions as on the file log (murmur2, like the Jav
   const topic = uniqueName('placement');
   await log.createTopics([{ name: topic, partitions: 8 }]);
   const keys = Array.from({ length: 120 }, (_, i) => `0x${(i * 7919).toString(16).padStart(64, '0')}`);
-  await log.produce(topic, keys.map((key) => ({ key, value: Buffer.from(key) })));
+  await log.produce(
+    topic,
+    keys.map((key) => ({ key, value: Buffer.from(key) })),
+  );
   const received = await collect(log, topic, keys.length);
   expect(new Set(received.map((m) => m.partition)).size).toBeGreaterThan(4);
   for (const message of received) expect(message.partition).toBe(partitionForKey(message.key, 8));

@@ -25,7 +25,9 @@ export function openPipelineLog(namespace: string, brokers = engineAddresses().k
     schemas: topicSchemas(),
     namespace,
     sessionTimeoutMs: 6_000,
-    onLog: process.env.TAPELINE_TEST_DEBUG ? (level, message, extra) => console.error(`[kafka ${level}] ${message} ${JSON.stringify(extra)}`) : undefined,
+    onLog: process.env.TAPELINE_TEST_DEBUG
+      ? (level, message, extra) => console.error(`[kafka ${level}] ${message} ${JSON.stringify(extra)}`)
+      : undefined,
   });
 }
 
@@ -57,7 +59,12 @@ export async function pipelineFixture(): Promise<PipelineFixture> {
 }
 
 /** Publishes trades in batches through the production publisher, retrying a batch until it is acknowledged. */
-export async function publishAll(log: EventLog, trades: TradeExecuted[], batchSize = 250, onBatch?: (index: number) => Promise<void>): Promise<number> {
+export async function publishAll(
+  log: EventLog,
+  trades: TradeExecuted[],
+  batchSize = 250,
+  onBatch?: (index: number) => Promise<void>,
+): Promise<number> {
   const publisher = new EventPublisher(log);
   let retries = 0;
   for (let i = 0; i < trades.length; i += batchSize) {
@@ -85,7 +92,9 @@ export interface StoredTotals {
 }
 
 export async function storedTotals(store: AnalyticsStore): Promise<StoredTotals> {
-  const [counts] = await store.query<{ rows: number; distinct: number }>('SELECT count() AS rows, uniqExact(trade_id) AS distinct FROM trades');
+  const [counts] = await store.query<{ rows: number; distinct: number }>(
+    'SELECT count() AS rows, uniqExact(trade_id) AS distinct FROM trades',
+  );
   const candles = await store.query<{ market_id: string; bucket: string; volume: number; n: number }>(
     'SELECT market_id, toString(bucket) AS bucket, sum(volume_usdc) AS volume, sum(trade_count) AS n FROM candles_5m GROUP BY market_id, bucket',
   );
@@ -102,7 +111,10 @@ export function sourceTotals(trades: TradeExecuted[]): StoredTotals {
   const volumes = new Map<string, number>();
   for (const t of trades) {
     const bucketMs = Math.floor(t.timestamp_ms / 300_000) * 300_000;
-    const bucket = new Date(bucketMs).toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, '');
+    const bucket = new Date(bucketMs)
+      .toISOString()
+      .replace('T', ' ')
+      .replace(/\.\d{3}Z$/, '');
     const key = `${t.market_id}|${bucket}`;
     volumes.set(key, (volumes.get(key) ?? 0) + t.size_usdc);
   }

@@ -23,7 +23,11 @@ afterAll(async () => {
 
 test('ingest, sink and two API processes over Kafka, PostgreSQL and ClickHouse HTTP: every upstream trade once', async () => {
   const simulator = startChild('services/simulator/main.ts', {
-    SIM_PORT: '0', SIM_SEED: '33', SIM_MARKET_COUNT: '30', SIM_HISTORIC_TRADES: '2000', SIM_TRADES_PER_SECOND: '0',
+    SIM_PORT: '0',
+    SIM_SEED: '33',
+    SIM_MARKET_COUNT: '30',
+    SIM_HISTORIC_TRADES: '2000',
+    SIM_TRADES_PER_SECOND: '0',
   });
   children.push(simulator);
   const simulatorBase = String((await simulator.waitForLog((l) => typeof l.baseUrl === 'string', 30_000)).baseUrl);
@@ -76,10 +80,15 @@ test('ingest, sink and two API processes over Kafka, PostgreSQL and ClickHouse H
   await runAdminCli(env.DATA_DIR, ['credits', 'add', key, '1000'], { DATABASE_URL: env.DATABASE_URL });
   await waitFor(async () => (await getJson(`${second}/v1/trades?limit=1`, key)).status === 200, 30_000, 'credits to unlock Tier 2');
 
-  await waitFor(async () => {
-    const { body } = await getJson(`${second}/v1/health`, key);
-    return body.data.counts.trades >= truth.size && body.data.pipeline.sink_lag['tapeline.trades.v1'] === 0 ? true : null;
-  }, 150_000, 'every upstream trade to be queryable through the second API process', 500);
+  await waitFor(
+    async () => {
+      const { body } = await getJson(`${second}/v1/health`, key);
+      return body.data.counts.trades >= truth.size && body.data.pipeline.sink_lag['tapeline.trades.v1'] === 0 ? true : null;
+    },
+    150_000,
+    'every upstream trade to be queryable through the second API process',
+    500,
+  );
 
   const viaFirst = await walkPages(`${first}/v1/trades?limit=500`, key);
   const viaSecond = await walkPages(`${second}/v1/trades?limit=500`, key);

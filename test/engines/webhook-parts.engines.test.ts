@@ -23,7 +23,11 @@ afterAll(async () => {
 
 test('signals and webhooks parts deliver signed trade.executed events from live upstream trades', async () => {
   const simulator = startChild('services/simulator/main.ts', {
-    SIM_PORT: '0', SIM_SEED: '44', SIM_MARKET_COUNT: '20', SIM_HISTORIC_TRADES: '200', SIM_TRADES_PER_SECOND: '2',
+    SIM_PORT: '0',
+    SIM_SEED: '44',
+    SIM_MARKET_COUNT: '20',
+    SIM_HISTORIC_TRADES: '200',
+    SIM_TRADES_PER_SECOND: '2',
   });
   children.push(simulator);
   const simulatorBase = String((await simulator.waitForLog((l) => typeof l.baseUrl === 'string', 30_000)).baseUrl);

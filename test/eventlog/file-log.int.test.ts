@@ -70,7 +70,10 @@ describe('embedded file log', () => {
     test.each(tails)('%s is cut off on open; earlier records stay and new appends follow them', async (_, tail) => {
       let log = await openLog();
       await log.createTopics([{ name: 'trades', partitions: 1 }]);
-      await log.produce('trades', Array.from({ length: 10 }, (_, i) => ({ key: 'm', value: Buffer.from(`trade-${i}`) })));
+      await log.produce(
+        'trades',
+        Array.from({ length: 10 }, (_, i) => ({ key: 'm', value: Buffer.from(`trade-${i}`) })),
+      );
       await log.close();
       const intactBytes = (await stat(partitionFile('trades', 0))).size;
       await appendFile(partitionFile('trades', 0), tail);
@@ -113,7 +116,8 @@ describe('embedded file log', () => {
       for (let seq = 0; seq <= acknowledged; seq++) if (!present.has(seq)) throw new Error(`acknowledged message ${seq} was lost`);
       // An unacknowledged call may have reached some partitions, but only if every call before it is complete.
       for (const { batchFirst } of decoded) {
-        for (let seq = 0; seq < batchFirst; seq++) if (!present.has(seq)) throw new Error(`message ${seq} missing before call at ${batchFirst}`);
+        for (let seq = 0; seq < batchFirst; seq++)
+          if (!present.has(seq)) throw new Error(`message ${seq} missing before call at ${batchFirst}`);
       }
       for (let partition = 0; partition < 3; partition++) {
         const inPartition = decoded.filter((d) => d.m.partition === partition).map((d) => d.seq);
@@ -130,7 +134,10 @@ describe('embedded file log', () => {
     async function producedTopic(count: number): Promise<EventLog> {
       const log = await openLog();
       await log.createTopics([{ name: 'work', partitions: 1 }]);
-      await log.produce('work', Array.from({ length: count }, (_, i) => ({ key: 'k', value: Buffer.from(String(i)) })));
+      await log.produce(
+        'work',
+        Array.from({ length: count }, (_, i) => ({ key: 'k', value: Buffer.from(String(i)) })),
+      );
       await log.close();
       return log;
     }
@@ -158,9 +165,7 @@ describe('embedded file log', () => {
       await waitFor('the rest of the topic', () => redelivered.at(-1)?.lastOffset === 99);
       await running.stop();
       expect(redelivered[0]!.firstOffset).toBe(50);
-      expect(redelivered.flatMap((b) => b.messages.map((m) => Number(text(m))))).toEqual(
-        Array.from({ length: 50 }, (_, i) => 50 + i),
-      );
+      expect(redelivered.flatMap((b) => b.messages.map((m) => Number(text(m))))).toEqual(Array.from({ length: 50 }, (_, i) => 50 + i));
     });
 
     test('a consumer killed at an arbitrary moment loses nothing and never commits past what it handled', async () => {
@@ -267,8 +272,14 @@ describe('embedded file log', () => {
       const keyFor = (partition: number) => {
         for (let i = 0; ; i++) if (partitionForKey(`key-${i}`, 2) === partition) return `key-${i}`;
       };
-      await log.produce('t', Array.from({ length: 50 }, (_, i) => ({ key: keyFor(0), value: Buffer.from(String(i)) })));
-      await log.produce('t', Array.from({ length: 50 }, (_, i) => ({ key: keyFor(1), value: Buffer.from(String(i)) })));
+      await log.produce(
+        't',
+        Array.from({ length: 50 }, (_, i) => ({ key: keyFor(0), value: Buffer.from(String(i)) })),
+      );
+      await log.produce(
+        't',
+        Array.from({ length: 50 }, (_, i) => ({ key: keyFor(1), value: Buffer.from(String(i)) })),
+      );
       const order: number[] = [];
       const running = await log.runConsumer({
         groupId: 'fair',
@@ -332,12 +343,8 @@ describe('embedded file log', () => {
       const log = await openLog();
       await log.createTopics([{ name: 't', partitions: 2 }]);
       const valid = { key: 'a', value: Buffer.from('ok') };
-      await expect(log.produce('t', [valid, { key: 'b'.repeat(70_000), value: Buffer.from('too long a key') }])).rejects.toThrow(
-        /key/,
-      );
-      await expect(log.produce('t', [valid, { key: 'c', value: Buffer.from('x'), timestamp: Number.NaN }])).rejects.toThrow(
-        /timestamp/,
-      );
+      await expect(log.produce('t', [valid, { key: 'b'.repeat(70_000), value: Buffer.from('too long a key') }])).rejects.toThrow(/key/);
+      await expect(log.produce('t', [valid, { key: 'c', value: Buffer.from('x'), timestamp: Number.NaN }])).rejects.toThrow(/timestamp/);
       expect((await log.positions('g', 't')).map((p) => p.endOffset)).toEqual([0, 0]);
     });
 
@@ -345,16 +352,17 @@ describe('embedded file log', () => {
       const log = await openFileEventLog({ directory, clock: () => 1_234_567 });
       opened.push(log);
       await log.createTopics([{ name: 't', partitions: 1 }]);
-      await log.produce('t', [{ key: 'k', value: Buffer.from('a') }, { key: 'k', value: Buffer.from('b'), timestamp: 7 }]);
+      await log.produce('t', [
+        { key: 'k', value: Buffer.from('a') },
+        { key: 'k', value: Buffer.from('b'), timestamp: 7 },
+      ]);
       expect((await readAll(log, 't')).map((m) => m.timestamp)).toEqual([1_234_567, 7]);
     });
 
     test('concurrent produce calls are all acknowledged and stored exactly once', async () => {
       const log = await openLog();
       await log.createTopics([{ name: 't', partitions: 2 }]);
-      await Promise.all(
-        Array.from({ length: 500 }, (_, i) => log.produce('t', [{ key: `k${i % 10}`, value: Buffer.from(String(i)) }])),
-      );
+      await Promise.all(Array.from({ length: 500 }, (_, i) => log.produce('t', [{ key: `k${i % 10}`, value: Buffer.from(String(i)) }])));
       const values = (await readAll(log, 't')).map((m) => Number(text(m)));
       expect(values.sort((a, b) => a - b)).toEqual(Array.from({ length: 500 }, (_, i) => i));
     });

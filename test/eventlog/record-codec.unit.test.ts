@@ -42,7 +42,7 @@ describe('record framing', () => {
     const { bytes, frameLengths } = encodeFrames(records.slice(0, 1));
     for (let at = FRAME_HEADER_BYTES; at < frameLengths[0]!; at++) {
       const damaged = Buffer.from(bytes);
-      damaged[at]! ^= 1 << at % 8;
+      damaged[at]! ^= 1 << (at % 8);
       expect(scanFrames(damaged)).toEqual({ stop: 'corrupt', frameStarts: [], validBytes: 0 });
       expect(() => decodeFrames(damaged, 1)).toThrow(CorruptRecordError);
     }

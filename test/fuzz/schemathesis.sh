@@ -38,6 +38,10 @@ KEY="$(node --import tsx services/admin/cli.ts keys create --tier 2 --name fuzz 
 # Give ingestion a moment so markets, trades and books exist for the generated requests to find.
 sleep 10
 
+# JUNIT_REPORT (set by test/run-tiers.mjs): one test case per operation, for the run's totals.
+REPORT_ARGS=()
+if [ -n "${JUNIT_REPORT:-}" ]; then REPORT_ARGS=(--report junit --report-junit-path "$JUNIT_REPORT"); fi
+
 "$VENV/bin/schemathesis" run "http://127.0.0.1:$PORT/api/openapi.yaml" \
   --url "http://127.0.0.1:$PORT/v1" \
   --header "Authorization: Bearer $KEY" \
@@ -47,4 +51,6 @@ sleep 10
   --max-examples "${FUZZ_MAX_EXAMPLES:-40}" \
   --seed "${FUZZ_SEED:-297634862310557562320547155922233236182}" \
   --workers 2 \
-  --no-color
+  --no-color \
+  "${REPORT_ARGS[@]}" 2>&1 | tee "${JUNIT_REPORT:-$WORK/schemathesis}.summary"
+exit "${PIPESTATUS[0]}"

@@ -8,7 +8,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LocalBooks } from '../../services/ingest/book-state.js';
 import { normalizeGammaEvent, normalizeGammaTag } from '../../services/ingest/normalize-catalog.js';
-import { normalizeBook, normalizeClobMarket, normalizePricesHistory, normalizeRestLastTradePrice, normalizeWsMarketMessage, wsFrameMessages } from '../../services/ingest/normalize-clob.js';
+import {
+  normalizeBook,
+  normalizeClobMarket,
+  normalizePricesHistory,
+  normalizeRestLastTradePrice,
+  normalizeWsMarketMessage,
+  wsFrameMessages,
+} from '../../services/ingest/normalize-clob.js';
 import { leaderboardWallet, normalizeActivity, normalizePosition } from '../../services/ingest/normalize-data.js';
 import { normalizeGammaMarket, resolutionOf } from '../../services/ingest/normalize-market.js';
 import { normalizeDataTrade } from '../../services/ingest/normalize-trade.js';
@@ -20,7 +27,12 @@ const IDS = { marketId: '0x' + 'a'.repeat(64), assetId: '1234' };
 
 function records(file: string): unknown[] {
   const text = fs.readFileSync(path.join(SAMPLES, file), 'utf8');
-  return file.endsWith('.ndjson') ? text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l)) : [JSON.parse(text)];
+  return file.endsWith('.ndjson')
+    ? text
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l))
+    : [JSON.parse(text)];
 }
 const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
 
@@ -30,8 +42,14 @@ function normalizerFor(file: string): ((record: unknown) => Parsed<unknown>[]) |
   if (file.startsWith('ws/user_') || name === 'data_trade_record_trump2024_taker.json') return null; // authenticated user channel
   if (file.startsWith('ws/')) return (r) => wsFrameMessages(r).map((m) => normalizeWsMarketMessage(m, 'polymarket', NOW));
   if (name === 'tags_list.json') return (r) => asList(r).map((t) => normalizeGammaTag(t, 'polymarket', NOW));
-  if (name.startsWith('events_')) return (r) => asList(r).flatMap((e) => [normalizeGammaEvent(e, 'polymarket', NOW), ...((e as { markets: unknown[] }).markets.map((m) => normalizeGammaMarket(m, 'polymarket', NOW)))]);
-  if (name.startsWith('public_search')) return (r) => (r as { events: unknown[] }).events.flatMap((e) => [normalizeGammaEvent(e, 'polymarket', NOW)]);
+  if (name.startsWith('events_'))
+    return (r) =>
+      asList(r).flatMap((e) => [
+        normalizeGammaEvent(e, 'polymarket', NOW),
+        ...(e as { markets: unknown[] }).markets.map((m) => normalizeGammaMarket(m, 'polymarket', NOW)),
+      ]);
+  if (name.startsWith('public_search'))
+    return (r) => (r as { events: unknown[] }).events.flatMap((e) => [normalizeGammaEvent(e, 'polymarket', NOW)]);
   if (file.startsWith('gamma/')) return (r) => [normalizeGammaMarket(r, 'polymarket', NOW)];
   if (name.startsWith('book_')) return (r) => [normalizeBook(r, 'polymarket', NOW, 'clob-rest')];
   if (name.startsWith('last_trade_price')) return (r) => [normalizeRestLastTradePrice(r, IDS, 'polymarket', NOW)];
@@ -124,7 +142,9 @@ describe('conformance with recorded upstream responses', () => {
     }
     expect(deltas).toBe(14);
     const final = books.snapshot(asset, NOW)!;
-    const lastChange = (changes.at(-1) as { price_changes: Array<{ asset_id: string; best_bid: string; best_ask: string; hash: string }> }).price_changes.find((c) => c.asset_id === asset)!;
+    const lastChange = (
+      changes.at(-1) as { price_changes: Array<{ asset_id: string; best_bid: string; best_ask: string; hash: string }> }
+    ).price_changes.find((c) => c.asset_id === asset)!;
     expect(final.best_bid).toBe(Number(lastChange.best_bid));
     expect(final.best_ask).toBe(Number(lastChange.best_ask));
     expect(final.hash).toBe(lastChange.hash);

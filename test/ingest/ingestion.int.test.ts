@@ -76,7 +76,11 @@ describe('ingestion of catalog, books, websocket and wallets', () => {
     await waitFor(async () => (await count('SELECT count() AS n FROM gamma_tags FINAL')) === world.tags.length, 30_000, 'tags');
     await waitFor(async () => (await count('SELECT count() AS n FROM gamma_series FINAL')) === world.series.length, 30_000, 'series');
     const openEvents = (await (await fetch(`${simulator.gammaUrl}/events?closed=false&limit=500`)).json()) as Array<{ id: string }>;
-    await waitFor(async () => (await count('SELECT count() AS n FROM gamma_events FINAL WHERE NOT closed')) === openEvents.length, 30_000, 'open events');
+    await waitFor(
+      async () => (await count('SELECT count() AS n FROM gamma_events FINAL WHERE NOT closed')) === openEvents.length,
+      30_000,
+      'open events',
+    );
     const resolved = simulator.state.status.filter((s) => s.resolved).length;
     expect(resolved).toBeGreaterThan(0);
     await waitFor(async () => (await count('SELECT count() AS n FROM market_resolutions FINAL')) === resolved, 30_000, 'resolutions');
@@ -84,7 +88,13 @@ describe('ingestion of catalog, books, websocket and wallets', () => {
       'SELECT winning_outcome_index AS idx, payouts[winning_outcome_index + 1] AS payout FROM market_resolutions FINAL LIMIT 1',
     );
     expect(Number(winner!.payout)).toBe(1);
-    await waitFor(async () => (await count("SELECT count() AS n FROM markets FINAL WHERE status = 'resolved' AND uma_resolution_status = 'resolved'")) === resolved, 30_000, 'resolution fields on markets');
+    await waitFor(
+      async () =>
+        (await count("SELECT count() AS n FROM markets FINAL WHERE status = 'resolved' AND uma_resolution_status = 'resolved'")) ===
+        resolved,
+      30_000,
+      'resolution fields on markets',
+    );
   }, 120_000);
 
   test('websocket books converge to upstream through dropped frames and dropped connections', async () => {
@@ -104,7 +114,11 @@ describe('ingestion of catalog, books, websocket and wallets', () => {
     const tokens = simulator.state.world.markets.filter((m) => simulator.state.isAcceptingOrders(m.index)).flatMap((m) => m.tokenIds);
     expect(tokens.length).toBeGreaterThan(4);
     const upstream = async () => {
-      const response = await fetch(`${simulator.clobUrl}/books`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(tokens.map((token_id) => ({ token_id }))) });
+      const response = await fetch(`${simulator.clobUrl}/books`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(tokens.map((token_id) => ({ token_id }))),
+      });
       return new Map(((await response.json()) as Array<{ asset_id: string; hash: string }>).map((b) => [b.asset_id, b.hash]));
     };
     const truth = await upstream();

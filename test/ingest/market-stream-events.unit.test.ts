@@ -32,22 +32,46 @@ function streamWithCapture(onNewMarket?: (ids: string[]) => void) {
   return { stream, books };
 }
 
-const book = { event_type: 'book', market: MARKET, asset_id: YES, hash: 'abcdef0123', timestamp: '1767225600000', tick_size: '0.01', bids: [{ price: '0.48', size: '10' }], asks: [{ price: '0.52', size: '5' }] };
+const book = {
+  event_type: 'book',
+  market: MARKET,
+  asset_id: YES,
+  hash: 'abcdef0123',
+  timestamp: '1767225600000',
+  tick_size: '0.01',
+  bids: [{ price: '0.48', size: '10' }],
+  asks: [{ price: '0.52', size: '5' }],
+};
 
 test('tick_size_change republishes the book with the new tick size, same id and time', async () => {
   const { stream, books } = streamWithCapture();
   stream.handleFrame(JSON.stringify([book]));
-  stream.handleFrame(JSON.stringify({ event_type: 'tick_size_change', market: MARKET, asset_id: YES, old_tick_size: '0.01', new_tick_size: '0.001', timestamp: '1767225601000' }));
+  stream.handleFrame(
+    JSON.stringify({
+      event_type: 'tick_size_change',
+      market: MARKET,
+      asset_id: YES,
+      old_tick_size: '0.01',
+      new_tick_size: '0.001',
+      timestamp: '1767225601000',
+    }),
+  );
   await stream.stop();
   const snapshots = books();
   expect(snapshots.map((b) => b.tick_size)).toEqual([0.01, 0.001]);
-  expect(snapshots[1]).toMatchObject({ event_id: snapshots[0]!.event_id, timestamp_ms: snapshots[0]!.timestamp_ms, bids: [{ price: 0.48, size: 10 }] });
+  expect(snapshots[1]).toMatchObject({
+    event_id: snapshots[0]!.event_id,
+    timestamp_ms: snapshots[0]!.timestamp_ms,
+    bids: [{ price: 0.48, size: 10 }],
+  });
   expect(snapshots[1]!.ingested_at_ms).toBeGreaterThanOrEqual(snapshots[0]!.ingested_at_ms);
 });
 
 test('tick_size_change for a token without a known book publishes nothing', async () => {
   const { stream, books } = streamWithCapture();
-  stream.handleFrame(JSON.stringify({ event_type: 'tick_size_change', market: MARKET, asset_id: NO, old_tick_size: '0.01', new_tick_size: '0.001' }));
+  stream.handleFrame(
+    JSON.stringify({ event_type: 'tick_size_change', market: MARKET, asset_id: NO, old_tick_size: '0.01', new_tick_size: '0.001' }),
+  );
   await stream.stop();
   expect(books()).toEqual([]);
   expect(stream.stats.dead_lettered).toBe(0);
@@ -56,7 +80,18 @@ test('tick_size_change for a token without a known book publishes nothing', asyn
 test('new_market hands over its tokens', async () => {
   const announced: string[][] = [];
   const { stream } = streamWithCapture((ids) => announced.push(ids));
-  stream.handleFrame(JSON.stringify({ event_type: 'new_market', id: '123', market: MARKET, slug: 'x', question: 'X?', assets_ids: [YES, NO], outcomes: ['Yes', 'No'], timestamp: '1767225600000' }));
+  stream.handleFrame(
+    JSON.stringify({
+      event_type: 'new_market',
+      id: '123',
+      market: MARKET,
+      slug: 'x',
+      question: 'X?',
+      assets_ids: [YES, NO],
+      outcomes: ['Yes', 'No'],
+      timestamp: '1767225600000',
+    }),
+  );
   await stream.stop();
   expect(announced).toEqual([[YES, NO]]);
 });

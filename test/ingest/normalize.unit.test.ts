@@ -35,7 +35,13 @@ describe('Gamma markets', () => {
   test('a resolved "No" market: resolved despite a proposed UMA history, YES price 0', () => {
     const result = normalizeGammaMarket(readSample('gamma/market_resolved_no_katana_fdv.json'), 'polymarket', NOW);
     if (!result.ok) throw new Error(result.reason);
-    expect(result.value).toMatchObject({ status: 'resolved', resolved_outcome: 'No', outcome_prices: [0, 1], yes_index: 0, best_bid: null });
+    expect(result.value).toMatchObject({
+      status: 'resolved',
+      resolved_outcome: 'No',
+      outcome_prices: [0, 1],
+      yes_index: 0,
+      best_bid: null,
+    });
   });
 
   test('a resolved moneyline market names the winning team; YES is the first outcome', () => {
@@ -120,8 +126,17 @@ describe('Data API trades', () => {
 
   test('a NO fill at 0.3 is a YES price of 0.7', () => {
     const raw = {
-      proxyWallet: '0x' + '1'.repeat(40), side: 'BUY', asset: '42', conditionId: '0x' + '2'.repeat(64), size: 10, price: 0.3,
-      timestamp: 1774166009, title: 'T', outcome: 'No', outcomeIndex: 1, transactionHash: '0x' + '3'.repeat(64),
+      proxyWallet: '0x' + '1'.repeat(40),
+      side: 'BUY',
+      asset: '42',
+      conditionId: '0x' + '2'.repeat(64),
+      size: 10,
+      price: 0.3,
+      timestamp: 1774166009,
+      title: 'T',
+      outcome: 'No',
+      outcomeIndex: 1,
+      transactionHash: '0x' + '3'.repeat(64),
     };
     const result = normalizeDataTrade(raw, 'simulator', NOW);
     expect(result.ok && result.value.yes_price).toBeCloseTo(0.7, 9);
@@ -137,8 +152,17 @@ describe('Data API trades', () => {
     [{ proxyWallet: '0x123' }, /proxyWallet/],
   ])('rejects a malformed trade %p with a reason', (override, reason) => {
     const good = {
-      proxyWallet: '0x' + '1'.repeat(40), side: 'BUY', asset: '42', conditionId: '0x' + '2'.repeat(64), size: 10, price: 0.3,
-      timestamp: 1774166009, title: 'T', outcome: 'Yes', outcomeIndex: 0, transactionHash: '0x' + '3'.repeat(64),
+      proxyWallet: '0x' + '1'.repeat(40),
+      side: 'BUY',
+      asset: '42',
+      conditionId: '0x' + '2'.repeat(64),
+      size: 10,
+      price: 0.3,
+      timestamp: 1774166009,
+      title: 'T',
+      outcome: 'Yes',
+      outcomeIndex: 0,
+      transactionHash: '0x' + '3'.repeat(64),
     };
     const result = normalizeDataTrade({ ...good, ...override }, 'polymarket', NOW);
     expect(result.ok).toBe(false);

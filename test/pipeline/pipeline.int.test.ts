@@ -38,7 +38,16 @@ interface Pipeline {
 
 async function startPipeline(simulatorOptions: SimulatorOptions): Promise<Pipeline> {
   let now = FROZEN_NOW;
-  const simulator = await startSimulator({ port: 0, seed: 5, marketCount: 40, walletCount: 30, historicTrades: 3000, historyHours: 24, clock: () => now, ...simulatorOptions });
+  const simulator = await startSimulator({
+    port: 0,
+    seed: 5,
+    marketCount: 40,
+    walletCount: 30,
+    historicTrades: 3000,
+    historyHours: 24,
+    clock: () => now,
+    ...simulatorOptions,
+  });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-pipeline-'));
   const config = loadConfig({
     DATA_DIR: dataDir,
@@ -98,7 +107,9 @@ async function indexedTrades(store: AnalyticsStore) {
 }
 
 async function candleTotals(store: AnalyticsStore) {
-  const [row] = await store.query<{ volume: number; trades: number }>('SELECT sum(volume_usdc) AS volume, sum(trade_count) AS trades FROM candles_1h');
+  const [row] = await store.query<{ volume: number; trades: number }>(
+    'SELECT sum(volume_usdc) AS volume, sum(trade_count) AS trades FROM candles_1h',
+  );
   return { volume: Number(row?.volume ?? 0), trades: Number(row?.trades ?? 0) };
 }
 

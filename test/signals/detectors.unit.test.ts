@@ -10,23 +10,69 @@ const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 function trade(n: number, yes: number, atMs: number, overrides: Partial<TradeExecuted> = {}): TradeExecuted {
   return {
-    event_id: `t${n}`, source: 'simulator', market_id: MARKET, market_title: 'Will it rain?', asset_id: '1', wallet: '0x' + 'b'.repeat(40),
-    side: 'buy', outcome: 'Yes', outcome_index: 0, price: yes, yes_price: yes, size: 100, size_usdc: 100 * yes, timestamp_ms: atMs,
-    tx_hash: '0x' + 'c'.repeat(64), ingested_at_ms: atMs, ...overrides,
+    event_id: `t${n}`,
+    source: 'simulator',
+    market_id: MARKET,
+    market_title: 'Will it rain?',
+    asset_id: '1',
+    wallet: '0x' + 'b'.repeat(40),
+    side: 'buy',
+    outcome: 'Yes',
+    outcome_index: 0,
+    price: yes,
+    yes_price: yes,
+    size: 100,
+    size_usdc: 100 * yes,
+    timestamp_ms: atMs,
+    tx_hash: '0x' + 'c'.repeat(64),
+    ingested_at_ms: atMs,
+    ...overrides,
   };
 }
 
 test('trade.executed carries exactly the spec fields plus event, id and source', () => {
   const payload = tradeExecuted(trade(1, 0.42, T0 + 7));
-  expect(Object.keys(payload).sort()).toEqual(['event', 'id', 'market_id', 'market_title', 'outcome', 'price', 'side', 'size_usdc', 'source', 'timestamp', 'trade_id', 'wallet'].sort());
-  expect(payload).toMatchObject({ event: 'trade.executed', trade_id: 't1', outcome: 'YES', side: 'buy', price: 0.42, timestamp: '2026-11-21T12:00:00.007Z' });
+  expect(Object.keys(payload).sort()).toEqual(
+    [
+      'event',
+      'id',
+      'market_id',
+      'market_title',
+      'outcome',
+      'price',
+      'side',
+      'size_usdc',
+      'source',
+      'timestamp',
+      'trade_id',
+      'wallet',
+    ].sort(),
+  );
+  expect(payload).toMatchObject({
+    event: 'trade.executed',
+    trade_id: 't1',
+    outcome: 'YES',
+    side: 'buy',
+    price: 0.42,
+    timestamp: '2026-11-21T12:00:00.007Z',
+  });
   expect(payload.id).toMatch(/^evt_[0-9a-f]{32}$/);
   expect(tradeExecuted(trade(1, 0.42, T0)).id).toBe(payload.id); // deterministic
 });
 
 test('trader.large_trade = trade.executed fields + threshold + trader context', () => {
-  const payload = largeTrade(trade(2, 0.5, T0), 10_000, { trades_24h: 3, volume_24h_usdc: 1200, markets_24h: 2, largest_trade_24h_usdc: 900 });
-  expect(payload).toMatchObject({ event: 'trader.large_trade', trade_id: 't2', threshold_usdc: 10_000, trader: { wallet: '0x' + 'b'.repeat(40), trades_24h: 3 } });
+  const payload = largeTrade(trade(2, 0.5, T0), 10_000, {
+    trades_24h: 3,
+    volume_24h_usdc: 1200,
+    markets_24h: 2,
+    largest_trade_24h_usdc: 900,
+  });
+  expect(payload).toMatchObject({
+    event: 'trader.large_trade',
+    trade_id: 't2',
+    threshold_usdc: 10_000,
+    trader: { wallet: '0x' + 'b'.repeat(40), trades_24h: 3 },
+  });
   expect(payload.id).not.toBe(tradeExecuted(trade(2, 0.5, T0)).id);
 });
 
@@ -40,7 +86,9 @@ test('a YES move beyond the threshold within the window is one signal, reported 
   expect(windows.observe(trade(4, 0.52, T0 + 180_000))).toBeNull();
   expect(windows.observe(trade(5, 0.5, T0 + 240_000))).toMatchObject({ prev_price: 0.53, direction: 'down', change_pct: -5.66 });
   const payload = priceSignal(move!);
-  expect(Object.keys(payload).sort()).toEqual(['change_pct', 'direction', 'event', 'id', 'market_id', 'market_title', 'prev_price', 'source', 'timestamp', 'yes_price'].sort());
+  expect(Object.keys(payload).sort()).toEqual(
+    ['change_pct', 'direction', 'event', 'id', 'market_id', 'market_title', 'prev_price', 'source', 'timestamp', 'yes_price'].sort(),
+  );
   expect(payload.timestamp).toMatch(ISO_MS);
 });
 
@@ -67,14 +115,32 @@ test('a snapshot restores the windows after a failed batch, so the move is detec
 
 test('market.resolved payload: outcome, final prices, close time', () => {
   const market = {
-    market_id: MARKET, title: 'Will it rain?', outcomes: ['Yes', 'No'], outcome_prices: [0, 1], yes_index: 0, status: 'resolved',
-    resolved_outcome: 'No', closed_ms: T0, updated_at_ms: T0 + 5, source: 'simulator',
+    market_id: MARKET,
+    title: 'Will it rain?',
+    outcomes: ['Yes', 'No'],
+    outcome_prices: [0, 1],
+    yes_index: 0,
+    status: 'resolved',
+    resolved_outcome: 'No',
+    closed_ms: T0,
+    updated_at_ms: T0 + 5,
+    source: 'simulator',
   } as unknown as MarketUpserted;
-  expect(marketResolved(market)).toMatchObject({ event: 'market.resolved', resolved_outcome: 'NO', final_yes_price: 0, final_no_price: 1, timestamp: '2026-11-21T12:00:00.000Z' });
+  expect(marketResolved(market)).toMatchObject({
+    event: 'market.resolved',
+    resolved_outcome: 'NO',
+    final_yes_price: 0,
+    final_no_price: 1,
+    timestamp: '2026-11-21T12:00:00.000Z',
+  });
 });
 
 test('subscription matching: types, filters, and only events logged after the subscription', () => {
-  const subscription = { events: ['trade.executed', 'market.price_signal'] as any, filters: { market_ids: [MARKET.toUpperCase().replace('0X', '0x')], min_size_usdc: 50, min_change_pct: 10 }, created_at: new Date(T0) };
+  const subscription = {
+    events: ['trade.executed', 'market.price_signal'] as any,
+    filters: { market_ids: [MARKET.toUpperCase().replace('0X', '0x')], min_size_usdc: 50, min_change_pct: 10 },
+    created_at: new Date(T0),
+  };
   const facts = { type: 'trade.executed', market_id: MARKET, wallet: '0x1', size_usdc: 60, logged_at_ms: T0 };
   expect(wants(subscription, facts)).toBe(true);
   expect(wants(subscription, { ...facts, size_usdc: 49 })).toBe(false);

@@ -57,9 +57,7 @@ describe('simulated order books', () => {
   it('changes content and hash when trades print or the price moves', () => {
     const local = smallState();
     const localBooks = new OrderBooks(local);
-    const market = local.world.markets
-      .filter((m) => local.isAcceptingOrders(m.index))
-      .sort((a, b) => b.popularity - a.popularity)[0]!;
+    const market = local.world.markets.filter((m) => local.isAcceptingOrders(m.index)).sort((a, b) => b.popularity - a.popularity)[0]!;
     const before = localBooks.bookForToken(market.tokenIds[0])!;
     expect(localBooks.bookForToken(market.tokenIds[0])!.hash).toBe(before.hash);
     local.advance(5 * 60_000);

@@ -112,7 +112,11 @@ describe('upstream simulator over HTTP: Data API', () => {
     const holders = await getJson<{ token: string; holders: Row[] }[]>(`${sim.dataUrl}/holders?market=${market.conditionId}`);
     expect(holders.body.map((group) => group.token)).toEqual(market.tokenIds);
     const top = holders.body.flatMap((group) => group.holders)[0]!;
-    expect(top).toMatchObject({ proxyWallet: expect.stringMatching(/^0x[0-9a-f]{40}$/), amount: expect.any(Number), outcomeIndex: expect.any(Number) });
+    expect(top).toMatchObject({
+      proxyWallet: expect.stringMatching(/^0x[0-9a-f]{40}$/),
+      amount: expect.any(Number),
+      outcomeIndex: expect.any(Number),
+    });
 
     const oi = await getJson<Row[]>(`${sim.dataUrl}/oi?market=${market.conditionId}`);
     expect(oi.body).toEqual([{ market: market.conditionId, value: expect.any(Number) }]);
@@ -128,7 +132,8 @@ describe('upstream simulator over HTTP: Data API', () => {
 
     const activity = await getJson<Row[]>(`${sim.dataUrl}/activity?user=${top.proxyWallet}&limit=500`);
     expect(activity.body.length).toBeGreaterThan(0);
-    for (let i = 1; i < activity.body.length; i++) expect(activity.body[i - 1]!.timestamp as number).toBeGreaterThanOrEqual(activity.body[i]!.timestamp as number);
+    for (let i = 1; i < activity.body.length; i++)
+      expect(activity.body[i - 1]!.timestamp as number).toBeGreaterThanOrEqual(activity.body[i]!.timestamp as number);
     expect(activity.body.every((row) => ['TRADE', 'SPLIT', 'MERGE', 'REDEEM'].includes(row.type as string))).toBe(true);
 
     expect((await getJson(`${sim.dataUrl}/positions`)).status).toBe(400);

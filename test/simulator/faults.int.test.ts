@@ -2,12 +2,19 @@ import { startSimulator, type RunningSimulator } from '../../services/simulator/
 import { SMALL_WORLD, fixedClock } from './fixtures.js';
 import type { Row } from './http.js';
 
-async function statuses(sim: RunningSimulator, count: number): Promise<{ status: number; retryAfter: string | null; source: string | null }[]> {
+async function statuses(
+  sim: RunningSimulator,
+  count: number,
+): Promise<{ status: number; retryAfter: string | null; source: string | null }[]> {
   const out = [];
   for (let i = 0; i < count; i++) {
     const response = await fetch(`${sim.gammaUrl}/markets?limit=1`);
     await response.arrayBuffer();
-    out.push({ status: response.status, retryAfter: response.headers.get('retry-after'), source: response.headers.get('x-upstream-source') });
+    out.push({
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+      source: response.headers.get('x-upstream-source'),
+    });
   }
   return out;
 }

@@ -132,7 +132,27 @@ describe('Data API shapes', () => {
     for (const trade of state.trades.slice(-200)) {
       const row = renderTrade(state, trade, 'taker');
       expect(Object.keys(row).sort()).toEqual(
-        ['proxyWallet', 'side', 'asset', 'conditionId', 'size', 'price', 'timestamp', 'title', 'slug', 'icon', 'eventSlug', 'outcome', 'outcomeIndex', 'name', 'pseudonym', 'bio', 'profileImage', 'profileImageOptimized', 'transactionHash'].sort(),
+        [
+          'proxyWallet',
+          'side',
+          'asset',
+          'conditionId',
+          'size',
+          'price',
+          'timestamp',
+          'title',
+          'slug',
+          'icon',
+          'eventSlug',
+          'outcome',
+          'outcomeIndex',
+          'name',
+          'pseudonym',
+          'bio',
+          'profileImage',
+          'profileImageOptimized',
+          'transactionHash',
+        ].sort(),
       );
       expect(row.proxyWallet).toMatch(/^0x[0-9a-f]{40}$/);
       expect(row.asset).toMatch(/^\d{76,78}$/);
@@ -156,7 +176,17 @@ describe('Data API shapes', () => {
     const holder = state.world.wallets.find((w) => positionRows(state, w).length > 0)!;
     for (const { json } of positionRows(state, holder)) {
       expect(json.endDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-      for (const field of ['size', 'avgPrice', 'initialValue', 'currentValue', 'cashPnl', 'percentPnl', 'totalBought', 'realizedPnl', 'curPrice']) {
+      for (const field of [
+        'size',
+        'avgPrice',
+        'initialValue',
+        'currentValue',
+        'cashPnl',
+        'percentPnl',
+        'totalBought',
+        'realizedPnl',
+        'curPrice',
+      ]) {
         expect(typeof json[field]).toBe('number');
       }
       expect(typeof json.eventId).toBe('string');

@@ -162,7 +162,9 @@ describe('upstream simulator over HTTP: Gamma and CLOB', () => {
       expect(point.p).toBeGreaterThan(0);
       expect(point.p).toBeLessThan(1);
     }
-    const daily = await getJson<{ history: unknown[] }>(`${sim.clobUrl}/prices-history?market=${market.tokenIds[1]}&interval=1d&fidelity=60`);
+    const daily = await getJson<{ history: unknown[] }>(
+      `${sim.clobUrl}/prices-history?market=${market.tokenIds[1]}&interval=1d&fidelity=60`,
+    );
     expect(daily.body.history.length).toBeGreaterThan(0);
     expect((await getJson(`${sim.clobUrl}/prices-history?market=${market.tokenIds[0]}&interval=2y`)).status).toBe(400);
   });

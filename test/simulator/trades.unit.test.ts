@@ -53,8 +53,12 @@ describe('simulator trade tape', () => {
       const n = quote.ticksPerUnit;
       const touch =
         trade.outcomeIndex === 0
-          ? trade.side === 'BUY' ? quote.askTicks : quote.bidTicks
-          : trade.side === 'BUY' ? n - quote.bidTicks : n - quote.askTicks;
+          ? trade.side === 'BUY'
+            ? quote.askTicks
+            : quote.bidTicks
+          : trade.side === 'BUY'
+            ? n - quote.bidTicks
+            : n - quote.askTicks;
       // Sweeps pay up to one tick more (buys) or less (sells) on part of the size.
       const worst = trade.side === 'BUY' ? touch + 1 : touch - 1;
       const low = Math.min(touch, worst) / n - 1e-9;
@@ -88,7 +92,10 @@ describe('simulator trade tape', () => {
     const ledgerRows = state.world.wallets.flatMap((w) => state.ledger.activityOf(w.index));
     // Replay trades and ledger rows in tape order.
     const events = [
-      ...state.trades.map((t) => ({ order: t.sequence * 2 + 1, apply: () => apply(t.walletIndex, t.marketIndex, t.outcomeIndex, t.side === 'BUY' ? t.size : -t.size) })),
+      ...state.trades.map((t) => ({
+        order: t.sequence * 2 + 1,
+        apply: () => apply(t.walletIndex, t.marketIndex, t.outcomeIndex, t.side === 'BUY' ? t.size : -t.size),
+      })),
       ...ledgerRows.map((e) => ({
         order: e.tradesBefore * 2 + e.sequence / 1e9,
         apply: () => {

@@ -80,7 +80,8 @@ describe('simulator world generation', () => {
     expect(games.length).toBeGreaterThan(20);
     for (const game of games) expect(game.outcomes).not.toEqual(['Yes', 'No']);
     const categories = new Set(world.markets.map((m) => m.category));
-    for (const category of ['Politics', 'Sports', 'Crypto', 'Economics', 'Tech', 'Culture']) expect(categories.has(category as never)).toBe(true);
+    for (const category of ['Politics', 'Sports', 'Crypto', 'Economics', 'Tech', 'Culture'])
+      expect(categories.has(category as never)).toBe(true);
   });
 
   it('mixes active, closed-awaiting-resolution and resolved markets', () => {
@@ -102,7 +103,8 @@ describe('simulator world generation', () => {
     expect(new Set(wallets.map((w) => w.address)).size).toBe(200);
     for (const wallet of wallets) expect(wallet.address).toMatch(/^0x[0-9a-f]{40}$/);
     const behaviours = new Set(wallets.map((w) => w.behaviour));
-    for (const behaviour of ['whale', 'scalper', 'longshot', 'informed', 'noise', 'market-maker']) expect(behaviours.has(behaviour as never)).toBe(true);
+    for (const behaviour of ['whale', 'scalper', 'longshot', 'informed', 'noise', 'market-maker'])
+      expect(behaviours.has(behaviour as never)).toBe(true);
   });
 
   it('anchors history at clock - historyHours', () => {

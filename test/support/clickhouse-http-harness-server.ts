@@ -23,10 +23,28 @@ import zlib from 'node:zlib';
 import { Session } from 'chdb';
 
 const HTTP_ONLY = new Set([
-  'query', 'database', 'query_id', 'default_format', 'session_id', 'session_timeout', 'session_check', 'user', 'password',
-  'compress', 'decompress', 'buffer_size', 'wait_end_of_query', 'send_progress_in_http_headers', 'enable_http_compression',
-  'http_zlib_compression_level', 'http_headers_progress_interval_ms', 'http_response_buffer_size', 'quota_key', 'role',
-  'output_format_json_quote_64bit_integers_in_http', 'cancel_http_readonly_queries_on_client_close',
+  'query',
+  'database',
+  'query_id',
+  'default_format',
+  'session_id',
+  'session_timeout',
+  'session_check',
+  'user',
+  'password',
+  'compress',
+  'decompress',
+  'buffer_size',
+  'wait_end_of_query',
+  'send_progress_in_http_headers',
+  'enable_http_compression',
+  'http_zlib_compression_level',
+  'http_headers_progress_interval_ms',
+  'http_response_buffer_size',
+  'quota_key',
+  'role',
+  'output_format_json_quote_64bit_integers_in_http',
+  'cancel_http_readonly_queries_on_client_close',
 ]);
 
 const [dataDir, portArgument] = process.argv.slice(2);
@@ -54,7 +72,8 @@ async function execute(url: URL, body: string): Promise<{ bytes: Buffer; rows: n
   const setup: string[] = [];
   const settings: string[] = [];
   for (const [name, value] of url.searchParams) {
-    if (!identifier.test(name.replace(/^param_/, ''))) throw new Error(`Code: 115. DB::Exception: Unknown setting ${name}. (UNKNOWN_SETTING)`);
+    if (!identifier.test(name.replace(/^param_/, '')))
+      throw new Error(`Code: 115. DB::Exception: Unknown setting ${name}. (UNKNOWN_SETTING)`);
     if (name.startsWith('param_')) setup.push(`SET ${name} = ${stringLiteral(value)}`);
     else if (!HTTP_ONLY.has(name)) {
       setup.push(`SET ${name} = ${stringLiteral(value)}`);
@@ -72,7 +91,9 @@ async function execute(url: URL, body: string): Promise<{ bytes: Buffer; rows: n
     const result = await session.queryAsync(sql, { format });
     if (isInsert && faults.failInserts > 0 && faults.mode === 'after') {
       faults.failInserts--;
-      throw new Error('Code: 209. DB::Exception: Timeout exceeded while writing to socket (injected after the insert landed). (SOCKET_TIMEOUT)');
+      throw new Error(
+        'Code: 209. DB::Exception: Timeout exceeded while writing to socket (injected after the insert landed). (SOCKET_TIMEOUT)',
+      );
     }
     return { bytes: Buffer.from(result.bytes()), rows: result.rowsRead };
   } finally {
@@ -120,14 +141,24 @@ const server = http.createServer({ maxHeaderSize: 1024 * 1024 }, (request, respo
           'content-type': 'text/plain; charset=UTF-8',
           'x-clickhouse-query-id': queryId,
           'x-clickhouse-format': url.searchParams.get('default_format') || 'TabSeparated',
-          'x-clickhouse-summary': JSON.stringify({ read_rows: String(result.rows), read_bytes: '0', written_rows: '0', written_bytes: '0', total_rows_to_read: '0', result_rows: '0', result_bytes: '0', elapsed_ns: '0' }),
+          'x-clickhouse-summary': JSON.stringify({
+            read_rows: String(result.rows),
+            read_bytes: '0',
+            written_rows: '0',
+            written_bytes: '0',
+            total_rows_to_read: '0',
+            result_rows: '0',
+            result_bytes: '0',
+            elapsed_ns: '0',
+          }),
         })
         .end(result.bytes);
     })
     .catch((error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);
       const code = /^Code: (\d+)\./.exec(message)?.[1] ?? '1001';
-      if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain; charset=UTF-8', 'x-clickhouse-exception-code': code });
+      if (!response.headersSent)
+        response.writeHead(500, { 'content-type': 'text/plain; charset=UTF-8', 'x-clickhouse-exception-code': code });
       response.end(`${message}\n`);
     });
 });

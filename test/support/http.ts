@@ -10,7 +10,11 @@ export async function getJson<T = any>(url: string, apiKey?: string): Promise<Js
   return { status: response.status, body: (await response.json()) as T, headers: response.headers };
 }
 
-export async function postJson<T = any>(url: string, body: unknown, init: { raw?: string; apiKey?: string } = {}): Promise<JsonResponse<T>> {
+export async function postJson<T = any>(
+  url: string,
+  body: unknown,
+  init: { raw?: string; apiKey?: string } = {},
+): Promise<JsonResponse<T>> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(init.apiKey ? { authorization: `Bearer ${init.apiKey}` } : {}) },
@@ -20,7 +24,12 @@ export async function postJson<T = any>(url: string, body: unknown, init: { raw?
 }
 
 /** Polls `probe` until it returns a truthy value or the deadline passes (no fixed sleeps in tests). */
-export async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs: number, what: string, intervalMs = 250): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined | null | false>,
+  timeoutMs: number,
+  what: string,
+  intervalMs = 250,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -36,7 +45,11 @@ export async function waitFor<T>(probe: () => Promise<T | undefined | null | fal
 }
 
 /** Follows next_cursor to the end; returns every item and the number of pages. */
-export async function walkPages<T = any>(firstUrl: string, apiKey: string, maxPages = 10_000): Promise<{ items: T[]; pages: number; lastPage: any }> {
+export async function walkPages<T = any>(
+  firstUrl: string,
+  apiKey: string,
+  maxPages = 10_000,
+): Promise<{ items: T[]; pages: number; lastPage: any }> {
   const items: T[] = [];
   let url = firstUrl;
   for (let pages = 1; pages <= maxPages; pages++) {

@@ -52,7 +52,10 @@ export function startChild(script: string, env: Record<string, string>, args: st
     output: () => output,
     waitForLog(predicate, timeoutMs) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for a log line; output so far:\n${output.slice(-3000)}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`timed out waiting for a log line; output so far:\n${output.slice(-3000)}`)),
+          timeoutMs,
+        );
         child.once('exit', (code) => reject(new Error(`process exited (${code}) before the log line; output:\n${output.slice(-3000)}`)));
         waiters.push({
           predicate,

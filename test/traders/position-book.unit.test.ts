@@ -5,7 +5,17 @@ import { activityToFills, mergeFills } from '../../services/traders/activity-fil
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 10, 1);
-const fill = (over: Partial<Fill>): Fill => ({ market_id: 'm1', asset_id: 'yes1', outcome: 'Yes', outcome_index: 0, side: 'buy', size: 10, price: 0.5, ts_ms: T0, ...over });
+const fill = (over: Partial<Fill>): Fill => ({
+  market_id: 'm1',
+  asset_id: 'yes1',
+  outcome: 'Yes',
+  outcome_index: 0,
+  side: 'buy',
+  size: 10,
+  price: 0.5,
+  ts_ms: T0,
+  ...over,
+});
 
 describe('PositionBook', () => {
   test('buys average the entry price; a sell realizes against the average', () => {
@@ -61,7 +71,10 @@ describe('valuation, win rate and risk', () => {
   });
 
   test('risk score = 40 x concentration + 30 x long-shot share + 30 x drawdown', () => {
-    const fills = [fill({ market_id: 'm3', asset_id: 'a3', size: 100, price: 0.1 }), fill({ market_id: 'm3', asset_id: 'b3', outcome_index: 1, size: 10, price: 0.9 })];
+    const fills = [
+      fill({ market_id: 'm3', asset_id: 'a3', size: 100, price: 0.1 }),
+      fill({ market_id: 'm3', asset_id: 'b3', outcome_index: 1, size: 10, price: 0.9 }),
+    ];
     const book = new PositionBook();
     fills.forEach((f) => book.apply(f));
     const valued = valuePositions(book.all(), marks);
@@ -76,7 +89,13 @@ describe('valuation, win rate and risk', () => {
   test('daily curve: realized to date plus unrealized at each day-s close', () => {
     const fills = [fill({ size: 100, price: 0.4, ts_ms: T0 + 1000 }), fill({ side: 'sell', size: 50, price: 0.6, ts_ms: T0 + DAY + 1000 })];
     const closes: Record<number, number> = { [T0]: 0.5, [T0 + DAY]: 0.6, [T0 + 2 * DAY]: 0.3 };
-    const curve = dailyCurve(fills, T0, T0 + 2 * DAY, (_m, day) => closes[day] ?? null, () => 0);
+    const curve = dailyCurve(
+      fills,
+      T0,
+      T0 + 2 * DAY,
+      (_m, day) => closes[day] ?? null,
+      () => 0,
+    );
     expect(curve).toEqual([
       { date: '2026-11-01', realized: 0, unrealized: 10, total: 10 }, // 100 x (0.5 - 0.4)
       { date: '2026-11-02', realized: 10, unrealized: 10, total: 20 }, // 50 x 0.2 realized; 50 x (0.6 - 0.4)

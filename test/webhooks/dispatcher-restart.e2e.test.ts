@@ -33,12 +33,26 @@ test('kill -9 mid-retry, restart: every delivery arrives, nothing lost', async (
   let store = await openPgliteStore(controlDir);
   await migrateControlStore(store);
   const account = await new Accounts(store).registerAgent('restart');
-  const subscription = await new WebhookSubscriptions({ store, guard: new UrlGuard(['127.0.0.1']), clock: Date.now, secretGraceMs: 0 }).create(account.account_id, {
+  const subscription = await new WebhookSubscriptions({
+    store,
+    guard: new UrlGuard(['127.0.0.1']),
+    clock: Date.now,
+    secretGraceMs: 0,
+  }).create(account.account_id, {
     url: `${receiver.url}/flaky`,
     events: ['trade.executed'],
   });
   const ids = Array.from({ length: DELIVERIES }, (_, i) => eventId('trade.executed', `restart-${i}`));
-  await enqueueDeliveries(store, ids.map((id) => ({ subscriptionId: subscription.id, eventId: id, eventType: 'trade.executed', payload: { event: 'trade.executed', id } })), Date.now());
+  await enqueueDeliveries(
+    store,
+    ids.map((id) => ({
+      subscriptionId: subscription.id,
+      eventId: id,
+      eventType: 'trade.executed',
+      payload: { event: 'trade.executed', id },
+    })),
+    Date.now(),
+  );
   await store.close();
 
   const env = {
@@ -55,19 +69,32 @@ test('kill -9 mid-retry, restart: every delivery arrives, nothing lost', async (
   child = startChild('test/webhooks/fixtures/dispatcher-process.ts', env);
   await child.waitForLog((l) => l.msg === 'dispatcher started', 30_000);
   const attempted = () => new Set(receiver!.at('/flaky').map((r) => JSON.parse(r.body).id));
-  await waitFor(async () => attempted().size === DELIVERIES && receiver!.at('/flaky').length > DELIVERIES, 30_000, 'every delivery attempted and some retried', 20);
+  await waitFor(
+    async () => attempted().size === DELIVERIES && receiver!.at('/flaky').length > DELIVERIES,
+    30_000,
+    'every delivery attempted and some retried',
+    20,
+  );
   await child.kill('SIGKILL');
 
   const failedBefore = receiver.at('/flaky').length;
   receiver.script('/flaky', { status: 200 });
   child = startChild('test/webhooks/fixtures/dispatcher-process.ts', env);
   await child.waitForLog((l) => l.msg === 'dispatcher started', 30_000);
-  const succeededIds = () => new Set(receiver!.at('/flaky').slice(failedBefore).map((r) => JSON.parse(r.body).id));
+  const succeededIds = () =>
+    new Set(
+      receiver!
+        .at('/flaky')
+        .slice(failedBefore)
+        .map((r) => JSON.parse(r.body).id),
+    );
   await waitFor(async () => succeededIds().size === DELIVERIES, 30_000, 'every delivery to succeed after the restart', 50);
   await child.kill('SIGTERM');
 
   store = await openPgliteStore(controlDir);
-  const rows = await store.query<{ event_id: string; status: string; attempts: number }>('SELECT event_id, status, attempts FROM webhook_deliveries');
+  const rows = await store.query<{ event_id: string; status: string; attempts: number }>(
+    'SELECT event_id, status, attempts FROM webhook_deliveries',
+  );
   await store.close();
   expect(rows.map((r) => r.event_id).sort()).toEqual([...ids].sort());
   expect(rows.every((r) => r.status === 'succeeded')).toBe(true);
@@ -79,5 +106,6 @@ test('kill -9 mid-retry, restart: every delivery arrives, nothing lost', async (
   for (const request of receiver.at('/flaky')) perId.set(JSON.parse(request.body).id, (perId.get(JSON.parse(request.body).id) ?? 0) + 1);
   expect(ids.every((id) => (perId.get(id) ?? 0) >= 2)).toBe(true);
   expect([...succeededIds()].sort()).toEqual([...ids].sort());
-  for (const request of receiver.at('/flaky')) expect(verifyWebhook({ body: request.body, headers: request.headers, secret: subscription.secret }).ok).toBe(true);
+  for (const request of receiver.at('/flaky'))
+    expect(verifyWebhook({ body: request.body, headers: request.headers, secret: subscription.secret }).ok).toBe(true);
 }, 120_000);

@@ -77,7 +77,12 @@ async function subscribeAndEnqueue(pathName: string, events = 1): Promise<{ subs
   for (let i = 0; i < events; i++) {
     const id = eventId('trade.executed', `case-${counter++}`);
     eventIds.push(id);
-    deliveries.push({ subscriptionId: subscription.id, eventId: id, eventType: 'trade.executed', payload: { event: 'trade.executed', id, trade_id: `t-${counter}`, price: 0.5 } });
+    deliveries.push({
+      subscriptionId: subscription.id,
+      eventId: id,
+      eventType: 'trade.executed',
+      payload: { event: 'trade.executed', id, trade_id: `t-${counter}`, price: 0.5 },
+    });
   }
   await enqueueDeliveries(control, deliveries, Date.now());
   return { subscription, eventIds };
@@ -91,10 +96,15 @@ const attemptsOf = (subscriptionId: string) =>
     [subscriptionId],
   );
 const settled = (subscriptionId: string, status: string) =>
-  waitFor(async () => {
-    const row = await deliveryOf(subscriptionId);
-    return row?.status === status ? row : null;
-  }, 20_000, `delivery of subscription ${subscriptionId} to be ${status}`, 20);
+  waitFor(
+    async () => {
+      const row = await deliveryOf(subscriptionId);
+      return row?.status === status ? row : null;
+    },
+    20_000,
+    `delivery of subscription ${subscriptionId} to be ${status}`,
+    20,
+  );
 
 test('a 2xx delivery arrives once, signed over the exact body, with the spec headers', async () => {
   const dispatcher = start();
@@ -105,11 +115,18 @@ test('a 2xx delivery arrives once, signed over the exact body, with the spec hea
   expect(request).toBeDefined();
   expect(request!.body).toBe(row.body);
   expect(JSON.parse(request!.body)).toMatchObject({ event: 'trade.executed', id: eventIds[0], delivery_id: row.id });
-  expect(request!.headers).toMatchObject({ 'x-service-event': 'trade.executed', 'x-service-delivery': row.id, 'content-type': 'application/json' });
+  expect(request!.headers).toMatchObject({
+    'x-service-event': 'trade.executed',
+    'x-service-delivery': row.id,
+    'content-type': 'application/json',
+  });
   expect(request!.headers['x-service-timestamp']).toMatch(/^\d{10}$/);
   expect(request!.headers['x-service-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
   expect(verifyWebhook({ body: request!.body, headers: request!.headers, secret: subscription.secret })).toEqual({ ok: true });
-  expect(verifyWebhook({ body: request!.body, headers: request!.headers, secret: 'whsec_wrong' })).toEqual({ ok: false, reason: 'signature_mismatch' });
+  expect(verifyWebhook({ body: request!.body, headers: request!.headers, secret: 'whsec_wrong' })).toEqual({
+    ok: false,
+    reason: 'signature_mismatch',
+  });
   const attempts = await attemptsOf(subscription.id);
   expect(attempts).toHaveLength(1);
   expect(attempts[0]).toMatchObject({ attempt: 1, status_code: 204, error: null });
@@ -125,20 +142,28 @@ test('500 is retried on the schedule until it runs out; every attempt is logged 
   expect(attempts.map((a: any) => a.status_code)).toEqual([500, 500, 500, 500]);
   const requests = receiver.at('/fail500').filter((r) => r.headers['x-service-delivery'] === row.id);
   expect(requests).toHaveLength(SCHEDULE.length);
-  for (const request of requests) expect(verifyWebhook({ body: request.body, headers: request.headers, secret: subscription.secret })).toEqual({ ok: true });
+  for (const request of requests)
+    expect(verifyWebhook({ body: request.body, headers: request.headers, secret: subscription.secret })).toEqual({ ok: true });
   // Backoff: each retry waited at least the scheduled delay minus the 20% jitter.
   for (let i = 1; i < attempts.length; i++) {
-    expect(new Date(attempts[i].attempted_at).getTime() - new Date(attempts[i - 1].attempted_at).getTime()).toBeGreaterThanOrEqual(SCHEDULE[i]! * 0.8 - 1);
+    expect(new Date(attempts[i].attempted_at).getTime() - new Date(attempts[i - 1].attempted_at).getTime()).toBeGreaterThanOrEqual(
+      SCHEDULE[i]! * 0.8 - 1,
+    );
   }
 });
 
 test('a hanging receiver times out and is retried no sooner than the throttle floor', async () => {
   start();
   const { subscription } = await subscribeAndEnqueue('/hang');
-  const attempts = await waitFor(async () => {
-    const rows = await attemptsOf(subscription.id);
-    return rows.length >= 2 ? rows : null;
-  }, 20_000, 'two timed-out attempts', 20);
+  const attempts = await waitFor(
+    async () => {
+      const rows = await attemptsOf(subscription.id);
+      return rows.length >= 2 ? rows : null;
+    },
+    20_000,
+    'two timed-out attempts',
+    20,
+  );
   expect(attempts[0]).toMatchObject({ status_code: null, error: 'timed out waiting for the receiver' });
   expect(attempts[0].latency_ms).toBeGreaterThanOrEqual(290);
   expect(new Date(attempts[1].attempted_at).getTime() - new Date(attempts[0].attempted_at).getTime()).toBeGreaterThanOrEqual(300 + 50 - 1);
@@ -148,10 +173,15 @@ test('a hanging receiver times out and is retried no sooner than the throttle fl
 test('429 honours Retry-After, capped at the configured maximum', async () => {
   start();
   const { subscription } = await subscribeAndEnqueue('/throttle');
-  const attempts = await waitFor(async () => {
-    const rows = await attemptsOf(subscription.id);
-    return rows.length >= 2 ? rows : null;
-  }, 20_000, 'two throttled attempts', 20);
+  const attempts = await waitFor(
+    async () => {
+      const rows = await attemptsOf(subscription.id);
+      return rows.length >= 2 ? rows : null;
+    },
+    20_000,
+    'two throttled attempts',
+    20,
+  );
   expect(attempts[0].status_code).toBe(429);
   // Retry-After: 1 (1000 ms) capped at retryAfterMax 250 ms, above the 30 ms schedule and the 50 ms floor.
   expect(new Date(attempts[1].attempted_at).getTime() - new Date(attempts[0].attempted_at).getTime()).toBeGreaterThanOrEqual(249);
@@ -168,7 +198,11 @@ test('410 Gone fails the delivery at once and disables the subscription with a v
   expect(after!.disabled_reason).toContain('410 Gone');
   // Later events wait in the outbox (never claimed) instead of hammering a receiver that said it is gone.
   const id = eventId('trade.executed', 'after-gone');
-  await enqueueDeliveries(control, [{ subscriptionId: subscription.id, eventId: id, eventType: 'trade.executed', payload: { event: 'trade.executed', id } }], Date.now());
+  await enqueueDeliveries(
+    control,
+    [{ subscriptionId: subscription.id, eventId: id, eventType: 'trade.executed', payload: { event: 'trade.executed', id } }],
+    Date.now(),
+  );
   const due = await claimDue(control, Date.now() + 1, Date.now() + 1000, 100);
   expect(due.filter((d) => d.subscription_id === subscription.id)).toEqual([]);
 });
@@ -196,10 +230,15 @@ test('sustained failure disables the subscription and says why; a success resets
   start({ disableAfterMs: 40, policy: { scheduleMs: [0, 30, 30, 30, 30, 30], jitter: 0, throttleMinDelayMs: 0, retryAfterMaxMs: 0 } });
   receiver.script('/flaky', { status: 503 });
   const { subscription } = await subscribeAndEnqueue('/flaky');
-  const disabled = await waitFor(async () => {
-    const s = await subscriptions.get(accountId, subscription.id);
-    return s && !s.enabled ? s : null;
-  }, 20_000, 'the subscription to be disabled', 20);
+  const disabled = await waitFor(
+    async () => {
+      const s = await subscriptions.get(accountId, subscription.id);
+      return s && !s.enabled ? s : null;
+    },
+    20_000,
+    'the subscription to be disabled',
+    20,
+  );
   expect(disabled.disabled_reason).toMatch(/no successful delivery since .*sustained failure.*HTTP 503/);
   receiver.script('/flaky', { status: 200 });
   const enabled = await subscriptions.update(accountId, subscription.id, { enabled: true });
@@ -215,7 +254,11 @@ test('after a rotation both secrets sign during the grace period', async () => {
   expect(rotated.secret).not.toBe(subscription.secret);
   expect(rotated.secret).toMatch(/^whsec_[A-Za-z0-9_-]{32}$/);
   const id = eventId('trade.executed', 'rotation');
-  await enqueueDeliveries(control, [{ subscriptionId: subscription.id, eventId: id, eventType: 'trade.executed', payload: { event: 'trade.executed', id } }], Date.now());
+  await enqueueDeliveries(
+    control,
+    [{ subscriptionId: subscription.id, eventId: id, eventType: 'trade.executed', payload: { event: 'trade.executed', id } }],
+    Date.now(),
+  );
   await settled(subscription.id, 'succeeded');
   const [request] = receiver.at('/rotated');
   expect(String(request!.headers['x-service-signature']).split(',')).toHaveLength(2);

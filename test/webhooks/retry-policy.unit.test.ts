@@ -1,7 +1,12 @@
 /** The retry policy's decisions, with a fixed random so jitter is exact. */
 import { decide, retryAfterMs, withJitter, type RetryPolicy } from '../../services/webhooks/retry-policy.js';
 
-const policy: RetryPolicy = { scheduleMs: [0, 5_000, 300_000, 1_800_000], jitter: 0.2, throttleMinDelayMs: 60_000, retryAfterMaxMs: 3_600_000 };
+const policy: RetryPolicy = {
+  scheduleMs: [0, 5_000, 300_000, 1_800_000],
+  jitter: 0.2,
+  throttleMinDelayMs: 60_000,
+  retryAfterMaxMs: 3_600_000,
+};
 const NOW = 1_800_000_000_000;
 const mid = () => 0.5; // no jitter
 const response = (status: number, retryAfter: string | null = null) => ({ kind: 'response' as const, status, retryAfter });
@@ -15,7 +20,11 @@ test('the schedule is followed, then the delivery fails', () => {
   expect(decide(response(500), 1, policy, mid, NOW)).toEqual({ next: 'retry', delayMs: 5_000, error: 'HTTP 500' });
   expect(decide(response(500), 2, policy, mid, NOW)).toMatchObject({ delayMs: 300_000 });
   expect(decide(response(500), 3, policy, mid, NOW)).toMatchObject({ delayMs: 1_800_000 });
-  expect(decide(response(500), 4, policy, mid, NOW)).toEqual({ next: 'failed', error: 'HTTP 500; gave up after 4 attempts', disableReason: null });
+  expect(decide(response(500), 4, policy, mid, NOW)).toEqual({
+    next: 'failed',
+    error: 'HTTP 500; gave up after 4 attempts',
+    disableReason: null,
+  });
 });
 
 test('jitter stays within +/-20%', () => {

@@ -2,10 +2,12 @@
 import { forbiddenReason } from '../../services/webhooks/address-policy.js';
 import { UnsafeUrlError, UrlGuard, type Resolver } from '../../services/webhooks/url-guard.js';
 
-const stub = (table: Record<string, string[]>): Resolver => async (host) => {
-  if (!(host in table)) throw new Error('ENOTFOUND');
-  return table[host]!;
-};
+const stub =
+  (table: Record<string, string[]>): Resolver =>
+  async (host) => {
+    if (!(host in table)) throw new Error('ENOTFOUND');
+    return table[host]!;
+  };
 
 test.each([
   ['127.0.0.1', 'loopback'],
@@ -44,7 +46,10 @@ test('only http and https, no credentials, must resolve', async () => {
 });
 
 test('a name resolving to any private address is refused (one bad record is enough)', async () => {
-  const guard = new UrlGuard([], stub({ 'mixed.example': ['93.184.216.34', '10.0.0.5'], 'meta.example': ['169.254.169.254'], 'v6.example': ['::ffff:192.168.0.1'] }));
+  const guard = new UrlGuard(
+    [],
+    stub({ 'mixed.example': ['93.184.216.34', '10.0.0.5'], 'meta.example': ['169.254.169.254'], 'v6.example': ['::ffff:192.168.0.1'] }),
+  );
   await expect(guard.check('https://mixed.example/')).rejects.toThrow(/10\.0\.0\.5, a private address/);
   await expect(guard.check('http://meta.example/latest/meta-data')).rejects.toThrow(/metadata/);
   await expect(guard.check('http://v6.example/')).rejects.toThrow(/private/);

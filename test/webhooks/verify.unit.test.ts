@@ -21,7 +21,10 @@ test('a delivery signed by the service verifies (the spec rule, by hand)', () =>
 });
 
 test('missing signature header', () => {
-  expect(verifyWebhook({ body: BODY, headers: headers(NOW_S, undefined), secret: SECRET, now })).toEqual({ ok: false, reason: 'missing_header' });
+  expect(verifyWebhook({ body: BODY, headers: headers(NOW_S, undefined), secret: SECRET, now })).toEqual({
+    ok: false,
+    reason: 'missing_header',
+  });
 });
 
 test('missing timestamp header', () => {
@@ -31,37 +34,58 @@ test('missing timestamp header', () => {
 
 test('bad hex in the signature', () => {
   const signature = 'sha256=' + 'z'.repeat(64);
-  expect(verifyWebhook({ body: BODY, headers: headers(NOW_S, signature), secret: SECRET, now })).toEqual({ ok: false, reason: 'malformed_signature' });
+  expect(verifyWebhook({ body: BODY, headers: headers(NOW_S, signature), secret: SECRET, now })).toEqual({
+    ok: false,
+    reason: 'malformed_signature',
+  });
 });
 
 test('upper-case hex is not the spec form', () => {
   const signature = signatureOf(SECRET, NOW_S, BODY).toUpperCase().replace('SHA256=', 'sha256=');
-  expect(verifyWebhook({ body: BODY, headers: headers(NOW_S, signature), secret: SECRET, now })).toEqual({ ok: false, reason: 'malformed_signature' });
+  expect(verifyWebhook({ body: BODY, headers: headers(NOW_S, signature), secret: SECRET, now })).toEqual({
+    ok: false,
+    reason: 'malformed_signature',
+  });
 });
 
 test('truncated signature', () => {
   const signature = signatureOf(SECRET, NOW_S, BODY).slice(0, -2);
-  expect(verifyWebhook({ body: BODY, headers: headers(NOW_S, signature), secret: SECRET, now })).toEqual({ ok: false, reason: 'malformed_signature' });
+  expect(verifyWebhook({ body: BODY, headers: headers(NOW_S, signature), secret: SECRET, now })).toEqual({
+    ok: false,
+    reason: 'malformed_signature',
+  });
 });
 
 test('timestamp too old (301 s) is rejected; 300 s is accepted', () => {
   const old = NOW_S - 301;
-  expect(verifyWebhook({ body: BODY, headers: headers(old, signatureOf(SECRET, old, BODY)), secret: SECRET, now })).toEqual({ ok: false, reason: 'timestamp_too_old' });
+  expect(verifyWebhook({ body: BODY, headers: headers(old, signatureOf(SECRET, old, BODY)), secret: SECRET, now })).toEqual({
+    ok: false,
+    reason: 'timestamp_too_old',
+  });
   const edge = NOW_S - 300;
   expect(verifyWebhook({ body: BODY, headers: headers(edge, signatureOf(SECRET, edge, BODY)), secret: SECRET, now })).toEqual({ ok: true });
 });
 
 test('timestamp too new (301 s ahead) is rejected', () => {
   const future = NOW_S + 301;
-  expect(verifyWebhook({ body: BODY, headers: headers(future, signatureOf(SECRET, future, BODY)), secret: SECRET, now })).toEqual({ ok: false, reason: 'timestamp_too_new' });
+  expect(verifyWebhook({ body: BODY, headers: headers(future, signatureOf(SECRET, future, BODY)), secret: SECRET, now })).toEqual({
+    ok: false,
+    reason: 'timestamp_too_new',
+  });
 });
 
 test('malformed timestamp', () => {
-  expect(verifyWebhook({ body: BODY, headers: headers('1e9', signatureOf(SECRET, NOW_S, BODY)), secret: SECRET, now })).toEqual({ ok: false, reason: 'malformed_timestamp' });
+  expect(verifyWebhook({ body: BODY, headers: headers('1e9', signatureOf(SECRET, NOW_S, BODY)), secret: SECRET, now })).toEqual({
+    ok: false,
+    reason: 'malformed_timestamp',
+  });
 });
 
 test('wrong secret', () => {
-  expect(verifyWebhook({ body: BODY, headers: headers(NOW_S, signatureOf(OTHER, NOW_S, BODY)), secret: SECRET, now })).toEqual({ ok: false, reason: 'signature_mismatch' });
+  expect(verifyWebhook({ body: BODY, headers: headers(NOW_S, signatureOf(OTHER, NOW_S, BODY)), secret: SECRET, now })).toEqual({
+    ok: false,
+    reason: 'signature_mismatch',
+  });
 });
 
 test('a body changed by one byte, or a timestamp swapped after signing, does not verify', () => {
@@ -77,7 +101,10 @@ test('rotated secret: during the grace period both signatures are sent and eithe
   expect(verifyWebhook({ body: BODY, headers: headers(NOW_S, header), secret: OTHER, now })).toEqual({ ok: true });
   // After the grace period only the new secret signs: a receiver still on the old one is refused.
   const after = signatureHeader([OTHER], NOW_S, BODY);
-  expect(verifyWebhook({ body: BODY, headers: headers(NOW_S, after), secret: SECRET, now })).toEqual({ ok: false, reason: 'signature_mismatch' });
+  expect(verifyWebhook({ body: BODY, headers: headers(NOW_S, after), secret: SECRET, now })).toEqual({
+    ok: false,
+    reason: 'signature_mismatch',
+  });
   // A receiver rolling its own configuration can hold both.
   expect(verifyWebhook({ body: BODY, headers: headers(NOW_S, after), secret: [SECRET, OTHER], now })).toEqual({ ok: true });
 });

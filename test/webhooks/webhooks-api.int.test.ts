@@ -37,7 +37,10 @@ let transport: HttpTransport;
 let meter: Meter;
 
 // The webhook routes never touch the analytics store; anything that does is a bug this makes loud.
-const noAnalytics = new Proxy({}, { get: () => () => Promise.reject(new Error('analytics store not available in this test')) }) as AnalyticsStore;
+const noAnalytics = new Proxy(
+  {},
+  { get: () => () => Promise.reject(new Error('analytics store not available in this test')) },
+) as AnalyticsStore;
 
 beforeAll(async () => {
   control = await openPgliteStore(fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-webhooks-api-')));
@@ -47,10 +50,19 @@ beforeAll(async () => {
   otherKey = (await accounts.registerAgent('someone-else')).api_key;
   receiver = await startReceiver();
   // Stub resolver: names resolve to fixed addresses, so the guard is exercised without real DNS.
-  const guard = new UrlGuard(['127.0.0.1'], async (host) => ({ 'public.example': ['93.184.216.34'], 'internal.example': ['10.1.2.3'] })[host] ?? []);
+  const guard = new UrlGuard(
+    ['127.0.0.1'],
+    async (host) => ({ 'public.example': ['93.184.216.34'], 'internal.example': ['10.1.2.3'] })[host] ?? [],
+  );
   transport = createHttpTransport(guard);
   dispatcher = startDispatcher({
-    store: control, transport: transport.send, logger: silent, timeoutMs: 2_000, disableAfterMs: 86_400_000, pollIntervalMs: 50, concurrency: 4,
+    store: control,
+    transport: transport.send,
+    logger: silent,
+    timeoutMs: 2_000,
+    disableAfterMs: 86_400_000,
+    pollIntervalMs: 50,
+    concurrency: 4,
     policy: { scheduleMs: [0, 50, 50], jitter: 0, throttleMinDelayMs: 0, retryAfterMaxMs: 0 },
   });
   const subscriptions = new WebhookSubscriptions({ store: control, guard, clock: Date.now, secretGraceMs: 3_600_000 });
@@ -58,7 +70,13 @@ beforeAll(async () => {
   const { access } = loadConfig({ RATE_SANDBOX_PER_SECOND: '100000', RATE_TIER1_PER_SECOND: '100000' });
   meter = new Meter(control, { ...access, flushIntervalMs: access.meterFlushIntervalMs });
   const app = createApp({
-    store: noAnalytics, accounts, logger: silent, validateResponses: true, meter, access, authCacheTtlMs: 0,
+    store: noAnalytics,
+    accounts,
+    logger: silent,
+    validateResponses: true,
+    meter,
+    access,
+    authCacheTtlMs: 0,
     health: { version: 'test', sources: () => [], sinkLag: async () => ({}) },
     webhooks: { subscriptions, store: control, clock: Date.now, wake: () => dispatcher.wake() },
   });
@@ -87,9 +105,18 @@ async function send(method: string, url: string, body?: unknown, apiKey = key) {
 }
 
 test('create returns the subscription with its whsec_ secret once; reads show only a hint', async () => {
-  const created = await postJson(`${base}/webhooks`, { url: `${receiver.url}/ok`, events: ['trade.executed', 'market.resolved'] }, { apiKey: key });
+  const created = await postJson(
+    `${base}/webhooks`,
+    { url: `${receiver.url}/ok`, events: ['trade.executed', 'market.resolved'] },
+    { apiKey: key },
+  );
   expect(created.status).toBe(201);
-  expect(created.body.data).toMatchObject({ url: `${receiver.url}/ok`, events: ['trade.executed', 'market.resolved'], enabled: true, filters: {} });
+  expect(created.body.data).toMatchObject({
+    url: `${receiver.url}/ok`,
+    events: ['trade.executed', 'market.resolved'],
+    enabled: true,
+    filters: {},
+  });
   expect(created.body.data.secret).toMatch(/^whsec_[A-Za-z0-9_-]{32}$/);
   const read = await getJson(`${base}/webhooks/${created.body.data.id}`, key);
   expect(read.status).toBe(200);
@@ -116,7 +143,11 @@ test.each([
 });
 
 test('a public URL passes the guard (resolved through the stub, never contacted)', async () => {
-  const response = await postJson(`${base}/webhooks`, { url: 'https://public.example/hook', events: ['market.price_signal'], filters: { min_change_pct: 10 } }, { apiKey: key });
+  const response = await postJson(
+    `${base}/webhooks`,
+    { url: 'https://public.example/hook', events: ['market.price_signal'], filters: { min_change_pct: 10 } },
+    { apiKey: key },
+  );
   expect(response.status).toBe(201);
   await send('DELETE', `${base}/webhooks/${response.body.data.id}`);
 });
@@ -133,7 +164,8 @@ test('subscriptions are scoped to the account: others get 404, lists never mix',
 });
 
 test('list pages with a cursor, newest first, each subscription once', async () => {
-  for (let i = 0; i < 3; i++) await postJson(`${base}/webhooks`, { url: `${receiver.url}/ok?n=${i}`, events: ['market.resolved'] }, { apiKey: key });
+  for (let i = 0; i < 3; i++)
+    await postJson(`${base}/webhooks`, { url: `${receiver.url}/ok?n=${i}`, events: ['market.resolved'] }, { apiKey: key });
   const all: string[] = [];
   let url = `${base}/webhooks?limit=2`;
   for (;;) {
@@ -149,7 +181,8 @@ test('list pages with a cursor, newest first, each subscription once', async () 
 });
 
 test('update, rotate, test event, delivery log, redeliver, delete', async () => {
-  const created = (await postJson(`${base}/webhooks`, { url: `${receiver.url}/fail500`, events: ['trade.executed'] }, { apiKey: key })).body.data;
+  const created = (await postJson(`${base}/webhooks`, { url: `${receiver.url}/fail500`, events: ['trade.executed'] }, { apiKey: key })).body
+    .data;
   const id = created.id;
   const patched = await send('PATCH', `${base}/webhooks/${id}`, { url: `${receiver.url}/ok`, filters: { min_size_usdc: 100 } });
   expect(patched.body.data).toMatchObject({ url: `${receiver.url}/ok`, filters: { min_size_usdc: 100 } });
@@ -165,10 +198,15 @@ test('update, rotate, test event, delivery log, redeliver, delete', async () => 
   expect(queued.status).toBe(202);
   expect(queued.body.data).toMatchObject({ event: 'webhook.test', status: 'pending' });
   const deliveryId = queued.body.data.id;
-  const log = await waitFor(async () => {
-    const page = await getJson(`${base}/webhooks/${id}/deliveries`, key);
-    return page.body.data[0]?.status === 'succeeded' ? page.body : null;
-  }, 10_000, 'the test delivery to succeed', 50);
+  const log = await waitFor(
+    async () => {
+      const page = await getJson(`${base}/webhooks/${id}/deliveries`, key);
+      return page.body.data[0]?.status === 'succeeded' ? page.body : null;
+    },
+    10_000,
+    'the test delivery to succeed',
+    50,
+  );
   expect(log.data[0]).toMatchObject({ id: deliveryId, attempts: 1, last_status_code: 204, next_attempt_at: null });
   expect(log.data[0].attempt_log).toEqual([expect.objectContaining({ attempt: 1, status_code: 204, error: null })]);
   const request = receiver.received.find((r) => r.headers['x-service-delivery'] === deliveryId)!;
@@ -178,10 +216,15 @@ test('update, rotate, test event, delivery log, redeliver, delete', async () => 
 
   const again = await send('POST', `${base}/webhooks/${id}/deliveries/${deliveryId}/redeliver`);
   expect(again.status).toBe(202);
-  await waitFor(async () => {
-    const page = await getJson(`${base}/webhooks/${id}/deliveries?status=succeeded`, key);
-    return page.body.data[0]?.attempts === 2 ? page.body : null;
-  }, 10_000, 'the redelivery', 50);
+  await waitFor(
+    async () => {
+      const page = await getJson(`${base}/webhooks/${id}/deliveries?status=succeeded`, key);
+      return page.body.data[0]?.attempts === 2 ? page.body : null;
+    },
+    10_000,
+    'the redelivery',
+    50,
+  );
   const sameDelivery = receiver.received.filter((r) => r.headers['x-service-delivery'] === deliveryId);
   expect(sameDelivery).toHaveLength(2);
   expect(sameDelivery[1]!.body).toBe(sameDelivery[0]!.body);

@@ -38,7 +38,16 @@ function specSignatureValid(request: ReceivedRequest, secret: string): boolean {
 
 test('stack + simulator + subscription -> signed trade.executed, market.price_signal and market.resolved', async () => {
   let now = Date.now();
-  simulator = await startSimulator({ port: 0, seed: 11, marketCount: 40, walletCount: 30, historicTrades: 500, historyHours: 6, tradesPerSecond: 0.5, clock: () => now });
+  simulator = await startSimulator({
+    port: 0,
+    seed: 11,
+    marketCount: 40,
+    walletCount: 30,
+    historicTrades: 500,
+    historyHours: 6,
+    tradesPerSecond: 0.5,
+    clock: () => now,
+  });
   receiver = await startReceiver();
   receiver.script('/hook', { status: 200 });
   const config = loadConfig({
@@ -58,20 +67,29 @@ test('stack + simulator + subscription -> signed trade.executed, market.price_si
   stack = await startStack(config, pino({ level: 'silent' }));
   const base = `${stack.url}/v1`;
   const key = (await postJson(`${base}/agents/register`, { name: 'webhooks-e2e' })).body.data.api_key as string;
-  const created = await postJson(`${base}/webhooks`, { url: `${receiver.url}/hook`, events: ['trade.executed', 'market.price_signal', 'market.resolved'] }, { apiKey: key });
+  const created = await postJson(
+    `${base}/webhooks`,
+    { url: `${receiver.url}/hook`, events: ['trade.executed', 'market.price_signal', 'market.resolved'] },
+    { apiKey: key },
+  );
   expect(created.status).toBe(201);
   const secret = created.body.data.secret as string;
 
   // Let the markets reach the signals processor as active first, then move simulated time in steps.
   await waitFor(async () => (await getJson(`${base}/markets?status=active&limit=1`, key)).body.data.length > 0, 30_000, 'active markets');
   const seen = () => new Set(receiver!.at('/hook').map((r) => r.headers['x-service-event']));
-  await waitFor(async () => {
-    const types = seen();
-    if (types.has('trade.executed') && types.has('market.price_signal') && types.has('market.resolved')) return true;
-    now += 60_000;
-    simulator!.advance(0);
-    return false;
-  }, 90_000, 'all three event types at the receiver', 400);
+  await waitFor(
+    async () => {
+      const types = seen();
+      if (types.has('trade.executed') && types.has('market.price_signal') && types.has('market.resolved')) return true;
+      now += 60_000;
+      simulator!.advance(0);
+      return false;
+    },
+    90_000,
+    'all three event types at the receiver',
+    400,
+  );
 
   const requests = receiver.at('/hook');
   for (const request of requests) {
@@ -85,7 +103,23 @@ test('stack + simulator + subscription -> signed trade.executed, market.price_si
   }
   const byType = (type: string) => requests.map((r) => JSON.parse(r.body)).filter((b) => b.event === type);
   const trade = byType('trade.executed')[0];
-  expect(Object.keys(trade).sort()).toEqual(['delivery_id', 'event', 'id', 'market_id', 'market_title', 'outcome', 'price', 'side', 'size_usdc', 'source', 'timestamp', 'trade_id', 'wallet'].sort());
+  expect(Object.keys(trade).sort()).toEqual(
+    [
+      'delivery_id',
+      'event',
+      'id',
+      'market_id',
+      'market_title',
+      'outcome',
+      'price',
+      'side',
+      'size_usdc',
+      'source',
+      'timestamp',
+      'trade_id',
+      'wallet',
+    ].sort(),
+  );
   expect(['buy', 'sell']).toContain(trade.side);
   const signal = byType('market.price_signal')[0];
   expect(Math.abs(signal.change_pct)).toBeGreaterThan(2);
@@ -95,7 +129,11 @@ test('stack + simulator + subscription -> signed trade.executed, market.price_si
   expect([0, 1]).toContain(resolved.final_yes_price);
   expect(typeof resolved.resolved_outcome).toBe('string');
   // The resolution also reaches the market read model (through the sink, which may trail the webhook).
-  await waitFor(async () => (await getJson(`${base}/markets/${resolved.market_id}`, key)).body.data.status === 'resolved', 30_000, 'the resolved market in /markets');
+  await waitFor(
+    async () => (await getJson(`${base}/markets/${resolved.market_id}`, key)).body.data.status === 'resolved',
+    30_000,
+    'the resolved market in /markets',
+  );
 
   // Every delivery is in the subscriber's log as succeeded.
   const log = await getJson(`${base}/webhooks/${created.body.data.id}/deliveries?limit=500`, key);

@@ -102,9 +102,7 @@ class KafkaEventLog implements EventLog {
   async createTopics(specs: TopicSpec[]): Promise<void> {
     this.assertOpen();
     const existing = new Set(await this.admin.listTopics());
-    const missing = specs
-      .map((spec) => ({ ...spec, name: this.onBroker(spec.name) }))
-      .filter((spec) => !existing.has(spec.name));
+    const missing = specs.map((spec) => ({ ...spec, name: this.onBroker(spec.name) })).filter((spec) => !existing.has(spec.name));
     if (missing.length === 0) return;
     try {
       await this.admin.createTopics({
@@ -128,7 +126,8 @@ class KafkaEventLog implements EventLog {
     const topic = this.onBroker(portTopic);
     if (messages.length === 0) return;
     if (!this.knownTopics.has(topic)) {
-      if (!(await this.admin.listTopics()).includes(topic)) throw new Error(`unknown topic ${portTopic}: create it first (auto-creation is off)`);
+      if (!(await this.admin.listTopics()).includes(topic))
+        throw new Error(`unknown topic ${portTopic}: create it first (auto-creation is off)`);
       this.knownTopics.add(topic);
     }
     await this.producer.send({
@@ -203,7 +202,8 @@ class KafkaEventLog implements EventLog {
       if (!event.payload.restart) onGaveUp();
     });
     await consumer.connect();
-    for (const topic of new Set(options.topics)) await consumer.subscribe({ topic: this.onBroker(topic), fromBeginning: options.fromBeginning ?? true });
+    for (const topic of new Set(options.topics))
+      await consumer.subscribe({ topic: this.onBroker(topic), fromBeginning: options.fromBeginning ?? true });
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,

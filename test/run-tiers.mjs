@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+/**
+ * `npm test`: runs every test tier in order and ends with one plain line, `N passed, N failed`,
+ * totalled over all tiers, so a CI log shows how many tests ran (a tool's own last line, such as
+ * Schemathesis' "2 warnings in 17 s", reads as "no test executed").
+ *
+ * Counting: a check that is pass/fail as a whole (typecheck, lint) is one test; Jest tiers count
+ * their tests (a suite that fails to load counts as one failure); Schemathesis counts one test per
+ * API operation (its JUnit report) and prints its generated cases beside. A tier whose command fails
+ * without a readable report counts one failure. Every tier runs even after a failure, and the exit
+ * code is non-zero when anything failed.
+ *
+ * TEST_TIERS=unit,integration runs a subset (names below).
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const jest = ['node', '--experimental-vm-modules', 'node_modules/jest/bin/jest.js'];
+
+/** @type {Array<{ name: string; kind: 'check' | 'jest' | 'junit'; command: string[] }>} */
+const TIERS = [
+  { name: 'typecheck', kind: 'check', command: ['npm', 'run', '-s', 'typecheck'] },
+  // lint joins once the tree is clean (see biome.json)
+  { name: 'unit', kind: 'jest', command: [...jest, '--selectProjects', 'unit'] },
+  { name: 'integration', kind: 'jest', command: [...jest, '--selectProjects', 'integration'] },
+  { name: 'e2e', kind: 'jest', command: [...jest, '--selectProjects', 'e2e'] },
+  { name: 'engines', kind: 'jest', command: [...jest, '--selectProjects', 'engines'] },
+  { name: 'fuzz', kind: 'junit', command: ['bash', 'test/fuzz/schemathesis.sh'] },
+];
+
+const selected = process.env.TEST_TIERS ? new Set(process.env.TEST_TIERS.split(',').map((s) => s.trim())) : null;
+const unknown = selected ? [...selected].filter((name) => !TIERS.some((tier) => tier.name === name)) : [];
+if (unknown.length > 0) {
+  console.error(`unknown tier(s): ${unknown.join(', ')}; tiers: ${TIERS.map((t) => t.name).join(', ')}`);
+  process.exit(2);
+}
+
+const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-tiers-'));
+const results = [];
+for (const tier of TIERS) {
+  if (selected && !selected.has(tier.name)) continue;
+  console.log(`\n== ${tier.name}: ${tier.command.join(' ')}`);
+  const started = Date.now();
+  const report = path.join(reports, `${tier.name}.${tier.kind === 'junit' ? 'xml' : 'json'}`);
+  const args = [...tier.command.slice(1)];
+  if (tier.kind === 'jest') args.push('--json', `--outputFile=${report}`);
+  const env = { ...process.env, ...(tier.kind === 'junit' ? { JUNIT_REPORT: report } : {}) };
+  const run = spawnSync(tier.command[0], args, { cwd: root, stdio: 'inherit', env });
+  const exitCode = run.status ?? 1;
+  const counted = count(tier, exitCode, report);
+  results.push({ name: tier.name, seconds: Math.round((Date.now() - started) / 1000), exitCode, ...counted });
+}
+
+console.log('\n== totals by tier');
+for (const r of results) {
+  const extra = r.note ? `, ${r.note}` : '';
+  console.log(
+    `${r.name.padEnd(12)} ${String(r.passed).padStart(5)} passed, ${String(r.failed).padStart(3)} failed  (${r.seconds} s${extra})`,
+  );
+}
+const passed = results.reduce((sum, r) => sum + r.passed, 0);
+const failed = results.reduce((sum, r) => sum + r.failed, 0);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed > 0 || results.some((r) => r.exitCode !== 0) ? 1 : 0);
+
+function count(tier, exitCode, report) {
+  if (tier.kind === 'check') return exitCode === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 };
+  if (tier.kind === 'jest') {
+    const json = readJson(report);
+    if (!json) return { passed: 0, failed: 1, note: 'no Jest report' };
+    const failed = json.numFailedTests + json.numRuntimeErrorTestSuites;
+    // Jest exits non-zero on, e.g., open handles or a failing global setup even with every test green.
+    const stray = exitCode !== 0 && failed === 0 ? 1 : 0;
+    return { passed: json.numPassedTests, failed: failed + stray, note: stray ? `exit code ${exitCode}` : undefined };
+  }
+  const xml = fs.existsSync(report) ? fs.readFileSync(report, 'utf8') : '';
+  const cases = [...xml.matchAll(/<testcase\b[^>]*?(\/>|>([\s\S]*?)<\/testcase>)/g)];
+  if (cases.length === 0) return { passed: 0, failed: 1, note: 'no JUnit report' };
+  const failedCases = cases.filter((c) => /<(failure|error)\b/.test(c[2] ?? '')).length;
+  const stray = exitCode !== 0 && failedCases === 0 ? 1 : 0;
+  const generated = /(\d+) generated/.exec(fs.existsSync(`${report}.summary`) ? fs.readFileSync(`${report}.summary`, 'utf8') : '');
+  return {
+    passed: cases.length - failedCases,
+    failed: failedCases + stray,
+    note:
+      [generated ? `${generated[1]} generated cases` : null, stray ? `exit code ${exitCode}` : null].filter(Boolean).join(', ') ||
+      undefined,
+  };
+}
+
+function readJson(file) {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return null;
+  }
+}
