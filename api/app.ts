@@ -26,12 +26,8 @@ import { readOperations } from './operations.js';
 import { accountRoutes } from './routes/account.js';
 import { agentRoutes } from './routes/agents.js';
 import { healthRoutes, type HealthInputs } from './routes/health.js';
-import { marketRoutes } from './routes/markets.js';
-import { tradeRoutes } from './routes/trades.js';
 import { metricsRoutes } from './metrics.js';
-import { traderRoutes } from './routes/traders.js';
-import { marketDataRoutes } from './routes/market-data.js';
-import { catalogRoutes } from './routes/catalog.js';
+import { READ_MODELS } from '../services/read-models/registry.js';
 import { webhookRoutes, type WebhooksApi } from './routes/webhooks.js';
 
 export const OPENAPI_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'openapi.yaml');
@@ -117,11 +113,7 @@ function buildApp(deps: AppDependencies, owners: OwnerCache, cache: ReadCache, c
   app.use('/v1', agentRoutes(deps.accounts, deps.meter, deps.access.thresholds));
   app.use('/v1', healthRoutes(deps.store, deps.health));
   app.use('/v1', accountRoutes({ meter: deps.meter, operations: readOperations(OPENAPI_PATH), ...deps.access }));
-  app.use('/v1', marketRoutes(deps.store));
-  app.use('/v1', tradeRoutes(deps.store));
-  app.use('/v1', traderRoutes(deps.store));
-  app.use('/v1', marketDataRoutes(deps.store));
-  app.use('/v1', catalogRoutes(deps.store));
+  for (const model of READ_MODELS) if (model.routes) app.use('/v1', model.routes({ store: deps.store }));
   if (deps.webhooks) app.use('/v1', webhookRoutes(deps.webhooks));
 
   app.use((_request, _response, next) => next(ApiError.notFound('no such route')));

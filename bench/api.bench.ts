@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openChdbStore } from '../services/analytics/clickhouse-store.js';
 import { migrate } from '../services/analytics/migrate.js';
-import { recomputeTraderStats } from '../services/traders/stats-job.js';
+import { recomputeTraderStats } from '../services/read-models/traders/stats-job.js';
 import { startBenchApi } from './bench-api-server.js';
 import { seedMarkets, seedTrades } from './seed.js';
 

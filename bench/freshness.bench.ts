@@ -24,7 +24,7 @@ import { openFileEventLog } from '../services/eventlog/file-log.js';
 import { startIngest } from '../services/ingest/ingest-service.js';
 import { normalizeWsMarketMessage, wsFrameMessages } from '../services/ingest/normalize-clob.js';
 import { normalizeDataTrade } from '../services/ingest/normalize-trade.js';
-import { allTopicSpecs } from '../services/shared/topics.js';
+import { allTopicSpecs } from '../services/read-models/registry.js';
 import { startSink } from '../services/sink/sink-service.js';
 import { simulatorUpstreamEnv, startSimulator } from '../services/simulator/server.js';
 

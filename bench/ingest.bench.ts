@@ -14,10 +14,9 @@ import { openChdbStore } from '../services/analytics/clickhouse-store.js';
 import { migrate } from '../services/analytics/migrate.js';
 import { openFileEventLog } from '../services/eventlog/file-log.js';
 import type { AnalyticsStore } from '../services/ports/analytics-store.js';
-import { encodeEvent } from '../services/shared/events.js';
-import { allTopicSpecs, TOPICS } from '../services/shared/topics.js';
+import { allTopicSpecs, STREAMS } from '../services/read-models/registry.js';
 import { startSink } from '../services/sink/sink-service.js';
-import { tradeRow } from '../services/sink/rows.js';
+import { tradeRow } from '../services/read-models/trades/rows.js';
 import { syntheticTrades } from './synthetic-trades.js';
 
 const TRADES = Number(process.env.BENCH_TRADES ?? 200_000);
@@ -51,8 +50,8 @@ async function main() {
   const produceStart = performance.now();
   for (let i = 0; i < trades.length; i += BATCH) {
     await log.produce(
-      TOPICS.trades.name,
-      trades.slice(i, i + BATCH).map((t) => ({ key: t.market_id, value: encodeEvent('trades', t), timestamp: t.timestamp_ms })),
+      STREAMS.trades.topic,
+      trades.slice(i, i + BATCH).map((t) => ({ key: t.market_id, value: STREAMS.trades.codec.encode(t), timestamp: t.timestamp_ms })),
     );
   }
   const produceSeconds = (performance.now() - produceStart) / 1000;

@@ -16,12 +16,11 @@ import { pino } from 'pino';
 import { openHttpStore } from '../services/analytics/clickhouse-store.js';
 import { migrate } from '../services/analytics/migrate.js';
 import { openKafkaEventLog } from '../services/eventlog/kafka/kafka-event-log.js';
-import { topicSchemas } from '../services/eventlog/kafka/topic-schemas.js';
-import { EventPublisher } from '../services/ingest/publisher.js';
+import { EventPublisher } from '../services/events/publisher.js';
 import type { AnalyticsStore } from '../services/ports/analytics-store.js';
-import { allTopicSpecs, TOPICS } from '../services/shared/topics.js';
+import { allTopicSpecs, STREAMS, topicSchemas } from '../services/read-models/registry.js';
 import { SINK_GROUP_ID, startSink } from '../services/sink/sink-service.js';
-import { tradeRow } from '../services/sink/rows.js';
+import { tradeRow } from '../services/read-models/trades/rows.js';
 import { startClickHouseHttpHarness } from '../test/support/clickhouse-http-harness.js';
 import { syntheticTrades } from './synthetic-trades.js';
 
@@ -76,10 +75,10 @@ async function main() {
     const publisher = new EventPublisher(log);
     const sink = await startSink(log, store, pino({ level: 'silent' }));
     const pipelineStart = performance.now();
-    for (let i = 0; i < trades.length; i += 1_000) await publisher.publishTrades(trades.slice(i, i + 1_000));
+    for (let i = 0; i < trades.length; i += 1_000) await publisher.publish('trades', trades.slice(i, i + 1_000));
     const producedSeconds = (performance.now() - pipelineStart) / 1000;
     for (;;) {
-      const positions = await log.positions(SINK_GROUP_ID, TOPICS.trades.name);
+      const positions = await log.positions(SINK_GROUP_ID, STREAMS.trades.topic);
       if (positions.every((p) => p.committedOffset === p.endOffset) && (await count(store)) === TRADES) break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -90,7 +89,7 @@ async function main() {
     const latencies: number[] = [];
     for (const probe of probes) {
       const start = performance.now();
-      await publisher.publishTrades([probe]);
+      await publisher.publish('trades', [probe]);
       for (;;) {
         const found = await store.query<{ n: number }>('SELECT count() AS n FROM trades WHERE trade_id = {id:String}', {
           id: probe.event_id,

@@ -1,7 +1,8 @@
 /** Seeds an analytics store for read benchmarks: synthetic markets, trades, books (all source simulator). */
 import type { AnalyticsStore } from '../services/ports/analytics-store.js';
-import type { MarketUpserted } from '../services/shared/events.js';
-import { marketRow, tradeRow } from '../services/sink/rows.js';
+import type { MarketUpserted } from '../services/events/types.js';
+import { marketRow } from '../services/read-models/markets/rows.js';
+import { tradeRow } from '../services/read-models/trades/rows.js';
 import { syntheticTrades } from './synthetic-trades.js';
 
 export const BENCH_MARKETS = 300;
@@ -40,6 +41,12 @@ export async function seedMarkets(store: AnalyticsStore, nowMs: number): Promise
       created_ms: nowMs - 30 * 86_400_000,
       updated_at_ms: nowMs,
       ingested_at_ms: nowMs,
+      uma_resolution_status: null,
+      accepting_orders: true,
+      neg_risk_market_id: null,
+      question_id: null,
+      tick_size: 0.01,
+      resolved_at_ms: null,
     }),
   );
   await store.insert('markets', rows.map(marketRow));

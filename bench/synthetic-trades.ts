@@ -1,5 +1,5 @@
 /** Seeded synthetic trades for benchmarks, labelled source "simulator" like all generated data. */
-import type { TradeExecuted } from '../services/shared/events.js';
+import type { TradeExecuted } from '../services/events/types.js';
 
 function mulberry32(seed: number) {
   let a = seed >>> 0;

@@ -20,8 +20,7 @@ import { Accounts } from '../services/control/accounts.js';
 import { migrateControlStore } from '../services/control/migrate.js';
 import { openPgliteStore } from '../services/control/pglite-store.js';
 import { openFileEventLog } from '../services/eventlog/file-log.js';
-import { encodeEvent } from '../services/shared/events.js';
-import { allTopicSpecs, TOPICS } from '../services/shared/topics.js';
+import { allTopicSpecs, STREAMS } from '../services/read-models/registry.js';
 import { startSignals } from '../services/signals/signals-service.js';
 import { tradeExecuted } from '../services/signals/payloads.js';
 import { startDispatcher } from '../services/webhooks/dispatcher.js';
@@ -129,8 +128,8 @@ async function main() {
     const batch = latencyTrades.slice(i, i + 4);
     const at = performance.now();
     await log.produce(
-      TOPICS.trades.name,
-      batch.map((t) => ({ key: t.market_id, value: encodeEvent('trades', t) })),
+      STREAMS.trades.topic,
+      batch.map((t) => ({ key: t.market_id, value: STREAMS.trades.codec.encode(t) })),
     );
     for (const t of batch) producedAt.set(eventId('trade.executed', t.event_id), at);
     await new Promise((r) => setTimeout(r, 10));

@@ -15,8 +15,8 @@ import type { Logger } from './logger.js';
 import type { AnalyticsStore } from './ports/analytics-store.js';
 import type { ControlStore } from './ports/control-store.js';
 import type { EventLog } from './ports/event-log.js';
-import { SINK_GROUP_ID } from './sink/sink-service.js';
-import { TOPICS } from './shared/topics.js';
+import { STREAMS } from './read-models/registry.js';
+import { sinkLag } from './sink/sink-service.js';
 
 export const SERVICE_VERSION = '0.5.0';
 
@@ -57,14 +57,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     health: {
       version: SERVICE_VERSION,
       sources: options.sources ?? (() => []),
-      sinkLag: async () => {
-        const lag: Record<string, number> = {};
-        for (const topic of [TOPICS.markets.name, TOPICS.trades.name]) {
-          const positions = await log.positions(SINK_GROUP_ID, topic);
-          lag[topic] = positions.reduce((sum, p) => sum + (p.endOffset - p.committedOffset), 0);
-        }
-        return lag;
-      },
+      sinkLag: () => sinkLag(log, [STREAMS.markets.topic, STREAMS.trades.topic]),
     },
   });
   const server = http.createServer(listener);

@@ -5,7 +5,7 @@
  */
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
-import { findPart, PARTS, type RunningPart } from './parts/registry.js';
+import { findPart, PARTS, startParts } from './parts/registry.js';
 import { PartResources } from './parts/resources.js';
 import { stopOnSignals } from './stack.js';
 
@@ -20,17 +20,9 @@ if (names.length === 0 || unknown.length > 0) {
 try {
   const config = loadConfig();
   const logger = createLogger(config);
-  const resources = new PartResources(config, logger);
-  const running: RunningPart[] = [];
-  for (const name of names) {
-    running.push(await findPart(name)!.start(resources));
-    logger.info({ part: name }, 'part started');
-  }
-  stopOnSignals(async () => {
-    // Reverse order: the API stops taking requests before the stores under it close.
-    for (const part of running.reverse()) await part.stop();
-    await resources.close();
-  }, logger);
+  const parts = await startParts(names, new PartResources(config, logger));
+  logger.info({ parts: names }, 'parts started');
+  stopOnSignals(parts.stop, logger);
 } catch (error) {
   console.error(error instanceof ConfigError ? error.message : error);
   process.exit(1);

@@ -78,6 +78,8 @@ class ClickHouseAnalyticsStore implements AnalyticsStore {
           : {}),
         // Rows carry ISO 8601 timestamps with milliseconds and a trailing Z.
         date_time_input_format: 'best_effort',
+        // A row key that names no column is a mapper bug: fail the insert instead of dropping the value.
+        input_format_skip_unknown_fields: 0,
       },
     });
   }

@@ -1,14 +1,13 @@
 /**
- * Forward-only ClickHouse migrations: clickhouse/migrations/NNNN_name.sql, applied in order at
- * startup, each recorded in schema_migrations once all its statements have run. Statements are
- * idempotent (IF NOT EXISTS) so a crash halfway through a file is repaired by the next start.
+ * Forward-only ClickHouse migrations: each read model's migrations/NNNN_name.sql, applied in version
+ * order at startup (one sequence across all read models), each recorded in schema_migrations once
+ * all its statements have run. Statements are idempotent (IF NOT EXISTS) so a crash halfway through
+ * a file is repaired by the next start.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
-
-export const MIGRATIONS_DIRECTORY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../clickhouse/migrations');
+import { READ_MODELS } from '../read-models/registry.js';
 
 export interface Migration {
   version: number;
@@ -16,16 +15,23 @@ export interface Migration {
   statements: string[];
 }
 
-export function readMigrations(directory = MIGRATIONS_DIRECTORY): Migration[] {
-  return fs
-    .readdirSync(directory)
-    .filter((file) => /^\d{4}_[a-z0-9_]+\.sql$/.test(file))
-    .sort()
-    .map((file) => ({
-      version: Number(file.slice(0, 4)),
-      name: file.replace(/\.sql$/, ''),
-      statements: splitStatements(fs.readFileSync(path.join(directory, file), 'utf8')),
-    }));
+export function readMigrations(directories: readonly string[] = READ_MODELS.map((model) => model.migrations)): Migration[] {
+  const migrations = directories
+    .filter((directory) => fs.existsSync(directory))
+    .flatMap((directory) =>
+      fs
+        .readdirSync(directory)
+        .filter((file) => /^\d{4}_[a-z0-9_]+\.sql$/.test(file))
+        .map((file) => ({
+          version: Number(file.slice(0, 4)),
+          name: file.replace(/\.sql$/, ''),
+          statements: splitStatements(fs.readFileSync(path.join(directory, file), 'utf8')),
+        })),
+    )
+    .sort((a, b) => a.version - b.version);
+  const clash = migrations.find((migration, index) => index > 0 && migrations[index - 1]!.version === migration.version);
+  if (clash) throw new Error(`two migrations share version ${clash.version}: number a new migration after the highest one`);
+  return migrations;
 }
 
 /** Splits on semicolons that end a line; the SQL files keep one statement per such terminator. */

@@ -10,11 +10,11 @@
  * Resuming by offset is safe while upstream grows: new trades push older ones to higher offsets, so
  * a resumed page can only re-read trades, never skip one.
  */
-import type { DeadLetter, MarketUpserted, PriceTick, Source, TradeExecuted } from '../shared/events.js';
+import type { DeadLetter, MarketUpserted, PriceTick, Source, TradeExecuted } from '../events/types.js';
 import { CheckpointFile } from '../ingest/checkpoint.js';
 import { normalizePricesHistory } from '../ingest/normalize-clob.js';
 import { normalizeDataTrade } from '../ingest/normalize-trade.js';
-import type { EventPublisher } from '../ingest/publisher.js';
+import type { EventPublisher } from '../events/publisher.js';
 import { UpstreamError, type UpstreamClient } from '../ingest/upstream-client.js';
 
 const PAGE_SIZE = 500;
@@ -101,7 +101,7 @@ export async function runBackfill(
       if (stop()) return { outcome: 'stopped', checkpoint: state };
       const page = await tradesPage(options, market, state, now());
       await options.publisher.deadLetter(page.deadLetters);
-      await options.publisher.publishTrades(page.trades);
+      await options.publisher.publish('trades', page.trades);
       const nextOffset = state.trades_offset + page.rows;
       const capped = !page.finished && nextOffset > MAX_OFFSET;
       if (capped)

@@ -16,15 +16,14 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { openAnalyticsStore } from '../analytics/open-analytics.js';
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import { openFileEventLog } from '../eventlog/file-log.js';
+import { openEventLog } from '../eventlog/open-event-log.js';
 import { CheckpointFile } from '../ingest/checkpoint.js';
-import { EventPublisher } from '../ingest/publisher.js';
+import { EventPublisher } from '../events/publisher.js';
 import { UpstreamClient } from '../ingest/upstream-client.js';
 import type { EventLog } from '../ports/event-log.js';
 import { assertNotSimulatorData } from '../shared/data-dir-guard.js';
-import { allTopicSpecs, TOPICS, type TopicKey } from '../shared/topics.js';
-import { INGESTION_TABLES } from '../sink/ingestion-rows.js';
-import { SINK_GROUP_ID, startSink } from '../sink/sink-service.js';
+import { allTopicSpecs } from '../read-models/registry.js';
+import { sinkLag, startSink } from '../sink/sink-service.js';
 import { parseBackfillArguments, requestKey, resolveRange, UsageError, type BackfillArguments } from './arguments.js';
 import { emptyTotals, plannedMarket, runBackfill, type BackfillCheckpoint } from './backfill-run.js';
 import { acquireBackfillAccess, DataDirBusyError } from './exclusive-access.js';
@@ -45,7 +44,7 @@ async function main(): Promise<number> {
   const lock = acquireBackfillAccess(config.dataDir);
   let log: EventLog | null = null;
   try {
-    log = await openFileEventLog({ directory: path.join(config.dataDir, 'log') });
+    log = await openEventLog(config);
     await log.createTopics(allTopicSpecs());
     const publisher = new EventPublisher(log);
     const { ingest, upstream } = config;
@@ -135,7 +134,7 @@ async function startingPoint(
   const planned = await planMarkets(gamma, args.markets, nowMs);
   // Markets first, so trades of closed or delisted markets have their market row too.
   await publisher.deadLetter(planned.deadLetters);
-  await publisher.publishMarkets(planned.markets);
+  await publisher.publish('markets', planned.markets);
   say(
     `planned ${planned.markets.length} markets, ${new Date(fromMs).toISOString()} .. ${new Date(toMs).toISOString()}, price points every ${args.fidelityMinutes} min`,
   );
@@ -162,11 +161,9 @@ async function indexEverything(config: Config, log: EventLog): Promise<void> {
   const logger = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, pino.destination(2));
   const store = await openAnalyticsStore(config);
   const sink = await startSink(log, store, logger);
-  const topics = [TOPICS.markets.name, TOPICS.trades.name, ...(Object.keys(INGESTION_TABLES) as TopicKey[]).map((k) => TOPICS[k].name)];
   try {
     for (;;) {
-      let lag = 0;
-      for (const topic of topics) for (const p of await log.positions(SINK_GROUP_ID, topic)) lag += p.endOffset - p.committedOffset;
+      const lag = Object.values(await sinkLag(log)).reduce((sum, n) => sum + n, 0);
       if (lag === 0) break;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }

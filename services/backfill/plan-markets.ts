@@ -3,7 +3,7 @@
  * active market. Gamma treats an omitted `closed` as closed=false, so a named condition id is looked
  * up open first, then closed.
  */
-import type { DeadLetter, MarketUpserted } from '../shared/events.js';
+import type { DeadLetter, MarketUpserted } from '../events/types.js';
 import { normalizeGammaMarket } from '../ingest/normalize-market.js';
 import type { UpstreamClient } from '../ingest/upstream-client.js';
 

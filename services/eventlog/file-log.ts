@@ -5,10 +5,12 @@
  *   <directory>/topics/<topic>/meta.json        {name, partitions}
  *   <directory>/topics/<topic>/<partition>.log  framed records (record-codec.ts)
  *   <directory>/groups/<groupId>.json           committed offsets (offset-store.ts)
+ *   <directory>/schemas/<fingerprint>.avsc      writer schemas of Avro topics (schema-store.ts)
  *
  * Guarantees: `produce` resolves after the records are fsynced, so they survive kill -9 and power
  * loss; offsets are committed after the batch handler resolves (at-least-once); opening repairs a
- * torn tail left by a crash.
+ * torn tail left by a crash. Topics given a schema resolve schema evolution like Kafka with a
+ * registry: consumers see every value in the current schema, whatever schema wrote it.
  *
  * Limits (documented differences from Kafka):
  * - one consumer-group member per process: a second runConsumer with a group already running in
@@ -30,6 +32,7 @@ import { OffsetStore } from './offset-store.js';
 import type { TruncatedTail } from './partition-file.js';
 import { partitionForKey } from './partitioner.js';
 import { encodeFrames, type StoredRecord } from './record-codec.js';
+import { FileSchemaStore, type TopicSchema } from './schema-store.js';
 import { TopicRegistry } from './topic-registry.js';
 
 export { UnknownTopicError } from './topic-registry.js';
@@ -45,6 +48,8 @@ export interface FileEventLogOptions {
   fsync?: boolean;
   /** Told when opening a partition cut off a torn or corrupt tail (for logging). */
   onTruncatedTail?: (tail: TruncatedTail) => void;
+  /** Topics whose values are Avro of these (current) schemas. */
+  schemas?: readonly TopicSchema[];
 }
 
 const DEFAULT_POLL_INTERVAL_MS = 200;
@@ -58,6 +63,7 @@ export async function openFileEventLog(options: FileEventLogOptions): Promise<Ev
   await mkdir(topicsDirectory, { recursive: true });
   await mkdir(groupsDirectory, { recursive: true });
   if (fsync) await fsyncDirectory(options.directory);
+  const schemas = await FileSchemaStore.open(join(options.directory, 'schemas'), options.schemas ?? [], { fsync });
   const topics = new TopicRegistry(topicsDirectory, { fsync, onTruncatedTail: options.onTruncatedTail });
   try {
     await topics.loadAll();
@@ -65,7 +71,7 @@ export async function openFileEventLog(options: FileEventLogOptions): Promise<Ev
     await topics.close();
     throw error;
   }
-  return new FileEventLog(topics, new OffsetStore(groupsDirectory, { fsync }), options.clock ?? Date.now, pollIntervalMs);
+  return new FileEventLog(topics, schemas, new OffsetStore(groupsDirectory, { fsync }), options.clock ?? Date.now, pollIntervalMs);
 }
 
 class FileEventLog implements EventLog {
@@ -76,6 +82,7 @@ class FileEventLog implements EventLog {
 
   constructor(
     private readonly topics: TopicRegistry,
+    private readonly schemas: FileSchemaStore,
     private readonly offsets: OffsetStore,
     private readonly clock: () => number,
     private readonly pollIntervalMs: number,
@@ -90,8 +97,9 @@ class FileEventLog implements EventLog {
     this.assertOpen();
     const topic = await this.topics.require(topicName);
     const recordsByPartition = new Map<number, StoredRecord[]>();
+    const schemaHeaders = this.schemas.headersFor(topicName);
     for (const message of messages) {
-      const record = this.toStoredRecord(message);
+      const record = this.toStoredRecord(schemaHeaders ? { ...message, headers: { ...message.headers, ...schemaHeaders } } : message);
       const partition = partitionForKey(record.key, topic.partitions.length);
       let records = recordsByPartition.get(partition);
       if (!records) recordsByPartition.set(partition, (records = []));
@@ -182,8 +190,12 @@ class FileEventLog implements EventLog {
         });
       }
     }
+    // Values reach the handler in the current schema of their topic.
+    const handleBatch = options.handleBatch;
+    const toReader = async (batch: Parameters<typeof handleBatch>[0]) =>
+      handleBatch({ ...batch, messages: await Promise.all(batch.messages.map((message) => this.schemas.toReader(message))) });
     const loop = new ConsumerLoop({
-      options,
+      options: { ...options, handleBatch: toReader },
       assignments,
       offsets: committed,
       saveOffsets: (offsets) => this.offsets.save(offsets),

@@ -1,6 +1,7 @@
 /**
  * Picks the event-log adapter from config: Kafka (with Avro through the schema registry) when
- * KAFKA_BROKERS is set, the durable file log under DATA_DIR otherwise.
+ * KAFKA_BROKERS is set, the durable file log under DATA_DIR otherwise (with its own store of writer
+ * schemas). Either way consumers read every value in the current schema of its topic.
  */
 import path from 'node:path';
 import type { Config } from '../config.js';
@@ -8,11 +9,11 @@ import type { Logger } from '../logger.js';
 import type { EventLog } from '../ports/event-log.js';
 import { openFileEventLog } from './file-log.js';
 import { openKafkaEventLog } from './kafka/kafka-event-log.js';
-import { topicSchemas } from './kafka/topic-schemas.js';
+import { topicSchemas } from '../read-models/registry.js';
 
 export async function openEventLog(config: Config, logger?: Logger): Promise<EventLog> {
   const { kafkaBrokers, schemaRegistryUrl } = config.engines;
-  if (!kafkaBrokers) return openFileEventLog({ directory: path.join(config.dataDir, 'log') });
+  if (!kafkaBrokers) return openFileEventLog({ directory: path.join(config.dataDir, 'log'), schemas: topicSchemas() });
   if (!schemaRegistryUrl) {
     // Values on Kafka are Avro in the Confluent wire format; without a registry no other consumer could read them.
     throw new Error('KAFKA_BROKERS is set without SCHEMA_REGISTRY_URL: the Kafka event log needs a schema registry');

@@ -5,9 +5,9 @@
  * reconciliation path behind the websocket, and the resync the websocket uses after a gap.
  */
 import type { Logger } from '../logger.js';
-import type { BookSnapshot, DeadLetter, PriceTick, Source } from '../shared/events.js';
+import type { BookSnapshot, DeadLetter, PriceTick, Source } from '../events/types.js';
 import { midpointTick, normalizeBook } from './normalize-clob.js';
-import type { EventPublisher } from './publisher.js';
+import type { EventPublisher } from '../events/publisher.js';
 import { FRESHNESS_TARGETS_MS, type SourceHealth } from './source-health.js';
 import type { UpstreamClient } from './upstream-client.js';
 

@@ -7,7 +7,7 @@
  * resyncs it from REST `/book`, whose hash becomes the snapshot id. Upstream's hash cannot be
  * recomputed locally (it covers fields we never see), so it identifies versions; it does not verify.
  */
-import type { BookDelta, BookLevel, BookSnapshot, Source } from '../shared/events.js';
+import type { BookDelta, BookLevel, BookSnapshot, Source } from '../events/types.js';
 
 export type DeltaOutcome = 'applied' | 'no-snapshot' | 'gap';
 

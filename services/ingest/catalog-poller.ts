@@ -4,10 +4,10 @@
  * and tags, paging each to the end. Publishes only entities whose normalized content changed.
  */
 import type { Logger } from '../logger.js';
-import type { DeadLetter, Source } from '../shared/events.js';
+import type { DeadLetter, Source } from '../events/types.js';
 import type { Parsed } from './parse.js';
 import { normalizeGammaEvent, normalizeGammaSeries, normalizeGammaTag } from './normalize-catalog.js';
-import type { EventPublisher, EventTopic } from './publisher.js';
+import type { EventPublisher, EventStreamName } from '../events/publisher.js';
 import type { SourceHealth } from './source-health.js';
 import type { UpstreamClient } from './upstream-client.js';
 
@@ -71,7 +71,7 @@ export class CatalogPoller {
   }
 
   private async sync<K extends 'gammaEvents' | 'series' | 'tags', T extends { event_id: string }>(
-    topic: K & EventTopic,
+    topic: K & EventStreamName,
     listings: string[],
     normalize: Normalizer<T>,
     idOf: (entity: T) => string,

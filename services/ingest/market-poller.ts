@@ -4,11 +4,11 @@
  * only markets whose normalized content changed since the last poll.
  */
 import type { Logger } from '../logger.js';
-import type { DeadLetter, MarketUpserted } from '../shared/events.js';
+import type { DeadLetter, MarketUpserted } from '../events/types.js';
 import { CheckpointFile } from './checkpoint.js';
 import { normalizeGammaMarket, resolutionOf } from './normalize-market.js';
 import { FRESHNESS_TARGETS_MS } from './source-health.js';
-import type { EventPublisher } from './publisher.js';
+import type { EventPublisher } from '../events/publisher.js';
 import type { SourceHealth } from './source-health.js';
 import type { UpstreamClient } from './upstream-client.js';
 
@@ -71,7 +71,7 @@ export class MarketPoller {
       }
       const changed = [...byId.values()].filter((m) => this.lastPublished.get(m.market_id) !== m.event_id);
       await publisher.deadLetter(deadLetters);
-      const published = await publisher.publishMarkets(changed);
+      const published = await publisher.publish('markets', changed);
       for (const market of changed) this.lastPublished.set(market.market_id, market.event_id);
       // A market moving to resolved is announced once, after its upsert (same key, so in order).
       const resolutions = [...byId.values()]

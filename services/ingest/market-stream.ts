@@ -14,10 +14,10 @@
  */
 import WebSocket from 'ws';
 import type { Logger } from '../logger.js';
-import type { BookSnapshot, DeadLetter, EventsByTopic, Source } from '../shared/events.js';
+import type { BookSnapshot, DeadLetter, Source } from '../events/types.js';
 import { LocalBooks } from './book-state.js';
 import { midpointTick, normalizeWsMarketMessage, wsFrameMessages, type WsMarketMessage } from './normalize-clob.js';
-import type { EventPublisher, EventTopic } from './publisher.js';
+import type { EventOfStream, EventPublisher, EventStreamName } from '../events/publisher.js';
 import { FRESHNESS_TARGETS_MS, type SourceHealth } from './source-health.js';
 
 export const WS_SOURCE = 'clob.ws';
@@ -53,7 +53,7 @@ export interface StreamStats {
   dead_lettered: number;
 }
 
-type Pending = { [K in EventTopic]?: EventsByTopic[K][] };
+type Pending = { [K in EventStreamName]?: EventOfStream<K>[] };
 
 export class MarketStream {
   readonly books = new LocalBooks();
@@ -210,8 +210,8 @@ export class MarketStream {
     }
   }
 
-  private queue<K extends EventTopic>(topic: K, event: EventsByTopic[K]): void {
-    ((this.pending[topic] ??= []) as EventsByTopic[K][]).push(event);
+  private queue<K extends EventStreamName>(topic: K, event: EventOfStream<K>): void {
+    ((this.pending[topic] ??= []) as EventOfStream<K>[]).push(event);
   }
 
   private deadLetter(raw: string, reason: string, at: number): void {
@@ -247,7 +247,7 @@ export class MarketStream {
     this.deadLetters = [];
     this.toResync.clear();
     await this.options.publisher.deadLetter(deadLetters);
-    for (const [topic, events] of Object.entries(pending) as [EventTopic, never[]][]) {
+    for (const [topic, events] of Object.entries(pending) as [EventStreamName, never[]][]) {
       // Within a topic, keep arrival order; one produce per topic per flush.
       await this.options.publisher.publish(topic, events);
     }

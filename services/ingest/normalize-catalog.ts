@@ -2,7 +2,7 @@
  * Gamma events, series and tags -> catalog events. Ids are digit strings upstream; event-level
  * volume/liquidity/openInterest are JSON numbers (markets carry decimal strings), both accepted.
  */
-import type { GammaEventUpserted, SeriesUpserted, Source, TagUpserted } from '../shared/events.js';
+import type { GammaEventUpserted, SeriesUpserted, Source, TagUpserted } from '../events/types.js';
 import { contentId } from './content-id.js';
 import { fail, ok, parseOptionalNumber, parseTimestampMs, type Parsed } from './parse.js';
 

@@ -5,7 +5,7 @@
  * `price_change` has a current form (`price_changes[]`, several tokens per frame) and a 2024 flat
  * form; size "0" removes a level.
  */
-import type { BookDelta, BookLevel, BookSnapshot, MarketResolved, PriceTick, Source } from '../shared/events.js';
+import type { BookDelta, BookLevel, BookSnapshot, MarketResolved, PriceTick, Source } from '../events/types.js';
 import { hashParts } from './content-id.js';
 import { resolutionEventId } from './normalize-market.js';
 import { fail, ok, parseOptionalNumber, parseStringArray, parseTimestampMs, type Parsed } from './parse.js';

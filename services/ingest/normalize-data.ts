@@ -3,7 +3,7 @@
  * interest events. Numbers are JSON numbers here; timestamps unix seconds; non-trade activity has
  * side "", asset "", outcomeIndex 999 and sometimes conditionId "" (rewards).
  */
-import type { HolderSnapshot, OpenInterest, PositionSnapshot, Source, WalletActivity } from '../shared/events.js';
+import type { HolderSnapshot, OpenInterest, PositionSnapshot, Source, WalletActivity } from '../events/types.js';
 import { hashParts } from './content-id.js';
 import { fail, ok, parseNumber, parseOptionalNumber, parseTimestampMs, type Parsed } from './parse.js';
 
@@ -160,7 +160,7 @@ export function normalizeOpenInterest(raw: unknown, source: Source, snapshotAtMs
     event_id: `${market.value}:${snapshotAtMs}`,
     source,
     market_id: market.value,
-    value_usdc: value.value,
+    open_interest_usdc: value.value,
     snapshot_at_ms: snapshotAtMs,
     ingested_at_ms: snapshotAtMs,
   });

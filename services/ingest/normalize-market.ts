@@ -3,7 +3,7 @@
  * alone (closed is not resolved), and YES from the outcome names, never from position.
  */
 import crypto from 'node:crypto';
-import type { MarketResolved, MarketStatus, MarketUpserted, Source } from '../shared/events.js';
+import type { MarketResolved, MarketStatus, MarketUpserted, Source } from '../events/types.js';
 import { fail, ok, parseOptionalNumber, parseStringArray, parseTimestampMs, type Parsed } from './parse.js';
 
 const CONDITION_ID = /^0x[0-9a-fA-F]{64}$/;

@@ -4,7 +4,7 @@
  * (transaction, token, wallet, side, size, price), so re-ingesting the same fill yields the same id.
  */
 import crypto from 'node:crypto';
-import type { Source, TradeExecuted } from '../shared/events.js';
+import type { Source, TradeExecuted } from '../events/types.js';
 import { fail, ok, parseNumber, parseTimestampMs, type Parsed } from './parse.js';
 
 const CONDITION_ID = /^0x[0-9a-fA-F]{64}$/;

@@ -6,10 +6,10 @@
  * anything published twice across a crash is dropped by the sink, which keys on the trade id.
  */
 import type { Logger } from '../logger.js';
-import type { DeadLetter, Source, TradeExecuted } from '../shared/events.js';
+import type { DeadLetter, Source, TradeExecuted } from '../events/types.js';
 import { CheckpointFile } from './checkpoint.js';
 import { normalizeDataTrade } from './normalize-trade.js';
-import type { EventPublisher } from './publisher.js';
+import type { EventPublisher } from '../events/publisher.js';
 import { FRESHNESS_TARGETS_MS, type SourceHealth } from './source-health.js';
 import type { UpstreamClient } from './upstream-client.js';
 
@@ -116,7 +116,7 @@ export class TradePoller {
     if (deadLetters.length > 0) this.options.logger.warn({ count: deadLetters.length }, 'malformed trades dead-lettered');
     // Oldest first, so each market's partition holds its trades in time order.
     const unique = [...new Map(trades.map((t) => [t.event_id, t])).values()].sort((a, b) => a.timestamp_ms - b.timestamp_ms);
-    const published = await this.options.publisher.publishTrades(unique);
+    const published = await this.options.publisher.publish('trades', unique);
     this.options.onPublished?.(unique);
     return published;
   }

@@ -4,7 +4,7 @@
  * and a clear error for a Cloudflare-style 403 block. Responses tell which upstream produced them:
  * the simulator labels itself with `X-Upstream-Source: simulator`.
  */
-import type { Source } from '../shared/events.js';
+import type { Source } from '../events/types.js';
 import { RateBudget } from './rate-budget.js';
 
 export class UpstreamError extends Error {

@@ -8,19 +8,10 @@
  * harmless) and a `/positions` snapshot. For the busiest markets: `/holders` and `/oi`.
  */
 import type { Logger } from '../logger.js';
-import type {
-  DeadLetter,
-  HolderSnapshot,
-  MarketUpserted,
-  OpenInterest,
-  PositionSnapshot,
-  Source,
-  TradeExecuted,
-  WalletActivity,
-} from '../shared/events.js';
+import type { DeadLetter, HolderSnapshot, MarketUpserted, OpenInterest, PositionSnapshot, Source, TradeExecuted, WalletActivity } from '../events/types.js';
 import { CheckpointFile } from './checkpoint.js';
 import { normalizeActivity, normalizeHolders, normalizeOpenInterest, normalizePosition } from './normalize-data.js';
-import type { EventPublisher } from './publisher.js';
+import type { EventPublisher } from '../events/publisher.js';
 import { FRESHNESS_TARGETS_MS, type SourceHealth } from './source-health.js';
 import type { UpstreamClient } from './upstream-client.js';
 

@@ -1,8 +1,8 @@
 /**
- * The HTTP API alone, with the same access layer as the one-process stack. Stateless: every request
- * reads the analytics and control stores (metering flushes deltas), so several API processes can serve
- * behind one load balancer. Ingest source health lives in the ingest process and is not reported here.
- * Webhook subscriptions are served here; the `webhooks` part delivers from the outbox it polls.
+ * The HTTP API. Stateless: every request reads the analytics and control stores (metering flushes
+ * deltas), so several API processes can serve behind one load balancer. It reports the source health
+ * of an ingest part in the same process. With the embedded control store (PGlite belongs to one
+ * process) it writes DATA_DIR/admin.json so `npm run admin` goes through it.
  */
 import { startApiServer } from '../api-server.js';
 import { webhooksApi } from '../webhooks/start-webhooks.js';
@@ -12,11 +12,22 @@ export const apiPart: PartDefinition = {
   name: 'api',
   description: 'serve the REST API under /v1 (stateless; run as many as needed)',
   async start(resources) {
+    const { config } = resources;
     const logger = resources.logger.child({ part: 'api' });
     const [store, control, log] = await Promise.all([resources.analyticsStore(), resources.controlStore(), resources.eventLog()]);
-    const webhooks = resources.config.webhooks.enabled ? webhooksApi(resources.config, control) : undefined;
-    const server = await startApiServer({ config: resources.config, store, control, log, logger, webhooks });
+    const webhooks = config.webhooks.enabled ? webhooksApi(config, control, () => resources.wakeDispatcher()) : undefined;
+    const server = await startApiServer({
+      config,
+      store,
+      control,
+      log,
+      logger: resources.logger,
+      webhooks,
+      sources: () => resources.sources(),
+      adminEndpoint: !config.engines.databaseUrl,
+    });
+    resources.local.apiUrl = server.url;
     logger.info({ url: server.url }, 'api is serving');
-    return { stop: () => server.stop() };
+    return server;
   },
 };

@@ -1,4 +1,4 @@
-/** Ingest alone: polls the upstream APIs and publishes events to the log. */
+/** Ingest alone: polls the upstream APIs and publishes events to the log (off with INGEST_ENABLED=false). */
 import { startIngest } from '../ingest/ingest-service.js';
 import type { PartDefinition } from './registry.js';
 
@@ -6,7 +6,9 @@ export const ingestPart: PartDefinition = {
   name: 'ingest',
   description: 'poll Polymarket (or the simulator) and publish events to the event log',
   async start(resources) {
-    const log = await resources.eventLog();
-    return startIngest(resources.config, log, resources.logger.child({ part: 'ingest' }));
+    if (!resources.config.ingest.enabled) return { stop: async () => undefined };
+    const ingest = await startIngest(resources.config, await resources.eventLog(), resources.logger.child({ part: 'ingest' }));
+    resources.local.ingestHealth = ingest.health;
+    return ingest;
   },
 };

@@ -1,11 +1,12 @@
 /**
- * The parts of tapeline that can run as their own processes (`npm run service -- <part>...`).
- * A part starts from shared resources and returns something to stop. To add one, write a module
- * exporting a PartDefinition and append it to PARTS.
+ * The parts of tapeline. `npm start` runs all of them in one process (services/stack.ts);
+ * `npm run service -- <part>...` runs the named ones. Both go through startParts with the same
+ * PartResources, so guards, engines and links are the same however the parts are grouped.
+ * To add a part, write a module exporting a PartDefinition and append it to PARTS (start order).
  */
-import type { PartResources } from './resources.js';
 import { apiPart } from './api-part.js';
 import { ingestPart } from './ingest-part.js';
+import type { PartResources } from './resources.js';
 import { signalsPart } from './signals-part.js';
 import { sinkPart } from './sink-part.js';
 import { webhooksPart } from './webhooks-part.js';
@@ -20,8 +21,35 @@ export interface PartDefinition {
   start(resources: PartResources): Promise<RunningPart>;
 }
 
-export const PARTS: PartDefinition[] = [ingestPart, sinkPart, signalsPart, webhooksPart, apiPart];
+/** In start order: writers before readers, the API last so it serves a ready process. */
+export const PARTS: PartDefinition[] = [sinkPart, ingestPart, webhooksPart, signalsPart, apiPart];
 
 export function findPart(name: string): PartDefinition | undefined {
   return PARTS.find((part) => part.name === name);
+}
+
+export interface RunningParts {
+  /** Stops the parts in reverse start order, then closes the engines. */
+  stop(): Promise<void>;
+}
+
+export async function startParts(names: readonly string[], resources: PartResources): Promise<RunningParts> {
+  const running: RunningPart[] = [];
+  const stop = async () => {
+    // Reverse order: the API stops taking requests before the stores under it close.
+    for (const part of running.reverse()) await part.stop();
+    await resources.close();
+  };
+  try {
+    for (const name of names) {
+      const part = findPart(name);
+      if (!part) throw new Error(`unknown part ${name}`);
+      running.push(await part.start(resources));
+      resources.logger.debug({ part: name }, 'part started');
+    }
+  } catch (error) {
+    await stop().catch(() => undefined);
+    throw error;
+  }
+  return { stop };
 }

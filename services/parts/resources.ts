@@ -1,43 +1,71 @@
 /**
- * Engines a part needs, opened on first use and closed once: a process running several parts
- * shares one event log, one analytics store and one control store between them.
+ * What the parts of one process share: the engines (opened on first use, closed once) and the links
+ * between parts that happen to run together (the API reports the in-process ingest's source health;
+ * signals and the API wake an in-process dispatcher at once instead of waiting for its poll).
+ * Opening the resources runs the start-up guards, so every way of starting tapeline gets them.
  */
 import { openAnalyticsStore } from '../analytics/open-analytics.js';
+import { assertNoLiveBackfill } from '../backfill/exclusive-access.js';
 import type { Config } from '../config.js';
 import { openControlStore } from '../control/open-control.js';
 import { openEventLog } from '../eventlog/open-event-log.js';
+import type { SourceHealth, SourceStatus } from '../ingest/source-health.js';
 import type { Logger } from '../logger.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import type { ControlStore } from '../ports/control-store.js';
 import type { EventLog } from '../ports/event-log.js';
-import { allTopicSpecs } from '../shared/topics.js';
+import { allTopicSpecs } from '../read-models/registry.js';
+import { assertNotSimulatorData } from '../shared/data-dir-guard.js';
+
+export interface LocalLinks {
+  ingestHealth: SourceHealth | null;
+  dispatcher: { wake(): void } | null;
+  apiUrl: string | null;
+}
 
 export class PartResources {
   private log: Promise<EventLog> | null = null;
   private analytics: Promise<AnalyticsStore> | null = null;
   private control: Promise<ControlStore> | null = null;
+  readonly local: LocalLinks = { ingestHealth: null, dispatcher: null, apiUrl: null };
 
+  /** Refuses to start on a data folder that belongs to the simulator (for real upstreams) or to a running backfill. */
   constructor(
     readonly config: Config,
     readonly logger: Logger,
-  ) {}
+  ) {
+    assertNotSimulatorData(config.dataDir, config.upstream.gammaUrl);
+    assertNoLiveBackfill(config.dataDir);
+  }
 
   /** The event log, with every topic created (the admin step). */
   eventLog(): Promise<EventLog> {
-    return (this.log ??= openEventLog(this.config, this.logger).then(async (log) => {
+    this.log ??= openEventLog(this.config, this.logger).then(async (log) => {
       await log.createTopics(allTopicSpecs());
       return log;
-    }));
+    });
+    return this.log;
   }
 
   /** The analytics store, migrated. */
   analyticsStore(): Promise<AnalyticsStore> {
-    return (this.analytics ??= openAnalyticsStore(this.config));
+    this.analytics ??= openAnalyticsStore(this.config);
+    return this.analytics;
   }
 
   /** The control store, migrated. */
   controlStore(): Promise<ControlStore> {
-    return (this.control ??= openControlStore(this.config));
+    this.control ??= openControlStore(this.config);
+    return this.control;
+  }
+
+  /** Source health of an ingest part in this process (none when ingestion runs elsewhere). */
+  sources(): SourceStatus[] {
+    return this.local.ingestHealth?.snapshot() ?? [];
+  }
+
+  wakeDispatcher(): void {
+    this.local.dispatcher?.wake();
   }
 
   async close(): Promise<void> {

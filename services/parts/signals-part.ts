@@ -6,7 +6,8 @@ export const signalsPart: PartDefinition = {
   name: 'signals',
   description: 'detect trade, large-trade, price and resolution events and enqueue webhook deliveries',
   async start(resources) {
+    if (!resources.config.webhooks.enabled) return { stop: async () => undefined };
     const [log, control, store] = await Promise.all([resources.eventLog(), resources.controlStore(), resources.analyticsStore()]);
-    return startSignalsProcessor(resources.config, log, control, store, resources.logger);
+    return startSignalsProcessor(resources.config, log, control, store, resources.logger, () => resources.wakeDispatcher());
   },
 };

@@ -1,22 +1,23 @@
 /**
- * Sink alone: consumes the log into ClickHouse, committing offsets after each insert, and keeps
- * the trader tables (leaderboards) recomputed, since it is the ClickHouse writer.
+ * Sink alone: consumes the log into ClickHouse, committing offsets after each insert, and runs the
+ * read models' maintenance jobs, since it is the ClickHouse writer.
  */
+import { READ_MODELS } from '../read-models/registry.js';
 import { startSink } from '../sink/sink-service.js';
-import { startTraderStats } from '../traders/stats-job.js';
 import type { PartDefinition } from './registry.js';
 
 export const sinkPart: PartDefinition = {
   name: 'sink',
-  description: 'consume events from the log into the analytics store (effectively once)',
+  description: 'consume events from the log into the analytics store (effectively once) and run read-model jobs',
   async start(resources) {
     const log = await resources.eventLog();
     const store = await resources.analyticsStore();
-    const sink = await startSink(log, store, resources.logger.child({ part: 'sink' }));
-    const traderStats = startTraderStats(store, resources.config.traderStatsIntervalMs, resources.logger.child({ part: 'trader-stats' }));
+    const { config, logger } = resources;
+    const sink = await startSink(log, store, logger.child({ part: 'sink' }));
+    const jobs = READ_MODELS.flatMap((model) => model.jobs?.({ store, config, logger }) ?? []);
     return {
       async stop() {
-        await traderStats.stop();
+        for (const job of jobs) await job.stop();
         await sink.stop();
       },
     };

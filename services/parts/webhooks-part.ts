@@ -6,6 +6,9 @@ export const webhooksPart: PartDefinition = {
   name: 'webhooks',
   description: 'deliver signed webhooks from the durable outbox (several dispatchers may share it)',
   async start(resources) {
-    return startWebhookDispatcher(resources.config, await resources.controlStore(), resources.logger);
+    if (!resources.config.webhooks.enabled) return { stop: async () => undefined };
+    const delivery = startWebhookDispatcher(resources.config, await resources.controlStore(), resources.logger);
+    resources.local.dispatcher = delivery.dispatcher;
+    return delivery;
   },
 };

@@ -9,6 +9,13 @@
  * - a consumer group's offsets are committed only after its batch handler resolves,
  *   so delivery is at-least-once: a crash between handling and commit redelivers the batch.
  */
+/**
+ * Header an adapter sets on a consumed message whose value it could not bring into the reader's
+ * schema (not in the wire format, an unknown writer schema, ...): the value is the raw bytes and the
+ * header says why, so the consumer can dead-letter it and move on.
+ */
+export const UNDECODABLE_HEADER = 'tapeline-undecodable';
+
 export interface TopicSpec {
   name: string;
   partitions: number;

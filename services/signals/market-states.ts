@@ -5,7 +5,7 @@
  * transition happened before we were watching).
  */
 import type { SqlExecutor } from '../ports/control-store.js';
-import type { MarketUpserted } from '../shared/events.js';
+import type { MarketUpserted } from '../events/types.js';
 
 interface StateRow {
   market_id: string;

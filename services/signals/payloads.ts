@@ -3,7 +3,7 @@
  * `id` and `source` (the project labels every record polymarket or simulator). Timestamps are
  * ISO 8601 UTC with milliseconds.
  */
-import type { MarketUpserted, TradeExecuted } from '../shared/events.js';
+import type { MarketUpserted, TradeExecuted } from '../events/types.js';
 import { eventId, isoMillis } from '../webhooks/event-types.js';
 
 /** The spec writes outcomes as YES/NO; other outcome names (teams, candidates) pass through. */

@@ -5,7 +5,7 @@
  * newest price so one move is reported once. Trades older than the newest seen for their market
  * (backfill) are ignored. The windows live in memory: after a restart they refill from new trades.
  */
-import type { TradeExecuted } from '../shared/events.js';
+import type { TradeExecuted } from '../events/types.js';
 import type { PriceMove } from './payloads.js';
 
 interface Point {

@@ -8,8 +8,9 @@
 import type { Logger } from '../logger.js';
 import type { ControlStore } from '../ports/control-store.js';
 import type { EventLog, LogMessage, MessageBatch, RunningConsumer } from '../ports/event-log.js';
-import { decodeEvent, topicKeyOf, type MarketUpserted, type TradeExecuted } from '../shared/events.js';
-import { TOPICS } from '../shared/topics.js';
+import type { Stream } from '../events/stream.js';
+import type { MarketUpserted, TradeExecuted } from '../events/types.js';
+import { STREAMS } from '../read-models/registry.js';
 import { enqueueDeliveries, type NewDelivery } from '../webhooks/outbox.js';
 import type { Subscription } from '../webhooks/subscriptions.js';
 import { applyMarketEvents } from './market-states.js';
@@ -60,10 +61,9 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
     );
 
   const handleBatch = async (batch: MessageBatch) => {
-    const topic = topicKeyOf(batch.topic);
     const subscriptions = await loadSubscriptions(options.control);
-    const trades = topic === 'trades' ? decodeAll<TradeExecuted>('trades', batch.messages, options.logger) : [];
-    const markets = topic === 'markets' ? decodeAll<MarketUpserted>('markets', batch.messages, options.logger) : [];
+    const trades = batch.topic === STREAMS.trades.topic ? decodeAll(STREAMS.trades, batch.messages, options.logger) : [];
+    const markets = batch.topic === STREAMS.markets.topic ? decodeAll(STREAMS.markets, batch.messages, options.logger) : [];
     // A failed batch is redelivered; the price windows must then look as they did before it.
     const before = windows.snapshot(new Set(trades.map((t) => t.event.market_id)));
     try {
@@ -112,7 +112,7 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
 
   const consumer: RunningConsumer = await options.log.runConsumer({
     groupId: options.groupId ?? SIGNALS_GROUP_ID,
-    topics: [TOPICS.markets.name, TOPICS.trades.name],
+    topics: [STREAMS.markets.topic, STREAMS.trades.topic],
     maxBatchSize: 2_000,
     // From the beginning: the market state table must see a market active before it can see it resolve.
     // Replayed history reaches no subscriber (each gets only events logged after it was created).
@@ -152,11 +152,11 @@ interface Decoded<T> {
 }
 
 /** Undecodable messages are the sink's to dead-letter; here they are skipped. */
-function decodeAll<T>(topic: 'trades' | 'markets', messages: LogMessage[], logger: Logger): Decoded<T>[] {
+function decodeAll<T>(stream: Stream<T>, messages: LogMessage[], logger: Logger): Decoded<T>[] {
   const decoded: Decoded<T>[] = [];
   for (const message of messages) {
     try {
-      decoded.push({ event: decodeEvent(topic, message.value) as T, message });
+      decoded.push({ event: stream.codec.decode(message.value), message });
     } catch (error) {
       logger.debug({ err: error, topic: message.topic, offset: message.offset }, 'signals: skipping undecodable message');
     }

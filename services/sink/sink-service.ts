@@ -1,28 +1,28 @@
 /**
- * The ClickHouse sink: consume a partition batch -> decode -> drop trades already stored -> insert
- * with a deterministic dedup token -> (the log commits the offsets after this resolves).
- * Undecodable messages are dead-lettered with their coordinates; an insert failure (ClickHouse down)
- * rejects the batch so it is retried, never dead-lettered.
+ * The ClickHouse sink: consume a partition batch -> decode with the stream's schema -> for each
+ * projection of that stream (services/read-models/registry.ts): drop rows already stored where the
+ * projection says so -> insert with a deterministic dedup token -> (the log commits the offsets after
+ * this resolves). Undecodable messages are dead-lettered with their coordinates; an insert failure
+ * (ClickHouse down) rejects the batch so it is retried, never dead-lettered.
  */
+import type { DeadLetter } from '../events/dead-letters.js';
+import { EventPublisher } from '../events/publisher.js';
+import type { Stream } from '../events/stream.js';
 import type { Logger } from '../logger.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
-import type { EventLog, LogMessage, MessageBatch, RunningConsumer } from '../ports/event-log.js';
-import { decodeEvent, encodeEvent, topicKeyOf, type DeadLetter, type MarketUpserted, type TradeExecuted } from '../shared/events.js';
-import { TOPICS, type TopicKey } from '../shared/topics.js';
-import { INGESTION_TABLES } from './ingestion-rows.js';
-import { WIRE_ERROR_HEADER } from '../eventlog/kafka/kafka-event-log.js';
-import { marketRow, tradeRow } from './rows.js';
+import { type EventLog, type LogMessage, type MessageBatch, type RunningConsumer, UNDECODABLE_HEADER } from '../ports/event-log.js';
+import type { Projection } from '../read-models/read-model.js';
+import { ALL_PROJECTIONS } from '../read-models/registry.js';
 
 export const SINK_GROUP_ID = 'tapeline-sink-clickhouse';
 
 export interface SinkStats {
   batches: number;
-  inserted_trades: number;
-  inserted_markets: number;
-  dropped_known_trades: number;
+  /** Rows inserted per table. */
+  inserted: Record<string, number>;
+  /** Events not inserted because their rows were already stored, per table. */
+  already_stored: Record<string, number>;
   dead_lettered: number;
-  /** Rows written to the Ingestion tables (resolutions, catalog, prices, books, wallets). */
-  inserted_other?: number;
 }
 
 export interface SinkService {
@@ -30,40 +30,49 @@ export interface SinkService {
   stop(): Promise<void>;
 }
 
-export async function startSink(log: EventLog, store: AnalyticsStore, logger: Logger, groupId = SINK_GROUP_ID): Promise<SinkService> {
-  const stats: SinkStats = { batches: 0, inserted_trades: 0, inserted_markets: 0, dropped_known_trades: 0, dead_lettered: 0 };
+/** The projections of each topic the sink writes. */
+function projectionsByTopic(projections: readonly Projection[]): Map<string, Projection[]> {
+  const byTopic = new Map<string, Projection[]>();
+  for (const projection of projections) {
+    const list = byTopic.get(projection.stream.topic) ?? [];
+    list.push(projection);
+    byTopic.set(projection.stream.topic, list);
+  }
+  return byTopic;
+}
+
+export async function startSink(
+  log: EventLog,
+  store: AnalyticsStore,
+  logger: Logger,
+  groupId = SINK_GROUP_ID,
+  projections: readonly Projection[] = ALL_PROJECTIONS,
+): Promise<SinkService> {
+  const stats: SinkStats = { batches: 0, inserted: {}, already_stored: {}, dead_lettered: 0 };
+  const publisher = new EventPublisher(log);
+  const byTopic = projectionsByTopic(projections);
   const handleBatch = async (batch: MessageBatch) => {
-    const dedupToken = `${batch.topic}-${batch.partition}-${batch.firstOffset}-${batch.lastOffset}`;
-    const topic = topicKeyOf(batch.topic);
-    if (topic === 'trades') {
-      const { events, deadLetters } = decodeAll<TradeExecuted>('trades', batch.messages);
-      await deadLetter(log, deadLetters);
-      const fresh = await dropKnownTrades(store, events);
-      await store.insert('trades', fresh.map(tradeRow), { dedupToken });
-      stats.inserted_trades += fresh.length;
-      stats.dropped_known_trades += events.length - fresh.length;
+    const targets = byTopic.get(batch.topic) ?? [];
+    const stream = targets[0]?.stream;
+    if (stream) {
+      const { events, deadLetters } = decodeAll(stream, batch.messages);
+      await publisher.deadLetter(deadLetters);
       stats.dead_lettered += deadLetters.length;
-    } else if (topic === 'markets') {
-      const { events, deadLetters } = decodeAll<MarketUpserted>('markets', batch.messages);
-      await deadLetter(log, deadLetters);
-      await store.insert('markets', events.map(marketRow), { dedupToken });
-      stats.inserted_markets += events.length;
-      stats.dead_lettered += deadLetters.length;
-    } else if (topic && INGESTION_TABLES[topic]) {
-      // Catalog, resolutions, prices, books, wallets: ReplacingMergeTree on deterministic ids, so a
-      // redelivered batch replaces rows instead of doubling them.
-      const target = INGESTION_TABLES[topic] as { table: string; row: (event: unknown) => Record<string, unknown> };
-      const { events, deadLetters } = decodeAll<unknown>(topic, batch.messages);
-      await deadLetter(log, deadLetters);
-      await store.insert(target.table, events.map(target.row), { dedupToken });
-      stats.inserted_other = (stats.inserted_other ?? 0) + events.length;
-      stats.dead_lettered += deadLetters.length;
+      for (const projection of targets) {
+        const fresh = projection.unseen ? await projection.unseen(store, events) : events;
+        // The token is per table: ClickHouse deduplicates inserts into the same table only.
+        await store.insert(projection.table, fresh.map((event) => projection.row(event)), {
+          dedupToken: `${batch.topic}-${batch.partition}-${batch.firstOffset}-${batch.lastOffset}`,
+        });
+        stats.inserted[projection.table] = (stats.inserted[projection.table] ?? 0) + fresh.length;
+        stats.already_stored[projection.table] = (stats.already_stored[projection.table] ?? 0) + events.length - fresh.length;
+      }
     }
     stats.batches += 1;
   };
   const consumer: RunningConsumer = await log.runConsumer({
     groupId,
-    topics: [TOPICS.markets.name, TOPICS.trades.name, ...ingestionTopicNames()],
+    topics: [...byTopic.keys()],
     maxBatchSize: 5_000,
     handleBatch,
     onError: (error, batch) =>
@@ -72,25 +81,21 @@ export async function startSink(log: EventLog, store: AnalyticsStore, logger: Lo
   return { stats, stop: () => consumer.stop() };
 }
 
-function ingestionTopicNames(): string[] {
-  return (Object.keys(INGESTION_TABLES) as TopicKey[]).map((key) => TOPICS[key].name);
-}
-
-function decodeAll<T>(topic: TopicKey, messages: LogMessage[]) {
-  const events: T[] = [];
+function decodeAll(stream: Stream, messages: LogMessage[]) {
+  const events: unknown[] = [];
   const deadLetters: DeadLetter[] = [];
   for (const message of messages) {
     try {
-      // The Kafka adapter flags values it could not take out of the Confluent wire format.
-      const wireError = message.headers[WIRE_ERROR_HEADER];
-      if (wireError !== undefined) throw new Error(wireError);
-      events.push(decodeEvent(topic, message.value) as T);
+      // The adapter flags values it could not bring into the current schema (wire format, unknown writer schema).
+      const undecodable = message.headers[UNDECODABLE_HEADER];
+      if (undecodable !== undefined) throw new Error(undecodable);
+      events.push(stream.codec.decode(message.value));
     } catch (error) {
       deadLetters.push({
         stage: 'sink',
         source: message.headers.source ?? 'unknown',
         origin: `${message.topic}/${message.partition}/${message.offset}`,
-        reason: `undecodable ${topic} event: ${(error as Error).message}`,
+        reason: `undecodable ${stream.name} event: ${(error as Error).message}`,
         raw: message.value.toString('base64'),
         at_ms: Date.now(),
       });
@@ -99,34 +104,17 @@ function decodeAll<T>(topic: TopicKey, messages: LogMessage[]) {
   return { events, deadLetters };
 }
 
-async function deadLetter(log: EventLog, entries: DeadLetter[]): Promise<void> {
-  if (entries.length === 0) return;
-  await log.produce(
-    TOPICS.deadLetters.name,
-    entries.map((e) => ({ key: e.origin, value: encodeEvent('deadLetters', e) })),
-  );
+/** Every topic the sink consumes. */
+export function sinkTopics(projections: readonly Projection[] = ALL_PROJECTIONS): string[] {
+  return [...projectionsByTopic(projections).keys()];
 }
 
-/**
- * The candle views count every row they are handed, so a trade must reach the raw table once.
- * Redelivered batches and overlapping polls both carry trades already stored: drop them by id
- * (the time bounds let ClickHouse prune to the parts that can hold them).
- */
-async function dropKnownTrades(store: AnalyticsStore, events: TradeExecuted[]): Promise<TradeExecuted[]> {
-  const unique = [...new Map(events.map((e) => [e.event_id, e])).values()];
-  if (unique.length === 0) return unique;
-  let from = Infinity;
-  let to = -Infinity;
-  for (const e of unique) {
-    from = Math.min(from, e.timestamp_ms);
-    to = Math.max(to, e.timestamp_ms);
+/** Messages on the log not yet written by the sink, per topic. */
+export async function sinkLag(log: EventLog, topics: readonly string[] = sinkTopics(), groupId = SINK_GROUP_ID): Promise<Record<string, number>> {
+  const lag: Record<string, number> = {};
+  for (const topic of topics) {
+    const positions = await log.positions(groupId, topic);
+    lag[topic] = positions.reduce((sum, p) => sum + (p.endOffset - p.committedOffset), 0);
   }
-  const known = await store.query<{ trade_id: string }>(
-    `SELECT trade_id FROM trades
-      WHERE ts BETWEEN fromUnixTimestamp64Milli({from:Int64}) AND fromUnixTimestamp64Milli({to:Int64})
-        AND trade_id IN {ids:Array(String)}`,
-    { from, to, ids: unique.map((e) => e.event_id) },
-  );
-  const knownIds = new Set(known.map((row) => row.trade_id));
-  return unique.filter((e) => !knownIds.has(e.event_id));
+  return lag;
 }

@@ -1,15 +1,14 @@
 /**
  * The API over real engines in-process (chDB + PGlite), with every response validated against the
- * OpenAPI document. Data is seeded through the sink's row mappings, as the pipeline writes it.
+ * OpenAPI document. Markets and trades arrive as events through the real sink (markets, trades and
+ * candles read models together).
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import type { MarketUpserted, TradeExecuted } from '../../services/events/types.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
-import type { MarketUpserted, TradeExecuted } from '../../services/shared/events.js';
-import { marketRow, tradeRow } from '../../services/sink/rows.js';
-import { startApiHarness, type ApiHarness } from '../support/api-harness.js';
+import type { ApiHarness } from '../support/api-harness.js';
+import { marketUpserted } from '../support/events.js';
 import { getJson, postJson, walkPages } from '../support/http.js';
+import { type ProjectionHarness, projectionHarness } from '../support/projection.js';
 
 const HOUR = 3_600_000;
 const BASE_MS = Date.UTC(2026, 10, 20, 10, 0, 0);
@@ -17,7 +16,7 @@ const cid = (n: number) => '0x' + n.toString(16).padStart(64, '0');
 const wallet = (n: number) => '0x' + n.toString(16).padStart(40, '0');
 
 function market(n: number, overrides: Partial<MarketUpserted>): MarketUpserted {
-  return {
+  return marketUpserted({
     event_id: `${cid(n)}:v1`,
     source: 'simulator',
     market_id: cid(n),
@@ -48,7 +47,7 @@ function market(n: number, overrides: Partial<MarketUpserted>): MarketUpserted {
     updated_at_ms: BASE_MS,
     ingested_at_ms: BASE_MS,
     ...overrides,
-  };
+  });
 }
 
 function trade(n: number, marketN: number, atMs: number, overrides: Partial<TradeExecuted> = {}): TradeExecuted {
@@ -73,6 +72,7 @@ function trade(n: number, marketN: number, atMs: number, overrides: Partial<Trad
   };
 }
 
+let projection: ProjectionHarness;
 let store: AnalyticsStore;
 let harness: ApiHarness;
 let base: string;
@@ -80,8 +80,10 @@ let key: string;
 let tier2Key: string;
 
 beforeAll(async () => {
-  harness = await startApiHarness({ chdbPath: fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-api-')), database: 'api_test' });
-  ({ base, store } = harness);
+  projection = await projectionHarness('api');
+  harness = projection.api;
+  store = projection.store;
+  base = harness.base;
   const markets = [
     ...Array.from({ length: 12 }, (_, i) =>
       market(i + 1, i + 1 >= 11 ? { category: 'Sports', title: `Match ${i + 1}: Lions vs Bears?` } : {}),
@@ -89,7 +91,6 @@ beforeAll(async () => {
     market(13, { status: 'resolved', resolved_outcome: 'No', outcome_prices: [0, 1], closed_ms: BASE_MS - HOUR }),
     market(14, { status: 'closed', closed_ms: BASE_MS - HOUR }),
   ];
-  await store.insert('markets', markets.map(marketRow));
   // Market 1: three trades in one 5-minute bucket and one in the next (hand-checked candles below).
   const handChecked = [
     trade(1, 1, BASE_MS + 10_000, { yes_price: 0.4, price: 0.4, size: 10, size_usdc: 4 }),
@@ -100,13 +101,13 @@ beforeAll(async () => {
   const bulk = Array.from({ length: 246 }, (_, i) => trade(100 + i, 2 + (i % 10), BASE_MS - i * 60_000 - (i % 3)));
   // Two trades sharing a timestamp: the keyset must order them by id and return both.
   bulk.push(trade(900, 3, BASE_MS - 5 * 60_000 - 1), trade(901, 3, BASE_MS - 5 * 60_000 - 1));
-  await store.insert('trades', [...handChecked, ...bulk].map(tradeRow));
+  await projection.given({ markets, trades: [...handChecked, ...bulk] });
   key = (await harness.accounts.registerAgent('api-test')).api_key;
   tier2Key = (await harness.admin.createKey('api-test-tier2', '2')).api_key;
 }, 60_000);
 
 afterAll(async () => {
-  await harness.close();
+  await projection.close();
 });
 
 describe('keys and registration', () => {
@@ -318,7 +319,7 @@ describe('markets', () => {
 describe('trades', () => {
   test('a walk returns every trade once, newest first, and new trades do not leak into it', async () => {
     const first = await getJson(`${base}/v1/trades?limit=7`, tier2Key);
-    await store.insert('trades', [tradeRow(trade(5000, 1, BASE_MS + 10 * HOUR))]);
+    await projection.given({ trades: [trade(5000, 1, BASE_MS + 10 * HOUR)] });
     const rest = await walkPages(`${base}/v1/trades?limit=7&cursor=${first.body.pagination.next_cursor}`, tier2Key);
     const walked = [...first.body.data, ...rest.items];
     expect(walked).toHaveLength(252);

@@ -8,12 +8,10 @@ import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import avro from 'avsc';
 import { pino } from 'pino';
 import { openKafkaEventLog } from '../../services/eventlog/kafka/kafka-event-log.js';
-import { topicSchemas } from '../../services/eventlog/kafka/topic-schemas.js';
+import { STREAMS, topicSchemas } from '../../services/read-models/registry.js';
 import { partitionForKey } from '../../services/eventlog/partitioner.js';
-import { EventPublisher } from '../../services/ingest/publisher.js';
+import { EventPublisher } from '../../services/events/publisher.js';
 import type { EventLog, LogMessage, RunningConsumer } from '../../services/ports/event-log.js';
-import { decodeEvent } from '../../services/shared/events.js';
-import { TOPICS } from '../../services/shared/topics.js';
 import { startSink } from '../../services/sink/sink-service.js';
 import { syntheticTrades } from '../../bench/synthetic-trades.js';
 import { engineAddresses, uniqueName } from './engines.js';
@@ -50,24 +48,24 @@ test('values are Avro in the Confluent wire format, byte-identical to the regist
   const log = track(await openPipelineLog(namespace));
   await log.createTopics(allTopicSpecs());
   const [trade] = syntheticTrades(1, 5, 21);
-  await new EventPublisher(log).publishTrades([trade!]);
+  await new EventPublisher(log).publish('trades', [trade!]);
 
-  const [raw] = await collect(track(await rawLog(namespace)), TOPICS.trades.name, 1);
+  const [raw] = await collect(track(await rawLog(namespace)), STREAMS.trades.topic, 1);
   const registry = new SchemaRegistry({ host: engineAddresses().schemaRegistryUrl });
-  const id = await registry.getLatestSchemaId(`${namespace}${TOPICS.trades.name}-value`);
+  const id = await registry.getLatestSchemaId(`${namespace}${STREAMS.trades.topic}-value`);
   expect(raw!.value[0]).toBe(0);
   expect(raw!.value.readUInt32BE(1)).toBe(id);
   expect(Buffer.compare(raw!.value, await registry.encode(id, trade))).toBe(0);
   expect(await registry.decode(raw!.value)).toEqual(trade);
 
   // Through the adapter, consumers get our plain Avro back.
-  const [decoded] = await collect(log, TOPICS.trades.name, 1);
-  expect(decodeEvent('trades', decoded!.value)).toEqual(trade);
+  const [decoded] = await collect(log, STREAMS.trades.topic, 1);
+  expect(STREAMS.trades.codec.decode(decoded!.value)).toEqual(trade);
 });
 
 test('schema evolution: a field added with a default is BACKWARD compatible both ways; one without a default is refused', async () => {
   const topic = uniqueName('evolution');
-  const v1 = topicSchemas().find((s) => s.topic === TOPICS.trades.name)!.schema as { fields: unknown[] };
+  const v1 = topicSchemas().find((s) => s.topic === STREAMS.trades.topic)!.schema as { fields: unknown[] };
   const v2 = { ...v1, fields: [...v1.fields, { name: 'venue', type: 'string', default: 'polymarket' }] };
   const open = (schema: object) =>
     openKafkaEventLog({
@@ -119,15 +117,15 @@ test('a poison message is dead-lettered with its coordinates and the sink carrie
   await log.createTopics(allTopicSpecs());
   const raw = track(await rawLog(fixture.namespace));
   const trades = syntheticTrades(20, 1, 23);
-  await raw.produce(TOPICS.trades.name, [{ key: trades[0]!.market_id, value: Buffer.from('not avro at all') }]);
-  await new EventPublisher(log).publishTrades(trades);
+  await raw.produce(STREAMS.trades.topic, [{ key: trades[0]!.market_id, value: Buffer.from('not avro at all') }]);
+  await new EventPublisher(log).publish('trades', trades);
   const store = track(await fixture.openStore());
   track(await startSink(log, store, pino({ level: 'silent' })));
 
-  const [deadLetter] = await collect(log, TOPICS.deadLetters.name, 1);
-  const entry = decodeEvent('deadLetters', deadLetter!.value);
+  const [deadLetter] = await collect(log, STREAMS.deadLetters.topic, 1);
+  const entry = STREAMS.deadLetters.codec.decode(deadLetter!.value);
   expect(entry.stage).toBe('sink');
-  expect(entry.origin).toMatch(new RegExp(`^${TOPICS.trades.name}/\\d+/0$`));
+  expect(entry.origin).toMatch(new RegExp(`^${STREAMS.trades.topic}/\\d+/0$`));
   expect(entry.reason).toMatch(/Confluent wire format/);
   expect(Buffer.from(entry.raw, 'base64').toString()).toBe('not avro at all');
   await waitUntil('the 20 valid trades', async () => (await storedTotals(store)).candleTrades === 20, 30_000);

@@ -9,12 +9,12 @@ import path from 'node:path';
 import { openHttpStore } from '../../services/analytics/clickhouse-store.js';
 import { migrate } from '../../services/analytics/migrate.js';
 import { openKafkaEventLog } from '../../services/eventlog/kafka/kafka-event-log.js';
-import { topicSchemas } from '../../services/eventlog/kafka/topic-schemas.js';
-import { EventPublisher } from '../../services/ingest/publisher.js';
+import { allTopicSpecs, topicSchemas } from '../../services/read-models/registry.js';
+import { EventPublisher } from '../../services/events/publisher.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import type { EventLog } from '../../services/ports/event-log.js';
-import type { TradeExecuted } from '../../services/shared/events.js';
-import { allTopicSpecs } from '../../services/shared/topics.js';
+import type { TradeExecuted } from '../../services/events/types.js';
+
 import { startClickHouseHttpHarness, type ClickHouseHttpHarness } from '../support/clickhouse-http-harness.js';
 import { engineAddresses, uniqueName } from './engines.js';
 
@@ -70,7 +70,7 @@ export async function publishAll(
   for (let i = 0; i < trades.length; i += batchSize) {
     for (;;) {
       try {
-        await publisher.publishTrades(trades.slice(i, i + batchSize));
+        await publisher.publish('trades', trades.slice(i, i + batchSize));
         break;
       } catch {
         // At-least-once producer: an unacknowledged batch is sent again (maybe duplicating it on the log).

@@ -5,9 +5,9 @@
  */
 import { pino } from 'pino';
 import { MarketStream } from '../../services/ingest/market-stream.js';
-import type { EventPublisher } from '../../services/ingest/publisher.js';
+import type { EventPublisher } from '../../services/events/publisher.js';
 import { SourceHealth } from '../../services/ingest/source-health.js';
-import type { BookSnapshot } from '../../services/shared/events.js';
+import type { BookSnapshot } from '../../services/events/types.js';
 
 const MARKET = `0x${'ab'.repeat(32)}`;
 const YES = '1'.repeat(70);

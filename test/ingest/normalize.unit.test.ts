@@ -1,7 +1,7 @@
 /** Normalizers against Polymarket's real recorded responses (read from ../shared). */
 import { normalizeGammaMarket } from '../../services/ingest/normalize-market.js';
 import { normalizeDataTrade, tradeId } from '../../services/ingest/normalize-trade.js';
-import { schemaViolation } from '../../services/shared/events.js';
+import { STREAMS } from '../../services/read-models/registry.js';
 import { readNdjsonSample, readSample } from '../support/shared-samples.js';
 
 const NOW = Date.UTC(2026, 10, 22);
@@ -20,7 +20,7 @@ describe('Gamma markets', () => {
   test.each(singles)('%s normalizes and fits the Avro schema', (file) => {
     const result = normalizeGammaMarket(readSample(file), 'polymarket', NOW);
     if (!result.ok) throw new Error(result.reason);
-    expect(schemaViolation('markets', result.value)).toBeNull();
+    expect(STREAMS.markets.codec.violation(result.value)).toBeNull();
     expect(result.value.market_id).toMatch(/^0x[0-9a-f]{64}$/);
     expect(result.value.outcome_token_ids.every((id) => /^\d{1,78}$/.test(id))).toBe(true);
   });
@@ -96,7 +96,7 @@ describe('Data API trades', () => {
     for (const raw of readSample(file) as unknown[]) {
       const result = normalizeDataTrade(raw, 'polymarket', NOW);
       if (!result.ok) throw new Error(result.reason);
-      expect(schemaViolation('trades', result.value)).toBeNull();
+      expect(STREAMS.trades.codec.violation(result.value)).toBeNull();
     }
   });
 

@@ -16,8 +16,7 @@ import { startIngest, type IngestService } from '../../services/ingest/ingest-se
 import { normalizeDataTrade } from '../../services/ingest/normalize-trade.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import type { EventLog } from '../../services/ports/event-log.js';
-import { decodeEvent } from '../../services/shared/events.js';
-import { TOPICS } from '../../services/shared/topics.js';
+import { STREAMS, topicSchemas } from '../../services/read-models/registry.js';
 import { startSink, type SinkService } from '../../services/sink/sink-service.js';
 import { simulatorUpstreamEnv, startSimulator, type RunningSimulator, type SimulatorOptions } from '../../services/simulator/server.js';
 import { waitFor } from '../support/http.js';
@@ -59,7 +58,7 @@ async function startPipeline(simulatorOptions: SimulatorOptions): Promise<Pipeli
   });
   const store = await openChdbStore({ path: chdbFolder, database: `pipeline_${databaseCounter++}` });
   await migrate(store);
-  const log = await openFileEventLog({ directory: path.join(dataDir, 'log') });
+  const log = await openFileEventLog({ directory: path.join(dataDir, 'log'), schemas: topicSchemas() });
   const ingest = await startIngest(config, log, silent);
   const sink = await startSink(log, store, silent);
   return {
@@ -163,14 +162,14 @@ describe('pipeline from the simulator to ClickHouse', () => {
     // Each malformed row was dead-lettered with its reason and raw payload (once per poll that saw it).
     const trades = pipeline.ingest.health.snapshot().find((s) => s.source === 'data.trades')!;
     expect(trades.records_dead_lettered).toBeGreaterThanOrEqual(truth.malformed);
-    const [dlq] = await pipeline.log.positions('inspect', TOPICS.deadLetters.name);
+    const [dlq] = await pipeline.log.positions('inspect', STREAMS.deadLetters.topic);
     expect(dlq!.endOffset).toBeGreaterThanOrEqual(truth.malformed);
     const letters: string[] = [];
     const consumer = await pipeline.log.runConsumer({
       groupId: 'inspect',
-      topics: [TOPICS.deadLetters.name],
+      topics: [STREAMS.deadLetters.topic],
       handleBatch: async (batch) => {
-        for (const m of batch.messages) letters.push(decodeEvent('deadLetters', m.value).reason);
+        for (const m of batch.messages) letters.push(STREAMS.deadLetters.codec.decode(m.value).reason);
       },
     });
     await waitFor(async () => letters.length >= truth.malformed, 10_000, 'dead letters read');

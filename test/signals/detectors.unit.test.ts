@@ -2,7 +2,7 @@
 import { wants } from '../../services/signals/matching.js';
 import { largeTrade, marketResolved, priceSignal, tradeExecuted } from '../../services/signals/payloads.js';
 import { PriceWindows } from '../../services/signals/price-windows.js';
-import type { MarketUpserted, TradeExecuted } from '../../services/shared/events.js';
+import type { MarketUpserted, TradeExecuted } from '../../services/events/types.js';
 
 const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
 const MARKET = '0x' + 'a'.repeat(64);

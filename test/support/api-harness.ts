@@ -28,7 +28,15 @@ export interface ApiHarness {
   close(): Promise<void>;
 }
 
-export async function startApiHarness(options: { chdbPath: string; database: string; env?: Record<string, string> }): Promise<ApiHarness> {
+export interface ApiHarnessOptions {
+  /** An analytics store to serve (migrated); else a chDB store is opened at chdbPath/database. */
+  store?: AnalyticsStore;
+  chdbPath?: string;
+  database?: string;
+  env?: Record<string, string>;
+}
+
+export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHarness> {
   // Rate limits are lifted unless a test sets them: most tests call faster than any tier allows.
   const config = loadConfig({
     LOG_LEVEL: 'silent',
@@ -38,8 +46,11 @@ export async function startApiHarness(options: { chdbPath: string; database: str
     RATE_TIER3_PER_SECOND: '100000',
     ...options.env,
   });
-  const store = await openChdbStore({ path: options.chdbPath, database: options.database });
-  await migrate(store);
+  const ownStore = !options.store;
+  const store =
+    options.store ??
+    (await openChdbStore({ path: options.chdbPath ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-api-')), database: options.database ?? 'api' }));
+  if (ownStore) await migrate(store);
   const control = await openPgliteStore(fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-api-pglite-')));
   await migrateControlStore(control);
   const accounts = new Accounts(control);
@@ -69,7 +80,7 @@ export async function startApiHarness(options: { chdbPath: string; database: str
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await meter.stop();
-      await store.close();
+      if (ownStore) await store.close();
       await control.close();
     },
   };

@@ -1,7 +1,7 @@
 /**
  * Avro values in the Confluent wire format (magic byte 0, 4-byte big-endian schema id, Avro binary)
  * through a Confluent-compatible schema registry. The port carries plain Avro binary of our own
- * schemas (services/shared/events.ts), so this codec sits inside the Kafka adapter:
+ * schemas (services/events/avro.ts), so this codec sits inside the Kafka adapter:
  * - produce: our Avro bytes + the 5-byte header of our registered schema id (byte-identical to
  *   `SchemaRegistry.encode`, without decoding and re-encoding every value);
  * - consume: a value written with our schema id loses its header; one written with another id

@@ -21,6 +21,7 @@ import type {
   RunningConsumer,
   TopicSpec,
 } from '../../ports/event-log.js';
+import { UNDECODABLE_HEADER } from '../../ports/event-log.js';
 import { ConfluentAvroCodec, type COMPATIBILITY, type TopicSchema } from './confluent-avro.js';
 import { KAFKA_TOPIC_CONFIG } from './topic-config.js';
 
@@ -42,9 +43,6 @@ export interface KafkaEventLogOptions {
   /** Called for client-level problems (kafkajs log lines at WARN and above). */
   onLog?: (level: 'error' | 'warn', message: string, extra: Record<string, unknown>) => void;
 }
-
-/** Header set on a consumed message whose value could not be decoded from the wire format. */
-export const WIRE_ERROR_HEADER = 'tapeline-wire-error';
 
 const FIRST_RETRY_DELAY_MS = 100;
 const MAX_RETRY_DELAY_MS = 5_000;
@@ -299,7 +297,7 @@ class KafkaEventLog implements EventLog {
         value = await this.codec.decode(brokerTopic, raw);
       } catch (error) {
         // Poison: keep the raw bytes and say why, so the consumer can dead-letter it and move on.
-        headers[WIRE_ERROR_HEADER] = (error as Error).message;
+        headers[UNDECODABLE_HEADER] = (error as Error).message;
       }
       converted.push({
         topic,

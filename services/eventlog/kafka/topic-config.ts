@@ -1,6 +1,6 @@
 /**
- * Broker-side settings of every topic the Kafka adapter creates (partition counts live with the
- * topic names in services/shared/topics.ts). Replication factor 1 fits the single-node broker of
+ * Broker-side settings of every topic the Kafka adapter creates (partition counts are declared with
+ * each stream, services/read-models/<name>/index.ts). Replication factor 1 fits the single-node broker of
  * infra/; a cluster wants 3 and min.insync.replicas 2.
  */
 export const KAFKA_TOPIC_CONFIG = {

@@ -1,0 +1,80 @@
+/** GET /markets/:id/ohlcv (candles of the YES price) and /volume/timeseries (platform volume per UTC day). */
+import { Router } from 'express';
+import { ApiError } from '../../../api/errors.js';
+import { success } from '../../../api/envelope.js';
+import { timeParam } from '../../../api/time-params.js';
+import type { Candle, VolumePoint } from '../../../api/types.generated.js';
+import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import { DAY_MS, iso } from '../../shared/time.js';
+import { requireMarket } from '../markets/queries.js';
+
+const INTERVAL_TABLES = { '5m': 'candles_5m', '1h': 'candles_1h', '1d': 'candles_1d' } as const;
+
+const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
+
+export function candleRoutes(store: AnalyticsStore): Router {
+  const router = Router();
+
+  router.get('/markets/:id/ohlcv', async (request, response) => {
+    const market = await requireMarket(store, request);
+    const interval = String(request.query.interval ?? '1h') as keyof typeof INTERVAL_TABLES;
+    const limit = Number(request.query.limit ?? 168);
+    const from = timeParam('from', request.query.from) ?? null;
+    const to = timeParam('to', request.query.to) ?? null;
+    if (from !== null && to !== null && from >= to) throw ApiError.badRequest('from: must be before to');
+    const rows = await store.query<{
+      bucket_ms: number;
+      open: number;
+      high: number;
+      low: number;
+      close: number;
+      volume_usdc: number;
+      volume_shares: number;
+      trade_count: number;
+    }>(
+      `SELECT * FROM (
+         SELECT toUnixTimestamp(bucket) * 1000 AS bucket_ms, argMinMerge(open) AS open, max(high) AS high, min(low) AS low,
+                argMaxMerge(close) AS close, sum(volume_usdc) AS volume_usdc, sum(volume_shares) AS volume_shares,
+                sum(trade_count) AS trade_count
+           FROM ${INTERVAL_TABLES[interval]}
+          WHERE market_id = {id:String}
+            ${from !== null ? 'AND bucket >= toDateTime({from:Int64} / 1000)' : ''}
+            ${to !== null ? 'AND bucket < toDateTime({to:Int64} / 1000)' : ''}
+          GROUP BY bucket ORDER BY bucket DESC LIMIT {limit:UInt32}
+       ) ORDER BY bucket_ms ASC`,
+      { id: market.market_id, limit, from: from ?? undefined, to: to ?? undefined },
+    );
+    const candles: Candle[] = rows.map((r) => ({
+      bucket_start: iso(r.bucket_ms),
+      interval,
+      open: r.open,
+      high: r.high,
+      low: r.low,
+      close: r.close,
+      volume_usdc: round6(r.volume_usdc),
+      volume_shares: round6(r.volume_shares),
+      trade_count: Number(r.trade_count),
+    }));
+    response.json(success(candles));
+  });
+
+  router.get('/volume/timeseries', async (request, response) => {
+    const days = Number(request.query.range_days ?? 30);
+    const rows = await store.query<{ day: string; volume_usdc: number; trade_count: number }>(
+      `SELECT toString(toDate(bucket)) AS day, sum(volume_usdc) AS volume_usdc, sum(trade_count) AS trade_count
+         FROM candles_1d WHERE bucket >= toStartOfDay(now()) - toIntervalDay({days:UInt32} - 1)
+        GROUP BY day`,
+      { days },
+    );
+    const byDay = new Map(rows.map((r) => [r.day, r]));
+    const today = Date.parse(new Date().toISOString().slice(0, 10));
+    const points: VolumePoint[] = Array.from({ length: days }, (_, i) => {
+      const day = iso(today - (days - 1 - i) * DAY_MS).slice(0, 10);
+      const row = byDay.get(day);
+      return { date: day, volume_usdc: row ? round6(row.volume_usdc) : 0, trade_count: row ? Number(row.trade_count) : 0 };
+    });
+    response.json(success(points));
+  });
+
+  return router;
+}

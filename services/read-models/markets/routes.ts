@@ -1,0 +1,138 @@
+/** GET /markets (keyset over the chosen sort), /markets/categories and /markets/:id (detail with an indexed-trades snapshot). */
+import { Router } from 'express';
+import { success } from '../../../api/envelope.js';
+import { keysetPage } from '../../../api/keyset.js';
+import type { Category, Market, MarketDetail } from '../../../api/types.generated.js';
+import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import { iso, isoOrNull } from '../../shared/time.js';
+import { MARKET_COLUMNS, type MarketRow, requireMarket } from './queries.js';
+
+/** Sort key per `sort` value; `direction` is the order of the first page. Missing dates sort last. */
+const SORTS = {
+  volume: { expression: 'volume_24h_usdc', direction: 'DESC' },
+  volume_total: { expression: 'volume_total_usdc', direction: 'DESC' },
+  liquidity: { expression: 'liquidity_usdc', direction: 'DESC' },
+  created: { expression: 'ifNull(toUnixTimestamp64Milli(created_at), 0)', direction: 'DESC' },
+  end_date: { expression: 'ifNull(toUnixTimestamp64Milli(end_date), 9007199254740991)', direction: 'ASC' },
+} as const;
+
+const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
+
+export function presentMarket(row: MarketRow): Market {
+  const yes = row.outcome_prices[row.yes_index] ?? null;
+  const no = row.outcome_prices.length === 2 ? (row.outcome_prices[1 - row.yes_index] ?? null) : null;
+  return {
+    id: row.market_id,
+    gamma_id: row.gamma_id,
+    slug: row.slug,
+    title: row.title,
+    category: row.category,
+    status: row.status,
+    outcomes: row.outcomes,
+    outcome_token_ids: row.outcome_token_ids,
+    outcome_prices: row.outcome_prices,
+    yes_price: yes,
+    no_price: no,
+    best_bid: row.best_bid,
+    best_ask: row.best_ask,
+    spread: row.best_bid !== null && row.best_ask !== null ? round6(row.best_ask - row.best_bid) : null,
+    last_trade_price: row.last_trade_price,
+    volume_24h_usdc: row.volume_24h_usdc,
+    volume_total_usdc: row.volume_total_usdc,
+    liquidity_usdc: row.liquidity_usdc,
+    neg_risk: Boolean(row.neg_risk),
+    event: row.event_id ? { id: row.event_id, slug: row.event_slug, title: row.event_title } : null,
+    resolved_outcome: row.resolved_outcome,
+    start_date: isoOrNull(row.start_date_ms),
+    end_date: isoOrNull(row.end_date_ms),
+    closed_at: isoOrNull(row.closed_at_ms),
+    created_at: isoOrNull(row.created_at_ms),
+    updated_at: iso(row.updated_at_ms),
+    source: row.source,
+  };
+}
+
+export function marketRoutes(store: AnalyticsStore): Router {
+  const router = Router();
+
+  router.get('/markets', async (request, response) => {
+    const status = String(request.query.status ?? 'active');
+    const sortName = String(request.query.sort ?? 'volume') as keyof typeof SORTS;
+    const sort = SORTS[sortName];
+    const category = request.query.category ? String(request.query.category) : undefined;
+    const search = request.query.search ? String(request.query.search) : undefined;
+    const comparison = sort.direction === 'DESC' ? '<' : '>';
+    type Listed = MarketRow & { sort_value: number };
+    response.json(
+      await keysetPage<Listed, Market>(request, {
+        filters: { status, sort: sortName, category, search },
+        shape: ['number', 'string'],
+        fetch: (after, take) =>
+          store.query<Listed>(
+            `SELECT ${MARKET_COLUMNS}, ${sort.expression} AS sort_value
+               FROM markets FINAL
+              WHERE ({status:String} = 'all' OR status = {status:String})
+                ${category ? 'AND lower(category) = lower({category:String})' : ''}
+                ${search ? 'AND (positionCaseInsensitiveUTF8(title, {search:String}) > 0 OR positionCaseInsensitiveUTF8(slug, {search:String}) > 0 OR positionCaseInsensitiveUTF8(event_title, {search:String}) > 0)' : ''}
+                ${after ? `AND (sort_value, market_id) ${comparison} ({after_value:Float64}, {after_id:String})` : ''}
+              ORDER BY sort_value ${sort.direction}, market_id ${sort.direction}
+              LIMIT {take:UInt32}`,
+            { status, category, search, take, after_value: after?.[0], after_id: after?.[1] },
+          ),
+        keyOf: (row) => [Number(row.sort_value), row.market_id],
+        present: presentMarket,
+      }),
+    );
+  });
+
+  router.get('/markets/categories', async (_request, response) => {
+    const rows = await store.query<{ category: string; markets_active: number; markets_total: number; volume_24h_usdc: number }>(
+      `SELECT category, countIf(status = 'active') AS markets_active, count() AS markets_total, sum(volume_24h_usdc) AS volume_24h_usdc
+         FROM markets FINAL GROUP BY category ORDER BY volume_24h_usdc DESC, category`,
+    );
+    const categories: Category[] = rows.map((r) => ({
+      category: r.category,
+      markets_active: Number(r.markets_active),
+      markets_total: Number(r.markets_total),
+      volume_24h_usdc: Math.round(r.volume_24h_usdc * 100) / 100,
+    }));
+    response.json(success(categories));
+  });
+
+  router.get('/markets/:id', async (request, response) => {
+    const market = await requireMarket(store, request);
+    // From the materialized views and the by_market projection, so the cost does not grow with the
+    // market's history: 24h figures sum the 5-minute candles of [now - 24h, now) (5-minute resolution).
+    const [snapshot] = await store.query<{
+      last_yes: number | null;
+      last_ms: number | null;
+      trades_24h: number;
+      volume_24h: number;
+      total: number;
+      now_ms: number;
+    }>(
+      `SELECT
+         (SELECT yes_price FROM trades WHERE market_id = {id:String} ORDER BY market_id DESC, ts DESC, trade_id DESC LIMIT 1) AS last_yes,
+         (SELECT toUnixTimestamp64Milli(ts) FROM trades WHERE market_id = {id:String} ORDER BY market_id DESC, ts DESC, trade_id DESC LIMIT 1) AS last_ms,
+         (SELECT sum(trade_count) FROM candles_5m WHERE market_id = {id:String} AND bucket >= now() - INTERVAL 24 HOUR) AS trades_24h,
+         (SELECT sum(volume_usdc) FROM candles_5m WHERE market_id = {id:String} AND bucket >= now() - INTERVAL 24 HOUR) AS volume_24h,
+         (SELECT sum(trade_count) FROM candles_1d WHERE market_id = {id:String}) AS total,
+         toUnixTimestamp64Milli(now64(3)) AS now_ms`,
+      { id: market.market_id },
+    );
+    const detail: MarketDetail = {
+      ...presentMarket(market),
+      snapshot: {
+        last_trade_price: snapshot?.last_yes ?? null,
+        last_trade_at: isoOrNull(snapshot?.last_ms),
+        trades_24h: Number(snapshot?.trades_24h ?? 0),
+        volume_24h_usdc_indexed: round6(Number(snapshot?.volume_24h ?? 0)),
+        trades_total: Number(snapshot?.total ?? 0),
+        as_of: iso(snapshot?.now_ms ?? Date.now()),
+      },
+    };
+    response.json(success(detail));
+  });
+
+  return router;
+}

@@ -1,0 +1,34 @@
+/** GET /markets/:id/oi: the latest open interest and up to 200 earlier snapshots, oldest first. */
+import { Router } from 'express';
+import { success } from '../../../api/envelope.js';
+import { ApiError } from '../../../api/errors.js';
+import type { OpenInterest } from '../../../api/types.generated.js';
+import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import { iso } from '../../shared/time.js';
+import { requireMarket } from '../markets/queries.js';
+
+const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
+
+export function openInterestRoutes(store: AnalyticsStore): Router {
+  const router = Router();
+  router.get('/markets/:id/oi', async (request, response) => {
+    const market = await requireMarket(store, request);
+    const rows = await store.query<{ open_interest_usdc: number; snapshot_at_ms: number; source: string }>(
+      `SELECT open_interest_usdc, toUnixTimestamp64Milli(snapshot_at) AS snapshot_at_ms, source FROM open_interest FINAL
+        WHERE market_id = {id:String} ORDER BY snapshot_at DESC LIMIT 200`,
+      { id: market.market_id },
+    );
+    const latest = rows[0];
+    if (!latest) throw ApiError.notFound(`no open interest indexed yet for market ${market.market_id}`);
+    const body: OpenInterest = {
+      market_id: market.market_id,
+      open_interest_usdc: round6(latest.open_interest_usdc),
+      as_of: iso(latest.snapshot_at_ms),
+      method: 'upstream Data API /oi: collateral locked in the market (complete sets outstanding, USDC)',
+      source: latest.source,
+      history: rows.reverse().map((r) => ({ timestamp: iso(r.snapshot_at_ms), open_interest_usdc: round6(r.open_interest_usdc) })),
+    };
+    response.json(success(body));
+  });
+  return router;
+}

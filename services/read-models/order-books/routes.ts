@@ -1,0 +1,140 @@
+/**
+ * GET /markets/:id/orderbook (live top-20 book per outcome) and /orderbook/history (best levels and
+ * depth per bucket). Definitions: best bid = highest bid, best ask = lowest ask, mid = (bid + ask) / 2,
+ * spread_bps = (ask - bid) / mid x 10000; mid and spread are null when a side is empty.
+ */
+import { Router } from 'express';
+import { success } from '../../../api/envelope.js';
+import { ApiError } from '../../../api/errors.js';
+import { timeParam } from '../../../api/time-params.js';
+import type { BookLevel, BookTop, OrderBook, OrderBookHistory } from '../../../api/types.generated.js';
+import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import { iso } from '../../shared/time.js';
+import { requireMarketWithTokens } from '../markets/queries.js';
+
+const DEPTH = 20;
+const round = (v: number, d = 6) => Math.round(v * 10 ** d) / 10 ** d;
+
+export function bookSummary(bestBid: number | null, bestAsk: number | null): Pick<BookTop, 'mid' | 'spread' | 'spread_bps'> {
+  if (bestBid === null || bestAsk === null) return { mid: null, spread: null, spread_bps: null };
+  const mid = (bestBid + bestAsk) / 2;
+  return { mid: round(mid), spread: round(bestAsk - bestBid), spread_bps: mid > 0 ? round(((bestAsk - bestBid) / mid) * 10_000, 2) : null };
+}
+
+function levels(prices: number[], sizes: number[], side: 'bid' | 'ask'): BookLevel[] {
+  return prices
+    .map((price, i) => ({ price, size_shares: sizes[i] ?? 0 }))
+    .filter((l) => l.size_shares > 0)
+    .sort((a, b) => (side === 'bid' ? b.price - a.price : a.price - b.price))
+    .slice(0, DEPTH);
+}
+
+interface LatestBook {
+  asset_id: string;
+  hash: string;
+  ts_ms: number;
+  bid_prices: number[];
+  bid_sizes: number[];
+  ask_prices: number[];
+  ask_sizes: number[];
+  source: string;
+}
+
+export function orderBookRoutes(store: AnalyticsStore): Router {
+  const router = Router();
+
+  router.get('/markets/:id/orderbook', async (request, response) => {
+    const market = await requireMarketWithTokens(store, request);
+    const books = await store.query<LatestBook>(
+      `SELECT asset_id, argMax(hash, (ts, ingested_at)) AS hash, toUnixTimestamp64Milli(max(ts)) AS ts_ms,
+              argMax(bid_prices, (ts, ingested_at)) AS bid_prices, argMax(bid_sizes, (ts, ingested_at)) AS bid_sizes,
+              argMax(ask_prices, (ts, ingested_at)) AS ask_prices, argMax(ask_sizes, (ts, ingested_at)) AS ask_sizes,
+              any(source) AS source
+         FROM order_books WHERE asset_id IN {tokens:Array(String)} GROUP BY asset_id`,
+      { tokens: market.outcome_token_ids },
+    );
+    if (books.length === 0) throw ApiError.notFound(`no order book indexed yet for market ${market.market_id}`);
+    const byAsset = new Map(books.map((b) => [b.asset_id, b]));
+    const outcomes = market.outcome_token_ids.map((assetId, index) => {
+      const book = byAsset.get(assetId);
+      const bids = book ? levels(book.bid_prices, book.bid_sizes, 'bid') : [];
+      const asks = book ? levels(book.ask_prices, book.ask_sizes, 'ask') : [];
+      const bestBid = bids[0]?.price ?? null;
+      const bestAsk = asks[0]?.price ?? null;
+      return {
+        outcome: market.outcomes[index] ?? String(index),
+        asset_id: assetId,
+        best_bid: bestBid,
+        best_ask: bestAsk,
+        ...bookSummary(bestBid, bestAsk),
+        bids,
+        asks,
+        hash: book?.hash ?? null,
+        timestamp: book ? iso(book.ts_ms) : null,
+      };
+    });
+    const yes = outcomes[market.yes_index] ?? outcomes[0]!;
+    const body: OrderBook = {
+      market_id: market.market_id,
+      title: market.title,
+      depth: DEPTH,
+      yes: { best_bid: yes.best_bid, best_ask: yes.best_ask, mid: yes.mid, spread: yes.spread, spread_bps: yes.spread_bps },
+      outcomes,
+      source: books[0]!.source,
+    };
+    response.json(success(body));
+  });
+
+  router.get('/orderbook/history', async (request, response) => {
+    const market = await requireMarketWithTokens(store, request);
+    const outcomeIndex = request.query.outcome
+      ? market.outcomes.findIndex((o) => o.toLowerCase() === String(request.query.outcome).toLowerCase())
+      : market.yes_index;
+    if (outcomeIndex < 0) throw ApiError.badRequest(`outcome: not an outcome of this market (${market.outcomes.join(', ')})`);
+    const interval = String(request.query.interval ?? '5m') as '1m' | '5m' | '1h';
+    const seconds = { '1m': 60, '5m': 300, '1h': 3600 }[interval];
+    const to = timeParam('to', request.query.to) ?? Date.now();
+    const from = timeParam('from', request.query.from) ?? to - 24 * 3_600_000;
+    if (from >= to) throw ApiError.badRequest('from: must be before to');
+    if ((to - from) / 1000 / seconds > 2000) {
+      throw ApiError.badRequest('interval: too many buckets for this range (max 2000); widen the interval or narrow from/to');
+    }
+    const rows = await store.query<{
+      bucket_ms: number;
+      best_bid: number | null;
+      best_ask: number | null;
+      bid_depth: number;
+      ask_depth: number;
+      snapshots: number;
+    }>(
+      `SELECT toUnixTimestamp(toStartOfInterval(ts, toIntervalSecond({seconds:UInt32}))) * 1000 AS bucket_ms,
+              argMax(best_bid, ts) AS best_bid, argMax(best_ask, ts) AS best_ask,
+              argMax(arraySum(arraySlice(bid_sizes, 1, 20)), ts) AS bid_depth, argMax(arraySum(arraySlice(ask_sizes, 1, 20)), ts) AS ask_depth,
+              count() AS snapshots
+         FROM order_books
+        WHERE asset_id = {asset:String} AND ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64})
+        GROUP BY bucket_ms ORDER BY bucket_ms`,
+      { seconds, asset: market.outcome_token_ids[outcomeIndex], from, to },
+    );
+    const body: OrderBookHistory = {
+      market_id: market.market_id,
+      outcome: market.outcomes[outcomeIndex]!,
+      asset_id: market.outcome_token_ids[outcomeIndex]!,
+      interval,
+      from: iso(from),
+      to: iso(to),
+      points: rows.map((r) => ({
+        bucket_start: iso(r.bucket_ms),
+        best_bid: r.best_bid,
+        best_ask: r.best_ask,
+        ...bookSummary(r.best_bid, r.best_ask),
+        bid_depth_shares: round(r.bid_depth),
+        ask_depth_shares: round(r.ask_depth),
+        snapshots: Number(r.snapshots),
+      })),
+    };
+    response.json(success(body));
+  });
+
+  return router;
+}

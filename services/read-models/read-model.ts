@@ -1,0 +1,69 @@
+/**
+ * A read model is one folder under services/read-models/: the streams it introduces, how their
+ * events become ClickHouse rows, the migrations that create those tables, its queries and routes,
+ * and its projection tests. registry.ts lists every read model; the publisher, the sink, the
+ * migrator, the API and the tests all iterate that list, so adding a read model is its folder plus
+ * one line there (docs/ARCHITECTURE.md lists the exact places).
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Router } from 'express';
+import type { Stream } from '../events/stream.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { AnalyticsStore } from '../ports/analytics-store.js';
+
+/** A ClickHouse row: keys are the table's column names (checked against system.columns by tests). */
+export type Row = Record<string, unknown>;
+
+export interface Projection<E = unknown> {
+  stream: Stream<E>;
+  table: string;
+  row(event: E): Row;
+  /**
+   * Drops events whose rows are already stored, for tables whose materialized views count every
+   * row they are handed (a redelivered or overlapping batch must not count twice).
+   */
+  unseen?(store: AnalyticsStore, events: E[]): Promise<E[]>;
+}
+
+export interface RouteContext {
+  store: AnalyticsStore;
+}
+
+export interface JobContext {
+  store: AnalyticsStore;
+  config: Config;
+  logger: Logger;
+}
+
+export interface RunningJob {
+  stop(): Promise<void>;
+}
+
+export interface ReadModel {
+  name: string;
+  /** Streams this read model introduces (others it reads are imported from their own folder). */
+  streams: Record<string, Stream>;
+  /** Events -> rows, applied by the sink. */
+  projections: Projection[];
+  /** Folder of NNNN_name.sql migrations (version numbers are unique across all read models). */
+  migrations: string;
+  routes?: (context: RouteContext) => Router;
+  /** Background maintenance run by the process that writes ClickHouse (the sink part). */
+  jobs?: (context: JobContext) => RunningJob[];
+}
+
+/** Keeps the event type of a projection tied to its stream at the definition site. */
+export function project<E>(stream: Stream<E>, projection: Omit<Projection<E>, 'stream'>): Projection<E> {
+  return { stream, ...projection };
+}
+
+export function defineReadModel<const M extends ReadModel>(model: M): M {
+  return model;
+}
+
+/** The migrations folder next to a read model's index module. */
+export function migrationsBeside(moduleUrl: string): string {
+  return path.join(path.dirname(fileURLToPath(moduleUrl)), 'migrations');
+}

@@ -1,0 +1,85 @@
+/**
+ * For every stream in the registry: its TypeScript example, its Avro schema and the ClickHouse columns
+ * of every table it is projected into agree. A field the schema does not declare, a row key that names
+ * no column, or a column no mapper fills fails here (and in production the insert itself refuses
+ * unknown keys).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openChdbStore } from '../../services/analytics/clickhouse-store.js';
+import { migrate } from '../../services/analytics/migrate.js';
+import { SCHEMA_DIRECTORY } from '../../services/events/avro.js';
+import type { EventOfStream } from '../../services/events/publisher.js';
+import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
+import { ALL_PROJECTIONS, ALL_STREAMS, READ_MODELS, STREAMS, type StreamName } from '../../services/read-models/registry.js';
+import * as build from '../support/events.js';
+
+/** One example per stream; a new stream without one is a compile error here. */
+const EXAMPLES: { [N in StreamName]: () => EventOfStream<N> } = {
+  markets: () => build.marketUpserted({ status: 'resolved', resolved_outcome: 'Yes', start_ms: build.T0, accepting_orders: false, tick_size: 0.01 }),
+  trades: build.tradeExecuted,
+  marketResolutions: build.marketResolved,
+  gammaEvents: () => build.gammaEventUpserted({ market_ids: [build.conditionId(1)], neg_risk_market_id: build.conditionId(9) }),
+  series: build.seriesUpserted,
+  tags: build.tagUpserted,
+  priceTicks: () => build.priceTick({ best_bid: 0.49, side: 'BUY', size: 3 }),
+  bookSnapshots: () => build.bookSnapshot({ bids: [{ price: 0.4, size: 1 }], asks: [{ price: 0.6, size: 2 }] }),
+  bookDeltas: build.bookDelta,
+  walletActivity: build.walletActivity,
+  positions: build.positionSnapshot,
+  holders: build.holderSnapshot,
+  openInterest: build.openInterest,
+  deadLetters: () => ({ stage: 'ingest', source: 'simulator', origin: 'gamma/markets', reason: 'test', raw: '{}', at_ms: build.T0 }),
+};
+
+let store: AnalyticsStore;
+
+beforeAll(async () => {
+  store = await openChdbStore({ path: fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-conformance-')), database: 'conformance' });
+  await migrate(store);
+});
+afterAll(() => store.close());
+
+describe.each(ALL_STREAMS.map((stream) => [stream.name, stream] as const))('stream %s', (name, stream) => {
+  const example = () => EXAMPLES[name as StreamName]() as unknown;
+
+  test('its example fits the Avro schema exactly and survives a round trip', () => {
+    expect(stream.codec.violation(example())).toBeNull();
+    expect(stream.codec.decode(stream.codec.encode(example()))).toEqual(example());
+  });
+
+  test('a field the schema does not declare is refused, not dropped', () => {
+    expect(stream.codec.violation({ ...(example() as object), misspelled_field: 1 })).toMatch(/misspelled_field/);
+  });
+
+  test('its declared key and time are defined for the example', () => {
+    expect(typeof stream.key(example())).toBe('string');
+    expect(Number.isFinite(stream.time(example()))).toBe(true);
+  });
+
+  const projections = ALL_PROJECTIONS.filter((p) => p.stream === stream);
+  if (projections.length === 0) return;
+  test.each(projections.map((p) => [p.table, p] as const))('its row for %s names exactly the table columns and inserts', async (table, projection) => {
+    const columns = await store.query<{ name: string }>(
+      `SELECT name FROM system.columns WHERE database = {db:String} AND table = {table:String} AND default_kind NOT IN ('MATERIALIZED', 'ALIAS') ORDER BY name`,
+      { db: store.database, table },
+    );
+    const row = projection.row(example());
+    expect(Object.keys(row).sort()).toEqual(columns.map((c) => c.name));
+    await store.insert(table, [row]);
+  });
+});
+
+test('every schema file belongs to a stream, and topics are unique', () => {
+  const files = fs.readdirSync(SCHEMA_DIRECTORY).filter((f) => f.endsWith('.avsc')).map((f) => f.replace(/\.avsc$/, '')).sort();
+  expect([...new Set(ALL_STREAMS.map((s) => s.schema))].sort()).toEqual(files);
+  expect(new Set(ALL_STREAMS.map((s) => s.topic)).size).toBe(ALL_STREAMS.length);
+  expect(new Set(READ_MODELS.map((m) => m.name)).size).toBe(READ_MODELS.length);
+});
+
+test('an insert with a key that names no column fails (input_format_skip_unknown_fields is pinned off)', async () => {
+  const row = { ...STREAMS.openInterest.codec.decode(STREAMS.openInterest.codec.encode(build.openInterest())) } as Record<string, unknown>;
+  const good = ALL_PROJECTIONS.find((p) => p.table === 'open_interest')!.row(row as never);
+  await expect(store.insert('open_interest', [{ ...good, open_interest_usd: 1 }])).rejects.toThrow();
+});

@@ -1,0 +1,313 @@
+/**
+ * Event builders for tests: every field of the generated type with a plain default, overridable.
+ * The types come from schemas/*.avsc, so a field added to a schema shows up here as a compile error
+ * until it has a default.
+ */
+import type {
+  BookDelta,
+  BookSnapshot,
+  GammaEventUpserted,
+  HolderSnapshot,
+  MarketResolved,
+  MarketUpserted,
+  OpenInterest,
+  PositionSnapshot,
+  PriceTick,
+  SeriesUpserted,
+  TagUpserted,
+  TradeExecuted,
+  WalletActivity,
+} from '../../services/events/types.js';
+
+export const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
+export const conditionId = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+export const walletAddress = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
+export const txHash = (n: number) => `0x${n.toString(16).padStart(64, 'f')}`;
+
+export function marketUpserted(over: Partial<MarketUpserted> = {}): MarketUpserted {
+  const market_id = over.market_id ?? conditionId(1);
+  return {
+    event_id: `${market_id}:v1`,
+    source: 'simulator',
+    market_id,
+    gamma_id: '1001',
+    slug: `market-${market_id.slice(-4)}`,
+    title: `Market ${market_id.slice(-4)}?`,
+    category: 'Politics',
+    event_id_upstream: '',
+    event_slug: '',
+    event_title: '',
+    outcomes: ['Yes', 'No'],
+    outcome_token_ids: [`1${market_id.slice(-6).replace(/\D/g, '7')}1`, `1${market_id.slice(-6).replace(/\D/g, '7')}2`],
+    outcome_prices: [0.5, 0.5],
+    yes_index: 0,
+    status: 'active',
+    resolved_outcome: null,
+    volume_total_usdc: 0,
+    volume_24h_usdc: 0,
+    liquidity_usdc: 0,
+    best_bid: null,
+    best_ask: null,
+    last_trade_price: null,
+    neg_risk: false,
+    start_ms: null,
+    end_ms: null,
+    closed_ms: null,
+    created_ms: null,
+    updated_at_ms: T0,
+    ingested_at_ms: T0,
+    uma_resolution_status: null,
+    accepting_orders: null,
+    neg_risk_market_id: null,
+    question_id: null,
+    tick_size: null,
+    resolved_at_ms: null,
+    ...over,
+  };
+}
+
+export function tradeExecuted(over: Partial<TradeExecuted> = {}): TradeExecuted {
+  return {
+    event_id: 'trade-1',
+    source: 'simulator',
+    market_id: conditionId(1),
+    market_title: 'Market 0001?',
+    asset_id: '111',
+    wallet: walletAddress(1),
+    side: 'buy',
+    outcome: 'Yes',
+    outcome_index: 0,
+    price: 0.5,
+    yes_price: 0.5,
+    size: 10,
+    size_usdc: 5,
+    timestamp_ms: T0,
+    tx_hash: txHash(1),
+    ingested_at_ms: T0,
+    ...over,
+  };
+}
+
+export function marketResolved(over: Partial<MarketResolved> = {}): MarketResolved {
+  return {
+    event_id: 'resolution-1',
+    source: 'simulator',
+    market_id: conditionId(1),
+    gamma_id: '1001',
+    slug: 'market-0001',
+    title: 'Market 0001?',
+    outcomes: ['Yes', 'No'],
+    outcome_token_ids: ['111', '112'],
+    winning_outcome: 'Yes',
+    winning_outcome_index: 0,
+    winning_asset_id: '111',
+    payouts: [1, 0],
+    resolved_at_ms: T0,
+    origin: 'gamma',
+    ingested_at_ms: T0,
+    ...over,
+  };
+}
+
+export function gammaEventUpserted(over: Partial<GammaEventUpserted> = {}): GammaEventUpserted {
+  return {
+    event_id: 'gamma-event-1:v1',
+    source: 'simulator',
+    gamma_event_id: '77',
+    slug: 'event-77',
+    title: 'Event 77',
+    category: 'Politics',
+    active: true,
+    closed: false,
+    archived: false,
+    neg_risk: false,
+    neg_risk_market_id: null,
+    start_ms: null,
+    end_ms: null,
+    closed_ms: null,
+    volume_usdc: 0,
+    volume_24h_usdc: 0,
+    liquidity_usdc: 0,
+    open_interest_usdc: 0,
+    market_ids: [],
+    series_ids: [],
+    tag_ids: [],
+    updated_at_ms: T0,
+    ingested_at_ms: T0,
+    ...over,
+  };
+}
+
+export function seriesUpserted(over: Partial<SeriesUpserted> = {}): SeriesUpserted {
+  return {
+    event_id: 'series-1:v1',
+    source: 'simulator',
+    series_id: '5',
+    slug: 'series-5',
+    ticker: 'S5',
+    title: 'Series 5',
+    series_type: 'single',
+    recurrence: 'daily',
+    active: true,
+    closed: false,
+    archived: false,
+    volume_usdc: 0,
+    volume_24h_usdc: 0,
+    liquidity_usdc: 0,
+    event_ids: [],
+    created_ms: null,
+    updated_at_ms: T0,
+    ingested_at_ms: T0,
+    ...over,
+  };
+}
+
+export function tagUpserted(over: Partial<TagUpserted> = {}): TagUpserted {
+  return {
+    event_id: 'tag-1:v1',
+    source: 'simulator',
+    tag_id: '2',
+    label: 'Politics',
+    slug: 'politics',
+    force_show: false,
+    created_ms: null,
+    updated_at_ms: T0,
+    ingested_at_ms: T0,
+    ...over,
+  };
+}
+
+export function priceTick(over: Partial<PriceTick> = {}): PriceTick {
+  return {
+    event_id: 'tick-1',
+    source: 'simulator',
+    market_id: conditionId(1),
+    asset_id: '111',
+    kind: 'last_trade',
+    price: 0.5,
+    best_bid: null,
+    best_ask: null,
+    side: null,
+    size: null,
+    timestamp_ms: T0,
+    origin: 'clob-ws',
+    ingested_at_ms: T0,
+    ...over,
+  };
+}
+
+export function bookSnapshot(over: Partial<BookSnapshot> = {}): BookSnapshot {
+  const bids = over.bids ?? [];
+  const asks = over.asks ?? [];
+  return {
+    event_id: `${over.asset_id ?? '111'}:${over.hash ?? 'h'}`,
+    source: 'simulator',
+    market_id: conditionId(1),
+    asset_id: '111',
+    hash: 'h',
+    timestamp_ms: T0,
+    bids,
+    asks,
+    best_bid: bids.length ? Math.max(...bids.map((l) => l.price)) : null,
+    best_ask: asks.length ? Math.min(...asks.map((l) => l.price)) : null,
+    tick_size: 0.01,
+    min_order_size: 5,
+    last_trade_price: null,
+    origin: 'clob-rest',
+    ingested_at_ms: T0,
+    ...over,
+  };
+}
+
+export function bookDelta(over: Partial<BookDelta> = {}): BookDelta {
+  return {
+    event_id: 'delta-1',
+    source: 'simulator',
+    market_id: conditionId(1),
+    asset_id: '111',
+    side: 'bid',
+    price: 0.45,
+    size: 10,
+    hash: 'h2',
+    best_bid: 0.45,
+    best_ask: null,
+    timestamp_ms: T0,
+    ingested_at_ms: T0,
+    ...over,
+  };
+}
+
+export function walletActivity(over: Partial<WalletActivity> = {}): WalletActivity {
+  return {
+    event_id: 'activity-1',
+    source: 'simulator',
+    wallet: walletAddress(1),
+    market_id: conditionId(1),
+    type: 'TRADE',
+    asset_id: '111',
+    side: 'BUY',
+    outcome: 'Yes',
+    outcome_index: 0,
+    size: 10,
+    usdc_size: 5,
+    price: 0.5,
+    tx_hash: txHash(1),
+    timestamp_ms: T0,
+    ingested_at_ms: T0,
+    ...over,
+  };
+}
+
+export function positionSnapshot(over: Partial<PositionSnapshot> = {}): PositionSnapshot {
+  return {
+    event_id: 'position-1',
+    source: 'simulator',
+    wallet: walletAddress(1),
+    market_id: conditionId(1),
+    asset_id: '111',
+    outcome: 'Yes',
+    outcome_index: 0,
+    size: 10,
+    avg_price: 0.4,
+    initial_value_usdc: 4,
+    current_value_usdc: 5,
+    cash_pnl_usdc: 1,
+    realized_pnl_usdc: 0,
+    total_bought: 10,
+    cur_price: 0.5,
+    redeemable: false,
+    mergeable: false,
+    neg_risk: false,
+    snapshot_at_ms: T0,
+    ingested_at_ms: T0,
+    ...over,
+  };
+}
+
+export function holderSnapshot(over: Partial<HolderSnapshot> = {}): HolderSnapshot {
+  return {
+    event_id: 'holder-1',
+    source: 'simulator',
+    market_id: conditionId(1),
+    asset_id: '111',
+    wallet: walletAddress(1),
+    outcome_index: 0,
+    amount: 10,
+    rank: 1,
+    snapshot_at_ms: T0,
+    ingested_at_ms: T0,
+    ...over,
+  };
+}
+
+export function openInterest(over: Partial<OpenInterest> = {}): OpenInterest {
+  return {
+    event_id: 'oi-1',
+    source: 'simulator',
+    market_id: conditionId(1),
+    open_interest_usdc: 100,
+    snapshot_at_ms: T0,
+    ingested_at_ms: T0,
+    ...over,
+  };
+}

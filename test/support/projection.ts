@@ -1,0 +1,65 @@
+/**
+ * Projection tests in the Given/When/Then style: given these events on their streams, the real sink
+ * writes them into chDB (through each read model's row mapping and migrations), then a test checks
+ * the rows and the API's response body (served with response validation on). Each harness has its
+ * own file log, database and control store.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { openChdbStore } from '../../services/analytics/clickhouse-store.js';
+import { migrate } from '../../services/analytics/migrate.js';
+import { type EventOfStream, EventPublisher } from '../../services/events/publisher.js';
+import { openFileEventLog } from '../../services/eventlog/file-log.js';
+import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
+import type { EventLog } from '../../services/ports/event-log.js';
+import { allTopicSpecs, type StreamName, topicSchemas } from '../../services/read-models/registry.js';
+import { type SinkService, sinkLag, startSink } from '../../services/sink/sink-service.js';
+import { type ApiHarness, startApiHarness } from './api-harness.js';
+import { getJson, type JsonResponse, waitFor } from './http.js';
+
+export type Given = { [N in StreamName]?: EventOfStream<N>[] };
+
+export interface ProjectionHarness {
+  store: AnalyticsStore;
+  api: ApiHarness;
+  /** A Tier 2 key (every read endpoint). */
+  key: string;
+  /** Publishes the events (in the order given, stream by stream) and waits until the sink has written them. */
+  given(events: Given): Promise<void>;
+  /** Runs a query against the harness's database. */
+  rows<Row = Record<string, unknown>>(sql: string, params?: Record<string, unknown>): Promise<Row[]>;
+  /** GET `/v1<path>` with the Tier 2 key. */
+  get<T = any>(pathAndQuery: string): Promise<JsonResponse<T>>;
+  close(): Promise<void>;
+}
+
+export async function projectionHarness(name: string): Promise<ProjectionHarness> {
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), `tapeline-projection-${name}-`));
+  const log: EventLog = await openFileEventLog({ directory: path.join(directory, 'log'), schemas: topicSchemas(), fsync: false, pollIntervalMs: 20 });
+  await log.createTopics(allTopicSpecs());
+  const store = await openChdbStore({ path: path.join(directory, 'chdb'), database: `projection_${name.replace(/[^a-z0-9]/gi, '_')}` });
+  await migrate(store);
+  const sink: SinkService = await startSink(log, store, pino({ level: 'silent' }));
+  const publisher = new EventPublisher(log);
+  const api = await startApiHarness({ store });
+  const key = (await api.admin.createKey(`${name}-tier2`, '2')).api_key;
+  return {
+    store,
+    api,
+    key,
+    async given(events) {
+      for (const [stream, list] of Object.entries(events) as Array<[StreamName, never[]]>) await publisher.publish(stream, list);
+      await waitFor(async () => Object.values(await sinkLag(log)).every((lag) => lag === 0), 20_000, 'the sink to write the given events', 20);
+    },
+    rows: (sql, params) => store.query(sql, params),
+    get: (pathAndQuery) => getJson(`${api.base}/v1${pathAndQuery}`, key),
+    async close() {
+      await api.close();
+      await sink.stop();
+      await log.close();
+      await store.close();
+    },
+  };
+}
