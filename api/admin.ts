@@ -17,6 +17,7 @@ export function adminRoutes(operations: AdminOperations, adminToken: string): Ro
   });
   router.post('/keys', async (request, response) => {
     const { name, tier } = request.body ?? {};
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
     if (typeof name !== 'string' || !name.trim() || /[\u0000-\u001f\u007f]/.test(name)) {
       throw ApiError.badRequest('name: must be a non-empty string without control characters');
     }

@@ -22,7 +22,7 @@ import { docsRoutes } from './docs-page.js';
 import { OwnerCache, requireApiKey } from './auth.js';
 import { failure } from './envelope.js';
 import { ApiError } from './errors.js';
-import { readOperations } from './operations.js';
+import { type Operation, OperationIndex, readOperations } from './operations.js';
 import { accountRoutes } from './routes/account.js';
 import { agentRoutes } from './routes/agents.js';
 import { healthRoutes, type HealthInputs } from './routes/health.js';
@@ -60,9 +60,10 @@ export interface ApiHandler {
 /** The Express app plus a request listener with the cached-read fast path in front of it. */
 export function createApiHandler(deps: AppDependencies): ApiHandler {
   const owners = new OwnerCache(deps.accounts, deps.authCacheTtlMs);
-  const cache = new ReadCache(deps.readCacheTtlMs ?? 0);
+  const operations = readOperations(OPENAPI_PATH);
+  const cache = new ReadCache(deps.readCacheTtlMs ?? 0, new OperationIndex(operations));
   const check = accessCheck(deps.meter, deps.limiter ?? new RateLimiter(), deps.access);
-  const app = buildApp(deps, owners, cache, check);
+  const app = buildApp(deps, owners, cache, check, operations);
   const fast = fastCachedReads(cache, owners, check);
   return {
     app,
@@ -76,7 +77,13 @@ export function createApp(deps: AppDependencies): express.Express {
   return createApiHandler(deps).app;
 }
 
-function buildApp(deps: AppDependencies, owners: OwnerCache, cache: ReadCache, check: AccessCheck): express.Express {
+function buildApp(
+  deps: AppDependencies,
+  owners: OwnerCache,
+  cache: ReadCache,
+  check: AccessCheck,
+  operations: Operation[],
+): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -112,7 +119,7 @@ function buildApp(deps: AppDependencies, owners: OwnerCache, cache: ReadCache, c
   app.use('/v1', accessControl(check));
   app.use('/v1', agentRoutes(deps.accounts, deps.meter, deps.access.thresholds));
   app.use('/v1', healthRoutes(deps.store, deps.health));
-  app.use('/v1', accountRoutes({ meter: deps.meter, operations: readOperations(OPENAPI_PATH), ...deps.access }));
+  app.use('/v1', accountRoutes({ meter: deps.meter, operations, ...deps.access }));
   for (const model of READ_MODELS) if (model.routes) app.use('/v1', model.routes({ store: deps.store }));
   if (deps.webhooks) app.use('/v1', webhookRoutes(deps.webhooks));
 

@@ -1,4 +1,4 @@
-/** The spec's response envelope. */
+/** The response envelope: `{success: true, data, pagination?}` or `{success: false, code, error}`. */
 export interface Pagination {
   limit: number;
   has_more: boolean;

@@ -1,13 +1,22 @@
-/** The operations declared in api/openapi.yaml, with their access rule: the single source for /pricing/access. */
+/**
+ * The operations declared in api/openapi.yaml with their rules (x-access, x-metered, x-cache): the
+ * single source for /pricing/access and for which responses the read cache may share. Matching
+ * follows Express's routing, which is case-insensitive, so a cache decision can never disagree with
+ * the route that answers (`/v1/USAGE` is the private /usage operation, not an unknown URL).
+ */
 import fs from 'node:fs';
 import { parse } from 'yaml';
 import type { Access } from '../services/access/tiers.js';
+
+/** shared: the same answer for every caller; private: depends on the caller; none: never reused. */
+export type CacheMode = 'shared' | 'private' | 'none';
 
 export interface Operation {
   method: string;
   path: string;
   access: Access | 'public';
   metered: boolean;
+  cache: CacheMode;
 }
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -25,8 +34,45 @@ export function readOperations(openapiPath: string): Operation[] {
         path: `/v1${path}`,
         access: isPublic ? 'public' : ((operation['x-access'] as Access | undefined) ?? 'tier1'),
         metered: !isPublic && operation['x-metered'] !== false,
+        cache: (operation['x-cache'] as CacheMode | undefined) ?? 'none',
       });
     }
   }
   return operations;
+}
+
+export interface MatchedOperation {
+  operation: Operation;
+  /** Path parameter values in template order. */
+  params: string[];
+}
+
+/** Finds the operation a method and URL reach, the way Express routes them. */
+export class OperationIndex {
+  private readonly routes: Array<{ operation: Operation; pattern: RegExp }>;
+
+  constructor(operations: readonly Operation[]) {
+    // Literal templates before parameterised ones (/markets/categories before /markets/{id}), as routes are mounted.
+    const literalFirst = [...operations].sort((a, b) => Number(a.path.includes('{')) - Number(b.path.includes('{')));
+    this.routes = literalFirst.map((operation) => ({
+      operation,
+      pattern: new RegExp(
+        `^${operation.path
+          .split(/\{[^}]+\}/)
+          .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+          .join('([^/]+)')}/?$`,
+        'i',
+      ),
+    }));
+  }
+
+  match(method: string | undefined, url: string): MatchedOperation | undefined {
+    const path = url.split('?', 1)[0]!;
+    for (const { operation, pattern } of this.routes) {
+      if (operation.method !== method) continue;
+      const found = pattern.exec(path);
+      if (found) return { operation, params: found.slice(1) };
+    }
+    return undefined;
+  }
 }

@@ -1,9 +1,10 @@
 /**
- * A short-lived cache of public read responses, keyed by the full URL. Market data is the same for
- * every caller, so one computation serves everyone for `ttlMs` (well inside the freshness targets).
- * Hits skip request validation and the query (a URL that produced a 200 validates the same way
- * again) but never authentication, access, rate limits or metering, which run on every request with
- * the operation's rules stored alongside the body. Account-scoped routes are never cached.
+ * A short-lived cache of shared read responses. Market data is the same for every caller, so one
+ * computation serves everyone for `ttlMs` (well inside the freshness targets). Only operations the
+ * API document marks `x-cache: shared` are cached (the operation is found the way Express routes the
+ * URL, so no spelling of a private route can reach the cache). Hits skip request validation and the
+ * query (a URL that produced a 200 validates the same way again) but never authentication, access,
+ * rate limits or metering, which run on every request with the operation's rules stored alongside.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
@@ -11,6 +12,7 @@ import { operationOf, type AccessCheck, type OperationAccess } from './access.js
 import { bearerKey, type OwnerCache } from './auth.js';
 import { failure } from './envelope.js';
 import { ApiError } from './errors.js';
+import type { OperationIndex } from './operations.js';
 
 interface Entry {
   body: Buffer;
@@ -18,8 +20,6 @@ interface Entry {
   expiresAt: number;
 }
 
-// Per-account answers (usage, access, the agent record, webhooks, health) must never be shared.
-const ACCOUNT_SCOPED = /^\/v1\/(usage|pricing|agents|webhooks|health)/;
 const MAX_ENTRIES = 5_000;
 
 export class ReadCache {
@@ -27,11 +27,12 @@ export class ReadCache {
 
   constructor(
     readonly ttlMs: number,
+    private readonly operations: OperationIndex,
     private readonly clock: () => number = Date.now,
   ) {}
 
   cacheable(method: string | undefined, url: string): boolean {
-    return this.ttlMs > 0 && method === 'GET' && url.startsWith('/v1/') && !ACCOUNT_SCOPED.test(url);
+    return this.ttlMs > 0 && method === 'GET' && this.operations.match(method, url)?.operation.cache === 'shared';
   }
 
   get(url: string): Entry | undefined {

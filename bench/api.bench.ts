@@ -61,7 +61,7 @@ async function main() {
   const apiBase = server.base;
   const key = server.key;
 
-  const market = '0x' + '0'.repeat(64);
+  const market = `0x${'0'.repeat(64)}`;
   const endpoints = {
     markets_list: '/v1/markets?status=active&sort=volume&limit=50',
     market_detail: `/v1/markets/${market}`,
@@ -103,7 +103,7 @@ async function main() {
     endpoints: rows,
   };
   fs.mkdirSync(path.join(here, 'results'), { recursive: true });
-  fs.writeFileSync(path.join(here, 'results', 'api.json'), JSON.stringify(result, null, 2) + '\n');
+  fs.writeFileSync(path.join(here, 'results', 'api.json'), `${JSON.stringify(result, null, 2)}\n`);
   await server.close();
   await store.close();
   fs.rmSync(dir, { recursive: true, force: true });

@@ -75,7 +75,10 @@ interface Frame {
 const frames: Frame[] = [];
 const tokens = simulator.state.world.markets.filter((m) => simulator.state.isAcceptingOrders(m.index)).flatMap((m) => m.tokenIds);
 const observer = new WebSocket(simulator.wsUrl);
-await new Promise<void>((resolve, reject) => (observer.once('open', () => resolve()), observer.once('error', reject)));
+await new Promise<void>((resolve, reject) => {
+  observer.once('open', () => resolve());
+  observer.once('error', reject);
+});
 let recording = false;
 observer.on('message', (data) => {
   const arrivedMs = performance.now();

@@ -88,7 +88,7 @@ async function main() {
     ratio_pipeline_to_baseline: round(pipelineRate / baselineRate),
   };
   fs.mkdirSync(path.join(here, 'results'), { recursive: true });
-  fs.writeFileSync(path.join(here, 'results', 'ingest.json'), JSON.stringify(result, null, 2) + '\n');
+  fs.writeFileSync(path.join(here, 'results', 'ingest.json'), `${JSON.stringify(result, null, 2)}\n`);
   console.log(JSON.stringify(result, null, 2));
 }
 

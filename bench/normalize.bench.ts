@@ -33,7 +33,12 @@ const lines: Array<{ kind: Kind; text: string }> = [
 const TARGET_BYTES = 20_000_000;
 const stream: typeof lines = [];
 let bytes = 0;
-while (bytes < TARGET_BYTES) for (const line of lines) stream.push(line), (bytes += line.text.length);
+while (bytes < TARGET_BYTES) {
+  for (const line of lines) {
+    stream.push(line);
+    bytes += line.text.length;
+  }
+}
 
 function parseOnly(): number {
   let n = 0;

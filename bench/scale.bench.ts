@@ -46,7 +46,7 @@ async function main() {
     const statsSeconds = (performance.now() - statsStarted) / 1000;
     const [busiest] = await store.query<{ wallet: string }>('SELECT wallet FROM trades GROUP BY wallet ORDER BY count() DESC LIMIT 1');
     const wallet = busiest!.wallet;
-    const market = '0x' + '0'.repeat(64);
+    const market = `0x${'0'.repeat(64)}`;
     const endpoints: Record<string, string> = {
       markets_list: '/v1/markets?status=active&sort=volume&limit=50',
       market_detail: `/v1/markets/${market}`,
@@ -97,7 +97,7 @@ async function main() {
     p50_ratio_largest_to_smallest: flatness,
   };
   fs.mkdirSync(path.join(here, 'results'), { recursive: true });
-  fs.writeFileSync(path.join(here, 'results', 'scale.json'), JSON.stringify(output, null, 2) + '\n');
+  fs.writeFileSync(path.join(here, 'results', 'scale.json'), `${JSON.stringify(output, null, 2)}\n`);
   console.log(JSON.stringify(flatness));
   await api.close();
   await store.close();

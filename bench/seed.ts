@@ -14,7 +14,7 @@ export async function seedMarkets(store: AnalyticsStore, nowMs: number): Promise
     (_, m): MarketUpserted => ({
       event_id: `${m}:1`,
       source: 'simulator',
-      market_id: '0x' + hex(m, 64),
+      market_id: `0x${hex(m, 64)}`,
       gamma_id: String(m),
       slug: `synthetic-market-${m}`,
       title: `Synthetic market ${m}`,

@@ -25,10 +25,10 @@ export function syntheticTrades(count: number, markets = 300, seed = 7, endMs = 
     return {
       event_id: hex(i, 32),
       source: 'simulator',
-      market_id: '0x' + hex(market, 64),
+      market_id: `0x${hex(market, 64)}`,
       market_title: `Synthetic market ${market}`,
       asset_id: String(10n ** 76n + BigInt(market * 2 + (yes ? 0 : 1))),
-      wallet: '0x' + hex(Math.floor(random() * 5000), 40),
+      wallet: `0x${hex(Math.floor(random() * 5000), 40)}`,
       side: random() < 0.55 ? 'buy' : 'sell',
       outcome: yes ? 'Yes' : 'No',
       outcome_index: yes ? 0 : 1,
@@ -37,7 +37,7 @@ export function syntheticTrades(count: number, markets = 300, seed = 7, endMs = 
       size,
       size_usdc: Math.round(size * price * 1e6) / 1e6,
       timestamp_ms: at,
-      tx_hash: '0x' + hex(i, 64),
+      tx_hash: `0x${hex(i, 64)}`,
       ingested_at_ms: at + 1000,
     };
   });

@@ -1,6 +1,6 @@
 /**
  * Webhooks benchmark, in one process and run:
- *  - reference: HMAC-SHA256 signing alone (the spec's signature over a typical trade.executed body);
+ *  - reference: HMAC-SHA256 signing alone (the signature over a typical trade.executed body);
  *  - throughput: deliveries/s from the durable outbox (PGlite) to a local 127.0.0.1 receiver, signed,
  *    with every attempt recorded - and its ratio to the signing-alone rate;
  *  - latency: trade produced to the event log -> signals processor -> outbox -> dispatcher -> receiver,
@@ -182,7 +182,7 @@ async function main() {
     checksum: sink > 0,
   };
   fs.mkdirSync(path.join(here, 'results'), { recursive: true });
-  fs.writeFileSync(path.join(here, 'results', 'webhooks.json'), JSON.stringify(result, null, 2) + '\n');
+  fs.writeFileSync(path.join(here, 'results', 'webhooks.json'), `${JSON.stringify(result, null, 2)}\n`);
   console.log(JSON.stringify(result, null, 2));
 }
 

@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { WALLET } from './shared/ids.js';
 
 const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional());
 const booleanFlag = z.preprocess(
@@ -89,7 +90,7 @@ const environmentSchema = z.object({
   VALIDATE_RESPONSES: booleanFlag,
   // A key's owner is cached this long after a lookup; revocations take at most this long to apply.
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
-  // Ingestion (issue 3). REST books are the reconciliation behind the websocket: every 30 s is
+  // CLOB ingestion. REST books are the reconciliation behind the websocket: every 30 s is
   // plenty; the websocket carries the 2 s freshness.
   CLOB_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(30_000),
   WS_ENABLED: booleanFlag,
@@ -262,7 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       walletsPollIntervalMs: e.WALLETS_POLL_INTERVAL_MS,
       trackedWallets: e.TRACKED_WALLETS.split(',')
         .map((w) => w.trim().toLowerCase())
-        .filter((w) => /^0x[0-9a-f]{40}$/.test(w)),
+        .filter((w) => WALLET.test(w)),
       trackedWalletsTop: e.TRACKED_WALLETS_TOP,
       holdersMarkets: e.HOLDERS_MARKETS,
     },

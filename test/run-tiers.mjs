@@ -23,7 +23,7 @@ const jest = ['node', '--experimental-vm-modules', 'node_modules/jest/bin/jest.j
 /** @type {Array<{ name: string; kind: 'check' | 'jest' | 'junit'; command: string[] }>} */
 const TIERS = [
   { name: 'typecheck', kind: 'check', command: ['npm', 'run', '-s', 'typecheck'] },
-  // lint joins once the tree is clean (see biome.json)
+  { name: 'lint', kind: 'check', command: ['npm', 'run', '-s', 'lint'] },
   { name: 'unit', kind: 'jest', command: [...jest, '--selectProjects', 'unit'] },
   { name: 'integration', kind: 'jest', command: [...jest, '--selectProjects', 'integration'] },
   { name: 'e2e', kind: 'jest', command: [...jest, '--selectProjects', 'e2e'] },

@@ -12,19 +12,18 @@ export function agentRoutes(accounts: Accounts, meter: Meter, thresholds: TierTh
     const name = typeof request.body?.name === 'string' ? request.body.name.trim() : '';
     if (!name) throw ApiError.badRequest('name: must be a non-empty string');
     // PostgreSQL text cannot hold NUL, and control characters have no place in a display name.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
     if (/[\u0000-\u001f\u007f]/.test(name)) throw ApiError.badRequest('name: must not contain control characters');
     const issued = await accounts.registerAgent(name);
-    response
-      .status(201)
-      .json(
-        success({
-          agent_id: issued.account_id,
-          name: issued.name,
-          api_key: issued.api_key,
-          tier: 'sandbox',
-          created_at: issued.created_at,
-        }),
-      );
+    response.status(201).json(
+      success({
+        agent_id: issued.account_id,
+        name: issued.name,
+        api_key: issued.api_key,
+        tier: 'sandbox',
+        created_at: issued.created_at,
+      }),
+    );
   });
   router.get('/agents/me', async (request, response) => {
     const record = await accounts.record(request.owner!.account_id);

@@ -1,4 +1,5 @@
 /** /webhooks: subscriptions of the calling account, their delivery log, test events and redelivery. */
+import { isoOrNull } from '../../services/shared/time.js';
 import crypto from 'node:crypto';
 import { Router, type Request } from 'express';
 import type { ControlStore } from '../../services/ports/control-store.js';
@@ -26,7 +27,8 @@ export interface WebhooksApi {
   wake: () => void;
 }
 
-const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
+/** PostgreSQL timestamps arrive as Date. */
+const iso = (value: Date | null) => isoOrNull(value?.getTime());
 
 function presentSubscription(s: Subscription, now: number, secret?: string) {
   const graceRunning = s.previous_secret_expires_at !== null && new Date(s.previous_secret_expires_at).getTime() > now;
@@ -136,7 +138,7 @@ export function webhookRoutes(api: WebhooksApi): Router {
   router.post('/webhooks/:id/test', async (request, response) => {
     const subscription = await requireSubscription(request);
     const now = api.clock();
-    const eventId = 'evt_test_' + crypto.randomBytes(12).toString('hex');
+    const eventId = `evt_test_${crypto.randomBytes(12).toString('hex')}`;
     const payload = { event: TEST_EVENT_TYPE, id: eventId, subscription_id: subscription.id, timestamp: new Date(now).toISOString() };
     await enqueueDeliveries(api.store, [{ subscriptionId: subscription.id, eventId, eventType: TEST_EVENT_TYPE, payload }], now);
     api.wake();

@@ -11,7 +11,7 @@
  * a resumed page can only re-read trades, never skip one.
  */
 import type { DeadLetter, MarketUpserted, PriceTick, Source, TradeExecuted } from '../events/types.js';
-import { CheckpointFile } from '../ingest/checkpoint.js';
+import type { CheckpointFile } from '../ingest/checkpoint.js';
 import { normalizePricesHistory } from '../ingest/normalize-clob.js';
 import { normalizeDataTrade } from '../ingest/normalize-trade.js';
 import type { EventPublisher } from '../events/publisher.js';

@@ -3,13 +3,13 @@
  * active market. Gamma treats an omitted `closed` as closed=false, so a named condition id is looked
  * up open first, then closed.
  */
+import { CONDITION_ID } from '../shared/ids.js';
 import type { DeadLetter, MarketUpserted } from '../events/types.js';
 import { normalizeGammaMarket } from '../ingest/normalize-market.js';
 import type { UpstreamClient } from '../ingest/upstream-client.js';
 
 const PAGE_SIZE = 500;
 const MAX_OFFSET = 100_000;
-const CONDITION_ID = /^0x[0-9a-fA-F]{64}$/;
 
 export class UnknownMarketError extends Error {}
 

@@ -5,13 +5,14 @@
  * batch again after a back-off; the loop never skips ahead of an unhandled batch (at-least-once).
  */
 import type { ConsumerOptions, LogMessage, MessageBatch } from '../ports/event-log.js';
+import { type BackoffPolicy, backoffMs } from '../shared/backoff.js';
 import type { GroupOffsets } from './offset-store.js';
 import type { PartitionFile } from './partition-file.js';
 import type { StoredRecord } from './record-codec.js';
 
 const DEFAULT_MAX_BATCH_SIZE = 1000;
-const FIRST_RETRY_DELAY_MS = 50;
-const MAX_RETRY_DELAY_MS = 2000;
+/** In-process retries of a failing batch: 50 ms doubling to 2 s, no jitter (one consumer, nobody to spread from). */
+const RETRY_BACKOFF: BackoffPolicy = { baseMs: 50, maxMs: 2000, jitter: 'none' };
 
 export interface Assignment {
   topic: string;
@@ -33,7 +34,7 @@ export interface ConsumerLoopDependencies {
 const STOPPED = Symbol('stopped');
 
 export function retryDelayMs(failures: number): number {
-  return Math.min(FIRST_RETRY_DELAY_MS * 2 ** Math.max(0, failures - 1), MAX_RETRY_DELAY_MS);
+  return backoffMs(RETRY_BACKOFF, failures);
 }
 
 export class ConsumerLoop {

@@ -22,6 +22,7 @@
  * - a consumer with fromBeginning: false and no committed offset starts at the log end at start
  *   time, and (as in Kafka) that position is not committed until it handles a batch.
  */
+import { getOrInsert } from '../shared/collections.js';
 import { EventEmitter } from 'node:events';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -101,9 +102,7 @@ class FileEventLog implements EventLog {
     for (const message of messages) {
       const record = this.toStoredRecord(schemaHeaders ? { ...message, headers: { ...message.headers, ...schemaHeaders } } : message);
       const partition = partitionForKey(record.key, topic.partitions.length);
-      let records = recordsByPartition.get(partition);
-      if (!records) recordsByPartition.set(partition, (records = []));
-      records.push(record);
+      getOrInsert(recordsByPartition, partition, () => []).push(record);
     }
     // Encode everything first so an invalid message fails the call before anything is written.
     const appends = [...recordsByPartition].map(([partition, records]) => ({

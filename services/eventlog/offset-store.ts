@@ -24,7 +24,10 @@ export class GroupOffsets {
 
   set(topic: string, partition: number, nextOffset: number): void {
     let partitions = this.byTopic.get(topic);
-    if (!partitions) this.byTopic.set(topic, (partitions = new Map()));
+    if (!partitions) {
+      partitions = new Map();
+      this.byTopic.set(topic, partitions);
+    }
     partitions.set(partition, nextOffset);
   }
 

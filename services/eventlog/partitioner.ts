@@ -23,16 +23,13 @@ export function murmur2(data: Uint8Array): number {
     h ^= k;
   }
   const tail = length & ~3;
-  switch (length & 3) {
-    case 3:
-      h ^= data[tail + 2]! << 16;
-    // falls through
-    case 2:
-      h ^= data[tail + 1]! << 8;
-    // falls through
-    case 1:
-      h ^= data[tail]!;
-      h = Math.imul(h, M);
+  // Kafka's murmur2 mixes the 1-3 trailing bytes with a falling-through switch; the same as ifs.
+  const rest = length & 3;
+  if (rest >= 3) h ^= data[tail + 2]! << 16;
+  if (rest >= 2) h ^= data[tail + 1]! << 8;
+  if (rest >= 1) {
+    h ^= data[tail]!;
+    h = Math.imul(h, M);
   }
   h ^= h >>> 13;
   h = Math.imul(h, M);

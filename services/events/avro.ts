@@ -3,6 +3,7 @@
  * in types.generated.ts are derived from the same files). Values on the log are Avro binary, so a
  * schema violation fails when an event is produced, not later in a consumer.
  */
+import { getOrInsert } from '../shared/collections.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,7 +59,8 @@ export class EventCodec<E> {
     }
     const record = event as Record<string, unknown>;
     for (const [field, allowed] of this.symbols) {
-      if (!allowed.has(String(record[field]))) return `fields not matching ${this.name}: ${field} must be one of ${[...allowed].join(', ')}`;
+      if (!allowed.has(String(record[field])))
+        return `fields not matching ${this.name}: ${field} must be one of ${[...allowed].join(', ')}`;
     }
     return null;
   }
@@ -72,7 +74,5 @@ export function readSchema(name: string): AvroSchema {
 
 /** The codec of a schema file in schemas/ (loaded once per process). */
 export function codecFor<S extends SchemaName>(name: S): EventCodec<EventsBySchema[S]> {
-  let codec = codecs.get(name);
-  if (!codec) codecs.set(name, (codec = new EventCodec(name, readSchema(name))));
-  return codec as EventCodec<EventsBySchema[S]>;
+  return getOrInsert(codecs, name, () => new EventCodec(name, readSchema(name))) as EventCodec<EventsBySchema[S]>;
 }

@@ -17,6 +17,7 @@ import { UpstreamClient } from './upstream-client.js';
 import { BookPoller } from './book-poller.js';
 import { CatalogPoller } from './catalog-poller.js';
 import { MarketStream } from './market-stream.js';
+import { MarketHoldingsPoller } from './market-holdings-poller.js';
 import { WalletPoller } from './wallet-poller.js';
 
 export interface IngestService {
@@ -73,9 +74,8 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
     checkpointFile: path.join(checkpoints, 'wallets-checkpoint.json'),
     configuredWallets: ingest.trackedWallets,
     topWallets: ingest.trackedWalletsTop,
-    holdersMarkets: ingest.holdersMarkets,
-    markets: () => markets.markets,
   });
+  const holdings = new MarketHoldingsPoller({ data, publisher, health, markets: ingest.holdersMarkets, catalog: () => markets.markets });
   let stream: MarketStream | null = null;
   const trades = new TradePoller({
     onPublished: (published) => wallets.noteTrades(published),
@@ -181,6 +181,14 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
         },
         ingest.walletsPollIntervalMs,
         logFailure('wallets poll'),
+      ),
+      runPeriodically(
+        async () => {
+          const result = await holdings.pollOnce();
+          if (result.published > 0 || result.deadLettered > 0) logger.info(result, 'holders and open interest polled');
+        },
+        ingest.walletsPollIntervalMs,
+        logFailure('holders and open interest poll'),
       ),
     ];
   });

@@ -15,6 +15,7 @@
 import WebSocket from 'ws';
 import type { Logger } from '../logger.js';
 import type { BookSnapshot, DeadLetter, Source } from '../events/types.js';
+import { backoffMs } from '../shared/backoff.js';
 import { LocalBooks } from './book-state.js';
 import { midpointTick, normalizeWsMarketMessage, wsFrameMessages, type WsMarketMessage } from './normalize-clob.js';
 import type { EventOfStream, EventPublisher, EventStreamName } from '../events/publisher.js';
@@ -211,7 +212,8 @@ export class MarketStream {
   }
 
   private queue<K extends EventStreamName>(topic: K, event: EventOfStream<K>): void {
-    ((this.pending[topic] ??= []) as EventOfStream<K>[]).push(event);
+    this.pending[topic] ??= [];
+    (this.pending[topic] as EventOfStream<K>[]).push(event);
   }
 
   private deadLetter(raw: string, reason: string, at: number): void {
@@ -314,8 +316,7 @@ class Shard {
   private scheduleReconnect(): void {
     const { reconnectBaseMs, reconnectMaxMs, random } = this.stream.settings;
     this.attempts += 1;
-    const ceiling = Math.min(reconnectMaxMs, reconnectBaseMs * 2 ** (this.attempts - 1));
-    const delay = Math.round(reconnectBaseMs / 2 + random() * ceiling);
+    const delay = backoffMs({ baseMs: reconnectBaseMs, maxMs: reconnectMaxMs, jitter: 'equal' }, this.attempts, random);
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = null;
       if (!this.stream.isStopped) this.connect();

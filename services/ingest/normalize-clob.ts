@@ -5,13 +5,13 @@
  * `price_change` has a current form (`price_changes[]`, several tokens per frame) and a 2024 flat
  * form; size "0" removes a level.
  */
+import { CONDITION_ID } from '../shared/ids.js';
 import type { BookDelta, BookLevel, BookSnapshot, MarketResolved, PriceTick, Source } from '../events/types.js';
 import { hashParts } from './content-id.js';
 import { resolutionEventId } from './normalize-market.js';
 import { fail, ok, parseOptionalNumber, parseStringArray, parseTimestampMs, type Parsed } from './parse.js';
 
 type Json = Record<string, unknown>;
-const CONDITION_ID = /^0x[0-9a-fA-F]{64}$/;
 const TOKEN_ID = /^\d{1,80}$/;
 const isObject = (raw: unknown): raw is Json => !!raw && typeof raw === 'object' && !Array.isArray(raw);
 

@@ -3,13 +3,12 @@
  * interest events. Numbers are JSON numbers here; timestamps unix seconds; non-trade activity has
  * side "", asset "", outcomeIndex 999 and sometimes conditionId "" (rewards).
  */
+import { CONDITION_ID, WALLET } from '../shared/ids.js';
 import type { HolderSnapshot, OpenInterest, PositionSnapshot, Source, WalletActivity } from '../events/types.js';
 import { hashParts } from './content-id.js';
 import { fail, ok, parseNumber, parseOptionalNumber, parseTimestampMs, type Parsed } from './parse.js';
 
 type Json = Record<string, unknown>;
-const CONDITION_ID = /^0x[0-9a-fA-F]{64}$/;
-const WALLET = /^0x[0-9a-fA-F]{40}$/;
 const ACTIVITY_TYPES = new Set(['TRADE', 'SPLIT', 'MERGE', 'REDEEM', 'REWARD', 'CONVERSION', 'MAKER_REBATE', 'TAKER_REBATE', 'YIELD']);
 const isObject = (raw: unknown): raw is Json => !!raw && typeof raw === 'object' && !Array.isArray(raw);
 const text = (value: unknown): string => (typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '');

@@ -2,11 +2,10 @@
  * Gamma market -> MarketUpserted. Decides status from resolution evidence, never from `closed`
  * alone (closed is not resolved), and YES from the outcome names, never from position.
  */
+import { CONDITION_ID } from '../shared/ids.js';
 import crypto from 'node:crypto';
 import type { MarketResolved, MarketStatus, MarketUpserted, Source } from '../events/types.js';
 import { fail, ok, parseOptionalNumber, parseStringArray, parseTimestampMs, type Parsed } from './parse.js';
-
-const CONDITION_ID = /^0x[0-9a-fA-F]{64}$/;
 
 type GammaMarket = Record<string, unknown>;
 

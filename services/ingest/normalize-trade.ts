@@ -3,12 +3,10 @@
  * The Data API gives no trade id; the id is a hash of the fields that identify the fill on chain
  * (transaction, token, wallet, side, size, price), so re-ingesting the same fill yields the same id.
  */
+import { CONDITION_ID, TX_HASH, WALLET } from '../shared/ids.js';
 import crypto from 'node:crypto';
 import type { Source, TradeExecuted } from '../events/types.js';
 import { fail, ok, parseNumber, parseTimestampMs, type Parsed } from './parse.js';
-
-const CONDITION_ID = /^0x[0-9a-fA-F]{64}$/;
-const WALLET = /^0x[0-9a-fA-F]{40}$/;
 
 export function tradeId(parts: { txHash: string; assetId: string; wallet: string; side: string; size: number; price: number }): string {
   const material = [parts.txHash.toLowerCase(), parts.assetId, parts.wallet.toLowerCase(), parts.side, parts.size, parts.price].join('|');
@@ -35,7 +33,7 @@ export function normalizeDataTrade(raw: unknown, source: Source, nowMs: number):
   const assetId = typeof t.asset === 'string' || typeof t.asset === 'number' ? String(t.asset) : '';
   if (!/^\d+$/.test(assetId)) return fail(`asset is not a token id: ${JSON.stringify(t.asset)}`);
   const txHash = typeof t.transactionHash === 'string' ? t.transactionHash.toLowerCase() : '';
-  if (!/^0x[0-9a-f]{64}$/.test(txHash)) return fail(`transactionHash malformed: ${JSON.stringify(t.transactionHash)}`);
+  if (!TX_HASH.test(txHash)) return fail(`transactionHash malformed: ${JSON.stringify(t.transactionHash)}`);
 
   const outcome = typeof t.outcome === 'string' ? t.outcome : '';
   const outcomeIndex = typeof t.outcomeIndex === 'number' ? t.outcomeIndex : Number(t.outcomeIndex ?? 0);

@@ -4,9 +4,10 @@
  *
  * lag_ms = now - covered_until, the upstream time up to which this source's view is complete: the
  * start of the last successful poll (a poll sees everything upstream had when it started), or the
- * arrival of the last websocket message or heartbeat answer on a live connection. Targets (issue 3): ticks and
+ * arrival of the last websocket message or heartbeat answer on a live connection. Targets: ticks and
  * books 2 s, trades 15 s, positions 10 min, metadata 5 min.
  */
+import { isoOrNull } from '../shared/time.js';
 export interface SourceStatus {
   source: string;
   last_success_at: string | null;
@@ -44,8 +45,6 @@ interface Entry {
   deadLettered: number;
   targetLagMs: number | null;
 }
-
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export class SourceHealth {
   private readonly sources = new Map<string, Entry>();
@@ -103,13 +102,13 @@ export class SourceHealth {
       const lag = reference === null ? null : Math.max(0, now - reference);
       return {
         source: s.source,
-        last_success_at: iso(s.lastSuccessMs),
-        last_attempt_at: iso(s.lastAttemptMs),
+        last_success_at: isoOrNull(s.lastSuccessMs),
+        last_attempt_at: isoOrNull(s.lastAttemptMs),
         last_error: s.lastError,
         consecutive_failures: s.consecutiveFailures,
         records_published: s.published,
         records_dead_lettered: s.deadLettered,
-        covered_until: iso(s.lastEventMs),
+        covered_until: isoOrNull(s.lastEventMs),
         lag_ms: lag,
         target_lag_ms: s.targetLagMs,
         fresh: lag === null || s.targetLagMs === null ? null : lag <= s.targetLagMs,

@@ -4,8 +4,11 @@
  * and a clear error for a Cloudflare-style 403 block. Responses tell which upstream produced them:
  * the simulator labels itself with `X-Upstream-Source: simulator`.
  */
+import { type BackoffPolicy, backoffMs } from '../shared/backoff.js';
 import type { Source } from '../events/types.js';
 import { RateBudget } from './rate-budget.js';
+
+const RETRY_BACKOFF: BackoffPolicy = { baseMs: 250, maxMs: 15_000, jitter: 'full' };
 
 export class UpstreamError extends Error {
   constructor(
@@ -111,7 +114,6 @@ export class UpstreamClient {
 
   /** Exponential backoff with full jitter (250 ms base, 15 s cap), never shorter than Retry-After. */
   private backoffMs(attempt: number, retryAfterMs?: number): number {
-    const ceiling = Math.min(15_000, 250 * 2 ** (attempt - 1));
-    return Math.max(retryAfterMs ?? 0, Math.round(this.random() * ceiling));
+    return Math.max(retryAfterMs ?? 0, backoffMs(RETRY_BACKOFF, attempt, this.random));
   }
 }

@@ -1,22 +1,22 @@
 /**
- * Data API for tracked wallets and busy markets.
+ * Data API for tracked wallets.
  *
  * Tracked wallets = the configured list (TRACKED_WALLETS) + the top N wallets by taker volume in the
  * trades this process has ingested (tallied from the trade feed, kept in a checkpoint so a restart
  * keeps the ranking). For each: `/activity` from the wallet's cursor forward (splits, merges and
  * redemptions are needed for correct PnL; ids are deterministic, so the overlap at the cursor is
- * harmless) and a `/positions` snapshot. For the busiest markets: `/holders` and `/oi`.
+ * harmless) and a `/positions` snapshot. Holders and open interest have their own poller
+ * (market-holdings-poller.ts), so a wallet failure never skips them.
  */
 import type { Logger } from '../logger.js';
-import type { DeadLetter, HolderSnapshot, MarketUpserted, OpenInterest, PositionSnapshot, Source, TradeExecuted, WalletActivity } from '../events/types.js';
+import type { DeadLetter, PositionSnapshot, Source, TradeExecuted, WalletActivity } from '../events/types.js';
 import { CheckpointFile } from './checkpoint.js';
-import { normalizeActivity, normalizeHolders, normalizeOpenInterest, normalizePosition } from './normalize-data.js';
+import { normalizeActivity, normalizePosition } from './normalize-data.js';
 import type { EventPublisher } from '../events/publisher.js';
 import { FRESHNESS_TARGETS_MS, type SourceHealth } from './source-health.js';
 import type { UpstreamClient } from './upstream-client.js';
 
 export const WALLETS_SOURCE = 'data.wallets';
-export const MARKET_HOLDINGS_SOURCE = 'data.holders-oi';
 const PAGE = 500;
 const MAX_OFFSET = 10_000;
 
@@ -35,9 +35,6 @@ export interface WalletPollerOptions {
   checkpointFile: string;
   configuredWallets: string[];
   topWallets: number;
-  /** Markets whose holders and open interest are polled (the busiest N). */
-  holdersMarkets: number;
-  markets: () => readonly MarketUpserted[];
   clock?: () => number;
 }
 
@@ -49,7 +46,6 @@ export class WalletPoller {
     this.checkpoint = new CheckpointFile<WalletState>(options.checkpointFile, { volumes: {}, activityCursor: {} });
     this.state = this.checkpoint.read();
     options.health.register(WALLETS_SOURCE, FRESHNESS_TARGETS_MS.positions);
-    options.health.register(MARKET_HOLDINGS_SOURCE, FRESHNESS_TARGETS_MS.positions);
   }
 
   /** Fed by the trade poller: every trade it published. */
@@ -80,15 +76,6 @@ export class WalletPoller {
       this.options.health.failed(WALLETS_SOURCE, error);
       throw error;
     }
-    try {
-      const result = await this.pollMarkets(started);
-      this.options.health.succeeded(MARKET_HOLDINGS_SOURCE, result.published, result.deadLettered, started);
-      out.published += result.published;
-      out.deadLettered += result.deadLettered;
-    } catch (error) {
-      this.options.health.failed(MARKET_HOLDINGS_SOURCE, error);
-      throw error;
-    }
     return out;
   }
 
@@ -117,47 +104,6 @@ export class WalletPoller {
       (await this.options.publisher.publish('walletActivity', activities)) + (await this.options.publisher.publish('positions', positions));
     if (activities.length > 0)
       this.state.activityCursor[wallet] = Math.max(cursor ?? 0, ...activities.map((a) => Math.floor(a.timestamp_ms / 1000)));
-    return { published, deadLettered: deadLetters.length };
-  }
-
-  private async pollMarkets(snapshotAt: number): Promise<{ published: number; deadLettered: number }> {
-    const markets = [...this.options.markets()]
-      .filter((m) => m.status === 'active')
-      .sort((a, b) => b.volume_24h_usdc - a.volume_24h_usdc)
-      .slice(0, this.options.holdersMarkets);
-    const tokenToMarket = new Map(markets.flatMap((m) => m.outcome_token_ids.map((t) => [t, m.market_id] as const)));
-    const deadLetters: DeadLetter[] = [];
-    const holders: HolderSnapshot[] = [];
-    const interest: OpenInterest[] = [];
-    for (let i = 0; i < markets.length; i += 10) {
-      const ids = markets
-        .slice(i, i + 10)
-        .map((m) => m.market_id)
-        .join(',');
-      const { body, source } = await this.options.data.getJson<unknown>(`/holders?market=${ids}&limit=20`);
-      const result = normalizeHolders(body, (t) => tokenToMarket.get(t), source, snapshotAt);
-      if (!result.ok) deadLetters.push(this.letter('holders', body, result.reason, source, snapshotAt));
-      else {
-        holders.push(...result.value.rows);
-        for (const r of result.value.rejected) deadLetters.push(this.letter('holders', r.raw, r.reason, source, snapshotAt));
-      }
-    }
-    for (let i = 0; i < markets.length; i += 50) {
-      const ids = markets
-        .slice(i, i + 50)
-        .map((m) => m.market_id)
-        .join(',');
-      const { body, source } = await this.options.data.getJson<unknown>(`/oi?market=${ids}`);
-      if (!Array.isArray(body)) throw new Error(`${this.options.data.name}/oi: expected an array, got ${typeof body}`);
-      for (const raw of body) {
-        const result = normalizeOpenInterest(raw, source, snapshotAt);
-        if (result.ok) interest.push(result.value);
-        else deadLetters.push(this.letter('oi', raw, result.reason, source, snapshotAt));
-      }
-    }
-    await this.options.publisher.deadLetter(deadLetters);
-    const published =
-      (await this.options.publisher.publish('holders', holders)) + (await this.options.publisher.publish('openInterest', interest));
     return { published, deadLettered: deadLetters.length };
   }
 

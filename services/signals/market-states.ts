@@ -1,7 +1,7 @@
 /**
  * The market state table (signal_market_states): the lifecycle status the signals processor last
  * saw per market. A market seen active (or closed, awaiting resolution) and then resolved is the
- * spec's active -> resolved transition; a market first seen already resolved emits nothing (the
+ * active -> resolved transition (docs/WEBHOOKS.md); a market first seen already resolved emits nothing (the
  * transition happened before we were watching).
  */
 import type { SqlExecutor } from '../ports/control-store.js';

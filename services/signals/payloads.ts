@@ -1,12 +1,12 @@
 /**
- * Webhook payloads, field for field as the spec's "Payload shapes" table, plus `event`, the event
+ * Webhook payloads, field for field as docs/WEBHOOKS.md lists them, plus `event`, the event
  * `id` and `source` (the project labels every record polymarket or simulator). Timestamps are
  * ISO 8601 UTC with milliseconds.
  */
 import type { MarketUpserted, TradeExecuted } from '../events/types.js';
 import { eventId, isoMillis } from '../webhooks/event-types.js';
 
-/** The spec writes outcomes as YES/NO; other outcome names (teams, candidates) pass through. */
+/** Payloads write binary outcomes as YES/NO; other outcome names (teams, candidates) pass through. */
 export function presentOutcome(outcome: string): string {
   const lower = outcome.toLowerCase();
   return lower === 'yes' || lower === 'no' ? outcome.toUpperCase() : outcome;
@@ -37,7 +37,7 @@ export interface TraderContext {
   largest_trade_24h_usdc: number;
 }
 
-/** trader.large_trade (the spec leaves it open): trade.executed's fields, the threshold crossed, the trader's context. */
+/** trader.large_trade (fields in docs/WEBHOOKS.md): trade.executed's fields, the threshold crossed, the trader's context. */
 export function largeTrade(trade: TradeExecuted, thresholdUsdc: number, trader: TraderContext) {
   return {
     ...tradeExecuted(trade),

@@ -41,7 +41,10 @@ export class PriceWindows {
     const price = trade.yes_price;
     const ts = trade.timestamp_ms;
     let points = this.windows.get(trade.market_id);
-    if (!points) this.windows.set(trade.market_id, (points = []));
+    if (!points) {
+      points = [];
+      this.windows.set(trade.market_id, points);
+    }
     const newest = points[points.length - 1];
     if (newest && ts < newest.ts) return null;
     while (points.length > 0 && (points[0]!.ts < ts - this.windowMs || points.length >= MAX_POINTS_PER_MARKET)) points.shift();

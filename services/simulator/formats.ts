@@ -16,7 +16,7 @@ export function isoMicros(rawMicros: number): string {
 
 /** Gamma `endDate` and CLOB `end_date_iso`: whole seconds, `Z`. */
 export function isoSeconds(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 19) + 'Z';
+  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
 }
 
 /** Gamma `closedTime` / `gameStartTime`: `YYYY-MM-DD HH:MM:SS+00`. */

@@ -310,9 +310,9 @@ export class SimulatorState {
       this.marketById.set(market.id, market);
       this.marketBySlug.set(market.slug, market);
       this.marketByConditionId.set(market.conditionId, market);
-      market.tokenIds.forEach((token, outcomeIndex) =>
-        this.tokenById.set(token, { marketIndex: market.index, outcomeIndex: outcomeIndex as 0 | 1 }),
-      );
+      for (const [outcomeIndex, token] of market.tokenIds.entries()) {
+        this.tokenById.set(token, { marketIndex: market.index, outcomeIndex: outcomeIndex as 0 | 1 });
+      }
     }
     for (const event of this.world.events) {
       this.eventById.set(event.id, event);

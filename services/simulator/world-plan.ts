@@ -6,7 +6,7 @@
 
 import type { Rng } from './prng.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS, type EventDraft, type Lifecycle } from './drafts.js';
-import { SINGLE_CATEGORIES, singleEventDraft } from './drafts-singles.js';
+import { type SINGLE_CATEGORIES, singleEventDraft } from './drafts-singles.js';
 import { NEG_RISK_THEME_COUNT, SERIES_SPECS, gameEventDraft, negRiskEventDraft, seriesEventDraft } from './drafts-grouped.js';
 
 export interface PlanOptions {

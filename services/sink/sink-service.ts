@@ -61,9 +61,13 @@ export async function startSink(
       for (const projection of targets) {
         const fresh = projection.unseen ? await projection.unseen(store, events) : events;
         // The token is per table: ClickHouse deduplicates inserts into the same table only.
-        await store.insert(projection.table, fresh.map((event) => projection.row(event)), {
-          dedupToken: `${batch.topic}-${batch.partition}-${batch.firstOffset}-${batch.lastOffset}`,
-        });
+        await store.insert(
+          projection.table,
+          fresh.map((event) => projection.row(event)),
+          {
+            dedupToken: `${batch.topic}-${batch.partition}-${batch.firstOffset}-${batch.lastOffset}`,
+          },
+        );
         stats.inserted[projection.table] = (stats.inserted[projection.table] ?? 0) + fresh.length;
         stats.already_stored[projection.table] = (stats.already_stored[projection.table] ?? 0) + events.length - fresh.length;
       }
@@ -110,7 +114,11 @@ export function sinkTopics(projections: readonly Projection[] = ALL_PROJECTIONS)
 }
 
 /** Messages on the log not yet written by the sink, per topic. */
-export async function sinkLag(log: EventLog, topics: readonly string[] = sinkTopics(), groupId = SINK_GROUP_ID): Promise<Record<string, number>> {
+export async function sinkLag(
+  log: EventLog,
+  topics: readonly string[] = sinkTopics(),
+  groupId = SINK_GROUP_ID,
+): Promise<Record<string, number>> {
   const lag: Record<string, number> = {};
   for (const topic of topics) {
     const positions = await log.positions(groupId, topic);

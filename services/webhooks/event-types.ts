@@ -31,9 +31,8 @@ export interface SubscriptionFilters {
 
 /** Deterministic event id: the same detected event always gets the same id (idempotent outbox). */
 export function eventId(type: string, key: string): string {
-  return 'evt_' + crypto.createHash('sha256').update(`${type}:${key}`).digest('hex').slice(0, 32);
+  return `evt_${crypto.createHash('sha256').update(`${type}:${key}`).digest('hex').slice(0, 32)}`;
 }
 
-export function isoMillis(ms: number): string {
-  return new Date(ms).toISOString();
-}
+/** Webhook timestamps: ISO 8601 UTC with milliseconds. */
+export { iso as isoMillis } from '../shared/time.js';

@@ -49,7 +49,7 @@ export interface AttemptRecord {
 }
 
 export function newDeliveryId(): string {
-  return 'dlv_' + crypto.randomBytes(16).toString('hex');
+  return `dlv_${crypto.randomBytes(16).toString('hex')}`;
 }
 
 /** Inserts the deliveries not already in the outbox; returns how many were new. */

@@ -1,5 +1,5 @@
 /**
- * Service-side signing (the spec's rule): 'sha256=' + lowercase hex HMAC-SHA256(secret,
+ * Service-side signing (docs/WEBHOOKS.md): 'sha256=' + lowercase hex HMAC-SHA256(secret,
  * `${timestamp}.${body}`), computed at send time over the exact bytes sent. While a rotated secret's
  * grace period runs, the header lists both signatures, new first, comma-separated.
  */
@@ -17,7 +17,7 @@ export function secretHint(secret: string): string {
 }
 
 export function signatureOf(secret: string, timestampSeconds: number, body: string): string {
-  return 'sha256=' + crypto.createHmac('sha256', secret).update(`${timestampSeconds}.${body}`).digest('hex');
+  return `sha256=${crypto.createHmac('sha256', secret).update(`${timestampSeconds}.${body}`).digest('hex')}`;
 }
 
 export function signatureHeader(secrets: string[], timestampSeconds: number, body: string): string {

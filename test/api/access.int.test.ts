@@ -153,7 +153,7 @@ describe('read cache', () => {
     expect(second.headers.get('x-cache')).toBe('hit');
     expect(second.body).toEqual(first.body);
     expect((await getJson(`${api.base}/v1/markets/categories?x=1`, key)).status).toBe(400);
-    expect((await getJson(`${api.base}/v1/markets/categories`, 'aif_' + 'Q'.repeat(38))).status).toBe(401);
+    expect((await getJson(`${api.base}/v1/markets/categories`, `aif_${'Q'.repeat(38)}`)).status).toBe(401);
     const usage = await getJson(`${api.base}/v1/usage`, key);
     expect(usage.headers.get('x-cache')).toBeNull();
     expect(usage.body.data.used).toBe(2);

@@ -12,8 +12,8 @@ import { type ProjectionHarness, projectionHarness } from '../support/projection
 
 const HOUR = 3_600_000;
 const BASE_MS = Date.UTC(2026, 10, 20, 10, 0, 0);
-const cid = (n: number) => '0x' + n.toString(16).padStart(64, '0');
-const wallet = (n: number) => '0x' + n.toString(16).padStart(40, '0');
+const cid = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+const wallet = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
 
 function market(n: number, overrides: Partial<MarketUpserted>): MarketUpserted {
   return marketUpserted({
@@ -66,7 +66,7 @@ function trade(n: number, marketN: number, atMs: number, overrides: Partial<Trad
     size: 10,
     size_usdc: 5,
     timestamp_ms: atMs,
-    tx_hash: '0x' + n.toString(16).padStart(64, '0'),
+    tx_hash: `0x${n.toString(16).padStart(64, '0')}`,
     ingested_at_ms: atMs,
     ...overrides,
   };
@@ -134,7 +134,7 @@ describe('keys and registration', () => {
 
   test.each([
     ['no key', undefined],
-    ['unknown well-formed-looking key', 'aif_' + 'A'.repeat(38)],
+    ['unknown well-formed-looking key', `aif_${'A'.repeat(38)}`],
     ['not a key', 'hello'],
   ])('%s -> 401 UNAUTHORIZED in the envelope', async (_label, apiKey) => {
     const response = await getJson(`${base}/v1/markets`, apiKey);
@@ -228,7 +228,7 @@ describe('markets', () => {
       yes_price: 0.6,
       no_price: 0.4,
       spread: 0.02,
-      outcome_token_ids: ['1'.repeat(77) + '1', '2'.repeat(77) + '1'],
+      outcome_token_ids: [`${'1'.repeat(77)}1`, `${'2'.repeat(77)}1`],
     });
     expect(bySlug.body.data.snapshot).toMatchObject({
       last_trade_price: 0.6,
@@ -372,7 +372,7 @@ describe('trades', () => {
     expect((await getJson(`${base}/v1/markets/nope/trades`, tier2Key)).status).toBe(404);
   });
 
-  test('a trade record carries the spec fields with units', async () => {
+  test('a trade record carries the documented fields with units', async () => {
     const { body } = await getJson(`${base}/v1/trades?market=${cid(1)}&limit=100`, tier2Key);
     expect(body.data.find((t: any) => t.trade_id === 'trade-00002')).toEqual({
       trade_id: 'trade-00002',
@@ -386,7 +386,7 @@ describe('trades', () => {
       size_shares: 10,
       size_usdc: 3,
       timestamp: new Date(BASE_MS + 20_000).toISOString(),
-      tx_hash: '0x' + (2).toString(16).padStart(64, '0'),
+      tx_hash: `0x${(2).toString(16).padStart(64, '0')}`,
       source: 'simulator',
     });
   });
@@ -400,7 +400,7 @@ describe('trades', () => {
     ['/v1/trades?side=hold', /side/],
     ['/v1/trades?min_size=-1', /min_size/],
     ['/v1/trades?from=2026-11-21T00:00:00Z&to=2026-11-20T00:00:00Z', /from/],
-    ['/v1/trades?cursor=' + Buffer.from('{"v":1,"k":["x",1],"q":"y"}').toString('base64url'), /cursor/],
+    [`/v1/trades?cursor=${Buffer.from('{"v":1,"k":["x",1],"q":"y"}').toString('base64url')}`, /cursor/],
   ])('%s -> 400 BAD_REQUEST naming the parameter', async (url, message) => {
     const response = await getJson(`${base}${url}`, tier2Key);
     expect(response.status).toBe(400);

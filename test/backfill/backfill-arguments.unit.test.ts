@@ -16,7 +16,7 @@ describe('backfill arguments', () => {
       '--market',
       'a-slug',
       '--market',
-      '0x' + 'ab'.repeat(32),
+      `0x${'ab'.repeat(32)}`,
       'other-slug',
       '--from',
       '2026-01-01',
@@ -24,7 +24,7 @@ describe('backfill arguments', () => {
       '2026-01-02T12:00:00Z',
       '--no-index',
     ]);
-    expect(args.markets).toEqual(['a-slug', '0x' + 'ab'.repeat(32), 'other-slug']);
+    expect(args.markets).toEqual(['a-slug', `0x${'ab'.repeat(32)}`, 'other-slug']);
     expect(resolveRange(args, 0)).toEqual({ fromMs: Date.UTC(2026, 0, 1), toMs: Date.UTC(2026, 0, 2, 12) });
     expect(args.index).toBe(false);
   });
@@ -75,6 +75,7 @@ describe('backfill progress', () => {
     const bar = new BackfillProgress({ isTTY: true, columns: 200, write: (t) => tty.push(t) }, checkpoint({}), () => clock);
     clock = 1000;
     bar.progress(checkpoint({ next_market: 2 }));
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal escape is what is tested.
     expect(tty.at(-1)).toMatch(/^\r\x1b\[2K\[█{12}░{12}\] 50\.0% 2\/4 markets .* ~0:01 left/);
     const lines: string[] = [];
     const plain = new BackfillProgress({ isTTY: false, write: (t) => lines.push(t) }, checkpoint({}), () => clock);

@@ -12,7 +12,7 @@ const trade = (overrides: Record<string, unknown>) => ({
   market_id: '0xmarket',
   market_title: 'Will it rain?',
   asset_id: '7'.repeat(78),
-  wallet: '0x' + 'a'.repeat(40),
+  wallet: `0x${'a'.repeat(40)}`,
   side: 'buy',
   outcome: 'Yes',
   outcome_index: 0,
@@ -60,7 +60,7 @@ export function describeAnalyticsStoreContract(adapterName: string, open: OpenSt
       await store.insert('trades', [trade({})]);
       const rows = await store.query<{ asset_id: string; price: number; ts: string }>(
         'SELECT asset_id, price, ts FROM trades WHERE wallet = {wallet:String}',
-        { wallet: '0x' + 'a'.repeat(40) },
+        { wallet: `0x${'a'.repeat(40)}` },
       );
       expect(rows).toEqual([{ asset_id: '7'.repeat(78), price: 0.4, ts: '2026-01-01 00:01:02.123' }]);
     });

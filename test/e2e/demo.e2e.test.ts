@@ -58,7 +58,7 @@ test('npm run demo: markets, candles, trades and keys within a minute', async ()
   expect(new Set(items.map((t: any) => t.trade_id)).size).toBe(items.length);
   expect(lastPage.pagination).toMatchObject({ has_more: false, next_cursor: null });
 
-  const bad = await getJson(`${base}/v1/markets`, 'aif_' + 'x'.repeat(38));
+  const bad = await getJson(`${base}/v1/markets`, `aif_${'x'.repeat(38)}`);
   expect(bad.status).toBe(401);
   expect(bad.body).toMatchObject({ success: false, code: 'UNAUTHORIZED' });
 }, 180_000);

@@ -17,16 +17,7 @@ import { SINK_GROUP_ID, startSink, type SinkService } from '../../services/sink/
 import { syntheticTrades } from '../../bench/synthetic-trades.js';
 import { REPO_ROOT, startChild } from '../support/processes.js';
 import { engineAddresses } from './engines.js';
-import {
-  allTopicSpecs,
-  openPipelineLog,
-  pipelineFixture,
-  publishAll,
-  sourceTotals,
-  storedTotals,
-  waitUntil,
-  type PipelineFixture,
-} from './pipeline-fixture.js';
+import { allTopicSpecs, openPipelineLog, pipelineFixture, publishAll, sourceTotals, storedTotals, waitUntil } from './pipeline-fixture.js';
 
 const quiet = pino({ level: 'silent' });
 const cleanups: Array<() => Promise<void>> = [];

@@ -2,7 +2,7 @@
  * The webhook pipeline as separate processes on real engines: a subscription made through an `api`
  * process, live trades from the simulator through the `ingest` process onto Kafka, the `signals`
  * process enqueuing into the PostgreSQL outbox, and the `webhooks` process delivering signed requests
- * to a local receiver, which verify with the spec's rule.
+ * to a local receiver, which verify with the signing rule.
  */
 import fs from 'node:fs';
 import os from 'node:os';

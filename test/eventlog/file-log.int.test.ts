@@ -311,7 +311,7 @@ describe('embedded file log', () => {
       await running.stop();
       const gaps = attemptsAt.slice(1).map((at, i) => at - attemptsAt[i]!);
       // 50, 100, 200, 400 ms nominal; timers fire late, never early (allow 5 ms of clock rounding).
-      [50, 100, 200, 400].forEach((expected, i) => expect(gaps[i]).toBeGreaterThanOrEqual(expected - 5));
+      for (const [i, expected] of [50, 100, 200, 400].entries()) expect(gaps[i]).toBeGreaterThanOrEqual(expected - 5);
       expect(gaps[3]).toBeGreaterThan(gaps[0]! * 4);
     });
 

@@ -23,7 +23,7 @@ import type { Parsed } from '../../services/ingest/parse.js';
 
 const SAMPLES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/upstream-samples');
 const NOW = Date.UTC(2026, 6, 1);
-const IDS = { marketId: '0x' + 'a'.repeat(64), assetId: '1234' };
+const IDS = { marketId: `0x${'a'.repeat(64)}`, assetId: '1234' };
 
 function records(file: string): unknown[] {
   const text = fs.readFileSync(path.join(SAMPLES, file), 'utf8');

@@ -16,7 +16,10 @@ const NO = '2'.repeat(70);
 function streamWithCapture(onNewMarket?: (ids: string[]) => void) {
   const published: Array<{ topic: string; events: unknown[] }> = [];
   const publisher = {
-    publish: async (topic: string, events: unknown[]) => (published.push({ topic, events }), events.length),
+    publish: async (topic: string, events: unknown[]) => {
+      published.push({ topic, events });
+      return events.length;
+    },
     deadLetter: async () => undefined,
   } as unknown as EventPublisher;
   const stream = new MarketStream({

@@ -79,8 +79,8 @@ describe('Gamma markets', () => {
 
   test.each([
     [{}, /conditionId/],
-    [{ conditionId: '0x' + 'a'.repeat(64), outcomes: 'not json' }, /outcomes/],
-    [{ conditionId: '0x' + 'a'.repeat(64), outcomePrices: '["1.5", "0"]' }, /outcomePrices/],
+    [{ conditionId: `0x${'a'.repeat(64)}`, outcomes: 'not json' }, /outcomes/],
+    [{ conditionId: `0x${'a'.repeat(64)}`, outcomePrices: '["1.5", "0"]' }, /outcomePrices/],
     [[], /not an object/],
   ])('rejects malformed %p with a reason', (raw, reason) => {
     const result = normalizeGammaMarket(raw, 'polymarket', NOW);
@@ -119,24 +119,24 @@ describe('Data API trades', () => {
   });
 
   test('the trade id is deterministic and depends on the fill', () => {
-    const parts = { txHash: '0x' + 'ab'.repeat(32), assetId: '123', wallet: '0x' + 'cd'.repeat(20), side: 'buy', size: 10, price: 0.5 };
+    const parts = { txHash: `0x${'ab'.repeat(32)}`, assetId: '123', wallet: `0x${'cd'.repeat(20)}`, side: 'buy', size: 10, price: 0.5 };
     expect(tradeId(parts)).toBe(tradeId({ ...parts, txHash: parts.txHash.toUpperCase().replace('0X', '0x') }));
     expect(tradeId(parts)).not.toBe(tradeId({ ...parts, size: 11 }));
   });
 
   test('a NO fill at 0.3 is a YES price of 0.7', () => {
     const raw = {
-      proxyWallet: '0x' + '1'.repeat(40),
+      proxyWallet: `0x${'1'.repeat(40)}`,
       side: 'BUY',
       asset: '42',
-      conditionId: '0x' + '2'.repeat(64),
+      conditionId: `0x${'2'.repeat(64)}`,
       size: 10,
       price: 0.3,
       timestamp: 1774166009,
       title: 'T',
       outcome: 'No',
       outcomeIndex: 1,
-      transactionHash: '0x' + '3'.repeat(64),
+      transactionHash: `0x${'3'.repeat(64)}`,
     };
     const result = normalizeDataTrade(raw, 'simulator', NOW);
     expect(result.ok && result.value.yes_price).toBeCloseTo(0.7, 9);
@@ -152,17 +152,17 @@ describe('Data API trades', () => {
     [{ proxyWallet: '0x123' }, /proxyWallet/],
   ])('rejects a malformed trade %p with a reason', (override, reason) => {
     const good = {
-      proxyWallet: '0x' + '1'.repeat(40),
+      proxyWallet: `0x${'1'.repeat(40)}`,
       side: 'BUY',
       asset: '42',
-      conditionId: '0x' + '2'.repeat(64),
+      conditionId: `0x${'2'.repeat(64)}`,
       size: 10,
       price: 0.3,
       timestamp: 1774166009,
       title: 'T',
       outcome: 'Yes',
       outcomeIndex: 0,
-      transactionHash: '0x' + '3'.repeat(64),
+      transactionHash: `0x${'3'.repeat(64)}`,
     };
     const result = normalizeDataTrade({ ...good, ...override }, 'polymarket', NOW);
     expect(result.ok).toBe(false);

@@ -17,7 +17,8 @@ import * as build from '../support/events.js';
 
 /** One example per stream; a new stream without one is a compile error here. */
 const EXAMPLES: { [N in StreamName]: () => EventOfStream<N> } = {
-  markets: () => build.marketUpserted({ status: 'resolved', resolved_outcome: 'Yes', start_ms: build.T0, accepting_orders: false, tick_size: 0.01 }),
+  markets: () =>
+    build.marketUpserted({ status: 'resolved', resolved_outcome: 'Yes', start_ms: build.T0, accepting_orders: false, tick_size: 0.01 }),
   trades: build.tradeExecuted,
   marketResolutions: build.marketResolved,
   gammaEvents: () => build.gammaEventUpserted({ market_ids: [build.conditionId(1)], neg_risk_market_id: build.conditionId(9) }),
@@ -60,19 +61,26 @@ describe.each(ALL_STREAMS.map((stream) => [stream.name, stream] as const))('stre
 
   const projections = ALL_PROJECTIONS.filter((p) => p.stream === stream);
   if (projections.length === 0) return;
-  test.each(projections.map((p) => [p.table, p] as const))('its row for %s names exactly the table columns and inserts', async (table, projection) => {
-    const columns = await store.query<{ name: string }>(
-      `SELECT name FROM system.columns WHERE database = {db:String} AND table = {table:String} AND default_kind NOT IN ('MATERIALIZED', 'ALIAS') ORDER BY name`,
-      { db: store.database, table },
-    );
-    const row = projection.row(example());
-    expect(Object.keys(row).sort()).toEqual(columns.map((c) => c.name));
-    await store.insert(table, [row]);
-  });
+  test.each(projections.map((p) => [p.table, p] as const))(
+    'its row for %s names exactly the table columns and inserts',
+    async (table, projection) => {
+      const columns = await store.query<{ name: string }>(
+        `SELECT name FROM system.columns WHERE database = {db:String} AND table = {table:String} AND default_kind NOT IN ('MATERIALIZED', 'ALIAS') ORDER BY name`,
+        { db: store.database, table },
+      );
+      const row = projection.row(example());
+      expect(Object.keys(row).sort()).toEqual(columns.map((c) => c.name));
+      await store.insert(table, [row]);
+    },
+  );
 });
 
 test('every schema file belongs to a stream, and topics are unique', () => {
-  const files = fs.readdirSync(SCHEMA_DIRECTORY).filter((f) => f.endsWith('.avsc')).map((f) => f.replace(/\.avsc$/, '')).sort();
+  const files = fs
+    .readdirSync(SCHEMA_DIRECTORY)
+    .filter((f) => f.endsWith('.avsc'))
+    .map((f) => f.replace(/\.avsc$/, ''))
+    .sort();
   expect([...new Set(ALL_STREAMS.map((s) => s.schema))].sort()).toEqual(files);
   expect(new Set(ALL_STREAMS.map((s) => s.topic)).size).toBe(ALL_STREAMS.length);
   expect(new Set(READ_MODELS.map((m) => m.name)).size).toBe(READ_MODELS.length);

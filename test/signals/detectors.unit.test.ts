@@ -1,11 +1,11 @@
-/** Signal detection and payload shapes (the spec's field lists), on hand-built events. */
+/** Signal detection and payload shapes (docs/WEBHOOKS.md's field lists), on hand-built events. */
 import { wants } from '../../services/signals/matching.js';
 import { largeTrade, marketResolved, priceSignal, tradeExecuted } from '../../services/signals/payloads.js';
 import { PriceWindows } from '../../services/signals/price-windows.js';
 import type { MarketUpserted, TradeExecuted } from '../../services/events/types.js';
 
 const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
-const MARKET = '0x' + 'a'.repeat(64);
+const MARKET = `0x${'a'.repeat(64)}`;
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 function trade(n: number, yes: number, atMs: number, overrides: Partial<TradeExecuted> = {}): TradeExecuted {
@@ -15,7 +15,7 @@ function trade(n: number, yes: number, atMs: number, overrides: Partial<TradeExe
     market_id: MARKET,
     market_title: 'Will it rain?',
     asset_id: '1',
-    wallet: '0x' + 'b'.repeat(40),
+    wallet: `0x${'b'.repeat(40)}`,
     side: 'buy',
     outcome: 'Yes',
     outcome_index: 0,
@@ -24,13 +24,13 @@ function trade(n: number, yes: number, atMs: number, overrides: Partial<TradeExe
     size: 100,
     size_usdc: 100 * yes,
     timestamp_ms: atMs,
-    tx_hash: '0x' + 'c'.repeat(64),
+    tx_hash: `0x${'c'.repeat(64)}`,
     ingested_at_ms: atMs,
     ...overrides,
   };
 }
 
-test('trade.executed carries exactly the spec fields plus event, id and source', () => {
+test('trade.executed carries exactly the documented fields plus event, id and source', () => {
   const payload = tradeExecuted(trade(1, 0.42, T0 + 7));
   expect(Object.keys(payload).sort()).toEqual(
     [
@@ -71,7 +71,7 @@ test('trader.large_trade = trade.executed fields + threshold + trader context', 
     event: 'trader.large_trade',
     trade_id: 't2',
     threshold_usdc: 10_000,
-    trader: { wallet: '0x' + 'b'.repeat(40), trades_24h: 3 },
+    trader: { wallet: `0x${'b'.repeat(40)}`, trades_24h: 3 },
   });
   expect(payload.id).not.toBe(tradeExecuted(trade(2, 0.5, T0)).id);
 });
@@ -144,7 +144,7 @@ test('subscription matching: types, filters, and only events logged after the su
   const facts = { type: 'trade.executed', market_id: MARKET, wallet: '0x1', size_usdc: 60, logged_at_ms: T0 };
   expect(wants(subscription, facts)).toBe(true);
   expect(wants(subscription, { ...facts, size_usdc: 49 })).toBe(false);
-  expect(wants(subscription, { ...facts, market_id: '0x' + 'f'.repeat(64) })).toBe(false);
+  expect(wants(subscription, { ...facts, market_id: `0x${'f'.repeat(64)}` })).toBe(false);
   expect(wants(subscription, { ...facts, logged_at_ms: T0 - 1 })).toBe(false);
   expect(wants(subscription, { ...facts, type: 'market.resolved' })).toBe(false);
   expect(wants(subscription, { type: 'market.price_signal', market_id: MARKET, change_pct: -12, logged_at_ms: T0 })).toBe(true);

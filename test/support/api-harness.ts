@@ -49,7 +49,10 @@ export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHa
   const ownStore = !options.store;
   const store =
     options.store ??
-    (await openChdbStore({ path: options.chdbPath ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-api-')), database: options.database ?? 'api' }));
+    (await openChdbStore({
+      path: options.chdbPath ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-api-')),
+      database: options.database ?? 'api',
+    }));
   if (ownStore) await migrate(store);
   const control = await openPgliteStore(fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-api-pglite-')));
   await migrateControlStore(control);

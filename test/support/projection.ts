@@ -37,7 +37,12 @@ export interface ProjectionHarness {
 
 export async function projectionHarness(name: string): Promise<ProjectionHarness> {
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), `tapeline-projection-${name}-`));
-  const log: EventLog = await openFileEventLog({ directory: path.join(directory, 'log'), schemas: topicSchemas(), fsync: false, pollIntervalMs: 20 });
+  const log: EventLog = await openFileEventLog({
+    directory: path.join(directory, 'log'),
+    schemas: topicSchemas(),
+    fsync: false,
+    pollIntervalMs: 20,
+  });
   await log.createTopics(allTopicSpecs());
   const store = await openChdbStore({ path: path.join(directory, 'chdb'), database: `projection_${name.replace(/[^a-z0-9]/gi, '_')}` });
   await migrate(store);
@@ -51,7 +56,12 @@ export async function projectionHarness(name: string): Promise<ProjectionHarness
     key,
     async given(events) {
       for (const [stream, list] of Object.entries(events) as Array<[StreamName, never[]]>) await publisher.publish(stream, list);
-      await waitFor(async () => Object.values(await sinkLag(log)).every((lag) => lag === 0), 20_000, 'the sink to write the given events', 20);
+      await waitFor(
+        async () => Object.values(await sinkLag(log)).every((lag) => lag === 0),
+        20_000,
+        'the sink to write the given events',
+        20,
+      );
     },
     rows: (sql, params) => store.query(sql, params),
     get: (pathAndQuery) => getJson(`${api.base}/v1${pathAndQuery}`, key),

@@ -106,7 +106,7 @@ const settled = (subscriptionId: string, status: string) =>
     20,
   );
 
-test('a 2xx delivery arrives once, signed over the exact body, with the spec headers', async () => {
+test('a 2xx delivery arrives once, signed over the exact body, with the documented headers', async () => {
   const dispatcher = start();
   const { subscription, eventIds } = await subscribeAndEnqueue('/ok');
   dispatcher.wake();

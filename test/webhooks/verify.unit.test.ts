@@ -2,8 +2,8 @@
 import { verifyWebhook } from '../../clients/webhooks/verify.js';
 import { signatureHeader, signatureOf } from '../../services/webhooks/signature.js';
 
-const SECRET = 'whsec_' + 'k'.repeat(32);
-const OTHER = 'whsec_' + 'o'.repeat(32);
+const SECRET = `whsec_${'k'.repeat(32)}`;
+const OTHER = `whsec_${'o'.repeat(32)}`;
 const NOW_MS = 1_800_000_000_000;
 const NOW_S = NOW_MS / 1000;
 const BODY = '{"event":"trade.executed","id":"evt_1","price":0.42}';
@@ -13,7 +13,7 @@ function headers(timestamp: number | string, signature: string | undefined) {
   return { 'X-Service-Timestamp': String(timestamp), ...(signature === undefined ? {} : { 'X-Service-Signature': signature }) };
 }
 
-test('a delivery signed by the service verifies (the spec rule, by hand)', () => {
+test('a delivery signed by the service verifies (the signing rule, by hand)', () => {
   const signature = signatureOf(SECRET, NOW_S, BODY);
   expect(signature).toMatch(/^sha256=[0-9a-f]{64}$/);
   expect(verifyWebhook({ body: BODY, headers: headers(NOW_S, signature), secret: SECRET, now })).toEqual({ ok: true });
@@ -33,14 +33,14 @@ test('missing timestamp header', () => {
 });
 
 test('bad hex in the signature', () => {
-  const signature = 'sha256=' + 'z'.repeat(64);
+  const signature = `sha256=${'z'.repeat(64)}`;
   expect(verifyWebhook({ body: BODY, headers: headers(NOW_S, signature), secret: SECRET, now })).toEqual({
     ok: false,
     reason: 'malformed_signature',
   });
 });
 
-test('upper-case hex is not the spec form', () => {
+test('upper-case hex is not the documented form', () => {
   const signature = signatureOf(SECRET, NOW_S, BODY).toUpperCase().replace('SHA256=', 'sha256=');
   expect(verifyWebhook({ body: BODY, headers: headers(NOW_S, signature), secret: SECRET, now })).toEqual({
     ok: false,

@@ -2,7 +2,7 @@
  * The whole stack in one process against the upstream simulator, with a subscription to a local
  * receiver: simulated time moves (advance) so trades happen, YES prices move and markets resolve,
  * and the receiver gets trade.executed, market.price_signal and market.resolved deliveries whose
- * signatures check out under the spec's rule, computed here by hand (not with the project's helper).
+ * signatures check out under the signing rule, computed here by hand (not with the project's helper).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -27,10 +27,10 @@ afterAll(async () => {
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** The spec's rule, literally: expected = 'sha256=' + hex(HMAC-SHA256(secret, timestamp + '.' + raw body)). */
+/** The signing rule, literally: expected = 'sha256=' + hex(HMAC-SHA256(secret, timestamp + '.' + raw body)). */
 function specSignatureValid(request: ReceivedRequest, secret: string): boolean {
   const timestamp = String(request.headers['x-service-timestamp']);
-  const expected = Buffer.from('sha256=' + crypto.createHmac('sha256', secret).update(`${timestamp}.${request.body}`).digest('hex'));
+  const expected = Buffer.from(`sha256=${crypto.createHmac('sha256', secret).update(`${timestamp}.${request.body}`).digest('hex')}`);
   const received = Buffer.from(String(request.headers['x-service-signature']));
   const fresh = Math.abs(Date.now() / 1000 - Number(timestamp)) <= 300;
   return fresh && received.length === expected.length && crypto.timingSafeEqual(received, expected);

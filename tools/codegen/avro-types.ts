@@ -95,7 +95,9 @@ export function avroTypesModule(files: SchemaFile[], header: string): string {
     const name = String(type.name);
     if (declared.has(name)) return;
     declared.add(name);
-    const fields = (type.fields as AvroField[]).map((field) => `${docComment(field.doc, '  ')}  ${field.name}: ${typeOf(field.type, field)};\n`);
+    const fields = (type.fields as AvroField[]).map(
+      (field) => `${docComment(field.doc, '  ')}  ${field.name}: ${typeOf(field.type, field)};\n`,
+    );
     declarations.push(`${docComment(type.doc, '')}export interface ${name} {\n${fields.join('')}}\n`);
   };
 

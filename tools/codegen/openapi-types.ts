@@ -51,7 +51,12 @@ function objectType(schema: JsonSchema, indent: string): string {
   const inner = `${indent}  `;
   const required = new Set(schema.required ?? []);
   const lines = Object.entries(schema.properties ?? {}).map(([name, property]) => {
-    const doc = property.description ? `${inner}/** ${property.description.trim().replace(/\s*\n\s*/g, ' ').replace(/\*\//g, '*\\/')} */\n` : '';
+    const doc = property.description
+      ? `${inner}/** ${property.description
+          .trim()
+          .replace(/\s*\n\s*/g, ' ')
+          .replace(/\*\//g, '*\\/')} */\n`
+      : '';
     return `${doc}${inner}${key(name)}${required.has(name) ? '' : '?'}: ${tsType(property, inner)};\n`;
   });
   const extra = schema.additionalProperties;
@@ -64,7 +69,12 @@ export function openapiTypesModule(openapiPath: string, header: string): string 
   const document = parse(fs.readFileSync(openapiPath, 'utf8')) as { components?: { schemas?: Record<string, JsonSchema> } };
   const schemas = document.components?.schemas ?? {};
   const declarations = Object.entries(schemas).map(([name, schema]) => {
-    const doc = schema.description ? `/** ${schema.description.trim().replace(/\s*\n\s*/g, ' ').replace(/\*\//g, '*\\/')} */\n` : '';
+    const doc = schema.description
+      ? `/** ${schema.description
+          .trim()
+          .replace(/\s*\n\s*/g, ' ')
+          .replace(/\*\//g, '*\\/')} */\n`
+      : '';
     return `${doc}export type ${name} = ${tsType(schema, '')};\n`;
   });
   return `${header}\n${declarations.join('\n')}`;

@@ -22,6 +22,7 @@ import type {
   TopicSpec,
 } from '../../ports/event-log.js';
 import { UNDECODABLE_HEADER } from '../../ports/event-log.js';
+import { type BackoffPolicy, backoffMs } from '../../shared/backoff.js';
 import { ConfluentAvroCodec, type COMPATIBILITY, type TopicSchema } from './confluent-avro.js';
 import { KAFKA_TOPIC_CONFIG } from './topic-config.js';
 
@@ -44,8 +45,8 @@ export interface KafkaEventLogOptions {
   onLog?: (level: 'error' | 'warn', message: string, extra: Record<string, unknown>) => void;
 }
 
-const FIRST_RETRY_DELAY_MS = 100;
-const MAX_RETRY_DELAY_MS = 5_000;
+/** Rejoining the group and retrying a failing batch: 100 ms doubling to 5 s. */
+const RETRY_BACKOFF: BackoffPolicy = { baseMs: 100, maxMs: 5_000, jitter: 'none' };
 
 export async function openKafkaEventLog(options: KafkaEventLogOptions): Promise<EventLog> {
   const kafka = new Kafka({
@@ -156,7 +157,7 @@ class KafkaEventLog implements EventLog {
       if (state.stopping || restarting) return;
       restarting = (async () => {
         for (let attempt = 1; !state.stopping; attempt++) {
-          await sleepUnless(Math.min(FIRST_RETRY_DELAY_MS * 2 ** attempt, MAX_RETRY_DELAY_MS), state);
+          await sleepUnless(backoffMs(RETRY_BACKOFF, attempt + 1), state);
           if (state.stopping) return;
           await member.disconnect().catch(() => undefined);
           try {
@@ -234,9 +235,7 @@ class KafkaEventLog implements EventLog {
       this.admin.fetchTopicOffsets(this.onBroker(topic)),
       this.admin.fetchOffsets({ groupId: this.onBroker(groupId), topics: [this.onBroker(topic)] }),
     ]);
-    const committedByPartition = new Map(
-      (committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset) < 0 ? 0 : Number(p.offset)]),
-    );
+    const committedByPartition = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Math.max(0, Number(p.offset))]));
     return ends
       .map((end) => ({
         topic,
@@ -275,7 +274,7 @@ class KafkaEventLog implements EventLog {
         } catch {
           // A throwing error callback must not break delivery.
         }
-        const delay = Math.min(FIRST_RETRY_DELAY_MS * 2 ** (failures - 1), MAX_RETRY_DELAY_MS);
+        const delay = backoffMs(RETRY_BACKOFF, failures);
         await sleepUnless(delay, state);
         // Long outages must not cost the partition: keep the group session alive while retrying.
         await heartbeat().catch(() => undefined);

@@ -14,7 +14,12 @@ beforeAll(async () => {
   // Open 0.4, high 0.7, low 0.4, close 0.55 in the first bucket, delivered out of order; 0.6 in the next.
   await h.given({
     markets: [marketUpserted({ market_id: M })],
-    trades: [trade('c', BUCKET + 30_000, 0.55, 11), trade('a', BUCKET + 10_000, 0.4, 4), trade('b', BUCKET + 20_000, 0.7, 3), trade('d', BUCKET + 301_000, 0.6, 3)],
+    trades: [
+      trade('c', BUCKET + 30_000, 0.55, 11),
+      trade('a', BUCKET + 10_000, 0.4, 4),
+      trade('b', BUCKET + 20_000, 0.7, 3),
+      trade('d', BUCKET + 301_000, 0.6, 3),
+    ],
   });
 }, 60_000);
 afterAll(() => h.close());
@@ -41,6 +46,16 @@ test('served oldest first, and the hour candle spans both', async () => {
   ]);
   const hour = (await h.get(`/markets/${M}/ohlcv?interval=1h&limit=10`)).body.data;
   expect(hour).toEqual([
-    { bucket_start: new Date(BUCKET).toISOString(), interval: '1h', open: 0.4, high: 0.7, low: 0.4, close: 0.6, volume_usdc: 21, volume_shares: hour[0].volume_shares, trade_count: 4 },
+    {
+      bucket_start: new Date(BUCKET).toISOString(),
+      interval: '1h',
+      open: 0.4,
+      high: 0.7,
+      low: 0.4,
+      close: 0.6,
+      volume_usdc: 21,
+      volume_shares: hour[0].volume_shares,
+      trade_count: 4,
+    },
   ]);
 });

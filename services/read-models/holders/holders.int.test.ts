@@ -17,16 +17,26 @@ beforeAll(async () => {
       holderSnapshot({ event_id: 'b', market_id: M, asset_id: YES, wallet: walletAddress(2), amount: 500, rank: 1 }),
       holderSnapshot({ event_id: 'c', market_id: M, asset_id: NO, wallet: walletAddress(3), outcome_index: 1, amount: 70, rank: 1 }),
       // An older snapshot: not served.
-      holderSnapshot({ event_id: 'd', market_id: M, asset_id: YES, wallet: walletAddress(9), amount: 999, rank: 1, snapshot_at_ms: T0 - 3_600_000 }),
+      holderSnapshot({
+        event_id: 'd',
+        market_id: M,
+        asset_id: YES,
+        wallet: walletAddress(9),
+        amount: 999,
+        rank: 1,
+        snapshot_at_ms: T0 - 3_600_000,
+      }),
     ],
   });
 }, 60_000);
 afterAll(() => h.close());
 
 test('one row per holder per snapshot', async () => {
-  expect(await h.rows(`SELECT wallet, amount, rank, toUnixTimestamp64Milli(snapshot_at) AS snapshot_at_ms FROM market_holders FINAL WHERE asset_id = '${NO}'`)).toEqual([
-    { wallet: walletAddress(3), amount: 70, rank: 1, snapshot_at_ms: T0 },
-  ]);
+  expect(
+    await h.rows(
+      `SELECT wallet, amount, rank, toUnixTimestamp64Milli(snapshot_at) AS snapshot_at_ms FROM market_holders FINAL WHERE asset_id = '${NO}'`,
+    ),
+  ).toEqual([{ wallet: walletAddress(3), amount: 70, rank: 1, snapshot_at_ms: T0 }]);
   expect((await h.rows<{ n: number }>('SELECT count() AS n FROM market_holders FINAL'))[0]).toEqual({ n: 4 });
 });
 

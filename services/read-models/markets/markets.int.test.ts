@@ -14,7 +14,18 @@ beforeAll(async () => {
     markets: [
       first,
       // A newer version of the same market replaces the first (ReplacingMergeTree on ingested_at).
-      { ...first, event_id: `${M}:v2`, outcome_prices: [0.7, 0.3], best_bid: 0.69, best_ask: 0.71, volume_24h_usdc: 25, tick_size: 0.01, accepting_orders: true, ingested_at_ms: T0 + 1000, end_ms: T0 + 86_400_000 },
+      {
+        ...first,
+        event_id: `${M}:v2`,
+        outcome_prices: [0.7, 0.3],
+        best_bid: 0.69,
+        best_ask: 0.71,
+        volume_24h_usdc: 25,
+        tick_size: 0.01,
+        accepting_orders: true,
+        ingested_at_ms: T0 + 1000,
+        end_ms: T0 + 86_400_000,
+      },
     ],
   });
 }, 60_000);
@@ -28,7 +39,18 @@ test('one row per market: the latest version, timestamps as DateTime64', async (
          FROM markets FINAL`,
     ),
   ).toEqual([
-    { market_id: M, slug: 'will-it', outcome_prices: [0.7, 0.3], best_bid: 0.69, best_ask: 0.71, volume_24h_usdc: 25, tick_size: 0.01, accepting_orders: true, end_date_ms: T0 + 86_400_000, ingested_at_ms: T0 + 1000 },
+    {
+      market_id: M,
+      slug: 'will-it',
+      outcome_prices: [0.7, 0.3],
+      best_bid: 0.69,
+      best_ask: 0.71,
+      volume_24h_usdc: 25,
+      tick_size: 0.01,
+      accepting_orders: true,
+      end_date_ms: T0 + 86_400_000,
+      ingested_at_ms: T0 + 1000,
+    },
   ]);
 });
 

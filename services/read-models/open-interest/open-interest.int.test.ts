@@ -22,7 +22,9 @@ afterAll(() => h.close());
 
 test('one row per snapshot, the value under the same name as the event field and the API field', async () => {
   expect(
-    await h.rows('SELECT market_id, open_interest_usdc, toUnixTimestamp64Milli(snapshot_at) AS snapshot_at_ms, source FROM open_interest FINAL ORDER BY snapshot_at'),
+    await h.rows(
+      'SELECT market_id, open_interest_usdc, toUnixTimestamp64Milli(snapshot_at) AS snapshot_at_ms, source FROM open_interest FINAL ORDER BY snapshot_at',
+    ),
   ).toEqual([
     { market_id: M, open_interest_usdc: 1000, snapshot_at_ms: T0 - 3_600_000, source: 'simulator' },
     { market_id: M, open_interest_usdc: 1250.5, snapshot_at_ms: T0, source: 'simulator' },

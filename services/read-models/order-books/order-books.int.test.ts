@@ -18,13 +18,35 @@ beforeAll(async () => {
   tier1 = (await h.api.admin.createKey('t1', '1')).api_key;
   const deeper = Array.from({ length: 25 }, (_, i) => level(Math.round((0.47 - i * 0.01) * 100) / 100, 10));
   await h.given({
-    markets: [marketUpserted({ market_id: M, slug: 'book-33', outcome_token_ids: [YES, NO] }), marketUpserted({ market_id: BARE, outcome_token_ids: [] })],
+    markets: [
+      marketUpserted({ market_id: M, slug: 'book-33', outcome_token_ids: [YES, NO] }),
+      marketUpserted({ market_id: BARE, outcome_token_ids: [] }),
+    ],
     bookSnapshots: [
       bookSnapshot({ market_id: M, asset_id: YES, hash: 'old', timestamp_ms: T0 - 600_000, bids: [level(0.4, 1)], asks: [level(0.6, 1)] }),
-      bookSnapshot({ market_id: M, asset_id: YES, hash: 'h1', timestamp_ms: T0, bids: [level(0.48, 100), ...deeper], asks: [level(0.52, 10), level(0.55, 5)] }),
+      bookSnapshot({
+        market_id: M,
+        asset_id: YES,
+        hash: 'h1',
+        timestamp_ms: T0,
+        bids: [level(0.48, 100), ...deeper],
+        asks: [level(0.52, 10), level(0.55, 5)],
+      }),
       bookSnapshot({ market_id: M, asset_id: NO, hash: 'h2', timestamp_ms: T0, bids: [], asks: [level(0.5, 20)] }),
     ],
-    bookDeltas: [bookDelta({ event_id: 'd1', market_id: M, asset_id: NO, side: 'bid', price: 0.45, size: 0, hash: 'h3', best_bid: null, best_ask: 0.5 })],
+    bookDeltas: [
+      bookDelta({
+        event_id: 'd1',
+        market_id: M,
+        asset_id: NO,
+        side: 'bid',
+        price: 0.45,
+        size: 0,
+        hash: 'h3',
+        best_bid: null,
+        best_ask: 0.5,
+      }),
+    ],
   });
 }, 60_000);
 afterAll(() => h.close());
@@ -35,8 +57,34 @@ test('rows: one per distinct book (levels as parallel arrays, best first) and on
        FROM order_books FINAL WHERE hash IN ('old', 'h2') ORDER BY ts, asset_id`,
   );
   expect(books).toEqual([
-    { book_id: `${YES}:old`, asset_id: YES, hash: 'old', ts_ms: T0 - 600_000, bid_prices: [0.4], bid_sizes: [1], ask_prices: [0.6], ask_sizes: [1], best_bid: 0.4, best_ask: 0.6, origin: 'clob-rest', source: 'simulator' },
-    { book_id: `${NO}:h2`, asset_id: NO, hash: 'h2', ts_ms: T0, bid_prices: [], bid_sizes: [], ask_prices: [0.5], ask_sizes: [20], best_bid: null, best_ask: 0.5, origin: 'clob-rest', source: 'simulator' },
+    {
+      book_id: `${YES}:old`,
+      asset_id: YES,
+      hash: 'old',
+      ts_ms: T0 - 600_000,
+      bid_prices: [0.4],
+      bid_sizes: [1],
+      ask_prices: [0.6],
+      ask_sizes: [1],
+      best_bid: 0.4,
+      best_ask: 0.6,
+      origin: 'clob-rest',
+      source: 'simulator',
+    },
+    {
+      book_id: `${NO}:h2`,
+      asset_id: NO,
+      hash: 'h2',
+      ts_ms: T0,
+      bid_prices: [],
+      bid_sizes: [],
+      ask_prices: [0.5],
+      ask_sizes: [20],
+      best_bid: null,
+      best_ask: 0.5,
+      origin: 'clob-rest',
+      source: 'simulator',
+    },
   ]);
   expect(await h.rows('SELECT delta_id, asset_id, side, price, size, hash, best_bid, best_ask FROM order_book_deltas FINAL')).toEqual([
     { delta_id: 'd1', asset_id: NO, side: 'bid', price: 0.45, size: 0, hash: 'h3', best_bid: null, best_ask: 0.5 },

@@ -14,7 +14,13 @@ beforeAll(async () => {
   await h.given({
     markets: [marketUpserted({ market_id: M, outcome_token_ids: [YES, NO] })],
     priceTicks: Array.from({ length: 7 }, (_, i) =>
-      priceTick({ event_id: `tick-${i}`, market_id: M, asset_id: i % 2 ? NO : YES, kind: i < 5 ? 'last_trade' : 'midpoint', timestamp_ms: T0 - i * 1000 }),
+      priceTick({
+        event_id: `tick-${i}`,
+        market_id: M,
+        asset_id: i % 2 ? NO : YES,
+        kind: i < 5 ? 'last_trade' : 'midpoint',
+        timestamp_ms: T0 - i * 1000,
+      }),
     ),
   });
 }, 60_000);
@@ -25,7 +31,20 @@ test('one row per tick, keyed by its id', async () => {
     `SELECT tick_id, asset_id, kind, price, best_bid, side, size, toUnixTimestamp64Milli(ts) AS ts_ms, origin, source
        FROM price_ticks FINAL WHERE tick_id = 'tick-5'`,
   );
-  expect(rows).toEqual([{ tick_id: 'tick-5', asset_id: NO, kind: 'midpoint', price: 0.5, best_bid: null, side: null, size: null, ts_ms: T0 - 5000, origin: 'clob-ws', source: 'simulator' }]);
+  expect(rows).toEqual([
+    {
+      tick_id: 'tick-5',
+      asset_id: NO,
+      kind: 'midpoint',
+      price: 0.5,
+      best_bid: null,
+      side: null,
+      size: null,
+      ts_ms: T0 - 5000,
+      origin: 'clob-ws',
+      source: 'simulator',
+    },
+  ]);
 });
 
 test('pages newest first; filter by kind', async () => {

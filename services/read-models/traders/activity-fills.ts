@@ -27,8 +27,8 @@ export function activityToFills(rows: ActivityRow[], markets: Map<string, Market
     const market = markets.get(row.market_id);
     if (!market || market.outcome_token_ids.length === 0) continue;
     const type = row.type.toUpperCase();
-    const each = (side: Fill['side'], kind: NonNullable<Fill['kind']>, price: (index: number) => number, size: number) =>
-      market.outcome_token_ids.forEach((assetId, index) =>
+    const each = (side: Fill['side'], kind: NonNullable<Fill['kind']>, price: (index: number) => number, size: number) => {
+      for (const [index, assetId] of market.outcome_token_ids.entries()) {
         fills.push({
           kind,
           market_id: row.market_id,
@@ -39,8 +39,9 @@ export function activityToFills(rows: ActivityRow[], markets: Map<string, Market
           size,
           price: price(index),
           ts_ms: row.ts_ms,
-        }),
-      );
+        });
+      }
+    };
     // A split or merge of N USDC moves N complete sets (N shares of each outcome).
     const sets = Number(row.usdc_size) > 0 ? Number(row.usdc_size) : Number(row.size);
     if (type === 'SPLIT' && sets > 0) each('buy', 'split', () => 0.5, sets);

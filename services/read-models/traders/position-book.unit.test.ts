@@ -76,7 +76,7 @@ describe('valuation, win rate and risk', () => {
       fill({ market_id: 'm3', asset_id: 'b3', outcome_index: 1, size: 10, price: 0.9 }),
     ];
     const book = new PositionBook();
-    fills.forEach((f) => book.apply(f));
+    for (const f of fills) book.apply(f);
     const valued = valuePositions(book.all(), marks);
     // open cost: 10 and 9 -> concentration 10/19; long-shot share 10/19; curve 0 -> 10 -> 5: drawdown 5/10
     const risk = riskScore(fills, valued, [0, 10, 5]);

@@ -77,7 +77,10 @@ export function traderReport(
   const categories = new Map<string, { realized: number; unrealized: number; volume: number; positions: ValuedPosition[] }>();
   const entry = (category: string) => {
     let value = categories.get(category);
-    if (!value) categories.set(category, (value = { realized: 0, unrealized: 0, volume: 0, positions: [] }));
+    if (!value) {
+      value = { realized: 0, unrealized: 0, volume: 0, positions: [] };
+      categories.set(category, value);
+    }
     return value;
   };
   for (const p of positions) {

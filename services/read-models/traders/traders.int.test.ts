@@ -10,11 +10,11 @@ import { recomputeTraderStats } from './stats-job.js';
 
 const HOUR = 3_600_000;
 const NOW = Date.now();
-const M1 = '0x' + '1'.repeat(64);
-const M2 = '0x' + '2'.repeat(64);
-const A = '0x' + 'a'.repeat(40);
-const B = '0x' + 'b'.repeat(40);
-const C = '0x' + 'c'.repeat(40);
+const M1 = `0x${'1'.repeat(64)}`;
+const M2 = `0x${'2'.repeat(64)}`;
+const A = `0x${'a'.repeat(40)}`;
+const B = `0x${'b'.repeat(40)}`;
+const C = `0x${'c'.repeat(40)}`;
 
 const market = (id: string, over: Parameters<typeof marketUpserted>[0]) =>
   marketUpserted({
@@ -53,7 +53,7 @@ const trade = (
   size,
   size_usdc: size * price,
   timestamp_ms: atMs,
-  tx_hash: '0x' + String(n).padStart(64, '0'),
+  tx_hash: `0x${String(n).padStart(64, '0')}`,
   ingested_at_ms: atMs,
 });
 
@@ -176,7 +176,7 @@ test('leaderboard ranks by realized PnL, win rate, volume; category boards; curs
 test.each([
   ['/v1/traders/0x123', 400],
   ['/v1/traders/not-a-wallet/pnl', 400],
-  ['/v1/positions/0xzz' + 'a'.repeat(38), 400],
+  [`/v1/positions/0xzz${'a'.repeat(38)}`, 400],
   [`/v1/traders/0x${'d'.repeat(40)}`, 404],
   ['/v1/leaderboard?sort_by=luck', 400],
   ['/v1/leaderboard?category=sports&sort_by=risk_score', 400],

@@ -53,7 +53,8 @@ function filtersFrom(request: Request, market: string | undefined): TradeFilters
   if (filters.min_size !== undefined && filters.max_size !== undefined && filters.min_size > filters.max_size) {
     throw ApiError.badRequest('min_size: must not exceed max_size');
   }
-  if (filters.from !== undefined && filters.to !== undefined && filters.from >= filters.to) throw ApiError.badRequest('from: must be before to');
+  if (filters.from !== undefined && filters.to !== undefined && filters.from >= filters.to)
+    throw ApiError.badRequest('from: must be before to');
   return filters;
 }
 
@@ -98,7 +99,9 @@ function presentTrade(t: TradeRow): Trade {
 }
 
 function tradePage(store: AnalyticsStore, request: Request, filters: TradeFilters) {
-  const conditions = (Object.keys(CONDITIONS) as Array<keyof TradeFilters>).filter((k) => filters[k] !== undefined).map((k) => CONDITIONS[k]);
+  const conditions = (Object.keys(CONDITIONS) as Array<keyof TradeFilters>)
+    .filter((k) => filters[k] !== undefined)
+    .map((k) => CONDITIONS[k]);
   return keysetPage<TradeRow, Trade>(request, {
     filters: { ...filters },
     shape: ['number', 'string'],

@@ -8,7 +8,20 @@ let h: ProjectionHarness;
 
 beforeAll(async () => {
   h = await projectionHarness('trades');
-  const trade = tradeExecuted({ event_id: 't-1', market_id: M, market_title: 'Rain?', wallet: walletAddress(7), side: 'sell', outcome: 'No', outcome_index: 1, price: 0.25, yes_price: 0.75, size: 40, size_usdc: 10, tx_hash: txHash(9) });
+  const trade = tradeExecuted({
+    event_id: 't-1',
+    market_id: M,
+    market_title: 'Rain?',
+    wallet: walletAddress(7),
+    side: 'sell',
+    outcome: 'No',
+    outcome_index: 1,
+    price: 0.25,
+    yes_price: 0.75,
+    size: 40,
+    size_usdc: 10,
+    tx_hash: txHash(9),
+  });
   await h.given({ markets: [marketUpserted({ market_id: M })], trades: [trade] });
   // Delivered again (an overlapping poll): the row is not doubled, and neither are the candles.
   await h.given({ trades: [trade, { ...trade, event_id: 't-2', timestamp_ms: T0 + 1000 }] });
@@ -22,8 +35,36 @@ test('one row per trade id; the candle view counts each trade once', async () =>
          FROM trades FINAL ORDER BY trade_id`,
     ),
   ).toEqual([
-    { trade_id: 't-1', market_id: M, wallet: walletAddress(7), side: 'sell', outcome: 'No', outcome_index: 1, price: 0.25, yes_price: 0.75, size: 40, size_usdc: 10, ts_ms: T0, tx_hash: txHash(9), source: 'simulator' },
-    { trade_id: 't-2', market_id: M, wallet: walletAddress(7), side: 'sell', outcome: 'No', outcome_index: 1, price: 0.25, yes_price: 0.75, size: 40, size_usdc: 10, ts_ms: T0 + 1000, tx_hash: txHash(9), source: 'simulator' },
+    {
+      trade_id: 't-1',
+      market_id: M,
+      wallet: walletAddress(7),
+      side: 'sell',
+      outcome: 'No',
+      outcome_index: 1,
+      price: 0.25,
+      yes_price: 0.75,
+      size: 40,
+      size_usdc: 10,
+      ts_ms: T0,
+      tx_hash: txHash(9),
+      source: 'simulator',
+    },
+    {
+      trade_id: 't-2',
+      market_id: M,
+      wallet: walletAddress(7),
+      side: 'sell',
+      outcome: 'No',
+      outcome_index: 1,
+      price: 0.25,
+      yes_price: 0.75,
+      size: 40,
+      size_usdc: 10,
+      ts_ms: T0 + 1000,
+      tx_hash: txHash(9),
+      source: 'simulator',
+    },
   ]);
   expect(await h.rows('SELECT count() AS n FROM trades')).toEqual([{ n: 2 }]);
   expect(await h.rows('SELECT sum(trade_count) AS n, sum(volume_usdc) AS usdc FROM candles_5m')).toEqual([{ n: 2, usdc: 20 }]);

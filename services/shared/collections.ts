@@ -1,0 +1,9 @@
+/** The value at `key`, created with `make` and stored first when absent (as the TC39 Map.getOrInsertComputed proposal). */
+export function getOrInsert<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}
