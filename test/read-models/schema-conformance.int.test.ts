@@ -10,29 +10,11 @@ import path from 'node:path';
 import { openChdbStore } from '../../services/analytics/clickhouse-store.js';
 import { migrate } from '../../services/analytics/migrate.js';
 import { SCHEMA_DIRECTORY } from '../../services/events/avro.js';
-import type { EventOfStream } from '../../services/events/publisher.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import { ALL_PROJECTIONS, ALL_STREAMS, READ_MODELS, STREAMS, type StreamName } from '../../services/read-models/registry.js';
 import * as build from '../support/events.js';
 
-/** One example per stream; a new stream without one is a compile error here. */
-const EXAMPLES: { [N in StreamName]: () => EventOfStream<N> } = {
-  markets: () =>
-    build.marketUpserted({ status: 'resolved', resolved_outcome: 'Yes', start_ms: build.T0, accepting_orders: false, tick_size: 0.01 }),
-  trades: build.tradeExecuted,
-  marketResolutions: build.marketResolved,
-  gammaEvents: () => build.gammaEventUpserted({ market_ids: [build.conditionId(1)], neg_risk_market_id: build.conditionId(9) }),
-  series: build.seriesUpserted,
-  tags: build.tagUpserted,
-  priceTicks: () => build.priceTick({ best_bid: 0.49, side: 'BUY', size: 3 }),
-  bookSnapshots: () => build.bookSnapshot({ bids: [{ price: 0.4, size: 1 }], asks: [{ price: 0.6, size: 2 }] }),
-  bookDeltas: build.bookDelta,
-  walletActivity: build.walletActivity,
-  positions: build.positionSnapshot,
-  holders: build.holderSnapshot,
-  openInterest: build.openInterest,
-  deadLetters: () => ({ stage: 'ingest', source: 'simulator', origin: 'gamma/markets', reason: 'test', raw: '{}', at_ms: build.T0 }),
-};
+const { EXAMPLES } = build;
 
 let store: AnalyticsStore;
 

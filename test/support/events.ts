@@ -18,6 +18,8 @@ import type {
   TradeExecuted,
   WalletActivity,
 } from '../../services/events/types.js';
+import type { EventOfStream } from '../../services/events/publisher.js';
+import type { StreamName } from '../../services/read-models/registry.js';
 
 export const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
 export const conditionId = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
@@ -311,3 +313,21 @@ export function openInterest(over: Partial<OpenInterest> = {}): OpenInterest {
     ...over,
   };
 }
+
+/** One valid example per stream (the schema-conformance test checks each); a new stream without one is a compile error here. */
+export const EXAMPLES: { [N in StreamName]: () => EventOfStream<N> } = {
+  markets: () => marketUpserted({ status: 'resolved', resolved_outcome: 'Yes', start_ms: T0, accepting_orders: false, tick_size: 0.01 }),
+  trades: tradeExecuted,
+  marketResolutions: marketResolved,
+  gammaEvents: () => gammaEventUpserted({ market_ids: [conditionId(1)], neg_risk_market_id: conditionId(9) }),
+  series: seriesUpserted,
+  tags: tagUpserted,
+  priceTicks: () => priceTick({ best_bid: 0.49, side: 'BUY', size: 3 }),
+  bookSnapshots: () => bookSnapshot({ bids: [{ price: 0.4, size: 1 }], asks: [{ price: 0.6, size: 2 }] }),
+  bookDeltas: bookDelta,
+  walletActivity: walletActivity,
+  positions: positionSnapshot,
+  holders: holderSnapshot,
+  openInterest: openInterest,
+  deadLetters: () => ({ stage: 'ingest', source: 'simulator', origin: 'gamma/markets', reason: 'test', raw: '{}', at_ms: T0 }),
+};
