@@ -45,7 +45,7 @@ export async function startParts(names: readonly string[], resources: PartResour
       const part = findPart(name);
       if (!part) throw new Error(`unknown part ${name}`);
       running.push(await part.start(resources));
-      resources.logger.debug({ part: name }, 'part started');
+      resources.logger.info({ part: name }, 'part started');
     }
   } catch (error) {
     await stop().catch(() => undefined);
