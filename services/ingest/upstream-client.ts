@@ -6,7 +6,7 @@
  */
 import { type BackoffPolicy, backoffMs } from '../shared/backoff.js';
 import type { Source } from '../events/types.js';
-import { RateBudget } from './rate-budget.js';
+import { RateBudget } from '../shared/rate-budget.js';
 
 const RETRY_BACKOFF: BackoffPolicy = { baseMs: 250, maxMs: 15_000, jitter: 'full' };
 

@@ -1,0 +1,162 @@
+/**
+ * JSON-RPC adapter of the chain-reader port, on viem over HTTP. Requests are paced by a sliding-window
+ * budget (public endpoints throttle and ban), JSON-RPC batching folds concurrent block lookups into one
+ * HTTP request, transport failures are retried by viem with backoff, and a provider's refusal of a
+ * getLogs range becomes LogRangeTooLargeError so the caller can split the range.
+ */
+import { type Block, createPublicClient, erc20Abi, type Hash, type Hex, http, type Log, type PublicClient } from 'viem';
+import {
+  type ChainBlock,
+  type ChainLog,
+  type ChainReader,
+  type ChainReceipt,
+  type ChainTransaction,
+  type LogFilter,
+  LogRangeTooLargeError,
+} from '../ports/chain-reader.js';
+import { RateBudget } from '../shared/rate-budget.js';
+
+export interface RpcChainReaderOptions {
+  url: string;
+  /** JSON-RPC requests per 10 s we allow ourselves. */
+  requestsPer10s: number;
+  timeoutMs: number;
+  /** Calls folded into one HTTP request (some keyless providers accept no more than 3). */
+  batchSize: number;
+}
+
+/** Messages providers use to refuse a getLogs range (block span or result count); code -32005 is "limit exceeded". */
+const RANGE_REFUSED =
+  /block range|range (is )?too (large|wide|big)|too many (blocks|results|logs)|more than \d+ (results|logs)|exceed(s|ed)? (the )?(max|maximum|limit)|response size|query timeout|limit exceeded/i;
+
+export function isRangeRefusal(error: unknown): boolean {
+  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code;
+    if (code === -32005) return true;
+    const text = [(e as { details?: unknown }).details, (e as { message?: unknown }).message]
+      .filter((t) => typeof t === 'string')
+      .join(' ');
+    if (RANGE_REFUSED.test(text)) return true;
+  }
+  return false;
+}
+
+const lower = (value: string) => value.toLowerCase();
+
+function toChainLog(log: Log): ChainLog {
+  return {
+    address: lower(log.address),
+    topics: log.topics.map(lower),
+    data: lower(log.data),
+    blockNumber: log.blockNumber ?? 0n,
+    blockHash: lower(log.blockHash ?? '0x'),
+    transactionHash: lower(log.transactionHash ?? '0x'),
+    logIndex: log.logIndex ?? 0,
+    removed: log.removed ?? false,
+  };
+}
+
+function toChainBlock(block: Block): ChainBlock {
+  return {
+    number: block.number ?? 0n,
+    hash: lower(block.hash ?? '0x'),
+    parentHash: lower(block.parentHash),
+    timestamp: Number(block.timestamp),
+  };
+}
+
+export function openRpcChainReader(options: RpcChainReaderOptions): ChainReader {
+  const client: PublicClient = createPublicClient({
+    // No client-side block-number cache: the follower must see the head move at once.
+    cacheTime: 0,
+    transport: http(options.url, { batch: { batchSize: options.batchSize, wait: 0 }, timeout: options.timeoutMs, retryCount: 3 }),
+  });
+  const budget = new RateBudget(options.requestsPer10s);
+  const paced = async <T>(call: () => Promise<T>): Promise<T> => {
+    await budget.take();
+    return call();
+  };
+  const block = async (number: bigint): Promise<ChainBlock | null> => {
+    try {
+      return toChainBlock(await paced(() => client.getBlock({ blockNumber: number })));
+    } catch (error) {
+      if ((error as { name?: string }).name === 'BlockNotFoundError') return null;
+      throw error;
+    }
+  };
+  return {
+    chainId: () => paced(() => client.getChainId()),
+    blockNumber: () => paced(() => client.getBlockNumber()),
+    block,
+    async blocks(numbers) {
+      const found = await Promise.all([...new Set(numbers)].map(async (n) => [n, await block(n)] as const));
+      return new Map(found.filter((entry): entry is readonly [bigint, ChainBlock] => entry[1] !== null));
+    },
+    async logs(filter: LogFilter) {
+      try {
+        const logs = await paced(() =>
+          client.request({
+            method: 'eth_getLogs',
+            params: [
+              {
+                address: filter.addresses as Hex[],
+                topics: filter.topics as Array<Hex | Hex[] | null> | undefined,
+                fromBlock: `0x${filter.fromBlock.toString(16)}`,
+                toBlock: `0x${filter.toBlock.toString(16)}`,
+              },
+            ],
+          }),
+        );
+        return (logs as unknown as Array<Record<string, unknown>>).map((raw) =>
+          toChainLog({
+            ...(raw as unknown as Log),
+            blockNumber: raw.blockNumber ? BigInt(raw.blockNumber as string) : null,
+            logIndex: raw.logIndex !== undefined && raw.logIndex !== null ? Number(raw.logIndex) : null,
+          } as Log),
+        );
+      } catch (error) {
+        if (isRangeRefusal(error))
+          throw new LogRangeTooLargeError(
+            `getLogs ${filter.fromBlock}..${filter.toBlock} refused: ${(error as Error).message.split('\n')[0]}`,
+          );
+        throw error;
+      }
+    },
+    async transaction(hash): Promise<ChainTransaction | null> {
+      try {
+        const tx = await paced(() => client.getTransaction({ hash: hash as Hash }));
+        return {
+          hash: lower(tx.hash),
+          from: lower(tx.from),
+          to: tx.to ? lower(tx.to) : null,
+          value: tx.value,
+          blockNumber: tx.blockNumber ?? null,
+        };
+      } catch (error) {
+        if ((error as { name?: string }).name === 'TransactionNotFoundError') return null;
+        throw error;
+      }
+    },
+    async receipt(hash): Promise<ChainReceipt | null> {
+      try {
+        const receipt = await paced(() => client.getTransactionReceipt({ hash: hash as Hash }));
+        return {
+          transactionHash: lower(receipt.transactionHash),
+          blockNumber: receipt.blockNumber,
+          blockHash: lower(receipt.blockHash),
+          status: receipt.status,
+          from: lower(receipt.from),
+          to: receipt.to ? lower(receipt.to) : null,
+          logs: receipt.logs.map(toChainLog),
+        };
+      } catch (error) {
+        if ((error as { name?: string }).name === 'TransactionReceiptNotFoundError') return null;
+        throw error;
+      }
+    },
+    balance: (address) => paced(() => client.getBalance({ address: address as Hex })),
+    erc20Balance: (token, owner) =>
+      paced(() => client.readContract({ address: token as Hex, abi: erc20Abi, functionName: 'balanceOf', args: [owner as Hex] })),
+    async close() {},
+  };
+}
