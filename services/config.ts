@@ -7,6 +7,23 @@ import { z } from 'zod';
 import { WALLET } from './shared/ids.js';
 
 const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional());
+const address = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, 'a 0x-prefixed 20-byte address')
+  .transform((v) => v.toLowerCase());
+const addressOr = (fallback: string) => z.string().default(fallback).pipe(address);
+const addressList = (defaults: string) =>
+  z
+    .string()
+    .default(defaults)
+    .transform((v) =>
+      v
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(address));
+const blockNumber = z.coerce.number().int().min(0);
 const booleanFlag = z.preprocess(
   (v) => (v === undefined || v === '' ? undefined : ['1', 'true', 'yes'].includes(String(v).toLowerCase())),
   z.boolean().optional(),
@@ -61,6 +78,56 @@ const environmentSchema = z.object({
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   // Turns ingestion off, e.g. for an API-only process.
   INGEST_ENABLED: booleanFlag,
+
+  // Polygon settlement events (docs/CHAIN.md). The default is dRPC's keyless public endpoint (viem's own
+  // default for Polygon; polygon-rpc.com stopped serving keyless requests in 2026). It serves the head;
+  // a deep backfill needs a keyed URL. Empty turns the chain source off: the Data API stays the only
+  // (taker-only) trade source.
+  POLYGON_RPC_URL: z.preprocess((v) => (v === '' ? null : v), z.string().url().nullable().default('https://polygon.drpc.org')),
+  // Blocks a block must have on top of it before its events are published. Polygon's milestones
+  // finalize in 2-5 s (docs.polygon.technology/pos/concepts/finality); 3 blocks (~6 s) is past that.
+  CHAIN_CONFIRMATIONS: z.coerce.number().int().min(0).max(1_000).default(3),
+  // Published blocks whose hashes are re-checked for reorgs deeper than the confirmations: 128 blocks
+  // (~4 min) covers the deepest Polygon reorgs seen before milestones existed.
+  CHAIN_REORG_WINDOW_BLOCKS: z.coerce.number().int().min(1).max(10_000).default(128),
+  // Polygon makes a block about every 2 s.
+  CHAIN_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(2_000),
+  // JSON-RPC requests per 10 s: free dRPC allows ~120k compute units a minute per IP (a getLogs is
+  // ~75 units); 50 requests per 10 s stays far inside it.
+  CHAIN_RPC_BUDGET_PER_10S: z.coerce.number().int().positive().default(50),
+  // Calls per JSON-RPC batch: free dRPC rejects batches of more than 3.
+  CHAIN_RPC_BATCH_SIZE: z.coerce.number().int().min(1).max(100).default(3),
+  // Free dRPC cuts requests at 2 s; 10 s leaves room for keyed endpoints answering large ranges.
+  CHAIN_RPC_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  // eth_getLogs window: starts at 50 blocks (what keyless endpoints accept), halves on refusal, doubles
+  // after clean answers up to the maximum (keyed plans allow a few thousand blocks).
+  CHAIN_LOG_RANGE_BLOCKS: z.coerce.number().int().min(1).default(50),
+  CHAIN_LOG_RANGE_MAX_BLOCKS: z.coerce.number().int().min(1).default(2_000),
+  // Where a follower without a checkpoint starts; empty = the current confirmed head (history comes
+  // from `npm run backfill -- --source chain`).
+  CHAIN_START_BLOCK: z.preprocess((v) => (v === '' ? undefined : v), blockNumber.optional()),
+  // Contracts on Polygon (chain id 137), from Polymarket's repositories and docs (docs/CHAIN.md).
+  CHAIN_EXCHANGE_V1: addressOr('0x4bFb41d5B3570DeFd03C39a9A4D8dE6Bd8B8982E'),
+  CHAIN_NEG_RISK_EXCHANGE_V1: addressOr('0xC5d563A36AE78145C45a50134d48A1215220f80a'),
+  CHAIN_EXCHANGE_V2: addressOr('0xE111180000d2663C0091e4f400237545B87B996B'),
+  CHAIN_NEG_RISK_EXCHANGE_V2: addressOr('0xe2222d279d744050d28e00520010520000310F59'),
+  CHAIN_CONDITIONAL_TOKENS: addressOr('0x4D97DCd97eC945f40cF65F87097ACe5EA0476045'),
+  CHAIN_NEG_RISK_ADAPTER: addressOr('0xd91E80cF2E7be2e162c6513ceD06f1dD0dA35296'),
+  // The v2 collateral adapters (split/merge/redeem/convert with pUSD); both published pairs are live.
+  CHAIN_COLLATERAL_ADAPTERS: addressList(
+    '0xADa100874d00e3331D00F2007a9c336a65009718,0xAdA200001000ef00D07553cEE7006808F895c6F1,0xAdA100Db00Ca00073811820692005400218FcE1f,0xadA2005600Dec949baf300f4C6120000bDB6eAab',
+  ),
+  CHAIN_USDC_E: addressOr('0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174'),
+  CHAIN_PUSD: addressOr('0xC011a7E12a19f7B1f670d46F03B03f3342E82DFB'),
+  CHAIN_NEG_RISK_WRAPPED_COLLATERAL: addressOr('0x3A3BD7bb9528E159577F7C2e685CC81A765002E2'),
+  // First blocks with events, from Polymarket's subgraph manifests (networks.yaml). The v2 exchanges'
+  // deployment blocks are not published: 0 = no lower bound.
+  CHAIN_START_BLOCK_CONDITIONAL_TOKENS: blockNumber.default(4_023_686),
+  CHAIN_START_BLOCK_EXCHANGE_V1: blockNumber.default(33_605_403),
+  CHAIN_START_BLOCK_NEG_RISK_ADAPTER: blockNumber.default(50_505_403),
+  CHAIN_START_BLOCK_NEG_RISK_EXCHANGE_V1: blockNumber.default(50_505_492),
+  CHAIN_START_BLOCK_EXCHANGE_V2: blockNumber.default(0),
+  CHAIN_START_BLOCK_NEG_RISK_EXCHANGE_V2: blockNumber.default(0),
 
   // Access. Tier 2 at 1,000 platform tokens (or any credits), Tier 3 at 10,000: placeholders until
   // the token's economics are set; both are config so operators can move them without a release.
@@ -185,6 +252,7 @@ export type Config = Readonly<{
     trackedWalletsTop: number;
     holdersMarkets: number;
   }>;
+  chain: ChainConfig;
   access: Readonly<{
     thresholds: Readonly<{ tier2Tokens: number; tier3Tokens: number }>;
     quotasPerDay: Readonly<{ sandbox: number; '1': number; '2': number; '3': number }>;
@@ -214,6 +282,38 @@ export type Config = Readonly<{
     largeTradeUsdc: number;
     priceChangePct: number;
     priceWindowMs: number;
+  }>;
+}>;
+
+/** A contract the chain source reads, with the first block it can have events in. */
+export interface ChainContract {
+  address: string;
+  startBlock: number;
+}
+
+export type ChainConfig = Readonly<{
+  /** null: no RPC configured (the chain source is off). */
+  rpcUrl: string | null;
+  confirmations: number;
+  reorgWindowBlocks: number;
+  pollIntervalMs: number;
+  budgetPer10s: number;
+  batchSize: number;
+  timeoutMs: number;
+  logRangeBlocks: number;
+  logRangeMaxBlocks: number;
+  startBlock: number | null;
+  contracts: Readonly<{
+    exchangeV1: ChainContract;
+    negRiskExchangeV1: ChainContract;
+    exchangeV2: ChainContract;
+    negRiskExchangeV2: ChainContract;
+    conditionalTokens: ChainContract;
+    negRiskAdapter: ChainContract;
+    collateralAdapters: readonly string[];
+    usdcE: string;
+    pusd: string;
+    wrappedCollateral: string;
   }>;
 }>;
 
@@ -266,6 +366,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         .filter((w) => WALLET.test(w)),
       trackedWalletsTop: e.TRACKED_WALLETS_TOP,
       holdersMarkets: e.HOLDERS_MARKETS,
+    },
+    chain: {
+      rpcUrl: e.POLYGON_RPC_URL,
+      confirmations: e.CHAIN_CONFIRMATIONS,
+      reorgWindowBlocks: e.CHAIN_REORG_WINDOW_BLOCKS,
+      pollIntervalMs: e.CHAIN_POLL_INTERVAL_MS,
+      budgetPer10s: e.CHAIN_RPC_BUDGET_PER_10S,
+      batchSize: e.CHAIN_RPC_BATCH_SIZE,
+      timeoutMs: e.CHAIN_RPC_TIMEOUT_MS,
+      logRangeBlocks: Math.min(e.CHAIN_LOG_RANGE_BLOCKS, e.CHAIN_LOG_RANGE_MAX_BLOCKS),
+      logRangeMaxBlocks: e.CHAIN_LOG_RANGE_MAX_BLOCKS,
+      startBlock: e.CHAIN_START_BLOCK ?? null,
+      contracts: {
+        exchangeV1: { address: e.CHAIN_EXCHANGE_V1, startBlock: e.CHAIN_START_BLOCK_EXCHANGE_V1 },
+        negRiskExchangeV1: { address: e.CHAIN_NEG_RISK_EXCHANGE_V1, startBlock: e.CHAIN_START_BLOCK_NEG_RISK_EXCHANGE_V1 },
+        exchangeV2: { address: e.CHAIN_EXCHANGE_V2, startBlock: e.CHAIN_START_BLOCK_EXCHANGE_V2 },
+        negRiskExchangeV2: { address: e.CHAIN_NEG_RISK_EXCHANGE_V2, startBlock: e.CHAIN_START_BLOCK_NEG_RISK_EXCHANGE_V2 },
+        conditionalTokens: { address: e.CHAIN_CONDITIONAL_TOKENS, startBlock: e.CHAIN_START_BLOCK_CONDITIONAL_TOKENS },
+        negRiskAdapter: { address: e.CHAIN_NEG_RISK_ADAPTER, startBlock: e.CHAIN_START_BLOCK_NEG_RISK_ADAPTER },
+        collateralAdapters: e.CHAIN_COLLATERAL_ADAPTERS,
+        usdcE: e.CHAIN_USDC_E,
+        pusd: e.CHAIN_PUSD,
+        wrappedCollateral: e.CHAIN_NEG_RISK_WRAPPED_COLLATERAL,
+      },
     },
     access: {
       thresholds: { tier2Tokens: e.TIER2_TOKEN_THRESHOLD, tier3Tokens: e.TIER3_TOKEN_THRESHOLD },
