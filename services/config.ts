@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { POLYGON_CONTRACTS, POLYGON_START_BLOCKS } from './chain/polygon-contracts.js';
 import { WALLET } from './shared/ids.js';
 
 const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional());
@@ -106,28 +107,25 @@ const environmentSchema = z.object({
   // Where a follower without a checkpoint starts; empty = the current confirmed head (history comes
   // from `npm run backfill -- --source chain`).
   CHAIN_START_BLOCK: z.preprocess((v) => (v === '' ? undefined : v), blockNumber.optional()),
-  // Contracts on Polygon (chain id 137), from Polymarket's repositories and docs (docs/CHAIN.md).
-  CHAIN_EXCHANGE_V1: addressOr('0x4bFb41d5B3570DeFd03C39a9A4D8dE6Bd8B8982E'),
-  CHAIN_NEG_RISK_EXCHANGE_V1: addressOr('0xC5d563A36AE78145C45a50134d48A1215220f80a'),
-  CHAIN_EXCHANGE_V2: addressOr('0xE111180000d2663C0091e4f400237545B87B996B'),
-  CHAIN_NEG_RISK_EXCHANGE_V2: addressOr('0xe2222d279d744050d28e00520010520000310F59'),
-  CHAIN_CONDITIONAL_TOKENS: addressOr('0x4D97DCd97eC945f40cF65F87097ACe5EA0476045'),
-  CHAIN_NEG_RISK_ADAPTER: addressOr('0xd91E80cF2E7be2e162c6513ceD06f1dD0dA35296'),
-  // The v2 collateral adapters (split/merge/redeem/convert with pUSD); both published pairs are live.
-  CHAIN_COLLATERAL_ADAPTERS: addressList(
-    '0xADa100874d00e3331D00F2007a9c336a65009718,0xAdA200001000ef00D07553cEE7006808F895c6F1,0xAdA100Db00Ca00073811820692005400218FcE1f,0xadA2005600Dec949baf300f4C6120000bDB6eAab',
-  ),
-  CHAIN_USDC_E: addressOr('0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174'),
-  CHAIN_PUSD: addressOr('0xC011a7E12a19f7B1f670d46F03B03f3342E82DFB'),
-  CHAIN_NEG_RISK_WRAPPED_COLLATERAL: addressOr('0x3A3BD7bb9528E159577F7C2e685CC81A765002E2'),
-  // First blocks with events, from Polymarket's subgraph manifests (networks.yaml). The v2 exchanges'
-  // deployment blocks are not published: 0 = no lower bound.
-  CHAIN_START_BLOCK_CONDITIONAL_TOKENS: blockNumber.default(4_023_686),
-  CHAIN_START_BLOCK_EXCHANGE_V1: blockNumber.default(33_605_403),
-  CHAIN_START_BLOCK_NEG_RISK_ADAPTER: blockNumber.default(50_505_403),
-  CHAIN_START_BLOCK_NEG_RISK_EXCHANGE_V1: blockNumber.default(50_505_492),
-  CHAIN_START_BLOCK_EXCHANGE_V2: blockNumber.default(0),
-  CHAIN_START_BLOCK_NEG_RISK_EXCHANGE_V2: blockNumber.default(0),
+  // Contracts on Polygon (chain id 137): services/chain/polygon-contracts.ts says where each comes from.
+  CHAIN_EXCHANGE_V1: addressOr(POLYGON_CONTRACTS.exchangeV1),
+  CHAIN_NEG_RISK_EXCHANGE_V1: addressOr(POLYGON_CONTRACTS.negRiskExchangeV1),
+  CHAIN_EXCHANGE_V2: addressOr(POLYGON_CONTRACTS.exchangeV2),
+  CHAIN_NEG_RISK_EXCHANGE_V2: addressOr(POLYGON_CONTRACTS.negRiskExchangeV2),
+  CHAIN_CONDITIONAL_TOKENS: addressOr(POLYGON_CONTRACTS.conditionalTokens),
+  CHAIN_NEG_RISK_ADAPTER: addressOr(POLYGON_CONTRACTS.negRiskAdapter),
+  // The v2 collateral adapters (split/merge/redeem/convert with pUSD), comma-separated.
+  CHAIN_COLLATERAL_ADAPTERS: addressList(POLYGON_CONTRACTS.collateralAdapters.join(',')),
+  CHAIN_USDC_E: addressOr(POLYGON_CONTRACTS.usdcE),
+  CHAIN_PUSD: addressOr(POLYGON_CONTRACTS.pusd),
+  CHAIN_NEG_RISK_WRAPPED_COLLATERAL: addressOr(POLYGON_CONTRACTS.negRiskWrappedCollateral),
+  // First blocks with events (0 = no lower bound): a contract is not asked for logs before its block.
+  CHAIN_START_BLOCK_CONDITIONAL_TOKENS: blockNumber.default(POLYGON_START_BLOCKS.conditionalTokens),
+  CHAIN_START_BLOCK_EXCHANGE_V1: blockNumber.default(POLYGON_START_BLOCKS.exchangeV1),
+  CHAIN_START_BLOCK_NEG_RISK_ADAPTER: blockNumber.default(POLYGON_START_BLOCKS.negRiskAdapter),
+  CHAIN_START_BLOCK_NEG_RISK_EXCHANGE_V1: blockNumber.default(POLYGON_START_BLOCKS.negRiskExchangeV1),
+  CHAIN_START_BLOCK_EXCHANGE_V2: blockNumber.default(POLYGON_START_BLOCKS.exchangeV2),
+  CHAIN_START_BLOCK_NEG_RISK_EXCHANGE_V2: blockNumber.default(POLYGON_START_BLOCKS.negRiskExchangeV2),
 
   // Access. Tier 2 at 1,000 platform tokens (or any credits), Tier 3 at 10,000: placeholders until
   // the token's economics are set; both are config so operators can move them without a release.
