@@ -442,29 +442,50 @@ export type Candle = {
   high: Price;
   low: Price;
   close: Price;
-  /** Sum of size_usdc of the bucket's trades. */
+  /** Sum of size_usdc of the bucket's taker fills (chain: the exact micro-unit sum / 1e6). */
   volume_usdc: number;
+  /** Sum of size_shares of the bucket's taker fills. */
   volume_shares: number;
+  /** Matches in the bucket (taker fills). */
   trade_count: number;
+  /** chain: from on-chain taker fills (the bucket is inside the chain source's coverage); data_api: from the Data API fast path. */
+  origin: "chain" | "data_api";
 };
 
 export type Trade = {
-  /** Deterministic id derived from the fill (transaction, token, wallet, side, size, price). */
+  /** chain: `<chain id>:<tx_hash>:<log_index>` (the log's identity); data_api: a hash of the fill's transaction, token, wallet, side, size and price. */
   trade_id: string;
   market_id: string;
   market_title: string;
-  /** Taker proxy wallet */
+  /** The wallet whose order filled (its proxy wallet), lower-case. */
   wallet: string;
+  /** taker: the taker order's fill, one per match (what volume and candles count); maker: a resting order's fill. data_api records are always taker. */
+  role: "maker" | "taker";
+  /** This wallet's side. */
   side: "buy" | "sell";
   outcome: string;
   outcome_index: number;
   price: Price;
-  /** Outcome shares filled. */
+  /** Outcome shares filled (size_shares_micro / 1e6). */
   size_shares: number;
-  /** size_shares x price. */
+  /** Collateral paid or received before fees (chain: size_usdc_micro / 1e6; data_api: size_shares x price). */
   size_usdc: number;
+  /** Shares in micro-units (6 decimals) as an exact decimal integer. chain: the amount in the log; data_api: round(size_shares x 1e6). */
+  size_shares_micro: string;
+  /** Collateral in micro-units as an exact decimal integer (chain: from the log; data_api: round(size_usdc x 1e6)). */
+  size_usdc_micro: string;
+  /** Fee charged on this fill, micro-units of fee_asset (chain only; null for data_api). */
+  fee_micro: string | null;
+  /** What the fee is paid in: CTF Exchange v1 charges in what the owner receives (shares on a buy), v2 always in collateral. */
+  fee_asset: "usdc" | "shares" | null;
   timestamp: Timestamp;
+  /** Polygon block of the fill (chain only). */
+  block_number: number | null;
+  /** Position of the fill's log in its block (chain only). */
+  log_index: number | null;
   tx_hash: string;
+  /** chain: read from Polygon after CHAIN_CONFIRMATIONS confirmations (authoritative, both sides); data_api: Polymarket's Data API fast path (taker fills only, not yet confirmed by the chain source). */
+  origin: "chain" | "data_api";
   source: "polymarket" | "simulator";
 };
 

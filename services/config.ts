@@ -146,6 +146,8 @@ const environmentSchema = z.object({
   RATE_BURST_FACTOR: z.coerce.number().min(1).default(2),
   // Usage counts reach the control store at this cadence (and balances are re-read from it).
   METER_FLUSH_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
+  // Data API trades are reconciled with chain fills (per hour) this often.
+  RECONCILIATION_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
   // Leaderboards and the trader directory are recomputed this often (per-wallet endpoints are live).
   TRADER_STATS_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
   // Public read responses (market data, trades, leaderboards) are shared for this long; 0 = off.
@@ -261,6 +263,7 @@ export type Config = Readonly<{
     authCacheTtlMs: number;
   }>;
   traderStatsIntervalMs: number;
+  reconciliationIntervalMs: number;
   validateResponses: boolean;
   readCacheTtlMs: number;
   webhooks: Readonly<{
@@ -409,6 +412,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
     },
     traderStatsIntervalMs: e.TRADER_STATS_INTERVAL_MS,
+    reconciliationIntervalMs: e.RECONCILIATION_INTERVAL_MS,
     validateResponses: e.VALIDATE_RESPONSES ?? false,
     readCacheTtlMs: e.READ_CACHE_TTL_MS,
     webhooks: {

@@ -25,6 +25,12 @@ export interface Projection<E = unknown> {
    * row they are handed (a redelivered or overlapping batch must not count twice).
    */
   unseen?(store: AnalyticsStore, events: E[]): Promise<E[]>;
+  /**
+   * Effects a row insert cannot express (a retraction deleting rows and rebuilding aggregates), run
+   * with every decoded event of the batch after its rows are inserted and before its offsets are
+   * committed. Must be idempotent: a failed batch is handed over again.
+   */
+  afterInsert?(store: AnalyticsStore, events: E[]): Promise<void>;
 }
 
 export interface RouteContext {

@@ -107,11 +107,10 @@ test('splits, merges and redemptions of the ledger, by wallet and amount, direct
     .map(({ a, wallet }) => [a.transactionHash, a.type.toLowerCase().replace('redeem', 'redemption'), wallet, micro(a.size)].join('|'))
     .sort();
   const actual = records
-    .filter((r) => r.kind === 'split' || r.kind === 'merge' || r.kind === 'redemption')
-    .map((r) => {
-      const change = (r as Extract<SettlementRecord, { kind: 'split' }>).change;
-      const amount = 'payoutMicro' in change ? (change as { payoutMicro: string }).payoutMicro : change.amountMicro;
-      return [r.at.txHash, r.kind, (r as { wallet: string }).wallet, amount].join('|');
+    .flatMap((r) => {
+      if (r.kind === 'redemption') return [[r.at.txHash, r.kind, r.wallet, r.change.payoutMicro].join('|')];
+      if (r.kind === 'split' || r.kind === 'merge') return [[r.at.txHash, r.kind, r.wallet, r.change.amountMicro].join('|')];
+      return [];
     })
     .sort();
   expect(actual).toEqual(expected);
