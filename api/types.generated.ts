@@ -358,11 +358,58 @@ export type Health = {
     covered_until?: NullableTimestamp;
     /** Milliseconds behind upstream (now - covered_until). */
     lag_ms?: number | null;
-    /** Freshness target: ticks/books 2000, trades 15000, positions 600000, metadata 300000. */
+    /** Freshness target: ticks/books 2000, trades 15000, positions 600000, metadata 300000, chain.polygon confirmations x 2000 + 15000. */
     target_lag_ms?: number | null;
     /** lag_ms <= target_lag_ms. */
     fresh?: boolean | null;
   }>;
+  /** `both_sides`: the chain source has published fills (maker and taker) and the trade feed serves them inside its coverage. `taker_only`: no chain fills (no RPC configured, or none published yet): trades are the Data API's taker fills only, and `role=maker` finds nothing. */
+  trade_coverage: "both_sides" | "taker_only";
+  /** The Polygon settlement source. `covered_from`/`covered_to` (from the indexed data) are the block times of the first and last published chain events; the block figures are present when the source runs in the process answering. */
+  chain: {
+    /** An RPC is configured (POLYGON_RPC_URL) on the same upstream as Gamma. */
+    enabled: boolean;
+    covered_from: NullableTimestamp;
+    covered_to: NullableTimestamp;
+    chain_id?: number;
+    /** Newest block the RPC reports. */
+    head_block?: number | null;
+    /** head_block - confirmations: the newest block treated as final (published). */
+    final_block?: number | null;
+    /** The last block read and published. */
+    ingested_block?: number | null;
+    /** final_block - ingested_block. */
+    lag_blocks?: number | null;
+    /** First block the source covers (a chain backfill moves it down). */
+    first_block?: number | null;
+    /** Time of ingested_block (Unix ms). */
+    ingested_block_time_ms?: number | null;
+    /** Events waiting for the market catalog to know their token (never dropped). */
+    pending_events?: number;
+    /** Reorgs deeper than the confirmations repaired since start. */
+    reorgs?: number;
+    /** Published blocks retracted since start. */
+    retracted_blocks?: number;
+    /** Current eth_getLogs window (halves on refusal, doubles after clean answers). */
+    log_range_blocks?: number;
+    confirmations?: number;
+  };
+  /** Data API trades checked against chain taker fills per UTC hour inside the chain's coverage: a Data API trade is `matched` when a chain taker fill has the same transaction, wallet, token and size in micro-units, else `unmatched`; `chain_only` counts chain taker fills the Data API feed never listed. `data_api` = matched + unmatched. Newest hour first. */
+  reconciliation: {
+    hours: Array<{
+      hour: Timestamp;
+      data_api: number;
+      matched: number;
+      unmatched: number;
+      chain_only: number;
+    }>;
+    last_24h: {
+      data_api: number;
+      matched: number;
+      unmatched: number;
+      chain_only: number;
+    };
+  };
   /** Messages on the log not yet in the analytics store, per topic. */
   pipeline: {
     sink_lag: {
@@ -372,8 +419,10 @@ export type Health = {
   counts: {
     /** Markets indexed (any status). */
     markets: number;
-    /** Trades indexed. */
+    /** Data API trades indexed. */
     trades: number;
+    /** Chain fills indexed (both sides: two or more per match). */
+    chain_fills?: number;
   };
 };
 

@@ -4,9 +4,13 @@
  * the busiest markets' trade history so candles have depth from the start.
  */
 import path from 'node:path';
+import { ChainCatalog } from '../chain/catalog.js';
+import { type ChainSource, startChainSource } from '../chain/chain-source.js';
+import type { ChainStatus } from '../chain/follower.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { EventLog } from '../ports/event-log.js';
+import { isLoopback } from '../shared/loopback.js';
 import { runPeriodically, type PeriodicTask } from '../shared/periodic.js';
 import { allTopicSpecs } from '../read-models/registry.js';
 import { MarketPoller } from './market-poller.js';
@@ -26,6 +30,8 @@ export interface IngestService {
   readonly firstPass: Promise<void>;
   /** The CLOB market websocket client, once the first market poll told it what to follow (null when disabled). */
   readonly stream: () => MarketStream | null;
+  /** The chain source's figures (null when it is off or not connected yet). */
+  readonly chain: () => ChainStatus | null;
   stop(): Promise<void>;
 }
 
@@ -62,6 +68,8 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
     closedLookbackDays: ingest.closedLookbackDays,
     resolvedCheckpointFile: path.join(checkpoints, 'resolved-markets.json'),
   });
+  // Token id -> market for the chain source, fed by every market poll.
+  const tokenCatalog = new ChainCatalog();
   const catalog = new CatalogPoller({ gamma, publisher, health, logger, closedLookbackDays: ingest.closedLookbackDays });
   const tradableTokens = () =>
     markets.markets.filter((m) => m.status === 'active' && m.accepting_orders !== false).flatMap((m) => m.outcome_token_ids);
@@ -106,6 +114,7 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
   const marketsTask = runPeriodically(
     async () => {
       const result = await markets.pollOnce();
+      tokenCatalog.add(markets.markets);
       logger.info(result, 'markets polled');
       if (!backfill && ingest.backfillMaxPerMarket > 0) {
         backfill = backfillBusiestMarkets()
@@ -134,6 +143,21 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
     ingest.marketsPollIntervalMs,
     logFailure('catalog poll'),
   );
+  // The chain source starts after the first market poll, so the catalog knows the listed markets.
+  let chain: ChainSource | null = null;
+  const chainStarted = marketsTask.firstRun.then(() => {
+    if (stopped) return;
+    chain = startChainSource({
+      chain: config.chain,
+      gammaUrl: upstream.gammaUrl,
+      checkpointFile: path.join(checkpoints, 'chain-checkpoint.json'),
+      publisher,
+      health,
+      logger: logger.child({ source: 'chain' }),
+      catalog: tokenCatalog,
+      gamma,
+    });
+  });
   // Books and the websocket need the market list: they start once the first market poll is done.
   const clobTasks = marketsTask.firstRun.then(() => {
     if (stopped) return [];
@@ -197,17 +221,15 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
     health,
     firstPass: Promise.all([marketsTask.firstRun, tradesTask.firstRun]).then(() => undefined),
     stream: () => stream,
+    chain: () => (chain as ChainSource | null)?.status() ?? null,
     async stop() {
       stopped = true;
+      await chainStarted;
+      await (chain as ChainSource | null)?.stop();
       const later = await clobTasks;
       await Promise.all([...tasks, catalogTask, ...later].map((task) => task.stop()));
       await (stream as MarketStream | null)?.stop();
       await backfill;
     },
   };
-}
-
-function isLoopback(url: string): boolean {
-  const host = new URL(url).hostname;
-  return host === '127.0.0.1' || host === 'localhost' || host === '[::1]' || host === '::1';
 }

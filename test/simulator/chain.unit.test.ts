@@ -29,7 +29,12 @@ const state = smallState({ seed: 11, historyHours: 30, historicTrades: 3000 });
 state.advance(3 * 3_600_000);
 const chain = new SimulatedChain(state);
 const query = book.logQuery(chain.head());
-const logs = chain.logs({ fromBlock: SIM_GENESIS_BLOCK, toBlock: chain.head(), addresses: new Set(query.addresses), topics: [new Set(query.topics)] });
+const logs = chain.logs({
+  fromBlock: SIM_GENESIS_BLOCK,
+  toBlock: chain.head(),
+  addresses: new Set(query.addresses),
+  topics: [new Set(query.topics)],
+});
 const times = new Map<number, number>();
 for (const log of logs) times.set(log.blockNumber, chain.secondOfBlock(log.blockNumber) * 1000);
 const interpreted = interpretLogs(logs.map(toChainLog), times, book);
@@ -50,7 +55,8 @@ for (const hash of interpreted.receiptsNeeded) {
   );
 }
 const { records, rejected } = attributeAdapterActions(interpreted.records, receipts, book);
-const of = <K extends SettlementRecord['kind']>(kind: K) => records.filter((r): r is Extract<SettlementRecord, { kind: K }> => r.kind === kind);
+const of = <K extends SettlementRecord['kind']>(kind: K) =>
+  records.filter((r): r is Extract<SettlementRecord, { kind: K }> => r.kind === kind);
 
 test('every log decodes', () => {
   expect(interpreted.rejected).toEqual([]);

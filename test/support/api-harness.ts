@@ -66,7 +66,7 @@ export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHa
     meter,
     access: config.access,
     authCacheTtlMs: config.access.authCacheTtlMs,
-    logger: pino({ level: 'silent' }),
+    logger: pino({ level: process.env.HARNESS_LOG ?? 'silent' }),
     validateResponses: true,
     // Off unless a test asks for it: most tests write data and read it back at once.
     readCacheTtlMs: options.env?.READ_CACHE_TTL_MS ? config.readCacheTtlMs : 0,

@@ -28,12 +28,13 @@ interface TradeRow {
   outcome: string;
   outcome_index: number;
   price: number;
-  shares_micro: string;
-  usdc_micro: string;
+  /** Exact micro-units as decimal strings (aliases apart from the columns, which WHERE compares as numbers). */
+  shares_text: string;
+  usdc_text: string;
   size: number;
   size_usdc: number;
-  fee_micro: string | null;
-  fee_asset: 'usdc' | 'shares' | null;
+  fee_text: string | null;
+  fee_asset_text: 'usdc' | 'shares' | null;
   ts_ms: string;
   tx_hash: string;
   source: 'polymarket' | 'simulator';
@@ -125,12 +126,12 @@ function presentTrade(t: TradeRow): Trade {
     outcome: t.outcome,
     outcome_index: Number(t.outcome_index),
     price: t.price,
-    size_shares: chain ? microToNumber(t.shares_micro) : t.size,
-    size_usdc: chain ? microToNumber(t.usdc_micro) : t.size_usdc,
-    size_shares_micro: t.shares_micro,
-    size_usdc_micro: t.usdc_micro,
-    fee_micro: t.fee_micro,
-    fee_asset: t.fee_asset,
+    size_shares: chain ? microToNumber(t.shares_text) : t.size,
+    size_usdc: chain ? microToNumber(t.usdc_text) : t.size_usdc,
+    size_shares_micro: t.shares_text,
+    size_usdc_micro: t.usdc_text,
+    fee_micro: t.fee_text,
+    fee_asset: t.fee_asset_text,
     timestamp: iso(t.ts_ms),
     block_number: chain ? Number(t.block_number) : null,
     log_index: chain ? Number(t.log_index) : null,
@@ -155,8 +156,8 @@ function chainBranch(filters: TradeFilters, after: boolean): string {
       : []),
   ];
   return `SELECT event_id AS trade_id, market_id, market_title, wallet, side, outcome, outcome_index, price,
-                 toString(shares_micro) AS shares_micro, toString(usdc_micro) AS usdc_micro, toFloat64(0) AS size, toFloat64(0) AS size_usdc,
-                 CAST(toString(fee_micro), 'Nullable(String)') AS fee_micro, CAST(toString(fee_asset), 'Nullable(String)') AS fee_asset,
+                 toString(shares_micro) AS shares_text, toString(usdc_micro) AS usdc_text, toFloat64(0) AS size, toFloat64(0) AS size_usdc,
+                 CAST(toString(fee_micro), 'Nullable(String)') AS fee_text, CAST(toString(fee_asset), 'Nullable(String)') AS fee_asset_text,
                  toUnixTimestamp64Milli(block_time) AS ts_ms, tx_hash, toString(source) AS source, toString(role) AS role,
                  block_number, log_index, 'chain' AS origin
             FROM chain_ledger
@@ -177,8 +178,8 @@ function dataApiBranch(filters: TradeFilters, coverage: ChainCoverage | null, af
       : []),
   ];
   return `SELECT trade_id, market_id, market_title, wallet, toString(side) AS side, outcome, outcome_index, price,
-                 toString(toUInt64(round(size * 1000000))) AS shares_micro, toString(toUInt64(round(size_usdc * 1000000))) AS usdc_micro,
-                 size, size_usdc, CAST(NULL, 'Nullable(String)') AS fee_micro, CAST(NULL, 'Nullable(String)') AS fee_asset,
+                 toString(toUInt64(round(size * 1000000))) AS shares_text, toString(toUInt64(round(size_usdc * 1000000))) AS usdc_text,
+                 size, size_usdc, CAST(NULL, 'Nullable(String)') AS fee_text, CAST(NULL, 'Nullable(String)') AS fee_asset_text,
                  toUnixTimestamp64Milli(ts) AS ts_ms, tx_hash, toString(source) AS source, 'taker' AS role,
                  toUInt64(0) AS block_number, toInt32(0) AS log_index, 'data_api' AS origin
             FROM trades
