@@ -15,6 +15,12 @@ export interface CatalogMarket {
   negRiskMarketId: string | null;
 }
 
+/** What the catalog needs of a market (a MarketUpserted, or a row of the markets table). */
+export type CatalogEntry = Pick<
+  MarketUpserted,
+  'market_id' | 'title' | 'outcomes' | 'outcome_token_ids' | 'yes_index' | 'neg_risk' | 'neg_risk_market_id'
+>;
+
 export interface CatalogToken {
   market: CatalogMarket;
   outcomeIndex: number;
@@ -33,14 +39,14 @@ export class ChainCatalog {
     return this.conditions.size;
   }
 
-  add(markets: Iterable<MarketUpserted>): void {
+  add(markets: Iterable<CatalogEntry>): void {
     for (const m of markets) {
       const market: CatalogMarket = {
         marketId: m.market_id,
         title: m.title,
         outcomes: m.outcomes,
         tokenIds: m.outcome_token_ids,
-        yesIndex: m.yes_index,
+        yesIndex: Number(m.yes_index),
         negRisk: m.neg_risk,
         negRiskMarketId: m.neg_risk_market_id?.toLowerCase() ?? null,
       };

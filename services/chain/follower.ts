@@ -64,6 +64,8 @@ export interface FollowerOptions {
   logRangeMaxBlocks: number;
   /** Where a follower without a checkpoint starts; null = the confirmed head. */
   startBlock: number | null;
+  /** Stop at this block (a backfill of a fixed range); default: follow the head. */
+  untilBlock?: number;
   negRiskAdapter: string;
   /** Held records beyond this stop the follower from reading further (bounded memory and checkpoint). */
   maxPending?: number;
@@ -146,7 +148,7 @@ export class ChainFollower {
   async step(): Promise<StepResult> {
     const { reader, confirmations } = this.options;
     this.head = Number(await reader.blockNumber());
-    const target = this.head - confirmations;
+    const target = Math.min(this.head - confirmations, this.options.untilBlock ?? Number.POSITIVE_INFINITY);
     const state = (this.state ??= this.fresh(target));
     if (state.tip && (await this.repairReorg(state))) return { published: 0, deadLettered: 0, caughtUp: false };
     const learnt = await this.learnUnknown();
@@ -200,7 +202,7 @@ export class ChainFollower {
     state.tip = { number: to, hash: last.hash, time_ms: last.timestamp * 1000 };
     state.next_block = to + 1;
     state.recent = state.recent.filter((block) => block.number > to - this.options.reorgWindowBlocks);
-    this.window.succeeded();
+    this.window.succeeded(to - from + 1);
     this.save(state);
     return { published, deadLettered: read.deadLetters.length, caughtUp: to >= target };
   }
@@ -351,9 +353,8 @@ export class ChainFollower {
     this.gate.dropBlocks(new Set(orphaned.map((block) => block.hash)));
   }
 
-  /** Records a backfill could not resolve are handed to the follower, which keeps retrying them. */
-  adoptPending(records: readonly SettlementRecord[]): void {
-    this.gate.prepend(records);
-    if (this.state) this.save(this.state);
+  /** The checkpoint as written (null before the first step). */
+  checkpointState(): FollowerCheckpoint | null {
+    return this.state;
   }
 }

@@ -22,19 +22,41 @@ export interface RangeRead {
   logs: number;
 }
 
-/** The eth_getLogs window: halved when the provider refuses a range, doubled after clean answers. */
+/**
+ * The eth_getLogs window. It doubles after clean answers until the provider refuses a range, then
+ * searches between the largest size served and the smallest refused (a provider's limit is usually a
+ * fixed number of blocks or results, so a few refusals find it). After 200 clean answers in a row the
+ * refused size is forgotten and the window probes upward again: a limit on results moves with traffic.
+ */
 export class AdaptiveWindow {
+  private served = 0;
+  private refusedAt: number | null = null;
+  private clean = 0;
+
   constructor(
     public size: number,
     private readonly max: number,
   ) {}
 
   refused(): void {
-    this.size = Math.max(1, Math.floor(this.size / 2));
+    this.refusedAt = this.size;
+    this.clean = 0;
+    const between = Math.floor((this.served + this.size) / 2);
+    this.size = Math.max(1, this.served > 0 && this.served < this.size ? Math.max(this.served, between) : Math.floor(this.size / 2));
+    if (this.size >= (this.refusedAt ?? Number.POSITIVE_INFINITY)) this.size = Math.max(1, this.refusedAt - 1);
   }
 
-  succeeded(): void {
-    this.size = Math.min(this.max, this.size * 2);
+  /** `span`: blocks the answered range covered (a range cut short at the head says nothing about the limit). */
+  succeeded(span: number = this.size): void {
+    if (span < this.size) return;
+    this.served = Math.max(this.served, this.size);
+    if (++this.clean >= 200) {
+      this.refusedAt = null;
+      this.clean = 0;
+    }
+    const ceiling = this.refusedAt === null ? this.max : this.refusedAt - 1;
+    const next = this.refusedAt === null ? this.size * 2 : Math.floor((this.size + this.refusedAt) / 2);
+    this.size = Math.max(1, Math.min(this.max, ceiling, next));
   }
 }
 

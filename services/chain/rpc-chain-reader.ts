@@ -80,6 +80,24 @@ function toChainBlock(block: Block): ChainBlock {
   };
 }
 
+/** A connection reset or refused before any answer: worth one or two quick retries. */
+function isNetworkFailure(error: unknown): boolean {
+  return errorChain(error).some(
+    (e) => e.status === undefined && /fetch failed|ECONNRESET|ECONNREFUSED|socket hang up|EPIPE/i.test(textOf(e)),
+  );
+}
+
+async function retryNetwork<T>(call: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (attempt >= attempts || !isNetworkFailure(error) || isRangeRefusal(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
+  }
+}
+
 export function openRpcChainReader(options: RpcChainReaderOptions): ChainReader {
   const client: PublicClient = createPublicClient({
     // No client-side block-number cache: the follower must see the head move at once.
@@ -110,22 +128,25 @@ export function openRpcChainReader(options: RpcChainReaderOptions): ChainReader 
     },
     async logs(filter: LogFilter) {
       try {
-        const logs = await paced(() =>
-          client.request(
-            {
-              method: 'eth_getLogs',
-              params: [
-                {
-                  address: filter.addresses as Hex[],
-                  topics: filter.topics as Array<Hex | Hex[] | null> | undefined,
-                  fromBlock: `0x${filter.fromBlock.toString(16)}`,
-                  toBlock: `0x${filter.toBlock.toString(16)}`,
-                },
-              ],
-            },
-            // viem retries -32005 and timeouts with back-off; for getLogs those mean "narrow the range",
-            // which the caller does at once. Its own loop retries everything else.
-            { retryCount: 0 },
+        const logs = await retryNetwork(() =>
+          paced(() =>
+            client.request(
+              {
+                method: 'eth_getLogs',
+                params: [
+                  {
+                    address: filter.addresses as Hex[],
+                    topics: filter.topics as Array<Hex | Hex[] | null> | undefined,
+                    fromBlock: `0x${filter.fromBlock.toString(16)}`,
+                    toBlock: `0x${filter.toBlock.toString(16)}`,
+                  },
+                ],
+              },
+              // viem retries -32005 and timeouts with back-off; for getLogs those mean "narrow the range",
+              // which the caller does at once. A dropped connection is retried here; the caller's loop
+              // retries everything else.
+              { retryCount: 0 },
+            ),
           ),
         );
         return (logs as unknown as Array<Record<string, unknown>>).map((raw) =>
