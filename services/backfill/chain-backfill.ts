@@ -23,6 +23,7 @@ import type { Logger } from '../logger.js';
 import type { ChainReader } from '../ports/chain-reader.js';
 import { type BackfillArguments, DEFAULT_RANGE_DAYS, requestKey, UsageError } from './arguments.js';
 import { formatDuration, type ProgressOutput } from './progress.js';
+import { chainLedger } from '../read-models/chain-ledger/index.js';
 
 export interface ChainBackfillRequest {
   version: 1;
@@ -151,6 +152,7 @@ export async function runChainBackfill(options: ChainBackfillOptions): Promise<C
     startBlock: request.from_block,
     untilBlock: request.to_block,
     negRiskAdapter: config.chain.contracts.negRiskAdapter.address,
+    ledgerPartitions: chainLedger.partitions,
   });
   const progress = new ChainBackfillProgress(options.out, request, clock);
   for (;;) {

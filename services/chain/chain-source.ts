@@ -21,6 +21,7 @@ import { CatalogLookup } from './catalog-lookup.js';
 import { ContractBook } from './contract-book.js';
 import { ChainFollower, type ChainStatus } from './follower.js';
 import { openRpcChainReader } from './rpc-chain-reader.js';
+import { chainLedger } from '../read-models/chain-ledger/index.js';
 
 export const CHAIN_SOURCE = 'chain.polygon';
 const FAILURE_BACKOFF: BackoffPolicy = { baseMs: 1_000, maxMs: 60_000, jitter: 'full' };
@@ -100,6 +101,7 @@ export function startChainSource(options: ChainSourceOptions): ChainSource | nul
       logRangeMaxBlocks: chain.logRangeMaxBlocks,
       startBlock: chain.startBlock,
       negRiskAdapter: chain.contracts.negRiskAdapter.address,
+      ledgerPartitions: chainLedger.partitions,
     });
   };
 

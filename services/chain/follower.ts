@@ -21,7 +21,7 @@ import { type ChainReader, LogRangeTooLargeError } from '../ports/chain-reader.j
 import type { ChainCatalog } from './catalog.js';
 import type { CatalogLookup } from './catalog-lookup.js';
 import type { ContractBook } from './contract-book.js';
-import { blockRetraction, type EventContext } from './ledger-events.js';
+import { blockRetraction, type EventContext, watermarkKeys, watermarks } from './ledger-events.js';
 import { AdaptiveWindow, type RangeRead, ReorgInFlightError, readRange } from './range-reader.js';
 import { type Released, SettlementGate } from './settlement-gate.js';
 import type { SettlementRecord } from './settlement-records.js';
@@ -67,6 +67,8 @@ export interface FollowerOptions {
   /** Stop at this block (a backfill of a fixed range); default: follow the head. */
   untilBlock?: number;
   negRiskAdapter: string;
+  /** Partitions of the ledger topic: a watermark goes to each after every range. */
+  ledgerPartitions: number;
   /** Held records beyond this stop the follower from reading further (bounded memory and checkpoint). */
   maxPending?: number;
   clock?: () => number;
@@ -107,6 +109,7 @@ export class ChainFollower {
   private head: number | null = null;
   private reorgs = 0;
   private retractedBlocks = 0;
+  private readonly watermarkKeys: string[];
 
   constructor(private readonly options: FollowerOptions) {
     this.checkpoint = new CheckpointFile<FollowerCheckpoint | null>(options.checkpointFile, null);
@@ -115,6 +118,7 @@ export class ChainFollower {
       throw new Error(`${options.checkpointFile} belongs to chain ${this.state.chain_id}, the RPC serves ${options.chainId}`);
     this.gate = new SettlementGate(options.catalog, this.state?.pending ?? []);
     this.window = new AdaptiveWindow(this.state?.log_window ?? options.logRangeBlocks, options.logRangeMaxBlocks);
+    this.watermarkKeys = watermarkKeys(options.ledgerPartitions);
   }
 
   private now(): number {
@@ -199,6 +203,10 @@ export class ChainFollower {
     await this.options.publisher.deadLetter(read.deadLetters);
     const published = await this.release(read.records, state, this.gate.pending);
     const last = read.headers.get(to) as NonNullable<ReturnType<typeof read.headers.get>>;
+    await this.options.publisher.publish(
+      'chainLedger',
+      watermarks({ number: to, hash: last.hash, timeMs: last.timestamp * 1000 }, this.watermarkKeys, this.context()),
+    );
     state.tip = { number: to, hash: last.hash, time_ms: last.timestamp * 1000 };
     state.next_block = to + 1;
     state.recent = state.recent.filter((block) => block.number > to - this.options.reorgWindowBlocks);

@@ -5,6 +5,7 @@
  * dropped.
  */
 import type { ChainConditionResolved, ChainLedgerEvent, Source } from '../events/types.js';
+import { partitionForKey } from '../eventlog/partitioner.js';
 import { type CatalogMarket, type ChainCatalog, ledgerGroupOf } from './catalog.js';
 import type { LogPosition, SettlementRecord } from './settlement-records.js';
 
@@ -201,4 +202,36 @@ export function blockRetraction(
     conversion: null,
     ingested_at_ms: context.nowMs,
   };
+}
+
+/** One key per partition of a topic with `partitions` partitions (found once by trying `watermark-<n>`). */
+export function watermarkKeys(partitions: number): string[] {
+  const keys: Array<string | undefined> = new Array(partitions);
+  let found = 0;
+  for (let n = 0; found < partitions; n++) {
+    const key = `watermark-${n}`;
+    const partition = partitionForKey(key, partitions);
+    if (keys[partition] === undefined) {
+      keys[partition] = key;
+      found++;
+    }
+  }
+  return keys as string[];
+}
+
+/**
+ * "Everything up to this block is published", once per partition of the ledger topic: it follows the
+ * range's events on each partition, so once a consumer has it from every partition, it has every
+ * event up to that block (the read side's coverage; services/read-models/chain-ledger/queries.ts).
+ */
+export function watermarks(
+  block: { number: number; hash: string; timeMs: number },
+  keys: readonly string[],
+  context: EventContext,
+): ChainLedgerEvent[] {
+  return keys.map((key) => ({
+    ...blockRetraction(block, key, context),
+    event_id: `${context.chainId}:watermark:${key}:${block.number}`,
+    kind: 'watermark',
+  }));
 }

@@ -80,7 +80,7 @@ export interface ChainConditionResolved {
   ingested_at_ms: number;
 }
 
-export type ChainLedgerKind = 'fill' | 'split' | 'merge' | 'redemption' | 'conversion' | 'block_retracted';
+export type ChainLedgerKind = 'fill' | 'split' | 'merge' | 'redemption' | 'conversion' | 'block_retracted' | 'watermark';
 
 export type FillRole = 'maker' | 'taker';
 
@@ -139,11 +139,11 @@ export interface ChainConversion {
 
 /** One position-changing settlement event read from Polygon (a fill of one order, a split, merge, redemption or neg-risk conversion), or the retraction of a block orphaned by a reorg. Key: ledger_group (the neg-risk market id for neg-risk markets, else the condition id), so a position-ledger consumer sees every change of a wallet's token in chain order on one partition (docs/CHAIN.md). Amounts are exact integers in micro-units (6 decimals) as decimal strings: a uint256 can exceed 2^53, which a JSON or JS number cannot hold exactly. */
 export interface ChainLedgerEvent {
-  /** <chain_id>:<tx_hash>:<log_index>, the log's identity; a retraction: <chain_id>:<block_hash>:<ledger_group>:retracted. */
+  /** <chain_id>:<tx_hash>:<log_index>, the log's identity; a retraction: <chain_id>:<block_hash>:<ledger_group>:retracted; a watermark: <chain_id>:watermark:<ledger_group>:<block_number>. */
   event_id: string;
   /** polymarket or simulator. */
   source: 'polymarket' | 'simulator';
-  /** block_retracted: every event of block_hash in this ledger group is void (a reorg orphaned the block); its replacement arrives as new events. */
+  /** block_retracted: every event of block_hash in this ledger group is void (a reorg orphaned the block); its replacement arrives as new events. watermark: the source has published everything up to block_number; one goes to every partition (ledger_group is then a key chosen to land on it) after each range, so a consumer knows how far each partition is complete. */
   kind: ChainLedgerKind;
   /** 137 for Polygon PoS. */
   chain_id: number;

@@ -19,6 +19,8 @@ export type Row = Record<string, unknown>;
 export interface Projection<E = unknown> {
   stream: Stream<E>;
   table: string;
+  /** The events this table holds, when a stream carries several kinds (default: all). */
+  accepts?(event: E): boolean;
   row(event: E): Row;
   /**
    * Drops events whose rows are already stored, for tables whose materialized views count every

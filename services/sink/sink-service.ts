@@ -59,7 +59,8 @@ export async function startSink(
       await publisher.deadLetter(deadLetters);
       stats.dead_lettered += deadLetters.length;
       for (const projection of targets) {
-        const fresh = projection.unseen ? await projection.unseen(store, events) : events;
+        const accepted = projection.accepts ? events.filter((event) => projection.accepts?.(event)) : events;
+        const fresh = projection.unseen ? await projection.unseen(store, accepted) : accepted;
         // The token is per table: ClickHouse deduplicates inserts into the same table only.
         await store.insert(
           projection.table,
@@ -70,7 +71,7 @@ export async function startSink(
         );
         await projection.afterInsert?.(store, events);
         stats.inserted[projection.table] = (stats.inserted[projection.table] ?? 0) + fresh.length;
-        stats.already_stored[projection.table] = (stats.already_stored[projection.table] ?? 0) + events.length - fresh.length;
+        stats.already_stored[projection.table] = (stats.already_stored[projection.table] ?? 0) + accepted.length - fresh.length;
       }
     }
     stats.batches += 1;

@@ -25,6 +25,7 @@ import { allTopicSpecs, STREAMS, topicSchemas } from '../../services/read-models
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../../services/simulator/server.js';
 import { readAll } from '../eventlog/helpers.js';
 import { fixedClock, SMALL_WORLD } from '../simulator/fixtures.js';
+import { chainLedger } from '../../services/read-models/chain-ledger/index.js';
 
 const config = loadConfig({});
 const logger = pino({ level: process.env.TEST_LOG ?? 'silent' });
@@ -91,6 +92,7 @@ async function rig(simOptions: Partial<SimulatorOptions> = {}): Promise<Rig> {
         logRangeMaxBlocks: 2_000,
         startBlock: sim.chain.head() - 600,
         negRiskAdapter: config.chain.contracts.negRiskAdapter.address,
+        ledgerPartitions: chainLedger.partitions,
         ...over,
       }),
     ledger: async () =>
@@ -172,7 +174,7 @@ describe('a reorg deeper than the confirmations', () => {
     await followToHead(follower);
     const before = await r.ledger();
     const head = r.sim.chain.head();
-    const orphaned = before.filter((e) => e.block_number > head - 3);
+    const orphaned = before.filter((e) => e.block_number > head - 3 && e.kind !== 'watermark');
     expect(orphaned.length).toBeGreaterThan(0);
     r.sim.reorg(3);
     r.sim.advance(2_000);
@@ -183,7 +185,9 @@ describe('a reorg deeper than the confirmations', () => {
     const expected = [...new Set(orphaned.map((e) => `${e.block_hash}|${e.ledger_group}`))].sort();
     expect(retractions.map((e) => `${e.block_hash}|${e.ledger_group}`).sort()).toEqual(expected);
     // Replacements: the same transactions again, in blocks with the new hashes.
-    const replaced = after.filter((e) => e.kind !== 'block_retracted' && e.block_number > head - 3 && e.block_number <= head);
+    const replaced = after.filter(
+      (e) => e.kind !== 'block_retracted' && e.kind !== 'watermark' && e.block_number > head - 3 && e.block_number <= head,
+    );
     expect(replaced.map((e) => `${e.tx_hash}|${e.wallet}|${e.kind}`).sort()).toEqual(
       orphaned.map((e) => `${e.tx_hash}|${e.wallet}|${e.kind}`).sort(),
     );
@@ -219,6 +223,8 @@ describe('fills of a market the catalog does not know yet', () => {
     expect(first.status().pending_events).toBeGreaterThan(0);
     const published = await r.ledger();
     expect(published.some((e) => e.market_id === hidden.conditionId)).toBe(false);
+    // Every range ends with a watermark on each partition.
+    expect(new Set(published.filter((e) => e.kind === 'watermark').map((e) => e.ledger_group)).size).toBe(8);
     const checkpoint = JSON.parse(fs.readFileSync(path.join(r.dir, 'chain-checkpoint.json'), 'utf8'));
     expect(checkpoint.pending.length).toBe(first.status().pending_events);
     // Other wallets' fills after the first held one went out; a wallet with a held fill has nothing published after it.

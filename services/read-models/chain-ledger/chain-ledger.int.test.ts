@@ -17,7 +17,9 @@ import {
   walletAddress,
 } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
-import { blockRetraction } from '../../chain/ledger-events.js';
+import { blockRetraction, watermarkKeys, watermarks } from '../../chain/ledger-events.js';
+import { partitionForKey } from '../../eventlog/partitioner.js';
+import { chainCoverage } from './queries.js';
 import { reconcileHours } from './reconciliation.js';
 
 const M = conditionId(0x81);
@@ -92,7 +94,13 @@ beforeAll(async () => {
   h = await projectionHarness('chain_ledger');
   await h.given({
     markets: [marketUpserted({ market_id: M, outcome_token_ids: ['111', '112'] })],
-    chainLedger: [...block100, ...block101, split],
+    // The source then says it has published everything up to block 102, on every partition.
+    chainLedger: [
+      ...block100,
+      ...block101,
+      split,
+      ...watermarks({ number: 102, hash: hash('3'), timeMs: T0 + 61 * MINUTE }, watermarkKeys(8), context),
+    ],
     trades: [
       // Inside the chain's coverage: the same fill as block 100's taker fill, and one the chain does not have.
       tradeExecuted({
@@ -137,6 +145,11 @@ beforeAll(async () => {
   });
 }, 60_000);
 afterAll(() => h.close());
+
+test('no coverage until every partition has a watermark', async () => {
+  expect(await h.rows('SELECT uniqExact(ledger_group) AS partitions FROM chain_watermarks')).toEqual([{ partitions: 8 }]);
+  expect(new Set(watermarkKeys(8).map((key) => partitionForKey(key, 8))).size).toBe(8);
+});
 
 test('rows keep exact amounts and the chain coordinates', async () => {
   expect(

@@ -1,5 +1,6 @@
 /** Reads of the chain read model shared by the trades and candle routes and by health. */
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import { chainLedger } from './streams.js';
 
 /** The block-time span the chain source has published; null before it published anything. */
 export interface ChainCoverage {
@@ -9,19 +10,35 @@ export interface ChainCoverage {
   lastBlock: number;
 }
 
+/**
+ * From the first event the chain source published to the block every partition of the ledger topic
+ * has a watermark for (the lowest of the partitions' latest): inside it, chain_ledger holds every
+ * event, whichever partitions the sink has written so far.
+ */
 export async function chainCoverage(store: AnalyticsStore): Promise<ChainCoverage | null> {
-  const [row] = await store.query<{ first_ms: string; last_ms: string; first_block: string; last_block: string; n: string }>(
-    `SELECT toUnixTimestamp64Milli(min(first_time)) AS first_ms, toUnixTimestamp64Milli(max(last_time)) AS last_ms,
-            toString(min(first_block)) AS first_block, toString(max(last_block)) AS last_block, toString(count()) AS n
-       FROM chain_coverage`,
+  const [row] = await store.query<{
+    first_ms: string;
+    first_block: string;
+    last_ms: string;
+    last_block: string;
+    events: string;
+    partitions: string;
+  }>(
+    `SELECT toUnixTimestamp64Milli((SELECT min(first_time) FROM chain_coverage)) AS first_ms,
+            toString((SELECT min(first_block) FROM chain_coverage)) AS first_block,
+            toString((SELECT count() FROM chain_coverage)) AS events,
+            toUnixTimestamp64Milli(min(last_time)) AS last_ms, toString(min(last_block)) AS last_block, toString(count()) AS partitions
+       FROM (SELECT ledger_group, max(last_time) AS last_time, max(last_block) AS last_block FROM chain_watermarks GROUP BY ledger_group)`,
   );
-  if (!row || Number(row.n) === 0) return null;
-  return {
+  // Until every partition has a watermark, the lowest one says nothing about the others.
+  if (!row || Number(row.events) === 0 || Number(row.partitions) < chainLedger.partitions) return null;
+  const coverage = {
     firstMs: Number(row.first_ms),
     lastMs: Number(row.last_ms),
     firstBlock: Number(row.first_block),
     lastBlock: Number(row.last_block),
   };
+  return coverage.lastMs >= coverage.firstMs ? coverage : null;
 }
 
 export interface ReconciliationHour {

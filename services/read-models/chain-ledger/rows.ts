@@ -1,4 +1,4 @@
-/** ChainLedgerEvent / ChainConditionResolved -> rows (columns in migrations/0022, 0024), and the filter that keeps each event to one row. */
+/** ChainLedgerEvent / ChainConditionResolved -> rows (columns in migrations/0022, 0024, 0026), and the filter that keeps each event to one row. */
 import type { ChainConditionResolved, ChainLedgerEvent } from '../../events/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
@@ -46,6 +46,10 @@ export function ledgerRow(e: ChainLedgerEvent) {
     collateral_token: change?.collateral_token ?? '',
     ingested_at: iso(e.ingested_at_ms),
   };
+}
+
+export function watermarkRow(e: ChainLedgerEvent) {
+  return { source: e.source, ledger_group: e.ledger_group, last_time: iso(e.block_time_ms), last_block: e.block_number };
 }
 
 export function resolutionRow(e: ChainConditionResolved) {
