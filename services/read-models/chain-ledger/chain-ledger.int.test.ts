@@ -76,8 +76,10 @@ const split = chainLedgerEvent({
   tx_hash: txHash(0x103),
   wallet: W1,
 });
-// The reorg: block 101 replaced by one holding only the sell (the buy fell out), with new coordinates.
+// The reorg: block 101 replaced by one holding only the sell (the buy fell out), with new coordinates;
+// block 100 replaced by one with the same transaction at the same log indexes (same event ids).
 const reorged101 = match(101, hash('4'), T0 + 1000, 0, txHash(0x102), 'sell', 100, 0.5, W2);
+const reorged100 = match(100, hash('5'), T0, 0, txHash(0x100), 'buy', 10, 0.4, W2);
 const context = { chainId: 137, source: 'simulator' as const, nowMs: T0 + 70 * MINUTE, negRiskAdapter: '' };
 
 let h: ProjectionHarness;
@@ -254,9 +256,10 @@ test('reconciliation per hour: matched, unmatched (Data API only) and chain-only
 describe('a reorg replaces block 101', () => {
   beforeAll(async () => {
     const retraction = blockRetraction({ number: 101, hash: hash('2'), timeMs: T0 + 1000 }, M, context);
-    await h.given({ chainLedger: [retraction, ...reorged101] });
+    const retraction100 = blockRetraction({ number: 100, hash: hash('1'), timeMs: T0 }, M, context);
+    await h.given({ chainLedger: [retraction100, retraction, ...reorged100, ...reorged101] });
     // Delivered again (a follower re-publishing after a crash): nothing is counted twice.
-    await h.given({ chainLedger: [...reorged101, retraction] });
+    await h.given({ chainLedger: [...reorged101, retraction, ...reorged100] });
     await h.given({
       chainResolutions: [
         chainResolution({

@@ -77,11 +77,13 @@ export function resolutionRow(e: ChainConditionResolved) {
 
 /**
  * The candle views count every row they are handed, so an event must reach chain_ledger once: drop
- * events whose ids are stored (a redelivered batch, or a follower re-publishing after a crash). The
- * block-time bounds let ClickHouse prune to the parts that can hold them.
+ * events already stored (a redelivered batch, or a follower re-publishing after a crash). Stored means
+ * the same id in the same block: after a reorg the same transaction can sit at the same log index of
+ * the replacing block, and that replacement is new (its orphaned twin is deleted by the retraction).
+ * The block-time bounds let ClickHouse prune to the parts that can hold them.
  */
 export async function unseenLedgerEvents(store: AnalyticsStore, events: ChainLedgerEvent[]): Promise<ChainLedgerEvent[]> {
-  const unique = [...new Map(events.map((e) => [e.event_id, e])).values()];
+  const unique = [...new Map(events.map((e) => [`${e.event_id}|${e.block_hash}`, e])).values()];
   if (unique.length === 0) return unique;
   let from = Number.POSITIVE_INFINITY;
   let to = Number.NEGATIVE_INFINITY;
@@ -89,12 +91,12 @@ export async function unseenLedgerEvents(store: AnalyticsStore, events: ChainLed
     from = Math.min(from, e.block_time_ms);
     to = Math.max(to, e.block_time_ms);
   }
-  const known = await store.query<{ event_id: string }>(
-    `SELECT event_id FROM chain_ledger
+  const known = await store.query<{ event_id: string; block_hash: string }>(
+    `SELECT event_id, block_hash FROM chain_ledger
       WHERE block_time BETWEEN fromUnixTimestamp64Milli({from:Int64}) AND fromUnixTimestamp64Milli({to:Int64})
         AND event_id IN {ids:Array(String)}`,
-    { from, to, ids: unique.map((e) => e.event_id) },
+    { from, to, ids: [...new Set(unique.map((e) => e.event_id))] },
   );
-  const knownIds = new Set(known.map((row) => row.event_id));
-  return unique.filter((e) => !knownIds.has(e.event_id));
+  const knownKeys = new Set(known.map((row) => `${row.event_id}|${row.block_hash}`));
+  return unique.filter((e) => !knownKeys.has(`${e.event_id}|${e.block_hash}`));
 }

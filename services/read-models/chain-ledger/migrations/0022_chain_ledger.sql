@@ -2,8 +2,10 @@
 -- of both sides, splits, merges, redemptions, conversions, and block_retracted markers (kept as the
 -- record of what a reorg took back; the rows they void are deleted, see ../retraction.ts).
 -- Amounts are exact micro-units (UInt64: 18.4 trillion units; the decoder refuses anything larger).
--- The sink drops event ids already stored before it inserts (the candle views count every row they
--- are handed); ReplacingMergeTree on the same key is the second safety net.
+-- The sink drops events already stored (same event id in the same block) before it inserts (the
+-- candle views count every row they are handed); ReplacingMergeTree on the same key is the second
+-- safety net. The block hash is part of the key: a reorg can put a transaction at the same log index
+-- of a block with another hash, and the orphaned row must not merge into its replacement.
 CREATE TABLE IF NOT EXISTS chain_ledger
 (
     event_id          String,
@@ -50,7 +52,7 @@ CREATE TABLE IF NOT EXISTS chain_ledger
 )
 ENGINE = ReplacingMergeTree(ingested_at)
 PARTITION BY toYYYYMM(block_time)
-ORDER BY (block_time, block_number, log_index, event_id)
+ORDER BY (block_time, block_number, log_index, event_id, block_hash)
 SETTINGS non_replicated_deduplication_window = 1000;
 
 -- Per-market tapes and per-wallet histories, in chain order, without scanning by time.
