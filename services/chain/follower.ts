@@ -153,7 +153,8 @@ export class ChainFollower {
     const { reader, confirmations } = this.options;
     this.head = Number(await reader.blockNumber());
     const target = Math.min(this.head - confirmations, this.options.untilBlock ?? Number.POSITIVE_INFINITY);
-    const state = (this.state ??= this.fresh(target));
+    this.state ??= this.fresh(target);
+    const state = this.state;
     if (state.tip && (await this.repairReorg(state))) return { published: 0, deadLettered: 0, caughtUp: false };
     const learnt = await this.learnUnknown();
     if (state.next_block > target) {

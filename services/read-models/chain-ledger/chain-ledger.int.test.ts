@@ -19,7 +19,6 @@ import {
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import { blockRetraction, watermarkKeys, watermarks } from '../../chain/ledger-events.js';
 import { partitionForKey } from '../../eventlog/partitioner.js';
-import { chainCoverage } from './queries.js';
 import { reconcileHours } from './reconciliation.js';
 
 const M = conditionId(0x81);
