@@ -5,7 +5,7 @@
  * strings, since a uint256 does not fit a double. Logs that do not decode, or carry amounts no real
  * transfer could have (2^64 micro-units and up), are refused with a reason for the dead-letter topic.
  */
-import { decodeEventLog, type Hex } from 'viem';
+import { type Abi, type AbiEvent, decodeAbiParameters, type Hex, toEventSelector } from 'viem';
 import { fail, ok, type Parsed } from '../ingest/parse.js';
 import type { ChainLog } from '../ports/chain-reader.js';
 import { conditionalTokensAbi, exchangeV1Abi, exchangeV2Abi, negRiskAdapterAbi } from './abis.js';
@@ -101,13 +101,88 @@ function amount(value: unknown, name: string): string {
 
 const list = (value: unknown) => (value as readonly bigint[]).map((v) => v.toString());
 
-function decodeWith(abi: Parameters<typeof decodeEventLog>[0]['abi'], log: ChainLog): { eventName: string; args: Args } {
-  const decoded = decodeEventLog({ abi, topics: log.topics as [Hex, ...Hex[]], data: log.data as Hex, strict: true });
-  return { eventName: decoded.eventName, args: decoded.args as unknown as Args };
+type Param = AbiEvent['inputs'][number] & { name: string };
+
+interface EventLayout {
+  name: string;
+  indexed: Param[];
+  data: Param[];
+  /** Every data field is one 32-byte word: decoded by slicing, without the general ABI decoder. */
+  staticData: boolean;
+}
+
+const STATIC_TYPES = /^(uint\d*|int\d*|bytes32|address|bool)$/;
+
+/** Per ABI: topic0 -> the event's layout, computed once (decodeEventLog would hash every signature per log). */
+function layouts(abi: Abi): Map<string, EventLayout> {
+  const byTopic = new Map<string, EventLayout>();
+  for (const item of abi) {
+    if (item.type !== 'event') continue;
+    const inputs = item.inputs as readonly Param[];
+    const data = inputs.filter((i) => !i.indexed);
+    byTopic.set(toEventSelector(item).toLowerCase(), {
+      name: item.name,
+      indexed: inputs.filter((i) => i.indexed),
+      data,
+      staticData: data.every((i) => STATIC_TYPES.test(i.type)),
+    });
+  }
+  return byTopic;
+}
+
+const LAYOUTS = {
+  exchangeV1: layouts(exchangeV1Abi),
+  exchangeV2: layouts(exchangeV2Abi),
+  conditionalTokens: layouts(conditionalTokensAbi),
+  negRiskAdapter: layouts(negRiskAdapterAbi),
+};
+
+const ZERO_PREFIX = '0'.repeat(24);
+
+/** One 32-byte word (0x + 64 lower-case hex) of a static type, as viem would decode it (bigint, 0x-hex, boolean). */
+function word(type: string, hex: string): unknown {
+  if (hex.length !== 66) throw new RangeError(`not a 32-byte word: ${hex}`);
+  if (type === 'address') {
+    if (hex.slice(2, 26) !== ZERO_PREFIX) throw new RangeError(`not an address word: ${hex}`);
+    return `0x${hex.slice(26)}`;
+  }
+  if (type === 'bytes32') return hex;
+  const value = BigInt(hex);
+  if (type === 'bool') {
+    if (value > 1n) throw new RangeError(`not a bool word: ${hex}`);
+    return value === 1n;
+  }
+  if (type === 'uint8' && value > 255n) throw new RangeError(`uint8 out of range: ${hex}`);
+  return value;
+}
+
+function decodeWith(layoutsOf: Map<string, EventLayout>, log: ChainLog): { eventName: string; args: Args } {
+  const layout = layoutsOf.get(log.topics[0] ?? '');
+  if (!layout) throw new RangeError(`unknown event topic ${log.topics[0]}`);
+  if (log.topics.length !== layout.indexed.length + 1)
+    throw new RangeError(`${layout.name} has ${log.topics.length} topics, ${layout.indexed.length + 1} expected`);
+  const args: Args = {};
+  layout.indexed.forEach((input, i) => {
+    args[input.name] = word(input.type, (log.topics[i + 1] as string).toLowerCase());
+  });
+  const data = log.data.toLowerCase();
+  if (layout.staticData) {
+    if (data.length !== 2 + 64 * layout.data.length)
+      throw new RangeError(`${layout.name} data is ${(data.length - 2) / 2} bytes, ${32 * layout.data.length} expected`);
+    layout.data.forEach((input, i) => {
+      args[input.name] = word(input.type, `0x${data.slice(2 + 64 * i, 66 + 64 * i)}`);
+    });
+  } else {
+    const values = decodeAbiParameters(layout.data, data as Hex);
+    layout.data.forEach((input, i) => {
+      args[input.name] = values[i];
+    });
+  }
+  return { eventName: layout.name, args };
 }
 
 function exchangeV1(log: ChainLog): DecodedLog {
-  const { eventName, args } = decodeWith(exchangeV1Abi, log);
+  const { eventName, args } = decodeWith(LAYOUTS.exchangeV1, log);
   if (eventName === 'OrdersMatched')
     return { type: 'orders_matched', version: 1, takerOrderHash: lower(args.takerOrderHash), takerOrderMaker: lower(args.takerOrderMaker) };
   const makerAsset = args.makerAssetId as bigint;
@@ -132,7 +207,7 @@ function exchangeV1(log: ChainLog): DecodedLog {
 }
 
 function exchangeV2(log: ChainLog): DecodedLog {
-  const { eventName, args } = decodeWith(exchangeV2Abi, log);
+  const { eventName, args } = decodeWith(LAYOUTS.exchangeV2, log);
   if (eventName === 'OrdersMatched')
     return { type: 'orders_matched', version: 2, takerOrderHash: lower(args.takerOrderHash), takerOrderMaker: lower(args.takerOrderMaker) };
   const side = Number(args.side);
@@ -154,7 +229,7 @@ function exchangeV2(log: ChainLog): DecodedLog {
 }
 
 function conditionalTokens(log: ChainLog): DecodedLog {
-  const { eventName, args } = decodeWith(conditionalTokensAbi, log);
+  const { eventName, args } = decodeWith(LAYOUTS.conditionalTokens, log);
   switch (eventName) {
     case 'ConditionResolution': {
       const slots = args.outcomeSlotCount as bigint;
@@ -201,7 +276,7 @@ function conditionalTokens(log: ChainLog): DecodedLog {
 }
 
 function negRiskAdapter(log: ChainLog, book: ContractBook): DecodedLog {
-  const { eventName, args } = decodeWith(negRiskAdapterAbi, log);
+  const { eventName, args } = decodeWith(LAYOUTS.negRiskAdapter, log);
   switch (eventName) {
     case 'PositionSplit':
     case 'PositionsMerge':

@@ -6,8 +6,8 @@
  * sink drops what it has), so nothing is lost or doubled.
  *
  * Reorgs deeper than the confirmations are caught by hashes: the first block of every range must
- * name the last block read as its parent, and the last block read must still be on the node. On a
- * mismatch the follower walks back the blocks it published (their hashes, kept for
+ * name the last block read as its parent (and, when the head moved without a new confirmed block,
+ * the last block read must still be on the node). On a mismatch the follower walks back the blocks it published (their hashes, kept for
  * CHAIN_REORG_WINDOW_BLOCKS blocks) to the newest one still on the chain, publishes a block_retracted
  * event for every ledger group of every orphaned block (and re-sends orphaned resolutions as
  * retracted), and reads again from there: the replacement events follow the retractions on the same
@@ -151,11 +151,15 @@ export class ChainFollower {
   /** One range (or a reorg repair): read, publish, checkpoint. */
   async step(): Promise<StepResult> {
     const { reader, confirmations } = this.options;
+    const previousHead = this.head;
     this.head = Number(await reader.blockNumber());
     const target = Math.min(this.head - confirmations, this.options.untilBlock ?? Number.POSITIVE_INFINITY);
     this.state ??= this.fresh(target);
     const state = this.state;
-    if (state.tip && (await this.repairReorg(state))) return { published: 0, deadLettered: 0, caughtUp: false };
+    // A head that did not move brings nothing new; a reorg shows as a moved head (or, below, as a
+    // range whose first block does not name the last block read as its parent).
+    if (state.next_block > target && this.head !== previousHead && state.tip && (await this.repairReorg(state)))
+      return { published: 0, deadLettered: 0, caughtUp: false };
     const learnt = await this.learnUnknown();
     if (state.next_block > target) {
       // Nothing new; markets learnt since the last step may still release held records.
@@ -196,7 +200,8 @@ export class ChainFollower {
     }
     const first = read.headers.get(from);
     if (state.tip && first && first.parentHash !== state.tip.hash) {
-      // The chain under the last block read changed between the tip check and this read.
+      // The last block read is not this range's parent: a reorg replaced it (or is under way).
+      await this.repairReorg(state);
       return { published: 0, deadLettered: 0, caughtUp: false };
     }
     const stale = ahead.filter((block) => read.headers.get(block.number)?.hash !== block.hash);
