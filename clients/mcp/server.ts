@@ -7,7 +7,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { API_VERSION, OPERATIONS, type OperationId } from '../ts/src/api.generated.js';
-import { TapelineApiError, TapelineClient } from '../ts/src/index.js';
+import { TapelineApiError, type TapelineClient } from '../ts/src/index.js';
 import { summarize } from './summaries.js';
 import { type ToolDefinition, toolsFor } from './tools.js';
 

@@ -1,6 +1,6 @@
 /** The TypeScript SDK against the running demo: typed calls, cursor iteration, typed errors, and 429 + Retry-After honoured for real. */
 import { type Demo, startDemo } from '../../test/support/demo.js';
-import { createClient, isApiError, TapelineApiError } from './src/index.js';
+import { createClient, isApiError, type TapelineApiError } from './src/index.js';
 
 let demo: Demo;
 beforeAll(async () => {
