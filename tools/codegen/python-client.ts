@@ -99,7 +99,8 @@ class ModelWriter {
           case 'array':
             return `list[${schema.items ? this.typeOf(schema.items, singular(context)) : 'Any'}]`;
           case 'string':
-            return schema.format === 'date-time' ? 'datetime' : schema.format === 'date' ? 'date' : 'str';
+            // Aliased imports: a field may be named `date` (pydantic refuses a field that shadows its own annotation).
+            return schema.format === 'date-time' ? '_datetime' : schema.format === 'date' ? '_date' : 'str';
           case 'integer':
             return 'int';
           case 'number':
@@ -200,7 +201,7 @@ export function pythonModelsModule(api: ApiDocument, header: string): string {
   return `${header}
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date as _date, datetime as _datetime
 from decimal import Decimal
 from typing import Any, Literal, Optional, Union
 
@@ -293,7 +294,7 @@ export function pythonOperationsModule(api: ApiDocument, header: string): string
   return `${header}
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date as _date, datetime as _datetime
 from decimal import Decimal
 from typing import Any, Callable, Literal, Optional, Union
 

@@ -2,7 +2,7 @@
 # ruff: noqa
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date as _date, datetime as _datetime
 from decimal import Decimal
 from typing import Any, Callable, Literal, Optional, Union
 
@@ -126,7 +126,7 @@ class SyncOperations:
         """
         return self._call("getMarket", {"id": id}, {}, {})  # type: ignore[no-any-return]
 
-    def get_market_ohlcv(self, *, id: str, interval: Optional[Literal["5m", "1h", "1d"]] = None, limit: Optional[int] = None, from_: Optional[datetime] = None, to: Optional[datetime] = None) -> list[m.Candle]:
+    def get_market_ohlcv(self, *, id: str, interval: Optional[Literal["5m", "1h", "1d"]] = None, limit: Optional[int] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> list[m.Candle]:
         """OHLCV candles of the YES price.
 
         GET /markets/{id}/ohlcv (access: tier1).
@@ -139,7 +139,7 @@ class SyncOperations:
         """
         return self._call("getMarketOhlcv", {"id": id}, {"interval": interval, "limit": limit, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
-    def list_market_trades(self, *, id: str, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[datetime] = None, to: Optional[datetime] = None) -> Page[m.Trade]:
+    def list_market_trades(self, *, id: str, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> Page[m.Trade]:
         """One market's trade tape, newest first (same order, filters and cursor rules as /trades).
 
         GET /markets/{id}/trades (access: tier2).
@@ -158,7 +158,7 @@ class SyncOperations:
         """
         return self._call("listMarketTrades", {"id": id}, {"limit": limit, "cursor": cursor, "wallet": wallet, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
-    def list_trades(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, market: Optional[str] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[datetime] = None, to: Optional[datetime] = None) -> Page[m.Trade]:
+    def list_trades(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, market: Optional[str] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> Page[m.Trade]:
         """The trade feed, newest first.
 
         GET /trades (access: tier2).
@@ -281,7 +281,7 @@ class SyncOperations:
         """
         return self._call("getMarketOi", {"id": id}, {}, {})  # type: ignore[no-any-return]
 
-    def get_orderbook_history(self, *, market: str, outcome: Optional[str] = None, interval: Optional[Literal["1m", "5m", "1h"]] = None, from_: Optional[datetime] = None, to: Optional[datetime] = None) -> m.OrderBookHistory:
+    def get_orderbook_history(self, *, market: str, outcome: Optional[str] = None, interval: Optional[Literal["1m", "5m", "1h"]] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> m.OrderBookHistory:
         """Order-book history of one outcome token - the last snapshot per time bucket.
 
         GET /orderbook/history (access: tier2).
@@ -492,7 +492,7 @@ class AsyncOperations:
         """
         return await self._call("getMarket", {"id": id}, {}, {})  # type: ignore[no-any-return]
 
-    async def get_market_ohlcv(self, *, id: str, interval: Optional[Literal["5m", "1h", "1d"]] = None, limit: Optional[int] = None, from_: Optional[datetime] = None, to: Optional[datetime] = None) -> list[m.Candle]:
+    async def get_market_ohlcv(self, *, id: str, interval: Optional[Literal["5m", "1h", "1d"]] = None, limit: Optional[int] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> list[m.Candle]:
         """OHLCV candles of the YES price.
 
         GET /markets/{id}/ohlcv (access: tier1).
@@ -505,7 +505,7 @@ class AsyncOperations:
         """
         return await self._call("getMarketOhlcv", {"id": id}, {"interval": interval, "limit": limit, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
-    async def list_market_trades(self, *, id: str, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[datetime] = None, to: Optional[datetime] = None) -> AsyncPage[m.Trade]:
+    async def list_market_trades(self, *, id: str, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> AsyncPage[m.Trade]:
         """One market's trade tape, newest first (same order, filters and cursor rules as /trades).
 
         GET /markets/{id}/trades (access: tier2).
@@ -524,7 +524,7 @@ class AsyncOperations:
         """
         return await self._call("listMarketTrades", {"id": id}, {"limit": limit, "cursor": cursor, "wallet": wallet, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
-    async def list_trades(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, market: Optional[str] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[datetime] = None, to: Optional[datetime] = None) -> AsyncPage[m.Trade]:
+    async def list_trades(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, market: Optional[str] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> AsyncPage[m.Trade]:
         """The trade feed, newest first.
 
         GET /trades (access: tier2).
@@ -647,7 +647,7 @@ class AsyncOperations:
         """
         return await self._call("getMarketOi", {"id": id}, {}, {})  # type: ignore[no-any-return]
 
-    async def get_orderbook_history(self, *, market: str, outcome: Optional[str] = None, interval: Optional[Literal["1m", "5m", "1h"]] = None, from_: Optional[datetime] = None, to: Optional[datetime] = None) -> m.OrderBookHistory:
+    async def get_orderbook_history(self, *, market: str, outcome: Optional[str] = None, interval: Optional[Literal["1m", "5m", "1h"]] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> m.OrderBookHistory:
         """Order-book history of one outcome token - the last snapshot per time bucket.
 
         GET /orderbook/history (access: tier2).

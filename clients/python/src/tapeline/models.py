@@ -2,7 +2,7 @@
 # ruff: noqa
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date as _date, datetime as _datetime
 from decimal import Decimal
 from typing import Any, Literal, Optional, Union
 
@@ -13,7 +13,7 @@ from ._base import Model
 TierName = Literal["sandbox", "1", "2", "3"]
 
 # ISO 8601 UTC with milliseconds.
-Timestamp = datetime
+Timestamp = _datetime
 
 NullableTimestamp = Optional[Timestamp]
 
@@ -224,7 +224,7 @@ class TraderStats(Model):
 
 
 class PnlCurvePoint(Model):
-    date: date
+    date: _date
     realized: Decimal = Field(description="Realized PnL to date (USDC).")
     unrealized: Decimal = Field(description="Unrealized PnL at the day's closing marks (USDC).")
     total: Decimal
@@ -267,7 +267,7 @@ class Category(Model):
 
 
 class VolumePoint(Model):
-    date: date = Field(description="UTC day (YYYY-MM-DD).")
+    date: _date = Field(description="UTC day (YYYY-MM-DD).")
     volume_usdc: Decimal
     trade_count: int
 
