@@ -3,6 +3,7 @@
  * (goal <= 1.2), measured in the same run: medians of calls alternated one by one, so background
  * load hits both sides alike. Two servers: the demo service itself (the ratio a user sees), and a bare node:http
  * server replaying the demo's exact response bytes (isolates the SDK's own cost from the API's).
+ * The Python SDK is measured the same way against a bare httpx request (bench/sdk_python.py).
  * Writes bench/results/sdk.json.
  *
  *   npm run bench:sdk        (BENCH_CALLS=400 per side per endpoint against the demo, 8x that against the replay)
@@ -12,6 +13,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
 import { createClient } from '../clients/ts/src/index.js';
 import { startDemo } from '../test/support/demo.js';
 
@@ -55,6 +57,14 @@ async function measure(baseUrl: string, apiKey: string, endpoint: Endpoint, call
   };
 }
 
+function runPython(base: string, key: string, market: string, calls: number): Record<string, { ratio: number }> {
+  const venv = execFileSync('bash', [path.join(here, '../clients/python/venv.sh')], { encoding: 'utf8' }).trim();
+  const out = execFileSync(path.join(venv, 'bin/python'), [path.join(here, 'sdk_python.py'), base, key, market, String(calls)], {
+    encoding: 'utf8',
+  });
+  return JSON.parse(out);
+}
+
 async function main() {
   // Generous limits: the benchmark measures the client, not the rate limiter.
   const demo = await startDemo({ RATE_TIER2_PER_SECOND: '100000', QUOTA_TIER2_PER_DAY: '100000000' });
@@ -64,37 +74,55 @@ async function main() {
       { name: 'GET /markets?limit=50', path: '/markets?limit=50', call: (c) => c.listMarkets({ limit: 50 }) },
       { name: 'GET /trades?limit=100', path: '/trades?limit=100', call: (c) => c.listTrades({ limit: 100 }) },
     ];
-    const results: Record<string, { response_bytes: number; against_demo: { ratio: number }; against_byte_replay: { ratio: number } }> = {};
+    // Replay: the demo's exact bytes per path from a server that does nothing else.
+    const bodies = new Map<string, Buffer>();
+    for (const endpoint of endpoints) {
+      const response = await fetch(`${demo.apiBase}${endpoint.path}`, { headers: { authorization: `Bearer ${demo.tier2Key}` } });
+      bodies.set(`/v1${endpoint.path}`, Buffer.from(await response.text()));
+    }
+    const replay = http.createServer((request, response) => {
+      const body = bodies.get(request.url ?? '');
+      if (!body) return void response.writeHead(404).end();
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+      response.end(body);
+    });
+    await new Promise<void>((resolve) => replay.listen(0, '127.0.0.1', resolve));
+    const replayBase = `http://127.0.0.1:${(replay.address() as AddressInfo).port}/v1`;
+
+    const typescript: Record<string, { response_bytes: number; against_demo: { ratio: number }; against_byte_replay: { ratio: number } }> =
+      {};
     for (const endpoint of endpoints) {
       const live = await measure(demo.apiBase, demo.tier2Key, endpoint, CALLS);
-      // Replay: the same bytes from a server that does nothing else.
-      const body = Buffer.from(
-        await (await fetch(`${demo.apiBase}${endpoint.path}`, { headers: { authorization: `Bearer ${demo.tier2Key}` } })).text(),
-      );
-      const replay = http.createServer((_request, response) => {
-        response.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
-        response.end(body);
-      });
-      await new Promise<void>((resolve) => replay.listen(0, '127.0.0.1', resolve));
-      const replayBase = `http://127.0.0.1:${(replay.address() as AddressInfo).port}/v1`;
-      const isolated = await measure(replayBase, demo.tier2Key, { ...endpoint, path: endpoint.path }, CALLS * 8);
-      await new Promise((resolve) => replay.close(resolve));
-      results[endpoint.name] = { response_bytes: body.length, against_demo: live, against_byte_replay: isolated };
-      console.log(endpoint.name, JSON.stringify(results[endpoint.name]));
+      const isolated = await measure(replayBase, demo.tier2Key, endpoint, CALLS * 4);
+      typescript[endpoint.name] = {
+        response_bytes: bodies.get(`/v1${endpoint.path}`)!.length,
+        against_demo: live,
+        against_byte_replay: isolated,
+      };
+      console.log('ts', endpoint.name, JSON.stringify(typescript[endpoint.name]));
     }
-    const ratios = Object.values(results).flatMap((r) => [r.against_demo.ratio, r.against_byte_replay.ratio]);
+    // The Python SDK (pydantic models, Decimal numbers) vs a bare httpx GET + .json(), in the repo-local venv.
+    const python = {
+      against_demo: runPython(demo.apiBase, demo.tier2Key, demo.market.id, CALLS),
+      against_byte_replay: runPython(replayBase, demo.tier2Key, demo.market.id, CALLS * 2),
+    };
+    console.log('python', JSON.stringify(python));
+    await new Promise((resolve) => replay.close(resolve));
+
+    const ratios = Object.values(typescript).flatMap((r) => [r.against_demo.ratio, r.against_byte_replay.ratio]);
     const output = {
       benchmark: 'sdk',
-      what: 'TypeScript SDK per-call time / bare fetch + JSON.parse of the same endpoint, median per call, calls alternated one by one, same run',
+      what: 'SDK time per call / a bare request + JSON parse of the same endpoint (TS: fetch + JSON.parse; Python: httpx + .json()); medians, calls alternated one by one, same run',
       goal_ratio_max: 1.2,
-      max_ratio: Math.max(...ratios),
+      typescript_max_ratio: Math.max(...ratios),
       node: process.version,
       measured_at: new Date().toISOString(),
-      endpoints: results,
+      typescript,
+      python,
     };
     fs.mkdirSync(path.join(here, 'results'), { recursive: true });
     fs.writeFileSync(path.join(here, 'results/sdk.json'), `${JSON.stringify(output, null, 2)}\n`);
-    console.log(`max ratio ${output.max_ratio} (goal <= 1.2); wrote bench/results/sdk.json`);
+    console.log(`TypeScript max ratio ${output.typescript_max_ratio} (goal <= 1.2); wrote bench/results/sdk.json`);
   } finally {
     await demo.stop();
   }
