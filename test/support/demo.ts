@@ -17,7 +17,7 @@ export interface Demo {
   sandboxKey: string;
   /** A Tier 2 key from the admin CLI. */
   tier2Key: string;
-  /** An active market with trades and candles indexed. */
+  /** An active market with trades, candles and an order book indexed. */
   market: { id: string; slug: string };
   stop(): Promise<void>;
 }
@@ -42,7 +42,7 @@ export async function startDemo(env: Record<string, string> = {}): Promise<Demo>
       return null;
     },
     90_000,
-    'an active market with trades and candles',
+    'an active market with trades, candles and a book',
     500,
   );
   return {

@@ -1,6 +1,6 @@
 # Sourced by the client test tiers (clients/python/test.sh, clients/executor/test.sh): starts the demo
 # (the whole stack against the bundled simulator) on a free 127.0.0.1 port with a fresh data folder,
-# waits until an active market has trades and candles indexed, and exports for the tests:
+# waits until an active market has trades, candles and an order book indexed, and exports for the tests:
 #   TAPELINE_TEST_BASE_URL, TAPELINE_TEST_DATA_DIR, TAPELINE_TEST_TIER2_KEY, TAPELINE_TEST_SANDBOX_KEY,
 #   TAPELINE_TEST_MARKET_ID, TAPELINE_TEST_MARKET_SLUG.
 # The service is stopped and the folder removed on exit. Extra demo settings come from DEMO_ENV.
@@ -28,7 +28,8 @@ for _ in $(seq 1 180); do
   for id in $(curl -fsS "${auth[@]}" "$TAPELINE_TEST_BASE_URL/markets?status=active&sort=volume&limit=5" | json ".data.map(m=>m.id).join(' ')"); do
     trades="$(curl -fsS "${auth[@]}" "$TAPELINE_TEST_BASE_URL/markets/$id/trades?limit=1" | json .data.length)"
     candles="$(curl -fsS "${auth[@]}" "$TAPELINE_TEST_BASE_URL/markets/$id/ohlcv?interval=1h&limit=1" | json .data.length)"
-    if [ "$trades" = 1 ] && [ "$candles" = 1 ]; then
+    book="$(curl -sS -o /dev/null -w '%{http_code}' "${auth[@]}" "$TAPELINE_TEST_BASE_URL/markets/$id/orderbook")"
+    if [ "$trades" = 1 ] && [ "$candles" = 1 ] && [ "$book" = 200 ]; then
       export TAPELINE_TEST_MARKET_ID="$id"
       export TAPELINE_TEST_MARKET_SLUG="$(curl -fsS "${auth[@]}" "$TAPELINE_TEST_BASE_URL/markets/$id" | json .data.slug)"
       break 2
@@ -36,4 +37,4 @@ for _ in $(seq 1 180); do
   done
   sleep 0.5
 done
-if [ -z "${TAPELINE_TEST_MARKET_ID:-}" ]; then echo "no market with trades and candles appeared"; cat "$DEMO_LOG"; exit 1; fi
+if [ -z "${TAPELINE_TEST_MARKET_ID:-}" ]; then echo "no market with trades, candles and a book appeared"; cat "$DEMO_LOG"; exit 1; fi

@@ -47,6 +47,7 @@ class Executor:
         self.stdout = tmp / "stdout.log"
         self.stderr = tmp / "stderr.log"
         self.process: subprocess.Popen | None = None
+        self.start_args: list[str] = []
 
     def cli(self, *args: str) -> str:
         done = subprocess.run([sys.executable, "-m", "tapeline_executor", *args, "--config", str(self.config_file)], env=self.env, capture_output=True, text=True, timeout=60)
@@ -55,7 +56,7 @@ class Executor:
 
     def start(self) -> "Executor":
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tapeline_executor", "run", "--config", str(self.config_file)],
+            [sys.executable, "-m", "tapeline_executor", "run", "--config", str(self.config_file), *self.start_args],
             env=self.env, stdout=self.stdout.open("w"), stderr=self.stderr.open("w"),
         )
         deadline = time.time() + 30
