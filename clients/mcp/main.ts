@@ -1,7 +1,8 @@
 /**
  * `npm run mcp` (stdio, for desktop MCP hosts) or `npm run mcp -- --http` (streamable HTTP on
  * MCP_HTTP_HOST:MCP_HTTP_PORT, path /mcp). Configuration from the environment:
- * TAPELINE_BASE_URL (default http://127.0.0.1:8080/v1) and TAPELINE_API_KEY. Over HTTP a request
+ * TAPELINE_BASE_URL (default http://127.0.0.1:8080/v1), TAPELINE_API_KEY and TAPELINE_TIMEOUT_MS (per API
+ * attempt, default 30 s). Over HTTP a request
  * may carry its own `Authorization: Bearer aif_...`, which then replaces the configured key for that
  * request, so one server can serve several users. stdout belongs to the protocol under stdio: logs
  * go to stderr.
@@ -14,7 +15,8 @@ import { createMcpServer } from './server.js';
 
 const baseUrl = process.env.TAPELINE_BASE_URL || 'http://127.0.0.1:8080/v1';
 const apiKey = process.env.TAPELINE_API_KEY || undefined;
-const clientFor = (key: string | undefined) => new TapelineClient({ baseUrl, apiKey: key });
+const timeoutMs = Number(process.env.TAPELINE_TIMEOUT_MS || 30_000);
+const clientFor = (key: string | undefined) => new TapelineClient({ baseUrl, apiKey: key, timeoutMs });
 
 if (process.argv.includes('--http')) {
   const host = process.env.MCP_HTTP_HOST || '127.0.0.1';

@@ -67,7 +67,7 @@ async function httpClient(headers: Record<string, string> = {}): Promise<Client>
 
 type ToolResult = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
 const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
-  (await client.callTool({ name, arguments: args })) as ToolResult;
+  (await client.callTool({ name, arguments: args }, undefined, { timeout: 150_000 })) as ToolResult;
 
 test('stdio: lists the tools of the document, with input schemas from the operation parameters', async () => {
   const client = await stdioClient(demo.tier2Key);
@@ -76,7 +76,7 @@ test('stdio: lists the tools of the document, with input schemas from the operat
   const trades = tools.find((tool) => tool.name === 'get_recent_trades')!;
   expect(trades.inputSchema.properties).toHaveProperty('min_size');
   expect(trades.inputSchema.properties).toHaveProperty('cursor');
-}, 60_000);
+}, 300_000);
 
 test('stdio: search_markets pages with cursors; structured content plus a text summary', async () => {
   const client = await stdioClient(demo.tier2Key);
@@ -95,7 +95,7 @@ test('stdio: search_markets pages with cursors; structured content plus a text s
     await fetch(`${demo.apiBase}/markets?status=active&sort=volume&limit=4`, { headers: { authorization: `Bearer ${demo.tier2Key}` } })
   ).json();
   expect(ids).toEqual(rest.data.map((m: any) => m.id));
-}, 60_000);
+}, 300_000);
 
 test('stdio: get_recent_trades honours min_size; market tools answer for a real market', async () => {
   const client = await stdioClient(demo.tier2Key);
@@ -114,7 +114,7 @@ test('stdio: get_recent_trades honours min_size; market tools answer for a real 
   expect(candles.content[0]!.text).toMatch(/^\d+ candles; last /);
   const usage = await call(client, 'get_api_usage');
   expect(usage.structuredContent.data).toMatchObject({ tier: '2' });
-}, 60_000);
+}, 300_000);
 
 test('stdio: API errors keep their code; a bad parameter is BAD_REQUEST naming it', async () => {
   const client = await stdioClient(demo.tier2Key);
@@ -126,7 +126,7 @@ test('stdio: API errors keep their code; a bad parameter is BAD_REQUEST naming i
   expect(missing.structuredContent.error.code).toBe('BAD_REQUEST');
   const unknownMarket = await call(client, 'get_market', { id: 'no-such-market-slug' });
   expect(unknownMarket.structuredContent.error.code).toBe('NOT_FOUND');
-}, 60_000);
+}, 300_000);
 
 test('streamable HTTP: the same tools; a sandbox key gets PAYMENT_REQUIRED for Tier 2 with what would unlock it', async () => {
   const client = await httpClient();
@@ -139,11 +139,11 @@ test('streamable HTTP: the same tools; a sandbox key gets PAYMENT_REQUIRED for T
   expect(refused.structuredContent.error).toMatchObject({ code: 'PAYMENT_REQUIRED', status: 402 });
   expect(refused.content[0]!.text).toContain('Tier 2 required');
   expect(refused.content[0]!.text).toContain('To unlock it: add credits');
-}, 60_000);
+}, 300_000);
 
 test('streamable HTTP: a request carrying its own bearer key is served with that key', async () => {
   const client = await httpClient({ authorization: `Bearer ${demo.tier2Key}` });
   const leaders = await call(client, 'get_leaderboard', { limit: 5 });
   expect(leaders.isError).toBeFalsy();
   expect(leaders.structuredContent.pagination.limit).toBe(5);
-}, 60_000);
+}, 300_000);
