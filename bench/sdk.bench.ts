@@ -13,7 +13,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { createClient } from '../clients/ts/src/index.js';
 import { startDemo } from '../test/support/demo.js';
 
@@ -57,12 +58,17 @@ async function measure(baseUrl: string, apiKey: string, endpoint: Endpoint, call
   };
 }
 
-function runPython(base: string, key: string, market: string, calls: number): Record<string, { ratio: number }> {
+/** Runs bench/sdk_python.py in the repo-local venv; asynchronously, so this process keeps serving the replay. */
+async function runPython(base: string, key: string, market: string, calls: number): Promise<Record<string, { ratio: number }>> {
   const venv = execFileSync('bash', [path.join(here, '../clients/python/venv.sh')], { encoding: 'utf8' }).trim();
-  const out = execFileSync(path.join(venv, 'bin/python'), [path.join(here, 'sdk_python.py'), base, key, market, String(calls)], {
-    encoding: 'utf8',
-  });
-  return JSON.parse(out);
+  const { stdout } = await promisify(execFile)(
+    path.join(venv, 'bin/python'),
+    [path.join(here, 'sdk_python.py'), base, key, market, String(calls)],
+    {
+      encoding: 'utf8',
+    },
+  );
+  return JSON.parse(stdout);
 }
 
 async function main() {
@@ -103,8 +109,8 @@ async function main() {
     }
     // The Python SDK (pydantic models, Decimal numbers) vs a bare httpx GET + .json(), in the repo-local venv.
     const python = {
-      against_demo: runPython(demo.apiBase, demo.tier2Key, demo.market.id, CALLS),
-      against_byte_replay: runPython(replayBase, demo.tier2Key, demo.market.id, CALLS * 2),
+      against_demo: await runPython(demo.apiBase, demo.tier2Key, demo.market.id, CALLS),
+      against_byte_replay: await runPython(replayBase, demo.tier2Key, demo.market.id, CALLS * 2),
     };
     console.log('python', JSON.stringify(python));
     await new Promise((resolve) => replay.close(resolve));

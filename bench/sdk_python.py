@@ -15,8 +15,8 @@ import httpx
 from tapeline import Tapeline
 
 base, key, market, calls = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-http = httpx.Client()
-client = Tapeline(key, base_url=base, http_client=httpx.Client())
+http = httpx.Client(timeout=60)
+client = Tapeline(key, base_url=base, http_client=httpx.Client(timeout=60))
 headers = {"authorization": f"Bearer {key}", "accept": "application/json"}
 endpoints = {
     "GET /markets/{id}": (f"/markets/{market}", lambda: client.get_market(id=market)),

@@ -10,7 +10,7 @@
  * one unit test that already guards every generated file. Pydantic is what Python data users
  * expect (validation, `.model_dump()`, IDE types) and the document's JSON Schema subset is small.
  *
- * Numbers are `Decimal` (responses are parsed with `parse_float=Decimal`, so every figure keeps the
+ * Numbers are `Decimal` (pydantic validates responses straight from the bytes, so every figure keeps the
  * exact digits the service sent), timestamps `datetime`, dates `date`; enums and consts `Literal`.
  * Models keep unknown fields (`extra="allow"`), so a field the service adds later does not break an
  * older client.
@@ -289,7 +289,7 @@ export function pythonOperationsModule(api: ApiDocument, header: string): string
       .join('\n');
   const table = rendered.map(
     ({ op, dataType }) =>
-      `    ${JSON.stringify(op.id)}: OperationSpec(${JSON.stringify(op.method)}, ${JSON.stringify(op.path)}, ${op.paginated ? 'True' : 'False'}, TypeAdapter(${dataType})),\n`,
+      `    ${JSON.stringify(op.id)}: OperationSpec(${JSON.stringify(op.method)}, ${JSON.stringify(op.path)}, ${op.paginated ? 'True' : 'False'}, ${dataType}),\n`,
   );
   return `${header}
 from __future__ import annotations
@@ -298,7 +298,7 @@ from datetime import date as _date, datetime as _datetime
 from decimal import Decimal
 from typing import Any, Callable, Literal, Optional, Union
 
-from pydantic import Field, TypeAdapter
+from pydantic import Field
 
 from . import models as m
 from ._base import AsyncPage, Model, OperationSpec, Page

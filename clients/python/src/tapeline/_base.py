@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Generic, NamedTuple, TypeVar
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter
+from pydantic import BaseModel, ConfigDict
 
 T = TypeVar("T")
 
@@ -19,8 +19,8 @@ class OperationSpec(NamedTuple):
     method: str
     path: str
     paginated: bool
-    #: Validates the success envelope's ``data``.
-    data: TypeAdapter[Any]
+    #: The type of the success envelope's ``data``.
+    data: Any
 
 
 @dataclass

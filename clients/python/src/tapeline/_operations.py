@@ -6,7 +6,7 @@ from datetime import date as _date, datetime as _datetime
 from decimal import Decimal
 from typing import Any, Callable, Literal, Optional, Union
 
-from pydantic import Field, TypeAdapter
+from pydantic import Field
 
 from . import models as m
 from ._base import AsyncPage, Model, OperationSpec, Page
@@ -19,39 +19,39 @@ class DeleteWebhookData(Model):
 
 
 OPERATIONS: dict[str, OperationSpec] = {
-    "registerAgent": OperationSpec("POST", "/agents/register", False, TypeAdapter(m.Registration)),
-    "getAgent": OperationSpec("GET", "/agents/me", False, TypeAdapter(m.Agent)),
-    "getHealth": OperationSpec("GET", "/health", False, TypeAdapter(m.Health)),
-    "listMarkets": OperationSpec("GET", "/markets", True, TypeAdapter(list[m.Market])),
-    "listMarketCategories": OperationSpec("GET", "/markets/categories", False, TypeAdapter(list[m.Category])),
-    "getVolumeTimeseries": OperationSpec("GET", "/volume/timeseries", False, TypeAdapter(list[m.VolumePoint])),
-    "getMarket": OperationSpec("GET", "/markets/{id}", False, TypeAdapter(m.MarketDetail)),
-    "getMarketOhlcv": OperationSpec("GET", "/markets/{id}/ohlcv", False, TypeAdapter(list[m.Candle])),
-    "listMarketTrades": OperationSpec("GET", "/markets/{id}/trades", True, TypeAdapter(list[m.Trade])),
-    "listTrades": OperationSpec("GET", "/trades", True, TypeAdapter(list[m.Trade])),
-    "getLeaderboard": OperationSpec("GET", "/leaderboard", True, TypeAdapter(list[m.LeaderEntry])),
-    "browseTraders": OperationSpec("GET", "/traders/browse", True, TypeAdapter(list[m.LeaderEntry])),
-    "getTraderStats": OperationSpec("GET", "/traders/{wallet}", False, TypeAdapter(m.TraderStats)),
-    "getTraderPnl": OperationSpec("GET", "/traders/{wallet}/pnl", False, TypeAdapter(m.PnlCurve)),
-    "getPositions": OperationSpec("GET", "/positions/{wallet}", False, TypeAdapter(m.Positions)),
-    "getOrderbook": OperationSpec("GET", "/markets/{id}/orderbook", False, TypeAdapter(m.OrderBook)),
-    "listPriceTicks": OperationSpec("GET", "/markets/{id}/price/ticks", True, TypeAdapter(list[m.PriceTick])),
-    "getMarketHolders": OperationSpec("GET", "/markets/{id}/holders", False, TypeAdapter(m.Holders)),
-    "getMarketOi": OperationSpec("GET", "/markets/{id}/oi", False, TypeAdapter(m.OpenInterest)),
-    "getOrderbookHistory": OperationSpec("GET", "/orderbook/history", False, TypeAdapter(m.OrderBookHistory)),
-    "listEvents": OperationSpec("GET", "/events", True, TypeAdapter(list[m.Event])),
-    "listSeries": OperationSpec("GET", "/series", True, TypeAdapter(list[m.Series])),
-    "getUsage": OperationSpec("GET", "/usage", False, TypeAdapter(m.Usage)),
-    "getPricingAccess": OperationSpec("GET", "/pricing/access", False, TypeAdapter(m.AccessReport)),
-    "listWebhooks": OperationSpec("GET", "/webhooks", True, TypeAdapter(list[m.WebhookSubscription])),
-    "createWebhook": OperationSpec("POST", "/webhooks", False, TypeAdapter(m.WebhookSubscription)),
-    "getWebhook": OperationSpec("GET", "/webhooks/{id}", False, TypeAdapter(m.WebhookSubscription)),
-    "updateWebhook": OperationSpec("PATCH", "/webhooks/{id}", False, TypeAdapter(m.WebhookSubscription)),
-    "deleteWebhook": OperationSpec("DELETE", "/webhooks/{id}", False, TypeAdapter(DeleteWebhookData)),
-    "rotateWebhookSecret": OperationSpec("POST", "/webhooks/{id}/rotate-secret", False, TypeAdapter(m.WebhookSubscription)),
-    "testWebhook": OperationSpec("POST", "/webhooks/{id}/test", False, TypeAdapter(m.WebhookDelivery)),
-    "listWebhookDeliveries": OperationSpec("GET", "/webhooks/{id}/deliveries", True, TypeAdapter(list[m.WebhookDelivery])),
-    "redeliverWebhookDelivery": OperationSpec("POST", "/webhooks/{id}/deliveries/{delivery_id}/redeliver", False, TypeAdapter(m.WebhookDelivery)),
+    "registerAgent": OperationSpec("POST", "/agents/register", False, m.Registration),
+    "getAgent": OperationSpec("GET", "/agents/me", False, m.Agent),
+    "getHealth": OperationSpec("GET", "/health", False, m.Health),
+    "listMarkets": OperationSpec("GET", "/markets", True, list[m.Market]),
+    "listMarketCategories": OperationSpec("GET", "/markets/categories", False, list[m.Category]),
+    "getVolumeTimeseries": OperationSpec("GET", "/volume/timeseries", False, list[m.VolumePoint]),
+    "getMarket": OperationSpec("GET", "/markets/{id}", False, m.MarketDetail),
+    "getMarketOhlcv": OperationSpec("GET", "/markets/{id}/ohlcv", False, list[m.Candle]),
+    "listMarketTrades": OperationSpec("GET", "/markets/{id}/trades", True, list[m.Trade]),
+    "listTrades": OperationSpec("GET", "/trades", True, list[m.Trade]),
+    "getLeaderboard": OperationSpec("GET", "/leaderboard", True, list[m.LeaderEntry]),
+    "browseTraders": OperationSpec("GET", "/traders/browse", True, list[m.LeaderEntry]),
+    "getTraderStats": OperationSpec("GET", "/traders/{wallet}", False, m.TraderStats),
+    "getTraderPnl": OperationSpec("GET", "/traders/{wallet}/pnl", False, m.PnlCurve),
+    "getPositions": OperationSpec("GET", "/positions/{wallet}", False, m.Positions),
+    "getOrderbook": OperationSpec("GET", "/markets/{id}/orderbook", False, m.OrderBook),
+    "listPriceTicks": OperationSpec("GET", "/markets/{id}/price/ticks", True, list[m.PriceTick]),
+    "getMarketHolders": OperationSpec("GET", "/markets/{id}/holders", False, m.Holders),
+    "getMarketOi": OperationSpec("GET", "/markets/{id}/oi", False, m.OpenInterest),
+    "getOrderbookHistory": OperationSpec("GET", "/orderbook/history", False, m.OrderBookHistory),
+    "listEvents": OperationSpec("GET", "/events", True, list[m.Event]),
+    "listSeries": OperationSpec("GET", "/series", True, list[m.Series]),
+    "getUsage": OperationSpec("GET", "/usage", False, m.Usage),
+    "getPricingAccess": OperationSpec("GET", "/pricing/access", False, m.AccessReport),
+    "listWebhooks": OperationSpec("GET", "/webhooks", True, list[m.WebhookSubscription]),
+    "createWebhook": OperationSpec("POST", "/webhooks", False, m.WebhookSubscription),
+    "getWebhook": OperationSpec("GET", "/webhooks/{id}", False, m.WebhookSubscription),
+    "updateWebhook": OperationSpec("PATCH", "/webhooks/{id}", False, m.WebhookSubscription),
+    "deleteWebhook": OperationSpec("DELETE", "/webhooks/{id}", False, DeleteWebhookData),
+    "rotateWebhookSecret": OperationSpec("POST", "/webhooks/{id}/rotate-secret", False, m.WebhookSubscription),
+    "testWebhook": OperationSpec("POST", "/webhooks/{id}/test", False, m.WebhookDelivery),
+    "listWebhookDeliveries": OperationSpec("GET", "/webhooks/{id}/deliveries", True, list[m.WebhookDelivery]),
+    "redeliverWebhookDelivery": OperationSpec("POST", "/webhooks/{id}/deliveries/{delivery_id}/redeliver", False, m.WebhookDelivery),
 }
 
 

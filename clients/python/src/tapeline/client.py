@@ -2,7 +2,7 @@
 
 Auth (``TAPELINE_API_KEY``), base URL (``TAPELINE_BASE_URL``, default http://127.0.0.1:8080/v1), retries on 429
 and 5xx honouring ``Retry-After`` (see _retry.py), typed errors by envelope code (errors.py) and cursor
-iteration (``paginate``). Response numbers are parsed as ``Decimal`` so figures keep the digits sent.
+iteration (``paginate``). Response numbers are ``Decimal`` with the exact digits sent.
 """
 from __future__ import annotations
 
@@ -12,19 +12,38 @@ import os
 import time
 from datetime import datetime, timezone
 from decimal import Decimal
-from typing import Any, AsyncIterator, Callable, Iterator, Optional, TypeVar
+from typing import Any, AsyncIterator, Callable, Generic, Iterator, Literal, Optional, TypeVar
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ._base import AsyncPage, Page
 from ._operations import API_VERSION, OPERATIONS, AsyncOperations, SyncOperations
 from ._retry import is_retryable_status, parse_retry_after, retry_delay
 from .errors import APIConnectionError, error_for
+from .models import Pagination
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8080/v1"
 T = TypeVar("T")
+
+
+class _Envelope(BaseModel, Generic[T]):
+    success: Literal[True]
+    data: T
+    pagination: Optional[Pagination] = None
+
+
+# One validator per operation, built on first use: the success envelope is parsed and validated in one
+# pass over the bytes (pydantic-core), Decimal fields keeping the exact digits of the JSON numbers.
+_ENVELOPES: dict[str, TypeAdapter[Any]] = {}
+
+
+def _envelope_adapter(operation_id: str) -> TypeAdapter[Any]:
+    adapter = _ENVELOPES.get(operation_id)
+    if adapter is None:
+        adapter = _ENVELOPES[operation_id] = TypeAdapter(_Envelope[OPERATIONS[operation_id].data])  # type: ignore[name-defined]
+    return adapter
 
 
 def _wire(value: Any) -> str:
@@ -78,26 +97,35 @@ class _Core:
         content = json.dumps(payload, default=_json_default).encode() if spec.method not in ("GET", "DELETE") else None
         return spec, self.base_url + url_path, params, content
 
-    def _parse(self, spec: Any, response: httpx.Response) -> Any:
+    def _parse(self, operation_id: str, spec: Any, response: httpx.Response) -> Any:
+        if response.is_success:
+            try:
+                return _envelope_adapter(operation_id).validate_json(response.content)
+            except ValidationError:
+                try:
+                    envelope = json.loads(response.content)
+                except ValueError:
+                    envelope = None
+                if not isinstance(envelope, dict) or envelope.get("success") is not True:
+                    raise APIConnectionError(f"{spec.method} {response.request.url}: the answer is not the success envelope") from None
+                raise  # the envelope is there but its data breaks the model: never passed through unchecked
         try:
-            envelope = json.loads(response.content, parse_float=Decimal)
+            envelope = json.loads(response.content)
         except ValueError:
             envelope = None
-        if response.is_success:
-            if not isinstance(envelope, dict) or envelope.get("success") is not True:
-                raise APIConnectionError(f"{spec.method} {response.request.url}: the answer is not the success envelope")
-            return envelope
         retry_after = parse_retry_after(response.headers.get("retry-after"))
         code = envelope.get("code") if isinstance(envelope, dict) else None
         message = envelope.get("error") if isinstance(envelope, dict) else None
         raise error_for(response.status_code, code, message or response.text[:200] or response.reason_phrase, retry_after)
 
-    def _result(self, spec: Any, envelope: dict[str, Any], page_type: type, fetch_next: Callable[[str], Any]) -> Any:
-        data = spec.data.validate_python(envelope.get("data"))
+    def _result(self, spec: Any, envelope: Any, page_type: type, fetch_next: Callable[[str], Any]) -> Any:
         if not spec.paginated:
-            return data
-        pagination = envelope.get("pagination") or {}
-        return page_type(data, pagination.get("limit", len(data)), bool(pagination.get("has_more")), pagination.get("next_cursor"), fetch_next)
+            return envelope.data
+        pagination = envelope.pagination
+        data = envelope.data
+        if pagination is None:
+            return page_type(data, len(data), False, None, fetch_next)
+        return page_type(data, pagination.limit, pagination.has_more, pagination.next_cursor, fetch_next)
 
 
 class Tapeline(_Core, SyncOperations):
@@ -132,13 +160,13 @@ class Tapeline(_Core, SyncOperations):
                     raise APIConnectionError(f"{spec.method} {url}: {error}") from error
             else:
                 if response.is_success or not is_retryable_status(response.status_code, spec.method):
-                    envelope = self._parse(spec, response)
+                    envelope = self._parse(operation_id, spec, response)
                     return self._result(spec, envelope, Page, lambda cursor: self._call(operation_id, path, {**query, "cursor": cursor}, body))
                 wait = retry_delay(
                     retry, parse_retry_after(response.headers.get("retry-after")), self.max_retries, self.max_retry_delay, self.base_delay
                 )
                 if wait is None:
-                    self._parse(spec, response)
+                    self._parse(operation_id, spec, response)
             self._sleep(wait)
             retry += 1
 
@@ -191,7 +219,7 @@ class AsyncTapeline(_Core, AsyncOperations):
                     raise APIConnectionError(f"{spec.method} {url}: {error}") from error
             else:
                 if response.is_success or not is_retryable_status(response.status_code, spec.method):
-                    envelope = self._parse(spec, response)
+                    envelope = self._parse(operation_id, spec, response)
                     return self._result(
                         spec, envelope, AsyncPage, lambda cursor: self._call(operation_id, path, {**query, "cursor": cursor}, body)
                     )
@@ -199,7 +227,7 @@ class AsyncTapeline(_Core, AsyncOperations):
                     retry, parse_retry_after(response.headers.get("retry-after")), self.max_retries, self.max_retry_delay, self.base_delay
                 )
                 if wait is None:
-                    self._parse(spec, response)
+                    self._parse(operation_id, spec, response)
             await self._sleep(wait)
             retry += 1
 
