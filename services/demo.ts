@@ -29,8 +29,9 @@ try {
     // The simulator is local and small: backfill every market, not just the busiest hundred.
     TRADES_BACKFILL_MARKETS: '1000',
     TRADES_POLL_INTERVAL_MS: '2000',
-    // The simulated chain starts with the world: read all of it. It is local, so no public-RPC budget.
-    CHAIN_START_BLOCK: String(SIM_GENESIS_BLOCK),
+    // The chain source starts an hour back (the Data API fast path serves what is older); the RPC is
+    // local, so no public-RPC budget. A restarted demo continues from its checkpoint.
+    CHAIN_START_BLOCK: String(Math.max(SIM_GENESIS_BLOCK, simulator.chain.head() - 3_600)),
     CHAIN_RPC_BUDGET_PER_10S: '100000',
     CHAIN_RPC_BATCH_SIZE: '100',
     CHAIN_POLL_INTERVAL_MS: '1000',

@@ -16,6 +16,18 @@ export interface ChainCoverage {
  * event, whichever partitions the sink has written so far.
  */
 export async function chainCoverage(store: AnalyticsStore): Promise<ChainCoverage | null> {
+  // Every page of the trades feed and every candle request asks; one answer serves for half a second.
+  const cached = coverageCache.get(store);
+  if (cached && cached.expiresAt > Date.now()) return cached.coverage;
+  const coverage = await readCoverage(store);
+  coverageCache.set(store, { coverage, expiresAt: Date.now() + COVERAGE_TTL_MS });
+  return coverage;
+}
+
+const COVERAGE_TTL_MS = 500;
+const coverageCache = new WeakMap<AnalyticsStore, { coverage: ChainCoverage | null; expiresAt: number }>();
+
+async function readCoverage(store: AnalyticsStore): Promise<ChainCoverage | null> {
   const [row] = await store.query<{
     first_ms: string;
     first_block: string;
