@@ -110,6 +110,7 @@ export class ChainFollower {
   private reorgs = 0;
   private retractedBlocks = 0;
   private readonly watermarkKeys: string[];
+  private lastFullWarningMs = 0;
 
   constructor(private readonly options: FollowerOptions) {
     this.checkpoint = new CheckpointFile<FollowerCheckpoint | null>(options.checkpointFile, null);
@@ -168,10 +169,13 @@ export class ChainFollower {
       return { published, deadLettered: 0, caughtUp: true };
     }
     if (this.gate.pending.length >= (this.options.maxPending ?? DEFAULT_MAX_PENDING)) {
-      this.options.logger.warn(
-        { pending: this.gate.pending.length },
-        'chain: too many events wait for unknown markets; not reading further',
-      );
+      if (this.now() - this.lastFullWarningMs > 60_000) {
+        this.lastFullWarningMs = this.now();
+        this.options.logger.warn(
+          { pending: this.gate.pending.length },
+          'chain: too many events wait for unknown markets; not reading further',
+        );
+      }
       return { published: 0, deadLettered: 0, caughtUp: true };
     }
     const from = state.next_block;
