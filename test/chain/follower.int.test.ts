@@ -28,7 +28,7 @@ import { fixedClock, SMALL_WORLD } from '../simulator/fixtures.js';
 import { chainLedger } from '../../services/read-models/chain-ledger/index.js';
 
 const config = loadConfig({});
-const logger = pino({ level: process.env.TEST_LOG ?? 'silent' });
+const logger = pino({ level: 'silent' });
 
 interface Rig {
   sim: RunningSimulator;
