@@ -1,0 +1,169 @@
+/**
+ * What the position ledger applies, normalized from its three inputs: the chain ledger stream (every
+ * fill of both sides, splits, merges, redemptions, neg-risk conversions, reorg retractions) and, for
+ * ranges the chain does not cover, the Data API's taker trades and tracked wallets' activity
+ * (docs/POSITIONS.md "Sources"). Amounts are integer micro-units.
+ */
+import type { ChainLedgerEvent, TradeExecuted, WalletActivity } from '../../events/types.generated.js';
+
+/** Where a change sits in a (wallet, token)'s history: chain order; Data API records sort by time only. */
+export interface LedgerPosition {
+  timeMs: number;
+  block: number;
+  logIndex: number;
+  eventId: string;
+}
+
+export interface EventMeta extends LedgerPosition {
+  origin: 'chain' | 'data_api';
+  source: string;
+  wallet: string;
+  marketId: string;
+  txHash: string;
+  blockHash: string;
+  ledgerGroup: string;
+}
+
+export type LedgerEvent =
+  | (EventMeta & {
+      kind: 'fill';
+      role: 'maker' | 'taker';
+      side: 'buy' | 'sell';
+      assetId: string;
+      outcome: string;
+      outcomeIndex: number;
+      shares: bigint;
+      usdc: bigint;
+      fee: bigint;
+      price: number;
+    })
+  | (EventMeta & { kind: 'split' | 'merge'; amount: bigint; tokenIds: string[] })
+  | (EventMeta & { kind: 'redemption'; amount: bigint; indexSets: string[]; redeemed: bigint[]; tokenIds: string[] })
+  | (EventMeta & { kind: 'conversion'; negRiskMarketId: string; indexSet: bigint; amount: bigint })
+  | (EventMeta & { kind: 'block_retracted' });
+
+export function comparePositions(a: LedgerPosition, b: LedgerPosition): number {
+  return (
+    a.timeMs - b.timeMs || a.block - b.block || a.logIndex - b.logIndex || (a.eventId < b.eventId ? -1 : a.eventId > b.eventId ? 1 : 0)
+  );
+}
+
+const micro = (value: string) => BigInt(value === '' ? '0' : value);
+
+export function fromChain(e: ChainLedgerEvent): LedgerEvent | null {
+  const meta: EventMeta = {
+    origin: 'chain',
+    source: e.source,
+    wallet: e.wallet,
+    marketId: e.market_id,
+    txHash: e.tx_hash,
+    blockHash: e.block_hash,
+    ledgerGroup: e.ledger_group,
+    timeMs: e.block_time_ms,
+    block: e.block_number,
+    logIndex: e.log_index,
+    eventId: e.event_id,
+  };
+  switch (e.kind) {
+    case 'fill': {
+      const f = e.fill;
+      if (!f) return null;
+      return {
+        ...meta,
+        kind: 'fill',
+        role: f.role,
+        side: f.side,
+        assetId: f.asset_id,
+        outcome: f.outcome,
+        outcomeIndex: f.outcome_index,
+        shares: micro(f.shares_micro),
+        usdc: micro(f.usdc_micro),
+        fee: micro(f.fee_micro),
+        price: f.price,
+      };
+    }
+    case 'split':
+    case 'merge': {
+      const c = e.position_change;
+      if (!c) return null;
+      return { ...meta, kind: e.kind, amount: micro(c.amount_micro), tokenIds: c.outcome_token_ids };
+    }
+    case 'redemption': {
+      const c = e.position_change;
+      if (!c) return null;
+      return {
+        ...meta,
+        kind: 'redemption',
+        amount: micro(c.amount_micro),
+        indexSets: c.index_sets,
+        redeemed: c.redeemed_micro.map(micro),
+        tokenIds: c.outcome_token_ids,
+      };
+    }
+    case 'conversion': {
+      const c = e.conversion;
+      if (!c) return null;
+      return { ...meta, kind: 'conversion', negRiskMarketId: c.neg_risk_market_id, indexSet: micro(c.index_set), amount: micro(c.amount_micro) };
+    }
+    case 'block_retracted':
+      return { ...meta, kind: 'block_retracted' };
+    default:
+      return null;
+  }
+}
+
+/** Data API numbers are decimals in shares and USDC; the ledger counts micro-units. */
+const toMicro = (value: number) => BigInt(Math.round(value * 1e6));
+
+export function fromDataApiTrade(t: TradeExecuted): LedgerEvent {
+  return {
+    origin: 'data_api',
+    source: t.source,
+    wallet: t.wallet.toLowerCase(),
+    marketId: t.market_id,
+    txHash: t.tx_hash,
+    blockHash: '',
+    ledgerGroup: '',
+    timeMs: t.timestamp_ms,
+    block: 0,
+    logIndex: -1,
+    eventId: t.event_id,
+    kind: 'fill',
+    role: 'taker',
+    side: t.side,
+    assetId: t.asset_id,
+    outcome: t.outcome,
+    outcomeIndex: t.outcome_index,
+    shares: toMicro(t.size),
+    usdc: toMicro(t.size_usdc),
+    fee: 0n,
+    price: t.price,
+  };
+}
+
+/** Tracked wallets' SPLIT / MERGE / REDEEM; token ids come from the catalog (`tokensOf`). */
+export function fromDataApiActivity(a: WalletActivity, tokensOf: (marketId: string) => string[] | undefined): LedgerEvent | null {
+  const tokenIds = tokensOf(a.market_id);
+  if (!tokenIds || tokenIds.length === 0) return null;
+  const meta: EventMeta = {
+    origin: 'data_api',
+    source: a.source,
+    wallet: a.wallet.toLowerCase(),
+    marketId: a.market_id,
+    txHash: a.tx_hash,
+    blockHash: '',
+    ledgerGroup: '',
+    timeMs: a.timestamp_ms,
+    block: 0,
+    logIndex: -1,
+    eventId: a.event_id,
+  };
+  // A split or merge of N USDC moves N complete sets.
+  const amount = toMicro(a.usdc_size > 0 ? a.usdc_size : a.size);
+  const type = a.type.toUpperCase();
+  if (type === 'SPLIT' && amount > 0n) return { ...meta, kind: 'split', amount, tokenIds };
+  if (type === 'MERGE' && amount > 0n) return { ...meta, kind: 'merge', amount, tokenIds };
+  if (type === 'REDEEM')
+    return { ...meta, kind: 'redemption', amount, indexSets: tokenIds.map((_, i) => String(1 << i)), redeemed: [], tokenIds };
+  return null;
+}

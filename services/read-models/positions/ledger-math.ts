@@ -1,0 +1,74 @@
+/**
+ * Weighted-average-cost accounting of one (wallet, outcome token), in exact integer micro-units
+ * (docs/POSITIONS.md, shared definitions):
+ *   buy q for c:        qty += q; cost += c                      (average = cost / qty)
+ *   sell q for p:       q' = min(q, qty); removed = cost x q' / qty (rounded half up to a micro-unit);
+ *                       proceeds' = p x q' / q (only the tracked shares earn PnL);
+ *                       realized += proceeds' - removed; cost -= removed; qty -= q'
+ * The basis keeps what rounding leaves, so realized + cost basis always equals the net cash of the
+ * tracked shares to the micro-unit. Fees are not part of the basis (reported separately).
+ */
+
+export interface PositionState {
+  qty: bigint;
+  cost: bigint;
+  /** When the current holding opened (qty went from 0 to > 0); 0 when flat. */
+  openedMs: number;
+}
+
+export const EMPTY_STATE: PositionState = { qty: 0n, cost: 0n, openedMs: 0 };
+
+/** How a leg moves a position. `usdc` is the collateral of the whole leg (cost of a buy, proceeds of a sell). */
+export type LegAction =
+  | { side: 'buy'; qty: bigint; usdc: bigint }
+  | { side: 'sell'; qty: bigint; usdc: bigint }
+  /** Sell every held share at payout num/den per share (a redemption). */
+  | { side: 'sell_all'; payoutNum: bigint; payoutDen: bigint }
+  /** Sell q shares at their own average cost (a neg-risk conversion's NO legs: no PnL). */
+  | { side: 'sell_at_cost'; qty: bigint }
+  /** Collateral received without a change of shares, all of it realized (a conversion paying more than its NO legs cost). */
+  | { side: 'cash'; usdc: bigint };
+
+export interface LegEffect {
+  state: PositionState;
+  /** Signed change of held shares. */
+  qtyDelta: bigint;
+  /** Signed collateral of the leg as applied: -cost of a buy, +proceeds of a sell. */
+  cash: bigint;
+  realized: bigint;
+  /** Cost basis the leg took out of the position (sells). */
+  removedCost: bigint;
+}
+
+/** a / b rounded half up, for a >= 0 and b > 0. */
+export function divRound(a: bigint, b: bigint): bigint {
+  return (2n * a + b) / (2n * b);
+}
+
+export function applyLeg(state: PositionState, action: LegAction, atMs: number): LegEffect {
+  if (action.side === 'buy') {
+    const next = {
+      qty: state.qty + action.qty,
+      cost: state.cost + action.usdc,
+      openedMs: state.qty === 0n && action.qty > 0n ? atMs : state.openedMs,
+    };
+    return { state: next, qtyDelta: action.qty, cash: -action.usdc, realized: 0n, removedCost: 0n };
+  }
+  if (action.side === 'cash') return { state, qtyDelta: 0n, cash: action.usdc, realized: action.usdc, removedCost: 0n };
+  const held = state.qty;
+  const wanted = action.side === 'sell_all' ? held : action.qty;
+  const closed = wanted < held ? wanted : held;
+  const removed = held === 0n ? 0n : closed === held ? state.cost : divRound(state.cost * closed, held);
+  let proceeds: bigint;
+  if (action.side === 'sell') proceeds = action.qty === 0n ? 0n : divRound(action.usdc * closed, action.qty);
+  else if (action.side === 'sell_all') proceeds = action.payoutDen === 0n ? 0n : divRound(closed * action.payoutNum, action.payoutDen);
+  else proceeds = removed;
+  const qty = held - closed;
+  return {
+    state: { qty, cost: state.cost - removed, openedMs: qty === 0n ? 0 : state.openedMs },
+    qtyDelta: -closed,
+    cash: proceeds,
+    realized: proceeds - removed,
+    removedCost: removed,
+  };
+}

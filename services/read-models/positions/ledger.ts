@@ -1,0 +1,695 @@
+/**
+ * The position ledger: applies every change of a (wallet, outcome token) in order and writes one
+ * `position_ledger` row per change (quantity and cost basis after, realized PnL, cash, volume), from
+ * which materialized views keep every per-wallet figure (migrations/0041..). docs/POSITIONS.md.
+ *
+ * Order and idempotence. All changes of a token travel on one partition of the chain ledger topic
+ * (key = ledger group) and the sink hands a partition's batches over one at a time, so in the normal
+ * course changes arrive in chain order and are appended. The state of a (wallet, token) is its row
+ * with the highest revision (`position_current`, kept by a view in the same insert), so it survives
+ * kill -9 with the rows themselves: a redelivered change whose event id is already live for its
+ * (wallet, token) is skipped, never applied twice. A change older than the newest applied one (a
+ * backfill reaching into the past, a Data API trade older than the chain's coverage) or the removal
+ * of one (a reorg's retraction, a Data API trade replaced by its chain fill) rewinds that (wallet,
+ * token): the live rows from that point on are cancelled (sign -1 copies) and replayed in order with
+ * new revisions. Views sum `value x sign`, so cancelled rows drop out of every aggregate.
+ */
+import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import { chainCoverage } from '../chain-ledger/queries.js';
+import { comparePositions, type LedgerEvent, type LedgerPosition } from './ledger-events.js';
+import { applyLeg, divRound, EMPTY_STATE, type LegAction, type PositionState } from './ledger-math.js';
+import { iso } from '../../shared/time.js';
+
+export const LEDGER_TABLE = 'position_ledger';
+
+/** A row of position_ledger (columns in migrations/0041_position_ledger.sql). */
+export interface LedgerRow {
+  wallet: string;
+  asset_id: string;
+  market_id: string;
+  outcome: string;
+  outcome_index: number;
+  time: string;
+  block_number: number;
+  log_index: number;
+  event_id: string;
+  rev: number;
+  sign: number;
+  of_rev: number;
+  origin: string;
+  source: string;
+  kind: string;
+  role: string;
+  action: string;
+  tx_hash: string;
+  block_hash: string;
+  ledger_group: string;
+  in_qty: string;
+  in_usdc: string;
+  pay_num: string;
+  pay_den: string;
+  fee_micro: string;
+  price: number;
+  qty_delta: string;
+  cash: string;
+  realized: string;
+  volume: string;
+  trades: number;
+  qty_after: string;
+  cost_after: string;
+  opened_at: string;
+}
+
+interface Leg {
+  meta: LedgerEvent;
+  assetId: string;
+  marketId: string;
+  outcome: string;
+  outcomeIndex: number;
+  kind: string;
+  role: string;
+  action: LegAction;
+  fee: bigint;
+  price: number;
+  volume: bigint;
+  trades: number;
+}
+
+interface KeyState extends PositionState {
+  rev: number;
+  last: LedgerPosition | null;
+}
+
+export interface LedgerStats {
+  applied: number;
+  skipped_already_applied: number;
+  skipped_covered_by_chain: number;
+  rewinds: number;
+  unresolved_legs: number;
+}
+
+interface MarketInfo {
+  outcomes: string[];
+  tokenIds: string[];
+  payout: { num: bigint[]; den: bigint } | null;
+}
+
+interface NegRiskQuestion {
+  index: number;
+  marketId: string;
+  yesToken: string;
+  noToken: string;
+  outcomes: string[];
+  yesIndex: number;
+}
+
+const keyOf = (wallet: string, assetId: string) => `${wallet}|${assetId}`;
+const actionName = (a: LegAction) => a.side;
+
+export class PositionLedger {
+  readonly stats: LedgerStats = { applied: 0, skipped_already_applied: 0, skipped_covered_by_chain: 0, rewinds: 0, unresolved_legs: 0 };
+  /** States as stored; only updated after an insert succeeded. */
+  private readonly cache = new Map<string, KeyState>();
+  private readonly cacheLimit: number;
+  private dataApiRows: boolean | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly store: AnalyticsStore,
+    options: { cacheLimit?: number } = {},
+  ) {
+    this.cacheLimit = options.cacheLimit ?? 500_000;
+  }
+
+  /** Applies a batch and inserts its rows; batches run one at a time (the chain and Data API partitions share wallets). */
+  apply(events: LedgerEvent[], dedupToken?: string): Promise<number> {
+    const run = this.queue.then(() => this.applyNow(events, dedupToken));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async applyNow(events: LedgerEvent[], dedupToken?: string): Promise<number> {
+    if (events.length === 0) return 0;
+    const batch = new Batch(this.store, this.cache, this.stats);
+    try {
+      await batch.prepare(events, () => this.hasDataApiRows());
+      for (const event of events) await batch.applyEvent(event);
+      const rows = batch.rows;
+      if (rows.length > 0) await this.store.insert(LEDGER_TABLE, rows, dedupToken ? { dedupToken: `${dedupToken}-ledger` } : {});
+      if (rows.some((r) => r.origin === 'data_api')) this.dataApiRows = true;
+      for (const [key, state] of batch.states) this.cache.set(key, state);
+      if (this.cache.size > this.cacheLimit) this.cache.clear();
+      return rows.length;
+    } catch (error) {
+      // The batch is handed over again: states are read back from what was stored.
+      this.cache.clear();
+      throw error;
+    }
+  }
+
+  private async hasDataApiRows(): Promise<boolean> {
+    if (this.dataApiRows === null) {
+      const [row] = await this.store.query<{ n: string }>(`SELECT count() AS n FROM ${LEDGER_TABLE} WHERE origin = 'data_api' LIMIT 1`);
+      this.dataApiRows = Number(row?.n ?? 0) > 0;
+    }
+    return this.dataApiRows;
+  }
+}
+
+class Batch {
+  readonly rows: LedgerRow[] = [];
+  readonly states = new Map<string, KeyState>();
+  private readonly pending = new Map<string, LedgerRow[]>();
+  private readonly markets = new Map<string, MarketInfo>();
+  private readonly negRisk = new Map<string, NegRiskQuestion[]>();
+  private coverageFirstMs: number | null = null;
+  /** Data API records superseded by a chain record of the same transaction, wallet and token. */
+  private readonly chainTx = new Set<string>();
+  private readonly dataApiTwins = new Map<string, Array<{ wallet: string; asset_id: string; event_id: string }>>();
+  private readonly retracted = new Map<string, Array<{ wallet: string; asset_id: string; event_id: string }>>();
+
+  constructor(
+    private readonly store: AnalyticsStore,
+    private readonly cache: Map<string, KeyState>,
+    private readonly stats: LedgerStats,
+  ) {}
+
+  async prepare(events: LedgerEvent[], hasDataApiRows: () => Promise<boolean>): Promise<void> {
+    const marketIds = new Set<string>();
+    const negRiskIds = new Set<string>();
+    for (const e of events) {
+      if (e.kind === 'split' || e.kind === 'merge' || e.kind === 'redemption') marketIds.add(e.marketId);
+      if (e.kind === 'conversion') negRiskIds.add(e.negRiskMarketId);
+    }
+    await this.loadMarkets([...marketIds]);
+    await this.loadNegRisk([...negRiskIds]);
+    const dataApi = events.filter((e) => e.origin === 'data_api');
+    if (dataApi.length > 0) {
+      const coverage = await chainCoverage(this.store);
+      this.coverageFirstMs = coverage?.firstMs ?? null;
+      const txs = [...new Set(dataApi.map((e) => e.txHash))];
+      const rows = await this.store.query<{ wallet: string; asset_id: string; tx_hash: string }>(
+        `SELECT wallet, asset_id, tx_hash FROM ${LEDGER_TABLE} WHERE origin = 'chain' AND tx_hash IN {txs:Array(String)}
+          GROUP BY wallet, asset_id, tx_hash, event_id, rev HAVING sum(sign) > 0`,
+        { txs },
+      );
+      for (const r of rows) this.chainTx.add(`${r.tx_hash}|${r.wallet}|${r.asset_id}`);
+    }
+    const chain = events.filter((e) => e.origin === 'chain' && e.kind !== 'block_retracted');
+    if (chain.length > 0 && (await hasDataApiRows())) {
+      const txs = [...new Set(chain.map((e) => e.txHash))];
+      const rows = await this.store.query<{ wallet: string; asset_id: string; tx_hash: string; event_id: string }>(
+        `SELECT wallet, asset_id, tx_hash, event_id FROM ${LEDGER_TABLE}
+          WHERE origin = 'data_api' AND tx_hash IN {txs:Array(String)} GROUP BY wallet, asset_id, tx_hash, event_id, of_rev HAVING sum(sign) > 0`,
+        { txs },
+      );
+      for (const r of rows) {
+        const list = this.dataApiTwins.get(`${r.tx_hash}|${r.wallet}`) ?? [];
+        list.push(r);
+        this.dataApiTwins.set(`${r.tx_hash}|${r.wallet}`, list);
+      }
+    }
+    const retractions = events.filter((e) => e.kind === 'block_retracted');
+    if (retractions.length > 0) {
+      const voided = retractions.map((e) => `${e.blockHash}|${e.ledgerGroup}`);
+      const rows = await this.store.query<{ wallet: string; asset_id: string; event_id: string; voided: string }>(
+        `SELECT wallet, asset_id, event_id, concat(block_hash, '|', ledger_group) AS voided FROM ${LEDGER_TABLE}
+          WHERE concat(block_hash, '|', ledger_group) IN {voided:Array(String)} GROUP BY wallet, asset_id, event_id, voided, of_rev HAVING sum(sign) > 0`,
+        { voided },
+      );
+      for (const r of rows) this.retracted.set(r.voided, [...(this.retracted.get(r.voided) ?? []), r]);
+    }
+    await this.loadStates(events);
+  }
+
+  async applyEvent(event: LedgerEvent): Promise<void> {
+    if (event.kind === 'block_retracted') {
+      const voided = this.retracted.get(`${event.blockHash}|${event.ledgerGroup}`) ?? [];
+      const byKey = new Map<string, Set<string>>();
+      for (const row of voided) byKey.set(keyOf(row.wallet, row.asset_id), (byKey.get(keyOf(row.wallet, row.asset_id)) ?? new Set()).add(row.event_id));
+      for (const [key, ids] of byKey) await this.rewind(key, null, ids);
+      return;
+    }
+    if (event.origin === 'data_api') {
+      // Inside the chain's coverage the chain delivers this trade (both sides, exact amounts).
+      if (this.coverageFirstMs !== null && event.timeMs >= this.coverageFirstMs) {
+        this.stats.skipped_covered_by_chain += 1;
+        return;
+      }
+    }
+    const legs = this.legsOf(event);
+    // A chain record replaces the Data API record of the same transaction, wallet and token.
+    const twins = event.origin === 'chain' ? (this.dataApiTwins.get(`${event.txHash}|${event.wallet}`) ?? []) : [];
+    for (const leg of legs) {
+      const key = keyOf(event.wallet, leg.assetId);
+      if (event.origin === 'data_api' && this.chainTx.has(`${event.txHash}|${event.wallet}|${leg.assetId}`)) {
+        this.stats.skipped_covered_by_chain += 1;
+        continue;
+      }
+      const replaced = twins.filter((t) => t.asset_id === leg.assetId).map((t) => t.event_id);
+      if (replaced.length > 0) {
+        await this.rewind(key, leg, new Set(replaced));
+        continue;
+      }
+      const state = this.stateOf(key);
+      if (state.last === null || comparePositions(event, state.last) > 0) {
+        this.append(key, leg);
+        continue;
+      }
+      const live = await this.liveRows(key);
+      if (live.some((r) => r.event_id === event.eventId)) {
+        this.stats.skipped_already_applied += 1;
+        continue;
+      }
+      await this.rewind(key, leg, new Set());
+    }
+  }
+
+  private stateOf(key: string): KeyState {
+    return this.states.get(key) ?? { ...EMPTY_STATE, rev: 0, last: null };
+  }
+
+  private append(key: string, leg: Leg): void {
+    const state = this.stateOf(key);
+    const effect = applyLeg(state, leg.action, leg.meta.timeMs);
+    const rev = state.rev + 1;
+    const row = this.row(leg, rev, 1, rev, effect, effect.state);
+    this.rows.push(row);
+    this.pending.set(key, [...(this.pending.get(key) ?? []), row]);
+    this.states.set(key, { ...effect.state, rev, last: leg.meta });
+    this.stats.applied += 1;
+  }
+
+  /**
+   * Re-derives a (wallet, token) from the earliest change affected: cancels the live rows from there
+   * on and replays them (without `removed`, with `added`) in order.
+   */
+  private async rewind(key: string, added: Leg | null, removed: Set<string>): Promise<void> {
+    this.stats.rewinds += 1;
+    const live = (await this.liveRows(key)).sort(compareRows);
+    const removedRows = live.filter((r) => removed.has(r.event_id));
+    const starts = [...removedRows.map(rowPosition), ...(added ? [added.meta] : [])];
+    if (starts.length === 0) return;
+    const from = starts.reduce((a, b) => (comparePositions(a, b) <= 0 ? a : b));
+    const before = live.filter((r) => comparePositions(rowPosition(r), from) < 0);
+    const after = live.filter((r) => comparePositions(rowPosition(r), from) >= 0);
+    const baseRow = before.at(-1);
+    const base: PositionState = baseRow
+      ? { qty: BigInt(baseRow.qty_after), cost: BigInt(baseRow.cost_after), openedMs: Date.parse(baseRow.opened_at) || 0 }
+      : EMPTY_STATE;
+    let rev = this.stateOf(key).rev;
+    for (const row of after) {
+      rev += 1;
+      const cancel: LedgerRow = {
+        ...row,
+        rev,
+        sign: -1,
+        of_rev: row.rev,
+        qty_after: base.qty.toString(),
+        cost_after: base.cost.toString(),
+        opened_at: iso(base.openedMs),
+      };
+      this.rows.push(cancel);
+      this.pending.set(key, [...(this.pending.get(key) ?? []), cancel]);
+    }
+    const replay: Leg[] = [...after.filter((r) => !removed.has(r.event_id)).map(legOfRow), ...(added ? [added] : [])];
+    replay.sort((a, b) => comparePositions(a.meta, b.meta));
+    let state: KeyState = { ...base, rev, last: baseRow ? rowPosition(baseRow) : null };
+    this.states.set(key, state);
+    for (const leg of replay) {
+      this.append(key, leg);
+      state = this.stateOf(key);
+    }
+    this.states.set(key, { ...state, rev: Math.max(state.rev, rev) });
+  }
+
+  /** Rows of a (wallet, token) not cancelled: stored ones and those of this batch. */
+  private async liveRows(key: string): Promise<LedgerRow[]> {
+    const [wallet, assetId] = key.split('|') as [string, string];
+    const stored = await this.store.query<LedgerRow>(
+      `SELECT *, toUnixTimestamp64Milli(time) AS time_ms, toUnixTimestamp64Milli(opened_at) AS opened_ms
+         FROM ${LEDGER_TABLE} WHERE wallet = {wallet:String} AND asset_id = {asset:String} ORDER BY rev`,
+      { wallet, asset: assetId },
+    );
+    const all = [...stored.map(normalizeStored), ...(this.pending.get(key) ?? [])];
+    const cancelled = new Set(all.filter((r) => Number(r.sign) < 0).map((r) => Number(r.of_rev)));
+    return all.filter((r) => Number(r.sign) > 0 && !cancelled.has(Number(r.rev)));
+  }
+
+  private row(leg: Leg, rev: number, sign: number, ofRev: number, effect: ReturnType<typeof applyLeg>, after: PositionState): LedgerRow {
+    const a = leg.action;
+    return {
+      wallet: leg.meta.wallet,
+      asset_id: leg.assetId,
+      market_id: leg.marketId,
+      outcome: leg.outcome,
+      outcome_index: leg.outcomeIndex,
+      time: iso(leg.meta.timeMs),
+      block_number: leg.meta.block,
+      log_index: leg.meta.logIndex,
+      event_id: leg.meta.eventId,
+      rev,
+      sign,
+      of_rev: ofRev,
+      origin: leg.meta.origin,
+      source: leg.meta.source,
+      kind: leg.kind,
+      role: leg.role,
+      action: actionName(a),
+      tx_hash: leg.meta.txHash,
+      block_hash: leg.meta.blockHash,
+      ledger_group: leg.meta.ledgerGroup,
+      in_qty: (a.side === 'sell_all' || a.side === 'cash' ? 0n : a.qty).toString(),
+      in_usdc: (a.side === 'buy' || a.side === 'sell' || a.side === 'cash' ? a.usdc : 0n).toString(),
+      pay_num: (a.side === 'sell_all' ? a.payoutNum : 0n).toString(),
+      pay_den: (a.side === 'sell_all' ? a.payoutDen : 0n).toString(),
+      fee_micro: leg.fee.toString(),
+      price: leg.price,
+      qty_delta: effect.qtyDelta.toString(),
+      cash: effect.cash.toString(),
+      realized: effect.realized.toString(),
+      volume: leg.volume.toString(),
+      trades: leg.trades,
+      qty_after: after.qty.toString(),
+      cost_after: after.cost.toString(),
+      opened_at: iso(after.openedMs),
+    };
+  }
+
+  /** The legs of one event, one per token it changes (states are those before the event). */
+  private legsOf(e: LedgerEvent): Leg[] {
+    const base = { meta: e, fee: 0n, price: 0, volume: 0n, trades: 0, role: '' };
+    switch (e.kind) {
+      case 'fill':
+        return [
+          {
+            ...base,
+            assetId: e.assetId,
+            marketId: e.marketId,
+            outcome: e.outcome,
+            outcomeIndex: e.outcomeIndex,
+            kind: 'fill',
+            role: e.role,
+            action: { side: e.side, qty: e.shares, usdc: e.usdc },
+            fee: e.fee,
+            price: e.price,
+            volume: e.usdc,
+            trades: 1,
+          },
+        ];
+      case 'split':
+      case 'merge': {
+        // A complete set costs 1: each of n outcomes at 1/n (0.50 in a binary market); the
+        // remainder micro-unit of an odd amount goes to the first outcome, so the legs add up.
+        const n = BigInt(e.tokenIds.length);
+        if (n === 0n) return [];
+        const share = e.amount / n;
+        const market = this.markets.get(e.marketId);
+        return e.tokenIds.map((assetId, i) => {
+          const usdc = i === 0 ? e.amount - share * (n - 1n) : share;
+          return {
+            ...base,
+            assetId,
+            marketId: e.marketId,
+            outcome: market?.outcomes[i] ?? String(i),
+            outcomeIndex: i,
+            kind: e.kind,
+            action: { side: e.kind === 'split' ? 'buy' : 'sell', qty: e.amount, usdc },
+            price: 1 / Number(n),
+          } satisfies Leg;
+        });
+      }
+      case 'redemption':
+        return this.redemptionLegs(e);
+      case 'conversion':
+        return this.conversionLegs(e);
+      default:
+        return [];
+    }
+  }
+
+  private redemptionLegs(e: Extract<LedgerEvent, { kind: 'redemption' }>): Leg[] {
+    const market = this.markets.get(e.marketId);
+    const tokenIds = e.tokenIds.length > 0 ? e.tokenIds : (market?.tokenIds ?? []);
+    const indices = new Set<number>();
+    for (const set of e.indexSets) {
+      const bits = BigInt(set);
+      for (let i = 0; i < tokenIds.length; i++) if ((bits >> BigInt(i)) & 1n) indices.add(i);
+    }
+    const held = [...indices].map((i) => this.stateOf(keyOf(e.wallet, tokenIds[i]!)).qty);
+    const heldTotal = held.reduce((a, b) => a + b, 0n);
+    return [...indices].map((i) => {
+      let action: LegAction;
+      const redeemed = e.redeemed[i];
+      if (market?.payout) {
+        const num = market.payout.num[i] ?? 0n;
+        action =
+          redeemed !== undefined
+            ? { side: 'sell', qty: redeemed, usdc: divRound(redeemed * num, market.payout.den) }
+            : { side: 'sell_all', payoutNum: num, payoutDen: market.payout.den };
+      } else {
+        // Payouts not known here: the collateral paid out is spread over the held shares redeemed.
+        this.stats.unresolved_legs += 1;
+        action = { side: 'sell_all', payoutNum: e.amount, payoutDen: heldTotal === 0n ? 1n : heldTotal };
+      }
+      const payoutPrice = market?.payout ? Number(market.payout.num[i] ?? 0n) / Number(market.payout.den) : 0;
+      return {
+        meta: e,
+        assetId: tokenIds[i]!,
+        marketId: e.marketId,
+        outcome: market?.outcomes[i] ?? String(i),
+        outcomeIndex: i,
+        kind: 'redemption',
+        role: '',
+        action,
+        fee: 0n,
+        price: payoutPrice,
+        volume: 0n,
+        trades: 0,
+      } satisfies Leg;
+    });
+  }
+
+  /**
+   * NegRiskAdapter.convertPositions: `amount` NO shares of each question in the index set become
+   * `amount` YES shares of every other question plus (k - 1) x amount collateral (k = NO legs). The
+   * NO legs leave at their average cost (no PnL); that cost, less the collateral received, becomes
+   * the YES legs' cost, split evenly (Polymarket's PnL subgraph prices the YES legs the same way);
+   * collateral beyond the NO cost is realized on the first NO leg.
+   */
+  private conversionLegs(e: Extract<LedgerEvent, { kind: 'conversion' }>): Leg[] {
+    const questions = this.negRisk.get(e.negRiskMarketId.toLowerCase()) ?? [];
+    const no = questions.filter((q) => (e.indexSet >> BigInt(q.index)) & 1n);
+    const yes = questions.filter((q) => !((e.indexSet >> BigInt(q.index)) & 1n));
+    if (no.length === 0) return [];
+    let noCost = 0n;
+    const legs: Leg[] = [];
+    for (const q of no) {
+      const state = this.stateOf(keyOf(e.wallet, q.noToken));
+      const closed = e.amount < state.qty ? e.amount : state.qty;
+      noCost += state.qty === 0n ? 0n : closed === state.qty ? state.cost : divRound(state.cost * closed, state.qty);
+      legs.push({
+        meta: e,
+        assetId: q.noToken,
+        marketId: q.marketId,
+        outcome: q.outcomes[1 - q.yesIndex] ?? 'No',
+        outcomeIndex: 1 - q.yesIndex,
+        kind: 'conversion',
+        role: '',
+        action: { side: 'sell_at_cost', qty: e.amount },
+        fee: 0n,
+        price: 0,
+        volume: 0n,
+        trades: 0,
+      });
+    }
+    const collateral = BigInt(no.length - 1) * e.amount;
+    const yesCost = noCost > collateral ? noCost - collateral : 0n;
+    // The conversion paid more than the NO shares cost: the difference is realized on the first NO token.
+    if (collateral > noCost) legs.push({ ...legs[0]!, action: { side: 'cash', usdc: collateral - noCost } });
+    const n = BigInt(yes.length);
+    for (const [i, q] of yes.entries()) {
+      const share = n === 0n ? 0n : yesCost / n;
+      legs.push({
+        meta: e,
+        assetId: q.yesToken,
+        marketId: q.marketId,
+        outcome: q.outcomes[q.yesIndex] ?? 'Yes',
+        outcomeIndex: q.yesIndex,
+        kind: 'conversion',
+        role: '',
+        action: { side: 'buy', qty: e.amount, usdc: i === 0 ? yesCost - share * (n - 1n) : share },
+        fee: 0n,
+        price: e.amount === 0n ? 0 : Number(i === 0 ? yesCost - share * (n - 1n) : share) / Number(e.amount),
+        volume: 0n,
+        trades: 0,
+      });
+    }
+    return legs;
+  }
+
+  private async loadStates(events: LedgerEvent[]): Promise<void> {
+    const keys = new Set<string>();
+    for (const e of events) {
+      if (e.kind === 'fill') keys.add(keyOf(e.wallet, e.assetId));
+      else if (e.kind === 'split' || e.kind === 'merge' || e.kind === 'redemption') {
+        const ids = e.tokenIds.length > 0 ? e.tokenIds : (this.markets.get(e.marketId)?.tokenIds ?? []);
+        for (const id of ids) keys.add(keyOf(e.wallet, id));
+      } else if (e.kind === 'conversion') {
+        for (const q of this.negRisk.get(e.negRiskMarketId.toLowerCase()) ?? []) {
+          keys.add(keyOf(e.wallet, q.yesToken));
+          keys.add(keyOf(e.wallet, q.noToken));
+        }
+      }
+    }
+    const missing: string[] = [];
+    for (const key of keys) {
+      const cached = this.cache.get(key);
+      if (cached) this.states.set(key, cached);
+      else missing.push(key);
+    }
+    for (let i = 0; i < missing.length; i += 2_000) {
+      const chunk = missing.slice(i, i + 2_000);
+      const rows = await this.store.query<{
+        key: string;
+        qty: string;
+        cost: string;
+        opened_ms: string;
+        time_ms: string;
+        block_number: string;
+        log_index: string;
+        event_id: string;
+        rev: string;
+      }>(
+        `SELECT concat(wallet, '|', asset_id) AS key, toString(s.1) AS qty, toString(s.2) AS cost, toUnixTimestamp64Milli(s.3) AS opened_ms,
+                toUnixTimestamp64Milli(s.4) AS time_ms, toString(s.5) AS block_number, toString(s.6) AS log_index, s.7 AS event_id, toString(rev) AS rev
+           FROM (SELECT wallet, asset_id, argMaxMerge(state) AS s, max(max_rev) AS rev FROM position_current
+                  WHERE wallet IN {wallets:Array(String)} AND concat(wallet, '|', asset_id) IN {keys:Array(String)}
+                  GROUP BY wallet, asset_id)`,
+        { wallets: [...new Set(chunk.map((k) => k.split('|')[0]!))], keys: chunk },
+      );
+      for (const r of rows) {
+        this.states.set(r.key, {
+          qty: BigInt(r.qty),
+          cost: BigInt(r.cost),
+          openedMs: Number(r.opened_ms),
+          rev: Number(r.rev),
+          last: { timeMs: Number(r.time_ms), block: Number(r.block_number), logIndex: Number(r.log_index), eventId: r.event_id },
+        });
+      }
+    }
+  }
+
+  private async loadMarkets(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const rows = await this.store.query<{
+      market_id: string;
+      outcomes: string[];
+      outcome_token_ids: string[];
+      status: string;
+      outcome_prices: number[];
+    }>(
+      `SELECT market_id, outcomes, outcome_token_ids, status, outcome_prices FROM markets FINAL WHERE market_id IN {ids:Array(String)}`,
+      { ids },
+    );
+    const resolutions = await this.store.query<{ market_id: string; numerators: string[] }>(
+      `SELECT market_id, argMax(payout_numerators, ingested_at) AS numerators FROM chain_resolutions FINAL
+        WHERE market_id IN {ids:Array(String)} AND NOT retracted GROUP BY market_id`,
+      { ids },
+    );
+    const onChain = new Map(resolutions.map((r) => [r.market_id, r.numerators.map((n) => BigInt(n))]));
+    for (const id of ids) {
+      const m = rows.find((r) => r.market_id === id);
+      const numerators = onChain.get(id);
+      let payout: MarketInfo['payout'] = null;
+      if (numerators && numerators.some((n) => n > 0n)) payout = { num: numerators, den: numerators.reduce((a, b) => a + b, 0n) };
+      else if (m?.status === 'resolved') payout = { num: m.outcome_prices.map((p) => BigInt(Math.round(Number(p) * 1e6))), den: 1_000_000n };
+      this.markets.set(id, { outcomes: m?.outcomes ?? [], tokenIds: m?.outcome_token_ids ?? [], payout });
+    }
+  }
+
+  /** Questions of each neg-risk event: the question index is the low byte of its question id. */
+  private async loadNegRisk(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const rows = await this.store.query<{
+      neg_risk_market_id: string;
+      market_id: string;
+      question_id: string;
+      outcome_token_ids: string[];
+      outcomes: string[];
+      yes_index: number;
+    }>(
+      `SELECT assumeNotNull(neg_risk_market_id) AS neg_risk_market_id, market_id, assumeNotNull(question_id) AS question_id, outcome_token_ids, outcomes, yes_index
+         FROM markets FINAL WHERE lower(neg_risk_market_id) IN {ids:Array(String)} AND question_id IS NOT NULL`,
+      { ids: ids.map((id) => id.toLowerCase()) },
+    );
+    for (const r of rows) {
+      const yesIndex = Number(r.yes_index);
+      if (r.outcome_token_ids.length < 2) continue;
+      const list = this.negRisk.get(r.neg_risk_market_id.toLowerCase()) ?? [];
+      list.push({
+        index: Number.parseInt(r.question_id.slice(-2), 16),
+        marketId: r.market_id,
+        yesToken: r.outcome_token_ids[yesIndex]!,
+        noToken: r.outcome_token_ids[1 - yesIndex]!,
+        outcomes: r.outcomes,
+        yesIndex,
+      });
+      this.negRisk.set(r.neg_risk_market_id.toLowerCase(), list);
+    }
+  }
+}
+
+function rowPosition(r: LedgerRow): LedgerPosition {
+  return { timeMs: Date.parse(r.time), block: Number(r.block_number), logIndex: Number(r.log_index), eventId: r.event_id };
+}
+
+function compareRows(a: LedgerRow, b: LedgerRow): number {
+  return comparePositions(rowPosition(a), rowPosition(b));
+}
+
+function normalizeStored(r: LedgerRow & { time_ms?: string; opened_ms?: string }): LedgerRow {
+  const { time_ms, opened_ms, ...row } = r;
+  return { ...row, time: iso(Number(time_ms)), opened_at: iso(Number(opened_ms)), rev: Number(r.rev), sign: Number(r.sign), of_rev: Number(r.of_rev) };
+}
+
+/** A stored row back into the leg it applied, for replay after a rewind. */
+function legOfRow(r: LedgerRow): Leg {
+  const qty = BigInt(r.in_qty);
+  const usdc = BigInt(r.in_usdc);
+  const action: LegAction =
+    r.action === 'buy'
+      ? { side: 'buy', qty, usdc }
+      : r.action === 'sell_all'
+        ? { side: 'sell_all', payoutNum: BigInt(r.pay_num), payoutDen: BigInt(r.pay_den) }
+        : r.action === 'sell_at_cost'
+          ? { side: 'sell_at_cost', qty }
+          : r.action === 'cash'
+            ? { side: 'cash', usdc }
+            : { side: 'sell', qty, usdc };
+  const meta = {
+    origin: r.origin,
+    source: r.source,
+    wallet: r.wallet,
+    marketId: r.market_id,
+    txHash: r.tx_hash,
+    blockHash: r.block_hash,
+    ledgerGroup: r.ledger_group,
+    ...rowPosition(r),
+    kind: 'block_retracted',
+  } as LedgerEvent;
+  return {
+    meta,
+    assetId: r.asset_id,
+    marketId: r.market_id,
+    outcome: r.outcome,
+    outcomeIndex: Number(r.outcome_index),
+    kind: r.kind,
+    role: r.role,
+    action,
+    fee: BigInt(r.fee_micro),
+    price: Number(r.price),
+    volume: BigInt(r.volume),
+    trades: Number(r.trades),
+  };
+}
