@@ -10,7 +10,13 @@ import { readSample } from '../support/shared-samples.js';
 const FALLBACK = { rate: 0.25, exponent: 2 };
 const micros = (text: string) => parseScaled(text)!;
 const fee = (shares: string, price: string, rate: number, exponent: number) =>
-  formatScaled(takerFeeMicros(micros(shares), micros(price), feeScheduleOf({ fees_enabled: true, fee_rate: rate, fee_exponent: exponent, fee_taker_only: true }, FALLBACK)));
+  formatScaled(
+    takerFeeMicros(
+      micros(shares),
+      micros(price),
+      feeScheduleOf({ fees_enabled: true, fee_rate: rate, fee_exponent: exponent, fee_taker_only: true }, FALLBACK),
+    ),
+  );
 
 test('hand-computed fees: shares x rate x (p(1-p))^exponent, half up to one micro-USDC', () => {
   // 100 x 0.25 x (0.5 x 0.5)^2 = 100 x 0.25 x 0.0625 = 1.5625 (the "$1.56 per 100 contracts at $0.50" of 15-minute crypto markets)
@@ -41,12 +47,27 @@ test('schedules: disabled markets pay nothing; enabled without a schedule pay th
 });
 
 test.each([
-  ['gamma/market_by_id_resolved_tennis_recorded_cassette.json', { fees_enabled: true, fee_type: 'sports_fees_v2', fee_rate: 0.03, fee_exponent: 1, fee_taker_only: true }],
-  ['gamma/market_by_id_btc_updown_5m_near_close.json', { fees_enabled: true, fee_type: 'crypto_fees', fee_rate: 0.25, fee_exponent: 2, fee_taker_only: true }],
-  ['gamma/market_open_negrisk_member_newsom_2028.json', { fees_enabled: true, fee_type: 'politics_fees', fee_rate: 0.04, fee_exponent: 1, fee_taker_only: true }],
+  [
+    'gamma/market_by_id_resolved_tennis_recorded_cassette.json',
+    { fees_enabled: true, fee_type: 'sports_fees_v2', fee_rate: 0.03, fee_exponent: 1, fee_taker_only: true },
+  ],
+  [
+    'gamma/market_by_id_btc_updown_5m_near_close.json',
+    { fees_enabled: true, fee_type: 'crypto_fees', fee_rate: 0.25, fee_exponent: 2, fee_taker_only: true },
+  ],
+  [
+    'gamma/market_open_negrisk_member_newsom_2028.json',
+    { fees_enabled: true, fee_type: 'politics_fees', fee_rate: 0.04, fee_exponent: 1, fee_taker_only: true },
+  ],
   // Fees on, no feeSchedule: flagged by a null rate (paper fills then use the fallback schedule).
-  ['gamma/market_open_btc_updown_5m_with_event_series.json', { fees_enabled: true, fee_type: 'crypto_fees', fee_rate: null, fee_exponent: null, fee_taker_only: null }],
-  ['gamma/market_open_ceasefire_before_gta6.json', { fees_enabled: false, fee_type: null, fee_rate: null, fee_exponent: null, fee_taker_only: null }],
+  [
+    'gamma/market_open_btc_updown_5m_with_event_series.json',
+    { fees_enabled: true, fee_type: 'crypto_fees', fee_rate: null, fee_exponent: null, fee_taker_only: null },
+  ],
+  [
+    'gamma/market_open_ceasefire_before_gta6.json',
+    { fees_enabled: false, fee_type: null, fee_rate: null, fee_exponent: null, fee_taker_only: null },
+  ],
 ])('fee fields of %s', (file, expected) => {
   const parsed = normalizeGammaMarket(readSample(file), 'polymarket', Date.UTC(2026, 5, 1));
   if (!parsed.ok) throw new Error(parsed.reason);
