@@ -13,7 +13,7 @@ import { Meter } from '../../services/access/meter.js';
 import { AdminOperations } from '../../services/admin/operations.js';
 import { openChdbStore } from '../../services/analytics/clickhouse-store.js';
 import { migrate } from '../../services/analytics/migrate.js';
-import { loadConfig } from '../../services/config.js';
+import { type Config, loadConfig } from '../../services/config.js';
 import { Accounts } from '../../services/control/accounts.js';
 import { migrateControlStore } from '../../services/control/migrate.js';
 import { openPgliteStore } from '../../services/control/pglite-store.js';
@@ -29,6 +29,7 @@ export interface ApiHarness {
   meter: Meter;
   control: ControlStore;
   sandbox: SandboxApis;
+  config: Config;
   close(): Promise<void>;
 }
 
@@ -97,6 +98,7 @@ export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHa
     meter,
     control,
     sandbox,
+    config,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
