@@ -106,15 +106,15 @@ export class BriefingService {
       }>(
         `SELECT seq::text AS seq, kind, market_id, category, payload, occurred_at, recorded_at FROM briefing_signals
           WHERE seq > $1::bigint AND (cardinality($2::text[]) = 0 OR lower(category) = ANY($2::text[]) OR market_id = ANY($3::text[]))
-          ORDER BY seq LIMIT $4`,
+          ORDER BY briefing_signals.seq LIMIT $4`,
         [after, topics, heldMarkets, limit + 1],
       ),
       this.control.query(
-        `SELECT ${FILL_COLUMNS} FROM paper_fills WHERE account_id = $1 AND epoch = $2 AND seq > $3::bigint ORDER BY seq LIMIT 100`,
+        `SELECT ${FILL_COLUMNS} FROM paper_fills WHERE account_id = $1 AND epoch = $2 AND seq > $3::bigint ORDER BY paper_fills.seq LIMIT 100`,
         [agent.accountId, epoch, cursor.fill_seq],
       ),
       this.control.query(
-        `SELECT ${SETTLEMENT_COLUMNS} FROM paper_settlements WHERE account_id = $1 AND epoch = $2 AND seq > $3::bigint ORDER BY seq LIMIT 100`,
+        `SELECT ${SETTLEMENT_COLUMNS} FROM paper_settlements WHERE account_id = $1 AND epoch = $2 AND seq > $3::bigint ORDER BY paper_settlements.seq LIMIT 100`,
         [agent.accountId, epoch, cursor.settlement_seq],
       ),
       openOrdersOf(this.control, agent.accountId, epoch, 100),

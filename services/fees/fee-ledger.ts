@@ -124,7 +124,7 @@ export class FeeLedger {
     }[state];
     const rows = await this.options.control.query<Row>(
       `SELECT ${COLUMNS} FROM fee_ledger WHERE account_id = $1 AND ($2::bigint IS NULL OR seq < $2::bigint) ${condition ?? ''}
-        ORDER BY seq DESC LIMIT $3`,
+        ORDER BY fee_ledger.seq DESC LIMIT $3`,
       condition?.includes('$4')
         ? [accountId, after ? String(after[0]) : null, take, now]
         : [accountId, after ? String(after[0]) : null, take],

@@ -73,7 +73,7 @@ export class PaperService {
   /** The order with all its fills, as the API serves a single order. */
   async present(order: PaperOrder) {
     const fills = (
-      await this.control.query(`SELECT ${FILL_COLUMNS} FROM paper_fills WHERE order_id = $1 ORDER BY seq`, [order.orderId])
+      await this.control.query(`SELECT ${FILL_COLUMNS} FROM paper_fills WHERE order_id = $1 ORDER BY paper_fills.seq`, [order.orderId])
     ).map(toFill);
     const [book] = order.bookHash
       ? await this.store.query<{ source: string }>(
@@ -123,7 +123,7 @@ export class PaperService {
     }[status] ?? ['open', 'partial', 'filled', 'cancelled'];
     const rows = await this.control.query(
       `SELECT ${ORDER_COLUMNS} FROM paper_orders WHERE account_id = $1 AND epoch = $2 AND status = ANY($3::text[])
-          AND ($4::bigint IS NULL OR seq < $4::bigint) ORDER BY seq DESC LIMIT $5`,
+          AND ($4::bigint IS NULL OR seq < $4::bigint) ORDER BY paper_orders.seq DESC LIMIT $5`,
       [accountId, epoch, statuses, after ? String(after[0]) : null, take],
     );
     return rows.map(toOrder);
@@ -132,7 +132,7 @@ export class PaperService {
   async fills(accountId: string, epoch: number, after: CursorKey | null, take: number) {
     const rows = await this.control.query(
       `SELECT ${FILL_COLUMNS} FROM paper_fills WHERE account_id = $1 AND epoch = $2 AND ($3::bigint IS NULL OR seq < $3::bigint)
-        ORDER BY seq DESC LIMIT $4`,
+        ORDER BY paper_fills.seq DESC LIMIT $4`,
       [accountId, epoch, after ? String(after[0]) : null, take],
     );
     return rows.map(toFill);
@@ -141,7 +141,7 @@ export class PaperService {
   async settlements(accountId: string, epoch: number, after: CursorKey | null, take: number) {
     const rows = await this.control.query(
       `SELECT ${SETTLEMENT_COLUMNS} FROM paper_settlements WHERE account_id = $1 AND epoch = $2 AND ($3::bigint IS NULL OR seq < $3::bigint)
-        ORDER BY seq DESC LIMIT $4`,
+        ORDER BY paper_settlements.seq DESC LIMIT $4`,
       [accountId, epoch, after ? String(after[0]) : null, take],
     );
     return rows.map(toSettlement);

@@ -244,7 +244,7 @@ export async function positionsOf(db: SqlExecutor, accountId: string, epoch: num
 
 export async function openOrdersOf(db: SqlExecutor, accountId: string, epoch: number, limit: number): Promise<PaperOrder[]> {
   const rows = await db.query(
-    `SELECT ${ORDER_COLUMNS} FROM paper_orders WHERE account_id = $1 AND epoch = $2 AND status IN ('open', 'partial') ORDER BY seq LIMIT $3`,
+    `SELECT ${ORDER_COLUMNS} FROM paper_orders WHERE account_id = $1 AND epoch = $2 AND status IN ('open', 'partial') ORDER BY paper_orders.seq LIMIT $3`,
     [accountId, epoch, limit],
   );
   return rows.map(toOrder);

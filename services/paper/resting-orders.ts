@@ -41,7 +41,7 @@ export async function applyMarketEvent(tx: SqlExecutor, event: MarketEvent, now:
     const orders = (
       await tx.query(
         `SELECT ${ORDER_COLUMNS} FROM paper_orders
-          WHERE account_id = $1 AND asset_id = $2 AND status IN ('open', 'partial') AND created_at < $3 ORDER BY seq FOR UPDATE`,
+          WHERE account_id = $1 AND asset_id = $2 AND status IN ('open', 'partial') AND created_at < $3 ORDER BY paper_orders.seq FOR UPDATE`,
         [account_id, event.assetId, new Date(event.atMs)],
       )
     ).map(toOrder);
