@@ -93,6 +93,9 @@ export class BriefingService {
     const epoch = valuation.account.epoch;
     const heldMarkets = [...new Set(valuation.positions.map((p) => p.market_id))];
     const topics = cursor.topics.map((t) => t.toLowerCase());
+    // The feed's high-water mark first: signals filtered out below it are passed over for good, and one
+    // recorded while this briefing reads is left for the next.
+    const [highWater] = await this.control.query<{ seq: string }>('SELECT coalesce(max(seq), 0)::text AS seq FROM briefing_signals');
 
     const [signalRows, fillRows, settlementRows, resting, progress] = await Promise.all([
       this.control.query<{
@@ -105,9 +108,9 @@ export class BriefingService {
         recorded_at: Date;
       }>(
         `SELECT seq::text AS seq, kind, market_id, category, payload, occurred_at, recorded_at FROM briefing_signals
-          WHERE seq > $1::bigint AND (cardinality($2::text[]) = 0 OR lower(category) = ANY($2::text[]) OR market_id = ANY($3::text[]))
+          WHERE seq > $1::bigint AND seq <= $5::bigint AND (cardinality($2::text[]) = 0 OR lower(category) = ANY($2::text[]) OR market_id = ANY($3::text[]))
           ORDER BY briefing_signals.seq LIMIT $4`,
-        [after, topics, heldMarkets, limit + 1],
+        [after, topics, heldMarkets, limit + 1, highWater!.seq],
       ),
       this.control.query(
         `SELECT ${FILL_COLUMNS} FROM paper_fills WHERE account_id = $1 AND epoch = $2 AND seq > $3::bigint ORDER BY paper_fills.seq LIMIT 100`,
@@ -125,7 +128,7 @@ export class BriefingService {
     ]);
     const hasMore = signalRows.length > limit;
     const served = signalRows.slice(0, limit);
-    const nextSeq = served.at(-1)?.seq ?? after;
+    const nextSeq = hasMore ? served.at(-1)!.seq : BigInt(highWater!.seq) > BigInt(after) ? highWater!.seq : after;
     const fills = fillRows.map(toFill);
     const settlements = settlementRows.map(toSettlement);
 

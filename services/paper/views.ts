@@ -210,7 +210,8 @@ export async function valueAccount(
       formatScaled(peak),
       account.epoch,
     ]);
-  const drawdown = peak > 0n ? Number(divide((peak - equity) * 1_000_000n, peak)) / 100 : 0;
+  // Percent to 2 decimals: (peak - equity) / peak x 100, kept in hundredths of a percent until the end.
+  const drawdown = peak > 0n ? Number(divide((peak - equity) * 10_000n, peak)) / 100 : 0;
   return {
     account: {
       epoch: account.epoch,
