@@ -724,7 +724,7 @@ export type FeeQuoteInput = {
   currency: "credits" | "platform_token" | "usdc" | "native";
   /** Required for platform_token, usdc and native: the wallet that will pay. */
   payer_address?: string;
-  /** Your reference (e.g. the copied trade's id) */
+  /** Your reference (e.g. the copied trade's id), echoed back; no control characters. */
   reference?: string;
 };
 

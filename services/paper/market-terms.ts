@@ -78,9 +78,8 @@ async function resolutionsOf(store: AnalyticsStore, marketIds: string[]) {
 /** The market named by a condition id or slug, or null. */
 export async function marketTerms(store: AnalyticsStore, idOrSlug: string): Promise<MarketTerms | null> {
   const byId = isConditionId(idOrSlug);
-  const [row] = await store.query<Row>(`SELECT ${COLUMNS} FROM markets FINAL WHERE ${byId ? 'market_id' : 'slug'} = {id:String} LIMIT 1`, {
-    id: byId ? idOrSlug.toLowerCase() : idOrSlug,
-  });
+  if (byId) return (await marketTermsById(store, [idOrSlug.toLowerCase()])).get(idOrSlug.toLowerCase()) ?? null;
+  const [row] = await store.query<Row>(`SELECT ${COLUMNS} FROM markets FINAL WHERE slug = {id:String} LIMIT 1`, { id: idOrSlug });
   if (!row) return null;
   const resolutions = await resolutionsOf(store, [row.market_id]);
   return toTerms(row, resolutions.get(row.market_id) ?? null);

@@ -72,18 +72,10 @@ export class PaperService {
 
   /** The order with all its fills, as the API serves a single order. */
   async present(order: PaperOrder) {
-    const fills = (
-      await this.control.query(`SELECT ${FILL_COLUMNS} FROM paper_fills WHERE order_id = $1 ORDER BY paper_fills.seq`, [order.orderId])
-    ).map(toFill);
-    const [book] = order.bookHash
-      ? await this.store.query<{ source: string }>(
-          'SELECT any(source) AS source FROM order_books WHERE asset_id = {asset:String} LIMIT 1',
-          {
-            asset: order.assetId,
-          },
-        )
-      : [];
-    return orderView(order, fills, book?.source ?? null);
+    const fills = (await this.control.query(`SELECT ${FILL_COLUMNS} FROM paper_fills WHERE order_id = $1 ORDER BY paper_fills.seq`, [order.orderId])).map(
+      toFill,
+    );
+    return orderView(order, fills);
   }
 
   async cancel(accountId: string, orderId: string) {

@@ -89,6 +89,7 @@ export interface PaperOrder {
   midPrice: bigint | null;
   bookHash: string | null;
   bookAt: Date | null;
+  bookSource: string | null;
   feeRate: bigint;
   feeExponent: number;
   feeBasis: string;
@@ -101,7 +102,7 @@ export interface PaperOrder {
 export const ORDER_COLUMNS = `seq::text AS seq, order_id, account_id::text AS account_id, epoch, market_id, market_title, asset_id, outcome,
   outcome_index, side, type, time_in_force, size::text AS size, limit_price::text AS limit_price, status, cancel_reason,
   filled_size::text AS filled_size, filled_notional::text AS filled_notional, fees::text AS fees, reserved::text AS reserved,
-  best_price::text AS best_price, mid_price::text AS mid_price, book_hash, book_at, fee_rate::text AS fee_rate, fee_exponent,
+  best_price::text AS best_price, mid_price::text AS mid_price, book_hash, book_at, book_source, fee_rate::text AS fee_rate, fee_exponent,
   fee_basis, idempotency_key, request_hash, created_at, updated_at`;
 
 // biome-ignore lint/suspicious/noExplicitAny: a database row, typed by the column list above.
@@ -131,6 +132,7 @@ export function toOrder(row: any): PaperOrder {
     midPrice: microOrNull(row.mid_price),
     bookHash: row.book_hash,
     bookAt: row.book_at ? new Date(row.book_at) : null,
+    bookSource: row.book_source,
     feeRate: micro(row.fee_rate),
     feeExponent: Number(row.fee_exponent),
     feeBasis: row.fee_basis,

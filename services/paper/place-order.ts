@@ -196,9 +196,9 @@ export async function placeOrder(
         `INSERT INTO paper_orders (order_id, account_id, epoch, market_id, market_title, asset_id, outcome, outcome_index, side, type,
                                    time_in_force, size, limit_price, status, cancel_reason, filled_size, filled_notional, fees, reserved,
                                    best_price, mid_price, book_hash, book_at, fee_rate, fee_exponent, fee_basis, idempotency_key,
-                                   request_hash, created_at, updated_at)
+                                   request_hash, created_at, updated_at, book_source)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26,
-                 $27, $28, $29, $29)
+                 $27, $28, $29, $29, $30)
          RETURNING ${ORDER_COLUMNS}`,
         [
           orderId,
@@ -230,6 +230,7 @@ export async function placeOrder(
           idempotencyKey,
           hash,
           at,
+          v.book.source,
         ],
       );
       const order = toOrder(row);

@@ -41,7 +41,7 @@ export function fillView(fill: PaperFill): FillView {
   };
 }
 
-export function orderView(order: PaperOrder, fills?: PaperFill[], source?: string | null): OrderView {
+export function orderView(order: PaperOrder, fills?: PaperFill[]): OrderView {
   const submission = fills?.filter((f) => f.trigger === 'submission') ?? [];
   let slippage: bigint | null = null;
   let slippageBps: number | null = null;
@@ -83,7 +83,7 @@ export function orderView(order: PaperOrder, fills?: PaperFill[], source?: strin
     book: {
       hash: order.bookHash,
       as_of: isoOrNull(order.bookAt?.getTime()),
-      source: (source ?? null) as OrderView['book']['source'],
+      source: order.bookSource as OrderView['book']['source'],
     },
     idempotency_key: order.idempotencyKey,
     ...(fills ? { fills: fills.map(fillView) } : {}),

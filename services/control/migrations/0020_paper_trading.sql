@@ -43,6 +43,7 @@ CREATE TABLE IF NOT EXISTS paper_orders (
     mid_price         NUMERIC(10, 6),
     book_hash         TEXT,
     book_at           TIMESTAMPTZ,
+    book_source       TEXT,
     fee_rate          NUMERIC(10, 6) NOT NULL DEFAULT 0,
     fee_exponent      SMALLINT NOT NULL DEFAULT 1,
     fee_basis         TEXT NOT NULL DEFAULT 'none',
