@@ -79,10 +79,20 @@ async function main() {
   const bids = Array.from({ length: 20 }, (_, i) => ({ price: Math.round((0.29 - i * 0.01) * 100) / 100, size: 100 }));
   await store.insert('markets', [
     marketRow(
-      marketUpserted({ market_id: MARKET, outcome_token_ids: [YES, '77002'], tick_size: 0.01, fees_enabled: true, fee_rate: 0.03, fee_exponent: 1, fee_taker_only: true }),
+      marketUpserted({
+        market_id: MARKET,
+        outcome_token_ids: [YES, '77002'],
+        tick_size: 0.01,
+        fees_enabled: true,
+        fee_rate: 0.03,
+        fee_exponent: 1,
+        fee_taker_only: true,
+      }),
     ),
   ]);
-  await store.insert('order_books', [bookSnapshotRow(bookSnapshot({ market_id: MARKET, asset_id: YES, hash: 'bench', timestamp_ms: Date.now(), asks, bids }))]);
+  await store.insert('order_books', [
+    bookSnapshotRow(bookSnapshot({ market_id: MARKET, asset_id: YES, hash: 'bench', timestamp_ms: Date.now(), asks, bids })),
+  ]);
 
   const accounts = new Accounts(control);
   const sandbox = composeSandboxApis(config, control, store);
@@ -108,7 +118,7 @@ async function main() {
       headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
-    const json = (await response.json()) as { success: boolean; data: any; error?: string };
+    const json = (await response.json()) as { success: boolean; data: { fills: unknown[] }; error?: string };
     if (!json.success) throw new Error(`${method} ${url}: ${response.status} ${json.error}`);
     return json.data;
   };
@@ -127,7 +137,13 @@ async function main() {
   let apiFills = 0;
   const orderLatencies = await timed(
     sizes.map((size) => async () => {
-      const order = await call('POST', '/paper/orders', trader, { market_id: MARKET, outcome: 'YES', side: 'buy', type: 'market', size: String(size) });
+      const order = await call('POST', '/paper/orders', trader, {
+        market_id: MARKET,
+        outcome: 'YES',
+        side: 'buy',
+        type: 'market',
+        size: String(size),
+      });
       apiFills += order.fills.length;
     }),
     1,
@@ -141,7 +157,11 @@ async function main() {
   for (let i = 0; i < AGENTS; i++) {
     const issued = await accounts.registerAgent(`bench-agent-${i}`);
     agents.push(issued.api_key);
-    await sandbox.paper.place(issued.account_id, { market_id: MARKET, outcome: 'YES', side: 'buy', type: 'market', size: String(10 + (i % 50)) }, null);
+    await sandbox.paper.place(
+      issued.account_id,
+      { market_id: MARKET, outcome: 'YES', side: 'buy', type: 'market', size: String(10 + (i % 50)) },
+      null,
+    );
   }
   await control.query(
     `INSERT INTO briefing_signals (signal_id, kind, market_id, category, payload, occurred_at, recorded_at)
@@ -163,14 +183,31 @@ async function main() {
   const result = {
     benchmark: 'sandbox: paper order fills through the API vs the bare matching function; briefing latency with many agents',
     measured_at: new Date().toISOString(),
-    machine: { cpus: os.cpus().length, cpu_model: os.cpus()[0]?.model.split(' ').slice(0, 2).join(' '), memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+    machine: {
+      cpus: os.cpus().length,
+      cpu_model: os.cpus()[0]?.model.split(' ').slice(0, 2).join(' '),
+      memory_gb: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+    },
     book: { levels_per_side: 20, shares_per_level: 100, fee: 'rate 0.03, exponent 1' },
     meter_flush_interval_ms: config.access.meterFlushIntervalMs,
     fills: {
       orders: ORDERS,
       order_sizes_shares: '50..1500 (1..15 levels each)',
-      api: { fills: apiFills, seconds: round(apiSeconds, 3), fills_per_second: Math.round(apiFillsPerSecond), orders_per_second: round(ORDERS / apiSeconds), order_p50_ms: round(percentile(orderLatencies, 50)), order_p99_ms: round(percentile(orderLatencies, 99)) },
-      reference_bare_matching: { rounds: bareRounds, fills: bareFills, seconds: round(bareSeconds, 3), fills_per_second: Math.round(bareFillsPerSecond) },
+      api: {
+        fills: apiFills,
+        seconds: round(apiSeconds, 3),
+        fills_per_second: Math.round(apiFillsPerSecond),
+        orders_per_second: round(ORDERS / apiSeconds),
+        order_p50_ms: round(percentile(orderLatencies, 50)),
+        order_p99_ms: round(percentile(orderLatencies, 99)),
+      },
+      reference_bare_matching: {
+        rounds: bareRounds,
+        fills: bareFills,
+        seconds: round(bareSeconds, 3),
+        fills_per_second: Math.round(bareFillsPerSecond),
+      },
       ratio_api_to_bare: Number((apiFillsPerSecond / bareFillsPerSecond).toPrecision(3)),
     },
     briefing: {

@@ -33,7 +33,9 @@ export async function openChdbStore(options: ChdbStoreOptions): Promise<Analytic
   // chDB keeps one session per process and has no per-query database setting: USE makes the
   // session's default database ours, as the `database` option does for the HTTP client.
   await client.command({ query: `USE ${options.database}` });
-  return new ClickHouseAnalyticsStore(client, options.database);
+  // One statement at a time: chDB has one session per process, and overlapping statements on it
+  // crashed the process (a segfault in libchdb) under a briefing load of 1,000 agents (bench/sandbox).
+  return new ClickHouseAnalyticsStore(client, options.database, true);
 }
 
 export async function openHttpStore(options: HttpStoreOptions): Promise<AnalyticsStore> {
@@ -56,16 +58,33 @@ async function createDatabase(client: ClickHouseClient, database: string): Promi
 }
 
 class ClickHouseAnalyticsStore implements AnalyticsStore {
+  private tail: Promise<unknown> = Promise.resolve();
+
   constructor(
     private readonly client: ClickHouseClient,
     readonly database: string,
+    private readonly serialize = false,
   ) {}
 
-  async command(sql: string, params?: QueryParams): Promise<void> {
-    await this.client.command({ query: sql, query_params: params });
+  /** Runs `work` after every statement issued before it has settled (when serializing). */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    if (!this.serialize) return work();
+    const run = this.tail.then(work, work);
+    this.tail = run.catch(() => undefined);
+    return run;
   }
 
-  async insert<Row extends object>(table: string, rows: Row[], options: InsertOptions = {}): Promise<void> {
+  command(sql: string, params?: QueryParams): Promise<void> {
+    return this.exclusive(async () => {
+      await this.client.command({ query: sql, query_params: params });
+    });
+  }
+
+  insert<Row extends object>(table: string, rows: Row[], options: InsertOptions = {}): Promise<void> {
+    return this.exclusive(() => this.insertNow(table, rows, options));
+  }
+
+  private async insertNow<Row extends object>(table: string, rows: Row[], options: InsertOptions): Promise<void> {
     if (rows.length === 0) return;
     await this.client.insert({
       table: table.includes('.') ? table : `${this.database}.${table}`,
@@ -84,14 +103,16 @@ class ClickHouseAnalyticsStore implements AnalyticsStore {
     });
   }
 
-  async query<Row>(sql: string, params?: QueryParams): Promise<Row[]> {
-    const result = await this.client.query({
-      query: sql,
-      query_params: params,
-      format: 'JSONEachRow',
-      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+  query<Row>(sql: string, params?: QueryParams): Promise<Row[]> {
+    return this.exclusive(async () => {
+      const result = await this.client.query({
+        query: sql,
+        query_params: params,
+        format: 'JSONEachRow',
+        clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+      });
+      return (await result.json()) as Row[];
     });
-    return (await result.json()) as Row[];
   }
 
   async close(): Promise<void> {

@@ -71,12 +71,19 @@ export class BriefingService {
 
   async briefing(agent: { accountId: string; name: string }, since: string | undefined, limit: number): Promise<Briefing> {
     const now = this.clock();
-    await this.control.query('INSERT INTO agent_briefings (account_id) VALUES ($1) ON CONFLICT (account_id) DO NOTHING', [agent.accountId]);
-    const [state] = await this.control.query<CursorState>(
-      `SELECT topics, signal_seq::text AS signal_seq, fill_seq::text AS fill_seq, settlement_seq::text AS settlement_seq, last_briefing_at
-         FROM agent_briefings WHERE account_id = $1`,
-      [agent.accountId],
-    );
+    const readState = () =>
+      this.control.query<CursorState>(
+        `SELECT topics, signal_seq::text AS signal_seq, fill_seq::text AS fill_seq, settlement_seq::text AS settlement_seq, last_briefing_at
+           FROM agent_briefings WHERE account_id = $1`,
+        [agent.accountId],
+      );
+    let [state] = await readState();
+    if (!state) {
+      await this.control.query('INSERT INTO agent_briefings (account_id) VALUES ($1) ON CONFLICT (account_id) DO NOTHING', [
+        agent.accountId,
+      ]);
+      [state] = await readState();
+    }
     const cursor = state!;
     const explicit = since !== undefined;
     let after = explicit ? decodeSince(since) : cursor.signal_seq;

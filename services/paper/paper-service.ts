@@ -72,9 +72,9 @@ export class PaperService {
 
   /** The order with all its fills, as the API serves a single order. */
   async present(order: PaperOrder) {
-    const fills = (await this.control.query(`SELECT ${FILL_COLUMNS} FROM paper_fills WHERE order_id = $1 ORDER BY paper_fills.seq`, [order.orderId])).map(
-      toFill,
-    );
+    const fills = (
+      await this.control.query(`SELECT ${FILL_COLUMNS} FROM paper_fills WHERE order_id = $1 ORDER BY paper_fills.seq`, [order.orderId])
+    ).map(toFill);
     return orderView(order, fills);
   }
 

@@ -41,14 +41,17 @@ function toAccount(row: Record<string, string | number | Date>): PaperAccount {
 
 /** The paper account, created with the starting balance on first use; `lock` takes its row lock for the transaction. */
 export async function paperAccount(db: SqlExecutor, accountId: string, startingBalance: string, lock = false): Promise<PaperAccount> {
+  const read = () =>
+    db.query<Record<string, string>>(`SELECT ${ACCOUNT_COLUMNS} FROM paper_accounts WHERE account_id = $1${lock ? ' FOR UPDATE' : ''}`, [
+      accountId,
+    ]);
+  const [existing] = await read();
+  if (existing) return toAccount(existing);
   await db.query(
     `INSERT INTO paper_accounts (account_id, starting_balance, cash, peak_equity) VALUES ($1, $2, $2, $2) ON CONFLICT (account_id) DO NOTHING`,
     [accountId, startingBalance],
   );
-  const [row] = await db.query<Record<string, string>>(
-    `SELECT ${ACCOUNT_COLUMNS} FROM paper_accounts WHERE account_id = $1${lock ? ' FOR UPDATE' : ''}`,
-    [accountId],
-  );
+  const [row] = await read();
   return toAccount(row!);
 }
 
