@@ -837,3 +837,131 @@ export type WebhookDelivery = {
     latency_ms: number;
   }>;
 };
+
+/** Fields every delivery body carries. */
+export type WebhookEnvelope = {
+  /** The event type (also the X-Service-Event header). */
+  event: string;
+  /** Event id: the same across retries, redeliveries and subscribers; deduplicate on it. */
+  id: string;
+  /** The X-Service-Delivery header. */
+  delivery_id: string;
+  /** Where the underlying data came from. */
+  source?: "polymarket" | "simulator";
+};
+
+export type TradeExecutedEvent = WebhookEnvelope & TradeEventFields & {
+  event?: "trade.executed";
+};
+
+/** The trade fields of trade.executed and trader.large_trade. */
+export type TradeEventFields = {
+  trade_id: string;
+  /** Condition id. */
+  market_id: string;
+  market_title: string;
+  /** Taker wallet */
+  wallet: string;
+  side: "buy" | "sell";
+  /** YES / NO for binary markets, else the outcome name. */
+  outcome: string;
+  price: Price;
+  /** USDC notional of the fill (shares x price). */
+  size_usdc: number;
+  timestamp: Timestamp;
+};
+
+export type TraderLargeTradeEvent = WebhookEnvelope & TradeEventFields & {
+  event?: "trader.large_trade";
+  /** The subscription's threshold this trade reached. */
+  threshold_usdc: number;
+  /** The wallet's activity in the 24 h before the trade, from indexed trades. */
+  trader: {
+    wallet: string;
+    trades_24h: number;
+    volume_24h_usdc: number;
+    markets_24h: number;
+    largest_trade_24h_usdc: number;
+  };
+};
+
+export type MarketPriceSignalEvent = WebhookEnvelope & {
+  event?: "market.price_signal";
+  market_id: string;
+  market_title: string;
+  yes_price: Price;
+  prev_price: Price;
+  /** Signed move in percent: 100 x (yes_price - prev_price) / prev_price. */
+  change_pct: number;
+  direction: "up" | "down";
+  timestamp: Timestamp;
+};
+
+export type MarketResolvedEvent = WebhookEnvelope & {
+  event?: "market.resolved";
+  market_id: string;
+  market_title: string;
+  resolved_outcome: string;
+  final_yes_price: Price;
+  final_no_price: Price;
+  timestamp: Timestamp;
+};
+
+export type CopyExecutedEvent = WebhookEnvelope & {
+  event?: "copy.executed";
+  user_id: number;
+  copy_subscription_id: number;
+  leader_wallet: string;
+  leader_trade_id: string;
+  market_id: string;
+  side: "buy" | "sell";
+  outcome: string;
+  /** USDC notional the follower should trade (the leader's size scaled by the copy ratio). */
+  child_size_usdc: number;
+  leader_size_usdc: number;
+  clob_order_id: string;
+  trade_intent_id: number;
+  /** Execution status, e.g. submitted. */
+  status: string;
+  dry_run: boolean;
+  timestamp: Timestamp;
+};
+
+export type RiskBlockedEvent = WebhookEnvelope & {
+  event?: "risk.blocked";
+  user_id: number;
+  copy_subscription_id: number;
+  leader_wallet: string;
+  market_id: string;
+  /** Which limit blocked the copy, e.g. max_daily_notional. */
+  reason: string;
+  leader_size_usdc: number;
+  trade_intent_id: number;
+  timestamp: Timestamp;
+};
+
+export type StrategySignalEvent = WebhookEnvelope & {
+  event?: "strategy.signal";
+  signal_id: string;
+  /** e.g. strategy_lab. */
+  signal_type: string;
+  strategy_id: number;
+  strategy_name: string;
+  market_id: string;
+  market_title: string;
+  side: "buy" | "sell";
+  /** The outcome traded; YES when absent. */
+  outcome?: string;
+  entry_price: Price;
+  /** 0..1. */
+  confidence: number;
+  /** Expected edge over the entry price */
+  edge: number;
+  emitted_at: Timestamp;
+};
+
+export type WebhookTestEvent = WebhookEnvelope & {
+  event?: "webhook.test";
+  subscription_id: string;
+  timestamp: Timestamp;
+};
