@@ -134,7 +134,8 @@ export interface MarketResolved {
   ingested_at_ms: number;
 }
 
-export type MarketStatus = 'active' | 'closed' | 'resolved';
+/** Gamma's lifecycle: active (trading), closed (trading stopped, not resolved), resolved (one outcome pays 1), voided (resolved with a split payout, e.g. 50-50). A reader without a newer symbol reads it as closed. */
+export type MarketStatus = 'active' | 'closed' | 'resolved' | 'voided';
 
 /** The latest upstream view of one market. Key: market_id. Newer updated_at_ms wins. */
 export interface MarketUpserted {
@@ -155,7 +156,9 @@ export interface MarketUpserted {
   outcome_prices: Array<number>;
   /** Index of the YES outcome: 'Yes' when present, else the first outcome. */
   yes_index: number;
+  /** Added voided (backwards compatible: readers of the old enum fall back to closed). */
   status: MarketStatus;
+  /** Winning outcome name once resolved; '50-50' once voided. */
   resolved_outcome: null | string;
   volume_total_usdc: number;
   volume_24h_usdc: number;
@@ -181,7 +184,7 @@ export interface MarketUpserted {
   question_id: null | string;
   /** Added: orderPriceMinTickSize. */
   tick_size: null | number;
-  /** Added: umaEndDate or closedTime of a resolved market. */
+  /** Added: umaEndDate or closedTime of a resolved (or voided) market. */
   resolved_at_ms: null | number;
 }
 
