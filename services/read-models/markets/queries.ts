@@ -10,7 +10,7 @@ export interface MarketRow {
   slug: string;
   title: string;
   category: string;
-  status: 'active' | 'closed' | 'resolved';
+  status: 'active' | 'closed' | 'resolved' | 'voided';
   outcomes: string[];
   outcome_token_ids: string[];
   outcome_prices: number[];

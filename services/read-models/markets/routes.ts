@@ -5,6 +5,7 @@ import { keysetPage } from '../../../api/keyset.js';
 import type { Category, Market, MarketDetail } from '../../../api/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso, isoOrNull } from '../../shared/time.js';
+import { marketLifecycle } from '../market-lifecycle/queries.js';
 import { MARKET_COLUMNS, type MarketRow, requireMarket } from './queries.js';
 
 /** Sort key per `sort` value; `direction` is the order of the first page. Missing dates sort last. */
@@ -120,8 +121,14 @@ export function marketRoutes(store: AnalyticsStore): Router {
          toUnixTimestamp64Milli(now64(3)) AS now_ms`,
       { id: market.market_id },
     );
+    const lifecycle = await marketLifecycle(store, market.market_id);
+    const presented = presentMarket(market);
     const detail: MarketDetail = {
-      ...presentMarket(market),
+      ...presented,
+      // The lifecycle is the state machine (it also follows the CLOB's resolution messages); the
+      // catalog row can trail it by a poll.
+      status: lifecycle?.state ?? presented.status,
+      lifecycle,
       snapshot: {
         last_trade_price: snapshot?.last_yes ?? null,
         last_trade_at: isoOrNull(snapshot?.last_ms),
