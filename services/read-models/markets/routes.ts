@@ -6,7 +6,8 @@ import type { Category, Market, MarketDetail } from '../../../api/types.generate
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso, isoOrNull } from '../../shared/time.js';
 import { marketLifecycle } from '../market-lifecycle/queries.js';
-import { MARKET_COLUMNS, type MarketRow, requireMarket } from './queries.js';
+import type { MarketLookup } from '../../ingest/market-lookup.js';
+import { MARKET_COLUMNS, type MarketRow, requireMarketOrLookUp } from './queries.js';
 
 /** Sort key per `sort` value; `direction` is the order of the first page. Missing dates sort last. */
 const SORTS = {
@@ -53,7 +54,7 @@ export function presentMarket(row: MarketRow): Market {
   };
 }
 
-export function marketRoutes(store: AnalyticsStore): Router {
+export function marketRoutes(store: AnalyticsStore, lookup?: MarketLookup): Router {
   const router = Router();
 
   router.get('/markets', async (request, response) => {
@@ -101,7 +102,7 @@ export function marketRoutes(store: AnalyticsStore): Router {
   });
 
   router.get('/markets/:id', async (request, response) => {
-    const market = await requireMarket(store, request);
+    const market = await requireMarketOrLookUp(store, request, lookup);
     // From the materialized views and the by_market projection, so the cost does not grow with the
     // market's history: 24h figures sum the 5-minute candles of [now - 24h, now) (5-minute resolution).
     const [snapshot] = await store.query<{
