@@ -211,8 +211,10 @@ export type Positions = {
     outcome: string;
     size_shares: number;
     avg_entry_price: number;
-    /** Current outcome price, or the payout once resolved. */
+    /** The price the position is marked at: the payout once settled (1 or 0; 0.5 after a 50-50 void); else the mid of the outcome's book when both sides are present and the spread is at most 0.10; else (one-sided or empty book, or a wider spread) the outcome's last indexed trade; else the catalog price; null when none exists. */
     mark_price: number | null;
+    /** Which rule of mark_price applied. */
+    mark_basis?: "payout" | "mid" | "last_trade" | "catalog" | "none";
     cost_basis_usdc: number;
     current_value_usdc: number | null;
     unrealized_pnl_usdc: number;
