@@ -50,7 +50,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   // One attempt per upstream request and a generous request budget: the lookup's own token bucket
   // and deadline are what bound the work (services/ingest/market-lookup.ts).
   const marketLookup = new MarketLookup({
-    gamma: new UpstreamClient({ name: 'gamma', baseUrl: upstream.gammaUrl, budgetPer10s: 1_000, timeoutMs: ingest.lookupTimeoutMs, maxAttempts: 1 }),
+    gamma: new UpstreamClient({
+      name: 'gamma',
+      baseUrl: upstream.gammaUrl,
+      budgetPer10s: 1_000,
+      timeoutMs: ingest.lookupTimeoutMs,
+      maxAttempts: 1,
+    }),
     publisher: new EventPublisher(log),
     perSecond: ingest.lookupPerSecond,
     timeoutMs: ingest.lookupTimeoutMs,

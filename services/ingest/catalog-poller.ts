@@ -39,7 +39,15 @@ export class CatalogPoller {
     try {
       const deadLetters: DeadLetter[] = [];
       let published = 0;
-      published += await this.sync('gammaEvents', this.openEvents(), '/events/keyset', normalizeGammaEvent, (e) => e.gamma_event_id, now, deadLetters);
+      published += await this.sync(
+        'gammaEvents',
+        this.openEvents(),
+        '/events/keyset',
+        normalizeGammaEvent,
+        (e) => e.gamma_event_id,
+        now,
+        deadLetters,
+      );
       published += await this.sync(
         'series',
         this.offsetPages('/series?order=id&ascending=true'),

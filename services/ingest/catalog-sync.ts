@@ -146,7 +146,10 @@ export class CatalogSync {
       if (this.now() - lastLog >= PROGRESS_LOG_EVERY_MS) {
         lastLog = this.now();
         const seconds = Math.max(1, (lastLog - startedMs) / 1000);
-        logger.info({ phase, completed: this.state.completed, per_second: Math.round(this.state.completed / seconds) }, 'catalog sync progress');
+        logger.info(
+          { phase, completed: this.state.completed, per_second: Math.round(this.state.completed / seconds) },
+          'catalog sync progress',
+        );
       }
     }
     if (this.initialSyncDone && this.state.finished_ms === null) {

@@ -23,7 +23,8 @@ export async function keysetPage(gamma: UpstreamClient, listing: GammaListing, q
   const after = cursor ? `&after_cursor=${encodeURIComponent(cursor)}` : '';
   const { body, source } = await gamma.getJson<unknown>(`/${listing}/keyset?${query}&limit=${KEYSET_PAGE_SIZE[listing]}${after}`);
   const items = body && typeof body === 'object' ? (body as Record<string, unknown>)[listing] : undefined;
-  if (!Array.isArray(items)) throw new Error(`${gamma.name}/${listing}/keyset: expected {${listing}: [...]}, got ${JSON.stringify(body).slice(0, 120)}`);
+  if (!Array.isArray(items))
+    throw new Error(`${gamma.name}/${listing}/keyset: expected {${listing}: [...]}, got ${JSON.stringify(body).slice(0, 120)}`);
   const next = (body as Record<string, unknown>).next_cursor;
   return { items, source, nextCursor: typeof next === 'string' && next !== '' ? next : null };
 }

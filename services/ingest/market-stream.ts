@@ -354,7 +354,10 @@ export class MarketStream {
               }),
             ),
           };
-          this.options.logger.error({ topic: entry.topic, events: entry.events.length, err: error }, 'websocket events dead-lettered after failed publishes');
+          this.options.logger.error(
+            { topic: entry.topic, events: entry.events.length, err: error },
+            'websocket events dead-lettered after failed publishes',
+          );
           continue;
         }
         this.options.health.degraded(WS_SOURCE, `publishing websocket events failed (${this.bufferedEvents} buffered): ${message}`);
@@ -364,7 +367,9 @@ export class MarketStream {
         entry.retryAt = performance.now() + delay;
         if (!this.stopped) {
           setTimeout(() => {
-            this.flushing = this.flushing.then(() => this.drainOutbox()).catch((e) => this.options.logger.error({ err: e }, 'websocket retry failed'));
+            this.flushing = this.flushing
+              .then(() => this.drainOutbox())
+              .catch((e) => this.options.logger.error({ err: e }, 'websocket retry failed'));
           }, delay).unref();
         }
         return;
@@ -429,19 +434,23 @@ class Shard {
     socket.on('open', () => {
       socket.send(JSON.stringify({ assets_ids: this.tokens, type: 'market', custom_feature_enabled: true }));
       this.lastHeard = performance.now();
-      this.pingTimer = setInterval(
-        () => {
-          if (socket.readyState !== WebSocket.OPEN) return;
-          // Liveness: a connection that answers nothing, not even PONG, is dead however open it looks.
-          if (performance.now() - this.lastHeard > idleTimeoutMs) {
-            this.stream.idleTimedOut(this.index);
-            socket.terminate();
-            return;
-          }
-          socket.send('PING');
-        },
-        Math.min(pingIntervalMs, Math.max(50, Math.floor(idleTimeoutMs / 3))),
-      );
+      const checkEveryMs = Math.min(pingIntervalMs, Math.max(50, Math.floor(idleTimeoutMs / 3)));
+      let lastCheck = performance.now();
+      this.pingTimer = setInterval(() => {
+        if (socket.readyState !== WebSocket.OPEN) return;
+        const now = performance.now();
+        // This process was stalled (the check ran far too late): frames may be waiting unread, so
+        // the silence is ours, not the server's - start the window again.
+        if (now - lastCheck > idleTimeoutMs / 2) this.lastHeard = now;
+        lastCheck = now;
+        // Liveness: a connection that answers nothing, not even PONG, is dead however open it looks.
+        if (now - this.lastHeard > idleTimeoutMs) {
+          this.stream.idleTimedOut(this.index);
+          socket.terminate();
+          return;
+        }
+        socket.send('PING');
+      }, checkEveryMs);
       // Only a connection that stays up resets the backoff.
       this.stableTimer = setTimeout(() => (this.attempts = 0), stableAfterMs);
       this.resolveOpened();

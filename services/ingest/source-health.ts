@@ -138,7 +138,10 @@ export class SourceHealth {
   }
 
   /** Progress of a long job; `finished` closes it (the rate then stays as measured). */
-  progress(source: string, update: { phase: string; completed: number; total?: number | null; startedMs: number; finished?: boolean }): void {
+  progress(
+    source: string,
+    update: { phase: string; completed: number; total?: number | null; startedMs: number; finished?: boolean },
+  ): void {
     this.entry(source).progress = {
       phase: update.phase,
       completed: update.completed,

@@ -101,7 +101,10 @@ export async function startLifecycle(options: LifecycleOptions): Promise<Lifecyc
     fromBeginning: true,
     handleBatch,
     onError: (error, batch) =>
-      options.logger.warn({ err: error, topic: batch.topic, partition: batch.partition, offset: batch.firstOffset }, 'lifecycle batch failed; retrying'),
+      options.logger.warn(
+        { err: error, topic: batch.topic, partition: batch.partition, offset: batch.firstOffset },
+        'lifecycle batch failed; retrying',
+      ),
   });
   return { stats, stop: () => consumer.stop() };
 }

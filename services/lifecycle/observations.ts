@@ -20,7 +20,12 @@ const source = <E>(stream: Stream<E>, observe: (event: E) => Observation): Obser
 });
 
 const yesIndexOf = (outcomes: readonly string[]): number | null =>
-  outcomes.length === 0 ? null : Math.max(0, outcomes.findIndex((o) => o.toLowerCase() === 'yes'));
+  outcomes.length === 0
+    ? null
+    : Math.max(
+        0,
+        outcomes.findIndex((o) => o.toLowerCase() === 'yes'),
+      );
 
 /** Gamma's view of a market (fast path): its status, and its payouts once settled. */
 export function observeMarket(market: MarketUpserted): Observation {

@@ -107,7 +107,14 @@ export function step(current: MarketLifecycle | null, observation: Observation, 
     const next = settle(withMetadata(blank), observation, 1);
     // Catalog history is recorded quietly; a settlement after we began watching is news even unseen before.
     const notify = settled(next.state) && observation.occurred_at_ms !== null && observation.occurred_at_ms >= epochMs;
-    return transition(next, null, settled(next.state) ? (next.state === 'resolved' ? 'resolved' : 'voided') : 'listed', observation, notify, true);
+    return transition(
+      next,
+      null,
+      settled(next.state) ? (next.state === 'resolved' ? 'resolved' : 'voided') : 'listed',
+      observation,
+      notify,
+      true,
+    );
   }
 
   const base = withMetadata(current);

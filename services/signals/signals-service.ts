@@ -65,7 +65,8 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
   const handleBatch = async (batch: MessageBatch) => {
     const subscriptions = await loadSubscriptions(options.control);
     const trades = batch.topic === STREAMS.trades.topic ? decodeAll(STREAMS.trades, batch.messages, options.logger) : [];
-    const lifecycle = batch.topic === STREAMS.marketLifecycle.topic ? decodeAll(STREAMS.marketLifecycle, batch.messages, options.logger) : [];
+    const lifecycle =
+      batch.topic === STREAMS.marketLifecycle.topic ? decodeAll(STREAMS.marketLifecycle, batch.messages, options.logger) : [];
     // A failed batch is redelivered; the price windows must then look as they did before it.
     const before = windows.snapshot(new Set(trades.map((t) => t.event.market_id)));
     try {
@@ -132,7 +133,8 @@ function resolutionDeliveries(settlements: Decoded<MarketLifecycleTransition>[],
   const deliveries: NewDelivery[] = [];
   for (const { event, message } of settlements) {
     const facts = { type: 'market.resolved', market_id: event.market_id, logged_at_ms: message.timestamp };
-    for (const subscription of subscriptions) if (wants(subscription, facts)) deliveries.push(delivery(subscription, marketResolved(event)));
+    for (const subscription of subscriptions)
+      if (wants(subscription, facts)) deliveries.push(delivery(subscription, marketResolved(event)));
   }
   return deliveries;
 }

@@ -96,7 +96,11 @@ export class PricePaths {
 
   private extend(marketIndex: number, path: PathBuffer, toStep: number): void {
     const market = this.markets[marketIndex] as SimMarket;
-    const stream = (this.streams[marketIndex] ??= createRng(this.seed, 'price-path', marketIndex));
+    let stream = this.streams[marketIndex];
+    if (!stream) {
+      stream = createRng(this.seed, 'price-path', marketIndex);
+      this.streams[marketIndex] = stream;
+    }
     const floor = market.tickSize;
     const ceiling = 1 - market.tickSize;
     while (path.length <= toStep) {

@@ -87,7 +87,14 @@ export function gammaRouter(state: SimulatorState, books: OrderBooks): Router {
 
   router.get('/markets/keyset', (req, res) => {
     const query = req.query as Query;
-    const page = keysetPage(query, state.world.markets, marketFilter(state, books, query), MARKET_ORDER_FIELDS, marketKey, MARKETS_KEYSET_MAX_LIMIT);
+    const page = keysetPage(
+      query,
+      state.world.markets,
+      marketFilter(state, books, query),
+      MARKET_ORDER_FIELDS,
+      marketKey,
+      MARKETS_KEYSET_MAX_LIMIT,
+    );
     res.json({ markets: page.indexes.map((i) => market(state.world.markets[i] as SimMarket)), ...page.next });
   });
 

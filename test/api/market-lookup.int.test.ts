@@ -42,7 +42,15 @@ const client = (baseUrl: string) =>
   });
 
 beforeAll(async () => {
-  sim = await startSimulator({ port: 0, seed: 4, marketCount: 30, walletCount: 10, historicTrades: 100, historicalMarkets: 40, clock: () => START });
+  sim = await startSimulator({
+    port: 0,
+    seed: 4,
+    marketCount: 30,
+    walletCount: 10,
+    historicTrades: 100,
+    historicalMarkets: 40,
+    clock: () => START,
+  });
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-lookup-'));
   log = await openFileEventLog({ directory, schemas: topicSchemas(), fsync: false });
   await log.createTopics(allTopicSpecs());

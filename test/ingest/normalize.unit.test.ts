@@ -82,13 +82,19 @@ describe('Gamma markets', () => {
   });
 
   test('closed at 0.5 / 0.5 without a UMA resolution stays closed (a frozen price, not a void)', () => {
-    const raw = { ...(readSample('gamma/market_open_ceasefire_before_gta6.json') as object), closed: true, outcomePrices: '["0.5", "0.5"]' };
+    const raw = {
+      ...(readSample('gamma/market_open_ceasefire_before_gta6.json') as object),
+      closed: true,
+      outcomePrices: '["0.5", "0.5"]',
+    };
     const result = normalizeGammaMarket(raw, 'polymarket', NOW);
     expect(result.ok && result.value.status).toBe('closed');
   });
 
-  test("empty-book markers (bestBid 0, bestAsk 1) become null, so there is no spread of 1", () => {
-    const event = (readSample('gamma/events_by_slug_negrisk_fed_chair_39_markets.json') as Array<{ markets: Array<Record<string, unknown>> }>)[0]!;
+  test('empty-book markers (bestBid 0, bestAsk 1) become null, so there is no spread of 1', () => {
+    const event = (
+      readSample('gamma/events_by_slug_negrisk_fed_chair_39_markets.json') as Array<{ markets: Array<Record<string, unknown>> }>
+    )[0]!;
     const empty = event.markets.find((m) => m.bestBid === 0 && m.bestAsk === 1)!;
     const result = normalizeGammaMarket(empty, 'polymarket', NOW);
     if (!result.ok) throw new Error(result.reason);

@@ -1,4 +1,11 @@
-import { parseBookTop, parseOptionalNumber, parseStringArray, parseTimestampMs, parseTokenId, parseTokenIds } from '../../services/ingest/parse.js';
+import {
+  parseBookTop,
+  parseOptionalNumber,
+  parseStringArray,
+  parseTimestampMs,
+  parseTokenId,
+  parseTokenIds,
+} from '../../services/ingest/parse.js';
 
 describe('timestamps in the four upstream formats', () => {
   test.each([

@@ -115,7 +115,14 @@ test('markets and resolutions become transitions once each, across restarts and 
   // A crash after publishing but before storing states: replay everything from the start with the
   // states forgotten. The same transitions come out with the same ids.
   await control.query('DELETE FROM market_lifecycle_states');
-  const replay = await startLifecycle({ log, control, publisher, logger: silent, groupId: 'tapeline-lifecycle-replay', clock: () => T0 + 31 * DAY });
+  const replay = await startLifecycle({
+    log,
+    control,
+    publisher,
+    logger: silent,
+    groupId: 'tapeline-lifecycle-replay',
+    clock: () => T0 + 31 * DAY,
+  });
   await waitFor(async () => replay.stats.observations >= 7, 10_000, 'replayed observations');
   await replay.stop();
 
@@ -131,7 +138,15 @@ test('markets and resolutions become transitions once each, across restarts and 
     [B, 2, 'voided', 'voided', true, '50-50'],
     [OLD, 1, 'resolved', 'resolved', false, 'Yes'],
   ]);
-  expect(distinct.get(`${A}:3`)).toMatchObject({ final_yes_price: 0, final_no_price: 1, occurred_at_ms: T0 + 30 * DAY, authority: 'gamma' });
-  const [stored] = await control.query<{ state: string; revision: number }>('SELECT state, revision FROM market_lifecycle_states WHERE market_id = $1', [A]);
+  expect(distinct.get(`${A}:3`)).toMatchObject({
+    final_yes_price: 0,
+    final_no_price: 1,
+    occurred_at_ms: T0 + 30 * DAY,
+    authority: 'gamma',
+  });
+  const [stored] = await control.query<{ state: string; revision: number }>(
+    'SELECT state, revision FROM market_lifecycle_states WHERE market_id = $1',
+    [A],
+  );
   expect(stored).toMatchObject({ state: 'resolved', revision: 3 });
 }, 60_000);

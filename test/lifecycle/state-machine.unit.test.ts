@@ -100,7 +100,12 @@ test('a resolution report decides resolved or voided from its payouts, whatever 
 test('closed -> active when upstream reopens; a settled market never goes back', () => {
   const reopened = run([observe(), observe({ state: 'closed' }), observe({ state: 'active' })]);
   expect(reopened.transitions.map((t) => t.kind)).toEqual(['listed', 'closed', 'reopened']);
-  const settled = run([observe(), observe({ state: 'resolved', payouts: [1, 0] }), observe({ state: 'closed' }), observe({ state: 'active' })]);
+  const settled = run([
+    observe(),
+    observe({ state: 'resolved', payouts: [1, 0] }),
+    observe({ state: 'closed' }),
+    observe({ state: 'active' }),
+  ]);
   expect(settled.transitions.map((t) => t.kind)).toEqual(['listed', 'resolved']);
   expect(settled.state.state).toBe('resolved');
 });
@@ -126,13 +131,20 @@ test('the chain is the authority: it confirms quietly, corrects loudly, and the 
   expect(corrected.transitions).toEqual([
     expect.objectContaining({ kind: 'corrected', authority: 'chain', resolution_number: 2, resolved_outcome: 'No', notify: true }),
   ]);
-  const ignored = run([observe({ state: 'resolved', payouts: [1, 0] }), observe({ authority: 'clob-ws', state: 'voided', payouts: [0.5, 0.5] })], corrected.state);
+  const ignored = run(
+    [observe({ state: 'resolved', payouts: [1, 0] }), observe({ authority: 'clob-ws', state: 'voided', payouts: [0.5, 0.5] })],
+    corrected.state,
+  );
   expect(ignored.transitions).toEqual([]);
   expect(ignored.state).toMatchObject({ authority: 'chain', payouts: [0, 1], resolution_number: 2 });
 });
 
 test('the chain may settle first; Gamma agreeing later changes nothing', () => {
-  const { transitions } = run([observe(), observe({ authority: 'chain', state: 'resolved', payouts: [0, 1] }), observe({ state: 'resolved', payouts: [0, 1] })]);
+  const { transitions } = run([
+    observe(),
+    observe({ authority: 'chain', state: 'resolved', payouts: [0, 1] }),
+    observe({ state: 'resolved', payouts: [0, 1] }),
+  ]);
   expect(transitions.map((t) => [t.kind, t.authority])).toEqual([
     ['listed', 'gamma'],
     ['resolved', 'chain'],
@@ -140,7 +152,11 @@ test('the chain may settle first; Gamma agreeing later changes nothing', () => {
 });
 
 test('a fast-path report that changes its own payouts is a correction (an UMA dispute flipped the outcome)', () => {
-  const { transitions } = run([observe(), observe({ state: 'resolved', payouts: [1, 0] }), observe({ state: 'resolved', payouts: [0, 1] })]);
+  const { transitions } = run([
+    observe(),
+    observe({ state: 'resolved', payouts: [1, 0] }),
+    observe({ state: 'resolved', payouts: [0, 1] }),
+  ]);
   expect(transitions.map((t) => [t.kind, t.resolution_number, t.notify])).toEqual([
     ['listed', 0, false],
     ['resolved', 1, true],

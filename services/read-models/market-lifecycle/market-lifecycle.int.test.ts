@@ -13,7 +13,15 @@ beforeAll(async () => {
     markets: [marketUpserted({ market_id: M, status: 'closed', outcome_prices: [0.97, 0.03] })],
     marketLifecycle: [
       marketTransition({ market_id: M, revision: 1, observed_at_ms: T0 }),
-      marketTransition({ market_id: M, revision: 2, kind: 'closed', from_state: 'active', to_state: 'closed', occurred_at_ms: T0 + DAY, observed_at_ms: T0 + DAY }),
+      marketTransition({
+        market_id: M,
+        revision: 2,
+        kind: 'closed',
+        from_state: 'active',
+        to_state: 'closed',
+        occurred_at_ms: T0 + DAY,
+        observed_at_ms: T0 + DAY,
+      }),
       marketTransition({
         market_id: M,
         revision: 3,
@@ -38,7 +46,9 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 test('one row per revision', async () => {
-  expect(await h.rows('SELECT revision, kind, to_state FROM market_lifecycle FINAL WHERE market_id = {m:String} ORDER BY revision', { m: M })).toEqual([
+  expect(
+    await h.rows('SELECT revision, kind, to_state FROM market_lifecycle FINAL WHERE market_id = {m:String} ORDER BY revision', { m: M }),
+  ).toEqual([
     { revision: 1, kind: 'listed', to_state: 'active' },
     { revision: 2, kind: 'closed', to_state: 'closed' },
     { revision: 3, kind: 'voided', to_state: 'voided' },
@@ -62,7 +72,15 @@ test('the market detail takes its status from the lifecycle and shows the resolu
       resolution_number: 1,
     },
     transitions: [
-      { revision: 1, kind: 'listed', from: null, to: 'active', authority: 'gamma', occurred_at: null, observed_at: new Date(T0 + 1).toISOString() },
+      {
+        revision: 1,
+        kind: 'listed',
+        from: null,
+        to: 'active',
+        authority: 'gamma',
+        occurred_at: null,
+        observed_at: new Date(T0 + 1).toISOString(),
+      },
       {
         revision: 2,
         kind: 'closed',

@@ -4,7 +4,12 @@ import { markPrice } from './mark-price.js';
 const none = { payout: null, bestBid: null, bestAsk: null, lastTrade: null, catalogPrice: null };
 
 test.each([
-  ['a resolved winner is marked at 1 whatever the book says', { ...none, payout: 1, bestBid: 0.96, bestAsk: 0.98, lastTrade: 0.97 }, 1, 'payout'],
+  [
+    'a resolved winner is marked at 1 whatever the book says',
+    { ...none, payout: 1, bestBid: 0.96, bestAsk: 0.98, lastTrade: 0.97 },
+    1,
+    'payout',
+  ],
   ['a resolved loser at 0', { ...none, payout: 0, lastTrade: 0.03 }, 0, 'payout'],
   ['a 50-50 void at 0.5', { ...none, payout: 0.5, lastTrade: 0.97 }, 0.5, 'payout'],
   ['a tight book at its mid: (0.44 + 0.46) / 2', { ...none, bestBid: 0.44, bestAsk: 0.46, lastTrade: 0.4 }, 0.45, 'mid'],

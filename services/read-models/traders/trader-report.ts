@@ -1,6 +1,15 @@
 /** One wallet's full picture from its fills: lifetime and 30-day stats, positions, curve, risk, categories. */
 import { PositionBook, type Fill } from './position-book.js';
-import { dailyCurve, isSettled, type OutcomeQuote, riskScore, round, valuePositions, winLoss, type ValuedPosition } from './trader-stats.js';
+import {
+  dailyCurve,
+  isSettled,
+  type OutcomeQuote,
+  riskScore,
+  round,
+  valuePositions,
+  winLoss,
+  type ValuedPosition,
+} from './trader-stats.js';
 import type { MarketInfo } from './wallet-data.js';
 
 const DAY = 86_400_000;

@@ -161,7 +161,9 @@ test('open positions with average entry, the mark and its basis, and unrealized 
     [M2, 'No', 20, 0.6, 0.75, 'last_trade', 3],
   ]);
   // 10 x (0.28 - 0.25)
-  expect((await getJson(`${api.base}/v1/positions/${D}`, key)).body.data.positions.map(row)).toEqual([[M2, 'Yes', 10, 0.25, 0.28, 'mid', 0.3]]);
+  expect((await getJson(`${api.base}/v1/positions/${D}`, key)).body.data.positions.map(row)).toEqual([
+    [M2, 'Yes', 10, 0.25, 0.28, 'mid', 0.3],
+  ]);
 });
 
 test('daily PnL curve ends today with realized + unrealized', async () => {
