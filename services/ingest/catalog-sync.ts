@@ -140,7 +140,10 @@ export class CatalogSync {
         listing: page.nextCursor === null ? this.state.listing + 1 : this.state.listing,
         cursor: page.nextCursor,
         completed: this.state.completed + page.items.length,
-        watermark: { ...this.state.watermark, [listing]: Math.max(this.state.watermark[listing], result.newestUpdateMs) },
+        watermark: {
+          ...this.state.watermark,
+          [listing]: Math.max(this.state.watermark[listing], Math.min(result.newestUpdateMs, this.now())),
+        },
       });
       health.progress(CATALOG_SYNC_SOURCE, { phase, completed: this.state.completed, startedMs });
       if (this.now() - lastLog >= PROGRESS_LOG_EVERY_MS) {
@@ -180,7 +183,9 @@ export class CatalogSync {
         run.published += result.published;
         run.deadLettered += result.deadLettered;
         run.pages += 1;
-        watermark[listing] = Math.max(watermark[listing], result.newestUpdateMs);
+        // Never past our own clock: an upstream timestamp in the future would otherwise hide every
+        // change up to it.
+        watermark[listing] = Math.max(watermark[listing], Math.min(result.newestUpdateMs, startedMs));
         cursor = fresh.length === page.items.length ? page.nextCursor : null;
       } while (cursor !== null);
     }

@@ -42,10 +42,15 @@ export function marketFigures(state: SimulatorState, books: OrderBooks, market: 
   };
 }
 
-/** Creation, the last fill or the close, whichever is latest: what moves Gamma's updatedAt. */
+/** Creation, the last fill or the close, whichever is latest (never after now): what moves Gamma's updatedAt. */
 export function lastActivityMs(state: SimulatorState, market: SimMarket): number {
   const last = state.lastTrade(market.index);
-  return Math.max(Math.floor(market.createdAtMicros / 1000), (last?.timestamp ?? 0) * 1000, state.status[market.index]?.closedAtMs ?? 0);
+  const latest = Math.max(
+    Math.floor(market.createdAtMicros / 1000),
+    (last?.timestamp ?? 0) * 1000,
+    state.status[market.index]?.closedAtMs ?? 0,
+  );
+  return Math.min(latest, state.nowMs());
 }
 
 /** Gamma's market updatedAt (micro-precision; the sub-millisecond digits vary per market). */
