@@ -211,6 +211,7 @@ export class CatalogSync {
     });
     let newestUpdateMs = 0;
     let published = 0;
+    let newlyClosed = false;
     if (listing === 'markets') {
       const markets: MarketUpserted[] = [];
       for (const raw of rows) {
@@ -218,10 +219,13 @@ export class CatalogSync {
         if (!result.ok) deadLetters.push(letter(raw, result.reason));
         else {
           markets.push(result.value);
-          this.options.unresolved.observe(result.value);
+          newlyClosed = this.options.unresolved.observe(result.value) || newlyClosed;
           newestUpdateMs = Math.max(newestUpdateMs, updatedAtMs(raw));
         }
       }
+      // Saved before the checkpoint moves past this page: a closed market awaiting resolution is
+      // listed nowhere else until it changes. (Open ones are re-read by every market poll.)
+      if (newlyClosed) this.options.unresolved.save();
       published += await this.options.publisher.publish('markets', markets);
       const resolutions = markets.map((m) => resolutionOf(m, 'gamma')).filter((r): r is MarketResolved => r !== null);
       published += await this.options.publisher.publish('marketResolutions', resolutions);

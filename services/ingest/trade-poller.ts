@@ -109,8 +109,12 @@ export class TradePoller {
   }
 
   private recordGap(fromMs: number, toMs: number, seen: readonly TradeExecuted[]): void {
-    // Markets seen in the capped read first (they were busy), then the open markets by 24h volume.
-    const open = [...(this.options.markets?.() ?? [])].sort((a, b) => b.volume_24h_usdc - a.volume_24h_usdc).map((m) => m.market_id);
+    // Markets seen in the capped read first (they were busy), then the open markets that traded in
+    // the last 24 hours, busiest first (one without 24h volume has no trades in a recent window).
+    const open = [...(this.options.markets?.() ?? [])]
+      .filter((m) => m.volume_24h_usdc > 0)
+      .sort((a, b) => b.volume_24h_usdc - a.volume_24h_usdc)
+      .map((m) => m.market_id);
     const markets = [...new Set([...seen.map((t) => t.market_id), ...open])];
     const gaps = [...(this.state.gaps ?? []), { from_ms: fromMs, to_ms: toMs, markets }];
     this.state = { ...this.state, gaps };
@@ -144,9 +148,10 @@ export class TradePoller {
         deadLetters,
       );
       this.state = { ...this.state, gaps: [{ ...gap!, markets: gap!.markets.slice(1) }, ...rest] };
-      this.checkpoint.write(this.state);
       budget -= 1;
     }
+    // Once per poll: a crash re-reads at most this poll's markets (their trades are deduplicated).
+    if (budget < (this.options.gapMarketsPerPoll ?? 50)) this.checkpoint.write(this.state);
     if ((this.state.gaps?.length ?? 0) === 0 && this.options.health.isDegraded(TRADES_SOURCE)) {
       this.options.health.recovered(TRADES_SOURCE);
     } else if ((this.state.gaps?.length ?? 0) > 0) {

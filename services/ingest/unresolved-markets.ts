@@ -40,21 +40,27 @@ export class UnresolvedMarkets {
     return this.entries.get(gammaId)?.status;
   }
 
-  /** Records what a listing or lookup said about a market: settled ones leave, the rest are (re)tracked. */
-  observe(market: Pick<MarketUpserted, 'gamma_id' | 'market_id' | 'status'>): void {
-    if (market.gamma_id === '') return;
+  /**
+   * Records what a listing or lookup said about a market: settled ones leave, the rest are
+   * (re)tracked. True when a closed market started being tracked (worth saving at once: nothing
+   * else lists it again until it changes).
+   */
+  observe(market: Pick<MarketUpserted, 'gamma_id' | 'market_id' | 'status'>): boolean {
+    if (market.gamma_id === '') return false;
     const before = this.entries.get(market.gamma_id);
     if (market.status === 'resolved' || market.status === 'voided') {
       if (before) {
         this.entries.delete(market.gamma_id);
         this.dirty = true;
       }
-      return;
+      return false;
     }
     if (!before || before.status !== market.status || before.misses !== 0) {
       this.entries.set(market.gamma_id, { market_id: market.market_id, status: market.status, misses: 0 });
       this.dirty = true;
+      return market.status === 'closed' && before?.status !== 'closed';
     }
+    return false;
   }
 
   missed(gammaId: string): void {
