@@ -17,6 +17,7 @@ import type { AdminOperations } from '../services/admin/operations.js';
 import type { Accounts } from '../services/control/accounts.js';
 import type { ControlStore } from '../services/ports/control-store.js';
 import type { SandboxApis } from '../services/sandbox/compose.js';
+import type { MarketLookup } from '../services/ingest/market-lookup.js';
 import { accessCheck, accessControl, type AccessCheck, type AccessPolicy } from './access.js';
 import { adminRoutes } from './admin.js';
 import { fastCachedReads, ReadCache, responseCache } from './response-cache.js';
@@ -55,6 +56,8 @@ export interface AppDependencies {
   admin?: { operations: AdminOperations; token: string };
   /** Webhook subscriptions and deliveries; without it the /webhooks routes answer 404. */
   webhooks?: WebhooksApi;
+  /** Looks up markets the catalog does not hold yet, bounded (GET /markets/{id}); without it they are 404. */
+  marketLookup?: MarketLookup;
   /** Public read responses are reused for this long (0 turns the cache off). */
   readCacheTtlMs?: number;
   /** Validate every response against the document too (tests turn this on). */
@@ -136,7 +139,7 @@ function buildApp(
   }
   app.use('/v1', healthRoutes(deps.store, deps.health));
   app.use('/v1', accountRoutes({ meter: deps.meter, operations, ...deps.access }));
-  for (const model of READ_MODELS) if (model.routes) app.use('/v1', model.routes({ store: deps.store }));
+  for (const model of READ_MODELS) if (model.routes) app.use('/v1', model.routes({ store: deps.store, marketLookup: deps.marketLookup }));
   if (deps.webhooks) app.use('/v1', webhookRoutes(deps.webhooks));
 
   app.use((_request, _response, next) => next(ApiError.notFound('no such route')));

@@ -17,6 +17,9 @@ import type { AnalyticsStore } from './ports/analytics-store.js';
 import type { ControlStore } from './ports/control-store.js';
 import type { EventLog } from './ports/event-log.js';
 import { STREAMS } from './read-models/registry.js';
+import { EventPublisher } from './events/publisher.js';
+import { MarketLookup } from './ingest/market-lookup.js';
+import { UpstreamClient } from './ingest/upstream-client.js';
 import { sinkLag } from './sink/sink-service.js';
 
 export const SERVICE_VERSION = '0.5.0';
@@ -49,6 +52,22 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   });
   meter.start();
   const adminToken = options.adminEndpoint ? newAdminToken() : undefined;
+  const { ingest, upstream } = config;
+  // One attempt per upstream request and a generous request budget: the lookup's own token bucket
+  // and deadline are what bound the work (services/ingest/market-lookup.ts).
+  const marketLookup = new MarketLookup({
+    gamma: new UpstreamClient({
+      name: 'gamma',
+      baseUrl: upstream.gammaUrl,
+      budgetPer10s: 1_000,
+      timeoutMs: ingest.lookupTimeoutMs,
+      maxAttempts: 1,
+    }),
+    publisher: new EventPublisher(log),
+    perSecond: ingest.lookupPerSecond,
+    timeoutMs: ingest.lookupTimeoutMs,
+    missTtlMs: ingest.lookupMissTtlMs,
+  });
   const { listener } = createApiHandler({
     store,
     accounts,
@@ -62,6 +81,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     validateResponses: config.validateResponses,
     readCacheTtlMs: config.readCacheTtlMs,
     webhooks: options.webhooks,
+    marketLookup,
     health: {
       version: SERVICE_VERSION,
       sources: options.sources ?? (() => []),

@@ -22,9 +22,12 @@ export function healthRoutes(store: AnalyticsStore, inputs: HealthInputs): Route
       'SELECT (SELECT uniqExact(market_id) FROM markets) AS markets, (SELECT count() FROM trades) AS trades',
     );
     const sources = inputs.sources();
-    const issues = sources
-      .filter((s) => s.consecutive_failures >= FAILING_AFTER)
-      .map((s) => `${s.source}: ${s.consecutive_failures} consecutive failures; last error: ${s.last_error}`);
+    const issues = [
+      ...sources
+        .filter((s) => s.consecutive_failures >= FAILING_AFTER)
+        .map((s) => `${s.source}: ${s.consecutive_failures} consecutive failures; last error: ${s.last_error}`),
+      ...sources.filter((s) => s.degraded).map((s) => `${s.source}: degraded: ${s.degraded_reason}`),
+    ];
     response.json(
       success({
         status: issues.length === 0 ? 'ok' : 'degraded',

@@ -9,7 +9,7 @@ export interface MarketTerms {
   marketId: string;
   title: string;
   category: string;
-  status: 'active' | 'closed' | 'resolved';
+  status: 'active' | 'closed' | 'resolved' | 'voided';
   outcomes: string[];
   outcomeTokenIds: string[];
   yesIndex: number;

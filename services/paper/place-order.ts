@@ -68,7 +68,8 @@ export async function validateOrder(store: AnalyticsStore, input: OrderInput): P
 
   const terms = await marketTerms(store, input.market_id.trim());
   if (!terms) throw ApiError.badRequest(`market_id: unknown market ${input.market_id}`);
-  if (terms.status === 'resolved' || terms.resolution) throw ApiError.badRequest(`market_id: market ${terms.marketId} is resolved`);
+  if (terms.status === 'resolved' || terms.status === 'voided' || terms.resolution)
+    throw ApiError.badRequest(`market_id: market ${terms.marketId} is ${terms.status === 'voided' ? 'voided' : 'resolved'}`);
   if (terms.status === 'closed' || terms.acceptingOrders === false)
     throw ApiError.badRequest(`market_id: market ${terms.marketId} is closed and not accepting orders`);
   const outcomeIndex = outcomeIndexOf(terms, input.outcome);

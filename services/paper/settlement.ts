@@ -1,10 +1,11 @@
 /**
  * Settlement at resolution: every open paper position in the market is closed at its outcome's
- * payout per share (1 or 0, or e.g. 0.5 for a 50-50 resolution), its cash credited, its PnL realized;
- * resting orders in the market are cancelled and release what they held. A resolution whose payouts
- * are not a distribution (negative, or not summing to 1 - a market cancelled upstream) voids the
- * market instead: positions are returned at their average entry (the cost basis comes back, realized
- * PnL 0; fees already paid stay paid). Settling twice changes nothing: only open positions settle.
+ * payout per share (1 or 0), its cash credited, its PnL realized; resting orders in the market are
+ * cancelled and release what they held. A market settled without a single winner is voided: a split
+ * payout (e.g. 50-50, the lifecycle's `voided`) pays each share its payout, as on chain; payouts that
+ * are not a distribution at all (negative, or not summing to 1) return the positions at their average
+ * entry (cost basis back, realized PnL 0; fees already paid stay paid). Settling twice changes
+ * nothing: only open positions settle.
  */
 import type { SqlExecutor } from '../ports/control-store.js';
 import { formatScaled, microsOf, MICRO, mulDiv, divide } from '../shared/decimal.js';
@@ -59,9 +60,11 @@ export async function settleMarket(tx: SqlExecutor, resolution: Resolution, now:
     ).map(toPosition);
     for (const position of positions) {
       const index = resolution.outcomeTokenIds.indexOf(position.assetId);
-      const voided = payouts === null || index < 0;
-      const price = voided ? (position.shares > 0n ? divide(position.cost * MICRO, position.shares) : 0n) : payouts[index]!;
-      const proceeds = voided ? position.cost : mulDiv(position.shares, price, MICRO);
+      const refunded = payouts === null || index < 0;
+      // No single winner: a split payout (e.g. 50-50) pays each share its payout, as on chain; voided either way.
+      const voided = refunded || !payouts.includes(MICRO);
+      const price = refunded ? (position.shares > 0n ? divide(position.cost * MICRO, position.shares) : 0n) : payouts[index]!;
+      const proceeds = refunded ? position.cost : mulDiv(position.shares, price, MICRO);
       const realized = proceeds - position.cost;
       await tx.query(
         `UPDATE paper_positions SET status = $4, settlement_price = $5, settled_at = $6, realized_pnl = realized_pnl + $7,

@@ -17,6 +17,7 @@ import { type Config, loadConfig } from '../../services/config.js';
 import { Accounts } from '../../services/control/accounts.js';
 import { migrateControlStore } from '../../services/control/migrate.js';
 import { openPgliteStore } from '../../services/control/pglite-store.js';
+import type { MarketLookup } from '../../services/ingest/market-lookup.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import type { ControlStore } from '../../services/ports/control-store.js';
 import { composeSandboxApis, type SandboxApis } from '../../services/sandbox/compose.js';
@@ -42,6 +43,8 @@ export interface ApiHarnessOptions {
   /** A migrated control store to use (e.g. PostgreSQL); else a fresh PGlite. */
   control?: ControlStore;
   clock?: () => number;
+  /** Upstream lookup of markets the catalog does not hold (off unless given). */
+  marketLookup?: MarketLookup;
 }
 
 export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHarness> {
@@ -87,6 +90,7 @@ export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHa
     // Off unless a test asks for it: most tests write data and read it back at once.
     readCacheTtlMs: options.env?.READ_CACHE_TTL_MS ? config.readCacheTtlMs : 0,
     health: { version: 'test', sources: () => [], sinkLag: async () => ({ 'tapeline.trades.v1': 0 }) },
+    marketLookup: options.marketLookup,
   });
   const server = http.createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

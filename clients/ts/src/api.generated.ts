@@ -211,8 +211,10 @@ export type Positions = {
     outcome: string;
     size_shares: number;
     avg_entry_price: number;
-    /** Current outcome price, or the payout once resolved. */
+    /** The price the position is marked at: the payout once settled (1 or 0; 0.5 after a 50-50 void); else the mid of the outcome's book when both sides are present and the spread is at most 0.10; else (one-sided or empty book, or a wider spread) the outcome's last indexed trade; else the catalog price; null when none exists. */
     mark_price: number | null;
+    /** Which rule of mark_price applied. */
+    mark_basis?: "payout" | "mid" | "last_trade" | "catalog" | "none";
     cost_basis_usdc: number;
     current_value_usdc: number | null;
     unrealized_pnl_usdc: number;
@@ -365,6 +367,21 @@ export type Health = {
     covered_until?: NullableTimestamp;
     /** Milliseconds behind upstream (now - covered_until). */
     lag_ms?: number | null;
+    /** The source knows its view has a hole it is repairing: a trade-feed gap being backfilled market by market, websocket events waiting to be published. */
+    degraded?: boolean;
+    degraded_reason?: string | null;
+    progress?: null | {
+      /** What runs, e.g. `initial: markets closed=true`, `initial sync done`, `incremental`. */
+      phase: string;
+      /** Records read so far by this job. */
+      completed: number;
+      /** Records in all when upstream says; null otherwise. */
+      total: number | null;
+      started_at: Timestamp;
+      finished_at: NullableTimestamp;
+      /** completed / seconds from started_at to finished_at (or now). */
+      per_second: number;
+    };
     /** Freshness target: ticks/books 2000, trades 15000, positions 600000, metadata 300000. */
     target_lag_ms?: number | null;
     /** lag_ms <= target_lag_ms. */
@@ -399,7 +416,8 @@ export type Market = {
   /** The market question. */
   title: string;
   category: string;
-  status: "active" | "closed" | "resolved";
+  /** The market lifecycle, a state machine: `active` (trading) -> `closed` (trading stopped, not resolved; e.g. waiting on the oracle, possibly long after `end_date`) -> `resolved` (one outcome pays 1) or `voided` (resolved with a split payout, 50-50). `closed` can go back to `active` when upstream reopens a market. In lists this is the catalog's view (Gamma); in `GET /markets/{id}` the lifecycle's state (which also follows the CLOB's resolution messages) when it has one. Every transition is in `MarketDetail.lifecycle.transitions`. */
+  status: "active" | "closed" | "resolved" | "voided";
   outcomes: Array<string>;
   /** CLOB token ids (up to 78 digits, as strings), in outcome order. */
   outcome_token_ids: Array<string>;
@@ -407,9 +425,11 @@ export type Market = {
   /** Price of the YES outcome (named Yes, else the first outcome), from the latest upstream market snapshot. */
   yes_price: NullablePrice;
   no_price: NullablePrice;
+  /** Best bid of the YES token from the catalog; null when the bid side is empty (Gamma prints an empty side as bestBid 0). */
   best_bid?: NullablePrice;
+  /** Best ask of the YES token from the catalog; null when the ask side is empty (Gamma prints an empty side as bestAsk 1). */
   best_ask?: NullablePrice;
-  /** best_ask - best_bid; null when either side is missing. */
+  /** best_ask - best_bid; null when either side is empty. */
   spread?: number | null;
   last_trade_price?: NullablePrice;
   /** Upstream rolling 24 h volume in USDC. */
@@ -418,7 +438,7 @@ export type Market = {
   liquidity_usdc: number;
   neg_risk?: boolean;
   event?: MarketEvent | null;
-  /** Winning outcome once resolved. */
+  /** Winning outcome once resolved; `50-50` once voided. */
   resolved_outcome?: string | null;
   start_date?: NullableTimestamp;
   end_date?: NullableTimestamp;
@@ -429,6 +449,7 @@ export type Market = {
 };
 
 export type MarketDetail = Market & {
+  lifecycle: MarketLifecycle | null;
   /** Computed from the trades this service indexed. */
   snapshot: {
     /** YES price of the latest indexed trade. */
@@ -440,6 +461,41 @@ export type MarketDetail = Market & {
     trades_total: number;
     as_of: Timestamp;
   };
+};
+
+/** The market's lifecycle state machine: `active` -> `closed` -> `resolved` | `voided` (`closed` -> `active` when upstream reopens). Reports come from authorities of two ranks: the fast path (`gamma`: the catalog; `clob-ws`/`clob-rest`: the CLOB's resolution messages) and the chain (`chain`: ConditionResolution on Polygon, the authority). The first settlement reported wins at once; later, the same payouts from a higher authority `confirmed` it, and different payouts from an equal or higher authority `corrected` it (a new resolution number). A settled market never goes back to active or closed. Null until the lifecycle processor has seen the market. */
+export type MarketLifecycle = {
+  state: "active" | "closed" | "resolved" | "voided";
+  /** Who reported the current state. */
+  authority: "gamma" | "clob-ws" | "clob-rest" | "chain";
+  resolution: null | {
+    /** The winning outcome's name; `50-50` for a void. */
+    outcome: string | null;
+    /** -1 for a void (no single winner). */
+    winning_outcome_index: number;
+    /** USDC paid per share of each outcome, in outcome order. */
+    payouts: Array<Price>;
+    /** payouts[YES]: 1 or 0, 0.5 for a 50-50 void. */
+    final_yes_price: NullablePrice;
+    /** The other outcome's payout in a binary market. */
+    final_no_price: NullablePrice;
+    /** Upstream resolution time (umaEndDate, closedTime, message time), else when it was seen. */
+    resolved_at: NullableTimestamp;
+    /** 1 for the first resolution, +1 per correction. */
+    resolution_number: number;
+  };
+  /** Every transition, oldest first (at most 100). */
+  transitions: Array<{
+    revision: number;
+    kind: "listed" | "closed" | "reopened" | "resolved" | "voided" | "confirmed" | "corrected";
+    from: "active" | "closed" | "resolved" | "voided" | null;
+    to: "active" | "closed" | "resolved" | "voided";
+    authority: "gamma" | "clob-ws" | "clob-rest" | "chain";
+    /** Upstream time of the change when it says. */
+    occurred_at: NullableTimestamp;
+    /** When this service saw it. */
+    observed_at: Timestamp;
+  }>;
 };
 
 export type Candle = {
@@ -640,13 +696,13 @@ export type PaperSettlement = {
   market_title: string;
   asset_id: string;
   outcome: string;
-  /** resolved: paid the outcome's payout per share; voided: the resolution paid out no valid distribution, shares returned at average entry. */
+  /** resolved: a single winner, each share paid its payout (1 or 0); voided: no single winner - a split payout (e.g. 50-50) pays each share its payout, payouts that are no distribution return the shares at average entry. */
   kind: "resolved" | "voided";
   winning_outcome: string | null;
   shares: Shares;
-  /** Payout per share (resolved) or average entry (voided). */
+  /** Payout per share, or the average entry when the payouts were no distribution. */
   price: DecimalPrice;
-  /** shares x price, half up (voided: the cost basis). */
+  /** shares x price, half up (the cost basis when returned at average entry). */
   proceeds_usdc: Usdc;
   cost_basis_usdc: Usdc;
   /** proceeds - cost basis. */
@@ -1005,8 +1061,8 @@ export interface Operations {
   /** GET /markets: List markets. */
   listMarkets: {
     params: {
-      /** Lifecycle filter. `closed` means closed upstream but not (yet) resolved. */
-      status?: "active" | "closed" | "resolved" | "all";
+      /** Lifecycle filter (see `Market.status`). `closed` means closed upstream but not (yet) resolved; `voided` means resolved with a split payout (50-50). */
+      status?: "active" | "closed" | "resolved" | "voided" | "all";
       /** `volume`: 24h volume in USDC, highest first. `volume_total`: lifetime volume. `liquidity`: highest first. `created`: newest first. `end_date`: soonest first. */
       sort?: "volume" | "volume_total" | "liquidity" | "created" | "end_date";
       /** Only this category (case-insensitive; see /markets/categories). */
@@ -1039,7 +1095,7 @@ export interface Operations {
     data: Array<VolumePoint>;
     paginated: false;
   };
-  /** GET /markets/{id}: One market by condition id or slug, with a snapshot from indexed trades. */
+  /** GET /markets/{id}: One market by condition id or slug, with a snapshot from indexed trades and its lifecycle. */
   getMarket: {
     params: {
       /** Condition id (0x + 64 hex) or market slug. */
@@ -1681,13 +1737,14 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "status",
         "in": "query",
         "required": false,
-        "description": "Lifecycle filter. `closed` means closed upstream but not (yet) resolved.",
+        "description": "Lifecycle filter (see `Market.status`). `closed` means closed upstream but not (yet)\nresolved; `voided` means resolved with a split payout (50-50).",
         "schema": {
           "type": "string",
           "enum": [
             "active",
             "closed",
             "resolved",
+            "voided",
             "all"
           ],
           "default": "active"
@@ -1793,7 +1850,8 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
   "getMarket": {
     "method": "GET",
     "path": "/markets/{id}",
-    "summary": "One market by condition id or slug, with a snapshot from indexed trades.",
+    "summary": "One market by condition id or slug, with a snapshot from indexed trades and its lifecycle.",
+    "description": "Every market Polymarket lists is in the catalog once the first catalog sync finished\n(progress in `GET /health`, source `gamma.catalog-sync`). A condition id or slug the catalog\ndoes not hold yet is looked up upstream on demand: bounded to `MARKET_LOOKUP_TIMEOUT_MS`\n(3 s), at most `MARKET_LOOKUP_PER_SECOND` (2) upstream lookups per second for the whole\nservice, one lookup at a time per id, and an id upstream does not know is remembered for\n`MARKET_LOOKUP_MISS_TTL_MS` (10 min). Found markets are answered at once and indexed like any\nother; when the lookup cannot run now (rate limit, timeout) the answer is 404 with a message\nsaying so, and a retry a little later can succeed.",
     "access": "tier1",
     "paginated": false,
     "parameters": [
@@ -2315,7 +2373,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "GET",
     "path": "/traders/{wallet}",
     "summary": "Lifetime and 30-day statistics of a wallet, computed live from its indexed fills.",
-    "description": "PnL uses weighted-average cost: a buy moves the average entry price, a sell realizes\nsize x (price - average) on at most the shares held. unrealized = held x (mark - average),\nthe mark being the outcome's current price, or its payout (1 or 0) once the market resolved.\nWin rate is market-level and resolution-based: 100 x won / (won + lost) over resolved markets\nthe wallet traded, a market being won when the wallet's net PnL in it is positive.\nrisk_score (0 low .. 100 high) = 40 x concentration (largest open position's share of open cost)\n+ 30 x long-shot share (share of bought USDC at prices below 0.15) + 30 x drawdown (largest fall\nof the 30-day daily PnL curve relative to its peak, capped at 1).\nBasis: the taker fills this service indexed, plus splits (buy every outcome at 0.50), merges (sell\nevery outcome at 0.50) and redemptions (sell all held at the payout) for tracked wallets.",
+    "description": "PnL uses weighted-average cost: a buy moves the average entry price, a sell realizes\nsize x (price - average) on at most the shares held. unrealized = held x (mark - average),\nthe mark being the payout once the market settled (1 or 0; 0.5 after a 50-50 void), else the\nmid of the outcome's book when two-sided with a spread of at most 0.10, else its last trade\n(so a one-sided book marks at the last trade), else the catalog price. Voided markets count\nneither as won nor as lost.\nWin rate is market-level and resolution-based: 100 x won / (won + lost) over resolved markets\nthe wallet traded, a market being won when the wallet's net PnL in it is positive.\nrisk_score (0 low .. 100 high) = 40 x concentration (largest open position's share of open cost)\n+ 30 x long-shot share (share of bought USDC at prices below 0.15) + 30 x drawdown (largest fall\nof the 30-day daily PnL curve relative to its peak, capped at 1).\nBasis: the taker fills this service indexed, plus splits (buy every outcome at 0.50), merges (sell\nevery outcome at 0.50) and redemptions (sell all held at the payout) for tracked wallets.",
     "access": "tier2",
     "paginated": false,
     "parameters": [

@@ -109,13 +109,13 @@ class SyncOperations:
         """
         return self._call("getHealth", {}, {}, {})  # type: ignore[no-any-return]
 
-    def list_markets(self, *, status: Optional[Literal["active", "closed", "resolved", "all"]] = None, sort: Optional[Literal["volume", "volume_total", "liquidity", "created", "end_date"]] = None, category: Optional[str] = None, search: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.Market]:
+    def list_markets(self, *, status: Optional[Literal["active", "closed", "resolved", "voided", "all"]] = None, sort: Optional[Literal["volume", "volume_total", "liquidity", "created", "end_date"]] = None, category: Optional[str] = None, search: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.Market]:
         """List markets.
 
         GET /markets (access: tier1).
 
         Args:
-            status: Lifecycle filter. `closed` means closed upstream but not (yet) resolved.
+            status: Lifecycle filter (see `Market.status`). `closed` means closed upstream but not (yet) resolved; `voided` means resolved with a split payout (50-50).
             sort: `volume`: 24h volume in USDC, highest first. `volume_total`: lifetime volume. `liquidity`: highest first. `created`: newest first. `end_date`: soonest first.
             category: Only this category (case-insensitive; see /markets/categories).
             search: Case-insensitive text match in the title, slug or event title.
@@ -142,7 +142,7 @@ class SyncOperations:
         return self._call("getVolumeTimeseries", {}, {"range_days": range_days}, {})  # type: ignore[no-any-return]
 
     def get_market(self, *, id: str) -> m.MarketDetail:
-        """One market by condition id or slug, with a snapshot from indexed trades.
+        """One market by condition id or slug, with a snapshot from indexed trades and its lifecycle.
 
         GET /markets/{id} (access: tier1).
 
@@ -657,13 +657,13 @@ class AsyncOperations:
         """
         return await self._call("getHealth", {}, {}, {})  # type: ignore[no-any-return]
 
-    async def list_markets(self, *, status: Optional[Literal["active", "closed", "resolved", "all"]] = None, sort: Optional[Literal["volume", "volume_total", "liquidity", "created", "end_date"]] = None, category: Optional[str] = None, search: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.Market]:
+    async def list_markets(self, *, status: Optional[Literal["active", "closed", "resolved", "voided", "all"]] = None, sort: Optional[Literal["volume", "volume_total", "liquidity", "created", "end_date"]] = None, category: Optional[str] = None, search: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.Market]:
         """List markets.
 
         GET /markets (access: tier1).
 
         Args:
-            status: Lifecycle filter. `closed` means closed upstream but not (yet) resolved.
+            status: Lifecycle filter (see `Market.status`). `closed` means closed upstream but not (yet) resolved; `voided` means resolved with a split payout (50-50).
             sort: `volume`: 24h volume in USDC, highest first. `volume_total`: lifetime volume. `liquidity`: highest first. `created`: newest first. `end_date`: soonest first.
             category: Only this category (case-insensitive; see /markets/categories).
             search: Case-insensitive text match in the title, slug or event title.
@@ -690,7 +690,7 @@ class AsyncOperations:
         return await self._call("getVolumeTimeseries", {}, {"range_days": range_days}, {})  # type: ignore[no-any-return]
 
     async def get_market(self, *, id: str) -> m.MarketDetail:
-        """One market by condition id or slug, with a snapshot from indexed trades.
+        """One market by condition id or slug, with a snapshot from indexed trades and its lifecycle.
 
         GET /markets/{id} (access: tier1).
 

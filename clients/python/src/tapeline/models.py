@@ -261,7 +261,8 @@ class PositionsPosition(Model):
     outcome: str
     size_shares: Decimal
     avg_entry_price: Decimal
-    mark_price: Optional[Decimal] = Field(description="Current outcome price, or the payout once resolved.")
+    mark_price: Optional[Decimal] = Field(description="The price the position is marked at: the payout once settled (1 or 0; 0.5 after a 50-50 void); else the mid of the outcome's book when both sides are present and the spread is at most 0.10; else (one-sided or empty book, or a wider spread) the outcome's last indexed trade; else the catalog price; null when none exists.")
+    mark_basis: Optional[Literal["payout", "mid", "last_trade", "catalog", "none"]] = Field(None, description="Which rule of mark_price applied.")
     cost_basis_usdc: Decimal
     current_value_usdc: Optional[Decimal]
     unrealized_pnl_usdc: Decimal
@@ -378,6 +379,17 @@ class Registration(Model):
     created_at: Timestamp
 
 
+class HealthSourceProgress(Model):
+    """A long job's progress, e.g. the first full catalog sync (source gamma.catalog-sync)."""
+
+    phase: str = Field(description="What runs, e.g. `initial: markets closed=true`, `initial sync done`, `incremental`.")
+    completed: int = Field(description="Records read so far by this job.")
+    total: Optional[int] = Field(description="Records in all when upstream says; null otherwise.")
+    started_at: Timestamp
+    finished_at: NullableTimestamp
+    per_second: Decimal = Field(description="completed / seconds from started_at to finished_at (or now).")
+
+
 class HealthSource(Model):
     source: str
     last_success_at: NullableTimestamp
@@ -388,6 +400,9 @@ class HealthSource(Model):
     records_dead_lettered: int
     covered_until: Optional[NullableTimestamp] = None
     lag_ms: Optional[int] = Field(None, description="Milliseconds behind upstream (now - covered_until).")
+    degraded: Optional[bool] = Field(None, description="The source knows its view has a hole it is repairing: a trade-feed gap being backfilled market by market, websocket events waiting to be published.")
+    degraded_reason: Optional[str] = None
+    progress: Optional[HealthSourceProgress] = None
     target_lag_ms: Optional[int] = Field(None, description="Freshness target: ticks/books 2000, trades 15000, positions 600000, metadata 300000.")
     fresh: Optional[bool] = Field(None, description="lag_ms <= target_lag_ms.")
 
@@ -425,22 +440,22 @@ class Market(Model):
     slug: str
     title: str = Field(description="The market question.")
     category: str
-    status: Literal["active", "closed", "resolved"]
+    status: Literal["active", "closed", "resolved", "voided"] = Field(description="The market lifecycle, a state machine: `active` (trading) -> `closed` (trading stopped, not resolved; e.g. waiting on the oracle, possibly long after `end_date`) -> `resolved` (one outcome pays 1) or `voided` (resolved with a split payout, 50-50). `closed` can go back to `active` when upstream reopens a market. In lists this is the catalog's view (Gamma); in `GET /markets/{id}` the lifecycle's state (which also follows the CLOB's resolution messages) when it has one. Every transition is in `MarketDetail.lifecycle.transitions`.")
     outcomes: list[str]
     outcome_token_ids: list[str] = Field(description="CLOB token ids (up to 78 digits, as strings), in outcome order.")
     outcome_prices: Optional[list[Price]] = None
     yes_price: NullablePrice = Field(description="Price of the YES outcome (named Yes, else the first outcome), from the latest upstream market snapshot.")
     no_price: NullablePrice
-    best_bid: Optional[NullablePrice] = None
-    best_ask: Optional[NullablePrice] = None
-    spread: Optional[Decimal] = Field(None, description="best_ask - best_bid; null when either side is missing.")
+    best_bid: Optional[NullablePrice] = Field(None, description="Best bid of the YES token from the catalog; null when the bid side is empty (Gamma prints an empty side as bestBid 0).")
+    best_ask: Optional[NullablePrice] = Field(None, description="Best ask of the YES token from the catalog; null when the ask side is empty (Gamma prints an empty side as bestAsk 1).")
+    spread: Optional[Decimal] = Field(None, description="best_ask - best_bid; null when either side is empty.")
     last_trade_price: Optional[NullablePrice] = None
     volume_24h_usdc: Decimal = Field(description="Upstream rolling 24 h volume in USDC.")
     volume_total_usdc: Decimal
     liquidity_usdc: Decimal
     neg_risk: Optional[bool] = None
     event: Optional[MarketEvent] = None
-    resolved_outcome: Optional[str] = Field(None, description="Winning outcome once resolved.")
+    resolved_outcome: Optional[str] = Field(None, description="Winning outcome once resolved; `50-50` once voided.")
     start_date: Optional[NullableTimestamp] = None
     end_date: Optional[NullableTimestamp] = None
     closed_at: Optional[NullableTimestamp] = None
@@ -461,7 +476,39 @@ class MarketDetailSnapshot(Model):
 
 
 class MarketDetail(Market):
+    lifecycle: Optional[MarketLifecycle]
     snapshot: MarketDetailSnapshot = Field(description="Computed from the trades this service indexed.")
+
+
+class MarketLifecycleResolution(Model):
+    """Present once resolved or voided."""
+
+    outcome: Optional[str] = Field(description="The winning outcome's name; `50-50` for a void.")
+    winning_outcome_index: int = Field(description="-1 for a void (no single winner).")
+    payouts: list[Price] = Field(description="USDC paid per share of each outcome, in outcome order.")
+    final_yes_price: NullablePrice = Field(description="payouts[YES]: 1 or 0, 0.5 for a 50-50 void.")
+    final_no_price: NullablePrice = Field(description="The other outcome's payout in a binary market.")
+    resolved_at: NullableTimestamp = Field(description="Upstream resolution time (umaEndDate, closedTime, message time), else when it was seen.")
+    resolution_number: int = Field(description="1 for the first resolution, +1 per correction.")
+
+
+class MarketLifecycleTransition(Model):
+    revision: int
+    kind: Literal["listed", "closed", "reopened", "resolved", "voided", "confirmed", "corrected"]
+    from_: Optional[Literal["active", "closed", "resolved", "voided"]] = Field(alias="from")
+    to: Literal["active", "closed", "resolved", "voided"]
+    authority: Literal["gamma", "clob-ws", "clob-rest", "chain"]
+    occurred_at: NullableTimestamp = Field(description="Upstream time of the change when it says.")
+    observed_at: Timestamp = Field(description="When this service saw it.")
+
+
+class MarketLifecycle(Model):
+    """The market's lifecycle state machine: `active` -> `closed` -> `resolved` | `voided` (`closed` -> `active` when upstream reopens). Reports come from authorities of two ranks: the fast path (`gamma`: the catalog; `clob-ws`/`clob-rest`: the CLOB's resolution messages) and the chain (`chain`: ConditionResolution on Polygon, the authority). The first settlement reported wins at once; later, the same payouts from a higher authority `confirmed` it, and different payouts from an equal or higher authority `corrected` it (a new resolution number). A settled market never goes back to active or closed. Null until the lifecycle processor has seen the market."""
+
+    state: Literal["active", "closed", "resolved", "voided"]
+    authority: Literal["gamma", "clob-ws", "clob-rest", "chain"] = Field(description="Who reported the current state.")
+    resolution: Optional[MarketLifecycleResolution]
+    transitions: list[MarketLifecycleTransition] = Field(description="Every transition, oldest first (at most 100).")
 
 
 class Candle(Model):
@@ -609,11 +656,11 @@ class PaperSettlement(Model):
     market_title: str
     asset_id: str
     outcome: str
-    kind: Literal["resolved", "voided"] = Field(description="resolved: paid the outcome's payout per share; voided: the resolution paid out no valid distribution, shares returned at average entry.")
+    kind: Literal["resolved", "voided"] = Field(description="resolved: a single winner, each share paid its payout (1 or 0); voided: no single winner - a split payout (e.g. 50-50) pays each share its payout, payouts that are no distribution return the shares at average entry.")
     winning_outcome: Optional[str]
     shares: Shares
-    price: DecimalPrice = Field(description="Payout per share (resolved) or average entry (voided).")
-    proceeds_usdc: Usdc = Field(description="shares x price, half up (voided: the cost basis).")
+    price: DecimalPrice = Field(description="Payout per share, or the average entry when the payouts were no distribution.")
+    proceeds_usdc: Usdc = Field(description="shares x price, half up (the cost basis when returned at average entry).")
     cost_basis_usdc: Usdc
     realized_pnl_usdc: Usdc = Field(description="proceeds - cost basis.")
     settled_at: Timestamp
@@ -906,5 +953,5 @@ WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "webhook.test": WebhookTestEvent,
 }
 
-for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, Registration, HealthSource, HealthPipeline, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent,):
+for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, Registration, HealthSourceProgress, HealthSource, HealthPipeline, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent,):
     _model.model_rebuild()
