@@ -33,8 +33,9 @@ export async function openChdbStore(options: ChdbStoreOptions): Promise<Analytic
   // chDB keeps one session per process and has no per-query database setting: USE makes the
   // session's default database ours, as the `database` option does for the HTTP client.
   await client.command({ query: `USE ${options.database}` });
-  // One statement at a time: chDB has one session per process, and overlapping statements on it
-  // crashed the process (a segfault in libchdb) under a briefing load of 1,000 agents (bench/sandbox).
+  // One read at a time: chDB has one session per process, and many overlapping reads on it crashed the
+  // process (a segfault in libchdb) under a briefing load of 1,000 agents (bench/sandbox). Inserts still
+  // run beside reads, as they always did, so ingestion does not queue behind the API.
   return new ClickHouseAnalyticsStore(client, options.database, true);
 }
 
@@ -66,7 +67,7 @@ class ClickHouseAnalyticsStore implements AnalyticsStore {
     private readonly serialize = false,
   ) {}
 
-  /** Runs `work` after every statement issued before it has settled (when serializing). */
+  /** Runs `work` after every read issued before it has settled (when serializing). */
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
     if (!this.serialize) return work();
     const run = this.tail.then(work, work);
@@ -74,17 +75,11 @@ class ClickHouseAnalyticsStore implements AnalyticsStore {
     return run;
   }
 
-  command(sql: string, params?: QueryParams): Promise<void> {
-    return this.exclusive(async () => {
-      await this.client.command({ query: sql, query_params: params });
-    });
+  async command(sql: string, params?: QueryParams): Promise<void> {
+    await this.client.command({ query: sql, query_params: params });
   }
 
-  insert<Row extends object>(table: string, rows: Row[], options: InsertOptions = {}): Promise<void> {
-    return this.exclusive(() => this.insertNow(table, rows, options));
-  }
-
-  private async insertNow<Row extends object>(table: string, rows: Row[], options: InsertOptions): Promise<void> {
+  async insert<Row extends object>(table: string, rows: Row[], options: InsertOptions = {}): Promise<void> {
     if (rows.length === 0) return;
     await this.client.insert({
       table: table.includes('.') ? table : `${this.database}.${table}`,
