@@ -10,6 +10,7 @@ import { newAdminToken, writeAdminEndpoint } from './admin/admin-endpoint.js';
 import { AdminOperations } from './admin/operations.js';
 import type { Config } from './config.js';
 import { Accounts } from './control/accounts.js';
+import { composeSandboxApis } from './sandbox/compose.js';
 import type { SourceStatus } from './ingest/source-health.js';
 import type { Logger } from './logger.js';
 import type { AnalyticsStore } from './ports/analytics-store.js';
@@ -43,7 +44,12 @@ export interface ApiServer {
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
   const { config, store, control, log, logger } = options;
   const accounts = new Accounts(control);
-  const meter = new Meter(control, { ...config.access, flushIntervalMs: config.access.meterFlushIntervalMs });
+  const sandbox = composeSandboxApis(config, control, store);
+  const meter = new Meter(control, {
+    ...config.access,
+    flushIntervalMs: config.access.meterFlushIntervalMs,
+    tokenBalances: sandbox.tokenBalances,
+  });
   meter.start();
   const adminToken = options.adminEndpoint ? newAdminToken() : undefined;
   const { ingest, upstream } = config;
@@ -65,6 +71,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const { listener } = createApiHandler({
     store,
     accounts,
+    control,
+    sandbox,
     meter,
     access: config.access,
     authCacheTtlMs: config.access.authCacheTtlMs,
@@ -94,6 +102,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await meter.stop();
+      await sandbox.close();
     },
   };
 }

@@ -7,6 +7,17 @@ import { z } from 'zod';
 import { WALLET } from './shared/ids.js';
 
 const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional());
+const optionalAddress = z.preprocess(
+  (v) => (v === '' ? undefined : v),
+  z
+    .string()
+    .regex(WALLET, '0x + 40 hex')
+    .transform((a) => a.toLowerCase())
+    .optional(),
+);
+// An exact decimal (money, prices, rates): kept as text so no float ever rounds it.
+const decimalText = z.string().regex(/^\d+(\.\d{1,18})?$/, 'a decimal number such as 10000 or 0.25');
+const optionalDecimal = z.preprocess((v) => (v === '' ? undefined : v), decimalText.optional());
 const booleanFlag = z.preprocess(
   (v) => (v === undefined || v === '' ? undefined : ['1', 'true', 'yes'].includes(String(v).toLowerCase())),
   z.boolean().optional(),
@@ -171,7 +182,60 @@ const environmentSchema = z.object({
     .int()
     .positive()
     .default(15 * 60_000),
+
+  // Sandbox. 10,000 paper USDC: enough to trade a few markets at size without making sizing trivial.
+  PAPER_STARTING_BALANCE_USDC: decimalText.default('10000'),
+  // Resting orders per agent: bounds what every book snapshot and trade has to check.
+  PAPER_MAX_OPEN_ORDERS: z.coerce.number().int().positive().max(10_000).default(100),
+  // Markets with fees on but no feeSchedule indexed: charge the steepest published schedule
+  // (crypto_fees: rate 0.25, exponent 2) rather than none, and say so on the order.
+  PAPER_FEE_FALLBACK_RATE: decimalText.default('0.25'),
+  PAPER_FEE_FALLBACK_EXPONENT: z.coerce.number().int().min(0).max(8).default(2),
+  // Turns the sandbox processor part (resting fills, settlement, briefing signals) off.
+  SANDBOX_ENABLED: booleanFlag,
+  // Suggested briefing cadence: fast while orders rest or a held market is about to end, slow when idle.
+  BRIEFING_POLL_SECONDS: z.coerce.number().int().positive().default(60),
+  BRIEFING_POLL_FAST_SECONDS: z.coerce.number().int().positive().default(15),
+  BRIEFING_POLL_IDLE_SECONDS: z.coerce.number().int().positive().default(300),
+  // A held market whose end date is this close raises a resolving_soon alert.
+  BRIEFING_RESOLVING_SOON_HOURS: z.coerce.number().positive().default(24),
+  // Equity this far below its peak raises a drawdown alert.
+  BRIEFING_DRAWDOWN_ALERT_PCT: z.coerce.number().positive().max(100).default(10),
+  // Briefing signals are kept this long; an agent away longer starts from the oldest kept.
+  BRIEFING_SIGNAL_RETENTION_DAYS: z.coerce.number().positive().default(7),
+
+  // Chain (Polygon) JSON-RPC for fee confirmation and token-balance tiers. The default is viem's own
+  // keyless Polygon endpoint; nothing is read from it until a payment or a linked wallet needs it.
+  CHAIN_RPC_URL: z.string().url().default('https://polygon.drpc.org'),
+  CHAIN_ID: z.coerce.number().int().positive().default(137),
+  // Well under keyless providers' limits; free dRPC accepts batches of 3 calls at most.
+  CHAIN_RPC_BUDGET_PER_10S: z.coerce.number().int().positive().default(50),
+  CHAIN_RPC_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  CHAIN_RPC_BATCH_SIZE: z.coerce.number().int().positive().max(100).default(3),
+
+  // Fees on copy trades, in basis points of the notional per currency (the platform token pays half).
+  FEE_RATES_BPS: z.string().default('credits=50,usdc=50,native=50,platform_token=25'),
+  // Quotes carry prices and rates of the moment: ten minutes to pay or settle.
+  FEE_QUOTE_TTL_SECONDS: z.coerce.number().int().positive().default(600),
+  // Where on-chain fees are paid; unset = only credits are accepted.
+  FEE_TREASURY_ADDRESS: optionalAddress,
+  // Stablecoins accepted for `usdc` fees (6 decimals): pUSD (collateral since v2) and USDC.e.
+  FEE_USDC_CONTRACTS: z.string().default('0xC011a7E12a19f7B1f670d46F03B03f3342E82DFB,0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174'),
+  // Blocks on top of the payment's block (itself included) before it counts; Polygon reorgs are shallow.
+  FEE_CONFIRMATIONS: z.coerce.number().int().min(1).max(10_000).default(12),
+  // 1 credit = 0.01 USDC: a placeholder until credit pricing is set.
+  FEE_CREDITS_PER_USDC: decimalText.default('100'),
+  // USDC per whole native coin (POL); unset = native payments are not offered.
+  FEE_NATIVE_PRICE_USDC: optionalDecimal,
+  // The platform token: its contract and decimals (tiers read balances of it), and its USDC price for fees.
+  PLATFORM_TOKEN_CONTRACT: optionalAddress,
+  PLATFORM_TOKEN_DECIMALS: z.coerce.number().int().min(0).max(36).default(18),
+  PLATFORM_TOKEN_PRICE_USDC: optionalDecimal,
+  // A wallet's token balance is reused this long before the chain is asked again (tiers move within a minute).
+  TOKEN_BALANCE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
 });
+
+export type FeeCurrency = 'credits' | 'platform_token' | 'usdc' | 'native';
 
 export type Config = Readonly<{
   port: number;
@@ -245,6 +309,27 @@ export type Config = Readonly<{
     priceChangePct: number;
     priceWindowMs: number;
   }>;
+  sandbox: Readonly<{
+    enabled: boolean;
+    startingBalanceUsdc: string;
+    maxOpenOrders: number;
+    feeFallback: Readonly<{ rate: string; exponent: number }>;
+    pollSeconds: Readonly<{ normal: number; fast: number; idle: number }>;
+    resolvingSoonHours: number;
+    drawdownAlertPct: number;
+    signalRetentionDays: number;
+  }>;
+  chain: Readonly<{ rpcUrl: string; chainId: number; budgetPer10s: number; timeoutMs: number; batchSize: number }>;
+  fees: Readonly<{
+    ratesBps: Readonly<Record<FeeCurrency, number>>;
+    quoteTtlSeconds: number;
+    treasury?: string;
+    usdcContracts: readonly string[];
+    confirmations: number;
+    creditsPerUsdc: string;
+    nativePriceUsdc?: string;
+  }>;
+  platformToken: Readonly<{ contract?: string; decimals: number; priceUsdc?: string; balanceTtlMs: number }>;
 }>;
 
 export class ConfigError extends Error {}
@@ -347,7 +432,70 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       priceChangePct: e.SIGNALS_PRICE_CHANGE_PCT,
       priceWindowMs: e.SIGNALS_PRICE_WINDOW_MS,
     },
+    sandbox: {
+      enabled: e.SANDBOX_ENABLED ?? true,
+      startingBalanceUsdc: e.PAPER_STARTING_BALANCE_USDC,
+      maxOpenOrders: e.PAPER_MAX_OPEN_ORDERS,
+      feeFallback: { rate: e.PAPER_FEE_FALLBACK_RATE, exponent: e.PAPER_FEE_FALLBACK_EXPONENT },
+      pollSeconds: { normal: e.BRIEFING_POLL_SECONDS, fast: e.BRIEFING_POLL_FAST_SECONDS, idle: e.BRIEFING_POLL_IDLE_SECONDS },
+      resolvingSoonHours: e.BRIEFING_RESOLVING_SOON_HOURS,
+      drawdownAlertPct: e.BRIEFING_DRAWDOWN_ALERT_PCT,
+      signalRetentionDays: e.BRIEFING_SIGNAL_RETENTION_DAYS,
+    },
+    chain: {
+      rpcUrl: e.CHAIN_RPC_URL,
+      chainId: e.CHAIN_ID,
+      budgetPer10s: e.CHAIN_RPC_BUDGET_PER_10S,
+      timeoutMs: e.CHAIN_RPC_TIMEOUT_MS,
+      batchSize: e.CHAIN_RPC_BATCH_SIZE,
+    },
+    fees: {
+      ratesBps: parseFeeRates(e.FEE_RATES_BPS),
+      quoteTtlSeconds: e.FEE_QUOTE_TTL_SECONDS,
+      treasury: e.FEE_TREASURY_ADDRESS,
+      usdcContracts: parseAddressList(e.FEE_USDC_CONTRACTS, 'FEE_USDC_CONTRACTS'),
+      confirmations: e.FEE_CONFIRMATIONS,
+      creditsPerUsdc: e.FEE_CREDITS_PER_USDC,
+      nativePriceUsdc: e.FEE_NATIVE_PRICE_USDC,
+    },
+    platformToken: {
+      contract: e.PLATFORM_TOKEN_CONTRACT,
+      decimals: e.PLATFORM_TOKEN_DECIMALS,
+      priceUsdc: e.PLATFORM_TOKEN_PRICE_USDC,
+      balanceTtlMs: e.TOKEN_BALANCE_TTL_MS,
+    },
   });
+}
+
+const FEE_CURRENCIES: readonly FeeCurrency[] = ['credits', 'platform_token', 'usdc', 'native'];
+
+/** `credits=50,usdc=50,...`: every currency must be named once, as whole basis points (0..10000). */
+function parseFeeRates(text: string): Record<FeeCurrency, number> {
+  const rates: Partial<Record<FeeCurrency, number>> = {};
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const [name, value] = part.split('=').map((p) => p.trim());
+    const bps = Number(value);
+    if (!FEE_CURRENCIES.includes(name as FeeCurrency) || !Number.isInteger(bps) || bps < 0 || bps > 10_000) {
+      throw new ConfigError(`invalid configuration: FEE_RATES_BPS: "${part}" is not <currency>=<0..10000 bps>`);
+    }
+    rates[name as FeeCurrency] = bps;
+  }
+  const missing = FEE_CURRENCIES.filter((c) => rates[c] === undefined);
+  if (missing.length > 0) throw new ConfigError(`invalid configuration: FEE_RATES_BPS: no rate for ${missing.join(', ')}`);
+  return rates as Record<FeeCurrency, number>;
+}
+
+function parseAddressList(text: string, name: string): string[] {
+  const list = text
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
+  const bad = list.find((a) => !WALLET.test(a));
+  if (bad) throw new ConfigError(`invalid configuration: ${name}: ${bad} is not an address`);
+  return list.map((a) => a.toLowerCase());
 }
 
 function stripSlash(url: string): string {

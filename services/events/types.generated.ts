@@ -227,6 +227,16 @@ export interface MarketUpserted {
   tick_size: null | number;
   /** Added: umaEndDate or closedTime of a resolved (or voided) market. */
   resolved_at_ms: null | number;
+  /** Added: Gamma feesEnabled; false = no platform fee on this market. */
+  fees_enabled: boolean;
+  /** Added: Gamma feeType (crypto_fees_v2, sports_fees_v2, politics_fees, ...), a category label. */
+  fee_type: null | string;
+  /** Added: Gamma feeSchedule.rate: taker fee = shares x rate x (p x (1 - p))^exponent. null when the market has no feeSchedule. */
+  fee_rate: null | number;
+  /** Added: Gamma feeSchedule.exponent. */
+  fee_exponent: null | number;
+  /** Added: Gamma feeSchedule.takerOnly (makers pay nothing). */
+  fee_taker_only: null | boolean;
 }
 
 /** Open interest of a market at a poll (USDC). Key: market_id. */

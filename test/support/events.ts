@@ -65,6 +65,11 @@ export function marketUpserted(over: Partial<MarketUpserted> = {}): MarketUpsert
     question_id: null,
     tick_size: null,
     resolved_at_ms: null,
+    fees_enabled: false,
+    fee_type: null,
+    fee_rate: null,
+    fee_exponent: null,
+    fee_taker_only: null,
     ...over,
   };
 }
