@@ -109,7 +109,7 @@ function buildApp(
 
   if (deps.admin) app.use('/admin', adminRoutes(deps.admin.operations, deps.admin.token));
   // Prometheus scrape target, outside /v1 and the API document.
-  app.use(metricsRoutes(deps.health));
+  app.use(metricsRoutes(deps.health, deps.store));
   app.use(express.json({ limit: '64kb' }));
   const authenticate = requireApiKey(owners);
   app.use('/v1', (request, response, next) => {

@@ -382,11 +382,58 @@ export type Health = {
       /** completed / seconds from started_at to finished_at (or now). */
       per_second: number;
     };
-    /** Freshness target: ticks/books 2000, trades 15000, positions 600000, metadata 300000. */
+    /** Freshness target: ticks/books 2000, trades 15000, positions 600000, metadata 300000, chain.polygon confirmations x 2000 + 15000. */
     target_lag_ms?: number | null;
     /** lag_ms <= target_lag_ms. */
     fresh?: boolean | null;
   }>;
+  /** `both_sides`: the chain source has published fills (maker and taker) and the trade feed serves them inside its coverage. `taker_only`: no chain fills (no RPC configured, or none published yet): trades are the Data API's taker fills only, and `role=maker` finds nothing. */
+  trade_coverage: "both_sides" | "taker_only";
+  /** The Polygon settlement source. `covered_from`/`covered_to` (from the indexed data) are the block times of the first and last published chain events; the block figures are present when the source runs in the process answering. */
+  chain: {
+    /** An RPC is configured (POLYGON_RPC_URL) on the same upstream as Gamma. */
+    enabled: boolean;
+    covered_from: NullableTimestamp;
+    covered_to: NullableTimestamp;
+    chain_id?: number;
+    /** Newest block the RPC reports. */
+    head_block?: number | null;
+    /** head_block - confirmations: the newest block treated as final (published). */
+    final_block?: number | null;
+    /** The last block read and published. */
+    ingested_block?: number | null;
+    /** final_block - ingested_block. */
+    lag_blocks?: number | null;
+    /** First block the source covers (a chain backfill moves it down). */
+    first_block?: number | null;
+    /** Time of ingested_block (Unix ms). */
+    ingested_block_time_ms?: number | null;
+    /** Events waiting for the market catalog to know their token (never dropped). */
+    pending_events?: number;
+    /** Reorgs deeper than the confirmations repaired since start. */
+    reorgs?: number;
+    /** Published blocks retracted since start. */
+    retracted_blocks?: number;
+    /** Current eth_getLogs window (halves on refusal, doubles after clean answers). */
+    log_range_blocks?: number;
+    confirmations?: number;
+  };
+  /** Data API trades checked against chain taker fills per UTC hour inside the chain's coverage: a Data API trade is `matched` when a chain taker fill has the same transaction, wallet, token and size in micro-units, else `unmatched`; `chain_only` counts chain taker fills the Data API feed never listed. `data_api` = matched + unmatched. Newest hour first. */
+  reconciliation: {
+    hours: Array<{
+      hour: Timestamp;
+      data_api: number;
+      matched: number;
+      unmatched: number;
+      chain_only: number;
+    }>;
+    last_24h: {
+      data_api: number;
+      matched: number;
+      unmatched: number;
+      chain_only: number;
+    };
+  };
   /** Messages on the log not yet in the analytics store, per topic. */
   pipeline: {
     sink_lag: {
@@ -396,8 +443,10 @@ export type Health = {
   counts: {
     /** Markets indexed (any status). */
     markets: number;
-    /** Trades indexed. */
+    /** Data API trades indexed. */
     trades: number;
+    /** Chain fills indexed (both sides: two or more per match). */
+    chain_fills?: number;
   };
 };
 
@@ -505,29 +554,50 @@ export type Candle = {
   high: Price;
   low: Price;
   close: Price;
-  /** Sum of size_usdc of the bucket's trades. */
+  /** Sum of size_usdc of the bucket's taker fills (chain: the exact micro-unit sum / 1e6). */
   volume_usdc: number;
+  /** Sum of size_shares of the bucket's taker fills. */
   volume_shares: number;
+  /** Matches in the bucket (taker fills). */
   trade_count: number;
+  /** chain: from on-chain taker fills (the bucket is inside the chain source's coverage); data_api: from the Data API fast path. */
+  origin: "chain" | "data_api";
 };
 
 export type Trade = {
-  /** Deterministic id derived from the fill (transaction, token, wallet, side, size, price). */
+  /** chain: `<chain id>:<tx_hash>:<log_index>` (the log's identity); data_api: a hash of the fill's transaction, token, wallet, side, size and price. */
   trade_id: string;
   market_id: string;
   market_title: string;
-  /** Taker proxy wallet */
+  /** The wallet whose order filled (its proxy wallet), lower-case. */
   wallet: string;
+  /** taker: the taker order's fill, one per match (what volume and candles count); maker: a resting order's fill. data_api records are always taker. */
+  role: "maker" | "taker";
+  /** This wallet's side. */
   side: "buy" | "sell";
   outcome: string;
   outcome_index: number;
   price: Price;
-  /** Outcome shares filled. */
+  /** Outcome shares filled (size_shares_micro / 1e6). */
   size_shares: number;
-  /** size_shares x price. */
+  /** Collateral paid or received before fees (chain: size_usdc_micro / 1e6; data_api: size_shares x price). */
   size_usdc: number;
+  /** Shares in micro-units (6 decimals) as an exact decimal integer. chain: the amount in the log; data_api: round(size_shares x 1e6). */
+  size_shares_micro: string;
+  /** Collateral in micro-units as an exact decimal integer (chain: from the log; data_api: round(size_usdc x 1e6)). */
+  size_usdc_micro: string;
+  /** Fee charged on this fill, micro-units of fee_asset (chain only; null for data_api). */
+  fee_micro: string | null;
+  /** What the fee is paid in: CTF Exchange v1 charges in what the owner receives (shares on a buy), v2 always in collateral. */
+  fee_asset: "usdc" | "shares" | null;
   timestamp: Timestamp;
+  /** Polygon block of the fill (chain only). */
+  block_number: number | null;
+  /** Position of the fill's log in its block (chain only). */
+  log_index: number | null;
   tx_hash: string;
+  /** chain: read from Polygon after CHAIN_CONFIRMATIONS confirmations (authoritative, both sides); data_api: Polymarket's Data API fast path (taker fills only, not yet confirmed by the chain source). */
+  origin: "chain" | "data_api";
   source: "polymarket" | "simulator";
 };
 

@@ -10,6 +10,8 @@ import { newAdminToken, writeAdminEndpoint } from './admin/admin-endpoint.js';
 import { AdminOperations } from './admin/operations.js';
 import type { Config } from './config.js';
 import { Accounts } from './control/accounts.js';
+import { chainSourceRefusal } from './chain/chain-source.js';
+import type { ChainStatus } from './chain/follower.js';
 import { composeSandboxApis } from './sandbox/compose.js';
 import type { SourceStatus } from './ingest/source-health.js';
 import type { Logger } from './logger.js';
@@ -31,6 +33,8 @@ export interface ApiServerOptions {
   log: EventLog;
   logger: Logger;
   sources?: () => SourceStatus[];
+  /** The chain source's figures when it runs in this process. */
+  chain?: () => ChainStatus | null;
   webhooks?: WebhooksApi;
   /** Write DATA_DIR/admin.json so `npm run admin` reaches this process (the one-process stack). */
   adminEndpoint?: boolean;
@@ -85,7 +89,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     health: {
       version: SERVICE_VERSION,
       sources: options.sources ?? (() => []),
-      sinkLag: () => sinkLag(log, [STREAMS.markets.topic, STREAMS.trades.topic]),
+      sinkLag: () => sinkLag(log, [STREAMS.markets.topic, STREAMS.trades.topic, STREAMS.chainLedger.topic]),
+      chainEnabled: chainSourceRefusal(config.chain, config.upstream.gammaUrl) === null,
+      chain: options.chain ?? (() => null),
     },
   });
   const server = http.createServer(listener);

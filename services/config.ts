@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { POLYGON_CONTRACTS, POLYGON_START_BLOCKS } from './chain/polygon-contracts.js';
 import { WALLET } from './shared/ids.js';
 
 const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional());
@@ -18,6 +19,23 @@ const optionalAddress = z.preprocess(
 // An exact decimal (money, prices, rates): kept as text so no float ever rounds it.
 const decimalText = z.string().regex(/^\d+(\.\d{1,18})?$/, 'a decimal number such as 10000 or 0.25');
 const optionalDecimal = z.preprocess((v) => (v === '' ? undefined : v), decimalText.optional());
+const address = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, 'a 0x-prefixed 20-byte address')
+  .transform((v) => v.toLowerCase());
+const addressOr = (fallback: string) => z.string().default(fallback).pipe(address);
+const addressList = (defaults: string) =>
+  z
+    .string()
+    .default(defaults)
+    .transform((v) =>
+      v
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(address));
+const blockNumber = z.coerce.number().int().min(0);
 const booleanFlag = z.preprocess(
   (v) => (v === undefined || v === '' ? undefined : ['1', 'true', 'yes'].includes(String(v).toLowerCase())),
   z.boolean().optional(),
@@ -86,6 +104,56 @@ const environmentSchema = z.object({
   // Turns ingestion off, e.g. for an API-only process.
   INGEST_ENABLED: booleanFlag,
 
+  // Polygon settlement events (docs/CHAIN.md). The default is dRPC's keyless public endpoint (viem's own
+  // default for Polygon; polygon-rpc.com stopped serving keyless requests in 2026). It serves the head;
+  // a deep backfill needs a keyed URL. Empty turns the chain source off: the Data API stays the only
+  // (taker-only) trade source.
+  POLYGON_RPC_URL: z.preprocess((v) => (v === '' ? null : v), z.string().url().nullable().default('https://polygon.drpc.org')),
+  // The chain the RPC serves: fee payments and token balances are read there (tests run a local EVM).
+  CHAIN_ID: z.coerce.number().int().positive().default(137),
+  // Blocks a block must have on top of it before its events are published. Polygon's milestones
+  // finalize in 2-5 s (docs.polygon.technology/pos/concepts/finality); 3 blocks (~6 s) is past that.
+  CHAIN_CONFIRMATIONS: z.coerce.number().int().min(0).max(1_000).default(3),
+  // Published blocks whose hashes are re-checked for reorgs deeper than the confirmations: 128 blocks
+  // (~4 min) covers the deepest Polygon reorgs seen before milestones existed.
+  CHAIN_REORG_WINDOW_BLOCKS: z.coerce.number().int().min(1).max(10_000).default(128),
+  // Head polls while caught up: Polygon makes a block about every 2 s; polling 4 times per block keeps
+  // a block queryable within ~0.5 s of its confirmation (eth_blockNumber is the cheapest call there is).
+  CHAIN_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(500),
+  // JSON-RPC requests per 10 s: free dRPC allows ~120k compute units a minute per IP (a getLogs is
+  // ~75 units); 50 requests per 10 s stays far inside it.
+  CHAIN_RPC_BUDGET_PER_10S: z.coerce.number().int().positive().default(50),
+  // Calls per JSON-RPC batch: free dRPC rejects batches of more than 3.
+  CHAIN_RPC_BATCH_SIZE: z.coerce.number().int().min(1).max(100).default(3),
+  // Free dRPC cuts requests at 2 s; 10 s leaves room for keyed endpoints answering large ranges.
+  CHAIN_RPC_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  // eth_getLogs window: starts at 50 blocks (what keyless endpoints accept), halves on refusal, doubles
+  // after clean answers up to the maximum (keyed plans allow a few thousand blocks).
+  CHAIN_LOG_RANGE_BLOCKS: z.coerce.number().int().min(1).default(50),
+  CHAIN_LOG_RANGE_MAX_BLOCKS: z.coerce.number().int().min(1).default(2_000),
+  // Where a follower without a checkpoint starts; empty = the current confirmed head (history comes
+  // from `npm run backfill -- --source chain`).
+  CHAIN_START_BLOCK: z.preprocess((v) => (v === '' ? undefined : v), blockNumber.optional()),
+  // Contracts on Polygon (chain id 137): services/chain/polygon-contracts.ts says where each comes from.
+  CHAIN_EXCHANGE_V1: addressOr(POLYGON_CONTRACTS.exchangeV1),
+  CHAIN_NEG_RISK_EXCHANGE_V1: addressOr(POLYGON_CONTRACTS.negRiskExchangeV1),
+  CHAIN_EXCHANGE_V2: addressOr(POLYGON_CONTRACTS.exchangeV2),
+  CHAIN_NEG_RISK_EXCHANGE_V2: addressOr(POLYGON_CONTRACTS.negRiskExchangeV2),
+  CHAIN_CONDITIONAL_TOKENS: addressOr(POLYGON_CONTRACTS.conditionalTokens),
+  CHAIN_NEG_RISK_ADAPTER: addressOr(POLYGON_CONTRACTS.negRiskAdapter),
+  // The v2 collateral adapters (split/merge/redeem/convert with pUSD), comma-separated.
+  CHAIN_COLLATERAL_ADAPTERS: addressList(POLYGON_CONTRACTS.collateralAdapters.join(',')),
+  CHAIN_USDC_E: addressOr(POLYGON_CONTRACTS.usdcE),
+  CHAIN_PUSD: addressOr(POLYGON_CONTRACTS.pusd),
+  CHAIN_NEG_RISK_WRAPPED_COLLATERAL: addressOr(POLYGON_CONTRACTS.negRiskWrappedCollateral),
+  // First blocks with events (0 = no lower bound): a contract is not asked for logs before its block.
+  CHAIN_START_BLOCK_CONDITIONAL_TOKENS: blockNumber.default(POLYGON_START_BLOCKS.conditionalTokens),
+  CHAIN_START_BLOCK_EXCHANGE_V1: blockNumber.default(POLYGON_START_BLOCKS.exchangeV1),
+  CHAIN_START_BLOCK_NEG_RISK_ADAPTER: blockNumber.default(POLYGON_START_BLOCKS.negRiskAdapter),
+  CHAIN_START_BLOCK_NEG_RISK_EXCHANGE_V1: blockNumber.default(POLYGON_START_BLOCKS.negRiskExchangeV1),
+  CHAIN_START_BLOCK_EXCHANGE_V2: blockNumber.default(POLYGON_START_BLOCKS.exchangeV2),
+  CHAIN_START_BLOCK_NEG_RISK_EXCHANGE_V2: blockNumber.default(POLYGON_START_BLOCKS.negRiskExchangeV2),
+
   // Access. Tier 2 at 1,000 platform tokens (or any credits), Tier 3 at 10,000: placeholders until
   // the token's economics are set; both are config so operators can move them without a release.
   TIER2_TOKEN_THRESHOLD: z.coerce.number().min(0).default(1_000),
@@ -105,6 +173,8 @@ const environmentSchema = z.object({
   RATE_BURST_FACTOR: z.coerce.number().min(1).default(2),
   // Usage counts reach the control store at this cadence (and balances are re-read from it).
   METER_FLUSH_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
+  // Data API trades are reconciled with chain fills (per hour) this often.
+  RECONCILIATION_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
   // Leaderboards and the trader directory are recomputed this often (per-wallet endpoints are live).
   TRADER_STATS_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
   // Public read responses (market data, trades, leaderboards) are shared for this long; 0 = off.
@@ -204,15 +274,6 @@ const environmentSchema = z.object({
   // Briefing signals are kept this long; an agent away longer starts from the oldest kept.
   BRIEFING_SIGNAL_RETENTION_DAYS: z.coerce.number().positive().default(7),
 
-  // Chain (Polygon) JSON-RPC for fee confirmation and token-balance tiers. The default is viem's own
-  // keyless Polygon endpoint; nothing is read from it until a payment or a linked wallet needs it.
-  CHAIN_RPC_URL: z.string().url().default('https://polygon.drpc.org'),
-  CHAIN_ID: z.coerce.number().int().positive().default(137),
-  // Well under keyless providers' limits; free dRPC accepts batches of 3 calls at most.
-  CHAIN_RPC_BUDGET_PER_10S: z.coerce.number().int().positive().default(50),
-  CHAIN_RPC_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
-  CHAIN_RPC_BATCH_SIZE: z.coerce.number().int().positive().max(100).default(3),
-
   // Fees on copy trades, in basis points of the notional per currency (the platform token pays half).
   FEE_RATES_BPS: z.string().default('credits=50,usdc=50,native=50,platform_token=25'),
   // Quotes carry prices and rates of the moment: ten minutes to pay or settle.
@@ -279,6 +340,7 @@ export type Config = Readonly<{
     trackedWalletsTop: number;
     holdersMarkets: number;
   }>;
+  chain: ChainConfig;
   access: Readonly<{
     thresholds: Readonly<{ tier2Tokens: number; tier3Tokens: number }>;
     quotasPerDay: Readonly<{ sandbox: number; '1': number; '2': number; '3': number }>;
@@ -289,6 +351,7 @@ export type Config = Readonly<{
     authCacheTtlMs: number;
   }>;
   traderStatsIntervalMs: number;
+  reconciliationIntervalMs: number;
   validateResponses: boolean;
   readCacheTtlMs: number;
   webhooks: Readonly<{
@@ -319,7 +382,6 @@ export type Config = Readonly<{
     drawdownAlertPct: number;
     signalRetentionDays: number;
   }>;
-  chain: Readonly<{ rpcUrl: string; chainId: number; budgetPer10s: number; timeoutMs: number; batchSize: number }>;
   fees: Readonly<{
     ratesBps: Readonly<Record<FeeCurrency, number>>;
     quoteTtlSeconds: number;
@@ -330,6 +392,39 @@ export type Config = Readonly<{
     nativePriceUsdc?: string;
   }>;
   platformToken: Readonly<{ contract?: string; decimals: number; priceUsdc?: string; balanceTtlMs: number }>;
+}>;
+
+/** A contract the chain source reads, with the first block it can have events in. */
+export interface ChainContract {
+  address: string;
+  startBlock: number;
+}
+
+export type ChainConfig = Readonly<{
+  /** null: no RPC configured (the chain source is off). */
+  rpcUrl: string | null;
+  chainId: number;
+  confirmations: number;
+  reorgWindowBlocks: number;
+  pollIntervalMs: number;
+  budgetPer10s: number;
+  batchSize: number;
+  timeoutMs: number;
+  logRangeBlocks: number;
+  logRangeMaxBlocks: number;
+  startBlock: number | null;
+  contracts: Readonly<{
+    exchangeV1: ChainContract;
+    negRiskExchangeV1: ChainContract;
+    exchangeV2: ChainContract;
+    negRiskExchangeV2: ChainContract;
+    conditionalTokens: ChainContract;
+    negRiskAdapter: ChainContract;
+    collateralAdapters: readonly string[];
+    usdcE: string;
+    pusd: string;
+    wrappedCollateral: string;
+  }>;
 }>;
 
 export class ConfigError extends Error {}
@@ -390,6 +485,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       trackedWalletsTop: e.TRACKED_WALLETS_TOP,
       holdersMarkets: e.HOLDERS_MARKETS,
     },
+    chain: {
+      rpcUrl: e.POLYGON_RPC_URL,
+      chainId: e.CHAIN_ID,
+      confirmations: e.CHAIN_CONFIRMATIONS,
+      reorgWindowBlocks: e.CHAIN_REORG_WINDOW_BLOCKS,
+      pollIntervalMs: e.CHAIN_POLL_INTERVAL_MS,
+      budgetPer10s: e.CHAIN_RPC_BUDGET_PER_10S,
+      batchSize: e.CHAIN_RPC_BATCH_SIZE,
+      timeoutMs: e.CHAIN_RPC_TIMEOUT_MS,
+      logRangeBlocks: Math.min(e.CHAIN_LOG_RANGE_BLOCKS, e.CHAIN_LOG_RANGE_MAX_BLOCKS),
+      logRangeMaxBlocks: e.CHAIN_LOG_RANGE_MAX_BLOCKS,
+      startBlock: e.CHAIN_START_BLOCK ?? null,
+      contracts: {
+        exchangeV1: { address: e.CHAIN_EXCHANGE_V1, startBlock: e.CHAIN_START_BLOCK_EXCHANGE_V1 },
+        negRiskExchangeV1: { address: e.CHAIN_NEG_RISK_EXCHANGE_V1, startBlock: e.CHAIN_START_BLOCK_NEG_RISK_EXCHANGE_V1 },
+        exchangeV2: { address: e.CHAIN_EXCHANGE_V2, startBlock: e.CHAIN_START_BLOCK_EXCHANGE_V2 },
+        negRiskExchangeV2: { address: e.CHAIN_NEG_RISK_EXCHANGE_V2, startBlock: e.CHAIN_START_BLOCK_NEG_RISK_EXCHANGE_V2 },
+        conditionalTokens: { address: e.CHAIN_CONDITIONAL_TOKENS, startBlock: e.CHAIN_START_BLOCK_CONDITIONAL_TOKENS },
+        negRiskAdapter: { address: e.CHAIN_NEG_RISK_ADAPTER, startBlock: e.CHAIN_START_BLOCK_NEG_RISK_ADAPTER },
+        collateralAdapters: e.CHAIN_COLLATERAL_ADAPTERS,
+        usdcE: e.CHAIN_USDC_E,
+        pusd: e.CHAIN_PUSD,
+        wrappedCollateral: e.CHAIN_NEG_RISK_WRAPPED_COLLATERAL,
+      },
+    },
     access: {
       thresholds: { tier2Tokens: e.TIER2_TOKEN_THRESHOLD, tier3Tokens: e.TIER3_TOKEN_THRESHOLD },
       quotasPerDay: {
@@ -410,6 +530,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
     },
     traderStatsIntervalMs: e.TRADER_STATS_INTERVAL_MS,
+    reconciliationIntervalMs: e.RECONCILIATION_INTERVAL_MS,
     validateResponses: e.VALIDATE_RESPONSES ?? false,
     readCacheTtlMs: e.READ_CACHE_TTL_MS,
     webhooks: {
@@ -441,13 +562,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       resolvingSoonHours: e.BRIEFING_RESOLVING_SOON_HOURS,
       drawdownAlertPct: e.BRIEFING_DRAWDOWN_ALERT_PCT,
       signalRetentionDays: e.BRIEFING_SIGNAL_RETENTION_DAYS,
-    },
-    chain: {
-      rpcUrl: e.CHAIN_RPC_URL,
-      chainId: e.CHAIN_ID,
-      budgetPer10s: e.CHAIN_RPC_BUDGET_PER_10S,
-      timeoutMs: e.CHAIN_RPC_TIMEOUT_MS,
-      batchSize: e.CHAIN_RPC_BATCH_SIZE,
     },
     fees: {
       ratesBps: parseFeeRates(e.FEE_RATES_BPS),

@@ -24,6 +24,7 @@ export const apiPart: PartDefinition = {
       logger: resources.logger,
       webhooks,
       sources: () => resources.sources(),
+      chain: () => resources.chainStatus(),
       adminEndpoint: !config.engines.databaseUrl,
     });
     resources.local.apiUrl = server.url;

@@ -6,6 +6,7 @@
  */
 import { openAnalyticsStore } from '../analytics/open-analytics.js';
 import { assertNoLiveBackfill } from '../backfill/exclusive-access.js';
+import type { ChainStatus } from '../chain/follower.js';
 import type { Config } from '../config.js';
 import { openControlStore } from '../control/open-control.js';
 import { openEventLog } from '../eventlog/open-event-log.js';
@@ -19,6 +20,7 @@ import { assertNotSimulatorData } from '../shared/data-dir-guard.js';
 
 export interface LocalLinks {
   ingestHealth: SourceHealth | null;
+  chainStatus: (() => ChainStatus | null) | null;
   dispatcher: { wake(): void } | null;
   apiUrl: string | null;
 }
@@ -27,7 +29,7 @@ export class PartResources {
   private log: Promise<EventLog> | null = null;
   private analytics: Promise<AnalyticsStore> | null = null;
   private control: Promise<ControlStore> | null = null;
-  readonly local: LocalLinks = { ingestHealth: null, dispatcher: null, apiUrl: null };
+  readonly local: LocalLinks = { ingestHealth: null, chainStatus: null, dispatcher: null, apiUrl: null };
 
   /** Refuses to start on a data folder that belongs to the simulator (for real upstreams) or to a running backfill. */
   constructor(
@@ -62,6 +64,11 @@ export class PartResources {
   /** Source health of an ingest part in this process (none when ingestion runs elsewhere). */
   sources(): SourceStatus[] {
     return this.local.ingestHealth?.snapshot() ?? [];
+  }
+
+  /** The chain source's figures when it runs in this process. */
+  chainStatus(): ChainStatus | null {
+    return this.local.chainStatus?.() ?? null;
   }
 
   wakeDispatcher(): void {

@@ -32,13 +32,19 @@ export function composeSandboxApis(
   clock: () => number = Date.now,
 ): SandboxApis {
   let reader: ChainReader | null = null;
-  const chain = () =>
-    (reader ??= openRpcChainReader({
-      url: config.chain.rpcUrl,
-      requestsPer10s: config.chain.budgetPer10s,
-      timeoutMs: config.chain.timeoutMs,
-      batchSize: config.chain.batchSize,
-    }));
+  const chain = () => {
+    const url = config.chain.rpcUrl;
+    // POLYGON_RPC_URL= turns the chain off: fees paid on chain answer 503, linked balances stay unknown.
+    if (url === null) throw new Error('no chain RPC is configured (POLYGON_RPC_URL is empty)');
+    if (reader === null)
+      reader = openRpcChainReader({
+        url,
+        requestsPer10s: config.chain.budgetPer10s,
+        timeoutMs: config.chain.timeoutMs,
+        batchSize: config.chain.batchSize,
+      });
+    return reader;
+  };
   const paper = new PaperService(
     control,
     store,

@@ -1,8 +1,8 @@
 /**
  * The ClickHouse sink: consume a partition batch -> decode with the stream's schema -> for each
  * projection of that stream (services/read-models/registry.ts): drop rows already stored where the
- * projection says so -> insert with a deterministic dedup token -> (the log commits the offsets after
- * this resolves). Undecodable messages are dead-lettered with their coordinates; an insert failure
+ * projection says so -> insert with a deterministic dedup token -> the projection's after-insert
+ * effects (retractions) -> (the log commits the offsets after this resolves). Undecodable messages are dead-lettered with their coordinates; an insert failure
  * (ClickHouse down) rejects the batch so it is retried, never dead-lettered.
  */
 import type { DeadLetter } from '../events/dead-letters.js';
@@ -59,7 +59,8 @@ export async function startSink(
       await publisher.deadLetter(deadLetters);
       stats.dead_lettered += deadLetters.length;
       for (const projection of targets) {
-        const fresh = projection.unseen ? await projection.unseen(store, events) : events;
+        const accepted = projection.accepts ? events.filter((event) => projection.accepts?.(event)) : events;
+        const fresh = projection.unseen ? await projection.unseen(store, accepted) : accepted;
         // The token is per table: ClickHouse deduplicates inserts into the same table only.
         await store.insert(
           projection.table,
@@ -68,8 +69,9 @@ export async function startSink(
             dedupToken: `${batch.topic}-${batch.partition}-${batch.firstOffset}-${batch.lastOffset}`,
           },
         );
+        await projection.afterInsert?.(store, events);
         stats.inserted[projection.table] = (stats.inserted[projection.table] ?? 0) + fresh.length;
-        stats.already_stored[projection.table] = (stats.already_stored[projection.table] ?? 0) + events.length - fresh.length;
+        stats.already_stored[projection.table] = (stats.already_stored[projection.table] ?? 0) + accepted.length - fresh.length;
       }
     }
     stats.batches += 1;

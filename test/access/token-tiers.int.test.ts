@@ -37,7 +37,7 @@ beforeAll(async () => {
   token = await evm.deployToken('Platform', 'PLAT', 18);
   api = await startApiHarness({
     env: {
-      CHAIN_RPC_URL: evm.url,
+      POLYGON_RPC_URL: evm.url,
       CHAIN_ID: String(evm.chainId),
       CHAIN_RPC_BATCH_SIZE: '10',
       CHAIN_RPC_BUDGET_PER_10S: '100000',

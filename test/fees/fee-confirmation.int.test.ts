@@ -55,7 +55,7 @@ beforeAll(async () => {
   treasury = (await evm.newAccount(0n)).address;
   api = await startApiHarness({
     env: {
-      CHAIN_RPC_URL: evm.url,
+      POLYGON_RPC_URL: evm.url,
       CHAIN_ID: String(evm.chainId),
       CHAIN_RPC_BATCH_SIZE: '10',
       CHAIN_RPC_BUDGET_PER_10S: '100000',

@@ -382,11 +382,58 @@ export type Health = {
       /** completed / seconds from started_at to finished_at (or now). */
       per_second: number;
     };
-    /** Freshness target: ticks/books 2000, trades 15000, positions 600000, metadata 300000. */
+    /** Freshness target: ticks/books 2000, trades 15000, positions 600000, metadata 300000, chain.polygon confirmations x 2000 + 15000. */
     target_lag_ms?: number | null;
     /** lag_ms <= target_lag_ms. */
     fresh?: boolean | null;
   }>;
+  /** `both_sides`: the chain source has published fills (maker and taker) and the trade feed serves them inside its coverage. `taker_only`: no chain fills (no RPC configured, or none published yet): trades are the Data API's taker fills only, and `role=maker` finds nothing. */
+  trade_coverage: "both_sides" | "taker_only";
+  /** The Polygon settlement source. `covered_from`/`covered_to` (from the indexed data) are the block times of the first and last published chain events; the block figures are present when the source runs in the process answering. */
+  chain: {
+    /** An RPC is configured (POLYGON_RPC_URL) on the same upstream as Gamma. */
+    enabled: boolean;
+    covered_from: NullableTimestamp;
+    covered_to: NullableTimestamp;
+    chain_id?: number;
+    /** Newest block the RPC reports. */
+    head_block?: number | null;
+    /** head_block - confirmations: the newest block treated as final (published). */
+    final_block?: number | null;
+    /** The last block read and published. */
+    ingested_block?: number | null;
+    /** final_block - ingested_block. */
+    lag_blocks?: number | null;
+    /** First block the source covers (a chain backfill moves it down). */
+    first_block?: number | null;
+    /** Time of ingested_block (Unix ms). */
+    ingested_block_time_ms?: number | null;
+    /** Events waiting for the market catalog to know their token (never dropped). */
+    pending_events?: number;
+    /** Reorgs deeper than the confirmations repaired since start. */
+    reorgs?: number;
+    /** Published blocks retracted since start. */
+    retracted_blocks?: number;
+    /** Current eth_getLogs window (halves on refusal, doubles after clean answers). */
+    log_range_blocks?: number;
+    confirmations?: number;
+  };
+  /** Data API trades checked against chain taker fills per UTC hour inside the chain's coverage: a Data API trade is `matched` when a chain taker fill has the same transaction, wallet, token and size in micro-units, else `unmatched`; `chain_only` counts chain taker fills the Data API feed never listed. `data_api` = matched + unmatched. Newest hour first. */
+  reconciliation: {
+    hours: Array<{
+      hour: Timestamp;
+      data_api: number;
+      matched: number;
+      unmatched: number;
+      chain_only: number;
+    }>;
+    last_24h: {
+      data_api: number;
+      matched: number;
+      unmatched: number;
+      chain_only: number;
+    };
+  };
   /** Messages on the log not yet in the analytics store, per topic. */
   pipeline: {
     sink_lag: {
@@ -396,8 +443,10 @@ export type Health = {
   counts: {
     /** Markets indexed (any status). */
     markets: number;
-    /** Trades indexed. */
+    /** Data API trades indexed. */
     trades: number;
+    /** Chain fills indexed (both sides: two or more per match). */
+    chain_fills?: number;
   };
 };
 
@@ -505,29 +554,50 @@ export type Candle = {
   high: Price;
   low: Price;
   close: Price;
-  /** Sum of size_usdc of the bucket's trades. */
+  /** Sum of size_usdc of the bucket's taker fills (chain: the exact micro-unit sum / 1e6). */
   volume_usdc: number;
+  /** Sum of size_shares of the bucket's taker fills. */
   volume_shares: number;
+  /** Matches in the bucket (taker fills). */
   trade_count: number;
+  /** chain: from on-chain taker fills (the bucket is inside the chain source's coverage); data_api: from the Data API fast path. */
+  origin: "chain" | "data_api";
 };
 
 export type Trade = {
-  /** Deterministic id derived from the fill (transaction, token, wallet, side, size, price). */
+  /** chain: `<chain id>:<tx_hash>:<log_index>` (the log's identity); data_api: a hash of the fill's transaction, token, wallet, side, size and price. */
   trade_id: string;
   market_id: string;
   market_title: string;
-  /** Taker proxy wallet */
+  /** The wallet whose order filled (its proxy wallet), lower-case. */
   wallet: string;
+  /** taker: the taker order's fill, one per match (what volume and candles count); maker: a resting order's fill. data_api records are always taker. */
+  role: "maker" | "taker";
+  /** This wallet's side. */
   side: "buy" | "sell";
   outcome: string;
   outcome_index: number;
   price: Price;
-  /** Outcome shares filled. */
+  /** Outcome shares filled (size_shares_micro / 1e6). */
   size_shares: number;
-  /** size_shares x price. */
+  /** Collateral paid or received before fees (chain: size_usdc_micro / 1e6; data_api: size_shares x price). */
   size_usdc: number;
+  /** Shares in micro-units (6 decimals) as an exact decimal integer. chain: the amount in the log; data_api: round(size_shares x 1e6). */
+  size_shares_micro: string;
+  /** Collateral in micro-units as an exact decimal integer (chain: from the log; data_api: round(size_usdc x 1e6)). */
+  size_usdc_micro: string;
+  /** Fee charged on this fill, micro-units of fee_asset (chain only; null for data_api). */
+  fee_micro: string | null;
+  /** What the fee is paid in: CTF Exchange v1 charges in what the owner receives (shares on a buy), v2 always in collateral. */
+  fee_asset: "usdc" | "shares" | null;
   timestamp: Timestamp;
+  /** Polygon block of the fill (chain only). */
+  block_number: number | null;
+  /** Position of the fill's log in its block (chain only). */
+  log_index: number | null;
   tx_hash: string;
+  /** chain: read from Polygon after CHAIN_CONFIRMATIONS confirmations (authoritative, both sides); data_api: Polymarket's Data API fast path (taker fills only, not yet confirmed by the chain source). */
+  origin: "chain" | "data_api";
   source: "polymarket" | "simulator";
 };
 
@@ -1122,7 +1192,7 @@ export interface Operations {
     data: Array<Candle>;
     paginated: false;
   };
-  /** GET /markets/{id}/trades: One market's trade tape, newest first (same order, filters and cursor rules as /trades). */
+  /** GET /markets/{id}/trades: One market's trade tape, newest first (same sources, order, filters and cursor rules as /trades). */
   listMarketTrades: {
     params: {
       /** Condition id (0x + 64 hex) or market slug. */
@@ -1131,13 +1201,15 @@ export interface Operations {
       limit?: number;
       /** Opaque cursor from the previous page's `pagination.next_cursor`. */
       cursor?: string;
-      /** Only this taker wallet (0x + 40 hex, any case). */
+      /** Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides. */
       wallet?: string;
-      /** Taker side. */
+      /** `taker` (default): one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both, so a wallet's complete record is `?wallet=<address>&role=all`. */
+      role?: "taker" | "maker" | "all";
+      /** The trade's own side (the taker's on a taker record, the resting order owner's on a maker record). */
       side?: "buy" | "sell";
       /** Outcome name, case-insensitive (e.g. YES, No, a team name). */
       outcome?: string;
-      /** Minimum trade size in USDC (inclusive). */
+      /** Minimum trade size in USDC (inclusive), compared with size_usdc. */
       min_size?: number;
       /** Maximum trade size in USDC (inclusive). */
       max_size?: number;
@@ -1150,22 +1222,24 @@ export interface Operations {
     data: Array<Trade>;
     paginated: true;
   };
-  /** GET /trades: The trade feed, newest first. */
+  /** GET /trades: The trade feed, newest first, in chain order. */
   listTrades: {
     params: {
       /** Page size (default 50, max 500). */
       limit?: number;
       /** Opaque cursor from the previous page's `pagination.next_cursor`. */
       cursor?: string;
-      /** Only this taker wallet (0x + 40 hex, any case). */
+      /** Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides. */
       wallet?: string;
       /** Only this market (condition id, 0x + 64 hex). */
       market?: string;
-      /** Taker side. */
+      /** `taker` (default): one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both, so a wallet's complete record is `?wallet=<address>&role=all`. */
+      role?: "taker" | "maker" | "all";
+      /** The trade's own side (the taker's on a taker record, the resting order owner's on a maker record). */
       side?: "buy" | "sell";
       /** Outcome name, case-insensitive (e.g. YES, No, a team name). */
       outcome?: string;
-      /** Minimum trade size in USDC (inclusive). */
+      /** Minimum trade size in USDC (inclusive), compared with size_usdc. */
       min_size?: number;
       /** Maximum trade size in USDC (inclusive). */
       max_size?: number;
@@ -1828,7 +1902,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "GET",
     "path": "/volume/timeseries",
     "summary": "Platform volume per UTC day from indexed trades (taker side, each match once).",
-    "description": "Days without trades are included with zero volume, oldest first, ending today (UTC).",
+    "description": "Days without trades are included with zero volume, oldest first, ending today (UTC). A day the\nchain source has published completely counts on-chain taker fills; other days (today, or all\nof them without an RPC) the Data API fast path, as the daily candles do.",
     "access": "tier1",
     "paginated": false,
     "parameters": [
@@ -1873,7 +1947,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "GET",
     "path": "/markets/{id}/ohlcv",
     "summary": "OHLCV candles of the YES price.",
-    "description": "Built from taker fills (one per upstream match): open = first trade price in the bucket,\nhigh = max, low = min, close = last, volume = sum of size_usdc. Prices are on the YES outcome\n(the outcome named Yes, else the first outcome); a trade on the other outcome at p counts as 1 - p.\nBuckets are aligned to UTC. Buckets without trades are omitted (not carried forward).\nReturns the most recent `limit` candles within [from, to), oldest first.",
+    "description": "Built from taker fills (one per upstream match, never the maker side): open = first trade price\nin the bucket, high = max, low = min, close = last, volume = sum of size_usdc. Prices are on the\nYES outcome (the outcome named Yes, else the first outcome); a trade on the other outcome at p\ncounts as 1 - p. Buckets are aligned to UTC. Buckets without trades are omitted (not carried\nforward). Returns the most recent `limit` candles within [from, to), oldest first.\n\nEach candle comes from one source, named in `origin`: a bucket the chain source has published\ncompletely (it lies between its first and its last published block) is computed from on-chain\ntaker fills, first and last in (block, log index) order, volumes summed exactly in micro-units;\nany other bucket (the current one, or all of them when no RPC is configured) from the Data API\nfast path. A reorg that orphans fills rebuilds the chain buckets they were in.",
     "access": "tier1",
     "paginated": false,
     "parameters": [
@@ -1940,7 +2014,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
   "listMarketTrades": {
     "method": "GET",
     "path": "/markets/{id}/trades",
-    "summary": "One market's trade tape, newest first (same order, filters and cursor rules as /trades).",
+    "summary": "One market's trade tape, newest first (same sources, order, filters and cursor rules as /trades).",
     "access": "tier2",
     "paginated": true,
     "parameters": [
@@ -1982,17 +2056,32 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "wallet",
         "in": "query",
         "required": false,
-        "description": "Only this taker wallet (0x + 40 hex, any case).",
+        "description": "Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides.",
         "schema": {
           "type": "string",
           "pattern": "^0x[0-9a-fA-F]{40}$"
         }
       },
       {
+        "name": "role",
+        "in": "query",
+        "required": false,
+        "description": "`taker` (default): one record per match, the taker order's fill - what volume and candles count.\n`maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both,\nso a wallet's complete record is `?wallet=<address>&role=all`.",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "taker",
+            "maker",
+            "all"
+          ],
+          "default": "taker"
+        }
+      },
+      {
         "name": "side",
         "in": "query",
         "required": false,
-        "description": "Taker side.",
+        "description": "The trade's own side (the taker's on a taker record, the resting order owner's on a maker record).",
         "schema": {
           "type": "string",
           "enum": [
@@ -2016,7 +2105,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "min_size",
         "in": "query",
         "required": false,
-        "description": "Minimum trade size in USDC (inclusive).",
+        "description": "Minimum trade size in USDC (inclusive), compared with size_usdc.",
         "schema": {
           "type": "number",
           "minimum": 0,
@@ -2060,8 +2149,8 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
   "listTrades": {
     "method": "GET",
     "path": "/trades",
-    "summary": "The trade feed, newest first.",
-    "description": "One record per upstream match (the taker fill). Ordered by (timestamp, trade_id) descending;\nwalking the cursor to the end returns every trade at or before the first page exactly once,\neven while new trades arrive (they appear before the first page, not inside the walk).",
+    "summary": "The trade feed, newest first, in chain order.",
+    "description": "Fills from two sources, each record labelled with its `origin`:\n- `chain`: settlement events read from Polygon (authoritative): every fill of both sides, with\n  `block_number` and `log_index`, published once its block has `CHAIN_CONFIRMATIONS`\n  confirmations, retracted and replaced if a reorg orphans its block;\n- `data_api`: Polymarket's Data API feed (the fast path): taker fills only, no block or log\n  index. Served where the chain source has not published: newer than its last published block,\n  older than its first one, or everywhere when no RPC is configured (`/v1/health`\n  `trade_coverage` says `taker_only` then). Inside the chain's coverage the chain's records\n  replace them; `/v1/health` counts per hour the Data API trades the chain matches and does not.\n\nOrder: (timestamp, block_number, log_index, trade_id) descending - the chain's own order, never\na hash, so fills in one second keep their on-chain sequence (a `data_api` record sorts after\n`chain` records of the same millisecond). Walking the cursor to the end returns every record at\nor before the first page exactly once, even while new ones arrive (they appear before the first\npage, not inside the walk).",
     "access": "tier2",
     "paginated": true,
     "parameters": [
@@ -2092,7 +2181,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "wallet",
         "in": "query",
         "required": false,
-        "description": "Only this taker wallet (0x + 40 hex, any case).",
+        "description": "Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides.",
         "schema": {
           "type": "string",
           "pattern": "^0x[0-9a-fA-F]{40}$"
@@ -2109,10 +2198,25 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         }
       },
       {
+        "name": "role",
+        "in": "query",
+        "required": false,
+        "description": "`taker` (default): one record per match, the taker order's fill - what volume and candles count.\n`maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both,\nso a wallet's complete record is `?wallet=<address>&role=all`.",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "taker",
+            "maker",
+            "all"
+          ],
+          "default": "taker"
+        }
+      },
+      {
         "name": "side",
         "in": "query",
         "required": false,
-        "description": "Taker side.",
+        "description": "The trade's own side (the taker's on a taker record, the resting order owner's on a maker record).",
         "schema": {
           "type": "string",
           "enum": [
@@ -2136,7 +2240,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "min_size",
         "in": "query",
         "required": false,
-        "description": "Minimum trade size in USDC (inclusive).",
+        "description": "Minimum trade size in USDC (inclusive), compared with size_usdc.",
         "schema": {
           "type": "number",
           "minimum": 0,

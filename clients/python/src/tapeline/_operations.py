@@ -164,8 +164,8 @@ class SyncOperations:
         """
         return self._call("getMarketOhlcv", {"id": id}, {"interval": interval, "limit": limit, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
-    def list_market_trades(self, *, id: str, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> Page[m.Trade]:
-        """One market's trade tape, newest first (same order, filters and cursor rules as /trades).
+    def list_market_trades(self, *, id: str, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, role: Optional[Literal["taker", "maker", "all"]] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> Page[m.Trade]:
+        """One market's trade tape, newest first (same sources, order, filters and cursor rules as /trades).
 
         GET /markets/{id}/trades (access: tier2).
 
@@ -173,34 +173,36 @@ class SyncOperations:
             id: Condition id (0x + 64 hex) or market slug.
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
-            wallet: Only this taker wallet (0x + 40 hex, any case).
-            side: Taker side.
+            wallet: Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides.
+            role: `taker` (default): one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both, so a wallet's complete record is `?wallet=<address>&role=all`.
+            side: The trade's own side (the taker's on a taker record, the resting order owner's on a maker record).
             outcome: Outcome name, case-insensitive (e.g. YES, No, a team name).
-            min_size: Minimum trade size in USDC (inclusive).
+            min_size: Minimum trade size in USDC (inclusive), compared with size_usdc.
             max_size: Maximum trade size in USDC (inclusive).
             from_: Inclusive lower bound on the trade time (ISO 8601).
             to: Exclusive upper bound on the trade time (ISO 8601).
         """
-        return self._call("listMarketTrades", {"id": id}, {"limit": limit, "cursor": cursor, "wallet": wallet, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
+        return self._call("listMarketTrades", {"id": id}, {"limit": limit, "cursor": cursor, "wallet": wallet, "role": role, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
-    def list_trades(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, market: Optional[str] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> Page[m.Trade]:
-        """The trade feed, newest first.
+    def list_trades(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, market: Optional[str] = None, role: Optional[Literal["taker", "maker", "all"]] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> Page[m.Trade]:
+        """The trade feed, newest first, in chain order.
 
         GET /trades (access: tier2).
 
         Args:
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
-            wallet: Only this taker wallet (0x + 40 hex, any case).
+            wallet: Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides.
             market: Only this market (condition id, 0x + 64 hex).
-            side: Taker side.
+            role: `taker` (default): one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both, so a wallet's complete record is `?wallet=<address>&role=all`.
+            side: The trade's own side (the taker's on a taker record, the resting order owner's on a maker record).
             outcome: Outcome name, case-insensitive (e.g. YES, No, a team name).
-            min_size: Minimum trade size in USDC (inclusive).
+            min_size: Minimum trade size in USDC (inclusive), compared with size_usdc.
             max_size: Maximum trade size in USDC (inclusive).
             from_: Inclusive lower bound on the trade time (ISO 8601).
             to: Exclusive upper bound on the trade time (ISO 8601).
         """
-        return self._call("listTrades", {}, {"limit": limit, "cursor": cursor, "wallet": wallet, "market": market, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
+        return self._call("listTrades", {}, {"limit": limit, "cursor": cursor, "wallet": wallet, "market": market, "role": role, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
     def get_leaderboard(self, *, sort_by: Optional[Literal["total_realized_pnl", "total_pnl", "win_rate_pct", "volume", "risk_score"]] = None, window: Optional[Literal["all", "30d"]] = None, category: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.LeaderEntry]:
         """Trader rankings by PnL, win rate, volume or risk (from the periodically refreshed trader statistics).
@@ -712,8 +714,8 @@ class AsyncOperations:
         """
         return await self._call("getMarketOhlcv", {"id": id}, {"interval": interval, "limit": limit, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
-    async def list_market_trades(self, *, id: str, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> AsyncPage[m.Trade]:
-        """One market's trade tape, newest first (same order, filters and cursor rules as /trades).
+    async def list_market_trades(self, *, id: str, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, role: Optional[Literal["taker", "maker", "all"]] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> AsyncPage[m.Trade]:
+        """One market's trade tape, newest first (same sources, order, filters and cursor rules as /trades).
 
         GET /markets/{id}/trades (access: tier2).
 
@@ -721,34 +723,36 @@ class AsyncOperations:
             id: Condition id (0x + 64 hex) or market slug.
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
-            wallet: Only this taker wallet (0x + 40 hex, any case).
-            side: Taker side.
+            wallet: Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides.
+            role: `taker` (default): one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both, so a wallet's complete record is `?wallet=<address>&role=all`.
+            side: The trade's own side (the taker's on a taker record, the resting order owner's on a maker record).
             outcome: Outcome name, case-insensitive (e.g. YES, No, a team name).
-            min_size: Minimum trade size in USDC (inclusive).
+            min_size: Minimum trade size in USDC (inclusive), compared with size_usdc.
             max_size: Maximum trade size in USDC (inclusive).
             from_: Inclusive lower bound on the trade time (ISO 8601).
             to: Exclusive upper bound on the trade time (ISO 8601).
         """
-        return await self._call("listMarketTrades", {"id": id}, {"limit": limit, "cursor": cursor, "wallet": wallet, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
+        return await self._call("listMarketTrades", {"id": id}, {"limit": limit, "cursor": cursor, "wallet": wallet, "role": role, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
-    async def list_trades(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, market: Optional[str] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> AsyncPage[m.Trade]:
-        """The trade feed, newest first.
+    async def list_trades(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, market: Optional[str] = None, role: Optional[Literal["taker", "maker", "all"]] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> AsyncPage[m.Trade]:
+        """The trade feed, newest first, in chain order.
 
         GET /trades (access: tier2).
 
         Args:
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
-            wallet: Only this taker wallet (0x + 40 hex, any case).
+            wallet: Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides.
             market: Only this market (condition id, 0x + 64 hex).
-            side: Taker side.
+            role: `taker` (default): one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both, so a wallet's complete record is `?wallet=<address>&role=all`.
+            side: The trade's own side (the taker's on a taker record, the resting order owner's on a maker record).
             outcome: Outcome name, case-insensitive (e.g. YES, No, a team name).
-            min_size: Minimum trade size in USDC (inclusive).
+            min_size: Minimum trade size in USDC (inclusive), compared with size_usdc.
             max_size: Maximum trade size in USDC (inclusive).
             from_: Inclusive lower bound on the trade time (ISO 8601).
             to: Exclusive upper bound on the trade time (ISO 8601).
         """
-        return await self._call("listTrades", {}, {"limit": limit, "cursor": cursor, "wallet": wallet, "market": market, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
+        return await self._call("listTrades", {}, {"limit": limit, "cursor": cursor, "wallet": wallet, "market": market, "role": role, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
     async def get_leaderboard(self, *, sort_by: Optional[Literal["total_realized_pnl", "total_pnl", "win_rate_pct", "volume", "risk_score"]] = None, window: Optional[Literal["all", "30d"]] = None, category: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.LeaderEntry]:
         """Trader rankings by PnL, win rate, volume or risk (from the periodically refreshed trader statistics).

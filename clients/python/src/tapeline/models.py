@@ -403,8 +403,50 @@ class HealthSource(Model):
     degraded: Optional[bool] = Field(None, description="The source knows its view has a hole it is repairing: a trade-feed gap being backfilled market by market, websocket events waiting to be published.")
     degraded_reason: Optional[str] = None
     progress: Optional[HealthSourceProgress] = None
-    target_lag_ms: Optional[int] = Field(None, description="Freshness target: ticks/books 2000, trades 15000, positions 600000, metadata 300000.")
+    target_lag_ms: Optional[int] = Field(None, description="Freshness target: ticks/books 2000, trades 15000, positions 600000, metadata 300000, chain.polygon confirmations x 2000 + 15000.")
     fresh: Optional[bool] = Field(None, description="lag_ms <= target_lag_ms.")
+
+
+class HealthChain(Model):
+    """The Polygon settlement source. `covered_from`/`covered_to` (from the indexed data) are the block times of the first and last published chain events; the block figures are present when the source runs in the process answering."""
+
+    enabled: bool = Field(description="An RPC is configured (POLYGON_RPC_URL) on the same upstream as Gamma.")
+    covered_from: NullableTimestamp
+    covered_to: NullableTimestamp
+    chain_id: Optional[int] = None
+    head_block: Optional[int] = Field(None, description="Newest block the RPC reports.")
+    final_block: Optional[int] = Field(None, description="head_block - confirmations: the newest block treated as final (published).")
+    ingested_block: Optional[int] = Field(None, description="The last block read and published.")
+    lag_blocks: Optional[int] = Field(None, description="final_block - ingested_block.")
+    first_block: Optional[int] = Field(None, description="First block the source covers (a chain backfill moves it down).")
+    ingested_block_time_ms: Optional[int] = Field(None, description="Time of ingested_block (Unix ms).")
+    pending_events: Optional[int] = Field(None, description="Events waiting for the market catalog to know their token (never dropped).")
+    reorgs: Optional[int] = Field(None, description="Reorgs deeper than the confirmations repaired since start.")
+    retracted_blocks: Optional[int] = Field(None, description="Published blocks retracted since start.")
+    log_range_blocks: Optional[int] = Field(None, description="Current eth_getLogs window (halves on refusal, doubles after clean answers).")
+    confirmations: Optional[int] = None
+
+
+class HealthReconciliationHour(Model):
+    hour: Timestamp
+    data_api: int
+    matched: int
+    unmatched: int
+    chain_only: int
+
+
+class HealthReconciliationLast24h(Model):
+    data_api: int
+    matched: int
+    unmatched: int
+    chain_only: int
+
+
+class HealthReconciliation(Model):
+    """Data API trades checked against chain taker fills per UTC hour inside the chain's coverage: a Data API trade is `matched` when a chain taker fill has the same transaction, wallet, token and size in micro-units, else `unmatched`; `chain_only` counts chain taker fills the Data API feed never listed. `data_api` = matched + unmatched. Newest hour first."""
+
+    hours: list[HealthReconciliationHour]
+    last_24h: HealthReconciliationLast24h
 
 
 class HealthPipeline(Model):
@@ -415,7 +457,8 @@ class HealthPipeline(Model):
 
 class HealthCounts(Model):
     markets: int = Field(description="Markets indexed (any status).")
-    trades: int = Field(description="Trades indexed.")
+    trades: int = Field(description="Data API trades indexed.")
+    chain_fills: Optional[int] = Field(None, description="Chain fills indexed (both sides: two or more per match).")
 
 
 class Health(Model):
@@ -424,6 +467,9 @@ class Health(Model):
     time: Timestamp
     issues: Optional[list[str]] = None
     sources: list[HealthSource] = Field(description="Per upstream source, when it last succeeded (freshness) and what it published.")
+    trade_coverage: Literal["both_sides", "taker_only"] = Field(description="`both_sides`: the chain source has published fills (maker and taker) and the trade feed serves them inside its coverage. `taker_only`: no chain fills (no RPC configured, or none published yet): trades are the Data API's taker fills only, and `role=maker` finds nothing.")
+    chain: HealthChain = Field(description="The Polygon settlement source. `covered_from`/`covered_to` (from the indexed data) are the block times of the first and last published chain events; the block figures are present when the source runs in the process answering.")
+    reconciliation: HealthReconciliation = Field(description="Data API trades checked against chain taker fills per UTC hour inside the chain's coverage: a Data API trade is `matched` when a chain taker fill has the same transaction, wallet, token and size in micro-units, else `unmatched`; `chain_only` counts chain taker fills the Data API feed never listed. `data_api` = matched + unmatched. Newest hour first.")
     pipeline: HealthPipeline = Field(description="Messages on the log not yet in the analytics store, per topic.")
     counts: HealthCounts
 
@@ -518,24 +564,33 @@ class Candle(Model):
     high: Price
     low: Price
     close: Price
-    volume_usdc: Decimal = Field(description="Sum of size_usdc of the bucket's trades.")
-    volume_shares: Decimal
-    trade_count: int
+    volume_usdc: Decimal = Field(description="Sum of size_usdc of the bucket's taker fills (chain: the exact micro-unit sum / 1e6).")
+    volume_shares: Decimal = Field(description="Sum of size_shares of the bucket's taker fills.")
+    trade_count: int = Field(description="Matches in the bucket (taker fills).")
+    origin: Literal["chain", "data_api"] = Field(description="chain: from on-chain taker fills (the bucket is inside the chain source's coverage); data_api: from the Data API fast path.")
 
 
 class Trade(Model):
-    trade_id: str = Field(description="Deterministic id derived from the fill (transaction, token, wallet, side, size, price).")
+    trade_id: str = Field(description="chain: `<chain id>:<tx_hash>:<log_index>` (the log's identity); data_api: a hash of the fill's transaction, token, wallet, side, size and price.")
     market_id: str
     market_title: str
-    wallet: str = Field(description="Taker proxy wallet")
-    side: Literal["buy", "sell"]
+    wallet: str = Field(description="The wallet whose order filled (its proxy wallet), lower-case.")
+    role: Literal["maker", "taker"] = Field(description="taker: the taker order's fill, one per match (what volume and candles count); maker: a resting order's fill. data_api records are always taker.")
+    side: Literal["buy", "sell"] = Field(description="This wallet's side.")
     outcome: str
     outcome_index: int
     price: Price
-    size_shares: Decimal = Field(description="Outcome shares filled.")
-    size_usdc: Decimal = Field(description="size_shares x price.")
+    size_shares: Decimal = Field(description="Outcome shares filled (size_shares_micro / 1e6).")
+    size_usdc: Decimal = Field(description="Collateral paid or received before fees (chain: size_usdc_micro / 1e6; data_api: size_shares x price).")
+    size_shares_micro: str = Field(description="Shares in micro-units (6 decimals) as an exact decimal integer. chain: the amount in the log; data_api: round(size_shares x 1e6).")
+    size_usdc_micro: str = Field(description="Collateral in micro-units as an exact decimal integer (chain: from the log; data_api: round(size_usdc x 1e6)).")
+    fee_micro: Optional[str] = Field(description="Fee charged on this fill, micro-units of fee_asset (chain only; null for data_api).")
+    fee_asset: Optional[Literal["usdc", "shares"]] = Field(description="What the fee is paid in: CTF Exchange v1 charges in what the owner receives (shares on a buy), v2 always in collateral.")
     timestamp: Timestamp
+    block_number: Optional[int] = Field(description="Polygon block of the fill (chain only).")
+    log_index: Optional[int] = Field(description="Position of the fill's log in its block (chain only).")
     tx_hash: str
+    origin: Literal["chain", "data_api"] = Field(description="chain: read from Polygon after CHAIN_CONFIRMATIONS confirmations (authoritative, both sides); data_api: Polymarket's Data API fast path (taker fills only, not yet confirmed by the chain source).")
     source: Literal["polymarket", "simulator"]
 
 
@@ -953,5 +1008,5 @@ WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "webhook.test": WebhookTestEvent,
 }
 
-for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, Registration, HealthSourceProgress, HealthSource, HealthPipeline, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent,):
+for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent,):
     _model.model_rebuild()
