@@ -127,22 +127,33 @@ export type LeaderEntry = {
   wallet: string;
   /** The category ranked in, or null for overall. */
   category: string | null;
-  /** USDC. */
+  /** Realized PnL (USDC, weighted-average cost) over the wallet's history, within the category when ranked in one. */
   total_realized_pnl: number;
-  /** USDC. */
+  /** Value of the held shares at their marks - their cost basis (USDC), as of stats_as_of. */
   unrealized_pnl: number;
-  /** USDC. */
+  /** total_realized_pnl + unrealized_pnl (USDC). */
   total_pnl: number;
+  /** USDC of every fill of the wallet, maker and taker (each is the wallet's own trade); splits, merges, redemptions and conversions are not volume. */
   volume_usdc: number;
+  /** Resolved markets (voided ones excluded) where the wallet paid a cost basis and its net PnL (realized + payout value - cost still held) is above 0. */
   won: number;
+  /** Resolved markets with a cost basis and a net PnL below 0 (exactly 0 is neither). */
   lost: number;
+  /** 100 x won / (won + lost), 2 decimals; null without any won or lost market. */
   win_rate_pct: number | null;
+  /** 0 (low) .. 100 (high): 40 x concentration + 30 x long-shot share + 30 x drawdown (see GET /traders/{wallet}); null per category. */
   risk_score: number | null;
+  /** Fills of the wallet (maker and taker). */
   trades: number | null;
+  /** Realized PnL of the changes in the last 30 UTC days (today included). */
   realized_pnl_30d?: number | null;
+  /** Volume of the last 30 UTC days. */
   volume_30d_usdc?: number | null;
   last_trade_at?: Timestamp | null;
+  /** When this wallet's mark-dependent figures (unrealized_pnl, total_pnl, won, lost, win_rate_pct, risk_score) were last valued; realized PnL, volume and trades are as of data_as_of. */
   stats_as_of: Timestamp;
+  /** Block time of the newest change the position ledger has applied (null before any). */
+  data_as_of?: Timestamp | null;
 };
 
 export type TraderStats = {
@@ -185,17 +196,26 @@ export type TraderStats = {
   last_trade_at: Timestamp;
   /** What the figures are computed from. */
   basis: string;
+  /** Freshness: block time of the newest change the position ledger has applied (null before it applied any). Figures include every change up to it. */
+  data_as_of: Timestamp | null;
+  /** The Polygon block of that change (null when the newest change came from the Data API). */
+  data_as_of_block?: number | null;
 };
 
 export type PnlCurve = {
   wallet: string;
   days: number;
+  /** Freshness: block time of the newest change the position ledger has applied (null before it applied any). Figures include every change up to it. */
+  data_as_of: Timestamp | null;
+  /** The Polygon block of that change (null when the newest change came from the Data API). */
+  data_as_of_block?: number | null;
   points: Array<{
     date: string;
-    /** Realized PnL to date (USDC). */
+    /** Realized PnL to the end of this UTC day (USDC): the sum of the wallet's realized PnL of every change up to then. */
     realized: number;
-    /** Unrealized PnL at the day's closing marks (USDC). */
+    /** Unrealized PnL at the day's closing marks (USDC): for each token held at the end of the day, value at the mark - cost basis; the mark is the payout from the day the market settled, today the current mark, other days the market's last daily close (YES price; the other outcome 1 - YES). Tokens without a close yet count 0. */
     unrealized: number;
+    /** realized + unrealized. */
     total: number;
   }>;
 };
@@ -203,21 +223,35 @@ export type PnlCurve = {
 export type Positions = {
   wallet: string;
   as_of: Timestamp;
+  /** Freshness: block time of the newest change the position ledger has applied (null before it applied any). Figures include every change up to it. */
+  data_as_of: Timestamp | null;
+  /** The Polygon block of that change (null when the newest change came from the Data API). */
+  data_as_of_block?: number | null;
   positions: Array<{
     market_id: string;
     market_title: string;
     market_status?: string | null;
     asset_id: string;
     outcome: string;
+    /** Shares held (size_shares_micro / 10^6). */
     size_shares: number;
+    /** Shares held in micro-units, exact (decimal integer). */
+    size_shares_micro?: string;
+    /** Weighted-average entry price = cost basis / shares held: a buy of q at p moves it to (cost + p x q) / (held + q); a sell leaves it unchanged. Splits buy every outcome at 1/n (0.50); a neg-risk conversion's YES legs take the NO legs' cost less the collateral received. */
     avg_entry_price: number;
     /** The price the position is marked at: the payout once settled (1 or 0; 0.5 after a 50-50 void); else the mid of the outcome's book when both sides are present and the spread is at most 0.10; else (one-sided or empty book, or a wider spread) the outcome's last indexed trade; else the catalog price; null when none exists. */
     mark_price: number | null;
     /** Which rule of mark_price applied. */
     mark_basis?: "payout" | "mid" | "last_trade" | "catalog" | "none";
+    /** What the held shares cost (USDC): buys' collateral less the cost sells took out (cost x sold / held, rounded half up to a micro-unit). */
     cost_basis_usdc: number;
+    /** Cost basis in micro-USDC */
+    cost_basis_micro?: string;
+    /** size x mark_price (USDC, rounded to a micro-unit); null when unmarked. */
     current_value_usdc: number | null;
+    /** current_value_usdc - cost_basis_usdc; 0 when unmarked. */
     unrealized_pnl_usdc: number;
+    /** Realized PnL of this token over the wallet's history: for each sell, proceeds of the held shares sold - their cost; merges sell at 0.50, redemptions at the payout. */
     realized_pnl_usdc: number;
     opened_at?: Timestamp;
     last_trade_at?: Timestamp;

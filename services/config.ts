@@ -176,7 +176,7 @@ const environmentSchema = z.object({
   // Data API trades are reconciled with chain fills (per hour) this often.
   RECONCILIATION_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
   // Leaderboards and the trader directory are recomputed this often (per-wallet endpoints are live).
-  TRADER_STATS_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+  TRADER_VALUATION_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
   // Public read responses (market data, trades, leaderboards) are shared for this long; 0 = off.
   // One second keeps every endpoint well inside its freshness target (ticks 2 s).
   READ_CACHE_TTL_MS: z.coerce.number().int().min(0).default(1_000),
@@ -350,7 +350,7 @@ export type Config = Readonly<{
     meterFlushIntervalMs: number;
     authCacheTtlMs: number;
   }>;
-  traderStatsIntervalMs: number;
+  traderValuationIntervalMs: number;
   reconciliationIntervalMs: number;
   validateResponses: boolean;
   readCacheTtlMs: number;
@@ -529,7 +529,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       meterFlushIntervalMs: e.METER_FLUSH_INTERVAL_MS,
       authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
     },
-    traderStatsIntervalMs: e.TRADER_STATS_INTERVAL_MS,
+    traderValuationIntervalMs: e.TRADER_VALUATION_INTERVAL_MS,
     reconciliationIntervalMs: e.RECONCILIATION_INTERVAL_MS,
     validateResponses: e.VALIDATE_RESPONSES ?? false,
     readCacheTtlMs: e.READ_CACHE_TTL_MS,

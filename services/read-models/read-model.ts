@@ -34,6 +34,12 @@ export interface Projection<E = unknown> {
    * committed. Must be idempotent: a failed batch is handed over again.
    */
   afterInsert?(store: AnalyticsStore, events: E[]): Promise<void>;
+  /**
+   * A projection with state of its own (the position ledger) writes its table itself from the batch's
+   * events instead of one row per event; it resolves with the number of rows written and must be
+   * idempotent across redelivery. `dedupToken` identifies the batch.
+   */
+  apply?(store: AnalyticsStore, events: E[], dedupToken: string): Promise<number>;
 }
 
 export interface RouteContext {

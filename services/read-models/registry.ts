@@ -17,7 +17,7 @@ import { openInterestReadModel } from './open-interest/index.js';
 import { orderBooksReadModel } from './order-books/index.js';
 import { priceTicksReadModel } from './price-ticks/index.js';
 import type { Projection, ReadModel } from './read-model.js';
-import { tradersReadModel } from './traders/index.js';
+import { positionsReadModel } from './positions/index.js';
 import { tradesReadModel } from './trades/index.js';
 import { walletsReadModel } from './wallets/index.js';
 
@@ -33,8 +33,8 @@ const DEFINITIONS = [
   walletsReadModel,
   holdersReadModel,
   openInterestReadModel,
-  tradersReadModel,
   chainLedgerReadModel,
+  positionsReadModel,
 ] as const satisfies readonly ReadModel[];
 
 export const READ_MODELS: readonly ReadModel[] = DEFINITIONS;

@@ -62,13 +62,14 @@ export async function startSink(
         const accepted = projection.accepts ? events.filter((event) => projection.accepts?.(event)) : events;
         const fresh = projection.unseen ? await projection.unseen(store, accepted) : accepted;
         // The token is per table: ClickHouse deduplicates inserts into the same table only.
-        await store.insert(
-          projection.table,
-          fresh.map((event) => projection.row(event)),
-          {
-            dedupToken: `${batch.topic}-${batch.partition}-${batch.firstOffset}-${batch.lastOffset}`,
-          },
-        );
+        const dedupToken = `${batch.topic}-${batch.partition}-${batch.firstOffset}-${batch.lastOffset}`;
+        if (projection.apply) await projection.apply(store, fresh, dedupToken);
+        else
+          await store.insert(
+            projection.table,
+            fresh.map((event) => projection.row(event)),
+            { dedupToken },
+          );
         await projection.afterInsert?.(store, events);
         stats.inserted[projection.table] = (stats.inserted[projection.table] ?? 0) + fresh.length;
         stats.already_stored[projection.table] = (stats.already_stored[projection.table] ?? 0) + accepted.length - fresh.length;

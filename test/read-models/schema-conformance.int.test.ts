@@ -41,7 +41,8 @@ describe.each(ALL_STREAMS.map((stream) => [stream.name, stream] as const))('stre
     expect(Number.isFinite(stream.time(example()))).toBe(true);
   });
 
-  const projections = ALL_PROJECTIONS.filter((p) => p.stream === stream);
+  // Projections that write their table themselves (the position ledger) have no row per event to check.
+  const projections = ALL_PROJECTIONS.filter((p) => p.stream === stream && !p.apply);
   if (projections.length === 0) return;
   test.each(projections.map((p) => [p.table, p] as const))(
     'its row for %s names exactly the table columns and inserts',

@@ -127,22 +127,33 @@ export type LeaderEntry = {
   wallet: string;
   /** The category ranked in, or null for overall. */
   category: string | null;
-  /** USDC. */
+  /** Realized PnL (USDC, weighted-average cost) over the wallet's history, within the category when ranked in one. */
   total_realized_pnl: number;
-  /** USDC. */
+  /** Value of the held shares at their marks - their cost basis (USDC), as of stats_as_of. */
   unrealized_pnl: number;
-  /** USDC. */
+  /** total_realized_pnl + unrealized_pnl (USDC). */
   total_pnl: number;
+  /** USDC of every fill of the wallet, maker and taker (each is the wallet's own trade); splits, merges, redemptions and conversions are not volume. */
   volume_usdc: number;
+  /** Resolved markets (voided ones excluded) where the wallet paid a cost basis and its net PnL (realized + payout value - cost still held) is above 0. */
   won: number;
+  /** Resolved markets with a cost basis and a net PnL below 0 (exactly 0 is neither). */
   lost: number;
+  /** 100 x won / (won + lost), 2 decimals; null without any won or lost market. */
   win_rate_pct: number | null;
+  /** 0 (low) .. 100 (high): 40 x concentration + 30 x long-shot share + 30 x drawdown (see GET /traders/{wallet}); null per category. */
   risk_score: number | null;
+  /** Fills of the wallet (maker and taker). */
   trades: number | null;
+  /** Realized PnL of the changes in the last 30 UTC days (today included). */
   realized_pnl_30d?: number | null;
+  /** Volume of the last 30 UTC days. */
   volume_30d_usdc?: number | null;
   last_trade_at?: Timestamp | null;
+  /** When this wallet's mark-dependent figures (unrealized_pnl, total_pnl, won, lost, win_rate_pct, risk_score) were last valued; realized PnL, volume and trades are as of data_as_of. */
   stats_as_of: Timestamp;
+  /** Block time of the newest change the position ledger has applied (null before any). */
+  data_as_of?: Timestamp | null;
 };
 
 export type TraderStats = {
@@ -185,17 +196,26 @@ export type TraderStats = {
   last_trade_at: Timestamp;
   /** What the figures are computed from. */
   basis: string;
+  /** Freshness: block time of the newest change the position ledger has applied (null before it applied any). Figures include every change up to it. */
+  data_as_of: Timestamp | null;
+  /** The Polygon block of that change (null when the newest change came from the Data API). */
+  data_as_of_block?: number | null;
 };
 
 export type PnlCurve = {
   wallet: string;
   days: number;
+  /** Freshness: block time of the newest change the position ledger has applied (null before it applied any). Figures include every change up to it. */
+  data_as_of: Timestamp | null;
+  /** The Polygon block of that change (null when the newest change came from the Data API). */
+  data_as_of_block?: number | null;
   points: Array<{
     date: string;
-    /** Realized PnL to date (USDC). */
+    /** Realized PnL to the end of this UTC day (USDC): the sum of the wallet's realized PnL of every change up to then. */
     realized: number;
-    /** Unrealized PnL at the day's closing marks (USDC). */
+    /** Unrealized PnL at the day's closing marks (USDC): for each token held at the end of the day, value at the mark - cost basis; the mark is the payout from the day the market settled, today the current mark, other days the market's last daily close (YES price; the other outcome 1 - YES). Tokens without a close yet count 0. */
     unrealized: number;
+    /** realized + unrealized. */
     total: number;
   }>;
 };
@@ -203,21 +223,35 @@ export type PnlCurve = {
 export type Positions = {
   wallet: string;
   as_of: Timestamp;
+  /** Freshness: block time of the newest change the position ledger has applied (null before it applied any). Figures include every change up to it. */
+  data_as_of: Timestamp | null;
+  /** The Polygon block of that change (null when the newest change came from the Data API). */
+  data_as_of_block?: number | null;
   positions: Array<{
     market_id: string;
     market_title: string;
     market_status?: string | null;
     asset_id: string;
     outcome: string;
+    /** Shares held (size_shares_micro / 10^6). */
     size_shares: number;
+    /** Shares held in micro-units, exact (decimal integer). */
+    size_shares_micro?: string;
+    /** Weighted-average entry price = cost basis / shares held: a buy of q at p moves it to (cost + p x q) / (held + q); a sell leaves it unchanged. Splits buy every outcome at 1/n (0.50); a neg-risk conversion's YES legs take the NO legs' cost less the collateral received. */
     avg_entry_price: number;
     /** The price the position is marked at: the payout once settled (1 or 0; 0.5 after a 50-50 void); else the mid of the outcome's book when both sides are present and the spread is at most 0.10; else (one-sided or empty book, or a wider spread) the outcome's last indexed trade; else the catalog price; null when none exists. */
     mark_price: number | null;
     /** Which rule of mark_price applied. */
     mark_basis?: "payout" | "mid" | "last_trade" | "catalog" | "none";
+    /** What the held shares cost (USDC): buys' collateral less the cost sells took out (cost x sold / held, rounded half up to a micro-unit). */
     cost_basis_usdc: number;
+    /** Cost basis in micro-USDC */
+    cost_basis_micro?: string;
+    /** size x mark_price (USDC, rounded to a micro-unit); null when unmarked. */
     current_value_usdc: number | null;
+    /** current_value_usdc - cost_basis_usdc; 0 when unmarked. */
     unrealized_pnl_usdc: number;
+    /** Realized PnL of this token over the wallet's history: for each sell, proceeds of the held shares sold - their cost; merges sell at 0.50, redemptions at the payout. */
     realized_pnl_usdc: number;
     opened_at?: Timestamp;
     last_trade_at?: Timestamp;
@@ -1252,12 +1286,12 @@ export interface Operations {
     data: Array<Trade>;
     paginated: true;
   };
-  /** GET /leaderboard: Trader rankings by PnL, win rate, volume or risk (from the periodically refreshed trader statistics). */
+  /** GET /leaderboard: Trader rankings by PnL, win rate, volume or risk (realized PnL and volume as fresh as the ledger; mark-dependent figures from the valuation pass, see stats_as_of). */
   getLeaderboard: {
     params: {
       /** total_realized_pnl, total_pnl and volume rank highest first; win_rate_pct highest first (wallets with resolved markets only); risk_score lowest first. */
       sort_by?: "total_realized_pnl" | "total_pnl" | "win_rate_pct" | "volume" | "risk_score";
-      /** all (lifetime) or 30d: the last 30 days (realized PnL and volume). */
+      /** all (lifetime) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover the whole history and refuse 30d with 400. */
       window?: "all" | "30d";
       /** Rank by figures within one market category. */
       category?: string;
@@ -1275,7 +1309,7 @@ export interface Operations {
     params: {
       /** total_realized_pnl, total_pnl and volume rank highest first; win_rate_pct highest first (wallets with resolved markets only); risk_score lowest first. */
       sort_by?: "total_realized_pnl" | "total_pnl" | "win_rate_pct" | "volume" | "risk_score";
-      /** all (lifetime) or 30d: the last 30 days (realized PnL and volume). */
+      /** all (lifetime) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover the whole history and refuse 30d with 400. */
       window?: "all" | "30d";
       /** Rank by figures within one market category. */
       category?: string;
@@ -1294,7 +1328,7 @@ export interface Operations {
     data: Array<LeaderEntry>;
     paginated: true;
   };
-  /** GET /traders/{wallet}: Lifetime and 30-day statistics of a wallet, computed live from its indexed fills. */
+  /** GET /traders/{wallet}: Lifetime and 30-day statistics of a wallet, from its position ledger's pre-aggregated rows. */
   getTraderStats: {
     params: {
       /** Wallet address, 0x + 40 hex (any case). */
@@ -2284,7 +2318,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
   "getLeaderboard": {
     "method": "GET",
     "path": "/leaderboard",
-    "summary": "Trader rankings by PnL, win rate, volume or risk (from the periodically refreshed trader statistics).",
+    "summary": "Trader rankings by PnL, win rate, volume or risk (realized PnL and volume as fresh as the ledger; mark-dependent figures from the valuation pass, see stats_as_of).",
     "access": "tier2",
     "paginated": true,
     "parameters": [
@@ -2309,7 +2343,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "window",
         "in": "query",
         "required": false,
-        "description": "all (lifetime) or 30d: the last 30 days (realized PnL and volume).",
+        "description": "all (lifetime) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover the whole history and refuse 30d with 400.",
         "schema": {
           "type": "string",
           "enum": [
@@ -2384,7 +2418,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "window",
         "in": "query",
         "required": false,
-        "description": "all (lifetime) or 30d: the last 30 days (realized PnL and volume).",
+        "description": "all (lifetime) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover the whole history and refuse 30d with 400.",
         "schema": {
           "type": "string",
           "enum": [
@@ -2476,8 +2510,8 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
   "getTraderStats": {
     "method": "GET",
     "path": "/traders/{wallet}",
-    "summary": "Lifetime and 30-day statistics of a wallet, computed live from its indexed fills.",
-    "description": "PnL uses weighted-average cost: a buy moves the average entry price, a sell realizes\nsize x (price - average) on at most the shares held. unrealized = held x (mark - average),\nthe mark being the payout once the market settled (1 or 0; 0.5 after a 50-50 void), else the\nmid of the outcome's book when two-sided with a spread of at most 0.10, else its last trade\n(so a one-sided book marks at the last trade), else the catalog price. Voided markets count\nneither as won nor as lost.\nWin rate is market-level and resolution-based: 100 x won / (won + lost) over resolved markets\nthe wallet traded, a market being won when the wallet's net PnL in it is positive.\nrisk_score (0 low .. 100 high) = 40 x concentration (largest open position's share of open cost)\n+ 30 x long-shot share (share of bought USDC at prices below 0.15) + 30 x drawdown (largest fall\nof the 30-day daily PnL curve relative to its peak, capped at 1).\nBasis: the taker fills this service indexed, plus splits (buy every outcome at 0.50), merges (sell\nevery outcome at 0.50) and redemptions (sell all held at the payout) for tracked wallets.",
+    "summary": "Lifetime and 30-day statistics of a wallet, from its position ledger's pre-aggregated rows.",
+    "description": "The position ledger applies every change of each (wallet, outcome token) in chain order, in\nexact micro-units, with weighted-average cost: a buy of q for c adds q shares and c to the cost\nbasis; a sell of q' <= held shares realizes proceeds - cost x q' / held (shares that arrived\noutside the ledger earn no PnL). Splits buy every outcome at 0.50, merges sell every outcome at\n0.50, redemptions sell the held shares at the payout, a neg-risk conversion's NO legs leave at\ntheir cost and its YES legs take that cost less the collateral received. Fees are not in the basis.\nunrealized = value of the held shares at the mark - their cost basis, the mark being the payout\nonce the market settled (1 or 0; 0.5 after a 50-50 void), else the mid of the outcome's book when\ntwo-sided with a spread of at most 0.10, else its last trade, else the catalog price.\nWin rate is market-level and resolution-based: 100 x won / (won + lost) over resolved markets\nthe wallet paid a cost basis in, a market being won when the wallet's net PnL there (realized +\npayout value - cost of what is still held) is above 0 and lost when below; exactly 0, no cost\nbasis, or a voided market count neither way.\nrisk_score (0 low .. 100 high) = 40 x concentration (largest open cost basis / all open cost\nbasis) + 30 x long-shot share (bought USDC at prices below 0.15 / all bought USDC) + 30 x drawdown:\nthe largest fall of equity from its running peak over the 30-day daily curve, as a fraction of\nthat peak, where equity = capital paid in (lifetime cost of buys and splits) + the curve's PnL.\nvolume_usdc and trades count every fill of the wallet, maker and taker; markets_traded the\nmarkets with at least one fill. last_30d covers the last 30 UTC days, today included.\nBasis: fills of both sides, splits, merges, redemptions and conversions read from Polygon; the\nData API's taker trades and tracked wallets' activity only outside the chain's coverage (a chain\nrecord replaces the Data API record of the same transaction). data_as_of says how fresh it is.",
     "access": "tier2",
     "paginated": false,
     "parameters": [

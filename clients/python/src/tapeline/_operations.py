@@ -205,13 +205,13 @@ class SyncOperations:
         return self._call("listTrades", {}, {"limit": limit, "cursor": cursor, "wallet": wallet, "market": market, "role": role, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
     def get_leaderboard(self, *, sort_by: Optional[Literal["total_realized_pnl", "total_pnl", "win_rate_pct", "volume", "risk_score"]] = None, window: Optional[Literal["all", "30d"]] = None, category: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.LeaderEntry]:
-        """Trader rankings by PnL, win rate, volume or risk (from the periodically refreshed trader statistics).
+        """Trader rankings by PnL, win rate, volume or risk (realized PnL and volume as fresh as the ledger; mark-dependent figures from the valuation pass, see stats_as_of).
 
         GET /leaderboard (access: tier2).
 
         Args:
             sort_by: total_realized_pnl, total_pnl and volume rank highest first; win_rate_pct highest first (wallets with resolved markets only); risk_score lowest first.
-            window: all (lifetime) or 30d: the last 30 days (realized PnL and volume).
+            window: all (lifetime) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover the whole history and refuse 30d with 400.
             category: Rank by figures within one market category.
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
@@ -225,7 +225,7 @@ class SyncOperations:
 
         Args:
             sort_by: total_realized_pnl, total_pnl and volume rank highest first; win_rate_pct highest first (wallets with resolved markets only); risk_score lowest first.
-            window: all (lifetime) or 30d: the last 30 days (realized PnL and volume).
+            window: all (lifetime) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover the whole history and refuse 30d with 400.
             category: Rank by figures within one market category.
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
@@ -235,7 +235,7 @@ class SyncOperations:
         return self._call("browseTraders", {}, {"sort_by": sort_by, "window": window, "category": category, "limit": limit, "cursor": cursor, "min_volume": min_volume, "min_trades": min_trades, "min_win_rate": min_win_rate, "max_risk_score": max_risk_score}, {})  # type: ignore[no-any-return]
 
     def get_trader_stats(self, *, wallet: str) -> m.TraderStats:
-        """Lifetime and 30-day statistics of a wallet, computed live from its indexed fills.
+        """Lifetime and 30-day statistics of a wallet, from its position ledger's pre-aggregated rows.
 
         GET /traders/{wallet} (access: tier2).
 
@@ -755,13 +755,13 @@ class AsyncOperations:
         return await self._call("listTrades", {}, {"limit": limit, "cursor": cursor, "wallet": wallet, "market": market, "role": role, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
     async def get_leaderboard(self, *, sort_by: Optional[Literal["total_realized_pnl", "total_pnl", "win_rate_pct", "volume", "risk_score"]] = None, window: Optional[Literal["all", "30d"]] = None, category: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.LeaderEntry]:
-        """Trader rankings by PnL, win rate, volume or risk (from the periodically refreshed trader statistics).
+        """Trader rankings by PnL, win rate, volume or risk (realized PnL and volume as fresh as the ledger; mark-dependent figures from the valuation pass, see stats_as_of).
 
         GET /leaderboard (access: tier2).
 
         Args:
             sort_by: total_realized_pnl, total_pnl and volume rank highest first; win_rate_pct highest first (wallets with resolved markets only); risk_score lowest first.
-            window: all (lifetime) or 30d: the last 30 days (realized PnL and volume).
+            window: all (lifetime) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover the whole history and refuse 30d with 400.
             category: Rank by figures within one market category.
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
@@ -775,7 +775,7 @@ class AsyncOperations:
 
         Args:
             sort_by: total_realized_pnl, total_pnl and volume rank highest first; win_rate_pct highest first (wallets with resolved markets only); risk_score lowest first.
-            window: all (lifetime) or 30d: the last 30 days (realized PnL and volume).
+            window: all (lifetime) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover the whole history and refuse 30d with 400.
             category: Rank by figures within one market category.
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
@@ -785,7 +785,7 @@ class AsyncOperations:
         return await self._call("browseTraders", {}, {"sort_by": sort_by, "window": window, "category": category, "limit": limit, "cursor": cursor, "min_volume": min_volume, "min_trades": min_trades, "min_win_rate": min_win_rate, "max_risk_score": max_risk_score}, {})  # type: ignore[no-any-return]
 
     async def get_trader_stats(self, *, wallet: str) -> m.TraderStats:
-        """Lifetime and 30-day statistics of a wallet, computed live from its indexed fills.
+        """Lifetime and 30-day statistics of a wallet, from its position ledger's pre-aggregated rows.
 
         GET /traders/{wallet} (access: tier2).
 

@@ -176,19 +176,20 @@ class LeaderEntry(Model):
     rank: Optional[int] = Field(None, description="1-based position in this ranking (leaderboard only).")
     wallet: str
     category: Optional[str] = Field(description="The category ranked in, or null for overall.")
-    total_realized_pnl: Decimal = Field(description="USDC.")
-    unrealized_pnl: Decimal = Field(description="USDC.")
-    total_pnl: Decimal = Field(description="USDC.")
-    volume_usdc: Decimal
-    won: int
-    lost: int
-    win_rate_pct: Optional[Decimal]
-    risk_score: Optional[Decimal]
-    trades: Optional[int]
-    realized_pnl_30d: Optional[Decimal] = None
-    volume_30d_usdc: Optional[Decimal] = None
+    total_realized_pnl: Decimal = Field(description="Realized PnL (USDC, weighted-average cost) over the wallet's history, within the category when ranked in one.")
+    unrealized_pnl: Decimal = Field(description="Value of the held shares at their marks - their cost basis (USDC), as of stats_as_of.")
+    total_pnl: Decimal = Field(description="total_realized_pnl + unrealized_pnl (USDC).")
+    volume_usdc: Decimal = Field(description="USDC of every fill of the wallet, maker and taker (each is the wallet's own trade); splits, merges, redemptions and conversions are not volume.")
+    won: int = Field(description="Resolved markets (voided ones excluded) where the wallet paid a cost basis and its net PnL (realized + payout value - cost still held) is above 0.")
+    lost: int = Field(description="Resolved markets with a cost basis and a net PnL below 0 (exactly 0 is neither).")
+    win_rate_pct: Optional[Decimal] = Field(description="100 x won / (won + lost), 2 decimals; null without any won or lost market.")
+    risk_score: Optional[Decimal] = Field(description="0 (low) .. 100 (high): 40 x concentration + 30 x long-shot share + 30 x drawdown (see GET /traders/{wallet}); null per category.")
+    trades: Optional[int] = Field(description="Fills of the wallet (maker and taker).")
+    realized_pnl_30d: Optional[Decimal] = Field(None, description="Realized PnL of the changes in the last 30 UTC days (today included).")
+    volume_30d_usdc: Optional[Decimal] = Field(None, description="Volume of the last 30 UTC days.")
     last_trade_at: Optional[Timestamp] = None
-    stats_as_of: Timestamp
+    stats_as_of: Timestamp = Field(description="When this wallet's mark-dependent figures (unrealized_pnl, total_pnl, won, lost, win_rate_pct, risk_score) were last valued; realized PnL, volume and trades are as of data_as_of.")
+    data_as_of: Optional[Timestamp] = Field(None, description="Block time of the newest change the position ledger has applied (null before any).")
 
 
 class TraderStatsLifetime(Model):
@@ -238,18 +239,22 @@ class TraderStats(Model):
     first_trade_at: Timestamp
     last_trade_at: Timestamp
     basis: str = Field(description="What the figures are computed from.")
+    data_as_of: Optional[Timestamp] = Field(description="Freshness: block time of the newest change the position ledger has applied (null before it applied any). Figures include every change up to it.")
+    data_as_of_block: Optional[int] = Field(None, description="The Polygon block of that change (null when the newest change came from the Data API).")
 
 
 class PnlCurvePoint(Model):
     date: _date
-    realized: Decimal = Field(description="Realized PnL to date (USDC).")
-    unrealized: Decimal = Field(description="Unrealized PnL at the day's closing marks (USDC).")
-    total: Decimal
+    realized: Decimal = Field(description="Realized PnL to the end of this UTC day (USDC): the sum of the wallet's realized PnL of every change up to then.")
+    unrealized: Decimal = Field(description="Unrealized PnL at the day's closing marks (USDC): for each token held at the end of the day, value at the mark - cost basis; the mark is the payout from the day the market settled, today the current mark, other days the market's last daily close (YES price; the other outcome 1 - YES). Tokens without a close yet count 0.")
+    total: Decimal = Field(description="realized + unrealized.")
 
 
 class PnlCurve(Model):
     wallet: str
     days: int
+    data_as_of: Optional[Timestamp] = Field(description="Freshness: block time of the newest change the position ledger has applied (null before it applied any). Figures include every change up to it.")
+    data_as_of_block: Optional[int] = Field(None, description="The Polygon block of that change (null when the newest change came from the Data API).")
     points: list[PnlCurvePoint]
 
 
@@ -259,14 +264,16 @@ class PositionsPosition(Model):
     market_status: Optional[str] = None
     asset_id: str
     outcome: str
-    size_shares: Decimal
-    avg_entry_price: Decimal
+    size_shares: Decimal = Field(description="Shares held (size_shares_micro / 10^6).")
+    size_shares_micro: Optional[str] = Field(None, description="Shares held in micro-units, exact (decimal integer).")
+    avg_entry_price: Decimal = Field(description="Weighted-average entry price = cost basis / shares held: a buy of q at p moves it to (cost + p x q) / (held + q); a sell leaves it unchanged. Splits buy every outcome at 1/n (0.50); a neg-risk conversion's YES legs take the NO legs' cost less the collateral received.")
     mark_price: Optional[Decimal] = Field(description="The price the position is marked at: the payout once settled (1 or 0; 0.5 after a 50-50 void); else the mid of the outcome's book when both sides are present and the spread is at most 0.10; else (one-sided or empty book, or a wider spread) the outcome's last indexed trade; else the catalog price; null when none exists.")
     mark_basis: Optional[Literal["payout", "mid", "last_trade", "catalog", "none"]] = Field(None, description="Which rule of mark_price applied.")
-    cost_basis_usdc: Decimal
-    current_value_usdc: Optional[Decimal]
-    unrealized_pnl_usdc: Decimal
-    realized_pnl_usdc: Decimal
+    cost_basis_usdc: Decimal = Field(description="What the held shares cost (USDC): buys' collateral less the cost sells took out (cost x sold / held, rounded half up to a micro-unit).")
+    cost_basis_micro: Optional[str] = Field(None, description="Cost basis in micro-USDC")
+    current_value_usdc: Optional[Decimal] = Field(description="size x mark_price (USDC, rounded to a micro-unit); null when unmarked.")
+    unrealized_pnl_usdc: Decimal = Field(description="current_value_usdc - cost_basis_usdc; 0 when unmarked.")
+    realized_pnl_usdc: Decimal = Field(description="Realized PnL of this token over the wallet's history: for each sell, proceeds of the held shares sold - their cost; merges sell at 0.50, redemptions at the payout.")
     opened_at: Optional[Timestamp] = None
     last_trade_at: Optional[Timestamp] = None
 
@@ -274,6 +281,8 @@ class PositionsPosition(Model):
 class Positions(Model):
     wallet: str
     as_of: Timestamp
+    data_as_of: Optional[Timestamp] = Field(description="Freshness: block time of the newest change the position ledger has applied (null before it applied any). Figures include every change up to it.")
+    data_as_of_block: Optional[int] = Field(None, description="The Polygon block of that change (null when the newest change came from the Data API).")
     positions: list[PositionsPosition]
 
 

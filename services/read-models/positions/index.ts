@@ -1,0 +1,33 @@
+/**
+ * Positions and trader intelligence: the position ledger (ledger.ts) applies every change of a
+ * (wallet, outcome token) - chain fills of both sides, splits, merges, redemptions, neg-risk
+ * conversions, and Data API records where the chain does not cover - and views over its rows keep
+ * per-wallet, per-market and per-day figures; the valuation pass values wallets at current marks for
+ * the mark-dependent rankings. docs/POSITIONS.md.
+ */
+import { chainLedger } from '../chain-ledger/streams.js';
+import { defineReadModel, migrationsBeside, project } from '../read-model.js';
+import { trades } from '../trades/index.js';
+import { walletActivity } from '../wallets/index.js';
+import { ledgerOf } from './ledger-projection.js';
+import { traderRoutes } from './routes.js';
+import { startTraderValuation } from './valuation.js';
+
+export const positionsReadModel = defineReadModel({
+  name: 'positions',
+  streams: {},
+  projections: [
+    project(chainLedger, { table: 'position_ledger', row: () => ({}), apply: (store, events, token) => ledgerOf(store).applyChain(events, token) }),
+    project(trades, { table: 'position_ledger', row: () => ({}), apply: (store, events, token) => ledgerOf(store).applyTrades(events, token) }),
+    project(walletActivity, {
+      table: 'position_ledger',
+      row: () => ({}),
+      apply: (store, events, token) => ledgerOf(store).applyActivity(events, token),
+    }),
+  ],
+  migrations: migrationsBeside(import.meta.url),
+  routes: ({ store }) => traderRoutes(store),
+  jobs: ({ store, config, logger }) => [
+    startTraderValuation(store, config.traderValuationIntervalMs, logger.child({ part: 'trader-valuation' })),
+  ],
+});

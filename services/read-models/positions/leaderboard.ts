@@ -1,0 +1,203 @@
+/**
+ * Leaderboard and browse: one row per wallet from the views (realized PnL, volume, fills: as fresh as
+ * the ledger) or from the valuation pass (total PnL, win rate, risk: as fresh as its last pass), ranked
+ * with keyset pagination; the page's wallets are then completed from the other tables.
+ *
+ * Every (sort_by, window, category) combination served ranks by figures of that window and category;
+ * the others are refused with 400 (docs/POSITIONS.md "Leaderboards").
+ */
+import type { Request } from 'express';
+import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import { ApiError } from '../../../api/errors.js';
+import { keysetPage } from '../../../api/keyset.js';
+import type { LeaderEntry } from '../../../api/types.generated.js';
+import { DAY_MS, iso, startOfUtcDay } from '../../shared/time.js';
+import { dataAsOf } from './queries.js';
+
+type SortBy = 'total_realized_pnl' | 'total_pnl' | 'win_rate_pct' | 'volume' | 'risk_score';
+
+interface Ranked {
+  wallet: string;
+  sort_value: number;
+}
+
+/** The ranking query of one combination: rows (wallet, sort_value) sorted, after the cursor. */
+function rankingSql(sortBy: SortBy, window: 'all' | '30d', category: string | undefined): { from: string; value: string } {
+  if (category) {
+    if (window === '30d') throw ApiError.badRequest('window: category rankings cover the whole history (window=all)');
+    if (sortBy === 'risk_score') throw ApiError.badRequest('sort_by: risk_score is not available per category');
+    if (sortBy === 'total_realized_pnl' || sortBy === 'volume') {
+      const column = sortBy === 'volume' ? 'volume' : 'realized';
+      // Categories are joined when read, so a market that changes category moves its figures at once.
+      return {
+        from: `SELECT wallet, sum(${column}) AS v FROM trader_market_pnl
+                WHERE market_id IN (SELECT market_id FROM markets FINAL WHERE lower(category) = lower({category:String})) GROUP BY wallet`,
+        value: 'v',
+      };
+    }
+    const column = sortBy === 'total_pnl' ? 'total_pnl' : 'win_rate_pct';
+    return {
+      from: `SELECT wallet, ${column} AS v FROM trader_category_valuation FINAL WHERE lower(category) = lower({category:String}) AND ${column} IS NOT NULL`,
+      value: 'v',
+    };
+  }
+  if (sortBy === 'total_realized_pnl' || sortBy === 'volume') {
+    const column = sortBy === 'volume' ? 'volume' : 'realized';
+    if (window === '30d') return { from: `SELECT wallet, sum(${column}) AS v FROM trader_daily WHERE day >= toDate({from30:Int64}, 'UTC') GROUP BY wallet`, value: 'v' };
+    return { from: `SELECT wallet, sum(${column}) AS v FROM trader_totals GROUP BY wallet`, value: 'v' };
+  }
+  if (window === '30d') throw ApiError.badRequest(`window: 30d ranks by total_realized_pnl or volume; ${sortBy} covers the whole history`);
+  const column = sortBy === 'total_pnl' ? 'total_pnl' : sortBy === 'win_rate_pct' ? 'win_rate_pct' : 'risk_score';
+  return { from: `SELECT wallet, ${column} AS v FROM trader_valuation FINAL WHERE ${column} IS NOT NULL`, value: 'v' };
+}
+
+export async function rankedTraders(store: AnalyticsStore, request: Request, withRank: boolean) {
+  const q = request.query;
+  const sortBy = String(q.sort_by ?? 'total_realized_pnl') as SortBy;
+  const window = String(q.window ?? 'all') as 'all' | '30d';
+  const category = q.category ? String(q.category) : undefined;
+  const filters = {
+    min_volume: q.min_volume !== undefined ? Number(q.min_volume) : undefined,
+    min_trades: q.min_trades !== undefined ? Number(q.min_trades) : undefined,
+    min_win_rate: q.min_win_rate !== undefined ? Number(q.min_win_rate) : undefined,
+    max_risk_score: q.max_risk_score !== undefined ? Number(q.max_risk_score) : undefined,
+  };
+  const ranking = rankingSql(sortBy, window, category);
+  // Lowest risk ranks first; every other measure ranks highest first.
+  const direction = sortBy === 'risk_score' ? 'ASC' : 'DESC';
+  const conditions: string[] = [];
+  if (filters.min_volume !== undefined || filters.min_trades !== undefined) {
+    conditions.push(`wallet IN (SELECT wallet FROM trader_totals GROUP BY wallet
+       HAVING sum(volume) >= {min_volume_micro:Int64} AND sum(trades) >= {min_trades:Int64})`);
+  }
+  if (filters.min_win_rate !== undefined || filters.max_risk_score !== undefined) {
+    conditions.push(`wallet IN (SELECT wallet FROM trader_valuation FINAL
+       WHERE ifNull(win_rate_pct, -1) >= {min_win_rate:Float64} AND risk_score <= {max_risk_score:Float64})`);
+  }
+  const params = {
+    category,
+    from30: (startOfUtcDay(Date.now()) - 29 * DAY_MS) / 1000,
+    min_volume_micro: Math.round((filters.min_volume ?? 0) * 1e6),
+    min_trades: filters.min_trades ?? 0,
+    min_win_rate: filters.min_win_rate ?? -1,
+    max_risk_score: filters.max_risk_score ?? 100,
+  };
+  const firstRank = (after: Array<string | number> | null) => (after ? Number(after[2]) + 1 : 1);
+  let enrich: Awaited<ReturnType<typeof pageFigures>> | null = null;
+  const result = await keysetPage<Ranked, LeaderEntry>(request, {
+    filters: { sortBy, window, category, ...filters },
+    shape: ['number', 'string', 'number'],
+    fetch: async (after, take) => {
+      const cursor = after ? [`(v, wallet) ${direction === 'DESC' ? '<' : '>'} ({after_value:Float64}, {after_wallet:String})`] : [];
+      const rows = await store.query<Ranked>(
+        `SELECT wallet, toFloat64(v) AS sort_value FROM (${ranking.from})
+          ${[...conditions, ...cursor].length > 0 ? `WHERE ${[...conditions, ...cursor].join(' AND ')}` : ''}
+          ORDER BY v ${direction}, wallet ${direction} LIMIT {take:UInt32}`,
+        { ...params, take, after_value: after?.[0], after_wallet: after?.[1] },
+      );
+      enrich = await pageFigures(store, rows.map((r) => r.wallet), category, params.from30);
+      return rows;
+    },
+    keyOf: (r, index, after) => [Number(r.sort_value), String(r.wallet), firstRank(after) + index],
+    present: (r, index, after) => {
+      const f = enrich!;
+      const t = f.totals.get(r.wallet);
+      const v = f.valuation.get(r.wallet);
+      const c = f.category.get(r.wallet);
+      const d = f.last30.get(r.wallet);
+      const realized = category ? (c?.realized ?? 0) : (t?.realized ?? 0);
+      const unrealized = category ? (c?.unrealized ?? 0) : (v?.unrealized ?? 0);
+      return {
+        ...(withRank ? { rank: firstRank(after) + index } : {}),
+        wallet: r.wallet,
+        category: category ? (c?.category ?? category) : null,
+        total_realized_pnl: realized / 1e6,
+        unrealized_pnl: unrealized / 1e6,
+        total_pnl: (realized + unrealized) / 1e6,
+        volume_usdc: (category ? (c?.volume ?? 0) : (t?.volume ?? 0)) / 1e6,
+        won: (category ? c?.won : v?.won) ?? 0,
+        lost: (category ? c?.lost : v?.lost) ?? 0,
+        win_rate_pct: (category ? c?.win_rate_pct : v?.win_rate_pct) ?? null,
+        risk_score: category ? null : (v?.risk_score ?? null),
+        trades: category ? null : (t?.trades ?? 0),
+        realized_pnl_30d: category ? null : (d?.realized ?? 0) / 1e6,
+        volume_30d_usdc: category ? null : (d?.volume ?? 0) / 1e6,
+        last_trade_at: category || !t?.last_ms ? null : iso(t.last_ms),
+        stats_as_of: iso(v?.valued_ms ?? c?.valued_ms ?? Date.now()),
+        data_as_of: f.asOf.time,
+      };
+    },
+  });
+  return result;
+}
+
+interface Figures {
+  realized: number;
+  unrealized: number;
+  volume: number;
+  trades: number;
+  won: number;
+  lost: number;
+  win_rate_pct: number | null;
+  risk_score: number;
+  last_ms: number;
+  valued_ms: number;
+  category: string;
+}
+
+/** Everything a page shows about its wallets (at most `limit + 1` of them). */
+async function pageFigures(store: AnalyticsStore, wallets: string[], category: string | undefined, from30: number) {
+  const params = { wallets, category, from30 };
+  const num = (rows: Array<Record<string, unknown>>) =>
+    new Map(
+      rows.map((r) => [
+        String(r.wallet),
+        Object.fromEntries(Object.entries(r).map(([k, v]) => [k, k === 'wallet' || k === 'category' ? v : v === null ? null : Number(v)])) as unknown as Figures,
+      ]),
+    );
+  const totals = num(
+    await store.query(
+      `SELECT wallet, sum(realized) AS realized, sum(volume) AS volume, sum(trades) AS trades, toUnixTimestamp64Milli(max(last_time)) AS last_ms
+         FROM trader_totals WHERE wallet IN {wallets:Array(String)} GROUP BY wallet`,
+      params,
+    ),
+  );
+  const last30 = num(
+    await store.query(
+      `SELECT wallet, sum(realized) AS realized, sum(volume) AS volume FROM trader_daily
+        WHERE wallet IN {wallets:Array(String)} AND day >= toDate({from30:Int64}, 'UTC') GROUP BY wallet`,
+      params,
+    ),
+  );
+  const valuation = num(
+    await store.query(
+      `SELECT wallet, unrealized, won, lost, win_rate_pct, risk_score, toUnixTimestamp64Milli(valued_at) AS valued_ms
+         FROM trader_valuation FINAL WHERE wallet IN {wallets:Array(String)}`,
+      params,
+    ),
+  );
+  const categoryRows = category
+    ? num(
+        await store.query(
+          `SELECT v.wallet AS wallet, any(v.category) AS category, any(v.unrealized) AS unrealized, any(v.won) AS won, any(v.lost) AS lost,
+                  any(v.win_rate_pct) AS win_rate_pct, any(toUnixTimestamp64Milli(v.valued_at)) AS valued_ms
+             FROM trader_category_valuation AS v FINAL WHERE v.wallet IN {wallets:Array(String)} AND lower(v.category) = lower({category:String})
+            GROUP BY v.wallet`,
+          params,
+        ),
+      )
+    : new Map<string, Figures>();
+  if (category) {
+    const realized = await store.query<{ wallet: string; realized: string; volume: string }>(
+      `SELECT wallet, sum(realized) AS realized, sum(volume) AS volume FROM trader_market_pnl
+        WHERE wallet IN {wallets:Array(String)} AND market_id IN (SELECT market_id FROM markets FINAL WHERE lower(category) = lower({category:String}))
+        GROUP BY wallet`,
+      params,
+    );
+    for (const r of realized) {
+      const entry = categoryRows.get(r.wallet) ?? ({ won: 0, lost: 0, unrealized: 0, win_rate_pct: null } as unknown as Figures);
+      categoryRows.set(r.wallet, { ...entry, realized: Number(r.realized), volume: Number(r.volume) });
+    }
+  }
+  return { totals, last30, valuation, category: categoryRows, asOf: await dataAsOf(store) };
+}

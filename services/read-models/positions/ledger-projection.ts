@@ -1,0 +1,47 @@
+/** The ledger as the sink's projection: one PositionLedger per store, fed by the chain, trade and activity streams. */
+import type { ChainLedgerEvent, TradeExecuted, WalletActivity } from '../../events/types.generated.js';
+import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import { fromChain, fromDataApiActivity, fromDataApiTrade, type LedgerEvent } from './ledger-events.js';
+import { PositionLedger } from './ledger.js';
+
+export class LedgerProjection {
+  readonly ledger: PositionLedger;
+
+  constructor(private readonly store: AnalyticsStore) {
+    this.ledger = new PositionLedger(store);
+  }
+
+  applyChain(events: ChainLedgerEvent[], token?: string): Promise<number> {
+    return this.ledger.apply(
+      events.map(fromChain).filter((e): e is LedgerEvent => e !== null),
+      token,
+    );
+  }
+
+  applyTrades(events: TradeExecuted[], token?: string): Promise<number> {
+    return this.ledger.apply(events.map(fromDataApiTrade), token);
+  }
+
+  async applyActivity(events: WalletActivity[], token?: string): Promise<number> {
+    const relevant = events.filter((a) => ['SPLIT', 'MERGE', 'REDEEM'].includes(a.type.toUpperCase()));
+    if (relevant.length === 0) return 0;
+    const ids = [...new Set(relevant.map((a) => a.market_id))];
+    const rows = await this.store.query<{ market_id: string; outcome_token_ids: string[] }>(
+      'SELECT market_id, outcome_token_ids FROM markets FINAL WHERE market_id IN {ids:Array(String)}',
+      { ids },
+    );
+    const tokens = new Map(rows.map((r) => [r.market_id, r.outcome_token_ids]));
+    return this.ledger.apply(
+      relevant.map((a) => fromDataApiActivity(a, (id) => tokens.get(id))).filter((e): e is LedgerEvent => e !== null),
+      token,
+    );
+  }
+}
+
+const ledgers = new WeakMap<AnalyticsStore, LedgerProjection>();
+
+export function ledgerOf(store: AnalyticsStore): LedgerProjection {
+  let ledger = ledgers.get(store);
+  if (!ledger) ledgers.set(store, (ledger = new LedgerProjection(store)));
+  return ledger;
+}

@@ -1,0 +1,253 @@
+/**
+ * Golden test of the position ledger and the trader endpoints: chain fills of both roles, splits,
+ * merges, redemptions and a neg-risk conversion across resolved, voided and open markets, through the
+ * real sink into chDB; every figure below is computed by hand in the comments (USDC).
+ */
+import type { ChainLedgerEvent } from '../../events/types.generated.js';
+import { chainFill, chainLedgerEvent, marketUpserted, txHash } from '../../../test/support/events.js';
+import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
+import { DAY_MS, startOfUtcDay } from '../../shared/time.js';
+import { TraderValuation } from './valuation.js';
+
+const NOW = Date.now();
+const TODAY = startOfUtcDay(NOW);
+// Two days ago, yesterday, and a moment earlier today (always before now).
+const D2 = TODAY - 2 * DAY_MS + 3_600_000;
+const D1 = TODAY - DAY_MS + 3_600_000;
+const D0 = TODAY + Math.floor((NOW - TODAY) / 2);
+
+const M1 = `0x${'1'.repeat(64)}`; // resolved YES
+const M2 = `0x${'2'.repeat(64)}`; // open (Sports)
+const M3 = `0x${'3'.repeat(64)}`; // voided 50-50
+const M4 = `0x${'4'.repeat(64)}`; // neg-risk question 0
+const M5 = `0x${'5'.repeat(64)}`; // neg-risk question 1
+const NR = `0x${'9'.repeat(62)}00`;
+const W = (c: string) => `0x${c.repeat(40)}`;
+const [A, B, C, D, E, F, G, H] = ['a', 'b', 'c', 'd', 'e', 'f', '7', '8'].map(W) as [string, string, string, string, string, string, string, string];
+const tok = (m: string, i: number) => `${m.slice(2, 8)}${i}`;
+
+let n = 0;
+let block = 80_000_000;
+/** A chain fill: `shares` at `price` (USDC per share) on outcome `i` of `market`. */
+function fill(wallet: string, market: string, i: number, side: 'buy' | 'sell', shares: number, price: number, at: number, role: 'taker' | 'maker' = 'taker') {
+  n += 1;
+  block += 1;
+  const sharesMicro = BigInt(Math.round(shares * 1e6));
+  const usdcMicro = (sharesMicro * BigInt(Math.round(price * 1e6))) / 1_000_000n;
+  return chainFill({
+    tx_hash: txHash(n),
+    log_index: 1,
+    block_number: block,
+    block_hash: `0x${block.toString(16).padStart(64, '0')}`,
+    block_time_ms: at,
+    market_id: market,
+    ledger_group: market,
+    wallet,
+    fill: {
+      role,
+      side,
+      asset_id: tok(market, i),
+      outcome: i === 0 ? 'Yes' : 'No',
+      outcome_index: i,
+      shares_micro: sharesMicro.toString(),
+      usdc_micro: usdcMicro.toString(),
+      price,
+      yes_price: i === 0 ? price : Math.round((1 - price) * 1e6) / 1e6,
+    },
+  });
+}
+function change(kind: 'split' | 'merge' | 'redemption', wallet: string, market: string, amount: number, at: number, indexSets = ['1', '2']) {
+  n += 1;
+  block += 1;
+  return chainLedgerEvent({
+    kind,
+    tx_hash: txHash(n),
+    log_index: 2,
+    block_number: block,
+    block_hash: `0x${block.toString(16).padStart(64, '0')}`,
+    block_time_ms: at,
+    market_id: market,
+    ledger_group: market,
+    wallet,
+    position_change: {
+      amount_micro: String(Math.round(amount * 1e6)),
+      index_sets: indexSets,
+      redeemed_micro: [],
+      outcome_token_ids: [tok(market, 0), tok(market, 1)],
+      collateral_token: '0x2791bca1f2de4661ed88a30c99a7a9449aa84174',
+    },
+  });
+}
+function conversion(wallet: string, indexSet: string, amount: number, at: number): ChainLedgerEvent {
+  n += 1;
+  block += 1;
+  return chainLedgerEvent({
+    kind: 'conversion',
+    tx_hash: txHash(n),
+    log_index: 3,
+    block_number: block,
+    block_hash: `0x${block.toString(16).padStart(64, '0')}`,
+    block_time_ms: at,
+    market_id: '',
+    ledger_group: NR,
+    neg_risk: true,
+    wallet,
+    position_change: null,
+    conversion: { neg_risk_market_id: NR, index_set: indexSet, amount_micro: String(amount * 1e6) },
+  });
+}
+
+const market = (id: string, over: Parameters<typeof marketUpserted>[0] = {}) =>
+  marketUpserted({
+    event_id: `${id}:1`,
+    market_id: id,
+    title: `Market ${id.slice(2, 4)}`,
+    outcome_token_ids: [tok(id, 0), tok(id, 1)],
+    updated_at_ms: NOW,
+    ingested_at_ms: NOW,
+    ...over,
+  });
+
+let h: ProjectionHarness;
+
+beforeAll(async () => {
+  h = await projectionHarness('positions');
+  await h.given({
+    markets: [
+      market(M1, { status: 'resolved', resolved_outcome: 'Yes', outcome_prices: [1, 0], closed_ms: D0 - 1000 }),
+      market(M2, { category: 'Sports', outcome_prices: [0.35, 0.65] }),
+      market(M3, { status: 'voided', outcome_prices: [0.5, 0.5], closed_ms: D0 - 1000 }),
+      market(M4, { category: 'Elections', neg_risk: true, neg_risk_market_id: NR, question_id: `${NR.slice(0, -2)}00` }),
+      market(M5, { category: 'Elections', neg_risk: true, neg_risk_market_id: NR, question_id: `${NR.slice(0, -2)}01`, outcome_prices: [0.6, 0.4] }),
+    ],
+  });
+  const events = [
+    fill(B, M1, 1, 'buy', 50, 0.5, D2), // B: 50 NO at 0.5 = 25, never redeemed
+    change('split', C, M1, 100, D2 + 1000), // C: 100 YES + 100 NO at 0.5 each = 50 + 50
+    fill(A, M1, 0, 'buy', 100, 0.4, D2 + 2000), // A: 100 YES for 40
+    fill(A, M1, 0, 'buy', 50, 0.7, D2 + 3000, 'maker'), // A: 50 YES for 35 -> 150 held, cost 75
+    fill(E, M1, 0, 'buy', 10, 0.5, D2 + 4000, 'maker'), // E: 10 YES for 5
+    fill(A, M1, 0, 'sell', 60, 0.8, D1), // A: 48 - 75 x 60/150 = 18 realized; 90 held, cost 45
+    fill(C, M1, 1, 'sell', 100, 0.3, D1 + 1000, 'maker'), // C: 30 - 50 = -20
+    fill(E, M1, 0, 'sell', 10, 0.5, D1 + 2000, 'maker'), // E: 5 - 5 = 0: net exactly 0
+    fill(F, M1, 0, 'sell', 10, 0.9, D1 + 3000, 'maker'), // F: sells what it never held: no basis, no PnL
+    fill(D, M3, 0, 'buy', 10, 0.4, D1 + 4000), // D: 10 YES for 4 in the voided market
+    fill(G, M4, 1, 'buy', 10, 0.8, D1 + 5000), // G: 10 NO of question 0 for 8
+    change('split', H, M2, 20, D1 + 6000), // H: 20 YES + 20 NO for 10 + 10
+    change('redemption', A, M1, 90, D0), // A: 90 YES at payout 1: 90 - 45 = 45
+    change('redemption', C, M1, 100, D0 + 1000), // C: 100 YES at 1: 100 - 50 = 50
+    conversion(G, '1', 10, D0 + 2000), // G: NO q0 leaves at cost 8; 10 YES of q1 cost 8 - 0 collateral
+    change('merge', H, M2, 10, D0 + 3000), // H: sells 10 of each at 0.5: 5 - 5 = 0 each
+    fill(A, M2, 1, 'buy', 20, 0.6, D0 + 4000), // A: 20 NO for 12
+    fill(D, M2, 0, 'buy', 5, 0.3, D0 + 5000), // last M2 trade: YES 0.3, so NO marks at 0.7
+  ];
+  await h.given({ chainLedger: events });
+  await new TraderValuation(h.store).run(NOW);
+}, 120_000);
+afterAll(() => h.close());
+
+test('wallet A: maker and taker fills, a redemption and an open position', async () => {
+  const { status, body } = await h.get(`/traders/${A.toUpperCase().replace('0X', '0x')}`);
+  expect(status).toBe(200);
+  // realized 18 + 45 = 63; unrealized 20 x 0.7 - 12 = 2; volume 40 + 35 + 48 + 12 = 135 over 4 fills
+  expect(body.data.lifetime).toEqual({
+    total_realized_pnl: 63,
+    unrealized_pnl: 2,
+    total_pnl: 65,
+    volume_usdc: 135,
+    trades: 4,
+    markets_traded: 2,
+    won: 1,
+    lost: 0,
+    resolved: 1,
+    win_rate_pct: 100,
+  });
+  expect(body.data.last_30d).toEqual({ total_realized_pnl: 63, volume_usdc: 135, trades: 4 });
+  expect(body.data.category_pnl.map((c: any) => [c.category, c.realized_pnl, c.unrealized_pnl, c.total_pnl])).toEqual([
+    ['Politics', 63, 0, 63],
+    ['Sports', 0, 2, 2],
+  ]);
+  // Only open position: 12 of 12 open cost; nothing bought below 0.15; equity 87 + [-15, 45, 65] never falls.
+  expect(body.data.risk_components).toEqual({ concentration: 1, long_shot_share: 0, drawdown: 0 });
+  expect(body.data.risk_score).toBe(40);
+  expect(body.data.data_as_of).toBe(new Date(D0 + 5000).toISOString());
+  expect(body.data.data_as_of_block).toBe(block);
+});
+
+test('daily curve of A: realized to date + unrealized at each day-s close', async () => {
+  const { body } = await h.get(`/traders/${A}/pnl?days=3`);
+  expect(body.data.points).toEqual([
+    // 150 held, cost 75, M1 closes at 0.4 (the day's last taker fill): 60 - 75 = -15
+    { date: new Date(D2).toISOString().slice(0, 10), realized: 0, unrealized: -15, total: -15 },
+    // 18 realized; 90 held, cost 45, close 0.8: 72 - 45 = 27
+    { date: new Date(D1).toISOString().slice(0, 10), realized: 18, unrealized: 27, total: 45 },
+    // redeemed: 63 realized; 20 NO of M2 at 0.7: 14 - 12 = 2
+    { date: new Date(D0).toISOString().slice(0, 10), realized: 63, unrealized: 2, total: 65 },
+  ]);
+});
+
+test('losers, exact zeros, no cost basis and voided markets', async () => {
+  const lifetime = async (w: string) => (await h.get(`/traders/${w}`)).body.data.lifetime;
+  // B: 50 NO unredeemed in a market NO lost: marked at 0 -> -25, lost
+  expect(await lifetime(B)).toMatchObject({ total_realized_pnl: 0, unrealized_pnl: -25, total_pnl: -25, won: 0, lost: 1, win_rate_pct: 0 });
+  // C: split, sell NO -20, redeem YES +50 -> 30, won; the split is not volume
+  expect(await lifetime(C)).toMatchObject({ total_realized_pnl: 30, unrealized_pnl: 0, volume_usdc: 30, trades: 1, won: 1, lost: 0 });
+  // E: net exactly 0 is neither won nor lost; F never had a cost basis
+  expect(await lifetime(E)).toMatchObject({ total_realized_pnl: 0, won: 0, lost: 0, resolved: 0, win_rate_pct: null });
+  expect(await lifetime(F)).toMatchObject({ total_realized_pnl: 0, volume_usdc: 9, won: 0, lost: 0, win_rate_pct: null });
+  // D: voided market marked at 0.5: 5 - 4 = 1, excluded from win rate; plus 5 YES of M2 at 0.3 (mark 0.3: 0)
+  expect(await lifetime(D)).toMatchObject({ unrealized_pnl: 1, won: 0, lost: 0, win_rate_pct: null });
+});
+
+test('positions: a conversion moves the NO cost to the YES of the other question; a merge keeps the average', async () => {
+  const g = (await h.get(`/positions/${G}`)).body.data.positions;
+  // 10 YES of question 1 carrying the 8 the NO cost; M5 has no trade or book: catalog price 0.6
+  expect(g.map((p: any) => [p.market_id, p.outcome, p.size_shares, p.avg_entry_price, p.cost_basis_usdc, p.mark_price, p.unrealized_pnl_usdc])).toEqual([
+    [M5, 'Yes', 10, 0.8, 8, 0.6, -2],
+  ]);
+  const hp = (await h.get(`/positions/${H}`)).body.data;
+  // 10 of each left at 0.5; YES marks at 0.3 (-2), NO at 0.7 (+2)
+  expect(hp.positions.map((p: any) => [p.outcome, p.size_shares_micro, p.avg_entry_price, p.unrealized_pnl_usdc])).toEqual([
+    ['No', '10000000', 0.5, 2],
+    ['Yes', '10000000', 0.5, -2],
+  ]);
+  expect(hp.data_as_of).toBe(new Date(D0 + 5000).toISOString());
+});
+
+test('leaderboard: realized from the views, windows and categories, refusals', async () => {
+  const board = (await h.get('/leaderboard?limit=3')).body;
+  expect(board.data.map((e: any) => [e.rank, e.wallet, e.total_realized_pnl])).toEqual([
+    [1, A, 63],
+    [2, C, 30],
+    [3, expect.any(String), 0],
+  ]);
+  const byTotal = (await h.get('/leaderboard?sort_by=total_pnl&limit=2')).body.data;
+  expect(byTotal.map((e: any) => [e.wallet, e.total_pnl])).toEqual([
+    [A, 65],
+    [C, 30],
+  ]);
+  const thirty = (await h.get('/leaderboard?window=30d&sort_by=volume&limit=1')).body.data;
+  expect(thirty[0]).toMatchObject({ wallet: A, volume_30d_usdc: 135 });
+  const sports = (await h.get('/leaderboard?category=sports&sort_by=total_pnl&limit=1')).body.data;
+  expect(sports[0]).toMatchObject({ wallet: A, category: 'Sports', total_pnl: 2 });
+  expect((await h.get('/leaderboard?window=30d&sort_by=total_pnl')).status).toBe(400);
+  expect((await h.get('/leaderboard?window=30d&sort_by=win_rate_pct')).status).toBe(400);
+  expect((await h.get('/leaderboard?category=sports&window=30d')).status).toBe(400);
+  expect((await h.get('/leaderboard?category=sports&sort_by=risk_score')).status).toBe(400);
+  const browse = (await h.get('/traders/browse?min_volume=100')).body.data;
+  expect(browse.map((e: any) => e.wallet)).toEqual([A]);
+  expect(browse[0].rank).toBeUndefined();
+});
+
+test.each([
+  ['/traders/0x123', 400],
+  ['/traders/not-a-wallet/pnl', 400],
+  [`/positions/0xzz${'a'.repeat(38)}`, 400],
+  [`/traders/0x${'d'.repeat(39)}1`, 404],
+  ['/leaderboard?sort_by=luck', 400],
+  [`/traders/${A}/pnl?days=0`, 400],
+])('%s -> %i', async (url, status) => {
+  const response = await h.get(url);
+  expect(response.status).toBe(status);
+  expect(response.body.success).toBe(false);
+});

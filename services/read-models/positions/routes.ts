@@ -1,0 +1,122 @@
+/**
+ * Trader intelligence over the position ledger: per-wallet statistics, daily PnL curve and open
+ * positions from the wallet's pre-aggregated rows; leaderboard and browse from one row per wallet.
+ * Every response carries data_as_of: the newest change the ledger has applied.
+ */
+import { type Request, Router } from 'express';
+import { success } from '../../../api/envelope.js';
+import { ApiError } from '../../../api/errors.js';
+import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import { iso } from '../../shared/time.js';
+import { rankedTraders } from './leaderboard.js';
+import { dataAsOf, walletReports } from './queries.js';
+import { round, usdc } from './trader-report.js';
+
+async function loadReport(store: AnalyticsStore, request: Request, curveDays = 30) {
+  const wallet = String(request.params.wallet).toLowerCase();
+  const nowMs = Date.now();
+  const [asOf, { reports, markets }] = await Promise.all([dataAsOf(store), walletReports(store, [wallet], { nowMs, curveDays })]);
+  const entry = reports.get(wallet);
+  if (!entry) throw ApiError.notFound(`no indexed trades for wallet ${wallet}`);
+  return { wallet, markets, asOf, ...entry };
+}
+
+export function traderRoutes(store: AnalyticsStore): Router {
+  const router = Router();
+
+  router.get('/traders/browse', async (request, response) => {
+    response.json(await rankedTraders(store, request, false));
+  });
+
+  router.get('/leaderboard', async (request, response) => {
+    response.json(await rankedTraders(store, request, true));
+  });
+
+  router.get('/traders/:wallet', async (request, response) => {
+    const { wallet, data, report, asOf } = await loadReport(store, request);
+    response.json(
+      success({
+        wallet,
+        lifetime: {
+          total_realized_pnl: usdc(report.realized),
+          unrealized_pnl: usdc(report.unrealized),
+          total_pnl: usdc(report.realized + report.unrealized),
+          volume_usdc: usdc(data.totals.volume),
+          trades: data.totals.trades,
+          markets_traded: report.marketsTraded,
+          won: report.won,
+          lost: report.lost,
+          resolved: report.resolved,
+          win_rate_pct: report.winRatePct,
+        },
+        last_30d: { total_realized_pnl: usdc(data.last30.realized), volume_usdc: usdc(data.last30.volume), trades: data.last30.trades },
+        risk_score: report.risk.score,
+        risk_components: {
+          concentration: report.risk.concentration,
+          long_shot_share: report.risk.long_shot_share,
+          drawdown: report.risk.drawdown,
+        },
+        category_pnl: report.categories.map((c) => ({
+          category: c.category,
+          realized_pnl: usdc(c.realized),
+          unrealized_pnl: usdc(c.unrealized),
+          total_pnl: usdc(c.realized + c.unrealized),
+          volume_usdc: usdc(c.volume),
+          won: c.won,
+          lost: c.lost,
+          win_rate_pct: c.won + c.lost === 0 ? null : round((100 * c.won) / (c.won + c.lost), 2),
+        })),
+        open_positions: report.positions.filter((p) => p.qty > 0n).length,
+        first_trade_at: iso(data.totals.first_ms || 0),
+        last_trade_at: iso(data.totals.last_ms || 0),
+        basis:
+          'position ledger: every fill of the wallet (maker and taker) with splits, merges, redemptions and neg-risk conversions from Polygon; Data API taker trades and tracked-wallet activity where the chain does not cover; weighted-average cost',
+        data_as_of: asOf.time,
+        data_as_of_block: asOf.block,
+      }),
+    );
+  });
+
+  router.get('/traders/:wallet/pnl', async (request, response) => {
+    const days = Number(request.query.days ?? 30);
+    const { wallet, report, asOf } = await loadReport(store, request, days);
+    response.json(
+      success({
+        wallet,
+        days,
+        points: report.curve.map((p) => ({ date: p.date, realized: usdc(p.realized), unrealized: usdc(p.unrealized), total: usdc(p.total) })),
+        data_as_of: asOf.time,
+        data_as_of_block: asOf.block,
+      }),
+    );
+  });
+
+  router.get('/positions/:wallet', async (request, response) => {
+    const { wallet, markets, report, asOf } = await loadReport(store, request, 1);
+    const open = report.positions
+      .filter((p) => p.qty > 0n)
+      .map((p) => ({
+        market_id: p.market_id,
+        market_title: markets.get(p.market_id)?.title ?? '',
+        market_status: markets.get(p.market_id)?.status ?? null,
+        asset_id: p.asset_id,
+        outcome: p.outcome,
+        size_shares: usdc(p.qty),
+        size_shares_micro: p.qty.toString(),
+        avg_entry_price: round(Number(p.cost) / Number(p.qty), 6),
+        mark_price: p.mark,
+        mark_basis: p.mark_basis,
+        cost_basis_usdc: usdc(p.cost),
+        cost_basis_micro: p.cost.toString(),
+        current_value_usdc: p.value === null ? null : usdc(p.value),
+        unrealized_pnl_usdc: usdc(p.unrealized),
+        realized_pnl_usdc: usdc(p.realized),
+        opened_at: iso(p.opened_ms),
+        last_trade_at: iso(p.last_ms),
+      }))
+      .sort((a, b) => (b.current_value_usdc ?? 0) - (a.current_value_usdc ?? 0) || (a.asset_id < b.asset_id ? -1 : 1));
+    response.json(success({ wallet, as_of: iso(Date.now()), data_as_of: asOf.time, data_as_of_block: asOf.block, positions: open }));
+  });
+
+  return router;
+}

@@ -1,0 +1,271 @@
+/**
+ * A wallet's figures from its pre-aggregated ledger rows (queries.ts loads them), in exact micro-units
+ * until the response rounds them to USDC. Definitions (docs/POSITIONS.md, api/openapi.yaml):
+ * - unrealized = value at the mark - cost basis of the held shares; the mark follows mark-price.ts
+ *   (payout once settled, mid of a tight two-sided book, else last trade, else catalog price).
+ * - win rate: over resolved markets (voided ones excluded) the wallet ever paid into (cost basis > 0),
+ *   a market is won when its net PnL there (realized + payout value - cost of what is still held) is
+ *   above 0, lost when below, neither when exactly 0; win_rate_pct = 100 x won / (won + lost).
+ * - risk_score (0 low .. 100 high) = 40 x concentration + 30 x long-shot share + 30 x drawdown:
+ *   concentration = largest open cost basis / all open cost basis; long-shot share = bought USDC at
+ *   prices below 0.15 / all bought USDC; drawdown = the largest peak-to-trough fall of equity against
+ *   its running peak over the curve, equity = capital paid in (lifetime cost of buys and splits) + PnL.
+ */
+import { divRound } from './ledger-math.js';
+import { isSettled, type MarketInfo, type OutcomeQuote } from './market-data.js';
+import { markPrice, type MarkBasis } from './mark-price.js';
+import { DAY_MS, startOfUtcDay } from '../../shared/time.js';
+
+export interface PositionRow {
+  asset_id: string;
+  market_id: string;
+  outcome: string;
+  outcome_index: number;
+  qty: bigint;
+  cost: bigint;
+  opened_ms: number;
+  last_ms: number;
+  realized: bigint;
+  bought: bigint;
+  longshot: bigint;
+}
+
+export interface MarketRow {
+  market_id: string;
+  realized: bigint;
+  volume: bigint;
+  trades: number;
+  cost_in: bigint;
+}
+
+export interface Totals {
+  realized: bigint;
+  volume: bigint;
+  trades: number;
+  first_ms: number;
+  last_ms: number;
+}
+
+export interface CurveData {
+  fromDayMs: number;
+  toDayMs: number;
+  realizedBefore: bigint;
+  dailyRealized: Map<number, bigint>;
+  /** End-of-day states of the wallet's tokens: before the window (the newest), then each day that changed. */
+  states: Array<{ day_ms: number; asset_id: string; market_id: string; outcome_index: number; qty: bigint; cost: bigint }>;
+}
+
+export interface WalletData {
+  wallet: string;
+  totals: Totals;
+  last30: { realized: bigint; volume: bigint; trades: number };
+  positions: PositionRow[];
+  markets: MarketRow[];
+  curve: CurveData | null;
+}
+
+export interface ValuedPosition extends PositionRow {
+  mark: number | null;
+  mark_basis: MarkBasis;
+  value: bigint | null;
+  unrealized: bigint;
+}
+
+export interface CategoryFigures {
+  category: string;
+  realized: bigint;
+  unrealized: bigint;
+  volume: bigint;
+  won: number;
+  lost: number;
+}
+
+export interface TraderReport {
+  realized: bigint;
+  unrealized: bigint;
+  won: number;
+  lost: number;
+  resolved: number;
+  winRatePct: number | null;
+  marketsTraded: number;
+  positions: ValuedPosition[];
+  categories: CategoryFigures[];
+  curve: Array<{ date: string; realized: bigint; unrealized: bigint; total: bigint }>;
+  risk: { score: number; concentration: number; long_shot_share: number; drawdown: number };
+}
+
+const MICRO = 1_000_000n;
+
+/** Value of `qty` micro-shares at `price` (0..1) in micro-USDC, rounded half up. */
+export function valueAt(qty: bigint, price: number): bigint {
+  return divRound(qty * BigInt(Math.round(price * 1e6)), MICRO);
+}
+
+export function markOf(p: { market_id: string; asset_id: string; outcome_index: number }, markets: Map<string, MarketInfo>, quotes: Map<string, OutcomeQuote>) {
+  const market = markets.get(p.market_id);
+  const catalogPrice = market?.outcome_prices[p.outcome_index] ?? null;
+  const quote = quotes.get(p.asset_id);
+  return markPrice({
+    payout: isSettled(market?.status) ? catalogPrice : null,
+    bestBid: quote?.best_bid ?? null,
+    bestAsk: quote?.best_ask ?? null,
+    lastTrade: quote?.last_trade ?? null,
+    catalogPrice,
+  });
+}
+
+export function round(value: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+/** Micro-units to USDC for the response (exact up to 2^53 micro-units, 9 billion USDC). */
+export const usdc = (micro: bigint) => Number(micro) / 1e6;
+
+export function traderReport(
+  data: WalletData,
+  markets: Map<string, MarketInfo>,
+  quotes: Map<string, OutcomeQuote>,
+  closes: Map<string, Array<[number, number]>>,
+  nowMs: number,
+): TraderReport {
+  const positions: ValuedPosition[] = data.positions.map((p) => {
+    const mark = p.qty > 0n ? markOf(p, markets, quotes) : { price: null, basis: 'none' as MarkBasis };
+    const value = mark.price === null ? null : valueAt(p.qty, mark.price);
+    return { ...p, mark: mark.price, mark_basis: mark.basis, value, unrealized: value === null ? 0n : value - p.cost };
+  });
+  const categoryOf = (marketId: string) => markets.get(marketId)?.category || 'Uncategorized';
+  const categories = new Map<string, CategoryFigures>();
+  const category = (name: string) => {
+    let c = categories.get(name);
+    if (!c) categories.set(name, (c = { category: name, realized: 0n, unrealized: 0n, volume: 0n, won: 0, lost: 0 }));
+    return c;
+  };
+  const openByMarket = new Map<string, bigint>();
+  for (const p of positions) {
+    category(categoryOf(p.market_id)).unrealized += p.unrealized;
+    openByMarket.set(p.market_id, (openByMarket.get(p.market_id) ?? 0n) + p.unrealized);
+  }
+  let won = 0;
+  let lost = 0;
+  for (const m of data.markets) {
+    const c = category(categoryOf(m.market_id));
+    c.realized += m.realized;
+    c.volume += m.volume;
+    if (markets.get(m.market_id)?.status !== 'resolved' || m.cost_in <= 0n) continue;
+    const net = m.realized + (openByMarket.get(m.market_id) ?? 0n);
+    if (net > 0n) {
+      won += 1;
+      c.won += 1;
+    } else if (net < 0n) {
+      lost += 1;
+      c.lost += 1;
+    }
+  }
+  const unrealized = positions.reduce((sum, p) => sum + p.unrealized, 0n);
+  const curve = data.curve ? dailyCurve(data.curve, markets, quotes, closes, nowMs) : [];
+  const capital = data.markets.reduce((sum, m) => sum + m.cost_in, 0n);
+  const open = positions.filter((p) => p.qty > 0n).map((p) => p.cost);
+  const openCost = open.reduce((a, b) => a + b, 0n);
+  const concentration = openCost > 0n ? Number(open.reduce((a, b) => (a > b ? a : b), 0n)) / Number(openCost) : 0;
+  const bought = data.positions.reduce((sum, p) => sum + p.bought, 0n);
+  const longShot = data.positions.reduce((sum, p) => sum + p.longshot, 0n);
+  const longShotShare = bought > 0n ? Number(longShot) / Number(bought) : 0;
+  const drawdown = equityDrawdown(
+    capital,
+    curve.map((p) => p.total),
+  );
+  return {
+    realized: data.totals.realized,
+    unrealized,
+    won,
+    lost,
+    resolved: won + lost,
+    winRatePct: won + lost === 0 ? null : round((100 * won) / (won + lost), 2),
+    marketsTraded: data.markets.filter((m) => m.trades > 0).length,
+    positions,
+    categories: [...categories.values()].sort((a, b) => Number(b.realized + b.unrealized - (a.realized + a.unrealized))),
+    curve,
+    risk: {
+      score: round(40 * concentration + 30 * longShotShare + 30 * drawdown, 1),
+      concentration: round(concentration, 4),
+      long_shot_share: round(longShotShare, 4),
+      drawdown: round(drawdown, 4),
+    },
+  };
+}
+
+/**
+ * The largest fall of equity from its running peak, as a fraction of that peak: equity = capital +
+ * PnL at each point. [100, 50, 1000] and [100, 50, 100] (PnL, capital 0) both fall 50 %; a $2 dip
+ * on $1,000 of capital is 0.2 %. 0 without capital or points; at most 1.
+ */
+export function equityDrawdown(capital: bigint, pnl: bigint[]): number {
+  let peak: bigint | null = null;
+  let worst = 0;
+  for (const point of pnl) {
+    const equity = capital + point;
+    if (peak === null || equity > peak) peak = equity;
+    if (peak > 0n) worst = Math.max(worst, Number(peak - equity) / Number(peak));
+  }
+  return Math.min(1, worst);
+}
+
+/**
+ * Daily PnL curve: for each UTC day, realized to date + unrealized at that day's closing marks: the
+ * payout from the day a market settled, today the current mark, other days the market's last daily
+ * close so far (YES price; a binary market's other outcome is 1 - YES).
+ */
+function dailyCurve(
+  curve: CurveData,
+  markets: Map<string, MarketInfo>,
+  quotes: Map<string, OutcomeQuote>,
+  closes: Map<string, Array<[number, number]>>,
+  nowMs: number,
+) {
+  const today = startOfUtcDay(nowMs);
+  const held = new Map<string, { market_id: string; outcome_index: number; qty: bigint; cost: bigint }>();
+  const states = [...curve.states].sort((a, b) => a.day_ms - b.day_ms);
+  let next = 0;
+  let realized = curve.realizedBefore;
+  const points: TraderReport['curve'] = [];
+  for (let day = curve.fromDayMs; day <= curve.toDayMs; day += DAY_MS) {
+    while (next < states.length && states[next]!.day_ms <= day) {
+      const s = states[next++]!;
+      held.set(s.asset_id, s);
+    }
+    realized += curve.dailyRealized.get(day) ?? 0n;
+    let unrealized = 0n;
+    for (const [assetId, s] of held) {
+      if (s.qty === 0n) continue;
+      const price = markOn(assetId, s, day, today, markets, quotes, closes);
+      if (price !== null) unrealized += valueAt(s.qty, price) - s.cost;
+    }
+    points.push({ date: new Date(day).toISOString().slice(0, 10), realized, unrealized, total: realized + unrealized });
+  }
+  return points;
+}
+
+function markOn(
+  assetId: string,
+  s: { market_id: string; outcome_index: number },
+  day: number,
+  today: number,
+  markets: Map<string, MarketInfo>,
+  quotes: Map<string, OutcomeQuote>,
+  closes: Map<string, Array<[number, number]>>,
+): number | null {
+  const market = markets.get(s.market_id);
+  if (isSettled(market?.status) && market?.closed_ms !== null && market?.closed_ms !== undefined && day >= startOfUtcDay(market.closed_ms)) {
+    return market.outcome_prices[s.outcome_index] ?? null;
+  }
+  if (day >= today) return markOf({ market_id: s.market_id, asset_id: assetId, outcome_index: s.outcome_index }, markets, quotes).price;
+  let yes: number | null = null;
+  for (const [d, close] of closes.get(s.market_id) ?? []) {
+    if (d > day) break;
+    yes = close;
+  }
+  if (yes === null) return null;
+  const yesIndex = market?.yes_index ?? 0;
+  return s.outcome_index === yesIndex ? yes : Math.round((1 - yes) * 1e6) / 1e6;
+}

@@ -1,0 +1,122 @@
+/**
+ * The valuation pass: figures that move with marks (unrealized and total PnL, won/lost, risk score)
+ * for the wallets whose positions changed (trader_touches) or whose markets' marks or catalog records
+ * moved since the last pass, written to trader_valuation / trader_category_valuation for the
+ * leaderboards' mark-dependent sorts. Its cost follows what changed, never the history: realized PnL,
+ * volume and fills are read from the views directly; each wallet is valued from its pre-aggregated rows.
+ */
+import type { Logger } from '../../logger.js';
+import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import { runPeriodically } from '../../shared/periodic.js';
+import { iso } from '../../shared/time.js';
+import { walletReports } from './queries.js';
+
+/** Wallets valued per query set; a pass values at most `maxWallets` and leaves the rest for the next. */
+const CHUNK = 500;
+
+export interface ValuationRun {
+  wallets: number;
+  pending: number;
+  seconds: number;
+}
+
+export class TraderValuation {
+  private since: number | null = null;
+  private readonly pending = new Set<string>();
+
+  constructor(
+    private readonly store: AnalyticsStore,
+    private readonly maxWallets = 5_000,
+  ) {}
+
+  /** One pass: collects what changed since the previous pass and values up to maxWallets of it. */
+  async run(nowMs = Date.now()): Promise<ValuationRun> {
+    const started = performance.now();
+    if (this.since === null) {
+      const [row] = await this.store.query<{ ms: string }>('SELECT toUnixTimestamp64Milli(max(valued_at)) AS ms FROM trader_valuation');
+      this.since = Number(row?.ms ?? 0);
+    }
+    const until = Date.now();
+    for (const wallet of await this.changedWallets(this.since)) this.pending.add(wallet);
+    this.since = until;
+    const batch = [...this.pending].slice(0, this.maxWallets);
+    for (let i = 0; i < batch.length; i += CHUNK) await this.value(batch.slice(i, i + CHUNK), nowMs);
+    for (const wallet of batch) this.pending.delete(wallet);
+    return { wallets: batch.length, pending: this.pending.size, seconds: (performance.now() - started) / 1000 };
+  }
+
+  private async changedWallets(sinceMs: number): Promise<string[]> {
+    const params = { since: sinceMs };
+    const touched = await this.store.query<{ wallet: string }>(
+      'SELECT DISTINCT wallet FROM trader_touches WHERE touched_at > fromUnixTimestamp64Milli({since:Int64})',
+      params,
+    );
+    // Marks move with the market's trades, its books and its catalog record (status, payouts, category).
+    const moved = await this.store.query<{ market_id: string }>(
+      `SELECT DISTINCT market_id FROM (
+          SELECT market_id FROM trader_touches WHERE touched_at > fromUnixTimestamp64Milli({since:Int64})
+          UNION ALL SELECT market_id FROM order_books WHERE ts > fromUnixTimestamp64Milli({since:Int64})
+          UNION ALL SELECT market_id FROM markets WHERE ingested_at > fromUnixTimestamp64Milli({since:Int64}))`,
+      params,
+    );
+    const wallets = new Set(touched.map((r) => r.wallet));
+    const ids = moved.map((r) => r.market_id);
+    for (let i = 0; i < ids.length; i += 1_000) {
+      const holders = await this.store.query<{ wallet: string }>(
+        `SELECT wallet FROM position_current WHERE market_id IN {ids:Array(String)} GROUP BY wallet, asset_id HAVING argMaxMerge(state).1 > 0`,
+        { ids: ids.slice(i, i + 1_000) },
+      );
+      for (const h of holders) wallets.add(h.wallet);
+    }
+    return [...wallets];
+  }
+
+  async value(wallets: string[], nowMs: number): Promise<void> {
+    const { reports } = await walletReports(this.store, wallets, { nowMs, curveDays: 30 });
+    const valuedAt = iso(Date.now());
+    const rows = [];
+    const categoryRows = [];
+    for (const [wallet, { data, report }] of reports) {
+      rows.push({
+        wallet,
+        realized: report.realized.toString(),
+        unrealized: report.unrealized.toString(),
+        total_pnl: (report.realized + report.unrealized).toString(),
+        volume: data.totals.volume.toString(),
+        trades: data.totals.trades,
+        won: report.won,
+        lost: report.lost,
+        win_rate_pct: report.winRatePct,
+        risk_score: report.risk.score,
+        last_trade_at: iso(data.totals.last_ms || 0),
+        valued_at: valuedAt,
+      });
+      for (const c of report.categories) {
+        categoryRows.push({
+          wallet,
+          category: c.category,
+          realized: c.realized.toString(),
+          unrealized: c.unrealized.toString(),
+          total_pnl: (c.realized + c.unrealized).toString(),
+          volume: c.volume.toString(),
+          won: c.won,
+          lost: c.lost,
+          win_rate_pct: c.won + c.lost === 0 ? null : Math.round((10_000 * c.won) / (c.won + c.lost)) / 100,
+          valued_at: valuedAt,
+        });
+      }
+    }
+    await this.store.insert('trader_valuation', rows);
+    await this.store.insert('trader_category_valuation', categoryRows);
+  }
+}
+
+/** Runs the valuation pass every `intervalMs` (first at once), never overlapping. */
+export function startTraderValuation(store: AnalyticsStore, intervalMs: number, logger: Logger) {
+  const valuation = new TraderValuation(store);
+  return runPeriodically(
+    async () => logger.debug(await valuation.run(), 'traders valued'),
+    intervalMs,
+    (error) => logger.error({ err: error }, 'trader valuation failed'),
+  );
+}
