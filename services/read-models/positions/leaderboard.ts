@@ -158,14 +158,16 @@ async function pageFigures(store: AnalyticsStore, wallets: string[], category: s
   const totals = num(
     await store.query(
       `SELECT wallet, sum(realized) AS realized, sum(volume) AS volume, sum(trades) AS trades, toUnixTimestamp64Milli(max(last_time)) AS last_ms
-         FROM trader_totals WHERE wallet IN {wallets:Array(String)} GROUP BY wallet`,
+         FROM trader_totals WHERE wallet IN {wallets:Array(String)} GROUP BY wallet
+       SETTINGS prefer_column_name_to_alias = 1`,
       params,
     ),
   );
   const last30 = num(
     await store.query(
       `SELECT wallet, sum(realized) AS realized, sum(volume) AS volume FROM trader_daily
-        WHERE wallet IN {wallets:Array(String)} AND day >= toDate({from30:Int64}, 'UTC') GROUP BY wallet`,
+        WHERE wallet IN {wallets:Array(String)} AND day >= toDate({from30:Int64}, 'UTC') GROUP BY wallet
+       SETTINGS prefer_column_name_to_alias = 1`,
       params,
     ),
   );
@@ -191,7 +193,8 @@ async function pageFigures(store: AnalyticsStore, wallets: string[], category: s
     const realized = await store.query<{ wallet: string; realized: string; volume: string }>(
       `SELECT wallet, sum(realized) AS realized, sum(volume) AS volume FROM trader_market_pnl
         WHERE wallet IN {wallets:Array(String)} AND market_id IN (SELECT market_id FROM markets FINAL WHERE lower(category) = lower({category:String}))
-        GROUP BY wallet`,
+        GROUP BY wallet
+       SETTINGS prefer_column_name_to_alias = 1`,
       params,
     );
     for (const r of realized) {

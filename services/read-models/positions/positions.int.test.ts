@@ -167,9 +167,11 @@ test('wallet A: maker and taker fills, a redemption and an open position', async
     ['Politics', 63, 0, 63],
     ['Sports', 0, 2, 2],
   ]);
-  // Only open position: 12 of 12 open cost; nothing bought below 0.15; equity 87 + [-15, 45, 65] never falls.
-  expect(body.data.risk_components).toEqual({ concentration: 1, long_shot_share: 0, drawdown: 0 });
-  expect(body.data.risk_score).toBe(40);
+  // Only open position: 12 of 12 open cost; nothing bought below 0.15; equity = 87 paid in + the
+  // 30-day curve [0 ... 0, -15, 45, 65]: from the peak 87 down to 72 is 15 / 87 = 0.1724.
+  expect(body.data.risk_components).toEqual({ concentration: 1, long_shot_share: 0, drawdown: 0.1724 });
+  // 40 x 1 + 30 x 0 + 30 x 0.172414 = 45.17
+  expect(body.data.risk_score).toBe(45.2);
   expect(body.data.data_as_of).toBe(new Date(D0 + 5000).toISOString());
   expect(body.data.data_as_of_block).toBe(block);
 });

@@ -44,7 +44,8 @@ export async function loadWalletData(
   const totals = await store.query<Record<string, string>>(
     `SELECT wallet, toString(sum(realized)) AS realized, toString(sum(volume)) AS volume, toString(sum(trades)) AS trades,
             toUnixTimestamp64Milli(min(first_time)) AS first_ms, toUnixTimestamp64Milli(max(last_time)) AS last_ms
-       FROM trader_totals WHERE wallet IN {wallets:Array(String)} GROUP BY wallet HAVING sum(trades) != 0 OR sum(realized) != 0 OR count() > 0`,
+       FROM trader_totals WHERE wallet IN {wallets:Array(String)} GROUP BY wallet HAVING sum(trades) != 0 OR sum(realized) != 0 OR count() > 0
+       SETTINGS prefer_column_name_to_alias = 1`,
     params,
   );
   for (const t of totals) {
@@ -67,12 +68,14 @@ export async function loadWalletData(
   const daily = await store.query<Record<string, string>>(
     `SELECT wallet, toUnixTimestamp(toDateTime(day, 'UTC')) * 1000 AS day_ms, toString(sum(realized)) AS realized, toString(sum(volume)) AS volume, toString(sum(trades)) AS trades
        FROM trader_daily WHERE wallet IN {wallets:Array(String)} AND day >= toDate(least({from30:Int64}, {curveFrom:Int64}), 'UTC')
-      GROUP BY wallet, day`,
+      GROUP BY wallet, day
+       SETTINGS prefer_column_name_to_alias = 1`,
     params,
   );
   const before = await store.query<Record<string, string>>(
     `SELECT wallet, toString(sum(realized)) AS realized FROM trader_daily
-      WHERE wallet IN {wallets:Array(String)} AND day < toDate({curveFrom:Int64}, 'UTC') GROUP BY wallet`,
+      WHERE wallet IN {wallets:Array(String)} AND day < toDate({curveFrom:Int64}, 'UTC') GROUP BY wallet
+       SETTINGS prefer_column_name_to_alias = 1`,
     params,
   );
   for (const d of daily) {
@@ -96,7 +99,8 @@ export async function loadWalletData(
        FROM (SELECT wallet, asset_id, any(market_id) AS market_id, any(outcome) AS outcome, any(outcome_index) AS outcome_index,
                     argMaxMerge(state) AS s, toUnixTimestamp64Milli(max(last_time)) AS last_ms, toString(sum(realized)) AS realized,
                     toString(sum(bought_usdc)) AS bought, toString(sum(longshot_usdc)) AS longshot
-               FROM position_current WHERE wallet IN {wallets:Array(String)} GROUP BY wallet, asset_id)`,
+               FROM position_current WHERE wallet IN {wallets:Array(String)} GROUP BY wallet, asset_id)
+       SETTINGS prefer_column_name_to_alias = 1`,
     params,
   );
   for (const p of positions) {
@@ -116,7 +120,8 @@ export async function loadWalletData(
   }
   const markets = await store.query<Record<string, string>>(
     `SELECT wallet, market_id, toString(sum(realized)) AS realized, toString(sum(volume)) AS volume, toString(sum(trades)) AS trades, toString(sum(cost_in)) AS cost_in
-       FROM trader_market_pnl WHERE wallet IN {wallets:Array(String)} GROUP BY wallet, market_id`,
+       FROM trader_market_pnl WHERE wallet IN {wallets:Array(String)} GROUP BY wallet, market_id
+       SETTINGS prefer_column_name_to_alias = 1`,
     params,
   );
   for (const m of markets) {
@@ -129,18 +134,19 @@ export async function loadWalletData(
     } satisfies MarketRow);
   }
   // End-of-day states: the newest before the curve's first day, then each day in it.
+  // Before the window: each token's newest state, applied on the window's first day (day_ms just before it).
   const states = await store.query<Record<string, string>>(
-    `SELECT wallet, asset_id, any(market_id) AS market_id, any(outcome_index) AS outcome_index, greatest(max(day_ms), {curveFromMs:Int64}) AS day_ms,
-            toString(argMax(s, day_ms).1) AS qty, toString(argMax(s, day_ms).2) AS cost
-       FROM (SELECT wallet, asset_id, any(market_id) AS market_id, any(outcome_index) AS outcome_index,
-                    toUnixTimestamp(toDateTime(day, 'UTC')) * 1000 AS day_ms, argMaxMerge(state) AS s
-               FROM position_daily WHERE wallet IN {wallets:Array(String)} AND day < toDate({curveFrom:Int64}, 'UTC') GROUP BY wallet, day, asset_id)
+    `SELECT wallet, asset_id, any(mid) AS market_id, any(oi) AS outcome_index, {beforeMs:Int64} AS day_ms,
+            toString(argMax(st, d).1) AS qty, toString(argMax(st, d).2) AS cost
+       FROM (SELECT wallet, asset_id, any(market_id) AS mid, any(outcome_index) AS oi, day AS d, argMaxMerge(state) AS st
+               FROM position_daily WHERE wallet IN {wallets:Array(String)} AND day < toDate({curveFrom:Int64}, 'UTC') GROUP BY wallet, d, asset_id)
       GROUP BY wallet, asset_id
      UNION ALL
      SELECT wallet, asset_id, any(market_id) AS market_id, any(outcome_index) AS outcome_index, toUnixTimestamp(toDateTime(day, 'UTC')) * 1000 AS day_ms,
             toString(argMaxMerge(state).1) AS qty, toString(argMaxMerge(state).2) AS cost
-       FROM position_daily WHERE wallet IN {wallets:Array(String)} AND day >= toDate({curveFrom:Int64}, 'UTC') GROUP BY wallet, day, asset_id`,
-    { ...params, curveFromMs: curveFrom },
+       FROM position_daily WHERE wallet IN {wallets:Array(String)} AND day >= toDate({curveFrom:Int64}, 'UTC') GROUP BY wallet, day, asset_id
+     SETTINGS prefer_column_name_to_alias = 1`,
+    { ...params, beforeMs: curveFrom - 1 },
   );
   for (const s of states) {
     result.get(s.wallet!)?.curve!.states.push({

@@ -1,0 +1,49 @@
+/** Hand-computed examples of the definitions in trader-report.ts and ledger-math.ts. */
+import { applyLeg, divRound, EMPTY_STATE } from './ledger-math.js';
+import { equityDrawdown, valueAt } from './trader-report.js';
+
+const m = (usdc: number) => BigInt(Math.round(usdc * 1e6));
+
+describe('drawdown: peak-to-trough of equity against its running peak', () => {
+  test('the same 50 % fall scores the same whatever comes after it', () => {
+    expect(equityDrawdown(0n, [m(100), m(50), m(1000)])).toBe(0.5);
+    expect(equityDrawdown(0n, [m(100), m(50), m(100)])).toBe(0.5);
+  });
+  test('a $2 dip on $1,000 of capital is 0.2 %, not the maximum', () => {
+    expect(equityDrawdown(m(1000), [0n, m(-2), 0n])).toBeCloseTo(0.002, 10);
+  });
+  test('losing all the capital is 1; no capital and no profit is 0', () => {
+    expect(equityDrawdown(m(100), [0n, m(-100)])).toBe(1);
+    expect(equityDrawdown(0n, [0n, m(-5)])).toBe(0);
+  });
+});
+
+describe('weighted-average cost in micro-units', () => {
+  test('buys average, a sell realizes against the average, the basis keeps the rounding', () => {
+    let s = applyLeg(EMPTY_STATE, { side: 'buy', qty: m(3), usdc: m(1) }, 1).state; // 3 shares for 1 USDC
+    const sell = applyLeg(s, { side: 'sell', qty: m(1), usdc: m(0.5) }, 2); // removes 1/3 of the cost: 333,333
+    expect(sell.removedCost).toBe(333_333n);
+    expect(sell.realized).toBe(500_000n - 333_333n);
+    s = sell.state;
+    expect(s).toMatchObject({ qty: m(2), cost: 666_667n });
+    // the cost taken out plus the basis left is the cost paid in, exactly; realized = proceeds - cost taken out
+    expect(sell.removedCost + s.cost).toBe(m(1));
+    expect(sell.realized + sell.removedCost).toBe(sell.cash);
+  });
+  test('selling more than held realizes on the held shares only', () => {
+    const s = applyLeg(EMPTY_STATE, { side: 'buy', qty: m(10), usdc: m(2) }, 1).state;
+    const sell = applyLeg(s, { side: 'sell', qty: m(25), usdc: m(12.5) }, 2); // 10 of 25 at 0.5: 5 - 2
+    expect(sell.realized).toBe(m(3));
+    expect(sell.state).toEqual({ qty: 0n, cost: 0n, openedMs: 0 });
+  });
+  test('redemption sells all held at the payout', () => {
+    const s = applyLeg(EMPTY_STATE, { side: 'buy', qty: m(90), usdc: m(45) }, 1).state;
+    expect(applyLeg(s, { side: 'sell_all', payoutNum: 1n, payoutDen: 1n }, 2).realized).toBe(m(45));
+    expect(applyLeg(s, { side: 'sell_all', payoutNum: 0n, payoutDen: 1n }, 2).realized).toBe(-m(45));
+  });
+  test('rounding is half up; values at a mark are micro-exact', () => {
+    expect(divRound(5n, 2n)).toBe(3n);
+    expect(divRound(4n, 3n)).toBe(1n);
+    expect(valueAt(m(20), 0.7)).toBe(m(14));
+  });
+});
