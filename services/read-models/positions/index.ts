@@ -17,8 +17,16 @@ export const positionsReadModel = defineReadModel({
   name: 'positions',
   streams: {},
   projections: [
-    project(chainLedger, { table: 'position_ledger', row: () => ({}), apply: (store, events, token) => ledgerOf(store).applyChain(events, token) }),
-    project(trades, { table: 'position_ledger', row: () => ({}), apply: (store, events, token) => ledgerOf(store).applyTrades(events, token) }),
+    project(chainLedger, {
+      table: 'position_ledger',
+      row: () => ({}),
+      apply: (store, events, token) => ledgerOf(store).applyChain(events, token),
+    }),
+    project(trades, {
+      table: 'position_ledger',
+      row: () => ({}),
+      apply: (store, events, token) => ledgerOf(store).applyTrades(events, token),
+    }),
     project(walletActivity, {
       table: 'position_ledger',
       row: () => ({}),

@@ -43,7 +43,11 @@ function rankingSql(sortBy: SortBy, window: 'all' | '30d', category: string | un
   }
   if (sortBy === 'total_realized_pnl' || sortBy === 'volume') {
     const column = sortBy === 'volume' ? 'volume' : 'realized';
-    if (window === '30d') return { from: `SELECT wallet, sum(${column}) AS v FROM trader_daily WHERE day >= toDate({from30:Int64}, 'UTC') GROUP BY wallet`, value: 'v' };
+    if (window === '30d')
+      return {
+        from: `SELECT wallet, sum(${column}) AS v FROM trader_daily WHERE day >= toDate({from30:Int64}, 'UTC') GROUP BY wallet`,
+        value: 'v',
+      };
     return { from: `SELECT wallet, sum(${column}) AS v FROM trader_totals GROUP BY wallet`, value: 'v' };
   }
   if (window === '30d') throw ApiError.badRequest(`window: 30d ranks by total_realized_pnl or volume; ${sortBy} covers the whole history`);
@@ -95,7 +99,12 @@ export async function rankedTraders(store: AnalyticsStore, request: Request, wit
           ORDER BY v ${direction}, wallet ${direction} LIMIT {take:UInt32}`,
         { ...params, take, after_value: after?.[0], after_wallet: after?.[1] },
       );
-      enrich = await pageFigures(store, rows.map((r) => r.wallet), category, params.from30);
+      enrich = await pageFigures(
+        store,
+        rows.map((r) => r.wallet),
+        category,
+        params.from30,
+      );
       return rows;
     },
     keyOf: (r, index, after) => [Number(r.sort_value), String(r.wallet), firstRank(after) + index],
@@ -152,7 +161,9 @@ async function pageFigures(store: AnalyticsStore, wallets: string[], category: s
     new Map(
       rows.map((r) => [
         String(r.wallet),
-        Object.fromEntries(Object.entries(r).map(([k, v]) => [k, k === 'wallet' || k === 'category' ? v : v === null ? null : Number(v)])) as unknown as Figures,
+        Object.fromEntries(
+          Object.entries(r).map(([k, v]) => [k, k === 'wallet' || k === 'category' ? v : v === null ? null : Number(v)]),
+        ) as unknown as Figures,
       ]),
     );
   const totals = num(

@@ -103,7 +103,13 @@ export function fromChain(e: ChainLedgerEvent): LedgerEvent | null {
     case 'conversion': {
       const c = e.conversion;
       if (!c) return null;
-      return { ...meta, kind: 'conversion', negRiskMarketId: c.neg_risk_market_id, indexSet: micro(c.index_set), amount: micro(c.amount_micro) };
+      return {
+        ...meta,
+        kind: 'conversion',
+        negRiskMarketId: c.neg_risk_market_id,
+        indexSet: micro(c.index_set),
+        amount: micro(c.amount_micro),
+      };
     }
     case 'block_retracted':
       return { ...meta, kind: 'block_retracted' };

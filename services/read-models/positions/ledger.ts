@@ -226,7 +226,8 @@ class Batch {
     if (event.kind === 'block_retracted') {
       const voided = this.retracted.get(`${event.blockHash}|${event.ledgerGroup}`) ?? [];
       const byKey = new Map<string, Set<string>>();
-      for (const row of voided) byKey.set(keyOf(row.wallet, row.asset_id), (byKey.get(keyOf(row.wallet, row.asset_id)) ?? new Set()).add(row.event_id));
+      for (const row of voided)
+        byKey.set(keyOf(row.wallet, row.asset_id), (byKey.get(keyOf(row.wallet, row.asset_id)) ?? new Set()).add(row.event_id));
       for (const [key, ids] of byKey) await this.rewind(key, null, ids);
       return;
     }
@@ -588,10 +589,9 @@ class Batch {
       outcome_token_ids: string[];
       status: string;
       outcome_prices: number[];
-    }>(
-      `SELECT market_id, outcomes, outcome_token_ids, status, outcome_prices FROM markets FINAL WHERE market_id IN {ids:Array(String)}`,
-      { ids },
-    );
+    }>(`SELECT market_id, outcomes, outcome_token_ids, status, outcome_prices FROM markets FINAL WHERE market_id IN {ids:Array(String)}`, {
+      ids,
+    });
     const resolutions = await this.store.query<{ market_id: string; numerators: string[] }>(
       `SELECT market_id, argMax(payout_numerators, ingested_at) AS numerators FROM chain_resolutions FINAL
         WHERE market_id IN {ids:Array(String)} AND NOT retracted GROUP BY market_id`,
@@ -603,7 +603,8 @@ class Batch {
       const numerators = onChain.get(id);
       let payout: MarketInfo['payout'] = null;
       if (numerators && numerators.some((n) => n > 0n)) payout = { num: numerators, den: numerators.reduce((a, b) => a + b, 0n) };
-      else if (m?.status === 'resolved') payout = { num: m.outcome_prices.map((p) => BigInt(Math.round(Number(p) * 1e6))), den: 1_000_000n };
+      else if (m?.status === 'resolved')
+        payout = { num: m.outcome_prices.map((p) => BigInt(Math.round(Number(p) * 1e6))), den: 1_000_000n };
       this.markets.set(id, { outcomes: m?.outcomes ?? [], tokenIds: m?.outcome_token_ids ?? [], payout });
     }
   }
@@ -650,7 +651,14 @@ function compareRows(a: LedgerRow, b: LedgerRow): number {
 
 function normalizeStored(r: LedgerRow & { time_ms?: string; opened_ms?: string }): LedgerRow {
   const { time_ms, opened_ms, ...row } = r;
-  return { ...row, time: iso(Number(time_ms)), opened_at: iso(Number(opened_ms)), rev: Number(r.rev), sign: Number(r.sign), of_rev: Number(r.of_rev) };
+  return {
+    ...row,
+    time: iso(Number(time_ms)),
+    opened_at: iso(Number(opened_ms)),
+    rev: Number(r.rev),
+    sign: Number(r.sign),
+    of_rev: Number(r.of_rev),
+  };
 }
 
 /** A stored row back into the leg it applied, for replay after a rewind. */

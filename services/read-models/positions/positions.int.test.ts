@@ -23,13 +23,31 @@ const M4 = `0x${'4'.repeat(64)}`; // neg-risk question 0
 const M5 = `0x${'5'.repeat(64)}`; // neg-risk question 1
 const NR = `0x${'9'.repeat(62)}00`;
 const W = (c: string) => `0x${c.repeat(40)}`;
-const [A, B, C, D, E, F, G, H] = ['a', 'b', 'c', 'd', 'e', 'f', '7', '8'].map(W) as [string, string, string, string, string, string, string, string];
+const [A, B, C, D, E, F, G, H] = ['a', 'b', 'c', 'd', 'e', 'f', '7', '8'].map(W) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+];
 const tok = (m: string, i: number) => `${m.slice(2, 8)}${i}`;
 
 let n = 0;
 let block = 80_000_000;
 /** A chain fill: `shares` at `price` (USDC per share) on outcome `i` of `market`. */
-function fill(wallet: string, market: string, i: number, side: 'buy' | 'sell', shares: number, price: number, at: number, role: 'taker' | 'maker' = 'taker') {
+function fill(
+  wallet: string,
+  market: string,
+  i: number,
+  side: 'buy' | 'sell',
+  shares: number,
+  price: number,
+  at: number,
+  role: 'taker' | 'maker' = 'taker',
+) {
   n += 1;
   block += 1;
   const sharesMicro = BigInt(Math.round(shares * 1e6));
@@ -56,7 +74,14 @@ function fill(wallet: string, market: string, i: number, side: 'buy' | 'sell', s
     },
   });
 }
-function change(kind: 'split' | 'merge' | 'redemption', wallet: string, market: string, amount: number, at: number, indexSets = ['1', '2']) {
+function change(
+  kind: 'split' | 'merge' | 'redemption',
+  wallet: string,
+  market: string,
+  amount: number,
+  at: number,
+  indexSets = ['1', '2'],
+) {
   n += 1;
   block += 1;
   return chainLedgerEvent({
@@ -118,7 +143,13 @@ beforeAll(async () => {
       market(M2, { category: 'Sports', outcome_prices: [0.35, 0.65] }),
       market(M3, { status: 'voided', outcome_prices: [0.5, 0.5], closed_ms: D0 - 1000 }),
       market(M4, { category: 'Elections', neg_risk: true, neg_risk_market_id: NR, question_id: `${NR.slice(0, -2)}00` }),
-      market(M5, { category: 'Elections', neg_risk: true, neg_risk_market_id: NR, question_id: `${NR.slice(0, -2)}01`, outcome_prices: [0.6, 0.4] }),
+      market(M5, {
+        category: 'Elections',
+        neg_risk: true,
+        neg_risk_market_id: NR,
+        question_id: `${NR.slice(0, -2)}01`,
+        outcome_prices: [0.6, 0.4],
+      }),
     ],
   });
   const events = [
@@ -204,9 +235,9 @@ test('losers, exact zeros, no cost basis and voided markets', async () => {
 test('positions: a conversion moves the NO cost to the YES of the other question; a merge keeps the average', async () => {
   const g = (await h.get(`/positions/${G}`)).body.data.positions;
   // 10 YES of question 1 carrying the 8 the NO cost; M5 has no trade or book: catalog price 0.6
-  expect(g.map((p: any) => [p.market_id, p.outcome, p.size_shares, p.avg_entry_price, p.cost_basis_usdc, p.mark_price, p.unrealized_pnl_usdc])).toEqual([
-    [M5, 'Yes', 10, 0.8, 8, 0.6, -2],
-  ]);
+  expect(
+    g.map((p: any) => [p.market_id, p.outcome, p.size_shares, p.avg_entry_price, p.cost_basis_usdc, p.mark_price, p.unrealized_pnl_usdc]),
+  ).toEqual([[M5, 'Yes', 10, 0.8, 8, 0.6, -2]]);
   const hp = (await h.get(`/positions/${H}`)).body.data;
   // 10 of each left at 0.5; YES marks at 0.3 (-2), NO at 0.7 (+2)
   expect(hp.positions.map((p: any) => [p.outcome, p.size_shares_micro, p.avg_entry_price, p.unrealized_pnl_usdc])).toEqual([

@@ -51,7 +51,13 @@ export async function loadWalletData(
   for (const t of totals) {
     result.set(t.wallet!, {
       wallet: t.wallet!,
-      totals: { realized: big(t.realized), volume: big(t.volume), trades: Number(t.trades), first_ms: Number(t.first_ms), last_ms: Number(t.last_ms) },
+      totals: {
+        realized: big(t.realized),
+        volume: big(t.volume),
+        trades: Number(t.trades),
+        first_ms: Number(t.first_ms),
+        last_ms: Number(t.last_ms),
+      },
       last30: { realized: 0n, volume: 0n, trades: 0 },
       positions: [],
       markets: [],
@@ -167,7 +173,11 @@ export interface WalletReports {
 }
 
 /** Statistics of these wallets at current marks (one set of queries for all of them). */
-export async function walletReports(store: AnalyticsStore, wallets: string[], options: { nowMs: number; curveDays: number }): Promise<WalletReports> {
+export async function walletReports(
+  store: AnalyticsStore,
+  wallets: string[],
+  options: { nowMs: number; curveDays: number },
+): Promise<WalletReports> {
   const data = await loadWalletData(store, wallets, options);
   const marketIds = new Set<string>();
   for (const w of data.values()) {

@@ -84,7 +84,12 @@ export function traderRoutes(store: AnalyticsStore): Router {
       success({
         wallet,
         days,
-        points: report.curve.map((p) => ({ date: p.date, realized: usdc(p.realized), unrealized: usdc(p.unrealized), total: usdc(p.total) })),
+        points: report.curve.map((p) => ({
+          date: p.date,
+          realized: usdc(p.realized),
+          unrealized: usdc(p.unrealized),
+          total: usdc(p.total),
+        })),
         data_as_of: asOf.time,
         data_as_of_block: asOf.block,
       }),

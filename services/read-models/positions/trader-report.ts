@@ -101,7 +101,11 @@ export function valueAt(qty: bigint, price: number): bigint {
   return divRound(qty * BigInt(Math.round(price * 1e6)), MICRO);
 }
 
-export function markOf(p: { market_id: string; asset_id: string; outcome_index: number }, markets: Map<string, MarketInfo>, quotes: Map<string, OutcomeQuote>) {
+export function markOf(
+  p: { market_id: string; asset_id: string; outcome_index: number },
+  markets: Map<string, MarketInfo>,
+  quotes: Map<string, OutcomeQuote>,
+) {
   const market = markets.get(p.market_id);
   const catalogPrice = market?.outcome_prices[p.outcome_index] ?? null;
   const quote = quotes.get(p.asset_id);
@@ -256,7 +260,12 @@ function markOn(
   closes: Map<string, Array<[number, number]>>,
 ): number | null {
   const market = markets.get(s.market_id);
-  if (isSettled(market?.status) && market?.closed_ms !== null && market?.closed_ms !== undefined && day >= startOfUtcDay(market.closed_ms)) {
+  if (
+    isSettled(market?.status) &&
+    market?.closed_ms !== null &&
+    market?.closed_ms !== undefined &&
+    day >= startOfUtcDay(market.closed_ms)
+  ) {
     return market.outcome_prices[s.outcome_index] ?? null;
   }
   if (day >= today) return markOf({ market_id: s.market_id, asset_id: assetId, outcome_index: s.outcome_index }, markets, quotes).price;
