@@ -6,6 +6,7 @@
  *
  *   npm run bench:api        (BENCH_TRADES=200000, BENCH_SECONDS=5, BENCH_CONNECTIONS=10)
  */
+import { TraderValuation } from '../services/read-models/positions/valuation.js';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -15,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openChdbStore } from '../services/analytics/clickhouse-store.js';
 import { migrate } from '../services/analytics/migrate.js';
-import { recomputeTraderStats } from '../services/read-models/traders/stats-job.js';
+import { ledgerFromStoredTrades } from './ledger-scale.js';
 import { startBenchApi } from './bench-api-server.js';
 import { seedMarkets, seedTrades } from './seed.js';
 
@@ -56,7 +57,8 @@ async function main() {
   await migrate(store);
   await seedMarkets(store, now);
   await seedTrades(store, TRADES, now, 1);
-  await recomputeTraderStats(store, now);
+  await ledgerFromStoredTrades(store);
+  await new TraderValuation(store, 1_000_000).run(now);
   const server = await startBenchApi(store, dir, { readCache: true });
   const apiBase = server.base;
   const key = server.key;

@@ -2,9 +2,14 @@
  * Scale: the hot read queries at 1M and 10M stored trades (BENCH_SCALES), through the full API with
  * the read cache off, so every request runs its query. Latency should stay flat: reads are served by
  * materialized views, the primary key and keyset pagination, never by per-request scans.
+ * Two parts (BENCH_PARTS, default both):
+ * - reads: Data API trades seeded at each scale; market, trade feed and candle endpoints;
+ * - ledger: chain fills of 100,000 wallets generated in ClickHouse, applied by the position ledger
+ *   (throughput vs a plain insert of the same fills), ingest-to-leaderboard freshness through the
+ *   event log and the sink, and the trader endpoints (bench/ledger-scale.ts).
  * Writes bench/results/scale.json with p50/p99 per endpoint and scale, and the ratio 10M/1M.
  *
- *   npm run bench:scale          (BENCH_SCALES=1000000,10000000 BENCH_REQUESTS=40)
+ *   npm run bench:scale          (BENCH_SCALES=1000000,10000000 BENCH_REQUESTS=40 BENCH_PARTS=reads,ledger)
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,13 +17,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openChdbStore } from '../services/analytics/clickhouse-store.js';
 import { migrate } from '../services/analytics/migrate.js';
-import { recomputeTraderStats } from '../services/read-models/traders/stats-job.js';
+import { openFileEventLog } from '../services/eventlog/file-log.js';
+import { allTopicSpecs, topicSchemas } from '../services/read-models/registry.js';
+import { BUSIEST, generateFills, leaderboardFreshness, ledgerThroughput, valuationRate } from './ledger-scale.js';
 import { startBenchApi } from './bench-api-server.js';
 import { seedMarkets, seedTrades } from './seed.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SCALES = (process.env.BENCH_SCALES ?? '1000000,10000000').split(',').map(Number);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 40);
+const PARTS = (process.env.BENCH_PARTS ?? 'reads,ledger').split(',');
+const PROBES = Number(process.env.BENCH_PROBES ?? 20);
 
 function percentile(sorted: number[], p: number): number {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 100) / 100;
@@ -35,46 +44,73 @@ async function main() {
   const api = await startBenchApi(store, dir, { readCache: false });
   const { base, key } = api;
 
-  for (const scale of SCALES) {
-    // Grow the same table to the next scale, so the smaller data set is a prefix of the larger.
-    const insertStarted = performance.now();
-    await seedTrades(store, scale - previous, now, scale);
-    const insertSeconds = (performance.now() - insertStarted) / 1000;
-    previous = scale;
-    const statsStarted = performance.now();
-    const stats = await recomputeTraderStats(store, now, 64);
-    const statsSeconds = (performance.now() - statsStarted) / 1000;
-    const [busiest] = await store.query<{ wallet: string }>('SELECT wallet FROM trades GROUP BY wallet ORDER BY count() DESC LIMIT 1');
-    const wallet = busiest!.wallet;
-    const market = `0x${'0'.repeat(64)}`;
-    const endpoints: Record<string, string> = {
-      markets_list: '/v1/markets?status=active&sort=volume&limit=50',
-      market_detail: `/v1/markets/${market}`,
-      ohlcv_168: `/v1/markets/${market}/ohlcv?interval=1h&limit=168`,
-      orderbook: `/v1/markets/${market}/orderbook`,
-      trades_page: '/v1/trades?limit=100',
-      market_tape: `/v1/markets/${market}/trades?limit=100`,
-      wallet_trades: `/v1/trades?wallet=${wallet}&limit=100`,
-      leaderboard: '/v1/leaderboard?limit=50',
-      trader_stats: `/v1/traders/${wallet}`,
-    };
-    const row: Record<string, unknown> = {
-      insert_seconds: Math.round(insertSeconds),
-      trader_stats_job_seconds: Math.round(statsSeconds),
-      wallets: stats.wallets,
-    };
-    for (const [name, url] of Object.entries(endpoints)) {
-      const timings: number[] = [];
-      for (let i = 0; i < REQUESTS + 3; i++) {
-        const started = performance.now();
-        const response = await fetch(`${base}${url}`, { headers: { authorization: `Bearer ${key}` } });
-        await response.arrayBuffer();
-        if (response.status !== 200) throw new Error(`${name} at ${scale}: HTTP ${response.status}`);
-        if (i >= 3) timings.push(performance.now() - started);
-      }
-      timings.sort((a, b) => a - b);
-      row[name] = { p50_ms: percentile(timings, 50), p99_ms: percentile(timings, 99) };
+  const log = await openFileEventLog({ directory: path.join(dir, 'log'), schemas: topicSchemas(), fsync: false, pollIntervalMs: 20 });
+  await log.createTopics(allTopicSpecs());
+  const timed = async (url: string, name: string, scale: number) => {
+    const timings: number[] = [];
+    for (let i = 0; i < REQUESTS + 3; i++) {
+      const started = performance.now();
+      const response = await fetch(`${base}${url}`, { headers: { authorization: `Bearer ${key}` } });
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`${name} at ${scale}: HTTP ${response.status}`);
+      if (i >= 3) timings.push(performance.now() - started);
     }
+    timings.sort((a, b) => a - b);
+    return { p50_ms: percentile(timings, 50), p99_ms: percentile(timings, 99) };
+  };
+
+  for (const scale of SCALES) {
+    const row: Record<string, unknown> = {};
+    if (PARTS.includes('reads')) {
+      // Grow the same table to the next scale, so the smaller data set is a prefix of the larger.
+      const insertStarted = performance.now();
+      await seedTrades(store, scale - previous, now, scale);
+      row.insert_seconds = Math.round((performance.now() - insertStarted) / 1000);
+      const [busiest] = await store.query<{ wallet: string }>('SELECT wallet FROM trades GROUP BY wallet ORDER BY count() DESC LIMIT 1');
+      const wallet = busiest!.wallet;
+      const market = `0x${'0'.repeat(64)}`;
+      const endpoints: Record<string, string> = {
+        markets_list: '/v1/markets?status=active&sort=volume&limit=50',
+        market_detail: `/v1/markets/${market}`,
+        ohlcv_168: `/v1/markets/${market}/ohlcv?interval=1h&limit=168`,
+        orderbook: `/v1/markets/${market}/orderbook`,
+        trades_page: '/v1/trades?limit=100',
+        market_tape: `/v1/markets/${market}/trades?limit=100`,
+        wallet_trades: `/v1/trades?wallet=${wallet}&limit=100`,
+      };
+      for (const [name, url] of Object.entries(endpoints)) row[name] = await timed(url, name, scale);
+    }
+    if (PARTS.includes('ledger')) {
+      const generateStarted = performance.now();
+      await generateFills(store, previous, scale - previous, SCALES.at(-1)!, now);
+      row.ledger_fills_generated_seconds = Math.round((performance.now() - generateStarted) / 1000);
+      const throughput = await ledgerThroughput(store, previous, scale - previous);
+      row.ledger_throughput = {
+        fills: scale - previous,
+        plain_insert_seconds: Math.round(throughput.plain_seconds * 10) / 10,
+        ledger_seconds: Math.round(throughput.ledger_seconds * 10) / 10,
+        ledger_fills_per_second: Math.round((scale - previous) / throughput.ledger_seconds),
+        ratio_to_plain_insert: Math.round(throughput.ratio * 100) / 100,
+      };
+      const [counts] = await store.query<{ wallets: string; busiest: string }>(
+        `SELECT toString(uniqExact(wallet)) AS wallets, toString(countIf(wallet = '${BUSIEST}')) AS busiest FROM bench_fills`,
+      );
+      row.wallets = Number(counts!.wallets);
+      row.busiest_wallet_fills = Number(counts!.busiest);
+      row.valuation_wallets_per_second = Math.round(await valuationRate(store, 2_000));
+      const fresh = (await leaderboardFreshness(store, log, base, key, PROBES)).sort((a, b) => a - b);
+      row.ingest_to_leaderboard_ms = { probes: fresh.length, p50_ms: percentile(fresh, 50), p99_ms: percentile(fresh, 99) };
+      const ledgerEndpoints: Record<string, string> = {
+        leaderboard: '/v1/leaderboard?limit=50',
+        leaderboard_30d: '/v1/leaderboard?window=30d&limit=50',
+        leaderboard_total_pnl: '/v1/leaderboard?sort_by=total_pnl&limit=50',
+        trader_stats_busiest: `/v1/traders/${BUSIEST}`,
+        trader_pnl_busiest: `/v1/traders/${BUSIEST}/pnl?days=30`,
+        positions_busiest: `/v1/positions/${BUSIEST}`,
+      };
+      for (const [name, url] of Object.entries(ledgerEndpoints)) row[name] = await timed(url, name, scale);
+    }
+    previous = scale;
     results[String(scale)] = row;
     console.log(scale, JSON.stringify(row));
   }
@@ -83,13 +119,16 @@ async function main() {
   const flatness: Record<string, number> = {};
   if (small && large && results[small] && results[large]) {
     for (const name of Object.keys(results[large]!)) {
-      const a = results[small]![name] as { p50_ms?: number } | undefined;
-      const b = results[large]![name] as { p50_ms?: number } | undefined;
+      const a = results[small]![name] as { p50_ms?: number; p99_ms?: number } | undefined;
+      const b = results[large]![name] as { p50_ms?: number; p99_ms?: number } | undefined;
       if (a?.p50_ms && b?.p50_ms) flatness[name] = Math.round((b.p50_ms / a.p50_ms) * 100) / 100;
+      if (a?.p99_ms && b?.p99_ms) flatness[`${name}_p99`] = Math.round((b.p99_ms / a.p99_ms) * 100) / 100;
     }
   }
   const output = {
-    benchmark: 'read latency at growing trade counts (full API, read cache off, sequential requests)',
+    benchmark:
+      'read latency at growing trade counts (full API, read cache off, sequential requests) and the position ledger at growing fill counts',
+    parts: PARTS,
     measured_at: new Date().toISOString(),
     machine: { cpus: os.cpus().length, node: process.version },
     requests_per_endpoint: REQUESTS,
@@ -100,6 +139,7 @@ async function main() {
   fs.writeFileSync(path.join(here, 'results', 'scale.json'), `${JSON.stringify(output, null, 2)}\n`);
   console.log(JSON.stringify(flatness));
   await api.close();
+  await log.close();
   await store.close();
   fs.rmSync(dir, { recursive: true, force: true });
 }

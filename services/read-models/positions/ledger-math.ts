@@ -40,6 +40,12 @@ export interface LegEffect {
   removedCost: bigint;
 }
 
+/** The smaller of two bigints (Math.min takes numbers only). */
+export const minBig = (a: bigint, b: bigint): bigint => (a <= b ? a : b);
+
+/** The larger of two bigints. */
+export const maxBig = (a: bigint, b: bigint): bigint => (a >= b ? a : b);
+
 /** a / b rounded half up, for a >= 0 and b > 0. */
 export function divRound(a: bigint, b: bigint): bigint {
   return (2n * a + b) / (2n * b);
@@ -57,7 +63,7 @@ export function applyLeg(state: PositionState, action: LegAction, atMs: number):
   if (action.side === 'cash') return { state, qtyDelta: 0n, cash: action.usdc, realized: action.usdc, removedCost: 0n };
   const held = state.qty;
   const wanted = action.side === 'sell_all' ? held : action.qty;
-  const closed = wanted < held ? wanted : held;
+  const closed = minBig(wanted, held);
   const removed = held === 0n ? 0n : closed === held ? state.cost : divRound(state.cost * closed, held);
   let proceeds: bigint;
   if (action.side === 'sell') proceeds = action.qty === 0n ? 0n : divRound(action.usdc * closed, action.qty);

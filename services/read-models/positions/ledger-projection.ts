@@ -41,7 +41,9 @@ export class LedgerProjection {
 const ledgers = new WeakMap<AnalyticsStore, LedgerProjection>();
 
 export function ledgerOf(store: AnalyticsStore): LedgerProjection {
-  let ledger = ledgers.get(store);
-  if (!ledger) ledgers.set(store, (ledger = new LedgerProjection(store)));
-  return ledger;
+  const known = ledgers.get(store);
+  if (known) return known;
+  const created = new LedgerProjection(store);
+  ledgers.set(store, created);
+  return created;
 }

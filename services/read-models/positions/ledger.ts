@@ -17,7 +17,7 @@
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { chainCoverage } from '../chain-ledger/queries.js';
 import { comparePositions, type LedgerEvent, type LedgerPosition } from './ledger-events.js';
-import { applyLeg, divRound, EMPTY_STATE, type LegAction, type PositionState } from './ledger-math.js';
+import { applyLeg, divRound, EMPTY_STATE, type LegAction, minBig, type PositionState } from './ledger-math.js';
 import { iso } from '../../shared/time.js';
 
 export const LEDGER_TABLE = 'position_ledger';
@@ -487,7 +487,7 @@ class Batch {
     const legs: Leg[] = [];
     for (const q of no) {
       const state = this.stateOf(keyOf(e.wallet, q.noToken));
-      const closed = e.amount < state.qty ? e.amount : state.qty;
+      const closed = minBig(e.amount, state.qty);
       noCost += state.qty === 0n ? 0n : closed === state.qty ? state.cost : divRound(state.cost * closed, state.qty);
       legs.push({
         meta: e,
@@ -602,8 +602,8 @@ class Batch {
       const m = rows.find((r) => r.market_id === id);
       const numerators = onChain.get(id);
       let payout: MarketInfo['payout'] = null;
-      if (numerators && numerators.some((n) => n > 0n)) payout = { num: numerators, den: numerators.reduce((a, b) => a + b, 0n) };
-      else if (m?.status === 'resolved')
+      if (numerators?.some((n) => n > 0n)) payout = { num: numerators, den: numerators.reduce((a, b) => a + b, 0n) };
+      else if (m?.status === 'resolved' || m?.status === 'voided')
         payout = { num: m.outcome_prices.map((p) => BigInt(Math.round(Number(p) * 1e6))), den: 1_000_000n };
       this.markets.set(id, { outcomes: m?.outcomes ?? [], tokenIds: m?.outcome_token_ids ?? [], payout });
     }

@@ -155,7 +155,7 @@ export async function loadWalletData(
     { ...params, beforeMs: curveFrom - 1 },
   );
   for (const s of states) {
-    result.get(s.wallet!)?.curve!.states.push({
+    result.get(s.wallet!)?.curve?.states.push({
       day_ms: Number(s.day_ms),
       asset_id: s.asset_id!,
       market_id: s.market_id!,

@@ -11,7 +11,7 @@
  *   prices below 0.15 / all bought USDC; drawdown = the largest peak-to-trough fall of equity against
  *   its running peak over the curve, equity = capital paid in (lifetime cost of buys and splits) + PnL.
  */
-import { divRound } from './ledger-math.js';
+import { divRound, maxBig } from './ledger-math.js';
 import { isSettled, type MarketInfo, type OutcomeQuote } from './market-data.js';
 import { markPrice, type MarkBasis } from './mark-price.js';
 import { DAY_MS, startOfUtcDay } from '../../shared/time.js';
@@ -141,9 +141,11 @@ export function traderReport(
   const categoryOf = (marketId: string) => markets.get(marketId)?.category || 'Uncategorized';
   const categories = new Map<string, CategoryFigures>();
   const category = (name: string) => {
-    let c = categories.get(name);
-    if (!c) categories.set(name, (c = { category: name, realized: 0n, unrealized: 0n, volume: 0n, won: 0, lost: 0 }));
-    return c;
+    const known = categories.get(name);
+    if (known) return known;
+    const created = { category: name, realized: 0n, unrealized: 0n, volume: 0n, won: 0, lost: 0 };
+    categories.set(name, created);
+    return created;
   };
   const openByMarket = new Map<string, bigint>();
   for (const p of positions) {
@@ -171,7 +173,7 @@ export function traderReport(
   const capital = data.markets.reduce((sum, m) => sum + m.cost_in, 0n);
   const open = positions.filter((p) => p.qty > 0n).map((p) => p.cost);
   const openCost = open.reduce((a, b) => a + b, 0n);
-  const concentration = openCost > 0n ? Number(open.reduce((a, b) => (a > b ? a : b), 0n)) / Number(openCost) : 0;
+  const concentration = openCost > 0n ? Number(open.reduce(maxBig, 0n)) / Number(openCost) : 0;
   const bought = data.positions.reduce((sum, p) => sum + p.bought, 0n);
   const longShot = data.positions.reduce((sum, p) => sum + p.longshot, 0n);
   const longShotShare = bought > 0n ? Number(longShot) / Number(bought) : 0;

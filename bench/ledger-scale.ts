@@ -1,0 +1,245 @@
+/**
+ * The position ledger at scale (part of bench:scale): fills generated in bulk by ClickHouse
+ * (INSERT ... SELECT FROM numbers()), then
+ * - throughput: the same fills through the ledger (state, rows, views) vs a plain insert of their
+ *   rows into a table without views, in the same run (ratio = plain seconds / ledger seconds);
+ * - freshness: probe fills published on the event log until the sink's ledger puts their wallet on
+ *   top of /leaderboard (p50/p99);
+ * - uncached p50/p99 of /traders/{busiest}, its /pnl and /positions, and /leaderboard.
+ */
+import { pino } from 'pino';
+import { EventPublisher } from '../services/events/publisher.js';
+import type { ChainLedgerEvent } from '../services/events/types.generated.js';
+import type { AnalyticsStore } from '../services/ports/analytics-store.js';
+import type { EventLog } from '../services/ports/event-log.js';
+import { fromChain, fromDataApiTrade, type LedgerEvent } from '../services/read-models/positions/ledger-events.js';
+import { PositionLedger } from '../services/read-models/positions/ledger.js';
+import { TraderValuation } from '../services/read-models/positions/valuation.js';
+import { startSink } from '../services/sink/sink-service.js';
+import { BENCH_MARKETS } from './seed.js';
+
+export const BENCH_WALLETS = 100_000;
+/** Every 100th fill is the busiest wallet's: 10,000 fills at 1M, 100,000 at 10M. */
+export const BUSIEST = `0x${'b'.repeat(40)}`;
+const FIRST_BLOCK = 60_000_000;
+const CHUNK = 50_000;
+
+/** Appends `count` fills (numbers from..from+count) to bench_fills, spread over the 30 days before `endMs`. */
+export async function generateFills(store: AnalyticsStore, from: number, count: number, total: number, endMs: number): Promise<void> {
+  await store.command('CREATE TABLE IF NOT EXISTS bench_fills AS chain_ledger ENGINE = MergeTree ORDER BY (block_number, log_index)');
+  await store.command(
+    `INSERT INTO bench_fills
+     SELECT concat('137:0x', lower(hex(intHash64(number))), ':', toString(number % 4)) AS event_id, 'simulator', 'fill', 137,
+            ${FIRST_BLOCK} + intDiv(number, 4) AS block_number, concat('0x', lower(hex(${FIRST_BLOCK} + intDiv(number, 4)))) AS block_hash,
+            fromUnixTimestamp64Milli(toInt64({end:Int64} - 30 * 86400000 + intDiv(number * 30 * 86400000, {total:UInt64}))) AS block_time,
+            concat('0x', lower(hex(intHash64(number)))) AS tx_hash, toInt32(number % 4) AS log_index, '0xe111180000d2663c0091e4f400237545b87b996b',
+            concat('0x', leftPad(lower(hex(intHash32(number) % ${BENCH_MARKETS})), 64, '0')) AS market_id,
+            '' AS market_title, false, if(number % 100 = 0, '${BUSIEST}', concat('0x', leftPad(lower(hex(intHash64(number, 1) % ${BENCH_WALLETS})), 40, '0'))) AS wallet, '',
+            if(number % 4 = 0, 'taker', 'maker') AS role, if(intHash32(number, 7) % 100 < 58, 'buy', 'sell') AS side,
+            toString(toUInt256('10000000000000000000000000000000000000000000000000000000000000000000000000000') + (intHash32(number) % ${BENCH_MARKETS}) * 2 + number % 2) AS asset_id,
+            if(number % 2 = 0, 'Yes', 'No'), toInt16(number % 2),
+            toUInt64(1 + intHash32(number, 3) % 100) * 1000000 AS shares_micro,
+            intDiv(shares_micro * toUInt64(50000 + intHash32(number, 5) % 900000), 1000000) AS usdc_micro, 0, 'usdc',
+            usdc_micro / shares_micro AS price, if(number % 2 = 0, price, 1 - price), 2, '', '', 0, [], [], [], '', now64(3)
+       FROM numbers({from:UInt64}, {count:UInt64})`,
+    { from, count, total, end: endMs },
+  );
+}
+
+interface FillRow {
+  event_id: string;
+  block_number: string;
+  block_hash: string;
+  block_ms: string;
+  tx_hash: string;
+  log_index: number;
+  market_id: string;
+  wallet: string;
+  role: 'maker' | 'taker';
+  side: 'buy' | 'sell';
+  asset_id: string;
+  outcome: string;
+  outcome_index: number;
+  shares_micro: string;
+  usdc_micro: string;
+  price: number;
+  yes_price: number;
+}
+
+async function* fillChunks(store: AnalyticsStore, from: number, count: number): AsyncGenerator<FillRow[]> {
+  for (let at = 0; at < count; at += CHUNK) {
+    const lo = FIRST_BLOCK + (from + at) / 4;
+    const hi = FIRST_BLOCK + (from + Math.min(count, at + CHUNK)) / 4;
+    yield await store.query<FillRow>(
+      `SELECT event_id, toString(block_number) AS block_number, block_hash, toUnixTimestamp64Milli(block_time) AS block_ms, tx_hash, log_index,
+              market_id, wallet, role, side, asset_id, outcome, outcome_index, toString(shares_micro) AS shares_micro, toString(usdc_micro) AS usdc_micro, price, yes_price
+         FROM bench_fills WHERE block_number >= {lo:UInt64} AND block_number < {hi:UInt64} ORDER BY block_number, log_index`,
+      { lo, hi },
+    );
+  }
+}
+
+function toEvent(r: FillRow): ChainLedgerEvent {
+  return {
+    event_id: r.event_id,
+    source: 'simulator',
+    kind: 'fill',
+    chain_id: 137,
+    block_number: Number(r.block_number),
+    block_hash: r.block_hash,
+    block_time_ms: Number(r.block_ms),
+    tx_hash: r.tx_hash,
+    log_index: Number(r.log_index),
+    contract: '0xe111180000d2663c0091e4f400237545b87b996b',
+    ledger_group: r.market_id,
+    market_id: r.market_id,
+    market_title: '',
+    neg_risk: false,
+    wallet: r.wallet,
+    via: '',
+    fill: {
+      role: r.role,
+      side: r.side,
+      asset_id: r.asset_id,
+      outcome: r.outcome,
+      outcome_index: Number(r.outcome_index),
+      shares_micro: r.shares_micro,
+      usdc_micro: r.usdc_micro,
+      fee_micro: '0',
+      fee_asset: 'usdc',
+      price: Number(r.price),
+      yes_price: Number(r.yes_price),
+      exchange_version: 2,
+      order_hash: '',
+      counterparty: '',
+    },
+    position_change: null,
+    conversion: null,
+    ingested_at_ms: Date.now(),
+  };
+}
+
+/** Seconds for a plain insert of the fills' rows (no views) and for the ledger, over the same fills. */
+export async function ledgerThroughput(store: AnalyticsStore, from: number, count: number) {
+  await store.command('CREATE TABLE IF NOT EXISTS bench_plain AS bench_fills ENGINE = MergeTree ORDER BY (block_number, log_index)');
+  let plain = 0;
+  for await (const rows of fillChunks(store, from, count)) {
+    const started = performance.now();
+    for (let i = 0; i < rows.length; i += 5_000) await store.insert('bench_plain', rows.slice(i, i + 5_000));
+    plain += performance.now() - started;
+  }
+  const ledger = new PositionLedger(store);
+  let applied = 0;
+  for await (const rows of fillChunks(store, from, count)) {
+    const events = rows.map((r) => fromChain(toEvent(r))).filter((e): e is LedgerEvent => e !== null);
+    const started = performance.now();
+    for (let i = 0; i < events.length; i += 5_000) await ledger.apply(events.slice(i, i + 5_000));
+    applied += performance.now() - started;
+  }
+  return { plain_seconds: plain / 1000, ledger_seconds: applied / 1000, ratio: plain / applied };
+}
+
+/** Publishes probe fills through the event log and the sink; ms until each probe wallet tops /leaderboard. */
+export async function leaderboardFreshness(
+  store: AnalyticsStore,
+  log: EventLog,
+  base: string,
+  key: string,
+  probes: number,
+): Promise<number[]> {
+  const sink = await startSink(log, store, pino({ level: 'silent' }), 'bench-ledger-sink');
+  const publisher = new EventPublisher(log);
+  const timings: number[] = [];
+  try {
+    for (let p = 0; p < probes; p++) {
+      const wallet = `0x${'e'.repeat(32)}${String(p).padStart(8, '0')}`;
+      const block = 90_000_000 + p * 10;
+      const market = `0x${'0'.repeat(63)}1`;
+      const at = Date.now();
+      // Buy 1,000,000 shares at 0.01 and sell them at 0.99: 980,000 USDC realized, above anyone else, rising with p.
+      const probe = (i: number, side: 'buy' | 'sell', usdc: string): ChainLedgerEvent => ({
+        ...toEvent({
+          event_id: `137:probe-${p}-${i}`,
+          block_number: String(block + i),
+          block_hash: `0x${(block + i).toString(16)}`,
+          block_ms: String(at),
+          tx_hash: `0xprobe${p}${i}`,
+          log_index: 0,
+          market_id: market,
+          wallet,
+          role: 'taker',
+          side,
+          asset_id: '10000000000000000000000000000000000000000000000000000000000000000000000000002',
+          outcome: 'Yes',
+          outcome_index: 0,
+          shares_micro: String(1_000_000_000_000 + p * 1_000_000),
+          usdc_micro: usdc,
+          price: 0.5,
+          yes_price: 0.5,
+        }),
+      });
+      const started = performance.now();
+      await publisher.publish('chainLedger', [probe(0, 'buy', '10000000000'), probe(1, 'sell', String(990_000_000_000 + p * 1_000_000))]);
+      for (;;) {
+        const response = await fetch(`${base}/v1/leaderboard?limit=1`, { headers: { authorization: `Bearer ${key}` } });
+        const body = (await response.json()) as { data: Array<{ wallet: string }> };
+        if (body.data[0]?.wallet === wallet) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      timings.push(performance.now() - started);
+    }
+  } finally {
+    await sink.stop();
+  }
+  return timings;
+}
+
+/** Values up to `wallets` wallets (the busiest first) and returns wallets per second. */
+export async function valuationRate(store: AnalyticsStore, wallets: number): Promise<number> {
+  const rows = await store.query<{ wallet: string }>(
+    'SELECT wallet FROM trader_totals GROUP BY wallet ORDER BY sum(trades) DESC LIMIT {n:UInt32}',
+    { n: wallets },
+  );
+  const valuation = new TraderValuation(store);
+  const started = performance.now();
+  for (let i = 0; i < rows.length; i += 500)
+    await valuation.value(
+      rows.slice(i, i + 500).map((r) => r.wallet),
+      Date.now(),
+    );
+  return rows.length / ((performance.now() - started) / 1000);
+}
+
+/** Applies the Data API trades already stored in `trades` (seeded by a bench) to the ledger, in time order. */
+export async function ledgerFromStoredTrades(store: AnalyticsStore): Promise<void> {
+  const ledger = new PositionLedger(store);
+  for (let offset = 0; ; offset += CHUNK) {
+    const rows = await store.query<Record<string, string>>(
+      `SELECT trade_id, market_id, asset_id, wallet, side, outcome, outcome_index, price, yes_price, size, size_usdc, toUnixTimestamp64Milli(ts) AS ts_ms, tx_hash
+         FROM trades ORDER BY ts, trade_id LIMIT {take:UInt32} OFFSET {offset:UInt64}`,
+      { take: CHUNK, offset },
+    );
+    if (rows.length === 0) return;
+    const events = rows.map((r) =>
+      fromDataApiTrade({
+        event_id: r.trade_id!,
+        source: 'simulator',
+        market_id: r.market_id!,
+        market_title: '',
+        asset_id: r.asset_id!,
+        wallet: r.wallet!,
+        side: r.side as 'buy' | 'sell',
+        outcome: r.outcome!,
+        outcome_index: Number(r.outcome_index),
+        price: Number(r.price),
+        yes_price: Number(r.yes_price),
+        size: Number(r.size),
+        size_usdc: Number(r.size_usdc),
+        timestamp_ms: Number(r.ts_ms),
+        tx_hash: r.tx_hash!,
+        ingested_at_ms: Number(r.ts_ms),
+      }),
+    );
+    for (let i = 0; i < events.length; i += 5_000) await ledger.apply(events.slice(i, i + 5_000));
+  }
+}
