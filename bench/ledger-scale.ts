@@ -12,6 +12,7 @@ import { EventPublisher } from '../services/events/publisher.js';
 import type { ChainLedgerEvent } from '../services/events/types.generated.js';
 import type { AnalyticsStore } from '../services/ports/analytics-store.js';
 import type { EventLog } from '../services/ports/event-log.js';
+import { ledgerRow } from '../services/read-models/chain-ledger/rows.js';
 import { fromChain, fromDataApiTrade, type LedgerEvent } from '../services/read-models/positions/ledger-events.js';
 import { PositionLedger } from '../services/read-models/positions/ledger.js';
 import { TraderValuation } from '../services/read-models/positions/valuation.js';
@@ -33,14 +34,14 @@ export async function generateFills(store: AnalyticsStore, from: number, count: 
             ${FIRST_BLOCK} + intDiv(number, 4) AS block_number, concat('0x', lower(hex(${FIRST_BLOCK} + intDiv(number, 4)))) AS block_hash,
             fromUnixTimestamp64Milli(toInt64({end:Int64} - 30 * 86400000 + intDiv(number * 30 * 86400000, {total:UInt64}))) AS block_time,
             concat('0x', lower(hex(intHash64(number)))) AS tx_hash, toInt32(number % 4) AS log_index, '0xe111180000d2663c0091e4f400237545b87b996b',
-            concat('0x', leftPad(lower(hex(intHash32(number) % ${BENCH_MARKETS})), 64, '0')) AS market_id,
-            '' AS market_title, false, if(number % 100 = 0, '${BUSIEST}', concat('0x', leftPad(lower(hex(intHash64(number, 1) % ${BENCH_WALLETS})), 40, '0'))) AS wallet, '',
-            if(number % 4 = 0, 'taker', 'maker') AS role, if(intHash32(number, 7) % 100 < 58, 'buy', 'sell') AS side,
+            concat('0x', leftPad(lower(hex(intHash32(number) % ${BENCH_MARKETS})), 64, '0')) AS ledger_group, ledger_group AS market_id,
+            '' AS market_title, false, if(number % 100 = 0, '${BUSIEST}', concat('0x', leftPad(lower(hex(cityHash64(number, 1) % ${BENCH_WALLETS})), 40, '0'))) AS wallet, '',
+            if(number % 4 = 0, 'taker', 'maker') AS role, if(cityHash64(number, 7) % 100 < 58, 'buy', 'sell') AS side,
             toString(toUInt256('10000000000000000000000000000000000000000000000000000000000000000000000000000') + (intHash32(number) % ${BENCH_MARKETS}) * 2 + number % 2) AS asset_id,
             if(number % 2 = 0, 'Yes', 'No'), toInt16(number % 2),
-            toUInt64(1 + intHash32(number, 3) % 100) * 1000000 AS shares_micro,
-            intDiv(shares_micro * toUInt64(50000 + intHash32(number, 5) % 900000), 1000000) AS usdc_micro, 0, 'usdc',
-            usdc_micro / shares_micro AS price, if(number % 2 = 0, price, 1 - price), 2, '', '', 0, [], [], [], '', now64(3)
+            toUInt64(1 + cityHash64(number, 3) % 100) * 1000000 AS shares_micro,
+            intDiv(shares_micro * toUInt64(50000 + cityHash64(number, 5) % 900000), 1000000) AS usdc_micro, 0, 'usdc',
+            round(usdc_micro / shares_micro, 6) AS price, if(number % 2 = 0, price, 1 - price), 2, '', '', 0, [], [], [], '', now64(3)
        FROM numbers({from:UInt64}, {count:UInt64})`,
     { from, count, total, end: endMs },
   );
@@ -73,7 +74,8 @@ async function* fillChunks(store: AnalyticsStore, from: number, count: number): 
     yield await store.query<FillRow>(
       `SELECT event_id, toString(block_number) AS block_number, block_hash, toUnixTimestamp64Milli(block_time) AS block_ms, tx_hash, log_index,
               market_id, wallet, role, side, asset_id, outcome, outcome_index, toString(shares_micro) AS shares_micro, toString(usdc_micro) AS usdc_micro, price, yes_price
-         FROM bench_fills WHERE block_number >= {lo:UInt64} AND block_number < {hi:UInt64} ORDER BY block_number, log_index`,
+         FROM bench_fills WHERE block_number >= {lo:UInt64} AND block_number < {hi:UInt64} ORDER BY block_number, log_index
+        SETTINGS prefer_column_name_to_alias = 1`,
       { lo, hi },
     );
   }
@@ -123,7 +125,8 @@ function toEvent(r: FillRow): ChainLedgerEvent {
 export async function ledgerThroughput(store: AnalyticsStore, from: number, count: number) {
   await store.command('CREATE TABLE IF NOT EXISTS bench_plain AS bench_fills ENGINE = MergeTree ORDER BY (block_number, log_index)');
   let plain = 0;
-  for await (const rows of fillChunks(store, from, count)) {
+  for await (const fills of fillChunks(store, from, count)) {
+    const rows = fills.map((r) => ledgerRow(toEvent(r)));
     const started = performance.now();
     for (let i = 0; i < rows.length; i += 5_000) await store.insert('bench_plain', rows.slice(i, i + 5_000));
     plain += performance.now() - started;

@@ -45,8 +45,8 @@ export async function marketInfo(store: AnalyticsStore, marketIds: string[]): Pr
 
 /**
  * Quotes of every outcome token of these markets: the best bid/ask of its latest indexed book, and
- * its last trade - the market's newest taker fill on chain or from the Data API, whichever is later,
- * in YES terms (a binary market's other token is 1 - that).
+ * its last trade - the close of the market's newest daily candle, chain candles first where both
+ * exist - in YES terms (a binary market's other token is 1 - that).
  */
 export async function outcomeQuotes(store: AnalyticsStore, markets: Map<string, MarketInfo>): Promise<Map<string, OutcomeQuote>> {
   const ids = [...markets.keys()];
@@ -57,12 +57,13 @@ export async function outcomeQuotes(store: AnalyticsStore, markets: Map<string, 
        FROM order_books WHERE market_id IN {ids:Array(String)} GROUP BY asset_id`,
     { ids },
   );
+  // The last trade is the close of the market's newest daily candle (chain candles order it by block and
+  // log index, the Data API's by time): one row per market and day, never a scan of the market's fills.
   const lastYes = await store.query<{ market_id: string; yes_price: number }>(
-    `SELECT market_id, argMax(yes_price, at) AS yes_price FROM (
-        SELECT market_id, yes_price, (toUnixTimestamp64Milli(ts), 0, 0) AS at FROM trades WHERE market_id IN {ids:Array(String)}
+    `SELECT market_id, argMax(c, (bucket, preference)) AS yes_price FROM (
+        SELECT market_id, bucket, argMaxMerge(close) AS c, 1 AS preference FROM chain_candles_1d WHERE market_id IN {ids:Array(String)} GROUP BY market_id, bucket
         UNION ALL
-        SELECT market_id, yes_price, (toUnixTimestamp64Milli(block_time), block_number, toInt64(log_index)) AS at FROM chain_ledger
-         WHERE market_id IN {ids:Array(String)} AND kind = 'fill' AND role = 'taker')
+        SELECT market_id, bucket, argMaxMerge(close) AS c, 0 AS preference FROM candles_1d WHERE market_id IN {ids:Array(String)} GROUP BY market_id, bucket)
       GROUP BY market_id`,
     { ids },
   );
