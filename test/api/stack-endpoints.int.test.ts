@@ -39,7 +39,7 @@ beforeAll(async () => {
     TRADES_POLL_INTERVAL_MS: '500',
     CLOB_POLL_INTERVAL_MS: '1000',
     WALLETS_POLL_INTERVAL_MS: '1000',
-    TRADER_STATS_INTERVAL_MS: '1000',
+    TRADER_VALUATION_INTERVAL_MS: '1000',
     RATE_TIER2_PER_SECOND: '100000',
   });
   stack = await startStack(config, pino({ level: 'silent' }));
