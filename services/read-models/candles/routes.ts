@@ -95,17 +95,18 @@ export function candleRoutes(store: AnalyticsStore): Router {
   router.get('/volume/timeseries', async (request, response) => {
     const days = Number(request.query.range_days ?? 30);
     const coverage = await chainCoverage(store);
-    const window = 'bucket >= toStartOfDay(now()) - toIntervalDay({days:UInt32} - 1)';
+    // UTC days whatever the server's time zone: now() and toDate() would follow the server's.
+    const window = "bucket >= toStartOfDay(now('UTC')) - toIntervalDay({days:UInt32} - 1)";
     const rows = await store.query<{ day: string; volume_usdc: number; trade_count: number }>(
       `SELECT day, sum(volume_usdc) AS volume_usdc, sum(trade_count) AS trade_count FROM (
          ${
            coverage
-             ? `SELECT toString(toDate(bucket)) AS day, sum(volume_usdc_micro) / 1e6 AS volume_usdc, sum(trade_count) AS trade_count
+             ? `SELECT toString(toDate(bucket, 'UTC')) AS day, sum(volume_usdc_micro) / 1e6 AS volume_usdc, sum(trade_count) AS trade_count
                   FROM chain_candles_1d WHERE ${window} AND ${CHAIN_BUCKET} GROUP BY day
                 UNION ALL`
              : ''
          }
-         SELECT toString(toDate(bucket)) AS day, sum(volume_usdc) AS volume_usdc, sum(trade_count) AS trade_count
+         SELECT toString(toDate(bucket, 'UTC')) AS day, sum(volume_usdc) AS volume_usdc, sum(trade_count) AS trade_count
            FROM candles_1d WHERE ${window} ${coverage ? `AND NOT ${CHAIN_BUCKET}` : ''} GROUP BY day
        ) GROUP BY day`,
       { days, covered_from: coverage?.firstMs, covered_to: coverage?.lastMs, seconds: INTERVAL_SECONDS['1d'] },

@@ -1,4 +1,4 @@
-/** The marking rule on hand-computed cases (services/read-models/traders/mark-price.ts). */
+/** The marking rule on hand-computed cases (mark-price.ts). */
 import { markPrice } from './mark-price.js';
 
 const none = { payout: null, bestBid: null, bestAsk: null, lastTrade: null, catalogPrice: null };
