@@ -1,7 +1,7 @@
 /** The ledger as the sink's projection: one PositionLedger per store, fed by the chain, trade and activity streams. */
 import type { ChainLedgerEvent, TradeExecuted, WalletActivity } from '../../events/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
-import { fromChain, fromDataApiActivity, fromDataApiTrade, type LedgerEvent } from './ledger-events.js';
+import { comparePositions, fromChain, fromDataApiActivity, fromDataApiTrade, type LedgerEvent } from './ledger-events.js';
 import { PositionLedger } from './ledger.js';
 
 export class LedgerProjection {
@@ -18,8 +18,9 @@ export class LedgerProjection {
     );
   }
 
+  /** The Data API lists trades newest first: in time order, a batch of its history rewinds nothing within itself. */
   applyTrades(events: TradeExecuted[], token?: string): Promise<number> {
-    return this.ledger.apply(events.map(fromDataApiTrade), token);
+    return this.ledger.apply(events.map(fromDataApiTrade).sort(comparePositions), token);
   }
 
   async applyActivity(events: WalletActivity[], token?: string): Promise<number> {
@@ -32,7 +33,10 @@ export class LedgerProjection {
     );
     const tokens = new Map(rows.map((r) => [r.market_id, r.outcome_token_ids]));
     return this.ledger.apply(
-      relevant.map((a) => fromDataApiActivity(a, (id) => tokens.get(id))).filter((e): e is LedgerEvent => e !== null),
+      relevant
+        .map((a) => fromDataApiActivity(a, (id) => tokens.get(id)))
+        .filter((e): e is LedgerEvent => e !== null)
+        .sort(comparePositions),
       token,
     );
   }

@@ -134,6 +134,7 @@ export class PositionLedger {
     try {
       await batch.prepare(events, () => this.hasDataApiRows());
       for (const event of events) await batch.applyEvent(event);
+      await batch.applyDeferred();
       const rows = batch.rows;
       if (rows.length > 0) await this.store.insert(LEDGER_TABLE, rows, dedupToken ? { dedupToken: `${dedupToken}-ledger` } : {});
       if (rows.some((r) => r.origin === 'data_api')) this.dataApiRows = true;
@@ -160,6 +161,8 @@ class Batch {
   readonly rows: LedgerRow[] = [];
   readonly states = new Map<string, KeyState>();
   private readonly pending = new Map<string, LedgerRow[]>();
+  private readonly deferred = new Map<string, Leg[]>();
+  private readonly stored = new Map<string, LedgerRow[]>();
   private readonly markets = new Map<string, MarketInfo>();
   private readonly negRisk = new Map<string, NegRiskQuestion[]>();
   private coverageFirstMs: number | null = null;
@@ -228,7 +231,7 @@ class Batch {
       const byKey = new Map<string, Set<string>>();
       for (const row of voided)
         byKey.set(keyOf(row.wallet, row.asset_id), (byKey.get(keyOf(row.wallet, row.asset_id)) ?? new Set()).add(row.event_id));
-      for (const [key, ids] of byKey) await this.rewind(key, null, ids);
+      for (const [key, ids] of byKey) await this.rewind(key, [], ids);
       return;
     }
     if (event.origin === 'data_api') {
@@ -249,7 +252,7 @@ class Batch {
       }
       const replaced = twins.filter((t) => t.asset_id === leg.assetId).map((t) => t.event_id);
       if (replaced.length > 0) {
-        await this.rewind(key, leg, new Set(replaced));
+        await this.rewind(key, [leg], new Set(replaced));
         continue;
       }
       const state = this.stateOf(key);
@@ -262,8 +265,15 @@ class Batch {
         this.stats.skipped_already_applied += 1;
         continue;
       }
-      await this.rewind(key, leg, new Set());
+      // Older than what is applied: one rewind per (wallet, token) and batch, after the batch's other changes.
+      this.deferred.set(key, [...(this.deferred.get(key) ?? []), leg]);
     }
+  }
+
+  async applyDeferred(): Promise<void> {
+    await this.loadStoredRows([...this.deferred.keys()]);
+    for (const [key, legs] of this.deferred) await this.rewind(key, legs, new Set());
+    this.deferred.clear();
   }
 
   private stateOf(key: string): KeyState {
@@ -285,11 +295,11 @@ class Batch {
    * Re-derives a (wallet, token) from the earliest change affected: cancels the live rows from there
    * on and replays them (without `removed`, with `added`) in order.
    */
-  private async rewind(key: string, added: Leg | null, removed: Set<string>): Promise<void> {
+  private async rewind(key: string, added: Leg[], removed: Set<string>): Promise<void> {
     this.stats.rewinds += 1;
     const live = (await this.liveRows(key)).sort(compareRows);
     const removedRows = live.filter((r) => removed.has(r.event_id));
-    const starts = [...removedRows.map(rowPosition), ...(added ? [added.meta] : [])];
+    const starts = [...removedRows.map(rowPosition), ...added.map((leg) => leg.meta)];
     if (starts.length === 0) return;
     const from = starts.reduce((a, b) => (comparePositions(a, b) <= 0 ? a : b));
     const before = live.filter((r) => comparePositions(rowPosition(r), from) < 0);
@@ -313,7 +323,7 @@ class Batch {
       this.rows.push(cancel);
       this.pending.set(key, [...(this.pending.get(key) ?? []), cancel]);
     }
-    const replay: Leg[] = [...after.filter((r) => !removed.has(r.event_id)).map(legOfRow), ...(added ? [added] : [])];
+    const replay: Leg[] = [...after.filter((r) => !removed.has(r.event_id)).map(legOfRow), ...added];
     replay.sort((a, b) => comparePositions(a.meta, b.meta));
     let state: KeyState = { ...base, rev, last: baseRow ? rowPosition(baseRow) : null };
     this.states.set(key, state);
@@ -324,15 +334,25 @@ class Batch {
     this.states.set(key, { ...state, rev: Math.max(state.rev, rev) });
   }
 
+  /** Stored rows of these (wallet, token)s, read once per batch. */
+  private async loadStoredRows(keys: string[]): Promise<void> {
+    const missing = keys.filter((key) => !this.stored.has(key));
+    for (let i = 0; i < missing.length; i += 1_000) {
+      const chunk = missing.slice(i, i + 1_000);
+      const rows = await this.store.query<LedgerRow & { key: string }>(
+        `SELECT *, concat(wallet, '|', asset_id) AS key, toUnixTimestamp64Milli(time) AS time_ms, toUnixTimestamp64Milli(opened_at) AS opened_ms
+           FROM ${LEDGER_TABLE} WHERE wallet IN {wallets:Array(String)} AND concat(wallet, '|', asset_id) IN {keys:Array(String)} ORDER BY rev`,
+        { wallets: [...new Set(chunk.map((k) => k.split('|')[0]!))], keys: chunk },
+      );
+      for (const key of chunk) this.stored.set(key, []);
+      for (const { key, ...row } of rows) this.stored.get(key)?.push(normalizeStored(row as LedgerRow));
+    }
+  }
+
   /** Rows of a (wallet, token) not cancelled: stored ones and those of this batch. */
   private async liveRows(key: string): Promise<LedgerRow[]> {
-    const [wallet, assetId] = key.split('|') as [string, string];
-    const stored = await this.store.query<LedgerRow>(
-      `SELECT *, toUnixTimestamp64Milli(time) AS time_ms, toUnixTimestamp64Milli(opened_at) AS opened_ms
-         FROM ${LEDGER_TABLE} WHERE wallet = {wallet:String} AND asset_id = {asset:String} ORDER BY rev`,
-      { wallet, asset: assetId },
-    );
-    const all = [...stored.map(normalizeStored), ...(this.pending.get(key) ?? [])];
+    await this.loadStoredRows([key]);
+    const all = [...(this.stored.get(key) ?? []), ...(this.pending.get(key) ?? [])];
     const cancelled = new Set(all.filter((r) => Number(r.sign) < 0).map((r) => Number(r.of_rev)));
     return all.filter((r) => Number(r.sign) > 0 && !cancelled.has(Number(r.rev)));
   }
