@@ -16,7 +16,7 @@ import { ledgerRow } from '../services/read-models/chain-ledger/rows.js';
 import { fromChain, fromDataApiTrade, type LedgerEvent } from '../services/read-models/positions/ledger-events.js';
 import { PositionLedger } from '../services/read-models/positions/ledger.js';
 import { TraderValuation } from '../services/read-models/positions/valuation.js';
-import { startSink } from '../services/sink/sink-service.js';
+import { startSink, startStatefulProjections } from '../services/sink/sink-service.js';
 import { BENCH_MARKETS } from './seed.js';
 
 export const BENCH_WALLETS = 100_000;
@@ -151,6 +151,7 @@ export async function leaderboardFreshness(
   probes: number,
 ): Promise<number[]> {
   const sink = await startSink(log, store, pino({ level: 'silent' }), 'bench-ledger-sink');
+  const ledgerConsumer = await startStatefulProjections(log, store, pino({ level: 'silent' }), 'bench-ledger');
   const publisher = new EventPublisher(log);
   const timings: number[] = [];
   try {
@@ -192,6 +193,7 @@ export async function leaderboardFreshness(
       timings.push(performance.now() - started);
     }
   } finally {
+    await ledgerConsumer.stop();
     await sink.stop();
   }
   return timings;

@@ -1,9 +1,10 @@
 /**
- * Sink alone: consumes the log into ClickHouse, committing offsets after each insert, and runs the
- * read models' maintenance jobs, since it is the ClickHouse writer.
+ * Sink alone: consumes the log into ClickHouse, committing offsets after each insert, beside it the
+ * position ledger in its own consumer group, and the read models' maintenance jobs, since it is the
+ * ClickHouse writer.
  */
 import { READ_MODELS } from '../read-models/registry.js';
-import { startSink } from '../sink/sink-service.js';
+import { startSink, startStatefulProjections } from '../sink/sink-service.js';
 import type { PartDefinition } from './registry.js';
 
 export const sinkPart: PartDefinition = {
@@ -14,10 +15,12 @@ export const sinkPart: PartDefinition = {
     const store = await resources.analyticsStore();
     const { config, logger } = resources;
     const sink = await startSink(log, store, logger.child({ part: 'sink' }));
+    const ledger = await startStatefulProjections(log, store, logger.child({ part: 'position-ledger' }));
     const jobs = READ_MODELS.flatMap((model) => model.jobs?.({ store, config, logger }) ?? []);
     return {
       async stop() {
         for (const job of jobs) await job.stop();
+        await ledger.stop();
         await sink.stop();
       },
     };

@@ -16,6 +16,27 @@ import { ALL_PROJECTIONS } from '../read-models/registry.js';
 
 export const SINK_GROUP_ID = 'tapeline-sink-clickhouse';
 
+/** Projections the sink writes row by row. */
+export const SINK_PROJECTIONS: readonly Projection[] = ALL_PROJECTIONS.filter((projection) => !projection.apply);
+
+/**
+ * Projections with state of their own (the position ledger) consume the same topics in a group of
+ * their own, so their work never delays the tables the sink writes, and each keeps its own offsets.
+ */
+export const STATEFUL_PROJECTIONS: readonly Projection[] = ALL_PROJECTIONS.filter((projection) => projection.apply);
+
+export const LEDGER_GROUP_ID = 'tapeline-position-ledger';
+
+/** Starts the stateful projections' consumer (the position ledger). */
+export function startStatefulProjections(
+  log: EventLog,
+  store: AnalyticsStore,
+  logger: Logger,
+  groupId = LEDGER_GROUP_ID,
+): Promise<SinkService> {
+  return startSink(log, store, logger, groupId, STATEFUL_PROJECTIONS);
+}
+
 export interface SinkStats {
   batches: number;
   /** Rows inserted per table. */
@@ -46,7 +67,7 @@ export async function startSink(
   store: AnalyticsStore,
   logger: Logger,
   groupId = SINK_GROUP_ID,
-  projections: readonly Projection[] = ALL_PROJECTIONS,
+  projections: readonly Projection[] = SINK_PROJECTIONS,
 ): Promise<SinkService> {
   const stats: SinkStats = { batches: 0, inserted: {}, already_stored: {}, dead_lettered: 0 };
   const publisher = new EventPublisher(log);
@@ -112,7 +133,7 @@ function decodeAll(stream: Stream, messages: LogMessage[]) {
 }
 
 /** Every topic the sink consumes. */
-export function sinkTopics(projections: readonly Projection[] = ALL_PROJECTIONS): string[] {
+export function sinkTopics(projections: readonly Projection[] = SINK_PROJECTIONS): string[] {
   return [...projectionsByTopic(projections).keys()];
 }
 

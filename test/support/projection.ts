@@ -15,7 +15,15 @@ import { openFileEventLog } from '../../services/eventlog/file-log.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import type { EventLog } from '../../services/ports/event-log.js';
 import { allTopicSpecs, type StreamName, topicSchemas } from '../../services/read-models/registry.js';
-import { type SinkService, sinkLag, startSink } from '../../services/sink/sink-service.js';
+import {
+  LEDGER_GROUP_ID,
+  STATEFUL_PROJECTIONS,
+  type SinkService,
+  sinkLag,
+  sinkTopics,
+  startSink,
+  startStatefulProjections,
+} from '../../services/sink/sink-service.js';
 import { type ApiHarness, startApiHarness } from './api-harness.js';
 import { getJson, type JsonResponse, waitFor } from './http.js';
 
@@ -47,6 +55,7 @@ export async function projectionHarness(name: string): Promise<ProjectionHarness
   const store = await openChdbStore({ path: path.join(directory, 'chdb'), database: `projection_${name.replace(/[^a-z0-9]/gi, '_')}` });
   await migrate(store);
   const sink: SinkService = await startSink(log, store, pino({ level: 'silent' }));
+  const ledger: SinkService = await startStatefulProjections(log, store, pino({ level: 'silent' }));
   const publisher = new EventPublisher(log);
   const api = await startApiHarness({ store });
   const key = (await api.admin.createKey(`${name}-tier2`, '2')).api_key;
@@ -57,7 +66,9 @@ export async function projectionHarness(name: string): Promise<ProjectionHarness
     async given(events) {
       for (const [stream, list] of Object.entries(events) as Array<[StreamName, never[]]>) await publisher.publish(stream, list);
       await waitFor(
-        async () => Object.values(await sinkLag(log)).every((lag) => lag === 0),
+        async () =>
+          Object.values(await sinkLag(log)).every((lag) => lag === 0) &&
+          Object.values(await sinkLag(log, sinkTopics(STATEFUL_PROJECTIONS), LEDGER_GROUP_ID)).every((lag) => lag === 0),
         20_000,
         'the sink to write the given events',
         20,
@@ -67,6 +78,7 @@ export async function projectionHarness(name: string): Promise<ProjectionHarness
     get: (pathAndQuery) => getJson(`${api.base}/v1${pathAndQuery}`, key),
     async close() {
       await api.close();
+      await ledger.stop();
       await sink.stop();
       await log.close();
       await store.close();
