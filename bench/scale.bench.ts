@@ -35,6 +35,8 @@ function percentile(sorted: number[], p: number): number {
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-bench-scale-'));
+  // The data set is gigabytes at 10M: never leave it behind, even when the run fails.
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   const results: Record<string, Record<string, unknown>> = {};
   const now = Date.now();
   let previous = 0;
@@ -144,4 +146,7 @@ async function main() {
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
-await main();
+await main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
