@@ -149,6 +149,12 @@ test('late resolutions and voids reach the subscriber once each, signed; history
   const lateDetail = (await getJson(`${base}/markets/${late.conditionId}`, key)).body.data;
   expect(lateDetail.lifecycle.transitions.map((t: { kind: string }) => t.kind)).toEqual(['listed', 'resolved']);
   expect(lateDetail.lifecycle.resolution).toMatchObject({ resolution_number: 1, resolved_at: new Date(late.closesAtMs!).toISOString() });
+  // The webhook can go out (signals consumer) before the sink has written the void's catalog row.
+  await waitFor(
+    async () => (await getJson(`${base}/markets/${voided.conditionId}`, key)).body.data.resolved_outcome === '50-50',
+    30_000,
+    'the void in the API',
+  );
   const voidDetail = (await getJson(`${base}/markets/${voided.conditionId}`, key)).body.data;
   expect(voidDetail).toMatchObject({ status: 'voided', resolved_outcome: '50-50' });
   expect((await getJson(`${base}/markets?status=voided&limit=100`, key)).body.data.map((m: { id: string }) => m.id)).toContain(
