@@ -1,7 +1,8 @@
 /**
  * The Express app (and a fast path for cached reads in front of it): OpenAPI document at
- * /api/openapi.yaml, requests validated against it,
- * bearer keys on every /v1 route but registration, one error renderer for the envelope.
+ * /api/openapi.yaml, requests validated against it, the web UI under /app (a client of /v1 like any
+ * other), keys (bearer or session cookie) on every /v1 route but the keyless ones, one error
+ * renderer for the envelope.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
@@ -13,6 +14,8 @@ import type { Logger } from '../services/logger.js';
 import type { AnalyticsStore } from '../services/ports/analytics-store.js';
 import type { Meter } from '../services/access/meter.js';
 import { RateLimiter } from '../services/access/rate-limit.js';
+import type { RefusalLog } from '../services/access/refusals.js';
+import type { ControlStore } from '../services/ports/control-store.js';
 import type { AdminOperations } from '../services/admin/operations.js';
 import type { Accounts } from '../services/control/accounts.js';
 import { accessCheck, accessControl, type AccessCheck, type AccessPolicy } from './access.js';
@@ -25,6 +28,10 @@ import { ApiError } from './errors.js';
 import { type Operation, OperationIndex, readOperations } from './operations.js';
 import { accountRoutes } from './routes/account.js';
 import { agentRoutes } from './routes/agents.js';
+import { developerRoutes } from './routes/developers.js';
+import { sessionRoutes } from './routes/session.js';
+import { usageHistoryRoutes } from './routes/usage-history.js';
+import { WebUi } from './webui/web-ui.js';
 import { healthRoutes, type HealthInputs } from './routes/health.js';
 import { metricsRoutes } from './metrics.js';
 import { READ_MODELS } from '../services/read-models/registry.js';
@@ -49,24 +56,38 @@ export interface AppDependencies {
   readCacheTtlMs?: number;
   /** Validate every response against the document too (tests turn this on). */
   validateResponses?: boolean;
+  /** Usage per day and refused calls (GET /usage/history, /usage/refusals); without it those answer 404. */
+  usageHistory?: { control: ControlStore; refusals: RefusalLog; clock?: () => number };
+  /** Lifetime of the web UI's session cookie (default 12 h). */
+  sessionMaxAgeSeconds?: number;
 }
 
 export interface ApiHandler {
   app: express.Express;
   /** Node request listener: cached public reads answered ahead of Express, everything else by it. */
   listener: (request: http.IncomingMessage, response: http.ServerResponse) => void;
+  /** The web UI's assets (built on first use; `prepare()` builds them ahead). */
+  webui: WebUi;
 }
+
+/** The web UI session's default lifetime: a working day, after which the key is asked for again. */
+export const DEFAULT_SESSION_MAX_AGE_SECONDS = 12 * 3600;
+
+/** Keyless /v1 operations: registration, developer sign-up and turning a key into a session. */
+const KEYLESS = new Set(['POST /agents/register', 'POST /developers/register', 'POST /session']);
 
 /** The Express app plus a request listener with the cached-read fast path in front of it. */
 export function createApiHandler(deps: AppDependencies): ApiHandler {
   const owners = new OwnerCache(deps.accounts, deps.authCacheTtlMs);
   const operations = readOperations(OPENAPI_PATH);
   const cache = new ReadCache(deps.readCacheTtlMs ?? 0, new OperationIndex(operations));
-  const check = accessCheck(deps.meter, deps.limiter ?? new RateLimiter(), deps.access);
-  const app = buildApp(deps, owners, cache, check, operations);
+  const check = recordingRefusals(accessCheck(deps.meter, deps.limiter ?? new RateLimiter(), deps.access), deps.usageHistory?.refusals);
+  const webui = new WebUi(deps.logger);
+  const app = buildApp(deps, owners, cache, check, operations, webui);
   const fast = fastCachedReads(cache, owners, check);
   return {
     app,
+    webui,
     listener: (request, response) => {
       if (!fast(request, response)) app(request, response);
     },
@@ -83,6 +104,7 @@ function buildApp(
   cache: ReadCache,
   check: AccessCheck,
   operations: Operation[],
+  webui: WebUi,
 ): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -93,6 +115,7 @@ function buildApp(
     response.type('application/yaml').send(openapiText);
   });
   app.use(docsRoutes());
+  app.use(webui.routes(owners));
 
   if (deps.admin) app.use('/admin', adminRoutes(deps.admin.operations, deps.admin.token));
   // Prometheus scrape target, outside /v1 and the API document.
@@ -100,9 +123,9 @@ function buildApp(
   app.use(express.json({ limit: '64kb' }));
   const authenticate = requireApiKey(owners);
   app.use('/v1', (request, response, next) => {
-    // Registration is the one keyless route; everything else authenticates before validation,
-    // so an anonymous caller learns nothing about parameters.
-    if (request.path === '/agents/register') return next();
+    // Everything but the keyless operations authenticates before validation, so an anonymous
+    // caller learns nothing about parameters.
+    if (KEYLESS.has(`${request.method} ${request.path}`)) return next();
     return authenticate(request, response, next);
   });
   app.use('/v1', responseCache(cache, check));
@@ -118,6 +141,20 @@ function buildApp(
   );
   app.use('/v1', accessControl(check));
   app.use('/v1', agentRoutes(deps.accounts, deps.meter, deps.access.thresholds));
+  app.use('/v1', developerRoutes(deps.accounts));
+  app.use(
+    '/v1',
+    sessionRoutes({
+      accounts: deps.accounts,
+      owners,
+      meter: deps.meter,
+      thresholds: deps.access.thresholds,
+      maxAgeSeconds: deps.sessionMaxAgeSeconds ?? DEFAULT_SESSION_MAX_AGE_SECONDS,
+    }),
+  );
+  if (deps.usageHistory) {
+    app.use('/v1', usageHistoryRoutes({ control: deps.usageHistory.control, clock: deps.usageHistory.clock ?? Date.now }));
+  }
   app.use('/v1', healthRoutes(deps.store, deps.health));
   app.use('/v1', accountRoutes({ meter: deps.meter, operations, ...deps.access }));
   for (const model of READ_MODELS) if (model.routes) app.use('/v1', model.routes({ store: deps.store }));
@@ -126,6 +163,31 @@ function buildApp(
   app.use((_request, _response, next) => next(ApiError.notFound('no such route')));
   app.use(errorRenderer(deps.logger));
   return app;
+}
+
+/** Records the calls an access check refuses with 402 or 429, for GET /usage/history and /usage/refusals. */
+function recordingRefusals(check: AccessCheck, refusals: RefusalLog | undefined): AccessCheck {
+  if (!refusals) return check;
+  return async (request, response, operation) => {
+    try {
+      await check(request, response, operation);
+    } catch (error) {
+      const owner = request.owner;
+      if (owner && error instanceof ApiError && (error.status === 402 || error.status === 429)) {
+        // The fast path hands a bare node request (no originalUrl); the query string is not kept.
+        const url = (request as { originalUrl?: string }).originalUrl ?? request.url;
+        refusals.record({
+          accountId: owner.account_id,
+          status: error.status,
+          code: error.code,
+          method: request.method,
+          path: url.split('?', 1)[0]!,
+          reason: error.message,
+        });
+      }
+      throw error;
+    }
+  };
 }
 
 interface ValidatorError {

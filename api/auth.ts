@@ -1,11 +1,18 @@
-/** Bearer-key authentication: every route except registration and the API document needs a live key. */
+/**
+ * Key authentication: every /v1 route except the keyless ones (registration, sign-up, session
+ * creation) needs a live key, as a bearer header or the web UI's session cookie (api/session.ts).
+ */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { Accounts, KeyOwner } from '../services/control/accounts.js';
 import { ApiError } from './errors.js';
+import { cookieRequestProblem, cookieValue, SESSION_COOKIE } from './session.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
     owner?: KeyOwner;
+    /** How the key came: the bearer header or the session cookie. */
+    credential?: Credential;
   }
 }
 
@@ -44,16 +51,35 @@ export function bearerKey(header: string | undefined): string | null {
   return header ? (/^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? null) : null;
 }
 
+export interface Credential {
+  apiKey: string;
+  via: 'bearer' | 'cookie';
+}
+
+/** The key a request presents: the bearer header first, else the session cookie. */
+export function credentialOf(headers: IncomingHttpHeaders): Credential | 'malformed' | null {
+  if (headers.authorization !== undefined) {
+    const apiKey = bearerKey(headers.authorization);
+    return apiKey ? { apiKey, via: 'bearer' } : 'malformed';
+  }
+  const apiKey = cookieValue(headers.cookie, SESSION_COOKIE);
+  return apiKey ? { apiKey, via: 'cookie' } : null;
+}
+
 export function requireApiKey(owners: OwnerCache) {
   return async (request: Request, _response: Response, next: NextFunction) => {
-    const header = request.get('authorization');
-    if (!header) return next(ApiError.unauthorized('missing API key: send Authorization: Bearer <key>'));
-    const apiKey = bearerKey(header);
-    if (!apiKey) return next(ApiError.unauthorized('malformed Authorization header: expected Bearer <key>'));
+    const credential = credentialOf(request.headers);
+    if (!credential) return next(ApiError.unauthorized('missing API key: send Authorization: Bearer <key>'));
+    if (credential === 'malformed') return next(ApiError.unauthorized('malformed Authorization header: expected Bearer <key>'));
     try {
-      const owner = await owners.lookup(apiKey);
+      const owner = await owners.lookup(credential.apiKey);
       if (!owner) return next(ApiError.unauthorized('invalid API key'));
+      if (credential.via === 'cookie') {
+        const problem = cookieRequestProblem(request, credential.apiKey);
+        if (problem) return next(new ApiError(403, 'FORBIDDEN', problem));
+      }
       request.owner = owner;
+      request.credential = credential;
       next();
     } catch (error) {
       next(error);

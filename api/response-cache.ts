@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { operationOf, type AccessCheck, type OperationAccess } from './access.js';
-import { bearerKey, type OwnerCache } from './auth.js';
+import { credentialOf, type OwnerCache } from './auth.js';
 import { failure } from './envelope.js';
 import { ApiError } from './errors.js';
 import type { OperationIndex } from './operations.js';
@@ -91,8 +91,10 @@ export function fastCachedReads(cache: ReadCache, owners: OwnerCache, check: Acc
     if (!cache.cacheable(request.method, url)) return false;
     const hit = cache.get(url);
     if (!hit) return false;
-    const apiKey = bearerKey(request.headers.authorization);
-    const owner = apiKey ? owners.peek(apiKey) : undefined;
+    // A cookie-authenticated read goes through Express, which also checks its Origin.
+    const credential = credentialOf(request.headers);
+    if (!credential || credential === 'malformed' || credential.via !== 'bearer') return false;
+    const owner = owners.peek(credential.apiKey);
     if (!owner) return false;
     const req = request as IncomingMessage & { owner?: typeof owner };
     req.owner = owner;

@@ -6,6 +6,7 @@ import http from 'node:http';
 import { createApiHandler } from '../api/app.js';
 import type { WebhooksApi } from '../api/routes/webhooks.js';
 import { Meter } from './access/meter.js';
+import { RefusalLog } from './access/refusals.js';
 import { newAdminToken, writeAdminEndpoint } from './admin/admin-endpoint.js';
 import { AdminOperations } from './admin/operations.js';
 import type { Config } from './config.js';
@@ -42,8 +43,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const accounts = new Accounts(control);
   const meter = new Meter(control, { ...config.access, flushIntervalMs: config.access.meterFlushIntervalMs });
   meter.start();
+  const refusals = new RefusalLog(control, {
+    flushIntervalMs: config.access.meterFlushIntervalMs,
+    onFlushError: (error) => logger.warn({ err: error }, 'refused-call log flush failed; kept for the next flush'),
+  });
+  refusals.start();
   const adminToken = options.adminEndpoint ? newAdminToken() : undefined;
-  const { listener } = createApiHandler({
+  const { listener, webui } = createApiHandler({
     store,
     accounts,
     meter,
@@ -54,12 +60,16 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     validateResponses: config.validateResponses,
     readCacheTtlMs: config.readCacheTtlMs,
     webhooks: options.webhooks,
+    usageHistory: { control, refusals },
+    sessionMaxAgeSeconds: config.access.sessionMaxAgeSeconds,
     health: {
       version: SERVICE_VERSION,
       sources: options.sources ?? (() => []),
       sinkLag: () => sinkLag(log, [STREAMS.markets.topic, STREAMS.trades.topic]),
     },
   });
+  // Built while the server starts listening, so the first visit to /app does not wait for it.
+  const webuiReady = webui.prepare().catch((error: unknown) => logger.error({ err: error }, 'web ui bundle failed to build'));
   const server = http.createServer(listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -73,7 +83,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     async stop() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await webuiReady;
       await meter.stop();
+      await refusals.stop();
     },
   };
 }

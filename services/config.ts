@@ -90,6 +90,13 @@ const environmentSchema = z.object({
   VALIDATE_RESPONSES: booleanFlag,
   // A key's owner is cached this long after a lookup; revocations take at most this long to apply.
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
+  // The web UI's session cookie lives a working day: long enough not to nag, short enough that a
+  // forgotten browser does not hold the key for weeks (the key itself does not expire).
+  SESSION_MAX_AGE_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(12 * 3600),
   // CLOB ingestion. REST books are the reconciliation behind the websocket: every 30 s is
   // plenty; the websocket carries the 2 s freshness.
   CLOB_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(30_000),
@@ -193,6 +200,7 @@ export type Config = Readonly<{
     rateBurstFactor: number;
     meterFlushIntervalMs: number;
     authCacheTtlMs: number;
+    sessionMaxAgeSeconds: number;
   }>;
   traderStatsIntervalMs: number;
   validateResponses: boolean;
@@ -285,6 +293,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rateBurstFactor: e.RATE_BURST_FACTOR,
       meterFlushIntervalMs: e.METER_FLUSH_INTERVAL_MS,
       authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
+      sessionMaxAgeSeconds: e.SESSION_MAX_AGE_SECONDS,
     },
     traderStatsIntervalMs: e.TRADER_STATS_INTERVAL_MS,
     validateResponses: e.VALIDATE_RESPONSES ?? false,

@@ -6,14 +6,20 @@ import type { Accounts } from '../../services/control/accounts.js';
 import { success } from '../envelope.js';
 import { ApiError } from '../errors.js';
 
+/** A display name from a request body: non-empty once trimmed, without control characters. */
+export function displayName(value: unknown): string {
+  const name = typeof value === 'string' ? value.trim() : '';
+  if (!name) throw ApiError.badRequest('name: must be a non-empty string');
+  // PostgreSQL text cannot hold NUL, and control characters have no place in a display name.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw ApiError.badRequest('name: must not contain control characters');
+  return name;
+}
+
 export function agentRoutes(accounts: Accounts, meter: Meter, thresholds: TierThresholds): Router {
   const router = Router();
   router.post('/agents/register', async (request, response) => {
-    const name = typeof request.body?.name === 'string' ? request.body.name.trim() : '';
-    if (!name) throw ApiError.badRequest('name: must be a non-empty string');
-    // PostgreSQL text cannot hold NUL, and control characters have no place in a display name.
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
-    if (/[\u0000-\u001f\u007f]/.test(name)) throw ApiError.badRequest('name: must not contain control characters');
+    const name = displayName(request.body?.name);
     const issued = await accounts.registerAgent(name);
     response.status(201).json(
       success({

@@ -13,6 +13,20 @@ export const EVENT_TYPES = [
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** What each event means and whether this service emits it yet (GET /v1/webhooks/event-types; docs/WEBHOOKS.md). */
+export const EVENT_TYPE_INFO: Record<EventType, { description: string; emitted: boolean }> = {
+  'trade.executed': { description: 'Every indexed trade matching the filters.', emitted: true },
+  'trader.large_trade': {
+    description: 'A trade of at least large_trade_min_usdc (default SIGNALS_LARGE_TRADE_USDC), with the trader’s last 24 h.',
+    emitted: true,
+  },
+  'market.price_signal': { description: 'The YES price moved by more than the service threshold within its window.', emitted: true },
+  'market.resolved': { description: 'A market seen active (or closed awaiting resolution) is seen resolved.', emitted: true },
+  'copy.executed': { description: 'A copy-trade order was submitted for your copy subscription (account-scoped).', emitted: false },
+  'risk.blocked': { description: 'A copy trade was blocked by a risk rule (account-scoped).', emitted: false },
+  'strategy.signal': { description: 'A strategy emitted a signal (account-scoped).', emitted: false },
+};
+
 /** Sent by POST /webhooks/{id}/test only; not subscribable. */
 export const TEST_EVENT_TYPE = 'webhook.test';
 

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { createApiHandler } from '../../api/app.js';
 import { Meter } from '../../services/access/meter.js';
+import { RefusalLog } from '../../services/access/refusals.js';
 import { AdminOperations } from '../../services/admin/operations.js';
 import { openChdbStore } from '../../services/analytics/clickhouse-store.js';
 import { migrate } from '../../services/analytics/migrate.js';
@@ -25,6 +26,7 @@ export interface ApiHarness {
   accounts: Accounts;
   admin: AdminOperations;
   meter: Meter;
+  refusals: RefusalLog;
   close(): Promise<void>;
 }
 
@@ -59,6 +61,8 @@ export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHa
   const accounts = new Accounts(control);
   const meter = new Meter(control, { ...config.access, flushIntervalMs: config.access.meterFlushIntervalMs });
   meter.start();
+  const refusals = new RefusalLog(control, { flushIntervalMs: config.access.meterFlushIntervalMs });
+  refusals.start();
   const admin = new AdminOperations(accounts, config.access.thresholds);
   const { listener } = createApiHandler({
     store,
@@ -68,6 +72,7 @@ export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHa
     authCacheTtlMs: config.access.authCacheTtlMs,
     logger: pino({ level: 'silent' }),
     validateResponses: true,
+    usageHistory: { control, refusals },
     // Off unless a test asks for it: most tests write data and read it back at once.
     readCacheTtlMs: options.env?.READ_CACHE_TTL_MS ? config.readCacheTtlMs : 0,
     health: { version: 'test', sources: () => [], sinkLag: async () => ({ 'tapeline.trades.v1': 0 }) },
@@ -80,9 +85,11 @@ export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHa
     accounts,
     admin,
     meter,
+    refusals,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await meter.stop();
+      await refusals.stop();
       if (ownStore) await store.close();
       await control.close();
     },
