@@ -12,7 +12,7 @@ export default {
   // Per-project testTimeout is ignored by jest 30; e2e tests pass their own, longer timeouts.
   testTimeout: 60_000,
   projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{test,services,api,tools}/**/*.unit.test.ts'] },
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{test,services,api,tools,webui}/**/*.unit.test.ts'] },
     { ...shared, displayName: 'integration', testMatch: ['<rootDir>/{test,services,api,tools}/**/*.int.test.ts'] },
     { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/{test,services,api,tools}/**/*.e2e.test.ts'] },
     // Real engines as local servers (Kafka, schema registry, PostgreSQL), started once per run.

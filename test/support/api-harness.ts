@@ -73,6 +73,7 @@ export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHa
     logger: pino({ level: 'silent' }),
     validateResponses: true,
     usageHistory: { control, refusals },
+    sessionMaxAgeSeconds: config.access.sessionMaxAgeSeconds,
     // Off unless a test asks for it: most tests write data and read it back at once.
     readCacheTtlMs: options.env?.READ_CACHE_TTL_MS ? config.readCacheTtlMs : 0,
     health: { version: 'test', sources: () => [], sinkLag: async () => ({ 'tapeline.trades.v1': 0 }) },
