@@ -1,5 +1,5 @@
 // Test tiers by file suffix: *.unit.test.ts (pure, no I/O), *.int.test.ts (real engines in-process),
-// *.e2e.test.ts (the service as child processes). A read model's tests live in its folder
+// *.e2e.test.ts (the service as child processes), *.browser.test.ts (the web UI in headless Chromium). A read model's tests live in its folder
 // (services/read-models/<name>/), the rest under test/. One npm script per tier; `npm test` runs all.
 const shared = {
   transform: { '^.+\\.ts$': '<rootDir>/test/support/esbuild-transform.cjs' },
@@ -22,6 +22,13 @@ export default {
       testMatch: ['<rootDir>/{test,services,api,tools}/**/*.engines.test.ts'],
       globalSetup: '<rootDir>/test/engines/global-setup.mjs',
       globalTeardown: '<rootDir>/test/engines/global-teardown.mjs',
+    },
+    // The web UI in headless Chromium (Debian's package, installed by the global setup) against the demo.
+    {
+      ...shared,
+      displayName: 'browser',
+      testMatch: ['<rootDir>/test/browser/**/*.browser.test.ts'],
+      globalSetup: '<rootDir>/test/browser/global-setup.mjs',
     },
   ],
 };

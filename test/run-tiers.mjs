@@ -28,6 +28,7 @@ const TIERS = [
   { name: 'integration', kind: 'jest', command: [...jest, '--selectProjects', 'integration'] },
   { name: 'e2e', kind: 'jest', command: [...jest, '--selectProjects', 'e2e'] },
   { name: 'engines', kind: 'jest', command: [...jest, '--selectProjects', 'engines'] },
+  { name: 'browser', kind: 'jest', command: [...jest, '--selectProjects', 'browser'] },
   { name: 'fuzz', kind: 'junit', command: ['bash', 'test/fuzz/schemathesis.sh'] },
 ];
 

@@ -8,6 +8,7 @@
  * requests and HTTP error responses; tests assert the list is empty.
  */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -79,4 +80,23 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   const file = path.join(SCREENSHOTS, `${name}.png`);
   await page.screenshot({ path: file, fullPage: true });
   return file;
+}
+
+let axeSource: string | undefined;
+
+/**
+ * Runs axe-core (from npm) in the page against WCAG 2.1 A and AA and returns the violations as
+ * readable lines. It is evaluated through the DevTools protocol, so the page's CSP stays in force.
+ */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  axeSource ??= fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document, options: unknown) => Promise<any> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return result.violations.map(
+      (v: any) => `${v.id} (${v.impact}): ${v.help} - ${v.nodes.map((n: any) => n.target.join(' ')).slice(0, 3).join(', ')}`,
+    );
+  });
+  return violations as string[];
 }

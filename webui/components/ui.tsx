@@ -2,17 +2,20 @@
 import type { AnchorHTMLAttributes, ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiFailure } from '../lib/api.js';
-import { onLinkClick } from '../lib/router.js';
+import { navigatedInApp, onLinkClick } from '../lib/router.js';
 import { useSession } from '../lib/session.js';
 
-/** A page: sets the document title and moves focus to the heading, so screen readers announce the new page. */
+/**
+ * A page: sets the document title and, after in-app navigation, moves focus to the heading so screen
+ * readers announce the new page (on a fresh load focus stays at the top, where the skip link is).
+ */
 export function Page(props: { title: string; children: ComponentChildren; actions?: ComponentChildren }) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     document.title = `${props.title} · tapeline`;
   }, [props.title]);
   useEffect(() => {
-    heading.current?.focus({ preventScroll: true });
+    if (navigatedInApp()) heading.current?.focus({ preventScroll: true });
   }, []);
   return (
     <>

@@ -4,10 +4,19 @@ import { resetReady } from './ready.js';
 
 const CHANGE = 'tapeline:navigate';
 
+let inAppNavigations = 0;
+
+/** Whether the current page was reached by in-app navigation (not a fresh load, where focus starts at the top). */
+export const navigatedInApp = () => inAppNavigations > 0;
+
 // Readiness is per page: cleared before the next page renders (and marks itself ready).
-window.addEventListener('popstate', resetReady);
+window.addEventListener('popstate', () => {
+  inAppNavigations++;
+  resetReady();
+});
 
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
+  inAppNavigations++;
   resetReady();
   if (options.replace) history.replaceState(null, '', to);
   else history.pushState(null, '', to);
