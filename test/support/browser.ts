@@ -95,7 +95,11 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
     const axe = (window as unknown as { axe: { run: (context: Document, options: unknown) => Promise<any> } }).axe;
     const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
     return result.violations.map(
-      (v: any) => `${v.id} (${v.impact}): ${v.help} - ${v.nodes.map((n: any) => n.target.join(' ')).slice(0, 3).join(', ')}`,
+      (v: any) =>
+        `${v.id} (${v.impact}): ${v.help} - ${v.nodes
+          .map((n: any) => n.target.join(' '))
+          .slice(0, 3)
+          .join(', ')}`,
     );
   });
   return violations as string[];
