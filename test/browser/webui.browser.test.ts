@@ -154,7 +154,8 @@ test('webhooks: create one to a local receiver, send a test event, see the signe
   await page.getByRole('checkbox', { name: 'market.resolved' }).check();
   await page.getByRole('checkbox', { name: 'trade.executed' }).check();
   await page.getByRole('button', { name: 'Create subscription' }).click();
-  await page.waitForURL(/\/app\/webhooks\/\d+$/);
+  await page.getByRole('heading', { name: /^Webhook \d+$/ }).waitFor();
+  expect(page.url()).toMatch(/\/app\/webhooks\/\d+$/);
   await waitForReady(page);
   const secret = await page.getByLabel('Secret', { exact: true }).inputValue();
   expect(secret).toMatch(/^whsec_/);

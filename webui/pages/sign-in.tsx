@@ -39,9 +39,11 @@ export function SignInPage() {
   const enter = async (apiKey: string, onError: (failure: ApiFailure) => void) => {
     setBusy(true);
     try {
+      // The destination first: signing in re-renders the app at the current URL, and /app would redirect.
+      navigate('/app/keys', { replace: true });
       await signIn(apiKey);
-      navigate('/app/keys');
     } catch (error) {
+      navigate('/app', { replace: true });
       onError(asFailure(error));
       setBusy(false);
     }
