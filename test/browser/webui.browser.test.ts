@@ -173,9 +173,10 @@ test('webhooks: create one to a local receiver, send a test event, see the signe
   await expectCleanPage('05-webhook-delivered');
 
   await page.getByRole('button', { name: 'Pause' }).click();
-  await page.getByText('State').locator('..').getByText('paused').waitFor();
+  await page.getByText('Paused: events are kept and go out when you resume.').waitFor();
   await page.getByRole('button', { name: 'Resume' }).click();
-  await page.getByText('State').locator('..').getByText('active').waitFor();
+  await page.getByText('Resumed: waiting deliveries go out now.').waitFor();
+  await page.getByRole('button', { name: 'Pause' }).waitFor();
   expect(watched.problems).toEqual([]);
 }, 60_000);
 

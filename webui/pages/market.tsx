@@ -226,8 +226,9 @@ function RecentTrades(props: { id: string }) {
                   <td class="num">{formatPrice(t.price)}</td>
                   <td class="num">{formatUsd(t.size_usdc)}</td>
                   <td>
-                    <Link href={`/app/traders/${t.wallet}`} aria-label={`Trader ${t.wallet}`}>
+                    <Link href={`/app/traders/${t.wallet}`}>
                       {shortId(t.wallet)}
+                      <span class="sr-only"> (trader {t.wallet})</span>
                     </Link>
                   </td>
                 </tr>
@@ -263,8 +264,9 @@ function TopHolders(props: { id: string }) {
               <tr key={h.wallet}>
                 <td>{h.rank}</td>
                 <td>
-                  <Link href={`/app/traders/${h.wallet}`} aria-label={`Trader ${h.wallet}`}>
+                  <Link href={`/app/traders/${h.wallet}`}>
                     {shortId(h.wallet)}
+                    <span class="sr-only"> (trader {h.wallet})</span>
                   </Link>
                 </td>
                 <td class="num">{formatShares(h.amount_shares)}</td>
