@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'CONFLICT'
   | 'METHOD_NOT_ALLOWED'
   | 'RATE_LIMITED'
+  | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_ERROR';
 
 export class ApiError extends Error {
@@ -15,6 +16,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: ErrorCode,
     message: string,
+    /** Sent as Retry-After (429, 503). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
@@ -27,5 +30,11 @@ export class ApiError extends Error {
   }
   static notFound(message: string) {
     return new ApiError(404, 'NOT_FOUND', message);
+  }
+  static rateLimited(message: string, retryAfterSeconds: number) {
+    return new ApiError(429, 'RATE_LIMITED', message, retryAfterSeconds);
+  }
+  static unavailable(message: string, retryAfterSeconds: number) {
+    return new ApiError(503, 'SERVICE_UNAVAILABLE', message, retryAfterSeconds);
   }
 }

@@ -14,7 +14,7 @@ import {
 } from '../../services/webhooks/outbox.js';
 import { secretHint } from '../../services/webhooks/signature.js';
 import { UnsafeUrlError } from '../../services/webhooks/url-guard.js';
-import type { Subscription, WebhookSubscriptions } from '../../services/webhooks/subscriptions.js';
+import { type Subscription, SubscriptionRefusedError, type WebhookSubscriptions } from '../../services/webhooks/subscriptions.js';
 import { decodeCursor, encodeCursor, queryFingerprint } from '../cursor.js';
 import { page, success } from '../envelope.js';
 import { ApiError } from '../errors.js';
@@ -42,6 +42,8 @@ function presentSubscription(s: Subscription, now: number, secret?: string) {
     disabled_at: iso(s.disabled_at),
     secret_hint: secretHint(s.secret),
     previous_secret_expires_at: graceRunning ? iso(s.previous_secret_expires_at) : null,
+    dropped_events: Number(s.dropped_events),
+    last_dropped_at: iso(s.last_dropped_at),
     created_at: iso(s.created_at)!,
     updated_at: iso(s.updated_at)!,
     ...(secret ? { secret } : {}),
@@ -72,12 +74,14 @@ function presentDelivery(d: DeliveryRecord, attempts: AttemptRecord[]) {
 
 const ownerOf = (request: Request) => request.owner!.account_id;
 
-/** SSRF refusals are the subscriber's input problem: 400 with the guard's message. */
+/** SSRF and filter refusals are the subscriber's input problem (400); the subscription limit is 409. */
 async function guarded<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
     if (error instanceof UnsafeUrlError) throw ApiError.badRequest(error.message);
+    if (error instanceof SubscriptionRefusedError)
+      throw error.kind === 'invalid' ? ApiError.badRequest(error.message) : new ApiError(409, 'CONFLICT', error.message);
     throw error;
   }
 }
@@ -100,7 +104,7 @@ export function webhookRoutes(api: WebhooksApi): Router {
   router.get('/webhooks', async (request, response) => {
     const limit = Number(request.query.limit ?? 50);
     const fingerprint = queryFingerprint({});
-    const after = request.query.cursor ? decodeCursor(String(request.query.cursor), fingerprint, ['string']) : null;
+    const after = request.query.cursor ? decodeCursor(String(request.query.cursor), fingerprint, ['id']) : null;
     const rows = await api.subscriptions.list(ownerOf(request), limit + 1, after ? String(after[0]) : null);
     const pageRows = rows.slice(0, limit);
     const hasMore = rows.length > limit;
@@ -151,7 +155,7 @@ export function webhookRoutes(api: WebhooksApi): Router {
     const limit = Number(request.query.limit ?? 50);
     const status = request.query.status ? String(request.query.status) : null;
     const fingerprint = queryFingerprint({ status: status ?? undefined });
-    const after = request.query.cursor ? decodeCursor(String(request.query.cursor), fingerprint, ['string']) : null;
+    const after = request.query.cursor ? decodeCursor(String(request.query.cursor), fingerprint, ['id']) : null;
     const rows = await listDeliveries(api.store, subscription.id, limit + 1, after ? String(after[0]) : null, status);
     const pageRows = rows.slice(0, limit);
     const attempts = await attemptsOf(

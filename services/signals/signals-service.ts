@@ -28,6 +28,10 @@ export interface SignalsOptions {
   control: ControlStore;
   traderContext: TraderContextSource;
   largeTradeUsdc: number;
+  /** Floor under every subscription's own large-trade threshold (subscriptions made before the floor may hold lower ones). */
+  minLargeTradeUsdc?: number;
+  /** Backlog cap per subscription (see outbox.ts); default none. */
+  maxPendingPerSubscription?: number;
   priceChangePct: number;
   priceWindowMs: number;
   logger: Logger;
@@ -75,7 +79,10 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
           clock(),
         );
         deliveries.push(...resolutionDeliveries(resolved, markets, subscriptions));
-        return { enqueued: await enqueueDeliveries(tx, deliveries, clock()), resolutions: resolved.length };
+        return {
+          enqueued: await enqueueDeliveries(tx, deliveries, clock(), undefined, options.maxPendingPerSubscription),
+          resolutions: resolved.length,
+        };
       });
       stats.batches += 1;
       stats.enqueued += enqueued;
@@ -97,7 +104,7 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
       let context: TraderContext | undefined;
       for (const subscription of subscriptions) {
         if (wants(subscription, { ...facts, type: 'trade.executed' })) deliveries.push(delivery(subscription, tradeExecuted(trade)));
-        const threshold = subscription.filters?.large_trade_min_usdc ?? options.largeTradeUsdc;
+        const threshold = Math.max(subscription.filters?.large_trade_min_usdc ?? options.largeTradeUsdc, options.minLargeTradeUsdc ?? 0);
         if (trade.size_usdc >= threshold && wants(subscription, { ...facts, type: 'trader.large_trade' })) {
           context ??= await options.traderContext(trade.wallet, trade.timestamp_ms);
           deliveries.push(delivery(subscription, largeTrade(trade, threshold, context)));

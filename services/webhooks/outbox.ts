@@ -1,7 +1,11 @@
 /**
  * The durable outbox of webhook deliveries in the control store. Producers enqueue idempotently
- * (one row per subscription and event id); dispatchers claim due rows under a lease, so a killed
- * dispatcher's in-flight deliveries become due again when the lease runs out.
+ * (one row per subscription and event id), up to a backlog cap per subscription (events past it
+ * are counted as dropped on the subscription); dispatchers claim due rows under a lease, so a
+ * killed dispatcher's in-flight deliveries become due again when the lease runs out. Claims are
+ * fair between accounts: each account has at most `perAccount` deliveries in flight (leased) across
+ * all dispatchers, and accounts take turns for the free slots, so one account's slow receivers
+ * cannot hold everyone's. Finished deliveries are purged after the retention period.
  */
 import crypto from 'node:crypto';
 import type { SqlExecutor } from '../ports/control-store.js';
@@ -52,14 +56,48 @@ export function newDeliveryId(): string {
   return `dlv_${crypto.randomBytes(16).toString('hex')}`;
 }
 
-/** Inserts the deliveries not already in the outbox; returns how many were new. */
+/**
+ * Inserts the deliveries not already in the outbox; returns how many were new. With
+ * `maxPendingPerSubscription`, a subscription already holding that many undelivered deliveries
+ * gets none of these: they are counted in its dropped_events instead.
+ */
 export async function enqueueDeliveries(
   db: SqlExecutor,
-  deliveries: NewDelivery[],
+  wanted: NewDelivery[],
   nowMs: number,
   newId: () => string = newDeliveryId,
+  maxPendingPerSubscription = Number.POSITIVE_INFINITY,
 ): Promise<number> {
-  if (deliveries.length === 0) return 0;
+  if (wanted.length === 0) return 0;
+  let deliveries = wanted;
+  if (Number.isFinite(maxPendingPerSubscription)) {
+    const ids = [...new Set(wanted.map((d) => d.subscriptionId))];
+    const backlog = await db.query<{ subscription_id: string; pending: string }>(
+      `SELECT subscription_id::text AS subscription_id, count(*)::text AS pending FROM webhook_deliveries
+        WHERE status = 'pending' AND subscription_id = ANY($1::bigint[]) GROUP BY subscription_id`,
+      [ids],
+    );
+    const room = new Map(ids.map((id) => [id, maxPendingPerSubscription]));
+    for (const row of backlog) room.set(row.subscription_id, maxPendingPerSubscription - Number(row.pending));
+    const dropped = new Map<string, number>();
+    deliveries = wanted.filter((d) => {
+      const left = room.get(d.subscriptionId)!;
+      if (left > 0) {
+        room.set(d.subscriptionId, left - 1);
+        return true;
+      }
+      dropped.set(d.subscriptionId, (dropped.get(d.subscriptionId) ?? 0) + 1);
+      return false;
+    });
+    if (dropped.size > 0) {
+      await db.query(
+        `UPDATE webhook_subscriptions s SET dropped_events = s.dropped_events + t.n, last_dropped_at = $3
+           FROM unnest($1::bigint[], $2::bigint[]) AS t(id, n) WHERE s.id = t.id`,
+        [[...dropped.keys()], [...dropped.values()], new Date(nowMs)],
+      );
+    }
+    if (deliveries.length === 0) return 0;
+  }
   const ids = deliveries.map(() => newId());
   // The body is fixed here, once: every attempt sends (and signs) exactly these bytes.
   const bodies = deliveries.map((d, i) => JSON.stringify({ event: d.payload.event, id: d.eventId, delivery_id: ids[i], ...d.payload }));
@@ -81,20 +119,57 @@ export async function enqueueDeliveries(
   return rows.length;
 }
 
-/** Due deliveries of enabled subscriptions, leased to the caller until `leaseUntilMs`. */
-export function claimDue(db: SqlExecutor, nowMs: number, leaseUntilMs: number, limit: number): Promise<ClaimedDelivery[]> {
+/**
+ * Due deliveries of enabled subscriptions, leased to the caller until `leaseUntilMs`: at most
+ * `limit`, and per account no more than `perAccount` minus what it already has in flight; accounts
+ * take turns (each account's oldest due first, then each account's second, ...). The UPDATE checks
+ * the lease again, so two dispatchers claiming at once never both get a delivery.
+ */
+export function claimDue(
+  db: SqlExecutor,
+  nowMs: number,
+  leaseUntilMs: number,
+  limit: number,
+  perAccount = Number.MAX_SAFE_INTEGER,
+): Promise<ClaimedDelivery[]> {
   return db.query<ClaimedDelivery>(
-    `UPDATE webhook_deliveries d SET lease_until = $2
-      WHERE d.seq IN (
-        SELECT d2.seq FROM webhook_deliveries d2 JOIN webhook_subscriptions s ON s.id = d2.subscription_id
-         WHERE d2.status = 'pending' AND s.enabled AND d2.next_attempt_at <= $1
-           AND (d2.lease_until IS NULL OR d2.lease_until <= $1)
-         ORDER BY d2.next_attempt_at, d2.seq
-         LIMIT $3
-         FOR UPDATE OF d2 SKIP LOCKED)
+    `WITH in_flight AS (
+       SELECT s.account_id, count(*) AS n
+         FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+        WHERE d.status = 'pending' AND d.lease_until > $1
+        GROUP BY s.account_id
+     ), due AS (
+       SELECT d.seq, d.next_attempt_at, s.account_id,
+              row_number() OVER (PARTITION BY s.account_id ORDER BY d.next_attempt_at, d.seq) AS turn
+         FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+        WHERE d.status = 'pending' AND s.enabled AND d.next_attempt_at <= $1
+          AND (d.lease_until IS NULL OR d.lease_until <= $1)
+     ), chosen AS (
+       SELECT due.seq FROM due LEFT JOIN in_flight f ON f.account_id = due.account_id
+        WHERE due.turn + COALESCE(f.n, 0) <= $4
+        ORDER BY due.turn, due.next_attempt_at, due.seq
+        LIMIT $3
+     )
+     UPDATE webhook_deliveries d SET lease_until = $2
+      WHERE d.seq IN (SELECT seq FROM chosen) AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= $1)
       RETURNING d.seq::text AS seq, d.id, d.subscription_id::text AS subscription_id, d.event_id, d.event_type, d.body, d.attempts, d.created_at`,
-    [new Date(nowMs), new Date(leaseUntilMs), limit],
+    [new Date(nowMs), new Date(leaseUntilMs), limit, Math.min(perAccount, 2_000_000_000)],
   );
+}
+
+/** Deletes finished deliveries (and, by cascade, their attempt logs) created before `beforeMs`, in bounded batches; returns how many. */
+export async function purgeFinished(db: SqlExecutor, beforeMs: number, batchSize = 5_000): Promise<number> {
+  let purged = 0;
+  for (;;) {
+    const rows = await db.query(
+      `DELETE FROM webhook_deliveries WHERE seq IN (
+         SELECT seq FROM webhook_deliveries WHERE status <> 'pending' AND created_at < $1 ORDER BY created_at LIMIT $2)
+       RETURNING seq`,
+      [new Date(beforeMs), batchSize],
+    );
+    purged += rows.length;
+    if (rows.length < batchSize) return purged;
+  }
 }
 
 export interface AttemptResult {

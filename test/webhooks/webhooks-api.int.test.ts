@@ -9,11 +9,12 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
-import { createApp } from '../../api/app.js';
+import { createApiHandler } from '../../api/app.js';
 import { Meter } from '../../services/access/meter.js';
 import { loadConfig } from '../../services/config.js';
 import { verifyWebhook } from '../../clients/webhooks/verify.js';
 import { Accounts } from '../../services/control/accounts.js';
+import { KeyLifecycle } from '../../services/control/key-lifecycle.js';
 import { migrateControlStore } from '../../services/control/migrate.js';
 import { openPgliteStore } from '../../services/control/pglite-store.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
@@ -65,18 +66,19 @@ beforeAll(async () => {
     concurrency: 4,
     policy: { scheduleMs: [0, 50, 50], jitter: 0, throttleMinDelayMs: 0, retryAfterMaxMs: 0 },
   });
-  const subscriptions = new WebhookSubscriptions({ store: control, guard, clock: Date.now, secretGraceMs: 3_600_000 });
+  const subscriptions = new WebhookSubscriptions({ store: control, guard, clock: Date.now, secretGraceMs: 3_600_000, maxPerAccount: 12 });
   // Rate limits lifted: this test calls faster than any tier allows.
   const { access } = loadConfig({ RATE_SANDBOX_PER_SECOND: '100000', RATE_TIER1_PER_SECOND: '100000' });
   meter = new Meter(control, { ...access, flushIntervalMs: access.meterFlushIntervalMs });
-  const app = createApp({
+  const { app } = createApiHandler({
     store: noAnalytics,
     accounts,
+    keys: new KeyLifecycle(control, { keysPerAccount: 10 }),
     logger: silent,
     validateResponses: true,
     meter,
     access,
-    authCacheTtlMs: 0,
+    auth: { cacheTtlMs: 0, negativeCacheTtlMs: 0, failuresPerIpPerMinute: 100_000, trustProxyHops: 0 },
     health: { version: 'test', sources: () => [], sinkLag: async () => ({}) },
     webhooks: { subscriptions, store: control, clock: Date.now, wake: () => dispatcher.wake() },
   });

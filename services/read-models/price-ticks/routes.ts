@@ -28,7 +28,7 @@ export function priceTickRoutes(store: AnalyticsStore): Router {
     response.json(
       await keysetPage<TickRow, PriceTick>(request, {
         filters: { market: market.market_id, kind },
-        shape: ['number', 'string'],
+        shape: ['ms', 'string'],
         defaultLimit: 100,
         fetch: (after, take) =>
           store.query<TickRow>(

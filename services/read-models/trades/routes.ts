@@ -104,7 +104,7 @@ function tradePage(store: AnalyticsStore, request: Request, filters: TradeFilter
     .map((k) => CONDITIONS[k]);
   return keysetPage<TradeRow, Trade>(request, {
     filters: { ...filters },
-    shape: ['number', 'string'],
+    shape: ['ms', 'string'],
     fetch: (after, take) =>
       store.query<TradeRow>(
         `SELECT trade_id, market_id, market_title, wallet, side, outcome, outcome_index, price, size, size_usdc,
