@@ -87,13 +87,14 @@ describe('tiers and metering', () => {
 
     await api.admin.addCredits(key, 5);
     await api.meter.flush();
-    // Credits make the agent Tier 2; two calls cost 2 credits each, the third finds 1 credit left.
+    // Credits make the agent Tier 2; two calls cost 2 credits each, the third finds 1 credit left:
+    // less than a call costs, so the credits no longer unlock Tier 2 either.
     expect((await getJson(`${api.base}/v1/markets`, key)).status).toBe(200);
     expect((await getJson(`${api.base}/v1/trades`, key)).status).toBe(200);
     expect((await getJson(`${api.base}/v1/markets`, key)).status).toBe(402);
     await api.meter.flush();
     const after = (await getJson(`${api.base}/v1/usage`, key)).body.data;
-    expect(after).toMatchObject({ tier: '2', plan: 'sandbox', used: 7, credits_balance: 1 });
+    expect(after).toMatchObject({ tier: 'sandbox', plan: 'sandbox', used: 7, credits_balance: 1 });
   });
 
   test('usage survives a flush and reload from the control store', async () => {
