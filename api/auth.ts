@@ -62,7 +62,9 @@ export class OwnerCache {
     const wellFormed = this.accounts.isWellFormed(apiKey);
     if (wellFormed) this.lookups++;
     const owner = wellFormed ? await this.accounts.authenticate(apiKey) : null;
-    if (owner && this.options.ttlMs > 0) this.known.set(apiKey, owner, this.options.ttlMs);
+    // A rotated key in its grace period is remembered no longer than it lives.
+    const ttlMs = Math.min(this.options.ttlMs, (owner?.expires_at_ms ?? Number.POSITIVE_INFINITY) - (this.options.clock ?? Date.now)());
+    if (owner && ttlMs > 0) this.known.set(apiKey, owner, ttlMs);
     // Malformed keys are refused by their checksum alone; only lookups that found nothing are remembered.
     if (!owner && wellFormed && this.options.negativeTtlMs > 0) this.unknown.set(apiKey, true, this.options.negativeTtlMs);
     return owner;

@@ -19,6 +19,7 @@ import { migrateControlStore } from '../../services/control/migrate.js';
 import { openPgliteStore } from '../../services/control/pglite-store.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import type { ControlStore } from '../../services/ports/control-store.js';
+import { webhooksApi } from '../../services/webhooks/start-webhooks.js';
 
 export interface ApiHarness {
   base: string;
@@ -39,6 +40,8 @@ export interface ApiHarnessOptions {
   /** A control store to use (migrated); else a fresh PGlite. */
   control?: ControlStore;
   env?: Record<string, string>;
+  /** Serve /v1/webhooks too (subscriptions only: no dispatcher runs). */
+  webhooks?: boolean;
 }
 
 export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHarness> {
@@ -76,6 +79,7 @@ export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHa
     control,
     logger: pino({ level: 'silent' }),
     health: { version: 'test', sources: () => [], sinkLag: async () => ({ 'tapeline.trades.v1': 0 }) },
+    webhooks: options.webhooks ? webhooksApi(config, control) : undefined,
   });
   await api.start();
   const server = http.createServer(api.handler.listener);
