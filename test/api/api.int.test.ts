@@ -308,6 +308,20 @@ describe('markets', () => {
     expect(response.body.error).toMatch(message);
   });
 
+  test.each([
+    ['a time beyond Int64 milliseconds', [1e20, 'trade-00001']],
+    ['a fractional time', [1.5, 'trade-00001']],
+    ['a time before 2000', [0, 'trade-00001']],
+    ['a non-string id', [BASE_MS, 7]],
+  ])('an edited trades cursor (%s, fingerprint kept) is a 400', async (_what, edited) => {
+    const real = (await getJson(`${base}/v1/trades?limit=1`, tier2Key)).body.pagination.next_cursor as string;
+    const { q } = JSON.parse(Buffer.from(real, 'base64url').toString('utf8'));
+    const cursor = Buffer.from(JSON.stringify({ v: 1, k: edited, q })).toString('base64url');
+    const response = await getJson(`${base}/v1/trades?limit=1&cursor=${cursor}`, tier2Key);
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatch(/^cursor: not a cursor issued by this API/);
+  });
+
   test('a cursor replayed on a different query is refused', async () => {
     const first = await getJson(`${base}/v1/markets?status=active&limit=2`, key);
     const response = await getJson(`${base}/v1/markets?status=all&limit=2&cursor=${first.body.pagination.next_cursor}`, key);

@@ -165,6 +165,21 @@ test('subscriptions are scoped to the account: others get 404, lists never mix',
   expect((await getJson(`${base}/webhooks/abc`, key)).status).toBe(400);
 });
 
+test('an edited cursor is a 400, never a store error', async () => {
+  for (let i = 0; i < 2; i++)
+    await postJson(`${base}/webhooks`, { url: `${receiver.url}/ok?edit=${i}`, events: ['market.resolved'] }, { apiKey: key });
+  const real = (await getJson(`${base}/webhooks?limit=1`, key)).body.pagination.next_cursor as string;
+  const { q } = JSON.parse(Buffer.from(real, 'base64url').toString('utf8'));
+  // The query fingerprint is kept, so only the edited key can be what is refused.
+  for (const edited of [['abc'], ['1e3'], [12], ['99999999999999999999']]) {
+    const cursor = Buffer.from(JSON.stringify({ v: 1, k: edited, q })).toString('base64url');
+    const response = await getJson(`${base}/webhooks?cursor=${cursor}`, key);
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: 'BAD_REQUEST' });
+    expect(response.body.error).toMatch(/^cursor: not a cursor issued by this API/);
+  }
+});
+
 test('list pages with a cursor, newest first, each subscription once', async () => {
   for (let i = 0; i < 3; i++)
     await postJson(`${base}/webhooks`, { url: `${receiver.url}/ok?n=${i}`, events: ['market.resolved'] }, { apiKey: key });
