@@ -188,6 +188,9 @@ const environmentSchema = z.object({
   // account's slow receivers hold at most that many slots; accounts take turns for the rest).
   WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(16),
   WEBHOOK_ACCOUNT_CONCURRENCY: z.coerce.number().int().positive().default(4),
+  // Per receiver host (host:port): one slow host (however many subscriptions point at it) holds at
+  // most this many slots; a healthy host answering in 100 ms still gets 80 deliveries/s.
+  WEBHOOK_HOST_CONCURRENCY: z.coerce.number().int().positive().default(8),
   // Subscriptions per account: each one multiplies every matching event into deliveries.
   WEBHOOK_SUBSCRIPTIONS_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
   // Undelivered deliveries one subscription may hold; events past it are counted as dropped on the
@@ -288,6 +291,7 @@ export type Config = Readonly<{
     pollIntervalMs: number;
     concurrency: number;
     accountConcurrency: number;
+    hostConcurrency: number;
     subscriptionsPerAccount: number;
     pendingPerSubscription: number;
     largeTradeMinUsdc: number;
@@ -408,6 +412,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollIntervalMs: e.WEBHOOK_POLL_INTERVAL_MS,
       concurrency: e.WEBHOOK_CONCURRENCY,
       accountConcurrency: e.WEBHOOK_ACCOUNT_CONCURRENCY,
+      hostConcurrency: e.WEBHOOK_HOST_CONCURRENCY,
       subscriptionsPerAccount: e.WEBHOOK_SUBSCRIPTIONS_PER_ACCOUNT,
       pendingPerSubscription: e.WEBHOOK_PENDING_PER_SUBSCRIPTION,
       largeTradeMinUsdc: e.WEBHOOK_LARGE_TRADE_MIN_USDC,

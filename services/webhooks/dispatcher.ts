@@ -1,6 +1,6 @@
 /**
  * The webhook dispatcher: claims due deliveries from the outbox under a lease (fair between
- * accounts, at most `accountConcurrency` in flight per account), signs each one at send time over
+ * accounts and receiver hosts, with caps on each in flight), signs each one at send time over
  * the exact body bytes, sends it, and records the attempt with its consequence (success, retry at a
  * backed-off time, or failure, possibly disabling the subscription). It also purges finished
  * deliveries older than `retentionMs`, hourly.
@@ -25,6 +25,8 @@ export interface DispatcherOptions {
   concurrency: number;
   /** Deliveries of one account in flight at once, across dispatchers (default: no cap beyond `concurrency`). */
   accountConcurrency?: number;
+  /** Deliveries to one receiver host in flight at once, across dispatchers (default: no cap beyond `concurrency`). */
+  hostConcurrency?: number;
   /** Finished deliveries older than this are purged (default: kept). */
   retentionMs?: number;
   /** How long a claim is held; default twice the timeout plus 5 s. A killed dispatcher's claims are retried after it. */
@@ -105,7 +107,10 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     const free = options.concurrency - inFlight.size;
     if (free <= 0) return 0;
     const now = clock();
-    const claimed = await claimDue(options.store, now, now + leaseMs, free, options.accountConcurrency);
+    const claimed = await claimDue(options.store, now, now + leaseMs, free, {
+      perAccount: options.accountConcurrency,
+      perHost: options.hostConcurrency,
+    });
     if (claimed.length === 0) return 0;
     const ids = [...new Set(claimed.map((d) => d.subscription_id))];
     const subscriptions = await options.store.query<SigningRow>(

@@ -3,9 +3,10 @@
  * (one row per subscription and event id), up to a backlog cap per subscription (events past it
  * are counted as dropped on the subscription); dispatchers claim due rows under a lease, so a
  * killed dispatcher's in-flight deliveries become due again when the lease runs out. Claims are
- * fair between accounts: each account has at most `perAccount` deliveries in flight (leased) across
- * all dispatchers, and accounts take turns for the free slots, so one account's slow receivers
- * cannot hold everyone's. Finished deliveries are purged after the retention period.
+ * fair: each account and each receiver host has at most a few deliveries in flight (leased) across
+ * all dispatchers, failing receivers wait behind healthy ones, and accounts take turns for the free
+ * slots, so one account's (or one host's) slow receivers cannot hold everyone's. Finished
+ * deliveries are purged after the retention period.
  */
 import crypto from 'node:crypto';
 import type { SqlExecutor } from '../ports/control-store.js';
@@ -72,9 +73,9 @@ export async function enqueueDeliveries(
   let deliveries = wanted;
   if (Number.isFinite(maxPendingPerSubscription)) {
     const ids = [...new Set(wanted.map((d) => d.subscriptionId))];
+    // Each subscription keeps its count of pending deliveries (below), so this costs one row per subscription.
     const backlog = await db.query<{ subscription_id: string; pending: string }>(
-      `SELECT subscription_id::text AS subscription_id, count(*)::text AS pending FROM webhook_deliveries
-        WHERE status = 'pending' AND subscription_id = ANY($1::bigint[]) GROUP BY subscription_id`,
+      `SELECT id::text AS subscription_id, pending_deliveries::text AS pending FROM webhook_subscriptions WHERE id = ANY($1::bigint[])`,
       [ids],
     );
     const room = new Map(ids.map((id) => [id, maxPendingPerSubscription]));
@@ -101,12 +102,18 @@ export async function enqueueDeliveries(
   const ids = deliveries.map(() => newId());
   // The body is fixed here, once: every attempt sends (and signs) exactly these bytes.
   const bodies = deliveries.map((d, i) => JSON.stringify({ event: d.payload.event, id: d.eventId, delivery_id: ids[i], ...d.payload }));
-  const rows = await db.query(
-    `INSERT INTO webhook_deliveries (id, subscription_id, event_id, event_type, body, status, next_attempt_at, created_at)
-     SELECT id, subscription_id, event_id, event_type, body, 'pending', $6, $6
-       FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[]) AS t(id, subscription_id, event_id, event_type, body)
-     ON CONFLICT (subscription_id, event_id) DO NOTHING
-     RETURNING seq`,
+  const rows = await db.query<{ subscription_id: string }>(
+    `WITH inserted AS (
+       INSERT INTO webhook_deliveries (id, subscription_id, event_id, event_type, body, status, next_attempt_at, created_at)
+       SELECT id, subscription_id, event_id, event_type, body, 'pending', $6, $6
+         FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[]) AS t(id, subscription_id, event_id, event_type, body)
+       ON CONFLICT (subscription_id, event_id) DO NOTHING
+       RETURNING subscription_id
+     ), counted AS (
+       UPDATE webhook_subscriptions s SET pending_deliveries = s.pending_deliveries + n.added
+         FROM (SELECT subscription_id, count(*) AS added FROM inserted GROUP BY subscription_id) n WHERE s.id = n.subscription_id
+     )
+     SELECT subscription_id::text AS subscription_id FROM inserted`,
     [
       ids,
       deliveries.map((d) => d.subscriptionId),
@@ -119,41 +126,65 @@ export async function enqueueDeliveries(
   return rows.length;
 }
 
+/** Scheme://[user@]host[:port] -> host[:port], lower case: deliveries to one receiver share its cap. */
+const HOST_OF_URL = `lower(substring(s.url from '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/?#]*@)?([^/?#]+)'))`;
+
+export interface ClaimCaps {
+  /** Deliveries of one account in flight at once, across dispatchers. */
+  perAccount?: number;
+  /** Deliveries to one receiver host (host:port) in flight at once, across dispatchers. */
+  perHost?: number;
+}
+
 /**
  * Due deliveries of enabled subscriptions, leased to the caller until `leaseUntilMs`: at most
- * `limit`, and per account no more than `perAccount` minus what it already has in flight; accounts
- * take turns (each account's oldest due first, then each account's second, ...). The UPDATE checks
- * the lease again, so two dispatchers claiming at once never both get a delivery.
+ * `limit`; per account and per receiver host no more than their caps minus what is already in
+ * flight; subscriptions whose last attempt failed after healthy ones; and accounts take turns
+ * (each account's oldest due first, then each account's second, ...). Each subscription offers only
+ * its oldest few due deliveries, so a claim costs the same however large a backlog grows. The UPDATE
+ * checks the lease again, so two dispatchers claiming at once never both get a delivery.
  */
 export function claimDue(
   db: SqlExecutor,
   nowMs: number,
   leaseUntilMs: number,
   limit: number,
-  perAccount = Number.MAX_SAFE_INTEGER,
+  caps: ClaimCaps = {},
 ): Promise<ClaimedDelivery[]> {
+  // Without a cap nothing is held back; each subscription still offers no more than can be taken.
+  const perAccount = caps.perAccount ?? 1_000_000_000;
+  const perHost = caps.perHost ?? 1_000_000_000;
+  const offered = Math.min(perAccount, limit);
   return db.query<ClaimedDelivery>(
     `WITH in_flight AS (
-       SELECT s.account_id, count(*) AS n
+       SELECT s.account_id, ${HOST_OF_URL} AS host
          FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
         WHERE d.status = 'pending' AND d.lease_until > $1
-        GROUP BY s.account_id
-     ), due AS (
-       SELECT d.seq, d.next_attempt_at, s.account_id,
-              row_number() OVER (PARTITION BY s.account_id ORDER BY d.next_attempt_at, d.seq) AS turn
-         FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-        WHERE d.status = 'pending' AND s.enabled AND d.next_attempt_at <= $1
-          AND (d.lease_until IS NULL OR d.lease_until <= $1)
+     ), candidates AS (
+       SELECT d.seq, d.next_attempt_at, s.account_id, ${HOST_OF_URL} AS host, s.failing_since IS NOT NULL AS failing
+         FROM webhook_subscriptions s
+         CROSS JOIN LATERAL (
+           SELECT d.seq, d.next_attempt_at FROM webhook_deliveries d
+            WHERE d.subscription_id = s.id AND d.status = 'pending' AND d.next_attempt_at <= $1
+              AND (d.lease_until IS NULL OR d.lease_until <= $1)
+            ORDER BY d.next_attempt_at, d.seq LIMIT $6) d
+        WHERE s.enabled
+     ), ranked AS (
+       SELECT c.*,
+              row_number() OVER (PARTITION BY c.account_id ORDER BY c.failing, c.next_attempt_at, c.seq) AS account_turn,
+              row_number() OVER (PARTITION BY c.host ORDER BY c.failing, c.next_attempt_at, c.seq) AS host_turn
+         FROM candidates c
      ), chosen AS (
-       SELECT due.seq FROM due LEFT JOIN in_flight f ON f.account_id = due.account_id
-        WHERE due.turn + COALESCE(f.n, 0) <= $4
-        ORDER BY due.turn, due.next_attempt_at, due.seq
+       SELECT r.seq FROM ranked r
+        WHERE r.account_turn + (SELECT count(*) FROM in_flight f WHERE f.account_id = r.account_id) <= $4
+          AND r.host_turn + (SELECT count(*) FROM in_flight f WHERE f.host = r.host) <= $5
+        ORDER BY r.failing, r.account_turn, r.next_attempt_at, r.seq
         LIMIT $3
      )
      UPDATE webhook_deliveries d SET lease_until = $2
       WHERE d.seq IN (SELECT seq FROM chosen) AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= $1)
       RETURNING d.seq::text AS seq, d.id, d.subscription_id::text AS subscription_id, d.event_id, d.event_type, d.body, d.attempts, d.created_at`,
-    [new Date(nowMs), new Date(leaseUntilMs), limit, Math.min(perAccount, 2_000_000_000)],
+    [new Date(nowMs), new Date(leaseUntilMs), limit, perAccount, perHost, offered],
   );
 }
 
@@ -192,13 +223,20 @@ export async function recordAttempt(db: SqlExecutor, result: AttemptResult, disa
     `INSERT INTO webhook_attempts (delivery_seq, attempt, attempted_at, status_code, error, latency_ms) VALUES ($1, $2, $3, $4, $5, $6)`,
     [delivery.seq, delivery.attempts + 1, at, result.statusCode, result.error, Math.round(result.latencyMs)],
   );
-  await db.query(
+  const moved = await db.query(
     `UPDATE webhook_deliveries
         SET attempts = attempts + 1, status = $2, next_attempt_at = $3, lease_until = NULL,
             last_status_code = $4, last_error = $5, delivered_at = CASE WHEN $2 = 'succeeded' THEN $6 ELSE delivered_at END
-      WHERE seq = $1`,
+      WHERE seq = $1 AND status = 'pending'
+      RETURNING seq`,
     [delivery.seq, next.status, next.status === 'pending' ? new Date(next.atMs) : at, result.statusCode, result.error, at],
   );
+  // A delivery that leaves the pending state frees room in its subscription's backlog.
+  if (moved.length > 0 && next.status !== 'pending') {
+    await db.query('UPDATE webhook_subscriptions SET pending_deliveries = GREATEST(pending_deliveries - 1, 0) WHERE id = $1', [
+      delivery.subscription_id,
+    ]);
+  }
   if (result.subscription.succeeded) {
     await db.query('UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL', [
       delivery.subscription_id,
@@ -254,10 +292,20 @@ export async function redeliver(
   deliveryId: string,
   nowMs: number,
 ): Promise<DeliveryRecord | null> {
+  // The row lock makes a concurrent second redelivery see 'pending', so the backlog is counted once.
   const [row] = await db.query<DeliveryRecord>(
-    `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $3, lease_until = NULL
-      WHERE subscription_id = $1 AND id = $2
-      RETURNING seq::text AS seq, id, event_id, event_type, status, attempts, next_attempt_at, last_status_code, last_error, created_at, delivered_at`,
+    `WITH target AS (
+       SELECT seq, status AS previous FROM webhook_deliveries WHERE subscription_id = $1 AND id = $2 FOR UPDATE
+     ), updated AS (
+       UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = $3, lease_until = NULL
+         FROM target t WHERE d.seq = t.seq
+       RETURNING d.seq::text AS seq, d.id, d.event_id, d.event_type, d.status, d.attempts, d.next_attempt_at, d.last_status_code,
+                 d.last_error, d.created_at, d.delivered_at, t.previous
+     ), counted AS (
+       UPDATE webhook_subscriptions SET pending_deliveries = pending_deliveries + 1
+        WHERE id = $1 AND EXISTS (SELECT 1 FROM updated WHERE previous <> 'pending')
+     )
+     SELECT seq, id, event_id, event_type, status, attempts, next_attempt_at, last_status_code, last_error, created_at, delivered_at FROM updated`,
     [subscriptionId, deliveryId, new Date(nowMs)],
   );
   return row ?? null;

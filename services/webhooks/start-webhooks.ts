@@ -50,6 +50,7 @@ export function startWebhookDispatcher(
     pollIntervalMs: config.webhooks.pollIntervalMs,
     concurrency: config.webhooks.concurrency,
     accountConcurrency: config.webhooks.accountConcurrency,
+    hostConcurrency: config.webhooks.hostConcurrency,
     retentionMs: config.webhooks.retentionMs,
   });
   return {

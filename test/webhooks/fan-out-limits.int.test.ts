@@ -17,7 +17,7 @@ import type { ControlStore } from '../../services/ports/control-store.js';
 import { type Dispatcher, startDispatcher } from '../../services/webhooks/dispatcher.js';
 import { eventId } from '../../services/webhooks/event-types.js';
 import { createHttpTransport, type HttpTransport } from '../../services/webhooks/http-transport.js';
-import { enqueueDeliveries, purgeFinished } from '../../services/webhooks/outbox.js';
+import { claimDue, enqueueDeliveries, purgeFinished, recordAttempt } from '../../services/webhooks/outbox.js';
 import { type Subscription, SubscriptionRefusedError, WebhookSubscriptions } from '../../services/webhooks/subscriptions.js';
 import { dnsResolver, UrlGuard } from '../../services/webhooks/url-guard.js';
 import { waitFor } from '../support/http.js';
@@ -112,19 +112,80 @@ test("one account's hanging receivers hold at most its share of slots; another a
   }
 });
 
+test('one slow receiver host holds at most its share of slots, whichever accounts point at it', async () => {
+  const other = await startReceiver();
+  const transport: HttpTransport = createHttpTransport(new UrlGuard(['127.0.0.1']));
+  const slowAccounts = await Promise.all([0, 1, 2].map((i) => accounts.registerAgent(`slow-host-${i}`)));
+  const hanging = await Promise.all(
+    slowAccounts.map((a) => subscriptions.create(a.account_id, { url: `${receiver.url}/hang`, events: ['trade.executed'] })),
+  );
+  const fastAccount = (await accounts.registerAgent('other-host')).account_id;
+  const quick = await subscriptions.create(fastAccount, { url: `${other.url}/ok`, events: ['trade.executed'] });
+  for (const subscription of hanging) await enqueue(subscription, 10);
+  await enqueue(quick, 5);
+  const hangingBefore = receiver.at('/hang').length;
+  const finished: string[] = [];
+  const dispatcher: Dispatcher = startDispatcher({
+    store: control,
+    transport: transport.send,
+    policy: { scheduleMs: [0, 60_000], jitter: 0, throttleMinDelayMs: 60_000, retryAfterMaxMs: 0 },
+    logger: silent,
+    timeoutMs: 4_000,
+    disableAfterMs: 86_400_000,
+    pollIntervalMs: 20,
+    concurrency: 6,
+    accountConcurrency: 4,
+    hostConcurrency: 2,
+    onAttempt: ({ delivery }) => finished.push(delivery.subscription_id),
+  });
+  try {
+    await waitFor(async () => finished.filter((id) => id === quick.id).length === 5, 20_000, 'the other host’s deliveries', 20);
+    expect(other.at('/ok')).toHaveLength(5);
+    // Three accounts point at the slow host, but it holds two slots; the other host got its five meanwhile.
+    expect(receiver.at('/hang').length - hangingBefore).toBeLessThanOrEqual(2);
+    expect(finished.slice(0, 5)).toEqual(Array(5).fill(quick.id));
+  } finally {
+    await dispatcher.stop();
+    transport.close();
+    await other.close();
+  }
+});
+
 test('a subscription holds at most its backlog of undelivered deliveries; the rest are counted as dropped', async () => {
   const account = (await accounts.registerAgent('backlog')).account_id;
   const subscription = await subscriptions.create(account, { url: `${receiver.url}/hang`, events: ['trade.executed'] });
   expect(await enqueue(subscription, 7, 5)).toBe(5);
   expect(await enqueue(subscription, 3, 5)).toBe(0);
+  // One delivery finishes: its place in the backlog is free again.
+  const [claimed] = (await claimDue(control, Date.now(), Date.now() + 60_000, 50)).filter((d) => d.subscription_id === subscription.id);
+  await control.transaction((tx) =>
+    recordAttempt(
+      tx,
+      {
+        delivery: claimed!,
+        attemptedAtMs: Date.now(),
+        latencyMs: 1,
+        statusCode: 204,
+        error: null,
+        next: { status: 'succeeded' },
+        subscription: { succeeded: true },
+      },
+      86_400_000,
+    ),
+  );
+  expect(await enqueue(subscription, 2, 5)).toBe(1);
   const stored = await subscriptions.get(account, subscription.id);
-  expect(stored).toMatchObject({ dropped_events: '5' });
+  expect(stored).toMatchObject({ dropped_events: '6' });
   expect(stored!.last_dropped_at).not.toBeNull();
   const [pending] = await control.query<{ n: string }>(
     "SELECT count(*)::text AS n FROM webhook_deliveries WHERE subscription_id = $1 AND status = 'pending'",
     [subscription.id],
   );
   expect(Number(pending!.n)).toBe(5);
+  const [counter] = await control.query<{ n: number }>('SELECT pending_deliveries AS n FROM webhook_subscriptions WHERE id = $1', [
+    subscription.id,
+  ]);
+  expect(Number(counter!.n)).toBe(5);
 });
 
 test('finished deliveries older than the retention period are purged with their attempt logs; pending ones are kept', async () => {

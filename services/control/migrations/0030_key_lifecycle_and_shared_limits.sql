@@ -20,6 +20,11 @@ CREATE TABLE IF NOT EXISTS api_instances (
     seen_at     TIMESTAMPTZ NOT NULL
 );
 
+-- Undelivered (pending) deliveries per subscription, kept by the outbox as deliveries enter and
+-- leave that state, so the backlog cap costs one row per subscription instead of a count.
+ALTER TABLE webhook_subscriptions ADD COLUMN IF NOT EXISTS pending_deliveries INTEGER NOT NULL DEFAULT 0;
+UPDATE webhook_subscriptions s SET pending_deliveries = (SELECT count(*) FROM webhook_deliveries d WHERE d.subscription_id = s.id AND d.status = 'pending');
+
 -- Events not enqueued for a subscription because its backlog of undelivered deliveries was full.
 ALTER TABLE webhook_subscriptions ADD COLUMN IF NOT EXISTS dropped_events BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE webhook_subscriptions ADD COLUMN IF NOT EXISTS last_dropped_at TIMESTAMPTZ;
@@ -27,5 +32,9 @@ ALTER TABLE webhook_subscriptions ADD COLUMN IF NOT EXISTS last_dropped_at TIMES
 -- Retention: finished deliveries are purged by age.
 CREATE INDEX IF NOT EXISTS webhook_deliveries_finished_idx ON webhook_deliveries (created_at) WHERE status <> 'pending';
 
--- The backlog cap counts a subscription's undelivered deliveries at every enqueue.
-CREATE INDEX IF NOT EXISTS webhook_deliveries_pending_idx ON webhook_deliveries (subscription_id) WHERE status = 'pending';
+-- The backlog cap counts a subscription's undelivered deliveries at every enqueue, and a claim reads
+-- each subscription's oldest due ones: both by subscription, among pending deliveries only.
+CREATE INDEX IF NOT EXISTS webhook_deliveries_pending_idx ON webhook_deliveries (subscription_id, next_attempt_at, seq) WHERE status = 'pending';
+
+-- Deliveries in flight (leased) are counted per account and per host at every claim.
+CREATE INDEX IF NOT EXISTS webhook_deliveries_leased_idx ON webhook_deliveries (lease_until) WHERE status = 'pending' AND lease_until IS NOT NULL;
