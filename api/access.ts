@@ -31,6 +31,39 @@ export function operationOf(request: Request): OperationAccess | undefined {
 
 export type AccessCheck = (request: Request, response: Response, operation: OperationAccess) => Promise<void>;
 
+/** The bucket this process applies to an account of `tier`: the tier's rate, split between the API processes. */
+function bucketFor(tier: TierName, policy: AccessPolicy, share: RateShare) {
+  const split = Math.max(1, share());
+  const perSecond = policy.ratePerSecond[tier] / split;
+  return { split, perSecond, burst: Math.max(1, Math.ceil(perSecond * policy.rateBurstFactor)) };
+}
+
+function rateLimited(tier: TierName, policy: AccessPolicy, bucket: ReturnType<typeof bucketFor>, resetSeconds: number): ApiError {
+  return ApiError.rateLimited(
+    `rate limit of ${policy.ratePerSecond[tier]} requests/s for tier ${tier} exceeded` +
+      `${bucket.split > 1 ? ` (${bucket.split} API processes share it: ${round(bucket.perSecond)}/s and burst ${bucket.burst} here)` : ` (burst ${bucket.burst})`}; ` +
+      `retry after ${resetSeconds} s`,
+    resetSeconds,
+    { 'RateLimit-Limit': String(bucket.burst), 'RateLimit-Remaining': '0', 'RateLimit-Reset': String(resetSeconds) },
+  );
+}
+
+/**
+ * The cheap refusal of a flood: for an account whose standing is in memory and whose bucket is
+ * empty, the 429 (and the retry delay) without routing, validation or any store. Null when the
+ * request may go on (the full check then runs as usual, and takes the token).
+ */
+export function fastRateRefusal(meter: Meter, limiter: RateLimiter, policy: AccessPolicy, share: RateShare = () => 1) {
+  return (accountId: string): ApiError | null => {
+    const standing = meter.peekStanding(accountId);
+    if (!standing) return null;
+    const tier = tierName(standing, policy.thresholds);
+    const bucket = bucketFor(tier, policy, share);
+    const waitSeconds = limiter.refusal(accountId, bucket);
+    return waitSeconds === null ? null : rateLimited(tier, policy, bucket, waitSeconds);
+  };
+}
+
 /** Rate limit, tier rule and metering for one call; throws the ApiError that refuses it. */
 export function accessCheck(meter: Meter, limiter: RateLimiter, policy: AccessPolicy, share: RateShare = () => 1): AccessCheck {
   return async (request, response, operation) => {
@@ -39,20 +72,12 @@ export function accessCheck(meter: Meter, limiter: RateLimiter, policy: AccessPo
     meter.touchKey(owner.key_id);
     const standing = await meter.standing(owner.account_id);
     const tier = tierName(standing, policy.thresholds);
-    const split = Math.max(1, share());
-    const perSecond = policy.ratePerSecond[tier] / split;
-    const rate = limiter.take(owner.account_id, { perSecond, burst: Math.max(1, Math.ceil(perSecond * policy.rateBurstFactor)) });
+    const bucket = bucketFor(tier, policy, share);
+    const rate = limiter.take(owner.account_id, bucket);
     response.setHeader('RateLimit-Limit', String(rate.limit));
     response.setHeader('RateLimit-Remaining', String(rate.remaining));
     response.setHeader('RateLimit-Reset', String(rate.resetSeconds));
-    if (!rate.allowed) {
-      throw ApiError.rateLimited(
-        `rate limit of ${policy.ratePerSecond[tier]} requests/s for tier ${tier} exceeded` +
-          `${split > 1 ? ` (${split} API processes share it: ${round(perSecond)}/s and burst ${rate.limit} here)` : ` (burst ${rate.limit})`}; ` +
-          `retry after ${rate.resetSeconds} s`,
-        rate.resetSeconds,
-      );
-    }
+    if (!rate.allowed) throw rateLimited(tier, policy, bucket, rate.resetSeconds);
     const access = operation['x-access'] ?? 'tier1';
     const decision = decide(access, standing, policy.thresholds);
     if (!decision.allowed) throw new ApiError(decision.status, decision.status === 402 ? 'PAYMENT_REQUIRED' : 'FORBIDDEN', decision.reason);

@@ -18,10 +18,10 @@ import type { KeyLifecycle } from '../services/control/key-lifecycle.js';
 import type { Logger } from '../services/logger.js';
 import type { AnalyticsStore } from '../services/ports/analytics-store.js';
 import { READ_MODELS } from '../services/read-models/registry.js';
-import { type AccessCheck, type AccessPolicy, accessCheck, accessControl, type RateShare } from './access.js';
-import { AuthThrottle, OwnerCache, requireApiKey } from './auth.js';
+import { type AccessCheck, type AccessPolicy, accessCheck, accessControl, fastRateRefusal, type RateShare } from './access.js';
+import { AuthThrottle, bearerKey, OwnerCache, requireApiKey } from './auth.js';
 import { docsRoutes } from './docs-page.js';
-import { errorRenderer } from './error-renderer.js';
+import { errorRenderer, sendError } from './error-renderer.js';
 import { ApiError } from './errors.js';
 import { type Operation, OperationIndex, readOperations } from './operations.js';
 import { fastCachedReads, ReadCache, responseCache } from './response-cache.js';
@@ -82,14 +82,20 @@ export function createApiHandler(deps: AppDependencies): ApiHandler {
   const owners = new OwnerCache(deps.accounts, { ttlMs: deps.auth.cacheTtlMs, negativeTtlMs: deps.auth.negativeCacheTtlMs });
   const operations = readOperations(OPENAPI_PATH);
   const cache = new ReadCache(deps.readCache ?? { ttlMs: 0, maxEntries: 1, maxBytes: 1 }, new OperationIndex(operations));
-  const check = accessCheck(deps.meter, deps.limiter ?? new RateLimiter(), deps.access, deps.rateShare);
+  const limiter = deps.limiter ?? new RateLimiter();
+  const check = accessCheck(deps.meter, limiter, deps.access, deps.rateShare);
   const app = buildApp(deps, owners, cache, check, operations);
   const fast = fastCachedReads(cache, owners, check);
+  const refusal = fastRateRefusal(deps.meter, limiter, deps.access, deps.rateShare);
   return {
     app,
     owners,
     cache,
     listener: (request, response) => {
+      // A known key over its rate is refused here, before routing and validation: a flood costs little.
+      const owner = request.url?.startsWith('/v1/') ? owners.peek(bearerKey(request.headers.authorization) ?? '') : undefined;
+      const refused = owner ? refusal(owner.account_id) : null;
+      if (refused) return sendError(response, refused, undefined, request.url ?? '');
       if (!fast(request, response)) app(request, response);
     },
   };

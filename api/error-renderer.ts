@@ -62,6 +62,7 @@ export function sendError(response: ServerResponse, error: unknown, logger: Logg
     return;
   }
   if (apiError.retryAfterSeconds !== undefined) response.setHeader('Retry-After', String(apiError.retryAfterSeconds));
+  for (const [name, value] of Object.entries(apiError.headers)) response.setHeader(name, value);
   response.statusCode = apiError.status;
   response.setHeader('Content-Type', 'application/json; charset=utf-8');
   response.end(JSON.stringify(failure(apiError.code, apiError.message)));

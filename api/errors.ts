@@ -18,6 +18,8 @@ export class ApiError extends Error {
     message: string,
     /** Sent as Retry-After (429, 503). */
     readonly retryAfterSeconds?: number,
+    /** Other headers the refusal carries (RateLimit-*). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -31,8 +33,8 @@ export class ApiError extends Error {
   static notFound(message: string) {
     return new ApiError(404, 'NOT_FOUND', message);
   }
-  static rateLimited(message: string, retryAfterSeconds: number) {
-    return new ApiError(429, 'RATE_LIMITED', message, retryAfterSeconds);
+  static rateLimited(message: string, retryAfterSeconds: number, headers: Record<string, string> = {}) {
+    return new ApiError(429, 'RATE_LIMITED', message, retryAfterSeconds, headers);
   }
   static unavailable(message: string, retryAfterSeconds: number) {
     return new ApiError(503, 'SERVICE_UNAVAILABLE', message, retryAfterSeconds);

@@ -103,6 +103,13 @@ export class Meter {
     this.keysUsed.set(keyId, this.clock());
   }
 
+  /** The standing of an account already in memory for today (no load), else undefined. */
+  peekStanding(accountId: string): Standing | undefined {
+    const state = this.accounts.get(accountId);
+    if (!state || state.periodStart !== periodOf(this.clock())) return undefined;
+    return { kind: state.kind, tokenBalance: state.tokenBalance, credits: availableCredits(state) };
+  }
+
   async standing(accountId: string): Promise<Standing> {
     const state = await this.state(accountId);
     return { kind: state.kind, tokenBalance: state.tokenBalance, credits: availableCredits(state) };

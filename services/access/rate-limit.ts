@@ -39,6 +39,14 @@ export class RateLimiter {
     return this.buckets.size;
   }
 
+  /** Seconds until `key` has a token again when its bucket is empty now, else null (nothing is taken). */
+  refusal(key: string, policy: BucketPolicy): number | null {
+    const bucket = this.buckets.peek(key);
+    if (!bucket) return null;
+    const tokens = Math.min(policy.burst, bucket.tokens + ((this.clock() - bucket.updatedMs) / 1000) * policy.perSecond);
+    return tokens >= 1 ? null : Math.max(1, Math.ceil((1 - tokens) / policy.perSecond));
+  }
+
   take(key: string, policy: BucketPolicy): RateDecision {
     const now = this.clock();
     const bucket = this.buckets.get(key) ?? { tokens: policy.burst, updatedMs: now };
