@@ -133,7 +133,7 @@ const environmentSchema = z.object({
   QUERY_MAX_RESULT_ROWS: z.coerce.number().int().positive().default(100_000),
   // Queries waiting for the engine: per key (more is 429), in all (more is 503), and how long one
   // may wait (503). chDB runs one statement at a time; a ClickHouse server CLICKHOUSE_CONCURRENCY.
-  QUERY_QUEUE_PER_KEY: z.coerce.number().int().positive().default(8),
+  QUERY_QUEUE_PER_KEY: z.coerce.number().int().positive().default(4),
   QUERY_QUEUE_MAX: z.coerce.number().int().positive().default(256),
   QUERY_QUEUE_WAIT_MS: z.coerce.number().int().positive().default(5_000),
   CLICKHOUSE_CONCURRENCY: z.coerce.number().int().positive().default(16),

@@ -5,7 +5,9 @@
  * or the pipeline's own work) has its own queue and lanes take turns, so a query waits for at most
  * one query of each other busy lane. A request lane holds at most `maxQueuedPerLane` waiting
  * queries (more is the caller's 429), all lanes together at most `maxQueued` (503), and nothing waits
- * longer than `maxWaitMs` (503).
+ * longer than `maxWaitMs`: a query that waited that long behind its own lane's earlier queries is
+ * the caller's doing (429, send fewer at once); one that waited with nothing of its own ahead is the
+ * service's (503).
  */
 import { AnalyticsBusyError } from './store-errors.js';
 
@@ -120,7 +122,17 @@ export class FairQueue {
     }
     this.rejected++;
     task.fail(
-      new AnalyticsBusyError('queue_timeout', `the query waited ${this.options.maxWaitMs} ms for the analytics engine; retry shortly`, 1),
+      index > 0
+        ? new AnalyticsBusyError(
+            'lane_full',
+            `the query waited ${this.options.maxWaitMs} ms behind this key's own earlier queries; send fewer at once`,
+            1,
+          )
+        : new AnalyticsBusyError(
+            'queue_timeout',
+            `the query waited ${this.options.maxWaitMs} ms for the analytics engine; retry shortly`,
+            1,
+          ),
     );
   }
 }

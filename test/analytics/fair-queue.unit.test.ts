@@ -57,3 +57,15 @@ test('a query that waits longer than maxWaitMs is refused as too slow (503 kind)
   await running;
   expect(queue.stats().queued).toBe(0);
 });
+
+test("a query that timed out behind its own lane's earlier queries is the caller's 429, not a 503", async () => {
+  const queue = new FairQueue({ concurrency: 1, maxQueuedPerLane: 5, maxQueued: 5, maxWaitMs: 20 });
+  const hold = gate();
+  const running = queue.run('a', true, () => hold.opened);
+  const first = queue.run('b', true, async () => 'first');
+  const second = queue.run('b', true, async () => 'second');
+  await expect(second).rejects.toMatchObject({ reason: 'lane_full' });
+  await expect(first).rejects.toMatchObject({ reason: 'queue_timeout' });
+  hold.open();
+  await running;
+});
