@@ -2,12 +2,14 @@
  * Admission to the analytics engine, fair across callers. chDB runs one statement at a time per
  * process (a ClickHouse server runs many), so whoever queues first would otherwise go first: one
  * caller with a thousand queries would put everyone else behind them. Here each lane (an account,
- * or the pipeline's own work) has its own queue and lanes take turns, so a query waits for at most
- * one query of each other busy lane. A request lane holds at most `maxQueuedPerLane` waiting
+ * or the pipeline's own work) has its own queue, and the next statement comes from the lane that has
+ * used the engine least lately (engine time, decaying with a 10 s half-life; ties in turn order): a
+ * caller who asks little goes ahead of one who keeps the engine busy, and waits for at most the
+ * statement running. A request lane holds at most `maxQueuedPerLane` waiting
  * queries (more is the caller's 429), all lanes together at most `maxQueued` (503), and nothing waits
- * longer than `maxWaitMs`: a query that waited that long behind its own lane's earlier queries is
- * the caller's doing (429, send fewer at once); one that waited with nothing of its own ahead is the
- * service's (503).
+ * longer than `maxWaitMs`: a query that waited that long while its own lane had other queries
+ * waiting ahead or running is the caller's doing (429, send fewer at once); one that waited with
+ * nothing else of its own is the service's (503).
  */
 import { AnalyticsBusyError } from './store-errors.js';
 
@@ -25,6 +27,14 @@ interface Task {
   timer: NodeJS.Timeout | undefined;
 }
 
+/** Engine time a lane used, decaying: `ms` as of `atMs`. */
+interface Usage {
+  ms: number;
+  atMs: number;
+}
+
+const HALF_LIFE_MS = 10_000;
+
 export interface FairQueueStats {
   running: number;
   queued: number;
@@ -36,6 +46,10 @@ export class FairQueue {
   private readonly lanes = new Map<string, Task[]>();
   /** Lanes with waiting tasks, in turn order. */
   private readonly turn: string[] = [];
+  /** Recent engine time per lane (only lanes seen in the last minutes stay: see `decayed`). */
+  private readonly usage = new Map<string, Usage>();
+  /** Statements running per lane. */
+  private readonly runningIn = new Map<string, number>();
   private running = 0;
   private queued = 0;
   private rejected = 0;
@@ -48,7 +62,7 @@ export class FairQueue {
 
   /** Runs `work` when it is this lane's turn; `limited` lanes (requests) are subject to the queue caps. */
   run<T>(lane: string, limited: boolean, work: () => Promise<T>): Promise<T> {
-    if (this.running < this.options.concurrency && this.queued === 0) return this.execute(work);
+    if (this.running < this.options.concurrency && this.queued === 0) return this.execute(lane, work);
     const waiting = this.lanes.get(lane);
     if (limited) {
       if ((waiting?.length ?? 0) >= this.options.maxQueuedPerLane) {
@@ -70,7 +84,7 @@ export class FairQueue {
       const task: Task = {
         start: () => {
           if (task.timer) clearTimeout(task.timer);
-          this.execute(work).then(resolve, reject);
+          this.execute(lane, work).then(resolve, reject);
         },
         fail: reject,
         timer: undefined,
@@ -88,19 +102,46 @@ export class FairQueue {
     });
   }
 
-  private async execute<T>(work: () => Promise<T>): Promise<T> {
+  private async execute<T>(lane: string, work: () => Promise<T>): Promise<T> {
     this.running++;
+    this.runningIn.set(lane, (this.runningIn.get(lane) ?? 0) + 1);
+    const started = performance.now();
     try {
       return await work();
     } finally {
       this.running--;
+      const left = (this.runningIn.get(lane) ?? 1) - 1;
+      if (left > 0) this.runningIn.set(lane, left);
+      else this.runningIn.delete(lane);
+      const now = Date.now();
+      this.usage.set(lane, { ms: this.decayed(lane, now) + (performance.now() - started), atMs: now });
       this.next();
     }
   }
 
+  /** The lane's engine time, decayed to `now`; forgets lanes whose usage has faded. */
+  private decayed(lane: string, now: number): number {
+    const usage = this.usage.get(lane);
+    if (!usage) return 0;
+    const ms = usage.ms * 0.5 ** ((now - usage.atMs) / HALF_LIFE_MS);
+    if (ms < 0.01) this.usage.delete(lane);
+    return ms;
+  }
+
   private next(): void {
     while (this.running < this.options.concurrency && this.turn.length > 0) {
-      const lane = this.turn.shift()!;
+      // The waiting lane that used the engine least lately; the turn order breaks ties.
+      const now = Date.now();
+      let pick = 0;
+      let least = Number.POSITIVE_INFINITY;
+      this.turn.forEach((candidate, index) => {
+        const used = this.decayed(candidate, now);
+        if (used < least) {
+          least = used;
+          pick = index;
+        }
+      });
+      const [lane] = this.turn.splice(pick, 1) as [string];
       const tasks = this.lanes.get(lane)!;
       const task = tasks.shift()!;
       this.queued--;
@@ -121,11 +162,13 @@ export class FairQueue {
       this.turn.splice(this.turn.indexOf(lane), 1);
     }
     this.rejected++;
+    // Waiting behind its own lane's queries, or beside one of them running, is the caller's concurrency.
+    const ownWork = index > 0 || (this.runningIn.get(lane) ?? 0) > 0;
     task.fail(
-      index > 0
+      ownWork
         ? new AnalyticsBusyError(
             'lane_full',
-            `the query waited ${this.options.maxWaitMs} ms behind this key's own earlier queries; send fewer at once`,
+            `the query waited ${this.options.maxWaitMs} ms beside this key's own other queries; send fewer at once`,
             1,
           )
         : new AnalyticsBusyError(

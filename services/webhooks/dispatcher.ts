@@ -29,6 +29,8 @@ export interface DispatcherOptions {
   hostConcurrency?: number;
   /** Finished deliveries older than this are purged (default: kept). */
   retentionMs?: number;
+  /** Least time between two claims of due deliveries (default 25 ms). */
+  minClaimIntervalMs?: number;
   /** How long a claim is held; default twice the timeout plus 5 s. A killed dispatcher's claims are retried after it. */
   leaseMs?: number;
   clock?: () => number;
@@ -133,9 +135,16 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     return claimed.length;
   };
 
+  // Claims are spaced at least this far apart: each is a query over the outbox, and with fast
+  // receivers slots free up continuously; one claim fills every slot freed meanwhile.
+  const minClaimIntervalMs = options.minClaimIntervalMs ?? 25;
+  let lastClaimAt = 0;
   const loop = async () => {
     while (!stopping) {
       let started = 0;
+      const wait = lastClaimAt + minClaimIntervalMs - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      lastClaimAt = performance.now();
       try {
         started = await fillSlots();
       } catch (error) {

@@ -10,7 +10,7 @@ function gate() {
   return { opened, open };
 }
 
-test('lanes take turns: a lane with many queries waiting does not go ahead of a later lane', async () => {
+test('the lane that used the engine least goes next: a busy lane waits behind lighter ones that came later', async () => {
   const queue = new FairQueue({ concurrency: 1, maxQueuedPerLane: 100, maxQueued: 1000, maxWaitMs: 60_000 });
   const order: string[] = [];
   const first = gate();
@@ -23,7 +23,7 @@ test('lanes take turns: a lane with many queries waiting does not go ahead of a 
   const pipeline = queue.run('pipeline', false, async () => void order.push('pipeline'));
   first.open();
   await Promise.all([running, ...busy, other, pipeline]);
-  expect(order.slice(0, 4)).toEqual(['busy-0', 'busy-1', 'other', 'pipeline']);
+  expect(order.slice(0, 4)).toEqual(['busy-0', 'other', 'pipeline', 'busy-1']);
   expect(order).toHaveLength(8);
 });
 
@@ -58,14 +58,15 @@ test('a query that waits longer than maxWaitMs is refused as too slow (503 kind)
   expect(queue.stats().queued).toBe(0);
 });
 
-test("a query that timed out behind its own lane's earlier queries is the caller's 429, not a 503", async () => {
-  const queue = new FairQueue({ concurrency: 1, maxQueuedPerLane: 5, maxQueued: 5, maxWaitMs: 20 });
+test("a query that timed out beside its own lane's other work is the caller's 429; alone it is a 503", async () => {
+  const queue = new FairQueue({ concurrency: 2, maxQueuedPerLane: 5, maxQueued: 5, maxWaitMs: 20 });
   const hold = gate();
-  const running = queue.run('a', true, () => hold.opened);
-  const first = queue.run('b', true, async () => 'first');
-  const second = queue.run('b', true, async () => 'second');
-  await expect(second).rejects.toMatchObject({ reason: 'lane_full' });
-  await expect(first).rejects.toMatchObject({ reason: 'queue_timeout' });
+  const runningB = queue.run('b', true, () => hold.opened);
+  const runningA = queue.run('a', true, () => hold.opened);
+  const besideOwn = queue.run('b', true, async () => 'b');
+  const alone = queue.run('c', true, async () => 'c');
+  await expect(besideOwn).rejects.toMatchObject({ reason: 'lane_full' });
+  await expect(alone).rejects.toMatchObject({ reason: 'queue_timeout' });
   hold.open();
-  await running;
+  await Promise.all([runningA, runningB]);
 });
