@@ -8,8 +8,8 @@
  * statement running. A request lane holds at most `maxQueuedPerLane` waiting
  * queries (more is the caller's 429), all lanes together at most `maxQueued` (503), and nothing waits
  * longer than `maxWaitMs`: a query that waited that long while its own lane had other queries
- * waiting ahead or running is the caller's doing (429, send fewer at once); one that waited with
- * nothing else of its own is the service's (503).
+ * waiting ahead or running, or after its lane used the engine heavily lately, is the caller's doing
+ * (429, send fewer at once); one from a light caller with nothing else of its own is the service's (503).
  */
 import { AnalyticsBusyError } from './store-errors.js';
 
@@ -34,6 +34,8 @@ interface Usage {
 }
 
 const HALF_LIFE_MS = 10_000;
+/** A lane whose recent engine time exceeds maxWaitMs / HEAVY_SHARE is a heavy user. */
+const HEAVY_SHARE = 10;
 
 export interface FairQueueStats {
   running: number;
@@ -162,8 +164,10 @@ export class FairQueue {
       this.turn.splice(this.turn.indexOf(lane), 1);
     }
     this.rejected++;
-    // Waiting behind its own lane's queries, or beside one of them running, is the caller's concurrency.
-    const ownWork = index > 0 || (this.runningIn.get(lane) ?? 0) > 0;
+    // Waiting behind its own lane's queries, beside one of them running, or after using the engine
+    // heavily lately (lighter callers go first, so a heavy one waits) is the caller's doing.
+    const ownWork =
+      index > 0 || (this.runningIn.get(lane) ?? 0) > 0 || this.decayed(lane, Date.now()) > this.options.maxWaitMs / HEAVY_SHARE;
     task.fail(
       ownWork
         ? new AnalyticsBusyError(
