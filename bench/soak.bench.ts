@@ -57,6 +57,8 @@ function rssMb(pid: number): number {
 
 async function main() {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-soak-'));
+  // PostgreSQL runs as its own user (infra/postgres.sh), which must be able to reach its folder inside.
+  fs.chmodSync(workDir, 0o711);
   const infraEnv = { ...process.env, TAPELINE_INFRA_DIR: path.join(workDir, 'infra') };
   const infra = (script: string, command: string) =>
     execFileSync('bash', [path.join(repoRoot, 'infra', script), command], {
