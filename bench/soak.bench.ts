@@ -93,7 +93,7 @@ async function main() {
       DATA_DIR: path.join(workDir, 'data'),
       PORT: String(port),
       ADMIN_PORT: '0',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
       POLYMARKET_GAMMA_URL: `${simulatorBase}/gamma`,
       POLYMARKET_CLOB_URL: `${simulatorBase}/clob`,
       POLYMARKET_DATA_URL: `${simulatorBase}/data`,
