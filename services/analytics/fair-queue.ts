@@ -8,7 +8,7 @@
  * statement running. A request lane holds at most `maxQueuedPerLane` waiting
  * queries (more is the caller's 429), all lanes together at most `maxQueued` (503), and nothing waits
  * longer than `maxWaitMs`: a query that waited that long while its own lane had other queries
- * waiting ahead or running, or after its lane used the engine heavily lately, is the caller's doing
+ * waiting ahead or running, or after its lane used the engine well above the average lane lately, is the caller's doing
  * (429, send fewer at once); one from a light caller with nothing else of its own is the service's (503).
  */
 import { AnalyticsBusyError } from './store-errors.js';
@@ -34,8 +34,8 @@ interface Usage {
 }
 
 const HALF_LIFE_MS = 10_000;
-/** A lane whose recent engine time exceeds maxWaitMs / HEAVY_SHARE is a heavy user. */
-const HEAVY_SHARE = 10;
+/** A lane that used more than this many times the average engine time of the lanes lately is a heavy user. */
+const HEAVY_FACTOR = 2;
 
 export interface FairQueueStats {
   running: number;
@@ -121,6 +121,14 @@ export class FairQueue {
     }
   }
 
+  /** Whether the lane used the engine well above the average lane lately (lighter lanes went first, so it waited). */
+  private isHeavy(lane: string): boolean {
+    const now = Date.now();
+    const lanes = [...this.usage.keys()];
+    const total = lanes.reduce((sum, name) => sum + this.decayed(name, now), 0);
+    return lanes.length > 1 && this.decayed(lane, now) > (HEAVY_FACTOR * total) / lanes.length;
+  }
+
   /** The lane's engine time, decayed to `now`; forgets lanes whose usage has faded. */
   private decayed(lane: string, now: number): number {
     const usage = this.usage.get(lane);
@@ -166,8 +174,7 @@ export class FairQueue {
     this.rejected++;
     // Waiting behind its own lane's queries, beside one of them running, or after using the engine
     // heavily lately (lighter callers go first, so a heavy one waits) is the caller's doing.
-    const ownWork =
-      index > 0 || (this.runningIn.get(lane) ?? 0) > 0 || this.decayed(lane, Date.now()) > this.options.maxWaitMs / HEAVY_SHARE;
+    const ownWork = index > 0 || (this.runningIn.get(lane) ?? 0) > 0 || this.isHeavy(lane);
     task.fail(
       ownWork
         ? new AnalyticsBusyError(

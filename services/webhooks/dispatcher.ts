@@ -29,7 +29,7 @@ export interface DispatcherOptions {
   hostConcurrency?: number;
   /** Finished deliveries older than this are purged (default: kept). */
   retentionMs?: number;
-  /** Least time between two claims of due deliveries (default 25 ms). */
+  /** Least time between two claims of due deliveries (default 100 ms). */
   minClaimIntervalMs?: number;
   /** How long a claim is held; default twice the timeout plus 5 s. A killed dispatcher's claims are retried after it. */
   leaseMs?: number;
@@ -137,7 +137,7 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
 
   // Claims are spaced at least this far apart: each is a query over the outbox, and with fast
   // receivers slots free up continuously; one claim fills every slot freed meanwhile.
-  const minClaimIntervalMs = options.minClaimIntervalMs ?? 25;
+  const minClaimIntervalMs = options.minClaimIntervalMs ?? 100;
   let lastClaimAt = 0;
   const loop = async () => {
     while (!stopping) {

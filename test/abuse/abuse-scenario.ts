@@ -315,6 +315,12 @@ async function main(): Promise<Record<string, unknown>> {
   Object.assign(report, {
     idle_p99_ms: round(idleP99),
     control_non_200: samples.filter((s) => s.status !== 200).length,
+    control_statuses: Object.fromEntries(
+      [...new Set(samples.map((s) => `${s.phase}:${s.status}`))].map((k) => [
+        k,
+        samples.filter((s) => `${s.phase}:${s.status}` === k).length,
+      ]),
+    ),
     control_5xx: samples.filter((s) => s.status >= 500 || s.status === 0).length,
     attack_5xx: [...attackStatuses.values()].flatMap((counts) => [...counts].filter(([status]) => status >= 500 || status === 0)),
   });
