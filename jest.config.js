@@ -12,16 +12,16 @@ export default {
   // Per-project testTimeout is ignored by jest 30; e2e tests pass their own, longer timeouts.
   testTimeout: 60_000,
   projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{test,services,api,tools}/**/*.unit.test.ts'] },
-    { ...shared, displayName: 'integration', testMatch: ['<rootDir>/{test,services,api,tools}/**/*.int.test.ts'] },
-    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/{test,services,api,tools}/**/*.e2e.test.ts'] },
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{test,services,api,tools,clients}/**/*.unit.test.ts'] },
+    { ...shared, displayName: 'integration', testMatch: ['<rootDir>/{test,services,api,tools,clients}/**/*.int.test.ts'] },
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/{test,services,api,tools,clients}/**/*.e2e.test.ts'] },
     // The abuse suite: the demo as a child process under floods, bounded in count and time.
     { ...shared, displayName: 'abuse', testMatch: ['<rootDir>/{test,services,api,tools}/**/*.abuse.test.ts'] },
     // Real engines as local servers (Kafka, schema registry, PostgreSQL), started once per run.
     {
       ...shared,
       displayName: 'engines',
-      testMatch: ['<rootDir>/{test,services,api,tools}/**/*.engines.test.ts'],
+      testMatch: ['<rootDir>/{test,services,api,tools,clients}/**/*.engines.test.ts'],
       globalSetup: '<rootDir>/test/engines/global-setup.mjs',
       globalTeardown: '<rootDir>/test/engines/global-teardown.mjs',
     },

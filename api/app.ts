@@ -20,6 +20,7 @@ import type { AnalyticsStore } from '../services/ports/analytics-store.js';
 import { READ_MODELS } from '../services/read-models/registry.js';
 import { type AccessCheck, type AccessPolicy, accessCheck, accessControl, fastRateRefusal, type RateShare } from './access.js';
 import { AuthThrottle, bearerKey, OwnerCache, requireApiKey } from './auth.js';
+import type { MarketLookup } from '../services/ingest/market-lookup.js';
 import { docsRoutes } from './docs-page.js';
 import { errorRenderer, sendError } from './error-renderer.js';
 import { ApiError } from './errors.js';
@@ -65,6 +66,8 @@ export interface AppDependencies {
   /** Webhook subscriptions and deliveries; without it the /webhooks routes answer 404. */
   webhooks?: WebhooksApi;
   readCache?: ReadCacheSettings;
+  /** Looks up markets the catalog does not hold yet, bounded (GET /markets/{id}); without it they are 404. */
+  marketLookup?: MarketLookup;
   /** Validate every response against the document too (tests turn this on). */
   validateResponses?: boolean;
 }
@@ -155,7 +158,7 @@ function buildApp(
   app.use('/v1', healthRoutes(deps.store, deps.health));
   app.use('/v1', accountRoutes({ meter: deps.meter, operations, ...deps.access }));
   app.use('/v1', keyRoutes({ keys: deps.keys, meter: deps.meter, thresholds: deps.access.thresholds, owners }));
-  for (const model of READ_MODELS) if (model.routes) app.use('/v1', model.routes({ store: deps.store }));
+  for (const model of READ_MODELS) if (model.routes) app.use('/v1', model.routes({ store: deps.store, marketLookup: deps.marketLookup }));
   if (deps.webhooks) app.use('/v1', webhookRoutes(deps.webhooks));
 
   app.use((_request, _response, next) => next(ApiError.notFound('no such route')));

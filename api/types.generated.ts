@@ -211,8 +211,10 @@ export type Positions = {
     outcome: string;
     size_shares: number;
     avg_entry_price: number;
-    /** Current outcome price, or the payout once resolved. */
+    /** The price the position is marked at: the payout once settled (1 or 0; 0.5 after a 50-50 void); else the mid of the outcome's book when both sides are present and the spread is at most 0.10; else (one-sided or empty book, or a wider spread) the outcome's last indexed trade; else the catalog price; null when none exists. */
     mark_price: number | null;
+    /** Which rule of mark_price applied. */
+    mark_basis?: "payout" | "mid" | "last_trade" | "catalog" | "none";
     cost_basis_usdc: number;
     current_value_usdc: number | null;
     unrealized_pnl_usdc: number;
@@ -389,6 +391,21 @@ export type Health = {
     covered_until?: NullableTimestamp;
     /** Milliseconds behind upstream (now - covered_until). */
     lag_ms?: number | null;
+    /** The source knows its view has a hole it is repairing: a trade-feed gap being backfilled market by market, websocket events waiting to be published. */
+    degraded?: boolean;
+    degraded_reason?: string | null;
+    progress?: null | {
+      /** What runs, e.g. `initial: markets closed=true`, `initial sync done`, `incremental`. */
+      phase: string;
+      /** Records read so far by this job. */
+      completed: number;
+      /** Records in all when upstream says; null otherwise. */
+      total: number | null;
+      started_at: Timestamp;
+      finished_at: NullableTimestamp;
+      /** completed / seconds from started_at to finished_at (or now). */
+      per_second: number;
+    };
     /** Freshness target: ticks/books 2000, trades 15000, positions 600000, metadata 300000. */
     target_lag_ms?: number | null;
     /** lag_ms <= target_lag_ms. */
@@ -423,7 +440,8 @@ export type Market = {
   /** The market question. */
   title: string;
   category: string;
-  status: "active" | "closed" | "resolved";
+  /** The market lifecycle, a state machine: `active` (trading) -> `closed` (trading stopped, not resolved; e.g. waiting on the oracle, possibly long after `end_date`) -> `resolved` (one outcome pays 1) or `voided` (resolved with a split payout, 50-50). `closed` can go back to `active` when upstream reopens a market. In lists this is the catalog's view (Gamma); in `GET /markets/{id}` the lifecycle's state (which also follows the CLOB's resolution messages) when it has one. Every transition is in `MarketDetail.lifecycle.transitions`. */
+  status: "active" | "closed" | "resolved" | "voided";
   outcomes: Array<string>;
   /** CLOB token ids (up to 78 digits, as strings), in outcome order. */
   outcome_token_ids: Array<string>;
@@ -431,9 +449,11 @@ export type Market = {
   /** Price of the YES outcome (named Yes, else the first outcome), from the latest upstream market snapshot. */
   yes_price: NullablePrice;
   no_price: NullablePrice;
+  /** Best bid of the YES token from the catalog; null when the bid side is empty (Gamma prints an empty side as bestBid 0). */
   best_bid?: NullablePrice;
+  /** Best ask of the YES token from the catalog; null when the ask side is empty (Gamma prints an empty side as bestAsk 1). */
   best_ask?: NullablePrice;
-  /** best_ask - best_bid; null when either side is missing. */
+  /** best_ask - best_bid; null when either side is empty. */
   spread?: number | null;
   last_trade_price?: NullablePrice;
   /** Upstream rolling 24 h volume in USDC. */
@@ -442,7 +462,7 @@ export type Market = {
   liquidity_usdc: number;
   neg_risk?: boolean;
   event?: MarketEvent | null;
-  /** Winning outcome once resolved. */
+  /** Winning outcome once resolved; `50-50` once voided. */
   resolved_outcome?: string | null;
   start_date?: NullableTimestamp;
   end_date?: NullableTimestamp;
@@ -453,6 +473,7 @@ export type Market = {
 };
 
 export type MarketDetail = Market & {
+  lifecycle: MarketLifecycle | null;
   /** Computed from the trades this service indexed. */
   snapshot: {
     /** YES price of the latest indexed trade. */
@@ -464,6 +485,41 @@ export type MarketDetail = Market & {
     trades_total: number;
     as_of: Timestamp;
   };
+};
+
+/** The market's lifecycle state machine: `active` -> `closed` -> `resolved` | `voided` (`closed` -> `active` when upstream reopens). Reports come from authorities of two ranks: the fast path (`gamma`: the catalog; `clob-ws`/`clob-rest`: the CLOB's resolution messages) and the chain (`chain`: ConditionResolution on Polygon, the authority). The first settlement reported wins at once; later, the same payouts from a higher authority `confirmed` it, and different payouts from an equal or higher authority `corrected` it (a new resolution number). A settled market never goes back to active or closed. Null until the lifecycle processor has seen the market. */
+export type MarketLifecycle = {
+  state: "active" | "closed" | "resolved" | "voided";
+  /** Who reported the current state. */
+  authority: "gamma" | "clob-ws" | "clob-rest" | "chain";
+  resolution: null | {
+    /** The winning outcome's name; `50-50` for a void. */
+    outcome: string | null;
+    /** -1 for a void (no single winner). */
+    winning_outcome_index: number;
+    /** USDC paid per share of each outcome, in outcome order. */
+    payouts: Array<Price>;
+    /** payouts[YES]: 1 or 0, 0.5 for a 50-50 void. */
+    final_yes_price: NullablePrice;
+    /** The other outcome's payout in a binary market. */
+    final_no_price: NullablePrice;
+    /** Upstream resolution time (umaEndDate, closedTime, message time), else when it was seen. */
+    resolved_at: NullableTimestamp;
+    /** 1 for the first resolution, +1 per correction. */
+    resolution_number: number;
+  };
+  /** Every transition, oldest first (at most 100). */
+  transitions: Array<{
+    revision: number;
+    kind: "listed" | "closed" | "reopened" | "resolved" | "voided" | "confirmed" | "corrected";
+    from: "active" | "closed" | "resolved" | "voided" | null;
+    to: "active" | "closed" | "resolved" | "voided";
+    authority: "gamma" | "clob-ws" | "clob-rest" | "chain";
+    /** Upstream time of the change when it says. */
+    occurred_at: NullableTimestamp;
+    /** When this service saw it. */
+    observed_at: Timestamp;
+  }>;
 };
 
 export type Candle = {
@@ -560,4 +616,132 @@ export type WebhookDelivery = {
     error: string | null;
     latency_ms: number;
   }>;
+};
+
+/** Fields every delivery body carries. */
+export type WebhookEnvelope = {
+  /** The event type (also the X-Service-Event header). */
+  event: string;
+  /** Event id: the same across retries, redeliveries and subscribers; deduplicate on it. */
+  id: string;
+  /** The X-Service-Delivery header. */
+  delivery_id: string;
+  /** Where the underlying data came from. */
+  source?: "polymarket" | "simulator";
+};
+
+export type TradeExecutedEvent = WebhookEnvelope & TradeEventFields & {
+  event?: "trade.executed";
+};
+
+/** The trade fields of trade.executed and trader.large_trade. */
+export type TradeEventFields = {
+  trade_id: string;
+  /** Condition id. */
+  market_id: string;
+  market_title: string;
+  /** Taker wallet */
+  wallet: string;
+  side: "buy" | "sell";
+  /** YES / NO for binary markets, else the outcome name. */
+  outcome: string;
+  price: Price;
+  /** USDC notional of the fill (shares x price). */
+  size_usdc: number;
+  timestamp: Timestamp;
+};
+
+export type TraderLargeTradeEvent = WebhookEnvelope & TradeEventFields & {
+  event?: "trader.large_trade";
+  /** The subscription's threshold this trade reached. */
+  threshold_usdc: number;
+  /** The wallet's activity in the 24 h before the trade, from indexed trades. */
+  trader: {
+    wallet: string;
+    trades_24h: number;
+    volume_24h_usdc: number;
+    markets_24h: number;
+    largest_trade_24h_usdc: number;
+  };
+};
+
+export type MarketPriceSignalEvent = WebhookEnvelope & {
+  event?: "market.price_signal";
+  market_id: string;
+  market_title: string;
+  yes_price: Price;
+  prev_price: Price;
+  /** Signed move in percent: 100 x (yes_price - prev_price) / prev_price. */
+  change_pct: number;
+  direction: "up" | "down";
+  timestamp: Timestamp;
+};
+
+export type MarketResolvedEvent = WebhookEnvelope & {
+  event?: "market.resolved";
+  market_id: string;
+  market_title: string;
+  resolved_outcome: string;
+  final_yes_price: Price;
+  final_no_price: Price;
+  timestamp: Timestamp;
+};
+
+export type CopyExecutedEvent = WebhookEnvelope & {
+  event?: "copy.executed";
+  user_id: number;
+  copy_subscription_id: number;
+  leader_wallet: string;
+  leader_trade_id: string;
+  market_id: string;
+  side: "buy" | "sell";
+  outcome: string;
+  /** USDC notional the follower should trade (the leader's size scaled by the copy ratio). */
+  child_size_usdc: number;
+  leader_size_usdc: number;
+  clob_order_id: string;
+  trade_intent_id: number;
+  /** Execution status, e.g. submitted. */
+  status: string;
+  dry_run: boolean;
+  timestamp: Timestamp;
+};
+
+export type RiskBlockedEvent = WebhookEnvelope & {
+  event?: "risk.blocked";
+  user_id: number;
+  copy_subscription_id: number;
+  leader_wallet: string;
+  market_id: string;
+  /** Which limit blocked the copy, e.g. max_daily_notional. */
+  reason: string;
+  leader_size_usdc: number;
+  trade_intent_id: number;
+  timestamp: Timestamp;
+};
+
+export type StrategySignalEvent = WebhookEnvelope & {
+  event?: "strategy.signal";
+  signal_id: string;
+  /** e.g. strategy_lab. */
+  signal_type: string;
+  strategy_id: number;
+  strategy_name: string;
+  market_id: string;
+  market_title: string;
+  side: "buy" | "sell";
+  /** The outcome traded; YES when absent. */
+  outcome?: string;
+  entry_price: Price;
+  /** 0..1. */
+  confidence: number;
+  /** Expected edge over the entry price */
+  edge: number;
+  emitted_at: Timestamp;
+};
+
+export type WebhookTestEvent = WebhookEnvelope & {
+  event?: "webhook.test";
+  subscription_id: string;
+  timestamp: Timestamp;
 };

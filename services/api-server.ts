@@ -25,6 +25,9 @@ import type { AnalyticsStore } from './ports/analytics-store.js';
 import type { ControlStore } from './ports/control-store.js';
 import type { EventLog } from './ports/event-log.js';
 import { STREAMS } from './read-models/registry.js';
+import { EventPublisher } from './events/publisher.js';
+import { MarketLookup } from './ingest/market-lookup.js';
+import { UpstreamClient } from './ingest/upstream-client.js';
 import { sinkLag } from './sink/sink-service.js';
 
 export const SERVICE_VERSION = '0.5.0';
@@ -41,6 +44,8 @@ export interface ComposeOptions {
   webhooks?: WebhooksApi;
   /** Extra metric families (e.g. the sink's, when it runs in this process). */
   metrics?: () => Family[];
+  /** Looks up markets the catalog does not hold yet (GET /markets/{id}). */
+  marketLookup?: MarketLookup;
 }
 
 export interface ComposedApi {
@@ -89,6 +94,7 @@ export function composeApi(options: ComposeOptions): ComposedApi {
     validateResponses: config.validateResponses,
     readCache: { ttlMs: config.readCacheTtlMs, maxEntries: config.readCacheMaxEntries, maxBytes: config.readCacheMaxBytes },
     webhooks: options.webhooks,
+    marketLookup: options.marketLookup,
     health: options.health,
   });
   const operations = new AdminOperations(accounts, config.access.thresholds, keys, (ids) => handler.owners.forgetKeys(ids));
@@ -168,8 +174,25 @@ export interface ApiServer {
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
   const { config, log, logger } = options;
   const lag = cached(() => sinkLag(log, [STREAMS.markets.topic, STREAMS.trades.topic]), SINK_LAG_TTL_MS);
+  const { ingest, upstream } = config;
+  // One attempt per upstream request and a generous request budget: the lookup's own token bucket
+  // and deadline are what bound the work (services/ingest/market-lookup.ts).
+  const marketLookup = new MarketLookup({
+    gamma: new UpstreamClient({
+      name: 'gamma',
+      baseUrl: upstream.gammaUrl,
+      budgetPer10s: 1_000,
+      timeoutMs: ingest.lookupTimeoutMs,
+      maxAttempts: 1,
+    }),
+    publisher: new EventPublisher(log),
+    perSecond: ingest.lookupPerSecond,
+    timeoutMs: ingest.lookupTimeoutMs,
+    missTtlMs: ingest.lookupMissTtlMs,
+  });
   const api = composeApi({
     ...options,
+    marketLookup,
     health: { version: SERVICE_VERSION, sources: options.sources ?? (() => []), sinkLag: lag },
   });
   await api.start();

@@ -55,8 +55,21 @@ const environmentSchema = z.object({
   // Polling cadences. Spec freshness: prices ~5 min, trades ~1 min; we poll well inside both.
   MARKETS_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
   TRADES_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
-  // Closed markets older than this are not fetched on start: upstream holds hundreds of thousands.
-  MARKETS_CLOSED_LOOKBACK_DAYS: z.coerce.number().int().min(0).default(7),
+  // After the one-time full catalog sync, changed markets and events are read this often (the
+  // metadata freshness target is 5 minutes; open markets are polled every MARKETS_POLL_INTERVAL_MS).
+  CATALOG_SYNC_INTERVAL_MS: z.coerce.number().int().positive().default(300_000),
+  // Unsettled markets looked up again by id per market poll: 2,000 is 20 requests, well inside the
+  // Gamma budget; a larger set is covered round-robin over several polls.
+  MARKETS_RECHECK_PER_POLL: z.coerce.number().int().min(0).default(2_000),
+  // Markets read per trade poll while a feed gap is backfilled: bounded so the live feed stays fresh.
+  TRADES_GAP_MARKETS_PER_POLL: z.coerce.number().int().positive().default(50),
+  // On-demand lookup of a market the catalog does not have yet (GET /v1/markets/<unknown id>):
+  // each request waits at most this long for upstream, ...
+  MARKET_LOOKUP_TIMEOUT_MS: z.coerce.number().int().positive().default(3_000),
+  // ... at most this many upstream lookups per second run (the rest answer at once, not found now),
+  MARKET_LOOKUP_PER_SECOND: z.coerce.number().positive().default(2),
+  // ... and an id upstream does not know is not asked for again for this long.
+  MARKET_LOOKUP_MISS_TTL_MS: z.coerce.number().int().min(0).default(600_000),
   // Per-market trade backfill on first sight of a market: pages of the Data API feed (offset cap 10,000).
   TRADES_BACKFILL_MAX_PER_MARKET: z.coerce.number().int().min(0).max(10_000).default(3_000),
   // Only the busiest N markets are backfilled per market; the global feed covers the rest.
@@ -144,6 +157,15 @@ const environmentSchema = z.object({
   // Tokens per websocket connection: upstream accepts large subscriptions, but smaller shards limit
   // what one dropped connection takes down and keep each resubscribe snapshot burst small.
   WS_SHARD_SIZE: z.coerce.number().int().positive().max(5_000).default(500),
+  // A connection that has said nothing (not even PONG to our 10 s PING) for this long is dead:
+  // three missed pings.
+  WS_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  // Reconnect backoff starts over only after a connection stayed up this long, so a server that
+  // accepts, sends a frame and drops us is retried with growing delays, not every 0.5 s.
+  WS_STABLE_AFTER_MS: z.coerce.number().int().positive().default(60_000),
+  // A failed publish of websocket events is retried this many times (with backoff) before the
+  // events are dead-lettered with the reason; they stay buffered until one or the other succeeds.
+  WS_PUBLISH_ATTEMPTS: z.coerce.number().int().positive().default(5),
   // Tracked wallets: positions every 5 min (target 10 min) and their activity.
   WALLETS_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(300_000),
   TRACKED_WALLETS: z.string().default(''),
@@ -237,7 +259,15 @@ export type Config = Readonly<{
     enabled: boolean;
     marketsPollIntervalMs: number;
     tradesPollIntervalMs: number;
-    closedLookbackDays: number;
+    catalogSyncIntervalMs: number;
+    recheckPerPoll: number;
+    gapMarketsPerPoll: number;
+    lookupTimeoutMs: number;
+    lookupPerSecond: number;
+    lookupMissTtlMs: number;
+    wsIdleTimeoutMs: number;
+    wsStableAfterMs: number;
+    wsPublishAttempts: number;
     backfillMaxPerMarket: number;
     backfillMarkets: number;
     gammaBudgetPer10s: number;
@@ -339,7 +369,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       enabled: e.INGEST_ENABLED ?? true,
       marketsPollIntervalMs: e.MARKETS_POLL_INTERVAL_MS,
       tradesPollIntervalMs: e.TRADES_POLL_INTERVAL_MS,
-      closedLookbackDays: e.MARKETS_CLOSED_LOOKBACK_DAYS,
+      catalogSyncIntervalMs: e.CATALOG_SYNC_INTERVAL_MS,
+      recheckPerPoll: e.MARKETS_RECHECK_PER_POLL,
+      gapMarketsPerPoll: e.TRADES_GAP_MARKETS_PER_POLL,
+      lookupTimeoutMs: e.MARKET_LOOKUP_TIMEOUT_MS,
+      lookupPerSecond: e.MARKET_LOOKUP_PER_SECOND,
+      lookupMissTtlMs: e.MARKET_LOOKUP_MISS_TTL_MS,
+      wsIdleTimeoutMs: e.WS_IDLE_TIMEOUT_MS,
+      wsStableAfterMs: e.WS_STABLE_AFTER_MS,
+      wsPublishAttempts: e.WS_PUBLISH_ATTEMPTS,
       backfillMaxPerMarket: e.TRADES_BACKFILL_MAX_PER_MARKET,
       backfillMarkets: e.TRADES_BACKFILL_MARKETS,
       gammaBudgetPer10s: e.GAMMA_BUDGET_PER_10S,

@@ -6,7 +6,8 @@
  *
  * Counting: a check that is pass/fail as a whole (typecheck, lint) is one test; Jest tiers count
  * their tests (a suite that fails to load counts as one failure); Schemathesis counts one test per
- * API operation (its JUnit report) and prints its generated cases beside. A tier whose command fails
+ * API operation (its JUnit report) and prints its generated cases beside; pytest tiers (the Python
+ * SDK, the signal executor) count their JUnit test cases. A tier whose command fails
  * without a readable report counts one failure. Every tier runs even after a failure, and the exit
  * code is non-zero when anything failed.
  *
@@ -30,6 +31,9 @@ const TIERS = [
   { name: 'abuse', kind: 'jest', command: [...jest, '--selectProjects', 'abuse'] },
   { name: 'engines', kind: 'jest', command: [...jest, '--selectProjects', 'engines'] },
   { name: 'fuzz', kind: 'junit', command: ['bash', 'test/fuzz/schemathesis.sh'] },
+  // The Python SDK's pytest suite and the signal executor's end-to-end suite, each against its own demo.
+  { name: 'python', kind: 'junit', command: ['bash', 'clients/python/test.sh'] },
+  { name: 'executor', kind: 'junit', command: ['bash', 'clients/executor/test.sh'] },
 ];
 
 const selected = process.env.TEST_TIERS ? new Set(process.env.TEST_TIERS.split(',').map((s) => s.trim())) : null;

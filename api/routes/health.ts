@@ -35,9 +35,12 @@ export function healthRoutes(store: AnalyticsStore, inputs: HealthInputs): Route
   router.get('/health', async (_request, response) => {
     const [counts] = await indexedCounts();
     const sources = inputs.sources();
-    const issues = sources
-      .filter((s) => s.consecutive_failures >= FAILING_AFTER)
-      .map((s) => `${s.source}: ${s.consecutive_failures} consecutive failures; last error: ${s.last_error}`);
+    const issues = [
+      ...sources
+        .filter((s) => s.consecutive_failures >= FAILING_AFTER)
+        .map((s) => `${s.source}: ${s.consecutive_failures} consecutive failures; last error: ${s.last_error}`),
+      ...sources.filter((s) => s.degraded).map((s) => `${s.source}: degraded: ${s.degraded_reason}`),
+    ];
     response.json(
       success({
         status: issues.length === 0 ? 'ok' : 'degraded',

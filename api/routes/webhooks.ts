@@ -15,8 +15,8 @@ import {
 import { secretHint } from '../../services/webhooks/signature.js';
 import { UnsafeUrlError } from '../../services/webhooks/url-guard.js';
 import { type Subscription, SubscriptionRefusedError, type WebhookSubscriptions } from '../../services/webhooks/subscriptions.js';
-import { decodeCursor, encodeCursor, queryFingerprint } from '../cursor.js';
-import { page, success } from '../envelope.js';
+import { keysetPage } from '../keyset.js';
+import { success } from '../envelope.js';
 import { ApiError } from '../errors.js';
 
 export interface WebhooksApi {
@@ -102,17 +102,14 @@ export function webhookRoutes(api: WebhooksApi): Router {
   });
 
   router.get('/webhooks', async (request, response) => {
-    const limit = Number(request.query.limit ?? 50);
-    const fingerprint = queryFingerprint({});
-    const after = request.query.cursor ? decodeCursor(String(request.query.cursor), fingerprint, ['id']) : null;
-    const rows = await api.subscriptions.list(ownerOf(request), limit + 1, after ? String(after[0]) : null);
-    const pageRows = rows.slice(0, limit);
-    const hasMore = rows.length > limit;
     response.json(
-      page(
-        pageRows.map((s) => presentSubscription(s, api.clock())),
-        { limit, has_more: hasMore, next_cursor: hasMore ? encodeCursor([pageRows[pageRows.length - 1]!.id], fingerprint) : null },
-      ),
+      await keysetPage(request, {
+        filters: {},
+        shape: ['id'],
+        fetch: (after, take) => api.subscriptions.list(ownerOf(request), take, after ? String(after[0]) : null),
+        keyOf: (s) => [s.id],
+        present: (s) => presentSubscription(s, api.clock()),
+      }),
     );
   });
 
@@ -152,27 +149,22 @@ export function webhookRoutes(api: WebhooksApi): Router {
 
   router.get('/webhooks/:id/deliveries', async (request, response) => {
     const subscription = await requireSubscription(request);
-    const limit = Number(request.query.limit ?? 50);
     const status = request.query.status ? String(request.query.status) : null;
-    const fingerprint = queryFingerprint({ status: status ?? undefined });
-    const after = request.query.cursor ? decodeCursor(String(request.query.cursor), fingerprint, ['id']) : null;
-    const rows = await listDeliveries(api.store, subscription.id, limit + 1, after ? String(after[0]) : null, status);
-    const pageRows = rows.slice(0, limit);
-    const attempts = await attemptsOf(
-      api.store,
-      pageRows.map((d) => d.seq),
-    );
-    const hasMore = rows.length > limit;
     response.json(
-      page(
-        pageRows.map((d) =>
-          presentDelivery(
-            d,
-            attempts.filter((a) => a.delivery_seq === d.seq),
-          ),
-        ),
-        { limit, has_more: hasMore, next_cursor: hasMore ? encodeCursor([pageRows[pageRows.length - 1]!.seq], fingerprint) : null },
-      ),
+      await keysetPage(request, {
+        filters: { status: status ?? undefined },
+        shape: ['id'],
+        fetch: async (after, take) => {
+          const rows = await listDeliveries(api.store, subscription.id, take, after ? String(after[0]) : null, status);
+          const attempts = await attemptsOf(
+            api.store,
+            rows.map((d) => d.seq),
+          );
+          return rows.map((d) => ({ delivery: d, attempts: attempts.filter((a) => a.delivery_seq === d.seq) }));
+        },
+        keyOf: (row) => [row.delivery.seq],
+        present: (row) => presentDelivery(row.delivery, row.attempts),
+      }),
     );
   });
 

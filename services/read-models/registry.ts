@@ -9,6 +9,7 @@ import type { TopicSpec } from '../ports/event-log.js';
 import { candlesReadModel } from './candles/index.js';
 import { catalogReadModel } from './catalog/index.js';
 import { holdersReadModel } from './holders/index.js';
+import { marketLifecycleReadModel } from './market-lifecycle/index.js';
 import { marketResolutionsReadModel } from './market-resolutions/index.js';
 import { marketsReadModel } from './markets/index.js';
 import { openInterestReadModel } from './open-interest/index.js';
@@ -24,6 +25,7 @@ const DEFINITIONS = [
   tradesReadModel,
   candlesReadModel,
   marketResolutionsReadModel,
+  marketLifecycleReadModel,
   catalogReadModel,
   priceTicksReadModel,
   orderBooksReadModel,

@@ -108,6 +108,15 @@ export class Ledger {
     this.record({ type: 'REDEEM', walletIndex, marketIndex, size: payout, usdcSize: payout, ...stamp });
   }
 
+  /** Redeem everything held in a voided (50-50) market: every share pays 0.5. */
+  redeemVoid(walletIndex: number, marketIndex: number, stamp: ActivityStamp): void {
+    const yes = this.held(walletIndex, tokenKey(marketIndex, 0));
+    const no = this.held(walletIndex, tokenKey(marketIndex, 1));
+    this.sell(walletIndex, tokenKey(marketIndex, 0), yes, 0.5);
+    this.sell(walletIndex, tokenKey(marketIndex, 1), no, 0.5);
+    this.record({ type: 'REDEEM', walletIndex, marketIndex, size: yes + no, usdcSize: (yes + no) / 2, ...stamp });
+  }
+
   private holding(walletIndex: number, token: number): Holding {
     const wallet = this.holdings[walletIndex] as Map<number, Holding>;
     let holding = wallet.get(token);

@@ -8,7 +8,7 @@
 
 import type { OrderBooks } from './books.js';
 import { dateOnly, decimalString, isoMicros, isoSeconds, jsonArrayString, roundTo, spaceOffsetTime } from './formats.js';
-import { marketFigures, priceFields, type MarketFigures } from './market-figures.js';
+import { marketFigures, priceFields, updatedAtMicros, type MarketFigures } from './market-figures.js';
 import type { SimulatorState } from './state.js';
 import type { SimEvent, SimMarket, SimSeries, SimTag } from './world-types.js';
 
@@ -42,12 +42,12 @@ export function renderMarket(state: SimulatorState, books: OrderBooks, market: S
     closed: status.closed,
     marketMakerAddress: '',
     createdAt: isoMicros(market.createdAtMicros),
-    updatedAt: isoMicros(figures.lastActivityMs * 1000 + ((market.index * 7919) % 1_000_000)),
+    updatedAt: isoMicros(updatedAtMicros(state, market)),
     ...(status.closedAtMs !== null ? { closedTime: spaceOffsetTime(status.closedAtMs) } : {}),
     new: false,
     featured: event.featured,
     submitted_by: market.submittedBy,
-    archived: false,
+    archived: market.archived,
     resolvedBy: market.resolvedBy,
     restricted: true,
     ...(market.groupItemTitle !== null
@@ -146,7 +146,7 @@ export function renderEvent(
     icon: event.image,
     active: true,
     closed,
-    archived: false,
+    archived: event.archived,
     new: false,
     featured: event.featured,
     restricted: true,

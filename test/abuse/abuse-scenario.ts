@@ -23,7 +23,6 @@ const FLOOD_CONCURRENCY = 32;
  */
 const BUSTING_CONCURRENCY = 256;
 const CONTROL_INTERVAL_MS = 40;
-const P99_FACTOR = 3;
 
 interface Sample {
   phase: string;

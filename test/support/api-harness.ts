@@ -17,6 +17,7 @@ import { loadConfig } from '../../services/config.js';
 import type { Accounts } from '../../services/control/accounts.js';
 import { migrateControlStore } from '../../services/control/migrate.js';
 import { openPgliteStore } from '../../services/control/pglite-store.js';
+import type { MarketLookup } from '../../services/ingest/market-lookup.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import type { ControlStore } from '../../services/ports/control-store.js';
 import { webhooksApi } from '../../services/webhooks/start-webhooks.js';
@@ -42,6 +43,8 @@ export interface ApiHarnessOptions {
   env?: Record<string, string>;
   /** Serve /v1/webhooks too (subscriptions only: no dispatcher runs). */
   webhooks?: boolean;
+  /** Upstream lookup of markets the catalog does not hold (off unless given). */
+  marketLookup?: MarketLookup;
 }
 
 export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHarness> {
@@ -80,6 +83,7 @@ export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHa
     logger: pino({ level: 'silent' }),
     health: { version: 'test', sources: () => [], sinkLag: async () => ({ 'tapeline.trades.v1': 0 }) },
     webhooks: options.webhooks ? webhooksApi(config, control) : undefined,
+    marketLookup: options.marketLookup,
   });
   await api.start();
   const server = http.createServer(api.handler.listener);
