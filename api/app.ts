@@ -20,6 +20,8 @@ import type { AnalyticsStore } from '../services/ports/analytics-store.js';
 import { READ_MODELS } from '../services/read-models/registry.js';
 import { type AccessCheck, type AccessPolicy, accessCheck, accessControl, fastRateRefusal, type RateShare } from './access.js';
 import { AuthThrottle, bearerKey, OwnerCache, requireApiKey } from './auth.js';
+import type { ControlStore } from '../services/ports/control-store.js';
+import type { SandboxApis } from '../services/sandbox/compose.js';
 import type { MarketLookup } from '../services/ingest/market-lookup.js';
 import { docsRoutes } from './docs-page.js';
 import { errorRenderer, sendError } from './error-renderer.js';
@@ -31,6 +33,10 @@ import { agentRoutes } from './routes/agents.js';
 import { type HealthInputs, healthRoutes } from './routes/health.js';
 import { keyRoutes } from './routes/keys.js';
 import { type WebhooksApi, webhookRoutes } from './routes/webhooks.js';
+import { briefingRoutes } from './routes/briefing.js';
+import { feeRoutes } from './routes/fees.js';
+import { paperRoutes } from './routes/paper.js';
+import { walletRoutes } from './routes/wallet.js';
 
 export const OPENAPI_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'openapi.yaml');
 
@@ -53,6 +59,10 @@ export interface AppDependencies {
   store: AnalyticsStore;
   accounts: Accounts;
   keys: KeyLifecycle;
+  /** The control store itself (agent topics; the sandbox services hold their own reference). */
+  control: ControlStore;
+  /** Paper trading, briefings, fees and wallet links; without it those routes answer 404. */
+  sandbox?: SandboxApis;
   health: HealthInputs;
   logger: Logger;
   meter: Meter;
@@ -153,8 +163,15 @@ function buildApp(
       thresholds: deps.access.thresholds,
       registrations: deps.registrations,
       trustProxyHops: deps.auth.trustProxyHops,
+      control: deps.control,
     }),
   );
+  if (deps.sandbox) {
+    app.use('/v1', briefingRoutes(deps.sandbox.briefings));
+    app.use('/v1', paperRoutes(deps.sandbox.paper));
+    app.use('/v1', feeRoutes(deps.sandbox.fees));
+    app.use('/v1', walletRoutes(deps.sandbox.wallet));
+  }
   app.use('/v1', healthRoutes(deps.store, deps.health));
   app.use('/v1', accountRoutes({ meter: deps.meter, operations, ...deps.access }));
   app.use('/v1', keyRoutes({ keys: deps.keys, meter: deps.meter, thresholds: deps.access.thresholds, owners }));

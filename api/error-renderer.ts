@@ -65,7 +65,7 @@ export function sendError(response: ServerResponse, error: unknown, logger: Logg
   for (const [name, value] of Object.entries(apiError.headers)) response.setHeader(name, value);
   response.statusCode = apiError.status;
   response.setHeader('Content-Type', 'application/json; charset=utf-8');
-  response.end(JSON.stringify(failure(apiError.code, apiError.message)));
+  response.end(JSON.stringify(failure(apiError.code, apiError.message, apiError.reason)));
 }
 
 export function errorRenderer(logger: Logger) {

@@ -16,12 +16,26 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: ErrorCode,
     message: string,
-    /** Sent as Retry-After (429, 503). */
-    readonly retryAfterSeconds?: number,
-    /** Other headers the refusal carries (RateLimit-*). */
-    readonly headers: Record<string, string> = {},
+    readonly options: {
+      /** A machine-readable refusal reason, where the operation defines them (rendered as `reason`). */
+      reason?: string;
+      /** Sent as Retry-After (429, 503). */
+      retryAfterSeconds?: number;
+      /** Other headers the refusal carries (RateLimit-*). */
+      headers?: Record<string, string>;
+    } = {},
   ) {
     super(message);
+  }
+
+  get reason(): string | undefined {
+    return this.options.reason;
+  }
+  get retryAfterSeconds(): number | undefined {
+    return this.options.retryAfterSeconds;
+  }
+  get headers(): Record<string, string> {
+    return this.options.headers ?? {};
   }
 
   static badRequest(message: string) {
@@ -34,9 +48,9 @@ export class ApiError extends Error {
     return new ApiError(404, 'NOT_FOUND', message);
   }
   static rateLimited(message: string, retryAfterSeconds: number, headers: Record<string, string> = {}) {
-    return new ApiError(429, 'RATE_LIMITED', message, retryAfterSeconds, headers);
+    return new ApiError(429, 'RATE_LIMITED', message, { retryAfterSeconds, headers });
   }
   static unavailable(message: string, retryAfterSeconds: number) {
-    return new ApiError(503, 'SERVICE_UNAVAILABLE', message, retryAfterSeconds);
+    return new ApiError(503, 'SERVICE_UNAVAILABLE', message, { retryAfterSeconds });
   }
 }

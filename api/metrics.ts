@@ -4,9 +4,12 @@
  * its target, last success, failures, records; the sink's lag and dead letters; the API's read
  * cache, key lookups and metering; the analytics queue. A scrape reads in-memory figures and the sink
  * lag, which is itself cached (`cached`), so scraping costs the log nothing per hit.
+ * The chain source's blocks and the reconciliation of Data API trades with chain fills are among them.
  */
 import { Router } from 'express';
+import type { ChainStatus } from '../services/chain/follower.js';
 import type { SourceStatus } from '../services/ingest/source-health.js';
+import type { ReconciliationHour } from '../services/read-models/chain-ledger/queries.js';
 
 export interface Family {
   name: string;
@@ -98,6 +101,44 @@ export function ingestionMetrics(sources: SourceStatus[], sinkLag: Record<string
       help: 'Messages on the log not yet in the analytics store.',
       type: 'gauge',
       samples: Object.entries(sinkLag).map(([topic, value]) => ({ labels: { topic }, value })),
+    },
+  ];
+}
+
+/** The chain source: head, final and ingested blocks, what waits, reorgs. */
+export function chainMetrics(status: ChainStatus | null): Family[] {
+  if (!status) return [];
+  const gauge = (name: string, help: string, value: number | null, type: Family['type'] = 'gauge'): Family[] =>
+    value === null ? [] : [{ name, help, type, samples: [{ labels: { chain_id: String(status.chain_id) }, value }] }];
+  return [
+    ...gauge('tapeline_chain_head_block', 'Newest block the RPC reports.', status.head_block),
+    ...gauge('tapeline_chain_final_block', 'head - CHAIN_CONFIRMATIONS: the newest block treated as final.', status.final_block),
+    ...gauge('tapeline_chain_ingested_block', 'The last block read and published.', status.ingested_block),
+    ...gauge('tapeline_chain_lag_blocks', 'Final blocks not read yet.', status.lag_blocks),
+    ...gauge('tapeline_chain_pending_events', 'Settlement events waiting for the catalog to know their market.', status.pending_events),
+    ...gauge('tapeline_chain_log_range_blocks', 'Current eth_getLogs window.', status.log_range_blocks),
+    ...gauge('tapeline_chain_reorgs_total', 'Reorgs repaired since start.', status.reorgs, 'counter'),
+    ...gauge('tapeline_chain_retracted_blocks_total', 'Published blocks retracted since start.', status.retracted_blocks, 'counter'),
+  ];
+}
+
+/** Data API trades matched / unmatched against chain fills: the newest reconciled hour, and the last 24 reconciled hours. */
+export function reconciliationMetrics(hours: ReconciliationHour[]): Family[] {
+  if (hours.length === 0) return [];
+  const latest = hours[0] as ReconciliationHour;
+  const statuses = ['matched', 'unmatched', 'chain_only'] as const;
+  return [
+    {
+      name: 'tapeline_trades_reconciled_last_hour',
+      help: `Data API trades matched / unmatched by a chain taker fill, and chain taker fills the Data API did not list, in the newest reconciled hour (${latest.hour}).`,
+      type: 'gauge',
+      samples: statuses.map((status) => ({ labels: { status }, value: latest[status] })),
+    },
+    {
+      name: 'tapeline_trades_reconciled_24h',
+      help: 'The same over the last 24 reconciled hours.',
+      type: 'gauge',
+      samples: statuses.map((status) => ({ labels: { status }, value: hours.reduce((sum, h) => sum + h[status], 0) })),
     },
   ];
 }

@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdminApp } from '../api/admin.js';
 import { type ApiHandler, createApiHandler } from '../api/app.js';
-import { type Family, type MetricsSource, cached, ingestionMetrics, single } from '../api/metrics.js';
+import { type Family, type MetricsSource, cached, chainMetrics, ingestionMetrics, reconciliationMetrics, single } from '../api/metrics.js';
 import type { HealthInputs } from '../api/routes/health.js';
 import type { WebhooksApi } from '../api/routes/webhooks.js';
 import { ApiInstances } from './access/api-instances.js';
@@ -19,11 +19,15 @@ import { AdminOperations } from './admin/operations.js';
 import type { Config } from './config.js';
 import { Accounts } from './control/accounts.js';
 import { KeyLifecycle } from './control/key-lifecycle.js';
+import { chainSourceRefusal } from './chain/chain-source.js';
+import type { ChainStatus } from './chain/follower.js';
+import { composeSandboxApis, type SandboxApis } from './sandbox/compose.js';
 import type { SourceStatus } from './ingest/source-health.js';
 import type { Logger } from './logger.js';
 import type { AnalyticsStore } from './ports/analytics-store.js';
 import type { ControlStore } from './ports/control-store.js';
 import type { EventLog } from './ports/event-log.js';
+import { reconciliationHours } from './read-models/chain-ledger/queries.js';
 import { STREAMS } from './read-models/registry.js';
 import { EventPublisher } from './events/publisher.js';
 import { MarketLookup } from './ingest/market-lookup.js';
@@ -46,6 +50,8 @@ export interface ComposeOptions {
   metrics?: () => Family[];
   /** Looks up markets the catalog does not hold yet (GET /markets/{id}). */
   marketLookup?: MarketLookup;
+  /** The sandbox's clock (paper fills, fee quotes); default Date.now. */
+  clock?: () => number;
 }
 
 export interface ComposedApi {
@@ -56,6 +62,7 @@ export interface ComposedApi {
   instances: ApiInstances;
   operations: AdminOperations;
   metrics: MetricsSource;
+  sandbox: SandboxApis;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -65,9 +72,11 @@ export function composeApi(options: ComposeOptions): ComposedApi {
   const logger = options.logger.child({ part: 'api' });
   const accounts = new Accounts(control);
   const keys = new KeyLifecycle(control, { keysPerAccount: config.access.keysPerAccount });
+  const sandbox = composeSandboxApis(config, control, options.store, options.clock);
   const meter = new Meter(control, {
     ...config.access,
     flushIntervalMs: config.access.meterFlushIntervalMs,
+    tokenBalances: sandbox.tokenBalances,
     onFlushError: (error) => logger.warn({ err: error }, 'usage flush failed; the counts are kept for the next one'),
   });
   const instances = new ApiInstances(control, config.access.heartbeatIntervalMs, (error) =>
@@ -76,6 +85,8 @@ export function composeApi(options: ComposeOptions): ComposedApi {
   const handler = createApiHandler({
     store: options.store,
     accounts,
+    control,
+    sandbox,
     keys,
     meter,
     access: config.access,
@@ -98,6 +109,8 @@ export function composeApi(options: ComposeOptions): ComposedApi {
     health: options.health,
   });
   const operations = new AdminOperations(accounts, config.access.thresholds, keys, (ids) => handler.owners.forgetKeys(ids));
+  // Reconciled hours change once a minute (RECONCILIATION_INTERVAL_MS); a scrape reuses them.
+  const reconciled = cached(() => reconciliationHours(options.store, 24), SINK_LAG_TTL_MS);
   const metrics: MetricsSource = {
     async collect() {
       const cache = handler.cache.stats();
@@ -105,6 +118,8 @@ export function composeApi(options: ComposeOptions): ComposedApi {
       const queue = (options.store as { queueStats?: () => { running: number; queued: number; rejected: number } }).queueStats?.();
       return [
         ...ingestionMetrics(options.health.sources(), await options.health.sinkLag()),
+        ...chainMetrics(options.health.chain?.() ?? null),
+        ...reconciliationMetrics(await reconciled()),
         single('tapeline_read_cache_entries', 'Responses in the read cache.', 'gauge', cache.entries),
         single('tapeline_read_cache_bytes', 'Bytes held by the read cache.', 'gauge', cache.bytes),
         single('tapeline_read_cache_evictions_total', 'Entries evicted to stay within the bounds.', 'counter', cache.evictions),
@@ -140,6 +155,7 @@ export function composeApi(options: ComposeOptions): ComposedApi {
     instances,
     operations,
     metrics,
+    sandbox,
     async start() {
       meter.start();
       await instances.start();
@@ -147,6 +163,7 @@ export function composeApi(options: ComposeOptions): ComposedApi {
     async stop() {
       await meter.stop();
       await instances.stop();
+      await sandbox.close();
     },
   };
 }
@@ -158,6 +175,8 @@ export interface ApiServerOptions {
   log: EventLog;
   logger: Logger;
   sources?: () => SourceStatus[];
+  /** The chain source's figures when it runs in this process. */
+  chain?: () => ChainStatus | null;
   webhooks?: WebhooksApi;
   metrics?: () => Family[];
   /** Write DATA_DIR/admin.json so `npm run admin` reaches this process (the embedded control store). */
@@ -173,7 +192,7 @@ export interface ApiServer {
 
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
   const { config, log, logger } = options;
-  const lag = cached(() => sinkLag(log, [STREAMS.markets.topic, STREAMS.trades.topic]), SINK_LAG_TTL_MS);
+  const lag = cached(() => sinkLag(log, [STREAMS.markets.topic, STREAMS.trades.topic, STREAMS.chainLedger.topic]), SINK_LAG_TTL_MS);
   const { ingest, upstream } = config;
   // One attempt per upstream request and a generous request budget: the lookup's own token bucket
   // and deadline are what bound the work (services/ingest/market-lookup.ts).
@@ -193,7 +212,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const api = composeApi({
     ...options,
     marketLookup,
-    health: { version: SERVICE_VERSION, sources: options.sources ?? (() => []), sinkLag: lag },
+    health: {
+      version: SERVICE_VERSION,
+      sources: options.sources ?? (() => []),
+      sinkLag: lag,
+      chainEnabled: chainSourceRefusal(config.chain, config.upstream.gammaUrl) === null,
+      chain: options.chain ?? (() => null),
+    },
   });
   await api.start();
   const adminToken = options.adminEndpoint ? newAdminToken() : undefined;

@@ -4,9 +4,38 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { POLYGON_CONTRACTS, POLYGON_START_BLOCKS } from './chain/polygon-contracts.js';
 import { WALLET } from './shared/ids.js';
 
 const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional());
+const optionalAddress = z.preprocess(
+  (v) => (v === '' ? undefined : v),
+  z
+    .string()
+    .regex(WALLET, '0x + 40 hex')
+    .transform((a) => a.toLowerCase())
+    .optional(),
+);
+// An exact decimal (money, prices, rates): kept as text so no float ever rounds it.
+const decimalText = z.string().regex(/^\d+(\.\d{1,18})?$/, 'a decimal number such as 10000 or 0.25');
+const optionalDecimal = z.preprocess((v) => (v === '' ? undefined : v), decimalText.optional());
+const address = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, 'a 0x-prefixed 20-byte address')
+  .transform((v) => v.toLowerCase());
+const addressOr = (fallback: string) => z.string().default(fallback).pipe(address);
+const addressList = (defaults: string) =>
+  z
+    .string()
+    .default(defaults)
+    .transform((v) =>
+      v
+        .split(',')
+        .map((part) => part.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(address));
+const blockNumber = z.coerce.number().int().min(0);
 const booleanFlag = z.preprocess(
   (v) => (v === undefined || v === '' ? undefined : ['1', 'true', 'yes'].includes(String(v).toLowerCase())),
   z.boolean().optional(),
@@ -83,6 +112,56 @@ const environmentSchema = z.object({
   // Turns ingestion off, e.g. for an API-only process.
   INGEST_ENABLED: booleanFlag,
 
+  // Polygon settlement events (docs/CHAIN.md). The default is dRPC's keyless public endpoint (viem's own
+  // default for Polygon; polygon-rpc.com stopped serving keyless requests in 2026). It serves the head;
+  // a deep backfill needs a keyed URL. Empty turns the chain source off: the Data API stays the only
+  // (taker-only) trade source.
+  POLYGON_RPC_URL: z.preprocess((v) => (v === '' ? null : v), z.string().url().nullable().default('https://polygon.drpc.org')),
+  // The chain the RPC serves: fee payments and token balances are read there (tests run a local EVM).
+  CHAIN_ID: z.coerce.number().int().positive().default(137),
+  // Blocks a block must have on top of it before its events are published. Polygon's milestones
+  // finalize in 2-5 s (docs.polygon.technology/pos/concepts/finality); 3 blocks (~6 s) is past that.
+  CHAIN_CONFIRMATIONS: z.coerce.number().int().min(0).max(1_000).default(3),
+  // Published blocks whose hashes are re-checked for reorgs deeper than the confirmations: 128 blocks
+  // (~4 min) covers the deepest Polygon reorgs seen before milestones existed.
+  CHAIN_REORG_WINDOW_BLOCKS: z.coerce.number().int().min(1).max(10_000).default(128),
+  // Head polls while caught up: Polygon makes a block about every 2 s; polling 4 times per block keeps
+  // a block queryable within ~0.5 s of its confirmation (eth_blockNumber is the cheapest call there is).
+  CHAIN_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(500),
+  // JSON-RPC requests per 10 s: free dRPC allows ~120k compute units a minute per IP (a getLogs is
+  // ~75 units); 50 requests per 10 s stays far inside it.
+  CHAIN_RPC_BUDGET_PER_10S: z.coerce.number().int().positive().default(50),
+  // Calls per JSON-RPC batch: free dRPC rejects batches of more than 3.
+  CHAIN_RPC_BATCH_SIZE: z.coerce.number().int().min(1).max(100).default(3),
+  // Free dRPC cuts requests at 2 s; 10 s leaves room for keyed endpoints answering large ranges.
+  CHAIN_RPC_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  // eth_getLogs window: starts at 50 blocks (what keyless endpoints accept), halves on refusal, doubles
+  // after clean answers up to the maximum (keyed plans allow a few thousand blocks).
+  CHAIN_LOG_RANGE_BLOCKS: z.coerce.number().int().min(1).default(50),
+  CHAIN_LOG_RANGE_MAX_BLOCKS: z.coerce.number().int().min(1).default(2_000),
+  // Where a follower without a checkpoint starts; empty = the current confirmed head (history comes
+  // from `npm run backfill -- --source chain`).
+  CHAIN_START_BLOCK: z.preprocess((v) => (v === '' ? undefined : v), blockNumber.optional()),
+  // Contracts on Polygon (chain id 137): services/chain/polygon-contracts.ts says where each comes from.
+  CHAIN_EXCHANGE_V1: addressOr(POLYGON_CONTRACTS.exchangeV1),
+  CHAIN_NEG_RISK_EXCHANGE_V1: addressOr(POLYGON_CONTRACTS.negRiskExchangeV1),
+  CHAIN_EXCHANGE_V2: addressOr(POLYGON_CONTRACTS.exchangeV2),
+  CHAIN_NEG_RISK_EXCHANGE_V2: addressOr(POLYGON_CONTRACTS.negRiskExchangeV2),
+  CHAIN_CONDITIONAL_TOKENS: addressOr(POLYGON_CONTRACTS.conditionalTokens),
+  CHAIN_NEG_RISK_ADAPTER: addressOr(POLYGON_CONTRACTS.negRiskAdapter),
+  // The v2 collateral adapters (split/merge/redeem/convert with pUSD), comma-separated.
+  CHAIN_COLLATERAL_ADAPTERS: addressList(POLYGON_CONTRACTS.collateralAdapters.join(',')),
+  CHAIN_USDC_E: addressOr(POLYGON_CONTRACTS.usdcE),
+  CHAIN_PUSD: addressOr(POLYGON_CONTRACTS.pusd),
+  CHAIN_NEG_RISK_WRAPPED_COLLATERAL: addressOr(POLYGON_CONTRACTS.negRiskWrappedCollateral),
+  // First blocks with events (0 = no lower bound): a contract is not asked for logs before its block.
+  CHAIN_START_BLOCK_CONDITIONAL_TOKENS: blockNumber.default(POLYGON_START_BLOCKS.conditionalTokens),
+  CHAIN_START_BLOCK_EXCHANGE_V1: blockNumber.default(POLYGON_START_BLOCKS.exchangeV1),
+  CHAIN_START_BLOCK_NEG_RISK_ADAPTER: blockNumber.default(POLYGON_START_BLOCKS.negRiskAdapter),
+  CHAIN_START_BLOCK_NEG_RISK_EXCHANGE_V1: blockNumber.default(POLYGON_START_BLOCKS.negRiskExchangeV1),
+  CHAIN_START_BLOCK_EXCHANGE_V2: blockNumber.default(POLYGON_START_BLOCKS.exchangeV2),
+  CHAIN_START_BLOCK_NEG_RISK_EXCHANGE_V2: blockNumber.default(POLYGON_START_BLOCKS.negRiskExchangeV2),
+
   // Access. Tier 2 at 1,000 platform tokens (or any credits), Tier 3 at 10,000: placeholders until
   // the token's economics are set; both are config so operators can move them without a release.
   TIER2_TOKEN_THRESHOLD: z.coerce.number().min(0).default(1_000),
@@ -102,6 +181,8 @@ const environmentSchema = z.object({
   RATE_BURST_FACTOR: z.coerce.number().min(1).default(2),
   // Usage counts reach the control store at this cadence (and balances are re-read from it).
   METER_FLUSH_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
+  // Data API trades are reconciled with chain fills (per hour) this often.
+  RECONCILIATION_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
   // Leaderboards and the trader directory are recomputed this often (per-wallet endpoints are live).
   TRADER_STATS_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
   // Public read responses (market data, trades, leaderboards) are shared for this long; 0 = off.
@@ -236,7 +317,51 @@ const environmentSchema = z.object({
   // A batch the analytics store keeps refusing for its data (not for an outage) is split to find
   // the records it refuses after this many failures; those are dead-lettered, the rest inserted.
   SINK_POISON_AFTER_FAILURES: z.coerce.number().int().positive().default(5),
+
+  // Sandbox. 10,000 paper USDC: enough to trade a few markets at size without making sizing trivial.
+  PAPER_STARTING_BALANCE_USDC: decimalText.default('10000'),
+  // Resting orders per agent: bounds what every book snapshot and trade has to check.
+  PAPER_MAX_OPEN_ORDERS: z.coerce.number().int().positive().max(10_000).default(100),
+  // Markets with fees on but no feeSchedule indexed: charge the steepest published schedule
+  // (crypto_fees: rate 0.25, exponent 2) rather than none, and say so on the order.
+  PAPER_FEE_FALLBACK_RATE: decimalText.default('0.25'),
+  PAPER_FEE_FALLBACK_EXPONENT: z.coerce.number().int().min(0).max(8).default(2),
+  // Turns the sandbox processor part (resting fills, settlement, briefing signals) off.
+  SANDBOX_ENABLED: booleanFlag,
+  // Suggested briefing cadence: fast while orders rest or a held market is about to end, slow when idle.
+  BRIEFING_POLL_SECONDS: z.coerce.number().int().positive().default(60),
+  BRIEFING_POLL_FAST_SECONDS: z.coerce.number().int().positive().default(15),
+  BRIEFING_POLL_IDLE_SECONDS: z.coerce.number().int().positive().default(300),
+  // A held market whose end date is this close raises a resolving_soon alert.
+  BRIEFING_RESOLVING_SOON_HOURS: z.coerce.number().positive().default(24),
+  // Equity this far below its peak raises a drawdown alert.
+  BRIEFING_DRAWDOWN_ALERT_PCT: z.coerce.number().positive().max(100).default(10),
+  // Briefing signals are kept this long; an agent away longer starts from the oldest kept.
+  BRIEFING_SIGNAL_RETENTION_DAYS: z.coerce.number().positive().default(7),
+
+  // Fees on copy trades, in basis points of the notional per currency (the platform token pays half).
+  FEE_RATES_BPS: z.string().default('credits=50,usdc=50,native=50,platform_token=25'),
+  // Quotes carry prices and rates of the moment: ten minutes to pay or settle.
+  FEE_QUOTE_TTL_SECONDS: z.coerce.number().int().positive().default(600),
+  // Where on-chain fees are paid; unset = only credits are accepted.
+  FEE_TREASURY_ADDRESS: optionalAddress,
+  // Stablecoins accepted for `usdc` fees (6 decimals): pUSD (collateral since v2) and USDC.e.
+  FEE_USDC_CONTRACTS: z.string().default('0xC011a7E12a19f7B1f670d46F03B03f3342E82DFB,0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174'),
+  // Blocks on top of the payment's block (itself included) before it counts; Polygon reorgs are shallow.
+  FEE_CONFIRMATIONS: z.coerce.number().int().min(1).max(10_000).default(12),
+  // 1 credit = 0.01 USDC: a placeholder until credit pricing is set.
+  FEE_CREDITS_PER_USDC: decimalText.default('100'),
+  // USDC per whole native coin (POL); unset = native payments are not offered.
+  FEE_NATIVE_PRICE_USDC: optionalDecimal,
+  // The platform token: its contract and decimals (tiers read balances of it), and its USDC price for fees.
+  PLATFORM_TOKEN_CONTRACT: optionalAddress,
+  PLATFORM_TOKEN_DECIMALS: z.coerce.number().int().min(0).max(36).default(18),
+  PLATFORM_TOKEN_PRICE_USDC: optionalDecimal,
+  // A wallet's token balance is reused this long before the chain is asked again (tiers move within a minute).
+  TOKEN_BALANCE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
 });
+
+export type FeeCurrency = 'credits' | 'platform_token' | 'usdc' | 'native';
 
 export type Config = Readonly<{
   port: number;
@@ -282,6 +407,7 @@ export type Config = Readonly<{
     trackedWalletsTop: number;
     holdersMarkets: number;
   }>;
+  chain: ChainConfig;
   access: Readonly<{
     thresholds: Readonly<{ tier2Tokens: number; tier3Tokens: number; tier2Credits: number }>;
     quotasPerDay: Readonly<{ sandbox: number; '1': number; '2': number; '3': number }>;
@@ -304,6 +430,7 @@ export type Config = Readonly<{
   }>;
   sink: Readonly<{ poisonAfterFailures: number }>;
   traderStatsIntervalMs: number;
+  reconciliationIntervalMs: number;
   validateResponses: boolean;
   readCacheTtlMs: number;
   readCacheMaxEntries: number;
@@ -331,6 +458,59 @@ export type Config = Readonly<{
     largeTradeUsdc: number;
     priceChangePct: number;
     priceWindowMs: number;
+  }>;
+  sandbox: Readonly<{
+    enabled: boolean;
+    startingBalanceUsdc: string;
+    maxOpenOrders: number;
+    feeFallback: Readonly<{ rate: string; exponent: number }>;
+    pollSeconds: Readonly<{ normal: number; fast: number; idle: number }>;
+    resolvingSoonHours: number;
+    drawdownAlertPct: number;
+    signalRetentionDays: number;
+  }>;
+  fees: Readonly<{
+    ratesBps: Readonly<Record<FeeCurrency, number>>;
+    quoteTtlSeconds: number;
+    treasury?: string;
+    usdcContracts: readonly string[];
+    confirmations: number;
+    creditsPerUsdc: string;
+    nativePriceUsdc?: string;
+  }>;
+  platformToken: Readonly<{ contract?: string; decimals: number; priceUsdc?: string; balanceTtlMs: number }>;
+}>;
+
+/** A contract the chain source reads, with the first block it can have events in. */
+export interface ChainContract {
+  address: string;
+  startBlock: number;
+}
+
+export type ChainConfig = Readonly<{
+  /** null: no RPC configured (the chain source is off). */
+  rpcUrl: string | null;
+  chainId: number;
+  confirmations: number;
+  reorgWindowBlocks: number;
+  pollIntervalMs: number;
+  budgetPer10s: number;
+  batchSize: number;
+  timeoutMs: number;
+  logRangeBlocks: number;
+  logRangeMaxBlocks: number;
+  startBlock: number | null;
+  contracts: Readonly<{
+    exchangeV1: ChainContract;
+    negRiskExchangeV1: ChainContract;
+    exchangeV2: ChainContract;
+    negRiskExchangeV2: ChainContract;
+    conditionalTokens: ChainContract;
+    negRiskAdapter: ChainContract;
+    collateralAdapters: readonly string[];
+    usdcE: string;
+    pusd: string;
+    wrappedCollateral: string;
   }>;
 }>;
 
@@ -394,6 +574,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       trackedWalletsTop: e.TRACKED_WALLETS_TOP,
       holdersMarkets: e.HOLDERS_MARKETS,
     },
+    chain: {
+      rpcUrl: e.POLYGON_RPC_URL,
+      chainId: e.CHAIN_ID,
+      confirmations: e.CHAIN_CONFIRMATIONS,
+      reorgWindowBlocks: e.CHAIN_REORG_WINDOW_BLOCKS,
+      pollIntervalMs: e.CHAIN_POLL_INTERVAL_MS,
+      budgetPer10s: e.CHAIN_RPC_BUDGET_PER_10S,
+      batchSize: e.CHAIN_RPC_BATCH_SIZE,
+      timeoutMs: e.CHAIN_RPC_TIMEOUT_MS,
+      logRangeBlocks: Math.min(e.CHAIN_LOG_RANGE_BLOCKS, e.CHAIN_LOG_RANGE_MAX_BLOCKS),
+      logRangeMaxBlocks: e.CHAIN_LOG_RANGE_MAX_BLOCKS,
+      startBlock: e.CHAIN_START_BLOCK ?? null,
+      contracts: {
+        exchangeV1: { address: e.CHAIN_EXCHANGE_V1, startBlock: e.CHAIN_START_BLOCK_EXCHANGE_V1 },
+        negRiskExchangeV1: { address: e.CHAIN_NEG_RISK_EXCHANGE_V1, startBlock: e.CHAIN_START_BLOCK_NEG_RISK_EXCHANGE_V1 },
+        exchangeV2: { address: e.CHAIN_EXCHANGE_V2, startBlock: e.CHAIN_START_BLOCK_EXCHANGE_V2 },
+        negRiskExchangeV2: { address: e.CHAIN_NEG_RISK_EXCHANGE_V2, startBlock: e.CHAIN_START_BLOCK_NEG_RISK_EXCHANGE_V2 },
+        conditionalTokens: { address: e.CHAIN_CONDITIONAL_TOKENS, startBlock: e.CHAIN_START_BLOCK_CONDITIONAL_TOKENS },
+        negRiskAdapter: { address: e.CHAIN_NEG_RISK_ADAPTER, startBlock: e.CHAIN_START_BLOCK_NEG_RISK_ADAPTER },
+        collateralAdapters: e.CHAIN_COLLATERAL_ADAPTERS,
+        usdcE: e.CHAIN_USDC_E,
+        pusd: e.CHAIN_PUSD,
+        wrappedCollateral: e.CHAIN_NEG_RISK_WRAPPED_COLLATERAL,
+      },
+    },
     access: {
       thresholds: { tier2Tokens: e.TIER2_TOKEN_THRESHOLD, tier3Tokens: e.TIER3_TOKEN_THRESHOLD, tier2Credits: e.CREDITS_PER_CALL },
       quotasPerDay: {
@@ -431,6 +636,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     sink: { poisonAfterFailures: e.SINK_POISON_AFTER_FAILURES },
     traderStatsIntervalMs: e.TRADER_STATS_INTERVAL_MS,
+    reconciliationIntervalMs: e.RECONCILIATION_INTERVAL_MS,
     validateResponses: e.VALIDATE_RESPONSES ?? false,
     readCacheTtlMs: e.READ_CACHE_TTL_MS,
     readCacheMaxEntries: e.READ_CACHE_MAX_ENTRIES,
@@ -461,7 +667,63 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       priceChangePct: e.SIGNALS_PRICE_CHANGE_PCT,
       priceWindowMs: e.SIGNALS_PRICE_WINDOW_MS,
     },
+    sandbox: {
+      enabled: e.SANDBOX_ENABLED ?? true,
+      startingBalanceUsdc: e.PAPER_STARTING_BALANCE_USDC,
+      maxOpenOrders: e.PAPER_MAX_OPEN_ORDERS,
+      feeFallback: { rate: e.PAPER_FEE_FALLBACK_RATE, exponent: e.PAPER_FEE_FALLBACK_EXPONENT },
+      pollSeconds: { normal: e.BRIEFING_POLL_SECONDS, fast: e.BRIEFING_POLL_FAST_SECONDS, idle: e.BRIEFING_POLL_IDLE_SECONDS },
+      resolvingSoonHours: e.BRIEFING_RESOLVING_SOON_HOURS,
+      drawdownAlertPct: e.BRIEFING_DRAWDOWN_ALERT_PCT,
+      signalRetentionDays: e.BRIEFING_SIGNAL_RETENTION_DAYS,
+    },
+    fees: {
+      ratesBps: parseFeeRates(e.FEE_RATES_BPS),
+      quoteTtlSeconds: e.FEE_QUOTE_TTL_SECONDS,
+      treasury: e.FEE_TREASURY_ADDRESS,
+      usdcContracts: parseAddressList(e.FEE_USDC_CONTRACTS, 'FEE_USDC_CONTRACTS'),
+      confirmations: e.FEE_CONFIRMATIONS,
+      creditsPerUsdc: e.FEE_CREDITS_PER_USDC,
+      nativePriceUsdc: e.FEE_NATIVE_PRICE_USDC,
+    },
+    platformToken: {
+      contract: e.PLATFORM_TOKEN_CONTRACT,
+      decimals: e.PLATFORM_TOKEN_DECIMALS,
+      priceUsdc: e.PLATFORM_TOKEN_PRICE_USDC,
+      balanceTtlMs: e.TOKEN_BALANCE_TTL_MS,
+    },
   });
+}
+
+const FEE_CURRENCIES: readonly FeeCurrency[] = ['credits', 'platform_token', 'usdc', 'native'];
+
+/** `credits=50,usdc=50,...`: every currency must be named once, as whole basis points (0..10000). */
+function parseFeeRates(text: string): Record<FeeCurrency, number> {
+  const rates: Partial<Record<FeeCurrency, number>> = {};
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const [name, value] = part.split('=').map((p) => p.trim());
+    const bps = Number(value);
+    if (!FEE_CURRENCIES.includes(name as FeeCurrency) || !Number.isInteger(bps) || bps < 0 || bps > 10_000) {
+      throw new ConfigError(`invalid configuration: FEE_RATES_BPS: "${part}" is not <currency>=<0..10000 bps>`);
+    }
+    rates[name as FeeCurrency] = bps;
+  }
+  const missing = FEE_CURRENCIES.filter((c) => rates[c] === undefined);
+  if (missing.length > 0) throw new ConfigError(`invalid configuration: FEE_RATES_BPS: no rate for ${missing.join(', ')}`);
+  return rates as Record<FeeCurrency, number>;
+}
+
+function parseAddressList(text: string, name: string): string[] {
+  const list = text
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
+  const bad = list.find((a) => !WALLET.test(a));
+  if (bad) throw new ConfigError(`invalid configuration: ${name}: ${bad} is not an address`);
+  return list.map((a) => a.toLowerCase());
 }
 
 function stripSlash(url: string): string {

@@ -12,9 +12,12 @@
  * A failed flush (control store unreachable) keeps its deltas for the next one and is reported to
  * `onFlushError`; it never rejects where nobody waits, so it cannot take the process down.
  * The same flush stores when each key was last used.
+ * The token balance is the larger of the operator-granted balance (accounts.token_balance) and the
+ * on-chain balance of the account's linked wallet (token-balances.ts, cached with its own TTL).
  */
 import type { ControlStore } from '../ports/control-store.js';
 import { recordKeysLastUsed } from '../control/key-lifecycle.js';
+import type { TokenBalances } from './token-balances.js';
 import { type Access, tierName, tokenLevelOf, unlockedByCredits, type Standing, type TierName, type TierThresholds } from './tiers.js';
 
 export interface MeterOptions {
@@ -25,6 +28,8 @@ export interface MeterOptions {
   clock?: () => number;
   /** Told about each failed periodic flush (logging); the deltas wait for the next one. */
   onFlushError?: (error: unknown) => void;
+  /** On-chain platform-token balances of linked wallets; without it only granted balances count. */
+  tokenBalances?: TokenBalances;
 }
 
 export interface MeterStats {
@@ -38,6 +43,9 @@ interface AccountState {
   periodStart: string;
   kind: Standing['kind'];
   tokenBalance: number;
+  wallet: string | null;
+  /** The linked wallet's balance as last read (null: no wallet, or unknown). */
+  chainTokens: number | null;
   persistedCalls: number;
   persistedCredits: number;
   pendingCalls: number;
@@ -112,7 +120,15 @@ export class Meter {
 
   async standing(accountId: string): Promise<Standing> {
     const state = await this.state(accountId);
-    return { kind: state.kind, tokenBalance: state.tokenBalance, credits: availableCredits(state) };
+    return { kind: state.kind, tokenBalance: await this.tokensOf(state), credits: availableCredits(state) };
+  }
+
+  private async tokensOf(state: AccountState): Promise<number> {
+    if (state.wallet && this.options.tokenBalances) {
+      const balance = await this.options.tokenBalances.balanceOf(state.wallet);
+      state.chainTokens = balance ? Number(balance.tokens) : null;
+    } else state.chainTokens = null;
+    return effectiveTokens(state);
   }
 
   /**
@@ -122,7 +138,7 @@ export class Meter {
   async charge(accountId: string, access: Access = 'tier1'): Promise<Charge> {
     const state = await this.state(accountId);
     const quota = this.options.quotasPerDay[this.planOf(state)];
-    const standing = { kind: state.kind, tokenBalance: state.tokenBalance, credits: availableCredits(state) };
+    const standing = { kind: state.kind, tokenBalance: effectiveTokens(state), credits: availableCredits(state) };
     if (unlockedByCredits(access, standing, this.options.thresholds)) {
       if (availableCredits(state) < this.options.creditsPerCall) {
         return {
@@ -151,7 +167,7 @@ export class Meter {
 
   async usage(accountId: string): Promise<Usage> {
     const state = await this.state(accountId);
-    const standing = { kind: state.kind, tokenBalance: state.tokenBalance, credits: availableCredits(state) };
+    const standing = { kind: state.kind, tokenBalance: await this.tokensOf(state), credits: availableCredits(state) };
     const tier = tierName(standing, this.options.thresholds);
     const plan = this.planOf(state);
     const quota = this.options.quotasPerDay[plan];
@@ -235,11 +251,12 @@ export class Meter {
         pendingCalls: state.pendingCalls,
         pendingCredits: state.pendingCredits,
         lastSeenMs: state.lastSeenMs,
+        chainTokens: state.chainTokens,
       });
   }
 
   private planOf(state: AccountState): TierName {
-    const level = tokenLevelOf({ kind: state.kind, tokenBalance: state.tokenBalance, credits: 0 }, this.options.thresholds);
+    const level = tokenLevelOf({ kind: state.kind, tokenBalance: effectiveTokens(state), credits: 0 }, this.options.thresholds);
     return level === 1 && state.kind === 'agent' ? 'sandbox' : (String(level) as TierName);
   }
 
@@ -266,8 +283,14 @@ export class Meter {
 
   private async load(accountId: string): Promise<AccountState> {
     const periodStart = periodOf(this.clock());
-    const [row] = await this.store.query<{ kind: Standing['kind']; token_balance: string; credits: string; calls: string | null }>(
-      `SELECT a.kind, a.token_balance::text AS token_balance, a.credits::text AS credits, u.calls::text AS calls
+    const [row] = await this.store.query<{
+      kind: Standing['kind'];
+      token_balance: string;
+      credits: string;
+      calls: string | null;
+      wallet_address: string | null;
+    }>(
+      `SELECT a.kind, a.token_balance::text AS token_balance, a.credits::text AS credits, u.calls::text AS calls, a.wallet_address
          FROM accounts a LEFT JOIN usage_counters u ON u.account_id = a.id AND u.period_start = $2
         WHERE a.id = $1`,
       [accountId, periodStart],
@@ -278,6 +301,8 @@ export class Meter {
       periodStart,
       kind: row.kind,
       tokenBalance: Number(row.token_balance),
+      wallet: row.wallet_address,
+      chainTokens: null,
       persistedCalls: Number(row.calls ?? 0),
       persistedCredits: Number(row.credits),
       pendingCalls: 0,
@@ -285,6 +310,10 @@ export class Meter {
       lastSeenMs: this.clock(),
     };
   }
+}
+
+function effectiveTokens(state: AccountState): number {
+  return Math.max(state.tokenBalance, state.chainTokens ?? 0);
 }
 
 function availableCredits(state: AccountState): number {

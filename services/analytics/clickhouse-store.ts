@@ -57,6 +57,9 @@ export async function openChdbStore(options: ChdbStoreOptions): Promise<Analytic
   // chDB keeps one session per process and has no per-query database setting: USE makes the
   // session's default database ours, as the `database` option does for the HTTP client.
   await client.command({ query: `USE ${options.database}` });
+  // One statement at a time on chDB: it has one session per process, and overlapping reads on it
+  // crashed the process (a segfault in libchdb) under a briefing load of 1,000 agents (bench/sandbox).
+  // The fair queue gives the pipeline's lane (inserts) its turn between requests' statements.
   return new ClickHouseAnalyticsStore(client, options.database, options.governance ?? DEFAULT_GOVERNANCE, 1);
 }
 

@@ -53,7 +53,10 @@ export class EventCodec<E> {
    */
   violation(event: E): string | null {
     const paths: string[] = [];
-    const valid = this.type.isValid(event, { noUndeclaredFields: true, errorHook: (p) => paths.push(p.join('.') || '(record)') });
+    // The check without an error hook is several times faster; the paths are only worked out for a bad value.
+    const valid =
+      this.type.isValid(event, { noUndeclaredFields: true }) ||
+      this.type.isValid(event, { noUndeclaredFields: true, errorHook: (p) => paths.push(p.join('.') || '(record)') });
     if (!valid) {
       const undeclared = Object.keys(event as object).filter((k) => !this.declared.has(k));
       const detail = [...new Set([...paths, ...undeclared.map((k) => `${k} (not in the schema)`)])].join(', ');

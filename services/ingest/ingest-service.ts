@@ -6,9 +6,13 @@
  * its own in the health report, so one failing never hides or stalls another.
  */
 import path from 'node:path';
+import { ChainCatalog } from '../chain/catalog.js';
+import { type ChainSource, startChainSource } from '../chain/chain-source.js';
+import type { ChainStatus } from '../chain/follower.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { EventLog } from '../ports/event-log.js';
+import { isLoopback } from '../shared/loopback.js';
 import { runPeriodically, type PeriodicTask } from '../shared/periodic.js';
 import { allTopicSpecs } from '../read-models/registry.js';
 import { MarketPoller } from './market-poller.js';
@@ -32,6 +36,8 @@ export interface IngestService {
   readonly stream: () => MarketStream | null;
   /** The pollers, for tests and operators' tools. */
   readonly pollers: { markets: MarketPoller; trades: TradePoller; catalogSync: CatalogSync };
+  /** The chain source's figures (null when it is off or not connected yet). */
+  readonly chain: () => ChainStatus | null;
   stop(): Promise<void>;
 }
 
@@ -71,6 +77,8 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
     unresolved,
     checkpointFile: path.join(checkpoints, 'catalog-sync.json'),
   });
+  // Token id -> market for the chain source, fed by every market poll.
+  const tokenCatalog = new ChainCatalog();
   const tradableTokens = () =>
     markets.markets.filter((m) => m.status === 'active' && m.accepting_orders !== false).flatMap((m) => m.outcome_token_ids);
   const books = new BookPoller({ clob, publisher, health, logger, tokens: tradableTokens });
@@ -116,6 +124,7 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
   const marketsTask = runPeriodically(
     async () => {
       const result = await markets.pollOnce();
+      tokenCatalog.add(markets.markets);
       logger.info(result, 'markets polled');
       if (!backfill && ingest.backfillMaxPerMarket > 0) {
         backfill = backfillBusiestMarkets()
@@ -153,6 +162,21 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
     ingest.catalogSyncIntervalMs,
     logFailure('catalog sync'),
   );
+  // The chain source starts after the first market poll, so the catalog knows the listed markets.
+  let chain: ChainSource | null = null;
+  const chainStarted = marketsTask.firstRun.then(() => {
+    if (stopped) return;
+    chain = startChainSource({
+      chain: config.chain,
+      gammaUrl: upstream.gammaUrl,
+      checkpointFile: path.join(checkpoints, 'chain-checkpoint.json'),
+      publisher,
+      health,
+      logger: logger.child({ source: 'chain' }),
+      catalog: tokenCatalog,
+      gamma,
+    });
+  });
   // Books and the websocket need the market list: they start once the first market poll is done.
   const clobTasks = marketsTask.firstRun.then(() => {
     if (stopped) return [];
@@ -220,18 +244,16 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
     firstPass: Promise.all([marketsTask.firstRun, tradesTask.firstRun]).then(() => undefined),
     stream: () => stream,
     pollers: { markets, trades, catalogSync },
+    chain: () => (chain as ChainSource | null)?.status() ?? null,
     async stop() {
       stopped = true;
       catalogSync.stop();
+      await chainStarted;
+      await (chain as ChainSource | null)?.stop();
       const later = await clobTasks;
       await Promise.all([...tasks, catalogTask, catalogSyncTask, ...later].map((task) => task.stop()));
       await (stream as MarketStream | null)?.stop();
       await backfill;
     },
   };
-}
-
-function isLoopback(url: string): boolean {
-  const host = new URL(url).hostname;
-  return host === '127.0.0.1' || host === 'localhost' || host === '[::1]' || host === '::1';
 }

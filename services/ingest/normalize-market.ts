@@ -73,6 +73,7 @@ export function normalizeGammaMarket(raw: unknown, source: Source, nowMs: number
     question_id: typeof m.questionID === 'string' && m.questionID !== '' ? m.questionID.toLowerCase() : null,
     tick_size: parseOptionalNumber(m.orderPriceMinTickSize),
     resolved_at_ms: settled ? (parseTimestampMs(m.umaEndDate) ?? parseTimestampMs(m.closedTime)) : null,
+    ...feeFields(m),
   };
   const { ingested_at_ms: _ignored, ...identity } = normalized;
   const contentHash = crypto.createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 16);
@@ -91,6 +92,23 @@ function marketStatus(m: GammaMarket, prices: number[]): MarketStatus {
   if (closed && prices.length > 0 && prices.includes(1) && prices.every((p) => p === 0 || p === 1)) return 'resolved';
   if (umaResolved && isSplitPayout(prices)) return 'voided';
   return closed ? 'closed' : 'active';
+}
+
+/**
+ * Fee fields: `feeSchedule` {rate, exponent, takerOnly} is the effective schedule; the legacy
+ * makerBaseFee/takerBaseFee (1000 whenever fees are on) are not a rate and are not kept.
+ */
+function feeFields(m: GammaMarket): Pick<MarketUpserted, 'fees_enabled' | 'fee_type' | 'fee_rate' | 'fee_exponent' | 'fee_taker_only'> {
+  const schedule = m.feeSchedule && typeof m.feeSchedule === 'object' ? (m.feeSchedule as Record<string, unknown>) : null;
+  const rate = parseOptionalNumber(schedule?.rate);
+  const exponent = parseOptionalNumber(schedule?.exponent);
+  return {
+    fees_enabled: m.feesEnabled === true,
+    fee_type: typeof m.feeType === 'string' && m.feeType !== '' ? m.feeType : null,
+    fee_rate: rate !== null && rate >= 0 ? rate : null,
+    fee_exponent: exponent !== null && exponent >= 0 ? exponent : null,
+    fee_taker_only: typeof schedule?.takerOnly === 'boolean' ? schedule.takerOnly : null,
+  };
 }
 
 function isSplitPayout(prices: number[]): boolean {

@@ -66,7 +66,8 @@ export async function startLifecycle(options: LifecycleOptions): Promise<Lifecyc
     const observations: Observation[] = [];
     for (const message of batch.messages) {
       try {
-        observations.push(source.decode(message.value));
+        const observation = source.decode(message.value);
+        if (observation) observations.push(observation);
       } catch (error) {
         stats.skipped += 1;
         options.logger.debug({ err: error, topic: message.topic, offset: message.offset }, 'lifecycle: skipping undecodable message');

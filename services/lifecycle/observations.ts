@@ -1,20 +1,20 @@
 /**
  * Each stream that reports on a market's lifecycle, turned into observations for the state machine.
- * A new authority (the chain's ConditionResolution stream) plugs in as one more entry here: its
- * topic, its decoder and a function from its event to an Observation with authority `chain`.
+ * A new authority plugs in as one more entry here: its topic, its decoder and a function from its
+ * event to an Observation (or null when the event reports nothing about the lifecycle).
  */
 import type { Stream } from '../events/stream.js';
-import type { MarketResolved, MarketUpserted } from '../events/types.js';
+import type { ChainConditionResolved, MarketResolved, MarketUpserted } from '../events/types.js';
 import { STREAMS } from '../read-models/registry.js';
 import { type Observation, settlementOf } from './state-machine.js';
 
 export interface ObservationSource {
   topic: string;
-  /** Decodes a log value of the topic into an observation (throws on an undecodable value). */
-  decode(value: Buffer): Observation;
+  /** Decodes a log value of the topic into an observation; null: nothing to observe (throws on an undecodable value). */
+  decode(value: Buffer): Observation | null;
 }
 
-const source = <E>(stream: Stream<E>, observe: (event: E) => Observation): ObservationSource => ({
+const source = <E>(stream: Stream<E>, observe: (event: E) => Observation | null): ObservationSource => ({
   topic: stream.topic,
   decode: (value) => observe(stream.codec.decode(value)),
 });
@@ -62,8 +62,32 @@ export function observeResolution(resolution: MarketResolved): Observation {
   };
 }
 
+/**
+ * ConditionResolution on Polygon: the authority. Gamma's conditionId is the CTF condition id, so the
+ * event's market_id is the lifecycle's market id. A retraction (the block was orphaned) reports
+ * nothing: a settled market never goes back, and the resolution mined again in the new chain is a
+ * `confirmed` step like the first.
+ */
+export function observeChainResolution(resolution: ChainConditionResolved): Observation | null {
+  if (resolution.retracted) return null;
+  return {
+    market_id: resolution.market_id,
+    source: resolution.source,
+    authority: 'chain',
+    state: settlementOf(resolution.payouts),
+    payouts: resolution.payouts,
+    slug: '',
+    title: '',
+    outcomes: [],
+    yes_index: null,
+    occurred_at_ms: resolution.block_time_ms,
+    observed_at_ms: resolution.ingested_at_ms,
+  };
+}
+
 /** Every stream the lifecycle processor reads. */
 export const OBSERVATION_SOURCES: readonly ObservationSource[] = [
   source(STREAMS.markets, observeMarket),
   source(STREAMS.marketResolutions, observeResolution),
+  source(STREAMS.chainResolutions, observeChainResolution),
 ];

@@ -25,6 +25,7 @@ export const apiPart: PartDefinition = {
       webhooks,
       sources: () => resources.sources(),
       metrics: () => resources.localMetrics(),
+      chain: () => resources.chainStatus(),
       adminEndpoint: !config.engines.databaseUrl,
     });
     resources.local.apiUrl = server.url;

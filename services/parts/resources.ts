@@ -9,6 +9,7 @@
 import type { Family } from '../../api/metrics.js';
 import { openAnalyticsStore } from '../analytics/open-analytics.js';
 import { serviceRefusal } from '../backfill/exclusive-access.js';
+import type { ChainStatus } from '../chain/follower.js';
 import type { Config } from '../config.js';
 import { openControlStore } from '../control/open-control.js';
 import { openEventLog } from '../eventlog/open-event-log.js';
@@ -24,6 +25,7 @@ import { sinkMetrics, type SinkStats } from '../sink/sink-service.js';
 
 export interface LocalLinks {
   ingestHealth: SourceHealth | null;
+  chainStatus: (() => ChainStatus | null) | null;
   dispatcher: { wake(): void } | null;
   apiUrl: string | null;
   sink: { stats: SinkStats } | null;
@@ -33,7 +35,7 @@ export class PartResources {
   private log: Promise<EventLog> | null = null;
   private analytics: Promise<AnalyticsStore> | null = null;
   private control: Promise<ControlStore> | null = null;
-  readonly local: LocalLinks = { ingestHealth: null, dispatcher: null, apiUrl: null, sink: null };
+  readonly local: LocalLinks = { ingestHealth: null, chainStatus: null, dispatcher: null, apiUrl: null, sink: null };
   private readonly lock: DataDirLock | null;
 
   /** Refuses to start on a data folder that belongs to the simulator (for real upstreams) or to another live process. */
@@ -71,6 +73,11 @@ export class PartResources {
   /** Source health of an ingest part in this process (none when ingestion runs elsewhere). */
   sources(): SourceStatus[] {
     return this.local.ingestHealth?.snapshot() ?? [];
+  }
+
+  /** The chain source's figures when it runs in this process. */
+  chainStatus(): ChainStatus | null {
+    return this.local.chainStatus?.() ?? null;
   }
 
   wakeDispatcher(): void {

@@ -20,12 +20,20 @@ export type Row = Record<string, unknown>;
 export interface Projection<E = unknown> {
   stream: Stream<E>;
   table: string;
+  /** The events this table holds, when a stream carries several kinds (default: all). */
+  accepts?(event: E): boolean;
   row(event: E): Row;
   /**
    * Drops events whose rows are already stored, for tables whose materialized views count every
    * row they are handed (a redelivered or overlapping batch must not count twice).
    */
   unseen?(store: AnalyticsStore, events: E[]): Promise<E[]>;
+  /**
+   * Effects a row insert cannot express (a retraction deleting rows and rebuilding aggregates), run
+   * with every decoded event of the batch after its rows are inserted and before its offsets are
+   * committed. Must be idempotent: a failed batch is handed over again.
+   */
+  afterInsert?(store: AnalyticsStore, events: E[]): Promise<void>;
 }
 
 export interface RouteContext {

@@ -8,6 +8,7 @@ import type { Stream } from '../events/stream.js';
 import type { TopicSpec } from '../ports/event-log.js';
 import { candlesReadModel } from './candles/index.js';
 import { catalogReadModel } from './catalog/index.js';
+import { chainLedgerReadModel } from './chain-ledger/index.js';
 import { holdersReadModel } from './holders/index.js';
 import { marketLifecycleReadModel } from './market-lifecycle/index.js';
 import { marketResolutionsReadModel } from './market-resolutions/index.js';
@@ -33,6 +34,7 @@ const DEFINITIONS = [
   holdersReadModel,
   openInterestReadModel,
   tradersReadModel,
+  chainLedgerReadModel,
 ] as const satisfies readonly ReadModel[];
 
 export const READ_MODELS: readonly ReadModel[] = DEFINITIONS;

@@ -16,6 +16,7 @@ import { DUST_SHARES, Ledger, tokenKey, type ActivityStamp } from './ledger.js';
 import { planTrade, type SimTrade, type TradeContext, type TradePlan } from './trades.js';
 import { TradeTape } from './tape.js';
 import { applyScenarios, burstTradesInSecond, type ScenarioMarkets, type SimScenarios, type TradeBurst } from './scenarios.js';
+import { ChainJournal } from './chain-journal.js';
 import type { SimEvent, SimMarket, SimSeries, SimWallet, World } from './world-types.js';
 
 // Math functions bound once: inside Jest's vm sandbox every global lookup (Math, Infinity) is slow.
@@ -87,6 +88,8 @@ export class SimulatorState {
   /** Which markets play which scenario (empty lists when none were asked for). */
   readonly scenarioMarkets: ScenarioMarkets;
   private readonly bursts: readonly TradeBurst[];
+  /** What the simulated chain settles, second by second (services/simulator/chain-*.ts serve it over JSON-RPC). */
+  readonly journal = new ChainJournal();
 
   readonly marketById = new Map<string, SimMarket>();
   readonly marketBySlug = new Map<string, SimMarket>();
@@ -158,6 +161,11 @@ export class SimulatorState {
       this.generateSeconds(bucket, end, historicRate, createRng(this.seed, 'history', bucket));
     }
     this.closeMarketsUpTo(startSecond * 1000);
+  }
+
+  /** The last second whose trades and closures are all generated (the simulated chain's head block). */
+  get generatedThroughSecond(): number {
+    return this.nextSecond - 1;
   }
 
   /** Simulated now: the injected clock plus everything advance() added. */
@@ -273,9 +281,10 @@ export class SimulatorState {
 
   private record(plan: TradePlan, second: number, rng: Rng): void {
     if (plan.splitShares > 0) {
-      this.ledger.split(plan.walletIndex, plan.marketIndex, plan.splitShares, this.stamp(second, rng));
+      const activity = this.ledger.split(plan.walletIndex, plan.marketIndex, plan.splitShares, this.stamp(second, rng));
+      this.journal.append({ kind: 'activity', second, activity });
     }
-    this.tape.append({
+    const trade = this.tape.append({
       walletIndex: plan.walletIndex,
       makerWalletIndex: this.makerWallets.length > 0 ? rng.pick(this.makerWallets) : -1,
       marketIndex: plan.marketIndex,
@@ -286,6 +295,7 @@ export class SimulatorState {
       timestamp: second,
       transactionHash: `0x${rng.hex(64)}`,
     });
+    this.journal.append({ kind: 'trade', second, trade });
     const token = tokenKey(plan.marketIndex, plan.outcomeIndex);
     if (plan.side === 'BUY') this.ledger.buy(plan.walletIndex, token, plan.size, plan.price);
     else this.ledger.sell(plan.walletIndex, token, plan.size, plan.price);
@@ -303,8 +313,11 @@ export class SimulatorState {
   private close(market: SimMarket): void {
     const closedAtMs = market.closesAtMs as number;
     this.status[market.index] = { closed: true, resolved: market.resolvesOnClose, closedAtMs };
-    // Markets that closed before the generated history have no holders to settle.
-    if (market.resolvesOnClose && closedAtMs >= this.world.originMs) this.settle(market, floor(closedAtMs / 1000));
+    // Markets that closed before the generated history have no holders to settle and no block on the chain.
+    if (market.resolvesOnClose && closedAtMs >= this.world.originMs) {
+      this.journal.append({ kind: 'resolution', second: floor(closedAtMs / 1000), marketIndex: market.index });
+      this.settle(market, floor(closedAtMs / 1000));
+    }
   }
 
   /** At resolution most holders merge complete sets and redeem winnings (both sides at 0.5 after a void); the rest stay redeemable. */
@@ -313,7 +326,10 @@ export class SimulatorState {
     if (market.voided) {
       for (const wallet of this.world.wallets) {
         const held = this.ledger.held(wallet.index, tokenKey(market.index, 0)) + this.ledger.held(wallet.index, tokenKey(market.index, 1));
-        if (held > DUST_SHARES && rng.chance(REDEEM_CHANCE)) this.ledger.redeemVoid(wallet.index, market.index, this.stamp(second, rng));
+        if (held > DUST_SHARES && rng.chance(REDEEM_CHANCE)) {
+          const activity = this.ledger.redeemVoid(wallet.index, market.index, this.stamp(second, rng));
+          this.journal.append({ kind: 'activity', second, activity });
+        }
       }
       return;
     }
@@ -322,11 +338,13 @@ export class SimulatorState {
     for (const wallet of this.world.wallets) {
       const both = min(this.ledger.held(wallet.index, yes), this.ledger.held(wallet.index, no));
       if (both > DUST_SHARES && rng.chance(MERGE_CHANCE)) {
-        this.ledger.merge(wallet.index, market.index, both, this.stamp(second, rng));
+        const activity = this.ledger.merge(wallet.index, market.index, both, this.stamp(second, rng));
+        this.journal.append({ kind: 'activity', second, activity });
       }
       const winning = this.ledger.held(wallet.index, tokenKey(market.index, market.winningOutcome));
       if (winning > DUST_SHARES && rng.chance(REDEEM_CHANCE)) {
-        this.ledger.redeem(wallet.index, market.index, market.winningOutcome, this.stamp(second, rng));
+        const activity = this.ledger.redeem(wallet.index, market.index, market.winningOutcome, this.stamp(second, rng));
+        this.journal.append({ kind: 'activity', second, activity });
       }
     }
   }

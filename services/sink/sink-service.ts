@@ -1,8 +1,8 @@
 /**
  * The ClickHouse sink: consume a partition batch -> decode with the stream's schema -> for each
  * projection of that stream (services/read-models/registry.ts): drop rows already stored where the
- * projection says so -> insert with a deterministic dedup token -> (the log commits the offsets after
- * this resolves).
+ * projection says so -> insert with a deterministic dedup token -> the projection's after-insert
+ * effects (retractions) -> (the log commits the offsets after this resolves).
  * Failures, by kind (services/analytics/store-errors.ts):
  * - undecodable messages, and events a projection cannot map, are dead-lettered with their coordinates;
  * - an outage (ClickHouse down, timeouts) rejects the batch so it is retried, never dead-lettered;
@@ -77,7 +77,8 @@ export async function startSink(log: EventLog, store: AnalyticsStore, logger: Lo
   };
 
   const insertProjection = async (projection: Projection, batch: MessageBatch, events: Decoded[]) => {
-    const fresh = projection.unseen ? await unseenOf(projection, store, events) : events;
+    const accepted = projection.accepts ? events.filter((decoded) => projection.accepts?.(decoded.event)) : events;
+    const fresh = projection.unseen ? await unseenOf(projection, store, accepted) : accepted;
     const rows: Array<{ row: Row; source: Decoded }> = [];
     const unmappable: DeadLetter[] = [];
     for (const decoded of fresh) {
@@ -119,12 +120,20 @@ export async function startSink(log: EventLog, store: AnalyticsStore, logger: Lo
         'poison records dead-lettered; the rest of the batch is inserted',
       );
       const kept = rows.length - refused.length;
+      await projection.afterInsert?.(
+        store,
+        events.map((decoded) => decoded.event),
+      );
       stats.inserted[projection.table] = (stats.inserted[projection.table] ?? 0) + kept;
-      stats.already_stored[projection.table] = (stats.already_stored[projection.table] ?? 0) + events.length - fresh.length;
+      stats.already_stored[projection.table] = (stats.already_stored[projection.table] ?? 0) + accepted.length - fresh.length;
       return;
     }
+    await projection.afterInsert?.(
+      store,
+      events.map((decoded) => decoded.event),
+    );
     stats.inserted[projection.table] = (stats.inserted[projection.table] ?? 0) + rows.length;
-    stats.already_stored[projection.table] = (stats.already_stored[projection.table] ?? 0) + events.length - fresh.length;
+    stats.already_stored[projection.table] = (stats.already_stored[projection.table] ?? 0) + accepted.length - fresh.length;
   };
 
   const handleBatch = async (batch: MessageBatch) => {

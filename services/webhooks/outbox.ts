@@ -271,7 +271,8 @@ export function listDeliveries(
     `SELECT seq::text AS seq, id, event_id, event_type, status, attempts, next_attempt_at, last_status_code, last_error, created_at, delivered_at
        FROM webhook_deliveries
       WHERE subscription_id = $1 AND ($2::bigint IS NULL OR seq < $2::bigint) AND ($3::text IS NULL OR status = $3)
-      ORDER BY seq DESC LIMIT $4`,
+      -- Qualified: a bare "seq" here would name the text output column and sort 10 before 9.
+      ORDER BY webhook_deliveries.seq DESC LIMIT $4`,
     [subscriptionId, beforeSeq, status, limit],
   );
 }
@@ -280,7 +281,7 @@ export function attemptsOf(db: SqlExecutor, deliverySeqs: string[]): Promise<Att
   if (deliverySeqs.length === 0) return Promise.resolve([]);
   return db.query<AttemptRecord>(
     `SELECT delivery_seq::text AS delivery_seq, attempt, attempted_at, status_code, error, latency_ms
-       FROM webhook_attempts WHERE delivery_seq = ANY($1::bigint[]) ORDER BY delivery_seq, attempt`,
+       FROM webhook_attempts WHERE delivery_seq = ANY($1::bigint[]) ORDER BY webhook_attempts.delivery_seq, attempt`,
     [deliverySeqs],
   );
 }

@@ -267,6 +267,7 @@ describe('markets', () => {
         volume_usdc: 18,
         volume_shares: 40,
         trade_count: 3,
+        origin: 'data_api',
       },
       {
         bucket_start: new Date(BASE_MS + 300_000).toISOString(),
@@ -278,6 +279,7 @@ describe('markets', () => {
         volume_usdc: 3,
         volume_shares: 5,
         trade_count: 1,
+        origin: 'data_api',
       },
     ]);
     const hourly = await getJson(`${base}/v1/markets/market-1/ohlcv?interval=1h`, key);
@@ -395,14 +397,22 @@ describe('trades', () => {
       market_id: cid(1),
       market_title: 'Market 1?',
       wallet: wallet(2),
+      role: 'taker',
       side: 'sell',
       outcome: 'No',
       outcome_index: 1,
       price: 0.3,
       size_shares: 10,
       size_usdc: 3,
+      size_shares_micro: '10000000',
+      size_usdc_micro: '3000000',
+      fee_micro: null,
+      fee_asset: null,
       timestamp: new Date(BASE_MS + 20_000).toISOString(),
+      block_number: null,
+      log_index: null,
       tx_hash: `0x${(2).toString(16).padStart(64, '0')}`,
+      origin: 'data_api',
       source: 'simulator',
     });
   });

@@ -17,7 +17,7 @@ import { startLifecycle } from '../../services/lifecycle/lifecycle-processor.js'
 import type { ControlStore } from '../../services/ports/control-store.js';
 import type { EventLog } from '../../services/ports/event-log.js';
 import { allTopicSpecs, STREAMS, topicSchemas } from '../../services/read-models/registry.js';
-import { conditionId, marketResolved, marketUpserted, T0 } from '../support/events.js';
+import { chainResolution, conditionId, marketResolved, marketUpserted, T0 } from '../support/events.js';
 import { waitFor } from '../support/http.js';
 
 const silent = pino({ level: process.env.TEST_LOG ?? 'silent' });
@@ -149,4 +149,61 @@ test('markets and resolutions become transitions once each, across restarts and 
     [A],
   );
   expect(stored).toMatchObject({ state: 'resolved', revision: 3 });
+}, 60_000);
+
+test('the chain is the authority: it confirms a matching settlement, corrects a different one, and a retraction changes nothing', async () => {
+  const C = conditionId(0xd4);
+  const D = conditionId(0xe5);
+  await publisher.publish('markets', [
+    marketUpserted({
+      market_id: C,
+      event_id: 'c1',
+      status: 'resolved',
+      outcome_prices: [1, 0],
+      resolved_outcome: 'Yes',
+      resolved_at_ms: T0 + DAY,
+      ingested_at_ms: T0 + DAY,
+    }),
+    marketUpserted({
+      market_id: D,
+      event_id: 'd1',
+      status: 'resolved',
+      outcome_prices: [1, 0],
+      resolved_outcome: 'Yes',
+      resolved_at_ms: T0 + DAY,
+      ingested_at_ms: T0 + DAY,
+    }),
+  ]);
+  await publisher.publish('chainResolutions', [
+    // Orphaned by a reorg: says nothing.
+    chainResolution({
+      market_id: D,
+      event_id: '137:0xaa:1',
+      payouts: [0, 1],
+      payout_numerators: ['0', '1'],
+      winning_outcome_index: 1,
+      retracted: true,
+    }),
+    chainResolution({ market_id: C, event_id: '137:0xaa:2', payouts: [1, 0], block_time_ms: T0 + DAY + 5_000 }),
+    chainResolution({
+      market_id: D,
+      event_id: '137:0xaa:3',
+      payouts: [0, 1],
+      payout_numerators: ['0', '1'],
+      winning_outcome_index: 1,
+      block_time_ms: T0 + DAY + 5_000,
+    }),
+  ]);
+  const lifecycle = await startLifecycle({ log, control, publisher, logger: silent, groupId: 'tapeline-lifecycle-chain', clock: () => T0 });
+  await waitFor(async () => lifecycle.stats.observations >= 7 + 4, 10_000, 'chain observations');
+  await lifecycle.stop();
+  const mine = (await transitions()).filter((t) => t.market_id === C || t.market_id === D);
+  const distinct = new Map(mine.map((t) => [t.event_id, t]));
+  const summary = [...distinct.values()].map((t) => [t.market_id, t.revision, t.kind, t.authority, t.resolved_outcome]);
+  expect(summary).toEqual([
+    [C, 1, 'resolved', 'gamma', 'Yes'],
+    [C, 2, 'confirmed', 'chain', 'Yes'],
+    [D, 1, 'resolved', 'gamma', 'Yes'],
+    [D, 2, 'corrected', 'chain', 'No'],
+  ]);
 }, 60_000);

@@ -13,7 +13,7 @@ import type { AdminOperations } from '../../services/admin/operations.js';
 import { openChdbStore } from '../../services/analytics/clickhouse-store.js';
 import { migrate } from '../../services/analytics/migrate.js';
 import { composeApi, type ComposedApi } from '../../services/api-server.js';
-import { loadConfig } from '../../services/config.js';
+import { type Config, loadConfig } from '../../services/config.js';
 import type { Accounts } from '../../services/control/accounts.js';
 import { migrateControlStore } from '../../services/control/migrate.js';
 import { openPgliteStore } from '../../services/control/pglite-store.js';
@@ -21,6 +21,7 @@ import type { MarketLookup } from '../../services/ingest/market-lookup.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import type { ControlStore } from '../../services/ports/control-store.js';
 import { webhooksApi } from '../../services/webhooks/start-webhooks.js';
+import type { SandboxApis } from '../../services/sandbox/compose.js';
 
 export interface ApiHarness {
   base: string;
@@ -30,6 +31,8 @@ export interface ApiHarness {
   admin: AdminOperations;
   meter: Meter;
   api: ComposedApi;
+  sandbox: SandboxApis;
+  config: Config;
   close(): Promise<void>;
 }
 
@@ -43,6 +46,7 @@ export interface ApiHarnessOptions {
   env?: Record<string, string>;
   /** Serve /v1/webhooks too (subscriptions only: no dispatcher runs). */
   webhooks?: boolean;
+  clock?: () => number;
   /** Upstream lookup of markets the catalog does not hold (off unless given). */
   marketLookup?: MarketLookup;
 }
@@ -80,6 +84,7 @@ export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHa
     config,
     store,
     control,
+    clock: options.clock,
     logger: pino({ level: 'silent' }),
     health: { version: 'test', sources: () => [], sinkLag: async () => ({ 'tapeline.trades.v1': 0 }) },
     webhooks: options.webhooks ? webhooksApi(config, control) : undefined,
@@ -96,6 +101,8 @@ export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHa
     admin: api.operations,
     meter: api.meter,
     api,
+    sandbox: api.sandbox,
+    config,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

@@ -17,7 +17,7 @@ import type { ControlStore } from '../../services/ports/control-store.js';
 import { type Dispatcher, startDispatcher } from '../../services/webhooks/dispatcher.js';
 import { eventId } from '../../services/webhooks/event-types.js';
 import { createHttpTransport, type HttpTransport } from '../../services/webhooks/http-transport.js';
-import { claimDue, enqueueDeliveries, purgeFinished, recordAttempt } from '../../services/webhooks/outbox.js';
+import { claimDue, enqueueDeliveries, listDeliveries, purgeFinished, recordAttempt } from '../../services/webhooks/outbox.js';
 import { type Subscription, SubscriptionRefusedError, WebhookSubscriptions } from '../../services/webhooks/subscriptions.js';
 import { dnsResolver, UrlGuard } from '../../services/webhooks/url-guard.js';
 import { waitFor } from '../support/http.js';
@@ -241,4 +241,17 @@ test('subscriber names resolve through DNS queries (c-ares), cached for their TT
   } finally {
     server.close();
   }
+});
+
+test('deliveries list newest first by number, across digit counts (9 before 10 would be text order)', async () => {
+  const account = (await accounts.registerAgent('listing')).account_id;
+  const subscription = await subscriptions.create(account, { url: `${receiver.url}/ok`, events: ['trade.executed'] });
+  await enqueue(subscription, 12);
+  const listed = await listDeliveries(control, subscription.id, 20, null, null);
+  const seqs = listed.map((d) => BigInt(d.seq));
+  expect(seqs).toHaveLength(12);
+  expect(seqs).toEqual([...seqs].sort((a, b) => (a > b ? -1 : a < b ? 1 : 0)));
+  // The page after the newest five starts right below them, whatever the digit count.
+  const next = await listDeliveries(control, subscription.id, 5, String(seqs[4]), null);
+  expect(next.map((d) => BigInt(d.seq))).toEqual(seqs.slice(5, 10));
 });

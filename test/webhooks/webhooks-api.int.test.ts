@@ -74,6 +74,7 @@ beforeAll(async () => {
     store: noAnalytics,
     accounts,
     keys: new KeyLifecycle(control, { keysPerAccount: 10 }),
+    control,
     logger: silent,
     validateResponses: true,
     meter,

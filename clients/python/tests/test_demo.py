@@ -30,7 +30,9 @@ def test_paginate_walks_a_market_tape_exactly_once_in_order(demo):
         trades = list(client.paginate(client.list_market_trades, id=demo.market_id, limit=5))
         ids = [t.trade_id for t in trades]
         assert len(ids) == len(set(ids)) and len(ids) >= len(first.data)
-        keys = [(t.timestamp, t.trade_id) for t in trades]
+        # The documented order: (timestamp, block_number, log_index, trade_id) descending; Data API
+        # records (no block) sort after chain records of the same millisecond.
+        keys = [(t.timestamp, t.block_number or 0, t.log_index or 0, t.trade_id) for t in trades]
         assert keys == sorted(keys, reverse=True)
         assert all(t.market_id == demo.market_id for t in trades)
 

@@ -1,6 +1,7 @@
 /** Reads of the `markets` table shared by every route that takes a market id or slug. */
 import type { Request } from 'express';
 import { ApiError } from '../../../api/errors.js';
+import type { CatalogEntry } from '../../chain/catalog.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import type { MarketUpserted } from '../../events/types.js';
 import type { LookupResult, MarketLookup } from '../../ingest/market-lookup.js';
@@ -122,4 +123,11 @@ export async function requireMarketWithTokens(store: AnalyticsStore, request: Re
     throw ApiError.notFound(`market ${market.market_id} has no indexed outcome token ids, so it has no order book`);
   }
   return market;
+}
+
+/** Every market's tokens and grouping, for the chain source's catalog (a few hundred thousand rows at most). */
+export async function knownMarkets(store: AnalyticsStore): Promise<CatalogEntry[]> {
+  return store.query<CatalogEntry>(
+    'SELECT market_id, title, outcomes, outcome_token_ids, yes_index, neg_risk, neg_risk_market_id FROM markets FINAL',
+  );
 }

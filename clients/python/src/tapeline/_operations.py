@@ -21,6 +21,7 @@ class DeleteWebhookData(Model):
 OPERATIONS: dict[str, OperationSpec] = {
     "registerAgent": OperationSpec("POST", "/agents/register", False, m.Registration),
     "getAgent": OperationSpec("GET", "/agents/me", False, m.Agent),
+    "patchAgentsMe": OperationSpec("PATCH", "/agents/me", False, m.Agent),
     "getHealth": OperationSpec("GET", "/health", False, m.Health),
     "listMarkets": OperationSpec("GET", "/markets", True, list[m.Market]),
     "listMarketCategories": OperationSpec("GET", "/markets/categories", False, list[m.Category]),
@@ -47,6 +48,23 @@ OPERATIONS: dict[str, OperationSpec] = {
     "postKeys": OperationSpec("POST", "/keys", False, m.NewApiKey),
     "postKeysByIdRotate": OperationSpec("POST", "/keys/{id}/rotate", False, m.RotatedApiKey),
     "postKeysByIdRevoke": OperationSpec("POST", "/keys/{id}/revoke", False, m.ApiKey),
+    "getBriefing": OperationSpec("GET", "/briefing", False, m.Briefing),
+    "getPaperAccount": OperationSpec("GET", "/paper/account", False, m.PaperAccount),
+    "postPaperReset": OperationSpec("POST", "/paper/reset", False, m.PaperAccount),
+    "getPaperOrders": OperationSpec("GET", "/paper/orders", True, list[m.PaperOrder]),
+    "postPaperOrders": OperationSpec("POST", "/paper/orders", False, m.PaperOrder),
+    "getPaperOrdersByOrderId": OperationSpec("GET", "/paper/orders/{order_id}", False, m.PaperOrder),
+    "postPaperOrdersByOrderIdCancel": OperationSpec("POST", "/paper/orders/{order_id}/cancel", False, m.PaperOrder),
+    "getPaperPositions": OperationSpec("GET", "/paper/positions", False, list[m.PaperPosition]),
+    "getPaperFills": OperationSpec("GET", "/paper/fills", True, list[m.PaperFill]),
+    "getPaperSettlements": OperationSpec("GET", "/paper/settlements", True, list[m.PaperSettlement]),
+    "postFeesQuote": OperationSpec("POST", "/fees/quote", False, m.Fee),
+    "getFeesLedger": OperationSpec("GET", "/fees/ledger", True, list[m.Fee]),
+    "getFeesByFeeId": OperationSpec("GET", "/fees/{fee_id}", False, m.Fee),
+    "postFeesByFeeIdSettle": OperationSpec("POST", "/fees/{fee_id}/settle", False, m.Fee),
+    "getAccountWallet": OperationSpec("GET", "/account/wallet", False, m.WalletLink),
+    "putAccountWallet": OperationSpec("PUT", "/account/wallet", False, m.WalletLink),
+    "deleteAccountWallet": OperationSpec("DELETE", "/account/wallet", False, m.WalletLink),
     "listWebhooks": OperationSpec("GET", "/webhooks", True, list[m.WebhookSubscription]),
     "createWebhook": OperationSpec("POST", "/webhooks", False, m.WebhookSubscription),
     "getWebhook": OperationSpec("GET", "/webhooks/{id}", False, m.WebhookSubscription),
@@ -64,7 +82,7 @@ class SyncOperations:
 
     _call: Callable[..., Any]
 
-    def register_agent(self, *, name: str) -> m.Registration:
+    def register_agent(self, *, name: str, topics: Optional[m.AgentTopics] = None) -> m.Registration:
         """Self-serve registration of a sandbox agent; returns its API key (shown once).
 
         POST /agents/register.
@@ -72,7 +90,7 @@ class SyncOperations:
         Args:
             name: Display name of the agent (no control characters).
         """
-        return self._call("registerAgent", {}, {}, {"name": name})  # type: ignore[no-any-return]
+        return self._call("registerAgent", {}, {}, {"name": name, "topics": topics})  # type: ignore[no-any-return]
 
     def get_agent(self) -> m.Agent:
         """The calling agent's record (sandbox agent keys only).
@@ -80,6 +98,13 @@ class SyncOperations:
         GET /agents/me (access: sandbox).
         """
         return self._call("getAgent", {}, {}, {})  # type: ignore[no-any-return]
+
+    def patch_agents_me(self, *, topics: m.AgentTopics) -> m.Agent:
+        """Updates the agent's topics (market categories its briefing signals are narrowed to).
+
+        PATCH /agents/me (access: sandbox).
+        """
+        return self._call("patchAgentsMe", {}, {}, {"topics": topics})  # type: ignore[no-any-return]
 
     def get_health(self) -> m.Health:
         """Service status and per-source freshness. Any valid key; no tier needed.
@@ -143,8 +168,8 @@ class SyncOperations:
         """
         return self._call("getMarketOhlcv", {"id": id}, {"interval": interval, "limit": limit, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
-    def list_market_trades(self, *, id: str, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> Page[m.Trade]:
-        """One market's trade tape, newest first (same order, filters and cursor rules as /trades).
+    def list_market_trades(self, *, id: str, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, role: Optional[Literal["taker", "maker", "all"]] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> Page[m.Trade]:
+        """One market's trade tape, newest first (same sources, order, filters and cursor rules as /trades).
 
         GET /markets/{id}/trades (access: tier2).
 
@@ -152,34 +177,36 @@ class SyncOperations:
             id: Condition id (0x + 64 hex) or market slug.
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
-            wallet: Only this taker wallet (0x + 40 hex, any case).
-            side: Taker side.
+            wallet: Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides.
+            role: `taker` (default): one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both, so a wallet's complete record is `?wallet=<address>&role=all`.
+            side: The trade's own side (the taker's on a taker record, the resting order owner's on a maker record).
             outcome: Outcome name, case-insensitive (e.g. YES, No, a team name).
-            min_size: Minimum trade size in USDC (inclusive).
+            min_size: Minimum trade size in USDC (inclusive), compared with size_usdc.
             max_size: Maximum trade size in USDC (inclusive).
             from_: Inclusive lower bound on the trade time (ISO 8601).
             to: Exclusive upper bound on the trade time (ISO 8601).
         """
-        return self._call("listMarketTrades", {"id": id}, {"limit": limit, "cursor": cursor, "wallet": wallet, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
+        return self._call("listMarketTrades", {"id": id}, {"limit": limit, "cursor": cursor, "wallet": wallet, "role": role, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
-    def list_trades(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, market: Optional[str] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> Page[m.Trade]:
-        """The trade feed, newest first.
+    def list_trades(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, market: Optional[str] = None, role: Optional[Literal["taker", "maker", "all"]] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> Page[m.Trade]:
+        """The trade feed, newest first, in chain order.
 
         GET /trades (access: tier2).
 
         Args:
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
-            wallet: Only this taker wallet (0x + 40 hex, any case).
+            wallet: Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides.
             market: Only this market (condition id, 0x + 64 hex).
-            side: Taker side.
+            role: `taker` (default): one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both, so a wallet's complete record is `?wallet=<address>&role=all`.
+            side: The trade's own side (the taker's on a taker record, the resting order owner's on a maker record).
             outcome: Outcome name, case-insensitive (e.g. YES, No, a team name).
-            min_size: Minimum trade size in USDC (inclusive).
+            min_size: Minimum trade size in USDC (inclusive), compared with size_usdc.
             max_size: Maximum trade size in USDC (inclusive).
             from_: Inclusive lower bound on the trade time (ISO 8601).
             to: Exclusive upper bound on the trade time (ISO 8601).
         """
-        return self._call("listTrades", {}, {"limit": limit, "cursor": cursor, "wallet": wallet, "market": market, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
+        return self._call("listTrades", {}, {"limit": limit, "cursor": cursor, "wallet": wallet, "market": market, "role": role, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
     def get_leaderboard(self, *, sort_by: Optional[Literal["total_realized_pnl", "total_pnl", "win_rate_pct", "volume", "risk_score"]] = None, window: Optional[Literal["all", "30d"]] = None, category: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.LeaderEntry]:
         """Trader rankings by PnL, win rate, volume or risk (from the periodically refreshed trader statistics).
@@ -379,6 +406,181 @@ class SyncOperations:
         """
         return self._call("postKeysByIdRevoke", {"id": id}, {}, {})  # type: ignore[no-any-return]
 
+    def get_briefing(self, *, since: Optional[str] = None, limit: Optional[int] = None) -> m.Briefing:
+        """The agent heartbeat - signals since the last briefing, paper state, risk alerts, when to poll next.
+
+        GET /briefing (access: sandbox).
+
+        Args:
+            since: A `signals.next_since` cursor of an earlier briefing; signals after it are served.
+            limit: Most signals per briefing (default 50, max 200); `signals.has_more` says when more wait.
+        """
+        return self._call("getBriefing", {}, {"since": since, "limit": limit}, {})  # type: ignore[no-any-return]
+
+    def get_paper_account(self) -> m.PaperAccount:
+        """The agent's paper account, valued at the live indexed books.
+
+        GET /paper/account (access: sandbox).
+        """
+        return self._call("getPaperAccount", {}, {}, {})  # type: ignore[no-any-return]
+
+    def post_paper_reset(self) -> m.PaperAccount:
+        """Starts a new epoch - resting orders cancelled, positions dropped, cash back to the starting balance.
+
+        POST /paper/reset (access: sandbox).
+        """
+        return self._call("postPaperReset", {}, {}, {})  # type: ignore[no-any-return]
+
+    def get_paper_orders(self, *, status: Optional[Literal["open", "filled", "cancelled", "all"]] = None, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.PaperOrder]:
+        """The agent's paper orders, newest first.
+
+        GET /paper/orders (access: sandbox).
+
+        Args:
+            status: `open` = resting (open or partially filled); `all` includes filled and cancelled.
+            epoch: The account epoch to list (default the current one; each reset starts a new epoch).
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("getPaperOrders", {}, {"status": status, "epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    def post_paper_orders(self, *, market_id: str, outcome: str, side: Literal["buy", "sell"], type: Literal["market", "limit"], size: m.DecimalInput, price: Optional[m.DecimalInput] = None, time_in_force: Optional[Literal["GTC", "IOC", "FOK"]] = None) -> m.PaperOrder:
+        """Places a paper order, filled against the live indexed book level by level.
+
+        POST /paper/orders (access: sandbox).
+
+        Args:
+            market_id: Condition id or slug.
+            outcome: YES, NO (binary markets) or an outcome name, case-insensitive.
+            size: Shares, above 0, at most 2 decimals (the CLOB's size precision).
+            price: Limit price: required for `limit`; for `market`, the worst acceptable price. Strictly inside (0, 1) and on the market's tick grid.
+            time_in_force: limit: GTC (default; the remainder rests), IOC or FOK. market: IOC (default) or FOK.
+        """
+        return self._call("postPaperOrders", {}, {}, {"market_id": market_id, "outcome": outcome, "side": side, "type": type, "size": size, "price": price, "time_in_force": time_in_force})  # type: ignore[no-any-return]
+
+    def get_paper_orders_by_order_id(self, *, order_id: str) -> m.PaperOrder:
+        """One paper order with its fills.
+
+        GET /paper/orders/{order_id} (access: sandbox).
+
+        Args:
+            order_id: Paper order id.
+        """
+        return self._call("getPaperOrdersByOrderId", {"order_id": order_id}, {}, {})  # type: ignore[no-any-return]
+
+    def post_paper_orders_by_order_id_cancel(self, *, order_id: str) -> m.PaperOrder:
+        """Cancels a resting paper order (its held cash or shares are released).
+
+        POST /paper/orders/{order_id}/cancel (access: sandbox).
+
+        Args:
+            order_id: Paper order id.
+        """
+        return self._call("postPaperOrdersByOrderIdCancel", {"order_id": order_id}, {}, {})  # type: ignore[no-any-return]
+
+    def get_paper_positions(self, *, status: Optional[Literal["open", "all"]] = None) -> list[m.PaperPosition]:
+        """Paper positions of the current epoch with average entry and unrealized PnL at the live marks.
+
+        GET /paper/positions (access: sandbox).
+
+        Args:
+            status: `open` (default): shares held; `all` adds closed, settled and voided positions.
+        """
+        return self._call("getPaperPositions", {}, {"status": status}, {})  # type: ignore[no-any-return]
+
+    def get_paper_fills(self, *, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.PaperFill]:
+        """Paper fills, newest first.
+
+        GET /paper/fills (access: sandbox).
+
+        Args:
+            epoch: The account epoch to list (default the current one; each reset starts a new epoch).
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("getPaperFills", {}, {"epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    def get_paper_settlements(self, *, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.PaperSettlement]:
+        """Positions settled at resolution or voided, newest first.
+
+        GET /paper/settlements (access: sandbox).
+
+        Args:
+            epoch: The account epoch to list (default the current one; each reset starts a new epoch).
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("getPaperSettlements", {}, {"epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    def post_fees_quote(self, *, notional_usdc: m.DecimalInput, currency: Literal["credits", "platform_token", "usdc", "native"], payer_address: Optional[str] = None, reference: Optional[str] = None) -> m.Fee:
+        """Quotes the fee of a copy trade in one currency; the quote expires.
+
+        POST /fees/quote (access: tier1).
+
+        Args:
+            notional_usdc: The copy trade's notional in USDC, above 0, at most 6 decimals.
+            payer_address: Required for platform_token, usdc and native: the wallet that will pay.
+            reference: Your reference (e.g. the copied trade's id), echoed back; no control characters.
+        """
+        return self._call("postFeesQuote", {}, {}, {"notional_usdc": notional_usdc, "currency": currency, "payer_address": payer_address, "reference": reference})  # type: ignore[no-any-return]
+
+    def get_fees_ledger(self, *, state: Optional[Literal["quoted", "settled", "expired", "all"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.Fee]:
+        """The account's fee ledger, newest first.
+
+        GET /fees/ledger (access: tier1).
+
+        Args:
+            state: `expired` = quoted and past expires_at without settling.
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("getFeesLedger", {}, {"state": state, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    def get_fees_by_fee_id(self, *, fee_id: str) -> m.Fee:
+        """One fee ledger entry.
+
+        GET /fees/{fee_id} (access: tier1).
+
+        Args:
+            fee_id: Fee ledger id.
+        """
+        return self._call("getFeesByFeeId", {"fee_id": fee_id}, {}, {})  # type: ignore[no-any-return]
+
+    def post_fees_by_fee_id_settle(self, *, fee_id: str, tx_hash: Optional[str] = None) -> m.Fee:
+        """Charges a quoted fee - at most once.
+
+        POST /fees/{fee_id}/settle (access: tier1).
+
+        Args:
+            fee_id: Fee ledger id.
+            tx_hash: The payment transaction (on-chain currencies).
+        """
+        return self._call("postFeesByFeeIdSettle", {"fee_id": fee_id}, {}, {"tx_hash": tx_hash})  # type: ignore[no-any-return]
+
+    def get_account_wallet(self) -> m.WalletLink:
+        """The wallet whose platform-token balance sets this account's tier, and the message to sign to link one.
+
+        GET /account/wallet (access: tier1).
+        """
+        return self._call("getAccountWallet", {}, {}, {})  # type: ignore[no-any-return]
+
+    def put_account_wallet(self, *, address: str, signature: str) -> m.WalletLink:
+        """Links a wallet by an EIP-191 signature of `link_message` (personal_sign) from that wallet.
+
+        PUT /account/wallet (access: tier1).
+
+        Args:
+            signature: 65-byte signature of the account's link_message for this address.
+        """
+        return self._call("putAccountWallet", {}, {}, {"address": address, "signature": signature})  # type: ignore[no-any-return]
+
+    def delete_account_wallet(self) -> m.WalletLink:
+        """Unlinks the wallet (the tier falls back to credits and operator-granted tokens).
+
+        DELETE /account/wallet (access: tier1).
+        """
+        return self._call("deleteAccountWallet", {}, {}, {})  # type: ignore[no-any-return]
+
     def list_webhooks(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.WebhookSubscription]:
         """The account's subscriptions, newest first (secrets are not shown).
 
@@ -475,7 +677,7 @@ class AsyncOperations:
 
     _call: Callable[..., Any]
 
-    async def register_agent(self, *, name: str) -> m.Registration:
+    async def register_agent(self, *, name: str, topics: Optional[m.AgentTopics] = None) -> m.Registration:
         """Self-serve registration of a sandbox agent; returns its API key (shown once).
 
         POST /agents/register.
@@ -483,7 +685,7 @@ class AsyncOperations:
         Args:
             name: Display name of the agent (no control characters).
         """
-        return await self._call("registerAgent", {}, {}, {"name": name})  # type: ignore[no-any-return]
+        return await self._call("registerAgent", {}, {}, {"name": name, "topics": topics})  # type: ignore[no-any-return]
 
     async def get_agent(self) -> m.Agent:
         """The calling agent's record (sandbox agent keys only).
@@ -491,6 +693,13 @@ class AsyncOperations:
         GET /agents/me (access: sandbox).
         """
         return await self._call("getAgent", {}, {}, {})  # type: ignore[no-any-return]
+
+    async def patch_agents_me(self, *, topics: m.AgentTopics) -> m.Agent:
+        """Updates the agent's topics (market categories its briefing signals are narrowed to).
+
+        PATCH /agents/me (access: sandbox).
+        """
+        return await self._call("patchAgentsMe", {}, {}, {"topics": topics})  # type: ignore[no-any-return]
 
     async def get_health(self) -> m.Health:
         """Service status and per-source freshness. Any valid key; no tier needed.
@@ -554,8 +763,8 @@ class AsyncOperations:
         """
         return await self._call("getMarketOhlcv", {"id": id}, {"interval": interval, "limit": limit, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
-    async def list_market_trades(self, *, id: str, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> AsyncPage[m.Trade]:
-        """One market's trade tape, newest first (same order, filters and cursor rules as /trades).
+    async def list_market_trades(self, *, id: str, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, role: Optional[Literal["taker", "maker", "all"]] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> AsyncPage[m.Trade]:
+        """One market's trade tape, newest first (same sources, order, filters and cursor rules as /trades).
 
         GET /markets/{id}/trades (access: tier2).
 
@@ -563,34 +772,36 @@ class AsyncOperations:
             id: Condition id (0x + 64 hex) or market slug.
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
-            wallet: Only this taker wallet (0x + 40 hex, any case).
-            side: Taker side.
+            wallet: Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides.
+            role: `taker` (default): one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both, so a wallet's complete record is `?wallet=<address>&role=all`.
+            side: The trade's own side (the taker's on a taker record, the resting order owner's on a maker record).
             outcome: Outcome name, case-insensitive (e.g. YES, No, a team name).
-            min_size: Minimum trade size in USDC (inclusive).
+            min_size: Minimum trade size in USDC (inclusive), compared with size_usdc.
             max_size: Maximum trade size in USDC (inclusive).
             from_: Inclusive lower bound on the trade time (ISO 8601).
             to: Exclusive upper bound on the trade time (ISO 8601).
         """
-        return await self._call("listMarketTrades", {"id": id}, {"limit": limit, "cursor": cursor, "wallet": wallet, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
+        return await self._call("listMarketTrades", {"id": id}, {"limit": limit, "cursor": cursor, "wallet": wallet, "role": role, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
-    async def list_trades(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, market: Optional[str] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> AsyncPage[m.Trade]:
-        """The trade feed, newest first.
+    async def list_trades(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, market: Optional[str] = None, role: Optional[Literal["taker", "maker", "all"]] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> AsyncPage[m.Trade]:
+        """The trade feed, newest first, in chain order.
 
         GET /trades (access: tier2).
 
         Args:
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
-            wallet: Only this taker wallet (0x + 40 hex, any case).
+            wallet: Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides.
             market: Only this market (condition id, 0x + 64 hex).
-            side: Taker side.
+            role: `taker` (default): one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both, so a wallet's complete record is `?wallet=<address>&role=all`.
+            side: The trade's own side (the taker's on a taker record, the resting order owner's on a maker record).
             outcome: Outcome name, case-insensitive (e.g. YES, No, a team name).
-            min_size: Minimum trade size in USDC (inclusive).
+            min_size: Minimum trade size in USDC (inclusive), compared with size_usdc.
             max_size: Maximum trade size in USDC (inclusive).
             from_: Inclusive lower bound on the trade time (ISO 8601).
             to: Exclusive upper bound on the trade time (ISO 8601).
         """
-        return await self._call("listTrades", {}, {"limit": limit, "cursor": cursor, "wallet": wallet, "market": market, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
+        return await self._call("listTrades", {}, {"limit": limit, "cursor": cursor, "wallet": wallet, "market": market, "role": role, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
     async def get_leaderboard(self, *, sort_by: Optional[Literal["total_realized_pnl", "total_pnl", "win_rate_pct", "volume", "risk_score"]] = None, window: Optional[Literal["all", "30d"]] = None, category: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.LeaderEntry]:
         """Trader rankings by PnL, win rate, volume or risk (from the periodically refreshed trader statistics).
@@ -789,6 +1000,181 @@ class AsyncOperations:
             id: API key id (from GET /keys).
         """
         return await self._call("postKeysByIdRevoke", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
+    async def get_briefing(self, *, since: Optional[str] = None, limit: Optional[int] = None) -> m.Briefing:
+        """The agent heartbeat - signals since the last briefing, paper state, risk alerts, when to poll next.
+
+        GET /briefing (access: sandbox).
+
+        Args:
+            since: A `signals.next_since` cursor of an earlier briefing; signals after it are served.
+            limit: Most signals per briefing (default 50, max 200); `signals.has_more` says when more wait.
+        """
+        return await self._call("getBriefing", {}, {"since": since, "limit": limit}, {})  # type: ignore[no-any-return]
+
+    async def get_paper_account(self) -> m.PaperAccount:
+        """The agent's paper account, valued at the live indexed books.
+
+        GET /paper/account (access: sandbox).
+        """
+        return await self._call("getPaperAccount", {}, {}, {})  # type: ignore[no-any-return]
+
+    async def post_paper_reset(self) -> m.PaperAccount:
+        """Starts a new epoch - resting orders cancelled, positions dropped, cash back to the starting balance.
+
+        POST /paper/reset (access: sandbox).
+        """
+        return await self._call("postPaperReset", {}, {}, {})  # type: ignore[no-any-return]
+
+    async def get_paper_orders(self, *, status: Optional[Literal["open", "filled", "cancelled", "all"]] = None, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.PaperOrder]:
+        """The agent's paper orders, newest first.
+
+        GET /paper/orders (access: sandbox).
+
+        Args:
+            status: `open` = resting (open or partially filled); `all` includes filled and cancelled.
+            epoch: The account epoch to list (default the current one; each reset starts a new epoch).
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("getPaperOrders", {}, {"status": status, "epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    async def post_paper_orders(self, *, market_id: str, outcome: str, side: Literal["buy", "sell"], type: Literal["market", "limit"], size: m.DecimalInput, price: Optional[m.DecimalInput] = None, time_in_force: Optional[Literal["GTC", "IOC", "FOK"]] = None) -> m.PaperOrder:
+        """Places a paper order, filled against the live indexed book level by level.
+
+        POST /paper/orders (access: sandbox).
+
+        Args:
+            market_id: Condition id or slug.
+            outcome: YES, NO (binary markets) or an outcome name, case-insensitive.
+            size: Shares, above 0, at most 2 decimals (the CLOB's size precision).
+            price: Limit price: required for `limit`; for `market`, the worst acceptable price. Strictly inside (0, 1) and on the market's tick grid.
+            time_in_force: limit: GTC (default; the remainder rests), IOC or FOK. market: IOC (default) or FOK.
+        """
+        return await self._call("postPaperOrders", {}, {}, {"market_id": market_id, "outcome": outcome, "side": side, "type": type, "size": size, "price": price, "time_in_force": time_in_force})  # type: ignore[no-any-return]
+
+    async def get_paper_orders_by_order_id(self, *, order_id: str) -> m.PaperOrder:
+        """One paper order with its fills.
+
+        GET /paper/orders/{order_id} (access: sandbox).
+
+        Args:
+            order_id: Paper order id.
+        """
+        return await self._call("getPaperOrdersByOrderId", {"order_id": order_id}, {}, {})  # type: ignore[no-any-return]
+
+    async def post_paper_orders_by_order_id_cancel(self, *, order_id: str) -> m.PaperOrder:
+        """Cancels a resting paper order (its held cash or shares are released).
+
+        POST /paper/orders/{order_id}/cancel (access: sandbox).
+
+        Args:
+            order_id: Paper order id.
+        """
+        return await self._call("postPaperOrdersByOrderIdCancel", {"order_id": order_id}, {}, {})  # type: ignore[no-any-return]
+
+    async def get_paper_positions(self, *, status: Optional[Literal["open", "all"]] = None) -> list[m.PaperPosition]:
+        """Paper positions of the current epoch with average entry and unrealized PnL at the live marks.
+
+        GET /paper/positions (access: sandbox).
+
+        Args:
+            status: `open` (default): shares held; `all` adds closed, settled and voided positions.
+        """
+        return await self._call("getPaperPositions", {}, {"status": status}, {})  # type: ignore[no-any-return]
+
+    async def get_paper_fills(self, *, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.PaperFill]:
+        """Paper fills, newest first.
+
+        GET /paper/fills (access: sandbox).
+
+        Args:
+            epoch: The account epoch to list (default the current one; each reset starts a new epoch).
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("getPaperFills", {}, {"epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    async def get_paper_settlements(self, *, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.PaperSettlement]:
+        """Positions settled at resolution or voided, newest first.
+
+        GET /paper/settlements (access: sandbox).
+
+        Args:
+            epoch: The account epoch to list (default the current one; each reset starts a new epoch).
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("getPaperSettlements", {}, {"epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    async def post_fees_quote(self, *, notional_usdc: m.DecimalInput, currency: Literal["credits", "platform_token", "usdc", "native"], payer_address: Optional[str] = None, reference: Optional[str] = None) -> m.Fee:
+        """Quotes the fee of a copy trade in one currency; the quote expires.
+
+        POST /fees/quote (access: tier1).
+
+        Args:
+            notional_usdc: The copy trade's notional in USDC, above 0, at most 6 decimals.
+            payer_address: Required for platform_token, usdc and native: the wallet that will pay.
+            reference: Your reference (e.g. the copied trade's id), echoed back; no control characters.
+        """
+        return await self._call("postFeesQuote", {}, {}, {"notional_usdc": notional_usdc, "currency": currency, "payer_address": payer_address, "reference": reference})  # type: ignore[no-any-return]
+
+    async def get_fees_ledger(self, *, state: Optional[Literal["quoted", "settled", "expired", "all"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.Fee]:
+        """The account's fee ledger, newest first.
+
+        GET /fees/ledger (access: tier1).
+
+        Args:
+            state: `expired` = quoted and past expires_at without settling.
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("getFeesLedger", {}, {"state": state, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    async def get_fees_by_fee_id(self, *, fee_id: str) -> m.Fee:
+        """One fee ledger entry.
+
+        GET /fees/{fee_id} (access: tier1).
+
+        Args:
+            fee_id: Fee ledger id.
+        """
+        return await self._call("getFeesByFeeId", {"fee_id": fee_id}, {}, {})  # type: ignore[no-any-return]
+
+    async def post_fees_by_fee_id_settle(self, *, fee_id: str, tx_hash: Optional[str] = None) -> m.Fee:
+        """Charges a quoted fee - at most once.
+
+        POST /fees/{fee_id}/settle (access: tier1).
+
+        Args:
+            fee_id: Fee ledger id.
+            tx_hash: The payment transaction (on-chain currencies).
+        """
+        return await self._call("postFeesByFeeIdSettle", {"fee_id": fee_id}, {}, {"tx_hash": tx_hash})  # type: ignore[no-any-return]
+
+    async def get_account_wallet(self) -> m.WalletLink:
+        """The wallet whose platform-token balance sets this account's tier, and the message to sign to link one.
+
+        GET /account/wallet (access: tier1).
+        """
+        return await self._call("getAccountWallet", {}, {}, {})  # type: ignore[no-any-return]
+
+    async def put_account_wallet(self, *, address: str, signature: str) -> m.WalletLink:
+        """Links a wallet by an EIP-191 signature of `link_message` (personal_sign) from that wallet.
+
+        PUT /account/wallet (access: tier1).
+
+        Args:
+            signature: 65-byte signature of the account's link_message for this address.
+        """
+        return await self._call("putAccountWallet", {}, {}, {"address": address, "signature": signature})  # type: ignore[no-any-return]
+
+    async def delete_account_wallet(self) -> m.WalletLink:
+        """Unlinks the wallet (the tier falls back to credits and operator-granted tokens).
+
+        DELETE /account/wallet (access: tier1).
+        """
+        return await self._call("deleteAccountWallet", {}, {}, {})  # type: ignore[no-any-return]
 
     async def list_webhooks(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.WebhookSubscription]:
         """The account's subscriptions, newest first (secrets are not shown).
