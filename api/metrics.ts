@@ -1,13 +1,17 @@
 /**
- * GET /metrics: ingestion freshness in the Prometheus text format (version 0.0.4), for scrapers.
- * Outside /v1 and the API document (no key, no envelope), like /api/openapi.yaml; it carries only
- * operational figures. Per source: lag against its target, last success, failures, records.
+ * GET /metrics: operational figures in the Prometheus text format (version 0.0.4), for scrapers.
+ * Served on the operator port (api/admin.ts), never the public one. Per ingest source: lag against
+ * its target, last success, failures, records; the sink's lag and dead letters; the API's read
+ * cache, key lookups and metering; the analytics queue. A scrape reads in-memory figures and the sink
+ * lag, which is itself cached (`cached`), so scraping costs the log nothing per hit.
+ * The chain source's blocks and the reconciliation of Data API trades with chain fills are among them.
  */
 import { Router } from 'express';
+import type { ChainStatus } from '../services/chain/follower.js';
 import type { SourceStatus } from '../services/ingest/source-health.js';
-import type { HealthInputs } from './routes/health.js';
+import type { ReconciliationHour } from '../services/read-models/chain-ledger/queries.js';
 
-interface Family {
+export interface Family {
   name: string;
   help: string;
   type: 'gauge' | 'counter';
@@ -69,6 +73,18 @@ export function ingestionMetrics(sources: SourceStatus[], sinkLag: Record<string
       samples: per((s) => s.consecutive_failures),
     },
     {
+      name: 'tapeline_source_degraded',
+      help: '1 while the source repairs a known hole in its view (a trade gap, unpublished websocket events).',
+      type: 'gauge',
+      samples: per((s) => (s.degraded ? 1 : 0)),
+    },
+    {
+      name: 'tapeline_source_progress_records',
+      help: "Records done by the source's long job (the first catalog sync).",
+      type: 'gauge',
+      samples: per((s) => s.progress?.completed ?? null),
+    },
+    {
       name: 'tapeline_source_records_published_total',
       help: 'Events published by this source since start.',
       type: 'counter',
@@ -89,12 +105,79 @@ export function ingestionMetrics(sources: SourceStatus[], sinkLag: Record<string
   ];
 }
 
-export function metricsRoutes(health: HealthInputs): Router {
+/** The chain source: head, final and ingested blocks, what waits, reorgs. */
+export function chainMetrics(status: ChainStatus | null): Family[] {
+  if (!status) return [];
+  const gauge = (name: string, help: string, value: number | null, type: Family['type'] = 'gauge'): Family[] =>
+    value === null ? [] : [{ name, help, type, samples: [{ labels: { chain_id: String(status.chain_id) }, value }] }];
+  return [
+    ...gauge('tapeline_chain_head_block', 'Newest block the RPC reports.', status.head_block),
+    ...gauge('tapeline_chain_final_block', 'head - CHAIN_CONFIRMATIONS: the newest block treated as final.', status.final_block),
+    ...gauge('tapeline_chain_ingested_block', 'The last block read and published.', status.ingested_block),
+    ...gauge('tapeline_chain_lag_blocks', 'Final blocks not read yet.', status.lag_blocks),
+    ...gauge('tapeline_chain_pending_events', 'Settlement events waiting for the catalog to know their market.', status.pending_events),
+    ...gauge('tapeline_chain_log_range_blocks', 'Current eth_getLogs window.', status.log_range_blocks),
+    ...gauge('tapeline_chain_reorgs_total', 'Reorgs repaired since start.', status.reorgs, 'counter'),
+    ...gauge('tapeline_chain_retracted_blocks_total', 'Published blocks retracted since start.', status.retracted_blocks, 'counter'),
+  ];
+}
+
+/** Data API trades matched / unmatched against chain fills: the newest reconciled hour, and the last 24 reconciled hours. */
+export function reconciliationMetrics(hours: ReconciliationHour[]): Family[] {
+  if (hours.length === 0) return [];
+  const latest = hours[0] as ReconciliationHour;
+  const statuses = ['matched', 'unmatched', 'chain_only'] as const;
+  return [
+    {
+      name: 'tapeline_trades_reconciled_last_hour',
+      help: `Data API trades matched / unmatched by a chain taker fill, and chain taker fills the Data API did not list, in the newest reconciled hour (${latest.hour}).`,
+      type: 'gauge',
+      samples: statuses.map((status) => ({ labels: { status }, value: latest[status] })),
+    },
+    {
+      name: 'tapeline_trades_reconciled_24h',
+      help: 'The same over the last 24 reconciled hours.',
+      type: 'gauge',
+      samples: statuses.map((status) => ({ labels: { status }, value: hours.reduce((sum, h) => sum + h[status], 0) })),
+    },
+  ];
+}
+
+/** What /metrics renders: each collector returns its families (collected in order). */
+export interface MetricsSource {
+  collect(): Promise<Family[]>;
+}
+
+/** A gauge or counter family from plain numbers (one sample, no labels). */
+export function single(name: string, help: string, type: Family['type'], value: number): Family {
+  return { name, help, type, samples: [{ labels: {}, value }] };
+}
+
+/**
+ * `load` at most once per `ttlMs`, callers in between share the last value (or the load in flight),
+ * so a value that costs a round trip (sink lag: admin calls to Kafka) costs it once per period however
+ * often it is asked for. A failed load is not kept.
+ */
+export function cached<T>(load: () => Promise<T>, ttlMs: number, clock: () => number = Date.now): () => Promise<T> {
+  let value: { at: number; promise: Promise<T> } | null = null;
+  return () => {
+    const now = clock();
+    if (value && now - value.at < ttlMs) return value.promise;
+    const promise = load();
+    const entry = { at: now, promise };
+    value = entry;
+    promise.catch(() => {
+      if (value === entry) value = null;
+    });
+    return promise;
+  };
+}
+
+export function metricsRoutes(source: MetricsSource): Router {
   const router = Router();
   router.get('/metrics', async (_request, response, next) => {
     try {
-      const text = renderPrometheus(ingestionMetrics(health.sources(), await health.sinkLag()));
-      response.type('text/plain; version=0.0.4; charset=utf-8').send(text);
+      response.type('text/plain; version=0.0.4; charset=utf-8').send(renderPrometheus(await source.collect()));
     } catch (error) {
       next(error);
     }

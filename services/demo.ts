@@ -1,5 +1,6 @@
 /**
- * `npm run demo`: the same stack as `npm start`, aimed at the bundled upstream simulator.
+ * `npm run demo`: the same stack as `npm start`, aimed at the bundled upstream simulator (Gamma, CLOB,
+ * Data API and Polygon JSON-RPC).
  * The demo keeps its own data folder (default ./data-demo) whose simulator.json pins the world's
  * seed and start, so a restarted demo continues the same simulated upstream.
  */
@@ -7,19 +8,33 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { claimForSimulator } from './shared/data-dir-guard.js';
+import { SIM_GENESIS_BLOCK } from './simulator/chain.js';
 import { simulatorUpstreamEnv, startSimulator } from './simulator/server.js';
 import { startStack, stopOnSignals } from './stack.js';
 
 try {
   const dataDir = path.resolve(process.env.DATA_DIR || './data-demo');
   const marker = claimForSimulator(dataDir, Number(process.env.SIM_SEED ?? 42), Date.now());
-  const simulator = await startSimulator({ port: Number(process.env.SIM_PORT ?? 0), seed: marker.seed, epochMs: marker.epoch_ms });
+  const simulator = await startSimulator({
+    port: Number(process.env.SIM_PORT ?? 0),
+    seed: marker.seed,
+    epochMs: marker.epoch_ms,
+    // The chain misbehaves as public RPCs do: wide getLogs ranges are refused, and every 10 minutes a
+    // reorg replaces the newest 5 blocks (deeper than the 3 confirmations, so it is retracted downstream).
+    faults: { rpcMaxBlockRange: 1_000, reorgEveryBlocks: Number(process.env.SIM_REORG_EVERY_BLOCKS ?? 600), reorgDepth: 5 },
+  });
   const config = loadConfig({
     // Faster metadata polls than production so resolutions show up quickly in a demo.
     MARKETS_POLL_INTERVAL_MS: '15000',
     // The simulator is local and small: backfill every market, not just the busiest hundred.
     TRADES_BACKFILL_MARKETS: '1000',
     TRADES_POLL_INTERVAL_MS: '2000',
+    // The chain source starts an hour back (the Data API fast path serves what is older); the RPC is
+    // local, so no public-RPC budget. A restarted demo continues from its checkpoint.
+    CHAIN_START_BLOCK: String(Math.max(SIM_GENESIS_BLOCK, simulator.chain.head() - 3_600)),
+    CHAIN_RPC_BUDGET_PER_10S: '100000',
+    CHAIN_RPC_BATCH_SIZE: '100',
+    CHAIN_POLL_INTERVAL_MS: '1000',
     ...process.env,
     DATA_DIR: dataDir,
     ...simulatorUpstreamEnv(simulator),

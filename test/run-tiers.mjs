@@ -6,7 +6,8 @@
  *
  * Counting: a check that is pass/fail as a whole (typecheck, lint) is one test; Jest tiers count
  * their tests (a suite that fails to load counts as one failure); Schemathesis counts one test per
- * API operation (its JUnit report) and prints its generated cases beside. A tier whose command fails
+ * API operation (its JUnit report) and prints its generated cases beside; pytest tiers (the Python
+ * SDK, the signal executor) count their JUnit test cases. A tier whose command fails
  * without a readable report counts one failure. Every tier runs even after a failure, and the exit
  * code is non-zero when anything failed.
  *
@@ -27,9 +28,13 @@ const TIERS = [
   { name: 'unit', kind: 'jest', command: [...jest, '--selectProjects', 'unit'] },
   { name: 'integration', kind: 'jest', command: [...jest, '--selectProjects', 'integration'] },
   { name: 'e2e', kind: 'jest', command: [...jest, '--selectProjects', 'e2e'] },
+  { name: 'abuse', kind: 'jest', command: [...jest, '--selectProjects', 'abuse'] },
   { name: 'engines', kind: 'jest', command: [...jest, '--selectProjects', 'engines'] },
   { name: 'browser', kind: 'jest', command: [...jest, '--selectProjects', 'browser'] },
   { name: 'fuzz', kind: 'junit', command: ['bash', 'test/fuzz/schemathesis.sh'] },
+  // The Python SDK's pytest suite and the signal executor's end-to-end suite, each against its own demo.
+  { name: 'python', kind: 'junit', command: ['bash', 'clients/python/test.sh'] },
+  { name: 'executor', kind: 'junit', command: ['bash', 'clients/executor/test.sh'] },
 ];
 
 const selected = process.env.TEST_TIERS ? new Set(process.env.TEST_TIERS.split(',').map((s) => s.trim())) : null;

@@ -1,30 +1,71 @@
-/** GET /health: any valid key. Status, per-source freshness, sink lag and indexed counts. */
+/**
+ * GET /health: any valid key. Status, per-source freshness, the chain source, reconciliation, sink
+ * lag and indexed counts. It costs no more than a cached read: the counts, the reconciliation and the
+ * sink lag are computed at most once per period however often health is asked for, and failures show
+ * as their kind (the log has the upstream text).
+ */
 import { Router } from 'express';
-import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
+import type { ChainStatus } from '../../services/chain/follower.js';
 import type { SourceStatus } from '../../services/ingest/source-health.js';
+import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
+import { chainCoverage, type ReconciliationHour, reconciliationHours } from '../../services/read-models/chain-ledger/queries.js';
+import { isoOrNull } from '../../services/shared/time.js';
 import { success } from '../envelope.js';
+import { cached } from '../metrics.js';
 
 export interface HealthInputs {
   version: string;
   /** Ingest sources known to this process (empty when ingestion runs elsewhere). */
   sources: () => SourceStatus[];
-  /** Messages on the log not yet in the analytics store, per topic. */
+  /** Messages on the log not yet in the analytics store, per topic (callers cache it). */
   sinkLag: () => Promise<Record<string, number>>;
+  /** Whether this configuration runs the chain source (an RPC is configured, on the same upstream as Gamma); default false. */
+  chainEnabled?: boolean;
+  /** The chain source's figures when it runs in this process. */
+  chain?: () => ChainStatus | null;
 }
+
+/** How long indexed counts are reused: they move slowly and an exact distinct count scans a table. */
+const COUNTS_TTL_MS = 30_000;
+const RECONCILED_TTL_MS = 5_000;
 
 // A source is "failing" after this many consecutive failed polls: one timeout is not an outage.
 const FAILING_AFTER = 3;
 
+/** Reconciliation figures: the newest hours and their sum. */
+export function reconciliationSummary(hours: ReconciliationHour[]) {
+  const total = (key: 'data_api' | 'matched' | 'unmatched' | 'chain_only') => hours.reduce((sum, h) => sum + h[key], 0);
+  return {
+    hours,
+    last_24h: { data_api: total('data_api'), matched: total('matched'), unmatched: total('unmatched'), chain_only: total('chain_only') },
+  };
+}
+
 export function healthRoutes(store: AnalyticsStore, inputs: HealthInputs): Router {
   const router = Router();
+  const indexedCounts = cached(
+    () =>
+      store.query<{ markets: number; trades: number; chain_fills: number }>(
+        `SELECT (SELECT uniqExact(market_id) FROM markets) AS markets, (SELECT count() FROM trades) AS trades,
+                (SELECT count() FROM chain_ledger WHERE kind = 'fill') AS chain_fills`,
+      ),
+    COUNTS_TTL_MS,
+  );
+  // Reconciled hours change once a minute (RECONCILIATION_INTERVAL_MS).
+  const reconciled = cached(() => reconciliationHours(store, 24), RECONCILED_TTL_MS);
   router.get('/health', async (_request, response) => {
-    const [counts] = await store.query<{ markets: number; trades: number }>(
-      'SELECT (SELECT uniqExact(market_id) FROM markets) AS markets, (SELECT count() FROM trades) AS trades',
-    );
+    const [[counts], coverage, hours] = await Promise.all([indexedCounts(), chainCoverage(store), reconciled()]);
     const sources = inputs.sources();
-    const issues = sources
-      .filter((s) => s.consecutive_failures >= FAILING_AFTER)
-      .map((s) => `${s.source}: ${s.consecutive_failures} consecutive failures; last error: ${s.last_error}`);
+    const issues = [
+      ...sources
+        .filter((s) => s.consecutive_failures >= FAILING_AFTER)
+        .map((s) => `${s.source}: ${s.consecutive_failures} consecutive failures; last error: ${s.last_error}`),
+      ...sources.filter((s) => s.degraded).map((s) => `${s.source}: degraded: ${s.degraded_reason}`),
+    ];
+    const unmatched = hours.reduce((sum, h) => sum + h.unmatched, 0);
+    if (unmatched > 0)
+      issues.push(`reconciliation: ${unmatched} Data API trades in the last 24 reconciled hours have no matching chain fill`);
+    const status = inputs.chain?.() ?? null;
     response.json(
       success({
         status: issues.length === 0 ? 'ok' : 'degraded',
@@ -32,8 +73,20 @@ export function healthRoutes(store: AnalyticsStore, inputs: HealthInputs): Route
         time: new Date().toISOString(),
         issues,
         sources,
+        trade_coverage: coverage ? 'both_sides' : 'taker_only',
+        chain: {
+          enabled: inputs.chainEnabled ?? false,
+          covered_from: isoOrNull(coverage?.firstMs),
+          covered_to: isoOrNull(coverage?.lastMs),
+          ...(status ?? {}),
+        },
+        reconciliation: reconciliationSummary(hours),
         pipeline: { sink_lag: await inputs.sinkLag() },
-        counts: { markets: Number(counts?.markets ?? 0), trades: Number(counts?.trades ?? 0) },
+        counts: {
+          markets: Number(counts?.markets ?? 0),
+          trades: Number(counts?.trades ?? 0),
+          chain_fills: Number(counts?.chain_fills ?? 0),
+        },
       }),
     );
   });

@@ -1,11 +1,18 @@
 /**
  * `npm run backfill -- [--from <ISO date>] [--to <ISO date>] [--market <condition id or slug> ...]
  *                      [--fidelity <minutes>] [--restart] [--no-index]`
+ * `npm run backfill -- --source chain [--from-block <n> | --from <ISO date>] [--to-block <n> | --to <ISO date>]
+ *                      [--restart] [--no-index]`
  * Parsed into a request whose `key` identifies it across runs: a rerun with the same arguments
  * resumes the interrupted run (even though "the last 7 days" has moved on since, the resumed run
  * keeps the range it planned), different arguments refuse to clobber it unless --restart.
  */
 export interface BackfillArguments {
+  /** data-api: trades and price history from Polymarket's APIs; chain: settlement events from Polygon. */
+  source: 'data-api' | 'chain';
+  /** Chain only: block bounds (inclusive), as given. */
+  fromBlock: number | null;
+  toBlock: number | null;
   /** As given (null: default), for the resume key. */
   fromArg: string | null;
   toArg: string | null;
@@ -17,8 +24,10 @@ export interface BackfillArguments {
   index: boolean;
 }
 
-export const USAGE =
-  'usage: npm run backfill -- [--from <ISO date>] [--to <ISO date>] [--market <condition id or slug> ...] [--fidelity <minutes>] [--restart] [--no-index]';
+export const USAGE = [
+  'usage: npm run backfill -- [--from <ISO date>] [--to <ISO date>] [--market <condition id or slug> ...] [--fidelity <minutes>] [--restart] [--no-index]',
+  '       npm run backfill -- --source chain [--from-block <n> | --from <ISO date>] [--to-block <n> | --to <ISO date>] [--restart] [--no-index]',
+].join('\n');
 export const DEFAULT_RANGE_DAYS = 7;
 // 5 minutes: the finest candle interval; finer points multiply rows without serving a query.
 export const DEFAULT_FIDELITY_MINUTES = 5;
@@ -27,6 +36,9 @@ export class UsageError extends Error {}
 
 export function parseBackfillArguments(argv: readonly string[]): BackfillArguments {
   const parsed: BackfillArguments = {
+    source: 'data-api',
+    fromBlock: null,
+    toBlock: null,
     fromArg: null,
     toArg: null,
     markets: [],
@@ -61,6 +73,18 @@ export function parseBackfillArguments(argv: readonly string[]): BackfillArgumen
         parsed.fidelityMinutes = minutes;
         break;
       }
+      case '--source': {
+        const source = value();
+        if (source !== 'chain' && source !== 'data-api') throw new UsageError(`--source must be chain or data-api\n${USAGE}`);
+        parsed.source = source;
+        break;
+      }
+      case '--from-block':
+        parsed.fromBlock = checkedBlock(value(), '--from-block');
+        break;
+      case '--to-block':
+        parsed.toBlock = checkedBlock(value(), '--to-block');
+        break;
       case '--restart':
         parsed.restart = true;
         break;
@@ -75,9 +99,24 @@ export function parseBackfillArguments(argv: readonly string[]): BackfillArgumen
     }
   }
   if (parsed.markets.some((m) => m === '')) throw new UsageError(`--market needs a condition id or slug\n${USAGE}`);
+  if (parsed.source === 'chain') {
+    // The chain is read block by block for every market at once.
+    if (parsed.markets.length > 0) throw new UsageError(`--market does not apply to --source chain\n${USAGE}`);
+    if (parsed.fromBlock !== null && parsed.fromArg !== null) throw new UsageError('give --from-block or --from, not both');
+    if (parsed.toBlock !== null && parsed.toArg !== null) throw new UsageError('give --to-block or --to, not both');
+    if (parsed.fromBlock !== null && parsed.toBlock !== null && parsed.fromBlock > parsed.toBlock)
+      throw new UsageError('--from-block must not be after --to-block');
+  } else if (parsed.fromBlock !== null || parsed.toBlock !== null) {
+    throw new UsageError(`--from-block and --to-block need --source chain\n${USAGE}`);
+  }
   if (parsed.fromArg && parsed.toArg && Date.parse(parsed.fromArg) > Date.parse(parsed.toArg))
     throw new UsageError('--from must not be after --to');
   return parsed;
+}
+
+function checkedBlock(text: string, flag: string): number {
+  if (!/^\d{1,15}$/.test(text)) throw new UsageError(`${flag} must be a block number, got ${JSON.stringify(text)}`);
+  return Number(text);
 }
 
 function checkedDate(text: string, flag: string): string {
@@ -90,6 +129,8 @@ function checkedDate(text: string, flag: string): string {
 
 /** Identity of a request across runs: the arguments as given, never the resolved times. */
 export function requestKey(args: BackfillArguments): string {
+  if (args.source === 'chain')
+    return JSON.stringify({ source: 'chain', from: args.fromArg, to: args.toArg, fromBlock: args.fromBlock, toBlock: args.toBlock });
   return JSON.stringify({ from: args.fromArg, to: args.toArg, markets: [...args.markets].sort(), fidelity: args.fidelityMinutes });
 }
 

@@ -1,5 +1,7 @@
 /**
  * `npm run backfill -- [--from <ISO date>] [--to <ISO date>] [--market <condition id or slug> ...]`
+ * `npm run backfill -- --source chain [--from-block <n> | --from <date>] [--to-block <n> | --to <date>]`
+ * (settlement events from Polygon over a block range: services/backfill/chain-backfill.ts)
  *
  * Backfills trades (Data API) and price history (CLOB /prices-history) for the chosen markets (default:
  * every active market) and range (default: the last 7 days) into the same event log the service uses,
@@ -15,6 +17,13 @@
 import path from 'node:path';
 import { pino } from 'pino';
 import { openAnalyticsStore } from '../analytics/open-analytics.js';
+import { ChainCatalog } from '../chain/catalog.js';
+import { CatalogLookup } from '../chain/catalog-lookup.js';
+import { chainSourceRefusal } from '../chain/chain-source.js';
+import { ContractBook } from '../chain/contract-book.js';
+import { openRpcChainReader } from '../chain/rpc-chain-reader.js';
+import type { AnalyticsStore } from '../ports/analytics-store.js';
+import { knownMarkets } from '../read-models/markets/queries.js';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { openEventLog } from '../eventlog/open-event-log.js';
 import { CheckpointFile } from '../ingest/checkpoint.js';
@@ -26,6 +35,7 @@ import { allTopicSpecs } from '../read-models/registry.js';
 import { sinkLag, startSink } from '../sink/sink-service.js';
 import { parseBackfillArguments, requestKey, resolveRange, UsageError, type BackfillArguments } from './arguments.js';
 import { emptyTotals, plannedMarket, runBackfill, type BackfillCheckpoint } from './backfill-run.js';
+import { chainBackfillFiles, runChainBackfill } from './chain-backfill.js';
 import { acquireBackfillAccess, DataDirBusyError } from './exclusive-access.js';
 import { planMarkets, UnknownMarketError } from './plan-markets.js';
 import { BackfillProgress } from './progress.js';
@@ -47,6 +57,7 @@ async function main(): Promise<number> {
     log = await openEventLog(config);
     await log.createTopics(allTopicSpecs());
     const publisher = new EventPublisher(log);
+    if (args.source === 'chain') return await chainMain(args, config, log, publisher);
     const { ingest, upstream } = config;
     const gamma = new UpstreamClient({
       name: 'gamma',
@@ -155,11 +166,84 @@ async function startingPoint(
   return start;
 }
 
+/** The chain backfill: a bounded follower over the RPC, then the same indexing step. */
+async function chainMain(args: BackfillArguments, config: Config, log: EventLog, publisher: EventPublisher): Promise<number> {
+  const refusal = chainSourceRefusal(config.chain, config.upstream.gammaUrl);
+  if (refusal) {
+    say(refusal);
+    return 2;
+  }
+  const logger = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, pino.destination(2));
+  const reader = openRpcChainReader({
+    url: config.chain.rpcUrl as string,
+    requestsPer10s: config.chain.budgetPer10s,
+    timeoutMs: config.chain.timeoutMs,
+    batchSize: config.chain.batchSize,
+  });
+  const [chainId, clientVersion] = await Promise.all([reader.chainId(), reader.clientVersion()]);
+  const source = /^tapeline-simulator\//.test(clientVersion) ? 'simulator' : 'polymarket';
+  const store = await openAnalyticsStore(config);
+  try {
+    // Markets the service already knows; the rest are looked up on Gamma as the chain names them.
+    const catalog = new ChainCatalog();
+    catalog.add(await knownMarkets(store));
+    const gamma = new UpstreamClient({
+      name: 'gamma',
+      baseUrl: config.upstream.gammaUrl,
+      budgetPer10s: config.ingest.gammaBudgetPer10s,
+      timeoutMs: config.ingest.timeoutMs,
+    });
+    let stopRequested = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopRequested) process.exit(130);
+      stopRequested = true;
+      say(`${signal}: stopping after the current range (send it again to quit at once; either way the run resumes)`);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    const result = await runChainBackfill({
+      args,
+      config,
+      reader,
+      book: new ContractBook(config.chain.contracts),
+      catalog,
+      lookup: new CatalogLookup(gamma, catalog, publisher),
+      publisher,
+      logger,
+      source,
+      chainId,
+      files: chainBackfillFiles(config.dataDir),
+      out: process.stderr,
+      shouldStop: () => stopRequested,
+    });
+    const summary = {
+      outcome: result.outcome,
+      source: 'chain',
+      from_block: result.request.from_block,
+      to_block: result.request.to_block,
+      ...result.request.totals,
+      waiting_for_markets: result.pending,
+    };
+    if (result.outcome === 'stopped') {
+      process.stdout.write(`${JSON.stringify(summary)}\n`);
+      return 130;
+    }
+    if (result.pending > 0)
+      say(`${result.pending} events wait for markets Gamma does not list yet; the service's chain source keeps retrying them`);
+    if (args.index) await indexEverything(config, log, store);
+    process.stdout.write(`${JSON.stringify(summary)}\n`);
+    return 0;
+  } finally {
+    await reader.close();
+    await store.close();
+  }
+}
+
 /** Runs the service's own sink (same consumer group) until it has caught up with the log. */
-async function indexEverything(config: Config, log: EventLog): Promise<void> {
+async function indexEverything(config: Config, log: EventLog, opened?: AnalyticsStore): Promise<void> {
   say('indexing into ClickHouse');
   const logger = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, pino.destination(2));
-  const store = await openAnalyticsStore(config);
+  const store = opened ?? (await openAnalyticsStore(config));
   const sink = await startSink(log, store, logger);
   try {
     for (;;) {
@@ -169,7 +253,7 @@ async function indexEverything(config: Config, log: EventLog): Promise<void> {
     }
   } finally {
     await sink.stop();
-    await store.close();
+    if (!opened) await store.close();
   }
 }
 

@@ -25,20 +25,35 @@ export interface RpcChainReaderOptions {
   batchSize: number;
 }
 
-/** Messages providers use to refuse a getLogs range (block span or result count); code -32005 is "limit exceeded". */
+/**
+ * Messages providers use to refuse a getLogs range (block span, result count, response size); code
+ * -32005 is "limit exceeded". Rate limiting uses the same code and words on some providers, so it is
+ * recognised first: a throttled range must be retried later, not split.
+ */
 const RANGE_REFUSED =
   /block range|range (is )?too (large|wide|big)|too many (blocks|results|logs)|more than \d+ (results|logs)|exceed(s|ed)? (the )?(max|maximum|limit)|response size|query timeout|limit exceeded/i;
+const RATE_LIMITED = /rate.?limit|too many requests|requests per|compute units|capacity|throttl/i;
+
+function errorChain(error: unknown): Array<Record<string, unknown>> {
+  const chain: Array<Record<string, unknown>> = [];
+  for (let e: unknown = error; e && typeof e === 'object' && chain.length < 10; e = (e as { cause?: unknown }).cause) {
+    chain.push(e as Record<string, unknown>);
+  }
+  return chain;
+}
+
+const textOf = (e: Record<string, unknown>) => [e.details, e.message, e.shortMessage].filter((t) => typeof t === 'string').join(' ');
+
+export function isRateLimited(error: unknown): boolean {
+  return errorChain(error).some((e) => e.status === 429 || e.code === 429 || RATE_LIMITED.test(textOf(e)));
+}
 
 export function isRangeRefusal(error: unknown): boolean {
-  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
-    const code = (e as { code?: unknown }).code;
-    if (code === -32005) return true;
-    const text = [(e as { details?: unknown }).details, (e as { message?: unknown }).message]
-      .filter((t) => typeof t === 'string')
-      .join(' ');
-    if (RANGE_REFUSED.test(text)) return true;
-  }
-  return false;
+  if (isRateLimited(error)) return false;
+  return errorChain(error).some(
+    // A timed-out getLogs is a range too heavy for the provider (keyless dRPC cuts requests at 2 s).
+    (e) => e.code === -32005 || e.name === 'TimeoutError' || e.status === 413 || RANGE_REFUSED.test(textOf(e)),
+  );
 }
 
 const lower = (value: string) => value.toLowerCase();
@@ -65,6 +80,24 @@ function toChainBlock(block: Block): ChainBlock {
   };
 }
 
+/** A connection reset or refused before any answer: worth one or two quick retries. */
+function isNetworkFailure(error: unknown): boolean {
+  return errorChain(error).some(
+    (e) => e.status === undefined && /fetch failed|ECONNRESET|ECONNREFUSED|socket hang up|EPIPE/i.test(textOf(e)),
+  );
+}
+
+async function retryNetwork<T>(call: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (attempt >= attempts || !isNetworkFailure(error) || isRangeRefusal(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
+  }
+}
+
 export function openRpcChainReader(options: RpcChainReaderOptions): ChainReader {
   const client: PublicClient = createPublicClient({
     // No client-side block-number cache: the follower must see the head move at once.
@@ -86,6 +119,7 @@ export function openRpcChainReader(options: RpcChainReaderOptions): ChainReader 
   };
   return {
     chainId: () => paced(() => client.getChainId()),
+    clientVersion: () => paced(() => client.request({ method: 'web3_clientVersion' })),
     blockNumber: () => paced(() => client.getBlockNumber()),
     block,
     async blocks(numbers) {
@@ -94,18 +128,26 @@ export function openRpcChainReader(options: RpcChainReaderOptions): ChainReader 
     },
     async logs(filter: LogFilter) {
       try {
-        const logs = await paced(() =>
-          client.request({
-            method: 'eth_getLogs',
-            params: [
+        const logs = await retryNetwork(() =>
+          paced(() =>
+            client.request(
               {
-                address: filter.addresses as Hex[],
-                topics: filter.topics as Array<Hex | Hex[] | null> | undefined,
-                fromBlock: `0x${filter.fromBlock.toString(16)}`,
-                toBlock: `0x${filter.toBlock.toString(16)}`,
+                method: 'eth_getLogs',
+                params: [
+                  {
+                    address: filter.addresses as Hex[],
+                    topics: filter.topics as Array<Hex | Hex[] | null> | undefined,
+                    fromBlock: `0x${filter.fromBlock.toString(16)}`,
+                    toBlock: `0x${filter.toBlock.toString(16)}`,
+                  },
+                ],
               },
-            ],
-          }),
+              // viem retries -32005 and timeouts with back-off; for getLogs those mean "narrow the range",
+              // which the caller does at once. A dropped connection is retried here; the caller's loop
+              // retries everything else.
+              { retryCount: 0 },
+            ),
+          ),
         );
         return (logs as unknown as Array<Record<string, unknown>>).map((raw) =>
           toChainLog({
@@ -117,7 +159,7 @@ export function openRpcChainReader(options: RpcChainReaderOptions): ChainReader 
       } catch (error) {
         if (isRangeRefusal(error))
           throw new LogRangeTooLargeError(
-            `getLogs ${filter.fromBlock}..${filter.toBlock} refused: ${(error as Error).message.split('\n')[0]}`,
+            `getLogs ${filter.fromBlock}..${filter.toBlock} refused: ${(error as { details?: string }).details ?? (error as Error).message.split('\n')[0]}`,
           );
         throw error;
       }

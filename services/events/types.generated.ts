@@ -49,6 +49,131 @@ export interface BookSnapshot {
   ingested_at_ms: number;
 }
 
+/** A ConditionResolution log of the ConditionalTokens contract: the payout of a condition, on chain. Key: market_id (the condition id), like the market lifecycle that consumes it. A reorg that orphans the block re-sends the event with retracted = true. */
+export interface ChainConditionResolved {
+  /** <chain_id>:<tx_hash>:<log_index>. */
+  event_id: string;
+  /** polymarket or simulator. */
+  source: 'polymarket' | 'simulator';
+  chain_id: number;
+  block_number: number;
+  block_hash: string;
+  block_time_ms: number;
+  tx_hash: string;
+  log_index: number;
+  /** Condition id. */
+  market_id: string;
+  question_id: string;
+  /** The resolving oracle (the NegRiskAdapter for neg-risk markets). */
+  oracle: string;
+  /** question_id with its low byte cleared, when the oracle is the NegRiskAdapter. */
+  neg_risk_market_id: null | string;
+  outcome_slot_count: number;
+  /** As on chain (uint256 decimal strings). */
+  payout_numerators: Array<string>;
+  /** Payout per outcome share: numerator / sum of numerators, 0..1. */
+  payouts: Array<number>;
+  /** The outcome paying everything; -1 for a split payout. */
+  winning_outcome_index: number;
+  /** true: the block holding this resolution was orphaned by a reorg. */
+  retracted: boolean;
+  ingested_at_ms: number;
+}
+
+export type ChainLedgerKind = 'fill' | 'split' | 'merge' | 'redemption' | 'conversion' | 'block_retracted' | 'watermark';
+
+export type FillRole = 'maker' | 'taker';
+
+export type FillSide = 'buy' | 'sell';
+
+/** One OrderFilled log: one fill of one order, owned by `wallet`. */
+export interface ChainFill {
+  /** taker: the taker order's fill (its counterparty is the exchange), one per match; maker: a resting order's fill. */
+  role: FillRole;
+  /** The owner's side. */
+  side: FillSide;
+  /** Outcome token id (uint256 as a decimal string). */
+  asset_id: string;
+  outcome: string;
+  outcome_index: number;
+  /** Outcome shares filled, micro-units (decimal integer). */
+  shares_micro: string;
+  /** Collateral paid or received before fees, micro-units (decimal integer). */
+  usdc_micro: string;
+  /** Fee charged on this fill, micro-units of fee_asset. */
+  fee_micro: string;
+  /** v1 charges in what the owner receives (shares on a buy), v2 always in collateral. */
+  fee_asset: 'usdc' | 'shares';
+  /** usdc_micro / shares_micro rounded to 6 decimals, 0..1. */
+  price: number;
+  /** The price on the YES (first) outcome: price, or 1 - price. */
+  yes_price: number;
+  /** 1 or 2. */
+  exchange_version: number;
+  order_hash: string;
+  /** The OrderFilled `taker` topic: the taker order's owner, or the exchange for the taker order's own fill. */
+  counterparty: string;
+}
+
+/** A split, merge or redemption of one condition. */
+export interface ChainPositionChange {
+  /** Split/merge: shares of each outcome created or destroyed (= collateral in or out); redemption: collateral paid out. */
+  amount_micro: string;
+  /** The partition (split/merge) or the redeemed index sets: 1 = outcome 0, 2 = outcome 1. */
+  index_sets: Array<string>;
+  /** NegRiskAdapter redemptions: shares redeemed per outcome [YES, NO]; CTF redemptions: empty (the redeemer's whole balance of the index sets). */
+  redeemed_micro: Array<string>;
+  /** The market's outcome token ids, in outcome order. */
+  outcome_token_ids: Array<string>;
+  collateral_token: string;
+}
+
+/** NegRiskAdapter.convertPositions: NO shares of the questions in index_set become YES shares of the others plus collateral. */
+export interface ChainConversion {
+  neg_risk_market_id: string;
+  /** Bit i set = NO of question i given up (uint256 as a decimal string). */
+  index_set: string;
+  /** Shares converted per question, before the adapter's fee. */
+  amount_micro: string;
+}
+
+/** One position-changing settlement event read from Polygon (a fill of one order, a split, merge, redemption or neg-risk conversion), or the retraction of a block orphaned by a reorg. Key: ledger_group (the neg-risk market id for neg-risk markets, else the condition id), so a position-ledger consumer sees every change of a wallet's token in chain order on one partition (docs/CHAIN.md). Amounts are exact integers in micro-units (6 decimals) as decimal strings: a uint256 can exceed 2^53, which a JSON or JS number cannot hold exactly. */
+export interface ChainLedgerEvent {
+  /** <chain_id>:<tx_hash>:<log_index>, the log's identity; a retraction: <chain_id>:<block_hash>:<ledger_group>:retracted; a watermark: <chain_id>:watermark:<ledger_group>:<block_number>. */
+  event_id: string;
+  /** polymarket or simulator. */
+  source: 'polymarket' | 'simulator';
+  /** block_retracted: every event of block_hash in this ledger group is void (a reorg orphaned the block); its replacement arrives as new events. watermark: the source has published everything up to block_number; one goes to every partition (ledger_group is then a key chosen to land on it) after each range, so a consumer knows how far each partition is complete. */
+  kind: ChainLedgerKind;
+  /** 137 for Polygon PoS. */
+  chain_id: number;
+  /** Below 2^53 on any EVM chain in sight (Polygon is near 8.5e7), so a long read as a number is exact. */
+  block_number: number;
+  block_hash: string;
+  /** The block's timestamp (whole seconds on chain). */
+  block_time_ms: number;
+  /** Empty for block_retracted. */
+  tx_hash: string;
+  /** Position of the log in its block; -1 for block_retracted. */
+  log_index: number;
+  /** Emitting contract, lower-case; empty for block_retracted. */
+  contract: string;
+  /** The partition key: the neg-risk market id (a conversion changes several condition ids of one neg-risk event) or the condition id. */
+  ledger_group: string;
+  /** Condition id; empty for conversions (which span a neg-risk event) and retractions. */
+  market_id: string;
+  market_title: string;
+  neg_risk: boolean;
+  /** Whose position changed: the order's owner, the stakeholder or the redeemer, lower-case; empty for block_retracted. */
+  wallet: string;
+  /** The v2 collateral adapter the wallet acted through (the event names the adapter; the wallet comes from the ERC-1155 transfers of the same transaction); empty when direct. */
+  via: string;
+  fill: null | ChainFill;
+  position_change: null | ChainPositionChange;
+  conversion: null | ChainConversion;
+  ingested_at_ms: number;
+}
+
 /** A record that could not be normalized or decoded, kept with the reason so it can be inspected and replayed. */
 export interface DeadLetter {
   /** ingest or sink. */
@@ -108,6 +233,47 @@ export interface HolderSnapshot {
   ingested_at_ms: number;
 }
 
+/** One step of a market's lifecycle state machine: active -> closed -> resolved | voided (closed -> active when upstream reopens; resolved -> resolved when a higher authority confirms or corrects). Decided by the lifecycle processor from the market and resolution streams. Key: market_id. */
+export interface MarketLifecycleTransition {
+  /** market_id + ':' + revision: re-processing the same input emits the same ids. */
+  event_id: string;
+  source: 'polymarket' | 'simulator';
+  /** Condition id. */
+  market_id: string;
+  /** 1 for the first state recorded, then +1 per transition. */
+  revision: number;
+  /** listed (first state seen), closed, reopened, resolved, voided, confirmed (a higher authority agrees), corrected (a higher or equal authority changed the payouts). */
+  kind: 'listed' | 'closed' | 'reopened' | 'resolved' | 'voided' | 'confirmed' | 'corrected';
+  /** null for listed. */
+  from_state: null | 'active' | 'closed' | 'resolved' | 'voided';
+  to_state: 'active' | 'closed' | 'resolved' | 'voided';
+  /** Who reported the state: gamma (Gamma market), clob-ws / clob-rest (CLOB resolution messages), chain (ConditionResolution on Polygon, the authority). */
+  authority: 'gamma' | 'clob-ws' | 'clob-rest' | 'chain';
+  slug: string;
+  title: string;
+  outcomes: Array<string>;
+  /** Index of the YES outcome ('Yes' when present, else the first). */
+  yes_index: number;
+  /** 0 before settlement; 1 for the first resolution; 2, 3, ... for each correction. */
+  resolution_number: number;
+  /** Winning outcome name; '50-50' for a void; null before settlement. */
+  resolved_outcome: null | string;
+  /** -1 when there is no single winner (void, or not settled). */
+  winning_outcome_index: number;
+  /** Payout per outcome (0..1) once settled; empty before. */
+  payouts: Array<number>;
+  /** payouts[yes_index] once settled. */
+  final_yes_price: null | number;
+  /** The other outcome's payout in a binary market once settled. */
+  final_no_price: null | number;
+  /** Upstream time of the change when it says (closedTime, umaEndDate, message timestamp). */
+  occurred_at_ms: null | number;
+  /** When the lifecycle processor saw it. */
+  observed_at_ms: number;
+  /** Whether subscribers are told: true for every transition the service watched happen, false for states first seen long settled (catalog history). */
+  notify: boolean;
+}
+
 /** A market moved to resolved (emitted once per market; re-emissions carry the same event_id). Key: market_id. */
 export interface MarketResolved {
   /** market_id + ':resolved': the same resolution always has the same id, whichever source saw it first. */
@@ -134,7 +300,8 @@ export interface MarketResolved {
   ingested_at_ms: number;
 }
 
-export type MarketStatus = 'active' | 'closed' | 'resolved';
+/** Gamma's lifecycle: active (trading), closed (trading stopped, not resolved), resolved (one outcome pays 1), voided (resolved with a split payout, e.g. 50-50). A reader without a newer symbol reads it as closed. */
+export type MarketStatus = 'active' | 'closed' | 'resolved' | 'voided';
 
 /** The latest upstream view of one market. Key: market_id. Newer updated_at_ms wins. */
 export interface MarketUpserted {
@@ -155,7 +322,9 @@ export interface MarketUpserted {
   outcome_prices: Array<number>;
   /** Index of the YES outcome: 'Yes' when present, else the first outcome. */
   yes_index: number;
+  /** Added voided (backwards compatible: readers of the old enum fall back to closed). */
   status: MarketStatus;
+  /** Winning outcome name once resolved; '50-50' once voided. */
   resolved_outcome: null | string;
   volume_total_usdc: number;
   volume_24h_usdc: number;
@@ -181,8 +350,18 @@ export interface MarketUpserted {
   question_id: null | string;
   /** Added: orderPriceMinTickSize. */
   tick_size: null | number;
-  /** Added: umaEndDate or closedTime of a resolved market. */
+  /** Added: umaEndDate or closedTime of a resolved (or voided) market. */
   resolved_at_ms: null | number;
+  /** Added: Gamma feesEnabled; false = no platform fee on this market. */
+  fees_enabled: boolean;
+  /** Added: Gamma feeType (crypto_fees_v2, sports_fees_v2, politics_fees, ...), a category label. */
+  fee_type: null | string;
+  /** Added: Gamma feeSchedule.rate: taker fee = shares x rate x (p x (1 - p))^exponent. null when the market has no feeSchedule. */
+  fee_rate: null | number;
+  /** Added: Gamma feeSchedule.exponent. */
+  fee_exponent: null | number;
+  /** Added: Gamma feeSchedule.takerOnly (makers pay nothing). */
+  fee_taker_only: null | boolean;
 }
 
 /** Open interest of a market at a poll (USDC). Key: market_id. */
@@ -339,9 +518,12 @@ export interface WalletActivity {
 export interface EventsBySchema {
   'book.delta.v1': BookDelta;
   'book.snapshot.v1': BookSnapshot;
+  'chain.condition-resolved.v1': ChainConditionResolved;
+  'chain.ledger.v1': ChainLedgerEvent;
   'dead-letter.v1': DeadLetter;
   'gamma.event.upserted.v1': GammaEventUpserted;
   'holder.snapshot.v1': HolderSnapshot;
+  'market.lifecycle.v1': MarketLifecycleTransition;
   'market.resolved.v1': MarketResolved;
   'market.upserted.v1': MarketUpserted;
   'open-interest.v1': OpenInterest;
@@ -355,4 +537,4 @@ export interface EventsBySchema {
 
 export type SchemaName = keyof EventsBySchema;
 
-export const SCHEMA_NAMES: readonly SchemaName[] = ['book.delta.v1', 'book.snapshot.v1', 'dead-letter.v1', 'gamma.event.upserted.v1', 'holder.snapshot.v1', 'market.resolved.v1', 'market.upserted.v1', 'open-interest.v1', 'position.snapshot.v1', 'price.tick.v1', 'series.upserted.v1', 'tag.upserted.v1', 'trade.executed.v1', 'wallet.activity.v1'];
+export const SCHEMA_NAMES: readonly SchemaName[] = ['book.delta.v1', 'book.snapshot.v1', 'chain.condition-resolved.v1', 'chain.ledger.v1', 'dead-letter.v1', 'gamma.event.upserted.v1', 'holder.snapshot.v1', 'market.lifecycle.v1', 'market.resolved.v1', 'market.upserted.v1', 'open-interest.v1', 'position.snapshot.v1', 'price.tick.v1', 'series.upserted.v1', 'tag.upserted.v1', 'trade.executed.v1', 'wallet.activity.v1'];

@@ -9,6 +9,7 @@ export const ingestPart: PartDefinition = {
     if (!resources.config.ingest.enabled) return { stop: async () => undefined };
     const ingest = await startIngest(resources.config, await resources.eventLog(), resources.logger.child({ part: 'ingest' }));
     resources.local.ingestHealth = ingest.health;
+    resources.local.chainStatus = ingest.chain;
     return ingest;
   },
 };

@@ -60,12 +60,17 @@ export class LogRangeTooLargeError extends Error {
 
 export interface ChainReader {
   chainId(): Promise<number>;
+  /** The node's web3_clientVersion (the project's simulator answers `tapeline-simulator/...`). */
+  clientVersion(): Promise<string>;
   blockNumber(): Promise<bigint>;
   /** null when the node does not have the block (yet). */
   block(number: bigint): Promise<ChainBlock | null>;
   /** Several blocks in as few round trips as the provider allows. */
   blocks(numbers: readonly bigint[]): Promise<Map<bigint, ChainBlock>>;
-  /** Throws LogRangeTooLargeError when the provider refuses the range. */
+  /**
+   * Throws LogRangeTooLargeError when the provider refuses the range (too many blocks or results, a
+   * response too large, or a timeout); rate limiting and outages are other errors.
+   */
   logs(filter: LogFilter): Promise<ChainLog[]>;
   transaction(hash: string): Promise<ChainTransaction | null>;
   receipt(hash: string): Promise<ChainReceipt | null>;

@@ -12,6 +12,7 @@ import type { Stream } from '../events/stream.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
+import type { MarketLookup } from '../ingest/market-lookup.js';
 
 /** A ClickHouse row: keys are the table's column names (checked against system.columns by tests). */
 export type Row = Record<string, unknown>;
@@ -19,16 +20,26 @@ export type Row = Record<string, unknown>;
 export interface Projection<E = unknown> {
   stream: Stream<E>;
   table: string;
+  /** The events this table holds, when a stream carries several kinds (default: all). */
+  accepts?(event: E): boolean;
   row(event: E): Row;
   /**
    * Drops events whose rows are already stored, for tables whose materialized views count every
    * row they are handed (a redelivered or overlapping batch must not count twice).
    */
   unseen?(store: AnalyticsStore, events: E[]): Promise<E[]>;
+  /**
+   * Effects a row insert cannot express (a retraction deleting rows and rebuilding aggregates), run
+   * with every decoded event of the batch after its rows are inserted and before its offsets are
+   * committed. Must be idempotent: a failed batch is handed over again.
+   */
+  afterInsert?(store: AnalyticsStore, events: E[]): Promise<void>;
 }
 
 export interface RouteContext {
   store: AnalyticsStore;
+  /** On-demand upstream lookup of markets the catalog does not hold yet (absent: answer 404). */
+  marketLookup?: MarketLookup;
 }
 
 export interface JobContext {

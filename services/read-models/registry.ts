@@ -8,7 +8,9 @@ import type { Stream } from '../events/stream.js';
 import type { TopicSpec } from '../ports/event-log.js';
 import { candlesReadModel } from './candles/index.js';
 import { catalogReadModel } from './catalog/index.js';
+import { chainLedgerReadModel } from './chain-ledger/index.js';
 import { holdersReadModel } from './holders/index.js';
+import { marketLifecycleReadModel } from './market-lifecycle/index.js';
 import { marketResolutionsReadModel } from './market-resolutions/index.js';
 import { marketsReadModel } from './markets/index.js';
 import { openInterestReadModel } from './open-interest/index.js';
@@ -24,6 +26,7 @@ const DEFINITIONS = [
   tradesReadModel,
   candlesReadModel,
   marketResolutionsReadModel,
+  marketLifecycleReadModel,
   catalogReadModel,
   priceTicksReadModel,
   orderBooksReadModel,
@@ -31,6 +34,7 @@ const DEFINITIONS = [
   holdersReadModel,
   openInterestReadModel,
   tradersReadModel,
+  chainLedgerReadModel,
 ] as const satisfies readonly ReadModel[];
 
 export const READ_MODELS: readonly ReadModel[] = DEFINITIONS;

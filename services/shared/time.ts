@@ -14,3 +14,4 @@ export function isoOrNull(ms: number | string | null | undefined): string | null
 export const DAY_MS = 86_400_000;
 
 export const startOfUtcDay = (ms: number): number => Math.floor(ms / DAY_MS) * DAY_MS;
+export const HOUR_MS = 3_600_000;

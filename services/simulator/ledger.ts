@@ -30,6 +30,10 @@ export interface ActivityEntry {
   tradesBefore: number;
   /** Generation order among ledger entries. */
   sequence: number;
+  /** REDEEM: losing shares burned alongside the winning ones (they pay 0). */
+  losingSize?: number;
+  /** REDEEM of a voided market: shares of each outcome burned (both pay 0.5). */
+  voidedHeld?: [number, number];
 }
 
 /** When and in which transaction a split/merge/redeem happened. */
@@ -85,27 +89,45 @@ export class Ledger {
   }
 
   /** Split q USDC into q of each outcome: a buy of both at 0.50. */
-  split(walletIndex: number, marketIndex: number, shares: number, stamp: ActivityStamp): void {
+  split(walletIndex: number, marketIndex: number, shares: number, stamp: ActivityStamp): ActivityEntry {
     this.buy(walletIndex, tokenKey(marketIndex, 0), shares, 0.5);
     this.buy(walletIndex, tokenKey(marketIndex, 1), shares, 0.5);
-    this.record({ type: 'SPLIT', walletIndex, marketIndex, size: shares, usdcSize: shares, ...stamp });
+    return this.record({ type: 'SPLIT', walletIndex, marketIndex, size: shares, usdcSize: shares, ...stamp });
   }
 
   /** Merge q of each outcome back into q USDC: a sell of both at 0.50. */
-  merge(walletIndex: number, marketIndex: number, shares: number, stamp: ActivityStamp): void {
+  merge(walletIndex: number, marketIndex: number, shares: number, stamp: ActivityStamp): ActivityEntry {
     this.sell(walletIndex, tokenKey(marketIndex, 0), shares, 0.5);
     this.sell(walletIndex, tokenKey(marketIndex, 1), shares, 0.5);
-    this.record({ type: 'MERGE', walletIndex, marketIndex, size: shares, usdcSize: shares, ...stamp });
+    return this.record({ type: 'MERGE', walletIndex, marketIndex, size: shares, usdcSize: shares, ...stamp });
   }
 
   /** Redeem everything held in a resolved market: winners pay 1, losers 0. */
-  redeem(walletIndex: number, marketIndex: number, winningOutcome: 0 | 1, stamp: ActivityStamp): void {
+  redeem(walletIndex: number, marketIndex: number, winningOutcome: 0 | 1, stamp: ActivityStamp): ActivityEntry {
     const winningToken = tokenKey(marketIndex, winningOutcome);
     const losingToken = tokenKey(marketIndex, winningOutcome === 0 ? 1 : 0);
     const payout = this.held(walletIndex, winningToken);
+    const losingSize = this.held(walletIndex, losingToken);
     this.sell(walletIndex, winningToken, payout, 1);
-    this.sell(walletIndex, losingToken, this.held(walletIndex, losingToken), 0);
-    this.record({ type: 'REDEEM', walletIndex, marketIndex, size: payout, usdcSize: payout, ...stamp });
+    this.sell(walletIndex, losingToken, losingSize, 0);
+    return this.record({ type: 'REDEEM', walletIndex, marketIndex, size: payout, usdcSize: payout, losingSize, ...stamp });
+  }
+
+  /** Redeem everything held in a voided (50-50) market: every share pays 0.5. */
+  redeemVoid(walletIndex: number, marketIndex: number, stamp: ActivityStamp): ActivityEntry {
+    const yes = this.held(walletIndex, tokenKey(marketIndex, 0));
+    const no = this.held(walletIndex, tokenKey(marketIndex, 1));
+    this.sell(walletIndex, tokenKey(marketIndex, 0), yes, 0.5);
+    this.sell(walletIndex, tokenKey(marketIndex, 1), no, 0.5);
+    return this.record({
+      type: 'REDEEM',
+      walletIndex,
+      marketIndex,
+      size: yes + no,
+      usdcSize: (yes + no) / 2,
+      voidedHeld: [yes, no],
+      ...stamp,
+    });
   }
 
   private holding(walletIndex: number, token: number): Holding {
@@ -118,7 +140,9 @@ export class Ledger {
     return holding;
   }
 
-  private record(entry: Omit<ActivityEntry, 'sequence'>): void {
-    this.activityByWallet[entry.walletIndex]?.push({ ...entry, sequence: this.sequence++ });
+  private record(entry: Omit<ActivityEntry, 'sequence'>): ActivityEntry {
+    const recorded = { ...entry, sequence: this.sequence++ };
+    this.activityByWallet[entry.walletIndex]?.push(recorded);
+    return recorded;
   }
 }

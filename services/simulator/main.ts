@@ -19,11 +19,20 @@ const ConfigSchema = z.object({
   SIM_WALLET_COUNT: z.coerce.number().int().min(1).optional(),
   SIM_TRADES_PER_SECOND: z.coerce.number().min(0).optional(),
   SIM_HISTORIC_TRADES: z.coerce.number().int().min(0).optional(),
+  // Old, long-resolved markets in the catalog (no trades): e.g. 99700 for a 100,000-market catalog.
+  SIM_HISTORICAL_MARKETS: z.coerce.number().int().min(0).optional(),
   // Start of the world (epoch ms); set it to restart into the same world and tape.
   SIM_EPOCH_MS: z.coerce.number().int().positive().optional(),
   SIM_HTTP429_RATE: rate.optional(),
   SIM_HTTP500_RATE: rate.optional(),
   SIM_MALFORMED_TRADE_RATE: rate.optional(),
+  // Polygon JSON-RPC faults: refuse getLogs over more blocks / results than these, throttle past
+  // this many calls per 10 s, reorganise the newest SIM_REORG_DEPTH blocks every N blocks.
+  SIM_RPC_MAX_BLOCK_RANGE: z.coerce.number().int().positive().optional(),
+  SIM_RPC_MAX_LOGS: z.coerce.number().int().positive().optional(),
+  SIM_RPC_REQUESTS_PER_10S: z.coerce.number().int().positive().optional(),
+  SIM_REORG_EVERY_BLOCKS: z.coerce.number().int().min(0).optional(),
+  SIM_REORG_DEPTH: z.coerce.number().int().positive().optional(),
 });
 
 const logger = pino({ name: 'simulator' });
@@ -38,11 +47,17 @@ async function main(): Promise<void> {
     walletCount: config.SIM_WALLET_COUNT,
     tradesPerSecond: config.SIM_TRADES_PER_SECOND,
     historicTrades: config.SIM_HISTORIC_TRADES,
+    historicalMarkets: config.SIM_HISTORICAL_MARKETS,
     epochMs: config.SIM_EPOCH_MS,
     faults: {
       http429Rate: config.SIM_HTTP429_RATE,
       http500Rate: config.SIM_HTTP500_RATE,
       malformedTradeRate: config.SIM_MALFORMED_TRADE_RATE,
+      rpcMaxBlockRange: config.SIM_RPC_MAX_BLOCK_RANGE,
+      rpcMaxLogs: config.SIM_RPC_MAX_LOGS,
+      rpcRequestsPer10s: config.SIM_RPC_REQUESTS_PER_10S,
+      reorgEveryBlocks: config.SIM_REORG_EVERY_BLOCKS,
+      reorgDepth: config.SIM_REORG_DEPTH,
     },
   });
   logger.info(
@@ -51,6 +66,7 @@ async function main(): Promise<void> {
       gammaUrl: simulator.gammaUrl,
       clobUrl: simulator.clobUrl,
       dataUrl: simulator.dataUrl,
+      rpcUrl: simulator.rpcUrl,
       seed: config.SIM_SEED,
       markets: simulator.state.world.markets.length,
       wallets: simulator.state.world.wallets.length,

@@ -1,6 +1,6 @@
 /**
  * The upstream simulator: one HTTP listener on 127.0.0.1 speaking Polymarket's Gamma (/gamma), CLOB
- * (/clob) and Data API (/data) shapes over a seeded, generated world, so the real ingestion adapters
+ * (/clob) and Data API (/data) shapes and Polygon JSON-RPC (/rpc) over a seeded, generated world, so the real ingestion adapters
  * can run against it unchanged. Every response says `X-Upstream-Source: simulator`, which the
  * ingestor turns into the `simulator` source label on everything it stores.
  */
@@ -9,20 +9,29 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { OrderBooks } from './books.js';
+import { type SimChainOptions, SimulatedChain } from './chain.js';
 import { httpFaults, type FaultOptions } from './faults.js';
 import { errorHandler, notFoundHandler } from './http-params.js';
 import { clobRouter } from './routes-clob.js';
 import { dataRouter } from './routes-data.js';
 import { gammaRouter } from './routes-gamma.js';
+import { type RpcFaultOptions, rpcRouter } from './routes-rpc.js';
 import { SimulatorState, type SimulatorStateOptions } from './state.js';
 import { attachMarketWebSocket, type WsFaultOptions } from './ws-market.js';
 
-export interface SimulatorOptions extends SimulatorStateOptions {
+export interface SimulatorOptions extends SimulatorStateOptions, SimChainOptions {
   /** 0 = a random free port. */
   port?: number;
   /** Live generation timer; default 1000 ms. Requests also catch up to the clock before answering. */
   tickIntervalMs?: number;
-  faults?: FaultOptions & WsFaultOptions;
+  faults?: FaultOptions & WsFaultOptions & RpcFaultOptions & ReorgFaultOptions;
+}
+
+export interface ReorgFaultOptions {
+  /** Reorganise the chain every this many blocks (0 or unset: only when reorg() is called). */
+  reorgEveryBlocks?: number;
+  /** Blocks replaced by each periodic reorg; default 3. */
+  reorgDepth?: number;
 }
 
 export interface RunningSimulator {
@@ -32,6 +41,11 @@ export interface RunningSimulator {
   dataUrl: string;
   /** The CLOB market websocket (ws://.../ws/market). */
   wsUrl: string;
+  /** Polygon JSON-RPC over the simulated chain. */
+  rpcUrl: string;
+  chain: SimulatedChain;
+  /** Replaces the newest `depth` blocks with a competing fork; returns the block range replaced. */
+  reorg(depth: number): { from: number; to: number };
   /** Sends pending websocket updates now (they are also pushed every 250 ms). */
   pushWebSocket(): void;
   /** Read access for tests. */
@@ -48,6 +62,7 @@ const DEFAULT_TICK_INTERVAL_MS = 1000;
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const state = new SimulatorState(options);
   const books = new OrderBooks(state);
+  const chain = new SimulatedChain(state, options);
 
   const app = express();
   app.disable('x-powered-by');
@@ -67,6 +82,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   app.use('/gamma', gammaRouter(state, books));
   app.use('/clob', clobRouter(state, books));
   app.use('/data', dataRouter(state, { malformedTradeRate: options.faults?.malformedTradeRate ?? 0 }));
+  app.use('/rpc', rpcRouter(chain, options.faults ?? {}));
   app.use(notFoundHandler);
   app.use(errorHandler);
 
@@ -76,7 +92,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const baseUrl = `http://${LISTEN_HOST}:${port}`;
   const marketSocket = attachMarketWebSocket(server, state, books, options.faults ?? {});
 
-  const timer = setInterval(() => state.sync(), options.tickIntervalMs ?? DEFAULT_TICK_INTERVAL_MS);
+  const reorgEvery = options.faults?.reorgEveryBlocks ?? 0;
+  let lastReorgHead = chain.head();
+  const timer = setInterval(() => {
+    state.sync();
+    if (reorgEvery > 0 && chain.head() - lastReorgHead >= reorgEvery) {
+      chain.reorg(options.faults?.reorgDepth ?? 3);
+      lastReorgHead = chain.head();
+    }
+  }, options.tickIntervalMs ?? DEFAULT_TICK_INTERVAL_MS);
   // The listener keeps a CLI process alive; the timer alone must not keep a test process running.
   timer.unref();
 
@@ -86,6 +110,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     clobUrl: `${baseUrl}/clob`,
     dataUrl: `${baseUrl}/data`,
     wsUrl: `ws://${LISTEN_HOST}:${port}/ws/market`,
+    rpcUrl: `${baseUrl}/rpc`,
+    chain,
+    reorg: (depth) => {
+      state.sync();
+      return chain.reorg(depth);
+    },
     pushWebSocket: () => marketSocket.push(),
     state,
     advance: (ms) => state.advance(ms),
@@ -108,12 +138,13 @@ export type { FaultOptions } from './faults.js';
  * the simulator with the websocket left on Polymarket would mix real and simulated data).
  */
 export function simulatorUpstreamEnv(
-  simulator: Pick<RunningSimulator, 'gammaUrl' | 'clobUrl' | 'dataUrl' | 'wsUrl'>,
+  simulator: Pick<RunningSimulator, 'gammaUrl' | 'clobUrl' | 'dataUrl' | 'wsUrl' | 'rpcUrl'>,
 ): Record<string, string> {
   return {
     POLYMARKET_GAMMA_URL: simulator.gammaUrl,
     POLYMARKET_CLOB_URL: simulator.clobUrl,
     POLYMARKET_DATA_URL: simulator.dataUrl,
     POLYMARKET_WS_URL: simulator.wsUrl,
+    POLYGON_RPC_URL: simulator.rpcUrl,
   };
 }

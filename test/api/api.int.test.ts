@@ -267,6 +267,7 @@ describe('markets', () => {
         volume_usdc: 18,
         volume_shares: 40,
         trade_count: 3,
+        origin: 'data_api',
       },
       {
         bucket_start: new Date(BASE_MS + 300_000).toISOString(),
@@ -278,6 +279,7 @@ describe('markets', () => {
         volume_usdc: 3,
         volume_shares: 5,
         trade_count: 1,
+        origin: 'data_api',
       },
     ]);
     const hourly = await getJson(`${base}/v1/markets/market-1/ohlcv?interval=1h`, key);
@@ -306,6 +308,20 @@ describe('markets', () => {
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ success: false, code: 'BAD_REQUEST' });
     expect(response.body.error).toMatch(message);
+  });
+
+  test.each([
+    ['a time beyond Int64 milliseconds', [1e20, 'trade-00001']],
+    ['a fractional time', [1.5, 'trade-00001']],
+    ['a time before 2000', [0, 'trade-00001']],
+    ['a non-string id', [BASE_MS, 7]],
+  ])('an edited trades cursor (%s, fingerprint kept) is a 400', async (_what, edited) => {
+    const real = (await getJson(`${base}/v1/trades?limit=1`, tier2Key)).body.pagination.next_cursor as string;
+    const { q } = JSON.parse(Buffer.from(real, 'base64url').toString('utf8'));
+    const cursor = Buffer.from(JSON.stringify({ v: 1, k: edited, q })).toString('base64url');
+    const response = await getJson(`${base}/v1/trades?limit=1&cursor=${cursor}`, tier2Key);
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatch(/^cursor: not a cursor issued by this API/);
   });
 
   test('a cursor replayed on a different query is refused', async () => {
@@ -360,7 +376,9 @@ describe('trades', () => {
     const from = new Date(BASE_MS + 20_000).toISOString();
     const to = new Date(BASE_MS + 301_000).toISOString();
     expect(await ids(`market=${cid(1)}&from=${from}&to=${to}`)).toEqual(['trade-00002', 'trade-00003']);
-    const sells = (await walkPages(`${base}/v1/trades?side=sell&limit=500`, tier2Key)).items;
+    // Without a market or wallet a side filter needs a time window (at most 31 days).
+    const window = `from=${new Date(BASE_MS - 86_400_000).toISOString()}&to=${new Date(BASE_MS + 86_400_000).toISOString()}`;
+    const sells = (await walkPages(`${base}/v1/trades?side=sell&${window}&limit=500`, tier2Key)).items;
     expect(sells.length).toBeGreaterThan(100);
     expect(sells.every((t: any) => t.side === 'sell')).toBe(true);
   });
@@ -379,14 +397,22 @@ describe('trades', () => {
       market_id: cid(1),
       market_title: 'Market 1?',
       wallet: wallet(2),
+      role: 'taker',
       side: 'sell',
       outcome: 'No',
       outcome_index: 1,
       price: 0.3,
       size_shares: 10,
       size_usdc: 3,
+      size_shares_micro: '10000000',
+      size_usdc_micro: '3000000',
+      fee_micro: null,
+      fee_asset: null,
       timestamp: new Date(BASE_MS + 20_000).toISOString(),
+      block_number: null,
+      log_index: null,
       tx_hash: `0x${(2).toString(16).padStart(64, '0')}`,
+      origin: 'data_api',
       source: 'simulator',
     });
   });
@@ -397,6 +423,9 @@ describe('trades', () => {
     ['/v1/trades?market=abc', /market/],
     ['/v1/trades?limit=501', /limit/],
     ['/v1/trades?min_size=5&max_size=1', /min_size/],
+    ['/v1/trades?side=buy', /^from: required with side/],
+    ['/v1/trades?min_size=1000000000000', /^from: required with min_size/],
+    ['/v1/trades?outcome=zzz&from=2020-01-01T00:00:00Z', /^from: .*at most 31 days/],
     ['/v1/trades?side=hold', /side/],
     ['/v1/trades?min_size=-1', /min_size/],
     ['/v1/trades?from=2026-11-21T00:00:00Z&to=2026-11-20T00:00:00Z', /from/],

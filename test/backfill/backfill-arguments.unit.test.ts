@@ -6,7 +6,17 @@ import { BackfillProgress, fractionDone } from '../../services/backfill/progress
 describe('backfill arguments', () => {
   test('defaults: every active market, the last 7 days, 5-minute price points, indexed', () => {
     const args = parseBackfillArguments([]);
-    expect(args).toEqual({ fromArg: null, toArg: null, markets: [], fidelityMinutes: 5, restart: false, index: true });
+    expect(args).toEqual({
+      source: 'data-api',
+      fromBlock: null,
+      toBlock: null,
+      fromArg: null,
+      toArg: null,
+      markets: [],
+      fidelityMinutes: 5,
+      restart: false,
+      index: true,
+    });
     const now = Date.UTC(2026, 0, 31);
     expect(resolveRange(args, now)).toEqual({ fromMs: now - 7 * 86_400_000, toMs: now });
   });
@@ -35,6 +45,12 @@ describe('backfill arguments', () => {
     [['--market']],
     [['--fidelity', '0']],
     [['--bogus']],
+    [['--from-block', '5']],
+    [['--source', 'chain', '--market', 'x']],
+    [['--source', 'chain', '--from-block', '9', '--to-block', '3']],
+    [['--source', 'chain', '--from-block', '9', '--from', '2026-01-01']],
+    [['--source', 'chain', '--from-block', '-1']],
+    [['--source', 'ethereum']],
   ])('rejects %j with a usage message', (argv) => {
     expect(() => parseBackfillArguments(argv)).toThrow(UsageError);
   });

@@ -1,7 +1,8 @@
 /**
  * The README's demo promise, as a user would check it: `npm run demo` on a fresh data folder serves
  * the ten busiest active markets within a minute, with candles, a trade feed that pages to the end
- * without duplicates, keys that work and bad keys that get 401 in the envelope.
+ * without duplicates, both sides of trades from the simulated chain, keys that work and bad keys that
+ * get 401 in the envelope.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -58,7 +59,21 @@ test('npm run demo: markets, candles, trades and keys within a minute', async ()
   expect(new Set(items.map((t: any) => t.trade_id)).size).toBe(items.length);
   expect(lastPage.pagination).toMatchObject({ has_more: false, next_cursor: null });
 
+  // The demo reads the simulated chain too: both sides of every match, labelled simulator.
+  const health = await waitFor(
+    async () => {
+      const { body } = await getJson(`${base}/v1/health`, tier2Key);
+      return body.data.trade_coverage === 'both_sides' && body.data.chain.lag_blocks === 0 ? body.data : null;
+    },
+    120_000,
+    'the chain source at the head',
+  );
+  expect(health.chain).toMatchObject({ enabled: true, chain_id: 137, pending_events: 0 });
+  const makers = (await getJson(`${base}/v1/trades?role=maker&limit=50`, tier2Key)).body.data;
+  expect(makers.length).toBeGreaterThan(0);
+  expect(makers.every((t: any) => t.origin === 'chain' && t.role === 'maker' && t.source === 'simulator' && t.block_number > 0)).toBe(true);
+
   const bad = await getJson(`${base}/v1/markets`, `aif_${'x'.repeat(38)}`);
   expect(bad.status).toBe(401);
   expect(bad.body).toMatchObject({ success: false, code: 'UNAUTHORIZED' });
-}, 180_000);
+}, 300_000);

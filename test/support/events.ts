@@ -4,10 +4,14 @@
  * until it has a default.
  */
 import type {
+  ChainConditionResolved,
+  ChainFill,
+  ChainLedgerEvent,
   BookDelta,
   BookSnapshot,
   GammaEventUpserted,
   HolderSnapshot,
+  MarketLifecycleTransition,
   MarketResolved,
   MarketUpserted,
   OpenInterest,
@@ -64,6 +68,11 @@ export function marketUpserted(over: Partial<MarketUpserted> = {}): MarketUpsert
     question_id: null,
     tick_size: null,
     resolved_at_ms: null,
+    fees_enabled: false,
+    fee_type: null,
+    fee_rate: null,
+    fee_exponent: null,
+    fee_taker_only: null,
     ...over,
   };
 }
@@ -107,6 +116,35 @@ export function marketResolved(over: Partial<MarketResolved> = {}): MarketResolv
     resolved_at_ms: T0,
     origin: 'gamma',
     ingested_at_ms: T0,
+    ...over,
+  };
+}
+
+export function marketTransition(over: Partial<MarketLifecycleTransition> = {}): MarketLifecycleTransition {
+  const market_id = over.market_id ?? conditionId(1);
+  const revision = over.revision ?? 1;
+  return {
+    event_id: `${market_id}:${revision}`,
+    source: 'simulator',
+    market_id,
+    revision,
+    kind: 'listed',
+    from_state: null,
+    to_state: 'active',
+    authority: 'gamma',
+    slug: 'market-0001',
+    title: 'Market 0001?',
+    outcomes: ['Yes', 'No'],
+    yes_index: 0,
+    resolution_number: 0,
+    resolved_outcome: null,
+    winning_outcome_index: -1,
+    payouts: [],
+    final_yes_price: null,
+    final_no_price: null,
+    occurred_at_ms: null,
+    observed_at_ms: T0,
+    notify: false,
     ...over,
   };
 }
@@ -314,11 +352,119 @@ export function openInterest(over: Partial<OpenInterest> = {}): OpenInterest {
   };
 }
 
+/** A chain fill (default: the taker fill of a 10-share buy of YES at 0.5); `fill` fields override the fill's. */
+export function chainFill(over: Partial<Omit<ChainLedgerEvent, 'fill'>> & { fill?: Partial<ChainFill> } = {}): ChainLedgerEvent {
+  const { fill, ...rest } = over;
+  const market_id = rest.market_id ?? conditionId(1);
+  const tx_hash = rest.tx_hash ?? txHash(1);
+  const log_index = rest.log_index ?? 0;
+  return {
+    event_id: `137:${tx_hash}:${log_index}`,
+    source: 'simulator',
+    kind: 'fill',
+    chain_id: 137,
+    block_number: 80_000_000,
+    block_hash: `0x${'b'.repeat(64)}`,
+    block_time_ms: T0,
+    tx_hash,
+    log_index,
+    contract: '0xe111180000d2663c0091e4f400237545b87b996b',
+    ledger_group: market_id,
+    market_id,
+    market_title: 'Market 0001?',
+    neg_risk: false,
+    wallet: walletAddress(1),
+    via: '',
+    position_change: null,
+    conversion: null,
+    ingested_at_ms: T0,
+    ...rest,
+    fill: {
+      role: 'taker',
+      side: 'buy',
+      asset_id: '111',
+      outcome: 'Yes',
+      outcome_index: 0,
+      shares_micro: '10000000',
+      usdc_micro: '5000000',
+      fee_micro: '0',
+      fee_asset: 'usdc',
+      price: 0.5,
+      yes_price: 0.5,
+      exchange_version: 2,
+      order_hash: `0x${'0'.repeat(64)}`,
+      counterparty: '0xe111180000d2663c0091e4f400237545b87b996b',
+      ...fill,
+    },
+  };
+}
+
+/** A ledger event other than a fill (split by default). */
+export function chainLedgerEvent(over: Partial<ChainLedgerEvent> = {}): ChainLedgerEvent {
+  const market_id = over.market_id ?? conditionId(1);
+  const tx_hash = over.tx_hash ?? txHash(2);
+  const log_index = over.log_index ?? 0;
+  return {
+    event_id: `137:${tx_hash}:${log_index}`,
+    source: 'simulator',
+    kind: 'split',
+    chain_id: 137,
+    block_number: 80_000_000,
+    block_hash: `0x${'b'.repeat(64)}`,
+    block_time_ms: T0,
+    tx_hash,
+    log_index,
+    contract: '0x4d97dcd97ec945f40cf65f87097ace5ea0476045',
+    ledger_group: market_id,
+    market_id,
+    market_title: 'Market 0001?',
+    neg_risk: false,
+    wallet: walletAddress(1),
+    via: '',
+    fill: null,
+    position_change: {
+      amount_micro: '25000000',
+      index_sets: ['1', '2'],
+      redeemed_micro: [],
+      outcome_token_ids: ['111', '112'],
+      collateral_token: '0x2791bca1f2de4661ed88a30c99a7a9449aa84174',
+    },
+    conversion: null,
+    ingested_at_ms: T0,
+    ...over,
+  };
+}
+
+export function chainResolution(over: Partial<ChainConditionResolved> = {}): ChainConditionResolved {
+  return {
+    event_id: `137:${txHash(3)}:0`,
+    source: 'simulator',
+    chain_id: 137,
+    block_number: 80_000_000,
+    block_hash: `0x${'b'.repeat(64)}`,
+    block_time_ms: T0,
+    tx_hash: txHash(3),
+    log_index: 0,
+    market_id: conditionId(1),
+    question_id: conditionId(2),
+    oracle: '0x157ce2d672854c848c9b79c49a8cc6cc89176a49',
+    neg_risk_market_id: null,
+    outcome_slot_count: 2,
+    payout_numerators: ['1', '0'],
+    payouts: [1, 0],
+    winning_outcome_index: 0,
+    retracted: false,
+    ingested_at_ms: T0,
+    ...over,
+  };
+}
+
 /** One valid example per stream (the schema-conformance test checks each); a new stream without one is a compile error here. */
 export const EXAMPLES: { [N in StreamName]: () => EventOfStream<N> } = {
   markets: () => marketUpserted({ status: 'resolved', resolved_outcome: 'Yes', start_ms: T0, accepting_orders: false, tick_size: 0.01 }),
   trades: tradeExecuted,
   marketResolutions: marketResolved,
+  marketLifecycle: marketTransition,
   gammaEvents: () => gammaEventUpserted({ market_ids: [conditionId(1)], neg_risk_market_id: conditionId(9) }),
   series: seriesUpserted,
   tags: tagUpserted,
@@ -329,5 +475,7 @@ export const EXAMPLES: { [N in StreamName]: () => EventOfStream<N> } = {
   positions: positionSnapshot,
   holders: holderSnapshot,
   openInterest: openInterest,
+  chainLedger: chainFill,
+  chainResolutions: chainResolution,
   deadLetters: () => ({ stage: 'ingest', source: 'simulator', origin: 'gamma/markets', reason: 'test', raw: '{}', at_ms: T0 }),
 };

@@ -23,3 +23,10 @@ export function readNdjsonSample(relativePath: string): unknown[] {
 export function listSamples(folder: string): string[] {
   return fs.readdirSync(path.join(SAMPLES_DIRECTORY, folder)).map((f) => `${folder}/${f}`);
 }
+
+export const SHARED_NOTES_DIRECTORY = path.resolve(SAMPLES_DIRECTORY, '../notes');
+
+/** One of the shared fact notes (../shared/notes/<name>), read in place. */
+export function readSharedNote(name: string): string {
+  return fs.readFileSync(path.join(SHARED_NOTES_DIRECTORY, name), 'utf8');
+}

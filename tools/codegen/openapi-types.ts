@@ -7,27 +7,13 @@
  */
 import fs from 'node:fs';
 import { parse } from 'yaml';
-
-type JsonSchema = {
-  $ref?: string;
-  type?: string | string[];
-  enum?: unknown[];
-  const?: unknown;
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  additionalProperties?: boolean | JsonSchema;
-  items?: JsonSchema;
-  allOf?: JsonSchema[];
-  oneOf?: JsonSchema[];
-  anyOf?: JsonSchema[];
-  description?: string;
-};
+import type { JsonSchema } from './openapi-document.js';
 
 const SIMPLE: Record<string, string> = { string: 'string', number: 'number', integer: 'number', boolean: 'boolean', null: 'null' };
 
 const key = (name: string) => (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : JSON.stringify(name));
 
-function tsType(schema: JsonSchema, indent: string): string {
+export function tsType(schema: JsonSchema, indent: string): string {
   if (schema.$ref) return schema.$ref.replace('#/components/schemas/', '');
   if (schema.const !== undefined) return JSON.stringify(schema.const);
   if (schema.enum) return schema.enum.map((value) => JSON.stringify(value)).join(' | ');
@@ -67,7 +53,11 @@ function objectType(schema: JsonSchema, indent: string): string {
 
 export function openapiTypesModule(openapiPath: string, header: string): string {
   const document = parse(fs.readFileSync(openapiPath, 'utf8')) as { components?: { schemas?: Record<string, JsonSchema> } };
-  const schemas = document.components?.schemas ?? {};
+  return `${header}\n${componentTypes(document.components?.schemas ?? {})}`;
+}
+
+/** One `export type` per component schema. */
+export function componentTypes(schemas: Record<string, JsonSchema>): string {
   const declarations = Object.entries(schemas).map(([name, schema]) => {
     const doc = schema.description
       ? `/** ${schema.description
@@ -77,5 +67,5 @@ export function openapiTypesModule(openapiPath: string, header: string): string 
       : '';
     return `${doc}export type ${name} = ${tsType(schema, '')};\n`;
   });
-  return `${header}\n${declarations.join('\n')}`;
+  return declarations.join('\n');
 }

@@ -56,6 +56,7 @@ test('served oldest first, and the hour candle spans both', async () => {
       volume_usdc: 21,
       volume_shares: hour[0].volume_shares,
       trade_count: 4,
+      origin: 'data_api',
     },
   ]);
 });

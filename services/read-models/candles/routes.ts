@@ -1,16 +1,27 @@
-/** GET /markets/:id/ohlcv (candles of the YES price) and /volume/timeseries (platform volume per UTC day). */
+/**
+ * GET /markets/:id/ohlcv (candles of the YES price) and /volume/timeseries (platform volume per UTC
+ * day). A bucket comes from one source: the chain candles (on-chain taker fills) when the chain
+ * source's coverage holds the whole bucket, else the Data API candles (docs/CHAIN.md), so each match
+ * is counted once whichever sources run.
+ */
 import { Router } from 'express';
-import { ApiError } from '../../../api/errors.js';
 import { success } from '../../../api/envelope.js';
+import { ApiError } from '../../../api/errors.js';
 import { timeParam } from '../../../api/time-params.js';
 import type { Candle, VolumePoint } from '../../../api/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { DAY_MS, iso } from '../../shared/time.js';
+import { chainCoverage } from '../chain-ledger/queries.js';
+import { CHAIN_CANDLE_TABLES } from '../chain-ledger/retraction.js';
 import { requireMarket } from '../markets/queries.js';
 
 const INTERVAL_TABLES = { '5m': 'candles_5m', '1h': 'candles_1h', '1d': 'candles_1d' } as const;
+const INTERVAL_SECONDS = { '5m': 300, '1h': 3600, '1d': 86_400 } as const;
 
 const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
+
+/** Buckets inside [covered_from, covered_to]: starting at or after the first published block, ending at or before the last. */
+const CHAIN_BUCKET = `(toUnixTimestamp(bucket) * 1000 >= {covered_from:Int64} AND (toUnixTimestamp(bucket) + {seconds:UInt32}) * 1000 <= {covered_to:Int64})`;
 
 export function candleRoutes(store: AnalyticsStore): Router {
   const router = Router();
@@ -22,6 +33,22 @@ export function candleRoutes(store: AnalyticsStore): Router {
     const from = timeParam('from', request.query.from) ?? null;
     const to = timeParam('to', request.query.to) ?? null;
     if (from !== null && to !== null && from >= to) throw ApiError.badRequest('from: must be before to');
+    const coverage = await chainCoverage(store);
+    const range = `${from !== null ? 'AND bucket >= toDateTime({from:Int64} / 1000)' : ''} ${to !== null ? 'AND bucket < toDateTime({to:Int64} / 1000)' : ''}`;
+    const chain = coverage
+      ? `SELECT toUnixTimestamp(bucket) * 1000 AS bucket_ms, argMinMerge(open) AS open, max(high) AS high, min(low) AS low,
+                argMaxMerge(close) AS close, sum(volume_usdc_micro) / 1e6 AS volume_usdc, sum(volume_shares_micro) / 1e6 AS volume_shares,
+                sum(trade_count) AS trade_count, 'chain' AS origin
+           FROM ${CHAIN_CANDLE_TABLES[interval]}
+          WHERE market_id = {id:String} AND ${CHAIN_BUCKET} ${range}
+          GROUP BY bucket ORDER BY bucket DESC LIMIT {limit:UInt32}`
+      : null;
+    const dataApi = `SELECT toUnixTimestamp(bucket) * 1000 AS bucket_ms, argMinMerge(open) AS open, max(high) AS high, min(low) AS low,
+                argMaxMerge(close) AS close, sum(volume_usdc) AS volume_usdc, sum(volume_shares) AS volume_shares,
+                sum(trade_count) AS trade_count, 'data_api' AS origin
+           FROM ${INTERVAL_TABLES[interval]}
+          WHERE market_id = {id:String} ${coverage ? `AND NOT ${CHAIN_BUCKET}` : ''} ${range}
+          GROUP BY bucket ORDER BY bucket DESC LIMIT {limit:UInt32}`;
     const rows = await store.query<{
       bucket_ms: number;
       open: number;
@@ -31,18 +58,24 @@ export function candleRoutes(store: AnalyticsStore): Router {
       volume_usdc: number;
       volume_shares: number;
       trade_count: number;
+      origin: 'chain' | 'data_api';
     }>(
       `SELECT * FROM (
-         SELECT toUnixTimestamp(bucket) * 1000 AS bucket_ms, argMinMerge(open) AS open, max(high) AS high, min(low) AS low,
-                argMaxMerge(close) AS close, sum(volume_usdc) AS volume_usdc, sum(volume_shares) AS volume_shares,
-                sum(trade_count) AS trade_count
-           FROM ${INTERVAL_TABLES[interval]}
-          WHERE market_id = {id:String}
-            ${from !== null ? 'AND bucket >= toDateTime({from:Int64} / 1000)' : ''}
-            ${to !== null ? 'AND bucket < toDateTime({to:Int64} / 1000)' : ''}
-          GROUP BY bucket ORDER BY bucket DESC LIMIT {limit:UInt32}
+         SELECT * FROM (${[chain, dataApi]
+           .filter((q): q is string => q !== null)
+           .map((q) => `(${q})`)
+           .join(' UNION ALL ')})
+         ORDER BY bucket_ms DESC LIMIT {limit:UInt32}
        ) ORDER BY bucket_ms ASC`,
-      { id: market.market_id, limit, from: from ?? undefined, to: to ?? undefined },
+      {
+        id: market.market_id,
+        limit,
+        from: from ?? undefined,
+        to: to ?? undefined,
+        covered_from: coverage?.firstMs,
+        covered_to: coverage?.lastMs,
+        seconds: INTERVAL_SECONDS[interval],
+      },
     );
     const candles: Candle[] = rows.map((r) => ({
       bucket_start: iso(r.bucket_ms),
@@ -54,17 +87,28 @@ export function candleRoutes(store: AnalyticsStore): Router {
       volume_usdc: round6(r.volume_usdc),
       volume_shares: round6(r.volume_shares),
       trade_count: Number(r.trade_count),
+      origin: r.origin,
     }));
     response.json(success(candles));
   });
 
   router.get('/volume/timeseries', async (request, response) => {
     const days = Number(request.query.range_days ?? 30);
+    const coverage = await chainCoverage(store);
+    const window = 'bucket >= toStartOfDay(now()) - toIntervalDay({days:UInt32} - 1)';
     const rows = await store.query<{ day: string; volume_usdc: number; trade_count: number }>(
-      `SELECT toString(toDate(bucket)) AS day, sum(volume_usdc) AS volume_usdc, sum(trade_count) AS trade_count
-         FROM candles_1d WHERE bucket >= toStartOfDay(now()) - toIntervalDay({days:UInt32} - 1)
-        GROUP BY day`,
-      { days },
+      `SELECT day, sum(volume_usdc) AS volume_usdc, sum(trade_count) AS trade_count FROM (
+         ${
+           coverage
+             ? `SELECT toString(toDate(bucket)) AS day, sum(volume_usdc_micro) / 1e6 AS volume_usdc, sum(trade_count) AS trade_count
+                  FROM chain_candles_1d WHERE ${window} AND ${CHAIN_BUCKET} GROUP BY day
+                UNION ALL`
+             : ''
+         }
+         SELECT toString(toDate(bucket)) AS day, sum(volume_usdc) AS volume_usdc, sum(trade_count) AS trade_count
+           FROM candles_1d WHERE ${window} ${coverage ? `AND NOT ${CHAIN_BUCKET}` : ''} GROUP BY day
+       ) GROUP BY day`,
+      { days, covered_from: coverage?.firstMs, covered_to: coverage?.lastMs, seconds: INTERVAL_SECONDS['1d'] },
     );
     const byDay = new Map(rows.map((r) => [r.day, r]));
     const today = Date.parse(new Date().toISOString().slice(0, 10));

@@ -1,6 +1,14 @@
 /**
- * Trade feed (/trades) and per-market tape (/markets/:id/trades): newest first, keyset on
- * (timestamp, trade_id) so a walk never repeats or skips a row.
+ * Trade feed (/trades) and per-market tape (/markets/:id/trades), newest first in chain order:
+ * (time, block, log index), never a hash. Two sources meet here (docs/CHAIN.md):
+ * - chain fills (chain_ledger): authoritative, both sides of every match, with block and log index;
+ * - Data API trades (trades): the fast path, taker fills only, served where the chain source has not
+ *   published (newer than its last block, older than its first, or everywhere when no RPC is set).
+ * Inside the chain's coverage the Data API rows are not served: the chain has them (the hourly
+ * reconciliation in /v1/health counts any it does not).
+ * Bounded work: without a market or wallet (which read their projection), a filter on side, outcome
+ * or size may match nothing for years of trades, so it needs a time window: `from` is required and
+ * `to - from` is at most FILTER_WINDOW_DAYS. The engine's per-request time and memory limits bound the rest.
  */
 import { type Request, Router } from 'express';
 import { ApiError } from '../../../api/errors.js';
@@ -9,7 +17,10 @@ import { timeParam } from '../../../api/time-params.js';
 import type { Trade } from '../../../api/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
+import { type ChainCoverage, chainCoverage } from '../chain-ledger/queries.js';
 import { requireMarket } from '../markets/queries.js';
+
+type Role = 'taker' | 'maker' | 'all';
 
 interface TradeRow {
   trade_id: string;
@@ -20,11 +31,20 @@ interface TradeRow {
   outcome: string;
   outcome_index: number;
   price: number;
+  /** Exact micro-units as decimal strings (aliases apart from the columns, which WHERE compares as numbers). */
+  shares_text: string;
+  usdc_text: string;
   size: number;
   size_usdc: number;
-  ts_ms: number;
+  fee_text: string | null;
+  fee_asset_text: 'usdc' | 'shares' | null;
+  ts_ms: string;
   tx_hash: string;
   source: 'polymarket' | 'simulator';
+  role: 'maker' | 'taker';
+  block_number: string;
+  log_index: number;
+  origin: 'chain' | 'data_api';
 }
 
 interface TradeFilters {
@@ -36,7 +56,12 @@ interface TradeFilters {
   max_size?: number;
   from?: number;
   to?: number;
+  role: Role;
 }
+
+/** Longest from..to window for side, outcome or size filters without a market or wallet. */
+export const FILTER_WINDOW_DAYS = 31;
+const DAY_MS = 86_400_000;
 
 function filtersFrom(request: Request, market: string | undefined): TradeFilters {
   const q = request.query;
@@ -49,16 +74,42 @@ function filtersFrom(request: Request, market: string | undefined): TradeFilters
     max_size: q.max_size !== undefined ? Number(q.max_size) : undefined,
     from: timeParam('from', q.from),
     to: timeParam('to', q.to),
+    role: (q.role ? String(q.role) : 'taker') as Role,
   };
   if (filters.min_size !== undefined && filters.max_size !== undefined && filters.min_size > filters.max_size) {
     throw ApiError.badRequest('min_size: must not exceed max_size');
   }
   if (filters.from !== undefined && filters.to !== undefined && filters.from >= filters.to)
     throw ApiError.badRequest('from: must be before to');
+  const unselective = (['side', 'outcome', 'min_size', 'max_size'] as const).filter((k) => filters[k] !== undefined);
+  if (unselective.length > 0 && filters.market === undefined && filters.wallet === undefined) {
+    const named = unselective.join(', ');
+    if (filters.from === undefined) {
+      throw ApiError.badRequest(
+        `from: required with ${named} unless market or wallet is given (a time window of at most ${FILTER_WINDOW_DAYS} days)`,
+      );
+    }
+    if ((filters.to ?? Date.now()) - filters.from > FILTER_WINDOW_DAYS * DAY_MS) {
+      throw ApiError.badRequest(`from: with ${named} and no market or wallet, from..to spans at most ${FILTER_WINDOW_DAYS} days`);
+    }
+  }
   return filters;
 }
 
-const CONDITIONS: Record<keyof TradeFilters, string> = {
+type FilterKey = Exclude<keyof TradeFilters, 'role'>;
+
+const CHAIN_CONDITIONS: Record<FilterKey, string> = {
+  market: 'market_id = {market:String}',
+  wallet: 'wallet = {wallet:String}',
+  side: 'side = {side:String}',
+  outcome: 'lower(outcome) = lower({outcome:String})',
+  min_size: 'usdc_micro >= toUInt64(round({min_size:Float64} * 1000000))',
+  max_size: 'usdc_micro <= toUInt64(round({max_size:Float64} * 1000000))',
+  from: 'block_time >= fromUnixTimestamp64Milli({from:Int64})',
+  to: 'block_time < fromUnixTimestamp64Milli({to:Int64})',
+};
+
+const API_CONDITIONS: Record<FilterKey, string> = {
   market: 'market_id = {market:String}',
   wallet: 'wallet = {wallet:String}',
   side: 'side = {side:String}',
@@ -80,42 +131,113 @@ function leadingSortKey(filters: TradeFilters): string {
   return '';
 }
 
+const microToNumber = (micro: string) => Number(micro) / 1e6;
+
 function presentTrade(t: TradeRow): Trade {
+  const chain = t.origin === 'chain';
   return {
     trade_id: t.trade_id,
     market_id: t.market_id,
     market_title: t.market_title,
     wallet: t.wallet,
+    role: t.role,
     side: t.side,
     outcome: t.outcome,
     outcome_index: Number(t.outcome_index),
     price: t.price,
-    size_shares: t.size,
-    size_usdc: t.size_usdc,
+    size_shares: chain ? microToNumber(t.shares_text) : t.size,
+    size_usdc: chain ? microToNumber(t.usdc_text) : t.size_usdc,
+    size_shares_micro: t.shares_text,
+    size_usdc_micro: t.usdc_text,
+    fee_micro: t.fee_text,
+    fee_asset: t.fee_asset_text,
     timestamp: iso(t.ts_ms),
+    block_number: chain ? Number(t.block_number) : null,
+    log_index: chain ? Number(t.log_index) : null,
     tx_hash: t.tx_hash,
+    origin: t.origin,
     source: t.source,
   };
 }
 
-function tradePage(store: AnalyticsStore, request: Request, filters: TradeFilters) {
-  const conditions = (Object.keys(CONDITIONS) as Array<keyof TradeFilters>)
-    .filter((k) => filters[k] !== undefined)
-    .map((k) => CONDITIONS[k]);
+const conditionsOf = (filters: TradeFilters, table: Record<FilterKey, string>) =>
+  (Object.keys(table) as FilterKey[]).filter((k) => filters[k] !== undefined).map((k) => table[k]);
+
+function chainBranch(filters: TradeFilters, after: boolean): string {
+  const conditions = [
+    "kind = 'fill'",
+    ...(filters.role === 'all' ? [] : ['role = {role:String}']),
+    ...conditionsOf(filters, CHAIN_CONDITIONS),
+    ...(after
+      ? [
+          '(toUnixTimestamp64Milli(block_time), block_number, log_index, event_id) < ({after_ms:Int64}, {after_block:UInt64}, {after_log:Int32}, {after_id:String})',
+        ]
+      : []),
+  ];
+  return `SELECT event_id AS trade_id, market_id, market_title, wallet, side, outcome, outcome_index, price,
+                 toString(shares_micro) AS shares_text, toString(usdc_micro) AS usdc_text, toFloat64(0) AS size, toFloat64(0) AS size_usdc,
+                 CAST(toString(fee_micro), 'Nullable(String)') AS fee_text, CAST(toString(fee_asset), 'Nullable(String)') AS fee_asset_text,
+                 toUnixTimestamp64Milli(block_time) AS ts_ms, tx_hash, toString(source) AS source, toString(role) AS role,
+                 block_number, log_index, 'chain' AS origin
+            FROM chain_ledger
+           WHERE ${conditions.join(' AND ')}
+           ORDER BY ${leadingSortKey(filters)}block_time DESC, block_number DESC, log_index DESC, event_id DESC
+           LIMIT {take:UInt32}`;
+}
+
+function dataApiBranch(filters: TradeFilters, coverage: ChainCoverage | null, after: boolean): string {
+  const conditions = [
+    ...conditionsOf(filters, API_CONDITIONS),
+    ...(coverage ? ['(ts < fromUnixTimestamp64Milli({covered_from:Int64}) OR ts > fromUnixTimestamp64Milli({covered_to:Int64}))'] : []),
+    // Data API rows have no block: they sort after the chain's rows of the same millisecond.
+    ...(after
+      ? [
+          '(toUnixTimestamp64Milli(ts), toUInt64(0), toInt32(0), trade_id) < ({after_ms:Int64}, {after_block:UInt64}, {after_log:Int32}, {after_id:String})',
+        ]
+      : []),
+  ];
+  return `SELECT trade_id, market_id, market_title, wallet, toString(side) AS side, outcome, outcome_index, price,
+                 toString(toUInt64(round(size * 1000000))) AS shares_text, toString(toUInt64(round(size_usdc * 1000000))) AS usdc_text,
+                 size, size_usdc, CAST(NULL, 'Nullable(String)') AS fee_text, CAST(NULL, 'Nullable(String)') AS fee_asset_text,
+                 toUnixTimestamp64Milli(ts) AS ts_ms, tx_hash, toString(source) AS source, 'taker' AS role,
+                 toUInt64(0) AS block_number, toInt32(0) AS log_index, 'data_api' AS origin
+            FROM trades
+           WHERE ${conditions.join(' AND ') || '1'}
+           ORDER BY ${leadingSortKey(filters)}ts DESC, trade_id DESC
+           LIMIT {take:UInt32}`;
+}
+
+async function tradePage(store: AnalyticsStore, request: Request, filters: TradeFilters) {
+  const coverage = await chainCoverage(store);
   return keysetPage<TradeRow, Trade>(request, {
     filters: { ...filters },
-    shape: ['number', 'string'],
-    fetch: (after, take) =>
-      store.query<TradeRow>(
-        `SELECT trade_id, market_id, market_title, wallet, side, outcome, outcome_index, price, size, size_usdc,
-                toUnixTimestamp64Milli(ts) AS ts_ms, tx_hash, source
-           FROM trades
-          WHERE ${[...conditions, ...(after ? ['(ts, trade_id) < (fromUnixTimestamp64Milli({after_ms:Int64}), {after_id:String})'] : [])].join(' AND ') || '1'}
-          ORDER BY ${leadingSortKey(filters)}ts DESC, trade_id DESC
+    shape: ['number', 'number', 'number', 'string'],
+    fetch: (after, take) => {
+      // Data API trades are taker fills only: never part of a maker page.
+      const branches = [
+        chainBranch(filters, after !== null),
+        ...(filters.role === 'maker' ? [] : [dataApiBranch(filters, coverage, after !== null)]),
+      ];
+      return store.query<TradeRow>(
+        `SELECT * FROM (${branches.map((b) => `(${b})`).join(' UNION ALL ')})
+          ORDER BY ts_ms DESC, block_number DESC, log_index DESC, trade_id DESC
           LIMIT {take:UInt32}`,
-        { ...filters, take, after_ms: after?.[0], after_id: after?.[1] },
-      ),
-    keyOf: (row) => [Number(row.ts_ms), row.trade_id],
+        {
+          ...filters,
+          take,
+          covered_from: coverage?.firstMs,
+          covered_to: coverage?.lastMs,
+          after_ms: after?.[0],
+          after_block: after?.[1],
+          after_log: after?.[2],
+          after_id: after?.[3],
+        },
+        // Ordered reads: ClickHouse counts every row such a read may touch against max_rows_to_read,
+        // not what it reads, so that limit is lifted; LIMIT, the filter window and the time limit bound them.
+        { limits: { maxRowsToRead: 0 } },
+      );
+    },
+    keyOf: (row) => [Number(row.ts_ms), Number(row.block_number), Number(row.log_index), row.trade_id],
     present: presentTrade,
   });
 }

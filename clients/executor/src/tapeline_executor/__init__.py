@@ -1,0 +1,1 @@
+"""Local signal executor for tapeline webhooks (copy.executed, strategy.signal, followed trades)."""

@@ -1,0 +1,71 @@
+/**
+ * One-line text summaries beside a tool's structured result, for hosts and models that read text
+ * first: what came back, the figures a person would look at, and how to get the next page.
+ */
+import type { Pagination } from '../ts/src/api.generated.js';
+import type { ToolName } from './tools.js';
+
+type Row = Record<string, unknown>;
+
+const money = (value: unknown) => (typeof value === 'number' ? `$${Math.round(value).toLocaleString('en-US')}` : String(value));
+const price = (value: unknown) => (typeof value === 'number' ? value.toFixed(3) : 'n/a');
+
+function listLine(tool: ToolName, rows: Row[]): string {
+  const top = rows.slice(0, 3);
+  switch (tool) {
+    case 'search_markets':
+      return top.map((m) => `${m.title} (YES ${price(m.yes_price)}, 24h ${money(m.volume_24h_usdc)})`).join('; ');
+    case 'get_leaderboard':
+    case 'browse_traders':
+      return top.map((t) => `${t.wallet} PnL ${money(t.total_realized_pnl)}`).join('; ');
+    case 'get_recent_trades':
+      return top.map((t) => `${t.side} ${t.outcome} ${money(t.size_usdc)} @ ${price(t.price)} in ${t.market_title}`).join('; ');
+    default:
+      return '';
+  }
+}
+
+function objectLine(tool: ToolName, data: Row): string {
+  switch (tool) {
+    case 'get_market':
+      return `${data.title}: YES ${price(data.yes_price)}, NO ${price(data.no_price)}, 24h volume ${money(data.volume_24h_usdc)}, status ${data.status}`;
+    case 'get_trader_stats': {
+      const lifetime = (data.lifetime ?? {}) as Row;
+      return `${data.wallet}: realized PnL ${money(lifetime.total_realized_pnl)}, win rate ${lifetime.win_rate_pct ?? 'n/a'}%, risk ${data.risk_score}`;
+    }
+    case 'get_trader_pnl': {
+      const points = (data.points ?? []) as Row[];
+      return `${data.wallet}: ${points.length} days, total PnL now ${money(points.at(-1)?.total)}`;
+    }
+    case 'get_orderbook': {
+      const yes = (data.yes ?? {}) as Row;
+      return `${data.title}: best bid ${price(yes.best_bid)}, best ask ${price(yes.best_ask)}, spread ${yes.spread_bps ?? 'n/a'} bps`;
+    }
+    case 'get_market_oi':
+      return `open interest ${money(data.open_interest_usdc)} as of ${data.as_of}`;
+    case 'get_market_holders':
+      return `${((data.outcomes ?? []) as Row[]).map((o) => `${o.outcome}: ${((o.holders ?? []) as Row[]).length} holders`).join(', ')}`;
+    case 'get_api_usage':
+      return `tier ${data.tier}: ${data.used}/${data.quota} calls used today, ${data.remaining} left, credits ${data.credits_balance}`;
+    default:
+      return Object.keys(data).slice(0, 8).join(', ');
+  }
+}
+
+export function summarize(tool: ToolName, data: unknown, pagination?: Pagination): string {
+  if (Array.isArray(data)) {
+    const detail = listLine(tool, data as Row[]);
+    const more = pagination?.has_more
+      ? ` More available: call again with cursor="${pagination.next_cursor}".`
+      : pagination
+        ? ' Last page.'
+        : '';
+    if (tool === 'get_market_ohlcv' && data.length > 0) {
+      const last = data.at(-1) as Row;
+      return `${data.length} candles; last ${last.bucket_start} close ${price(last.close)}, volume ${money(last.volume_usdc)}.`;
+    }
+    return `${data.length} result${data.length === 1 ? '' : 's'}${detail ? `: ${detail}` : ''}.${more}`;
+  }
+  if (data && typeof data === 'object') return `${objectLine(tool, data as Row)}.`;
+  return String(data);
+}

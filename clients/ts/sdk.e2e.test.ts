@@ -1,0 +1,66 @@
+/** The TypeScript SDK against the running demo: typed calls, cursor iteration, typed errors, and 429 + Retry-After honoured for real. */
+import { type Demo, startDemo } from '../../test/support/demo.js';
+import { createClient, isApiError, type TapelineApiError } from './src/index.js';
+
+let demo: Demo;
+beforeAll(async () => {
+  demo = await startDemo();
+}, 200_000);
+afterAll(async () => {
+  await demo?.stop();
+});
+
+test('typed calls return the envelope data; paginate walks every trade exactly once', async () => {
+  const tapeline = createClient({ baseUrl: demo.apiBase, apiKey: demo.tier2Key });
+  const market = await tapeline.getMarket({ id: demo.market.slug });
+  expect(market.id).toBe(demo.market.id);
+  expect(market.snapshot.trades_total).toBeGreaterThan(0);
+
+  const seen = new Set<string>();
+  let count = 0;
+  for await (const trade of tapeline.paginate('listMarketTrades', { id: demo.market.id, limit: 7 })) {
+    seen.add(trade.trade_id);
+    count++;
+    expect(trade.market_id).toBe(demo.market.id);
+  }
+  expect(count).toBe(seen.size);
+  expect(count).toBeGreaterThanOrEqual(market.snapshot.trades_total > 7 ? 8 : 1);
+}, 60_000);
+
+test('errors are typed by code: PAYMENT_REQUIRED for a sandbox key on Tier 2, BAD_REQUEST naming the parameter, UNAUTHORIZED', async () => {
+  const sandbox = createClient({ baseUrl: demo.apiBase, apiKey: demo.sandboxKey });
+  const refused = await sandbox.listTrades({ limit: 5 }).catch((e: unknown) => e);
+  expect(isApiError(refused, 'PAYMENT_REQUIRED')).toBe(true);
+  expect((refused as TapelineApiError).status).toBe(402);
+  const bad = await sandbox.getMarketOhlcv({ id: demo.market.id, interval: '7m' as '5m' }).catch((e: unknown) => e);
+  expect(bad).toMatchObject({ status: 400, code: 'BAD_REQUEST', message: expect.stringContaining('interval') });
+  const anonymous = createClient({ baseUrl: demo.apiBase, apiKey: `aif_${'0'.repeat(38)}` });
+  await expect(anonymous.getHealth()).rejects.toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
+}, 60_000);
+
+test("a burst past the key's rate limit: bare fetch sees 429 with Retry-After; the SDK waits it out and every call succeeds", async () => {
+  const registered = await createClient({ baseUrl: demo.apiBase }).registerAgent({ name: 'burst' });
+  const url = `${demo.apiBase}/markets/${demo.market.id}`;
+  const bare = await Promise.all(
+    Array.from({ length: 30 }, () => fetch(url, { headers: { authorization: `Bearer ${registered.api_key}` } })),
+  );
+  const limited = bare.filter((r) => r.status === 429);
+  expect(limited.length).toBeGreaterThan(0);
+  expect(Number(limited[0]!.headers.get('retry-after'))).toBeGreaterThan(0);
+
+  const other = await createClient({ baseUrl: demo.apiBase }).registerAgent({ name: 'burst-sdk' });
+  const waits: number[] = [];
+  const tapeline = createClient({
+    baseUrl: demo.apiBase,
+    apiKey: other.api_key,
+    retry: { maxRetries: 8 },
+    sleep: (ms) => {
+      waits.push(ms);
+      return new Promise((resolve) => setTimeout(resolve, ms));
+    },
+  });
+  const results = await Promise.all(Array.from({ length: 30 }, () => tapeline.getMarket({ id: demo.market.id })));
+  expect(results.every((m) => m.id === demo.market.id)).toBe(true);
+  expect(waits.length).toBeGreaterThan(0);
+  expect(waits.every((ms) => ms >= 1000 && ms % 1000 === 0)).toBe(true); // whole Retry-After seconds, not backoff guesses
+}, 90_000);

@@ -1,0 +1,169 @@
+/**
+ * The thin layer over the generated operation table: one method per operation (`client.listMarkets({
+ * status: 'active' })`), bearer auth, retries (see retry.ts), typed errors by envelope `code`, and
+ * async iteration over keyset cursors. Everything about an operation - its path, its parameters,
+ * what it returns, whether it pages - comes from api/openapi.yaml through `npm run gen`.
+ */
+import { OPERATIONS, type OperationId, type Operations, type OperationSpec, type Pagination } from './api.generated.js';
+import { codeForStatus, type ErrorCode, TapelineApiError, TapelineConnectionError } from './errors.js';
+import { DEFAULT_RETRY, isRetryableStatus, parseRetryAfter, type RetryOptions, retryDelayMs } from './retry.js';
+
+export interface ClientOptions {
+  /** The API root, version segment included (default `http://127.0.0.1:8080/v1`). */
+  baseUrl?: string;
+  /** An `aif_` key; sent as `Authorization: Bearer <key>`. Only POST /agents/register works without one. */
+  apiKey?: string;
+  /** Per attempt (default 30 s). */
+  timeoutMs?: number;
+  retry?: Partial<RetryOptions>;
+  /** Injected for tests and custom transports (default the global fetch). */
+  fetch?: typeof fetch;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  /** Extra headers on every request. */
+  headers?: Record<string, string>;
+}
+
+/** One page of a list operation. */
+export interface Page<T> {
+  data: T[];
+  pagination: Pagination;
+}
+
+export type Params<K extends OperationId> = Operations[K]['params'];
+type ParamsArg<K extends OperationId> = Operations[K]['paramsOptional'] extends true ? [params?: Params<K>] : [params: Params<K>];
+type Item<K extends OperationId> = Operations[K]['data'] extends Array<infer T> ? T : never;
+export type PaginatedId = { [K in OperationId]: Operations[K]['paginated'] extends true ? K : never }[OperationId];
+export type Result<K extends OperationId> = Operations[K]['paginated'] extends true ? Page<Item<K>> : Operations[K]['data'];
+
+/** The generated methods: one per operationId. */
+export type OperationMethods = { [K in OperationId]: (...params: ParamsArg<K>) => Promise<Result<K>> };
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:8080/v1';
+
+export class TapelineClient {
+  readonly baseUrl: string;
+  private readonly apiKey: string | undefined;
+  private readonly timeoutMs: number;
+  private readonly retry: RetryOptions;
+  private readonly fetchImpl: typeof fetch;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly random: () => number;
+  private readonly headers: Record<string, string>;
+
+  constructor(options: ClientOptions = {}) {
+    this.baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+    this.apiKey = options.apiKey;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.retry = { ...DEFAULT_RETRY, ...options.retry };
+    this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.random = options.random ?? Math.random;
+    this.headers = { accept: 'application/json', ...options.headers };
+    if (this.apiKey) this.headers.authorization = `Bearer ${this.apiKey}`;
+  }
+
+  /** Calls an operation by id: `client.request('getMarket', { id: 'slug' })`. */
+  async request<K extends OperationId>(operation: K, ...[params]: ParamsArg<K>): Promise<Result<K>> {
+    const spec: OperationSpec = OPERATIONS[operation];
+    if (!spec) throw new TypeError(`unknown operation ${String(operation)}`);
+    const { url, body } = this.buildRequest(spec, (params ?? {}) as Record<string, unknown>);
+    const envelope = await this.send(spec.method, url, body);
+    return (spec.paginated ? { data: envelope.data, pagination: envelope.pagination } : envelope.data) as Result<K>;
+  }
+
+  /** Every page of a list operation, following `next_cursor` until `has_more` is false. */
+  async *pages<K extends PaginatedId>(operation: K, ...[params]: ParamsArg<K>): AsyncGenerator<Result<K>> {
+    let cursor: string | undefined;
+    for (;;) {
+      const page = (await this.request(operation, ...([{ ...params, ...(cursor ? { cursor } : {}) }] as ParamsArg<K>))) as Page<unknown>;
+      yield page as Result<K>;
+      if (!page.pagination.has_more || !page.pagination.next_cursor) return;
+      cursor = page.pagination.next_cursor;
+    }
+  }
+
+  /** Every item of a list operation across pages: `for await (const trade of client.paginate('listTrades', { limit: 500 }))`. */
+  async *paginate<K extends PaginatedId>(operation: K, ...params: ParamsArg<K>): AsyncGenerator<Item<K>> {
+    for await (const page of this.pages(operation, ...params)) yield* (page as Page<Item<K>>).data;
+  }
+
+  private buildRequest(spec: OperationSpec, params: Record<string, unknown>): { url: string; body: string | undefined } {
+    let path = spec.path;
+    const query = new URLSearchParams();
+    const body: Record<string, unknown> = {};
+    for (const parameter of spec.parameters) {
+      const value = params[parameter.name];
+      if (value === undefined || value === null) {
+        if (parameter.in === 'path') throw new TypeError(`${parameter.name} is required`);
+        continue;
+      }
+      if (parameter.in === 'path') path = path.replace(`{${parameter.name}}`, encodeURIComponent(String(value)));
+      else if (parameter.in === 'query') {
+        for (const item of Array.isArray(value) ? value : [value]) query.append(parameter.name, String(item));
+      }
+    }
+    for (const name of spec.body) if (params[name] !== undefined) body[name] = params[name];
+    const search = query.toString();
+    return {
+      url: `${this.baseUrl}${path}${search ? `?${search}` : ''}`,
+      body:
+        spec.method === 'GET' || spec.method === 'DELETE'
+          ? undefined
+          : JSON.stringify(spec.body.length === 1 && spec.body[0] === 'body' ? body.body : body),
+    };
+  }
+
+  private async send(method: string, url: string, body: string | undefined): Promise<{ data: unknown; pagination: Pagination }> {
+    const headers = body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
+    for (let retry = 0; ; retry++) {
+      let response: Response;
+      try {
+        response = await this.fetchImpl(url, { method, headers, body, signal: AbortSignal.timeout(this.timeoutMs) });
+      } catch (error) {
+        const wait = method === 'GET' ? retryDelayMs(retry, null, this.retry, this.random) : null;
+        if (wait === null) throw new TapelineConnectionError(`${method} ${url}: ${(error as Error).message}`, error);
+        await this.sleep(wait);
+        continue;
+      }
+      const text = await response.text();
+      if (response.ok) {
+        const envelope = parseJson(text) as { success?: boolean; data?: unknown; pagination?: Pagination } | undefined;
+        if (envelope?.success !== true) throw new TapelineConnectionError(`${method} ${url}: the answer is not the success envelope`);
+        return envelope as { data: unknown; pagination: Pagination };
+      }
+      const retryAfter = parseRetryAfter(response.headers.get('retry-after'), Date.now());
+      const wait = isRetryableStatus(response.status, method) ? retryDelayMs(retry, retryAfter, this.retry, this.random) : null;
+      if (wait === null) {
+        const envelope = parseJson(text) as { code?: ErrorCode; error?: string } | undefined;
+        throw new TapelineApiError(
+          response.status,
+          envelope?.code ?? codeForStatus(response.status),
+          envelope?.error ?? (text.slice(0, 200) || response.statusText),
+          retryAfter,
+        );
+      }
+      await this.sleep(wait);
+    }
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A client with one method per operation: `const tapeline = createClient({ apiKey }); await tapeline.getMarket({ id })`. */
+export function createClient(options: ClientOptions = {}): TapelineClient & OperationMethods {
+  const client = new TapelineClient(options) as TapelineClient & OperationMethods;
+  for (const id of Object.keys(OPERATIONS) as OperationId[]) {
+    Object.defineProperty(client, id, {
+      value: (params?: Record<string, unknown>) => (client.request as (op: OperationId, p?: unknown) => Promise<unknown>)(id, params),
+      enumerable: false,
+    });
+  }
+  return client;
+}

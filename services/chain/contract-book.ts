@@ -1,0 +1,84 @@
+/**
+ * Which configured contract an address is, what to ask eth_getLogs for in a block range, and which
+ * addresses are system actors (exchanges, the NegRiskAdapter, collateral adapters) rather than users.
+ */
+import type { ChainConfig } from '../config.js';
+import { LOG_TOPICS } from './abis.js';
+
+export type ContractKind = 'exchangeV1' | 'exchangeV2' | 'conditionalTokens' | 'negRiskAdapter';
+
+export interface LogQuery {
+  addresses: string[];
+  topics: string[];
+}
+
+export class ContractBook {
+  private readonly kinds = new Map<string, ContractKind>();
+  private readonly starts = new Map<string, number>();
+  readonly conditionalTokens: string;
+  readonly negRiskAdapter: string;
+  readonly exchanges: ReadonlySet<string>;
+  readonly negRiskExchanges: ReadonlySet<string>;
+  readonly collateralAdapters: ReadonlySet<string>;
+  readonly wrappedCollateral: string;
+
+  constructor(contracts: ChainConfig['contracts']) {
+    const add = (kind: ContractKind, contract: { address: string; startBlock: number }) => {
+      this.kinds.set(contract.address, kind);
+      this.starts.set(contract.address, contract.startBlock);
+    };
+    add('exchangeV1', contracts.exchangeV1);
+    add('exchangeV1', contracts.negRiskExchangeV1);
+    add('exchangeV2', contracts.exchangeV2);
+    add('exchangeV2', contracts.negRiskExchangeV2);
+    add('conditionalTokens', contracts.conditionalTokens);
+    add('negRiskAdapter', contracts.negRiskAdapter);
+    this.conditionalTokens = contracts.conditionalTokens.address;
+    this.negRiskAdapter = contracts.negRiskAdapter.address;
+    this.exchanges = new Set([
+      contracts.exchangeV1.address,
+      contracts.negRiskExchangeV1.address,
+      contracts.exchangeV2.address,
+      contracts.negRiskExchangeV2.address,
+    ]);
+    this.negRiskExchanges = new Set([contracts.negRiskExchangeV1.address, contracts.negRiskExchangeV2.address]);
+    this.collateralAdapters = new Set(contracts.collateralAdapters);
+    this.wrappedCollateral = contracts.wrappedCollateral;
+  }
+
+  kindOf(address: string): ContractKind | undefined {
+    return this.kinds.get(address.toLowerCase());
+  }
+
+  /**
+   * Exchanges and the NegRiskAdapter act for users (a MINT/MERGE match splits through the CTF as the
+   * exchange; a neg-risk split shows on the CTF as the adapter): their own split/merge/redeem events
+   * are internal legs, not user actions (Polymarket's PnL subgraph skips them the same way).
+   */
+  isInternalActor(address: string): boolean {
+    const a = address.toLowerCase();
+    return this.exchanges.has(a) || a === this.negRiskAdapter;
+  }
+
+  /** v2 collateral adapters act for the user in the same transaction; the user shows in ERC-1155 transfers. */
+  isCollateralAdapter(address: string): boolean {
+    return this.collateralAdapters.has(address.toLowerCase());
+  }
+
+  /** Contracts (and their topics) that can have events in [from, to], by their first blocks. */
+  logQuery(toBlock: number): LogQuery {
+    const addresses: string[] = [];
+    const topics = new Set<string>();
+    for (const [address, kind] of this.kinds) {
+      if ((this.starts.get(address) ?? 0) > toBlock) continue;
+      addresses.push(address);
+      for (const topic of LOG_TOPICS[kind]) topics.add(topic);
+    }
+    return { addresses, topics: [...topics] };
+  }
+
+  /** The earliest block any configured contract can have events in. */
+  earliestStartBlock(): number {
+    return Math.min(...this.starts.values());
+  }
+}

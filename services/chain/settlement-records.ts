@@ -1,0 +1,177 @@
+/**
+ * The logs of a block range -> settlement records, one per user-level fact: every OrderFilled (one fill
+ * of one order, role from its transaction), user splits, merges, redemptions and conversions, and
+ * condition resolutions. Internal legs are skipped (an exchange's MINT/MERGE match splitting through the
+ * CTF, the NegRiskAdapter's own CTF calls) as Polymarket's PnL subgraph does; actions through a v2
+ * collateral adapter name the adapter, so they wait for their transaction's receipt to name the user.
+ *
+ * Records are plain JSON (amounts as decimal strings) because the ones whose market the catalog does
+ * not know yet are kept in the source's checkpoint until it does.
+ */
+import type { ChainLog } from '../ports/chain-reader.js';
+import type { ContractBook } from './contract-book.js';
+import {
+  type ConversionLog,
+  type DecodedLog,
+  decodeLog,
+  type OrderFilledLog,
+  type RedemptionLog,
+  type ResolutionLog,
+  type SplitMergeLog,
+  type TransferLog,
+} from './decode-log.js';
+
+export interface LogPosition {
+  blockNumber: number;
+  blockHash: string;
+  blockTimeMs: number;
+  txHash: string;
+  logIndex: number;
+  contract: string;
+}
+
+interface Attributed {
+  /** Whose position changed; empty while an adapter action waits for its receipt. */
+  wallet: string;
+  /** The collateral adapter the wallet acted through, or empty. */
+  via: string;
+}
+
+export type SettlementRecord =
+  | { kind: 'fill'; at: LogPosition; role: 'maker' | 'taker'; fill: OrderFilledLog }
+  | ({ kind: 'split' | 'merge'; at: LogPosition; change: SplitMergeLog } & Attributed)
+  | ({ kind: 'redemption'; at: LogPosition; change: RedemptionLog } & Attributed)
+  | ({ kind: 'conversion'; at: LogPosition; conversion: ConversionLog } & Attributed)
+  | { kind: 'resolution'; at: LogPosition; resolution: ResolutionLog };
+
+export interface Rejected {
+  log: ChainLog;
+  reason: string;
+}
+
+export interface Interpreted {
+  records: SettlementRecord[];
+  rejected: Rejected[];
+  /** Transactions whose adapter actions need the receipt's ERC-1155 transfers to name the user. */
+  receiptsNeeded: string[];
+}
+
+/** Interprets logs (any order); records come out in chain order (block, log index). */
+export function interpretLogs(logs: readonly ChainLog[], blockTimes: ReadonlyMap<number, number>, book: ContractBook): Interpreted {
+  const sorted = [...logs].sort((a, b) => Number(a.blockNumber - b.blockNumber) || a.logIndex - b.logIndex);
+  const decoded: Array<{ log: ChainLog; value: DecodedLog }> = [];
+  const rejected: Rejected[] = [];
+  for (const log of sorted) {
+    const result = decodeLog(log, book);
+    if (result.ok) decoded.push({ log, value: result.value });
+    else rejected.push({ log, reason: result.reason });
+  }
+  // Exchanges with an OrdersMatched in each transaction: a fill without one came from the operator's
+  // direct fillOrder (v1), which has no taker order, so the order's own fill is the match.
+  const matchedIn = new Map<string, Set<string>>();
+  for (const { log, value } of decoded) {
+    if (value.type !== 'orders_matched') continue;
+    const set = matchedIn.get(log.transactionHash) ?? new Set<string>();
+    set.add(log.address);
+    matchedIn.set(log.transactionHash, set);
+  }
+  const records: SettlementRecord[] = [];
+  const receiptsNeeded = new Set<string>();
+  for (const { log, value } of decoded) {
+    const blockTimeMs = blockTimes.get(Number(log.blockNumber));
+    if (blockTimeMs === undefined) throw new Error(`no block time for block ${log.blockNumber}`);
+    const at: LogPosition = {
+      blockNumber: Number(log.blockNumber),
+      blockHash: log.blockHash,
+      blockTimeMs,
+      txHash: log.transactionHash,
+      logIndex: log.logIndex,
+      contract: log.address,
+    };
+    const actor = (address: string): Attributed | null => {
+      if (book.isInternalActor(address)) return null;
+      if (book.isCollateralAdapter(address)) {
+        receiptsNeeded.add(log.transactionHash);
+        return { wallet: '', via: address };
+      }
+      return { wallet: address, via: '' };
+    };
+    switch (value.type) {
+      case 'order_filled': {
+        const taker = value.taker === log.address || !matchedIn.get(log.transactionHash)?.has(log.address);
+        records.push({ kind: 'fill', at, role: taker ? 'taker' : 'maker', fill: value });
+        break;
+      }
+      case 'split':
+      case 'merge': {
+        const who = actor(value.stakeholder);
+        if (who) records.push({ kind: value.type, at, change: value, ...who });
+        break;
+      }
+      case 'redemption': {
+        const who = actor(value.redeemer);
+        if (who) records.push({ kind: 'redemption', at, change: value, ...who });
+        break;
+      }
+      case 'conversion': {
+        const who = actor(value.stakeholder);
+        if (who) records.push({ kind: 'conversion', at, conversion: value, ...who });
+        break;
+      }
+      case 'resolution':
+        records.push({ kind: 'resolution', at, resolution: value });
+        break;
+      default:
+        // OrdersMatched repeats the taker fill (volume is counted once, from the taker fill).
+        break;
+    }
+  }
+  return { records, rejected, receiptsNeeded: [...receiptsNeeded] };
+}
+
+/**
+ * Names the user of adapter actions from the ERC-1155 transfers in their transaction's receipt: the
+ * adapter sends a split's new positions to the user, and receives the positions a user merges,
+ * redeems or converts. Returns the reason when the receipt has no such transfer.
+ */
+export function attributeAdapterActions(
+  records: SettlementRecord[],
+  receiptLogs: ReadonlyMap<string, readonly ChainLog[]>,
+  book: ContractBook,
+): { records: SettlementRecord[]; rejected: Array<{ record: SettlementRecord; reason: string }> } {
+  const out: SettlementRecord[] = [];
+  const rejected: Array<{ record: SettlementRecord; reason: string }> = [];
+  for (const record of records) {
+    if (!('via' in record) || record.via === '' || record.wallet !== '') {
+      out.push(record);
+      continue;
+    }
+    const transfers = (receiptLogs.get(record.at.txHash) ?? [])
+      .filter((log) => log.address === book.conditionalTokens)
+      .map((log) => decodeLog(log, book))
+      .flatMap((result) => (result.ok && result.value.type === 'transfer' ? [result.value as TransferLog] : []));
+    const adapter = record.via;
+    const user =
+      record.kind === 'split'
+        ? transfers.find((t) => t.from === adapter && !isSystem(t.to, book))?.to
+        : transfers.find((t) => t.to === adapter && !isSystem(t.from, book))?.from;
+    if (user) out.push({ ...record, wallet: user });
+    else
+      rejected.push({
+        record,
+        reason: `${record.kind} through adapter ${adapter} in ${record.at.txHash} has no ERC-1155 transfer naming the user`,
+      });
+  }
+  return { records: out, rejected };
+}
+
+function isSystem(address: string, book: ContractBook): boolean {
+  return book.isInternalActor(address) || book.isCollateralAdapter(address) || /^0x0{40}$/.test(address);
+}
+
+/** The wallet whose positions a record changes (empty for resolutions). */
+export function walletOf(record: SettlementRecord): string {
+  if (record.kind === 'fill') return record.fill.maker;
+  if (record.kind === 'resolution') return '';
+  return record.wallet;
+}

@@ -1,0 +1,283 @@
+/**
+ * One journal entry -> the logs its transaction emits on Polygon, ABI-encoded with viem from the same
+ * event signatures the contracts publish, so the service decodes simulated logs exactly as real ones.
+ *
+ * - A taker fill is a COMPLEMENTARY match: the resting order's OrderFilled (its owner on the opposite
+ *   side), the taker order's OrderFilled (counterparty = the exchange), then OrdersMatched. Without a
+ *   market maker it is the operator filling the order directly (v1 fillOrder: no OrdersMatched).
+ * - Before the v2 switch: CTF Exchange v1 (NegRisk v1 for neg-risk markets), fees 0, splits, merges
+ *   and redemptions straight on the CTF (through the NegRiskAdapter for neg-risk markets).
+ * - After it: CTF Exchange v2, a taker fee of 0.02 x shares x p x (1 - p) in collateral, and splits,
+ *   merges and redemptions through the collateral adapters, which name themselves in the CTF events
+ *   while the ERC-1155 TransferBatch names the user.
+ * Amounts are the Data API's numbers in micro-units: shares = size x 1e6, collateral = size x price x 1e6.
+ */
+import { type Abi, type AbiEvent, encodeAbiParameters, encodeEventTopics, getAbiItem, type Hex, keccak256, toHex, zeroHash } from 'viem';
+import { conditionalTokensAbi, exchangeV1Abi, exchangeV2Abi, negRiskAdapterAbi } from '../chain/abis.js';
+import { POLYGON_CONTRACTS } from '../chain/polygon-contracts.js';
+import type { JournalEntry } from './chain-journal.js';
+import type { SimulatorState } from './state.js';
+import type { SimMarket } from './world-types.js';
+
+export interface SimLog {
+  address: string;
+  topics: string[];
+  data: string;
+}
+
+export interface SimTransaction {
+  hash: string;
+  from: string;
+  to: string;
+  logs: SimLog[];
+}
+
+const lower = (address: string) => address.toLowerCase();
+const C = {
+  exchangeV1: lower(POLYGON_CONTRACTS.exchangeV1),
+  negRiskExchangeV1: lower(POLYGON_CONTRACTS.negRiskExchangeV1),
+  exchangeV2: lower(POLYGON_CONTRACTS.exchangeV2),
+  negRiskExchangeV2: lower(POLYGON_CONTRACTS.negRiskExchangeV2),
+  ctf: lower(POLYGON_CONTRACTS.conditionalTokens),
+  negRiskAdapter: lower(POLYGON_CONTRACTS.negRiskAdapter),
+  ctfCollateralAdapter: lower(POLYGON_CONTRACTS.collateralAdapters[0]),
+  negRiskCollateralAdapter: lower(POLYGON_CONTRACTS.collateralAdapters[1]),
+  usdcE: lower(POLYGON_CONTRACTS.usdcE),
+  wcol: lower(POLYGON_CONTRACTS.negRiskWrappedCollateral),
+};
+/** The exchange operator (fills orders directly) and the UMA adapter resolving binary markets. */
+export const SIM_OPERATOR = '0x0000000000000000000000000000000000000a11';
+const UMA_ORACLE = '0x157ce2d672854c848c9b79c49a8cc6cc89176a49';
+
+const eventCache = new Map<string, AbiEvent>();
+function encodeLog(address: string, abi: Abi, eventName: string, args: Record<string, unknown>): SimLog {
+  const key = `${address}:${eventName}`;
+  let event = eventCache.get(key);
+  if (!event) {
+    event = getAbiItem({ abi, name: eventName }) as AbiEvent;
+    eventCache.set(key, event);
+  }
+  const indexed: Record<string, unknown> = {};
+  const dataInputs = [];
+  const dataValues = [];
+  for (const input of event.inputs) {
+    if (input.indexed) indexed[input.name as string] = args[input.name as string];
+    else {
+      dataInputs.push(input);
+      dataValues.push(args[input.name as string]);
+    }
+  }
+  const topics = encodeEventTopics({ abi: [event], eventName, args: indexed } as never) as Hex[];
+  return { address, topics, data: encodeAbiParameters(dataInputs, dataValues) };
+}
+
+const micro = (value: number) => BigInt(Math.round(value * 1e6));
+const orderHash = (tx: string, role: string) => keccak256(toHex(`${tx}:${role}`));
+
+export class SimTransactions {
+  constructor(
+    private readonly state: SimulatorState,
+    /** Epoch ms from which the exchange is v2 (the v1 history before it). */
+    private readonly v2FromMs: number,
+  ) {}
+
+  isV2(second: number): boolean {
+    return second * 1000 >= this.v2FromMs;
+  }
+
+  /** A deterministic transaction hash for resolutions (the tape's trades and ledger entries carry their own). */
+  resolutionTxHash(marketIndex: number): string {
+    return keccak256(toHex(`resolution:${this.state.seed}:${marketIndex}`));
+  }
+
+  txHashOf(entry: JournalEntry): string {
+    if (entry.kind === 'trade') return entry.trade.transactionHash;
+    if (entry.kind === 'activity') return entry.activity.transactionHash;
+    return this.resolutionTxHash(entry.marketIndex);
+  }
+
+  transaction(entry: JournalEntry): SimTransaction {
+    const hash = this.txHashOf(entry);
+    switch (entry.kind) {
+      case 'trade':
+        return this.tradeTransaction(entry.trade, hash, entry.second);
+      case 'activity':
+        return this.activityTransaction(entry.activity, hash, entry.second);
+      case 'resolution':
+        return this.resolutionTransaction(entry.marketIndex, hash);
+    }
+  }
+
+  private market(index: number): SimMarket {
+    return this.state.world.markets[index] as SimMarket;
+  }
+
+  private negRisk(market: SimMarket): boolean {
+    return this.state.world.events[market.eventIndex]?.negRisk ?? false;
+  }
+
+  private wallet(index: number): string {
+    return this.state.world.wallets[index]?.address as string;
+  }
+
+  private tradeTransaction(trade: Extract<JournalEntry, { kind: 'trade' }>['trade'], hash: string, second: number): SimTransaction {
+    const market = this.market(trade.marketIndex);
+    const negRisk = this.negRisk(market);
+    const v2 = this.isV2(second);
+    const exchange = v2 ? (negRisk ? C.negRiskExchangeV2 : C.exchangeV2) : negRisk ? C.negRiskExchangeV1 : C.exchangeV1;
+    const token = BigInt(market.tokenIds[trade.outcomeIndex] as string);
+    const shares = micro(trade.size);
+    const usdc = micro(trade.size * trade.price);
+    const taker = this.wallet(trade.walletIndex);
+    const takerBuys = trade.side === 'BUY';
+    const takerFee = v2 && shares > 0n ? (2n * usdc * (shares - usdc)) / (100n * shares) : 0n;
+    const fill = (owner: string, counterparty: string, buy: boolean, fee: bigint, role: string): SimLog =>
+      v2
+        ? encodeLog(exchange, exchangeV2Abi, 'OrderFilled', {
+            orderHash: orderHash(hash, role),
+            maker: owner,
+            taker: counterparty,
+            side: buy ? 0 : 1,
+            tokenId: token,
+            makerAmountFilled: buy ? usdc : shares,
+            takerAmountFilled: buy ? shares : usdc,
+            fee,
+            builder: zeroHash,
+            metadata: zeroHash,
+          })
+        : encodeLog(exchange, exchangeV1Abi, 'OrderFilled', {
+            orderHash: orderHash(hash, role),
+            maker: owner,
+            taker: counterparty,
+            makerAssetId: buy ? 0n : token,
+            takerAssetId: buy ? token : 0n,
+            makerAmountFilled: buy ? usdc : shares,
+            takerAmountFilled: buy ? shares : usdc,
+            fee,
+          });
+    if (trade.makerWalletIndex < 0) {
+      return { hash, from: SIM_OPERATOR, to: exchange, logs: [fill(taker, SIM_OPERATOR, takerBuys, 0n, 'taker')] };
+    }
+    const matched = v2
+      ? encodeLog(exchange, exchangeV2Abi, 'OrdersMatched', {
+          takerOrderHash: orderHash(hash, 'taker'),
+          takerOrderMaker: taker,
+          side: takerBuys ? 0 : 1,
+          tokenId: token,
+          makerAmountFilled: takerBuys ? usdc : shares,
+          takerAmountFilled: takerBuys ? shares : usdc,
+        })
+      : encodeLog(exchange, exchangeV1Abi, 'OrdersMatched', {
+          takerOrderHash: orderHash(hash, 'taker'),
+          takerOrderMaker: taker,
+          makerAssetId: takerBuys ? 0n : token,
+          takerAssetId: takerBuys ? token : 0n,
+          makerAmountFilled: takerBuys ? usdc : shares,
+          takerAmountFilled: takerBuys ? shares : usdc,
+        });
+    return {
+      hash,
+      from: SIM_OPERATOR,
+      to: exchange,
+      logs: [
+        fill(this.wallet(trade.makerWalletIndex), taker, !takerBuys, 0n, 'maker'),
+        fill(taker, exchange, takerBuys, takerFee, 'taker'),
+        matched,
+      ],
+    };
+  }
+
+  private activityTransaction(
+    activity: Extract<JournalEntry, { kind: 'activity' }>['activity'],
+    hash: string,
+    second: number,
+  ): SimTransaction {
+    const market = this.market(activity.marketIndex);
+    const negRisk = this.negRisk(market);
+    const user = this.wallet(activity.walletIndex);
+    const adapter = this.isV2(second) ? (negRisk ? C.negRiskCollateralAdapter : C.ctfCollateralAdapter) : null;
+    const actor = adapter ?? user;
+    const condition = market.conditionId;
+    const tokens = market.tokenIds.map((t) => BigInt(t));
+    const logs: SimLog[] = [];
+    const ctfLeg = (eventName: 'PositionSplit' | 'PositionsMerge', stakeholder: string, collateralToken: string, amount: bigint) =>
+      encodeLog(C.ctf, conditionalTokensAbi, eventName, {
+        stakeholder,
+        collateralToken,
+        parentCollectionId: zeroHash,
+        conditionId: condition,
+        partition: [1n, 2n],
+        amount,
+      });
+    const transfer = (from: string, to: string, values: bigint[]) =>
+      encodeLog(C.ctf, conditionalTokensAbi, 'TransferBatch', { operator: adapter, from, to, ids: tokens, values });
+    switch (activity.type) {
+      case 'SPLIT':
+      case 'MERGE': {
+        const amount = micro(activity.size);
+        const eventName = activity.type === 'SPLIT' ? 'PositionSplit' : 'PositionsMerge';
+        if (adapter && activity.type === 'MERGE') logs.push(transfer(user, adapter, [amount, amount]));
+        if (negRisk) {
+          logs.push(ctfLeg(eventName, C.negRiskAdapter, C.wcol, amount));
+          logs.push(encodeLog(C.negRiskAdapter, negRiskAdapterAbi, eventName, { stakeholder: actor, conditionId: condition, amount }));
+        } else {
+          logs.push(ctfLeg(eventName, actor, C.usdcE, amount));
+        }
+        if (adapter && activity.type === 'SPLIT') logs.push(transfer(adapter, user, [amount, amount]));
+        return { hash, from: user, to: adapter ?? (negRisk ? C.negRiskAdapter : C.ctf), logs };
+      }
+      case 'REDEEM': {
+        const winner = this.market(activity.marketIndex).winningOutcome;
+        const voided = activity.voidedHeld;
+        // A voided market pays 0.5 per share of either outcome: the payout is half of all shares burned.
+        const won = voided ? micro(activity.usdcSize) : micro(activity.size);
+        const lost = micro(activity.losingSize ?? 0);
+        const held = voided ? [micro(voided[0]), micro(voided[1])] : winner === 0 ? [won, lost] : [lost, won];
+        if (adapter) logs.push(transfer(user, adapter, held));
+        const ctfRedemption = (redeemer: string, collateralToken: string) =>
+          encodeLog(C.ctf, conditionalTokensAbi, 'PayoutRedemption', {
+            redeemer,
+            collateralToken,
+            parentCollectionId: zeroHash,
+            conditionId: condition,
+            indexSets: [1n, 2n],
+            payout: won,
+          });
+        if (negRisk) {
+          logs.push(ctfRedemption(C.negRiskAdapter, C.wcol));
+          logs.push(
+            encodeLog(C.negRiskAdapter, negRiskAdapterAbi, 'PayoutRedemption', {
+              redeemer: actor,
+              conditionId: condition,
+              amounts: held,
+              payout: won,
+            }),
+          );
+        } else {
+          logs.push(ctfRedemption(actor, C.usdcE));
+        }
+        return { hash, from: user, to: adapter ?? (negRisk ? C.negRiskAdapter : C.ctf), logs };
+      }
+    }
+  }
+
+  private resolutionTransaction(marketIndex: number, hash: string): SimTransaction {
+    const market = this.market(marketIndex);
+    const negRisk = this.negRisk(market);
+    const oracle = negRisk ? C.negRiskAdapter : UMA_ORACLE;
+    return {
+      hash,
+      from: SIM_OPERATOR,
+      to: C.ctf,
+      logs: [
+        encodeLog(C.ctf, conditionalTokensAbi, 'ConditionResolution', {
+          conditionId: market.conditionId,
+          oracle,
+          questionId: market.questionId,
+          outcomeSlotCount: 2n,
+          payoutNumerators: market.voided ? [1n, 1n] : market.winningOutcome === 0 ? [1n, 0n] : [0n, 1n],
+        }),
+      ],
+    };
+  }
+}
