@@ -135,6 +135,72 @@ test('sign up: the key is shown once, copies to the clipboard, and signing in ke
   await expectCleanPage('03-account');
 }, 60_000);
 
+test('keys: listed by prefix with tier, created, last used and status; create one (shown once), rotate the key in use with a grace period, revoke', async () => {
+  const prefixOf = (key: string) => `${key.slice(0, 8)}…${key.slice(-4)}`;
+  const keysTable = page.locator('[data-testid="keys"]');
+  const first = keysTable.locator('tbody tr');
+  await first.first().waitFor();
+  expect(await first.count()).toBe(1);
+  const signUpRow = keysTable.locator('tbody tr', { hasText: prefixOf(apiKey) });
+  expect(await signUpRow.textContent()).toContain('this browser');
+  expect(await signUpRow.textContent()).toContain('Tier 1');
+  expect(await signUpRow.getAttribute('data-status')).toBe('active');
+
+  // Create: the key is shown once, copies, and works as a bearer key.
+  await page.getByLabel('Label for a new key').fill('ci worker');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  await page.getByRole('heading', { name: /New key: store it now/ }).waitFor();
+  const created = await page.getByLabel('New API key').inputValue();
+  expect(created).toMatch(/^aif_[0-9A-Za-z]{38}$/);
+  await page.getByRole('button', { name: 'Copy new key' }).click();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(created);
+  const ciRow = keysTable.locator('tbody tr', { hasText: 'ci worker' });
+  await ciRow.waitFor();
+  expect(await ciRow.textContent()).toContain(prefixOf(created));
+  expect((await getJson(`${base}/v1/session`, created)).status).toBe(200);
+  await expectCleanPage('03b-key-created');
+
+  // Rotate the key this browser uses, the old one working 24 more hours: the session moves to the new key.
+  await page.getByLabel('On rotation, the old key').selectOption({ label: 'keeps working for 24 hours' });
+  const rotatedAt = Date.now();
+  await page.getByRole('button', { name: `Rotate key ${prefixOf(apiKey)}` }).click();
+  await page.getByRole('heading', { name: /Replacement key: store it now/ }).waitFor();
+  const replacement = await page.getByLabel('New API key').inputValue();
+  expect(replacement).toMatch(/^aif_[0-9A-Za-z]{38}$/);
+  expect(await page.locator('[data-testid="grace"]').textContent()).toMatch(
+    /keeps working until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(grace period\)/,
+  );
+  await page.getByText('This browser now signs in with the new key.').waitFor();
+  await waitFor(
+    async () => (await browser.context.cookies(base)).find((c) => c.name === 'tapeline_session')?.value === replacement,
+    5_000,
+    'the session cookie holding the new key',
+  );
+  const replacementRow = keysTable.locator('tbody tr', { hasText: prefixOf(replacement) });
+  await replacementRow.filter({ hasText: 'this browser' }).waitFor();
+  const oldRow = keysTable.locator('tbody tr', { hasText: prefixOf(apiKey) });
+  expect(await oldRow.getAttribute('data-status')).toBe('expiring');
+  expect(await oldRow.textContent()).toContain('rotated: works until');
+  // The grace period is what was picked: the old key works, and ends 24 h after the rotation.
+  expect((await getJson(`${base}/v1/session`, apiKey)).status).toBe(200);
+  const listed = (await getJson(`${base}/v1/keys`, replacement)).body.data as Array<{ prefix: string; expires_at: string | null }>;
+  const endsAt = Date.parse(listed.find((k) => k.prefix === prefixOf(apiKey))!.expires_at!);
+  expect(Math.abs(endsAt - (rotatedAt + 86_400_000))).toBeLessThan(60_000);
+  apiKey = replacement;
+  await expectCleanPage('03c-key-rotated');
+
+  // Revoke the extra key (after confirming): it stops at once and leaves the live list.
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.getByRole('button', { name: `Revoke key ${prefixOf(created)}` }).click();
+  await page.getByText(`Key ${prefixOf(created)} revoked.`).waitFor();
+  await ciRow.waitFor({ state: 'detached' });
+  expect((await getJson(`${base}/v1/markets`, created)).status).toBe(401);
+  await page.getByLabel('Show revoked keys').check();
+  await keysTable.locator('tbody tr[data-status="revoked"]', { hasText: 'ci worker' }).waitFor();
+  await expectCleanPage('03d-key-revoked');
+  await page.getByLabel('Show revoked keys').uncheck();
+}, 60_000);
+
 test('webhooks: create one to a local receiver, send a test event, see the signed delivery and its attempt', async () => {
   // An operator grants credits (Tier 2) so the market page below can show trades, holders and OI.
   await runAdminCli(dataDir, ['credits', 'add', apiKey, '1000']);
