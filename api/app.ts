@@ -157,7 +157,7 @@ function buildApp(
     response.type('application/yaml').send(openapiText);
   });
   app.use(docsRoutes());
-  app.use(webui.routes(owners));
+  app.use(webui.routes({ owners, throttle, trustProxyHops: deps.auth.trustProxyHops }));
 
   app.use(express.json({ limit: '64kb' }));
   const authenticate = requireApiKey(owners, throttle, deps.auth.trustProxyHops);

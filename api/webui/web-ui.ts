@@ -8,7 +8,7 @@
  */
 import { Router, type Request, type Response } from 'express';
 import type { Logger } from '../../services/logger.js';
-import type { OwnerCache } from '../auth.js';
+import { type AuthThrottle, clientAddress, type OwnerCache } from '../auth.js';
 import { clearSessionCookie, cookieValue, SESSION_COOKIE } from '../session.js';
 import { buildBundle, type Bundle } from './bundle.js';
 
@@ -23,6 +23,13 @@ const CSP = [
   "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ');
+
+export interface ShellAuth {
+  owners: OwnerCache;
+  /** The /v1 failed-authentication throttle: a made-up cookie costs the same here as a made-up bearer key. */
+  throttle: AuthThrottle;
+  trustProxyHops: number;
+}
 
 export class WebUi {
   private built: Promise<Bundle> | undefined;
@@ -46,7 +53,7 @@ export class WebUi {
     return this.built;
   }
 
-  routes(owners: OwnerCache): Router {
+  routes(auth: ShellAuth): Router {
     const router = Router();
     router.get('/app/assets/:file', async (request, response) => {
       const bundle = await this.bundleOr503(response);
@@ -70,7 +77,7 @@ export class WebUi {
     router.get(/^\/app(\/.*)?$/, async (request, response) => {
       const bundle = await this.bundleOr503(response);
       if (!bundle) return;
-      const signedIn = await this.sessionState(request, response, owners);
+      const signedIn = await this.sessionState(request, response, auth);
       response.setHeader('Content-Security-Policy', CSP);
       response.setHeader('Cache-Control', 'no-store');
       response.setHeader('X-Content-Type-Options', 'nosniff');
@@ -82,12 +89,18 @@ export class WebUi {
 
   /**
    * Whether the request carries a live session cookie, so the page knows without a request that
-   * would fail; a cookie whose key no longer works is cleared here.
+   * would fail; a cookie whose key no longer works is cleared here. Unknown keys count as failed
+   * authentications of the address, and an address over that limit gets the signed-out page
+   * without a lookup (its cookie kept: the page's own sign-in then meets the same 429).
    */
-  private async sessionState(request: Request, response: Response, owners: OwnerCache): Promise<boolean> {
+  private async sessionState(request: Request, response: Response, auth: ShellAuth): Promise<boolean> {
     const apiKey = cookieValue(request.get('cookie'), SESSION_COOKIE);
     if (!apiKey) return false;
-    if (await owners.lookup(apiKey)) return true;
+    if (auth.owners.peek(apiKey)) return true;
+    const ip = clientAddress(request, auth.trustProxyHops);
+    if (auth.throttle.refusal(ip)) return false;
+    if (await auth.owners.lookup(apiKey)) return true;
+    auth.throttle.failed(ip);
     clearSessionCookie(request, response);
     return false;
   }
