@@ -1,5 +1,5 @@
 // Test tiers by file suffix: *.unit.test.ts (pure, no I/O), *.int.test.ts (real engines in-process),
-// *.e2e.test.ts (the service as child processes). A read model's tests live in its folder
+// *.e2e.test.ts (the service as child processes), *.abuse.test.ts (the demo under floods). A read model's tests live in its folder
 // (services/read-models/<name>/), the rest under test/. One npm script per tier; `npm test` runs all.
 const shared = {
   transform: { '^.+\\.ts$': '<rootDir>/test/support/esbuild-transform.cjs' },
@@ -15,6 +15,8 @@ export default {
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{test,services,api,tools,clients}/**/*.unit.test.ts'] },
     { ...shared, displayName: 'integration', testMatch: ['<rootDir>/{test,services,api,tools,clients}/**/*.int.test.ts'] },
     { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/{test,services,api,tools,clients}/**/*.e2e.test.ts'] },
+    // The abuse suite: the demo as a child process under floods, bounded in count and time.
+    { ...shared, displayName: 'abuse', testMatch: ['<rootDir>/{test,services,api,tools}/**/*.abuse.test.ts'] },
     // Real engines as local servers (Kafka, schema registry, PostgreSQL), started once per run.
     {
       ...shared,

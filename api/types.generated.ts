@@ -266,13 +266,42 @@ export type Usage = {
   quota: number;
   used: number;
   remaining: number;
-  /** Pay-as-you-go credits left; drawn past the quota. */
+  /** Pay-as-you-go credits left; drawn past the quota, and by every Tier 2 call that only credits unlock. */
   credits_balance: number;
+  /** Credits one call draws (past the quota, or for a Tier 2 call without the Tier 2 token balance); Tier 2 through credits needs at least this many. */
   credits_per_call_over_quota: number;
   rate_limit: {
     requests_per_second: number;
     burst: number;
   };
+};
+
+export type ApiKey = {
+  id: string;
+  /** The key's first 8 characters and last 4 (`aif_AbCd…wXyZ`): enough to recognise it, never to use it. */
+  prefix: string;
+  label: string | null;
+  tier: TierName;
+  created_at: Timestamp;
+  /** Last request with this key (recorded within about a second). */
+  last_used_at: NullableTimestamp;
+  /** When the key stops (stopped) working; null while it has no end. */
+  expires_at: NullableTimestamp;
+  /** `active`: no end; `expiring`: rotated, working until expires_at; `revoked`: no longer works. */
+  status: "active" | "expiring" | "revoked";
+  /** Id of the key this one replaced. */
+  rotated_from: string | null;
+  /** Whether this is the key that made the request. */
+  current: boolean;
+};
+
+export type NewApiKey = ApiKey & {
+  /** The key itself - shown only in this response. */
+  api_key: string;
+};
+
+export type RotatedApiKey = NewApiKey & {
+  previous: ApiKey;
 };
 
 export type AccessReport = {
@@ -284,7 +313,8 @@ export type AccessReport = {
   thresholds: {
     tier2_tokens?: number;
     tier3_tokens?: number;
-    tier2_credits?: string;
+    /** Credits that unlock Tier 2 for one call: the price each such call draws. */
+    tier2_credits?: number;
   };
   rule: string;
   allowed_endpoints: number;
@@ -323,7 +353,7 @@ export type Pagination = {
 
 export type Error = {
   success: false;
-  code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "PAYMENT_REQUIRED" | "CONFLICT" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED" | "UNAVAILABLE" | "INTERNAL_ERROR";
+  code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "PAYMENT_REQUIRED" | "CONFLICT" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
   /** Human-readable message. */
   error: string;
   /** A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed). */
@@ -360,6 +390,7 @@ export type Health = {
     source: string;
     last_success_at: NullableTimestamp;
     last_attempt_at?: NullableTimestamp;
+    /** What the last failure was, by kind (e.g. `upstream answered HTTP 503`, `upstream timed out`); never upstream text. */
     last_error: string | null;
     consecutive_failures: number;
     records_published: number;
@@ -915,6 +946,7 @@ export type WebhookFilters = {
   market_ids?: Array<string>;
   wallets?: Array<string>;
   min_size_usdc?: number;
+  /** This subscription's trader.large_trade threshold in USDC; at least 1,000 by default (each large trade costs a query of the trader's last 24 hours). */
   large_trade_min_usdc?: number;
   min_change_pct?: number;
 };
@@ -938,6 +970,9 @@ export type WebhookSubscription = {
   secret?: string;
   secret_hint: string;
   previous_secret_expires_at: NullableTimestamp;
+  /** Events not queued for this subscription because its backlog of undelivered deliveries was full (see POST /webhooks). */
+  dropped_events: number;
+  last_dropped_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
 };

@@ -13,6 +13,10 @@ export interface KeyOwner {
   account_id: string;
   name: string;
   kind: 'agent' | 'developer';
+  /** The key's own id (api_keys.id). */
+  key_id: string;
+  /** When a rotated key stops working (ms), null for a key without an end. */
+  expires_at_ms: number | null;
 }
 
 export interface Balances {
@@ -34,16 +38,24 @@ export class Accounts {
     return this.createAccountWithKey(name, 'developer', tokenBalance);
   }
 
-  /** The owner of a live key, or null for a malformed, unknown or revoked one. */
+  /** Whether the key has the format and checksum of an issued key (no lookup). */
+  isWellFormed(apiKey: string): boolean {
+    return isWellFormedApiKey(apiKey);
+  }
+
+  /** The owner of a live key, or null for a malformed, unknown or revoked one (a rotated key lives until its grace ends). */
   async authenticate(apiKey: string): Promise<KeyOwner | null> {
     if (!isWellFormedApiKey(apiKey)) return null;
-    const rows = await this.store.query<KeyOwner>(
-      `SELECT a.id::text AS account_id, a.name, a.kind
+    const rows = await this.store.query<Omit<KeyOwner, 'expires_at_ms'> & { revoked_at: Date | null }>(
+      `SELECT a.id::text AS account_id, a.name, a.kind, k.id::text AS key_id, k.revoked_at
          FROM api_keys k JOIN accounts a ON a.id = k.account_id
-        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+        WHERE k.key_hash = $1 AND (k.revoked_at IS NULL OR k.revoked_at > now())`,
       [hashApiKey(apiKey)],
     );
-    return rows[0] ?? null;
+    const row = rows[0];
+    if (!row) return null;
+    const { revoked_at: revokedAt, ...owner } = row;
+    return { ...owner, expires_at_ms: revokedAt ? new Date(revokedAt).getTime() : null };
   }
 
   async record(accountId: string): Promise<AccountRecord | null> {

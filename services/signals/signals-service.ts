@@ -30,6 +30,10 @@ export interface SignalsOptions {
   control: ControlStore;
   traderContext: TraderContextSource;
   largeTradeUsdc: number;
+  /** Floor under every subscription's own large-trade threshold (subscriptions made before the floor may hold lower ones). */
+  minLargeTradeUsdc?: number;
+  /** Backlog cap per subscription (see outbox.ts); default none. */
+  maxPendingPerSubscription?: number;
   priceChangePct: number;
   priceWindowMs: number;
   logger: Logger;
@@ -73,7 +77,9 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
       const deliveries = await detectTradeEvents(trades, subscriptions);
       const settlements = lifecycle.filter(({ event }) => isNotifiedSettlement(event));
       deliveries.push(...resolutionDeliveries(settlements, subscriptions));
-      const enqueued = await options.control.transaction((tx) => enqueueDeliveries(tx, deliveries, clock()));
+      const enqueued = await options.control.transaction((tx) =>
+        enqueueDeliveries(tx, deliveries, clock(), undefined, options.maxPendingPerSubscription),
+      );
       const resolutions = settlements.length;
       stats.batches += 1;
       stats.enqueued += enqueued;
@@ -95,7 +101,7 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
       let context: TraderContext | undefined;
       for (const subscription of subscriptions) {
         if (wants(subscription, { ...facts, type: 'trade.executed' })) deliveries.push(delivery(subscription, tradeExecuted(trade)));
-        const threshold = subscription.filters?.large_trade_min_usdc ?? options.largeTradeUsdc;
+        const threshold = Math.max(subscription.filters?.large_trade_min_usdc ?? options.largeTradeUsdc, options.minLargeTradeUsdc ?? 0);
         if (trade.size_usdc >= threshold && wants(subscription, { ...facts, type: 'trader.large_trade' })) {
           context ??= await options.traderContext(trade.wallet, trade.timestamp_ms);
           deliveries.push(delivery(subscription, largeTrade(trade, threshold, context)));

@@ -49,6 +49,9 @@ export function startWebhookDispatcher(
     disableAfterMs: config.webhooks.disableAfterMs,
     pollIntervalMs: config.webhooks.pollIntervalMs,
     concurrency: config.webhooks.concurrency,
+    accountConcurrency: config.webhooks.accountConcurrency,
+    hostConcurrency: config.webhooks.hostConcurrency,
+    retentionMs: config.webhooks.retentionMs,
   });
   return {
     dispatcher,
@@ -73,6 +76,8 @@ export function startSignalsProcessor(
     control,
     traderContext: analyticsTraderContext(analytics),
     largeTradeUsdc: config.signals.largeTradeUsdc,
+    minLargeTradeUsdc: config.webhooks.largeTradeMinUsdc,
+    maxPendingPerSubscription: config.webhooks.pendingPerSubscription,
     priceChangePct: config.signals.priceChangePct,
     priceWindowMs: config.signals.priceWindowMs,
     logger: logger.child({ part: 'signals' }),
@@ -87,6 +92,8 @@ export function webhooksApi(config: Config, control: ControlStore, wake: () => v
     guard: new UrlGuard(config.webhooks.allowedHosts),
     clock: Date.now,
     secretGraceMs: config.webhooks.secretGraceMs,
+    maxPerAccount: config.webhooks.subscriptionsPerAccount,
+    minLargeTradeUsdc: config.webhooks.largeTradeMinUsdc,
   });
   return { subscriptions, store: control, clock: Date.now, wake };
 }

@@ -266,13 +266,42 @@ export type Usage = {
   quota: number;
   used: number;
   remaining: number;
-  /** Pay-as-you-go credits left; drawn past the quota. */
+  /** Pay-as-you-go credits left; drawn past the quota, and by every Tier 2 call that only credits unlock. */
   credits_balance: number;
+  /** Credits one call draws (past the quota, or for a Tier 2 call without the Tier 2 token balance); Tier 2 through credits needs at least this many. */
   credits_per_call_over_quota: number;
   rate_limit: {
     requests_per_second: number;
     burst: number;
   };
+};
+
+export type ApiKey = {
+  id: string;
+  /** The key's first 8 characters and last 4 (`aif_AbCd…wXyZ`): enough to recognise it, never to use it. */
+  prefix: string;
+  label: string | null;
+  tier: TierName;
+  created_at: Timestamp;
+  /** Last request with this key (recorded within about a second). */
+  last_used_at: NullableTimestamp;
+  /** When the key stops (stopped) working; null while it has no end. */
+  expires_at: NullableTimestamp;
+  /** `active`: no end; `expiring`: rotated, working until expires_at; `revoked`: no longer works. */
+  status: "active" | "expiring" | "revoked";
+  /** Id of the key this one replaced. */
+  rotated_from: string | null;
+  /** Whether this is the key that made the request. */
+  current: boolean;
+};
+
+export type NewApiKey = ApiKey & {
+  /** The key itself - shown only in this response. */
+  api_key: string;
+};
+
+export type RotatedApiKey = NewApiKey & {
+  previous: ApiKey;
 };
 
 export type AccessReport = {
@@ -284,7 +313,8 @@ export type AccessReport = {
   thresholds: {
     tier2_tokens?: number;
     tier3_tokens?: number;
-    tier2_credits?: string;
+    /** Credits that unlock Tier 2 for one call: the price each such call draws. */
+    tier2_credits?: number;
   };
   rule: string;
   allowed_endpoints: number;
@@ -323,7 +353,7 @@ export type Pagination = {
 
 export type Error = {
   success: false;
-  code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "PAYMENT_REQUIRED" | "CONFLICT" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED" | "UNAVAILABLE" | "INTERNAL_ERROR";
+  code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "PAYMENT_REQUIRED" | "CONFLICT" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
   /** Human-readable message. */
   error: string;
   /** A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed). */
@@ -360,6 +390,7 @@ export type Health = {
     source: string;
     last_success_at: NullableTimestamp;
     last_attempt_at?: NullableTimestamp;
+    /** What the last failure was, by kind (e.g. `upstream answered HTTP 503`, `upstream timed out`); never upstream text. */
     last_error: string | null;
     consecutive_failures: number;
     records_published: number;
@@ -915,6 +946,7 @@ export type WebhookFilters = {
   market_ids?: Array<string>;
   wallets?: Array<string>;
   min_size_usdc?: number;
+  /** This subscription's trader.large_trade threshold in USDC; at least 1,000 by default (each large trade costs a query of the trader's last 24 hours). */
   large_trade_min_usdc?: number;
   min_change_pct?: number;
 };
@@ -938,6 +970,9 @@ export type WebhookSubscription = {
   secret?: string;
   secret_hint: string;
   previous_secret_expires_at: NullableTimestamp;
+  /** Events not queued for this subscription because its backlog of undelivered deliveries was full (see POST /webhooks). */
+  dropped_events: number;
+  last_dropped_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
 };
@@ -1347,6 +1382,10 @@ export interface Operations {
       limit?: number;
       /** Opaque cursor from the previous page's `pagination.next_cursor`. */
       cursor?: string;
+      /** Inclusive lower bound on the tick time (ISO 8601). */
+      from?: string;
+      /** Exclusive upper bound on the tick time (ISO 8601). */
+      to?: string;
     };
     paramsOptional: false;
     data: Array<PriceTick>;
@@ -1427,6 +1466,52 @@ export interface Operations {
     params: Record<string, never>;
     paramsOptional: true;
     data: AccessReport;
+    paginated: false;
+  };
+  /** GET /keys: The calling account's API keys by their safe prefix, newest first, with tier, creation and last use. */
+  getKeys: {
+    params: {
+      /** `live` (default): keys that work now; `all`: revoked ones too. */
+      status?: "live" | "all";
+      /** Page size (default 50, max 500). */
+      limit?: number;
+      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      cursor?: string;
+    };
+    paramsOptional: true;
+    data: Array<ApiKey>;
+    paginated: true;
+  };
+  /** POST /keys: Add a key to the calling account; the key is in the response, shown once. */
+  postKeys: {
+    params: {
+      /** A name for the key (where it is used), shown in listings. */
+      label?: string;
+    };
+    paramsOptional: true;
+    data: NewApiKey;
+    paginated: false;
+  };
+  /** POST /keys/{id}/rotate: Replace a key with a new one (shown once); the old key stops now or after a grace period. */
+  postKeysByIdRotate: {
+    params: {
+      /** API key id (from GET /keys). */
+      id: string;
+      /** Grace period of the old key (0: it stops now). */
+      expire_previous_in_seconds?: number;
+    };
+    paramsOptional: false;
+    data: RotatedApiKey;
+    paginated: false;
+  };
+  /** POST /keys/{id}/revoke: End a key now. */
+  postKeysByIdRevoke: {
+    params: {
+      /** API key id (from GET /keys). */
+      id: string;
+    };
+    paramsOptional: false;
+    data: ApiKey;
     paginated: false;
   };
   /** GET /briefing: The agent heartbeat - signals since the last briefing, paper state, risk alerts, when to poll next. */
@@ -2150,7 +2235,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "GET",
     "path": "/trades",
     "summary": "The trade feed, newest first, in chain order.",
-    "description": "Fills from two sources, each record labelled with its `origin`:\n- `chain`: settlement events read from Polygon (authoritative): every fill of both sides, with\n  `block_number` and `log_index`, published once its block has `CHAIN_CONFIRMATIONS`\n  confirmations, retracted and replaced if a reorg orphans its block;\n- `data_api`: Polymarket's Data API feed (the fast path): taker fills only, no block or log\n  index. Served where the chain source has not published: newer than its last published block,\n  older than its first one, or everywhere when no RPC is configured (`/v1/health`\n  `trade_coverage` says `taker_only` then). Inside the chain's coverage the chain's records\n  replace them; `/v1/health` counts per hour the Data API trades the chain matches and does not.\n\nOrder: (timestamp, block_number, log_index, trade_id) descending - the chain's own order, never\na hash, so fills in one second keep their on-chain sequence (a `data_api` record sorts after\n`chain` records of the same millisecond). Walking the cursor to the end returns every record at\nor before the first page exactly once, even while new ones arrive (they appear before the first\npage, not inside the walk).",
+    "description": "Fills from two sources, each record labelled with its `origin`:\n- `chain`: settlement events read from Polygon (authoritative): every fill of both sides, with\n  `block_number` and `log_index`, published once its block has `CHAIN_CONFIRMATIONS`\n  confirmations, retracted and replaced if a reorg orphans its block;\n- `data_api`: Polymarket's Data API feed (the fast path): taker fills only, no block or log\n  index. Served where the chain source has not published: newer than its last published block,\n  older than its first one, or everywhere when no RPC is configured (`/v1/health`\n  `trade_coverage` says `taker_only` then). Inside the chain's coverage the chain's records\n  replace them; `/v1/health` counts per hour the Data API trades the chain matches and does not.\n\nOrder: (timestamp, block_number, log_index, trade_id) descending - the chain's own order, never\na hash, so fills in one second keep their on-chain sequence (a `data_api` record sorts after\n`chain` records of the same millisecond). Walking the cursor to the end returns every record at\nor before the first page exactly once, even while new ones arrive (they appear before the first\npage, not inside the walk).\n\nWithout `market` or `wallet`, the filters `side`, `outcome`, `min_size` and `max_size` need a\ntime window: `from` is required and `from`..`to` (default: now) spans at most 31 days\n(`400 BAD_REQUEST` naming `from` otherwise), because they cannot use an index.",
     "access": "tier2",
     "paginated": true,
     "parameters": [
@@ -2623,6 +2708,26 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
           "minLength": 1,
           "maxLength": 512
         }
+      },
+      {
+        "name": "from",
+        "in": "query",
+        "required": false,
+        "description": "Inclusive lower bound on the tick time (ISO 8601).",
+        "schema": {
+          "type": "string",
+          "format": "date-time"
+        }
+      },
+      {
+        "name": "to",
+        "in": "query",
+        "required": false,
+        "description": "Exclusive upper bound on the tick time (ISO 8601).",
+        "schema": {
+          "type": "string",
+          "format": "date-time"
+        }
       }
     ],
     "body": []
@@ -2841,6 +2946,110 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "access": "tier1",
     "paginated": false,
     "parameters": [],
+    "body": []
+  },
+  "getKeys": {
+    "method": "GET",
+    "path": "/keys",
+    "summary": "The calling account's API keys by their safe prefix, newest first, with tier, creation and last use.",
+    "description": "Live keys (active, or rotated and still in their grace period) unless `status=all`, which adds\nrevoked ones. The key itself is never shown again after the response that created it.",
+    "access": "any",
+    "paginated": true,
+    "parameters": [
+      {
+        "name": "status",
+        "in": "query",
+        "required": false,
+        "description": "`live` (default): keys that work now; `all`: revoked ones too.",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "live",
+            "all"
+          ],
+          "default": "live"
+        }
+      },
+      {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "description": "Page size (default 50, max 500).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 500,
+          "default": 50
+        }
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512
+        }
+      }
+    ],
+    "body": []
+  },
+  "postKeys": {
+    "method": "POST",
+    "path": "/keys",
+    "summary": "Add a key to the calling account; the key is in the response, shown once.",
+    "description": "An account holds at most 10 live keys by default (`409 CONFLICT` past it). Keys of one account share its tier, quota and rate limit.",
+    "access": "any",
+    "paginated": false,
+    "parameters": [],
+    "body": [
+      "label"
+    ]
+  },
+  "postKeysByIdRotate": {
+    "method": "POST",
+    "path": "/keys/{id}/rotate",
+    "summary": "Replace a key with a new one (shown once); the old key stops now or after a grace period.",
+    "description": "Only an active key can be rotated (`409 CONFLICT` for one already rotated or revoked). With\n`expire_previous_in_seconds` the old key keeps working that long (at most 7 days), so running\nclients can switch without a gap.",
+    "access": "any",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "API key id (from GET /keys).",
+        "schema": {
+          "type": "string",
+          "pattern": "^[0-9]{1,18}$"
+        }
+      }
+    ],
+    "body": [
+      "expire_previous_in_seconds"
+    ]
+  },
+  "postKeysByIdRevoke": {
+    "method": "POST",
+    "path": "/keys/{id}/revoke",
+    "summary": "End a key now.",
+    "description": "The key stops working at once on the server that handles this call and within 10 seconds on\nthe others. An account keeps at least one active key: revoking the last one is `409 CONFLICT`\n(create or rotate another first). Revoking a key that already ended returns it unchanged.",
+    "access": "any",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "API key id (from GET /keys).",
+        "schema": {
+          "type": "string",
+          "pattern": "^[0-9]{1,18}$"
+        }
+      }
+    ],
     "body": []
   },
   "getBriefing": {
@@ -3312,7 +3521,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "POST",
     "path": "/webhooks",
     "summary": "Subscribe a URL to events; returns the subscription with its signing secret (shown in full only here).",
-    "description": "Deliveries are signed (see the Webhooks section of docs/WEBHOOKS.md): `X-Service-Signature:\nsha256=<lowercase hex HMAC-SHA256(secret, timestamp + '.' + raw body)>`. Delivery is at least once\nand unordered: deduplicate on the body's `id`. The URL must be http(s) and resolve to public\naddresses only (private, loopback, link-local, CGNAT, multicast and metadata addresses are refused).",
+    "description": "Deliveries are signed (see the Webhooks section of docs/WEBHOOKS.md): `X-Service-Signature:\nsha256=<lowercase hex HMAC-SHA256(secret, timestamp + '.' + raw body)>`. Delivery is at least once\nand unordered: deduplicate on the body's `id`. The URL must be http(s) and resolve to public\naddresses only (private, loopback, link-local, CGNAT, multicast and metadata addresses are refused).\nAn account holds at most 10 subscriptions by default (`409 CONFLICT` past it). Each subscription\nkeeps at most 10,000 undelivered deliveries by default; events past that are counted in\n`dropped_events` instead of queued. Finished deliveries are kept 30 days.",
     "paginated": false,
     "parameters": [],
     "body": [

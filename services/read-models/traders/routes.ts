@@ -65,7 +65,7 @@ async function rankedTraders(store: AnalyticsStore, request: Request, withRank: 
   const firstRank = (after: Array<string | number> | null) => (after ? Number(after[2]) + 1 : 1);
   return keysetPage<Ranked, LeaderEntry>(request, {
     filters: { sortBy, window, category, ...filters },
-    shape: ['number', 'string', 'number'],
+    shape: ['number', 'string', 'int'],
     fetch: (after, take) =>
       store.query<Ranked>(
         `SELECT *, assumeNotNull(${column}) AS sort_value, toUnixTimestamp64Milli(computed_at) AS computed_at_ms

@@ -44,6 +44,10 @@ OPERATIONS: dict[str, OperationSpec] = {
     "listSeries": OperationSpec("GET", "/series", True, list[m.Series]),
     "getUsage": OperationSpec("GET", "/usage", False, m.Usage),
     "getPricingAccess": OperationSpec("GET", "/pricing/access", False, m.AccessReport),
+    "getKeys": OperationSpec("GET", "/keys", True, list[m.ApiKey]),
+    "postKeys": OperationSpec("POST", "/keys", False, m.NewApiKey),
+    "postKeysByIdRotate": OperationSpec("POST", "/keys/{id}/rotate", False, m.RotatedApiKey),
+    "postKeysByIdRevoke": OperationSpec("POST", "/keys/{id}/revoke", False, m.ApiKey),
     "getBriefing": OperationSpec("GET", "/briefing", False, m.Briefing),
     "getPaperAccount": OperationSpec("GET", "/paper/account", False, m.PaperAccount),
     "postPaperReset": OperationSpec("POST", "/paper/reset", False, m.PaperAccount),
@@ -275,7 +279,7 @@ class SyncOperations:
         """
         return self._call("getOrderbook", {"id": id}, {}, {})  # type: ignore[no-any-return]
 
-    def list_price_ticks(self, *, id: str, kind: Optional[Literal["last_trade", "midpoint", "best_bid_ask", "history"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.PriceTick]:
+    def list_price_ticks(self, *, id: str, kind: Optional[Literal["last_trade", "midpoint", "best_bid_ask", "history"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> Page[m.PriceTick]:
         """Price ticks of the market's outcome tokens, newest first.
 
         GET /markets/{id}/price/ticks (access: tier1).
@@ -285,8 +289,10 @@ class SyncOperations:
             kind: last_trade (websocket last trade price), midpoint, best_bid_ask, history (/prices-history backfill).
             limit: Page size (default 100, max 1000).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            from_: Inclusive lower bound on the tick time (ISO 8601).
+            to: Exclusive upper bound on the tick time (ISO 8601).
         """
-        return self._call("listPriceTicks", {"id": id}, {"kind": kind, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+        return self._call("listPriceTicks", {"id": id}, {"kind": kind, "limit": limit, "cursor": cursor, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
     def get_market_holders(self, *, id: str) -> m.Holders:
         """Top holders per outcome from the latest upstream holder snapshot.
@@ -356,6 +362,49 @@ class SyncOperations:
         GET /pricing/access (access: tier1).
         """
         return self._call("getPricingAccess", {}, {}, {})  # type: ignore[no-any-return]
+
+    def get_keys(self, *, status: Optional[Literal["live", "all"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.ApiKey]:
+        """The calling account's API keys by their safe prefix, newest first, with tier, creation and last use.
+
+        GET /keys (access: any).
+
+        Args:
+            status: `live` (default): keys that work now; `all`: revoked ones too.
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("getKeys", {}, {"status": status, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    def post_keys(self, *, label: Optional[str] = None) -> m.NewApiKey:
+        """Add a key to the calling account; the key is in the response, shown once.
+
+        POST /keys (access: any).
+
+        Args:
+            label: A name for the key (where it is used), shown in listings.
+        """
+        return self._call("postKeys", {}, {}, {"label": label})  # type: ignore[no-any-return]
+
+    def post_keys_by_id_rotate(self, *, id: str, expire_previous_in_seconds: Optional[int] = None) -> m.RotatedApiKey:
+        """Replace a key with a new one (shown once); the old key stops now or after a grace period.
+
+        POST /keys/{id}/rotate (access: any).
+
+        Args:
+            id: API key id (from GET /keys).
+            expire_previous_in_seconds: Grace period of the old key (0: it stops now).
+        """
+        return self._call("postKeysByIdRotate", {"id": id}, {}, {"expire_previous_in_seconds": expire_previous_in_seconds})  # type: ignore[no-any-return]
+
+    def post_keys_by_id_revoke(self, *, id: str) -> m.ApiKey:
+        """End a key now.
+
+        POST /keys/{id}/revoke (access: any).
+
+        Args:
+            id: API key id (from GET /keys).
+        """
+        return self._call("postKeysByIdRevoke", {"id": id}, {}, {})  # type: ignore[no-any-return]
 
     def get_briefing(self, *, since: Optional[str] = None, limit: Optional[int] = None) -> m.Briefing:
         """The agent heartbeat - signals since the last briefing, paper state, risk alerts, when to poll next.
@@ -825,7 +874,7 @@ class AsyncOperations:
         """
         return await self._call("getOrderbook", {"id": id}, {}, {})  # type: ignore[no-any-return]
 
-    async def list_price_ticks(self, *, id: str, kind: Optional[Literal["last_trade", "midpoint", "best_bid_ask", "history"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.PriceTick]:
+    async def list_price_ticks(self, *, id: str, kind: Optional[Literal["last_trade", "midpoint", "best_bid_ask", "history"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> AsyncPage[m.PriceTick]:
         """Price ticks of the market's outcome tokens, newest first.
 
         GET /markets/{id}/price/ticks (access: tier1).
@@ -835,8 +884,10 @@ class AsyncOperations:
             kind: last_trade (websocket last trade price), midpoint, best_bid_ask, history (/prices-history backfill).
             limit: Page size (default 100, max 1000).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            from_: Inclusive lower bound on the tick time (ISO 8601).
+            to: Exclusive upper bound on the tick time (ISO 8601).
         """
-        return await self._call("listPriceTicks", {"id": id}, {"kind": kind, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+        return await self._call("listPriceTicks", {"id": id}, {"kind": kind, "limit": limit, "cursor": cursor, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
     async def get_market_holders(self, *, id: str) -> m.Holders:
         """Top holders per outcome from the latest upstream holder snapshot.
@@ -906,6 +957,49 @@ class AsyncOperations:
         GET /pricing/access (access: tier1).
         """
         return await self._call("getPricingAccess", {}, {}, {})  # type: ignore[no-any-return]
+
+    async def get_keys(self, *, status: Optional[Literal["live", "all"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.ApiKey]:
+        """The calling account's API keys by their safe prefix, newest first, with tier, creation and last use.
+
+        GET /keys (access: any).
+
+        Args:
+            status: `live` (default): keys that work now; `all`: revoked ones too.
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("getKeys", {}, {"status": status, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    async def post_keys(self, *, label: Optional[str] = None) -> m.NewApiKey:
+        """Add a key to the calling account; the key is in the response, shown once.
+
+        POST /keys (access: any).
+
+        Args:
+            label: A name for the key (where it is used), shown in listings.
+        """
+        return await self._call("postKeys", {}, {}, {"label": label})  # type: ignore[no-any-return]
+
+    async def post_keys_by_id_rotate(self, *, id: str, expire_previous_in_seconds: Optional[int] = None) -> m.RotatedApiKey:
+        """Replace a key with a new one (shown once); the old key stops now or after a grace period.
+
+        POST /keys/{id}/rotate (access: any).
+
+        Args:
+            id: API key id (from GET /keys).
+            expire_previous_in_seconds: Grace period of the old key (0: it stops now).
+        """
+        return await self._call("postKeysByIdRotate", {"id": id}, {}, {"expire_previous_in_seconds": expire_previous_in_seconds})  # type: ignore[no-any-return]
+
+    async def post_keys_by_id_revoke(self, *, id: str) -> m.ApiKey:
+        """End a key now.
+
+        POST /keys/{id}/revoke (access: any).
+
+        Args:
+            id: API key id (from GET /keys).
+        """
+        return await self._call("postKeysByIdRevoke", {"id": id}, {}, {})  # type: ignore[no-any-return]
 
     async def get_briefing(self, *, since: Optional[str] = None, limit: Optional[int] = None) -> m.Briefing:
         """The agent heartbeat - signals since the last briefing, paper state, risk alerts, when to poll next.

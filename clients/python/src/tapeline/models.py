@@ -314,15 +314,36 @@ class Usage(Model):
     quota: int = Field(description="Metered calls included per period by the plan.")
     used: int
     remaining: int
-    credits_balance: Decimal = Field(description="Pay-as-you-go credits left; drawn past the quota.")
-    credits_per_call_over_quota: Decimal
+    credits_balance: Decimal = Field(description="Pay-as-you-go credits left; drawn past the quota, and by every Tier 2 call that only credits unlock.")
+    credits_per_call_over_quota: Decimal = Field(description="Credits one call draws (past the quota, or for a Tier 2 call without the Tier 2 token balance); Tier 2 through credits needs at least this many.")
     rate_limit: UsageRateLimit
+
+
+class ApiKey(Model):
+    id: str
+    prefix: str = Field(description="The key's first 8 characters and last 4 (`aif_AbCd…wXyZ`): enough to recognise it, never to use it.")
+    label: Optional[str]
+    tier: TierName
+    created_at: Timestamp
+    last_used_at: NullableTimestamp = Field(description="Last request with this key (recorded within about a second).")
+    expires_at: NullableTimestamp = Field(description="When the key stops (stopped) working; null while it has no end.")
+    status: Literal["active", "expiring", "revoked"] = Field(description="`active`: no end; `expiring`: rotated, working until expires_at; `revoked`: no longer works.")
+    rotated_from: Optional[str] = Field(description="Id of the key this one replaced.")
+    current: bool = Field(description="Whether this is the key that made the request.")
+
+
+class NewApiKey(ApiKey):
+    api_key: str = Field(description="The key itself - shown only in this response.")
+
+
+class RotatedApiKey(NewApiKey):
+    previous: ApiKey
 
 
 class AccessReportThresholds(Model):
     tier2_tokens: Optional[Decimal] = None
     tier3_tokens: Optional[Decimal] = None
-    tier2_credits: Optional[str] = None
+    tier2_credits: Optional[Decimal] = Field(None, description="Credits that unlock Tier 2 for one call: the price each such call draws.")
 
 
 class AccessReport(Model):
@@ -365,7 +386,7 @@ class Pagination(Model):
 
 class Error(Model):
     success: Literal[False]
-    code: Literal["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "PAYMENT_REQUIRED", "CONFLICT", "METHOD_NOT_ALLOWED", "RATE_LIMITED", "UNAVAILABLE", "INTERNAL_ERROR"]
+    code: Literal["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "PAYMENT_REQUIRED", "CONFLICT", "METHOD_NOT_ALLOWED", "RATE_LIMITED", "SERVICE_UNAVAILABLE", "INTERNAL_ERROR"]
     error: str = Field(description="Human-readable message.")
     reason: Optional[str] = Field(None, description="A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed).")
 
@@ -394,7 +415,7 @@ class HealthSource(Model):
     source: str
     last_success_at: NullableTimestamp
     last_attempt_at: Optional[NullableTimestamp] = None
-    last_error: Optional[str]
+    last_error: Optional[str] = Field(description="What the last failure was, by kind (e.g. `upstream answered HTTP 503`, `upstream timed out`); never upstream text.")
     consecutive_failures: int
     records_published: int
     records_dead_lettered: int
@@ -833,7 +854,7 @@ class WebhookFilters(Model):
     market_ids: Optional[list[str]] = None
     wallets: Optional[list[str]] = None
     min_size_usdc: Optional[Decimal] = None
-    large_trade_min_usdc: Optional[Decimal] = None
+    large_trade_min_usdc: Optional[Decimal] = Field(None, description="This subscription's trader.large_trade threshold in USDC; at least 1,000 by default (each large trade costs a query of the trader's last 24 hours).")
     min_change_pct: Optional[Decimal] = None
 
 
@@ -854,6 +875,8 @@ class WebhookSubscription(Model):
     secret: Optional[str] = Field(None, description="Only on creation and rotation.")
     secret_hint: str
     previous_secret_expires_at: NullableTimestamp
+    dropped_events: int = Field(description="Events not queued for this subscription because its backlog of undelivered deliveries was full (see POST /webhooks).")
+    last_dropped_at: NullableTimestamp
     created_at: Timestamp
     updated_at: Timestamp
 
@@ -1008,5 +1031,5 @@ WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "webhook.test": WebhookTestEvent,
 }
 
-for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent,):
+for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent,):
     _model.model_rebuild()
