@@ -15,6 +15,9 @@ import type { Meter } from '../services/access/meter.js';
 import { RateLimiter } from '../services/access/rate-limit.js';
 import type { AdminOperations } from '../services/admin/operations.js';
 import type { Accounts } from '../services/control/accounts.js';
+import type { ControlStore } from '../services/ports/control-store.js';
+import type { SandboxApis } from '../services/sandbox/compose.js';
+import type { MarketLookup } from '../services/ingest/market-lookup.js';
 import { accessCheck, accessControl, type AccessCheck, type AccessPolicy } from './access.js';
 import { adminRoutes } from './admin.js';
 import { fastCachedReads, ReadCache, responseCache } from './response-cache.js';
@@ -25,6 +28,10 @@ import { ApiError } from './errors.js';
 import { type Operation, OperationIndex, readOperations } from './operations.js';
 import { accountRoutes } from './routes/account.js';
 import { agentRoutes } from './routes/agents.js';
+import { briefingRoutes } from './routes/briefing.js';
+import { feeRoutes } from './routes/fees.js';
+import { paperRoutes } from './routes/paper.js';
+import { walletRoutes } from './routes/wallet.js';
 import { healthRoutes, type HealthInputs } from './routes/health.js';
 import { metricsRoutes } from './metrics.js';
 import { READ_MODELS } from '../services/read-models/registry.js';
@@ -35,6 +42,10 @@ export const OPENAPI_PATH = path.join(path.dirname(fileURLToPath(import.meta.url
 export interface AppDependencies {
   store: AnalyticsStore;
   accounts: Accounts;
+  /** The control store itself (agent topics; the sandbox services hold their own reference). */
+  control: ControlStore;
+  /** Paper trading, briefings, fees and wallet links; without it those routes answer 404. */
+  sandbox?: SandboxApis;
   health: HealthInputs;
   logger: Logger;
   meter: Meter;
@@ -45,6 +56,8 @@ export interface AppDependencies {
   admin?: { operations: AdminOperations; token: string };
   /** Webhook subscriptions and deliveries; without it the /webhooks routes answer 404. */
   webhooks?: WebhooksApi;
+  /** Looks up markets the catalog does not hold yet, bounded (GET /markets/{id}); without it they are 404. */
+  marketLookup?: MarketLookup;
   /** Public read responses are reused for this long (0 turns the cache off). */
   readCacheTtlMs?: number;
   /** Validate every response against the document too (tests turn this on). */
@@ -117,10 +130,16 @@ function buildApp(
     }),
   );
   app.use('/v1', accessControl(check));
-  app.use('/v1', agentRoutes(deps.accounts, deps.meter, deps.access.thresholds));
+  app.use('/v1', agentRoutes(deps.accounts, deps.meter, deps.access.thresholds, deps.control));
+  if (deps.sandbox) {
+    app.use('/v1', briefingRoutes(deps.sandbox.briefings));
+    app.use('/v1', paperRoutes(deps.sandbox.paper));
+    app.use('/v1', feeRoutes(deps.sandbox.fees));
+    app.use('/v1', walletRoutes(deps.sandbox.wallet));
+  }
   app.use('/v1', healthRoutes(deps.store, deps.health));
   app.use('/v1', accountRoutes({ meter: deps.meter, operations, ...deps.access }));
-  for (const model of READ_MODELS) if (model.routes) app.use('/v1', model.routes({ store: deps.store }));
+  for (const model of READ_MODELS) if (model.routes) app.use('/v1', model.routes({ store: deps.store, marketLookup: deps.marketLookup }));
   if (deps.webhooks) app.use('/v1', webhookRoutes(deps.webhooks));
 
   app.use((_request, _response, next) => next(ApiError.notFound('no such route')));
@@ -139,7 +158,7 @@ function errorRenderer(logger: Logger) {
   return (error: unknown, request: Request, response: Response, _next: NextFunction) => {
     const apiError = toApiError(error);
     if (apiError.status >= 500) logger.error({ err: error, path: request.path }, 'request failed');
-    response.status(apiError.status).json(failure(apiError.code, apiError.message));
+    response.status(apiError.status).json(failure(apiError.code, apiError.message, apiError.reason));
   };
 }
 

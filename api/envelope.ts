@@ -9,4 +9,9 @@ export const success = <T>(data: T) => ({ success: true as const, data });
 
 export const page = <T>(data: T[], pagination: Pagination) => ({ success: true as const, data, pagination });
 
-export const failure = (code: string, error: string) => ({ success: false as const, code, error });
+export const failure = (code: string, error: string, reason?: string) => ({
+  success: false as const,
+  code,
+  error,
+  ...(reason ? { reason } : {}),
+});

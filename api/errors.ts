@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'CONFLICT'
   | 'METHOD_NOT_ALLOWED'
   | 'RATE_LIMITED'
+  | 'UNAVAILABLE'
   | 'INTERNAL_ERROR';
 
 export class ApiError extends Error {
@@ -15,6 +16,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: ErrorCode,
     message: string,
+    /** A machine-readable refusal reason, where the operation defines them (rendered as `reason`). */
+    readonly reason?: string,
   ) {
     super(message);
   }

@@ -73,6 +73,18 @@ export function ingestionMetrics(sources: SourceStatus[], sinkLag: Record<string
       samples: per((s) => s.consecutive_failures),
     },
     {
+      name: 'tapeline_source_degraded',
+      help: '1 while the source repairs a known hole in its view (a trade gap, unpublished websocket events).',
+      type: 'gauge',
+      samples: per((s) => (s.degraded ? 1 : 0)),
+    },
+    {
+      name: 'tapeline_source_progress_records',
+      help: "Records done by the source's long job (the first catalog sync).",
+      type: 'gauge',
+      samples: per((s) => s.progress?.completed ?? null),
+    },
+    {
       name: 'tapeline_source_records_published_total',
       help: 'Events published by this source since start.',
       type: 'counter',

@@ -211,8 +211,10 @@ export type Positions = {
     outcome: string;
     size_shares: number;
     avg_entry_price: number;
-    /** Current outcome price, or the payout once resolved. */
+    /** The price the position is marked at: the payout once settled (1 or 0; 0.5 after a 50-50 void); else the mid of the outcome's book when both sides are present and the spread is at most 0.10; else (one-sided or empty book, or a wider spread) the outcome's last indexed trade; else the catalog price; null when none exists. */
     mark_price: number | null;
+    /** Which rule of mark_price applied. */
+    mark_basis?: "payout" | "mid" | "last_trade" | "catalog" | "none";
     cost_basis_usdc: number;
     current_value_usdc: number | null;
     unrealized_pnl_usdc: number;
@@ -237,9 +239,13 @@ export type VolumePoint = {
   trade_count: number;
 };
 
+/** Market categories (as /markets/categories names them, case-insensitive) that narrow the agent's briefing signals; empty = every category. */
+export type AgentTopics = Array<string>;
+
 export type Agent = {
   agent_id: string;
   name: string;
+  topics: AgentTopics;
   tier: TierName;
   token_balance: number;
   credits: number;
@@ -317,9 +323,11 @@ export type Pagination = {
 
 export type Error = {
   success: false;
-  code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "PAYMENT_REQUIRED" | "CONFLICT" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED" | "INTERNAL_ERROR";
+  code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "PAYMENT_REQUIRED" | "CONFLICT" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED" | "UNAVAILABLE" | "INTERNAL_ERROR";
   /** Human-readable message. */
   error: string;
+  /** A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed). */
+  reason?: string;
 };
 
 export type Registration = {
@@ -327,6 +335,7 @@ export type Registration = {
   name: string;
   /** Shown only in this response. */
   api_key: string;
+  topics: AgentTopics;
   tier: "sandbox";
   created_at: Timestamp;
 };
@@ -358,6 +367,21 @@ export type Health = {
     covered_until?: NullableTimestamp;
     /** Milliseconds behind upstream (now - covered_until). */
     lag_ms?: number | null;
+    /** The source knows its view has a hole it is repairing: a trade-feed gap being backfilled market by market, websocket events waiting to be published. */
+    degraded?: boolean;
+    degraded_reason?: string | null;
+    progress?: null | {
+      /** What runs, e.g. `initial: markets closed=true`, `initial sync done`, `incremental`. */
+      phase: string;
+      /** Records read so far by this job. */
+      completed: number;
+      /** Records in all when upstream says; null otherwise. */
+      total: number | null;
+      started_at: Timestamp;
+      finished_at: NullableTimestamp;
+      /** completed / seconds from started_at to finished_at (or now). */
+      per_second: number;
+    };
     /** Freshness target: ticks/books 2000, trades 15000, positions 600000, metadata 300000, chain.polygon confirmations x 2000 + 15000. */
     target_lag_ms?: number | null;
     /** lag_ms <= target_lag_ms. */
@@ -441,7 +465,8 @@ export type Market = {
   /** The market question. */
   title: string;
   category: string;
-  status: "active" | "closed" | "resolved";
+  /** The market lifecycle, a state machine: `active` (trading) -> `closed` (trading stopped, not resolved; e.g. waiting on the oracle, possibly long after `end_date`) -> `resolved` (one outcome pays 1) or `voided` (resolved with a split payout, 50-50). `closed` can go back to `active` when upstream reopens a market. In lists this is the catalog's view (Gamma); in `GET /markets/{id}` the lifecycle's state (which also follows the CLOB's resolution messages) when it has one. Every transition is in `MarketDetail.lifecycle.transitions`. */
+  status: "active" | "closed" | "resolved" | "voided";
   outcomes: Array<string>;
   /** CLOB token ids (up to 78 digits, as strings), in outcome order. */
   outcome_token_ids: Array<string>;
@@ -449,9 +474,11 @@ export type Market = {
   /** Price of the YES outcome (named Yes, else the first outcome), from the latest upstream market snapshot. */
   yes_price: NullablePrice;
   no_price: NullablePrice;
+  /** Best bid of the YES token from the catalog; null when the bid side is empty (Gamma prints an empty side as bestBid 0). */
   best_bid?: NullablePrice;
+  /** Best ask of the YES token from the catalog; null when the ask side is empty (Gamma prints an empty side as bestAsk 1). */
   best_ask?: NullablePrice;
-  /** best_ask - best_bid; null when either side is missing. */
+  /** best_ask - best_bid; null when either side is empty. */
   spread?: number | null;
   last_trade_price?: NullablePrice;
   /** Upstream rolling 24 h volume in USDC. */
@@ -460,7 +487,7 @@ export type Market = {
   liquidity_usdc: number;
   neg_risk?: boolean;
   event?: MarketEvent | null;
-  /** Winning outcome once resolved. */
+  /** Winning outcome once resolved; `50-50` once voided. */
   resolved_outcome?: string | null;
   start_date?: NullableTimestamp;
   end_date?: NullableTimestamp;
@@ -471,6 +498,7 @@ export type Market = {
 };
 
 export type MarketDetail = Market & {
+  lifecycle: MarketLifecycle | null;
   /** Computed from the trades this service indexed. */
   snapshot: {
     /** YES price of the latest indexed trade. */
@@ -482,6 +510,41 @@ export type MarketDetail = Market & {
     trades_total: number;
     as_of: Timestamp;
   };
+};
+
+/** The market's lifecycle state machine: `active` -> `closed` -> `resolved` | `voided` (`closed` -> `active` when upstream reopens). Reports come from authorities of two ranks: the fast path (`gamma`: the catalog; `clob-ws`/`clob-rest`: the CLOB's resolution messages) and the chain (`chain`: ConditionResolution on Polygon, the authority). The first settlement reported wins at once; later, the same payouts from a higher authority `confirmed` it, and different payouts from an equal or higher authority `corrected` it (a new resolution number). A settled market never goes back to active or closed. Null until the lifecycle processor has seen the market. */
+export type MarketLifecycle = {
+  state: "active" | "closed" | "resolved" | "voided";
+  /** Who reported the current state. */
+  authority: "gamma" | "clob-ws" | "clob-rest" | "chain";
+  resolution: null | {
+    /** The winning outcome's name; `50-50` for a void. */
+    outcome: string | null;
+    /** -1 for a void (no single winner). */
+    winning_outcome_index: number;
+    /** USDC paid per share of each outcome, in outcome order. */
+    payouts: Array<Price>;
+    /** payouts[YES]: 1 or 0, 0.5 for a 50-50 void. */
+    final_yes_price: NullablePrice;
+    /** The other outcome's payout in a binary market. */
+    final_no_price: NullablePrice;
+    /** Upstream resolution time (umaEndDate, closedTime, message time), else when it was seen. */
+    resolved_at: NullableTimestamp;
+    /** 1 for the first resolution, +1 per correction. */
+    resolution_number: number;
+  };
+  /** Every transition, oldest first (at most 100). */
+  transitions: Array<{
+    revision: number;
+    kind: "listed" | "closed" | "reopened" | "resolved" | "voided" | "confirmed" | "corrected";
+    from: "active" | "closed" | "resolved" | "voided" | null;
+    to: "active" | "closed" | "resolved" | "voided";
+    authority: "gamma" | "clob-ws" | "clob-rest" | "chain";
+    /** Upstream time of the change when it says. */
+    occurred_at: NullableTimestamp;
+    /** When this service saw it. */
+    observed_at: Timestamp;
+  }>;
 };
 
 export type Candle = {
@@ -536,6 +599,310 @@ export type Trade = {
   /** chain: read from Polygon after CHAIN_CONFIRMATIONS confirmations (authoritative, both sides); data_api: Polymarket's Data API fast path (taker fills only, not yet confirmed by the chain source). */
   origin: "chain" | "data_api";
   source: "polymarket" | "simulator";
+};
+
+/** An exact USDC amount as a decimal string (up to 6 decimals, the unit of USDC). */
+export type Usdc = string;
+
+/** Outcome shares as an exact decimal string (up to 6 decimals). */
+export type Shares = string;
+
+/** A price in USDC per share (0..1) as an exact decimal string. */
+export type DecimalPrice = string;
+
+export type NullableDecimalPrice = DecimalPrice | null;
+
+/** A decimal as a string ("12.5") or a JSON number; it must be exact at the precision the field allows. */
+export type DecimalInput = string | number;
+
+export type PaperOrderInput = {
+  /** Condition id or slug. */
+  market_id: string;
+  /** YES, NO (binary markets) or an outcome name, case-insensitive. */
+  outcome: string;
+  side: "buy" | "sell";
+  type: "market" | "limit";
+  /** Shares, above 0, at most 2 decimals (the CLOB's size precision). */
+  size: DecimalInput;
+  /** Limit price: required for `limit`; for `market`, the worst acceptable price. Strictly inside (0, 1) and on the market's tick grid. */
+  price?: DecimalInput;
+  /** limit: GTC (default; the remainder rests), IOC or FOK. market: IOC (default) or FOK. */
+  time_in_force?: "GTC" | "IOC" | "FOK";
+};
+
+export type PaperFill = {
+  fill_id: string;
+  order_id: string;
+  market_id: string;
+  asset_id: string;
+  outcome: string;
+  side: "buy" | "sell";
+  price: DecimalPrice;
+  size: Shares;
+  /** size x price, half up to one micro-USDC. */
+  notional_usdc: Usdc;
+  /** Taker fills: size x rate x (price x (1 - price))^exponent, half up to one micro-USDC; maker fills: 0. */
+  fee_usdc: Usdc;
+  /** taker: matched on submission; maker: a resting order filled later. */
+  liquidity: "taker" | "maker";
+  /** submission: the book at placement; book: a later book crossed the resting price; trade: a later trade printed through it. */
+  trigger: "submission" | "book" | "trade";
+  /** Book level of a submission fill (1 = best); null for resting fills. */
+  level: number | null;
+  created_at: Timestamp;
+};
+
+export type PaperOrder = {
+  order_id: string;
+  epoch: number;
+  market_id: string;
+  market_title: string;
+  asset_id: string;
+  outcome: string;
+  side: "buy" | "sell";
+  type: "market" | "limit";
+  time_in_force: "GTC" | "IOC" | "FOK";
+  /** open/partial: resting with nothing / some filled; filled; cancelled (cancel_reason says why; filled_size may be above 0). */
+  status: "open" | "partial" | "filled" | "cancelled";
+  cancel_reason: "ioc_remainder" | "fok_not_fillable" | "no_liquidity" | "cancelled_by_agent" | "market_resolved" | "reset" | null;
+  size: Shares;
+  limit_price: NullableDecimalPrice;
+  filled_size: Shares;
+  /** size - filled_size; resting when status is open or partial. */
+  remaining_size: Shares;
+  /** filled_notional_usdc / filled_size, half up to 6 decimals; null before any fill. */
+  avg_fill_price: NullableDecimalPrice;
+  /** Sum of the fills' notional. */
+  filled_notional_usdc: Usdc;
+  /** Sum of the fills' fees. */
+  fees_usdc: Usdc;
+  /** Best ask (buy) or best bid (sell) of the book the order met. */
+  best_price_at_submission: NullableDecimalPrice;
+  /** (best bid + best ask) / 2 of that book (rounded down to 6 decimals); null when a side was empty. */
+  mid_at_submission: NullableDecimalPrice;
+  /** Cost of walking the book on submission fills: buy = notional - size x best price; sell = size x best price - notional. 0 when everything filled at the best level; null without submission fills. */
+  slippage_usdc: Usdc | null;
+  /** slippage_usdc / (submission size x best price) x 10000, to 2 decimals. */
+  slippage_bps: number | null;
+  fee_schedule: {
+    /** Taker fee rate (Gamma feeSchedule.rate) as a decimal string. */
+    rate: string;
+    exponent: number;
+    /** market: the market's schedule; fallback: fees on but no schedule indexed, the configured one applies; none: the market charges no fee. */
+    basis: "market" | "fallback" | "none";
+  };
+  book: {
+    /** Upstream hash of the book the order met. */
+    hash: string | null;
+    as_of: NullableTimestamp;
+    source: "polymarket" | "simulator" | null;
+  };
+  idempotency_key: string | null;
+  /** On single-order responses: every fill, oldest first. */
+  fills?: Array<PaperFill>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+};
+
+export type PaperPosition = {
+  market_id: string;
+  market_title: string;
+  asset_id: string;
+  outcome: string;
+  /** closed: every share sold; settled: paid out at resolution; voided: returned at average entry. */
+  status: "open" | "closed" | "settled" | "voided";
+  shares: Shares;
+  /** Shares held for resting sell orders. */
+  reserved_shares: Shares;
+  /** Weighted-average cost: cost_basis_usdc / shares, half up to 6 decimals (buys add size x price; sells remove their share of the cost). Fees excluded. */
+  avg_entry_price: NullableDecimalPrice;
+  cost_basis_usdc: Usdc;
+  /** The book mid when the spread is at most 0.10, else the last trade price; the payout once the market resolved. null when unknown. */
+  mark_price: NullableDecimalPrice;
+  mark_basis: "mid" | "last_trade" | "payout" | "none";
+  /** shares x mark_price, half up (0 without a mark). */
+  market_value_usdc: Usdc;
+  /** market_value_usdc - cost_basis_usdc (0 without a mark). */
+  unrealized_pnl_usdc: Usdc;
+  /** Sum over sells and settlement of proceeds - removed cost basis. Fees excluded. */
+  realized_pnl_usdc: Usdc;
+  fees_paid_usdc: Usdc;
+  settlement_price: NullableDecimalPrice;
+  settled_at: NullableTimestamp;
+  market_end_date: NullableTimestamp;
+  opened_at: Timestamp;
+  updated_at: Timestamp;
+};
+
+export type PaperAccount = {
+  /** Starts at 1; each reset starts the next. */
+  epoch: number;
+  starting_balance_usdc: Usdc;
+  /** Free cash (what the next order can spend). */
+  cash_usdc: Usdc;
+  /** Cash held by resting buy orders (remaining size x limit price). */
+  reserved_usdc: Usdc;
+  /** Sum of open positions' market_value_usdc. */
+  positions_value_usdc: Usdc;
+  /** cash + reserved + positions value. */
+  equity_usdc: Usdc;
+  realized_pnl_usdc: Usdc;
+  unrealized_pnl_usdc: Usdc;
+  fees_paid_usdc: Usdc;
+  /** equity - starting balance = realized + unrealized - fees. */
+  net_pnl_usdc: Usdc;
+  /** Highest equity seen at a valuation (account read or briefing) in this epoch. */
+  peak_equity_usdc: Usdc;
+  /** (peak - equity) / peak x 100, to 2 decimals; 0 at the peak. */
+  drawdown_pct: number;
+  open_positions: number;
+  open_orders: number;
+  epoch_started_at: Timestamp;
+  valued_at: Timestamp;
+};
+
+export type PaperSettlement = {
+  market_id: string;
+  market_title: string;
+  asset_id: string;
+  outcome: string;
+  /** resolved: a single winner, each share paid its payout (1 or 0); voided: no single winner - a split payout (e.g. 50-50) pays each share its payout, payouts that are no distribution return the shares at average entry. */
+  kind: "resolved" | "voided";
+  winning_outcome: string | null;
+  shares: Shares;
+  /** Payout per share, or the average entry when the payouts were no distribution. */
+  price: DecimalPrice;
+  /** shares x price, half up (the cost basis when returned at average entry). */
+  proceeds_usdc: Usdc;
+  cost_basis_usdc: Usdc;
+  /** proceeds - cost basis. */
+  realized_pnl_usdc: Usdc;
+  settled_at: Timestamp;
+};
+
+export type BriefingSignal = {
+  kind: "large_trade" | "price_signal" | "resolution";
+  market_id: string;
+  market_title: string;
+  category: string;
+  /** When it happened upstream. */
+  occurred_at: Timestamp;
+  /** When this service recorded it. */
+  recorded_at: Timestamp;
+  /** The webhook payload of the same event (trade.executed fields plus threshold_usdc for large_trade; market.price_signal; market.resolved). */
+  data: {
+    [key: string]: unknown;
+  };
+};
+
+export type RiskAlert = {
+  kind: "resolving_soon" | "awaiting_settlement" | "drawdown";
+  severity: "info" | "warning";
+  message: string;
+  market_id: string | null;
+  end_date?: NullableTimestamp;
+  drawdown_pct?: number;
+};
+
+export type Briefing = {
+  agent: {
+    agent_id: string;
+    name: string;
+    topics: Array<string>;
+    previous_briefing_at: NullableTimestamp;
+  };
+  /** Newest upstream event time (trades and books) the sandbox processor has applied: signals and resting fills are complete up to it. null before it saw any. */
+  data_as_of: NullableTimestamp;
+  generated_at: Timestamp;
+  copy_picks: {
+    available: boolean;
+    /** Why there are none. */
+    reason: string | null;
+    items: Array<{
+      [key: string]: unknown;
+    }>;
+  };
+  signals: {
+    /** The cursor these signals come after (null = from the oldest kept). */
+    since: string | null;
+    /** Pass as `since` to read what came after this page. */
+    next_since: string;
+    has_more: boolean;
+    items: Array<BriefingSignal>;
+  };
+  paper: {
+    account: PaperAccount;
+    positions: Array<PaperPosition>;
+    open_orders: Array<PaperOrder>;
+    /** At most 100 */
+    fills_since_last: Array<PaperFill>;
+    settlements_since_last: Array<PaperSettlement>;
+  };
+  risk_alerts: Array<RiskAlert>;
+  next_poll_at: Timestamp;
+  /** Suggested wait: the short interval while orders rest or a held market ends within the hour or awaits settlement, the long one when the account is idle with no signals waiting, the default otherwise. */
+  next_poll_seconds: number;
+};
+
+export type FeeQuoteInput = {
+  /** The copy trade's notional in USDC, above 0, at most 6 decimals. */
+  notional_usdc: DecimalInput;
+  currency: "credits" | "platform_token" | "usdc" | "native";
+  /** Required for platform_token, usdc and native: the wallet that will pay. */
+  payer_address?: string;
+  /** Your reference (e.g. the copied trade's id), echoed back; no control characters. */
+  reference?: string;
+};
+
+export type Fee = {
+  fee_id: string;
+  /** quoted until settled or expires_at; settled once (never twice). */
+  state: "quoted" | "settled" | "expired";
+  currency: "credits" | "platform_token" | "usdc" | "native";
+  notional_usdc: Usdc;
+  /** The configured fee rate of this currency in basis points of the notional. */
+  rate_bps: number;
+  /** notional_usdc x rate_bps / 10000, half up to one micro-USDC. */
+  fee_usdc: Usdc;
+  /** What to pay in `currency` as a decimal string (amount_base_units / 10^decimals). */
+  amount: string;
+  /** The amount in the currency's smallest unit (micro-credits, token base units, wei). */
+  amount_base_units: string;
+  decimals: number;
+  /** USDC per whole token used to convert (platform_token, native); null otherwise. */
+  price_usdc: string | null;
+  chain_id: number | null;
+  /** The treasury address (on-chain currencies). */
+  pay_to: string | null;
+  /** ERC-20 contracts accepted for the payment (usdc: each configured stablecoin; platform_token: the token); empty otherwise. */
+  token_contracts: Array<string>;
+  payer_address: string | null;
+  reference: string | null;
+  quoted_at: Timestamp;
+  expires_at: Timestamp;
+  settled_at: NullableTimestamp;
+  payment: null | {
+    tx_hash: string;
+    block_number: string;
+    /** What the transaction moved to the treasury (at least the fee). */
+    amount_base_units: string;
+    /** null for a native transfer. */
+    token_contract: string | null;
+  };
+};
+
+export type WalletLink = {
+  address: string | null;
+  linked_at: NullableTimestamp;
+  /** The exact text to personal_sign (EIP-191) with the wallet to link; it names this account, so a signature cannot link the wallet elsewhere. */
+  link_message: string;
+  /** Platform tokens the linked wallet holds on chain (whole tokens, decimal string), as last read; null when unknown. */
+  token_balance: string | null;
+  token_balance_as_of: NullableTimestamp;
+  chain_id: number | null;
+  token_contract: string | null;
+  /** How long a chain balance is reused before it is read again. */
+  cache_ttl_seconds: number;
 };
 
 /** Receiver URL, http or https, resolving to public addresses only. */

@@ -31,6 +31,7 @@ export async function startBenchApi(store: AnalyticsStore, directory: string, op
   const { listener } = createApiHandler({
     store,
     accounts,
+    control,
     meter,
     access: config.access,
     authCacheTtlMs: config.access.authCacheTtlMs,

@@ -47,6 +47,11 @@ export async function seedMarkets(store: AnalyticsStore, nowMs: number): Promise
       question_id: null,
       tick_size: 0.01,
       resolved_at_ms: null,
+      fees_enabled: false,
+      fee_type: null,
+      fee_rate: null,
+      fee_exponent: null,
+      fee_taker_only: null,
     }),
   );
   await store.insert('markets', rows.map(marketRow));

@@ -12,12 +12,16 @@ import type { Config } from './config.js';
 import { Accounts } from './control/accounts.js';
 import { chainSourceRefusal } from './chain/chain-source.js';
 import type { ChainStatus } from './chain/follower.js';
+import { composeSandboxApis } from './sandbox/compose.js';
 import type { SourceStatus } from './ingest/source-health.js';
 import type { Logger } from './logger.js';
 import type { AnalyticsStore } from './ports/analytics-store.js';
 import type { ControlStore } from './ports/control-store.js';
 import type { EventLog } from './ports/event-log.js';
 import { STREAMS } from './read-models/registry.js';
+import { EventPublisher } from './events/publisher.js';
+import { MarketLookup } from './ingest/market-lookup.js';
+import { UpstreamClient } from './ingest/upstream-client.js';
 import { sinkLag } from './sink/sink-service.js';
 
 export const SERVICE_VERSION = '0.5.0';
@@ -44,12 +48,35 @@ export interface ApiServer {
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
   const { config, store, control, log, logger } = options;
   const accounts = new Accounts(control);
-  const meter = new Meter(control, { ...config.access, flushIntervalMs: config.access.meterFlushIntervalMs });
+  const sandbox = composeSandboxApis(config, control, store);
+  const meter = new Meter(control, {
+    ...config.access,
+    flushIntervalMs: config.access.meterFlushIntervalMs,
+    tokenBalances: sandbox.tokenBalances,
+  });
   meter.start();
   const adminToken = options.adminEndpoint ? newAdminToken() : undefined;
+  const { ingest, upstream } = config;
+  // One attempt per upstream request and a generous request budget: the lookup's own token bucket
+  // and deadline are what bound the work (services/ingest/market-lookup.ts).
+  const marketLookup = new MarketLookup({
+    gamma: new UpstreamClient({
+      name: 'gamma',
+      baseUrl: upstream.gammaUrl,
+      budgetPer10s: 1_000,
+      timeoutMs: ingest.lookupTimeoutMs,
+      maxAttempts: 1,
+    }),
+    publisher: new EventPublisher(log),
+    perSecond: ingest.lookupPerSecond,
+    timeoutMs: ingest.lookupTimeoutMs,
+    missTtlMs: ingest.lookupMissTtlMs,
+  });
   const { listener } = createApiHandler({
     store,
     accounts,
+    control,
+    sandbox,
     meter,
     access: config.access,
     authCacheTtlMs: config.access.authCacheTtlMs,
@@ -58,6 +85,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     validateResponses: config.validateResponses,
     readCacheTtlMs: config.readCacheTtlMs,
     webhooks: options.webhooks,
+    marketLookup,
     health: {
       version: SERVICE_VERSION,
       sources: options.sources ?? (() => []),
@@ -80,6 +108,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await meter.stop();
+      await sandbox.close();
     },
   };
 }

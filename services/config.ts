@@ -8,6 +8,17 @@ import { POLYGON_CONTRACTS, POLYGON_START_BLOCKS } from './chain/polygon-contrac
 import { WALLET } from './shared/ids.js';
 
 const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional());
+const optionalAddress = z.preprocess(
+  (v) => (v === '' ? undefined : v),
+  z
+    .string()
+    .regex(WALLET, '0x + 40 hex')
+    .transform((a) => a.toLowerCase())
+    .optional(),
+);
+// An exact decimal (money, prices, rates): kept as text so no float ever rounds it.
+const decimalText = z.string().regex(/^\d+(\.\d{1,18})?$/, 'a decimal number such as 10000 or 0.25');
+const optionalDecimal = z.preprocess((v) => (v === '' ? undefined : v), decimalText.optional());
 const address = z
   .string()
   .regex(/^0x[0-9a-fA-F]{40}$/, 'a 0x-prefixed 20-byte address')
@@ -65,8 +76,21 @@ const environmentSchema = z.object({
   // Polling cadences. Spec freshness: prices ~5 min, trades ~1 min; we poll well inside both.
   MARKETS_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
   TRADES_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
-  // Closed markets older than this are not fetched on start: upstream holds hundreds of thousands.
-  MARKETS_CLOSED_LOOKBACK_DAYS: z.coerce.number().int().min(0).default(7),
+  // After the one-time full catalog sync, changed markets and events are read this often (the
+  // metadata freshness target is 5 minutes; open markets are polled every MARKETS_POLL_INTERVAL_MS).
+  CATALOG_SYNC_INTERVAL_MS: z.coerce.number().int().positive().default(300_000),
+  // Unsettled markets looked up again by id per market poll: 2,000 is 20 requests, well inside the
+  // Gamma budget; a larger set is covered round-robin over several polls.
+  MARKETS_RECHECK_PER_POLL: z.coerce.number().int().min(0).default(2_000),
+  // Markets read per trade poll while a feed gap is backfilled: bounded so the live feed stays fresh.
+  TRADES_GAP_MARKETS_PER_POLL: z.coerce.number().int().positive().default(50),
+  // On-demand lookup of a market the catalog does not have yet (GET /v1/markets/<unknown id>):
+  // each request waits at most this long for upstream, ...
+  MARKET_LOOKUP_TIMEOUT_MS: z.coerce.number().int().positive().default(3_000),
+  // ... at most this many upstream lookups per second run (the rest answer at once, not found now),
+  MARKET_LOOKUP_PER_SECOND: z.coerce.number().positive().default(2),
+  // ... and an id upstream does not know is not asked for again for this long.
+  MARKET_LOOKUP_MISS_TTL_MS: z.coerce.number().int().min(0).default(600_000),
   // Per-market trade backfill on first sight of a market: pages of the Data API feed (offset cap 10,000).
   TRADES_BACKFILL_MAX_PER_MARKET: z.coerce.number().int().min(0).max(10_000).default(3_000),
   // Only the busiest N markets are backfilled per market; the global feed covers the rest.
@@ -85,6 +109,8 @@ const environmentSchema = z.object({
   // a deep backfill needs a keyed URL. Empty turns the chain source off: the Data API stays the only
   // (taker-only) trade source.
   POLYGON_RPC_URL: z.preprocess((v) => (v === '' ? null : v), z.string().url().nullable().default('https://polygon.drpc.org')),
+  // The chain the RPC serves: fee payments and token balances are read there (tests run a local EVM).
+  CHAIN_ID: z.coerce.number().int().positive().default(137),
   // Blocks a block must have on top of it before its events are published. Polygon's milestones
   // finalize in 2-5 s (docs.polygon.technology/pos/concepts/finality); 3 blocks (~6 s) is past that.
   CHAIN_CONFIRMATIONS: z.coerce.number().int().min(0).max(1_000).default(3),
@@ -165,6 +191,15 @@ const environmentSchema = z.object({
   // Tokens per websocket connection: upstream accepts large subscriptions, but smaller shards limit
   // what one dropped connection takes down and keep each resubscribe snapshot burst small.
   WS_SHARD_SIZE: z.coerce.number().int().positive().max(5_000).default(500),
+  // A connection that has said nothing (not even PONG to our 10 s PING) for this long is dead:
+  // three missed pings.
+  WS_IDLE_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  // Reconnect backoff starts over only after a connection stayed up this long, so a server that
+  // accepts, sends a frame and drops us is retried with growing delays, not every 0.5 s.
+  WS_STABLE_AFTER_MS: z.coerce.number().int().positive().default(60_000),
+  // A failed publish of websocket events is retried this many times (with backoff) before the
+  // events are dead-lettered with the reason; they stay buffered until one or the other succeeds.
+  WS_PUBLISH_ATTEMPTS: z.coerce.number().int().positive().default(5),
   // Tracked wallets: positions every 5 min (target 10 min) and their activity.
   WALLETS_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(300_000),
   TRACKED_WALLETS: z.string().default(''),
@@ -217,7 +252,51 @@ const environmentSchema = z.object({
     .int()
     .positive()
     .default(15 * 60_000),
+
+  // Sandbox. 10,000 paper USDC: enough to trade a few markets at size without making sizing trivial.
+  PAPER_STARTING_BALANCE_USDC: decimalText.default('10000'),
+  // Resting orders per agent: bounds what every book snapshot and trade has to check.
+  PAPER_MAX_OPEN_ORDERS: z.coerce.number().int().positive().max(10_000).default(100),
+  // Markets with fees on but no feeSchedule indexed: charge the steepest published schedule
+  // (crypto_fees: rate 0.25, exponent 2) rather than none, and say so on the order.
+  PAPER_FEE_FALLBACK_RATE: decimalText.default('0.25'),
+  PAPER_FEE_FALLBACK_EXPONENT: z.coerce.number().int().min(0).max(8).default(2),
+  // Turns the sandbox processor part (resting fills, settlement, briefing signals) off.
+  SANDBOX_ENABLED: booleanFlag,
+  // Suggested briefing cadence: fast while orders rest or a held market is about to end, slow when idle.
+  BRIEFING_POLL_SECONDS: z.coerce.number().int().positive().default(60),
+  BRIEFING_POLL_FAST_SECONDS: z.coerce.number().int().positive().default(15),
+  BRIEFING_POLL_IDLE_SECONDS: z.coerce.number().int().positive().default(300),
+  // A held market whose end date is this close raises a resolving_soon alert.
+  BRIEFING_RESOLVING_SOON_HOURS: z.coerce.number().positive().default(24),
+  // Equity this far below its peak raises a drawdown alert.
+  BRIEFING_DRAWDOWN_ALERT_PCT: z.coerce.number().positive().max(100).default(10),
+  // Briefing signals are kept this long; an agent away longer starts from the oldest kept.
+  BRIEFING_SIGNAL_RETENTION_DAYS: z.coerce.number().positive().default(7),
+
+  // Fees on copy trades, in basis points of the notional per currency (the platform token pays half).
+  FEE_RATES_BPS: z.string().default('credits=50,usdc=50,native=50,platform_token=25'),
+  // Quotes carry prices and rates of the moment: ten minutes to pay or settle.
+  FEE_QUOTE_TTL_SECONDS: z.coerce.number().int().positive().default(600),
+  // Where on-chain fees are paid; unset = only credits are accepted.
+  FEE_TREASURY_ADDRESS: optionalAddress,
+  // Stablecoins accepted for `usdc` fees (6 decimals): pUSD (collateral since v2) and USDC.e.
+  FEE_USDC_CONTRACTS: z.string().default('0xC011a7E12a19f7B1f670d46F03B03f3342E82DFB,0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174'),
+  // Blocks on top of the payment's block (itself included) before it counts; Polygon reorgs are shallow.
+  FEE_CONFIRMATIONS: z.coerce.number().int().min(1).max(10_000).default(12),
+  // 1 credit = 0.01 USDC: a placeholder until credit pricing is set.
+  FEE_CREDITS_PER_USDC: decimalText.default('100'),
+  // USDC per whole native coin (POL); unset = native payments are not offered.
+  FEE_NATIVE_PRICE_USDC: optionalDecimal,
+  // The platform token: its contract and decimals (tiers read balances of it), and its USDC price for fees.
+  PLATFORM_TOKEN_CONTRACT: optionalAddress,
+  PLATFORM_TOKEN_DECIMALS: z.coerce.number().int().min(0).max(36).default(18),
+  PLATFORM_TOKEN_PRICE_USDC: optionalDecimal,
+  // A wallet's token balance is reused this long before the chain is asked again (tiers move within a minute).
+  TOKEN_BALANCE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
 });
+
+export type FeeCurrency = 'credits' | 'platform_token' | 'usdc' | 'native';
 
 export type Config = Readonly<{
   port: number;
@@ -238,7 +317,15 @@ export type Config = Readonly<{
     enabled: boolean;
     marketsPollIntervalMs: number;
     tradesPollIntervalMs: number;
-    closedLookbackDays: number;
+    catalogSyncIntervalMs: number;
+    recheckPerPoll: number;
+    gapMarketsPerPoll: number;
+    lookupTimeoutMs: number;
+    lookupPerSecond: number;
+    lookupMissTtlMs: number;
+    wsIdleTimeoutMs: number;
+    wsStableAfterMs: number;
+    wsPublishAttempts: number;
     backfillMaxPerMarket: number;
     backfillMarkets: number;
     gammaBudgetPer10s: number;
@@ -285,6 +372,26 @@ export type Config = Readonly<{
     priceChangePct: number;
     priceWindowMs: number;
   }>;
+  sandbox: Readonly<{
+    enabled: boolean;
+    startingBalanceUsdc: string;
+    maxOpenOrders: number;
+    feeFallback: Readonly<{ rate: string; exponent: number }>;
+    pollSeconds: Readonly<{ normal: number; fast: number; idle: number }>;
+    resolvingSoonHours: number;
+    drawdownAlertPct: number;
+    signalRetentionDays: number;
+  }>;
+  fees: Readonly<{
+    ratesBps: Readonly<Record<FeeCurrency, number>>;
+    quoteTtlSeconds: number;
+    treasury?: string;
+    usdcContracts: readonly string[];
+    confirmations: number;
+    creditsPerUsdc: string;
+    nativePriceUsdc?: string;
+  }>;
+  platformToken: Readonly<{ contract?: string; decimals: number; priceUsdc?: string; balanceTtlMs: number }>;
 }>;
 
 /** A contract the chain source reads, with the first block it can have events in. */
@@ -296,6 +403,7 @@ export interface ChainContract {
 export type ChainConfig = Readonly<{
   /** null: no RPC configured (the chain source is off). */
   rpcUrl: string | null;
+  chainId: number;
   confirmations: number;
   reorgWindowBlocks: number;
   pollIntervalMs: number;
@@ -352,7 +460,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       enabled: e.INGEST_ENABLED ?? true,
       marketsPollIntervalMs: e.MARKETS_POLL_INTERVAL_MS,
       tradesPollIntervalMs: e.TRADES_POLL_INTERVAL_MS,
-      closedLookbackDays: e.MARKETS_CLOSED_LOOKBACK_DAYS,
+      catalogSyncIntervalMs: e.CATALOG_SYNC_INTERVAL_MS,
+      recheckPerPoll: e.MARKETS_RECHECK_PER_POLL,
+      gapMarketsPerPoll: e.TRADES_GAP_MARKETS_PER_POLL,
+      lookupTimeoutMs: e.MARKET_LOOKUP_TIMEOUT_MS,
+      lookupPerSecond: e.MARKET_LOOKUP_PER_SECOND,
+      lookupMissTtlMs: e.MARKET_LOOKUP_MISS_TTL_MS,
+      wsIdleTimeoutMs: e.WS_IDLE_TIMEOUT_MS,
+      wsStableAfterMs: e.WS_STABLE_AFTER_MS,
+      wsPublishAttempts: e.WS_PUBLISH_ATTEMPTS,
       backfillMaxPerMarket: e.TRADES_BACKFILL_MAX_PER_MARKET,
       backfillMarkets: e.TRADES_BACKFILL_MARKETS,
       gammaBudgetPer10s: e.GAMMA_BUDGET_PER_10S,
@@ -371,6 +487,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     chain: {
       rpcUrl: e.POLYGON_RPC_URL,
+      chainId: e.CHAIN_ID,
       confirmations: e.CHAIN_CONFIRMATIONS,
       reorgWindowBlocks: e.CHAIN_REORG_WINDOW_BLOCKS,
       pollIntervalMs: e.CHAIN_POLL_INTERVAL_MS,
@@ -436,7 +553,63 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       priceChangePct: e.SIGNALS_PRICE_CHANGE_PCT,
       priceWindowMs: e.SIGNALS_PRICE_WINDOW_MS,
     },
+    sandbox: {
+      enabled: e.SANDBOX_ENABLED ?? true,
+      startingBalanceUsdc: e.PAPER_STARTING_BALANCE_USDC,
+      maxOpenOrders: e.PAPER_MAX_OPEN_ORDERS,
+      feeFallback: { rate: e.PAPER_FEE_FALLBACK_RATE, exponent: e.PAPER_FEE_FALLBACK_EXPONENT },
+      pollSeconds: { normal: e.BRIEFING_POLL_SECONDS, fast: e.BRIEFING_POLL_FAST_SECONDS, idle: e.BRIEFING_POLL_IDLE_SECONDS },
+      resolvingSoonHours: e.BRIEFING_RESOLVING_SOON_HOURS,
+      drawdownAlertPct: e.BRIEFING_DRAWDOWN_ALERT_PCT,
+      signalRetentionDays: e.BRIEFING_SIGNAL_RETENTION_DAYS,
+    },
+    fees: {
+      ratesBps: parseFeeRates(e.FEE_RATES_BPS),
+      quoteTtlSeconds: e.FEE_QUOTE_TTL_SECONDS,
+      treasury: e.FEE_TREASURY_ADDRESS,
+      usdcContracts: parseAddressList(e.FEE_USDC_CONTRACTS, 'FEE_USDC_CONTRACTS'),
+      confirmations: e.FEE_CONFIRMATIONS,
+      creditsPerUsdc: e.FEE_CREDITS_PER_USDC,
+      nativePriceUsdc: e.FEE_NATIVE_PRICE_USDC,
+    },
+    platformToken: {
+      contract: e.PLATFORM_TOKEN_CONTRACT,
+      decimals: e.PLATFORM_TOKEN_DECIMALS,
+      priceUsdc: e.PLATFORM_TOKEN_PRICE_USDC,
+      balanceTtlMs: e.TOKEN_BALANCE_TTL_MS,
+    },
   });
+}
+
+const FEE_CURRENCIES: readonly FeeCurrency[] = ['credits', 'platform_token', 'usdc', 'native'];
+
+/** `credits=50,usdc=50,...`: every currency must be named once, as whole basis points (0..10000). */
+function parseFeeRates(text: string): Record<FeeCurrency, number> {
+  const rates: Partial<Record<FeeCurrency, number>> = {};
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const [name, value] = part.split('=').map((p) => p.trim());
+    const bps = Number(value);
+    if (!FEE_CURRENCIES.includes(name as FeeCurrency) || !Number.isInteger(bps) || bps < 0 || bps > 10_000) {
+      throw new ConfigError(`invalid configuration: FEE_RATES_BPS: "${part}" is not <currency>=<0..10000 bps>`);
+    }
+    rates[name as FeeCurrency] = bps;
+  }
+  const missing = FEE_CURRENCIES.filter((c) => rates[c] === undefined);
+  if (missing.length > 0) throw new ConfigError(`invalid configuration: FEE_RATES_BPS: no rate for ${missing.join(', ')}`);
+  return rates as Record<FeeCurrency, number>;
+}
+
+function parseAddressList(text: string, name: string): string[] {
+  const list = text
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
+  const bad = list.find((a) => !WALLET.test(a));
+  if (bad) throw new ConfigError(`invalid configuration: ${name}: ${bad} is not an address`);
+  return list.map((a) => a.toLowerCase());
 }
 
 function stripSlash(url: string): string {

@@ -2,11 +2,13 @@
 import { Router } from 'express';
 import type { Meter } from '../../services/access/meter.js';
 import { tierName, type TierThresholds } from '../../services/access/tiers.js';
+import { agentTopics, setAgentTopics } from '../../services/briefing/briefing-service.js';
 import type { Accounts } from '../../services/control/accounts.js';
+import type { ControlStore } from '../../services/ports/control-store.js';
 import { success } from '../envelope.js';
 import { ApiError } from '../errors.js';
 
-export function agentRoutes(accounts: Accounts, meter: Meter, thresholds: TierThresholds): Router {
+export function agentRoutes(accounts: Accounts, meter: Meter, thresholds: TierThresholds, control: ControlStore): Router {
   const router = Router();
   router.post('/agents/register', async (request, response) => {
     const name = typeof request.body?.name === 'string' ? request.body.name.trim() : '';
@@ -15,30 +17,41 @@ export function agentRoutes(accounts: Accounts, meter: Meter, thresholds: TierTh
     // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
     if (/[\u0000-\u001f\u007f]/.test(name)) throw ApiError.badRequest('name: must not contain control characters');
     const issued = await accounts.registerAgent(name);
+    // Topics narrow briefing signals (validated against the document: at most 20 names).
+    const topics = Array.isArray(request.body?.topics)
+      ? await setAgentTopics(control, issued.account_id, request.body.topics as string[])
+      : [];
     response.status(201).json(
       success({
         agent_id: issued.account_id,
         name: issued.name,
         api_key: issued.api_key,
+        topics,
         tier: 'sandbox',
         created_at: issued.created_at,
       }),
     );
   });
-  router.get('/agents/me', async (request, response) => {
-    const record = await accounts.record(request.owner!.account_id);
+  const present = async (accountId: string) => {
+    const record = await accounts.record(accountId);
     if (!record) throw ApiError.notFound('agent not found');
     const standing = await meter.standing(record.account_id);
-    response.json(
-      success({
-        agent_id: record.account_id,
-        name: record.name,
-        tier: tierName(standing, thresholds),
-        token_balance: standing.tokenBalance,
-        credits: standing.credits,
-        created_at: record.created_at,
-      }),
-    );
+    return {
+      agent_id: record.account_id,
+      name: record.name,
+      topics: await agentTopics(control, record.account_id),
+      tier: tierName(standing, thresholds),
+      token_balance: standing.tokenBalance,
+      credits: standing.credits,
+      created_at: record.created_at,
+    };
+  };
+  router.get('/agents/me', async (request, response) => {
+    response.json(success(await present(request.owner!.account_id)));
+  });
+  router.patch('/agents/me', async (request, response) => {
+    await setAgentTopics(control, request.owner!.account_id, (request.body?.topics ?? []) as string[]);
+    response.json(success(await present(request.owner!.account_id)));
   });
   return router;
 }

@@ -43,9 +43,12 @@ export function healthRoutes(store: AnalyticsStore, inputs: HealthInputs): Route
       reconciliationHours(store, 24),
     ]);
     const sources = inputs.sources();
-    const issues = sources
-      .filter((s) => s.consecutive_failures >= FAILING_AFTER)
-      .map((s) => `${s.source}: ${s.consecutive_failures} consecutive failures; last error: ${s.last_error}`);
+    const issues = [
+      ...sources
+        .filter((s) => s.consecutive_failures >= FAILING_AFTER)
+        .map((s) => `${s.source}: ${s.consecutive_failures} consecutive failures; last error: ${s.last_error}`),
+      ...sources.filter((s) => s.degraded).map((s) => `${s.source}: degraded: ${s.degraded_reason}`),
+    ];
     const unmatched = hours.reduce((sum, h) => sum + h.unmatched, 0);
     if (unmatched > 0)
       issues.push(`reconciliation: ${unmatched} Data API trades in the last 24 reconciled hours have no matching chain fill`);

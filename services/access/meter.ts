@@ -7,8 +7,11 @@
  * (in the caller's favour).
  * The plan follows the token balance alone (credits open Tier 2 endpoints but are pay-as-you-go:
  * they do not buy a bigger quota).
+ * The token balance is the larger of the operator-granted balance (accounts.token_balance) and the
+ * on-chain balance of the account's linked wallet (token-balances.ts, cached with its own TTL).
  */
 import type { ControlStore } from '../ports/control-store.js';
+import type { TokenBalances } from './token-balances.js';
 import { tierName, type Standing, type TierName, type TierThresholds } from './tiers.js';
 
 export interface MeterOptions {
@@ -17,6 +20,8 @@ export interface MeterOptions {
   thresholds: TierThresholds;
   flushIntervalMs: number;
   clock?: () => number;
+  /** On-chain platform-token balances of linked wallets; without it only granted balances count. */
+  tokenBalances?: TokenBalances;
 }
 
 interface AccountState {
@@ -24,6 +29,9 @@ interface AccountState {
   periodStart: string;
   kind: Standing['kind'];
   tokenBalance: number;
+  wallet: string | null;
+  /** The linked wallet's balance as last read (null: no wallet, or unknown). */
+  chainTokens: number | null;
   persistedCalls: number;
   persistedCredits: number;
   pendingCalls: number;
@@ -75,7 +83,15 @@ export class Meter {
 
   async standing(accountId: string): Promise<Standing> {
     const state = await this.state(accountId);
-    return { kind: state.kind, tokenBalance: state.tokenBalance, credits: availableCredits(state) };
+    return { kind: state.kind, tokenBalance: await this.tokensOf(state), credits: availableCredits(state) };
+  }
+
+  private async tokensOf(state: AccountState): Promise<number> {
+    if (state.wallet && this.options.tokenBalances) {
+      const balance = await this.options.tokenBalances.balanceOf(state.wallet);
+      state.chainTokens = balance ? Number(balance.tokens) : null;
+    } else state.chainTokens = null;
+    return effectiveTokens(state);
   }
 
   /** Counts one metered call, drawing credits past the quota; refuses when neither covers it. */
@@ -99,7 +115,7 @@ export class Meter {
 
   async usage(accountId: string): Promise<Usage> {
     const state = await this.state(accountId);
-    const standing = { kind: state.kind, tokenBalance: state.tokenBalance, credits: availableCredits(state) };
+    const standing = { kind: state.kind, tokenBalance: await this.tokensOf(state), credits: availableCredits(state) };
     const tier = tierName(standing, this.options.thresholds);
     const plan = this.planOf(state);
     const quota = this.options.quotasPerDay[plan];
@@ -145,6 +161,7 @@ export class Meter {
             pendingCalls: state.pendingCalls,
             pendingCredits: state.pendingCredits,
             lastSeenMs: state.lastSeenMs,
+            chainTokens: state.chainTokens,
           });
       }
     });
@@ -152,7 +169,7 @@ export class Meter {
   }
 
   private planOf(state: AccountState): TierName {
-    return tierName({ kind: state.kind, tokenBalance: state.tokenBalance, credits: 0 }, this.options.thresholds);
+    return tierName({ kind: state.kind, tokenBalance: effectiveTokens(state), credits: 0 }, this.options.thresholds);
   }
 
   private async state(accountId: string): Promise<AccountState> {
@@ -177,8 +194,14 @@ export class Meter {
 
   private async load(accountId: string): Promise<AccountState> {
     const periodStart = periodOf(this.clock());
-    const [row] = await this.store.query<{ kind: Standing['kind']; token_balance: string; credits: string; calls: string | null }>(
-      `SELECT a.kind, a.token_balance::text AS token_balance, a.credits::text AS credits, u.calls::text AS calls
+    const [row] = await this.store.query<{
+      kind: Standing['kind'];
+      token_balance: string;
+      credits: string;
+      calls: string | null;
+      wallet_address: string | null;
+    }>(
+      `SELECT a.kind, a.token_balance::text AS token_balance, a.credits::text AS credits, u.calls::text AS calls, a.wallet_address
          FROM accounts a LEFT JOIN usage_counters u ON u.account_id = a.id AND u.period_start = $2
         WHERE a.id = $1`,
       [accountId, periodStart],
@@ -189,6 +212,8 @@ export class Meter {
       periodStart,
       kind: row.kind,
       tokenBalance: Number(row.token_balance),
+      wallet: row.wallet_address,
+      chainTokens: null,
       persistedCalls: Number(row.calls ?? 0),
       persistedCredits: Number(row.credits),
       pendingCalls: 0,
@@ -196,6 +221,10 @@ export class Meter {
       lastSeenMs: this.clock(),
     };
   }
+}
+
+function effectiveTokens(state: AccountState): number {
+  return Math.max(state.tokenBalance, state.chainTokens ?? 0);
 }
 
 function availableCredits(state: AccountState): number {

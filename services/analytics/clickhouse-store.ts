@@ -33,7 +33,10 @@ export async function openChdbStore(options: ChdbStoreOptions): Promise<Analytic
   // chDB keeps one session per process and has no per-query database setting: USE makes the
   // session's default database ours, as the `database` option does for the HTTP client.
   await client.command({ query: `USE ${options.database}` });
-  return new ClickHouseAnalyticsStore(client, options.database);
+  // One read at a time: chDB has one session per process, and many overlapping reads on it crashed the
+  // process (a segfault in libchdb) under a briefing load of 1,000 agents (bench/sandbox). Inserts still
+  // run beside reads, as they always did, so ingestion does not queue behind the API.
+  return new ClickHouseAnalyticsStore(client, options.database, true);
 }
 
 export async function openHttpStore(options: HttpStoreOptions): Promise<AnalyticsStore> {
@@ -56,10 +59,21 @@ async function createDatabase(client: ClickHouseClient, database: string): Promi
 }
 
 class ClickHouseAnalyticsStore implements AnalyticsStore {
+  private tail: Promise<unknown> = Promise.resolve();
+
   constructor(
     private readonly client: ClickHouseClient,
     readonly database: string,
+    private readonly serialize = false,
   ) {}
+
+  /** Runs `work` after every read issued before it has settled (when serializing). */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    if (!this.serialize) return work();
+    const run = this.tail.then(work, work);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
 
   async command(sql: string, params?: QueryParams): Promise<void> {
     await this.client.command({ query: sql, query_params: params });
@@ -84,14 +98,16 @@ class ClickHouseAnalyticsStore implements AnalyticsStore {
     });
   }
 
-  async query<Row>(sql: string, params?: QueryParams): Promise<Row[]> {
-    const result = await this.client.query({
-      query: sql,
-      query_params: params,
-      format: 'JSONEachRow',
-      clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+  query<Row>(sql: string, params?: QueryParams): Promise<Row[]> {
+    return this.exclusive(async () => {
+      const result = await this.client.query({
+        query: sql,
+        query_params: params,
+        format: 'JSONEachRow',
+        clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+      });
+      return (await result.json()) as Row[];
     });
-    return (await result.json()) as Row[];
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 /**
- * Which markets a backfill covers: the ones named (condition id or slug, open or closed), or every
- * active market. Gamma treats an omitted `closed` as closed=false, so a named condition id is looked
- * up open first, then closed.
+ * Which markets a backfill covers: the ones named (condition id or slug, open, closed or archived),
+ * or every active market. Gamma treats an omitted `closed` (and `archived`) as false, so a named
+ * condition id is looked up open first, then closed, then among archived markets.
  */
 import { CONDITION_ID } from '../shared/ids.js';
 import type { DeadLetter, MarketUpserted } from '../events/types.js';
@@ -53,8 +53,8 @@ export async function planMarkets(gamma: UpstreamClient, requested: readonly str
 
 async function lookUp(gamma: UpstreamClient, wanted: string): Promise<{ raw: unknown; source: MarketUpserted['source'] }> {
   if (CONDITION_ID.test(wanted)) {
-    for (const closed of ['false', 'true']) {
-      const { body, source } = await gamma.getJson<unknown[]>(`/markets?condition_ids=${wanted.toLowerCase()}&closed=${closed}`);
+    for (const filter of ['closed=false', 'closed=true', 'closed=true&archived=true']) {
+      const { body, source } = await gamma.getJson<unknown[]>(`/markets?condition_ids=${wanted.toLowerCase()}&${filter}`);
       if (Array.isArray(body) && body.length > 0) return { raw: body[0], source };
     }
     throw new UnknownMarketError(`no market with condition id ${wanted}`);

@@ -22,8 +22,8 @@ export function schemaFingerprint(type: avro.Type): string {
 export class EventCodec<E> {
   readonly type: avro.Type;
   readonly fingerprint: string;
-  /** Top-level string fields restricted by `x-symbols`, checked on produce. */
-  private readonly symbols: Array<[field: string, allowed: Set<string>]>;
+  /** Top-level string fields restricted by `x-symbols`, checked on produce (null passes where the type allows it). */
+  private readonly symbols: Array<[field: string, allowed: Set<string>, nullable: boolean]>;
   private readonly declared: Set<string>;
 
   constructor(
@@ -32,9 +32,11 @@ export class EventCodec<E> {
   ) {
     this.type = avro.Type.forSchema(schema as avro.Schema);
     this.fingerprint = schemaFingerprint(this.type);
-    const fields = (schema.fields ?? []) as Array<{ name: string; 'x-symbols'?: string[] }>;
+    const fields = (schema.fields ?? []) as Array<{ name: string; type: unknown; 'x-symbols'?: string[] }>;
     this.declared = new Set(fields.map((f) => f.name));
-    this.symbols = fields.filter((f) => f['x-symbols']).map((f) => [f.name, new Set(f['x-symbols'])]);
+    this.symbols = fields
+      .filter((f) => f['x-symbols'])
+      .map((f) => [f.name, new Set(f['x-symbols']), Array.isArray(f.type) && f.type.includes('null')]);
   }
 
   encode(event: E): Buffer {
@@ -61,7 +63,8 @@ export class EventCodec<E> {
       return `fields not matching ${this.name}: ${detail}`;
     }
     const record = event as Record<string, unknown>;
-    for (const [field, allowed] of this.symbols) {
+    for (const [field, allowed, nullable] of this.symbols) {
+      if (nullable && record[field] === null) continue;
       if (!allowed.has(String(record[field])))
         return `fields not matching ${this.name}: ${field} must be one of ${[...allowed].join(', ')}`;
     }

@@ -233,6 +233,47 @@ export interface HolderSnapshot {
   ingested_at_ms: number;
 }
 
+/** One step of a market's lifecycle state machine: active -> closed -> resolved | voided (closed -> active when upstream reopens; resolved -> resolved when a higher authority confirms or corrects). Decided by the lifecycle processor from the market and resolution streams. Key: market_id. */
+export interface MarketLifecycleTransition {
+  /** market_id + ':' + revision: re-processing the same input emits the same ids. */
+  event_id: string;
+  source: 'polymarket' | 'simulator';
+  /** Condition id. */
+  market_id: string;
+  /** 1 for the first state recorded, then +1 per transition. */
+  revision: number;
+  /** listed (first state seen), closed, reopened, resolved, voided, confirmed (a higher authority agrees), corrected (a higher or equal authority changed the payouts). */
+  kind: 'listed' | 'closed' | 'reopened' | 'resolved' | 'voided' | 'confirmed' | 'corrected';
+  /** null for listed. */
+  from_state: null | 'active' | 'closed' | 'resolved' | 'voided';
+  to_state: 'active' | 'closed' | 'resolved' | 'voided';
+  /** Who reported the state: gamma (Gamma market), clob-ws / clob-rest (CLOB resolution messages), chain (ConditionResolution on Polygon, the authority). */
+  authority: 'gamma' | 'clob-ws' | 'clob-rest' | 'chain';
+  slug: string;
+  title: string;
+  outcomes: Array<string>;
+  /** Index of the YES outcome ('Yes' when present, else the first). */
+  yes_index: number;
+  /** 0 before settlement; 1 for the first resolution; 2, 3, ... for each correction. */
+  resolution_number: number;
+  /** Winning outcome name; '50-50' for a void; null before settlement. */
+  resolved_outcome: null | string;
+  /** -1 when there is no single winner (void, or not settled). */
+  winning_outcome_index: number;
+  /** Payout per outcome (0..1) once settled; empty before. */
+  payouts: Array<number>;
+  /** payouts[yes_index] once settled. */
+  final_yes_price: null | number;
+  /** The other outcome's payout in a binary market once settled. */
+  final_no_price: null | number;
+  /** Upstream time of the change when it says (closedTime, umaEndDate, message timestamp). */
+  occurred_at_ms: null | number;
+  /** When the lifecycle processor saw it. */
+  observed_at_ms: number;
+  /** Whether subscribers are told: true for every transition the service watched happen, false for states first seen long settled (catalog history). */
+  notify: boolean;
+}
+
 /** A market moved to resolved (emitted once per market; re-emissions carry the same event_id). Key: market_id. */
 export interface MarketResolved {
   /** market_id + ':resolved': the same resolution always has the same id, whichever source saw it first. */
@@ -259,7 +300,8 @@ export interface MarketResolved {
   ingested_at_ms: number;
 }
 
-export type MarketStatus = 'active' | 'closed' | 'resolved';
+/** Gamma's lifecycle: active (trading), closed (trading stopped, not resolved), resolved (one outcome pays 1), voided (resolved with a split payout, e.g. 50-50). A reader without a newer symbol reads it as closed. */
+export type MarketStatus = 'active' | 'closed' | 'resolved' | 'voided';
 
 /** The latest upstream view of one market. Key: market_id. Newer updated_at_ms wins. */
 export interface MarketUpserted {
@@ -280,7 +322,9 @@ export interface MarketUpserted {
   outcome_prices: Array<number>;
   /** Index of the YES outcome: 'Yes' when present, else the first outcome. */
   yes_index: number;
+  /** Added voided (backwards compatible: readers of the old enum fall back to closed). */
   status: MarketStatus;
+  /** Winning outcome name once resolved; '50-50' once voided. */
   resolved_outcome: null | string;
   volume_total_usdc: number;
   volume_24h_usdc: number;
@@ -306,8 +350,18 @@ export interface MarketUpserted {
   question_id: null | string;
   /** Added: orderPriceMinTickSize. */
   tick_size: null | number;
-  /** Added: umaEndDate or closedTime of a resolved market. */
+  /** Added: umaEndDate or closedTime of a resolved (or voided) market. */
   resolved_at_ms: null | number;
+  /** Added: Gamma feesEnabled; false = no platform fee on this market. */
+  fees_enabled: boolean;
+  /** Added: Gamma feeType (crypto_fees_v2, sports_fees_v2, politics_fees, ...), a category label. */
+  fee_type: null | string;
+  /** Added: Gamma feeSchedule.rate: taker fee = shares x rate x (p x (1 - p))^exponent. null when the market has no feeSchedule. */
+  fee_rate: null | number;
+  /** Added: Gamma feeSchedule.exponent. */
+  fee_exponent: null | number;
+  /** Added: Gamma feeSchedule.takerOnly (makers pay nothing). */
+  fee_taker_only: null | boolean;
 }
 
 /** Open interest of a market at a poll (USDC). Key: market_id. */
@@ -469,6 +523,7 @@ export interface EventsBySchema {
   'dead-letter.v1': DeadLetter;
   'gamma.event.upserted.v1': GammaEventUpserted;
   'holder.snapshot.v1': HolderSnapshot;
+  'market.lifecycle.v1': MarketLifecycleTransition;
   'market.resolved.v1': MarketResolved;
   'market.upserted.v1': MarketUpserted;
   'open-interest.v1': OpenInterest;
@@ -482,4 +537,4 @@ export interface EventsBySchema {
 
 export type SchemaName = keyof EventsBySchema;
 
-export const SCHEMA_NAMES: readonly SchemaName[] = ['book.delta.v1', 'book.snapshot.v1', 'chain.condition-resolved.v1', 'chain.ledger.v1', 'dead-letter.v1', 'gamma.event.upserted.v1', 'holder.snapshot.v1', 'market.resolved.v1', 'market.upserted.v1', 'open-interest.v1', 'position.snapshot.v1', 'price.tick.v1', 'series.upserted.v1', 'tag.upserted.v1', 'trade.executed.v1', 'wallet.activity.v1'];
+export const SCHEMA_NAMES: readonly SchemaName[] = ['book.delta.v1', 'book.snapshot.v1', 'chain.condition-resolved.v1', 'chain.ledger.v1', 'dead-letter.v1', 'gamma.event.upserted.v1', 'holder.snapshot.v1', 'market.lifecycle.v1', 'market.resolved.v1', 'market.upserted.v1', 'open-interest.v1', 'position.snapshot.v1', 'price.tick.v1', 'series.upserted.v1', 'tag.upserted.v1', 'trade.executed.v1', 'wallet.activity.v1'];

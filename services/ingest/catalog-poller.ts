@@ -1,7 +1,7 @@
 /**
- * Polls Gamma's catalog: events (open ones plus those closed within the lookback: `/events`
- * silently means closed=false upstream when `closed` is omitted, so both are asked for), series
- * and tags, paging each to the end. Publishes only entities whose normalized content changed.
+ * Polls Gamma's catalog: open events (keyset paging; closed and archived ones come from the catalog
+ * sync, catalog-sync.ts), series and tags, paging each to the end. Publishes only entities whose
+ * normalized content changed.
  */
 import type { Logger } from '../logger.js';
 import type { DeadLetter, Source } from '../events/types.js';
@@ -10,6 +10,7 @@ import { normalizeGammaEvent, normalizeGammaSeries, normalizeGammaTag } from './
 import type { EventPublisher, EventStreamName } from '../events/publisher.js';
 import type { SourceHealth } from './source-health.js';
 import type { UpstreamClient } from './upstream-client.js';
+import { keysetPages } from './gamma-pages.js';
 
 const PAGE_SIZE = 500;
 const MAX_OFFSET = 100_000;
@@ -20,7 +21,6 @@ export interface CatalogPollerOptions {
   publisher: EventPublisher;
   health: SourceHealth;
   logger: Logger;
-  closedLookbackDays: number;
   clock?: () => number;
 }
 
@@ -34,19 +34,15 @@ export class CatalogPoller {
   }
 
   async pollOnce(): Promise<{ published: number; deadLettered: number }> {
-    const { health, closedLookbackDays } = this.options;
+    const { health } = this.options;
     const now = (this.options.clock ?? Date.now)();
     try {
       const deadLetters: DeadLetter[] = [];
-      const closedSince = new Date(now - closedLookbackDays * 86_400_000).toISOString();
-      const eventFilters = [
-        'closed=false',
-        ...(closedLookbackDays > 0 ? [`closed=true&end_date_min=${encodeURIComponent(closedSince)}`] : []),
-      ];
       let published = 0;
       published += await this.sync(
         'gammaEvents',
-        eventFilters.map((f) => `/events?${f}&order=id&ascending=true`),
+        this.openEvents(),
+        '/events/keyset',
         normalizeGammaEvent,
         (e) => e.gamma_event_id,
         now,
@@ -54,13 +50,14 @@ export class CatalogPoller {
       );
       published += await this.sync(
         'series',
-        ['/series?order=id&ascending=true'],
+        this.offsetPages('/series?order=id&ascending=true'),
+        '/series',
         normalizeGammaSeries,
         (s) => s.series_id,
         now,
         deadLetters,
       );
-      published += await this.sync('tags', ['/tags?'], normalizeGammaTag, (t) => t.tag_id, now, deadLetters);
+      published += await this.sync('tags', this.offsetPages('/tags?'), '/tags', normalizeGammaTag, (t) => t.tag_id, now, deadLetters);
       await this.options.publisher.deadLetter(deadLetters);
       health.succeeded(CATALOG_SOURCE, published, deadLetters.length, now);
       return { published, deadLettered: deadLetters.length };
@@ -72,27 +69,26 @@ export class CatalogPoller {
 
   private async sync<K extends 'gammaEvents' | 'series' | 'tags', T extends { event_id: string }>(
     topic: K & EventStreamName,
-    listings: string[],
+    rows: AsyncIterable<{ raw: unknown; source: Source }>,
+    endpoint: string,
     normalize: Normalizer<T>,
     idOf: (entity: T) => string,
     now: number,
     deadLetters: DeadLetter[],
   ): Promise<number> {
     const byId = new Map<string, T>();
-    for (const listing of listings) {
-      for await (const { raw, source } of this.pages(listing)) {
-        const result = normalize(raw, source, now);
-        if (result.ok) byId.set(idOf(result.value), result.value);
-        else
-          deadLetters.push({
-            stage: 'ingest',
-            source,
-            origin: `${this.options.gamma.name}${listing.split('?')[0]}`,
-            reason: result.reason,
-            raw: JSON.stringify(raw),
-            at_ms: now,
-          });
-      }
+    for await (const { raw, source } of rows) {
+      const result = normalize(raw, source, now);
+      if (result.ok) byId.set(idOf(result.value), result.value);
+      else
+        deadLetters.push({
+          stage: 'ingest',
+          source,
+          origin: `${this.options.gamma.name}${endpoint}`,
+          reason: result.reason,
+          raw: JSON.stringify(raw),
+          at_ms: now,
+        });
     }
     const changed = [...byId.entries()].filter(([id, entity]) => this.lastPublished.get(`${topic}:${id}`) !== entity.event_id);
     const published = await this.options.publisher.publish(topic, changed.map(([, entity]) => entity) as never[]);
@@ -100,7 +96,13 @@ export class CatalogPoller {
     return published;
   }
 
-  private async *pages(listing: string): AsyncGenerator<{ raw: unknown; source: Source }> {
+  private async *openEvents(): AsyncGenerator<{ raw: unknown; source: Source }> {
+    for await (const page of keysetPages(this.options.gamma, 'events', 'closed=false')) {
+      for (const raw of page.items) yield { raw, source: page.source };
+    }
+  }
+
+  private async *offsetPages(listing: string): AsyncGenerator<{ raw: unknown; source: Source }> {
     const separator = listing.endsWith('?') ? '' : '&';
     for (let offset = 0; offset <= MAX_OFFSET; offset += PAGE_SIZE) {
       const { body, source } = await this.options.gamma.getJson<unknown>(`${listing}${separator}limit=${PAGE_SIZE}&offset=${offset}`);

@@ -1,7 +1,9 @@
 /**
  * The ingest part of the pipeline: polls the upstream APIs and publishes normalized events to the
- * log. Markets first (every poll), then the global trade feed, and, once per market, a backfill of
- * the busiest markets' trade history so candles have depth from the start.
+ * log. Open markets (and unsettled ones re-checked by id) every poll, the whole catalog once and then
+ * incrementally, the global trade feed (with gap backfill), and, once per market, a backfill of the
+ * busiest markets' trade history so candles have depth from the start. Each poller is a source of
+ * its own in the health report, so one failing never hides or stalls another.
  */
 import path from 'node:path';
 import { ChainCatalog } from '../chain/catalog.js';
@@ -20,6 +22,8 @@ import { TradePoller } from './trade-poller.js';
 import { UpstreamClient } from './upstream-client.js';
 import { BookPoller } from './book-poller.js';
 import { CatalogPoller } from './catalog-poller.js';
+import { CatalogSync } from './catalog-sync.js';
+import { UnresolvedMarkets } from './unresolved-markets.js';
 import { MarketStream } from './market-stream.js';
 import { MarketHoldingsPoller } from './market-holdings-poller.js';
 import { WalletPoller } from './wallet-poller.js';
@@ -30,6 +34,8 @@ export interface IngestService {
   readonly firstPass: Promise<void>;
   /** The CLOB market websocket client, once the first market poll told it what to follow (null when disabled). */
   readonly stream: () => MarketStream | null;
+  /** The pollers, for tests and operators' tools. */
+  readonly pollers: { markets: MarketPoller; trades: TradePoller; catalogSync: CatalogSync };
   /** The chain source's figures (null when it is off or not connected yet). */
   readonly chain: () => ChainStatus | null;
   stop(): Promise<void>;
@@ -60,17 +66,19 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
     timeoutMs: ingest.timeoutMs,
   });
   const checkpoints = path.join(config.dataDir, 'ingest');
-  const markets = new MarketPoller({
+  const unresolved = new UnresolvedMarkets(path.join(checkpoints, 'unresolved-markets.json'));
+  const markets = new MarketPoller({ gamma, publisher, health, logger, unresolved, recheckPerPoll: ingest.recheckPerPoll });
+  const catalog = new CatalogPoller({ gamma, publisher, health, logger });
+  const catalogSync = new CatalogSync({
     gamma,
     publisher,
     health,
     logger,
-    closedLookbackDays: ingest.closedLookbackDays,
-    resolvedCheckpointFile: path.join(checkpoints, 'resolved-markets.json'),
+    unresolved,
+    checkpointFile: path.join(checkpoints, 'catalog-sync.json'),
   });
   // Token id -> market for the chain source, fed by every market poll.
   const tokenCatalog = new ChainCatalog();
-  const catalog = new CatalogPoller({ gamma, publisher, health, logger, closedLookbackDays: ingest.closedLookbackDays });
   const tradableTokens = () =>
     markets.markets.filter((m) => m.status === 'active' && m.accepting_orders !== false).flatMap((m) => m.outcome_token_ids);
   const books = new BookPoller({ clob, publisher, health, logger, tokens: tradableTokens });
@@ -93,6 +101,8 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
     logger,
     checkpointFile: path.join(config.dataDir, 'ingest', 'trades-checkpoint.json'),
     backfillMaxPerMarket: ingest.backfillMaxPerMarket,
+    markets: () => markets.markets,
+    gapMarketsPerPoll: ingest.gapMarketsPerPoll,
   });
 
   const logFailure = (what: string) => (error: unknown) => logger.error({ err: error }, `${what} failed`);
@@ -128,7 +138,7 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
   const tradesTask = runPeriodically(
     async () => {
       const result = await trades.pollOnce();
-      if (result.published > 0 || result.deadLettered > 0) logger.info(result, 'trades polled');
+      if (result.published > 0 || result.deadLettered > 0 || result.backfilled > 0) logger.info(result, 'trades polled');
     },
     ingest.tradesPollIntervalMs,
     logFailure('trades poll'),
@@ -142,6 +152,15 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
     },
     ingest.marketsPollIntervalMs,
     logFailure('catalog poll'),
+  );
+  // The whole catalog once (resumable), then what changed; a run is one long task, never overlapping.
+  const catalogSyncTask = runPeriodically(
+    async () => {
+      const result = await catalogSync.runOnce();
+      if (result.published > 0 || result.deadLettered > 0) logger.info(result, 'catalog synced');
+    },
+    ingest.catalogSyncIntervalMs,
+    logFailure('catalog sync'),
   );
   // The chain source starts after the first market poll, so the catalog knows the listed markets.
   let chain: ChainSource | null = null;
@@ -178,6 +197,9 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
         logger,
         source,
         shardSize: ingest.wsShardSize,
+        idleTimeoutMs: ingest.wsIdleTimeoutMs,
+        stableAfterMs: ingest.wsStableAfterMs,
+        publishAttempts: ingest.wsPublishAttempts,
         resync: async (assetIds) => (await books.fetchAndPublish(assetIds)).books,
         onBookPublished: (assetId, hash) => books.notePublished(assetId, hash),
         // A market listed upstream: follow its tokens at once and fetch its metadata now, not at the next poll.
@@ -221,13 +243,15 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
     health,
     firstPass: Promise.all([marketsTask.firstRun, tradesTask.firstRun]).then(() => undefined),
     stream: () => stream,
+    pollers: { markets, trades, catalogSync },
     chain: () => (chain as ChainSource | null)?.status() ?? null,
     async stop() {
       stopped = true;
+      catalogSync.stop();
       await chainStarted;
       await (chain as ChainSource | null)?.stop();
       const later = await clobTasks;
-      await Promise.all([...tasks, catalogTask, ...later].map((task) => task.stop()));
+      await Promise.all([...tasks, catalogTask, catalogSyncTask, ...later].map((task) => task.stop()));
       await (stream as MarketStream | null)?.stop();
       await backfill;
     },

@@ -3,25 +3,34 @@
  *
  * - Tokens are split into shards (one connection each) so thousands of tokens are covered without
  *   one oversized subscription; new tokens open new shards, existing shards are left alone.
- * - Each connection sends a text PING every ~10 s (upstream drops silent clients) and, when it
- *   closes, reconnects with exponential backoff and full jitter, then resubscribes; a resubscribe
- *   brings fresh `book` snapshots, so nothing from the outage is left half-applied.
+ * - Each connection sends a text PING every ~10 s (upstream drops silent clients); a connection that
+ *   says nothing at all (not even PONG) for the idle timeout is dead and is dropped. A dropped
+ *   connection reconnects with exponential backoff and equal jitter, then resubscribes; a resubscribe
+ *   brings fresh `book` snapshots, so nothing from the outage is left half-applied. The backoff starts
+ *   over only after a connection stayed up for the stable interval: a server that accepts, sends a
+ *   frame and closes is retried with growing delays.
  * - `book` replaces the local book; `price_change` deltas (size 0 deletes a level, one frame may
  *   carry both tokens, frames may be arrays) are applied and checked against upstream's best
  *   bid/ask; a mismatch is a gap and the token is resynced from REST `/books`.
  * - Events are buffered for a few tens of ms and produced in one batch per topic, and rebuilt books
  *   are published at most once per flush per token, so a burst costs one log append, not hundreds.
+ * - Events leave the buffer only once published. A failed publish is retried with backoff; after
+ *   the configured attempts the events are dead-lettered with the reason (and kept until that
+ *   succeeds). While more than `maxBufferedEvents` wait, the shards are paused (closed) and resume,
+ *   resubscribing for fresh books, once the backlog is published.
  */
 import WebSocket from 'ws';
 import type { Logger } from '../logger.js';
 import type { BookSnapshot, DeadLetter, Source } from '../events/types.js';
-import { backoffMs } from '../shared/backoff.js';
+import { type BackoffPolicy, backoffMs } from '../shared/backoff.js';
 import { LocalBooks } from './book-state.js';
 import { midpointTick, normalizeWsMarketMessage, wsFrameMessages, type WsMarketMessage } from './normalize-clob.js';
 import type { EventOfStream, EventPublisher, EventStreamName } from '../events/publisher.js';
 import { FRESHNESS_TARGETS_MS, type SourceHealth } from './source-health.js';
 
 export const WS_SOURCE = 'clob.ws';
+/** Retries of a failed publish: 200 ms doubling to 10 s. */
+const PUBLISH_RETRY: BackoffPolicy = { baseMs: 200, maxMs: 10_000, jitter: 'none' };
 
 export interface MarketStreamOptions {
   url: string;
@@ -41,6 +50,16 @@ export interface MarketStreamOptions {
   flushIntervalMs?: number;
   reconnectBaseMs?: number;
   reconnectMaxMs?: number;
+  /** No message (PONG included) for this long drops the connection (default 30 s). */
+  idleTimeoutMs?: number;
+  /** A connection up this long resets the reconnect backoff (default 60 s). */
+  stableAfterMs?: number;
+  /** Publish attempts before buffered events are dead-lettered (default 5). */
+  publishAttempts?: number;
+  /** Buffered events above which the shards pause until the backlog is published (default 200,000). */
+  maxBufferedEvents?: number;
+  /** Delay before publish retry `attempt` (tests shrink it). */
+  publishRetryMs?: (attempt: number) => number;
   clock?: () => number;
   random?: () => number;
 }
@@ -52,13 +71,39 @@ export interface StreamStats {
   resyncs: number;
   reconnects: number;
   dead_lettered: number;
+  /** Connections dropped for saying nothing for the idle timeout. */
+  idle_timeouts: number;
+  publish_failures: number;
+  /** Events dead-lettered because publishing them kept failing. */
+  publish_dead_lettered: number;
 }
 
 type Pending = { [K in EventStreamName]?: EventOfStream<K>[] };
 
+/** Events waiting to be published, oldest first; an entry leaves only once its publish succeeded. */
+interface OutboxEntry {
+  topic: EventStreamName | 'deadLetters';
+  events: unknown[];
+  attempts: number;
+  /** After a failure: not tried again before this (monotonic ms), however often frames flush. */
+  retryAt?: number;
+}
+
 export class MarketStream {
   readonly books = new LocalBooks();
-  readonly stats: StreamStats = { frames: 0, messages: 0, gaps: 0, resyncs: 0, reconnects: 0, dead_lettered: 0 };
+  readonly stats: StreamStats = {
+    frames: 0,
+    messages: 0,
+    gaps: 0,
+    resyncs: 0,
+    reconnects: 0,
+    dead_lettered: 0,
+    idle_timeouts: 0,
+    publish_failures: 0,
+    publish_dead_lettered: 0,
+  };
+  private readonly outbox: OutboxEntry[] = [];
+  private paused = false;
   private readonly shards: Shard[] = [];
   private readonly covered = new Set<string>();
   private pending: Pending = {};
@@ -106,6 +151,19 @@ export class MarketStream {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     await this.flushing;
     await this.flush();
+    // Last chance for a backlog: retry at once until published or dead-lettered.
+    for (let round = 0; this.outbox.length > 0 && round < this.publishAttempts + 2; round++) await this.drainOutbox(true);
+    if (this.outbox.length > 0)
+      this.options.logger.error({ events: this.bufferedEvents }, 'websocket events could not be published or dead-lettered before stop');
+  }
+
+  /** Events buffered and not yet published (nor dead-lettered). */
+  get bufferedEvents(): number {
+    return this.outbox.reduce((sum, entry) => sum + entry.events.length, 0);
+  }
+
+  get isPaused(): boolean {
+    return this.paused;
   }
 
   /** Test hook: drops every connection as if the network failed. */
@@ -125,9 +183,20 @@ export class MarketStream {
       pingIntervalMs: this.options.pingIntervalMs ?? 10_000,
       reconnectBaseMs: this.options.reconnectBaseMs ?? 500,
       reconnectMaxMs: this.options.reconnectMaxMs ?? 30_000,
+      idleTimeoutMs: this.options.idleTimeoutMs ?? 30_000,
+      stableAfterMs: this.options.stableAfterMs ?? 60_000,
       random: this.options.random ?? Math.random,
       logger: this.options.logger,
     };
+  }
+
+  private get publishAttempts(): number {
+    return this.options.publishAttempts ?? 5;
+  }
+
+  idleTimedOut(shard: number): void {
+    this.stats.idle_timeouts += 1;
+    this.options.logger.warn({ shard }, 'market websocket silent past the idle timeout; reconnecting');
   }
 
   heartbeat(): void {
@@ -221,14 +290,14 @@ export class MarketStream {
     this.deadLetters.push({ stage: 'ingest', source: this.options.source, origin: 'clob-ws/market', reason, raw, at_ms: at });
   }
 
-  private scheduleFlush(): void {
+  private scheduleFlush(delayMs = this.options.flushIntervalMs ?? 50): void {
     if (this.flushTimer || this.stopped) return;
     this.flushTimer = setTimeout(() => {
       this.flushTimer = null;
       this.flushing = this.flushing
         .then(() => this.flush())
         .catch((error) => this.options.logger.error({ err: error }, 'websocket flush failed'));
-    }, this.options.flushIntervalMs ?? 50);
+    }, delayMs);
   }
 
   private async flush(): Promise<void> {
@@ -242,18 +311,86 @@ export class MarketStream {
       this.options.onBookPublished?.(assetId, snapshot.hash);
     }
     this.dirtyBooks.clear();
-    const pending = this.pending;
-    const deadLetters = this.deadLetters;
     const resync = [...this.toResync];
+    // Moved to the outbox, in arrival order within a topic (one produce per topic per flush).
+    if (this.deadLetters.length > 0) this.outbox.push({ topic: 'deadLetters', events: this.deadLetters, attempts: 0 });
+    for (const [topic, events] of Object.entries(this.pending) as [EventStreamName, unknown[]][]) {
+      if (events.length > 0) this.outbox.push({ topic, events, attempts: 0 });
+    }
     this.pending = {};
     this.deadLetters = [];
     this.toResync.clear();
-    await this.options.publisher.deadLetter(deadLetters);
-    for (const [topic, events] of Object.entries(pending) as [EventStreamName, never[]][]) {
-      // Within a topic, keep arrival order; one produce per topic per flush.
-      await this.options.publisher.publish(topic, events);
-    }
+    await this.drainOutbox();
     if (resync.length > 0) await this.resync(resync);
+  }
+
+  /** Publishes the outbox oldest first; stops at the first failure and retries later (or dead-letters). */
+  private async drainOutbox(force = false): Promise<void> {
+    while (this.outbox.length > 0) {
+      const entry = this.outbox[0]!;
+      if (!force && entry.retryAt !== undefined && performance.now() < entry.retryAt) return;
+      try {
+        await this.options.publisher.publish(entry.topic, entry.events as never[]);
+        this.outbox.shift();
+      } catch (error) {
+        entry.attempts += 1;
+        this.stats.publish_failures += 1;
+        const message = error instanceof Error ? error.message : String(error);
+        if (entry.topic !== 'deadLetters' && entry.attempts >= this.publishAttempts) {
+          // Given up on this topic for now: the events go to the dead-letter topic with the reason.
+          const at = this.now;
+          this.stats.publish_dead_lettered += entry.events.length;
+          this.outbox[0] = {
+            topic: 'deadLetters',
+            attempts: 0,
+            events: entry.events.map(
+              (event): DeadLetter => ({
+                stage: 'ingest',
+                source: this.options.source,
+                origin: `clob-ws/${entry.topic}`,
+                reason: `publish to ${entry.topic} failed ${entry.attempts} times: ${message}`,
+                raw: JSON.stringify(event),
+                at_ms: at,
+              }),
+            ),
+          };
+          this.options.logger.error(
+            { topic: entry.topic, events: entry.events.length, err: error },
+            'websocket events dead-lettered after failed publishes',
+          );
+          continue;
+        }
+        this.options.health.degraded(WS_SOURCE, `publishing websocket events failed (${this.bufferedEvents} buffered): ${message}`);
+        this.options.logger.warn({ topic: entry.topic, attempt: entry.attempts, err: error }, 'websocket publish failed; retrying');
+        this.pauseIfOverloaded();
+        const delay = this.options.publishRetryMs?.(entry.attempts) ?? backoffMs(PUBLISH_RETRY, entry.attempts);
+        entry.retryAt = performance.now() + delay;
+        if (!this.stopped) {
+          setTimeout(() => {
+            this.flushing = this.flushing
+              .then(() => this.drainOutbox())
+              .catch((e) => this.options.logger.error({ err: e }, 'websocket retry failed'));
+          }, delay).unref();
+        }
+        return;
+      }
+    }
+    if (this.options.health.isDegraded(WS_SOURCE)) this.options.health.recovered(WS_SOURCE);
+    if (this.paused) this.resume();
+  }
+
+  /** Too much waiting to be published: stop reading until it is (a resubscribe then brings fresh books). */
+  private pauseIfOverloaded(): void {
+    if (this.paused || this.bufferedEvents <= (this.options.maxBufferedEvents ?? 200_000)) return;
+    this.paused = true;
+    this.options.logger.error({ events: this.bufferedEvents }, 'websocket paused: too many events waiting to be published');
+    for (const shard of this.shards) shard.pause();
+  }
+
+  private resume(): void {
+    this.paused = false;
+    this.options.logger.info('websocket resumed: backlog published');
+    for (const shard of this.shards) shard.resume();
   }
 
   private async resync(assetIds: string[]): Promise<void> {
@@ -273,7 +410,11 @@ class Shard {
   private socket: WebSocket | null = null;
   private pingTimer: NodeJS.Timeout | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
+  private stableTimer: NodeJS.Timeout | null = null;
   private attempts = 0;
+  /** When anything (a frame or PONG) last arrived on the current connection (monotonic ms). */
+  private lastHeard = 0;
+  private paused = false;
   private resolveOpened!: () => void;
   opened: Promise<void>;
 
@@ -286,19 +427,37 @@ class Shard {
   }
 
   connect(): void {
-    const { url, pingIntervalMs, logger } = this.stream.settings;
+    const { url, pingIntervalMs, idleTimeoutMs, stableAfterMs, logger } = this.stream.settings;
     const socket = new WebSocket(url);
     this.socket = socket;
+    this.lastHeard = performance.now();
     socket.on('open', () => {
       socket.send(JSON.stringify({ assets_ids: this.tokens, type: 'market', custom_feature_enabled: true }));
+      this.lastHeard = performance.now();
+      const checkEveryMs = Math.min(pingIntervalMs, Math.max(50, Math.floor(idleTimeoutMs / 3)));
+      let lastCheck = performance.now();
       this.pingTimer = setInterval(() => {
-        if (socket.readyState === WebSocket.OPEN) socket.send('PING');
-      }, pingIntervalMs);
+        if (socket.readyState !== WebSocket.OPEN) return;
+        const now = performance.now();
+        // This process was stalled (the check ran far too late): frames may be waiting unread, so
+        // the silence is ours, not the server's - start the window again.
+        if (now - lastCheck > idleTimeoutMs / 2) this.lastHeard = now;
+        lastCheck = now;
+        // Liveness: a connection that answers nothing, not even PONG, is dead however open it looks.
+        if (now - this.lastHeard > idleTimeoutMs) {
+          this.stream.idleTimedOut(this.index);
+          socket.terminate();
+          return;
+        }
+        socket.send('PING');
+      }, checkEveryMs);
+      // Only a connection that stays up resets the backoff.
+      this.stableTimer = setTimeout(() => (this.attempts = 0), stableAfterMs);
       this.resolveOpened();
       logger.debug({ shard: this.index, tokens: this.tokens.length }, 'market websocket subscribed');
     });
     socket.on('message', (data, isBinary) => {
-      this.attempts = 0;
+      this.lastHeard = performance.now();
       const text = isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString();
       if (text === 'PONG' || text === 'pong') this.stream.heartbeat();
       else this.stream.handleFrame(text);
@@ -306,8 +465,10 @@ class Shard {
     socket.on('error', (error) => logger.warn({ err: error, shard: this.index }, 'market websocket error'));
     socket.on('close', (code) => {
       if (this.pingTimer) clearInterval(this.pingTimer);
+      if (this.stableTimer) clearTimeout(this.stableTimer);
       this.pingTimer = null;
-      if (this.stream.isStopped) return;
+      this.stableTimer = null;
+      if (this.stream.isStopped || this.paused) return;
       this.stream.disconnected(`shard ${this.index} closed with code ${code}`);
       this.scheduleReconnect();
     });
@@ -319,7 +480,7 @@ class Shard {
     const delay = backoffMs({ baseMs: reconnectBaseMs, maxMs: reconnectMaxMs, jitter: 'equal' }, this.attempts, random);
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = null;
-      if (!this.stream.isStopped) this.connect();
+      if (!this.stream.isStopped && !this.paused) this.connect();
     }, delay);
   }
 
@@ -327,8 +488,23 @@ class Shard {
     this.socket?.terminate();
   }
 
+  /** Closes without reconnecting until resume(). */
+  pause(): void {
+    this.paused = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    this.socket?.terminate();
+  }
+
+  resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    if (!this.stream.isStopped) this.connect();
+  }
+
   close(): void {
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    if (this.stableTimer) clearTimeout(this.stableTimer);
     if (this.pingTimer) clearInterval(this.pingTimer);
     this.socket?.removeAllListeners('message');
     this.socket?.close();

@@ -9,7 +9,7 @@ import { CONDITION_ID } from '../shared/ids.js';
 import type { BookDelta, BookLevel, BookSnapshot, MarketResolved, PriceTick, Source } from '../events/types.js';
 import { hashParts } from './content-id.js';
 import { resolutionEventId } from './normalize-market.js';
-import { fail, ok, parseOptionalNumber, parseStringArray, parseTimestampMs, type Parsed } from './parse.js';
+import { fail, ok, parseOptionalNumber, parseStringArray, parseTimestampMs, parseTokenId, parseTokenIds, type Parsed } from './parse.js';
 
 type Json = Record<string, unknown>;
 const TOKEN_ID = /^\d{1,80}$/;
@@ -18,9 +18,9 @@ const isObject = (raw: unknown): raw is Json => !!raw && typeof raw === 'object'
 function marketAndAsset(raw: Json): Parsed<{ marketId: string; assetId: string }> {
   const marketId = typeof raw.market === 'string' ? raw.market.toLowerCase() : '';
   if (!CONDITION_ID.test(marketId)) return fail(`market (condition id) missing or malformed: ${JSON.stringify(raw.market)}`);
-  const assetId = typeof raw.asset_id === 'string' ? raw.asset_id : '';
-  if (!TOKEN_ID.test(assetId)) return fail(`asset_id missing or not a token id: ${JSON.stringify(raw.asset_id)}`);
-  return ok({ marketId, assetId });
+  const assetId = parseTokenId(raw.asset_id, 'asset_id');
+  if (!assetId.ok) return assetId;
+  return ok({ marketId, assetId: assetId.value });
 }
 
 function price(raw: unknown, field: string): Parsed<number> {
@@ -319,7 +319,7 @@ export function normalizeWsMarketMessage(raw: unknown, source: Source, nowMs: nu
     case 'new_market': {
       const marketId = typeof raw.market === 'string' ? raw.market.toLowerCase() : '';
       if (!CONDITION_ID.test(marketId)) return fail(`market malformed: ${JSON.stringify(raw.market)}`);
-      const assetIds = parseStringArray(raw.assets_ids ?? raw.clob_token_ids, 'assets_ids');
+      const assetIds = parseTokenIds(raw.assets_ids ?? raw.clob_token_ids, 'assets_ids');
       if (!assetIds.ok) return assetIds;
       const outcomes = raw.outcomes === undefined ? ok<string[]>([]) : parseStringArray(raw.outcomes, 'outcomes');
       if (!outcomes.ok) return outcomes;
@@ -336,10 +336,11 @@ export function normalizeWsMarketMessage(raw: unknown, source: Source, nowMs: nu
     case 'market_resolved': {
       const marketId = typeof raw.market === 'string' ? raw.market.toLowerCase() : '';
       if (!CONDITION_ID.test(marketId)) return fail(`market malformed: ${JSON.stringify(raw.market)}`);
-      const assetIds = parseStringArray(raw.assets_ids ?? [], 'assets_ids');
+      const assetIds = parseTokenIds(raw.assets_ids ?? [], 'assets_ids');
       if (!assetIds.ok) return assetIds;
-      const winningAsset = typeof raw.winning_asset_id === 'string' ? raw.winning_asset_id : '';
-      if (!TOKEN_ID.test(winningAsset)) return fail(`winning_asset_id malformed: ${JSON.stringify(raw.winning_asset_id)}`);
+      const winning = parseTokenId(raw.winning_asset_id, 'winning_asset_id');
+      if (!winning.ok) return winning;
+      const winningAsset = winning.value;
       const index = assetIds.value.indexOf(winningAsset);
       return ok({
         type: 'market_resolved',
@@ -377,8 +378,9 @@ function priceChange(raw: Json, source: Source, nowMs: number): Parsed<WsMarketM
   const deltas: BookDelta[] = [];
   for (const [position, change] of changes.entries()) {
     if (!isObject(change)) return fail('price change is not an object');
-    const assetId = typeof change.asset_id === 'string' ? change.asset_id : '';
-    if (!TOKEN_ID.test(assetId)) return fail(`asset_id malformed: ${JSON.stringify(change.asset_id)}`);
+    const asset = parseTokenId(change.asset_id, 'asset_id');
+    if (!asset.ok) return asset;
+    const assetId = asset.value;
     const p = price(change.price, 'price');
     if (!p.ok) return p;
     const size = parseOptionalNumber(change.size);

@@ -6,7 +6,7 @@
 import { CONDITION_ID, WALLET } from '../shared/ids.js';
 import type { HolderSnapshot, OpenInterest, PositionSnapshot, Source, WalletActivity } from '../events/types.js';
 import { hashParts } from './content-id.js';
-import { fail, ok, parseNumber, parseOptionalNumber, parseTimestampMs, type Parsed } from './parse.js';
+import { fail, ok, parseNumber, parseOptionalNumber, parseTimestampMs, parseTokenId, type Parsed } from './parse.js';
 
 type Json = Record<string, unknown>;
 const ACTIVITY_TYPES = new Set(['TRADE', 'SPLIT', 'MERGE', 'REDEEM', 'REWARD', 'CONVERSION', 'MAKER_REBATE', 'TAKER_REBATE', 'YIELD']);
@@ -41,7 +41,10 @@ export function normalizeActivity(raw: unknown, source: Source, nowMs: number): 
   const usdcSize = parseNumber(raw.usdcSize ?? 0, 'usdcSize');
   if (!usdcSize.ok) return usdcSize;
   const txHash = text(raw.transactionHash).toLowerCase();
-  const asset = text(raw.asset);
+  // Rewards carry asset ""; a token id that arrived as a lossy JSON number is refused.
+  const assetId = raw.asset === '' || raw.asset === undefined || raw.asset === null ? ok('') : parseTokenId(raw.asset, 'asset');
+  if (!assetId.ok) return assetId;
+  const asset = assetId.value;
   return ok({
     event_id: hashParts([txHash, owner.value, type, asset, market.value, size.value, usdcSize.value, timestampMs], 32),
     source,
@@ -73,8 +76,9 @@ export function normalizePosition(
   if (!owner.ok) return owner;
   const market = marketId(raw.conditionId, false);
   if (!market.ok) return market;
-  const asset = text(raw.asset);
-  if (!/^\d{1,80}$/.test(asset)) return fail(`asset is not a token id: ${JSON.stringify(raw.asset)}`);
+  const assetId = parseTokenId(raw.asset, 'asset');
+  if (!assetId.ok) return assetId;
+  const asset = assetId.value;
   // /closed-positions rows carry no size: the position is closed, nothing is held.
   const size = options.closed && raw.size === undefined ? ok(0) : parseNumber(raw.size, 'size');
   if (!size.ok) return size;

@@ -1,11 +1,16 @@
 /**
  * Gamma market -> MarketUpserted. Decides status from resolution evidence, never from `closed`
- * alone (closed is not resolved), and YES from the outcome names, never from position.
+ * alone (closed is not resolved), and YES from the outcome names, never from position. Token ids
+ * must stay exact (a JSON number that lost digits is refused) and Gamma's empty-book markers
+ * (bestBid 0, bestAsk 1) become null.
  */
 import { CONDITION_ID } from '../shared/ids.js';
 import crypto from 'node:crypto';
 import type { MarketResolved, MarketStatus, MarketUpserted, Source } from '../events/types.js';
-import { fail, ok, parseOptionalNumber, parseStringArray, parseTimestampMs, type Parsed } from './parse.js';
+import { fail, ok, parseBookTop, parseOptionalNumber, parseStringArray, parseTimestampMs, parseTokenIds, type Parsed } from './parse.js';
+
+/** resolved_outcome of a market resolved with a split payout (a 50-50 void): no single winner. */
+export const VOIDED_OUTCOME = '50-50';
 
 type GammaMarket = Record<string, unknown>;
 
@@ -17,7 +22,7 @@ export function normalizeGammaMarket(raw: unknown, source: Source, nowMs: number
 
   const outcomes = m.outcomes === undefined ? ok<string[]>([]) : parseStringArray(m.outcomes, 'outcomes');
   if (!outcomes.ok) return outcomes;
-  const tokenIds = m.clobTokenIds === undefined ? ok<string[]>([]) : parseStringArray(m.clobTokenIds, 'clobTokenIds');
+  const tokenIds = m.clobTokenIds === undefined ? ok<string[]>([]) : parseTokenIds(m.clobTokenIds, 'clobTokenIds');
   if (!tokenIds.ok) return tokenIds;
   // Placeholder members of neg-risk events have no outcomePrices at all.
   const priceStrings = m.outcomePrices === undefined ? ok<string[]>([]) : parseStringArray(m.outcomePrices, 'outcomePrices');
@@ -31,6 +36,8 @@ export function normalizeGammaMarket(raw: unknown, source: Source, nowMs: number
   );
   const status = marketStatus(m, prices);
   const event = firstEvent(m);
+  const top = parseBookTop(m.bestBid, m.bestAsk);
+  const settled = status === 'resolved' || status === 'voided';
   const normalized: Omit<MarketUpserted, 'event_id'> = {
     source,
     market_id: marketId,
@@ -46,12 +53,12 @@ export function normalizeGammaMarket(raw: unknown, source: Source, nowMs: number
     outcome_prices: prices,
     yes_index: yesIndex,
     status,
-    resolved_outcome: status === 'resolved' ? (outcomes.value[prices.indexOf(1)] ?? null) : null,
+    resolved_outcome: status === 'resolved' ? (outcomes.value[prices.indexOf(1)] ?? null) : status === 'voided' ? VOIDED_OUTCOME : null,
     volume_total_usdc: parseOptionalNumber(m.volumeNum ?? m.volume) ?? 0,
     volume_24h_usdc: parseOptionalNumber(m.volume24hr) ?? 0,
     liquidity_usdc: parseOptionalNumber(m.liquidityNum ?? m.liquidity) ?? 0,
-    best_bid: parseOptionalNumber(m.bestBid),
-    best_ask: parseOptionalNumber(m.bestAsk),
+    best_bid: top.bid,
+    best_ask: top.ask,
     last_trade_price: parseOptionalNumber(m.lastTradePrice),
     neg_risk: m.negRisk === true,
     start_ms: parseTimestampMs(m.startDate ?? m.startDateIso),
@@ -65,7 +72,8 @@ export function normalizeGammaMarket(raw: unknown, source: Source, nowMs: number
     neg_risk_market_id: typeof m.negRiskMarketID === 'string' && m.negRiskMarketID !== '' ? m.negRiskMarketID.toLowerCase() : null,
     question_id: typeof m.questionID === 'string' && m.questionID !== '' ? m.questionID.toLowerCase() : null,
     tick_size: parseOptionalNumber(m.orderPriceMinTickSize),
-    resolved_at_ms: status === 'resolved' ? (parseTimestampMs(m.umaEndDate) ?? parseTimestampMs(m.closedTime)) : null,
+    resolved_at_ms: settled ? (parseTimestampMs(m.umaEndDate) ?? parseTimestampMs(m.closedTime)) : null,
+    ...feeFields(m),
   };
   const { ingested_at_ms: _ignored, ...identity } = normalized;
   const contentHash = crypto.createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 16);
@@ -74,13 +82,38 @@ export function normalizeGammaMarket(raw: unknown, source: Source, nowMs: number
 
 /**
  * resolved: UMA says resolved, or the market is closed with a winning price of exactly 1.
+ * voided: UMA says resolved with a split payout (no outcome at 1, payouts adding up to 1: a 50-50).
  * closed: closed upstream without resolution evidence. active: everything else.
  */
 function marketStatus(m: GammaMarket, prices: number[]): MarketStatus {
   const closed = m.closed === true;
-  if (m.umaResolutionStatus === 'resolved' && prices.includes(1)) return 'resolved';
+  const umaResolved = m.umaResolutionStatus === 'resolved';
+  if (umaResolved && prices.includes(1)) return 'resolved';
   if (closed && prices.length > 0 && prices.includes(1) && prices.every((p) => p === 0 || p === 1)) return 'resolved';
+  if (umaResolved && isSplitPayout(prices)) return 'voided';
   return closed ? 'closed' : 'active';
+}
+
+/**
+ * Fee fields: `feeSchedule` {rate, exponent, takerOnly} is the effective schedule; the legacy
+ * makerBaseFee/takerBaseFee (1000 whenever fees are on) are not a rate and are not kept.
+ */
+function feeFields(m: GammaMarket): Pick<MarketUpserted, 'fees_enabled' | 'fee_type' | 'fee_rate' | 'fee_exponent' | 'fee_taker_only'> {
+  const schedule = m.feeSchedule && typeof m.feeSchedule === 'object' ? (m.feeSchedule as Record<string, unknown>) : null;
+  const rate = parseOptionalNumber(schedule?.rate);
+  const exponent = parseOptionalNumber(schedule?.exponent);
+  return {
+    fees_enabled: m.feesEnabled === true,
+    fee_type: typeof m.feeType === 'string' && m.feeType !== '' ? m.feeType : null,
+    fee_rate: rate !== null && rate >= 0 ? rate : null,
+    fee_exponent: exponent !== null && exponent >= 0 ? exponent : null,
+    fee_taker_only: typeof schedule?.takerOnly === 'boolean' ? schedule.takerOnly : null,
+  };
+}
+
+function isSplitPayout(prices: number[]): boolean {
+  const total = prices.reduce((sum, p) => sum + p, 0);
+  return prices.length >= 2 && !prices.includes(1) && Math.abs(total - 1) < 1e-9;
 }
 
 function firstEvent(m: GammaMarket): Record<string, unknown> | undefined {
@@ -96,12 +129,13 @@ function tagCategory(m: GammaMarket): string | undefined {
 }
 
 /**
- * The resolution carried by a resolved market. Its id is the market id alone, so the Gamma poll,
+ * The resolution carried by a resolved or voided market (a void has no winner: index -1). Its id is the market id alone, so the Gamma poll,
  * the websocket `market_resolved` message and a re-run all produce the same event.
  */
 export function resolutionOf(market: MarketUpserted, origin: MarketResolved['origin'] = 'gamma'): MarketResolved | null {
-  if (market.status !== 'resolved') return null;
-  const winnerIndex = market.outcome_prices.filter((p) => p === 1).length === 1 ? market.outcome_prices.indexOf(1) : -1;
+  if (market.status !== 'resolved' && market.status !== 'voided') return null;
+  const winnerIndex =
+    market.status === 'resolved' && market.outcome_prices.filter((p) => p === 1).length === 1 ? market.outcome_prices.indexOf(1) : -1;
   return {
     event_id: resolutionEventId(market.market_id),
     source: market.source,

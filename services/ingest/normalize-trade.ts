@@ -6,7 +6,7 @@
 import { CONDITION_ID, TX_HASH, WALLET } from '../shared/ids.js';
 import crypto from 'node:crypto';
 import type { Source, TradeExecuted } from '../events/types.js';
-import { fail, ok, parseNumber, parseTimestampMs, type Parsed } from './parse.js';
+import { fail, ok, parseNumber, parseTimestampMs, parseTokenId, type Parsed } from './parse.js';
 
 export function tradeId(parts: { txHash: string; assetId: string; wallet: string; side: string; size: number; price: number }): string {
   const material = [parts.txHash.toLowerCase(), parts.assetId, parts.wallet.toLowerCase(), parts.side, parts.size, parts.price].join('|');
@@ -30,8 +30,9 @@ export function normalizeDataTrade(raw: unknown, source: Source, nowMs: number):
   if (size.value <= 0) return fail(`size is not positive: ${size.value}`);
   const timestampMs = parseTimestampMs(t.timestamp);
   if (timestampMs === null) return fail(`timestamp unparseable: ${JSON.stringify(t.timestamp)}`);
-  const assetId = typeof t.asset === 'string' || typeof t.asset === 'number' ? String(t.asset) : '';
-  if (!/^\d+$/.test(assetId)) return fail(`asset is not a token id: ${JSON.stringify(t.asset)}`);
+  const asset = parseTokenId(t.asset, 'asset');
+  if (!asset.ok) return asset;
+  const assetId = asset.value;
   const txHash = typeof t.transactionHash === 'string' ? t.transactionHash.toLowerCase() : '';
   if (!TX_HASH.test(txHash)) return fail(`transactionHash malformed: ${JSON.stringify(t.transactionHash)}`);
 

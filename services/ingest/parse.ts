@@ -60,3 +60,47 @@ export function parseTimestampMs(raw: unknown): number | null {
   const ms = Date.parse(withZone.replace(/(\.\d{3})\d+/, '$1'));
   return Number.isFinite(ms) ? ms : null;
 }
+
+/**
+ * One outcome token id: a uint256 kept as a decimal string. A JSON number is accepted only while it
+ * is exact (at most 2^53 - 1); a larger one has already lost digits in the JSON parser (a 78-digit
+ * id reads as 5.13e+76), so it is refused with that reason rather than stored wrong.
+ */
+export function parseTokenId(raw: unknown, field: string): Parsed<string> {
+  if (typeof raw === 'string') return /^\d{1,78}$/.test(raw) ? ok(raw) : fail(`${field} is not a token id: ${JSON.stringify(raw)}`);
+  if (typeof raw === 'number') {
+    if (Number.isSafeInteger(raw) && raw >= 0) return ok(String(raw));
+    return fail(`${field} arrived as a JSON number (${String(raw)}) beyond 2^53 and lost precision; token ids must be strings`);
+  }
+  return fail(`${field} is not a token id: ${JSON.stringify(raw)}`);
+}
+
+/** A list of token ids, possibly JSON inside a string (Gamma's clobTokenIds); each id as parseTokenId. */
+export function parseTokenIds(raw: unknown, field: string): Parsed<string[]> {
+  let value = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      return fail(`${field} is not a JSON array string`);
+    }
+  }
+  if (!Array.isArray(value)) return fail(`${field} is not an array`);
+  const ids: string[] = [];
+  for (const item of value) {
+    const id = parseTokenId(item, field);
+    if (!id.ok) return id;
+    ids.push(id.value);
+  }
+  return ok(ids);
+}
+
+/**
+ * Gamma's best bid/ask of a market, with its empty-book markers turned into null: an empty bid side
+ * is printed as bestBid 0 and an empty ask side as bestAsk 1 (no order can rest at 0 or at 1).
+ */
+export function parseBookTop(bestBid: unknown, bestAsk: unknown): { bid: number | null; ask: number | null } {
+  const bid = parseOptionalNumber(bestBid);
+  const ask = parseOptionalNumber(bestAsk);
+  return { bid: bid === null || bid <= 0 || bid >= 1 ? null : bid, ask: ask === null || ask >= 1 || ask <= 0 ? null : ask };
+}

@@ -24,6 +24,24 @@ export interface SourceStatus {
   target_lag_ms: number | null;
   /** lag_ms <= target_lag_ms; null when either is unknown. */
   fresh: boolean | null;
+  /** The source knows its view has a hole (a gap it is backfilling, events it could not publish). */
+  degraded: boolean;
+  degraded_reason: string | null;
+  /** A long job's progress (the first catalog sync), null when the source runs none. */
+  progress: SyncProgress | null;
+}
+
+export interface SyncProgress {
+  /** What the job is doing, e.g. `initial sync: markets (closed)` or `incremental`. */
+  phase: string;
+  /** Records done so far in this job. */
+  completed: number;
+  /** Records in all, when upstream says; null otherwise. */
+  total: number | null;
+  started_at: string;
+  finished_at: string | null;
+  /** completed / seconds since started_at (to finished_at once done). */
+  per_second: number;
 }
 
 export const FRESHNESS_TARGETS_MS = {
@@ -44,6 +62,8 @@ interface Entry {
   published: number;
   deadLettered: number;
   targetLagMs: number | null;
+  degradedReason: string | null;
+  progress: { phase: string; completed: number; total: number | null; startedMs: number; finishedMs: number | null } | null;
 }
 
 export class SourceHealth {
@@ -64,6 +84,8 @@ export class SourceHealth {
         published: 0,
         deadLettered: 0,
         targetLagMs: null,
+        degradedReason: null,
+        progress: null,
       };
       this.sources.set(source, status);
     }
@@ -88,11 +110,45 @@ export class SourceHealth {
     status.lastEventMs = Math.max(status.lastEventMs ?? 0, coveredUntilMs ?? now);
   }
 
+  /** Records published along the way of a long run, without claiming the run succeeded. */
+  counted(source: string, published: number, deadLettered: number): void {
+    const status = this.entry(source);
+    status.published += published;
+    status.deadLettered += deadLettered;
+  }
+
   failed(source: string, error: unknown): void {
     const status = this.entry(source);
     status.lastAttemptMs = this.clock();
     status.lastError = error instanceof Error ? error.message : String(error);
     status.consecutiveFailures += 1;
+  }
+
+  /** The source's view has a hole until `recovered` (e.g. a trade gap being backfilled). */
+  degraded(source: string, reason: string): void {
+    this.entry(source).degradedReason = reason;
+  }
+
+  recovered(source: string): void {
+    this.entry(source).degradedReason = null;
+  }
+
+  isDegraded(source: string): boolean {
+    return this.sources.get(source)?.degradedReason != null;
+  }
+
+  /** Progress of a long job; `finished` closes it (the rate then stays as measured). */
+  progress(
+    source: string,
+    update: { phase: string; completed: number; total?: number | null; startedMs: number; finished?: boolean },
+  ): void {
+    this.entry(source).progress = {
+      phase: update.phase,
+      completed: update.completed,
+      total: update.total ?? null,
+      startedMs: update.startedMs,
+      finishedMs: update.finished ? this.clock() : null,
+    };
   }
 
   snapshot(): SourceStatus[] {
@@ -112,7 +168,22 @@ export class SourceHealth {
         lag_ms: lag,
         target_lag_ms: s.targetLagMs,
         fresh: lag === null || s.targetLagMs === null ? null : lag <= s.targetLagMs,
+        degraded: s.degradedReason !== null,
+        degraded_reason: s.degradedReason,
+        progress: s.progress === null ? null : presentProgress(s.progress, now),
       };
     });
   }
+}
+
+function presentProgress(p: NonNullable<Entry['progress']>, nowMs: number): SyncProgress {
+  const seconds = Math.max(0.001, ((p.finishedMs ?? nowMs) - p.startedMs) / 1000);
+  return {
+    phase: p.phase,
+    completed: p.completed,
+    total: p.total,
+    started_at: new Date(p.startedMs).toISOString(),
+    finished_at: isoOrNull(p.finishedMs),
+    per_second: Math.round((p.completed / seconds) * 10) / 10,
+  };
 }

@@ -6,6 +6,8 @@
  */
 import { apiPart } from './api-part.js';
 import { ingestPart } from './ingest-part.js';
+import { sandboxPart } from './sandbox-part.js';
+import { lifecyclePart } from './lifecycle-part.js';
 import type { PartResources } from './resources.js';
 import { signalsPart } from './signals-part.js';
 import { sinkPart } from './sink-part.js';
@@ -22,7 +24,7 @@ export interface PartDefinition {
 }
 
 /** In start order: writers before readers, the API last so it serves a ready process. */
-export const PARTS: PartDefinition[] = [sinkPart, ingestPart, webhooksPart, signalsPart, apiPart];
+export const PARTS: PartDefinition[] = [sinkPart, ingestPart, lifecyclePart, webhooksPart, signalsPart, sandboxPart, apiPart];
 
 export function findPart(name: string): PartDefinition | undefined {
   return PARTS.find((part) => part.name === name);

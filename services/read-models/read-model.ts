@@ -12,6 +12,7 @@ import type { Stream } from '../events/stream.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
+import type { MarketLookup } from '../ingest/market-lookup.js';
 
 /** A ClickHouse row: keys are the table's column names (checked against system.columns by tests). */
 export type Row = Record<string, unknown>;
@@ -37,6 +38,8 @@ export interface Projection<E = unknown> {
 
 export interface RouteContext {
   store: AnalyticsStore;
+  /** On-demand upstream lookup of markets the catalog does not hold yet (absent: answer 404). */
+  marketLookup?: MarketLookup;
 }
 
 export interface JobContext {

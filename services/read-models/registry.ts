@@ -10,6 +10,7 @@ import { candlesReadModel } from './candles/index.js';
 import { catalogReadModel } from './catalog/index.js';
 import { chainLedgerReadModel } from './chain-ledger/index.js';
 import { holdersReadModel } from './holders/index.js';
+import { marketLifecycleReadModel } from './market-lifecycle/index.js';
 import { marketResolutionsReadModel } from './market-resolutions/index.js';
 import { marketsReadModel } from './markets/index.js';
 import { openInterestReadModel } from './open-interest/index.js';
@@ -25,6 +26,7 @@ const DEFINITIONS = [
   tradesReadModel,
   candlesReadModel,
   marketResolutionsReadModel,
+  marketLifecycleReadModel,
   catalogReadModel,
   priceTicksReadModel,
   orderBooksReadModel,

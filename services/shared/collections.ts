@@ -7,3 +7,10 @@ export function getOrInsert<K, V>(map: Map<K, V>, key: K, make: () => V): V {
   }
   return value;
 }
+
+/** Consecutive slices of at most `size` items. */
+export function chunk<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

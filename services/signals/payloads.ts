@@ -3,7 +3,7 @@
  * `id` and `source` (the project labels every record polymarket or simulator). Timestamps are
  * ISO 8601 UTC with milliseconds.
  */
-import type { MarketUpserted, TradeExecuted } from '../events/types.js';
+import type { MarketLifecycleTransition, TradeExecuted } from '../events/types.js';
 import { eventId, isoMillis } from '../webhooks/event-types.js';
 
 /** Payloads write binary outcomes as YES/NO; other outcome names (teams, candidates) pass through. */
@@ -76,18 +76,28 @@ export function priceSignal(move: PriceMove) {
   };
 }
 
-export function marketResolved(market: MarketUpserted) {
-  const yes = market.outcome_prices[market.yes_index] ?? 0;
-  const no = market.outcome_prices.length === 2 ? (market.outcome_prices[1 - market.yes_index] ?? 1 - yes) : 1 - yes;
+/**
+ * market.resolved from a lifecycle settlement. Its id is the market and the resolution number (the
+ * first resolution keeps the market id alone), so each resolution is one event however often it is
+ * seen. A void has resolved_outcome "50-50" and final prices 0.5 / 0.5.
+ */
+export function marketResolved(transition: MarketLifecycleTransition) {
+  const yes = transition.final_yes_price ?? 0;
+  const no = transition.final_no_price ?? 1 - yes;
+  const key = transition.resolution_number > 1 ? `${transition.market_id}:${transition.resolution_number}` : transition.market_id;
   return {
     event: 'market.resolved' as const,
-    id: eventId('market.resolved', market.market_id),
-    market_id: market.market_id,
-    market_title: market.title,
-    resolved_outcome: presentOutcome(market.resolved_outcome ?? ''),
+    id: eventId('market.resolved', key),
+    market_id: transition.market_id,
+    market_title: transition.title,
+    resolved_outcome: presentOutcome(transition.resolved_outcome ?? ''),
     final_yes_price: yes,
     final_no_price: no,
-    timestamp: isoMillis(market.closed_ms ?? market.updated_at_ms),
-    source: market.source,
+    timestamp: isoMillis(transition.occurred_at_ms ?? transition.observed_at_ms),
+    status: transition.to_state === 'voided' ? ('voided' as const) : ('resolved' as const),
+    payouts: transition.payouts,
+    authority: transition.authority,
+    resolution_number: transition.resolution_number,
+    source: transition.source,
   };
 }

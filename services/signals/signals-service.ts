@@ -1,19 +1,21 @@
 /**
- * The signals processor: its own consumer group over the trades and markets topics. Per batch it
- * detects trade.executed, trader.large_trade, market.price_signal and market.resolved, matches them
- * against enabled subscriptions, and writes the deliveries to the outbox together with the market
- * state table in one transaction - before the log commits the batch's offsets. A crash anywhere
- * redelivers the batch, and the outbox's unique (subscription, event id) makes that harmless.
+ * The signals processor: its own consumer group over the trades and market-lifecycle topics. Per
+ * batch it detects trade.executed, trader.large_trade and market.price_signal from trades, and
+ * market.resolved from the lifecycle's settlement transitions (resolved, voided, corrected, each
+ * carrying `notify`), matches them against enabled subscriptions, and writes the deliveries to the
+ * outbox in one transaction - before the log commits the batch's offsets. A crash anywhere
+ * redelivers the batch, and the outbox's unique (subscription, event id) makes that harmless; the
+ * event id of a resolution is the market and its resolution number, so it is delivered once per
+ * resolution however often the lifecycle re-emits it.
  */
 import type { Logger } from '../logger.js';
 import type { ControlStore } from '../ports/control-store.js';
 import type { EventLog, LogMessage, MessageBatch, RunningConsumer } from '../ports/event-log.js';
 import type { Stream } from '../events/stream.js';
-import type { MarketUpserted, TradeExecuted } from '../events/types.js';
+import type { MarketLifecycleTransition, TradeExecuted } from '../events/types.js';
 import { STREAMS } from '../read-models/registry.js';
 import { enqueueDeliveries, type NewDelivery } from '../webhooks/outbox.js';
 import type { Subscription } from '../webhooks/subscriptions.js';
-import { applyMarketEvents } from './market-states.js';
 import { wants } from './matching.js';
 import { largeTrade, marketResolved, priceSignal, tradeExecuted, type TraderContext } from './payloads.js';
 import { PriceWindows } from './price-windows.js';
@@ -63,20 +65,16 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
   const handleBatch = async (batch: MessageBatch) => {
     const subscriptions = await loadSubscriptions(options.control);
     const trades = batch.topic === STREAMS.trades.topic ? decodeAll(STREAMS.trades, batch.messages, options.logger) : [];
-    const markets = batch.topic === STREAMS.markets.topic ? decodeAll(STREAMS.markets, batch.messages, options.logger) : [];
+    const lifecycle =
+      batch.topic === STREAMS.marketLifecycle.topic ? decodeAll(STREAMS.marketLifecycle, batch.messages, options.logger) : [];
     // A failed batch is redelivered; the price windows must then look as they did before it.
     const before = windows.snapshot(new Set(trades.map((t) => t.event.market_id)));
     try {
       const deliveries = await detectTradeEvents(trades, subscriptions);
-      const { enqueued, resolutions } = await options.control.transaction(async (tx) => {
-        const resolved = await applyMarketEvents(
-          tx,
-          markets.map((m) => m.event),
-          clock(),
-        );
-        deliveries.push(...resolutionDeliveries(resolved, markets, subscriptions));
-        return { enqueued: await enqueueDeliveries(tx, deliveries, clock()), resolutions: resolved.length };
-      });
+      const settlements = lifecycle.filter(({ event }) => isNotifiedSettlement(event));
+      deliveries.push(...resolutionDeliveries(settlements, subscriptions));
+      const enqueued = await options.control.transaction((tx) => enqueueDeliveries(tx, deliveries, clock()));
+      const resolutions = settlements.length;
       stats.batches += 1;
       stats.enqueued += enqueued;
       stats.resolutions += resolutions;
@@ -112,10 +110,9 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
 
   const consumer: RunningConsumer = await options.log.runConsumer({
     groupId: options.groupId ?? SIGNALS_GROUP_ID,
-    topics: [STREAMS.markets.topic, STREAMS.trades.topic],
+    topics: [STREAMS.marketLifecycle.topic, STREAMS.trades.topic],
     maxBatchSize: 2_000,
-    // From the beginning: the market state table must see a market active before it can see it resolve.
-    // Replayed history reaches no subscriber (each gets only events logged after it was created).
+    // From the beginning: replayed history reaches no subscriber (each gets only events logged after it was created).
     fromBeginning: true,
     handleBatch,
     onError: (error, batch) =>
@@ -127,17 +124,17 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
   return { stats, stop: () => consumer.stop() };
 }
 
-function resolutionDeliveries(
-  resolved: MarketUpserted[],
-  markets: Decoded<MarketUpserted>[],
-  subscriptions: Subscription[],
-): NewDelivery[] {
-  const loggedAt = new Map(markets.map((m) => [m.event, m.message.timestamp]));
+/** A settlement subscribers are told about: resolved, voided or corrected, watched as it happened. */
+function isNotifiedSettlement(transition: MarketLifecycleTransition): boolean {
+  return transition.notify && (transition.kind === 'resolved' || transition.kind === 'voided' || transition.kind === 'corrected');
+}
+
+function resolutionDeliveries(settlements: Decoded<MarketLifecycleTransition>[], subscriptions: Subscription[]): NewDelivery[] {
   const deliveries: NewDelivery[] = [];
-  for (const market of resolved) {
-    const facts = { type: 'market.resolved', market_id: market.market_id, logged_at_ms: loggedAt.get(market) ?? 0 };
+  for (const { event, message } of settlements) {
+    const facts = { type: 'market.resolved', market_id: event.market_id, logged_at_ms: message.timestamp };
     for (const subscription of subscriptions)
-      if (wants(subscription, facts)) deliveries.push(delivery(subscription, marketResolved(market)));
+      if (wants(subscription, facts)) deliveries.push(delivery(subscription, marketResolved(event)));
   }
   return deliveries;
 }

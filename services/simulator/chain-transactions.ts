@@ -228,9 +228,11 @@ export class SimTransactions {
       }
       case 'REDEEM': {
         const winner = this.market(activity.marketIndex).winningOutcome;
-        const won = micro(activity.size);
+        const voided = activity.voidedHeld;
+        // A voided market pays 0.5 per share of either outcome: the payout is half of all shares burned.
+        const won = voided ? micro(activity.usdcSize) : micro(activity.size);
         const lost = micro(activity.losingSize ?? 0);
-        const held = winner === 0 ? [won, lost] : [lost, won];
+        const held = voided ? [micro(voided[0]), micro(voided[1])] : winner === 0 ? [won, lost] : [lost, won];
         if (adapter) logs.push(transfer(user, adapter, held));
         const ctfRedemption = (redeemer: string, collateralToken: string) =>
           encodeLog(C.ctf, conditionalTokensAbi, 'PayoutRedemption', {
@@ -273,7 +275,7 @@ export class SimTransactions {
           oracle,
           questionId: market.questionId,
           outcomeSlotCount: 2n,
-          payoutNumerators: market.winningOutcome === 0 ? [1n, 0n] : [0n, 1n],
+          payoutNumerators: market.voided ? [1n, 1n] : market.winningOutcome === 0 ? [1n, 0n] : [0n, 1n],
         }),
       ],
     };

@@ -16,10 +16,15 @@ export interface MarketDraft {
   sportsMarketType: 'moneyline' | null;
   initialYesPrice: number;
   winningOutcome: 0 | 1;
+  /** Resolves 50-50 (a void: both outcomes pay 0.5) instead of to winningOutcome. */
+  voided?: boolean;
 }
 
 /** How an event's markets end relative to the world's clock at generation time. */
 export type Lifecycle = 'long-dated' | 'ending-soon' | 'resolved' | 'awaiting-resolution';
+
+/** Old catalog entries (ended before the generated history): closed long ago, most resolved. */
+export const HISTORICAL_FROM_MS = Date.UTC(2020, 9, 1);
 
 export interface EventDraft {
   category: Category;
@@ -35,6 +40,8 @@ export interface EventDraft {
   startTimeMs: number | null;
   gameStartTimeMs: number | null;
   resolvesOnClose: boolean;
+  /** Listed by Gamma only when asked for archived markets. */
+  archived?: boolean;
   members: MarketDraft[];
 }
 

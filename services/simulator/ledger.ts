@@ -32,6 +32,8 @@ export interface ActivityEntry {
   sequence: number;
   /** REDEEM: losing shares burned alongside the winning ones (they pay 0). */
   losingSize?: number;
+  /** REDEEM of a voided market: shares of each outcome burned (both pay 0.5). */
+  voidedHeld?: [number, number];
 }
 
 /** When and in which transaction a split/merge/redeem happened. */
@@ -109,6 +111,23 @@ export class Ledger {
     this.sell(walletIndex, winningToken, payout, 1);
     this.sell(walletIndex, losingToken, losingSize, 0);
     return this.record({ type: 'REDEEM', walletIndex, marketIndex, size: payout, usdcSize: payout, losingSize, ...stamp });
+  }
+
+  /** Redeem everything held in a voided (50-50) market: every share pays 0.5. */
+  redeemVoid(walletIndex: number, marketIndex: number, stamp: ActivityStamp): ActivityEntry {
+    const yes = this.held(walletIndex, tokenKey(marketIndex, 0));
+    const no = this.held(walletIndex, tokenKey(marketIndex, 1));
+    this.sell(walletIndex, tokenKey(marketIndex, 0), yes, 0.5);
+    this.sell(walletIndex, tokenKey(marketIndex, 1), no, 0.5);
+    return this.record({
+      type: 'REDEEM',
+      walletIndex,
+      marketIndex,
+      size: yes + no,
+      usdcSize: (yes + no) / 2,
+      voidedHeld: [yes, no],
+      ...stamp,
+    });
   }
 
   private holding(walletIndex: number, token: number): Holding {

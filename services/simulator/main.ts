@@ -19,6 +19,8 @@ const ConfigSchema = z.object({
   SIM_WALLET_COUNT: z.coerce.number().int().min(1).optional(),
   SIM_TRADES_PER_SECOND: z.coerce.number().min(0).optional(),
   SIM_HISTORIC_TRADES: z.coerce.number().int().min(0).optional(),
+  // Old, long-resolved markets in the catalog (no trades): e.g. 99700 for a 100,000-market catalog.
+  SIM_HISTORICAL_MARKETS: z.coerce.number().int().min(0).optional(),
   // Start of the world (epoch ms); set it to restart into the same world and tape.
   SIM_EPOCH_MS: z.coerce.number().int().positive().optional(),
   SIM_HTTP429_RATE: rate.optional(),
@@ -45,6 +47,7 @@ async function main(): Promise<void> {
     walletCount: config.SIM_WALLET_COUNT,
     tradesPerSecond: config.SIM_TRADES_PER_SECOND,
     historicTrades: config.SIM_HISTORIC_TRADES,
+    historicalMarkets: config.SIM_HISTORICAL_MARKETS,
     epochMs: config.SIM_EPOCH_MS,
     faults: {
       http429Rate: config.SIM_HTTP429_RATE,

@@ -27,7 +27,6 @@ export interface MarketFigures {
 export function marketFigures(state: SimulatorState, books: OrderBooks, market: SimMarket): MarketFigures {
   const now = state.nowMs();
   const status = state.status[market.index];
-  const last = state.lastTrade(market.index);
   const quote = state.quote(market.index);
   const spread = (quote.askTicks - quote.bidTicks) / quote.ticksPerUnit;
   return {
@@ -39,8 +38,24 @@ export function marketFigures(state: SimulatorState, books: OrderBooks, market: 
     liquidityNum: status?.resolved ? null : roundTo(books.liquidity(market), 4),
     openInterest: state.openInterest(market.index),
     competitive: status?.closed || market.placeholder ? 0 : 1 - spread * spread * 10,
-    lastActivityMs: Math.max(Math.floor(market.createdAtMicros / 1000), (last?.timestamp ?? 0) * 1000, status?.closedAtMs ?? 0),
+    lastActivityMs: lastActivityMs(state, market),
   };
+}
+
+/** Creation, the last fill or the close, whichever is latest (never after now): what moves Gamma's updatedAt. */
+export function lastActivityMs(state: SimulatorState, market: SimMarket): number {
+  const last = state.lastTrade(market.index);
+  const latest = Math.max(
+    Math.floor(market.createdAtMicros / 1000),
+    (last?.timestamp ?? 0) * 1000,
+    state.status[market.index]?.closedAtMs ?? 0,
+  );
+  return Math.min(latest, state.nowMs());
+}
+
+/** Gamma's market updatedAt (micro-precision; the sub-millisecond digits vary per market). */
+export function updatedAtMicros(state: SimulatorState, market: SimMarket): number {
+  return lastActivityMs(state, market) * 1000 + ((market.index * 7919) % 1_000_000);
 }
 
 export interface PriceFields {
@@ -68,6 +83,18 @@ export function priceFields(state: SimulatorState, market: SimMarket): PriceFiel
   };
   const yesNow = state.outcomePrice(market.index, 0);
   const change = (ms: number) => roundTo(yesNow - yesMidAt(Math.max(state.world.originMs, ms)), 4);
+  if (status?.resolved && market.voided) {
+    // A 50-50 resolution: both outcomes pay 0.5; the book is gone.
+    return {
+      outcomePrices: ['0.5', '0.5'],
+      bestBid: null,
+      bestAsk: 1,
+      spread: 1,
+      lastTradePrice,
+      oneDayPriceChange: change(now - DAY_MS),
+      oneHourPriceChange: change(now - 3_600_000),
+    };
+  }
   if (status?.resolved) {
     const yesWon = market.winningOutcome === 0;
     return {

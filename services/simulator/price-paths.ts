@@ -28,7 +28,8 @@ export interface Quote {
 
 /** A growable Float64Array: one allocation per doubling instead of boxed numbers or array copies. */
 class PathBuffer {
-  values = new Float64Array(256);
+  // Small at first: a large catalog has many markets whose walk is never extended.
+  values = new Float64Array(4);
   length = 0;
 
   push(value: number): void {
@@ -46,8 +47,10 @@ class PathBuffer {
 }
 
 export class PricePaths {
+  private readonly seed: number;
   private readonly paths: PathBuffer[];
-  private readonly streams: Rng[];
+  /** Created on first use: most markets of a large catalog never walk. */
+  private readonly streams: Array<Rng | undefined>;
 
   constructor(
     seed: number,
@@ -59,7 +62,8 @@ export class PricePaths {
       path.push(market.initialYesPrice);
       return path;
     });
-    this.streams = markets.map((market) => createRng(seed, 'price-path', market.index));
+    this.streams = new Array(markets.length);
+    this.seed = seed;
   }
 
   stepIndex(ms: number): number {
@@ -72,6 +76,9 @@ export class PricePaths {
 
   /** YES price (unrounded) in effect at `ms`. */
   yesPriceAt(marketIndex: number, ms: number): number {
+    const market = this.markets[marketIndex] as SimMarket;
+    // A market settled before the generated history has no walk: its price is its payout (or frozen at its start).
+    if (market.closesAtMs !== null && market.closesAtMs <= this.originMs) return settledPrice(market, market.initialYesPrice);
     const step = this.stepIndex(ms);
     const path = this.paths[marketIndex] as PathBuffer;
     if (path.length <= step) this.extend(marketIndex, path, step);
@@ -89,7 +96,11 @@ export class PricePaths {
 
   private extend(marketIndex: number, path: PathBuffer, toStep: number): void {
     const market = this.markets[marketIndex] as SimMarket;
-    const stream = this.streams[marketIndex] as Rng;
+    let stream = this.streams[marketIndex];
+    if (!stream) {
+      stream = createRng(this.seed, 'price-path', marketIndex);
+      this.streams[marketIndex] = stream;
+    }
     const floor = market.tickSize;
     const ceiling = 1 - market.tickSize;
     while (path.length <= toStep) {
@@ -97,7 +108,7 @@ export class PricePaths {
       const atMs = this.stepStartMs(path.length);
       const shock = stream.normal() * market.volatilityPerMinute;
       if (market.closesAtMs !== null && atMs >= market.closesAtMs) {
-        path.push(market.resolvesOnClose ? (market.winningOutcome === 0 ? 1 : 0) : previous);
+        path.push(settledPrice(market, previous));
         continue;
       }
       const target = market.winningOutcome === 0 ? ceiling : floor;
@@ -108,4 +119,10 @@ export class PricePaths {
       path.push(min(ceiling, max(floor, previous + move)));
     }
   }
+}
+
+/** YES price once trading stopped: the payout when the close resolves it (0.5 for a void), else frozen. */
+function settledPrice(market: SimMarket, frozen: number): number {
+  if (!market.resolvesOnClose) return frozen;
+  return market.voided ? 0.5 : market.winningOutcome === 0 ? 1 : 0;
 }

@@ -8,7 +8,7 @@
 
 import type { OrderBooks } from './books.js';
 import { dateOnly, decimalString, isoMicros, isoSeconds, jsonArrayString, roundTo, spaceOffsetTime } from './formats.js';
-import { marketFigures, priceFields, type MarketFigures } from './market-figures.js';
+import { marketFigures, priceFields, updatedAtMicros, type MarketFigures } from './market-figures.js';
 import type { SimulatorState } from './state.js';
 import type { SimEvent, SimMarket, SimSeries, SimTag } from './world-types.js';
 
@@ -42,12 +42,12 @@ export function renderMarket(state: SimulatorState, books: OrderBooks, market: S
     closed: status.closed,
     marketMakerAddress: '',
     createdAt: isoMicros(market.createdAtMicros),
-    updatedAt: isoMicros(figures.lastActivityMs * 1000 + ((market.index * 7919) % 1_000_000)),
+    updatedAt: isoMicros(updatedAtMicros(state, market)),
     ...(status.closedAtMs !== null ? { closedTime: spaceOffsetTime(status.closedAtMs) } : {}),
     new: false,
     featured: event.featured,
     submitted_by: market.submittedBy,
-    archived: false,
+    archived: market.archived,
     resolvedBy: market.resolvedBy,
     restricted: true,
     ...(market.groupItemTitle !== null
@@ -110,12 +110,36 @@ export function renderMarket(state: SimulatorState, books: OrderBooks, market: S
     deploying: false,
     rfqEnabled: false,
     holdingRewardsEnabled: false,
-    feesEnabled: market.category === 'Crypto' && event.seriesIndex !== null,
+    ...feeFields(market, event),
     requiresTranslation: false,
     ...(market.sportsMarketType ? { sportsMarketType: market.sportsMarketType } : {}),
     ...(market.gameStartTimeMs !== null ? { gameStartTime: spaceOffsetTime(market.gameStartTimeMs) } : {}),
   };
   return json;
+}
+
+/**
+ * Fee fields as Gamma serves them: `feeSchedule` is the effective taker schedule (values from the
+ * recorded samples per fee type); makerBaseFee/takerBaseFee are the legacy 1000 shown whenever fees
+ * are on. Recurring crypto windows, sports and politics charge fees; other categories do not.
+ */
+function feeFields(market: SimMarket, event: SimEvent): Json {
+  const schedule =
+    market.category === 'Crypto' && event.seriesIndex !== null
+      ? { feeType: 'crypto_fees_v2', rate: 0.07, rebateRate: 0.2 }
+      : market.category === 'Sports'
+        ? { feeType: 'sports_fees_v2', rate: 0.03, rebateRate: 0.25 }
+        : market.category === 'Politics'
+          ? { feeType: 'politics_fees', rate: 0.04, rebateRate: 0.25 }
+          : null;
+  if (!schedule) return { feesEnabled: false, feeType: null };
+  return {
+    feesEnabled: true,
+    feeType: schedule.feeType,
+    feeSchedule: { exponent: 1, rate: schedule.rate, takerOnly: true, rebateRate: schedule.rebateRate },
+    makerBaseFee: 1000,
+    takerBaseFee: 1000,
+  };
 }
 
 export function renderEvent(
@@ -146,7 +170,7 @@ export function renderEvent(
     icon: event.image,
     active: true,
     closed,
-    archived: false,
+    archived: event.archived,
     new: false,
     featured: event.featured,
     restricted: true,

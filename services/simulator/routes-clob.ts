@@ -121,7 +121,7 @@ function historyPoints(
   }
   // A resolved market's history ends on its payout.
   if (status?.resolved && status.closedAtMs !== null && status.closedAtMs >= startTs * 1000 && status.closedAtMs <= endTs * 1000) {
-    points.push({ t: Math.floor(status.closedAtMs / 1000), p: market.winningOutcome === ref.outcomeIndex ? 1 : 0 });
+    points.push({ t: Math.floor(status.closedAtMs / 1000), p: market.voided ? 0.5 : market.winningOutcome === ref.outcomeIndex ? 1 : 0 });
   }
   return points;
 }

@@ -15,6 +15,7 @@ import { PricePaths, type Quote } from './price-paths.js';
 import { DUST_SHARES, Ledger, tokenKey, type ActivityStamp } from './ledger.js';
 import { planTrade, type SimTrade, type TradeContext, type TradePlan } from './trades.js';
 import { TradeTape } from './tape.js';
+import { applyScenarios, burstTradesInSecond, type ScenarioMarkets, type SimScenarios, type TradeBurst } from './scenarios.js';
 import { ChainJournal } from './chain-journal.js';
 import type { SimEvent, SimMarket, SimSeries, SimWallet, World } from './world-types.js';
 
@@ -41,6 +42,10 @@ export interface SimulatorStateOptions {
    * that restarts sees one continuous upstream instead of a second, different history.
    */
   epochMs?: number;
+  /** Old, long-closed markets added to the catalog (no trades); default none. */
+  historicalMarkets?: number;
+  /** Late resolutions, voids and trade bursts layered on the world. */
+  scenarios?: SimScenarios;
 }
 
 export interface MarketStatus {
@@ -80,6 +85,9 @@ export class SimulatorState {
   readonly trades: readonly SimTrade[];
   readonly status: MarketStatus[];
   readonly tradesPerSecond: number;
+  /** Which markets play which scenario (empty lists when none were asked for). */
+  readonly scenarioMarkets: ScenarioMarkets;
+  private readonly bursts: readonly TradeBurst[];
   /** What the simulated chain settles, second by second (services/simulator/chain-*.ts serve it over JSON-RPC). */
   readonly journal = new ChainJournal();
 
@@ -113,7 +121,10 @@ export class SimulatorState {
       walletCount: settings.walletCount,
       historyHours: settings.historyHours,
       nowMs: startMs,
+      historicalMarkets: options.historicalMarkets,
     });
+    this.scenarioMarkets = applyScenarios(this.world, options.scenarios ?? {}, startMs);
+    this.bursts = options.scenarios?.bursts ?? [];
     const { markets, wallets } = this.world;
     this.paths = new PricePaths(this.seed, markets, this.world.originMs);
     this.ledger = new Ledger(wallets.length);
@@ -174,6 +185,9 @@ export class SimulatorState {
     const completeUntil = floor(this.nowMs() / 1000);
     for (; this.nextSecond < completeUntil; this.nextSecond++) {
       this.generateSeconds(this.nextSecond, this.nextSecond + 1, this.tradesPerSecond, createRng(this.seed, 'live', this.nextSecond));
+      for (const { burst, count } of burstTradesInSecond(this.bursts, this.nextSecond)) {
+        this.generateCount(this.nextSecond, count, createRng(this.seed, 'burst', burst * 1e10 + this.nextSecond));
+      }
     }
     this.closeMarketsUpTo(this.nextSecond * 1000);
   }
@@ -221,7 +235,7 @@ export class SimulatorState {
   /** Price of one outcome now: the payout once resolved, else the YES mid mirrored for NO. */
   outcomePrice(marketIndex: number, outcomeIndex: 0 | 1): number {
     const market = this.world.markets[marketIndex] as SimMarket;
-    if (this.status[marketIndex]?.resolved) return market.winningOutcome === outcomeIndex ? 1 : 0;
+    if (this.status[marketIndex]?.resolved) return market.voided ? 0.5 : market.winningOutcome === outcomeIndex ? 1 : 0;
     const quote = this.quote(marketIndex);
     const yesMid = (quote.bidTicks + quote.askTicks) / (2 * quote.ticksPerUnit);
     return outcomeIndex === 0 ? yesMid : 1 - yesMid;
@@ -240,7 +254,7 @@ export class SimulatorState {
       yes += this.ledger.held(wallet.index, tokenKey(marketIndex, 0));
       no += this.ledger.held(wallet.index, tokenKey(marketIndex, 1));
     }
-    if (this.status[marketIndex]?.resolved) return market.winningOutcome === 0 ? yes : no;
+    if (this.status[marketIndex]?.resolved) return market.voided ? (yes + no) / 2 : market.winningOutcome === 0 ? yes : no;
     return max(yes, no);
   }
 
@@ -255,6 +269,14 @@ export class SimulatorState {
       if (plan) this.record(plan, second, rng);
     }
     this.closeMarketsUpTo(endSecond * 1000);
+  }
+
+  /** Exactly `count` fills (when markets are tradable) within one second: a burst. */
+  private generateCount(second: number, count: number, rng: Rng): void {
+    for (let i = 0; i < count; i++) {
+      const plan = planTrade(this.tradeContext, rng, second * 1000);
+      if (plan) this.record(plan, second, rng);
+    }
   }
 
   private record(plan: TradePlan, second: number, rng: Rng): void {
@@ -291,15 +313,26 @@ export class SimulatorState {
   private close(market: SimMarket): void {
     const closedAtMs = market.closesAtMs as number;
     this.status[market.index] = { closed: true, resolved: market.resolvesOnClose, closedAtMs };
-    if (market.resolvesOnClose) {
+    // Markets that closed before the generated history have no holders to settle and no block on the chain.
+    if (market.resolvesOnClose && closedAtMs >= this.world.originMs) {
       this.journal.append({ kind: 'resolution', second: floor(closedAtMs / 1000), marketIndex: market.index });
       this.settle(market, floor(closedAtMs / 1000));
     }
   }
 
-  /** At resolution most holders merge complete sets and redeem winnings; the rest stay redeemable. */
+  /** At resolution most holders merge complete sets and redeem winnings (both sides at 0.5 after a void); the rest stay redeemable. */
   private settle(market: SimMarket, second: number): void {
     const rng = createRng(this.seed, 'settle', market.index);
+    if (market.voided) {
+      for (const wallet of this.world.wallets) {
+        const held = this.ledger.held(wallet.index, tokenKey(market.index, 0)) + this.ledger.held(wallet.index, tokenKey(market.index, 1));
+        if (held > DUST_SHARES && rng.chance(REDEEM_CHANCE)) {
+          const activity = this.ledger.redeemVoid(wallet.index, market.index, this.stamp(second, rng));
+          this.journal.append({ kind: 'activity', second, activity });
+        }
+      }
+      return;
+    }
     const yes = tokenKey(market.index, 0);
     const no = tokenKey(market.index, 1);
     for (const wallet of this.world.wallets) {

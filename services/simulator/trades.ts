@@ -196,7 +196,7 @@ function informedIntent(ctx: TradeContext, rng: Rng, wallet: SimWallet, ms: numb
   for (let tries = 0; tries < 12; tries++) {
     const marketIndex = pickCumulative(ctx.marketCumulative, rng);
     const market = ctx.markets[marketIndex] as SimMarket;
-    if (!market.resolvesOnClose || market.closesAtMs === null || market.closesAtMs - ms > INFORMED_HORIZON_MS) continue;
+    if (!market.resolvesOnClose || market.voided || market.closesAtMs === null || market.closesAtMs - ms > INFORMED_HORIZON_MS) continue;
     if (!ctx.isTradable(marketIndex, ms)) continue;
     const loser: 0 | 1 = market.winningOutcome === 0 ? 1 : 0;
     const holdsLoser = ctx.ledger.held(wallet.index, tokenKey(marketIndex, loser)) >= 1;

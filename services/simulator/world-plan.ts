@@ -5,14 +5,19 @@
  */
 
 import type { Rng } from './prng.js';
-import { DAY_MS, HOUR_MS, MINUTE_MS, type EventDraft, type Lifecycle } from './drafts.js';
+import { DAY_MS, HISTORICAL_FROM_MS, HOUR_MS, MINUTE_MS, type EventDraft, type Lifecycle } from './drafts.js';
 import { type SINGLE_CATEGORIES, singleEventDraft } from './drafts-singles.js';
 import { NEG_RISK_THEME_COUNT, SERIES_SPECS, gameEventDraft, negRiskEventDraft, seriesEventDraft } from './drafts-grouped.js';
 
 export interface PlanOptions {
   marketCount: number;
   nowMs: number;
+  historicalMarkets?: number;
 }
+
+/** Share of historical markets that resolved 50-50, and that Gamma lists only as archived. */
+const HISTORICAL_VOID_SHARE = 0.02;
+const HISTORICAL_ARCHIVED_SHARE = 0.3;
 
 const SINGLE_CATEGORY_WEIGHTS: Record<(typeof SINGLE_CATEGORIES)[number], number> = {
   Politics: 25,
@@ -90,6 +95,24 @@ export function planEvents(rng: Rng, options: PlanOptions, originMs: number): Ev
         referenceMs: nowMs,
       }),
     );
+  }
+
+  // The historical catalog: single-market events that ended between late 2020 and the start of the
+  // generated history, closed then, mostly resolved (a few 50-50), the older ones archived.
+  const historical = options.historicalMarkets ?? 0;
+  const span = originMs - DAY_MS - HISTORICAL_FROM_MS;
+  for (let i = 0; i < historical && span > 0; i++) {
+    const endDateMs = Math.floor((HISTORICAL_FROM_MS + rng.next() * span) / HOUR_MS) * HOUR_MS;
+    const draft = singleEventDraft(rng, weightedCategory(rng, categoryTable), {
+      endDateMs,
+      createdAtMs: endDateMs - rng.float(2, 90) * DAY_MS,
+      resolvesOnClose: true,
+      referenceMs: nowMs,
+    });
+    const member = draft.members[0];
+    if (member && rng.chance(HISTORICAL_VOID_SHARE)) member.voided = true;
+    draft.archived = (endDateMs - HISTORICAL_FROM_MS) / span < HISTORICAL_ARCHIVED_SHARE;
+    drafts.push(draft);
   }
   return drafts;
 }

@@ -50,6 +50,7 @@ export interface SimEvent {
   startTimeMs: number | null;
   featured: boolean;
   commentCount: number;
+  archived: boolean;
 }
 
 export interface SimMarket {
@@ -89,6 +90,10 @@ export interface SimMarket {
   resolvesOnClose: boolean;
   /** Decided at generation so price paths and informed traders can lean toward it. */
   winningOutcome: 0 | 1;
+  /** Resolves 50-50 (a void): both outcomes pay 0.5, there is no winner. */
+  voided: boolean;
+  /** Listed by Gamma only with archived=true (old catalog entries). */
+  archived: boolean;
   initialYesPrice: number;
   /** Standard deviation of the per-minute YES price move. */
   volatilityPerMinute: number;

@@ -19,6 +19,8 @@ export interface WorldOptions {
   walletCount: number;
   historyHours: number;
   nowMs: number;
+  /** Old, long-closed single-market events added to the catalog (default none). */
+  historicalMarkets?: number;
 }
 
 const IMAGE_BASE = 'https://polymarket-upload.s3.us-east-2.amazonaws.com/sim';
@@ -31,7 +33,7 @@ export function buildWorld(options: WorldOptions): World {
 
   const tags = buildTags(rng, originMs);
   const tagIdByLabel = new Map(tags.map((tag) => [tag.label, tag.id]));
-  const { events, markets, seriesKeys } = materialise(rng, drafts, tagIdByLabel);
+  const { events, markets, seriesKeys } = materialise(rng, drafts, tagIdByLabel, originMs);
   const series = buildSeries(rng, seriesKeys, events, originMs);
   const wallets = generateWallets(seed, options.walletCount, markets, nowMs);
 
@@ -71,13 +73,14 @@ function materialise(
   rng: Rng,
   drafts: EventDraft[],
   tagIdByLabel: Map<string, string>,
+  originMs: number,
 ): { events: SimEvent[]; markets: SimMarket[]; seriesKeys: (string | null)[] } {
   const eventOrder = drafts
     .map((draft, draftIndex) => ({ draft, draftIndex, createdAtMicros: Math.floor(draft.createdAtMs) * 1000 + rng.int(0, 999) }))
     .sort((a, b) => a.createdAtMicros - b.createdAtMicros || a.draftIndex - b.draftIndex);
 
-  const usedEventSlugs = new Set<string>();
-  const usedMarketSlugs = new Set<string>();
+  const usedEventSlugs = slugRegistry();
+  const usedMarketSlugs = slugRegistry();
   const usedTokens = new Set<string>();
   const oracleAddresses = [
     '0x91430CaD2d3975766499717fA0D66A78D814E5c5',
@@ -116,13 +119,14 @@ function materialise(
       startTimeMs: draft.startTimeMs,
       featured: rng.chance(0.08),
       commentCount: Math.floor(rng.logNormal(20, 1.5)),
+      archived: draft.archived === true,
     });
 
     draft.members.forEach((member, memberIndex) => {
       const marketCreated = createdAtMicros + memberIndex * rng.int(1, 20) * 1_000_000 + rng.int(0, 999_999);
       const startDateMicros = marketCreated + rng.int(10, 90) * 1_000_000 + rng.int(0, 999_999);
       const marketSlug = draft.members.length === 1 ? slug : uniqueSlug(slugify(member.question), usedMarketSlugs);
-      usedMarketSlugs.add(marketSlug);
+      usedMarketSlugs.used.add(marketSlug);
       const extreme = Math.min(member.initialYesPrice, 1 - member.initialYesPrice) < 0.1;
       const tickSize = rng.chance(extreme ? 0.6 : 0.12) ? 0.001 : 0.01;
       marketEntries.push({
@@ -154,6 +158,8 @@ function materialise(
           closesAtMs: member.placeholder ? null : draft.endDateMs,
           resolvesOnClose: draft.resolvesOnClose,
           winningOutcome: member.winningOutcome,
+          voided: member.voided === true,
+          archived: draft.archived === true,
           initialYesPrice: member.initialYesPrice,
           volatilityPerMinute: draft.seriesKey ? rng.float(0.004, 0.01) : rng.float(0.001, 0.005),
           image: `${IMAGE_BASE}/${slug}.png`,
@@ -176,19 +182,21 @@ function materialise(
     return { ...market, index, id: String(nextMarketId) };
   });
   for (const market of markets) (events[market.eventIndex] as SimEvent).marketIndexes.push(market.index);
-  assignPopularity(rng, markets);
+  assignPopularity(rng, markets, originMs);
   return { events, markets, seriesKeys };
 }
 
 /** Power law over a random ranking, so a handful of markets carry most of the volume. */
-function assignPopularity(rng: Rng, markets: SimMarket[]): void {
+function assignPopularity(rng: Rng, markets: SimMarket[], originMs: number): void {
   const ranks = markets.map((_, i) => i);
   for (let i = ranks.length - 1; i > 0; i--) {
     const j = rng.int(0, i);
     [ranks[i], ranks[j]] = [ranks[j] as number, ranks[i] as number];
   }
   markets.forEach((market, i) => {
-    market.popularity = market.placeholder ? 0 : 1 / ((ranks[i] as number) + 1) ** 1.1;
+    // Placeholders and markets closed before the generated history never trade.
+    const neverTrades = market.placeholder || (market.closesAtMs !== null && market.closesAtMs <= originMs);
+    market.popularity = neverTrades ? 0 : 1 / ((ranks[i] as number) + 1) ** 1.1;
   });
 }
 
@@ -217,10 +225,20 @@ function buildSeries(rng: Rng, seriesKeys: (string | null)[], events: SimEvent[]
   return series;
 }
 
-function uniqueSlug(base: string, used: Set<string>): string {
+/** Slugs taken so far, and per base the next suffix to try (a large catalog repeats bases often). */
+interface SlugRegistry {
+  used: Set<string>;
+  nextSuffix: Map<string, number>;
+}
+
+const slugRegistry = (): SlugRegistry => ({ used: new Set(), nextSuffix: new Map() });
+
+function uniqueSlug(base: string, registry: SlugRegistry): string {
   let slug = base || 'market';
-  for (let suffix = 2; used.has(slug); suffix++) slug = `${base}-${suffix}`;
-  used.add(slug);
+  let suffix = registry.nextSuffix.get(base) ?? 2;
+  while (registry.used.has(slug)) slug = `${base}-${suffix++}`;
+  registry.nextSuffix.set(base, suffix);
+  registry.used.add(slug);
   return slug;
 }
 

@@ -7,7 +7,11 @@
  *
  * Faults, for recovery tests: `wsDropFrameRate` silently drops price_change frames (a gap the client
  * must detect from best bid/ask and heal from REST), `wsDisconnectAfterFrames` closes each
- * connection after that many frames (the client must reconnect and resubscribe).
+ * connection after that many frames (the client must reconnect and resubscribe), and
+ * `wsSilentConnections` accepts that many connections and then never says anything on them (no
+ * book, no PONG): only a liveness timeout on the client gets it out.
+ *
+ * A 50-50 resolution sends no `market_resolved`: that message names one winning asset.
  */
 import type { Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -22,6 +26,8 @@ export interface WsFaultOptions {
   wsDropFrameRate?: number;
   /** Close each connection after this many frames (0 = never). */
   wsDisconnectAfterFrames?: number;
+  /** The first N connections are accepted and then left silent (0 = none). */
+  wsSilentConnections?: number;
 }
 
 interface Client {
@@ -32,6 +38,8 @@ interface Client {
   tradesSeen: Map<number, number>;
   resolvedSent: Set<number>;
   frames: number;
+  /** Accepted, then never answered. */
+  silent: boolean;
 }
 
 export interface MarketWebSocket {
@@ -50,6 +58,7 @@ export function attachMarketWebSocket(
   const wss = new WebSocketServer({ server, path: '/ws/market' });
   const clients = new Set<Client>();
   const dropRng = createRng(state.seed, 'ws-drop');
+  let connections = 0;
 
   const send = (client: Client, payload: unknown) => {
     if (client.socket.readyState !== client.socket.OPEN) return;
@@ -60,7 +69,10 @@ export function attachMarketWebSocket(
   };
 
   wss.on('connection', (socket) => {
-    const client: Client = { socket, books: new Map(), tradesSeen: new Map(), resolvedSent: new Set(), frames: 0 };
+    connections += 1;
+    const silent = connections <= (faults.wsSilentConnections ?? 0);
+    const client: Client = { socket, books: new Map(), tradesSeen: new Map(), resolvedSent: new Set(), frames: 0, silent };
+    if (silent) return; // accepted, never answered: not even PONG
     clients.add(client);
     socket.on('close', () => clients.delete(client));
     socket.on('message', (data) => {
@@ -140,7 +152,7 @@ export function attachMarketWebSocket(
       if (fills.length > 0) send(client, fills);
       client.tradesSeen.set(marketIndex, trades.length);
       const status = state.status[marketIndex];
-      if (status?.resolved && !client.resolvedSent.has(marketIndex)) {
+      if (status?.resolved && !market.voided && !client.resolvedSent.has(marketIndex)) {
         client.resolvedSent.add(marketIndex);
         const winner = market.winningOutcome;
         send(client, {
@@ -164,7 +176,7 @@ export function attachMarketWebSocket(
     push,
     close: async () => {
       clearInterval(timer);
-      for (const client of clients) client.socket.terminate();
+      for (const socket of wss.clients) socket.terminate();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };

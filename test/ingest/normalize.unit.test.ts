@@ -1,5 +1,5 @@
 /** Normalizers against Polymarket's real recorded responses (read from ../shared). */
-import { normalizeGammaMarket } from '../../services/ingest/normalize-market.js';
+import { normalizeGammaMarket, resolutionOf } from '../../services/ingest/normalize-market.js';
 import { normalizeDataTrade, tradeId } from '../../services/ingest/normalize-trade.js';
 import { STREAMS } from '../../services/read-models/registry.js';
 import { readNdjsonSample, readSample } from '../support/shared-samples.js';
@@ -66,6 +66,48 @@ describe('Gamma markets', () => {
     const raw = { ...(readSample('gamma/market_open_ceasefire_before_gta6.json') as object), closed: true };
     const result = normalizeGammaMarket(raw, 'polymarket', NOW);
     expect(result.ok && result.value.status).toBe('closed');
+  });
+
+  test('a 50-50 resolution is voided, with outcome "50-50" and no winner', () => {
+    const raw = {
+      ...(readSample('gamma/market_resolved_no_katana_fdv.json') as object),
+      outcomePrices: '["0.5", "0.5"]',
+      umaResolutionStatus: 'resolved',
+    };
+    const result = normalizeGammaMarket(raw, 'polymarket', NOW);
+    if (!result.ok) throw new Error(result.reason);
+    expect(result.value).toMatchObject({ status: 'voided', resolved_outcome: '50-50', outcome_prices: [0.5, 0.5] });
+    expect(result.value.resolved_at_ms).not.toBeNull();
+    expect(resolutionOf(result.value)).toMatchObject({ winning_outcome: null, winning_outcome_index: -1, payouts: [0.5, 0.5] });
+  });
+
+  test('closed at 0.5 / 0.5 without a UMA resolution stays closed (a frozen price, not a void)', () => {
+    const raw = {
+      ...(readSample('gamma/market_open_ceasefire_before_gta6.json') as object),
+      closed: true,
+      outcomePrices: '["0.5", "0.5"]',
+    };
+    const result = normalizeGammaMarket(raw, 'polymarket', NOW);
+    expect(result.ok && result.value.status).toBe('closed');
+  });
+
+  test('empty-book markers (bestBid 0, bestAsk 1) become null, so there is no spread of 1', () => {
+    const event = (
+      readSample('gamma/events_by_slug_negrisk_fed_chair_39_markets.json') as Array<{ markets: Array<Record<string, unknown>> }>
+    )[0]!;
+    const empty = event.markets.find((m) => m.bestBid === 0 && m.bestAsk === 1)!;
+    const result = normalizeGammaMarket(empty, 'polymarket', NOW);
+    if (!result.ok) throw new Error(result.reason);
+    expect(result.value.best_bid).toBeNull();
+    expect(result.value.best_ask).toBeNull();
+  });
+
+  test('clobTokenIds holding a JSON number that lost precision is refused with the reason', () => {
+    const raw = readSample('gamma/market_open_ceasefire_before_gta6.json') as Record<string, unknown>;
+    const lossy = { ...raw, clobTokenIds: `[5${'1'.repeat(77)}, "2"]` };
+    const result = normalizeGammaMarket(lossy, 'polymarket', NOW);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.reason).toMatch(/clobTokenIds arrived as a JSON number .* lost precision/);
   });
 
   test('the event id is stable for unchanged content and changes with content', () => {
@@ -150,6 +192,9 @@ describe('Data API trades', () => {
     [{ size: 0 }, /size/],
     [{ timestamp: 'soon' }, /timestamp/],
     [{ proxyWallet: '0x123' }, /proxyWallet/],
+    // A 78-digit token id sent as a JSON number reaches us already rounded.
+    [{ asset: 5.13e76 }, /asset arrived as a JSON number \(5\.13e\+76\) beyond 2\^53 and lost precision/],
+    [{ asset: 123456789012345680 }, /lost precision/],
   ])('rejects a malformed trade %p with a reason', (override, reason) => {
     const good = {
       proxyWallet: `0x${'1'.repeat(40)}`,

@@ -2,7 +2,8 @@
 import { wants } from '../../services/signals/matching.js';
 import { largeTrade, marketResolved, priceSignal, tradeExecuted } from '../../services/signals/payloads.js';
 import { PriceWindows } from '../../services/signals/price-windows.js';
-import type { MarketUpserted, TradeExecuted } from '../../services/events/types.js';
+import type { TradeExecuted } from '../../services/events/types.js';
+import { marketTransition } from '../support/events.js';
 
 const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
 const MARKET = `0x${'a'.repeat(64)}`;
@@ -113,26 +114,51 @@ test('a snapshot restores the windows after a failed batch, so the move is detec
   expect(windows.observe(trade(2, 0.6, T0 + 1))).not.toBeNull();
 });
 
-test('market.resolved payload: outcome, final prices, close time', () => {
-  const market = {
+test('market.resolved payload: outcome, final prices, resolution time, one id per resolution', () => {
+  const resolved = marketTransition({
     market_id: MARKET,
     title: 'Will it rain?',
-    outcomes: ['Yes', 'No'],
-    outcome_prices: [0, 1],
-    yes_index: 0,
-    status: 'resolved',
+    kind: 'resolved',
+    from_state: 'closed',
+    to_state: 'resolved',
+    resolution_number: 1,
     resolved_outcome: 'No',
-    closed_ms: T0,
-    updated_at_ms: T0 + 5,
-    source: 'simulator',
-  } as unknown as MarketUpserted;
-  expect(marketResolved(market)).toMatchObject({
+    winning_outcome_index: 1,
+    payouts: [0, 1],
+    final_yes_price: 0,
+    final_no_price: 1,
+    occurred_at_ms: T0,
+    observed_at_ms: T0 + 5,
+    notify: true,
+  });
+  const payload = marketResolved(resolved);
+  expect(payload).toMatchObject({
     event: 'market.resolved',
     resolved_outcome: 'NO',
     final_yes_price: 0,
     final_no_price: 1,
+    status: 'resolved',
+    payouts: [0, 1],
     timestamp: '2026-11-21T12:00:00.000Z',
   });
+  // The same resolution re-emitted (another revision) keeps its id; a correction gets a new one.
+  expect(marketResolved({ ...resolved, revision: 7 }).id).toBe(payload.id);
+  expect(marketResolved({ ...resolved, resolution_number: 2, kind: 'corrected' }).id).not.toBe(payload.id);
+});
+
+test('market.resolved of a void: "50-50" and 0.5 / 0.5', () => {
+  const voided = marketTransition({
+    market_id: MARKET,
+    kind: 'voided',
+    to_state: 'voided',
+    resolution_number: 1,
+    resolved_outcome: '50-50',
+    payouts: [0.5, 0.5],
+    final_yes_price: 0.5,
+    final_no_price: 0.5,
+    notify: true,
+  });
+  expect(marketResolved(voided)).toMatchObject({ resolved_outcome: '50-50', final_yes_price: 0.5, final_no_price: 0.5, status: 'voided' });
 });
 
 test('subscription matching: types, filters, and only events logged after the subscription', () => {

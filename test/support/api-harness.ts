@@ -13,12 +13,14 @@ import { Meter } from '../../services/access/meter.js';
 import { AdminOperations } from '../../services/admin/operations.js';
 import { openChdbStore } from '../../services/analytics/clickhouse-store.js';
 import { migrate } from '../../services/analytics/migrate.js';
-import { loadConfig } from '../../services/config.js';
+import { type Config, loadConfig } from '../../services/config.js';
 import { Accounts } from '../../services/control/accounts.js';
 import { migrateControlStore } from '../../services/control/migrate.js';
 import { openPgliteStore } from '../../services/control/pglite-store.js';
 import type { MarketLookup } from '../../services/ingest/market-lookup.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
+import type { ControlStore } from '../../services/ports/control-store.js';
+import { composeSandboxApis, type SandboxApis } from '../../services/sandbox/compose.js';
 
 export interface ApiHarness {
   base: string;
@@ -26,6 +28,9 @@ export interface ApiHarness {
   accounts: Accounts;
   admin: AdminOperations;
   meter: Meter;
+  control: ControlStore;
+  sandbox: SandboxApis;
+  config: Config;
   close(): Promise<void>;
 }
 
@@ -35,6 +40,9 @@ export interface ApiHarnessOptions {
   chdbPath?: string;
   database?: string;
   env?: Record<string, string>;
+  /** A migrated control store to use (e.g. PostgreSQL); else a fresh PGlite. */
+  control?: ControlStore;
+  clock?: () => number;
   /** Upstream lookup of markets the catalog does not hold (off unless given). */
   marketLookup?: MarketLookup;
 }
@@ -57,15 +65,23 @@ export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHa
       database: options.database ?? 'api',
     }));
   if (ownStore) await migrate(store);
-  const control = await openPgliteStore(fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-api-pglite-')));
-  await migrateControlStore(control);
+  const ownControl = !options.control;
+  const control = options.control ?? (await openPgliteStore(fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-api-pglite-'))));
+  if (ownControl) await migrateControlStore(control);
   const accounts = new Accounts(control);
-  const meter = new Meter(control, { ...config.access, flushIntervalMs: config.access.meterFlushIntervalMs });
+  const sandbox = composeSandboxApis(config, control, store, options.clock);
+  const meter = new Meter(control, {
+    ...config.access,
+    flushIntervalMs: config.access.meterFlushIntervalMs,
+    tokenBalances: sandbox.tokenBalances,
+  });
   meter.start();
   const admin = new AdminOperations(accounts, config.access.thresholds);
   const { listener } = createApiHandler({
     store,
     accounts,
+    control,
+    sandbox,
     meter,
     access: config.access,
     authCacheTtlMs: config.access.authCacheTtlMs,
@@ -84,11 +100,16 @@ export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHa
     accounts,
     admin,
     meter,
+    control,
+    sandbox,
+    config,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
       await meter.stop();
+      await sandbox.close();
       if (ownStore) await store.close();
-      await control.close();
+      if (ownControl) await control.close();
     },
   };
 }

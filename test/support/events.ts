@@ -11,6 +11,7 @@ import type {
   BookSnapshot,
   GammaEventUpserted,
   HolderSnapshot,
+  MarketLifecycleTransition,
   MarketResolved,
   MarketUpserted,
   OpenInterest,
@@ -67,6 +68,11 @@ export function marketUpserted(over: Partial<MarketUpserted> = {}): MarketUpsert
     question_id: null,
     tick_size: null,
     resolved_at_ms: null,
+    fees_enabled: false,
+    fee_type: null,
+    fee_rate: null,
+    fee_exponent: null,
+    fee_taker_only: null,
     ...over,
   };
 }
@@ -110,6 +116,35 @@ export function marketResolved(over: Partial<MarketResolved> = {}): MarketResolv
     resolved_at_ms: T0,
     origin: 'gamma',
     ingested_at_ms: T0,
+    ...over,
+  };
+}
+
+export function marketTransition(over: Partial<MarketLifecycleTransition> = {}): MarketLifecycleTransition {
+  const market_id = over.market_id ?? conditionId(1);
+  const revision = over.revision ?? 1;
+  return {
+    event_id: `${market_id}:${revision}`,
+    source: 'simulator',
+    market_id,
+    revision,
+    kind: 'listed',
+    from_state: null,
+    to_state: 'active',
+    authority: 'gamma',
+    slug: 'market-0001',
+    title: 'Market 0001?',
+    outcomes: ['Yes', 'No'],
+    yes_index: 0,
+    resolution_number: 0,
+    resolved_outcome: null,
+    winning_outcome_index: -1,
+    payouts: [],
+    final_yes_price: null,
+    final_no_price: null,
+    occurred_at_ms: null,
+    observed_at_ms: T0,
+    notify: false,
     ...over,
   };
 }
@@ -429,6 +464,7 @@ export const EXAMPLES: { [N in StreamName]: () => EventOfStream<N> } = {
   markets: () => marketUpserted({ status: 'resolved', resolved_outcome: 'Yes', start_ms: T0, accepting_orders: false, tick_size: 0.01 }),
   trades: tradeExecuted,
   marketResolutions: marketResolved,
+  marketLifecycle: marketTransition,
   gammaEvents: () => gammaEventUpserted({ market_ids: [conditionId(1)], neg_risk_market_id: conditionId(9) }),
   series: seriesUpserted,
   tags: tagUpserted,

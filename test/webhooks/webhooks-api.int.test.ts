@@ -72,6 +72,7 @@ beforeAll(async () => {
   const app = createApp({
     store: noAnalytics,
     accounts,
+    control,
     logger: silent,
     validateResponses: true,
     meter,

@@ -168,7 +168,8 @@ def test_copy_and_strategy_signals_tampered_and_replayed_deliveries(demo, make_e
     strategy = {
         "event": "strategy.signal", "id": "evt_" + uuid.uuid4().hex, "delivery_id": "dlv_" + uuid.uuid4().hex, "signal_id": "s1", "signal_type": "strategy_lab",
         "strategy_id": 4, "strategy_name": "momentum", "market_id": demo["market_id"], "market_title": market["title"], "side": "buy",
-        "entry_price": float(market["yes_price"] or 0.5), "confidence": 0.8, "edge": 0.05, "emitted_at": now_iso(),
+        # Inside the price band the limits allow, whatever the simulated market trades at right now.
+        "entry_price": min(max(float(market["yes_price"] or 0.5), 0.05), 0.95), "confidence": 0.8, "edge": 0.05, "emitted_at": now_iso(),
     }
     body = json.dumps(strategy).encode()
     decided = executor.post(body, sign(secret, body)).json()

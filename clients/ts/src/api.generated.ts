@@ -211,8 +211,10 @@ export type Positions = {
     outcome: string;
     size_shares: number;
     avg_entry_price: number;
-    /** Current outcome price, or the payout once resolved. */
+    /** The price the position is marked at: the payout once settled (1 or 0; 0.5 after a 50-50 void); else the mid of the outcome's book when both sides are present and the spread is at most 0.10; else (one-sided or empty book, or a wider spread) the outcome's last indexed trade; else the catalog price; null when none exists. */
     mark_price: number | null;
+    /** Which rule of mark_price applied. */
+    mark_basis?: "payout" | "mid" | "last_trade" | "catalog" | "none";
     cost_basis_usdc: number;
     current_value_usdc: number | null;
     unrealized_pnl_usdc: number;
@@ -237,9 +239,13 @@ export type VolumePoint = {
   trade_count: number;
 };
 
+/** Market categories (as /markets/categories names them, case-insensitive) that narrow the agent's briefing signals; empty = every category. */
+export type AgentTopics = Array<string>;
+
 export type Agent = {
   agent_id: string;
   name: string;
+  topics: AgentTopics;
   tier: TierName;
   token_balance: number;
   credits: number;
@@ -317,9 +323,11 @@ export type Pagination = {
 
 export type Error = {
   success: false;
-  code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "PAYMENT_REQUIRED" | "CONFLICT" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED" | "INTERNAL_ERROR";
+  code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "PAYMENT_REQUIRED" | "CONFLICT" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED" | "UNAVAILABLE" | "INTERNAL_ERROR";
   /** Human-readable message. */
   error: string;
+  /** A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed). */
+  reason?: string;
 };
 
 export type Registration = {
@@ -327,6 +335,7 @@ export type Registration = {
   name: string;
   /** Shown only in this response. */
   api_key: string;
+  topics: AgentTopics;
   tier: "sandbox";
   created_at: Timestamp;
 };
@@ -358,6 +367,21 @@ export type Health = {
     covered_until?: NullableTimestamp;
     /** Milliseconds behind upstream (now - covered_until). */
     lag_ms?: number | null;
+    /** The source knows its view has a hole it is repairing: a trade-feed gap being backfilled market by market, websocket events waiting to be published. */
+    degraded?: boolean;
+    degraded_reason?: string | null;
+    progress?: null | {
+      /** What runs, e.g. `initial: markets closed=true`, `initial sync done`, `incremental`. */
+      phase: string;
+      /** Records read so far by this job. */
+      completed: number;
+      /** Records in all when upstream says; null otherwise. */
+      total: number | null;
+      started_at: Timestamp;
+      finished_at: NullableTimestamp;
+      /** completed / seconds from started_at to finished_at (or now). */
+      per_second: number;
+    };
     /** Freshness target: ticks/books 2000, trades 15000, positions 600000, metadata 300000, chain.polygon confirmations x 2000 + 15000. */
     target_lag_ms?: number | null;
     /** lag_ms <= target_lag_ms. */
@@ -441,7 +465,8 @@ export type Market = {
   /** The market question. */
   title: string;
   category: string;
-  status: "active" | "closed" | "resolved";
+  /** The market lifecycle, a state machine: `active` (trading) -> `closed` (trading stopped, not resolved; e.g. waiting on the oracle, possibly long after `end_date`) -> `resolved` (one outcome pays 1) or `voided` (resolved with a split payout, 50-50). `closed` can go back to `active` when upstream reopens a market. In lists this is the catalog's view (Gamma); in `GET /markets/{id}` the lifecycle's state (which also follows the CLOB's resolution messages) when it has one. Every transition is in `MarketDetail.lifecycle.transitions`. */
+  status: "active" | "closed" | "resolved" | "voided";
   outcomes: Array<string>;
   /** CLOB token ids (up to 78 digits, as strings), in outcome order. */
   outcome_token_ids: Array<string>;
@@ -449,9 +474,11 @@ export type Market = {
   /** Price of the YES outcome (named Yes, else the first outcome), from the latest upstream market snapshot. */
   yes_price: NullablePrice;
   no_price: NullablePrice;
+  /** Best bid of the YES token from the catalog; null when the bid side is empty (Gamma prints an empty side as bestBid 0). */
   best_bid?: NullablePrice;
+  /** Best ask of the YES token from the catalog; null when the ask side is empty (Gamma prints an empty side as bestAsk 1). */
   best_ask?: NullablePrice;
-  /** best_ask - best_bid; null when either side is missing. */
+  /** best_ask - best_bid; null when either side is empty. */
   spread?: number | null;
   last_trade_price?: NullablePrice;
   /** Upstream rolling 24 h volume in USDC. */
@@ -460,7 +487,7 @@ export type Market = {
   liquidity_usdc: number;
   neg_risk?: boolean;
   event?: MarketEvent | null;
-  /** Winning outcome once resolved. */
+  /** Winning outcome once resolved; `50-50` once voided. */
   resolved_outcome?: string | null;
   start_date?: NullableTimestamp;
   end_date?: NullableTimestamp;
@@ -471,6 +498,7 @@ export type Market = {
 };
 
 export type MarketDetail = Market & {
+  lifecycle: MarketLifecycle | null;
   /** Computed from the trades this service indexed. */
   snapshot: {
     /** YES price of the latest indexed trade. */
@@ -482,6 +510,41 @@ export type MarketDetail = Market & {
     trades_total: number;
     as_of: Timestamp;
   };
+};
+
+/** The market's lifecycle state machine: `active` -> `closed` -> `resolved` | `voided` (`closed` -> `active` when upstream reopens). Reports come from authorities of two ranks: the fast path (`gamma`: the catalog; `clob-ws`/`clob-rest`: the CLOB's resolution messages) and the chain (`chain`: ConditionResolution on Polygon, the authority). The first settlement reported wins at once; later, the same payouts from a higher authority `confirmed` it, and different payouts from an equal or higher authority `corrected` it (a new resolution number). A settled market never goes back to active or closed. Null until the lifecycle processor has seen the market. */
+export type MarketLifecycle = {
+  state: "active" | "closed" | "resolved" | "voided";
+  /** Who reported the current state. */
+  authority: "gamma" | "clob-ws" | "clob-rest" | "chain";
+  resolution: null | {
+    /** The winning outcome's name; `50-50` for a void. */
+    outcome: string | null;
+    /** -1 for a void (no single winner). */
+    winning_outcome_index: number;
+    /** USDC paid per share of each outcome, in outcome order. */
+    payouts: Array<Price>;
+    /** payouts[YES]: 1 or 0, 0.5 for a 50-50 void. */
+    final_yes_price: NullablePrice;
+    /** The other outcome's payout in a binary market. */
+    final_no_price: NullablePrice;
+    /** Upstream resolution time (umaEndDate, closedTime, message time), else when it was seen. */
+    resolved_at: NullableTimestamp;
+    /** 1 for the first resolution, +1 per correction. */
+    resolution_number: number;
+  };
+  /** Every transition, oldest first (at most 100). */
+  transitions: Array<{
+    revision: number;
+    kind: "listed" | "closed" | "reopened" | "resolved" | "voided" | "confirmed" | "corrected";
+    from: "active" | "closed" | "resolved" | "voided" | null;
+    to: "active" | "closed" | "resolved" | "voided";
+    authority: "gamma" | "clob-ws" | "clob-rest" | "chain";
+    /** Upstream time of the change when it says. */
+    occurred_at: NullableTimestamp;
+    /** When this service saw it. */
+    observed_at: Timestamp;
+  }>;
 };
 
 export type Candle = {
@@ -536,6 +599,310 @@ export type Trade = {
   /** chain: read from Polygon after CHAIN_CONFIRMATIONS confirmations (authoritative, both sides); data_api: Polymarket's Data API fast path (taker fills only, not yet confirmed by the chain source). */
   origin: "chain" | "data_api";
   source: "polymarket" | "simulator";
+};
+
+/** An exact USDC amount as a decimal string (up to 6 decimals, the unit of USDC). */
+export type Usdc = string;
+
+/** Outcome shares as an exact decimal string (up to 6 decimals). */
+export type Shares = string;
+
+/** A price in USDC per share (0..1) as an exact decimal string. */
+export type DecimalPrice = string;
+
+export type NullableDecimalPrice = DecimalPrice | null;
+
+/** A decimal as a string ("12.5") or a JSON number; it must be exact at the precision the field allows. */
+export type DecimalInput = string | number;
+
+export type PaperOrderInput = {
+  /** Condition id or slug. */
+  market_id: string;
+  /** YES, NO (binary markets) or an outcome name, case-insensitive. */
+  outcome: string;
+  side: "buy" | "sell";
+  type: "market" | "limit";
+  /** Shares, above 0, at most 2 decimals (the CLOB's size precision). */
+  size: DecimalInput;
+  /** Limit price: required for `limit`; for `market`, the worst acceptable price. Strictly inside (0, 1) and on the market's tick grid. */
+  price?: DecimalInput;
+  /** limit: GTC (default; the remainder rests), IOC or FOK. market: IOC (default) or FOK. */
+  time_in_force?: "GTC" | "IOC" | "FOK";
+};
+
+export type PaperFill = {
+  fill_id: string;
+  order_id: string;
+  market_id: string;
+  asset_id: string;
+  outcome: string;
+  side: "buy" | "sell";
+  price: DecimalPrice;
+  size: Shares;
+  /** size x price, half up to one micro-USDC. */
+  notional_usdc: Usdc;
+  /** Taker fills: size x rate x (price x (1 - price))^exponent, half up to one micro-USDC; maker fills: 0. */
+  fee_usdc: Usdc;
+  /** taker: matched on submission; maker: a resting order filled later. */
+  liquidity: "taker" | "maker";
+  /** submission: the book at placement; book: a later book crossed the resting price; trade: a later trade printed through it. */
+  trigger: "submission" | "book" | "trade";
+  /** Book level of a submission fill (1 = best); null for resting fills. */
+  level: number | null;
+  created_at: Timestamp;
+};
+
+export type PaperOrder = {
+  order_id: string;
+  epoch: number;
+  market_id: string;
+  market_title: string;
+  asset_id: string;
+  outcome: string;
+  side: "buy" | "sell";
+  type: "market" | "limit";
+  time_in_force: "GTC" | "IOC" | "FOK";
+  /** open/partial: resting with nothing / some filled; filled; cancelled (cancel_reason says why; filled_size may be above 0). */
+  status: "open" | "partial" | "filled" | "cancelled";
+  cancel_reason: "ioc_remainder" | "fok_not_fillable" | "no_liquidity" | "cancelled_by_agent" | "market_resolved" | "reset" | null;
+  size: Shares;
+  limit_price: NullableDecimalPrice;
+  filled_size: Shares;
+  /** size - filled_size; resting when status is open or partial. */
+  remaining_size: Shares;
+  /** filled_notional_usdc / filled_size, half up to 6 decimals; null before any fill. */
+  avg_fill_price: NullableDecimalPrice;
+  /** Sum of the fills' notional. */
+  filled_notional_usdc: Usdc;
+  /** Sum of the fills' fees. */
+  fees_usdc: Usdc;
+  /** Best ask (buy) or best bid (sell) of the book the order met. */
+  best_price_at_submission: NullableDecimalPrice;
+  /** (best bid + best ask) / 2 of that book (rounded down to 6 decimals); null when a side was empty. */
+  mid_at_submission: NullableDecimalPrice;
+  /** Cost of walking the book on submission fills: buy = notional - size x best price; sell = size x best price - notional. 0 when everything filled at the best level; null without submission fills. */
+  slippage_usdc: Usdc | null;
+  /** slippage_usdc / (submission size x best price) x 10000, to 2 decimals. */
+  slippage_bps: number | null;
+  fee_schedule: {
+    /** Taker fee rate (Gamma feeSchedule.rate) as a decimal string. */
+    rate: string;
+    exponent: number;
+    /** market: the market's schedule; fallback: fees on but no schedule indexed, the configured one applies; none: the market charges no fee. */
+    basis: "market" | "fallback" | "none";
+  };
+  book: {
+    /** Upstream hash of the book the order met. */
+    hash: string | null;
+    as_of: NullableTimestamp;
+    source: "polymarket" | "simulator" | null;
+  };
+  idempotency_key: string | null;
+  /** On single-order responses: every fill, oldest first. */
+  fills?: Array<PaperFill>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+};
+
+export type PaperPosition = {
+  market_id: string;
+  market_title: string;
+  asset_id: string;
+  outcome: string;
+  /** closed: every share sold; settled: paid out at resolution; voided: returned at average entry. */
+  status: "open" | "closed" | "settled" | "voided";
+  shares: Shares;
+  /** Shares held for resting sell orders. */
+  reserved_shares: Shares;
+  /** Weighted-average cost: cost_basis_usdc / shares, half up to 6 decimals (buys add size x price; sells remove their share of the cost). Fees excluded. */
+  avg_entry_price: NullableDecimalPrice;
+  cost_basis_usdc: Usdc;
+  /** The book mid when the spread is at most 0.10, else the last trade price; the payout once the market resolved. null when unknown. */
+  mark_price: NullableDecimalPrice;
+  mark_basis: "mid" | "last_trade" | "payout" | "none";
+  /** shares x mark_price, half up (0 without a mark). */
+  market_value_usdc: Usdc;
+  /** market_value_usdc - cost_basis_usdc (0 without a mark). */
+  unrealized_pnl_usdc: Usdc;
+  /** Sum over sells and settlement of proceeds - removed cost basis. Fees excluded. */
+  realized_pnl_usdc: Usdc;
+  fees_paid_usdc: Usdc;
+  settlement_price: NullableDecimalPrice;
+  settled_at: NullableTimestamp;
+  market_end_date: NullableTimestamp;
+  opened_at: Timestamp;
+  updated_at: Timestamp;
+};
+
+export type PaperAccount = {
+  /** Starts at 1; each reset starts the next. */
+  epoch: number;
+  starting_balance_usdc: Usdc;
+  /** Free cash (what the next order can spend). */
+  cash_usdc: Usdc;
+  /** Cash held by resting buy orders (remaining size x limit price). */
+  reserved_usdc: Usdc;
+  /** Sum of open positions' market_value_usdc. */
+  positions_value_usdc: Usdc;
+  /** cash + reserved + positions value. */
+  equity_usdc: Usdc;
+  realized_pnl_usdc: Usdc;
+  unrealized_pnl_usdc: Usdc;
+  fees_paid_usdc: Usdc;
+  /** equity - starting balance = realized + unrealized - fees. */
+  net_pnl_usdc: Usdc;
+  /** Highest equity seen at a valuation (account read or briefing) in this epoch. */
+  peak_equity_usdc: Usdc;
+  /** (peak - equity) / peak x 100, to 2 decimals; 0 at the peak. */
+  drawdown_pct: number;
+  open_positions: number;
+  open_orders: number;
+  epoch_started_at: Timestamp;
+  valued_at: Timestamp;
+};
+
+export type PaperSettlement = {
+  market_id: string;
+  market_title: string;
+  asset_id: string;
+  outcome: string;
+  /** resolved: a single winner, each share paid its payout (1 or 0); voided: no single winner - a split payout (e.g. 50-50) pays each share its payout, payouts that are no distribution return the shares at average entry. */
+  kind: "resolved" | "voided";
+  winning_outcome: string | null;
+  shares: Shares;
+  /** Payout per share, or the average entry when the payouts were no distribution. */
+  price: DecimalPrice;
+  /** shares x price, half up (the cost basis when returned at average entry). */
+  proceeds_usdc: Usdc;
+  cost_basis_usdc: Usdc;
+  /** proceeds - cost basis. */
+  realized_pnl_usdc: Usdc;
+  settled_at: Timestamp;
+};
+
+export type BriefingSignal = {
+  kind: "large_trade" | "price_signal" | "resolution";
+  market_id: string;
+  market_title: string;
+  category: string;
+  /** When it happened upstream. */
+  occurred_at: Timestamp;
+  /** When this service recorded it. */
+  recorded_at: Timestamp;
+  /** The webhook payload of the same event (trade.executed fields plus threshold_usdc for large_trade; market.price_signal; market.resolved). */
+  data: {
+    [key: string]: unknown;
+  };
+};
+
+export type RiskAlert = {
+  kind: "resolving_soon" | "awaiting_settlement" | "drawdown";
+  severity: "info" | "warning";
+  message: string;
+  market_id: string | null;
+  end_date?: NullableTimestamp;
+  drawdown_pct?: number;
+};
+
+export type Briefing = {
+  agent: {
+    agent_id: string;
+    name: string;
+    topics: Array<string>;
+    previous_briefing_at: NullableTimestamp;
+  };
+  /** Newest upstream event time (trades and books) the sandbox processor has applied: signals and resting fills are complete up to it. null before it saw any. */
+  data_as_of: NullableTimestamp;
+  generated_at: Timestamp;
+  copy_picks: {
+    available: boolean;
+    /** Why there are none. */
+    reason: string | null;
+    items: Array<{
+      [key: string]: unknown;
+    }>;
+  };
+  signals: {
+    /** The cursor these signals come after (null = from the oldest kept). */
+    since: string | null;
+    /** Pass as `since` to read what came after this page. */
+    next_since: string;
+    has_more: boolean;
+    items: Array<BriefingSignal>;
+  };
+  paper: {
+    account: PaperAccount;
+    positions: Array<PaperPosition>;
+    open_orders: Array<PaperOrder>;
+    /** At most 100 */
+    fills_since_last: Array<PaperFill>;
+    settlements_since_last: Array<PaperSettlement>;
+  };
+  risk_alerts: Array<RiskAlert>;
+  next_poll_at: Timestamp;
+  /** Suggested wait: the short interval while orders rest or a held market ends within the hour or awaits settlement, the long one when the account is idle with no signals waiting, the default otherwise. */
+  next_poll_seconds: number;
+};
+
+export type FeeQuoteInput = {
+  /** The copy trade's notional in USDC, above 0, at most 6 decimals. */
+  notional_usdc: DecimalInput;
+  currency: "credits" | "platform_token" | "usdc" | "native";
+  /** Required for platform_token, usdc and native: the wallet that will pay. */
+  payer_address?: string;
+  /** Your reference (e.g. the copied trade's id), echoed back; no control characters. */
+  reference?: string;
+};
+
+export type Fee = {
+  fee_id: string;
+  /** quoted until settled or expires_at; settled once (never twice). */
+  state: "quoted" | "settled" | "expired";
+  currency: "credits" | "platform_token" | "usdc" | "native";
+  notional_usdc: Usdc;
+  /** The configured fee rate of this currency in basis points of the notional. */
+  rate_bps: number;
+  /** notional_usdc x rate_bps / 10000, half up to one micro-USDC. */
+  fee_usdc: Usdc;
+  /** What to pay in `currency` as a decimal string (amount_base_units / 10^decimals). */
+  amount: string;
+  /** The amount in the currency's smallest unit (micro-credits, token base units, wei). */
+  amount_base_units: string;
+  decimals: number;
+  /** USDC per whole token used to convert (platform_token, native); null otherwise. */
+  price_usdc: string | null;
+  chain_id: number | null;
+  /** The treasury address (on-chain currencies). */
+  pay_to: string | null;
+  /** ERC-20 contracts accepted for the payment (usdc: each configured stablecoin; platform_token: the token); empty otherwise. */
+  token_contracts: Array<string>;
+  payer_address: string | null;
+  reference: string | null;
+  quoted_at: Timestamp;
+  expires_at: Timestamp;
+  settled_at: NullableTimestamp;
+  payment: null | {
+    tx_hash: string;
+    block_number: string;
+    /** What the transaction moved to the treasury (at least the fee). */
+    amount_base_units: string;
+    /** null for a native transfer. */
+    token_contract: string | null;
+  };
+};
+
+export type WalletLink = {
+  address: string | null;
+  linked_at: NullableTimestamp;
+  /** The exact text to personal_sign (EIP-191) with the wallet to link; it names this account, so a signature cannot link the wallet elsewhere. */
+  link_message: string;
+  /** Platform tokens the linked wallet holds on chain (whole tokens, decimal string), as last read; null when unknown. */
+  token_balance: string | null;
+  token_balance_as_of: NullableTimestamp;
+  chain_id: number | null;
+  token_contract: string | null;
+  /** How long a chain balance is reused before it is read again. */
+  cache_ttl_seconds: number;
 };
 
 /** Receiver URL, http or https, resolving to public addresses only. */
@@ -732,6 +1099,7 @@ export interface Operations {
     params: {
       /** Display name of the agent (no control characters). */
       name: string;
+      topics?: AgentTopics;
     };
     paramsOptional: false;
     data: Registration;
@@ -741,6 +1109,15 @@ export interface Operations {
   getAgent: {
     params: Record<string, never>;
     paramsOptional: true;
+    data: Agent;
+    paginated: false;
+  };
+  /** PATCH /agents/me: Updates the agent's topics (market categories its briefing signals are narrowed to). */
+  patchAgentsMe: {
+    params: {
+      topics: AgentTopics;
+    };
+    paramsOptional: false;
     data: Agent;
     paginated: false;
   };
@@ -754,8 +1131,8 @@ export interface Operations {
   /** GET /markets: List markets. */
   listMarkets: {
     params: {
-      /** Lifecycle filter. `closed` means closed upstream but not (yet) resolved. */
-      status?: "active" | "closed" | "resolved" | "all";
+      /** Lifecycle filter (see `Market.status`). `closed` means closed upstream but not (yet) resolved; `voided` means resolved with a split payout (50-50). */
+      status?: "active" | "closed" | "resolved" | "voided" | "all";
       /** `volume`: 24h volume in USDC, highest first. `volume_total`: lifetime volume. `liquidity`: highest first. `created`: newest first. `end_date`: soonest first. */
       sort?: "volume" | "volume_total" | "liquidity" | "created" | "end_date";
       /** Only this category (case-insensitive; see /markets/categories). */
@@ -788,7 +1165,7 @@ export interface Operations {
     data: Array<VolumePoint>;
     paginated: false;
   };
-  /** GET /markets/{id}: One market by condition id or slug, with a snapshot from indexed trades. */
+  /** GET /markets/{id}: One market by condition id or slug, with a snapshot from indexed trades and its lifecycle. */
   getMarket: {
     params: {
       /** Condition id (0x + 64 hex) or market slug. */
@@ -1052,6 +1429,202 @@ export interface Operations {
     data: AccessReport;
     paginated: false;
   };
+  /** GET /briefing: The agent heartbeat - signals since the last briefing, paper state, risk alerts, when to poll next. */
+  getBriefing: {
+    params: {
+      /** A `signals.next_since` cursor of an earlier briefing; signals after it are served. */
+      since?: string;
+      /** Most signals per briefing (default 50, max 200); `signals.has_more` says when more wait. */
+      limit?: number;
+    };
+    paramsOptional: true;
+    data: Briefing;
+    paginated: false;
+  };
+  /** GET /paper/account: The agent's paper account, valued at the live indexed books. */
+  getPaperAccount: {
+    params: Record<string, never>;
+    paramsOptional: true;
+    data: PaperAccount;
+    paginated: false;
+  };
+  /** POST /paper/reset: Starts a new epoch - resting orders cancelled, positions dropped, cash back to the starting balance. */
+  postPaperReset: {
+    params: Record<string, never>;
+    paramsOptional: true;
+    data: PaperAccount;
+    paginated: false;
+  };
+  /** GET /paper/orders: The agent's paper orders, newest first. */
+  getPaperOrders: {
+    params: {
+      /** `open` = resting (open or partially filled); `all` includes filled and cancelled. */
+      status?: "open" | "filled" | "cancelled" | "all";
+      /** The account epoch to list (default the current one; each reset starts a new epoch). */
+      epoch?: number;
+      /** Page size (default 50, max 500). */
+      limit?: number;
+      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      cursor?: string;
+    };
+    paramsOptional: true;
+    data: Array<PaperOrder>;
+    paginated: true;
+  };
+  /** POST /paper/orders: Places a paper order, filled against the live indexed book level by level. */
+  postPaperOrders: {
+    params: {
+      /** Condition id or slug. */
+      market_id: string;
+      /** YES, NO (binary markets) or an outcome name, case-insensitive. */
+      outcome: string;
+      side: "buy" | "sell";
+      type: "market" | "limit";
+      /** Shares, above 0, at most 2 decimals (the CLOB's size precision). */
+      size: DecimalInput;
+      /** Limit price: required for `limit`; for `market`, the worst acceptable price. Strictly inside (0, 1) and on the market's tick grid. */
+      price?: DecimalInput;
+      /** limit: GTC (default; the remainder rests), IOC or FOK. market: IOC (default) or FOK. */
+      time_in_force?: "GTC" | "IOC" | "FOK";
+    };
+    paramsOptional: false;
+    data: PaperOrder;
+    paginated: false;
+  };
+  /** GET /paper/orders/{order_id}: One paper order with its fills. */
+  getPaperOrdersByOrderId: {
+    params: {
+      /** Paper order id. */
+      order_id: string;
+    };
+    paramsOptional: false;
+    data: PaperOrder;
+    paginated: false;
+  };
+  /** POST /paper/orders/{order_id}/cancel: Cancels a resting paper order (its held cash or shares are released). */
+  postPaperOrdersByOrderIdCancel: {
+    params: {
+      /** Paper order id. */
+      order_id: string;
+    };
+    paramsOptional: false;
+    data: PaperOrder;
+    paginated: false;
+  };
+  /** GET /paper/positions: Paper positions of the current epoch with average entry and unrealized PnL at the live marks. */
+  getPaperPositions: {
+    params: {
+      /** `open` (default): shares held; `all` adds closed, settled and voided positions. */
+      status?: "open" | "all";
+    };
+    paramsOptional: true;
+    data: Array<PaperPosition>;
+    paginated: false;
+  };
+  /** GET /paper/fills: Paper fills, newest first. */
+  getPaperFills: {
+    params: {
+      /** The account epoch to list (default the current one; each reset starts a new epoch). */
+      epoch?: number;
+      /** Page size (default 50, max 500). */
+      limit?: number;
+      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      cursor?: string;
+    };
+    paramsOptional: true;
+    data: Array<PaperFill>;
+    paginated: true;
+  };
+  /** GET /paper/settlements: Positions settled at resolution or voided, newest first. */
+  getPaperSettlements: {
+    params: {
+      /** The account epoch to list (default the current one; each reset starts a new epoch). */
+      epoch?: number;
+      /** Page size (default 50, max 500). */
+      limit?: number;
+      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      cursor?: string;
+    };
+    paramsOptional: true;
+    data: Array<PaperSettlement>;
+    paginated: true;
+  };
+  /** POST /fees/quote: Quotes the fee of a copy trade in one currency; the quote expires. */
+  postFeesQuote: {
+    params: {
+      /** The copy trade's notional in USDC, above 0, at most 6 decimals. */
+      notional_usdc: DecimalInput;
+      currency: "credits" | "platform_token" | "usdc" | "native";
+      /** Required for platform_token, usdc and native: the wallet that will pay. */
+      payer_address?: string;
+      /** Your reference (e.g. the copied trade's id), echoed back; no control characters. */
+      reference?: string;
+    };
+    paramsOptional: false;
+    data: Fee;
+    paginated: false;
+  };
+  /** GET /fees/ledger: The account's fee ledger, newest first. */
+  getFeesLedger: {
+    params: {
+      /** `expired` = quoted and past expires_at without settling. */
+      state?: "quoted" | "settled" | "expired" | "all";
+      /** Page size (default 50, max 500). */
+      limit?: number;
+      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      cursor?: string;
+    };
+    paramsOptional: true;
+    data: Array<Fee>;
+    paginated: true;
+  };
+  /** GET /fees/{fee_id}: One fee ledger entry. */
+  getFeesByFeeId: {
+    params: {
+      /** Fee ledger id. */
+      fee_id: string;
+    };
+    paramsOptional: false;
+    data: Fee;
+    paginated: false;
+  };
+  /** POST /fees/{fee_id}/settle: Charges a quoted fee - at most once. */
+  postFeesByFeeIdSettle: {
+    params: {
+      /** Fee ledger id. */
+      fee_id: string;
+      /** The payment transaction (on-chain currencies). */
+      tx_hash?: string;
+    };
+    paramsOptional: false;
+    data: Fee;
+    paginated: false;
+  };
+  /** GET /account/wallet: The wallet whose platform-token balance sets this account's tier, and the message to sign to link one. */
+  getAccountWallet: {
+    params: Record<string, never>;
+    paramsOptional: true;
+    data: WalletLink;
+    paginated: false;
+  };
+  /** PUT /account/wallet: Links a wallet by an EIP-191 signature of `link_message` (personal_sign) from that wallet. */
+  putAccountWallet: {
+    params: {
+      address: string;
+      /** 65-byte signature of the account's link_message for this address. */
+      signature: string;
+    };
+    paramsOptional: false;
+    data: WalletLink;
+    paginated: false;
+  };
+  /** DELETE /account/wallet: Unlinks the wallet (the tier falls back to credits and operator-granted tokens). */
+  deleteAccountWallet: {
+    params: Record<string, never>;
+    paramsOptional: true;
+    data: WalletLink;
+    paginated: false;
+  };
   /** GET /webhooks: The account's subscriptions, newest first (secrets are not shown). */
   listWebhooks: {
     params: {
@@ -1194,7 +1767,8 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "paginated": false,
     "parameters": [],
     "body": [
-      "name"
+      "name",
+      "topics"
     ]
   },
   "getAgent": {
@@ -1205,6 +1779,17 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "paginated": false,
     "parameters": [],
     "body": []
+  },
+  "patchAgentsMe": {
+    "method": "PATCH",
+    "path": "/agents/me",
+    "summary": "Updates the agent's topics (market categories its briefing signals are narrowed to).",
+    "access": "sandbox",
+    "paginated": false,
+    "parameters": [],
+    "body": [
+      "topics"
+    ]
   },
   "getHealth": {
     "method": "GET",
@@ -1226,13 +1811,14 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "status",
         "in": "query",
         "required": false,
-        "description": "Lifecycle filter. `closed` means closed upstream but not (yet) resolved.",
+        "description": "Lifecycle filter (see `Market.status`). `closed` means closed upstream but not (yet)\nresolved; `voided` means resolved with a split payout (50-50).",
         "schema": {
           "type": "string",
           "enum": [
             "active",
             "closed",
             "resolved",
+            "voided",
             "all"
           ],
           "default": "active"
@@ -1338,7 +1924,8 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
   "getMarket": {
     "method": "GET",
     "path": "/markets/{id}",
-    "summary": "One market by condition id or slug, with a snapshot from indexed trades.",
+    "summary": "One market by condition id or slug, with a snapshot from indexed trades and its lifecycle.",
+    "description": "Every market Polymarket lists is in the catalog once the first catalog sync finished\n(progress in `GET /health`, source `gamma.catalog-sync`). A condition id or slug the catalog\ndoes not hold yet is looked up upstream on demand: bounded to `MARKET_LOOKUP_TIMEOUT_MS`\n(3 s), at most `MARKET_LOOKUP_PER_SECOND` (2) upstream lookups per second for the whole\nservice, one lookup at a time per id, and an id upstream does not know is remembered for\n`MARKET_LOOKUP_MISS_TTL_MS` (10 min). Found markets are answered at once and indexed like any\nother; when the lookup cannot run now (rate limit, timeout) the answer is 404 with a message\nsaying so, and a retry a little later can succeed.",
     "access": "tier1",
     "paginated": false,
     "parameters": [
@@ -1890,7 +2477,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "GET",
     "path": "/traders/{wallet}",
     "summary": "Lifetime and 30-day statistics of a wallet, computed live from its indexed fills.",
-    "description": "PnL uses weighted-average cost: a buy moves the average entry price, a sell realizes\nsize x (price - average) on at most the shares held. unrealized = held x (mark - average),\nthe mark being the outcome's current price, or its payout (1 or 0) once the market resolved.\nWin rate is market-level and resolution-based: 100 x won / (won + lost) over resolved markets\nthe wallet traded, a market being won when the wallet's net PnL in it is positive.\nrisk_score (0 low .. 100 high) = 40 x concentration (largest open position's share of open cost)\n+ 30 x long-shot share (share of bought USDC at prices below 0.15) + 30 x drawdown (largest fall\nof the 30-day daily PnL curve relative to its peak, capped at 1).\nBasis: the taker fills this service indexed, plus splits (buy every outcome at 0.50), merges (sell\nevery outcome at 0.50) and redemptions (sell all held at the payout) for tracked wallets.",
+    "description": "PnL uses weighted-average cost: a buy moves the average entry price, a sell realizes\nsize x (price - average) on at most the shares held. unrealized = held x (mark - average),\nthe mark being the payout once the market settled (1 or 0; 0.5 after a 50-50 void), else the\nmid of the outcome's book when two-sided with a spread of at most 0.10, else its last trade\n(so a one-sided book marks at the last trade), else the catalog price. Voided markets count\nneither as won nor as lost.\nWin rate is market-level and resolution-based: 100 x won / (won + lost) over resolved markets\nthe wallet traded, a market being won when the wallet's net PnL in it is positive.\nrisk_score (0 low .. 100 high) = 40 x concentration (largest open position's share of open cost)\n+ 30 x long-shot share (share of bought USDC at prices below 0.15) + 30 x drawdown (largest fall\nof the 30-day daily PnL curve relative to its peak, capped at 1).\nBasis: the taker fills this service indexed, plus splits (buy every outcome at 0.50), merges (sell\nevery outcome at 0.50) and redemptions (sell all held at the payout) for tracked wallets.",
     "access": "tier2",
     "paginated": false,
     "parameters": [
@@ -2251,6 +2838,439 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "GET",
     "path": "/pricing/access",
     "summary": "The calling key's tier, balances, and every endpoint it can or cannot call (and why).",
+    "access": "tier1",
+    "paginated": false,
+    "parameters": [],
+    "body": []
+  },
+  "getBriefing": {
+    "method": "GET",
+    "path": "/briefing",
+    "summary": "The agent heartbeat - signals since the last briefing, paper state, risk alerts, when to poll next.",
+    "description": "One call per heartbeat. Signals (large trades, price signals, resolutions) are those recorded after\nthe agent's cursor: by default where its previous briefing ended (each call moves it), or the\n`since` cursor given (a previous `signals.next_since`), which does not move the stored one -\nso a lost response is re-read by passing the cursor it was issued after. Topics (the agent's\nmarket categories, see PATCH /agents/me) narrow the signals; resolutions of markets the agent\nholds always come through. Fills and settlements are those since the previous briefing.",
+    "access": "sandbox",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "since",
+        "in": "query",
+        "required": false,
+        "description": "A `signals.next_since` cursor of an earlier briefing; signals after it are served.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200
+        }
+      },
+      {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "description": "Most signals per briefing (default 50, max 200); `signals.has_more` says when more wait.",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 200,
+          "default": 50
+        }
+      }
+    ],
+    "body": []
+  },
+  "getPaperAccount": {
+    "method": "GET",
+    "path": "/paper/account",
+    "summary": "The agent's paper account, valued at the live indexed books.",
+    "access": "sandbox",
+    "paginated": false,
+    "parameters": [],
+    "body": []
+  },
+  "postPaperReset": {
+    "method": "POST",
+    "path": "/paper/reset",
+    "summary": "Starts a new epoch - resting orders cancelled, positions dropped, cash back to the starting balance.",
+    "description": "The previous epochs' orders, fills and settlements remain in the history (`epoch` filter).",
+    "access": "sandbox",
+    "paginated": false,
+    "parameters": [],
+    "body": []
+  },
+  "getPaperOrders": {
+    "method": "GET",
+    "path": "/paper/orders",
+    "summary": "The agent's paper orders, newest first.",
+    "access": "sandbox",
+    "paginated": true,
+    "parameters": [
+      {
+        "name": "status",
+        "in": "query",
+        "required": false,
+        "description": "`open` = resting (open or partially filled); `all` includes filled and cancelled.",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "open",
+            "filled",
+            "cancelled",
+            "all"
+          ],
+          "default": "all"
+        }
+      },
+      {
+        "name": "epoch",
+        "in": "query",
+        "required": false,
+        "description": "The account epoch to list (default the current one; each reset starts a new epoch).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 1000000
+        }
+      },
+      {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "description": "Page size (default 50, max 500).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 500,
+          "default": 50
+        }
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512
+        }
+      }
+    ],
+    "body": []
+  },
+  "postPaperOrders": {
+    "method": "POST",
+    "path": "/paper/orders",
+    "summary": "Places a paper order, filled against the live indexed book level by level.",
+    "description": "A buy takes asks from the lowest price, a sell hits bids from the highest, each level at its own\nprice, up to the limit price (a market order's optional `price` is its worst acceptable price).\nWhat cannot fill at once: a `market` order (IOC or FOK) cancels it; a `limit` order rests (GTC)\nor cancels it (IOC, FOK). FOK fills everything or nothing. Resting orders fill later as the maker\nat their own price when a newer book or a trade crosses them (docs/SANDBOX.md). Taker fills pay\nthe market's fee, shares x rate x (p x (1 - p))^exponent at each fill's price; makers pay none.\nPaper fills never change the indexed book: every order sees the book as it was last indexed.\n\n**Idempotency.** With an `Idempotency-Key` header, a repeat of the same key with the same body\nreturns the original order (200, `Idempotent-Replayed: true`) instead of placing another; the\nsame key with a different body is `409 CONFLICT`. Keys are scoped to the agent and kept forever.\n\n**Refusals** are `400 BAD_REQUEST` naming the field: a size not above 0 or with more than 2\ndecimals, a price outside (0, 1) or off the market's tick grid, an unknown, closed or resolved\nmarket, an outcome the market does not have, no indexed book, insufficient paper cash (buys pay\nnotional + fee, and a resting buy holds size x price), or more shares sold than held.",
+    "access": "sandbox",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "Idempotency-Key",
+        "in": "header",
+        "required": false,
+        "description": "Any string up to 255 printable characters, unique per intended order.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 255,
+          "pattern": "^[\\x21-\\x7E]+$"
+        }
+      }
+    ],
+    "body": [
+      "market_id",
+      "outcome",
+      "side",
+      "type",
+      "size",
+      "price",
+      "time_in_force"
+    ]
+  },
+  "getPaperOrdersByOrderId": {
+    "method": "GET",
+    "path": "/paper/orders/{order_id}",
+    "summary": "One paper order with its fills.",
+    "access": "sandbox",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "order_id",
+        "in": "path",
+        "required": true,
+        "description": "Paper order id.",
+        "schema": {
+          "type": "string",
+          "pattern": "^po_[0-9A-Za-z]{1,64}$"
+        }
+      }
+    ],
+    "body": []
+  },
+  "postPaperOrdersByOrderIdCancel": {
+    "method": "POST",
+    "path": "/paper/orders/{order_id}/cancel",
+    "summary": "Cancels a resting paper order (its held cash or shares are released).",
+    "access": "sandbox",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "order_id",
+        "in": "path",
+        "required": true,
+        "description": "Paper order id.",
+        "schema": {
+          "type": "string",
+          "pattern": "^po_[0-9A-Za-z]{1,64}$"
+        }
+      }
+    ],
+    "body": []
+  },
+  "getPaperPositions": {
+    "method": "GET",
+    "path": "/paper/positions",
+    "summary": "Paper positions of the current epoch with average entry and unrealized PnL at the live marks.",
+    "access": "sandbox",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "status",
+        "in": "query",
+        "required": false,
+        "description": "`open` (default): shares held; `all` adds closed, settled and voided positions.",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "open",
+            "all"
+          ],
+          "default": "open"
+        }
+      }
+    ],
+    "body": []
+  },
+  "getPaperFills": {
+    "method": "GET",
+    "path": "/paper/fills",
+    "summary": "Paper fills, newest first.",
+    "access": "sandbox",
+    "paginated": true,
+    "parameters": [
+      {
+        "name": "epoch",
+        "in": "query",
+        "required": false,
+        "description": "The account epoch to list (default the current one; each reset starts a new epoch).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 1000000
+        }
+      },
+      {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "description": "Page size (default 50, max 500).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 500,
+          "default": 50
+        }
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512
+        }
+      }
+    ],
+    "body": []
+  },
+  "getPaperSettlements": {
+    "method": "GET",
+    "path": "/paper/settlements",
+    "summary": "Positions settled at resolution or voided, newest first.",
+    "access": "sandbox",
+    "paginated": true,
+    "parameters": [
+      {
+        "name": "epoch",
+        "in": "query",
+        "required": false,
+        "description": "The account epoch to list (default the current one; each reset starts a new epoch).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 1000000
+        }
+      },
+      {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "description": "Page size (default 50, max 500).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 500,
+          "default": 50
+        }
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512
+        }
+      }
+    ],
+    "body": []
+  },
+  "postFeesQuote": {
+    "method": "POST",
+    "path": "/fees/quote",
+    "summary": "Quotes the fee of a copy trade in one currency; the quote expires.",
+    "description": "fee_usdc = notional_usdc x rate_bps / 10000, rounded half up to one micro-USDC (rates per\ncurrency in the service configuration). `amount` is what to pay in the chosen currency: credits\nat the configured credits per USDC; `usdc` 1:1 in the stablecoin's 6-decimal units; the\nplatform token and the native coin at their configured USDC price, rounded up to the smallest unit.\nOn-chain currencies need `payer_address` (the only sender accepted for the payment).",
+    "access": "tier1",
+    "paginated": false,
+    "parameters": [],
+    "body": [
+      "notional_usdc",
+      "currency",
+      "payer_address",
+      "reference"
+    ]
+  },
+  "getFeesLedger": {
+    "method": "GET",
+    "path": "/fees/ledger",
+    "summary": "The account's fee ledger, newest first.",
+    "access": "tier1",
+    "paginated": true,
+    "parameters": [
+      {
+        "name": "state",
+        "in": "query",
+        "required": false,
+        "description": "`expired` = quoted and past expires_at without settling.",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "quoted",
+            "settled",
+            "expired",
+            "all"
+          ],
+          "default": "all"
+        }
+      },
+      {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "description": "Page size (default 50, max 500).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 500,
+          "default": 50
+        }
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512
+        }
+      }
+    ],
+    "body": []
+  },
+  "getFeesByFeeId": {
+    "method": "GET",
+    "path": "/fees/{fee_id}",
+    "summary": "One fee ledger entry.",
+    "access": "tier1",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "fee_id",
+        "in": "path",
+        "required": true,
+        "description": "Fee ledger id.",
+        "schema": {
+          "type": "string",
+          "pattern": "^fee_[0-9A-Za-z]{1,64}$"
+        }
+      }
+    ],
+    "body": []
+  },
+  "postFeesByFeeIdSettle": {
+    "method": "POST",
+    "path": "/fees/{fee_id}/settle",
+    "summary": "Charges a quoted fee - at most once.",
+    "description": "Credits are drawn from the account (`402 PAYMENT_REQUIRED` when too few). An on-chain fee is\nsettled by its payment: `tx_hash` names a transaction that moved at least `amount` to the\ntreasury from `payer_address` - an ERC-20 `Transfer` of one of `token_contracts`, or a native\ntransfer - mined before the quote expired, with the configured confirmations, and not used for\nanother fee. A refused payment is `400 BAD_REQUEST` with `reason` (tx_not_found, tx_pending,\ntx_reverted, insufficient_confirmations, wrong_recipient, wrong_payer, wrong_token,\namount_too_small, tx_before_quote, tx_after_expiry, tx_already_used) and the fee stays quoted.\nA fee already settled, or expired, is `409 CONFLICT`; an unknown fee is `404 NOT_FOUND`.",
+    "access": "tier1",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "fee_id",
+        "in": "path",
+        "required": true,
+        "description": "Fee ledger id.",
+        "schema": {
+          "type": "string",
+          "pattern": "^fee_[0-9A-Za-z]{1,64}$"
+        }
+      }
+    ],
+    "body": [
+      "tx_hash"
+    ]
+  },
+  "getAccountWallet": {
+    "method": "GET",
+    "path": "/account/wallet",
+    "summary": "The wallet whose platform-token balance sets this account's tier, and the message to sign to link one.",
+    "access": "tier1",
+    "paginated": false,
+    "parameters": [],
+    "body": []
+  },
+  "putAccountWallet": {
+    "method": "PUT",
+    "path": "/account/wallet",
+    "summary": "Links a wallet by an EIP-191 signature of `link_message` (personal_sign) from that wallet.",
+    "access": "tier1",
+    "paginated": false,
+    "parameters": [],
+    "body": [
+      "address",
+      "signature"
+    ]
+  },
+  "deleteAccountWallet": {
+    "method": "DELETE",
+    "path": "/account/wallet",
+    "summary": "Unlinks the wallet (the tier falls back to credits and operator-granted tokens).",
     "access": "tier1",
     "paginated": false,
     "parameters": [],

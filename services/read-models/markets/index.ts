@@ -18,5 +18,5 @@ export const marketsReadModel = defineReadModel({
   streams: { markets },
   projections: [project(markets, { table: 'markets', row: marketRow })],
   migrations: migrationsBeside(import.meta.url),
-  routes: ({ store }) => marketRoutes(store),
+  routes: ({ store, marketLookup }) => marketRoutes(store, marketLookup),
 });

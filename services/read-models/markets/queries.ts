@@ -3,6 +3,8 @@ import type { Request } from 'express';
 import { ApiError } from '../../../api/errors.js';
 import type { CatalogEntry } from '../../chain/catalog.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import type { MarketUpserted } from '../../events/types.js';
+import type { LookupResult, MarketLookup } from '../../ingest/market-lookup.js';
 import { isConditionId } from '../../shared/ids.js';
 
 export interface MarketRow {
@@ -11,7 +13,7 @@ export interface MarketRow {
   slug: string;
   title: string;
   category: string;
-  status: 'active' | 'closed' | 'resolved';
+  status: 'active' | 'closed' | 'resolved' | 'voided';
   outcomes: string[];
   outcome_token_ids: string[];
   outcome_prices: number[];
@@ -55,6 +57,61 @@ export async function requireMarket(store: AnalyticsStore, request: Request): Pr
   const market = await findMarket(store, String(request.params.id));
   if (!market) throw ApiError.notFound(`market not found: ${request.params.id}`);
   return market;
+}
+
+const MISSING_REASONS: Record<Exclude<LookupResult, { found: MarketUpserted }>['missing'], string> = {
+  'unknown-upstream': 'upstream does not list it either',
+  'not-a-market-id': 'not a condition id (0x + 64 hex) or a slug',
+  'rate-limited': 'not in the catalog yet and upstream lookups are at their rate limit; retry in a few seconds',
+  'timed-out': 'not in the catalog yet and upstream did not answer in time; retry later',
+  'upstream-error': 'not in the catalog yet and the upstream lookup failed; retry later',
+};
+
+/**
+ * The market named by `:id` from the catalog, else from upstream on demand (bounded; see
+ * services/ingest/market-lookup.ts), else 404 saying why.
+ */
+export async function requireMarketOrLookUp(store: AnalyticsStore, request: Request, lookup: MarketLookup | undefined): Promise<MarketRow> {
+  const idOrSlug = String(request.params.id);
+  const market = await findMarket(store, idOrSlug);
+  if (market) return market;
+  if (!lookup) throw ApiError.notFound(`market not found: ${idOrSlug}`);
+  const result = await lookup.lookup(idOrSlug);
+  if ('found' in result) return marketRowOf(result.found);
+  throw ApiError.notFound(`market not found: ${idOrSlug} (${MISSING_REASONS[result.missing]})`);
+}
+
+/** A market event as the row the sink will write for it (for answering before it is indexed). */
+export function marketRowOf(m: MarketUpserted): MarketRow {
+  return {
+    market_id: m.market_id,
+    gamma_id: m.gamma_id,
+    slug: m.slug,
+    title: m.title,
+    category: m.category,
+    status: m.status,
+    outcomes: m.outcomes,
+    outcome_token_ids: m.outcome_token_ids,
+    outcome_prices: m.outcome_prices,
+    yes_index: m.yes_index,
+    best_bid: m.best_bid,
+    best_ask: m.best_ask,
+    last_trade_price: m.last_trade_price,
+    volume_24h_usdc: m.volume_24h_usdc,
+    volume_total_usdc: m.volume_total_usdc,
+    liquidity_usdc: m.liquidity_usdc,
+    neg_risk: m.neg_risk,
+    event_id: m.event_id_upstream,
+    event_slug: m.event_slug,
+    event_title: m.event_title,
+    resolved_outcome: m.resolved_outcome,
+    start_date_ms: m.start_ms,
+    end_date_ms: m.end_ms,
+    closed_at_ms: m.closed_ms,
+    created_at_ms: m.created_ms,
+    updated_at_ms: m.updated_at_ms,
+    source: m.source,
+  };
 }
 
 /** The market named by `:id` (or `?market=`), or 404; also 404 when it has no outcome token ids (no book, no ticks). */

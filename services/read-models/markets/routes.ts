@@ -5,7 +5,9 @@ import { keysetPage } from '../../../api/keyset.js';
 import type { Category, Market, MarketDetail } from '../../../api/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso, isoOrNull } from '../../shared/time.js';
-import { MARKET_COLUMNS, type MarketRow, requireMarket } from './queries.js';
+import { marketLifecycle } from '../market-lifecycle/queries.js';
+import type { MarketLookup } from '../../ingest/market-lookup.js';
+import { MARKET_COLUMNS, type MarketRow, requireMarketOrLookUp } from './queries.js';
 
 /** Sort key per `sort` value; `direction` is the order of the first page. Missing dates sort last. */
 const SORTS = {
@@ -52,7 +54,7 @@ export function presentMarket(row: MarketRow): Market {
   };
 }
 
-export function marketRoutes(store: AnalyticsStore): Router {
+export function marketRoutes(store: AnalyticsStore, lookup?: MarketLookup): Router {
   const router = Router();
 
   router.get('/markets', async (request, response) => {
@@ -100,7 +102,7 @@ export function marketRoutes(store: AnalyticsStore): Router {
   });
 
   router.get('/markets/:id', async (request, response) => {
-    const market = await requireMarket(store, request);
+    const market = await requireMarketOrLookUp(store, request, lookup);
     // From the materialized views and the by_market projection, so the cost does not grow with the
     // market's history: 24h figures sum the 5-minute candles of [now - 24h, now) (5-minute resolution).
     const [snapshot] = await store.query<{
@@ -120,8 +122,14 @@ export function marketRoutes(store: AnalyticsStore): Router {
          toUnixTimestamp64Milli(now64(3)) AS now_ms`,
       { id: market.market_id },
     );
+    const lifecycle = await marketLifecycle(store, market.market_id);
+    const presented = presentMarket(market);
     const detail: MarketDetail = {
-      ...presentMarket(market),
+      ...presented,
+      // The lifecycle is the state machine (it also follows the CLOB's resolution messages); the
+      // catalog row can trail it by a poll.
+      status: lifecycle?.state ?? presented.status,
+      lifecycle,
       snapshot: {
         last_trade_price: snapshot?.last_yes ?? null,
         last_trade_at: isoOrNull(snapshot?.last_ms),

@@ -38,5 +38,10 @@ export function marketRow(m: MarketUpserted) {
     question_id: m.question_id,
     tick_size: m.tick_size,
     resolved_at: isoOrNull(m.resolved_at_ms),
+    fees_enabled: m.fees_enabled,
+    fee_type: m.fee_type,
+    fee_rate: m.fee_rate,
+    fee_exponent: m.fee_exponent,
+    fee_taker_only: m.fee_taker_only,
   };
 }

@@ -15,7 +15,7 @@ export interface ActivityRow {
 }
 
 export interface MarketOutcomes {
-  status: 'active' | 'closed' | 'resolved';
+  status: 'active' | 'closed' | 'resolved' | 'voided';
   outcomes: string[];
   outcome_token_ids: string[];
   outcome_prices: number[];
@@ -46,7 +46,8 @@ export function activityToFills(rows: ActivityRow[], markets: Map<string, Market
     const sets = Number(row.usdc_size) > 0 ? Number(row.usdc_size) : Number(row.size);
     if (type === 'SPLIT' && sets > 0) each('buy', 'split', () => 0.5, sets);
     else if (type === 'MERGE' && sets > 0) each('sell', 'merge', () => 0.5, sets);
-    else if (type === 'REDEEM' && market.status === 'resolved')
+    // A redemption pays the payout: 1 or 0, 0.5 each after a 50-50 void.
+    else if (type === 'REDEEM' && (market.status === 'resolved' || market.status === 'voided'))
       each('sell', 'redeem', (index) => market.outcome_prices[index] ?? 0, Infinity);
   }
   return fills;

@@ -7,7 +7,7 @@ import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { round } from './trader-stats.js';
 import { traderReport } from './trader-report.js';
 import { activityToFills, mergeFills } from './activity-fills.js';
-import { dailyCloses, marketInfo, walletConversions, walletFills } from './wallet-data.js';
+import { dailyCloses, marketInfo, outcomeQuotes, walletConversions, walletFills } from './wallet-data.js';
 import { success } from '../../../api/envelope.js';
 import { ApiError } from '../../../api/errors.js';
 import { keysetPage } from '../../../api/keyset.js';
@@ -25,8 +25,9 @@ async function loadReport(store: AnalyticsStore, request: Request, curveDays = 3
   const now = Date.now();
   const markets = await marketInfo(store, marketIds);
   const closes = await dailyCloses(store, marketIds, now);
+  const quotes = await outcomeQuotes(store, markets);
   const fills = mergeFills(trades, activityToFills(conversions, markets));
-  return { wallet, markets, report: traderReport(fills, markets, closes, now, curveDays) };
+  return { wallet, markets, report: traderReport(fills, markets, closes, now, curveDays, quotes) };
 }
 
 const SORTS = {
@@ -158,6 +159,7 @@ export function traderRoutes(store: AnalyticsStore): Router {
         size_shares: round(p.held, 6),
         avg_entry_price: round(p.avg_price, 6),
         mark_price: p.mark,
+        mark_basis: p.mark_basis,
         cost_basis_usdc: usd(p.held * p.avg_price),
         current_value_usdc: p.mark === null ? null : usd(p.held * p.mark),
         unrealized_pnl_usdc: usd(p.unrealized),

@@ -9,7 +9,7 @@ import { runPeriodically } from '../../shared/periodic.js';
 import { round } from './trader-stats.js';
 import { traderReport } from './trader-report.js';
 import { activityToFills, mergeFills } from './activity-fills.js';
-import { bucketConversions, bucketFills, dailyCloses, marketInfo } from './wallet-data.js';
+import { bucketConversions, bucketFills, dailyCloses, marketInfo, outcomeQuotes } from './wallet-data.js';
 
 export interface StatsRun {
   wallets: number;
@@ -32,10 +32,18 @@ export async function recomputeTraderStats(store: AnalyticsStore, nowMs = Date.n
     ];
     const markets = await marketInfo(store, marketIds);
     const closes = await dailyCloses(store, marketIds, nowMs);
+    const quotes = await outcomeQuotes(store, markets);
     const statsRows = [];
     const categoryRows = [];
     for (const [wallet, trades] of byWallet) {
-      const report = traderReport(mergeFills(trades, activityToFills(conversions.get(wallet) ?? [], markets)), markets, closes, nowMs);
+      const report = traderReport(
+        mergeFills(trades, activityToFills(conversions.get(wallet) ?? [], markets)),
+        markets,
+        closes,
+        nowMs,
+        30,
+        quotes,
+      );
       statsRows.push({
         wallet,
         realized_pnl: round(report.realized, 6),

@@ -1,6 +1,15 @@
 /** One wallet's full picture from its fills: lifetime and 30-day stats, positions, curve, risk, categories. */
 import { PositionBook, type Fill } from './position-book.js';
-import { dailyCurve, riskScore, round, valuePositions, winLoss, type ValuedPosition } from './trader-stats.js';
+import {
+  dailyCurve,
+  isSettled,
+  type OutcomeQuote,
+  riskScore,
+  round,
+  valuePositions,
+  winLoss,
+  type ValuedPosition,
+} from './trader-stats.js';
 import type { MarketInfo } from './wallet-data.js';
 
 const DAY = 86_400_000;
@@ -34,11 +43,11 @@ export interface TraderReport {
   lastTradeMs: number;
 }
 
-/** The closing YES mark of a market on a day: its payout once resolved, else the last daily close so far. */
+/** The closing YES mark of a market on a day: its payout once settled, else the last daily close (last trade) so far. */
 export function markOn(markets: Map<string, MarketInfo>, closes: Map<string, Array<[number, number]>>) {
   return (marketId: string, dayMs: number): number | null => {
     const market = markets.get(marketId);
-    if (market?.status === 'resolved' && market.closed_ms !== null && dayMs >= startOfDay(market.closed_ms)) {
+    if (market && isSettled(market.status) && market.closed_ms !== null && dayMs >= startOfDay(market.closed_ms)) {
       return market.outcome_prices[market.yes_index] ?? null;
     }
     let mark: number | null = null;
@@ -56,10 +65,11 @@ export function traderReport(
   closes: Map<string, Array<[number, number]>>,
   nowMs: number,
   curveDays = 30,
+  quotes: ReadonlyMap<string, OutcomeQuote> = new Map(),
 ): TraderReport {
   const book = new PositionBook();
   for (const f of fills) book.apply(f);
-  const positions = valuePositions(book.all(), markets);
+  const positions = valuePositions(book.all(), markets, quotes);
   const since30 = nowMs - 30 * DAY;
   // Splits, merges and redemptions move positions and PnL but are not trading volume.
   const trades = fills.filter((f) => (f.kind ?? 'trade') === 'trade');

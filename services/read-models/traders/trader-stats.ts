@@ -1,40 +1,67 @@
 /**
  * Trader statistics from a wallet's positions and the markets they are in.
- * - unrealized = held x (mark - avg); mark = the outcome's current price, or its payout (1/0) once
- *   the market resolved (a resolved but unredeemed position is marked at its payout).
+ * - unrealized = held x (mark - avg); the mark follows mark-price.ts: the payout once settled (1/0,
+ *   0.5 after a 50-50 void), the mid of a two-sided book with a spread of at most 0.10, else the last
+ *   trade (a one-sided book marks at the last trade), else the catalog price.
  * - win rate (market-level, resolution-based): a resolved market is won when the wallet's net PnL
- *   in it (realized + held x (payout - avg)) is positive; win_rate_pct = 100 x won / (won + lost).
+ *   in it (realized + held x (payout - avg)) is positive; win_rate_pct = 100 x won / (won + lost);
+ *   voided markets count neither way.
  * - risk_score, 0 (low) to 100 (high) = 40 x concentration + 30 x long-shot share + 30 x drawdown:
  *     concentration = largest open position's cost basis / all open cost basis (0 when flat);
  *     long-shot share = share of bought USDC at prices below 0.15;
  *     drawdown = max peak-to-trough fall of the daily PnL curve / max(peak, 1 USDC), capped at 1.
  */
+import { type MarkBasis, markPrice } from './mark-price.js';
 import type { Fill, Position } from './position-book.js';
 import { PositionBook } from './position-book.js';
 
 export interface MarketMark {
   market_id: string;
   category: string;
-  status: 'active' | 'closed' | 'resolved';
-  /** Current price per outcome index (payout once resolved). */
+  status: 'active' | 'closed' | 'resolved' | 'voided';
+  /** The catalog's price per outcome index (the payout once settled). */
   outcome_prices: number[];
+}
+
+/** What the market says about one outcome token now: its book's best bid/ask and its last trade. */
+export interface OutcomeQuote {
+  best_bid: number | null;
+  best_ask: number | null;
+  last_trade: number | null;
 }
 
 export interface ValuedPosition extends Position {
   mark: number | null;
+  mark_basis: MarkBasis;
   unrealized: number;
   category: string;
+  /** Resolved with a winner (counts for win rate); a void is settled but not resolved. */
   resolved: boolean;
 }
 
-export function valuePositions(positions: Position[], marks: Map<string, MarketMark>): ValuedPosition[] {
+export const isSettled = (status: MarketMark['status'] | undefined) => status === 'resolved' || status === 'voided';
+
+export function valuePositions(
+  positions: Position[],
+  marks: Map<string, MarketMark>,
+  quotes: ReadonlyMap<string, OutcomeQuote> = new Map(),
+): ValuedPosition[] {
   return positions.map((p) => {
     const market = marks.get(p.market_id);
-    const mark = market?.outcome_prices[p.outcome_index] ?? null;
+    const catalogPrice = market?.outcome_prices[p.outcome_index] ?? null;
+    const quote = quotes.get(p.asset_id);
+    const mark = markPrice({
+      payout: isSettled(market?.status) ? catalogPrice : null,
+      bestBid: quote?.best_bid ?? null,
+      bestAsk: quote?.best_ask ?? null,
+      lastTrade: quote?.last_trade ?? null,
+      catalogPrice,
+    });
     return {
       ...p,
-      mark,
-      unrealized: mark === null ? 0 : p.held * (mark - p.avg_price),
+      mark: mark.price,
+      mark_basis: mark.basis,
+      unrealized: mark.price === null ? 0 : p.held * (mark.price - p.avg_price),
       category: market?.category ?? 'Uncategorized',
       resolved: market?.status === 'resolved',
     };

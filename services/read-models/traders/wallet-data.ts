@@ -2,7 +2,7 @@
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import type { ActivityRow } from './activity-fills.js';
 import type { Fill } from './position-book.js';
-import type { MarketMark } from './trader-stats.js';
+import type { MarketMark, OutcomeQuote } from './trader-stats.js';
 
 export interface MarketInfo extends MarketMark {
   title: string;
@@ -46,6 +46,38 @@ export async function marketInfo(store: AnalyticsStore, marketIds: string[]): Pr
   return new Map(
     rows.map((r) => [r.market_id, { ...r, yes_index: Number(r.yes_index), closed_ms: r.closed_ms === null ? null : Number(r.closed_ms) }]),
   );
+}
+
+/**
+ * What marks each outcome token of these markets now (mark-price.ts): the best bid/ask of its
+ * latest indexed book, and its last trade - from the market's last indexed fill in YES terms, so a
+ * binary market's NO token is 1 - that (a trade on either token prices both).
+ */
+export async function outcomeQuotes(store: AnalyticsStore, markets: Map<string, MarketInfo>): Promise<Map<string, OutcomeQuote>> {
+  const ids = [...markets.keys()];
+  const quotes = new Map<string, OutcomeQuote>();
+  if (ids.length === 0) return quotes;
+  const books = await store.query<{ asset_id: string; best_bid: number | null; best_ask: number | null }>(
+    `SELECT asset_id, argMax(best_bid, (ts, ingested_at)) AS best_bid, argMax(best_ask, (ts, ingested_at)) AS best_ask
+       FROM order_books WHERE market_id IN {ids:Array(String)} GROUP BY asset_id`,
+    { ids },
+  );
+  const lastYes = await store.query<{ market_id: string; yes_price: number }>(
+    `SELECT market_id, argMax(yes_price, (ts, trade_id)) AS yes_price FROM trades WHERE market_id IN {ids:Array(String)} GROUP BY market_id`,
+    { ids },
+  );
+  const book = new Map(books.map((b) => [b.asset_id, b]));
+  const last = new Map(lastYes.map((r) => [r.market_id, Number(r.yes_price)]));
+  for (const market of markets.values()) {
+    const yes = last.get(market.market_id);
+    const binary = market.outcome_token_ids.length === 2;
+    market.outcome_token_ids.forEach((assetId, index) => {
+      const top = book.get(assetId);
+      const lastTrade = yes === undefined ? null : index === market.yes_index ? yes : binary ? Math.round((1 - yes) * 1e6) / 1e6 : null;
+      quotes.set(assetId, { best_bid: top?.best_bid ?? null, best_ask: top?.best_ask ?? null, last_trade: lastTrade });
+    });
+  }
+  return quotes;
 }
 
 /** Closing YES price per market and UTC day (ms), for days up to `toMs`. */

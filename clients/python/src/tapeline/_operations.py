@@ -21,6 +21,7 @@ class DeleteWebhookData(Model):
 OPERATIONS: dict[str, OperationSpec] = {
     "registerAgent": OperationSpec("POST", "/agents/register", False, m.Registration),
     "getAgent": OperationSpec("GET", "/agents/me", False, m.Agent),
+    "patchAgentsMe": OperationSpec("PATCH", "/agents/me", False, m.Agent),
     "getHealth": OperationSpec("GET", "/health", False, m.Health),
     "listMarkets": OperationSpec("GET", "/markets", True, list[m.Market]),
     "listMarketCategories": OperationSpec("GET", "/markets/categories", False, list[m.Category]),
@@ -43,6 +44,23 @@ OPERATIONS: dict[str, OperationSpec] = {
     "listSeries": OperationSpec("GET", "/series", True, list[m.Series]),
     "getUsage": OperationSpec("GET", "/usage", False, m.Usage),
     "getPricingAccess": OperationSpec("GET", "/pricing/access", False, m.AccessReport),
+    "getBriefing": OperationSpec("GET", "/briefing", False, m.Briefing),
+    "getPaperAccount": OperationSpec("GET", "/paper/account", False, m.PaperAccount),
+    "postPaperReset": OperationSpec("POST", "/paper/reset", False, m.PaperAccount),
+    "getPaperOrders": OperationSpec("GET", "/paper/orders", True, list[m.PaperOrder]),
+    "postPaperOrders": OperationSpec("POST", "/paper/orders", False, m.PaperOrder),
+    "getPaperOrdersByOrderId": OperationSpec("GET", "/paper/orders/{order_id}", False, m.PaperOrder),
+    "postPaperOrdersByOrderIdCancel": OperationSpec("POST", "/paper/orders/{order_id}/cancel", False, m.PaperOrder),
+    "getPaperPositions": OperationSpec("GET", "/paper/positions", False, list[m.PaperPosition]),
+    "getPaperFills": OperationSpec("GET", "/paper/fills", True, list[m.PaperFill]),
+    "getPaperSettlements": OperationSpec("GET", "/paper/settlements", True, list[m.PaperSettlement]),
+    "postFeesQuote": OperationSpec("POST", "/fees/quote", False, m.Fee),
+    "getFeesLedger": OperationSpec("GET", "/fees/ledger", True, list[m.Fee]),
+    "getFeesByFeeId": OperationSpec("GET", "/fees/{fee_id}", False, m.Fee),
+    "postFeesByFeeIdSettle": OperationSpec("POST", "/fees/{fee_id}/settle", False, m.Fee),
+    "getAccountWallet": OperationSpec("GET", "/account/wallet", False, m.WalletLink),
+    "putAccountWallet": OperationSpec("PUT", "/account/wallet", False, m.WalletLink),
+    "deleteAccountWallet": OperationSpec("DELETE", "/account/wallet", False, m.WalletLink),
     "listWebhooks": OperationSpec("GET", "/webhooks", True, list[m.WebhookSubscription]),
     "createWebhook": OperationSpec("POST", "/webhooks", False, m.WebhookSubscription),
     "getWebhook": OperationSpec("GET", "/webhooks/{id}", False, m.WebhookSubscription),
@@ -60,7 +78,7 @@ class SyncOperations:
 
     _call: Callable[..., Any]
 
-    def register_agent(self, *, name: str) -> m.Registration:
+    def register_agent(self, *, name: str, topics: Optional[m.AgentTopics] = None) -> m.Registration:
         """Self-serve registration of a sandbox agent; returns its API key (shown once).
 
         POST /agents/register.
@@ -68,7 +86,7 @@ class SyncOperations:
         Args:
             name: Display name of the agent (no control characters).
         """
-        return self._call("registerAgent", {}, {}, {"name": name})  # type: ignore[no-any-return]
+        return self._call("registerAgent", {}, {}, {"name": name, "topics": topics})  # type: ignore[no-any-return]
 
     def get_agent(self) -> m.Agent:
         """The calling agent's record (sandbox agent keys only).
@@ -77,6 +95,13 @@ class SyncOperations:
         """
         return self._call("getAgent", {}, {}, {})  # type: ignore[no-any-return]
 
+    def patch_agents_me(self, *, topics: m.AgentTopics) -> m.Agent:
+        """Updates the agent's topics (market categories its briefing signals are narrowed to).
+
+        PATCH /agents/me (access: sandbox).
+        """
+        return self._call("patchAgentsMe", {}, {}, {"topics": topics})  # type: ignore[no-any-return]
+
     def get_health(self) -> m.Health:
         """Service status and per-source freshness. Any valid key; no tier needed.
 
@@ -84,13 +109,13 @@ class SyncOperations:
         """
         return self._call("getHealth", {}, {}, {})  # type: ignore[no-any-return]
 
-    def list_markets(self, *, status: Optional[Literal["active", "closed", "resolved", "all"]] = None, sort: Optional[Literal["volume", "volume_total", "liquidity", "created", "end_date"]] = None, category: Optional[str] = None, search: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.Market]:
+    def list_markets(self, *, status: Optional[Literal["active", "closed", "resolved", "voided", "all"]] = None, sort: Optional[Literal["volume", "volume_total", "liquidity", "created", "end_date"]] = None, category: Optional[str] = None, search: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.Market]:
         """List markets.
 
         GET /markets (access: tier1).
 
         Args:
-            status: Lifecycle filter. `closed` means closed upstream but not (yet) resolved.
+            status: Lifecycle filter (see `Market.status`). `closed` means closed upstream but not (yet) resolved; `voided` means resolved with a split payout (50-50).
             sort: `volume`: 24h volume in USDC, highest first. `volume_total`: lifetime volume. `liquidity`: highest first. `created`: newest first. `end_date`: soonest first.
             category: Only this category (case-insensitive; see /markets/categories).
             search: Case-insensitive text match in the title, slug or event title.
@@ -117,7 +142,7 @@ class SyncOperations:
         return self._call("getVolumeTimeseries", {}, {"range_days": range_days}, {})  # type: ignore[no-any-return]
 
     def get_market(self, *, id: str) -> m.MarketDetail:
-        """One market by condition id or slug, with a snapshot from indexed trades.
+        """One market by condition id or slug, with a snapshot from indexed trades and its lifecycle.
 
         GET /markets/{id} (access: tier1).
 
@@ -332,6 +357,181 @@ class SyncOperations:
         """
         return self._call("getPricingAccess", {}, {}, {})  # type: ignore[no-any-return]
 
+    def get_briefing(self, *, since: Optional[str] = None, limit: Optional[int] = None) -> m.Briefing:
+        """The agent heartbeat - signals since the last briefing, paper state, risk alerts, when to poll next.
+
+        GET /briefing (access: sandbox).
+
+        Args:
+            since: A `signals.next_since` cursor of an earlier briefing; signals after it are served.
+            limit: Most signals per briefing (default 50, max 200); `signals.has_more` says when more wait.
+        """
+        return self._call("getBriefing", {}, {"since": since, "limit": limit}, {})  # type: ignore[no-any-return]
+
+    def get_paper_account(self) -> m.PaperAccount:
+        """The agent's paper account, valued at the live indexed books.
+
+        GET /paper/account (access: sandbox).
+        """
+        return self._call("getPaperAccount", {}, {}, {})  # type: ignore[no-any-return]
+
+    def post_paper_reset(self) -> m.PaperAccount:
+        """Starts a new epoch - resting orders cancelled, positions dropped, cash back to the starting balance.
+
+        POST /paper/reset (access: sandbox).
+        """
+        return self._call("postPaperReset", {}, {}, {})  # type: ignore[no-any-return]
+
+    def get_paper_orders(self, *, status: Optional[Literal["open", "filled", "cancelled", "all"]] = None, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.PaperOrder]:
+        """The agent's paper orders, newest first.
+
+        GET /paper/orders (access: sandbox).
+
+        Args:
+            status: `open` = resting (open or partially filled); `all` includes filled and cancelled.
+            epoch: The account epoch to list (default the current one; each reset starts a new epoch).
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("getPaperOrders", {}, {"status": status, "epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    def post_paper_orders(self, *, market_id: str, outcome: str, side: Literal["buy", "sell"], type: Literal["market", "limit"], size: m.DecimalInput, price: Optional[m.DecimalInput] = None, time_in_force: Optional[Literal["GTC", "IOC", "FOK"]] = None) -> m.PaperOrder:
+        """Places a paper order, filled against the live indexed book level by level.
+
+        POST /paper/orders (access: sandbox).
+
+        Args:
+            market_id: Condition id or slug.
+            outcome: YES, NO (binary markets) or an outcome name, case-insensitive.
+            size: Shares, above 0, at most 2 decimals (the CLOB's size precision).
+            price: Limit price: required for `limit`; for `market`, the worst acceptable price. Strictly inside (0, 1) and on the market's tick grid.
+            time_in_force: limit: GTC (default; the remainder rests), IOC or FOK. market: IOC (default) or FOK.
+        """
+        return self._call("postPaperOrders", {}, {}, {"market_id": market_id, "outcome": outcome, "side": side, "type": type, "size": size, "price": price, "time_in_force": time_in_force})  # type: ignore[no-any-return]
+
+    def get_paper_orders_by_order_id(self, *, order_id: str) -> m.PaperOrder:
+        """One paper order with its fills.
+
+        GET /paper/orders/{order_id} (access: sandbox).
+
+        Args:
+            order_id: Paper order id.
+        """
+        return self._call("getPaperOrdersByOrderId", {"order_id": order_id}, {}, {})  # type: ignore[no-any-return]
+
+    def post_paper_orders_by_order_id_cancel(self, *, order_id: str) -> m.PaperOrder:
+        """Cancels a resting paper order (its held cash or shares are released).
+
+        POST /paper/orders/{order_id}/cancel (access: sandbox).
+
+        Args:
+            order_id: Paper order id.
+        """
+        return self._call("postPaperOrdersByOrderIdCancel", {"order_id": order_id}, {}, {})  # type: ignore[no-any-return]
+
+    def get_paper_positions(self, *, status: Optional[Literal["open", "all"]] = None) -> list[m.PaperPosition]:
+        """Paper positions of the current epoch with average entry and unrealized PnL at the live marks.
+
+        GET /paper/positions (access: sandbox).
+
+        Args:
+            status: `open` (default): shares held; `all` adds closed, settled and voided positions.
+        """
+        return self._call("getPaperPositions", {}, {"status": status}, {})  # type: ignore[no-any-return]
+
+    def get_paper_fills(self, *, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.PaperFill]:
+        """Paper fills, newest first.
+
+        GET /paper/fills (access: sandbox).
+
+        Args:
+            epoch: The account epoch to list (default the current one; each reset starts a new epoch).
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("getPaperFills", {}, {"epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    def get_paper_settlements(self, *, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.PaperSettlement]:
+        """Positions settled at resolution or voided, newest first.
+
+        GET /paper/settlements (access: sandbox).
+
+        Args:
+            epoch: The account epoch to list (default the current one; each reset starts a new epoch).
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("getPaperSettlements", {}, {"epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    def post_fees_quote(self, *, notional_usdc: m.DecimalInput, currency: Literal["credits", "platform_token", "usdc", "native"], payer_address: Optional[str] = None, reference: Optional[str] = None) -> m.Fee:
+        """Quotes the fee of a copy trade in one currency; the quote expires.
+
+        POST /fees/quote (access: tier1).
+
+        Args:
+            notional_usdc: The copy trade's notional in USDC, above 0, at most 6 decimals.
+            payer_address: Required for platform_token, usdc and native: the wallet that will pay.
+            reference: Your reference (e.g. the copied trade's id), echoed back; no control characters.
+        """
+        return self._call("postFeesQuote", {}, {}, {"notional_usdc": notional_usdc, "currency": currency, "payer_address": payer_address, "reference": reference})  # type: ignore[no-any-return]
+
+    def get_fees_ledger(self, *, state: Optional[Literal["quoted", "settled", "expired", "all"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.Fee]:
+        """The account's fee ledger, newest first.
+
+        GET /fees/ledger (access: tier1).
+
+        Args:
+            state: `expired` = quoted and past expires_at without settling.
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("getFeesLedger", {}, {"state": state, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    def get_fees_by_fee_id(self, *, fee_id: str) -> m.Fee:
+        """One fee ledger entry.
+
+        GET /fees/{fee_id} (access: tier1).
+
+        Args:
+            fee_id: Fee ledger id.
+        """
+        return self._call("getFeesByFeeId", {"fee_id": fee_id}, {}, {})  # type: ignore[no-any-return]
+
+    def post_fees_by_fee_id_settle(self, *, fee_id: str, tx_hash: Optional[str] = None) -> m.Fee:
+        """Charges a quoted fee - at most once.
+
+        POST /fees/{fee_id}/settle (access: tier1).
+
+        Args:
+            fee_id: Fee ledger id.
+            tx_hash: The payment transaction (on-chain currencies).
+        """
+        return self._call("postFeesByFeeIdSettle", {"fee_id": fee_id}, {}, {"tx_hash": tx_hash})  # type: ignore[no-any-return]
+
+    def get_account_wallet(self) -> m.WalletLink:
+        """The wallet whose platform-token balance sets this account's tier, and the message to sign to link one.
+
+        GET /account/wallet (access: tier1).
+        """
+        return self._call("getAccountWallet", {}, {}, {})  # type: ignore[no-any-return]
+
+    def put_account_wallet(self, *, address: str, signature: str) -> m.WalletLink:
+        """Links a wallet by an EIP-191 signature of `link_message` (personal_sign) from that wallet.
+
+        PUT /account/wallet (access: tier1).
+
+        Args:
+            signature: 65-byte signature of the account's link_message for this address.
+        """
+        return self._call("putAccountWallet", {}, {}, {"address": address, "signature": signature})  # type: ignore[no-any-return]
+
+    def delete_account_wallet(self) -> m.WalletLink:
+        """Unlinks the wallet (the tier falls back to credits and operator-granted tokens).
+
+        DELETE /account/wallet (access: tier1).
+        """
+        return self._call("deleteAccountWallet", {}, {}, {})  # type: ignore[no-any-return]
+
     def list_webhooks(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.WebhookSubscription]:
         """The account's subscriptions, newest first (secrets are not shown).
 
@@ -428,7 +628,7 @@ class AsyncOperations:
 
     _call: Callable[..., Any]
 
-    async def register_agent(self, *, name: str) -> m.Registration:
+    async def register_agent(self, *, name: str, topics: Optional[m.AgentTopics] = None) -> m.Registration:
         """Self-serve registration of a sandbox agent; returns its API key (shown once).
 
         POST /agents/register.
@@ -436,7 +636,7 @@ class AsyncOperations:
         Args:
             name: Display name of the agent (no control characters).
         """
-        return await self._call("registerAgent", {}, {}, {"name": name})  # type: ignore[no-any-return]
+        return await self._call("registerAgent", {}, {}, {"name": name, "topics": topics})  # type: ignore[no-any-return]
 
     async def get_agent(self) -> m.Agent:
         """The calling agent's record (sandbox agent keys only).
@@ -445,6 +645,13 @@ class AsyncOperations:
         """
         return await self._call("getAgent", {}, {}, {})  # type: ignore[no-any-return]
 
+    async def patch_agents_me(self, *, topics: m.AgentTopics) -> m.Agent:
+        """Updates the agent's topics (market categories its briefing signals are narrowed to).
+
+        PATCH /agents/me (access: sandbox).
+        """
+        return await self._call("patchAgentsMe", {}, {}, {"topics": topics})  # type: ignore[no-any-return]
+
     async def get_health(self) -> m.Health:
         """Service status and per-source freshness. Any valid key; no tier needed.
 
@@ -452,13 +659,13 @@ class AsyncOperations:
         """
         return await self._call("getHealth", {}, {}, {})  # type: ignore[no-any-return]
 
-    async def list_markets(self, *, status: Optional[Literal["active", "closed", "resolved", "all"]] = None, sort: Optional[Literal["volume", "volume_total", "liquidity", "created", "end_date"]] = None, category: Optional[str] = None, search: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.Market]:
+    async def list_markets(self, *, status: Optional[Literal["active", "closed", "resolved", "voided", "all"]] = None, sort: Optional[Literal["volume", "volume_total", "liquidity", "created", "end_date"]] = None, category: Optional[str] = None, search: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.Market]:
         """List markets.
 
         GET /markets (access: tier1).
 
         Args:
-            status: Lifecycle filter. `closed` means closed upstream but not (yet) resolved.
+            status: Lifecycle filter (see `Market.status`). `closed` means closed upstream but not (yet) resolved; `voided` means resolved with a split payout (50-50).
             sort: `volume`: 24h volume in USDC, highest first. `volume_total`: lifetime volume. `liquidity`: highest first. `created`: newest first. `end_date`: soonest first.
             category: Only this category (case-insensitive; see /markets/categories).
             search: Case-insensitive text match in the title, slug or event title.
@@ -485,7 +692,7 @@ class AsyncOperations:
         return await self._call("getVolumeTimeseries", {}, {"range_days": range_days}, {})  # type: ignore[no-any-return]
 
     async def get_market(self, *, id: str) -> m.MarketDetail:
-        """One market by condition id or slug, with a snapshot from indexed trades.
+        """One market by condition id or slug, with a snapshot from indexed trades and its lifecycle.
 
         GET /markets/{id} (access: tier1).
 
@@ -699,6 +906,181 @@ class AsyncOperations:
         GET /pricing/access (access: tier1).
         """
         return await self._call("getPricingAccess", {}, {}, {})  # type: ignore[no-any-return]
+
+    async def get_briefing(self, *, since: Optional[str] = None, limit: Optional[int] = None) -> m.Briefing:
+        """The agent heartbeat - signals since the last briefing, paper state, risk alerts, when to poll next.
+
+        GET /briefing (access: sandbox).
+
+        Args:
+            since: A `signals.next_since` cursor of an earlier briefing; signals after it are served.
+            limit: Most signals per briefing (default 50, max 200); `signals.has_more` says when more wait.
+        """
+        return await self._call("getBriefing", {}, {"since": since, "limit": limit}, {})  # type: ignore[no-any-return]
+
+    async def get_paper_account(self) -> m.PaperAccount:
+        """The agent's paper account, valued at the live indexed books.
+
+        GET /paper/account (access: sandbox).
+        """
+        return await self._call("getPaperAccount", {}, {}, {})  # type: ignore[no-any-return]
+
+    async def post_paper_reset(self) -> m.PaperAccount:
+        """Starts a new epoch - resting orders cancelled, positions dropped, cash back to the starting balance.
+
+        POST /paper/reset (access: sandbox).
+        """
+        return await self._call("postPaperReset", {}, {}, {})  # type: ignore[no-any-return]
+
+    async def get_paper_orders(self, *, status: Optional[Literal["open", "filled", "cancelled", "all"]] = None, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.PaperOrder]:
+        """The agent's paper orders, newest first.
+
+        GET /paper/orders (access: sandbox).
+
+        Args:
+            status: `open` = resting (open or partially filled); `all` includes filled and cancelled.
+            epoch: The account epoch to list (default the current one; each reset starts a new epoch).
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("getPaperOrders", {}, {"status": status, "epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    async def post_paper_orders(self, *, market_id: str, outcome: str, side: Literal["buy", "sell"], type: Literal["market", "limit"], size: m.DecimalInput, price: Optional[m.DecimalInput] = None, time_in_force: Optional[Literal["GTC", "IOC", "FOK"]] = None) -> m.PaperOrder:
+        """Places a paper order, filled against the live indexed book level by level.
+
+        POST /paper/orders (access: sandbox).
+
+        Args:
+            market_id: Condition id or slug.
+            outcome: YES, NO (binary markets) or an outcome name, case-insensitive.
+            size: Shares, above 0, at most 2 decimals (the CLOB's size precision).
+            price: Limit price: required for `limit`; for `market`, the worst acceptable price. Strictly inside (0, 1) and on the market's tick grid.
+            time_in_force: limit: GTC (default; the remainder rests), IOC or FOK. market: IOC (default) or FOK.
+        """
+        return await self._call("postPaperOrders", {}, {}, {"market_id": market_id, "outcome": outcome, "side": side, "type": type, "size": size, "price": price, "time_in_force": time_in_force})  # type: ignore[no-any-return]
+
+    async def get_paper_orders_by_order_id(self, *, order_id: str) -> m.PaperOrder:
+        """One paper order with its fills.
+
+        GET /paper/orders/{order_id} (access: sandbox).
+
+        Args:
+            order_id: Paper order id.
+        """
+        return await self._call("getPaperOrdersByOrderId", {"order_id": order_id}, {}, {})  # type: ignore[no-any-return]
+
+    async def post_paper_orders_by_order_id_cancel(self, *, order_id: str) -> m.PaperOrder:
+        """Cancels a resting paper order (its held cash or shares are released).
+
+        POST /paper/orders/{order_id}/cancel (access: sandbox).
+
+        Args:
+            order_id: Paper order id.
+        """
+        return await self._call("postPaperOrdersByOrderIdCancel", {"order_id": order_id}, {}, {})  # type: ignore[no-any-return]
+
+    async def get_paper_positions(self, *, status: Optional[Literal["open", "all"]] = None) -> list[m.PaperPosition]:
+        """Paper positions of the current epoch with average entry and unrealized PnL at the live marks.
+
+        GET /paper/positions (access: sandbox).
+
+        Args:
+            status: `open` (default): shares held; `all` adds closed, settled and voided positions.
+        """
+        return await self._call("getPaperPositions", {}, {"status": status}, {})  # type: ignore[no-any-return]
+
+    async def get_paper_fills(self, *, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.PaperFill]:
+        """Paper fills, newest first.
+
+        GET /paper/fills (access: sandbox).
+
+        Args:
+            epoch: The account epoch to list (default the current one; each reset starts a new epoch).
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("getPaperFills", {}, {"epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    async def get_paper_settlements(self, *, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.PaperSettlement]:
+        """Positions settled at resolution or voided, newest first.
+
+        GET /paper/settlements (access: sandbox).
+
+        Args:
+            epoch: The account epoch to list (default the current one; each reset starts a new epoch).
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("getPaperSettlements", {}, {"epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    async def post_fees_quote(self, *, notional_usdc: m.DecimalInput, currency: Literal["credits", "platform_token", "usdc", "native"], payer_address: Optional[str] = None, reference: Optional[str] = None) -> m.Fee:
+        """Quotes the fee of a copy trade in one currency; the quote expires.
+
+        POST /fees/quote (access: tier1).
+
+        Args:
+            notional_usdc: The copy trade's notional in USDC, above 0, at most 6 decimals.
+            payer_address: Required for platform_token, usdc and native: the wallet that will pay.
+            reference: Your reference (e.g. the copied trade's id), echoed back; no control characters.
+        """
+        return await self._call("postFeesQuote", {}, {}, {"notional_usdc": notional_usdc, "currency": currency, "payer_address": payer_address, "reference": reference})  # type: ignore[no-any-return]
+
+    async def get_fees_ledger(self, *, state: Optional[Literal["quoted", "settled", "expired", "all"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.Fee]:
+        """The account's fee ledger, newest first.
+
+        GET /fees/ledger (access: tier1).
+
+        Args:
+            state: `expired` = quoted and past expires_at without settling.
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("getFeesLedger", {}, {"state": state, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    async def get_fees_by_fee_id(self, *, fee_id: str) -> m.Fee:
+        """One fee ledger entry.
+
+        GET /fees/{fee_id} (access: tier1).
+
+        Args:
+            fee_id: Fee ledger id.
+        """
+        return await self._call("getFeesByFeeId", {"fee_id": fee_id}, {}, {})  # type: ignore[no-any-return]
+
+    async def post_fees_by_fee_id_settle(self, *, fee_id: str, tx_hash: Optional[str] = None) -> m.Fee:
+        """Charges a quoted fee - at most once.
+
+        POST /fees/{fee_id}/settle (access: tier1).
+
+        Args:
+            fee_id: Fee ledger id.
+            tx_hash: The payment transaction (on-chain currencies).
+        """
+        return await self._call("postFeesByFeeIdSettle", {"fee_id": fee_id}, {}, {"tx_hash": tx_hash})  # type: ignore[no-any-return]
+
+    async def get_account_wallet(self) -> m.WalletLink:
+        """The wallet whose platform-token balance sets this account's tier, and the message to sign to link one.
+
+        GET /account/wallet (access: tier1).
+        """
+        return await self._call("getAccountWallet", {}, {}, {})  # type: ignore[no-any-return]
+
+    async def put_account_wallet(self, *, address: str, signature: str) -> m.WalletLink:
+        """Links a wallet by an EIP-191 signature of `link_message` (personal_sign) from that wallet.
+
+        PUT /account/wallet (access: tier1).
+
+        Args:
+            signature: 65-byte signature of the account's link_message for this address.
+        """
+        return await self._call("putAccountWallet", {}, {}, {"address": address, "signature": signature})  # type: ignore[no-any-return]
+
+    async def delete_account_wallet(self) -> m.WalletLink:
+        """Unlinks the wallet (the tier falls back to credits and operator-granted tokens).
+
+        DELETE /account/wallet (access: tier1).
+        """
+        return await self._call("deleteAccountWallet", {}, {}, {})  # type: ignore[no-any-return]
 
     async def list_webhooks(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.WebhookSubscription]:
         """The account's subscriptions, newest first (secrets are not shown).

@@ -10,6 +10,9 @@ from pydantic import Field
 
 from ._base import Model
 
+# Market categories (as /markets/categories names them, case-insensitive) that narrow the agent's briefing signals; empty = every category.
+AgentTopics = list[str]
+
 TierName = Literal["sandbox", "1", "2", "3"]
 
 # ISO 8601 UTC with milliseconds.
@@ -20,6 +23,20 @@ NullableTimestamp = Optional[Timestamp]
 Price = Decimal
 
 NullablePrice = Optional[Decimal]
+
+# An exact USDC amount as a decimal string (up to 6 decimals, the unit of USDC).
+Usdc = str
+
+# Outcome shares as an exact decimal string (up to 6 decimals).
+Shares = str
+
+# A price in USDC per share (0..1) as an exact decimal string.
+DecimalPrice = str
+
+NullableDecimalPrice = Optional[DecimalPrice]
+
+# A decimal as a string ("12.5") or a JSON number; it must be exact at the precision the field allows.
+DecimalInput = Union[str, Decimal]
 
 # Receiver URL, http or https, resolving to public addresses only.
 WebhookUrl = str
@@ -244,7 +261,8 @@ class PositionsPosition(Model):
     outcome: str
     size_shares: Decimal
     avg_entry_price: Decimal
-    mark_price: Optional[Decimal] = Field(description="Current outcome price, or the payout once resolved.")
+    mark_price: Optional[Decimal] = Field(description="The price the position is marked at: the payout once settled (1 or 0; 0.5 after a 50-50 void); else the mid of the outcome's book when both sides are present and the spread is at most 0.10; else (one-sided or empty book, or a wider spread) the outcome's last indexed trade; else the catalog price; null when none exists.")
+    mark_basis: Optional[Literal["payout", "mid", "last_trade", "catalog", "none"]] = Field(None, description="Which rule of mark_price applied.")
     cost_basis_usdc: Decimal
     current_value_usdc: Optional[Decimal]
     unrealized_pnl_usdc: Decimal
@@ -275,6 +293,7 @@ class VolumePoint(Model):
 class Agent(Model):
     agent_id: str
     name: str
+    topics: AgentTopics
     tier: TierName
     token_balance: Decimal
     credits: Decimal
@@ -346,16 +365,29 @@ class Pagination(Model):
 
 class Error(Model):
     success: Literal[False]
-    code: Literal["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "PAYMENT_REQUIRED", "CONFLICT", "METHOD_NOT_ALLOWED", "RATE_LIMITED", "INTERNAL_ERROR"]
+    code: Literal["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "PAYMENT_REQUIRED", "CONFLICT", "METHOD_NOT_ALLOWED", "RATE_LIMITED", "UNAVAILABLE", "INTERNAL_ERROR"]
     error: str = Field(description="Human-readable message.")
+    reason: Optional[str] = Field(None, description="A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed).")
 
 
 class Registration(Model):
     agent_id: str
     name: str
     api_key: str = Field(description="Shown only in this response.")
+    topics: AgentTopics
     tier: Literal["sandbox"]
     created_at: Timestamp
+
+
+class HealthSourceProgress(Model):
+    """A long job's progress, e.g. the first full catalog sync (source gamma.catalog-sync)."""
+
+    phase: str = Field(description="What runs, e.g. `initial: markets closed=true`, `initial sync done`, `incremental`.")
+    completed: int = Field(description="Records read so far by this job.")
+    total: Optional[int] = Field(description="Records in all when upstream says; null otherwise.")
+    started_at: Timestamp
+    finished_at: NullableTimestamp
+    per_second: Decimal = Field(description="completed / seconds from started_at to finished_at (or now).")
 
 
 class HealthSource(Model):
@@ -368,6 +400,9 @@ class HealthSource(Model):
     records_dead_lettered: int
     covered_until: Optional[NullableTimestamp] = None
     lag_ms: Optional[int] = Field(None, description="Milliseconds behind upstream (now - covered_until).")
+    degraded: Optional[bool] = Field(None, description="The source knows its view has a hole it is repairing: a trade-feed gap being backfilled market by market, websocket events waiting to be published.")
+    degraded_reason: Optional[str] = None
+    progress: Optional[HealthSourceProgress] = None
     target_lag_ms: Optional[int] = Field(None, description="Freshness target: ticks/books 2000, trades 15000, positions 600000, metadata 300000, chain.polygon confirmations x 2000 + 15000.")
     fresh: Optional[bool] = Field(None, description="lag_ms <= target_lag_ms.")
 
@@ -451,22 +486,22 @@ class Market(Model):
     slug: str
     title: str = Field(description="The market question.")
     category: str
-    status: Literal["active", "closed", "resolved"]
+    status: Literal["active", "closed", "resolved", "voided"] = Field(description="The market lifecycle, a state machine: `active` (trading) -> `closed` (trading stopped, not resolved; e.g. waiting on the oracle, possibly long after `end_date`) -> `resolved` (one outcome pays 1) or `voided` (resolved with a split payout, 50-50). `closed` can go back to `active` when upstream reopens a market. In lists this is the catalog's view (Gamma); in `GET /markets/{id}` the lifecycle's state (which also follows the CLOB's resolution messages) when it has one. Every transition is in `MarketDetail.lifecycle.transitions`.")
     outcomes: list[str]
     outcome_token_ids: list[str] = Field(description="CLOB token ids (up to 78 digits, as strings), in outcome order.")
     outcome_prices: Optional[list[Price]] = None
     yes_price: NullablePrice = Field(description="Price of the YES outcome (named Yes, else the first outcome), from the latest upstream market snapshot.")
     no_price: NullablePrice
-    best_bid: Optional[NullablePrice] = None
-    best_ask: Optional[NullablePrice] = None
-    spread: Optional[Decimal] = Field(None, description="best_ask - best_bid; null when either side is missing.")
+    best_bid: Optional[NullablePrice] = Field(None, description="Best bid of the YES token from the catalog; null when the bid side is empty (Gamma prints an empty side as bestBid 0).")
+    best_ask: Optional[NullablePrice] = Field(None, description="Best ask of the YES token from the catalog; null when the ask side is empty (Gamma prints an empty side as bestAsk 1).")
+    spread: Optional[Decimal] = Field(None, description="best_ask - best_bid; null when either side is empty.")
     last_trade_price: Optional[NullablePrice] = None
     volume_24h_usdc: Decimal = Field(description="Upstream rolling 24 h volume in USDC.")
     volume_total_usdc: Decimal
     liquidity_usdc: Decimal
     neg_risk: Optional[bool] = None
     event: Optional[MarketEvent] = None
-    resolved_outcome: Optional[str] = Field(None, description="Winning outcome once resolved.")
+    resolved_outcome: Optional[str] = Field(None, description="Winning outcome once resolved; `50-50` once voided.")
     start_date: Optional[NullableTimestamp] = None
     end_date: Optional[NullableTimestamp] = None
     closed_at: Optional[NullableTimestamp] = None
@@ -487,7 +522,39 @@ class MarketDetailSnapshot(Model):
 
 
 class MarketDetail(Market):
+    lifecycle: Optional[MarketLifecycle]
     snapshot: MarketDetailSnapshot = Field(description="Computed from the trades this service indexed.")
+
+
+class MarketLifecycleResolution(Model):
+    """Present once resolved or voided."""
+
+    outcome: Optional[str] = Field(description="The winning outcome's name; `50-50` for a void.")
+    winning_outcome_index: int = Field(description="-1 for a void (no single winner).")
+    payouts: list[Price] = Field(description="USDC paid per share of each outcome, in outcome order.")
+    final_yes_price: NullablePrice = Field(description="payouts[YES]: 1 or 0, 0.5 for a 50-50 void.")
+    final_no_price: NullablePrice = Field(description="The other outcome's payout in a binary market.")
+    resolved_at: NullableTimestamp = Field(description="Upstream resolution time (umaEndDate, closedTime, message time), else when it was seen.")
+    resolution_number: int = Field(description="1 for the first resolution, +1 per correction.")
+
+
+class MarketLifecycleTransition(Model):
+    revision: int
+    kind: Literal["listed", "closed", "reopened", "resolved", "voided", "confirmed", "corrected"]
+    from_: Optional[Literal["active", "closed", "resolved", "voided"]] = Field(alias="from")
+    to: Literal["active", "closed", "resolved", "voided"]
+    authority: Literal["gamma", "clob-ws", "clob-rest", "chain"]
+    occurred_at: NullableTimestamp = Field(description="Upstream time of the change when it says.")
+    observed_at: Timestamp = Field(description="When this service saw it.")
+
+
+class MarketLifecycle(Model):
+    """The market's lifecycle state machine: `active` -> `closed` -> `resolved` | `voided` (`closed` -> `active` when upstream reopens). Reports come from authorities of two ranks: the fast path (`gamma`: the catalog; `clob-ws`/`clob-rest`: the CLOB's resolution messages) and the chain (`chain`: ConditionResolution on Polygon, the authority). The first settlement reported wins at once; later, the same payouts from a higher authority `confirmed` it, and different payouts from an equal or higher authority `corrected` it (a new resolution number). A settled market never goes back to active or closed. Null until the lifecycle processor has seen the market."""
+
+    state: Literal["active", "closed", "resolved", "voided"]
+    authority: Literal["gamma", "clob-ws", "clob-rest", "chain"] = Field(description="Who reported the current state.")
+    resolution: Optional[MarketLifecycleResolution]
+    transitions: list[MarketLifecycleTransition] = Field(description="Every transition, oldest first (at most 100).")
 
 
 class Candle(Model):
@@ -525,6 +592,239 @@ class Trade(Model):
     tx_hash: str
     origin: Literal["chain", "data_api"] = Field(description="chain: read from Polygon after CHAIN_CONFIRMATIONS confirmations (authoritative, both sides); data_api: Polymarket's Data API fast path (taker fills only, not yet confirmed by the chain source).")
     source: Literal["polymarket", "simulator"]
+
+
+class PaperOrderInput(Model):
+    market_id: str = Field(description="Condition id or slug.")
+    outcome: str = Field(description="YES, NO (binary markets) or an outcome name, case-insensitive.")
+    side: Literal["buy", "sell"]
+    type: Literal["market", "limit"]
+    size: DecimalInput = Field(description="Shares, above 0, at most 2 decimals (the CLOB's size precision).")
+    price: Optional[DecimalInput] = Field(None, description="Limit price: required for `limit`; for `market`, the worst acceptable price. Strictly inside (0, 1) and on the market's tick grid.")
+    time_in_force: Optional[Literal["GTC", "IOC", "FOK"]] = Field(None, description="limit: GTC (default; the remainder rests), IOC or FOK. market: IOC (default) or FOK.")
+
+
+class PaperFill(Model):
+    fill_id: str
+    order_id: str
+    market_id: str
+    asset_id: str
+    outcome: str
+    side: Literal["buy", "sell"]
+    price: DecimalPrice
+    size: Shares
+    notional_usdc: Usdc = Field(description="size x price, half up to one micro-USDC.")
+    fee_usdc: Usdc = Field(description="Taker fills: size x rate x (price x (1 - price))^exponent, half up to one micro-USDC; maker fills: 0.")
+    liquidity: Literal["taker", "maker"] = Field(description="taker: matched on submission; maker: a resting order filled later.")
+    trigger: Literal["submission", "book", "trade"] = Field(description="submission: the book at placement; book: a later book crossed the resting price; trade: a later trade printed through it.")
+    level: Optional[int] = Field(description="Book level of a submission fill (1 = best); null for resting fills.")
+    created_at: Timestamp
+
+
+class PaperOrderFeeSchedule(Model):
+    rate: str = Field(description="Taker fee rate (Gamma feeSchedule.rate) as a decimal string.")
+    exponent: int
+    basis: Literal["market", "fallback", "none"] = Field(description="market: the market's schedule; fallback: fees on but no schedule indexed, the configured one applies; none: the market charges no fee.")
+
+
+class PaperOrderBook(Model):
+    hash: Optional[str] = Field(description="Upstream hash of the book the order met.")
+    as_of: NullableTimestamp
+    source: Optional[Literal["polymarket", "simulator"]]
+
+
+class PaperOrder(Model):
+    order_id: str
+    epoch: int
+    market_id: str
+    market_title: str
+    asset_id: str
+    outcome: str
+    side: Literal["buy", "sell"]
+    type: Literal["market", "limit"]
+    time_in_force: Literal["GTC", "IOC", "FOK"]
+    status: Literal["open", "partial", "filled", "cancelled"] = Field(description="open/partial: resting with nothing / some filled; filled; cancelled (cancel_reason says why; filled_size may be above 0).")
+    cancel_reason: Optional[Literal["ioc_remainder", "fok_not_fillable", "no_liquidity", "cancelled_by_agent", "market_resolved", "reset"]]
+    size: Shares
+    limit_price: NullableDecimalPrice
+    filled_size: Shares
+    remaining_size: Shares = Field(description="size - filled_size; resting when status is open or partial.")
+    avg_fill_price: NullableDecimalPrice = Field(description="filled_notional_usdc / filled_size, half up to 6 decimals; null before any fill.")
+    filled_notional_usdc: Usdc = Field(description="Sum of the fills' notional.")
+    fees_usdc: Usdc = Field(description="Sum of the fills' fees.")
+    best_price_at_submission: NullableDecimalPrice = Field(description="Best ask (buy) or best bid (sell) of the book the order met.")
+    mid_at_submission: NullableDecimalPrice = Field(description="(best bid + best ask) / 2 of that book (rounded down to 6 decimals); null when a side was empty.")
+    slippage_usdc: Optional[Usdc] = Field(description="Cost of walking the book on submission fills: buy = notional - size x best price; sell = size x best price - notional. 0 when everything filled at the best level; null without submission fills.")
+    slippage_bps: Optional[Decimal] = Field(description="slippage_usdc / (submission size x best price) x 10000, to 2 decimals.")
+    fee_schedule: PaperOrderFeeSchedule
+    book: PaperOrderBook
+    idempotency_key: Optional[str]
+    fills: Optional[list[PaperFill]] = Field(None, description="On single-order responses: every fill, oldest first.")
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
+class PaperPosition(Model):
+    market_id: str
+    market_title: str
+    asset_id: str
+    outcome: str
+    status: Literal["open", "closed", "settled", "voided"] = Field(description="closed: every share sold; settled: paid out at resolution; voided: returned at average entry.")
+    shares: Shares
+    reserved_shares: Shares = Field(description="Shares held for resting sell orders.")
+    avg_entry_price: NullableDecimalPrice = Field(description="Weighted-average cost: cost_basis_usdc / shares, half up to 6 decimals (buys add size x price; sells remove their share of the cost). Fees excluded.")
+    cost_basis_usdc: Usdc
+    mark_price: NullableDecimalPrice = Field(description="The book mid when the spread is at most 0.10, else the last trade price; the payout once the market resolved. null when unknown.")
+    mark_basis: Literal["mid", "last_trade", "payout", "none"]
+    market_value_usdc: Usdc = Field(description="shares x mark_price, half up (0 without a mark).")
+    unrealized_pnl_usdc: Usdc = Field(description="market_value_usdc - cost_basis_usdc (0 without a mark).")
+    realized_pnl_usdc: Usdc = Field(description="Sum over sells and settlement of proceeds - removed cost basis. Fees excluded.")
+    fees_paid_usdc: Usdc
+    settlement_price: NullableDecimalPrice
+    settled_at: NullableTimestamp
+    market_end_date: NullableTimestamp
+    opened_at: Timestamp
+    updated_at: Timestamp
+
+
+class PaperAccount(Model):
+    epoch: int = Field(description="Starts at 1; each reset starts the next.")
+    starting_balance_usdc: Usdc
+    cash_usdc: Usdc = Field(description="Free cash (what the next order can spend).")
+    reserved_usdc: Usdc = Field(description="Cash held by resting buy orders (remaining size x limit price).")
+    positions_value_usdc: Usdc = Field(description="Sum of open positions' market_value_usdc.")
+    equity_usdc: Usdc = Field(description="cash + reserved + positions value.")
+    realized_pnl_usdc: Usdc
+    unrealized_pnl_usdc: Usdc
+    fees_paid_usdc: Usdc
+    net_pnl_usdc: Usdc = Field(description="equity - starting balance = realized + unrealized - fees.")
+    peak_equity_usdc: Usdc = Field(description="Highest equity seen at a valuation (account read or briefing) in this epoch.")
+    drawdown_pct: Decimal = Field(description="(peak - equity) / peak x 100, to 2 decimals; 0 at the peak.")
+    open_positions: int
+    open_orders: int
+    epoch_started_at: Timestamp
+    valued_at: Timestamp
+
+
+class PaperSettlement(Model):
+    market_id: str
+    market_title: str
+    asset_id: str
+    outcome: str
+    kind: Literal["resolved", "voided"] = Field(description="resolved: a single winner, each share paid its payout (1 or 0); voided: no single winner - a split payout (e.g. 50-50) pays each share its payout, payouts that are no distribution return the shares at average entry.")
+    winning_outcome: Optional[str]
+    shares: Shares
+    price: DecimalPrice = Field(description="Payout per share, or the average entry when the payouts were no distribution.")
+    proceeds_usdc: Usdc = Field(description="shares x price, half up (the cost basis when returned at average entry).")
+    cost_basis_usdc: Usdc
+    realized_pnl_usdc: Usdc = Field(description="proceeds - cost basis.")
+    settled_at: Timestamp
+
+
+class BriefingSignal(Model):
+    kind: Literal["large_trade", "price_signal", "resolution"]
+    market_id: str
+    market_title: str
+    category: str
+    occurred_at: Timestamp = Field(description="When it happened upstream.")
+    recorded_at: Timestamp = Field(description="When this service recorded it.")
+    data: dict[str, Any] = Field(description="The webhook payload of the same event (trade.executed fields plus threshold_usdc for large_trade; market.price_signal; market.resolved).")
+
+
+class RiskAlert(Model):
+    kind: Literal["resolving_soon", "awaiting_settlement", "drawdown"]
+    severity: Literal["info", "warning"]
+    message: str
+    market_id: Optional[str]
+    end_date: Optional[NullableTimestamp] = None
+    drawdown_pct: Optional[Decimal] = None
+
+
+class BriefingAgent(Model):
+    agent_id: str
+    name: str
+    topics: list[str]
+    previous_briefing_at: NullableTimestamp
+
+
+class BriefingCopyPicks(Model):
+    available: bool
+    reason: Optional[str] = Field(description="Why there are none.")
+    items: list[dict[str, Any]]
+
+
+class BriefingSignals(Model):
+    since: Optional[str] = Field(description="The cursor these signals come after (null = from the oldest kept).")
+    next_since: str = Field(description="Pass as `since` to read what came after this page.")
+    has_more: bool
+    items: list[BriefingSignal]
+
+
+class BriefingPaper(Model):
+    account: PaperAccount
+    positions: list[PaperPosition]
+    open_orders: list[PaperOrder]
+    fills_since_last: list[PaperFill] = Field(description="At most 100")
+    settlements_since_last: list[PaperSettlement]
+
+
+class Briefing(Model):
+    agent: BriefingAgent
+    data_as_of: NullableTimestamp = Field(description="Newest upstream event time (trades and books) the sandbox processor has applied: signals and resting fills are complete up to it. null before it saw any.")
+    generated_at: Timestamp
+    copy_picks: BriefingCopyPicks
+    signals: BriefingSignals
+    paper: BriefingPaper
+    risk_alerts: list[RiskAlert]
+    next_poll_at: Timestamp
+    next_poll_seconds: int = Field(description="Suggested wait: the short interval while orders rest or a held market ends within the hour or awaits settlement, the long one when the account is idle with no signals waiting, the default otherwise.")
+
+
+class FeeQuoteInput(Model):
+    notional_usdc: DecimalInput = Field(description="The copy trade's notional in USDC, above 0, at most 6 decimals.")
+    currency: Literal["credits", "platform_token", "usdc", "native"]
+    payer_address: Optional[str] = Field(None, description="Required for platform_token, usdc and native: the wallet that will pay.")
+    reference: Optional[str] = Field(None, description="Your reference (e.g. the copied trade's id), echoed back; no control characters.")
+
+
+class FeePayment(Model):
+    tx_hash: str
+    block_number: str
+    amount_base_units: str = Field(description="What the transaction moved to the treasury (at least the fee).")
+    token_contract: Optional[str] = Field(description="null for a native transfer.")
+
+
+class Fee(Model):
+    fee_id: str
+    state: Literal["quoted", "settled", "expired"] = Field(description="quoted until settled or expires_at; settled once (never twice).")
+    currency: Literal["credits", "platform_token", "usdc", "native"]
+    notional_usdc: Usdc
+    rate_bps: int = Field(description="The configured fee rate of this currency in basis points of the notional.")
+    fee_usdc: Usdc = Field(description="notional_usdc x rate_bps / 10000, half up to one micro-USDC.")
+    amount: str = Field(description="What to pay in `currency` as a decimal string (amount_base_units / 10^decimals).")
+    amount_base_units: str = Field(description="The amount in the currency's smallest unit (micro-credits, token base units, wei).")
+    decimals: int
+    price_usdc: Optional[str] = Field(description="USDC per whole token used to convert (platform_token, native); null otherwise.")
+    chain_id: Optional[int]
+    pay_to: Optional[str] = Field(description="The treasury address (on-chain currencies).")
+    token_contracts: list[str] = Field(description="ERC-20 contracts accepted for the payment (usdc: each configured stablecoin; platform_token: the token); empty otherwise.")
+    payer_address: Optional[str]
+    reference: Optional[str]
+    quoted_at: Timestamp
+    expires_at: Timestamp
+    settled_at: NullableTimestamp
+    payment: Optional[FeePayment]
+
+
+class WalletLink(Model):
+    address: Optional[str]
+    linked_at: NullableTimestamp
+    link_message: str = Field(description="The exact text to personal_sign (EIP-191) with the wallet to link; it names this account, so a signature cannot link the wallet elsewhere.")
+    token_balance: Optional[str] = Field(description="Platform tokens the linked wallet holds on chain (whole tokens, decimal string), as last read; null when unknown.")
+    token_balance_as_of: NullableTimestamp
+    chain_id: Optional[int]
+    token_contract: Optional[str]
+    cache_ttl_seconds: int = Field(description="How long a chain balance is reused before it is read again.")
 
 
 class WebhookFilters(Model):
@@ -708,5 +1008,5 @@ WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "webhook.test": WebhookTestEvent,
 }
 
-for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, Registration, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, Candle, Trade, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent,):
+for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent,):
     _model.model_rebuild()

@@ -1,0 +1,15 @@
+/** GET /briefing: the agent heartbeat (services/briefing/briefing-service.ts). */
+import { Router } from 'express';
+import type { BriefingService } from '../../services/briefing/briefing-service.js';
+import { success } from '../envelope.js';
+
+export function briefingRoutes(briefings: BriefingService): Router {
+  const router = Router();
+  router.get('/briefing', async (request, response) => {
+    const owner = request.owner!;
+    const since = request.query.since === undefined ? undefined : String(request.query.since);
+    const limit = Number(request.query.limit ?? 50);
+    response.json(success(await briefings.briefing({ accountId: owner.account_id, name: owner.name }, since, limit)));
+  });
+  return router;
+}

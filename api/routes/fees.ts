@@ -1,0 +1,39 @@
+/** /fees/*: quote, settle (at most once), ledger history and one entry (services/fees/fee-ledger.ts, docs/FEES.md). */
+import { Router, type Request } from 'express';
+import type { FeeLedger, QuoteInput } from '../../services/fees/fee-ledger.js';
+import { success } from '../envelope.js';
+import { keysetPage } from '../keyset.js';
+
+export function feeRoutes(ledger: FeeLedger): Router {
+  const router = Router();
+  const owner = (request: Request) => request.owner!.account_id;
+
+  router.post('/fees/quote', async (request, response) => {
+    response.status(201).json(success(await ledger.quote(owner(request), request.body as QuoteInput)));
+  });
+
+  router.get('/fees/ledger', async (request, response) => {
+    const accountId = owner(request);
+    const state = String(request.query.state ?? 'all');
+    response.json(
+      await keysetPage(request, {
+        filters: { state },
+        shape: ['string'],
+        fetch: (after, take) => ledger.list(accountId, state, after, take),
+        keyOf: (fee) => [fee.seq],
+        present: ({ seq: _seq, ...fee }) => fee,
+      }),
+    );
+  });
+
+  router.get('/fees/:fee_id', async (request, response) => {
+    response.json(success(await ledger.get(owner(request), String(request.params.fee_id))));
+  });
+
+  router.post('/fees/:fee_id/settle', async (request, response) => {
+    const txHash = typeof request.body?.tx_hash === 'string' ? request.body.tx_hash : undefined;
+    response.json(success(await ledger.settle(owner(request), String(request.params.fee_id), txHash)));
+  });
+
+  return router;
+}

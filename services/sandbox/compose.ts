@@ -1,0 +1,93 @@
+/**
+ * What the API needs for the sandbox, fees and token-balance tiers, composed once from config: the
+ * paper service, briefings, the fee ledger, wallet links and token balances. The chain reader is
+ * opened on first use (a fee paid on chain, a linked wallet's balance), so a process that never
+ * needs the chain never contacts it.
+ */
+import type { WalletApi } from '../../api/routes/wallet.js';
+import { TokenBalances } from '../access/token-balances.js';
+import { BriefingService } from '../briefing/briefing-service.js';
+import { openRpcChainReader } from '../chain/rpc-chain-reader.js';
+import type { Config } from '../config.js';
+import { FeeLedger } from '../fees/fee-ledger.js';
+import { PaperService } from '../paper/paper-service.js';
+import type { AnalyticsStore } from '../ports/analytics-store.js';
+import type { ChainReader } from '../ports/chain-reader.js';
+import type { ControlStore } from '../ports/control-store.js';
+import { STREAMS } from '../read-models/registry.js';
+
+export interface SandboxApis {
+  paper: PaperService;
+  briefings: BriefingService;
+  fees: FeeLedger;
+  wallet: WalletApi;
+  tokenBalances?: TokenBalances;
+  close(): Promise<void>;
+}
+
+export function composeSandboxApis(
+  config: Config,
+  control: ControlStore,
+  store: AnalyticsStore,
+  clock: () => number = Date.now,
+): SandboxApis {
+  let reader: ChainReader | null = null;
+  const chain = () => {
+    const url = config.chain.rpcUrl;
+    // POLYGON_RPC_URL= turns the chain off: fees paid on chain answer 503, linked balances stay unknown.
+    if (url === null) throw new Error('no chain RPC is configured (POLYGON_RPC_URL is empty)');
+    if (reader === null)
+      reader = openRpcChainReader({
+        url,
+        requestsPer10s: config.chain.budgetPer10s,
+        timeoutMs: config.chain.timeoutMs,
+        batchSize: config.chain.batchSize,
+      });
+    return reader;
+  };
+  const paper = new PaperService(
+    control,
+    store,
+    {
+      startingBalanceUsdc: config.sandbox.startingBalanceUsdc,
+      maxOpenOrders: config.sandbox.maxOpenOrders,
+      feeFallback: config.sandbox.feeFallback,
+    },
+    clock,
+  );
+  const briefings = new BriefingService(
+    control,
+    paper,
+    {
+      pollSeconds: config.sandbox.pollSeconds,
+      resolvingSoonHours: config.sandbox.resolvingSoonHours,
+      drawdownAlertPct: config.sandbox.drawdownAlertPct,
+      progressTopics: [STREAMS.trades.topic, STREAMS.bookSnapshots.topic],
+    },
+    clock,
+  );
+  const tokenBalances = config.platformToken.contract
+    ? new TokenBalances({
+        chain,
+        token: config.platformToken.contract,
+        decimals: config.platformToken.decimals,
+        ttlMs: config.platformToken.balanceTtlMs,
+        clock,
+      })
+    : undefined;
+  return {
+    paper,
+    briefings,
+    fees: new FeeLedger({
+      control,
+      settings: { fees: config.fees, platformToken: config.platformToken, chainId: config.chain.chainId },
+      chain,
+      clock,
+    }),
+    wallet: { control, balances: tokenBalances, chainId: config.chain.chainId, clock },
+    tokenBalances,
+    async close() {
+      await reader?.close();
+    },
+  };
+}
