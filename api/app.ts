@@ -29,6 +29,7 @@ import { type Operation, OperationIndex, readOperations } from './operations.js'
 import { accountRoutes } from './routes/account.js';
 import { agentRoutes } from './routes/agents.js';
 import { briefingRoutes } from './routes/briefing.js';
+import { copyRoutes } from './routes/copy.js';
 import { feeRoutes } from './routes/fees.js';
 import { paperRoutes } from './routes/paper.js';
 import { walletRoutes } from './routes/wallet.js';
@@ -137,6 +138,7 @@ function buildApp(
     app.use('/v1', feeRoutes(deps.sandbox.fees));
     app.use('/v1', walletRoutes(deps.sandbox.wallet));
   }
+  app.use('/v1', copyRoutes(deps.control));
   app.use('/v1', healthRoutes(deps.store, deps.health));
   app.use('/v1', accountRoutes({ meter: deps.meter, operations, ...deps.access }));
   for (const model of READ_MODELS) if (model.routes) app.use('/v1', model.routes({ store: deps.store, marketLookup: deps.marketLookup }));

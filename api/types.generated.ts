@@ -1042,13 +1042,17 @@ export type CopyExecutedEvent = WebhookEnvelope & {
   market_id: string;
   side: "buy" | "sell";
   outcome: string;
-  /** USDC notional the follower should trade (the leader's size scaled by the copy ratio). */
+  /** USDC notional the follower should trade: the subscription's sizing rule applied to leader_size_usdc, clipped to max_per_trade_usdc (and, for a sell, to the copied shares held at the leader's price). */
   child_size_usdc: number;
+  /** The leader fill's notional: shares x price in USDC, before fees. */
   leader_size_usdc: number;
+  /** Always empty: the service never places orders (wallet keys stay with the local executor, which journals the exchange's order id). */
   clob_order_id: string;
+  /** The intent's id (GET /copy/intents); one per copy subscription and leader fill. */
   trade_intent_id: number;
-  /** Execution status, e.g. submitted. */
-  status: string;
+  /** submitted: an instruction for the executor to place; dry_run: the subscription is a dry run (the executor logs the order, never sends it). */
+  status: "submitted" | "dry_run";
+  /** True exactly when status is dry_run. */
   dry_run: boolean;
   timestamp: Timestamp;
 };
@@ -1059,8 +1063,8 @@ export type RiskBlockedEvent = WebhookEnvelope & {
   copy_subscription_id: number;
   leader_wallet: string;
   market_id: string;
-  /** Which limit blocked the copy, e.g. max_daily_notional. */
-  reason: string;
+  /** The first limit that failed, in the order the CopyLimitsInput schema lists. */
+  reason: "stale_fill" | "market_not_allowed" | "category_not_allowed" | "max_price" | "no_position" | "below_min_order" | "max_daily_notional";
   leader_size_usdc: number;
   trade_intent_id: number;
   timestamp: Timestamp;
@@ -1075,13 +1079,12 @@ export type StrategySignalEvent = WebhookEnvelope & {
   strategy_name: string;
   market_id: string;
   market_title: string;
+  /** On the market's YES (first) outcome, whose price market.price_signal reports too. */
   side: "buy" | "sell";
-  /** The outcome traded; YES when absent. */
-  outcome?: string;
   entry_price: Price;
-  /** 0..1. */
+  /** 0..1: the share of winning trades in the strategy's own backtest over the 30 days before it was saved (0 when that backtest made no trade). */
   confidence: number;
-  /** Expected edge over the entry price */
+  /** The mean net return per trade of that backtest (after fees and slippage), as a fraction of the notional: 0.02 = 2 %. */
   edge: number;
   emitted_at: Timestamp;
 };
@@ -1090,4 +1093,94 @@ export type WebhookTestEvent = WebhookEnvelope & {
   event?: "webhook.test";
   subscription_id: string;
   timestamp: Timestamp;
+};
+
+/** How big a copy is, from the leader fill's notional (USDC): `fixed` = `usdc` per leader fill; `proportional` = leader notional x `ratio`; `capped` = leader notional x `ratio`, at most `cap_usdc`. Amounts are exact (at most 6 decimals); ratio in (0, 100]. */
+export type CopySizingInput = {
+  rule: "fixed" | "proportional" | "capped";
+  usdc?: DecimalInput;
+  ratio?: DecimalInput;
+  cap_usdc?: DecimalInput;
+};
+
+/** Risk limits, checked in this order (the first that fails is the risk.blocked `reason`): the fill's age (`stale_fill`, older than `COPY_MAX_FILL_AGE_MS` when it reaches the engine), `allowed_markets` (`market_not_allowed`), `allowed_categories` (`category_not_allowed`), `max_price` for buys (`max_price`), a sell with no copied shares held (`no_position`), the child under `min_order_usdc` after clipping (`below_min_order`), and `max_daily_notional_usdc` over the UTC day (`max_daily_notional`). `max_per_trade_usdc` clips the child instead of blocking it; a sell is clipped to the copied shares held. Omitted limits do not apply (min_order_usdc defaults to 1). */
+export type CopyLimitsInput = {
+  max_per_trade_usdc?: DecimalInput | null;
+  max_daily_notional_usdc?: DecimalInput | null;
+  /** Condition ids. */
+  allowed_markets?: Array<string>;
+  /** Market categories */
+  allowed_categories?: Array<string>;
+  /** Highest leader price (0..1) a buy is copied at. */
+  max_price?: DecimalInput | null;
+  min_order_usdc?: DecimalInput;
+};
+
+export type CopySubscriptionInput = {
+  /** The wallet to copy (its proxy wallet */
+  leader_wallet: string;
+  sizing: CopySizingInput;
+  limits?: CopyLimitsInput;
+  /** Intents are dry runs (status dry_run): the executor logs the order it would place. */
+  dry_run?: boolean;
+  enabled?: boolean;
+};
+
+export type CopySubscriptionPatch = {
+  leader_wallet?: string;
+  sizing?: CopySizingInput;
+  limits?: CopyLimitsInput;
+  dry_run?: boolean;
+  enabled?: boolean;
+};
+
+export type CopySubscription = {
+  /** The copy_subscription_id of its events. */
+  id: number;
+  leader_wallet: string;
+  sizing: {
+    rule: "fixed" | "proportional" | "capped";
+    usdc?: Usdc;
+    ratio?: string;
+    cap_usdc?: Usdc;
+  };
+  limits: {
+    max_per_trade_usdc: Usdc | null;
+    max_daily_notional_usdc: Usdc | null;
+    allowed_markets: Array<string>;
+    allowed_categories: Array<string>;
+    max_price: NullableDecimalPrice;
+    min_order_usdc: Usdc;
+  };
+  dry_run: boolean;
+  enabled: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+};
+
+export type CopyIntent = {
+  trade_intent_id: number;
+  copy_subscription_id: number;
+  leader_wallet: string;
+  /** The fill's id in the source that reported it first (chain: <chain id>:<tx hash>:<log index>). */
+  leader_trade_id: string;
+  leader_origin: "chain" | "data_api";
+  market_id: string;
+  market_title: string;
+  asset_id: string;
+  outcome: string;
+  side: "buy" | "sell";
+  leader_price: DecimalPrice;
+  /** The leader fill's notional (collateral before fees). */
+  leader_size_usdc: Usdc;
+  /** The follower's notional after sizing and clipping; null when blocked. */
+  child_size_usdc: Usdc | null;
+  /** child_size_usdc / leader_price rounded down to a micro-share (what copied holdings count); null when blocked. */
+  child_shares: Shares | null;
+  status: "submitted" | "dry_run" | "blocked";
+  /** The risk.blocked reason when blocked. */
+  reason: string | null;
+  source: "polymarket" | "simulator";
+  leader_filled_at: Timestamp;
+  created_at: Timestamp;
 };

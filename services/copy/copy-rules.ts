@@ -9,12 +9,13 @@
  *   max_price             a buy above max_price (sells are never blocked by price: they reduce risk)
  *   no_position           a sell while the subscription holds no copied shares of that token
  *   below_min_order       the child is under min_order_usdc after sizing and clipping
- *   max_daily_notional    today's (UTC) copied notional plus the child would exceed the limit
+ *   max_daily_notional    a buy that would take today's (UTC) copied buy notional past the limit
  *
  * Sizing: fixed = `usdc` per leader fill; proportional = leader notional x `ratio`; capped = the
  * proportional size, at most `cap_usdc`. The child is then clipped to max_per_trade_usdc, and a sell
  * to what the subscription holds (its copied shares at the leader's price): copying a leader's exit
- * never sells shares the follower was not copied into.
+ * never sells shares the follower was not copied into. Sells are never blocked by max_price or
+ * max_daily_notional: they reduce the follower's exposure.
  */
 import { MICRO, minBig, mulDiv } from '../shared/decimal.js';
 import type { LeaderFill } from './leader-fill.js';
@@ -65,7 +66,7 @@ export interface DecisionInput {
   sizing: SizingRule;
   limits: RiskLimits;
   dryRun: boolean;
-  /** Copied notional of this subscription in the current UTC day (submitted and dry-run intents). */
+  /** Copied buy notional of this subscription in the current UTC day (submitted and dry-run intents). */
   spentTodayMicros: bigint;
   /** Copied shares of this token the subscription holds (copied buys - copied sells). */
   heldSharesMicros: bigint;
@@ -96,7 +97,7 @@ export function decideCopy(input: DecisionInput): CopyDecision {
   if (limits.maxPerTradeMicros !== null) child = minBig(child, limits.maxPerTradeMicros);
   if (fill.side === 'sell') child = minBig(child, mulDiv(input.heldSharesMicros, fill.priceMicros, MICRO, 'floor'));
   if (child < limits.minOrderMicros || child <= 0n) return blocked('below_min_order');
-  if (limits.maxDailyNotionalMicros !== null && input.spentTodayMicros + child > limits.maxDailyNotionalMicros)
+  if (fill.side === 'buy' && limits.maxDailyNotionalMicros !== null && input.spentTodayMicros + child > limits.maxDailyNotionalMicros)
     return blocked('max_daily_notional');
   let shares = fill.priceMicros > 0n ? mulDiv(child, MICRO, fill.priceMicros, 'floor') : 0n;
   if (fill.side === 'sell') shares = minBig(shares, input.heldSharesMicros);

@@ -83,12 +83,12 @@ export async function decided(db: SqlExecutor, subscriptionId: string, fillKey: 
   return rows.length > 0;
 }
 
-/** Copied notional (submitted and dry-run intents) in the UTC day of `nowMs`. */
+/** Copied buy notional (submitted and dry-run intents) in the UTC day of `nowMs`. */
 export async function spentToday(db: SqlExecutor, subscriptionId: string, nowMs: number): Promise<bigint> {
   const dayStart = Math.floor(nowMs / DAY_MS) * DAY_MS;
   const [row] = await db.query<{ total: string }>(
     `SELECT coalesce(sum(child_size_usdc), 0)::text AS total FROM copy_trade_intents
-      WHERE copy_subscription_id = $1 AND status <> 'blocked' AND created_at >= $2 AND created_at < $3`,
+      WHERE copy_subscription_id = $1 AND side = 'buy' AND status <> 'blocked' AND created_at >= $2 AND created_at < $3`,
     [subscriptionId, new Date(dayStart), new Date(dayStart + DAY_MS)],
   );
   return parseScaled(row!.total) ?? 0n;

@@ -18,6 +18,11 @@ class DeleteWebhookData(Model):
     deleted: Literal[True]
 
 
+class DeleteCopySubscriptionData(Model):
+    id: int
+    deleted: Literal[True]
+
+
 OPERATIONS: dict[str, OperationSpec] = {
     "registerAgent": OperationSpec("POST", "/agents/register", False, m.Registration),
     "getAgent": OperationSpec("GET", "/agents/me", False, m.Agent),
@@ -70,6 +75,12 @@ OPERATIONS: dict[str, OperationSpec] = {
     "testWebhook": OperationSpec("POST", "/webhooks/{id}/test", False, m.WebhookDelivery),
     "listWebhookDeliveries": OperationSpec("GET", "/webhooks/{id}/deliveries", True, list[m.WebhookDelivery]),
     "redeliverWebhookDelivery": OperationSpec("POST", "/webhooks/{id}/deliveries/{delivery_id}/redeliver", False, m.WebhookDelivery),
+    "listCopySubscriptions": OperationSpec("GET", "/copy/subscriptions", True, list[m.CopySubscription]),
+    "createCopySubscription": OperationSpec("POST", "/copy/subscriptions", False, m.CopySubscription),
+    "getCopySubscription": OperationSpec("GET", "/copy/subscriptions/{id}", False, m.CopySubscription),
+    "updateCopySubscription": OperationSpec("PATCH", "/copy/subscriptions/{id}", False, m.CopySubscription),
+    "deleteCopySubscription": OperationSpec("DELETE", "/copy/subscriptions/{id}", False, DeleteCopySubscriptionData),
+    "listCopyIntents": OperationSpec("GET", "/copy/intents", True, list[m.CopyIntent]),
 }
 
 
@@ -622,6 +633,71 @@ class SyncOperations:
         """
         return self._call("redeliverWebhookDelivery", {"id": id, "delivery_id": delivery_id}, {}, {})  # type: ignore[no-any-return]
 
+    def list_copy_subscriptions(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.CopySubscription]:
+        """The account's copy subscriptions, oldest first.
+
+        GET /copy/subscriptions (access: tier2).
+
+        Args:
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("listCopySubscriptions", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    def create_copy_subscription(self, *, leader_wallet: str, sizing: m.CopySizingInput, limits: Optional[m.CopyLimitsInput] = None, dry_run: Optional[bool] = None, enabled: Optional[bool] = None) -> m.CopySubscription:
+        """Follow a leader wallet - every fill of it becomes a trade intent for your executor (copy.executed) or a risk.blocked event.
+
+        POST /copy/subscriptions (access: tier2).
+
+        Args:
+            leader_wallet: The wallet to copy (its proxy wallet
+            dry_run: Intents are dry runs (status dry_run): the executor logs the order it would place.
+        """
+        return self._call("createCopySubscription", {}, {}, {"leader_wallet": leader_wallet, "sizing": sizing, "limits": limits, "dry_run": dry_run, "enabled": enabled})  # type: ignore[no-any-return]
+
+    def get_copy_subscription(self, *, id: str) -> m.CopySubscription:
+        """One copy subscription.
+
+        GET /copy/subscriptions/{id} (access: tier2).
+
+        Args:
+            id: The copy subscription id.
+        """
+        return self._call("getCopySubscription", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
+    def update_copy_subscription(self, *, id: str, leader_wallet: Optional[str] = None, sizing: Optional[m.CopySizingInput] = None, limits: Optional[m.CopyLimitsInput] = None, dry_run: Optional[bool] = None, enabled: Optional[bool] = None) -> m.CopySubscription:
+        """Change a subscription; `sizing` and `limits` are replaced whole when given. Applies to fills decided after it.
+
+        PATCH /copy/subscriptions/{id} (access: tier2).
+
+        Args:
+            id: The copy subscription id.
+        """
+        return self._call("updateCopySubscription", {"id": id}, {}, {"leader_wallet": leader_wallet, "sizing": sizing, "limits": limits, "dry_run": dry_run, "enabled": enabled})  # type: ignore[no-any-return]
+
+    def delete_copy_subscription(self, *, id: str) -> DeleteCopySubscriptionData:
+        """Stop copying and delete the subscription with its intents.
+
+        DELETE /copy/subscriptions/{id} (access: tier2).
+
+        Args:
+            id: The copy subscription id.
+        """
+        return self._call("deleteCopySubscription", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
+    def list_copy_intents(self, *, subscription_id: Optional[str] = None, status: Optional[Literal["submitted", "dry_run", "blocked"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.CopyIntent]:
+        """Trade intents the copy engine made for the account's subscriptions, newest first (one per subscription and leader fill).
+
+        GET /copy/intents (access: tier2).
+
+        Args:
+            subscription_id: Only this copy subscription's intents.
+            status: Only intents with this status.
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("listCopyIntents", {}, {"subscription_id": subscription_id, "status": status, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
 
 class AsyncOperations:
     """One coroutine per API operation; the client supplies `_call`."""
@@ -1171,3 +1247,68 @@ class AsyncOperations:
             id: Webhook subscription id.
         """
         return await self._call("redeliverWebhookDelivery", {"id": id, "delivery_id": delivery_id}, {}, {})  # type: ignore[no-any-return]
+
+    async def list_copy_subscriptions(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.CopySubscription]:
+        """The account's copy subscriptions, oldest first.
+
+        GET /copy/subscriptions (access: tier2).
+
+        Args:
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("listCopySubscriptions", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    async def create_copy_subscription(self, *, leader_wallet: str, sizing: m.CopySizingInput, limits: Optional[m.CopyLimitsInput] = None, dry_run: Optional[bool] = None, enabled: Optional[bool] = None) -> m.CopySubscription:
+        """Follow a leader wallet - every fill of it becomes a trade intent for your executor (copy.executed) or a risk.blocked event.
+
+        POST /copy/subscriptions (access: tier2).
+
+        Args:
+            leader_wallet: The wallet to copy (its proxy wallet
+            dry_run: Intents are dry runs (status dry_run): the executor logs the order it would place.
+        """
+        return await self._call("createCopySubscription", {}, {}, {"leader_wallet": leader_wallet, "sizing": sizing, "limits": limits, "dry_run": dry_run, "enabled": enabled})  # type: ignore[no-any-return]
+
+    async def get_copy_subscription(self, *, id: str) -> m.CopySubscription:
+        """One copy subscription.
+
+        GET /copy/subscriptions/{id} (access: tier2).
+
+        Args:
+            id: The copy subscription id.
+        """
+        return await self._call("getCopySubscription", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
+    async def update_copy_subscription(self, *, id: str, leader_wallet: Optional[str] = None, sizing: Optional[m.CopySizingInput] = None, limits: Optional[m.CopyLimitsInput] = None, dry_run: Optional[bool] = None, enabled: Optional[bool] = None) -> m.CopySubscription:
+        """Change a subscription; `sizing` and `limits` are replaced whole when given. Applies to fills decided after it.
+
+        PATCH /copy/subscriptions/{id} (access: tier2).
+
+        Args:
+            id: The copy subscription id.
+        """
+        return await self._call("updateCopySubscription", {"id": id}, {}, {"leader_wallet": leader_wallet, "sizing": sizing, "limits": limits, "dry_run": dry_run, "enabled": enabled})  # type: ignore[no-any-return]
+
+    async def delete_copy_subscription(self, *, id: str) -> DeleteCopySubscriptionData:
+        """Stop copying and delete the subscription with its intents.
+
+        DELETE /copy/subscriptions/{id} (access: tier2).
+
+        Args:
+            id: The copy subscription id.
+        """
+        return await self._call("deleteCopySubscription", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
+    async def list_copy_intents(self, *, subscription_id: Optional[str] = None, status: Optional[Literal["submitted", "dry_run", "blocked"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.CopyIntent]:
+        """Trade intents the copy engine made for the account's subscriptions, newest first (one per subscription and leader fill).
+
+        GET /copy/intents (access: tier2).
+
+        Args:
+            subscription_id: Only this copy subscription's intents.
+            status: Only intents with this status.
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("listCopyIntents", {}, {"subscription_id": subscription_id, "status": status, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]

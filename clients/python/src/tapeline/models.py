@@ -953,12 +953,12 @@ class CopyExecutedEvent(WebhookEnvelope):
     market_id: str
     side: Literal["buy", "sell"]
     outcome: str
-    child_size_usdc: Decimal = Field(description="USDC notional the follower should trade (the leader's size scaled by the copy ratio).")
-    leader_size_usdc: Decimal
-    clob_order_id: str
-    trade_intent_id: int
-    status: str = Field(description="Execution status, e.g. submitted.")
-    dry_run: bool
+    child_size_usdc: Decimal = Field(description="USDC notional the follower should trade: the subscription's sizing rule applied to leader_size_usdc, clipped to max_per_trade_usdc (and, for a sell, to the copied shares held at the leader's price).")
+    leader_size_usdc: Decimal = Field(description="The leader fill's notional: shares x price in USDC, before fees.")
+    clob_order_id: str = Field(description="Always empty: the service never places orders (wallet keys stay with the local executor, which journals the exchange's order id).")
+    trade_intent_id: int = Field(description="The intent's id (GET /copy/intents); one per copy subscription and leader fill.")
+    status: Literal["submitted", "dry_run"] = Field(description="submitted: an instruction for the executor to place; dry_run: the subscription is a dry run (the executor logs the order, never sends it).")
+    dry_run: bool = Field(description="True exactly when status is dry_run.")
     timestamp: Timestamp
 
 
@@ -968,7 +968,7 @@ class RiskBlockedEvent(WebhookEnvelope):
     copy_subscription_id: int
     leader_wallet: str
     market_id: str
-    reason: str = Field(description="Which limit blocked the copy, e.g. max_daily_notional.")
+    reason: Literal["stale_fill", "market_not_allowed", "category_not_allowed", "max_price", "no_position", "below_min_order", "max_daily_notional"] = Field(description="The first limit that failed, in the order the CopyLimitsInput schema lists.")
     leader_size_usdc: Decimal
     trade_intent_id: int
     timestamp: Timestamp
@@ -982,11 +982,10 @@ class StrategySignalEvent(WebhookEnvelope):
     strategy_name: str
     market_id: str
     market_title: str
-    side: Literal["buy", "sell"]
-    outcome: Optional[str] = Field(None, description="The outcome traded; YES when absent.")
+    side: Literal["buy", "sell"] = Field(description="On the market's YES (first) outcome, whose price market.price_signal reports too.")
     entry_price: Price
-    confidence: Decimal = Field(description="0..1.")
-    edge: Decimal = Field(description="Expected edge over the entry price")
+    confidence: Decimal = Field(description="0..1: the share of winning trades in the strategy's own backtest over the 30 days before it was saved (0 when that backtest made no trade).")
+    edge: Decimal = Field(description="The mean net return per trade of that backtest (after fees and slippage), as a fraction of the notional: 0.02 = 2 %.")
     emitted_at: Timestamp
 
 
@@ -994,6 +993,91 @@ class WebhookTestEvent(WebhookEnvelope):
     event: Optional[Literal["webhook.test"]] = None
     subscription_id: str
     timestamp: Timestamp
+
+
+class CopySizingInput(Model):
+    """How big a copy is, from the leader fill's notional (USDC): `fixed` = `usdc` per leader fill; `proportional` = leader notional x `ratio`; `capped` = leader notional x `ratio`, at most `cap_usdc`. Amounts are exact (at most 6 decimals); ratio in (0, 100]."""
+
+    rule: Literal["fixed", "proportional", "capped"]
+    usdc: Optional[DecimalInput] = None
+    ratio: Optional[DecimalInput] = None
+    cap_usdc: Optional[DecimalInput] = None
+
+
+class CopyLimitsInput(Model):
+    """Risk limits, checked in this order (the first that fails is the risk.blocked `reason`): the fill's age (`stale_fill`, older than `COPY_MAX_FILL_AGE_MS` when it reaches the engine), `allowed_markets` (`market_not_allowed`), `allowed_categories` (`category_not_allowed`), `max_price` for buys (`max_price`), a sell with no copied shares held (`no_position`), the child under `min_order_usdc` after clipping (`below_min_order`), and `max_daily_notional_usdc` over the UTC day (`max_daily_notional`). `max_per_trade_usdc` clips the child instead of blocking it; a sell is clipped to the copied shares held. Omitted limits do not apply (min_order_usdc defaults to 1)."""
+
+    max_per_trade_usdc: Optional[DecimalInput] = None
+    max_daily_notional_usdc: Optional[DecimalInput] = None
+    allowed_markets: Optional[list[str]] = Field(None, description="Condition ids.")
+    allowed_categories: Optional[list[str]] = Field(None, description="Market categories")
+    max_price: Optional[DecimalInput] = Field(None, description="Highest leader price (0..1) a buy is copied at.")
+    min_order_usdc: Optional[DecimalInput] = None
+
+
+class CopySubscriptionInput(Model):
+    leader_wallet: str = Field(description="The wallet to copy (its proxy wallet")
+    sizing: CopySizingInput
+    limits: Optional[CopyLimitsInput] = None
+    dry_run: Optional[bool] = Field(None, description="Intents are dry runs (status dry_run): the executor logs the order it would place.")
+    enabled: Optional[bool] = None
+
+
+class CopySubscriptionPatch(Model):
+    leader_wallet: Optional[str] = None
+    sizing: Optional[CopySizingInput] = None
+    limits: Optional[CopyLimitsInput] = None
+    dry_run: Optional[bool] = None
+    enabled: Optional[bool] = None
+
+
+class CopySubscriptionSizing(Model):
+    rule: Literal["fixed", "proportional", "capped"]
+    usdc: Optional[Usdc] = None
+    ratio: Optional[str] = None
+    cap_usdc: Optional[Usdc] = None
+
+
+class CopySubscriptionLimits(Model):
+    max_per_trade_usdc: Optional[Usdc]
+    max_daily_notional_usdc: Optional[Usdc]
+    allowed_markets: list[str]
+    allowed_categories: list[str]
+    max_price: NullableDecimalPrice
+    min_order_usdc: Usdc
+
+
+class CopySubscription(Model):
+    id: int = Field(description="The copy_subscription_id of its events.")
+    leader_wallet: str
+    sizing: CopySubscriptionSizing
+    limits: CopySubscriptionLimits
+    dry_run: bool
+    enabled: bool
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
+class CopyIntent(Model):
+    trade_intent_id: int
+    copy_subscription_id: int
+    leader_wallet: str
+    leader_trade_id: str = Field(description="The fill's id in the source that reported it first (chain: <chain id>:<tx hash>:<log index>).")
+    leader_origin: Literal["chain", "data_api"]
+    market_id: str
+    market_title: str
+    asset_id: str
+    outcome: str
+    side: Literal["buy", "sell"]
+    leader_price: DecimalPrice
+    leader_size_usdc: Usdc = Field(description="The leader fill's notional (collateral before fees).")
+    child_size_usdc: Optional[Usdc] = Field(description="The follower's notional after sizing and clipping; null when blocked.")
+    child_shares: Optional[Shares] = Field(description="child_size_usdc / leader_price rounded down to a micro-share (what copied holdings count); null when blocked.")
+    status: Literal["submitted", "dry_run", "blocked"]
+    reason: Optional[str] = Field(description="The risk.blocked reason when blocked.")
+    source: Literal["polymarket", "simulator"]
+    leader_filled_at: Timestamp
+    created_at: Timestamp
 
 
 #: Webhook delivery bodies by event type.
@@ -1008,5 +1092,5 @@ WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "webhook.test": WebhookTestEvent,
 }
 
-for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent,):
+for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent,):
     _model.model_rebuild()
