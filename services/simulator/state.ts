@@ -313,11 +313,10 @@ export class SimulatorState {
   private close(market: SimMarket): void {
     const closedAtMs = market.closesAtMs as number;
     this.status[market.index] = { closed: true, resolved: market.resolvesOnClose, closedAtMs };
-    // Markets that closed before the generated history have no holders to settle and no block on the chain.
-    if (market.resolvesOnClose && closedAtMs >= this.world.originMs) {
-      this.journal.append({ kind: 'resolution', second: floor(closedAtMs / 1000), marketIndex: market.index });
-      this.settle(market, floor(closedAtMs / 1000));
-    }
+    if (!market.resolvesOnClose) return;
+    this.journal.append({ kind: 'resolution', second: floor(closedAtMs / 1000), marketIndex: market.index });
+    // Markets that closed before the generated history have no holders to settle.
+    if (closedAtMs >= this.world.originMs) this.settle(market, floor(closedAtMs / 1000));
   }
 
   /** At resolution most holders merge complete sets and redeem winnings (both sides at 0.5 after a void); the rest stay redeemable. */

@@ -132,6 +132,6 @@ test('every resolved market has one ConditionResolution paying its winner', () =
   expect(resolutions.map((r) => r.resolution.conditionId).sort()).toEqual(resolved.map((m) => m.conditionId).sort());
   for (const r of resolutions) {
     const market = state.marketByConditionId.get(r.resolution.conditionId)!;
-    expect(r.resolution.payoutNumerators).toEqual(market.winningOutcome === 0 ? ['1', '0'] : ['0', '1']);
+    expect(r.resolution.payoutNumerators).toEqual(market.voided ? ['1', '1'] : market.winningOutcome === 0 ? ['1', '0'] : ['0', '1']);
   }
 });
