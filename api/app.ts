@@ -29,6 +29,7 @@ import { type Operation, OperationIndex, readOperations } from './operations.js'
 import { accountRoutes } from './routes/account.js';
 import { agentRoutes } from './routes/agents.js';
 import { briefingRoutes } from './routes/briefing.js';
+import { backtestRoutes } from './routes/backtest.js';
 import { copyRoutes } from './routes/copy.js';
 import { feeRoutes } from './routes/fees.js';
 import { paperRoutes } from './routes/paper.js';
@@ -59,6 +60,8 @@ export interface AppDependencies {
   webhooks?: WebhooksApi;
   /** Looks up markets the catalog does not hold yet, bounded (GET /markets/{id}); without it they are 404. */
   marketLookup?: MarketLookup;
+  /** Fee fallback of markets with fees on but no schedule (the paper-trading setting); without it /backtest answers 404. */
+  feeFallback?: { rate: string; exponent: number };
   /** Public read responses are reused for this long (0 turns the cache off). */
   readCacheTtlMs?: number;
   /** Validate every response against the document too (tests turn this on). */
@@ -139,6 +142,7 @@ function buildApp(
     app.use('/v1', walletRoutes(deps.sandbox.wallet));
   }
   app.use('/v1', copyRoutes(deps.control));
+  if (deps.feeFallback) app.use('/v1', backtestRoutes(deps.store, { feeFallback: deps.feeFallback }));
   app.use('/v1', healthRoutes(deps.store, deps.health));
   app.use('/v1', accountRoutes({ meter: deps.meter, operations, ...deps.access }));
   for (const model of READ_MODELS) if (model.routes) app.use('/v1', model.routes({ store: deps.store, marketLookup: deps.marketLookup }));

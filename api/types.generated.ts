@@ -1103,7 +1103,7 @@ export type CopySizingInput = {
   cap_usdc?: DecimalInput;
 };
 
-/** Risk limits, checked in this order (the first that fails is the risk.blocked `reason`): the fill's age (`stale_fill`, older than `COPY_MAX_FILL_AGE_MS` when it reaches the engine), `allowed_markets` (`market_not_allowed`), `allowed_categories` (`category_not_allowed`), `max_price` for buys (`max_price`), a sell with no copied shares held (`no_position`), the child under `min_order_usdc` after clipping (`below_min_order`), and `max_daily_notional_usdc` over the UTC day (`max_daily_notional`). `max_per_trade_usdc` clips the child instead of blocking it; a sell is clipped to the copied shares held. Omitted limits do not apply (min_order_usdc defaults to 1). */
+/** Risk limits, checked in this order (the first that fails is the risk.blocked `reason`): the fill's age (`stale_fill`, older than `COPY_MAX_FILL_AGE_MS` when it reaches the engine), `allowed_markets` (`market_not_allowed`), `allowed_categories` (`category_not_allowed`), `max_price` for buys (`max_price`), a sell with no copied shares held (`no_position`), the child under `min_order_usdc` after clipping (`below_min_order`), and `max_daily_notional_usdc`, the copied buy notional of the UTC day (`max_daily_notional`). Sells are never blocked by max_price or the daily notional: they reduce exposure. `max_per_trade_usdc` clips the child instead of blocking it; a sell is clipped to the copied shares held. Omitted limits do not apply (min_order_usdc defaults to 1). */
 export type CopyLimitsInput = {
   max_per_trade_usdc?: DecimalInput | null;
   max_daily_notional_usdc?: DecimalInput | null;
@@ -1183,4 +1183,110 @@ export type CopyIntent = {
   source: "polymarket" | "simulator";
   leader_filled_at: Timestamp;
   created_at: Timestamp;
+};
+
+export type BacktestInput = {
+  strategy: "copy_wallet" | "price_threshold" | "buy_and_hold";
+  wallet?: string;
+  sizing?: "fixed" | "proportional" | "capped";
+  usdc?: DecimalInput;
+  ratio?: DecimalInput;
+  cap_usdc?: DecimalInput;
+  delay_seconds?: number;
+  market_ids?: Array<string>;
+  change_pct?: number;
+  window_minutes?: number;
+  mode?: "momentum" | "reversion";
+  hold_hours?: number | null;
+  order_usdc?: DecimalInput;
+  outcome?: string;
+  starting_cash_usdc?: DecimalInput;
+  from?: string;
+  to?: string;
+};
+
+export type BacktestResult = {
+  /** The strategy as run */
+  strategy: {
+    [key: string]: unknown;
+  };
+  from: Timestamp;
+  to: Timestamp;
+  starting_cash_usdc: Usdc;
+  summary: {
+    /** Cash plus held shares at the last day's marks at `to`. */
+    final_equity_usdc: Usdc;
+    /** 100 x (final equity - starting cash) / starting cash, to 4 decimals. */
+    total_return_pct: number;
+    /** Largest fall of the daily equity curve from its running peak (starting cash included), as a percentage of that peak. */
+    max_drawdown_pct: number;
+    /** 100 x won / (won + lost) over closed positions (held from zero back to zero by sells or a resolution); null when none closed. */
+    win_rate_pct: number | null;
+    /** Closed positions whose proceeds and payouts exceeded their cost and fees. */
+    won: number;
+    lost: number;
+    trades: number;
+    /** Orders not placed (insufficient_cash, no_position, no_liquidity, unknown_market). */
+    skipped: number;
+    /** Taker fees of every fill. */
+    fees_paid_usdc: Usdc;
+    /** Sum over trades of buys (notional - shares x reference price) and sells (shares x reference price - notional); the reference is the leader's or the triggering trade's price. */
+    slippage_paid_usdc: Usdc;
+    volume_usdc: Usdc;
+    /** Trades filled against order-book history. */
+    book_fills: number;
+    /** Trades filled by the impact model (no book indexed at that time). */
+    impact_fills: number;
+  };
+  equity_curve: Array<{
+    /** The UTC day; values at its end (or at `to`). */
+    date: string;
+    cash_usdc: Usdc;
+    /** Held shares x mark: the payout once resolved, else the day's close of the outcome, else our last fill price. */
+    positions_usdc: Usdc;
+    equity_usdc: Usdc;
+  }>;
+  /** In time order, at most 10,000 (trades_truncated says when more happened). */
+  trades: Array<{
+    at: Timestamp;
+    market_id: string;
+    market_title: string;
+    asset_id: string;
+    outcome: string;
+    side: "buy" | "sell";
+    /** The leader's trade id, the trade that completed a move, exit:<that id>, or entry. */
+    trigger: string;
+    reference_price: DecimalPrice;
+    /** notional / shares, half up to 6 decimals. */
+    avg_price: DecimalPrice;
+    shares: Shares;
+    notional_usdc: Usdc;
+    fee_usdc: Usdc;
+    slippage_usdc: Usdc;
+    basis: "book" | "trade_impact";
+    book_at: NullableTimestamp;
+    fills: Array<{
+      /** Book level (1 = best); null for an impact-model fill. */
+      level: number | null;
+      price: DecimalPrice;
+      shares: Shares;
+      /** shares x price, half up to one micro-USDC. */
+      notional_usdc: Usdc;
+      fee_usdc: Usdc;
+    }>;
+  }>;
+  trades_truncated: boolean;
+  settlements: Array<{
+    at: Timestamp;
+    market_id: string;
+    asset_id: string;
+    shares: Shares;
+    payout_usdc: Usdc;
+  }>;
+  skipped: Array<{
+    at: Timestamp;
+    market_id: string;
+    trigger: string;
+    reason: "insufficient_cash" | "no_position" | "no_liquidity" | "unknown_market";
+  }>;
 };

@@ -79,6 +79,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     sandbox,
     meter,
     access: config.access,
+    feeFallback: config.sandbox.feeFallback,
     authCacheTtlMs: config.access.authCacheTtlMs,
     admin: adminToken ? { operations: new AdminOperations(accounts, config.access.thresholds), token: adminToken } : undefined,
     logger: logger.child({ part: 'api' }),

@@ -84,6 +84,7 @@ export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHa
     sandbox,
     meter,
     access: config.access,
+    feeFallback: config.sandbox.feeFallback,
     authCacheTtlMs: config.access.authCacheTtlMs,
     logger: pino({ level: 'silent' }),
     validateResponses: true,

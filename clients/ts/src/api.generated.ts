@@ -1103,7 +1103,7 @@ export type CopySizingInput = {
   cap_usdc?: DecimalInput;
 };
 
-/** Risk limits, checked in this order (the first that fails is the risk.blocked `reason`): the fill's age (`stale_fill`, older than `COPY_MAX_FILL_AGE_MS` when it reaches the engine), `allowed_markets` (`market_not_allowed`), `allowed_categories` (`category_not_allowed`), `max_price` for buys (`max_price`), a sell with no copied shares held (`no_position`), the child under `min_order_usdc` after clipping (`below_min_order`), and `max_daily_notional_usdc` over the UTC day (`max_daily_notional`). `max_per_trade_usdc` clips the child instead of blocking it; a sell is clipped to the copied shares held. Omitted limits do not apply (min_order_usdc defaults to 1). */
+/** Risk limits, checked in this order (the first that fails is the risk.blocked `reason`): the fill's age (`stale_fill`, older than `COPY_MAX_FILL_AGE_MS` when it reaches the engine), `allowed_markets` (`market_not_allowed`), `allowed_categories` (`category_not_allowed`), `max_price` for buys (`max_price`), a sell with no copied shares held (`no_position`), the child under `min_order_usdc` after clipping (`below_min_order`), and `max_daily_notional_usdc`, the copied buy notional of the UTC day (`max_daily_notional`). Sells are never blocked by max_price or the daily notional: they reduce exposure. `max_per_trade_usdc` clips the child instead of blocking it; a sell is clipped to the copied shares held. Omitted limits do not apply (min_order_usdc defaults to 1). */
 export type CopyLimitsInput = {
   max_per_trade_usdc?: DecimalInput | null;
   max_daily_notional_usdc?: DecimalInput | null;
@@ -1183,6 +1183,112 @@ export type CopyIntent = {
   source: "polymarket" | "simulator";
   leader_filled_at: Timestamp;
   created_at: Timestamp;
+};
+
+export type BacktestInput = {
+  strategy: "copy_wallet" | "price_threshold" | "buy_and_hold";
+  wallet?: string;
+  sizing?: "fixed" | "proportional" | "capped";
+  usdc?: DecimalInput;
+  ratio?: DecimalInput;
+  cap_usdc?: DecimalInput;
+  delay_seconds?: number;
+  market_ids?: Array<string>;
+  change_pct?: number;
+  window_minutes?: number;
+  mode?: "momentum" | "reversion";
+  hold_hours?: number | null;
+  order_usdc?: DecimalInput;
+  outcome?: string;
+  starting_cash_usdc?: DecimalInput;
+  from?: string;
+  to?: string;
+};
+
+export type BacktestResult = {
+  /** The strategy as run */
+  strategy: {
+    [key: string]: unknown;
+  };
+  from: Timestamp;
+  to: Timestamp;
+  starting_cash_usdc: Usdc;
+  summary: {
+    /** Cash plus held shares at the last day's marks at `to`. */
+    final_equity_usdc: Usdc;
+    /** 100 x (final equity - starting cash) / starting cash, to 4 decimals. */
+    total_return_pct: number;
+    /** Largest fall of the daily equity curve from its running peak (starting cash included), as a percentage of that peak. */
+    max_drawdown_pct: number;
+    /** 100 x won / (won + lost) over closed positions (held from zero back to zero by sells or a resolution); null when none closed. */
+    win_rate_pct: number | null;
+    /** Closed positions whose proceeds and payouts exceeded their cost and fees. */
+    won: number;
+    lost: number;
+    trades: number;
+    /** Orders not placed (insufficient_cash, no_position, no_liquidity, unknown_market). */
+    skipped: number;
+    /** Taker fees of every fill. */
+    fees_paid_usdc: Usdc;
+    /** Sum over trades of buys (notional - shares x reference price) and sells (shares x reference price - notional); the reference is the leader's or the triggering trade's price. */
+    slippage_paid_usdc: Usdc;
+    volume_usdc: Usdc;
+    /** Trades filled against order-book history. */
+    book_fills: number;
+    /** Trades filled by the impact model (no book indexed at that time). */
+    impact_fills: number;
+  };
+  equity_curve: Array<{
+    /** The UTC day; values at its end (or at `to`). */
+    date: string;
+    cash_usdc: Usdc;
+    /** Held shares x mark: the payout once resolved, else the day's close of the outcome, else our last fill price. */
+    positions_usdc: Usdc;
+    equity_usdc: Usdc;
+  }>;
+  /** In time order, at most 10,000 (trades_truncated says when more happened). */
+  trades: Array<{
+    at: Timestamp;
+    market_id: string;
+    market_title: string;
+    asset_id: string;
+    outcome: string;
+    side: "buy" | "sell";
+    /** The leader's trade id, the trade that completed a move, exit:<that id>, or entry. */
+    trigger: string;
+    reference_price: DecimalPrice;
+    /** notional / shares, half up to 6 decimals. */
+    avg_price: DecimalPrice;
+    shares: Shares;
+    notional_usdc: Usdc;
+    fee_usdc: Usdc;
+    slippage_usdc: Usdc;
+    basis: "book" | "trade_impact";
+    book_at: NullableTimestamp;
+    fills: Array<{
+      /** Book level (1 = best); null for an impact-model fill. */
+      level: number | null;
+      price: DecimalPrice;
+      shares: Shares;
+      /** shares x price, half up to one micro-USDC. */
+      notional_usdc: Usdc;
+      fee_usdc: Usdc;
+    }>;
+  }>;
+  trades_truncated: boolean;
+  settlements: Array<{
+    at: Timestamp;
+    market_id: string;
+    asset_id: string;
+    shares: Shares;
+    payout_usdc: Usdc;
+  }>;
+  skipped: Array<{
+    at: Timestamp;
+    market_id: string;
+    trigger: string;
+    reason: "insufficient_cash" | "no_position" | "no_liquidity" | "unknown_market";
+  }>;
 };
 
 /** Every operation of the API document: flattened parameters, the success envelope's `data`, and whether it pages. */
@@ -1904,6 +2010,68 @@ export interface Operations {
     paramsOptional: true;
     data: Array<CopyIntent>;
     paginated: true;
+  };
+  /** GET /backtest: Backtest a strategy over a date range - equity curve, return, drawdown, win rate, every trade with its fills, fees and slippage. */
+  getBacktest: {
+    params: {
+      strategy: "copy_wallet" | "price_threshold" | "buy_and_hold";
+      /** copy_wallet: the leader. */
+      wallet?: string;
+      /** copy_wallet: fixed (usdc per leader fill, default 100), proportional (leader notional x ratio), capped (proportional, at most cap_usdc). */
+      sizing?: "fixed" | "proportional" | "capped";
+      usdc?: string;
+      ratio?: string;
+      cap_usdc?: string;
+      /** copy_wallet and price_threshold: how long after the signal the follower trades (default 0). */
+      delay_seconds?: number;
+      /** price_threshold and buy_and_hold: comma-separated condition ids (at most 500). */
+      market_ids?: string;
+      /** price_threshold: relative YES move, percent (default 5). */
+      change_pct?: number;
+      /** price_threshold: the move's window (default 15). */
+      window_minutes?: number;
+      mode?: "momentum" | "reversion";
+      /** price_threshold: sell this long after entering (default: hold). */
+      hold_hours?: number;
+      /** price_threshold and buy_and_hold: USDC per entry (default 100). */
+      order_usdc?: string;
+      /** buy_and_hold: outcome name (default YES). */
+      outcome?: string;
+      /** Cash at `from` (default 10000). */
+      starting_cash_usdc?: string;
+      /** Start of the range (ISO 8601). */
+      from?: string;
+      /** End of the range */
+      to?: string;
+    };
+    paramsOptional: false;
+    data: BacktestResult;
+    paginated: false;
+  };
+  /** POST /backtest: The same backtest with its configuration as a JSON body (GET /backtest describes every member). */
+  runBacktest: {
+    params: {
+      strategy: "copy_wallet" | "price_threshold" | "buy_and_hold";
+      wallet?: string;
+      sizing?: "fixed" | "proportional" | "capped";
+      usdc?: DecimalInput;
+      ratio?: DecimalInput;
+      cap_usdc?: DecimalInput;
+      delay_seconds?: number;
+      market_ids?: Array<string>;
+      change_pct?: number;
+      window_minutes?: number;
+      mode?: "momentum" | "reversion";
+      hold_hours?: number | null;
+      order_usdc?: DecimalInput;
+      outcome?: string;
+      starting_cash_usdc?: DecimalInput;
+      from?: string;
+      to?: string;
+    };
+    paramsOptional: false;
+    data: BacktestResult;
+    paginated: false;
   };
 }
 
@@ -3850,6 +4018,234 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
       }
     ],
     "body": []
+  },
+  "getBacktest": {
+    "method": "GET",
+    "path": "/backtest",
+    "summary": "Backtest a strategy over a date range - equity curve, return, drawdown, win rate, every trade with its fills, fees and slippage.",
+    "description": "Strategies: `copy_wallet` (copy every fill of `wallet` with a sizing rule, `delay_seconds` after it),\n`price_threshold` (enter when the YES price moved more than `change_pct` within `window_minutes`, as\nmarket.price_signal detects moves: `momentum` buys the side that rose, `reversion` the other; sold\n`hold_hours` later, else held), `buy_and_hold` (`order_usdc` of `outcome` in each market at `from`).\n\nFills: the follower is always the taker. Where order-book history has a book of the token at the\norder's time (the latest snapshot at or before it, at most 10 minutes old) the order walks it level by\nlevel (paper trading's matcher); elsewhere it fills at the reference price (the leader's price, or the\ntrade that triggered the signal) moved against it by half a cent plus 0.0001 per 100 USDC of notional,\nwithin [0.001, 0.999]. Every fill pays Polymarket's taker fee of the market\n(shares x rate x (p x (1 - p))^exponent). Markets that resolve in the range pay their payouts then.\nA buy the cash cannot pay is skipped (`insufficient_cash`); sells are clipped to what is held.\n\nDeterministic: the same parameters over the same stored data give byte-identical output (`to` defaults\nto the start of the current UTC hour, `from` to 30 days before `to`; both are echoed). The range is at\nmost 366 days and at most 250,000 fills or trades; `POST /backtest` takes the same members as a JSON body\n(market_ids as an array) for long market lists.",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "strategy",
+        "in": "query",
+        "required": true,
+        "schema": {
+          "type": "string",
+          "enum": [
+            "copy_wallet",
+            "price_threshold",
+            "buy_and_hold"
+          ]
+        }
+      },
+      {
+        "name": "wallet",
+        "in": "query",
+        "required": false,
+        "description": "copy_wallet: the leader.",
+        "schema": {
+          "type": "string",
+          "pattern": "^0x[0-9a-fA-F]{40}$"
+        }
+      },
+      {
+        "name": "sizing",
+        "in": "query",
+        "required": false,
+        "description": "copy_wallet: fixed (usdc per leader fill, default 100), proportional (leader notional x ratio), capped (proportional, at most cap_usdc).",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "fixed",
+            "proportional",
+            "capped"
+          ],
+          "default": "fixed"
+        }
+      },
+      {
+        "name": "usdc",
+        "in": "query",
+        "required": false,
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d+(\\.\\d{1,6})?$",
+          "maxLength": 20
+        }
+      },
+      {
+        "name": "ratio",
+        "in": "query",
+        "required": false,
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d+(\\.\\d{1,6})?$",
+          "maxLength": 20
+        }
+      },
+      {
+        "name": "cap_usdc",
+        "in": "query",
+        "required": false,
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d+(\\.\\d{1,6})?$",
+          "maxLength": 20
+        }
+      },
+      {
+        "name": "delay_seconds",
+        "in": "query",
+        "required": false,
+        "description": "copy_wallet and price_threshold: how long after the signal the follower trades (default 0).",
+        "schema": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 86400
+        }
+      },
+      {
+        "name": "market_ids",
+        "in": "query",
+        "required": false,
+        "description": "price_threshold and buy_and_hold: comma-separated condition ids (at most 500).",
+        "schema": {
+          "type": "string",
+          "minLength": 66,
+          "maxLength": 34000,
+          "pattern": "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"
+        }
+      },
+      {
+        "name": "change_pct",
+        "in": "query",
+        "required": false,
+        "description": "price_threshold: relative YES move, percent (default 5).",
+        "schema": {
+          "type": "number",
+          "minimum": 0.1,
+          "maximum": 1000
+        }
+      },
+      {
+        "name": "window_minutes",
+        "in": "query",
+        "required": false,
+        "description": "price_threshold: the move's window (default 15).",
+        "schema": {
+          "type": "number",
+          "minimum": 1,
+          "maximum": 10080
+        }
+      },
+      {
+        "name": "mode",
+        "in": "query",
+        "required": false,
+        "schema": {
+          "type": "string",
+          "enum": [
+            "momentum",
+            "reversion"
+          ],
+          "default": "momentum"
+        }
+      },
+      {
+        "name": "hold_hours",
+        "in": "query",
+        "required": false,
+        "description": "price_threshold: sell this long after entering (default: hold).",
+        "schema": {
+          "type": "number",
+          "minimum": 0.01,
+          "maximum": 8784
+        }
+      },
+      {
+        "name": "order_usdc",
+        "in": "query",
+        "required": false,
+        "description": "price_threshold and buy_and_hold: USDC per entry (default 100).",
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d+(\\.\\d{1,6})?$",
+          "maxLength": 20
+        }
+      },
+      {
+        "name": "outcome",
+        "in": "query",
+        "required": false,
+        "description": "buy_and_hold: outcome name (default YES).",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200
+        }
+      },
+      {
+        "name": "starting_cash_usdc",
+        "in": "query",
+        "required": false,
+        "description": "Cash at `from` (default 10000).",
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d+(\\.\\d{1,6})?$",
+          "maxLength": 20
+        }
+      },
+      {
+        "name": "from",
+        "in": "query",
+        "required": false,
+        "description": "Start of the range (ISO 8601).",
+        "schema": {
+          "type": "string",
+          "format": "date-time"
+        }
+      },
+      {
+        "name": "to",
+        "in": "query",
+        "required": false,
+        "description": "End of the range",
+        "schema": {
+          "type": "string",
+          "format": "date-time"
+        }
+      }
+    ],
+    "body": []
+  },
+  "runBacktest": {
+    "method": "POST",
+    "path": "/backtest",
+    "summary": "The same backtest with its configuration as a JSON body (GET /backtest describes every member).",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [],
+    "body": [
+      "strategy",
+      "wallet",
+      "sizing",
+      "usdc",
+      "ratio",
+      "cap_usdc",
+      "delay_seconds",
+      "market_ids",
+      "change_pct",
+      "window_minutes",
+      "mode",
+      "hold_hours",
+      "order_usdc",
+      "outcome",
+      "starting_cash_usdc",
+      "from",
+      "to"
+    ]
   }
 };
 

@@ -81,6 +81,8 @@ OPERATIONS: dict[str, OperationSpec] = {
     "updateCopySubscription": OperationSpec("PATCH", "/copy/subscriptions/{id}", False, m.CopySubscription),
     "deleteCopySubscription": OperationSpec("DELETE", "/copy/subscriptions/{id}", False, DeleteCopySubscriptionData),
     "listCopyIntents": OperationSpec("GET", "/copy/intents", True, list[m.CopyIntent]),
+    "getBacktest": OperationSpec("GET", "/backtest", False, m.BacktestResult),
+    "runBacktest": OperationSpec("POST", "/backtest", False, m.BacktestResult),
 }
 
 
@@ -698,6 +700,34 @@ class SyncOperations:
         """
         return self._call("listCopyIntents", {}, {"subscription_id": subscription_id, "status": status, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
+    def get_backtest(self, *, strategy: Literal["copy_wallet", "price_threshold", "buy_and_hold"], wallet: Optional[str] = None, sizing: Optional[Literal["fixed", "proportional", "capped"]] = None, usdc: Optional[str] = None, ratio: Optional[str] = None, cap_usdc: Optional[str] = None, delay_seconds: Optional[Decimal] = None, market_ids: Optional[str] = None, change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[str] = None, outcome: Optional[str] = None, starting_cash_usdc: Optional[str] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> m.BacktestResult:
+        """Backtest a strategy over a date range - equity curve, return, drawdown, win rate, every trade with its fills, fees and slippage.
+
+        GET /backtest (access: tier2).
+
+        Args:
+            wallet: copy_wallet: the leader.
+            sizing: copy_wallet: fixed (usdc per leader fill, default 100), proportional (leader notional x ratio), capped (proportional, at most cap_usdc).
+            delay_seconds: copy_wallet and price_threshold: how long after the signal the follower trades (default 0).
+            market_ids: price_threshold and buy_and_hold: comma-separated condition ids (at most 500).
+            change_pct: price_threshold: relative YES move, percent (default 5).
+            window_minutes: price_threshold: the move's window (default 15).
+            hold_hours: price_threshold: sell this long after entering (default: hold).
+            order_usdc: price_threshold and buy_and_hold: USDC per entry (default 100).
+            outcome: buy_and_hold: outcome name (default YES).
+            starting_cash_usdc: Cash at `from` (default 10000).
+            from_: Start of the range (ISO 8601).
+            to: End of the range
+        """
+        return self._call("getBacktest", {}, {"strategy": strategy, "wallet": wallet, "sizing": sizing, "usdc": usdc, "ratio": ratio, "cap_usdc": cap_usdc, "delay_seconds": delay_seconds, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "outcome": outcome, "starting_cash_usdc": starting_cash_usdc, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
+
+    def run_backtest(self, *, strategy: Literal["copy_wallet", "price_threshold", "buy_and_hold"], wallet: Optional[str] = None, sizing: Optional[Literal["fixed", "proportional", "capped"]] = None, usdc: Optional[m.DecimalInput] = None, ratio: Optional[m.DecimalInput] = None, cap_usdc: Optional[m.DecimalInput] = None, delay_seconds: Optional[Decimal] = None, market_ids: Optional[list[str]] = None, change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[m.DecimalInput] = None, outcome: Optional[str] = None, starting_cash_usdc: Optional[m.DecimalInput] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> m.BacktestResult:
+        """The same backtest with its configuration as a JSON body (GET /backtest describes every member).
+
+        POST /backtest (access: tier2).
+        """
+        return self._call("runBacktest", {}, {}, {"strategy": strategy, "wallet": wallet, "sizing": sizing, "usdc": usdc, "ratio": ratio, "cap_usdc": cap_usdc, "delay_seconds": delay_seconds, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "outcome": outcome, "starting_cash_usdc": starting_cash_usdc, "from": from_, "to": to})  # type: ignore[no-any-return]
+
 
 class AsyncOperations:
     """One coroutine per API operation; the client supplies `_call`."""
@@ -1312,3 +1342,31 @@ class AsyncOperations:
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
         """
         return await self._call("listCopyIntents", {}, {"subscription_id": subscription_id, "status": status, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    async def get_backtest(self, *, strategy: Literal["copy_wallet", "price_threshold", "buy_and_hold"], wallet: Optional[str] = None, sizing: Optional[Literal["fixed", "proportional", "capped"]] = None, usdc: Optional[str] = None, ratio: Optional[str] = None, cap_usdc: Optional[str] = None, delay_seconds: Optional[Decimal] = None, market_ids: Optional[str] = None, change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[str] = None, outcome: Optional[str] = None, starting_cash_usdc: Optional[str] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> m.BacktestResult:
+        """Backtest a strategy over a date range - equity curve, return, drawdown, win rate, every trade with its fills, fees and slippage.
+
+        GET /backtest (access: tier2).
+
+        Args:
+            wallet: copy_wallet: the leader.
+            sizing: copy_wallet: fixed (usdc per leader fill, default 100), proportional (leader notional x ratio), capped (proportional, at most cap_usdc).
+            delay_seconds: copy_wallet and price_threshold: how long after the signal the follower trades (default 0).
+            market_ids: price_threshold and buy_and_hold: comma-separated condition ids (at most 500).
+            change_pct: price_threshold: relative YES move, percent (default 5).
+            window_minutes: price_threshold: the move's window (default 15).
+            hold_hours: price_threshold: sell this long after entering (default: hold).
+            order_usdc: price_threshold and buy_and_hold: USDC per entry (default 100).
+            outcome: buy_and_hold: outcome name (default YES).
+            starting_cash_usdc: Cash at `from` (default 10000).
+            from_: Start of the range (ISO 8601).
+            to: End of the range
+        """
+        return await self._call("getBacktest", {}, {"strategy": strategy, "wallet": wallet, "sizing": sizing, "usdc": usdc, "ratio": ratio, "cap_usdc": cap_usdc, "delay_seconds": delay_seconds, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "outcome": outcome, "starting_cash_usdc": starting_cash_usdc, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
+
+    async def run_backtest(self, *, strategy: Literal["copy_wallet", "price_threshold", "buy_and_hold"], wallet: Optional[str] = None, sizing: Optional[Literal["fixed", "proportional", "capped"]] = None, usdc: Optional[m.DecimalInput] = None, ratio: Optional[m.DecimalInput] = None, cap_usdc: Optional[m.DecimalInput] = None, delay_seconds: Optional[Decimal] = None, market_ids: Optional[list[str]] = None, change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[m.DecimalInput] = None, outcome: Optional[str] = None, starting_cash_usdc: Optional[m.DecimalInput] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> m.BacktestResult:
+        """The same backtest with its configuration as a JSON body (GET /backtest describes every member).
+
+        POST /backtest (access: tier2).
+        """
+        return await self._call("runBacktest", {}, {}, {"strategy": strategy, "wallet": wallet, "sizing": sizing, "usdc": usdc, "ratio": ratio, "cap_usdc": cap_usdc, "delay_seconds": delay_seconds, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "outcome": outcome, "starting_cash_usdc": starting_cash_usdc, "from": from_, "to": to})  # type: ignore[no-any-return]

@@ -1005,7 +1005,7 @@ class CopySizingInput(Model):
 
 
 class CopyLimitsInput(Model):
-    """Risk limits, checked in this order (the first that fails is the risk.blocked `reason`): the fill's age (`stale_fill`, older than `COPY_MAX_FILL_AGE_MS` when it reaches the engine), `allowed_markets` (`market_not_allowed`), `allowed_categories` (`category_not_allowed`), `max_price` for buys (`max_price`), a sell with no copied shares held (`no_position`), the child under `min_order_usdc` after clipping (`below_min_order`), and `max_daily_notional_usdc` over the UTC day (`max_daily_notional`). `max_per_trade_usdc` clips the child instead of blocking it; a sell is clipped to the copied shares held. Omitted limits do not apply (min_order_usdc defaults to 1)."""
+    """Risk limits, checked in this order (the first that fails is the risk.blocked `reason`): the fill's age (`stale_fill`, older than `COPY_MAX_FILL_AGE_MS` when it reaches the engine), `allowed_markets` (`market_not_allowed`), `allowed_categories` (`category_not_allowed`), `max_price` for buys (`max_price`), a sell with no copied shares held (`no_position`), the child under `min_order_usdc` after clipping (`below_min_order`), and `max_daily_notional_usdc`, the copied buy notional of the UTC day (`max_daily_notional`). Sells are never blocked by max_price or the daily notional: they reduce exposure. `max_per_trade_usdc` clips the child instead of blocking it; a sell is clipped to the copied shares held. Omitted limits do not apply (min_order_usdc defaults to 1)."""
 
     max_per_trade_usdc: Optional[DecimalInput] = None
     max_daily_notional_usdc: Optional[DecimalInput] = None
@@ -1080,6 +1080,104 @@ class CopyIntent(Model):
     created_at: Timestamp
 
 
+class BacktestInput(Model):
+    strategy: Literal["copy_wallet", "price_threshold", "buy_and_hold"]
+    wallet: Optional[str] = None
+    sizing: Optional[Literal["fixed", "proportional", "capped"]] = None
+    usdc: Optional[DecimalInput] = None
+    ratio: Optional[DecimalInput] = None
+    cap_usdc: Optional[DecimalInput] = None
+    delay_seconds: Optional[Decimal] = None
+    market_ids: Optional[list[str]] = None
+    change_pct: Optional[Decimal] = None
+    window_minutes: Optional[Decimal] = None
+    mode: Optional[Literal["momentum", "reversion"]] = None
+    hold_hours: Optional[Decimal] = None
+    order_usdc: Optional[DecimalInput] = None
+    outcome: Optional[str] = None
+    starting_cash_usdc: Optional[DecimalInput] = None
+    from_: Optional[_datetime] = Field(None, alias="from")
+    to: Optional[_datetime] = None
+
+
+class BacktestResultSummary(Model):
+    final_equity_usdc: Usdc = Field(description="Cash plus held shares at the last day's marks at `to`.")
+    total_return_pct: Decimal = Field(description="100 x (final equity - starting cash) / starting cash, to 4 decimals.")
+    max_drawdown_pct: Decimal = Field(description="Largest fall of the daily equity curve from its running peak (starting cash included), as a percentage of that peak.")
+    win_rate_pct: Optional[Decimal] = Field(description="100 x won / (won + lost) over closed positions (held from zero back to zero by sells or a resolution); null when none closed.")
+    won: int = Field(description="Closed positions whose proceeds and payouts exceeded their cost and fees.")
+    lost: int
+    trades: int
+    skipped: int = Field(description="Orders not placed (insufficient_cash, no_position, no_liquidity, unknown_market).")
+    fees_paid_usdc: Usdc = Field(description="Taker fees of every fill.")
+    slippage_paid_usdc: Usdc = Field(description="Sum over trades of buys (notional - shares x reference price) and sells (shares x reference price - notional); the reference is the leader's or the triggering trade's price.")
+    volume_usdc: Usdc
+    book_fills: int = Field(description="Trades filled against order-book history.")
+    impact_fills: int = Field(description="Trades filled by the impact model (no book indexed at that time).")
+
+
+class BacktestResultEquityCurve(Model):
+    date: _date = Field(description="The UTC day; values at its end (or at `to`).")
+    cash_usdc: Usdc
+    positions_usdc: Usdc = Field(description="Held shares x mark: the payout once resolved, else the day's close of the outcome, else our last fill price.")
+    equity_usdc: Usdc
+
+
+class BacktestResultTradeFill(Model):
+    level: Optional[int] = Field(description="Book level (1 = best); null for an impact-model fill.")
+    price: DecimalPrice
+    shares: Shares
+    notional_usdc: Usdc = Field(description="shares x price, half up to one micro-USDC.")
+    fee_usdc: Usdc
+
+
+class BacktestResultTrade(Model):
+    at: Timestamp
+    market_id: str
+    market_title: str
+    asset_id: str
+    outcome: str
+    side: Literal["buy", "sell"]
+    trigger: str = Field(description="The leader's trade id, the trade that completed a move, exit:<that id>, or entry.")
+    reference_price: DecimalPrice
+    avg_price: DecimalPrice = Field(description="notional / shares, half up to 6 decimals.")
+    shares: Shares
+    notional_usdc: Usdc
+    fee_usdc: Usdc
+    slippage_usdc: Usdc
+    basis: Literal["book", "trade_impact"]
+    book_at: NullableTimestamp
+    fills: list[BacktestResultTradeFill]
+
+
+class BacktestResultSettlement(Model):
+    at: Timestamp
+    market_id: str
+    asset_id: str
+    shares: Shares
+    payout_usdc: Usdc
+
+
+class BacktestResultSkipped(Model):
+    at: Timestamp
+    market_id: str
+    trigger: str
+    reason: Literal["insufficient_cash", "no_position", "no_liquidity", "unknown_market"]
+
+
+class BacktestResult(Model):
+    strategy: dict[str, Any] = Field(description="The strategy as run")
+    from_: Timestamp = Field(alias="from")
+    to: Timestamp
+    starting_cash_usdc: Usdc
+    summary: BacktestResultSummary
+    equity_curve: list[BacktestResultEquityCurve]
+    trades: list[BacktestResultTrade] = Field(description="In time order, at most 10,000 (trades_truncated says when more happened).")
+    trades_truncated: bool
+    settlements: list[BacktestResultSettlement]
+    skipped: list[BacktestResultSkipped]
+
+
 #: Webhook delivery bodies by event type.
 WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "trade.executed": TradeExecutedEvent,
@@ -1092,5 +1190,5 @@ WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "webhook.test": WebhookTestEvent,
 }
 
-for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent,):
+for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult,):
     _model.model_rebuild()
