@@ -60,6 +60,8 @@ export interface AppDependencies {
   webhooks?: WebhooksApi;
   /** Looks up markets the catalog does not hold yet, bounded (GET /markets/{id}); without it they are 404. */
   marketLookup?: MarketLookup;
+  /** The clock of records the API writes (copy subscriptions) and of default ranges; tests pin it. */
+  clock?: () => number;
   /** Fee fallback of markets with fees on but no schedule (the paper-trading setting); without it /backtest answers 404. */
   feeFallback?: { rate: string; exponent: number };
   /** Public read responses are reused for this long (0 turns the cache off). */
@@ -141,8 +143,9 @@ function buildApp(
     app.use('/v1', feeRoutes(deps.sandbox.fees));
     app.use('/v1', walletRoutes(deps.sandbox.wallet));
   }
-  app.use('/v1', copyRoutes(deps.control));
-  if (deps.feeFallback) app.use('/v1', backtestRoutes(deps.store, { feeFallback: deps.feeFallback }));
+  const clock = deps.clock ?? Date.now;
+  app.use('/v1', copyRoutes(deps.control, clock));
+  if (deps.feeFallback) app.use('/v1', backtestRoutes(deps.store, { feeFallback: deps.feeFallback }, clock));
   app.use('/v1', healthRoutes(deps.store, deps.health));
   app.use('/v1', accountRoutes({ meter: deps.meter, operations, ...deps.access }));
   for (const model of READ_MODELS) if (model.routes) app.use('/v1', model.routes({ store: deps.store, marketLookup: deps.marketLookup }));

@@ -85,6 +85,7 @@ export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHa
     meter,
     access: config.access,
     feeFallback: config.sandbox.feeFallback,
+    clock: options.clock,
     authCacheTtlMs: config.access.authCacheTtlMs,
     logger: pino({ level: 'silent' }),
     validateResponses: true,

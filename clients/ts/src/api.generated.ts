@@ -2041,7 +2041,7 @@ export interface Operations {
       starting_cash_usdc?: string;
       /** Start of the range (ISO 8601). */
       from?: string;
-      /** End of the range */
+      /** End of the range, exclusive (ISO 8601). */
       to?: string;
     };
     paramsOptional: false;
@@ -4211,7 +4211,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "to",
         "in": "query",
         "required": false,
-        "description": "End of the range",
+        "description": "End of the range, exclusive (ISO 8601).",
         "schema": {
           "type": "string",
           "format": "date-time"

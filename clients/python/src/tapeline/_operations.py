@@ -717,7 +717,7 @@ class SyncOperations:
             outcome: buy_and_hold: outcome name (default YES).
             starting_cash_usdc: Cash at `from` (default 10000).
             from_: Start of the range (ISO 8601).
-            to: End of the range
+            to: End of the range, exclusive (ISO 8601).
         """
         return self._call("getBacktest", {}, {"strategy": strategy, "wallet": wallet, "sizing": sizing, "usdc": usdc, "ratio": ratio, "cap_usdc": cap_usdc, "delay_seconds": delay_seconds, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "outcome": outcome, "starting_cash_usdc": starting_cash_usdc, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
@@ -1360,7 +1360,7 @@ class AsyncOperations:
             outcome: buy_and_hold: outcome name (default YES).
             starting_cash_usdc: Cash at `from` (default 10000).
             from_: Start of the range (ISO 8601).
-            to: End of the range
+            to: End of the range, exclusive (ISO 8601).
         """
         return await self._call("getBacktest", {}, {"strategy": strategy, "wallet": wallet, "sizing": sizing, "usdc": usdc, "ratio": ratio, "cap_usdc": cap_usdc, "delay_seconds": delay_seconds, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "outcome": outcome, "starting_cash_usdc": starting_cash_usdc, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
