@@ -1290,3 +1290,59 @@ export type BacktestResult = {
     reason: "insufficient_cash" | "no_position" | "no_liquidity" | "unknown_market";
   }>;
 };
+
+export type CopyPick = {
+  wallet: string;
+  topic: string;
+  window: "7d" | "30d" | "90d";
+  /** 0..100, the formula in GET /copy-picks. */
+  score: number;
+  why: {
+    /** The leader's realized PnL in the topic (weighted-average cost), lifetime. */
+    realized_pnl_usdc: number;
+    /** 100 x won / (won + lost) over the topic's resolved markets the leader traded. */
+    win_rate_pct: number | null;
+    won: number;
+    lost: number;
+    /** won + lost. */
+    resolved_markets: number;
+    /** 0 (low) .. 100: 40 x concentration + 30 x long-shot share + 30 x drawdown (trader statistics). */
+    risk_score: number;
+    last_fill_at: NullableTimestamp;
+    /** The leader's fills in the topic's markets within the window. */
+    fills_in_window: number;
+    /** 0..1: the share of the window's volume that went straight back (see exclusions). */
+    wash_share: number;
+  };
+  copier_roi: {
+    /** 100 x follower_pnl_usdc / invested_usdc (4 decimals): what a follower entering after the leader would have made, fees and slippage included. */
+    roi_pct: number;
+    /** Value now (open positions at the day's close, resolved ones at their payout) minus cash spent. */
+    follower_pnl_usdc: Usdc;
+    /** Buy notional plus fees. */
+    invested_usdc: Usdc;
+    fees_usdc: Usdc;
+    /** Against the leader's own prices. */
+    slippage_usdc: Usdc;
+    copied_trades: number;
+    book_fills: number;
+    impact_fills: number;
+    order_usdc: Usdc;
+    delay_seconds: number;
+  };
+  /** The leader's open positions from its window fills in unresolved markets whose book has an ask now (at most 10, largest first). */
+  open_positions: Array<{
+    market_id: string;
+    market_title: string;
+    asset_id: string;
+    outcome: string;
+    leader_shares: number;
+    /** Weighted-average entry price. */
+    leader_avg_price: number;
+    /** The lowest ask of the token's latest indexed book. */
+    best_ask: number;
+    /** 100 x (best_ask - leader_avg_price) / leader_avg_price. */
+    entry_gap_pct: number | null;
+  }>;
+  computed_at: Timestamp;
+};

@@ -1291,6 +1291,62 @@ export type BacktestResult = {
   }>;
 };
 
+export type CopyPick = {
+  wallet: string;
+  topic: string;
+  window: "7d" | "30d" | "90d";
+  /** 0..100, the formula in GET /copy-picks. */
+  score: number;
+  why: {
+    /** The leader's realized PnL in the topic (weighted-average cost), lifetime. */
+    realized_pnl_usdc: number;
+    /** 100 x won / (won + lost) over the topic's resolved markets the leader traded. */
+    win_rate_pct: number | null;
+    won: number;
+    lost: number;
+    /** won + lost. */
+    resolved_markets: number;
+    /** 0 (low) .. 100: 40 x concentration + 30 x long-shot share + 30 x drawdown (trader statistics). */
+    risk_score: number;
+    last_fill_at: NullableTimestamp;
+    /** The leader's fills in the topic's markets within the window. */
+    fills_in_window: number;
+    /** 0..1: the share of the window's volume that went straight back (see exclusions). */
+    wash_share: number;
+  };
+  copier_roi: {
+    /** 100 x follower_pnl_usdc / invested_usdc (4 decimals): what a follower entering after the leader would have made, fees and slippage included. */
+    roi_pct: number;
+    /** Value now (open positions at the day's close, resolved ones at their payout) minus cash spent. */
+    follower_pnl_usdc: Usdc;
+    /** Buy notional plus fees. */
+    invested_usdc: Usdc;
+    fees_usdc: Usdc;
+    /** Against the leader's own prices. */
+    slippage_usdc: Usdc;
+    copied_trades: number;
+    book_fills: number;
+    impact_fills: number;
+    order_usdc: Usdc;
+    delay_seconds: number;
+  };
+  /** The leader's open positions from its window fills in unresolved markets whose book has an ask now (at most 10, largest first). */
+  open_positions: Array<{
+    market_id: string;
+    market_title: string;
+    asset_id: string;
+    outcome: string;
+    leader_shares: number;
+    /** Weighted-average entry price. */
+    leader_avg_price: number;
+    /** The lowest ask of the token's latest indexed book. */
+    best_ask: number;
+    /** 100 x (best_ask - leader_avg_price) / leader_avg_price. */
+    entry_gap_pct: number | null;
+  }>;
+  computed_at: Timestamp;
+};
+
 /** Every operation of the API document: flattened parameters, the success envelope's `data`, and whether it pages. */
 export interface Operations {
   /** POST /agents/register: Self-serve registration of a sandbox agent; returns its API key (shown once). */
@@ -2072,6 +2128,24 @@ export interface Operations {
     paramsOptional: false;
     data: BacktestResult;
     paginated: false;
+  };
+  /** GET /copy-picks: Leaders worth copying per topic (market category), with why they were picked, their open positions you can still enter, and what copying them would have earned after fees and slippage. */
+  getCopyPicks: {
+    params: {
+      /** A market category (case-insensitive), as /markets/categories lists them; all topics when absent. */
+      topic?: string;
+      /** The copier simulation's and the recency figures' window: the last 7, 30 or 90 days. */
+      window?: "7d" | "30d" | "90d";
+      /** Fewest resolved markets in the topic a leader needs (sample size). */
+      min_resolved?: number;
+      /** Page size (default 20, max 100). */
+      limit?: number;
+      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      cursor?: string;
+    };
+    paramsOptional: true;
+    data: Array<CopyPick>;
+    paginated: true;
   };
 }
 
@@ -4246,6 +4320,78 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
       "from",
       "to"
     ]
+  },
+  "getCopyPicks": {
+    "method": "GET",
+    "path": "/copy-picks",
+    "summary": "Leaders worth copying per topic (market category), with why they were picked, their open positions you can still enter, and what copying them would have earned after fees and slippage.",
+    "description": "Recomputed every `COPY_PICKS_INTERVAL_MS` (10 minutes) from the trader statistics (per-topic realized\nPnL, resolution-based win rate, risk score) and a copier simulation: a follower copying every fill of\nthe leader in the topic's markets within the window, `order_usdc` per leader fill, `delay_seconds`\nafter it, filled like `GET /backtest` (order-book history where it exists, else the impact model;\nPolymarket taker fees).\n\n**Excluded** (never listed): fewer resolved markets in the topic than `min_resolved`; no fills in the\nwindow; wash trading - 20 % or more of the leader's window volume went straight back (a sell of a\ntoken within 10 minutes of buying it, or buying both outcomes of a market within 10 minutes),\ncounted on both legs; a negative copier ROI.\n\n**Score** (0..100) = 100 x (0.40 x clamp(copier_roi_pct / 50) + 0.25 x win_rate_pct / 100 + 0.15 x\nexp(-days since the last fill / 7) + 0.10 x min(resolved / 50, 1) + 0.10 x (1 - risk_score / 100)).\nRanked by score, then topic and wallet.",
+    "access": "tier2",
+    "paginated": true,
+    "parameters": [
+      {
+        "name": "topic",
+        "in": "query",
+        "required": false,
+        "description": "A market category (case-insensitive), as /markets/categories lists them; all topics when absent.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100
+        }
+      },
+      {
+        "name": "window",
+        "in": "query",
+        "required": false,
+        "description": "The copier simulation's and the recency figures' window: the last 7, 30 or 90 days.",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "7d",
+            "30d",
+            "90d"
+          ],
+          "default": "30d"
+        }
+      },
+      {
+        "name": "min_resolved",
+        "in": "query",
+        "required": false,
+        "description": "Fewest resolved markets in the topic a leader needs (sample size).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 10000,
+          "default": 10
+        }
+      },
+      {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "description": "Page size (default 20, max 100).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "default": 20
+        }
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512
+        }
+      }
+    ],
+    "body": []
   }
 };
 

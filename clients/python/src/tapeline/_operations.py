@@ -83,6 +83,7 @@ OPERATIONS: dict[str, OperationSpec] = {
     "listCopyIntents": OperationSpec("GET", "/copy/intents", True, list[m.CopyIntent]),
     "getBacktest": OperationSpec("GET", "/backtest", False, m.BacktestResult),
     "runBacktest": OperationSpec("POST", "/backtest", False, m.BacktestResult),
+    "getCopyPicks": OperationSpec("GET", "/copy-picks", True, list[m.CopyPick]),
 }
 
 
@@ -728,6 +729,20 @@ class SyncOperations:
         """
         return self._call("runBacktest", {}, {}, {"strategy": strategy, "wallet": wallet, "sizing": sizing, "usdc": usdc, "ratio": ratio, "cap_usdc": cap_usdc, "delay_seconds": delay_seconds, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "outcome": outcome, "starting_cash_usdc": starting_cash_usdc, "from": from_, "to": to})  # type: ignore[no-any-return]
 
+    def get_copy_picks(self, *, topic: Optional[str] = None, window: Optional[Literal["7d", "30d", "90d"]] = None, min_resolved: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.CopyPick]:
+        """Leaders worth copying per topic (market category), with why they were picked, their open positions you can still enter, and what copying them would have earned after fees and slippage.
+
+        GET /copy-picks (access: tier2).
+
+        Args:
+            topic: A market category (case-insensitive), as /markets/categories lists them; all topics when absent.
+            window: The copier simulation's and the recency figures' window: the last 7, 30 or 90 days.
+            min_resolved: Fewest resolved markets in the topic a leader needs (sample size).
+            limit: Page size (default 20, max 100).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("getCopyPicks", {}, {"topic": topic, "window": window, "min_resolved": min_resolved, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
 
 class AsyncOperations:
     """One coroutine per API operation; the client supplies `_call`."""
@@ -1370,3 +1385,17 @@ class AsyncOperations:
         POST /backtest (access: tier2).
         """
         return await self._call("runBacktest", {}, {}, {"strategy": strategy, "wallet": wallet, "sizing": sizing, "usdc": usdc, "ratio": ratio, "cap_usdc": cap_usdc, "delay_seconds": delay_seconds, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "outcome": outcome, "starting_cash_usdc": starting_cash_usdc, "from": from_, "to": to})  # type: ignore[no-any-return]
+
+    async def get_copy_picks(self, *, topic: Optional[str] = None, window: Optional[Literal["7d", "30d", "90d"]] = None, min_resolved: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.CopyPick]:
+        """Leaders worth copying per topic (market category), with why they were picked, their open positions you can still enter, and what copying them would have earned after fees and slippage.
+
+        GET /copy-picks (access: tier2).
+
+        Args:
+            topic: A market category (case-insensitive), as /markets/categories lists them; all topics when absent.
+            window: The copier simulation's and the recency figures' window: the last 7, 30 or 90 days.
+            min_resolved: Fewest resolved markets in the topic a leader needs (sample size).
+            limit: Page size (default 20, max 100).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("getCopyPicks", {}, {"topic": topic, "window": window, "min_resolved": min_resolved, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]

@@ -1178,6 +1178,53 @@ class BacktestResult(Model):
     skipped: list[BacktestResultSkipped]
 
 
+class CopyPickWhy(Model):
+    realized_pnl_usdc: Decimal = Field(description="The leader's realized PnL in the topic (weighted-average cost), lifetime.")
+    win_rate_pct: Optional[Decimal] = Field(description="100 x won / (won + lost) over the topic's resolved markets the leader traded.")
+    won: int
+    lost: int
+    resolved_markets: int = Field(description="won + lost.")
+    risk_score: Decimal = Field(description="0 (low) .. 100: 40 x concentration + 30 x long-shot share + 30 x drawdown (trader statistics).")
+    last_fill_at: NullableTimestamp
+    fills_in_window: int = Field(description="The leader's fills in the topic's markets within the window.")
+    wash_share: Decimal = Field(description="0..1: the share of the window's volume that went straight back (see exclusions).")
+
+
+class CopyPickCopierRoi(Model):
+    roi_pct: Decimal = Field(description="100 x follower_pnl_usdc / invested_usdc (4 decimals): what a follower entering after the leader would have made, fees and slippage included.")
+    follower_pnl_usdc: Usdc = Field(description="Value now (open positions at the day's close, resolved ones at their payout) minus cash spent.")
+    invested_usdc: Usdc = Field(description="Buy notional plus fees.")
+    fees_usdc: Usdc
+    slippage_usdc: Usdc = Field(description="Against the leader's own prices.")
+    copied_trades: int
+    book_fills: int
+    impact_fills: int
+    order_usdc: Usdc
+    delay_seconds: int
+
+
+class CopyPickOpenPosition(Model):
+    market_id: str
+    market_title: str
+    asset_id: str
+    outcome: str
+    leader_shares: Decimal
+    leader_avg_price: Decimal = Field(description="Weighted-average entry price.")
+    best_ask: Decimal = Field(description="The lowest ask of the token's latest indexed book.")
+    entry_gap_pct: Optional[Decimal] = Field(description="100 x (best_ask - leader_avg_price) / leader_avg_price.")
+
+
+class CopyPick(Model):
+    wallet: str
+    topic: str
+    window: Literal["7d", "30d", "90d"]
+    score: Decimal = Field(description="0..100, the formula in GET /copy-picks.")
+    why: CopyPickWhy
+    copier_roi: CopyPickCopierRoi
+    open_positions: list[CopyPickOpenPosition] = Field(description="The leader's open positions from its window fills in unresolved markets whose book has an ask now (at most 10, largest first).")
+    computed_at: Timestamp
+
+
 #: Webhook delivery bodies by event type.
 WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "trade.executed": TradeExecutedEvent,
@@ -1190,5 +1237,5 @@ WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "webhook.test": WebhookTestEvent,
 }
 
-for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult,):
+for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick,):
     _model.model_rebuild()
