@@ -815,12 +815,12 @@ export type Briefing = {
   data_as_of: NullableTimestamp;
   generated_at: Timestamp;
   copy_picks: {
+    /** True when there are picks for the agent's topics. */
     available: boolean;
     /** Why there are none. */
     reason: string | null;
-    items: Array<{
-      [key: string]: unknown;
-    }>;
+    /** The best 5 of GET /copy-picks (window 30d, min_resolved 10) for the agent's topics, all topics when it has none. */
+    items: Array<CopyPick>;
   };
   signals: {
     /** The cursor these signals come after (null = from the oldest kept). */

@@ -5,7 +5,7 @@ import type { CopyPick } from '../../../api/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { isoOrNull } from '../../shared/time.js';
 
-interface PickRow {
+export interface PickRow {
   window: string;
   topic: string;
   wallet: string;
@@ -33,7 +33,7 @@ interface PickRow {
   computed_ms: string;
 }
 
-function present(row: PickRow): CopyPick {
+export function presentPick(row: PickRow): CopyPick {
   return {
     wallet: row.wallet,
     topic: row.topic,
@@ -67,6 +67,46 @@ function present(row: PickRow): CopyPick {
   };
 }
 
+export interface PicksQuery {
+  window: string;
+  /** Categories (case-insensitive); null = every topic. */
+  topics: string[] | null;
+  minResolved: number;
+  after: readonly (string | number)[] | null;
+  take: number;
+}
+
+/** Eligible picks of the latest run of a window, best first. */
+export function latestPicks(store: AnalyticsStore, q: PicksQuery): Promise<PickRow[]> {
+  return store.query<PickRow>(
+    `SELECT window, topic, wallet, score, resolved, realized_pnl_usdc, win_rate_pct, won, lost, risk_score,
+            toUnixTimestamp64Milli(last_fill_at) AS last_fill_ms, fills_in_window, wash_share, copier_roi_pct, follower_pnl_usdc,
+            invested_usdc, fees_usdc, slippage_usdc, copied_trades, book_fills, impact_fills, order_usdc, delay_seconds, open_positions,
+            toUnixTimestamp64Milli(computed_at) AS computed_ms
+       FROM copy_picks
+      WHERE window = {window:String}
+        AND computed_at = (SELECT max(computed_at) FROM copy_picks WHERE window = {window:String})
+        AND excluded = '' AND resolved >= {min:UInt32}
+        ${q.topics === null ? '' : 'AND lower(topic) IN {topics:Array(String)}'}
+        ${q.after ? 'AND (score < {s:Float64} OR (score = {s:Float64} AND (topic, wallet) > ({t:String}, {w:String})))' : ''}
+      ORDER BY score DESC, topic, wallet
+      LIMIT {take:UInt32}`,
+    {
+      window: q.window,
+      topics: q.topics?.map((t) => t.toLowerCase()) ?? [],
+      min: q.minResolved,
+      take: q.take,
+      ...(q.after ? { s: q.after[0], t: q.after[1], w: q.after[2] } : {}),
+    },
+  );
+}
+
+/** The briefing's picks: the 30-day window's best for the agent's topics (all topics when it has none). */
+export async function briefingPicks(store: AnalyticsStore, topics: string[], take = 5): Promise<CopyPick[]> {
+  const rows = await latestPicks(store, { window: '30d', topics: topics.length > 0 ? topics : null, minResolved: 10, after: null, take });
+  return rows.map(presentPick);
+}
+
 export function copyPickRoutes(store: AnalyticsStore): Router {
   const router = Router();
   router.get('/copy-picks', async (request, response) => {
@@ -78,24 +118,9 @@ export function copyPickRoutes(store: AnalyticsStore): Router {
         filters: { window, topic: topic?.toLowerCase() ?? null, minResolved },
         shape: ['number', 'string', 'string'],
         defaultLimit: 20,
-        fetch: (after, take) =>
-          store.query<PickRow>(
-            `SELECT window, topic, wallet, score, resolved, realized_pnl_usdc, win_rate_pct, won, lost, risk_score,
-                    toUnixTimestamp64Milli(last_fill_at) AS last_fill_ms, fills_in_window, wash_share, copier_roi_pct, follower_pnl_usdc,
-                    invested_usdc, fees_usdc, slippage_usdc, copied_trades, book_fills, impact_fills, order_usdc, delay_seconds, open_positions,
-                    toUnixTimestamp64Milli(computed_at) AS computed_ms
-               FROM copy_picks
-              WHERE window = {window:String}
-                AND computed_at = (SELECT max(computed_at) FROM copy_picks WHERE window = {window:String})
-                AND excluded = '' AND resolved >= {min:UInt32}
-                ${topic === null ? '' : 'AND lower(topic) = lower({topic:String})'}
-                ${after ? 'AND (score < {s:Float64} OR (score = {s:Float64} AND (topic, wallet) > ({t:String}, {w:String})))' : ''}
-              ORDER BY score DESC, topic, wallet
-              LIMIT {take:UInt32}`,
-            { window, topic, min: minResolved, take, ...(after ? { s: after[0], t: after[1], w: after[2] } : {}) },
-          ),
+        fetch: (after, take) => latestPicks(store, { window, topics: topic === null ? null : [topic], minResolved, after, take }),
         keyOf: (row) => [row.score, row.topic, row.wallet],
-        present,
+        present: presentPick,
       }),
     );
   });
