@@ -11,6 +11,7 @@ import type { ControlStore } from '../ports/control-store.js';
 import type { EventLog } from '../ports/event-log.js';
 import { startSignals, type SignalsService } from '../signals/signals-service.js';
 import { analyticsTraderContext } from '../signals/trader-context.js';
+import type { BaselineSeed } from '../signals/volume-windows.js';
 import { startDispatcher, type Dispatcher } from './dispatcher.js';
 import { createHttpTransport } from './http-transport.js';
 import type { RetryPolicy } from './retry-policy.js';
@@ -75,6 +76,7 @@ export function startSignalsProcessor(
     largeTradeUsdc: config.signals.largeTradeUsdc,
     priceChangePct: config.signals.priceChangePct,
     priceWindowMs: config.signals.priceWindowMs,
+    volume: { ...config.signals.volume, seed: indexedVolume(analytics) },
     logger: logger.child({ part: 'signals' }),
     onEnqueued,
   });
@@ -108,5 +110,18 @@ export async function startWebhooks(
       await signals.stop();
       await delivery.stop();
     },
+  };
+}
+
+/** A market's indexed taker volume per minute in [from, to) (the volume-spike baseline after a start). */
+export function indexedVolume(analytics: AnalyticsStore): BaselineSeed {
+  return async (marketId, fromMs, toMs) => {
+    const rows = await analytics.query<{ minute_ms: string; usdc: number }>(
+      `SELECT toUnixTimestamp64Milli(toStartOfMinute(ts)::DateTime64(3)) AS minute_ms, sum(size_usdc) AS usdc FROM trades FINAL
+        WHERE market_id = {market:String} AND ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64})
+        GROUP BY minute_ms`,
+      { market: marketId, from: fromMs, to: toMs },
+    );
+    return rows.map((r) => [Number(r.minute_ms), Number(r.usdc)]);
   };
 }

@@ -908,7 +908,7 @@ export type WalletLink = {
 /** Receiver URL, http or https, resolving to public addresses only. */
 export type WebhookUrl = string;
 
-export type WebhookEventList = Array<"trade.executed" | "trader.large_trade" | "market.price_signal" | "market.resolved" | "copy.executed" | "risk.blocked" | "strategy.signal">;
+export type WebhookEventList = Array<"trade.executed" | "trader.large_trade" | "market.price_signal" | "market.volume_spike" | "market.resolved" | "copy.executed" | "risk.blocked" | "strategy.signal">;
 
 /** All optional. `market_ids` narrows every market and trade event; `wallets` narrows trade.executed and trader.large_trade; `min_size_usdc` narrows trade.executed; `large_trade_min_usdc` is this subscription's trader.large_trade threshold; `min_change_pct` narrows market.price_signal (moves are detected at the service's threshold, so this can only raise it). */
 export type WebhookFilters = {
@@ -1020,6 +1020,21 @@ export type MarketPriceSignalEvent = WebhookEnvelope & {
   /** Signed move in percent: 100 x (yes_price - prev_price) / prev_price. */
   change_pct: number;
   direction: "up" | "down";
+  timestamp: Timestamp;
+};
+
+export type MarketVolumeSpikeEvent = WebhookEnvelope & {
+  event?: "market.volume_spike";
+  market_id: string;
+  market_title: string;
+  /** Taker volume (size x price, USDC) in the window, this trade included. */
+  volume_usdc: number;
+  /** Taker volume of the baseline period / its hours. */
+  baseline_hourly_usdc: number;
+  /** volume_usdc / (baseline per hour x the window in hours), to 2 decimals. */
+  ratio: number;
+  window_minutes: number;
+  /** The trade that completed the spike. */
   timestamp: Timestamp;
 };
 
@@ -4400,6 +4415,7 @@ export interface WebhookEvents {
   "trade.executed": TradeExecutedEvent;
   "trader.large_trade": TraderLargeTradeEvent;
   "market.price_signal": MarketPriceSignalEvent;
+  "market.volume_spike": MarketVolumeSpikeEvent;
   "market.resolved": MarketResolvedEvent;
   "copy.executed": CopyExecutedEvent;
   "risk.blocked": RiskBlockedEvent;

@@ -41,7 +41,7 @@ DecimalInput = Union[str, Decimal]
 # Receiver URL, http or https, resolving to public addresses only.
 WebhookUrl = str
 
-WebhookEventList = list[Literal["trade.executed", "trader.large_trade", "market.price_signal", "market.resolved", "copy.executed", "risk.blocked", "strategy.signal"]]
+WebhookEventList = list[Literal["trade.executed", "trader.large_trade", "market.price_signal", "market.volume_spike", "market.resolved", "copy.executed", "risk.blocked", "strategy.signal"]]
 
 
 class Event(Model):
@@ -934,6 +934,17 @@ class MarketPriceSignalEvent(WebhookEnvelope):
     timestamp: Timestamp
 
 
+class MarketVolumeSpikeEvent(WebhookEnvelope):
+    event: Optional[Literal["market.volume_spike"]] = None
+    market_id: str
+    market_title: str
+    volume_usdc: Decimal = Field(description="Taker volume (size x price, USDC) in the window, this trade included.")
+    baseline_hourly_usdc: Decimal = Field(description="Taker volume of the baseline period / its hours.")
+    ratio: Decimal = Field(description="volume_usdc / (baseline per hour x the window in hours), to 2 decimals.")
+    window_minutes: Decimal
+    timestamp: Timestamp = Field(description="The trade that completed the spike.")
+
+
 class MarketResolvedEvent(WebhookEnvelope):
     event: Optional[Literal["market.resolved"]] = None
     market_id: str
@@ -1230,6 +1241,7 @@ WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "trade.executed": TradeExecutedEvent,
     "trader.large_trade": TraderLargeTradeEvent,
     "market.price_signal": MarketPriceSignalEvent,
+    "market.volume_spike": MarketVolumeSpikeEvent,
     "market.resolved": MarketResolvedEvent,
     "copy.executed": CopyExecutedEvent,
     "risk.blocked": RiskBlockedEvent,
@@ -1237,5 +1249,5 @@ WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "webhook.test": WebhookTestEvent,
 }
 
-for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick,):
+for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick,):
     _model.model_rebuild()
