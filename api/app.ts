@@ -31,6 +31,7 @@ import { agentRoutes } from './routes/agents.js';
 import { briefingRoutes } from './routes/briefing.js';
 import { backtestRoutes } from './routes/backtest.js';
 import { copyRoutes } from './routes/copy.js';
+import { strategyRoutes } from './routes/strategies.js';
 import { feeRoutes } from './routes/fees.js';
 import { paperRoutes } from './routes/paper.js';
 import { walletRoutes } from './routes/wallet.js';
@@ -145,7 +146,10 @@ function buildApp(
   }
   const clock = deps.clock ?? Date.now;
   app.use('/v1', copyRoutes(deps.control, clock));
-  if (deps.feeFallback) app.use('/v1', backtestRoutes(deps.store, { feeFallback: deps.feeFallback }, clock));
+  if (deps.feeFallback) {
+    app.use('/v1', backtestRoutes(deps.store, { feeFallback: deps.feeFallback }, clock));
+    app.use('/v1', strategyRoutes(deps.control, deps.store, { feeFallback: deps.feeFallback }, clock));
+  }
   app.use('/v1', healthRoutes(deps.store, deps.health));
   app.use('/v1', accountRoutes({ meter: deps.meter, operations, ...deps.access }));
   for (const model of READ_MODELS) if (model.routes) app.use('/v1', model.routes({ store: deps.store, marketLookup: deps.marketLookup }));

@@ -1361,3 +1361,53 @@ export type CopyPick = {
   }>;
   computed_at: Timestamp;
 };
+
+export type StrategyInput = {
+  /** The strategy_name of its signals. */
+  name: string;
+  market_ids: Array<string>;
+  change_pct?: number;
+  window_minutes?: number;
+  mode?: "momentum" | "reversion";
+  /** The backtest's exit; null holds to resolution or the end. */
+  hold_hours?: number | null;
+  order_usdc?: DecimalInput;
+  enabled?: boolean;
+};
+
+export type StrategyPatch = {
+  name?: string;
+  market_ids?: Array<string>;
+  change_pct?: number;
+  window_minutes?: number;
+  mode?: "momentum" | "reversion";
+  hold_hours?: number | null;
+  order_usdc?: DecimalInput;
+  enabled?: boolean;
+};
+
+export type Strategy = {
+  id: number;
+  name: string;
+  signal_type: "strategy_lab";
+  kind: "price_threshold";
+  config: {
+    market_ids: Array<string>;
+    change_pct: number;
+    window_minutes: number;
+    mode: "momentum" | "reversion";
+    hold_hours: number | null;
+    order_usdc: Usdc;
+  };
+  /** Net result / (buy notional + fees) of the 30-day backtest when saved (0 when it made no trade). */
+  edge: number;
+  /** won / (won + lost) of that backtest, 0..1 (0 when no position closed). */
+  confidence: number;
+  /** That backtest's summary (GET /backtest summary) with its from and to. */
+  backtest: {
+    [key: string]: unknown;
+  } | null;
+  enabled: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+};

@@ -23,7 +23,9 @@ import { decideCopy } from './copy-rules.js';
 import { type CopySubscription, CopySubscriptions } from './copy-subscriptions.js';
 import { heldShares, insertIntent, spentToday } from './intents.js';
 import { fromChainEvent, fromTrade, type LeaderFill } from './leader-fill.js';
-import { copyExecuted, type IntentFacts, riskBlocked } from './payloads.js';
+import { copyExecuted, type IntentFacts, riskBlocked, strategySignal } from './payloads.js';
+import { enabledStrategies } from './strategies.js';
+import { StrategyEvaluator } from './strategy-signals.js';
 
 export const COPY_GROUP_ID = 'tapeline-copy';
 
@@ -54,6 +56,7 @@ export interface CopyEngineStats {
   intents: number;
   blocked: number;
   duplicates: number;
+  strategy_signals: number;
   enqueued: number;
 }
 
@@ -70,17 +73,19 @@ interface AccountHook {
   created_at: Date;
 }
 
-const COPY_EVENTS = ['copy.executed', 'risk.blocked'];
+const ACCOUNT_EVENTS = ['copy.executed', 'risk.blocked', 'strategy.signal'];
 
 export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyEngine> {
   const clock = options.clock ?? Date.now;
   const subscriptions = new CopySubscriptions(options.control, clock);
   const categories = new MarketCategories(options.store);
-  const stats: CopyEngineStats = { batches: 0, leader_fills: 0, intents: 0, blocked: 0, duplicates: 0, enqueued: 0 };
+  const stats: CopyEngineStats = { batches: 0, leader_fills: 0, intents: 0, blocked: 0, duplicates: 0, strategy_signals: 0, enqueued: 0 };
+  const evaluator = new StrategyEvaluator();
 
   const handleBatch = async (batch: MessageBatch) => {
-    const fills = leaderFillsOf(batch, options.logger);
     stats.batches += 1;
+    if (batch.topic === STREAMS.trades.topic) await strategiesOn(batch);
+    const fills = leaderFillsOf(batch, options.logger);
     if (fills.length === 0) return;
     const following = await subscriptions.following([...new Set(fills.map((f) => f.fill.wallet))]);
     if (following.length === 0) return;
@@ -118,6 +123,46 @@ export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyE
     }
     stats.enqueued += enqueued;
     if (emitted.length > 0) options.onEmitted?.(emitted);
+  };
+
+  /** Saved strategies on a batch of trades: strategy.signal to the owners' webhook subscriptions. */
+  const strategiesOn = async (batch: MessageBatch) => {
+    const strategies = await enabledStrategies(options.control);
+    if (strategies.length === 0) return;
+    const trades = batch.messages.flatMap((message) => {
+      try {
+        return [{ trade: STREAMS.trades.codec.decode(message.value), loggedAtMs: message.timestamp }];
+      } catch {
+        return [];
+      }
+    });
+    const restore = evaluator.checkpoint(new Set(trades.map((t) => t.trade.market_id)));
+    try {
+      const fired = evaluator.evaluate(
+        trades.map((t) => t.trade),
+        strategies,
+        clock(),
+      );
+      if (fired.length === 0) return;
+      const hooks = await accountHooks(options.control, [...new Set(fired.map((f) => f.accountId))]);
+      const loggedAt = new Map(trades.map((t) => [t.trade.event_id, t.loggedAtMs]));
+      const deliveries: NewDelivery[] = [];
+      for (const { accountId, facts } of fired) {
+        const payload = strategySignal(facts);
+        for (const hook of hooks.get(accountId) ?? []) {
+          if (wants(hook, { type: payload.event, market_id: facts.marketId, logged_at_ms: loggedAt.get(facts.triggerId) ?? 0 })) {
+            deliveries.push({ subscriptionId: hook.id, eventId: payload.id, eventType: payload.event, payload });
+          }
+        }
+      }
+      const enqueued = await options.control.transaction((tx) => enqueueDeliveries(tx, deliveries, clock()));
+      stats.strategy_signals += fired.length;
+      stats.enqueued += enqueued;
+      if (enqueued > 0) options.onEmitted?.([]);
+    } catch (error) {
+      restore();
+      throw error;
+    }
   };
 
   const decide = async (tx: SqlExecutor, subscription: CopySubscription, fill: LeaderFill, category: string): Promise<IntentFacts | null> => {
@@ -178,7 +223,7 @@ async function accountHooks(control: ControlStore, accountIds: string[]): Promis
   const rows = await control.query<AccountHook>(
     `SELECT id::text AS id, account_id::text AS account_id, events, filters, created_at FROM webhook_subscriptions
       WHERE enabled AND account_id = ANY($1::bigint[]) AND events && $2::text[]`,
-    [accountIds, COPY_EVENTS],
+    [accountIds, ACCOUNT_EVENTS],
   );
   const byAccount = new Map<string, AccountHook[]>();
   for (const row of rows) byAccount.set(row.account_id, [...(byAccount.get(row.account_id) ?? []), row]);

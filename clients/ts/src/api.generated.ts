@@ -1362,6 +1362,56 @@ export type CopyPick = {
   computed_at: Timestamp;
 };
 
+export type StrategyInput = {
+  /** The strategy_name of its signals. */
+  name: string;
+  market_ids: Array<string>;
+  change_pct?: number;
+  window_minutes?: number;
+  mode?: "momentum" | "reversion";
+  /** The backtest's exit; null holds to resolution or the end. */
+  hold_hours?: number | null;
+  order_usdc?: DecimalInput;
+  enabled?: boolean;
+};
+
+export type StrategyPatch = {
+  name?: string;
+  market_ids?: Array<string>;
+  change_pct?: number;
+  window_minutes?: number;
+  mode?: "momentum" | "reversion";
+  hold_hours?: number | null;
+  order_usdc?: DecimalInput;
+  enabled?: boolean;
+};
+
+export type Strategy = {
+  id: number;
+  name: string;
+  signal_type: "strategy_lab";
+  kind: "price_threshold";
+  config: {
+    market_ids: Array<string>;
+    change_pct: number;
+    window_minutes: number;
+    mode: "momentum" | "reversion";
+    hold_hours: number | null;
+    order_usdc: Usdc;
+  };
+  /** Net result / (buy notional + fees) of the 30-day backtest when saved (0 when it made no trade). */
+  edge: number;
+  /** won / (won + lost) of that backtest, 0..1 (0 when no position closed). */
+  confidence: number;
+  /** That backtest's summary (GET /backtest summary) with its from and to. */
+  backtest: {
+    [key: string]: unknown;
+  } | null;
+  enabled: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+};
+
 /** Every operation of the API document: flattened parameters, the success envelope's `data`, and whether it pages. */
 export interface Operations {
   /** POST /agents/register: Self-serve registration of a sandbox agent; returns its API key (shown once). */
@@ -2161,6 +2211,77 @@ export interface Operations {
     paramsOptional: true;
     data: Array<CopyPick>;
     paginated: true;
+  };
+  /** GET /strategies: The account's saved strategies, oldest first. */
+  listStrategies: {
+    params: {
+      /** Page size (default 50, max 500). */
+      limit?: number;
+      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      cursor?: string;
+    };
+    paramsOptional: true;
+    data: Array<Strategy>;
+    paginated: true;
+  };
+  /** POST /strategies: Save a strategy (strategy_lab); it is backtested over the last 30 days and then evaluated live on every trade, emitting strategy.signal. */
+  createStrategy: {
+    params: {
+      /** The strategy_name of its signals. */
+      name: string;
+      market_ids: Array<string>;
+      change_pct?: number;
+      window_minutes?: number;
+      mode?: "momentum" | "reversion";
+      /** The backtest's exit; null holds to resolution or the end. */
+      hold_hours?: number | null;
+      order_usdc?: DecimalInput;
+      enabled?: boolean;
+    };
+    paramsOptional: false;
+    data: Strategy;
+    paginated: false;
+  };
+  /** GET /strategies/{id}: One saved strategy with its backtest figures. */
+  getStrategy: {
+    params: {
+      /** The strategy id (strategy_id of its signals). */
+      id: string;
+    };
+    paramsOptional: false;
+    data: Strategy;
+    paginated: false;
+  };
+  /** PATCH /strategies/{id}: Change a strategy (backtested again unless only `enabled` changes); live windows start afresh. */
+  updateStrategy: {
+    params: {
+      /** The strategy id (strategy_id of its signals). */
+      id: string;
+      name?: string;
+      market_ids?: Array<string>;
+      change_pct?: number;
+      window_minutes?: number;
+      mode?: "momentum" | "reversion";
+      hold_hours?: number | null;
+      order_usdc?: DecimalInput;
+      enabled?: boolean;
+    };
+    paramsOptional: false;
+    data: Strategy;
+    paginated: false;
+  };
+  /** DELETE /strategies/{id}: Delete a strategy; it emits no further signals. */
+  deleteStrategy: {
+    params: {
+      /** The strategy id (strategy_id of its signals). */
+      id: string;
+    };
+    paramsOptional: false;
+    data: {
+      id: number;
+      deleted: true;
+    };
+    paginated: false;
   };
 }
 
@@ -4403,6 +4524,127 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
           "type": "string",
           "minLength": 1,
           "maxLength": 512
+        }
+      }
+    ],
+    "body": []
+  },
+  "listStrategies": {
+    "method": "GET",
+    "path": "/strategies",
+    "summary": "The account's saved strategies, oldest first.",
+    "access": "tier2",
+    "paginated": true,
+    "parameters": [
+      {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "description": "Page size (default 50, max 500).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 500,
+          "default": 50
+        }
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512
+        }
+      }
+    ],
+    "body": []
+  },
+  "createStrategy": {
+    "method": "POST",
+    "path": "/strategies",
+    "summary": "Save a strategy (strategy_lab); it is backtested over the last 30 days and then evaluated live on every trade, emitting strategy.signal.",
+    "description": "A strategy is a price_threshold rule on up to 100 markets, the backtest's: the YES price moved more than\n`change_pct` within `window_minutes` (as market.price_signal detects moves, at the strategy's own\nthreshold). Live, each detected move is a `strategy.signal` to the account's webhook subscriptions for\nit: side `buy` (momentum after an up move, reversion after a down move) or `sell` on the market's YES\noutcome, entry_price = the YES price of the trade that completed the move. `confidence` and `edge` are\nthe strategy's own backtest over the 30 days before it was saved (with `order_usdc` per entry and\n`hold_hours`): confidence = won / (won + lost), edge = net result / buy notional and fees.",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [],
+    "body": [
+      "name",
+      "market_ids",
+      "change_pct",
+      "window_minutes",
+      "mode",
+      "hold_hours",
+      "order_usdc",
+      "enabled"
+    ]
+  },
+  "getStrategy": {
+    "method": "GET",
+    "path": "/strategies/{id}",
+    "summary": "One saved strategy with its backtest figures.",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "The strategy id (strategy_id of its signals).",
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d{1,18}$"
+        }
+      }
+    ],
+    "body": []
+  },
+  "updateStrategy": {
+    "method": "PATCH",
+    "path": "/strategies/{id}",
+    "summary": "Change a strategy (backtested again unless only `enabled` changes); live windows start afresh.",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "The strategy id (strategy_id of its signals).",
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d{1,18}$"
+        }
+      }
+    ],
+    "body": [
+      "name",
+      "market_ids",
+      "change_pct",
+      "window_minutes",
+      "mode",
+      "hold_hours",
+      "order_usdc",
+      "enabled"
+    ]
+  },
+  "deleteStrategy": {
+    "method": "DELETE",
+    "path": "/strategies/{id}",
+    "summary": "Delete a strategy; it emits no further signals.",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "The strategy id (strategy_id of its signals).",
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d{1,18}$"
         }
       }
     ],

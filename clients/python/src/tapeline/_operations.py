@@ -23,6 +23,11 @@ class DeleteCopySubscriptionData(Model):
     deleted: Literal[True]
 
 
+class DeleteStrategyData(Model):
+    id: int
+    deleted: Literal[True]
+
+
 OPERATIONS: dict[str, OperationSpec] = {
     "registerAgent": OperationSpec("POST", "/agents/register", False, m.Registration),
     "getAgent": OperationSpec("GET", "/agents/me", False, m.Agent),
@@ -84,6 +89,11 @@ OPERATIONS: dict[str, OperationSpec] = {
     "getBacktest": OperationSpec("GET", "/backtest", False, m.BacktestResult),
     "runBacktest": OperationSpec("POST", "/backtest", False, m.BacktestResult),
     "getCopyPicks": OperationSpec("GET", "/copy-picks", True, list[m.CopyPick]),
+    "listStrategies": OperationSpec("GET", "/strategies", True, list[m.Strategy]),
+    "createStrategy": OperationSpec("POST", "/strategies", False, m.Strategy),
+    "getStrategy": OperationSpec("GET", "/strategies/{id}", False, m.Strategy),
+    "updateStrategy": OperationSpec("PATCH", "/strategies/{id}", False, m.Strategy),
+    "deleteStrategy": OperationSpec("DELETE", "/strategies/{id}", False, DeleteStrategyData),
 }
 
 
@@ -743,6 +753,58 @@ class SyncOperations:
         """
         return self._call("getCopyPicks", {}, {"topic": topic, "window": window, "min_resolved": min_resolved, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
+    def list_strategies(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.Strategy]:
+        """The account's saved strategies, oldest first.
+
+        GET /strategies (access: tier2).
+
+        Args:
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("listStrategies", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    def create_strategy(self, *, name: str, market_ids: list[str], change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[m.DecimalInput] = None, enabled: Optional[bool] = None) -> m.Strategy:
+        """Save a strategy (strategy_lab); it is backtested over the last 30 days and then evaluated live on every trade, emitting strategy.signal.
+
+        POST /strategies (access: tier2).
+
+        Args:
+            name: The strategy_name of its signals.
+            hold_hours: The backtest's exit; null holds to resolution or the end.
+        """
+        return self._call("createStrategy", {}, {}, {"name": name, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "enabled": enabled})  # type: ignore[no-any-return]
+
+    def get_strategy(self, *, id: str) -> m.Strategy:
+        """One saved strategy with its backtest figures.
+
+        GET /strategies/{id} (access: tier2).
+
+        Args:
+            id: The strategy id (strategy_id of its signals).
+        """
+        return self._call("getStrategy", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
+    def update_strategy(self, *, id: str, name: Optional[str] = None, market_ids: Optional[list[str]] = None, change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[m.DecimalInput] = None, enabled: Optional[bool] = None) -> m.Strategy:
+        """Change a strategy (backtested again unless only `enabled` changes); live windows start afresh.
+
+        PATCH /strategies/{id} (access: tier2).
+
+        Args:
+            id: The strategy id (strategy_id of its signals).
+        """
+        return self._call("updateStrategy", {"id": id}, {}, {"name": name, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "enabled": enabled})  # type: ignore[no-any-return]
+
+    def delete_strategy(self, *, id: str) -> DeleteStrategyData:
+        """Delete a strategy; it emits no further signals.
+
+        DELETE /strategies/{id} (access: tier2).
+
+        Args:
+            id: The strategy id (strategy_id of its signals).
+        """
+        return self._call("deleteStrategy", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
 
 class AsyncOperations:
     """One coroutine per API operation; the client supplies `_call`."""
@@ -1399,3 +1461,55 @@ class AsyncOperations:
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
         """
         return await self._call("getCopyPicks", {}, {"topic": topic, "window": window, "min_resolved": min_resolved, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    async def list_strategies(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.Strategy]:
+        """The account's saved strategies, oldest first.
+
+        GET /strategies (access: tier2).
+
+        Args:
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("listStrategies", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    async def create_strategy(self, *, name: str, market_ids: list[str], change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[m.DecimalInput] = None, enabled: Optional[bool] = None) -> m.Strategy:
+        """Save a strategy (strategy_lab); it is backtested over the last 30 days and then evaluated live on every trade, emitting strategy.signal.
+
+        POST /strategies (access: tier2).
+
+        Args:
+            name: The strategy_name of its signals.
+            hold_hours: The backtest's exit; null holds to resolution or the end.
+        """
+        return await self._call("createStrategy", {}, {}, {"name": name, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "enabled": enabled})  # type: ignore[no-any-return]
+
+    async def get_strategy(self, *, id: str) -> m.Strategy:
+        """One saved strategy with its backtest figures.
+
+        GET /strategies/{id} (access: tier2).
+
+        Args:
+            id: The strategy id (strategy_id of its signals).
+        """
+        return await self._call("getStrategy", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
+    async def update_strategy(self, *, id: str, name: Optional[str] = None, market_ids: Optional[list[str]] = None, change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[m.DecimalInput] = None, enabled: Optional[bool] = None) -> m.Strategy:
+        """Change a strategy (backtested again unless only `enabled` changes); live windows start afresh.
+
+        PATCH /strategies/{id} (access: tier2).
+
+        Args:
+            id: The strategy id (strategy_id of its signals).
+        """
+        return await self._call("updateStrategy", {"id": id}, {}, {"name": name, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "enabled": enabled})  # type: ignore[no-any-return]
+
+    async def delete_strategy(self, *, id: str) -> DeleteStrategyData:
+        """Delete a strategy; it emits no further signals.
+
+        DELETE /strategies/{id} (access: tier2).
+
+        Args:
+            id: The strategy id (strategy_id of its signals).
+        """
+        return await self._call("deleteStrategy", {"id": id}, {}, {})  # type: ignore[no-any-return]

@@ -1236,6 +1236,51 @@ class CopyPick(Model):
     computed_at: Timestamp
 
 
+class StrategyInput(Model):
+    name: str = Field(description="The strategy_name of its signals.")
+    market_ids: list[str]
+    change_pct: Optional[Decimal] = None
+    window_minutes: Optional[Decimal] = None
+    mode: Optional[Literal["momentum", "reversion"]] = None
+    hold_hours: Optional[Decimal] = Field(None, description="The backtest's exit; null holds to resolution or the end.")
+    order_usdc: Optional[DecimalInput] = None
+    enabled: Optional[bool] = None
+
+
+class StrategyPatch(Model):
+    name: Optional[str] = None
+    market_ids: Optional[list[str]] = None
+    change_pct: Optional[Decimal] = None
+    window_minutes: Optional[Decimal] = None
+    mode: Optional[Literal["momentum", "reversion"]] = None
+    hold_hours: Optional[Decimal] = None
+    order_usdc: Optional[DecimalInput] = None
+    enabled: Optional[bool] = None
+
+
+class StrategyConfig(Model):
+    market_ids: list[str]
+    change_pct: Decimal
+    window_minutes: Decimal
+    mode: Literal["momentum", "reversion"]
+    hold_hours: Optional[Decimal]
+    order_usdc: Usdc
+
+
+class Strategy(Model):
+    id: int
+    name: str
+    signal_type: Literal["strategy_lab"]
+    kind: Literal["price_threshold"]
+    config: StrategyConfig
+    edge: Decimal = Field(description="Net result / (buy notional + fees) of the 30-day backtest when saved (0 when it made no trade).")
+    confidence: Decimal = Field(description="won / (won + lost) of that backtest, 0..1 (0 when no position closed).")
+    backtest: Optional[dict[str, Any]] = Field(description="That backtest's summary (GET /backtest summary) with its from and to.")
+    enabled: bool
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
 #: Webhook delivery bodies by event type.
 WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "trade.executed": TradeExecutedEvent,
@@ -1249,5 +1294,5 @@ WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "webhook.test": WebhookTestEvent,
 }
 
-for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick,):
+for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
     _model.model_rebuild()
