@@ -92,7 +92,9 @@ export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyE
     const byLeader = new Map<string, CopySubscription[]>();
     for (const s of following) byLeader.set(s.leaderWallet, [...(byLeader.get(s.leaderWallet) ?? []), s]);
     const relevant = fills.filter((f) => byLeader.has(f.fill.wallet));
-    const categoryOf = await categories.of(relevant.map((f) => f.fill.marketId));
+    // Categories come from ClickHouse: only asked for when a subscription limits them (the hot path stays in the control store).
+    const needsCategory = following.some((s) => s.limits.allowedCategories.length > 0);
+    const categoryOf = needsCategory ? await categories.of(relevant.map((f) => f.fill.marketId)) : new Map<string, string>();
     const hooks = await accountHooks(options.control, [...new Set(following.map((s) => s.accountId))]);
     const emitted: EmittedIntent[] = [];
     const enqueued = await options.control.transaction(async (tx) => {
