@@ -107,7 +107,7 @@ async function main() {
     for (let k = 0; k < FILLS_PER_DAY; k++) {
       const at = yearAgo + day * DAY + Math.floor(((k + 0.5) * DAY) / FILLS_PER_DAY);
       const market = (n * 7) % MARKETS;
-      const price = Math.round((0.2 + 0.6 * ((n * 37) % 100) / 100) * 100) / 100;
+      const price = Math.round((0.2 + (0.6 * ((n * 37) % 100)) / 100) * 100) / 100;
       history.push(fillEvent(n, market, n % 3 === 2 ? 'sell' : 'buy', at, price));
       if (day >= 335)
         books.push(
@@ -178,10 +178,13 @@ async function main() {
   const accounts = new Accounts(control);
   const accountId = (await accounts.issueDeveloperKey('bench', 1_000_000)).account_id;
   await new CopySubscriptions(control).create(accountId, { leader_wallet: LEADER, sizing: { rule: 'fixed', usdc: '5' } });
-  await new WebhookSubscriptions({ store: control, guard: new UrlGuard(['127.0.0.1']), clock: Date.now, secretGraceMs: 0 }).create(accountId, {
-    url: 'http://127.0.0.1:9/copy',
-    events: ['copy.executed', 'risk.blocked'],
-  });
+  await new WebhookSubscriptions({ store: control, guard: new UrlGuard(['127.0.0.1']), clock: Date.now, secretGraceMs: 0 }).create(
+    accountId,
+    {
+      url: 'http://127.0.0.1:9/copy',
+      events: ['copy.executed', 'risk.blocked'],
+    },
+  );
   const latencies: number[] = [];
   const withAppend: number[] = [];
   const emittedAt = new Map<number, number>();

@@ -168,7 +168,8 @@ export class BriefingService {
       },
       data_as_of: isoOrNull(progress[0]?.event_at ? new Date(progress[0].event_at).getTime() : null),
       generated_at: iso(now),
-      copy_picks: picks.length > 0 ? { available: true, reason: null, items: picks } : { available: false, reason: NO_PICKS_REASON, items: [] },
+      copy_picks:
+        picks.length > 0 ? { available: true, reason: null, items: picks } : { available: false, reason: NO_PICKS_REASON, items: [] },
       signals: {
         since: after === '0' ? null : encodeSince(after),
         next_since: encodeSince(nextSeq),

@@ -167,7 +167,12 @@ export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyE
     }
   };
 
-  const decide = async (tx: SqlExecutor, subscription: CopySubscription, fill: LeaderFill, category: string): Promise<IntentFacts | null> => {
+  const decide = async (
+    tx: SqlExecutor,
+    subscription: CopySubscription,
+    fill: LeaderFill,
+    category: string,
+  ): Promise<IntentFacts | null> => {
     const now = clock();
     const [spent, held] = await Promise.all([
       spentToday(tx, subscription.id, now),
@@ -188,7 +193,13 @@ export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyE
       decision.kind === 'intent'
         ? { childMicros: decision.childMicros, childSharesMicros: decision.childSharesMicros, status: decision.status, reason: null }
         : { childMicros: null, childSharesMicros: null, status: 'blocked' as const, reason: decision.reason };
-    const intentId = await insertIntent(tx, { subscriptionId: subscription.id, accountId: subscription.accountId, fill, createdAtMs: now, ...intent });
+    const intentId = await insertIntent(tx, {
+      subscriptionId: subscription.id,
+      accountId: subscription.accountId,
+      fill,
+      createdAtMs: now,
+      ...intent,
+    });
     if (intentId === null) return null;
     return {
       intentId,
@@ -216,7 +227,10 @@ export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyE
     fromBeginning: options.fromBeginning ?? false,
     handleBatch,
     onError: (error, batch) =>
-      options.logger.warn({ err: error, topic: batch.topic, partition: batch.partition, offset: batch.firstOffset }, 'copy batch failed; retrying'),
+      options.logger.warn(
+        { err: error, topic: batch.topic, partition: batch.partition, offset: batch.firstOffset },
+        'copy batch failed; retrying',
+      ),
   });
   return { stats, stop: () => consumer.stop() };
 }

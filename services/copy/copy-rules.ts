@@ -89,7 +89,8 @@ export function decideCopy(input: DecisionInput): CopyDecision {
   const { fill, limits } = input;
   const blocked = (reason: BlockReason): CopyDecision => ({ kind: 'blocked', reason });
   if (input.nowMs - fill.timestampMs > input.maxFillAgeMs) return blocked('stale_fill');
-  if (limits.allowedMarkets.length > 0 && !limits.allowedMarkets.includes(fill.marketId.toLowerCase())) return blocked('market_not_allowed');
+  if (limits.allowedMarkets.length > 0 && !limits.allowedMarkets.includes(fill.marketId.toLowerCase()))
+    return blocked('market_not_allowed');
   if (limits.allowedCategories.length > 0 && !limits.allowedCategories.includes(input.category)) return blocked('category_not_allowed');
   if (fill.side === 'buy' && limits.maxPriceMicros !== null && fill.priceMicros > limits.maxPriceMicros) return blocked('max_price');
   if (fill.side === 'sell' && input.heldSharesMicros <= 0n) return blocked('no_position');

@@ -79,7 +79,10 @@ export async function insertIntent(db: SqlExecutor, intent: NewIntent): Promise<
 
 /** Whether the subscription already decided on this fill (a redelivery, or the other source's report). */
 export async function decided(db: SqlExecutor, subscriptionId: string, fillKey: string): Promise<boolean> {
-  const rows = await db.query('SELECT 1 FROM copy_trade_intents WHERE copy_subscription_id = $1 AND fill_key = $2', [subscriptionId, fillKey]);
+  const rows = await db.query('SELECT 1 FROM copy_trade_intents WHERE copy_subscription_id = $1 AND fill_key = $2', [
+    subscriptionId,
+    fillKey,
+  ]);
   return rows.length > 0;
 }
 

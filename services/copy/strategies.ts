@@ -121,7 +121,9 @@ export class Strategies {
     const result = await runBacktest(this.store, run, this.settings);
     const s = result.summary;
     const closed = s.won + s.lost;
-    const invested = result.trades.filter((t) => t.side === 'buy').reduce((sum, t) => sum + parseScaled(t.notional_usdc)! + parseScaled(t.fee_usdc)!, 0n);
+    const invested = result.trades
+      .filter((t) => t.side === 'buy')
+      .reduce((sum, t) => sum + parseScaled(t.notional_usdc)! + parseScaled(t.fee_usdc)!, 0n);
     const pnl = parseScaled(s.final_equity_usdc)! - parseScaled(result.starting_cash_usdc)!;
     const edge = invested > 0n ? Number(formatScaled((pnl * 1_000_000n) / invested)) : 0;
     const confidence = closed === 0 ? 0 : Math.round((s.won / closed) * 1e6) / 1e6;

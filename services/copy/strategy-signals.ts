@@ -27,7 +27,10 @@ export class StrategyEvaluator {
     for (const strategy of strategies) {
       let entry = this.windows.get(strategy.id);
       if (!entry || entry.version !== strategy.updatedAtMs) {
-        entry = { version: strategy.updatedAtMs, windows: new PriceWindows(strategy.config.window_minutes * 60_000, strategy.config.change_pct) };
+        entry = {
+          version: strategy.updatedAtMs,
+          windows: new PriceWindows(strategy.config.window_minutes * 60_000, strategy.config.change_pct),
+        };
         this.windows.set(strategy.id, entry);
       }
       const markets = new Set(strategy.config.market_ids);

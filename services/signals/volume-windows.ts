@@ -46,7 +46,8 @@ export class VolumeWindows {
       if (this.markets.has(trade.market_id)) continue;
       const windowStart = trade.timestamp_ms - this.settings.windowMs;
       const buckets = new Map<number, number>();
-      for (const [minute, usdc] of await this.seed(trade.market_id, windowStart - this.settings.baselineMs, windowStart)) buckets.set(minute, usdc);
+      for (const [minute, usdc] of await this.seed(trade.market_id, windowStart - this.settings.baselineMs, windowStart))
+        buckets.set(minute, usdc);
       this.markets.set(trade.market_id, { buckets, newestMs: 0, quietUntilMs: 0 });
     }
   }

@@ -75,15 +75,25 @@ beforeAll(async () => {
       }),
     ],
     bookSnapshots: [
-      book('b1', T0 - 60_000, [[0.39, 100]], [
-        [0.4, 10],
-        [0.41, 100],
-      ]),
+      book(
+        'b1',
+        T0 - 60_000,
+        [[0.39, 100]],
+        [
+          [0.4, 10],
+          [0.41, 100],
+        ],
+      ),
       book('b2', T0 + 10_000, [[0.41, 100]], [[0.42, 100]]),
-      book('b3', T0 + 2 * HOUR + 20_000, [
-        [0.59, 5],
-        [0.58, 100],
-      ], [[0.61, 100]]),
+      book(
+        'b3',
+        T0 + 2 * HOUR + 20_000,
+        [
+          [0.59, 5],
+          [0.58, 100],
+        ],
+        [[0.61, 100]],
+      ),
     ],
     chainLedger: [fill(1, 'buy', 100, 0.4, T0), fill(2, 'buy', 50, 0.5, T0 + HOUR), fill(3, 'sell', 100, 0.6, T0 + 2 * HOUR)],
   });
@@ -117,7 +127,9 @@ test('copy_wallet: three trades, a fee, book and impact fills - every figure as 
     book_fills: 2,
     impact_fills: 1,
   });
-  expect(data.equity_curve).toEqual([{ date: '2026-11-21', cash_usdc: '989.420638', positions_usdc: '16.166667', equity_usdc: '1005.587305' }]);
+  expect(data.equity_curve).toEqual([
+    { date: '2026-11-21', cash_usdc: '989.420638', positions_usdc: '16.166667', equity_usdc: '1005.587305' },
+  ]);
   const [one, two, three] = data.trades;
   expect(one).toEqual({
     at: new Date(T0 + 30_000).toISOString(),
@@ -196,7 +208,8 @@ test('deterministic: the same backtest twice is byte-identical, GET and POST ali
     from: new Date(DAY_START).toISOString(),
     to: new Date(DAY_START + 24 * HOUR).toISOString(),
   };
-  const post = () => fetchText({ method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }, '/backtest');
+  const post = () =>
+    fetchText({ method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }, '/backtest');
   const posted = await post();
   expect(await post()).toBe(posted);
   expect(JSON.parse(posted).data).toEqual(JSON.parse(first).data);
@@ -209,8 +222,11 @@ test('buy_and_hold and price_threshold over the same tape; bad input is a 400 na
   // From T0+1s the last trade is the leader's buy at 0.40: the order fills against the T0-60s book (age 61 s):
   // 10 @ 0.40 then 14.634146 @ 0.41, held to the end at the 0.60 close.
   const from = new Date(T0 + 1_000).toISOString();
-  const held = (await h.get(`/backtest?strategy=buy_and_hold&market_ids=${MARKET}&order_usdc=10&from=${from}&to=${new Date(DAY_START + 24 * HOUR).toISOString()}`)).body
-    .data;
+  const held = (
+    await h.get(
+      `/backtest?strategy=buy_and_hold&market_ids=${MARKET}&order_usdc=10&from=${from}&to=${new Date(DAY_START + 24 * HOUR).toISOString()}`,
+    )
+  ).body.data;
   expect(held.trades).toHaveLength(1);
   expect(held.trades[0]).toMatchObject({ trigger: 'entry', reference_price: '0.4', shares: '24.634146', basis: 'book' });
   // The YES price moved 0.40 -> 0.50 (+25 %) within 90 minutes: momentum buys YES at the move's trade.

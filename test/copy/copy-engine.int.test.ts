@@ -41,7 +41,16 @@ const COPY_EXECUTED_FIELDS = [
   'dry_run',
   'timestamp',
 ];
-const RISK_BLOCKED_FIELDS = ['user_id', 'copy_subscription_id', 'leader_wallet', 'market_id', 'reason', 'leader_size_usdc', 'trade_intent_id', 'timestamp'];
+const RISK_BLOCKED_FIELDS = [
+  'user_id',
+  'copy_subscription_id',
+  'leader_wallet',
+  'market_id',
+  'reason',
+  'leader_size_usdc',
+  'trade_intent_id',
+  'timestamp',
+];
 const ENVELOPE = ['event', 'id', 'delivery_id', 'source'];
 
 let log: EventLog;
@@ -90,7 +99,9 @@ async function call(method: string, route: string, key: string, body?: unknown) 
 async function settled() {
   await waitFor(
     async () => {
-      const copied = Object.values(await sinkLag(log, [STREAMS.chainLedger.topic, STREAMS.trades.topic], COPY_GROUP_ID)).every((l) => l === 0);
+      const copied = Object.values(await sinkLag(log, [STREAMS.chainLedger.topic, STREAMS.trades.topic], COPY_GROUP_ID)).every(
+        (l) => l === 0,
+      );
       const sunk = Object.values(await sinkLag(log)).every((l) => l === 0);
       return copied && sunk;
     },
@@ -132,9 +143,10 @@ test('leader fills -> intents and outbox deliveries with the spec fields; twins 
   const bad = await call('POST', '/copy/subscriptions', follower, { leader_wallet: LEADER, sizing: { rule: 'capped', ratio: '0.1' } });
   expect(bad.status).toBe(400);
   expect(bad.body.error).toMatch(/sizing\.cap_usdc/);
-  expect((await call('POST', '/copy/subscriptions', follower, { leader_wallet: LEADER, sizing: { rule: 'fixed', usdc: '1.0000001' } })).body.error).toMatch(
-    /sizing\.usdc/,
-  );
+  expect(
+    (await call('POST', '/copy/subscriptions', follower, { leader_wallet: LEADER, sizing: { rule: 'fixed', usdc: '1.0000001' } })).body
+      .error,
+  ).toMatch(/sizing\.usdc/);
   // Another account cannot see A.
   expect((await call('GET', `/copy/subscriptions/${a.body.data.id}`, other)).status).toBe(404);
 
@@ -157,7 +169,18 @@ test('leader fills -> intents and outbox deliveries with the spec fields; twins 
   ]);
   // The Data API's report of fill 1 (same tx, wallet, token, side, size): no second decision.
   await publisher.publish('trades', [
-    tradeExecuted({ event_id: 'api-twin', tx_hash: txHash(1), wallet: LEADER, market_id: MARKET, asset_id: '555', side: 'buy', size: 200, size_usdc: 100, price: 0.5, timestamp_ms: T0 + 9_000 }),
+    tradeExecuted({
+      event_id: 'api-twin',
+      tx_hash: txHash(1),
+      wallet: LEADER,
+      market_id: MARKET,
+      asset_id: '555',
+      side: 'buy',
+      size: 200,
+      size_usdc: 100,
+      price: 0.5,
+      timestamp_ms: T0 + 9_000,
+    }),
   ]);
   await settled();
 
@@ -169,7 +192,12 @@ test('leader fills -> intents and outbox deliveries with the spec fields; twins 
     ['dry_run', null, '25', '45.454545'],
     ['blocked', 'stale_fill', null, null],
   ]);
-  expect(intents[0]).toMatchObject({ leader_origin: 'chain', leader_trade_id: `137:${txHash(1)}:0`, leader_size_usdc: '100', leader_price: '0.5' });
+  expect(intents[0]).toMatchObject({
+    leader_origin: 'chain',
+    leader_trade_id: `137:${txHash(1)}:0`,
+    leader_size_usdc: '100',
+    leader_price: '0.5',
+  });
   const bIntents = (await call('GET', `/copy/intents?subscription_id=${b.body.data.id}`, follower)).body.data;
   expect(bIntents.map((i: any) => i.reason).sort()).toEqual([
     'category_not_allowed',
@@ -209,7 +237,10 @@ test('leader fills -> intents and outbox deliveries with the spec fields; twins 
     timestamp: new Date(T0 + 10_000).toISOString(),
     source: 'simulator',
   });
-  expect(blocked.find((x) => x.reason === 'max_daily_notional')).toMatchObject({ leader_size_usdc: 6, trade_intent_id: intents[2].trade_intent_id });
+  expect(blocked.find((x) => x.reason === 'max_daily_notional')).toMatchObject({
+    leader_size_usdc: 6,
+    trade_intent_id: intents[2].trade_intent_id,
+  });
 
   // Disabled subscriptions copy nothing; a redelivered log from the start changes nothing.
   expect((await call('PATCH', `/copy/subscriptions/${b.body.data.id}`, follower, { enabled: false })).body.data.enabled).toBe(false);

@@ -119,14 +119,27 @@ test('a leader fill in the simulator -> signed copy.executed (dry run) and risk.
   for (const t of trades) counts.set(t.wallet, (counts.get(t.wallet) ?? 0) + 1);
   const leader = [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]![0];
 
-  const hook = await postJson(`${base}/webhooks`, { url: `${receiver.url}/copy`, events: ['copy.executed', 'risk.blocked'] }, { apiKey: key });
+  const hook = await postJson(
+    `${base}/webhooks`,
+    { url: `${receiver.url}/copy`, events: ['copy.executed', 'risk.blocked'] },
+    { apiKey: key },
+  );
   expect(hook.status).toBe(201);
   const secret = hook.body.data.secret as string;
-  const dry = await postJson(`${base}/copy/subscriptions`, { leader_wallet: leader, sizing: { rule: 'fixed', usdc: '5' } }, { apiKey: key });
+  const dry = await postJson(
+    `${base}/copy/subscriptions`,
+    { leader_wallet: leader, sizing: { rule: 'fixed', usdc: '5' } },
+    { apiKey: key },
+  );
   expect(dry.status).toBe(201);
   const limited = await postJson(
     `${base}/copy/subscriptions`,
-    { leader_wallet: leader, sizing: { rule: 'fixed', usdc: '5' }, limits: { max_daily_notional_usdc: '2', min_order_usdc: '1' }, dry_run: false },
+    {
+      leader_wallet: leader,
+      sizing: { rule: 'fixed', usdc: '5' },
+      limits: { max_daily_notional_usdc: '2', min_order_usdc: '1' },
+      dry_run: false,
+    },
     { apiKey: key },
   );
   expect(limited.status).toBe(201);

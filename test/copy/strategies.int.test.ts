@@ -60,7 +60,14 @@ beforeAll(async () => {
   await migrate(store);
   sink = await startSink(log, store, pino({ level: 'silent' }));
   api = await startApiHarness({ store, clock: () => now });
-  engine = await startCopyEngine({ log, control: api.control, store, logger: pino({ level: 'silent' }), maxFillAgeMs: 120_000, clock: () => now });
+  engine = await startCopyEngine({
+    log,
+    control: api.control,
+    store,
+    logger: pino({ level: 'silent' }),
+    maxFillAgeMs: 120_000,
+    clock: () => now,
+  });
 }, 60_000);
 
 afterAll(async () => {
@@ -92,12 +99,30 @@ async function settled() {
 }
 
 const yes = (id: string, market: string, price: number, at: number) =>
-  tradeExecuted({ event_id: id, market_id: market, market_title: `Market ${market.slice(-2)}`, asset_id: `${market.slice(-2)}1`, price, yes_price: price, size: 100, size_usdc: 100 * price, timestamp_ms: at });
+  tradeExecuted({
+    event_id: id,
+    market_id: market,
+    market_title: `Market ${market.slice(-2)}`,
+    asset_id: `${market.slice(-2)}1`,
+    price,
+    yes_price: price,
+    size: 100,
+    size_usdc: 100 * price,
+    timestamp_ms: at,
+  });
 
 test('a saved strategy is backtested when saved and fires strategy.signal on a live move', async () => {
   const publisher = new EventPublisher(log);
   await publisher.publish('markets', [
-    marketUpserted({ market_id: X, title: 'Market 51', outcome_token_ids: ['511', '512'], status: 'resolved', resolved_outcome: 'Yes', outcome_prices: [1, 0], resolved_at_ms: T0 + HOUR }),
+    marketUpserted({
+      market_id: X,
+      title: 'Market 51',
+      outcome_token_ids: ['511', '512'],
+      status: 'resolved',
+      resolved_outcome: 'Yes',
+      outcome_prices: [1, 0],
+      resolved_at_ms: T0 + HOUR,
+    }),
     marketUpserted({ market_id: Y, title: 'Market 52', outcome_token_ids: ['521', '522'] }),
   ]);
   await publisher.publish('trades', [yes('h1', X, 0.4, T0), yes('h2', X, 0.5, T0 + 10 * 60_000)]);
@@ -105,11 +130,22 @@ test('a saved strategy is backtested when saved and fires strategy.signal on a l
 
   const key = (await api.admin.createKey('strategist', '2')).api_key;
   const account = (await api.accounts.authenticate(key))!.account_id;
-  const hook = await new WebhookSubscriptions({ store: api.control, guard: new UrlGuard(['127.0.0.1']), clock: () => now, secretGraceMs: 0 }).create(account, {
+  const hook = await new WebhookSubscriptions({
+    store: api.control,
+    guard: new UrlGuard(['127.0.0.1']),
+    clock: () => now,
+    secretGraceMs: 0,
+  }).create(account, {
     url: 'http://127.0.0.1:9/signals',
     events: ['strategy.signal'],
   });
-  const created = await call('POST', '/strategies', key, { name: 'Momentum 20', market_ids: [X, Y], change_pct: 20, window_minutes: 30, order_usdc: '100' });
+  const created = await call('POST', '/strategies', key, {
+    name: 'Momentum 20',
+    market_ids: [X, Y],
+    change_pct: 20,
+    window_minutes: 30,
+    order_usdc: '100',
+  });
   expect(created.status).toBe(201);
   expect(created.body.data).toMatchObject({
     name: 'Momentum 20',
@@ -151,7 +187,10 @@ test('a saved strategy is backtested when saved and fires strategy.signal on a l
   expect(body.signal_id).toMatch(/^sig_[0-9a-f]{32}$/);
 
   // Disabled: no further signals.
-  expect((await call('PATCH', `/strategies/${created.body.data.id}`, key, { enabled: false })).body.data).toMatchObject({ enabled: false, edge: 0.979805 });
+  expect((await call('PATCH', `/strategies/${created.body.data.id}`, key, { enabled: false })).body.data).toMatchObject({
+    enabled: false,
+    edge: 0.979805,
+  });
   await publisher.publish('trades', [yes('y4', Y, 0.2, now + 4_000), yes('y5', Y, 0.5, now + 5_000)]);
   await settled();
   expect((await api.control.query("SELECT 1 FROM webhook_deliveries WHERE event_type = 'strategy.signal'")).length).toBe(1);

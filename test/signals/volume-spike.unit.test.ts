@@ -19,7 +19,12 @@ test('a window of at least 3x the baseline hour and at least 10,000 USDC is one 
   const spike = windows.observe(trade(101, start + 120_000, 1_500))!;
   expect(spike).toMatchObject({ window_volume_usdc: 10_500, baseline_hourly_usdc: 2_400, ratio: 4.38, trigger_id: 't101' });
   expect(windows.observe(trade(102, start + 180_000, 50_000))).toBeNull();
-  expect(volumeSpike(spike, HOUR)).toMatchObject({ event: 'market.volume_spike', volume_usdc: 10_500, window_minutes: 60, baseline_hourly_usdc: 2_400 });
+  expect(volumeSpike(spike, HOUR)).toMatchObject({
+    event: 'market.volume_spike',
+    volume_usdc: 10_500,
+    window_minutes: 60,
+    baseline_hourly_usdc: 2_400,
+  });
 });
 
 test('no baseline, no spike; a seeded baseline counts; late trades are ignored', async () => {

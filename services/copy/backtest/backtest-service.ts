@@ -14,7 +14,7 @@ import { HOUR_MS, iso } from '../../shared/time.js';
 import type { SizingRule } from '../copy-rules.js';
 import { booksAt, dailyCloses, marketTerms, marketTrades, parseUsdc, walletFills } from './market-data.js';
 import { copyTriggers, holdTriggers, type StrategyConfig, thresholdTriggers } from './plan.js';
-import { type SimResult, simulate } from './simulate.js';
+import { type MarketTerms, type SimResult, simulate, type Trigger } from './simulate.js';
 
 export const MAX_RANGE_DAYS = 366;
 const DAY_MS = 86_400_000;
@@ -89,7 +89,10 @@ export function parseBacktest(q: BacktestRequest, nowMs: number): BacktestRun {
     case 'price_threshold': {
       const mode = str(q.mode) ?? 'momentum';
       if (mode !== 'momentum' && mode !== 'reversion') throw ApiError.badRequest('mode: momentum or reversion');
-      const holdHours = q.hold_hours === undefined || q.hold_hours === null || q.hold_hours === '' ? null : number('hold_hours', q.hold_hours, 0.01, 24 * 366);
+      const holdHours =
+        q.hold_hours === undefined || q.hold_hours === null || q.hold_hours === ''
+          ? null
+          : number('hold_hours', q.hold_hours, 0.01, 24 * 366);
       config = {
         kind: 'price_threshold',
         marketIds: marketList(q.market_ids),
@@ -118,8 +121,8 @@ export function parseBacktest(q: BacktestRequest, nowMs: number): BacktestRun {
 
 export async function runBacktest(store: AnalyticsStore, run: BacktestRun, settings: BacktestSettings) {
   const { config, fromMs, toMs } = run;
-  let triggers;
-  let markets;
+  let triggers: Trigger[];
+  let markets: Map<string, MarketTerms>;
   let marketIds: string[];
   if (config.kind === 'copy_wallet') {
     const fills = await walletFills(store, config.wallet, fromMs - config.delayMs, toMs);
@@ -131,7 +134,8 @@ export async function runBacktest(store: AnalyticsStore, run: BacktestRun, setti
     markets = await marketTerms(store, marketIds, settings.feeFallback);
     const lookback = config.kind === 'price_threshold' ? config.windowMs : 0;
     const trades = await marketTrades(store, marketIds, fromMs, toMs, lookback);
-    triggers = config.kind === 'price_threshold' ? thresholdTriggers(config, trades, markets, toMs) : holdTriggers(config, trades, markets, fromMs);
+    triggers =
+      config.kind === 'price_threshold' ? thresholdTriggers(config, trades, markets, toMs) : holdTriggers(config, trades, markets, fromMs);
   }
   const inRange = triggers.filter((t) => t.atMs >= fromMs && t.atMs < toMs);
   const [books, closes] = await Promise.all([booksAt(store, inRange, markets), dailyCloses(store, marketIds, fromMs, toMs)]);
@@ -233,6 +237,8 @@ function present(run: BacktestRun, r: SimResult, markets: Map<string, { title: s
       shares: formatScaled(s.sharesMicros),
       payout_usdc: usdc(s.payoutMicros),
     })),
-    skipped: r.skipped.slice(0, MAX_LISTED_TRADES).map((s) => ({ at: iso(s.atMs), market_id: s.marketId, trigger: s.ref, reason: s.reason })),
+    skipped: r.skipped
+      .slice(0, MAX_LISTED_TRADES)
+      .map((s) => ({ at: iso(s.atMs), market_id: s.marketId, trigger: s.ref, reason: s.reason })),
   };
 }

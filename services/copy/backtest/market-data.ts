@@ -200,7 +200,12 @@ export async function marketTerms(
 }
 
 /** Closing YES price per market and UTC day: the chain's candle where it has one, else the Data API's. */
-export async function dailyCloses(store: AnalyticsStore, marketIds: string[], fromMs: number, toMs: number): Promise<Map<string, Map<number, bigint>>> {
+export async function dailyCloses(
+  store: AnalyticsStore,
+  marketIds: string[],
+  fromMs: number,
+  toMs: number,
+): Promise<Map<string, Map<number, bigint>>> {
   const closes = new Map<string, Map<number, bigint>>();
   if (marketIds.length === 0) return closes;
   const rows = await store.query<{ market_id: string; day_ms: string; close: number }>(
@@ -267,7 +272,11 @@ export async function booksAt(store: AnalyticsStore, triggers: Trigger[], market
         .map((p, i) => ({ priceMicros: microsOf(p), sizeMicros: microsOf(sizes[i] ?? 0) }))
         .filter((l) => l.sizeMicros > 0n && l.priceMicros > 0n && l.priceMicros < MICRO)
         .sort((a, b) => (bids ? Number(b.priceMicros - a.priceMicros) : Number(a.priceMicros - b.priceMicros)));
-    books.set(Number(row.seq), { atMs: at, bids: levels(row.bid_prices, row.bid_sizes, true), asks: levels(row.ask_prices, row.ask_sizes, false) });
+    books.set(Number(row.seq), {
+      atMs: at,
+      bids: levels(row.bid_prices, row.bid_sizes, true),
+      asks: levels(row.ask_prices, row.ask_sizes, false),
+    });
   }
   return books;
 }

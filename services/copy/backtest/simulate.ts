@@ -118,7 +118,9 @@ interface Holding {
 }
 
 export function simulate(inputs: BacktestInputs): SimResult {
-  const triggers = [...inputs.triggers].filter((t) => t.atMs >= inputs.fromMs && t.atMs < inputs.toMs).sort((a, b) => a.atMs - b.atMs || a.seq - b.seq);
+  const triggers = [...inputs.triggers]
+    .filter((t) => t.atMs >= inputs.fromMs && t.atMs < inputs.toMs)
+    .sort((a, b) => a.atMs - b.atMs || a.seq - b.seq);
   const resolutions = [...inputs.markets.values()]
     .filter((m) => m.resolution !== null && m.resolution.atMs < inputs.toMs)
     .sort((a, b) => a.resolution!.atMs - b.resolution!.atMs || (a.marketId < b.marketId ? -1 : 1));
@@ -156,7 +158,7 @@ export function simulate(inputs: BacktestInputs): SimResult {
       closeEpisode(holding);
     });
   };
-  const markOf = (assetId: string, holding: Holding, dayMs: number, atMs: number): bigint => {
+  const markOf = (holding: Holding, dayMs: number, atMs: number): bigint => {
     const market = inputs.markets.get(holding.marketId)!;
     if (market.resolution && market.resolution.atMs <= atMs) return market.resolution.payoutsMicros[holding.outcomeIndex] ?? 0n;
     const yes = inputs.closes.get(holding.marketId)?.get(dayMs);
@@ -169,8 +171,8 @@ export function simulate(inputs: BacktestInputs): SimResult {
   let peak = inputs.startingCashMicros;
   const valueAt = (dayMs: number, atMs: number) => {
     let positions = 0n;
-    for (const [assetId, holding] of [...holdings.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      if (holding.shares > 0n) positions += mulDiv(holding.shares, markOf(assetId, holding, dayMs, atMs), MICRO);
+    for (const [, holding] of [...holdings.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      if (holding.shares > 0n) positions += mulDiv(holding.shares, markOf(holding, dayMs, atMs), MICRO);
     }
     const equity = cash + positions;
     if (equity > peak) peak = equity;
@@ -199,7 +201,8 @@ export function simulate(inputs: BacktestInputs): SimResult {
       const trigger = nextT!;
       const market = inputs.markets.get(trigger.marketId);
       const assetId = market?.tokenIds[trigger.outcomeIndex];
-      const skip = (reason: Skipped['reason']) => result.skipped.push({ atMs: trigger.atMs, marketId: trigger.marketId, ref: trigger.ref, reason });
+      const skip = (reason: Skipped['reason']) =>
+        result.skipped.push({ atMs: trigger.atMs, marketId: trigger.marketId, ref: trigger.ref, reason });
       if (!market || assetId === undefined) {
         skip('unknown_market');
         continue;
@@ -236,7 +239,9 @@ export function simulate(inputs: BacktestInputs): SimResult {
       } else {
         side = 'sell';
         const wanted =
-          trigger.want.kind === 'sell_all' ? holding.shares : divide(trigger.want.notionalMicros * MICRO, trigger.referenceMicros || 1n, 'floor');
+          trigger.want.kind === 'sell_all'
+            ? holding.shares
+            : divide(trigger.want.notionalMicros * MICRO, trigger.referenceMicros || 1n, 'floor');
         const shares = minBig(wanted, holding.shares);
         if (shares <= 0n) {
           skip('no_position');

@@ -104,7 +104,9 @@ test('eligible leaders only, with their figures; the copier ROI is the backtest 
   ).body.data;
   const M = 1_000_000n;
   const micros = (text: string) => BigInt(Math.round(Number(text) * 1e6));
-  const invested = backtest.trades.filter((t: any) => t.side === 'buy').reduce((s: bigint, t: any) => s + micros(t.notional_usdc) + micros(t.fee_usdc), 0n);
+  const invested = backtest.trades
+    .filter((t: any) => t.side === 'buy')
+    .reduce((s: bigint, t: any) => s + micros(t.notional_usdc) + micros(t.fee_usdc), 0n);
   const pnl = micros(backtest.summary.final_equity_usdc) - 10_000n * M;
   expect(micros(pick.copier_roi.invested_usdc)).toBe(invested);
   expect(micros(pick.copier_roi.follower_pnl_usdc)).toBe(pnl);

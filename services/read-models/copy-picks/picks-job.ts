@@ -41,7 +41,8 @@ export async function recomputeCopyPicks(
   const computedAt = new Date(nowMs).toISOString();
   const byWallet = new Map<string, LeaderStats[]>();
   for (const category of await source.categories()) {
-    for (const stats of await source.candidates(category, settings.candidates, 1)) byWallet.set(stats.wallet, [...(byWallet.get(stats.wallet) ?? []), stats]);
+    for (const stats of await source.candidates(category, settings.candidates, 1))
+      byWallet.set(stats.wallet, [...(byWallet.get(stats.wallet) ?? []), stats]);
   }
   const orderMicros = parseScaled(settings.orderUsdc) ?? 100n * MICRO;
   const delayMs = settings.delaySeconds * 1000;
@@ -74,12 +75,21 @@ export async function recomputeCopyPicks(
           books,
           closes,
         });
-        const invested = sim.trades.filter((t) => t.side === 'buy').reduce((s, t) => s + t.execution.notionalMicros + t.execution.feeMicros, 0n);
+        const invested = sim.trades
+          .filter((t) => t.side === 'buy')
+          .reduce((s, t) => s + t.execution.notionalMicros + t.execution.feeMicros, 0n);
         const pnl = sim.finalEquityMicros - STARTING_CASH;
         const roiPct = invested > 0n ? Math.round((Number(pnl) / Number(invested)) * 1_000_000) / 10_000 : 0;
         const windowFills = chosen.map((c) => c.fill);
         const lastFillMs = windowFills.length > 0 ? Math.max(...windowFills.map((f) => f.timestampMs)) : null;
-        const figures = { stats, fillsInWindow: windowFills.length, lastFillMs, washShare: washShare(windowFills), copierRoiPct: roiPct, nowMs };
+        const figures = {
+          stats,
+          fillsInWindow: windowFills.length,
+          lastFillMs,
+          washShare: washShare(windowFills),
+          copierRoiPct: roiPct,
+          nowMs,
+        };
         rows.push({
           window,
           topic: stats.category,
@@ -155,7 +165,12 @@ async function openPositions(store: AnalyticsStore, fills: LeaderFill[], markets
   });
 }
 
-export function startCopyPicks(store: AnalyticsStore, settings: PicksSettings, intervalMs: number, logger: Logger): { stop(): Promise<void> } {
+export function startCopyPicks(
+  store: AnalyticsStore,
+  settings: PicksSettings,
+  intervalMs: number,
+  logger: Logger,
+): { stop(): Promise<void> } {
   return runPeriodically(
     async () => logger.debug(await recomputeCopyPicks(store, settings), 'copy picks recomputed'),
     intervalMs,

@@ -25,10 +25,13 @@ const stats = { wallet: '0x1', category: 'Politics', realizedPnlUsdc: 10, winRat
 
 test('wash share: round trips within 10 minutes and both outcomes bought, on both legs', () => {
   // buy 100 yes, sell 60 yes 5 min later (60 x 2 = 120 wash), buy 300 yes an hour later: 120 / 460.
-  expect(washShare([fill({}), fill({ side: 'sell', usdcMicros: 60n * M, timestampMs: 300_000 }), fill({ usdcMicros: 300n * M, timestampMs: 3_600_000 })])).toBeCloseTo(
-    120 / 460,
-    12,
-  );
+  expect(
+    washShare([
+      fill({}),
+      fill({ side: 'sell', usdcMicros: 60n * M, timestampMs: 300_000 }),
+      fill({ usdcMicros: 300n * M, timestampMs: 3_600_000 }),
+    ]),
+  ).toBeCloseTo(120 / 460, 12);
   // buy yes 100, buy no 100 a minute later: all of it (200 / 200).
   expect(washShare([fill({}), fill({ assetId: 'no', timestampMs: 60_000 })])).toBe(1);
   // the sell comes 11 minutes later: none.
@@ -46,5 +49,7 @@ test('exclusions in order, and the score formula', () => {
   // 100 x (0.4 x 10/50 + 0.25 x 0.6 + 0.15 x e^-1 + 0.1 x 10/50 + 0.1 x 0.8) = 8 + 15 + 5.518192 + 2 + 8 = 38.518192 -> 38.52
   expect(score(base)).toBe(38.52);
   // ROI saturates at 50 %; risk 100 takes its part away.
-  expect(score({ ...base, copierRoiPct: 500, stats: { ...stats, riskScore: 100 } })).toBe(Math.round((40 + 15 + 15 * Math.exp(-1) + 2) * 100) / 100);
+  expect(score({ ...base, copierRoiPct: 500, stats: { ...stats, riskScore: 100 } })).toBe(
+    Math.round((40 + 15 + 15 * Math.exp(-1) + 2) * 100) / 100,
+  );
 });
