@@ -1124,7 +1124,7 @@ export type CopyLimitsInput = {
   max_daily_notional_usdc?: DecimalInput | null;
   /** Condition ids. */
   allowed_markets?: Array<string>;
-  /** Market categories */
+  /** Market categories, case-insensitive. */
   allowed_categories?: Array<string>;
   /** Highest leader price (0..1) a buy is copied at. */
   max_price?: DecimalInput | null;
@@ -1132,7 +1132,7 @@ export type CopyLimitsInput = {
 };
 
 export type CopySubscriptionInput = {
-  /** The wallet to copy (its proxy wallet */
+  /** The wallet to copy (its proxy wallet, as trades show it). */
   leader_wallet: string;
   sizing: CopySizingInput;
   limits?: CopyLimitsInput;
@@ -1221,7 +1221,7 @@ export type BacktestInput = {
 };
 
 export type BacktestResult = {
-  /** The strategy as run */
+  /** The strategy as run, defaults filled in. */
   strategy: {
     [key: string]: unknown;
   };

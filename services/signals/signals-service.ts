@@ -58,7 +58,7 @@ export interface SignalsService {
 export async function startSignals(options: SignalsOptions): Promise<SignalsService> {
   const clock = options.clock ?? Date.now;
   const windows = new PriceWindows(options.priceWindowMs, options.priceChangePct);
-  const volumes = options.volume ? new VolumeWindows(options.volume, options.volume.seed) : null;
+  const volumes = options.volume ? new VolumeWindows(options.volume, options.volume.seed, clock) : null;
   const stats: SignalsStats = { batches: 0, enqueued: 0, price_signals: 0, volume_spikes: 0, resolutions: 0 };
 
   const loadSubscriptions = (control: ControlStore) =>

@@ -30,7 +30,12 @@ interface MarketVolume {
   quietUntilMs: number;
 }
 
-export type BaselineSeed = (marketId: string, fromMs: number, toMs: number) => Promise<Array<[minuteMs: number, usdc: number]>>;
+/** Indexed taker volume per market and minute in [fromMs, toMs) for the given markets (one query). */
+export type BaselineSeed = (
+  marketIds: string[],
+  fromMs: number,
+  toMs: number,
+) => Promise<Array<[marketId: string, minuteMs: number, usdc: number]>>;
 
 export class VolumeWindows {
   private readonly markets = new Map<string, MarketVolume>();
@@ -38,18 +43,33 @@ export class VolumeWindows {
   constructor(
     private readonly settings: { windowMs: number; baselineMs: number; spikeRatio: number; minUsdc: number },
     private readonly seed: BaselineSeed = async () => [],
+    private readonly clock: () => number = Date.now,
   ) {}
 
-  /** Loads the baselines of markets not seen yet (before the batch's trades are observed). */
+  /**
+   * Loads, in one query, the baselines of markets not seen yet whose first trade here is recent:
+   * each market's buckets before its first trade's window. Older trades (a replay of history) build
+   * their baselines from the replayed trades themselves.
+   */
   async prepare(trades: TradeExecuted[]): Promise<void> {
+    const horizon = this.clock() - this.settings.baselineMs - this.settings.windowMs;
+    const firstAt = new Map<string, number>();
     for (const trade of trades) {
-      if (this.markets.has(trade.market_id)) continue;
-      const windowStart = trade.timestamp_ms - this.settings.windowMs;
-      const buckets = new Map<number, number>();
-      for (const [minute, usdc] of await this.seed(trade.market_id, windowStart - this.settings.baselineMs, windowStart))
-        buckets.set(minute, usdc);
-      this.markets.set(trade.market_id, { buckets, newestMs: 0, quietUntilMs: 0 });
+      if (this.markets.has(trade.market_id) || firstAt.has(trade.market_id)) continue;
+      firstAt.set(trade.market_id, trade.timestamp_ms);
     }
+    const ends = new Map([...firstAt.entries()].filter(([, at]) => at >= horizon).map(([id, at]) => [id, at - this.settings.windowMs]));
+    const buckets = new Map<string, Map<number, number>>([...ends.keys()].map((id) => [id, new Map()]));
+    if (ends.size > 0) {
+      const to = Math.max(...ends.values());
+      const from = Math.min(...ends.values()) - this.settings.baselineMs;
+      for (const [marketId, minute, usdc] of await this.seed([...ends.keys()], from, to)) {
+        const end = ends.get(marketId);
+        if (end !== undefined && minute + 60_000 <= end && minute >= end - this.settings.baselineMs)
+          buckets.get(marketId)!.set(minute, usdc);
+      }
+    }
+    for (const id of firstAt.keys()) this.markets.set(id, { buckets: buckets.get(id) ?? new Map(), newestMs: 0, quietUntilMs: 0 });
   }
 
   snapshot(marketIds: Iterable<string>): Map<string, MarketVolume | undefined> {

@@ -113,15 +113,15 @@ export async function startWebhooks(
   };
 }
 
-/** A market's indexed taker volume per minute in [from, to) (the volume-spike baseline after a start). */
+/** Markets' indexed taker volume per minute in [from, to) (volume-spike baselines after a start), in one query. */
 export function indexedVolume(analytics: AnalyticsStore): BaselineSeed {
-  return async (marketId, fromMs, toMs) => {
-    const rows = await analytics.query<{ minute_ms: string; usdc: number }>(
-      `SELECT toUnixTimestamp64Milli(toStartOfMinute(ts)::DateTime64(3)) AS minute_ms, sum(size_usdc) AS usdc FROM trades FINAL
-        WHERE market_id = {market:String} AND ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64})
-        GROUP BY minute_ms`,
-      { market: marketId, from: fromMs, to: toMs },
+  return async (marketIds, fromMs, toMs) => {
+    const rows = await analytics.query<{ market_id: string; minute_ms: string; usdc: number }>(
+      `SELECT market_id, toUnixTimestamp64Milli(toStartOfMinute(ts)::DateTime64(3)) AS minute_ms, sum(size_usdc) AS usdc FROM trades FINAL
+        WHERE market_id IN {markets:Array(String)} AND ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64})
+        GROUP BY market_id, minute_ms`,
+      { markets: marketIds, from: fromMs, to: toMs },
     );
-    return rows.map((r) => [Number(r.minute_ms), Number(r.usdc)]);
+    return rows.map((r) => [r.market_id, Number(r.minute_ms), Number(r.usdc)]);
   };
 }

@@ -30,13 +30,26 @@ test('a window of at least 3x the baseline hour and at least 10,000 USDC is one 
 test('no baseline, no spike; a seeded baseline counts; late trades are ignored', async () => {
   const fresh = new VolumeWindows(SETTINGS);
   expect(fresh.observe(trade(1, T0, 1_000_000))).toBeNull();
-  const seeded = new VolumeWindows(SETTINGS, async (_market, from, to) => {
-    expect(to - from).toBe(24 * HOUR);
-    return [[from + 60_000, 24_000]];
-  });
+  const seeded = new VolumeWindows(
+    SETTINGS,
+    async (markets, from, to) => {
+      expect(to - from).toBe(24 * HOUR);
+      return [
+        [markets[0]!, from + 60_000, 24_000],
+        // Inside the first trade's window: never seeded (the sink may not have written it yet).
+        [markets[0]!, to + 60_000, 1_000_000],
+      ];
+    },
+    () => T0,
+  );
   const first = trade(2, T0, 20_000);
   await seeded.prepare([first]);
   // Seeded baseline 24,000 over 24 h = 1,000 an hour; 20,000 in the window = 20x.
   expect(seeded.observe(first)).toMatchObject({ ratio: 20, baseline_hourly_usdc: 1_000 });
   expect(seeded.observe(trade(3, T0 - 1, 99_999))).toBeNull();
+  // A replay of old trades is not seeded (its own trades build the baseline).
+  const replay = new VolumeWindows(SETTINGS, async () => {
+    throw new Error('not asked');
+  });
+  await replay.prepare([trade(4, T0 - 30 * HOUR, 5)]);
 });

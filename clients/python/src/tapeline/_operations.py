@@ -663,7 +663,7 @@ class SyncOperations:
         POST /copy/subscriptions (access: tier2).
 
         Args:
-            leader_wallet: The wallet to copy (its proxy wallet
+            leader_wallet: The wallet to copy (its proxy wallet, as trades show it).
             dry_run: Intents are dry runs (status dry_run): the executor logs the order it would place.
         """
         return self._call("createCopySubscription", {}, {}, {"leader_wallet": leader_wallet, "sizing": sizing, "limits": limits, "dry_run": dry_run, "enabled": enabled})  # type: ignore[no-any-return]
@@ -1372,7 +1372,7 @@ class AsyncOperations:
         POST /copy/subscriptions (access: tier2).
 
         Args:
-            leader_wallet: The wallet to copy (its proxy wallet
+            leader_wallet: The wallet to copy (its proxy wallet, as trades show it).
             dry_run: Intents are dry runs (status dry_run): the executor logs the order it would place.
         """
         return await self._call("createCopySubscription", {}, {}, {"leader_wallet": leader_wallet, "sizing": sizing, "limits": limits, "dry_run": dry_run, "enabled": enabled})  # type: ignore[no-any-return]

@@ -1021,13 +1021,13 @@ class CopyLimitsInput(Model):
     max_per_trade_usdc: Optional[DecimalInput] = None
     max_daily_notional_usdc: Optional[DecimalInput] = None
     allowed_markets: Optional[list[str]] = Field(None, description="Condition ids.")
-    allowed_categories: Optional[list[str]] = Field(None, description="Market categories")
+    allowed_categories: Optional[list[str]] = Field(None, description="Market categories, case-insensitive.")
     max_price: Optional[DecimalInput] = Field(None, description="Highest leader price (0..1) a buy is copied at.")
     min_order_usdc: Optional[DecimalInput] = None
 
 
 class CopySubscriptionInput(Model):
-    leader_wallet: str = Field(description="The wallet to copy (its proxy wallet")
+    leader_wallet: str = Field(description="The wallet to copy (its proxy wallet, as trades show it).")
     sizing: CopySizingInput
     limits: Optional[CopyLimitsInput] = None
     dry_run: Optional[bool] = Field(None, description="Intents are dry runs (status dry_run): the executor logs the order it would place.")
@@ -1177,7 +1177,7 @@ class BacktestResultSkipped(Model):
 
 
 class BacktestResult(Model):
-    strategy: dict[str, Any] = Field(description="The strategy as run")
+    strategy: dict[str, Any] = Field(description="The strategy as run, defaults filled in.")
     from_: Timestamp = Field(alias="from")
     to: Timestamp
     starting_cash_usdc: Usdc
