@@ -5,6 +5,7 @@ export const EVENT_TYPES = [
   'trade.executed',
   'trader.large_trade',
   'market.price_signal',
+  'market.volume_spike',
   'market.resolved',
   'copy.executed',
   'risk.blocked',
