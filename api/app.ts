@@ -40,6 +40,9 @@ import { type HealthInputs, healthRoutes } from './routes/health.js';
 import { keyRoutes } from './routes/keys.js';
 import { type WebhooksApi, webhookRoutes } from './routes/webhooks.js';
 import { briefingRoutes } from './routes/briefing.js';
+import { backtestRoutes } from './routes/backtest.js';
+import { copyRoutes } from './routes/copy.js';
+import { strategyRoutes } from './routes/strategies.js';
 import { feeRoutes } from './routes/fees.js';
 import { paperRoutes } from './routes/paper.js';
 import { walletRoutes } from './routes/wallet.js';
@@ -84,6 +87,10 @@ export interface AppDependencies {
   readCache?: ReadCacheSettings;
   /** Looks up markets the catalog does not hold yet, bounded (GET /markets/{id}); without it they are 404. */
   marketLookup?: MarketLookup;
+  /** The clock of records the API writes (copy subscriptions) and of default ranges; tests pin it. */
+  clock?: () => number;
+  /** Fee fallback of markets with fees on but no schedule (the paper-trading setting); without it /backtest answers 404. */
+  feeFallback?: { rate: string; exponent: number };
   /** Validate every response against the document too (tests turn this on). */
   validateResponses?: boolean;
   /** Usage per day and refused calls (GET /usage/history, /usage/refusals); without it those answer 404. */
@@ -211,6 +218,12 @@ function buildApp(
     app.use('/v1', paperRoutes(deps.sandbox.paper));
     app.use('/v1', feeRoutes(deps.sandbox.fees));
     app.use('/v1', walletRoutes(deps.sandbox.wallet));
+  }
+  const clock = deps.clock ?? Date.now;
+  app.use('/v1', copyRoutes(deps.control, clock));
+  if (deps.feeFallback) {
+    app.use('/v1', backtestRoutes(deps.store, { feeFallback: deps.feeFallback }, clock));
+    app.use('/v1', strategyRoutes(deps.control, deps.store, { feeFallback: deps.feeFallback }, clock));
   }
   app.use('/v1', healthRoutes(deps.store, deps.health));
   app.use('/v1', accountRoutes({ meter: deps.meter, operations, ...deps.access }));

@@ -51,7 +51,7 @@ export interface ComposeOptions {
   metrics?: () => Family[];
   /** Looks up markets the catalog does not hold yet (GET /markets/{id}). */
   marketLookup?: MarketLookup;
-  /** The sandbox's clock (paper fills, fee quotes); default Date.now. */
+  /** The clock of records the API writes (paper fills, fee quotes, copy subscriptions); default Date.now. */
   clock?: () => number;
 }
 
@@ -94,6 +94,8 @@ export function composeApi(options: ComposeOptions): ComposedApi {
     accounts,
     control,
     sandbox,
+    feeFallback: config.sandbox.feeFallback,
+    clock: options.clock,
     keys,
     meter,
     access: config.access,

@@ -325,6 +325,28 @@ const environmentSchema = z.object({
   // the records it refuses after this many failures; those are dead-lettered, the rest inserted.
   SINK_POISON_AFTER_FAILURES: z.coerce.number().int().positive().default(5),
 
+  // market.volume_spike: a market's taker volume in the last hour at least 3x its hourly average over
+  // the 24 hours before, and at least 10,000 USDC (small markets double their volume on one trade).
+  SIGNALS_VOLUME_WINDOW_MS: z.coerce.number().int().positive().default(3_600_000),
+  SIGNALS_VOLUME_BASELINE_MS: z.coerce.number().int().positive().default(86_400_000),
+  SIGNALS_VOLUME_SPIKE_RATIO: z.coerce.number().positive().default(3),
+  SIGNALS_VOLUME_MIN_USDC: z.coerce.number().min(0).default(10_000),
+
+  // Copy trading. Runs the copy engine (leader fills -> trade intents -> copy.executed / risk.blocked).
+  COPY_ENABLED: booleanFlag,
+  // A leader fill older than this when it reaches the engine is blocked as stale_fill: the chain gives
+  // fills about 10 s after settlement and the Data API poll within seconds, so two minutes means an
+  // outage or a backfill, and copying then would chase an old price.
+  COPY_MAX_FILL_AGE_MS: z.coerce.number().int().positive().default(120_000),
+  // Copy picks are recomputed this often (each run replays candidate leaders' fills against book history).
+  COPY_PICKS_INTERVAL_MS: z.coerce.number().int().positive().default(600_000),
+  // The follower a copier-ROI estimate imagines: this many USDC per leader buy, entering this many
+  // seconds after the leader (the chain source's confirmation lag plus an executor's reaction).
+  COPY_PICKS_ORDER_USDC: decimalText.default('100'),
+  COPY_PICKS_DELAY_SECONDS: z.coerce.number().int().min(0).max(86_400).default(15),
+  // Candidate leaders per topic a copy-picks run evaluates (by realized PnL in the topic).
+  COPY_PICKS_CANDIDATES: z.coerce.number().int().positive().max(2_000).default(100),
+
   // Sandbox. 10,000 paper USDC: enough to trade a few markets at size without making sizing trivial.
   PAPER_STARTING_BALANCE_USDC: decimalText.default('10000'),
   // Resting orders per agent: bounds what every book snapshot and trade has to check.
@@ -466,6 +488,12 @@ export type Config = Readonly<{
     largeTradeUsdc: number;
     priceChangePct: number;
     priceWindowMs: number;
+    volume: Readonly<{ windowMs: number; baselineMs: number; spikeRatio: number; minUsdc: number }>;
+  }>;
+  copy: Readonly<{
+    enabled: boolean;
+    maxFillAgeMs: number;
+    picks: Readonly<{ intervalMs: number; orderUsdc: string; delaySeconds: number; candidates: number }>;
   }>;
   sandbox: Readonly<{
     enabled: boolean;
@@ -675,6 +703,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       largeTradeUsdc: e.SIGNALS_LARGE_TRADE_USDC,
       priceChangePct: e.SIGNALS_PRICE_CHANGE_PCT,
       priceWindowMs: e.SIGNALS_PRICE_WINDOW_MS,
+      volume: {
+        windowMs: e.SIGNALS_VOLUME_WINDOW_MS,
+        baselineMs: e.SIGNALS_VOLUME_BASELINE_MS,
+        spikeRatio: e.SIGNALS_VOLUME_SPIKE_RATIO,
+        minUsdc: e.SIGNALS_VOLUME_MIN_USDC,
+      },
+    },
+    copy: {
+      enabled: e.COPY_ENABLED ?? true,
+      maxFillAgeMs: e.COPY_MAX_FILL_AGE_MS,
+      picks: {
+        intervalMs: e.COPY_PICKS_INTERVAL_MS,
+        orderUsdc: e.COPY_PICKS_ORDER_USDC,
+        delaySeconds: e.COPY_PICKS_DELAY_SECONDS,
+        candidates: e.COPY_PICKS_CANDIDATES,
+      },
     },
     sandbox: {
       enabled: e.SANDBOX_ENABLED ?? true,

@@ -5,6 +5,7 @@ export const EVENT_TYPES = [
   'trade.executed',
   'trader.large_trade',
   'market.price_signal',
+  'market.volume_spike',
   'market.resolved',
   'copy.executed',
   'risk.blocked',
@@ -21,10 +22,18 @@ export const EVENT_TYPE_INFO: Record<EventType, { description: string; emitted: 
     emitted: true,
   },
   'market.price_signal': { description: 'The YES price moved by more than the service threshold within its window.', emitted: true },
+  'market.volume_spike': {
+    description:
+      'A market’s taker volume in the last window (SIGNALS_VOLUME_WINDOW_MS) reached SIGNALS_VOLUME_SPIKE_RATIO times its hourly baseline and SIGNALS_VOLUME_MIN_USDC; once per market per window.',
+    emitted: true,
+  },
   'market.resolved': { description: 'A market seen active (or closed awaiting resolution) is seen resolved.', emitted: true },
-  'copy.executed': { description: 'A copy-trade order was submitted for your copy subscription (account-scoped).', emitted: false },
-  'risk.blocked': { description: 'A copy trade was blocked by a risk rule (account-scoped).', emitted: false },
-  'strategy.signal': { description: 'A strategy emitted a signal (account-scoped).', emitted: false },
+  'copy.executed': {
+    description: 'A fill of a wallet one of your copy subscriptions follows became a copy order (account-scoped; docs/COPY.md).',
+    emitted: true,
+  },
+  'risk.blocked': { description: 'A copy trade was blocked by one of your risk rules (account-scoped).', emitted: true },
+  'strategy.signal': { description: 'One of your saved strategies detected its move (account-scoped).', emitted: true },
 };
 
 /** Sent by POST /webhooks/{id}/test only; not subscribable. */

@@ -896,12 +896,12 @@ export type Briefing = {
   data_as_of: NullableTimestamp;
   generated_at: Timestamp;
   copy_picks: {
+    /** True when there are picks for the agent's topics. */
     available: boolean;
     /** Why there are none. */
     reason: string | null;
-    items: Array<{
-      [key: string]: unknown;
-    }>;
+    /** The best 5 of GET /copy-picks (window 30d, min_resolved 10) for the agent's topics, all topics when it has none. */
+    items: Array<CopyPick>;
   };
   signals: {
     /** The cursor these signals come after (null = from the oldest kept). */
@@ -989,7 +989,7 @@ export type WalletLink = {
 /** Receiver URL, http or https, resolving to public addresses only. */
 export type WebhookUrl = string;
 
-export type WebhookEventList = Array<"trade.executed" | "trader.large_trade" | "market.price_signal" | "market.resolved" | "copy.executed" | "risk.blocked" | "strategy.signal">;
+export type WebhookEventList = Array<"trade.executed" | "trader.large_trade" | "market.price_signal" | "market.volume_spike" | "market.resolved" | "copy.executed" | "risk.blocked" | "strategy.signal">;
 
 /** All optional. `market_ids` narrows every market and trade event; `wallets` narrows trade.executed and trader.large_trade; `min_size_usdc` narrows trade.executed; `large_trade_min_usdc` is this subscription's trader.large_trade threshold; `min_change_pct` narrows market.price_signal (moves are detected at the service's threshold, so this can only raise it). */
 export type WebhookFilters = {
@@ -1108,6 +1108,21 @@ export type MarketPriceSignalEvent = WebhookEnvelope & {
   timestamp: Timestamp;
 };
 
+export type MarketVolumeSpikeEvent = WebhookEnvelope & {
+  event?: "market.volume_spike";
+  market_id: string;
+  market_title: string;
+  /** Taker volume (size x price, USDC) in the window, this trade included. */
+  volume_usdc: number;
+  /** Taker volume of the baseline period / its hours. */
+  baseline_hourly_usdc: number;
+  /** volume_usdc / (baseline per hour x the window in hours), to 2 decimals. */
+  ratio: number;
+  window_minutes: number;
+  /** The trade that completed the spike. */
+  timestamp: Timestamp;
+};
+
 export type MarketResolvedEvent = WebhookEnvelope & {
   event?: "market.resolved";
   market_id: string;
@@ -1127,13 +1142,17 @@ export type CopyExecutedEvent = WebhookEnvelope & {
   market_id: string;
   side: "buy" | "sell";
   outcome: string;
-  /** USDC notional the follower should trade (the leader's size scaled by the copy ratio). */
+  /** USDC notional the follower should trade: the subscription's sizing rule applied to leader_size_usdc, clipped to max_per_trade_usdc (and, for a sell, to the copied shares held at the leader's price). */
   child_size_usdc: number;
+  /** The leader fill's notional: shares x price in USDC, before fees. */
   leader_size_usdc: number;
+  /** Always empty: the service never places orders (wallet keys stay with the local executor, which journals the exchange's order id). */
   clob_order_id: string;
+  /** The intent's id (GET /copy/intents); one per copy subscription and leader fill. */
   trade_intent_id: number;
-  /** Execution status, e.g. submitted. */
-  status: string;
+  /** submitted: an instruction for the executor to place; dry_run: the subscription is a dry run (the executor logs the order, never sends it). */
+  status: "submitted" | "dry_run";
+  /** True exactly when status is dry_run. */
   dry_run: boolean;
   timestamp: Timestamp;
 };
@@ -1144,8 +1163,8 @@ export type RiskBlockedEvent = WebhookEnvelope & {
   copy_subscription_id: number;
   leader_wallet: string;
   market_id: string;
-  /** Which limit blocked the copy, e.g. max_daily_notional. */
-  reason: string;
+  /** The first limit that failed, in the order the CopyLimitsInput schema lists. */
+  reason: "stale_fill" | "market_not_allowed" | "category_not_allowed" | "max_price" | "no_position" | "below_min_order" | "max_daily_notional";
   leader_size_usdc: number;
   trade_intent_id: number;
   timestamp: Timestamp;
@@ -1160,13 +1179,12 @@ export type StrategySignalEvent = WebhookEnvelope & {
   strategy_name: string;
   market_id: string;
   market_title: string;
+  /** On the market's YES (first) outcome, whose price market.price_signal reports too. */
   side: "buy" | "sell";
-  /** The outcome traded; YES when absent. */
-  outcome?: string;
   entry_price: Price;
-  /** 0..1. */
+  /** 0..1: the share of winning trades in the strategy's own backtest over the 30 days before it was saved (0 when that backtest made no trade). */
   confidence: number;
-  /** Expected edge over the entry price */
+  /** The mean net return per trade of that backtest (after fees and slippage), as a fraction of the notional: 0.02 = 2 %. */
   edge: number;
   emitted_at: Timestamp;
 };
@@ -1175,6 +1193,308 @@ export type WebhookTestEvent = WebhookEnvelope & {
   event?: "webhook.test";
   subscription_id: string;
   timestamp: Timestamp;
+};
+
+/** How big a copy is, from the leader fill's notional (USDC): `fixed` = `usdc` per leader fill; `proportional` = leader notional x `ratio`; `capped` = leader notional x `ratio`, at most `cap_usdc`. Amounts are exact (at most 6 decimals); ratio in (0, 100]. */
+export type CopySizingInput = {
+  rule: "fixed" | "proportional" | "capped";
+  usdc?: DecimalInput;
+  ratio?: DecimalInput;
+  cap_usdc?: DecimalInput;
+};
+
+/** Risk limits, checked in this order (the first that fails is the risk.blocked `reason`): the fill's age (`stale_fill`, older than `COPY_MAX_FILL_AGE_MS` when it reaches the engine), `allowed_markets` (`market_not_allowed`), `allowed_categories` (`category_not_allowed`), `max_price` for buys (`max_price`), a sell with no copied shares held (`no_position`), the child under `min_order_usdc` after clipping (`below_min_order`), and `max_daily_notional_usdc`, the copied buy notional of the UTC day (`max_daily_notional`). Sells are never blocked by max_price or the daily notional: they reduce exposure. `max_per_trade_usdc` clips the child instead of blocking it; a sell is clipped to the copied shares held. Omitted limits do not apply (min_order_usdc defaults to 1). */
+export type CopyLimitsInput = {
+  max_per_trade_usdc?: DecimalInput | null;
+  max_daily_notional_usdc?: DecimalInput | null;
+  /** Condition ids. */
+  allowed_markets?: Array<string>;
+  /** Market categories, case-insensitive. */
+  allowed_categories?: Array<string>;
+  /** Highest leader price (0..1) a buy is copied at. */
+  max_price?: DecimalInput | null;
+  min_order_usdc?: DecimalInput;
+};
+
+export type CopySubscriptionInput = {
+  /** The wallet to copy (its proxy wallet, as trades show it). */
+  leader_wallet: string;
+  sizing: CopySizingInput;
+  limits?: CopyLimitsInput;
+  /** Intents are dry runs (status dry_run): the executor logs the order it would place. */
+  dry_run?: boolean;
+  enabled?: boolean;
+};
+
+export type CopySubscriptionPatch = {
+  leader_wallet?: string;
+  sizing?: CopySizingInput;
+  limits?: CopyLimitsInput;
+  dry_run?: boolean;
+  enabled?: boolean;
+};
+
+export type CopySubscription = {
+  /** The copy_subscription_id of its events. */
+  id: number;
+  leader_wallet: string;
+  sizing: {
+    rule: "fixed" | "proportional" | "capped";
+    usdc?: Usdc;
+    ratio?: string;
+    cap_usdc?: Usdc;
+  };
+  limits: {
+    max_per_trade_usdc: Usdc | null;
+    max_daily_notional_usdc: Usdc | null;
+    allowed_markets: Array<string>;
+    allowed_categories: Array<string>;
+    max_price: NullableDecimalPrice;
+    min_order_usdc: Usdc;
+  };
+  dry_run: boolean;
+  enabled: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+};
+
+export type CopyIntent = {
+  trade_intent_id: number;
+  copy_subscription_id: number;
+  leader_wallet: string;
+  /** The fill's id in the source that reported it first (chain: <chain id>:<tx hash>:<log index>). */
+  leader_trade_id: string;
+  leader_origin: "chain" | "data_api";
+  market_id: string;
+  market_title: string;
+  asset_id: string;
+  outcome: string;
+  side: "buy" | "sell";
+  leader_price: DecimalPrice;
+  /** The leader fill's notional (collateral before fees). */
+  leader_size_usdc: Usdc;
+  /** The follower's notional after sizing and clipping; null when blocked. */
+  child_size_usdc: Usdc | null;
+  /** child_size_usdc / leader_price rounded down to a micro-share (what copied holdings count); null when blocked. */
+  child_shares: Shares | null;
+  status: "submitted" | "dry_run" | "blocked";
+  /** The risk.blocked reason when blocked. */
+  reason: string | null;
+  source: "polymarket" | "simulator";
+  leader_filled_at: Timestamp;
+  created_at: Timestamp;
+};
+
+export type BacktestInput = {
+  strategy: "copy_wallet" | "price_threshold" | "buy_and_hold";
+  wallet?: string;
+  sizing?: "fixed" | "proportional" | "capped";
+  usdc?: DecimalInput;
+  ratio?: DecimalInput;
+  cap_usdc?: DecimalInput;
+  delay_seconds?: number;
+  market_ids?: Array<string>;
+  change_pct?: number;
+  window_minutes?: number;
+  mode?: "momentum" | "reversion";
+  hold_hours?: number | null;
+  order_usdc?: DecimalInput;
+  outcome?: string;
+  starting_cash_usdc?: DecimalInput;
+  from?: string;
+  to?: string;
+};
+
+export type BacktestResult = {
+  /** The strategy as run, defaults filled in. */
+  strategy: {
+    [key: string]: unknown;
+  };
+  from: Timestamp;
+  to: Timestamp;
+  starting_cash_usdc: Usdc;
+  summary: {
+    /** Cash plus held shares at the last day's marks at `to`. */
+    final_equity_usdc: Usdc;
+    /** 100 x (final equity - starting cash) / starting cash, to 4 decimals. */
+    total_return_pct: number;
+    /** Largest fall of the daily equity curve from its running peak (starting cash included), as a percentage of that peak. */
+    max_drawdown_pct: number;
+    /** 100 x won / (won + lost) over closed positions (held from zero back to zero by sells or a resolution); null when none closed. */
+    win_rate_pct: number | null;
+    /** Closed positions whose proceeds and payouts exceeded their cost and fees. */
+    won: number;
+    lost: number;
+    trades: number;
+    /** Orders not placed (insufficient_cash, no_position, no_liquidity, unknown_market). */
+    skipped: number;
+    /** Taker fees of every fill. */
+    fees_paid_usdc: Usdc;
+    /** Sum over trades of buys (notional - shares x reference price) and sells (shares x reference price - notional); the reference is the leader's or the triggering trade's price. */
+    slippage_paid_usdc: Usdc;
+    volume_usdc: Usdc;
+    /** Trades filled against order-book history. */
+    book_fills: number;
+    /** Trades filled by the impact model (no book indexed at that time). */
+    impact_fills: number;
+  };
+  equity_curve: Array<{
+    /** The UTC day; values at its end (or at `to`). */
+    date: string;
+    cash_usdc: Usdc;
+    /** Held shares x mark: the payout once resolved, else the day's close of the outcome, else our last fill price. */
+    positions_usdc: Usdc;
+    equity_usdc: Usdc;
+  }>;
+  /** In time order, at most 10,000 (trades_truncated says when more happened). */
+  trades: Array<{
+    at: Timestamp;
+    market_id: string;
+    market_title: string;
+    asset_id: string;
+    outcome: string;
+    side: "buy" | "sell";
+    /** The leader's trade id, the trade that completed a move, exit:<that id>, or entry. */
+    trigger: string;
+    reference_price: DecimalPrice;
+    /** notional / shares, half up to 6 decimals. */
+    avg_price: DecimalPrice;
+    shares: Shares;
+    notional_usdc: Usdc;
+    fee_usdc: Usdc;
+    slippage_usdc: Usdc;
+    basis: "book" | "trade_impact";
+    book_at: NullableTimestamp;
+    fills: Array<{
+      /** Book level (1 = best); null for an impact-model fill. */
+      level: number | null;
+      price: DecimalPrice;
+      shares: Shares;
+      /** shares x price, half up to one micro-USDC. */
+      notional_usdc: Usdc;
+      fee_usdc: Usdc;
+    }>;
+  }>;
+  trades_truncated: boolean;
+  settlements: Array<{
+    at: Timestamp;
+    market_id: string;
+    asset_id: string;
+    shares: Shares;
+    payout_usdc: Usdc;
+  }>;
+  skipped: Array<{
+    at: Timestamp;
+    market_id: string;
+    trigger: string;
+    reason: "insufficient_cash" | "no_position" | "no_liquidity" | "unknown_market";
+  }>;
+};
+
+export type CopyPick = {
+  wallet: string;
+  topic: string;
+  window: "7d" | "30d" | "90d";
+  /** 0..100, the formula in GET /copy-picks. */
+  score: number;
+  why: {
+    /** The leader's realized PnL in the topic (weighted-average cost), lifetime. */
+    realized_pnl_usdc: number;
+    /** 100 x won / (won + lost) over the topic's resolved markets the leader traded. */
+    win_rate_pct: number | null;
+    won: number;
+    lost: number;
+    /** won + lost. */
+    resolved_markets: number;
+    /** 0 (low) .. 100: 40 x concentration + 30 x long-shot share + 30 x drawdown (trader statistics). */
+    risk_score: number;
+    last_fill_at: NullableTimestamp;
+    /** The leader's fills in the topic's markets within the window. */
+    fills_in_window: number;
+    /** 0..1: the share of the window's volume that went straight back (see exclusions). */
+    wash_share: number;
+  };
+  copier_roi: {
+    /** 100 x follower_pnl_usdc / invested_usdc (4 decimals): what a follower entering after the leader would have made, fees and slippage included. */
+    roi_pct: number;
+    /** Value now (open positions at the day's close, resolved ones at their payout) minus cash spent. */
+    follower_pnl_usdc: Usdc;
+    /** Buy notional plus fees. */
+    invested_usdc: Usdc;
+    fees_usdc: Usdc;
+    /** Against the leader's own prices. */
+    slippage_usdc: Usdc;
+    copied_trades: number;
+    book_fills: number;
+    impact_fills: number;
+    order_usdc: Usdc;
+    delay_seconds: number;
+  };
+  /** The leader's open positions from its window fills in unresolved markets whose book has an ask now (at most 10, largest first). */
+  open_positions: Array<{
+    market_id: string;
+    market_title: string;
+    asset_id: string;
+    outcome: string;
+    leader_shares: number;
+    /** Weighted-average entry price. */
+    leader_avg_price: number;
+    /** The lowest ask of the token's latest indexed book. */
+    best_ask: number;
+    /** 100 x (best_ask - leader_avg_price) / leader_avg_price. */
+    entry_gap_pct: number | null;
+  }>;
+  computed_at: Timestamp;
+};
+
+export type StrategyInput = {
+  /** The strategy_name of its signals. */
+  name: string;
+  market_ids: Array<string>;
+  change_pct?: number;
+  window_minutes?: number;
+  mode?: "momentum" | "reversion";
+  /** The backtest's exit; null holds to resolution or the end. */
+  hold_hours?: number | null;
+  order_usdc?: DecimalInput;
+  enabled?: boolean;
+};
+
+export type StrategyPatch = {
+  name?: string;
+  market_ids?: Array<string>;
+  change_pct?: number;
+  window_minutes?: number;
+  mode?: "momentum" | "reversion";
+  hold_hours?: number | null;
+  order_usdc?: DecimalInput;
+  enabled?: boolean;
+};
+
+export type Strategy = {
+  id: number;
+  name: string;
+  signal_type: "strategy_lab";
+  kind: "price_threshold";
+  config: {
+    market_ids: Array<string>;
+    change_pct: number;
+    window_minutes: number;
+    mode: "momentum" | "reversion";
+    hold_hours: number | null;
+    order_usdc: Usdc;
+  };
+  /** Net result / (buy notional + fees) of the 30-day backtest when saved (0 when it made no trade). */
+  edge: number;
+  /** won / (won + lost) of that backtest, 0..1 (0 when no position closed). */
+  confidence: number;
+  /** That backtest's summary (GET /backtest summary) with its from and to. */
+  backtest: {
+    [key: string]: unknown;
+  } | null;
+  enabled: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 };
 
 /** Every operation of the API document: flattened parameters, the success envelope's `data`, and whether it pages. */
@@ -1939,6 +2259,238 @@ export interface Operations {
     };
     paramsOptional: false;
     data: WebhookDelivery;
+    paginated: false;
+  };
+  /** GET /copy/subscriptions: The account's copy subscriptions, oldest first. */
+  listCopySubscriptions: {
+    params: {
+      /** Page size (default 50, max 500). */
+      limit?: number;
+      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      cursor?: string;
+    };
+    paramsOptional: true;
+    data: Array<CopySubscription>;
+    paginated: true;
+  };
+  /** POST /copy/subscriptions: Follow a leader wallet - every fill of it becomes a trade intent for your executor (copy.executed) or a risk.blocked event. */
+  createCopySubscription: {
+    params: {
+      /** The wallet to copy (its proxy wallet, as trades show it). */
+      leader_wallet: string;
+      sizing: CopySizingInput;
+      limits?: CopyLimitsInput;
+      /** Intents are dry runs (status dry_run): the executor logs the order it would place. */
+      dry_run?: boolean;
+      enabled?: boolean;
+    };
+    paramsOptional: false;
+    data: CopySubscription;
+    paginated: false;
+  };
+  /** GET /copy/subscriptions/{id}: One copy subscription. */
+  getCopySubscription: {
+    params: {
+      /** The copy subscription id. */
+      id: string;
+    };
+    paramsOptional: false;
+    data: CopySubscription;
+    paginated: false;
+  };
+  /** PATCH /copy/subscriptions/{id}: Change a subscription; `sizing` and `limits` are replaced whole when given. Applies to fills decided after it. */
+  updateCopySubscription: {
+    params: {
+      /** The copy subscription id. */
+      id: string;
+      leader_wallet?: string;
+      sizing?: CopySizingInput;
+      limits?: CopyLimitsInput;
+      dry_run?: boolean;
+      enabled?: boolean;
+    };
+    paramsOptional: false;
+    data: CopySubscription;
+    paginated: false;
+  };
+  /** DELETE /copy/subscriptions/{id}: Stop copying and delete the subscription with its intents. */
+  deleteCopySubscription: {
+    params: {
+      /** The copy subscription id. */
+      id: string;
+    };
+    paramsOptional: false;
+    data: {
+      id: number;
+      deleted: true;
+    };
+    paginated: false;
+  };
+  /** GET /copy/intents: Trade intents the copy engine made for the account's subscriptions, newest first (one per subscription and leader fill). */
+  listCopyIntents: {
+    params: {
+      /** Only this copy subscription's intents. */
+      subscription_id?: string;
+      /** Only intents with this status. */
+      status?: "submitted" | "dry_run" | "blocked";
+      /** Page size (default 50, max 500). */
+      limit?: number;
+      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      cursor?: string;
+    };
+    paramsOptional: true;
+    data: Array<CopyIntent>;
+    paginated: true;
+  };
+  /** GET /backtest: Backtest a strategy over a date range - equity curve, return, drawdown, win rate, every trade with its fills, fees and slippage. */
+  getBacktest: {
+    params: {
+      strategy: "copy_wallet" | "price_threshold" | "buy_and_hold";
+      /** copy_wallet: the leader. */
+      wallet?: string;
+      /** copy_wallet: fixed (usdc per leader fill, default 100), proportional (leader notional x ratio), capped (proportional, at most cap_usdc). */
+      sizing?: "fixed" | "proportional" | "capped";
+      usdc?: string;
+      ratio?: string;
+      cap_usdc?: string;
+      /** copy_wallet and price_threshold: how long after the signal the follower trades (default 0). */
+      delay_seconds?: number;
+      /** price_threshold and buy_and_hold: comma-separated condition ids (at most 500). */
+      market_ids?: string;
+      /** price_threshold: relative YES move, percent (default 5). */
+      change_pct?: number;
+      /** price_threshold: the move's window (default 15). */
+      window_minutes?: number;
+      mode?: "momentum" | "reversion";
+      /** price_threshold: sell this long after entering (default: hold). */
+      hold_hours?: number;
+      /** price_threshold and buy_and_hold: USDC per entry (default 100). */
+      order_usdc?: string;
+      /** buy_and_hold: outcome name (default YES). */
+      outcome?: string;
+      /** Cash at `from` (default 10000). */
+      starting_cash_usdc?: string;
+      /** Start of the range (ISO 8601). */
+      from?: string;
+      /** End of the range, exclusive (ISO 8601). */
+      to?: string;
+    };
+    paramsOptional: false;
+    data: BacktestResult;
+    paginated: false;
+  };
+  /** POST /backtest: The same backtest with its configuration as a JSON body (GET /backtest describes every member). */
+  runBacktest: {
+    params: {
+      strategy: "copy_wallet" | "price_threshold" | "buy_and_hold";
+      wallet?: string;
+      sizing?: "fixed" | "proportional" | "capped";
+      usdc?: DecimalInput;
+      ratio?: DecimalInput;
+      cap_usdc?: DecimalInput;
+      delay_seconds?: number;
+      market_ids?: Array<string>;
+      change_pct?: number;
+      window_minutes?: number;
+      mode?: "momentum" | "reversion";
+      hold_hours?: number | null;
+      order_usdc?: DecimalInput;
+      outcome?: string;
+      starting_cash_usdc?: DecimalInput;
+      from?: string;
+      to?: string;
+    };
+    paramsOptional: false;
+    data: BacktestResult;
+    paginated: false;
+  };
+  /** GET /copy-picks: Leaders worth copying per topic (market category), with why they were picked, their open positions you can still enter, and what copying them would have earned after fees and slippage. */
+  getCopyPicks: {
+    params: {
+      /** A market category (case-insensitive), as /markets/categories lists them; all topics when absent. */
+      topic?: string;
+      /** The copier simulation's and the recency figures' window: the last 7, 30 or 90 days. */
+      window?: "7d" | "30d" | "90d";
+      /** Fewest resolved markets in the topic a leader needs (sample size). */
+      min_resolved?: number;
+      /** Page size (default 20, max 100). */
+      limit?: number;
+      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      cursor?: string;
+    };
+    paramsOptional: true;
+    data: Array<CopyPick>;
+    paginated: true;
+  };
+  /** GET /strategies: The account's saved strategies, oldest first. */
+  listStrategies: {
+    params: {
+      /** Page size (default 50, max 500). */
+      limit?: number;
+      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      cursor?: string;
+    };
+    paramsOptional: true;
+    data: Array<Strategy>;
+    paginated: true;
+  };
+  /** POST /strategies: Save a strategy (strategy_lab); it is backtested over the last 30 days and then evaluated live on every trade, emitting strategy.signal. */
+  createStrategy: {
+    params: {
+      /** The strategy_name of its signals. */
+      name: string;
+      market_ids: Array<string>;
+      change_pct?: number;
+      window_minutes?: number;
+      mode?: "momentum" | "reversion";
+      /** The backtest's exit; null holds to resolution or the end. */
+      hold_hours?: number | null;
+      order_usdc?: DecimalInput;
+      enabled?: boolean;
+    };
+    paramsOptional: false;
+    data: Strategy;
+    paginated: false;
+  };
+  /** GET /strategies/{id}: One saved strategy with its backtest figures. */
+  getStrategy: {
+    params: {
+      /** The strategy id (strategy_id of its signals). */
+      id: string;
+    };
+    paramsOptional: false;
+    data: Strategy;
+    paginated: false;
+  };
+  /** PATCH /strategies/{id}: Change a strategy (backtested again unless only `enabled` changes); live windows start afresh. */
+  updateStrategy: {
+    params: {
+      /** The strategy id (strategy_id of its signals). */
+      id: string;
+      name?: string;
+      market_ids?: Array<string>;
+      change_pct?: number;
+      window_minutes?: number;
+      mode?: "momentum" | "reversion";
+      hold_hours?: number | null;
+      order_usdc?: DecimalInput;
+      enabled?: boolean;
+    };
+    paramsOptional: false;
+    data: Strategy;
+    paginated: false;
+  };
+  /** DELETE /strategies/{id}: Delete a strategy; it emits no further signals. */
+  deleteStrategy: {
+    params: {
+      /** The strategy id (strategy_id of its signals). */
+      id: string;
+    };
+    paramsOptional: false;
+    data: {
+      id: number;
+      deleted: true;
+    };
     paginated: false;
   };
 }
@@ -3945,6 +4497,599 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
       }
     ],
     "body": []
+  },
+  "listCopySubscriptions": {
+    "method": "GET",
+    "path": "/copy/subscriptions",
+    "summary": "The account's copy subscriptions, oldest first.",
+    "access": "tier2",
+    "paginated": true,
+    "parameters": [
+      {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "description": "Page size (default 50, max 500).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 500,
+          "default": 50
+        }
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512
+        }
+      }
+    ],
+    "body": []
+  },
+  "createCopySubscription": {
+    "method": "POST",
+    "path": "/copy/subscriptions",
+    "summary": "Follow a leader wallet - every fill of it becomes a trade intent for your executor (copy.executed) or a risk.blocked event.",
+    "description": "The copy engine reads the leader's fills from the event log (the chain source publishes both sides\nof every match seconds after settlement; the Data API feed covers what the chain has not) and,\nfor each fill that reaches the log after the subscription was created, applies the sizing rule\nand the risk limits. The result is a trade intent (`GET /copy/intents`) and a webhook event to the\naccount's own webhook subscriptions for `copy.executed` / `risk.blocked`. The service never\nplaces orders: the local executor (`clients/executor`) does, with keys that never leave its machine.\n`dry_run: true` (the default) marks every intent as a dry run (status `dry_run`).",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [],
+    "body": [
+      "leader_wallet",
+      "sizing",
+      "limits",
+      "dry_run",
+      "enabled"
+    ]
+  },
+  "getCopySubscription": {
+    "method": "GET",
+    "path": "/copy/subscriptions/{id}",
+    "summary": "One copy subscription.",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "The copy subscription id.",
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d{1,18}$"
+        }
+      }
+    ],
+    "body": []
+  },
+  "updateCopySubscription": {
+    "method": "PATCH",
+    "path": "/copy/subscriptions/{id}",
+    "summary": "Change a subscription; `sizing` and `limits` are replaced whole when given. Applies to fills decided after it.",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "The copy subscription id.",
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d{1,18}$"
+        }
+      }
+    ],
+    "body": [
+      "leader_wallet",
+      "sizing",
+      "limits",
+      "dry_run",
+      "enabled"
+    ]
+  },
+  "deleteCopySubscription": {
+    "method": "DELETE",
+    "path": "/copy/subscriptions/{id}",
+    "summary": "Stop copying and delete the subscription with its intents.",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "The copy subscription id.",
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d{1,18}$"
+        }
+      }
+    ],
+    "body": []
+  },
+  "listCopyIntents": {
+    "method": "GET",
+    "path": "/copy/intents",
+    "summary": "Trade intents the copy engine made for the account's subscriptions, newest first (one per subscription and leader fill).",
+    "access": "tier2",
+    "paginated": true,
+    "parameters": [
+      {
+        "name": "subscription_id",
+        "in": "query",
+        "required": false,
+        "description": "Only this copy subscription's intents.",
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d{1,18}$"
+        }
+      },
+      {
+        "name": "status",
+        "in": "query",
+        "required": false,
+        "description": "Only intents with this status.",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "submitted",
+            "dry_run",
+            "blocked"
+          ]
+        }
+      },
+      {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "description": "Page size (default 50, max 500).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 500,
+          "default": 50
+        }
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512
+        }
+      }
+    ],
+    "body": []
+  },
+  "getBacktest": {
+    "method": "GET",
+    "path": "/backtest",
+    "summary": "Backtest a strategy over a date range - equity curve, return, drawdown, win rate, every trade with its fills, fees and slippage.",
+    "description": "Strategies: `copy_wallet` (copy every fill of `wallet` with a sizing rule, `delay_seconds` after it),\n`price_threshold` (enter when the YES price moved more than `change_pct` within `window_minutes`, as\nmarket.price_signal detects moves: `momentum` buys the side that rose, `reversion` the other; sold\n`hold_hours` later, else held), `buy_and_hold` (`order_usdc` of `outcome` in each market at `from`).\n\nFills: the follower is always the taker. Where order-book history has a book of the token at the\norder's time (the latest snapshot at or before it, at most 10 minutes old) the order walks it level by\nlevel (paper trading's matcher); elsewhere it fills at the reference price (the leader's price, or the\ntrade that triggered the signal) moved against it by half a cent plus 0.0001 per 100 USDC of notional,\nwithin [0.001, 0.999]. Every fill pays Polymarket's taker fee of the market\n(shares x rate x (p x (1 - p))^exponent). Markets that resolve in the range pay their payouts then.\nA buy the cash cannot pay is skipped (`insufficient_cash`); sells are clipped to what is held.\n\nDeterministic: the same parameters over the same stored data give byte-identical output (`to` defaults\nto the start of the current UTC hour, `from` to 30 days before `to`; both are echoed). The range is at\nmost 366 days and at most 250,000 fills or trades; `POST /backtest` takes the same members as a JSON body\n(market_ids as an array) for long market lists.",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "strategy",
+        "in": "query",
+        "required": true,
+        "schema": {
+          "type": "string",
+          "enum": [
+            "copy_wallet",
+            "price_threshold",
+            "buy_and_hold"
+          ]
+        }
+      },
+      {
+        "name": "wallet",
+        "in": "query",
+        "required": false,
+        "description": "copy_wallet: the leader.",
+        "schema": {
+          "type": "string",
+          "pattern": "^0x[0-9a-fA-F]{40}$"
+        }
+      },
+      {
+        "name": "sizing",
+        "in": "query",
+        "required": false,
+        "description": "copy_wallet: fixed (usdc per leader fill, default 100), proportional (leader notional x ratio), capped (proportional, at most cap_usdc).",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "fixed",
+            "proportional",
+            "capped"
+          ],
+          "default": "fixed"
+        }
+      },
+      {
+        "name": "usdc",
+        "in": "query",
+        "required": false,
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d+(\\.\\d{1,6})?$",
+          "maxLength": 20
+        }
+      },
+      {
+        "name": "ratio",
+        "in": "query",
+        "required": false,
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d+(\\.\\d{1,6})?$",
+          "maxLength": 20
+        }
+      },
+      {
+        "name": "cap_usdc",
+        "in": "query",
+        "required": false,
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d+(\\.\\d{1,6})?$",
+          "maxLength": 20
+        }
+      },
+      {
+        "name": "delay_seconds",
+        "in": "query",
+        "required": false,
+        "description": "copy_wallet and price_threshold: how long after the signal the follower trades (default 0).",
+        "schema": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 86400
+        }
+      },
+      {
+        "name": "market_ids",
+        "in": "query",
+        "required": false,
+        "description": "price_threshold and buy_and_hold: comma-separated condition ids (at most 500).",
+        "schema": {
+          "type": "string",
+          "minLength": 66,
+          "maxLength": 34000,
+          "pattern": "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"
+        }
+      },
+      {
+        "name": "change_pct",
+        "in": "query",
+        "required": false,
+        "description": "price_threshold: relative YES move, percent (default 5).",
+        "schema": {
+          "type": "number",
+          "minimum": 0.1,
+          "maximum": 1000
+        }
+      },
+      {
+        "name": "window_minutes",
+        "in": "query",
+        "required": false,
+        "description": "price_threshold: the move's window (default 15).",
+        "schema": {
+          "type": "number",
+          "minimum": 1,
+          "maximum": 10080
+        }
+      },
+      {
+        "name": "mode",
+        "in": "query",
+        "required": false,
+        "schema": {
+          "type": "string",
+          "enum": [
+            "momentum",
+            "reversion"
+          ],
+          "default": "momentum"
+        }
+      },
+      {
+        "name": "hold_hours",
+        "in": "query",
+        "required": false,
+        "description": "price_threshold: sell this long after entering (default: hold).",
+        "schema": {
+          "type": "number",
+          "minimum": 0.01,
+          "maximum": 8784
+        }
+      },
+      {
+        "name": "order_usdc",
+        "in": "query",
+        "required": false,
+        "description": "price_threshold and buy_and_hold: USDC per entry (default 100).",
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d+(\\.\\d{1,6})?$",
+          "maxLength": 20
+        }
+      },
+      {
+        "name": "outcome",
+        "in": "query",
+        "required": false,
+        "description": "buy_and_hold: outcome name (default YES).",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200
+        }
+      },
+      {
+        "name": "starting_cash_usdc",
+        "in": "query",
+        "required": false,
+        "description": "Cash at `from` (default 10000).",
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d+(\\.\\d{1,6})?$",
+          "maxLength": 20
+        }
+      },
+      {
+        "name": "from",
+        "in": "query",
+        "required": false,
+        "description": "Start of the range (ISO 8601).",
+        "schema": {
+          "type": "string",
+          "format": "date-time"
+        }
+      },
+      {
+        "name": "to",
+        "in": "query",
+        "required": false,
+        "description": "End of the range, exclusive (ISO 8601).",
+        "schema": {
+          "type": "string",
+          "format": "date-time"
+        }
+      }
+    ],
+    "body": []
+  },
+  "runBacktest": {
+    "method": "POST",
+    "path": "/backtest",
+    "summary": "The same backtest with its configuration as a JSON body (GET /backtest describes every member).",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [],
+    "body": [
+      "strategy",
+      "wallet",
+      "sizing",
+      "usdc",
+      "ratio",
+      "cap_usdc",
+      "delay_seconds",
+      "market_ids",
+      "change_pct",
+      "window_minutes",
+      "mode",
+      "hold_hours",
+      "order_usdc",
+      "outcome",
+      "starting_cash_usdc",
+      "from",
+      "to"
+    ]
+  },
+  "getCopyPicks": {
+    "method": "GET",
+    "path": "/copy-picks",
+    "summary": "Leaders worth copying per topic (market category), with why they were picked, their open positions you can still enter, and what copying them would have earned after fees and slippage.",
+    "description": "Recomputed every `COPY_PICKS_INTERVAL_MS` (10 minutes) from the trader statistics (per-topic realized\nPnL, resolution-based win rate, risk score) and a copier simulation: a follower copying every fill of\nthe leader in the topic's markets within the window, `order_usdc` per leader fill, `delay_seconds`\nafter it, filled like `GET /backtest` (order-book history where it exists, else the impact model;\nPolymarket taker fees).\n\n**Excluded** (never listed): fewer resolved markets in the topic than `min_resolved`; no fills in the\nwindow; wash trading - 20 % or more of the leader's window volume went straight back (a sell of a\ntoken within 10 minutes of buying it, or buying both outcomes of a market within 10 minutes),\ncounted on both legs; a negative copier ROI.\n\n**Score** (0..100) = 100 x (0.40 x clamp(copier_roi_pct / 50) + 0.25 x win_rate_pct / 100 + 0.15 x\nexp(-days since the last fill / 7) + 0.10 x min(resolved / 50, 1) + 0.10 x (1 - risk_score / 100)).\nRanked by score, then topic and wallet.",
+    "access": "tier2",
+    "paginated": true,
+    "parameters": [
+      {
+        "name": "topic",
+        "in": "query",
+        "required": false,
+        "description": "A market category (case-insensitive), as /markets/categories lists them; all topics when absent.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100
+        }
+      },
+      {
+        "name": "window",
+        "in": "query",
+        "required": false,
+        "description": "The copier simulation's and the recency figures' window: the last 7, 30 or 90 days.",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "7d",
+            "30d",
+            "90d"
+          ],
+          "default": "30d"
+        }
+      },
+      {
+        "name": "min_resolved",
+        "in": "query",
+        "required": false,
+        "description": "Fewest resolved markets in the topic a leader needs (sample size).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 10000,
+          "default": 10
+        }
+      },
+      {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "description": "Page size (default 20, max 100).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "default": 20
+        }
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512
+        }
+      }
+    ],
+    "body": []
+  },
+  "listStrategies": {
+    "method": "GET",
+    "path": "/strategies",
+    "summary": "The account's saved strategies, oldest first.",
+    "access": "tier2",
+    "paginated": true,
+    "parameters": [
+      {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "description": "Page size (default 50, max 500).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 500,
+          "default": 50
+        }
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512
+        }
+      }
+    ],
+    "body": []
+  },
+  "createStrategy": {
+    "method": "POST",
+    "path": "/strategies",
+    "summary": "Save a strategy (strategy_lab); it is backtested over the last 30 days and then evaluated live on every trade, emitting strategy.signal.",
+    "description": "A strategy is a price_threshold rule on up to 100 markets, the backtest's: the YES price moved more than\n`change_pct` within `window_minutes` (as market.price_signal detects moves, at the strategy's own\nthreshold). Live, each detected move is a `strategy.signal` to the account's webhook subscriptions for\nit: side `buy` (momentum after an up move, reversion after a down move) or `sell` on the market's YES\noutcome, entry_price = the YES price of the trade that completed the move. `confidence` and `edge` are\nthe strategy's own backtest over the 30 days before it was saved (with `order_usdc` per entry and\n`hold_hours`): confidence = won / (won + lost), edge = net result / buy notional and fees.",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [],
+    "body": [
+      "name",
+      "market_ids",
+      "change_pct",
+      "window_minutes",
+      "mode",
+      "hold_hours",
+      "order_usdc",
+      "enabled"
+    ]
+  },
+  "getStrategy": {
+    "method": "GET",
+    "path": "/strategies/{id}",
+    "summary": "One saved strategy with its backtest figures.",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "The strategy id (strategy_id of its signals).",
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d{1,18}$"
+        }
+      }
+    ],
+    "body": []
+  },
+  "updateStrategy": {
+    "method": "PATCH",
+    "path": "/strategies/{id}",
+    "summary": "Change a strategy (backtested again unless only `enabled` changes); live windows start afresh.",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "The strategy id (strategy_id of its signals).",
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d{1,18}$"
+        }
+      }
+    ],
+    "body": [
+      "name",
+      "market_ids",
+      "change_pct",
+      "window_minutes",
+      "mode",
+      "hold_hours",
+      "order_usdc",
+      "enabled"
+    ]
+  },
+  "deleteStrategy": {
+    "method": "DELETE",
+    "path": "/strategies/{id}",
+    "summary": "Delete a strategy; it emits no further signals.",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "The strategy id (strategy_id of its signals).",
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d{1,18}$"
+        }
+      }
+    ],
+    "body": []
   }
 };
 
@@ -3953,6 +5098,7 @@ export interface WebhookEvents {
   "trade.executed": TradeExecutedEvent;
   "trader.large_trade": TraderLargeTradeEvent;
   "market.price_signal": MarketPriceSignalEvent;
+  "market.volume_spike": MarketVolumeSpikeEvent;
   "market.resolved": MarketResolvedEvent;
   "copy.executed": CopyExecutedEvent;
   "risk.blocked": RiskBlockedEvent;

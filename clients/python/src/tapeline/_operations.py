@@ -32,6 +32,16 @@ class DeleteWebhookData(Model):
     deleted: Literal[True]
 
 
+class DeleteCopySubscriptionData(Model):
+    id: int
+    deleted: Literal[True]
+
+
+class DeleteStrategyData(Model):
+    id: int
+    deleted: Literal[True]
+
+
 OPERATIONS: dict[str, OperationSpec] = {
     "registerAgent": OperationSpec("POST", "/agents/register", False, m.Registration),
     "postDevelopersRegister": OperationSpec("POST", "/developers/register", False, m.DeveloperRegistration),
@@ -95,6 +105,20 @@ OPERATIONS: dict[str, OperationSpec] = {
     "testWebhook": OperationSpec("POST", "/webhooks/{id}/test", False, m.WebhookDelivery),
     "listWebhookDeliveries": OperationSpec("GET", "/webhooks/{id}/deliveries", True, list[m.WebhookDelivery]),
     "redeliverWebhookDelivery": OperationSpec("POST", "/webhooks/{id}/deliveries/{delivery_id}/redeliver", False, m.WebhookDelivery),
+    "listCopySubscriptions": OperationSpec("GET", "/copy/subscriptions", True, list[m.CopySubscription]),
+    "createCopySubscription": OperationSpec("POST", "/copy/subscriptions", False, m.CopySubscription),
+    "getCopySubscription": OperationSpec("GET", "/copy/subscriptions/{id}", False, m.CopySubscription),
+    "updateCopySubscription": OperationSpec("PATCH", "/copy/subscriptions/{id}", False, m.CopySubscription),
+    "deleteCopySubscription": OperationSpec("DELETE", "/copy/subscriptions/{id}", False, DeleteCopySubscriptionData),
+    "listCopyIntents": OperationSpec("GET", "/copy/intents", True, list[m.CopyIntent]),
+    "getBacktest": OperationSpec("GET", "/backtest", False, m.BacktestResult),
+    "runBacktest": OperationSpec("POST", "/backtest", False, m.BacktestResult),
+    "getCopyPicks": OperationSpec("GET", "/copy-picks", True, list[m.CopyPick]),
+    "listStrategies": OperationSpec("GET", "/strategies", True, list[m.Strategy]),
+    "createStrategy": OperationSpec("POST", "/strategies", False, m.Strategy),
+    "getStrategy": OperationSpec("GET", "/strategies/{id}", False, m.Strategy),
+    "updateStrategy": OperationSpec("PATCH", "/strategies/{id}", False, m.Strategy),
+    "deleteStrategy": OperationSpec("DELETE", "/strategies/{id}", False, DeleteStrategyData),
 }
 
 
@@ -755,6 +779,165 @@ class SyncOperations:
         """
         return self._call("redeliverWebhookDelivery", {"id": id, "delivery_id": delivery_id}, {}, {})  # type: ignore[no-any-return]
 
+    def list_copy_subscriptions(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.CopySubscription]:
+        """The account's copy subscriptions, oldest first.
+
+        GET /copy/subscriptions (access: tier2).
+
+        Args:
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("listCopySubscriptions", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    def create_copy_subscription(self, *, leader_wallet: str, sizing: m.CopySizingInput, limits: Optional[m.CopyLimitsInput] = None, dry_run: Optional[bool] = None, enabled: Optional[bool] = None) -> m.CopySubscription:
+        """Follow a leader wallet - every fill of it becomes a trade intent for your executor (copy.executed) or a risk.blocked event.
+
+        POST /copy/subscriptions (access: tier2).
+
+        Args:
+            leader_wallet: The wallet to copy (its proxy wallet, as trades show it).
+            dry_run: Intents are dry runs (status dry_run): the executor logs the order it would place.
+        """
+        return self._call("createCopySubscription", {}, {}, {"leader_wallet": leader_wallet, "sizing": sizing, "limits": limits, "dry_run": dry_run, "enabled": enabled})  # type: ignore[no-any-return]
+
+    def get_copy_subscription(self, *, id: str) -> m.CopySubscription:
+        """One copy subscription.
+
+        GET /copy/subscriptions/{id} (access: tier2).
+
+        Args:
+            id: The copy subscription id.
+        """
+        return self._call("getCopySubscription", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
+    def update_copy_subscription(self, *, id: str, leader_wallet: Optional[str] = None, sizing: Optional[m.CopySizingInput] = None, limits: Optional[m.CopyLimitsInput] = None, dry_run: Optional[bool] = None, enabled: Optional[bool] = None) -> m.CopySubscription:
+        """Change a subscription; `sizing` and `limits` are replaced whole when given. Applies to fills decided after it.
+
+        PATCH /copy/subscriptions/{id} (access: tier2).
+
+        Args:
+            id: The copy subscription id.
+        """
+        return self._call("updateCopySubscription", {"id": id}, {}, {"leader_wallet": leader_wallet, "sizing": sizing, "limits": limits, "dry_run": dry_run, "enabled": enabled})  # type: ignore[no-any-return]
+
+    def delete_copy_subscription(self, *, id: str) -> DeleteCopySubscriptionData:
+        """Stop copying and delete the subscription with its intents.
+
+        DELETE /copy/subscriptions/{id} (access: tier2).
+
+        Args:
+            id: The copy subscription id.
+        """
+        return self._call("deleteCopySubscription", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
+    def list_copy_intents(self, *, subscription_id: Optional[str] = None, status: Optional[Literal["submitted", "dry_run", "blocked"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.CopyIntent]:
+        """Trade intents the copy engine made for the account's subscriptions, newest first (one per subscription and leader fill).
+
+        GET /copy/intents (access: tier2).
+
+        Args:
+            subscription_id: Only this copy subscription's intents.
+            status: Only intents with this status.
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("listCopyIntents", {}, {"subscription_id": subscription_id, "status": status, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    def get_backtest(self, *, strategy: Literal["copy_wallet", "price_threshold", "buy_and_hold"], wallet: Optional[str] = None, sizing: Optional[Literal["fixed", "proportional", "capped"]] = None, usdc: Optional[str] = None, ratio: Optional[str] = None, cap_usdc: Optional[str] = None, delay_seconds: Optional[Decimal] = None, market_ids: Optional[str] = None, change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[str] = None, outcome: Optional[str] = None, starting_cash_usdc: Optional[str] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> m.BacktestResult:
+        """Backtest a strategy over a date range - equity curve, return, drawdown, win rate, every trade with its fills, fees and slippage.
+
+        GET /backtest (access: tier2).
+
+        Args:
+            wallet: copy_wallet: the leader.
+            sizing: copy_wallet: fixed (usdc per leader fill, default 100), proportional (leader notional x ratio), capped (proportional, at most cap_usdc).
+            delay_seconds: copy_wallet and price_threshold: how long after the signal the follower trades (default 0).
+            market_ids: price_threshold and buy_and_hold: comma-separated condition ids (at most 500).
+            change_pct: price_threshold: relative YES move, percent (default 5).
+            window_minutes: price_threshold: the move's window (default 15).
+            hold_hours: price_threshold: sell this long after entering (default: hold).
+            order_usdc: price_threshold and buy_and_hold: USDC per entry (default 100).
+            outcome: buy_and_hold: outcome name (default YES).
+            starting_cash_usdc: Cash at `from` (default 10000).
+            from_: Start of the range (ISO 8601).
+            to: End of the range, exclusive (ISO 8601).
+        """
+        return self._call("getBacktest", {}, {"strategy": strategy, "wallet": wallet, "sizing": sizing, "usdc": usdc, "ratio": ratio, "cap_usdc": cap_usdc, "delay_seconds": delay_seconds, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "outcome": outcome, "starting_cash_usdc": starting_cash_usdc, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
+
+    def run_backtest(self, *, strategy: Literal["copy_wallet", "price_threshold", "buy_and_hold"], wallet: Optional[str] = None, sizing: Optional[Literal["fixed", "proportional", "capped"]] = None, usdc: Optional[m.DecimalInput] = None, ratio: Optional[m.DecimalInput] = None, cap_usdc: Optional[m.DecimalInput] = None, delay_seconds: Optional[Decimal] = None, market_ids: Optional[list[str]] = None, change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[m.DecimalInput] = None, outcome: Optional[str] = None, starting_cash_usdc: Optional[m.DecimalInput] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> m.BacktestResult:
+        """The same backtest with its configuration as a JSON body (GET /backtest describes every member).
+
+        POST /backtest (access: tier2).
+        """
+        return self._call("runBacktest", {}, {}, {"strategy": strategy, "wallet": wallet, "sizing": sizing, "usdc": usdc, "ratio": ratio, "cap_usdc": cap_usdc, "delay_seconds": delay_seconds, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "outcome": outcome, "starting_cash_usdc": starting_cash_usdc, "from": from_, "to": to})  # type: ignore[no-any-return]
+
+    def get_copy_picks(self, *, topic: Optional[str] = None, window: Optional[Literal["7d", "30d", "90d"]] = None, min_resolved: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.CopyPick]:
+        """Leaders worth copying per topic (market category), with why they were picked, their open positions you can still enter, and what copying them would have earned after fees and slippage.
+
+        GET /copy-picks (access: tier2).
+
+        Args:
+            topic: A market category (case-insensitive), as /markets/categories lists them; all topics when absent.
+            window: The copier simulation's and the recency figures' window: the last 7, 30 or 90 days.
+            min_resolved: Fewest resolved markets in the topic a leader needs (sample size).
+            limit: Page size (default 20, max 100).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("getCopyPicks", {}, {"topic": topic, "window": window, "min_resolved": min_resolved, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    def list_strategies(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.Strategy]:
+        """The account's saved strategies, oldest first.
+
+        GET /strategies (access: tier2).
+
+        Args:
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("listStrategies", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    def create_strategy(self, *, name: str, market_ids: list[str], change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[m.DecimalInput] = None, enabled: Optional[bool] = None) -> m.Strategy:
+        """Save a strategy (strategy_lab); it is backtested over the last 30 days and then evaluated live on every trade, emitting strategy.signal.
+
+        POST /strategies (access: tier2).
+
+        Args:
+            name: The strategy_name of its signals.
+            hold_hours: The backtest's exit; null holds to resolution or the end.
+        """
+        return self._call("createStrategy", {}, {}, {"name": name, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "enabled": enabled})  # type: ignore[no-any-return]
+
+    def get_strategy(self, *, id: str) -> m.Strategy:
+        """One saved strategy with its backtest figures.
+
+        GET /strategies/{id} (access: tier2).
+
+        Args:
+            id: The strategy id (strategy_id of its signals).
+        """
+        return self._call("getStrategy", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
+    def update_strategy(self, *, id: str, name: Optional[str] = None, market_ids: Optional[list[str]] = None, change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[m.DecimalInput] = None, enabled: Optional[bool] = None) -> m.Strategy:
+        """Change a strategy (backtested again unless only `enabled` changes); live windows start afresh.
+
+        PATCH /strategies/{id} (access: tier2).
+
+        Args:
+            id: The strategy id (strategy_id of its signals).
+        """
+        return self._call("updateStrategy", {"id": id}, {}, {"name": name, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "enabled": enabled})  # type: ignore[no-any-return]
+
+    def delete_strategy(self, *, id: str) -> DeleteStrategyData:
+        """Delete a strategy; it emits no further signals.
+
+        DELETE /strategies/{id} (access: tier2).
+
+        Args:
+            id: The strategy id (strategy_id of its signals).
+        """
+        return self._call("deleteStrategy", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
 
 class AsyncOperations:
     """One coroutine per API operation; the client supplies `_call`."""
@@ -1412,3 +1595,162 @@ class AsyncOperations:
             id: Webhook subscription id.
         """
         return await self._call("redeliverWebhookDelivery", {"id": id, "delivery_id": delivery_id}, {}, {})  # type: ignore[no-any-return]
+
+    async def list_copy_subscriptions(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.CopySubscription]:
+        """The account's copy subscriptions, oldest first.
+
+        GET /copy/subscriptions (access: tier2).
+
+        Args:
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("listCopySubscriptions", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    async def create_copy_subscription(self, *, leader_wallet: str, sizing: m.CopySizingInput, limits: Optional[m.CopyLimitsInput] = None, dry_run: Optional[bool] = None, enabled: Optional[bool] = None) -> m.CopySubscription:
+        """Follow a leader wallet - every fill of it becomes a trade intent for your executor (copy.executed) or a risk.blocked event.
+
+        POST /copy/subscriptions (access: tier2).
+
+        Args:
+            leader_wallet: The wallet to copy (its proxy wallet, as trades show it).
+            dry_run: Intents are dry runs (status dry_run): the executor logs the order it would place.
+        """
+        return await self._call("createCopySubscription", {}, {}, {"leader_wallet": leader_wallet, "sizing": sizing, "limits": limits, "dry_run": dry_run, "enabled": enabled})  # type: ignore[no-any-return]
+
+    async def get_copy_subscription(self, *, id: str) -> m.CopySubscription:
+        """One copy subscription.
+
+        GET /copy/subscriptions/{id} (access: tier2).
+
+        Args:
+            id: The copy subscription id.
+        """
+        return await self._call("getCopySubscription", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
+    async def update_copy_subscription(self, *, id: str, leader_wallet: Optional[str] = None, sizing: Optional[m.CopySizingInput] = None, limits: Optional[m.CopyLimitsInput] = None, dry_run: Optional[bool] = None, enabled: Optional[bool] = None) -> m.CopySubscription:
+        """Change a subscription; `sizing` and `limits` are replaced whole when given. Applies to fills decided after it.
+
+        PATCH /copy/subscriptions/{id} (access: tier2).
+
+        Args:
+            id: The copy subscription id.
+        """
+        return await self._call("updateCopySubscription", {"id": id}, {}, {"leader_wallet": leader_wallet, "sizing": sizing, "limits": limits, "dry_run": dry_run, "enabled": enabled})  # type: ignore[no-any-return]
+
+    async def delete_copy_subscription(self, *, id: str) -> DeleteCopySubscriptionData:
+        """Stop copying and delete the subscription with its intents.
+
+        DELETE /copy/subscriptions/{id} (access: tier2).
+
+        Args:
+            id: The copy subscription id.
+        """
+        return await self._call("deleteCopySubscription", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
+    async def list_copy_intents(self, *, subscription_id: Optional[str] = None, status: Optional[Literal["submitted", "dry_run", "blocked"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.CopyIntent]:
+        """Trade intents the copy engine made for the account's subscriptions, newest first (one per subscription and leader fill).
+
+        GET /copy/intents (access: tier2).
+
+        Args:
+            subscription_id: Only this copy subscription's intents.
+            status: Only intents with this status.
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("listCopyIntents", {}, {"subscription_id": subscription_id, "status": status, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    async def get_backtest(self, *, strategy: Literal["copy_wallet", "price_threshold", "buy_and_hold"], wallet: Optional[str] = None, sizing: Optional[Literal["fixed", "proportional", "capped"]] = None, usdc: Optional[str] = None, ratio: Optional[str] = None, cap_usdc: Optional[str] = None, delay_seconds: Optional[Decimal] = None, market_ids: Optional[str] = None, change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[str] = None, outcome: Optional[str] = None, starting_cash_usdc: Optional[str] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> m.BacktestResult:
+        """Backtest a strategy over a date range - equity curve, return, drawdown, win rate, every trade with its fills, fees and slippage.
+
+        GET /backtest (access: tier2).
+
+        Args:
+            wallet: copy_wallet: the leader.
+            sizing: copy_wallet: fixed (usdc per leader fill, default 100), proportional (leader notional x ratio), capped (proportional, at most cap_usdc).
+            delay_seconds: copy_wallet and price_threshold: how long after the signal the follower trades (default 0).
+            market_ids: price_threshold and buy_and_hold: comma-separated condition ids (at most 500).
+            change_pct: price_threshold: relative YES move, percent (default 5).
+            window_minutes: price_threshold: the move's window (default 15).
+            hold_hours: price_threshold: sell this long after entering (default: hold).
+            order_usdc: price_threshold and buy_and_hold: USDC per entry (default 100).
+            outcome: buy_and_hold: outcome name (default YES).
+            starting_cash_usdc: Cash at `from` (default 10000).
+            from_: Start of the range (ISO 8601).
+            to: End of the range, exclusive (ISO 8601).
+        """
+        return await self._call("getBacktest", {}, {"strategy": strategy, "wallet": wallet, "sizing": sizing, "usdc": usdc, "ratio": ratio, "cap_usdc": cap_usdc, "delay_seconds": delay_seconds, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "outcome": outcome, "starting_cash_usdc": starting_cash_usdc, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
+
+    async def run_backtest(self, *, strategy: Literal["copy_wallet", "price_threshold", "buy_and_hold"], wallet: Optional[str] = None, sizing: Optional[Literal["fixed", "proportional", "capped"]] = None, usdc: Optional[m.DecimalInput] = None, ratio: Optional[m.DecimalInput] = None, cap_usdc: Optional[m.DecimalInput] = None, delay_seconds: Optional[Decimal] = None, market_ids: Optional[list[str]] = None, change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[m.DecimalInput] = None, outcome: Optional[str] = None, starting_cash_usdc: Optional[m.DecimalInput] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> m.BacktestResult:
+        """The same backtest with its configuration as a JSON body (GET /backtest describes every member).
+
+        POST /backtest (access: tier2).
+        """
+        return await self._call("runBacktest", {}, {}, {"strategy": strategy, "wallet": wallet, "sizing": sizing, "usdc": usdc, "ratio": ratio, "cap_usdc": cap_usdc, "delay_seconds": delay_seconds, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "outcome": outcome, "starting_cash_usdc": starting_cash_usdc, "from": from_, "to": to})  # type: ignore[no-any-return]
+
+    async def get_copy_picks(self, *, topic: Optional[str] = None, window: Optional[Literal["7d", "30d", "90d"]] = None, min_resolved: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.CopyPick]:
+        """Leaders worth copying per topic (market category), with why they were picked, their open positions you can still enter, and what copying them would have earned after fees and slippage.
+
+        GET /copy-picks (access: tier2).
+
+        Args:
+            topic: A market category (case-insensitive), as /markets/categories lists them; all topics when absent.
+            window: The copier simulation's and the recency figures' window: the last 7, 30 or 90 days.
+            min_resolved: Fewest resolved markets in the topic a leader needs (sample size).
+            limit: Page size (default 20, max 100).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("getCopyPicks", {}, {"topic": topic, "window": window, "min_resolved": min_resolved, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    async def list_strategies(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.Strategy]:
+        """The account's saved strategies, oldest first.
+
+        GET /strategies (access: tier2).
+
+        Args:
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("listStrategies", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    async def create_strategy(self, *, name: str, market_ids: list[str], change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[m.DecimalInput] = None, enabled: Optional[bool] = None) -> m.Strategy:
+        """Save a strategy (strategy_lab); it is backtested over the last 30 days and then evaluated live on every trade, emitting strategy.signal.
+
+        POST /strategies (access: tier2).
+
+        Args:
+            name: The strategy_name of its signals.
+            hold_hours: The backtest's exit; null holds to resolution or the end.
+        """
+        return await self._call("createStrategy", {}, {}, {"name": name, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "enabled": enabled})  # type: ignore[no-any-return]
+
+    async def get_strategy(self, *, id: str) -> m.Strategy:
+        """One saved strategy with its backtest figures.
+
+        GET /strategies/{id} (access: tier2).
+
+        Args:
+            id: The strategy id (strategy_id of its signals).
+        """
+        return await self._call("getStrategy", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
+    async def update_strategy(self, *, id: str, name: Optional[str] = None, market_ids: Optional[list[str]] = None, change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[m.DecimalInput] = None, enabled: Optional[bool] = None) -> m.Strategy:
+        """Change a strategy (backtested again unless only `enabled` changes); live windows start afresh.
+
+        PATCH /strategies/{id} (access: tier2).
+
+        Args:
+            id: The strategy id (strategy_id of its signals).
+        """
+        return await self._call("updateStrategy", {"id": id}, {}, {"name": name, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "enabled": enabled})  # type: ignore[no-any-return]
+
+    async def delete_strategy(self, *, id: str) -> DeleteStrategyData:
+        """Delete a strategy; it emits no further signals.
+
+        DELETE /strategies/{id} (access: tier2).
+
+        Args:
+            id: The strategy id (strategy_id of its signals).
+        """
+        return await self._call("deleteStrategy", {"id": id}, {}, {})  # type: ignore[no-any-return]
