@@ -2,8 +2,10 @@
  * Refused calls (402 PAYMENT_REQUIRED, 429 RATE_LIMITED) per account: counted per UTC day beside the
  * metered calls (usage_counters) and the newest few kept itemised (usage_refusals), so a developer can
  * see which call was refused and why. Like the meter, a refusal never waits on a write: they are
- * buffered and flushed every `flushIntervalMs`. Memory is bounded: past `maxBufferedItems` in one
- * interval only the day counts grow (a flood of 429s is still counted, not itemised one by one).
+ * buffered and flushed every `flushIntervalMs`. Memory and writes are bounded: an account itemises at
+ * most as many refusals per interval as are kept per account (more would be written only to be
+ * trimmed), and past `maxBufferedItems` in one interval only the day counts grow, so a flood of 429s
+ * is counted in full but costs the control store a few rows a second, not one per refused call.
  */
 import type { ControlStore } from '../ports/control-store.js';
 import { DAY_MS, startOfUtcDay } from '../shared/time.js';
@@ -51,6 +53,8 @@ const MAX_REASON_LENGTH = 500;
 
 export class RefusalLog {
   private items: Array<Refusal & { at: number }> = [];
+  /** Items buffered per account this interval (capped at the number kept per account). */
+  private itemsPerAccount = new Map<string, number>();
   /** `${accountId}|${YYYY-MM-DD}` -> counts since the last flush. */
   private counts = new Map<string, { accountId: string; day: string; r402: number; r429: number }>();
   private timer: NodeJS.Timeout | undefined;
@@ -62,6 +66,10 @@ export class RefusalLog {
     private readonly options: RefusalLogOptions,
   ) {
     this.clock = options.clock ?? Date.now;
+  }
+
+  private get keepPerAccount(): number {
+    return this.options.keepPerAccount ?? REFUSALS_KEPT_PER_ACCOUNT;
   }
 
   start(): void {
@@ -84,7 +92,9 @@ export class RefusalLog {
     if (refusal.status === 402) count.r402++;
     else count.r429++;
     this.counts.set(key, count);
-    if (this.items.length < (this.options.maxBufferedItems ?? 10_000)) {
+    const itemised = this.itemsPerAccount.get(refusal.accountId) ?? 0;
+    if (itemised < this.keepPerAccount && this.items.length < (this.options.maxBufferedItems ?? 10_000)) {
+      this.itemsPerAccount.set(refusal.accountId, itemised + 1);
       this.items.push({
         ...refusal,
         path: refusal.path.slice(0, MAX_PATH_LENGTH),
@@ -106,6 +116,7 @@ export class RefusalLog {
     const counts = this.counts;
     if (items.length === 0 && counts.size === 0) return;
     this.items = [];
+    this.itemsPerAccount = new Map();
     this.counts = new Map();
     try {
       await this.store.transaction(async (tx) => {
@@ -132,7 +143,7 @@ export class RefusalLog {
               items.map((i) => i.reason),
             ],
           );
-          const keep = this.options.keepPerAccount ?? REFUSALS_KEPT_PER_ACCOUNT;
+          const keep = this.keepPerAccount;
           await tx.query(
             `DELETE FROM usage_refusals r USING (
                SELECT id FROM (
@@ -154,6 +165,8 @@ export class RefusalLog {
         } else this.counts.set(key, c);
       }
       this.items = [...items, ...this.items].slice(0, this.options.maxBufferedItems ?? 10_000);
+      this.itemsPerAccount = new Map();
+      for (const item of this.items) this.itemsPerAccount.set(item.accountId, (this.itemsPerAccount.get(item.accountId) ?? 0) + 1);
       throw error;
     }
   }

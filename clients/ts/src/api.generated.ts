@@ -3684,7 +3684,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "GET",
     "path": "/usage/refusals",
     "summary": "The account's most recent refused calls (402 PAYMENT_REQUIRED, 429 RATE_LIMITED), newest first.",
-    "description": "The newest 100 refusals per account are kept; the per-day counts in /usage/history cover all of them.",
+    "description": "The newest 100 itemised refusals per account are kept. During a flood at most 100 per metering flush\n(about a second) are itemised; the per-day counts in /usage/history cover every refusal.",
     "access": "tier1",
     "paginated": true,
     "parameters": [
