@@ -1,8 +1,9 @@
 /**
  * The Express app (and a fast path for cached reads in front of it): OpenAPI document at
- * /api/openapi.yaml, requests validated against it, bearer keys on every /v1 route but registration,
- * one error renderer for the envelope. Operator endpoints (/admin, /metrics) are a separate app on
- * their own port (api/admin.ts).
+ * /api/openapi.yaml, requests validated against it, the web UI under /app (a client of /v1 like any
+ * other), keys (bearer or session cookie) on every /v1 route but the keyless ones, one error
+ * renderer for the envelope. Operator endpoints (/admin, /metrics) are a separate app on their own
+ * port (api/admin.ts).
  */
 import express from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
@@ -12,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Meter } from '../services/access/meter.js';
 import { RateLimiter } from '../services/access/rate-limit.js';
+import type { Refusal, RefusalLog } from '../services/access/refusals.js';
 import type { RegistrationLimits } from '../services/access/registration-limits.js';
 import type { Accounts } from '../services/control/accounts.js';
 import type { KeyLifecycle } from '../services/control/key-lifecycle.js';
@@ -30,6 +32,10 @@ import { type Operation, OperationIndex, readOperations } from './operations.js'
 import { fastCachedReads, ReadCache, responseCache } from './response-cache.js';
 import { accountRoutes } from './routes/account.js';
 import { agentRoutes } from './routes/agents.js';
+import { developerRoutes } from './routes/developers.js';
+import { sessionRoutes } from './routes/session.js';
+import { usageHistoryRoutes } from './routes/usage-history.js';
+import { WebUi } from './webui/web-ui.js';
 import { type HealthInputs, healthRoutes } from './routes/health.js';
 import { keyRoutes } from './routes/keys.js';
 import { type WebhooksApi, webhookRoutes } from './routes/webhooks.js';
@@ -87,6 +93,10 @@ export interface AppDependencies {
   feeFallback?: { rate: string; exponent: number };
   /** Validate every response against the document too (tests turn this on). */
   validateResponses?: boolean;
+  /** Usage per day and refused calls (GET /usage/history, /usage/refusals); without it those answer 404. */
+  usageHistory?: { control: ControlStore; refusals: RefusalLog; clock?: () => number };
+  /** Lifetime of the web UI's session cookie (default 12 h). */
+  sessionMaxAgeSeconds?: number;
 }
 
 export interface ApiHandler {
@@ -95,7 +105,15 @@ export interface ApiHandler {
   listener: (request: http.IncomingMessage, response: http.ServerResponse) => void;
   owners: OwnerCache;
   cache: ReadCache;
+  /** The web UI's assets (built on first use; `prepare()` builds them ahead). */
+  webui: WebUi;
 }
+
+/** The web UI session's default lifetime: a working day, after which the key is asked for again. */
+export const DEFAULT_SESSION_MAX_AGE_SECONDS = 12 * 3600;
+
+/** Keyless /v1 operations: registration, developer sign-up and turning a key into a session. */
+const KEYLESS = new Set(['POST /agents/register', 'POST /developers/register', 'POST /session']);
 
 /** The Express app plus a request listener with the cached-read fast path in front of it. */
 export function createApiHandler(deps: AppDependencies): ApiHandler {
@@ -103,19 +121,26 @@ export function createApiHandler(deps: AppDependencies): ApiHandler {
   const operations = readOperations(OPENAPI_PATH);
   const cache = new ReadCache(deps.readCache ?? { ttlMs: 0, maxEntries: 1, maxBytes: 1 }, new OperationIndex(operations));
   const limiter = deps.limiter ?? new RateLimiter();
-  const check = accessCheck(deps.meter, limiter, deps.access, deps.rateShare);
-  const app = buildApp(deps, owners, cache, check, operations);
+  const check = recordingRefusals(accessCheck(deps.meter, limiter, deps.access, deps.rateShare), deps.usageHistory?.refusals);
+  const throttle = new AuthThrottle({ failuresPerIpPerMinute: deps.auth.failuresPerIpPerMinute });
+  const webui = new WebUi(deps.logger);
+  const app = buildApp(deps, owners, cache, check, operations, throttle, webui);
   const fast = fastCachedReads(cache, owners, check);
   const refusal = fastRateRefusal(deps.meter, limiter, deps.access, deps.rateShare);
   return {
     app,
     owners,
     cache,
+    webui,
     listener: (request, response) => {
       // A known key over its rate is refused here, before routing and validation: a flood costs little.
       const owner = request.url?.startsWith('/v1/') ? owners.peek(bearerKey(request.headers.authorization) ?? '') : undefined;
       const refused = owner ? refusal(owner.account_id) : null;
-      if (refused) return sendError(response, refused, undefined, request.url ?? '');
+      if (refused && owner) {
+        // Bounded: past its buffer the log only counts (services/access/refusals.ts), so a flood stays cheap.
+        deps.usageHistory?.refusals.record(refusalOf(owner.account_id, refused, request.method ?? 'GET', request.url ?? ''));
+        return sendError(response, refused, undefined, request.url ?? '');
+      }
       if (!fast(request, response)) app(request, response);
     },
   };
@@ -127,6 +152,8 @@ function buildApp(
   cache: ReadCache,
   check: AccessCheck,
   operations: Operation[],
+  throttle: AuthThrottle,
+  webui: WebUi,
 ): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -137,17 +164,14 @@ function buildApp(
     response.type('application/yaml').send(openapiText);
   });
   app.use(docsRoutes());
+  app.use(webui.routes({ owners, throttle, trustProxyHops: deps.auth.trustProxyHops }));
 
   app.use(express.json({ limit: '64kb' }));
-  const authenticate = requireApiKey(
-    owners,
-    new AuthThrottle({ failuresPerIpPerMinute: deps.auth.failuresPerIpPerMinute }),
-    deps.auth.trustProxyHops,
-  );
+  const authenticate = requireApiKey(owners, throttle, deps.auth.trustProxyHops);
   app.use('/v1', (request, response, next) => {
-    // Registration is the one keyless route; everything else authenticates before validation,
-    // so an anonymous caller learns nothing about parameters.
-    if (request.path.toLowerCase() === '/agents/register') return next();
+    // Everything but the keyless operations authenticates before validation, so an anonymous
+    // caller learns nothing about parameters (Express routes case-insensitively, so this matches so too).
+    if (KEYLESS.has(`${request.method} ${request.path.toLowerCase()}`)) return next();
     return authenticate(request, response, next);
   });
   app.use('/v1', responseCache(cache, check));
@@ -173,6 +197,22 @@ function buildApp(
       control: deps.control,
     }),
   );
+  app.use('/v1', developerRoutes({ accounts: deps.accounts, registrations: deps.registrations, trustProxyHops: deps.auth.trustProxyHops }));
+  app.use(
+    '/v1',
+    sessionRoutes({
+      accounts: deps.accounts,
+      owners,
+      meter: deps.meter,
+      thresholds: deps.access.thresholds,
+      maxAgeSeconds: deps.sessionMaxAgeSeconds ?? DEFAULT_SESSION_MAX_AGE_SECONDS,
+      throttle,
+      trustProxyHops: deps.auth.trustProxyHops,
+    }),
+  );
+  if (deps.usageHistory) {
+    app.use('/v1', usageHistoryRoutes({ control: deps.usageHistory.control, clock: deps.usageHistory.clock ?? Date.now }));
+  }
   if (deps.sandbox) {
     app.use('/v1', briefingRoutes(deps.sandbox.briefings));
     app.use('/v1', paperRoutes(deps.sandbox.paper));
@@ -194,4 +234,34 @@ function buildApp(
   app.use((_request, _response, next) => next(ApiError.notFound('no such route')));
   app.use(errorRenderer(deps.logger));
   return app;
+}
+
+/** Records the calls an access check refuses with 402 or 429, for GET /usage/history and /usage/refusals. */
+function recordingRefusals(check: AccessCheck, refusals: RefusalLog | undefined): AccessCheck {
+  if (!refusals) return check;
+  return async (request, response, operation) => {
+    try {
+      await check(request, response, operation);
+    } catch (error) {
+      const owner = request.owner;
+      if (owner && error instanceof ApiError && (error.status === 402 || error.status === 429)) {
+        // The fast path hands a bare node request (no originalUrl).
+        const url = (request as { originalUrl?: string }).originalUrl ?? request.url;
+        refusals.record(refusalOf(owner.account_id, error, request.method, url));
+      }
+      throw error;
+    }
+  };
+}
+
+/** The log entry of a 402/429 refusal; the query string is not kept. */
+function refusalOf(accountId: string, error: ApiError, method: string, url: string): Refusal {
+  return {
+    accountId,
+    status: error.status as 402 | 429,
+    code: error.code,
+    method,
+    path: url.split('?', 1)[0]!,
+    reason: error.message,
+  };
 }

@@ -1,5 +1,6 @@
 /**
- * Bearer-key authentication: every route except registration and the API document needs a live key.
+ * Key authentication: every /v1 route except the keyless ones (registration, sign-up, session
+ * creation) needs a live key, as a bearer header or the web UI's session cookie (api/session.ts).
  * - Owners of keys are cached for a short time (bounded LRU), and so are keys that matched nothing
  *   (a negative cache): a made-up key with a valid checksum costs one database lookup, not one per
  *   request.
@@ -8,16 +9,19 @@
  *   flooding with bad ones is cheap to refuse. Known keys keep working throughout.
  */
 import type { NextFunction, Request, Response } from 'express';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { WindowCounter } from '../services/access/window-counter.js';
 import type { Accounts, KeyOwner } from '../services/control/accounts.js';
 import { BoundedLru } from '../services/shared/lru.js';
 import { runInRequestContext } from '../services/shared/request-context.js';
 import { ApiError } from './errors.js';
+import { cookieRequestProblem, cookieValue, SESSION_COOKIE } from './session.js';
 
 declare module 'express-serve-static-core' {
   interface Request {
     owner?: KeyOwner;
+    /** How the key came: the bearer header or the session cookie. */
+    credential?: Credential;
   }
 }
 
@@ -120,6 +124,21 @@ export function bearerKey(header: string | undefined): string | null {
   return header ? (/^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? null) : null;
 }
 
+export interface Credential {
+  apiKey: string;
+  via: 'bearer' | 'cookie';
+}
+
+/** The key a request presents: the bearer header first, else the session cookie. */
+export function credentialOf(headers: IncomingHttpHeaders): Credential | 'malformed' | null {
+  if (headers.authorization !== undefined) {
+    const apiKey = bearerKey(headers.authorization);
+    return apiKey ? { apiKey, via: 'bearer' } : 'malformed';
+  }
+  const apiKey = cookieValue(headers.cookie, SESSION_COOKIE);
+  return apiKey ? { apiKey, via: 'cookie' } : null;
+}
+
 /**
  * The client's address: the socket's peer, or with `trustedHops` proxies in front, the address the
  * outermost trusted proxy saw (X-Forwarded-For read from the right, never a client-supplied left end).
@@ -137,29 +156,34 @@ export function clientAddress(request: IncomingMessage, trustedHops: number): st
 
 export function requireApiKey(owners: OwnerCache, throttle: AuthThrottle, trustedHops: number) {
   return async (request: Request, _response: Response, next: NextFunction) => {
-    const header = request.get('authorization');
-    const apiKey = bearerKey(header);
+    const credential = credentialOf(request.headers);
+    const apiKey = credential && credential !== 'malformed' ? credential.apiKey : null;
     const known = apiKey ? owners.peek(apiKey) : undefined;
     const ip = clientAddress(request, trustedHops);
     if (!known) {
       const refusal = throttle.refusal(ip);
       if (refusal) return next(refusal);
     }
-    if (!header || !apiKey) {
+    if (!credential || credential === 'malformed') {
       throttle.failed(ip);
       return next(
         ApiError.unauthorized(
-          header ? 'malformed Authorization header: expected Bearer <key>' : 'missing API key: send Authorization: Bearer <key>',
+          credential ? 'malformed Authorization header: expected Bearer <key>' : 'missing API key: send Authorization: Bearer <key>',
         ),
       );
     }
     try {
-      const owner = known ?? (await owners.lookup(apiKey));
+      const owner = known ?? (await owners.lookup(credential.apiKey));
       if (!owner) {
         throttle.failed(ip);
         return next(ApiError.unauthorized('invalid API key'));
       }
+      if (credential.via === 'cookie') {
+        const problem = cookieRequestProblem(request, credential.apiKey);
+        if (problem) return next(new ApiError(403, 'FORBIDDEN', problem));
+      }
       request.owner = owner;
+      request.credential = credential;
       // Everything after this runs on behalf of the account (the analytics store queues its queries in the account's lane).
       runInRequestContext({ lane: `account:${owner.account_id}` }, () => next());
     } catch (error) {

@@ -19,7 +19,7 @@ import querystring from 'node:querystring';
 import type { NextFunction, Request, Response } from 'express';
 import { BoundedLru, type LruStats } from '../services/shared/lru.js';
 import type { AccessCheck, OperationAccess } from './access.js';
-import { bearerKey, type OwnerCache } from './auth.js';
+import { credentialOf, type OwnerCache } from './auth.js';
 import { sendError } from './error-renderer.js';
 import type { MatchedOperation, Operation, OperationIndex } from './operations.js';
 
@@ -190,8 +190,10 @@ export function fastCachedReads(cache: ReadCache, owners: OwnerCache, check: Acc
     if (key === null) return false;
     const hit = cache.get(key);
     if (!hit) return false;
-    const apiKey = bearerKey(request.headers.authorization);
-    const owner = apiKey ? owners.peek(apiKey) : undefined;
+    // A cookie-authenticated read goes through Express, which also checks its Origin.
+    const credential = credentialOf(request.headers);
+    if (!credential || credential === 'malformed' || credential.via !== 'bearer') return false;
+    const owner = owners.peek(credential.apiKey);
     if (!owner) return false;
     const req = request as IncomingMessage & { owner?: typeof owner };
     req.owner = owner;

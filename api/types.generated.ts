@@ -360,6 +360,56 @@ export type Error = {
   reason?: string;
 };
 
+export type DeveloperRegistration = {
+  account_id: string;
+  name: string;
+  email: string;
+  /** Shown only in this response. */
+  api_key: string;
+  /** Tier 1; tokens or credits raise it (see GET /pricing/access). */
+  tier: "1";
+  created_at: Timestamp;
+};
+
+export type Session = {
+  account_id: string;
+  name: string;
+  kind: "agent" | "developer";
+  /** Contact address given at developer sign-up. */
+  email: string | null;
+  tier: TierName;
+  /** The key's first eight and last four characters (never enough to use it). */
+  key_hint: string;
+  authenticated_by: "bearer" | "cookie";
+  /** Send as X-CSRF-Token with every state-changing request authenticated by the session cookie: base64url(HMAC-SHA256(key, 'tapeline csrf v1')). */
+  csrf_token: string;
+};
+
+export type UsageDay = {
+  /** UTC day (YYYY-MM-DD). */
+  date: string;
+  /** Metered calls counted against the quota that day (including those paid with credits). */
+  calls: number;
+  /** Credits drawn that day (calls past the quota x credits per call). */
+  credits_spent: number;
+  /** Calls refused with 402 PAYMENT_REQUIRED that day. */
+  refused_402: number;
+  /** Calls refused with 429 RATE_LIMITED that day. */
+  refused_429: number;
+};
+
+export type Refusal = {
+  id: string;
+  at: Timestamp;
+  status: 402 | 429;
+  code: "PAYMENT_REQUIRED" | "RATE_LIMITED";
+  method: string;
+  /** The request path (the query string is not kept). */
+  path: string;
+  /** The error message the call received. */
+  reason: string;
+};
+
 export type Registration = {
   agent_id: string;
   name: string;

@@ -13,6 +13,7 @@ import type { HealthInputs } from '../api/routes/health.js';
 import type { WebhooksApi } from '../api/routes/webhooks.js';
 import { ApiInstances } from './access/api-instances.js';
 import { Meter } from './access/meter.js';
+import { RefusalLog } from './access/refusals.js';
 import { RegistrationLimits } from './access/registration-limits.js';
 import { newAdminToken, writeAdminEndpoint } from './admin/admin-endpoint.js';
 import { AdminOperations } from './admin/operations.js';
@@ -59,6 +60,8 @@ export interface ComposedApi {
   accounts: Accounts;
   keys: KeyLifecycle;
   meter: Meter;
+  /** Calls refused with 402/429, kept for GET /usage/refusals and the usage history. */
+  refusals: RefusalLog;
   instances: ApiInstances;
   operations: AdminOperations;
   metrics: MetricsSource;
@@ -78,6 +81,10 @@ export function composeApi(options: ComposeOptions): ComposedApi {
     flushIntervalMs: config.access.meterFlushIntervalMs,
     tokenBalances: sandbox.tokenBalances,
     onFlushError: (error) => logger.warn({ err: error }, 'usage flush failed; the counts are kept for the next one'),
+  });
+  const refusals = new RefusalLog(control, {
+    flushIntervalMs: config.access.meterFlushIntervalMs,
+    onFlushError: (error) => logger.warn({ err: error }, 'refused-call log flush failed; kept for the next flush'),
   });
   const instances = new ApiInstances(control, config.access.heartbeatIntervalMs, (error) =>
     logger.warn({ err: error }, 'API heartbeat failed; keeping the last count of API processes'),
@@ -109,6 +116,8 @@ export function composeApi(options: ComposeOptions): ComposedApi {
     webhooks: options.webhooks,
     marketLookup: options.marketLookup,
     health: options.health,
+    usageHistory: { control, refusals, clock: options.clock },
+    sessionMaxAgeSeconds: config.access.sessionMaxAgeSeconds,
   });
   const operations = new AdminOperations(accounts, config.access.thresholds, keys, (ids) => handler.owners.forgetKeys(ids));
   // Reconciled hours change once a minute (RECONCILIATION_INTERVAL_MS); a scrape reuses them.
@@ -154,16 +163,19 @@ export function composeApi(options: ComposeOptions): ComposedApi {
     accounts,
     keys,
     meter,
+    refusals,
     instances,
     operations,
     metrics,
     sandbox,
     async start() {
       meter.start();
+      refusals.start();
       await instances.start();
     },
     async stop() {
       await meter.stop();
+      await refusals.stop();
       await instances.stop();
       await sandbox.close();
     },
@@ -223,6 +235,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     },
   });
   await api.start();
+  // Built while the server starts listening, so the first visit to /app does not wait for it.
+  const webuiReady = api.handler.webui.prepare().catch((error: unknown) => logger.error({ err: error }, 'web ui bundle failed to build'));
   const adminToken = options.adminEndpoint ? newAdminToken() : undefined;
   const server = http.createServer(api.handler.listener);
   const adminServer = http.createServer(
@@ -237,6 +251,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     await listenAdmin(adminServer, config, logger);
   } catch (error) {
     server.close();
+    await webuiReady;
     await api.stop();
     throw error;
   }
@@ -249,6 +264,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     adminUrl,
     async stop() {
       await Promise.all([close(server), close(adminServer)]);
+      await webuiReady;
       await api.stop();
     },
   };

@@ -200,6 +200,13 @@ const environmentSchema = z.object({
   // A key's owner is cached this long after a lookup; revocations take at most this long to apply
   // in other API processes (the process that revokes forgets the key at once).
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
+  // The web UI's session cookie lives a working day: long enough not to nag, short enough that a
+  // forgotten browser does not hold the key for weeks (the key itself does not expire).
+  SESSION_MAX_AGE_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(12 * 3600),
   // A well-formed key that matches no live key is remembered as unknown this long, so guessing keys
   // costs no database lookup each; a new key is never in it (its owner is looked up once it exists).
   AUTH_NEGATIVE_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
@@ -438,6 +445,7 @@ export type Config = Readonly<{
     rateBurstFactor: number;
     meterFlushIntervalMs: number;
     authCacheTtlMs: number;
+    sessionMaxAgeSeconds: number;
     authNegativeCacheTtlMs: number;
     authFailuresPerIpPerMinute: number;
     registrationsPerIpPerHour: number;
@@ -645,6 +653,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rateBurstFactor: e.RATE_BURST_FACTOR,
       meterFlushIntervalMs: e.METER_FLUSH_INTERVAL_MS,
       authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
+      sessionMaxAgeSeconds: e.SESSION_MAX_AGE_SECONDS,
       authNegativeCacheTtlMs: e.AUTH_NEGATIVE_CACHE_TTL_MS,
       authFailuresPerIpPerMinute: e.AUTH_FAILURES_PER_IP_PER_MINUTE,
       registrationsPerIpPerHour: e.REGISTRATIONS_PER_IP_PER_HOUR,

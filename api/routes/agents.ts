@@ -10,6 +10,16 @@ import { clientAddress } from '../auth.js';
 import { success } from '../envelope.js';
 import { ApiError } from '../errors.js';
 
+/** A display name from a request body: non-empty once trimmed, without control characters. */
+export function displayName(value: unknown): string {
+  const name = typeof value === 'string' ? value.trim() : '';
+  if (!name) throw ApiError.badRequest('name: must be a non-empty string');
+  // PostgreSQL text cannot hold NUL, and control characters have no place in a display name.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw ApiError.badRequest('name: must not contain control characters');
+  return name;
+}
+
 export interface AgentRouteOptions {
   accounts: Accounts;
   meter: Meter;
@@ -24,11 +34,7 @@ export interface AgentRouteOptions {
 export function agentRoutes({ accounts, meter, thresholds, registrations, trustProxyHops, control }: AgentRouteOptions): Router {
   const router = Router();
   router.post('/agents/register', async (request, response) => {
-    const name = typeof request.body?.name === 'string' ? request.body.name.trim() : '';
-    if (!name) throw ApiError.badRequest('name: must be a non-empty string');
-    // PostgreSQL text cannot hold NUL, and control characters have no place in a display name.
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
-    if (/[\u0000-\u001f\u007f]/.test(name)) throw ApiError.badRequest('name: must not contain control characters');
+    const name = displayName(request.body?.name);
     const refusal = await registrations?.admit(clientAddress(request, trustProxyHops));
     if (refusal) throw ApiError.rateLimited(refusal.reason, refusal.retryAfterSeconds);
     const issued = await accounts.registerAgent(name);

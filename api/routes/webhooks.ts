@@ -3,7 +3,7 @@ import { isoOrNull } from '../../services/shared/time.js';
 import crypto from 'node:crypto';
 import { Router, type Request } from 'express';
 import type { ControlStore } from '../../services/ports/control-store.js';
-import { TEST_EVENT_TYPE } from '../../services/webhooks/event-types.js';
+import { EVENT_TYPE_INFO, EVENT_TYPES, TEST_EVENT_TYPE } from '../../services/webhooks/event-types.js';
 import {
   attemptsOf,
   enqueueDeliveries,
@@ -111,6 +111,11 @@ export function webhookRoutes(api: WebhooksApi): Router {
         present: (s) => presentSubscription(s, api.clock()),
       }),
     );
+  });
+
+  // Before /webhooks/:id, which would otherwise take the name as an id.
+  router.get('/webhooks/event-types', (_request, response) => {
+    response.json(success(EVENT_TYPES.map((event) => ({ event, ...EVENT_TYPE_INFO[event] }))));
   });
 
   router.get('/webhooks/:id', async (request, response) => {

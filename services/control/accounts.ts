@@ -7,6 +7,8 @@ export interface IssuedKey {
   name: string;
   api_key: string;
   created_at: string;
+  /** Set for self-serve developer accounts. */
+  email?: string;
 }
 
 export interface KeyOwner {
@@ -31,6 +33,14 @@ export class Accounts {
   /** Self-serve sandbox registration: a new agent account and its first key. */
   registerAgent(name: string): Promise<IssuedKey> {
     return this.createAccountWithKey(name, 'agent', 0);
+  }
+
+  /**
+   * Self-serve developer sign-up: a Tier 1 developer account and its first key. The email is a
+   * contact address stored as given (never verified or mailed; not unique, see migration 0040).
+   */
+  registerDeveloper(name: string, email: string): Promise<IssuedKey> {
+    return this.createAccountWithKey(name, 'developer', 0, email);
   }
 
   /** Operator-issued developer key; the token balance decides its tier. */
@@ -59,10 +69,13 @@ export class Accounts {
   }
 
   async record(accountId: string): Promise<AccountRecord | null> {
-    const [row] = await this.store.query<{ account_id: string; name: string; kind: KeyOwner['kind']; created_at: Date }>(
-      'SELECT id::text AS account_id, name, kind, created_at FROM accounts WHERE id = $1',
-      [accountId],
-    );
+    const [row] = await this.store.query<{
+      account_id: string;
+      name: string;
+      kind: KeyOwner['kind'];
+      email: string | null;
+      created_at: Date;
+    }>('SELECT id::text AS account_id, name, kind, email, created_at FROM accounts WHERE id = $1', [accountId]);
     return row ? { ...row, created_at: new Date(row.created_at).toISOString() } : null;
   }
 
@@ -85,19 +98,30 @@ export class Accounts {
     return { account_id: row!.account_id, token_balance: Number(row!.token_balance), credits: Number(row!.credits) };
   }
 
-  private async createAccountWithKey(name: string, kind: KeyOwner['kind'], tokenBalance: number): Promise<IssuedKey> {
+  private async createAccountWithKey(
+    name: string,
+    kind: KeyOwner['kind'],
+    tokenBalance: number,
+    email: string | null = null,
+  ): Promise<IssuedKey> {
     const apiKey = generateApiKey();
     return this.store.transaction(async (tx) => {
       const [account] = await tx.query<{ id: string; created_at: Date }>(
-        'INSERT INTO accounts (name, kind, token_balance) VALUES ($1, $2, $3) RETURNING id::text AS id, created_at',
-        [name, kind, tokenBalance],
+        'INSERT INTO accounts (name, kind, token_balance, email) VALUES ($1, $2, $3, $4) RETURNING id::text AS id, created_at',
+        [name, kind, tokenBalance, email],
       );
       await tx.query('INSERT INTO api_keys (account_id, key_hash, key_hint) VALUES ($1, $2, $3)', [
         account!.id,
         hashApiKey(apiKey),
         apiKeyHint(apiKey),
       ]);
-      return { account_id: account!.id, name, api_key: apiKey, created_at: new Date(account!.created_at).toISOString() };
+      return {
+        account_id: account!.id,
+        name,
+        ...(email === null ? {} : { email }),
+        api_key: apiKey,
+        created_at: new Date(account!.created_at).toISOString(),
+      };
     });
   }
 }
@@ -106,5 +130,7 @@ export interface AccountRecord {
   account_id: string;
   name: string;
   kind: KeyOwner['kind'];
+  /** Contact address given at developer sign-up (null for agents and operator-issued keys). */
+  email: string | null;
   created_at: string;
 }

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import type { Meter } from '../../services/access/meter.js';
+import type { RefusalLog } from '../../services/access/refusals.js';
 import type { AdminOperations } from '../../services/admin/operations.js';
 import { openChdbStore } from '../../services/analytics/clickhouse-store.js';
 import { migrate } from '../../services/analytics/migrate.js';
@@ -30,6 +31,7 @@ export interface ApiHarness {
   accounts: Accounts;
   admin: AdminOperations;
   meter: Meter;
+  refusals: RefusalLog;
   api: ComposedApi;
   sandbox: SandboxApis;
   config: Config;
@@ -100,6 +102,7 @@ export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHa
     accounts: api.accounts,
     admin: api.operations,
     meter: api.meter,
+    refusals: api.refusals,
     api,
     sandbox: api.sandbox,
     config,

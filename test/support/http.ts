@@ -94,7 +94,10 @@ export function requestFrom<T = any>(
         response.on('end', () => {
           const raw = Buffer.concat(chunks).toString('utf8');
           const headers = new Headers();
-          for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') headers.set(name, value);
+          for (const [name, value] of Object.entries(response.headers)) {
+            // Set-Cookie comes as an array; Headers keeps each value.
+            for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, one);
+          }
           let parsed: any = null;
           try {
             parsed = JSON.parse(raw);

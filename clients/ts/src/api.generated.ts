@@ -360,6 +360,56 @@ export type Error = {
   reason?: string;
 };
 
+export type DeveloperRegistration = {
+  account_id: string;
+  name: string;
+  email: string;
+  /** Shown only in this response. */
+  api_key: string;
+  /** Tier 1; tokens or credits raise it (see GET /pricing/access). */
+  tier: "1";
+  created_at: Timestamp;
+};
+
+export type Session = {
+  account_id: string;
+  name: string;
+  kind: "agent" | "developer";
+  /** Contact address given at developer sign-up. */
+  email: string | null;
+  tier: TierName;
+  /** The key's first eight and last four characters (never enough to use it). */
+  key_hint: string;
+  authenticated_by: "bearer" | "cookie";
+  /** Send as X-CSRF-Token with every state-changing request authenticated by the session cookie: base64url(HMAC-SHA256(key, 'tapeline csrf v1')). */
+  csrf_token: string;
+};
+
+export type UsageDay = {
+  /** UTC day (YYYY-MM-DD). */
+  date: string;
+  /** Metered calls counted against the quota that day (including those paid with credits). */
+  calls: number;
+  /** Credits drawn that day (calls past the quota x credits per call). */
+  credits_spent: number;
+  /** Calls refused with 402 PAYMENT_REQUIRED that day. */
+  refused_402: number;
+  /** Calls refused with 429 RATE_LIMITED that day. */
+  refused_429: number;
+};
+
+export type Refusal = {
+  id: string;
+  at: Timestamp;
+  status: 402 | 429;
+  code: "PAYMENT_REQUIRED" | "RATE_LIMITED";
+  method: string;
+  /** The request path (the query string is not kept). */
+  path: string;
+  /** The error message the call received. */
+  reason: string;
+};
+
 export type Registration = {
   agent_id: string;
   name: string;
@@ -1460,6 +1510,47 @@ export interface Operations {
     data: Registration;
     paginated: false;
   };
+  /** POST /developers/register: Self-serve developer sign-up; returns a Tier 1 API key (shown once). No mail is sent. */
+  postDevelopersRegister: {
+    params: {
+      /** Display name of the developer or their project (no control characters). */
+      name: string;
+      /** Contact address (one @, a dot in the domain); stored lower-cased. */
+      email: string;
+    };
+    paramsOptional: false;
+    data: DeveloperRegistration;
+    paginated: false;
+  };
+  /** GET /session: Who the calling key (or session cookie) is, with the session's CSRF token. */
+  getSession: {
+    params: Record<string, never>;
+    paramsOptional: true;
+    data: Session;
+    paginated: false;
+  };
+  /** POST /session: Start a browser session - the key goes into an HttpOnly, SameSite=Strict cookie (the web UI signs in this way). */
+  postSession: {
+    params: {
+      /** The API key (aif_...). */
+      api_key: string;
+    };
+    paramsOptional: false;
+    data: Session & {
+      /** Lifetime of the cookie (Max-Age). */
+      expires_in_seconds: number;
+    };
+    paginated: false;
+  };
+  /** DELETE /session: End the browser session (clears the cookie; the key itself stays valid). */
+  deleteSession: {
+    params: Record<string, never>;
+    paramsOptional: true;
+    data: {
+      signed_out: true;
+    };
+    paginated: false;
+  };
   /** GET /agents/me: The calling agent's record (sandbox agent keys only). */
   getAgent: {
     params: Record<string, never>;
@@ -1781,6 +1872,28 @@ export interface Operations {
     data: Usage;
     paginated: false;
   };
+  /** GET /usage/history: Metered calls, credits spent and refused calls (402, 429) per UTC day, oldest first. */
+  getUsageHistory: {
+    params: {
+      /** Number of days ending today (default 30, max 90). */
+      days?: number;
+    };
+    paramsOptional: true;
+    data: Array<UsageDay>;
+    paginated: false;
+  };
+  /** GET /usage/refusals: The account's most recent refused calls (402 PAYMENT_REQUIRED, 429 RATE_LIMITED), newest first. */
+  getUsageRefusals: {
+    params: {
+      /** Page size (default 20, max 100). */
+      limit?: number;
+      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      cursor?: string;
+    };
+    paramsOptional: true;
+    data: Array<Refusal>;
+    paginated: true;
+  };
   /** GET /pricing/access: The calling key's tier, balances, and every endpoint it can or cannot call (and why). */
   getPricingAccess: {
     params: Record<string, never>;
@@ -2051,6 +2164,18 @@ export interface Operations {
     };
     paramsOptional: false;
     data: WebhookSubscription;
+    paginated: false;
+  };
+  /** GET /webhooks/event-types: The event types a subscription can list, what each means, and whether the service emits it yet. */
+  getWebhooksEventTypes: {
+    params: Record<string, never>;
+    paramsOptional: true;
+    data: Array<{
+      event: string;
+      description: string;
+      /** false for events whose producing part has not landed yet (subscribable now). */
+      emitted: boolean;
+    }>;
     paginated: false;
   };
   /** GET /webhooks/{id}: One subscription, including why it was disabled, if it was. */
@@ -2407,6 +2532,47 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
       "name",
       "topics"
     ]
+  },
+  "postDevelopersRegister": {
+    "method": "POST",
+    "path": "/developers/register",
+    "summary": "Self-serve developer sign-up; returns a Tier 1 API key (shown once). No mail is sent.",
+    "description": "Creates a developer account and its first key, free and at once. The email is a contact address,\nstored as given and never verified or mailed, so it is not unique (uniqueness would tell anyone which\naddresses have accounts). Store the key now: only its SHA-256 is kept. Sign-ups share the\nregistration limits of `POST /agents/register` (per client address and for the whole service, per\nhour: `REGISTRATIONS_PER_IP_PER_HOUR`, `REGISTRATIONS_PER_HOUR`); past them the answer is 429 with\n`Retry-After`.",
+    "paginated": false,
+    "parameters": [],
+    "body": [
+      "name",
+      "email"
+    ]
+  },
+  "getSession": {
+    "method": "GET",
+    "path": "/session",
+    "summary": "Who the calling key (or session cookie) is, with the session's CSRF token.",
+    "access": "any",
+    "paginated": false,
+    "parameters": [],
+    "body": []
+  },
+  "postSession": {
+    "method": "POST",
+    "path": "/session",
+    "summary": "Start a browser session - the key goes into an HttpOnly, SameSite=Strict cookie (the web UI signs in this way).",
+    "description": "Sets `tapeline_session=<key>` (`Path=/`, `HttpOnly`, `SameSite=Strict`, `Secure` over HTTPS,\n`Max-Age` = `expires_in_seconds`). Requests with the cookie and no `Authorization` header are\nauthenticated by it; state-changing ones must send `X-CSRF-Token: <csrf_token>`. A request whose\n`Origin` names another site is refused with 403.",
+    "paginated": false,
+    "parameters": [],
+    "body": [
+      "api_key"
+    ]
+  },
+  "deleteSession": {
+    "method": "DELETE",
+    "path": "/session",
+    "summary": "End the browser session (clears the cookie; the key itself stays valid).",
+    "access": "any",
+    "paginated": false,
+    "parameters": [],
+    "body": []
   },
   "getAgent": {
     "method": "GET",
@@ -3491,6 +3657,63 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "parameters": [],
     "body": []
   },
+  "getUsageHistory": {
+    "method": "GET",
+    "path": "/usage/history",
+    "summary": "Metered calls, credits spent and refused calls (402, 429) per UTC day, oldest first.",
+    "description": "One entry per UTC day for the last `days` days, today included; days without activity are zero.\n`calls` counts metered calls (the quota's unit), `credits_spent` the credits drawn past the quota,\n`refused_402` the calls refused with 402 PAYMENT_REQUIRED, `refused_429` those refused with\n429 RATE_LIMITED. Counts reach the store at the metering flush interval (about a second).",
+    "access": "tier1",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "days",
+        "in": "query",
+        "required": false,
+        "description": "Number of days ending today (default 30, max 90).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 90,
+          "default": 30
+        }
+      }
+    ],
+    "body": []
+  },
+  "getUsageRefusals": {
+    "method": "GET",
+    "path": "/usage/refusals",
+    "summary": "The account's most recent refused calls (402 PAYMENT_REQUIRED, 429 RATE_LIMITED), newest first.",
+    "description": "The newest 100 itemised refusals per account are kept. During a flood at most 100 per metering flush\n(about a second) are itemised; the per-day counts in /usage/history cover every refusal.",
+    "access": "tier1",
+    "paginated": true,
+    "parameters": [
+      {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "description": "Page size (default 20, max 100).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "default": 20
+        }
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512
+        }
+      }
+    ],
+    "body": []
+  },
   "getPricingAccess": {
     "method": "GET",
     "path": "/pricing/access",
@@ -4081,6 +4304,15 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
       "events",
       "filters"
     ]
+  },
+  "getWebhooksEventTypes": {
+    "method": "GET",
+    "path": "/webhooks/event-types",
+    "summary": "The event types a subscription can list, what each means, and whether the service emits it yet.",
+    "access": "tier1",
+    "paginated": false,
+    "parameters": [],
+    "body": []
   },
   "getWebhook": {
     "method": "GET",

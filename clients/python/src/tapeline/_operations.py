@@ -13,6 +13,20 @@ from ._base import AsyncPage, Model, OperationSpec, Page
 
 API_VERSION = "0.5.0"
 
+class PostSessionData(m.Session):
+    expires_in_seconds: int = Field(description="Lifetime of the cookie (Max-Age).")
+
+
+class DeleteSessionData(Model):
+    signed_out: Literal[True]
+
+
+class GetWebhooksEventTypesData(Model):
+    event: str
+    description: str
+    emitted: bool = Field(description="false for events whose producing part has not landed yet (subscribable now).")
+
+
 class DeleteWebhookData(Model):
     id: str
     deleted: Literal[True]
@@ -30,6 +44,10 @@ class DeleteStrategyData(Model):
 
 OPERATIONS: dict[str, OperationSpec] = {
     "registerAgent": OperationSpec("POST", "/agents/register", False, m.Registration),
+    "postDevelopersRegister": OperationSpec("POST", "/developers/register", False, m.DeveloperRegistration),
+    "getSession": OperationSpec("GET", "/session", False, m.Session),
+    "postSession": OperationSpec("POST", "/session", False, PostSessionData),
+    "deleteSession": OperationSpec("DELETE", "/session", False, DeleteSessionData),
     "getAgent": OperationSpec("GET", "/agents/me", False, m.Agent),
     "patchAgentsMe": OperationSpec("PATCH", "/agents/me", False, m.Agent),
     "getHealth": OperationSpec("GET", "/health", False, m.Health),
@@ -53,6 +71,8 @@ OPERATIONS: dict[str, OperationSpec] = {
     "listEvents": OperationSpec("GET", "/events", True, list[m.Event]),
     "listSeries": OperationSpec("GET", "/series", True, list[m.Series]),
     "getUsage": OperationSpec("GET", "/usage", False, m.Usage),
+    "getUsageHistory": OperationSpec("GET", "/usage/history", False, list[m.UsageDay]),
+    "getUsageRefusals": OperationSpec("GET", "/usage/refusals", True, list[m.Refusal]),
     "getPricingAccess": OperationSpec("GET", "/pricing/access", False, m.AccessReport),
     "getKeys": OperationSpec("GET", "/keys", True, list[m.ApiKey]),
     "postKeys": OperationSpec("POST", "/keys", False, m.NewApiKey),
@@ -77,6 +97,7 @@ OPERATIONS: dict[str, OperationSpec] = {
     "deleteAccountWallet": OperationSpec("DELETE", "/account/wallet", False, m.WalletLink),
     "listWebhooks": OperationSpec("GET", "/webhooks", True, list[m.WebhookSubscription]),
     "createWebhook": OperationSpec("POST", "/webhooks", False, m.WebhookSubscription),
+    "getWebhooksEventTypes": OperationSpec("GET", "/webhooks/event-types", False, list[GetWebhooksEventTypesData]),
     "getWebhook": OperationSpec("GET", "/webhooks/{id}", False, m.WebhookSubscription),
     "updateWebhook": OperationSpec("PATCH", "/webhooks/{id}", False, m.WebhookSubscription),
     "deleteWebhook": OperationSpec("DELETE", "/webhooks/{id}", False, DeleteWebhookData),
@@ -115,6 +136,41 @@ class SyncOperations:
             name: Display name of the agent (no control characters).
         """
         return self._call("registerAgent", {}, {}, {"name": name, "topics": topics})  # type: ignore[no-any-return]
+
+    def post_developers_register(self, *, name: str, email: str) -> m.DeveloperRegistration:
+        """Self-serve developer sign-up; returns a Tier 1 API key (shown once). No mail is sent.
+
+        POST /developers/register.
+
+        Args:
+            name: Display name of the developer or their project (no control characters).
+            email: Contact address (one @, a dot in the domain); stored lower-cased.
+        """
+        return self._call("postDevelopersRegister", {}, {}, {"name": name, "email": email})  # type: ignore[no-any-return]
+
+    def get_session(self) -> m.Session:
+        """Who the calling key (or session cookie) is, with the session's CSRF token.
+
+        GET /session (access: any).
+        """
+        return self._call("getSession", {}, {}, {})  # type: ignore[no-any-return]
+
+    def post_session(self, *, api_key: str) -> PostSessionData:
+        """Start a browser session - the key goes into an HttpOnly, SameSite=Strict cookie (the web UI signs in this way).
+
+        POST /session.
+
+        Args:
+            api_key: The API key (aif_...).
+        """
+        return self._call("postSession", {}, {}, {"api_key": api_key})  # type: ignore[no-any-return]
+
+    def delete_session(self) -> DeleteSessionData:
+        """End the browser session (clears the cookie; the key itself stays valid).
+
+        DELETE /session (access: any).
+        """
+        return self._call("deleteSession", {}, {}, {})  # type: ignore[no-any-return]
 
     def get_agent(self) -> m.Agent:
         """The calling agent's record (sandbox agent keys only).
@@ -380,6 +436,27 @@ class SyncOperations:
         """
         return self._call("getUsage", {}, {}, {})  # type: ignore[no-any-return]
 
+    def get_usage_history(self, *, days: Optional[int] = None) -> list[m.UsageDay]:
+        """Metered calls, credits spent and refused calls (402, 429) per UTC day, oldest first.
+
+        GET /usage/history (access: tier1).
+
+        Args:
+            days: Number of days ending today (default 30, max 90).
+        """
+        return self._call("getUsageHistory", {}, {"days": days}, {})  # type: ignore[no-any-return]
+
+    def get_usage_refusals(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.Refusal]:
+        """The account's most recent refused calls (402 PAYMENT_REQUIRED, 429 RATE_LIMITED), newest first.
+
+        GET /usage/refusals (access: tier1).
+
+        Args:
+            limit: Page size (default 20, max 100).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("getUsageRefusals", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
     def get_pricing_access(self) -> m.AccessReport:
         """The calling key's tier, balances, and every endpoint it can or cannot call (and why).
 
@@ -622,6 +699,13 @@ class SyncOperations:
         POST /webhooks.
         """
         return self._call("createWebhook", {}, {}, {"url": url, "events": events, "filters": filters})  # type: ignore[no-any-return]
+
+    def get_webhooks_event_types(self) -> list[GetWebhooksEventTypesData]:
+        """The event types a subscription can list, what each means, and whether the service emits it yet.
+
+        GET /webhooks/event-types (access: tier1).
+        """
+        return self._call("getWebhooksEventTypes", {}, {}, {})  # type: ignore[no-any-return]
 
     def get_webhook(self, *, id: str) -> m.WebhookSubscription:
         """One subscription, including why it was disabled, if it was.
@@ -869,6 +953,41 @@ class AsyncOperations:
             name: Display name of the agent (no control characters).
         """
         return await self._call("registerAgent", {}, {}, {"name": name, "topics": topics})  # type: ignore[no-any-return]
+
+    async def post_developers_register(self, *, name: str, email: str) -> m.DeveloperRegistration:
+        """Self-serve developer sign-up; returns a Tier 1 API key (shown once). No mail is sent.
+
+        POST /developers/register.
+
+        Args:
+            name: Display name of the developer or their project (no control characters).
+            email: Contact address (one @, a dot in the domain); stored lower-cased.
+        """
+        return await self._call("postDevelopersRegister", {}, {}, {"name": name, "email": email})  # type: ignore[no-any-return]
+
+    async def get_session(self) -> m.Session:
+        """Who the calling key (or session cookie) is, with the session's CSRF token.
+
+        GET /session (access: any).
+        """
+        return await self._call("getSession", {}, {}, {})  # type: ignore[no-any-return]
+
+    async def post_session(self, *, api_key: str) -> PostSessionData:
+        """Start a browser session - the key goes into an HttpOnly, SameSite=Strict cookie (the web UI signs in this way).
+
+        POST /session.
+
+        Args:
+            api_key: The API key (aif_...).
+        """
+        return await self._call("postSession", {}, {}, {"api_key": api_key})  # type: ignore[no-any-return]
+
+    async def delete_session(self) -> DeleteSessionData:
+        """End the browser session (clears the cookie; the key itself stays valid).
+
+        DELETE /session (access: any).
+        """
+        return await self._call("deleteSession", {}, {}, {})  # type: ignore[no-any-return]
 
     async def get_agent(self) -> m.Agent:
         """The calling agent's record (sandbox agent keys only).
@@ -1134,6 +1253,27 @@ class AsyncOperations:
         """
         return await self._call("getUsage", {}, {}, {})  # type: ignore[no-any-return]
 
+    async def get_usage_history(self, *, days: Optional[int] = None) -> list[m.UsageDay]:
+        """Metered calls, credits spent and refused calls (402, 429) per UTC day, oldest first.
+
+        GET /usage/history (access: tier1).
+
+        Args:
+            days: Number of days ending today (default 30, max 90).
+        """
+        return await self._call("getUsageHistory", {}, {"days": days}, {})  # type: ignore[no-any-return]
+
+    async def get_usage_refusals(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.Refusal]:
+        """The account's most recent refused calls (402 PAYMENT_REQUIRED, 429 RATE_LIMITED), newest first.
+
+        GET /usage/refusals (access: tier1).
+
+        Args:
+            limit: Page size (default 20, max 100).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("getUsageRefusals", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
     async def get_pricing_access(self) -> m.AccessReport:
         """The calling key's tier, balances, and every endpoint it can or cannot call (and why).
 
@@ -1376,6 +1516,13 @@ class AsyncOperations:
         POST /webhooks.
         """
         return await self._call("createWebhook", {}, {}, {"url": url, "events": events, "filters": filters})  # type: ignore[no-any-return]
+
+    async def get_webhooks_event_types(self) -> list[GetWebhooksEventTypesData]:
+        """The event types a subscription can list, what each means, and whether the service emits it yet.
+
+        GET /webhooks/event-types (access: tier1).
+        """
+        return await self._call("getWebhooksEventTypes", {}, {}, {})  # type: ignore[no-any-return]
 
     async def get_webhook(self, *, id: str) -> m.WebhookSubscription:
         """One subscription, including why it was disabled, if it was.

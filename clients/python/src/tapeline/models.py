@@ -391,6 +391,44 @@ class Error(Model):
     reason: Optional[str] = Field(None, description="A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed).")
 
 
+class DeveloperRegistration(Model):
+    account_id: str
+    name: str
+    email: str
+    api_key: str = Field(description="Shown only in this response.")
+    tier: Literal["1"] = Field(description="Tier 1; tokens or credits raise it (see GET /pricing/access).")
+    created_at: Timestamp
+
+
+class Session(Model):
+    account_id: str
+    name: str
+    kind: Literal["agent", "developer"]
+    email: Optional[str] = Field(description="Contact address given at developer sign-up.")
+    tier: TierName
+    key_hint: str = Field(description="The key's first eight and last four characters (never enough to use it).")
+    authenticated_by: Literal["bearer", "cookie"]
+    csrf_token: str = Field(description="Send as X-CSRF-Token with every state-changing request authenticated by the session cookie: base64url(HMAC-SHA256(key, 'tapeline csrf v1')).")
+
+
+class UsageDay(Model):
+    date: _date = Field(description="UTC day (YYYY-MM-DD).")
+    calls: int = Field(description="Metered calls counted against the quota that day (including those paid with credits).")
+    credits_spent: Decimal = Field(description="Credits drawn that day (calls past the quota x credits per call).")
+    refused_402: int = Field(description="Calls refused with 402 PAYMENT_REQUIRED that day.")
+    refused_429: int = Field(description="Calls refused with 429 RATE_LIMITED that day.")
+
+
+class Refusal(Model):
+    id: str
+    at: Timestamp
+    status: Literal[402, 429]
+    code: Literal["PAYMENT_REQUIRED", "RATE_LIMITED"]
+    method: str
+    path: str = Field(description="The request path (the query string is not kept).")
+    reason: str = Field(description="The error message the call received.")
+
+
 class Registration(Model):
     agent_id: str
     name: str
@@ -1317,5 +1355,5 @@ WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "webhook.test": WebhookTestEvent,
 }
 
-for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
+for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
     _model.model_rebuild()
