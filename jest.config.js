@@ -1,5 +1,6 @@
 // Test tiers by file suffix: *.unit.test.ts (pure, no I/O), *.int.test.ts (real engines in-process),
-// *.e2e.test.ts (the service as child processes). A read model's tests live in its folder
+// *.e2e.test.ts (the service as child processes), *.abuse.test.ts (the demo under floods), *.browser.test.ts (the web UI in
+// headless Chromium). A read model's tests live in its folder
 // (services/read-models/<name>/), the rest under test/. One npm script per tier; `npm test` runs all.
 const shared = {
   transform: { '^.+\\.ts$': '<rootDir>/test/support/esbuild-transform.cjs' },
@@ -12,9 +13,11 @@ export default {
   // Per-project testTimeout is ignored by jest 30; e2e tests pass their own, longer timeouts.
   testTimeout: 60_000,
   projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{test,services,api,tools,clients}/**/*.unit.test.ts'] },
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{test,services,api,tools,clients,webui}/**/*.unit.test.ts'] },
     { ...shared, displayName: 'integration', testMatch: ['<rootDir>/{test,services,api,tools,clients}/**/*.int.test.ts'] },
     { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/{test,services,api,tools,clients}/**/*.e2e.test.ts'] },
+    // The abuse suite: the demo as a child process under floods, bounded in count and time.
+    { ...shared, displayName: 'abuse', testMatch: ['<rootDir>/{test,services,api,tools}/**/*.abuse.test.ts'] },
     // Real engines as local servers (Kafka, schema registry, PostgreSQL), started once per run.
     {
       ...shared,
@@ -22,6 +25,13 @@ export default {
       testMatch: ['<rootDir>/{test,services,api,tools,clients}/**/*.engines.test.ts'],
       globalSetup: '<rootDir>/test/engines/global-setup.mjs',
       globalTeardown: '<rootDir>/test/engines/global-teardown.mjs',
+    },
+    // The web UI in headless Chromium (Debian's package, installed by the global setup) against the demo.
+    {
+      ...shared,
+      displayName: 'browser',
+      testMatch: ['<rootDir>/test/browser/**/*.browser.test.ts'],
+      globalSetup: '<rootDir>/test/browser/global-setup.mjs',
     },
   ],
 };

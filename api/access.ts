@@ -1,12 +1,14 @@
 /**
  * Per-call access control after the key is known and the request validated: rate limit, tier rule
- * (x-access on each operation of api/openapi.yaml), then metering (x-metered: false opts out).
- * Headers follow the widely used RateLimit-Limit / -Remaining / -Reset trio.
+ * (x-access on each operation of api/openapi.yaml), then metering (x-metered: false opts out; a call
+ * that only credits unlock always draws them). Headers follow the widely used RateLimit-Limit /
+ * -Remaining / -Reset trio and show what this process enforces: the tier's rate divided between the
+ * API processes running (services/access/rate-limit.ts).
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { Meter } from '../services/access/meter.js';
 import type { RateLimiter } from '../services/access/rate-limit.js';
-import { decide, tierName, type Access, type TierName, type TierThresholds } from '../services/access/tiers.js';
+import { decide, tierName, unlockedByCredits, type Access, type TierName, type TierThresholds } from '../services/access/tiers.js';
 import { ApiError } from './errors.js';
 
 export interface AccessPolicy {
@@ -14,6 +16,9 @@ export interface AccessPolicy {
   ratePerSecond: Record<TierName, number>;
   rateBurstFactor: number;
 }
+
+/** The share of a tier's rate this process enforces: 1 / the number of API processes running. */
+export type RateShare = () => number;
 
 export interface OperationAccess {
   'x-access'?: Access;
@@ -26,30 +31,58 @@ export function operationOf(request: Request): OperationAccess | undefined {
 
 export type AccessCheck = (request: Request, response: Response, operation: OperationAccess) => Promise<void>;
 
+/** The bucket this process applies to an account of `tier`: the tier's rate, split between the API processes. */
+function bucketFor(tier: TierName, policy: AccessPolicy, share: RateShare) {
+  const split = Math.max(1, share());
+  const perSecond = policy.ratePerSecond[tier] / split;
+  return { split, perSecond, burst: Math.max(1, Math.ceil(perSecond * policy.rateBurstFactor)) };
+}
+
+function rateLimited(tier: TierName, policy: AccessPolicy, bucket: ReturnType<typeof bucketFor>, resetSeconds: number): ApiError {
+  return ApiError.rateLimited(
+    `rate limit of ${policy.ratePerSecond[tier]} requests/s for tier ${tier} exceeded` +
+      `${bucket.split > 1 ? ` (${bucket.split} API processes share it: ${round(bucket.perSecond)}/s and burst ${bucket.burst} here)` : ` (burst ${bucket.burst})`}; ` +
+      `retry after ${resetSeconds} s`,
+    resetSeconds,
+    { 'RateLimit-Limit': String(bucket.burst), 'RateLimit-Remaining': '0', 'RateLimit-Reset': String(resetSeconds) },
+  );
+}
+
+/**
+ * The cheap refusal of a flood: for an account whose standing is in memory and whose bucket is
+ * empty, the 429 (and the retry delay) without routing, validation or any store. Null when the
+ * request may go on (the full check then runs as usual, and takes the token).
+ */
+export function fastRateRefusal(meter: Meter, limiter: RateLimiter, policy: AccessPolicy, share: RateShare = () => 1) {
+  return (accountId: string): ApiError | null => {
+    const standing = meter.peekStanding(accountId);
+    if (!standing) return null;
+    const tier = tierName(standing, policy.thresholds);
+    const bucket = bucketFor(tier, policy, share);
+    const waitSeconds = limiter.refusal(accountId, bucket);
+    return waitSeconds === null ? null : rateLimited(tier, policy, bucket, waitSeconds);
+  };
+}
+
 /** Rate limit, tier rule and metering for one call; throws the ApiError that refuses it. */
-export function accessCheck(meter: Meter, limiter: RateLimiter, policy: AccessPolicy): AccessCheck {
+export function accessCheck(meter: Meter, limiter: RateLimiter, policy: AccessPolicy, share: RateShare = () => 1): AccessCheck {
   return async (request, response, operation) => {
     const owner = request.owner;
     if (!owner) return;
+    meter.touchKey(owner.key_id);
     const standing = await meter.standing(owner.account_id);
     const tier = tierName(standing, policy.thresholds);
-    const perSecond = policy.ratePerSecond[tier];
-    const rate = limiter.take(owner.account_id, { perSecond, burst: Math.ceil(perSecond * policy.rateBurstFactor) });
+    const bucket = bucketFor(tier, policy, share);
+    const rate = limiter.take(owner.account_id, bucket);
     response.setHeader('RateLimit-Limit', String(rate.limit));
     response.setHeader('RateLimit-Remaining', String(rate.remaining));
     response.setHeader('RateLimit-Reset', String(rate.resetSeconds));
-    if (!rate.allowed) {
-      response.setHeader('Retry-After', String(rate.resetSeconds));
-      throw new ApiError(
-        429,
-        'RATE_LIMITED',
-        `rate limit of ${perSecond} requests/s (burst ${rate.limit}) for tier ${tier} exceeded; retry after ${rate.resetSeconds} s`,
-      );
-    }
-    const decision = decide(operation['x-access'] ?? 'tier1', standing, policy.thresholds);
+    if (!rate.allowed) throw rateLimited(tier, policy, bucket, rate.resetSeconds);
+    const access = operation['x-access'] ?? 'tier1';
+    const decision = decide(access, standing, policy.thresholds);
     if (!decision.allowed) throw new ApiError(decision.status, decision.status === 402 ? 'PAYMENT_REQUIRED' : 'FORBIDDEN', decision.reason);
-    if (operation['x-metered'] !== false) {
-      const charge = await meter.charge(owner.account_id);
+    if (operation['x-metered'] !== false || unlockedByCredits(access, standing, policy.thresholds)) {
+      const charge = await meter.charge(owner.account_id, access);
       if (!charge.ok) throw new ApiError(402, 'PAYMENT_REQUIRED', charge.reason);
     }
   };
@@ -67,3 +100,5 @@ export function accessControl(check: AccessCheck) {
     }
   };
 }
+
+const round = (value: number) => Math.round(value * 100) / 100;

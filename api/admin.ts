@@ -1,9 +1,40 @@
-/** Operator endpoints under /admin, authenticated by the token in DATA_DIR/admin.json (not by API keys). */
+/**
+ * The operator listener: /admin (authenticated by the token in DATA_DIR/admin.json, not by API keys)
+ * and /metrics (Prometheus text, no key), served on their own loopback port (ADMIN_HOST/ADMIN_PORT)
+ * so that exposing the public API never exposes them.
+ */
 import crypto from 'node:crypto';
 import express, { Router } from 'express';
-import type { AdminOperations } from '../services/admin/operations.js';
+import type { AdminOperations, KeyReference } from '../services/admin/operations.js';
+import { KeyLifecycleError } from '../services/control/key-lifecycle.js';
+import type { Logger } from '../services/logger.js';
 import { success } from './envelope.js';
+import { errorRenderer } from './error-renderer.js';
 import { ApiError } from './errors.js';
+import { type MetricsSource, metricsRoutes } from './metrics.js';
+
+export interface AdminAppOptions {
+  /** Operator endpoints, when this process holds the admin token. */
+  admin?: { operations: AdminOperations; token: string };
+  metrics: MetricsSource;
+  logger: Logger;
+}
+
+export function createAdminApp(options: AdminAppOptions): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(metricsRoutes(options.metrics));
+  if (options.admin) app.use('/admin', adminRoutes(options.admin.operations, options.admin.token));
+  app.use((_request, _response, next) => next(ApiError.notFound('no such route')));
+  app.use(errorRenderer(options.logger));
+  return app;
+}
+
+function keyReference(body: Record<string, unknown>): KeyReference {
+  if (typeof body.api_key === 'string') return { apiKey: body.api_key };
+  if (typeof body.key_id === 'string' || typeof body.key_id === 'number') return { keyId: String(body.key_id) };
+  throw ApiError.badRequest('api_key or key_id: required');
+}
 
 export function adminRoutes(operations: AdminOperations, adminToken: string): Router {
   const router = Router();
@@ -24,6 +55,16 @@ export function adminRoutes(operations: AdminOperations, adminToken: string): Ro
     if (!['1', '2', '3'].includes(String(tier))) throw ApiError.badRequest('tier: must be 1, 2 or 3');
     response.status(201).json(success(await operations.createKey(name.trim(), String(tier) as '1' | '2' | '3')));
   });
+  router.post('/keys/list', async (request, response) => {
+    response.json(success(await asBadRequest(() => operations.listKeys(keyReference(request.body ?? {})))));
+  });
+  router.post('/keys/revoke', async (request, response) => {
+    response.json(success(await asBadRequest(() => operations.revokeKey(keyReference(request.body ?? {})))));
+  });
+  router.post('/keys/rotate', async (request, response) => {
+    const grace = Number(request.body?.expire_previous_in_seconds ?? 0);
+    response.status(201).json(success(await asBadRequest(() => operations.rotateKey(keyReference(request.body ?? {}), grace))));
+  });
   router.post('/credits', async (request, response) => {
     const { api_key: apiKey, amount } = request.body ?? {};
     if (typeof apiKey !== 'string') throw ApiError.badRequest('api_key: required');
@@ -43,6 +84,8 @@ async function asBadRequest<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
+    if (error instanceof ApiError) throw error;
+    if (error instanceof KeyLifecycleError && error.kind === 'conflict') throw new ApiError(409, 'CONFLICT', error.message);
     throw ApiError.badRequest((error as Error).message);
   }
 }

@@ -1,47 +1,73 @@
 /**
  * The Express app (and a fast path for cached reads in front of it): OpenAPI document at
- * /api/openapi.yaml, requests validated against it,
- * bearer keys on every /v1 route but registration, one error renderer for the envelope.
+ * /api/openapi.yaml, requests validated against it, the web UI under /app (a client of /v1 like any
+ * other), keys (bearer or session cookie) on every /v1 route but the keyless ones, one error
+ * renderer for the envelope. Operator endpoints (/admin, /metrics) are a separate app on their own
+ * port (api/admin.ts).
  */
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from '../services/logger.js';
-import type { AnalyticsStore } from '../services/ports/analytics-store.js';
 import type { Meter } from '../services/access/meter.js';
 import { RateLimiter } from '../services/access/rate-limit.js';
-import type { AdminOperations } from '../services/admin/operations.js';
+import type { Refusal, RefusalLog } from '../services/access/refusals.js';
+import type { RegistrationLimits } from '../services/access/registration-limits.js';
 import type { Accounts } from '../services/control/accounts.js';
+import type { KeyLifecycle } from '../services/control/key-lifecycle.js';
+import type { Logger } from '../services/logger.js';
+import type { AnalyticsStore } from '../services/ports/analytics-store.js';
+import { READ_MODELS } from '../services/read-models/registry.js';
+import { type AccessCheck, type AccessPolicy, accessCheck, accessControl, fastRateRefusal, type RateShare } from './access.js';
+import { AuthThrottle, bearerKey, OwnerCache, requireApiKey } from './auth.js';
 import type { ControlStore } from '../services/ports/control-store.js';
 import type { SandboxApis } from '../services/sandbox/compose.js';
 import type { MarketLookup } from '../services/ingest/market-lookup.js';
-import { accessCheck, accessControl, type AccessCheck, type AccessPolicy } from './access.js';
-import { adminRoutes } from './admin.js';
-import { fastCachedReads, ReadCache, responseCache } from './response-cache.js';
 import { docsRoutes } from './docs-page.js';
-import { OwnerCache, requireApiKey } from './auth.js';
-import { failure } from './envelope.js';
+import { errorRenderer, sendError } from './error-renderer.js';
 import { ApiError } from './errors.js';
 import { type Operation, OperationIndex, readOperations } from './operations.js';
+import { fastCachedReads, ReadCache, responseCache } from './response-cache.js';
 import { accountRoutes } from './routes/account.js';
 import { agentRoutes } from './routes/agents.js';
+import { developerRoutes } from './routes/developers.js';
+import { sessionRoutes } from './routes/session.js';
+import { usageHistoryRoutes } from './routes/usage-history.js';
+import { WebUi } from './webui/web-ui.js';
+import { type HealthInputs, healthRoutes } from './routes/health.js';
+import { keyRoutes } from './routes/keys.js';
+import { type WebhooksApi, webhookRoutes } from './routes/webhooks.js';
 import { briefingRoutes } from './routes/briefing.js';
+import { backtestRoutes } from './routes/backtest.js';
+import { copyRoutes } from './routes/copy.js';
+import { strategyRoutes } from './routes/strategies.js';
 import { feeRoutes } from './routes/fees.js';
 import { paperRoutes } from './routes/paper.js';
 import { walletRoutes } from './routes/wallet.js';
-import { healthRoutes, type HealthInputs } from './routes/health.js';
-import { metricsRoutes } from './metrics.js';
-import { READ_MODELS } from '../services/read-models/registry.js';
-import { webhookRoutes, type WebhooksApi } from './routes/webhooks.js';
 
 export const OPENAPI_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'openapi.yaml');
+
+export interface AuthSettings {
+  cacheTtlMs: number;
+  negativeCacheTtlMs: number;
+  failuresPerIpPerMinute: number;
+  /** Proxies whose X-Forwarded-For is trusted for the client address (0: none). */
+  trustProxyHops: number;
+}
+
+export interface ReadCacheSettings {
+  /** Shared read responses are reused for this long (0 turns the cache off). */
+  ttlMs: number;
+  maxEntries: number;
+  maxBytes: number;
+}
 
 export interface AppDependencies {
   store: AnalyticsStore;
   accounts: Accounts;
+  keys: KeyLifecycle;
   /** The control store itself (agent topics; the sandbox services hold their own reference). */
   control: ControlStore;
   /** Paper trading, briefings, fees and wallet links; without it those routes answer 404. */
@@ -50,44 +76,74 @@ export interface AppDependencies {
   logger: Logger;
   meter: Meter;
   access: AccessPolicy;
-  authCacheTtlMs: number;
+  auth: AuthSettings;
+  /** Registration limits (per address and in total); none: unlimited. */
+  registrations?: RegistrationLimits;
+  /** This process's share of the per-key rate (1 / API processes running); default 1. */
+  rateShare?: RateShare;
   limiter?: RateLimiter;
-  /** Operator endpoints under /admin, when the process holds the admin token. */
-  admin?: { operations: AdminOperations; token: string };
   /** Webhook subscriptions and deliveries; without it the /webhooks routes answer 404. */
   webhooks?: WebhooksApi;
+  readCache?: ReadCacheSettings;
   /** Looks up markets the catalog does not hold yet, bounded (GET /markets/{id}); without it they are 404. */
   marketLookup?: MarketLookup;
-  /** Public read responses are reused for this long (0 turns the cache off). */
-  readCacheTtlMs?: number;
+  /** The clock of records the API writes (copy subscriptions) and of default ranges; tests pin it. */
+  clock?: () => number;
+  /** Fee fallback of markets with fees on but no schedule (the paper-trading setting); without it /backtest answers 404. */
+  feeFallback?: { rate: string; exponent: number };
   /** Validate every response against the document too (tests turn this on). */
   validateResponses?: boolean;
+  /** Usage per day and refused calls (GET /usage/history, /usage/refusals); without it those answer 404. */
+  usageHistory?: { control: ControlStore; refusals: RefusalLog; clock?: () => number };
+  /** Lifetime of the web UI's session cookie (default 12 h). */
+  sessionMaxAgeSeconds?: number;
 }
 
 export interface ApiHandler {
   app: express.Express;
   /** Node request listener: cached public reads answered ahead of Express, everything else by it. */
   listener: (request: http.IncomingMessage, response: http.ServerResponse) => void;
+  owners: OwnerCache;
+  cache: ReadCache;
+  /** The web UI's assets (built on first use; `prepare()` builds them ahead). */
+  webui: WebUi;
 }
+
+/** The web UI session's default lifetime: a working day, after which the key is asked for again. */
+export const DEFAULT_SESSION_MAX_AGE_SECONDS = 12 * 3600;
+
+/** Keyless /v1 operations: registration, developer sign-up and turning a key into a session. */
+const KEYLESS = new Set(['POST /agents/register', 'POST /developers/register', 'POST /session']);
 
 /** The Express app plus a request listener with the cached-read fast path in front of it. */
 export function createApiHandler(deps: AppDependencies): ApiHandler {
-  const owners = new OwnerCache(deps.accounts, deps.authCacheTtlMs);
+  const owners = new OwnerCache(deps.accounts, { ttlMs: deps.auth.cacheTtlMs, negativeTtlMs: deps.auth.negativeCacheTtlMs });
   const operations = readOperations(OPENAPI_PATH);
-  const cache = new ReadCache(deps.readCacheTtlMs ?? 0, new OperationIndex(operations));
-  const check = accessCheck(deps.meter, deps.limiter ?? new RateLimiter(), deps.access);
-  const app = buildApp(deps, owners, cache, check, operations);
+  const cache = new ReadCache(deps.readCache ?? { ttlMs: 0, maxEntries: 1, maxBytes: 1 }, new OperationIndex(operations));
+  const limiter = deps.limiter ?? new RateLimiter();
+  const check = recordingRefusals(accessCheck(deps.meter, limiter, deps.access, deps.rateShare), deps.usageHistory?.refusals);
+  const throttle = new AuthThrottle({ failuresPerIpPerMinute: deps.auth.failuresPerIpPerMinute });
+  const webui = new WebUi(deps.logger);
+  const app = buildApp(deps, owners, cache, check, operations, throttle, webui);
   const fast = fastCachedReads(cache, owners, check);
+  const refusal = fastRateRefusal(deps.meter, limiter, deps.access, deps.rateShare);
   return {
     app,
+    owners,
+    cache,
+    webui,
     listener: (request, response) => {
+      // A known key over its rate is refused here, before routing and validation: a flood costs little.
+      const owner = request.url?.startsWith('/v1/') ? owners.peek(bearerKey(request.headers.authorization) ?? '') : undefined;
+      const refused = owner ? refusal(owner.account_id) : null;
+      if (refused && owner) {
+        // Bounded: past its buffer the log only counts (services/access/refusals.ts), so a flood stays cheap.
+        deps.usageHistory?.refusals.record(refusalOf(owner.account_id, refused, request.method ?? 'GET', request.url ?? ''));
+        return sendError(response, refused, undefined, request.url ?? '');
+      }
       if (!fast(request, response)) app(request, response);
     },
   };
-}
-
-export function createApp(deps: AppDependencies): express.Express {
-  return createApiHandler(deps).app;
 }
 
 function buildApp(
@@ -96,6 +152,8 @@ function buildApp(
   cache: ReadCache,
   check: AccessCheck,
   operations: Operation[],
+  throttle: AuthThrottle,
+  webui: WebUi,
 ): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -106,16 +164,14 @@ function buildApp(
     response.type('application/yaml').send(openapiText);
   });
   app.use(docsRoutes());
+  app.use(webui.routes({ owners, throttle, trustProxyHops: deps.auth.trustProxyHops }));
 
-  if (deps.admin) app.use('/admin', adminRoutes(deps.admin.operations, deps.admin.token));
-  // Prometheus scrape target, outside /v1 and the API document.
-  app.use(metricsRoutes(deps.health, deps.store));
   app.use(express.json({ limit: '64kb' }));
-  const authenticate = requireApiKey(owners);
+  const authenticate = requireApiKey(owners, throttle, deps.auth.trustProxyHops);
   app.use('/v1', (request, response, next) => {
-    // Registration is the one keyless route; everything else authenticates before validation,
-    // so an anonymous caller learns nothing about parameters.
-    if (request.path === '/agents/register') return next();
+    // Everything but the keyless operations authenticates before validation, so an anonymous
+    // caller learns nothing about parameters (Express routes case-insensitively, so this matches so too).
+    if (KEYLESS.has(`${request.method} ${request.path.toLowerCase()}`)) return next();
     return authenticate(request, response, next);
   });
   app.use('/v1', responseCache(cache, check));
@@ -130,15 +186,48 @@ function buildApp(
     }),
   );
   app.use('/v1', accessControl(check));
-  app.use('/v1', agentRoutes(deps.accounts, deps.meter, deps.access.thresholds, deps.control));
+  app.use(
+    '/v1',
+    agentRoutes({
+      accounts: deps.accounts,
+      meter: deps.meter,
+      thresholds: deps.access.thresholds,
+      registrations: deps.registrations,
+      trustProxyHops: deps.auth.trustProxyHops,
+      control: deps.control,
+    }),
+  );
+  app.use('/v1', developerRoutes({ accounts: deps.accounts, registrations: deps.registrations, trustProxyHops: deps.auth.trustProxyHops }));
+  app.use(
+    '/v1',
+    sessionRoutes({
+      accounts: deps.accounts,
+      owners,
+      meter: deps.meter,
+      thresholds: deps.access.thresholds,
+      maxAgeSeconds: deps.sessionMaxAgeSeconds ?? DEFAULT_SESSION_MAX_AGE_SECONDS,
+      throttle,
+      trustProxyHops: deps.auth.trustProxyHops,
+    }),
+  );
+  if (deps.usageHistory) {
+    app.use('/v1', usageHistoryRoutes({ control: deps.usageHistory.control, clock: deps.usageHistory.clock ?? Date.now }));
+  }
   if (deps.sandbox) {
     app.use('/v1', briefingRoutes(deps.sandbox.briefings));
     app.use('/v1', paperRoutes(deps.sandbox.paper));
     app.use('/v1', feeRoutes(deps.sandbox.fees));
     app.use('/v1', walletRoutes(deps.sandbox.wallet));
   }
+  const clock = deps.clock ?? Date.now;
+  app.use('/v1', copyRoutes(deps.control, clock));
+  if (deps.feeFallback) {
+    app.use('/v1', backtestRoutes(deps.store, { feeFallback: deps.feeFallback }, clock));
+    app.use('/v1', strategyRoutes(deps.control, deps.store, { feeFallback: deps.feeFallback }, clock));
+  }
   app.use('/v1', healthRoutes(deps.store, deps.health));
   app.use('/v1', accountRoutes({ meter: deps.meter, operations, ...deps.access }));
+  app.use('/v1', keyRoutes({ keys: deps.keys, meter: deps.meter, thresholds: deps.access.thresholds, owners }));
   for (const model of READ_MODELS) if (model.routes) app.use('/v1', model.routes({ store: deps.store, marketLookup: deps.marketLookup }));
   if (deps.webhooks) app.use('/v1', webhookRoutes(deps.webhooks));
 
@@ -147,36 +236,32 @@ function buildApp(
   return app;
 }
 
-interface ValidatorError {
-  status?: number;
-  errors?: Array<{ path?: string; message?: string; errorCode?: string }>;
-  message?: string;
-  type?: string;
-}
-
-function errorRenderer(logger: Logger) {
-  return (error: unknown, request: Request, response: Response, _next: NextFunction) => {
-    const apiError = toApiError(error);
-    if (apiError.status >= 500) logger.error({ err: error, path: request.path }, 'request failed');
-    response.status(apiError.status).json(failure(apiError.code, apiError.message, apiError.reason));
+/** Records the calls an access check refuses with 402 or 429, for GET /usage/history and /usage/refusals. */
+function recordingRefusals(check: AccessCheck, refusals: RefusalLog | undefined): AccessCheck {
+  if (!refusals) return check;
+  return async (request, response, operation) => {
+    try {
+      await check(request, response, operation);
+    } catch (error) {
+      const owner = request.owner;
+      if (owner && error instanceof ApiError && (error.status === 402 || error.status === 429)) {
+        // The fast path hands a bare node request (no originalUrl).
+        const url = (request as { originalUrl?: string }).originalUrl ?? request.url;
+        refusals.record(refusalOf(owner.account_id, error, request.method, url));
+      }
+      throw error;
+    }
   };
 }
 
-function toApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  const e = error as ValidatorError;
-  if (e?.type === 'entity.parse.failed') return ApiError.badRequest('body: not valid JSON');
-  if (e?.type === 'entity.too.large') return ApiError.badRequest('body: larger than 64 KB');
-  if (e?.status === 400 || e?.status === 415) {
-    const detail = (e.errors ?? [])
-      .map((item) => `${(item.path ?? '').replace(/^[./](query|params|path|body|headers)[./]?/, '') || 'body'}: ${item.message}`)
-      .join('; ');
-    return ApiError.badRequest(detail || e.message || 'bad request');
-  }
-  if (e?.status === 404) return ApiError.notFound('no such route');
-  if (e?.status === 405) return new ApiError(405, 'METHOD_NOT_ALLOWED', 'method not allowed on this route');
-  if (e?.status === 500 && Array.isArray(e.errors) && e.errors.some((i) => i.path?.startsWith('.response'))) {
-    return new ApiError(500, 'INTERNAL_ERROR', `response does not match the API document: ${e.message}`);
-  }
-  return new ApiError(500, 'INTERNAL_ERROR', 'internal error');
+/** The log entry of a 402/429 refusal; the query string is not kept. */
+function refusalOf(accountId: string, error: ApiError, method: string, url: string): Refusal {
+  return {
+    accountId,
+    status: error.status as 402 | 429,
+    code: error.code,
+    method,
+    path: url.split('?', 1)[0]!,
+    reason: error.message,
+  };
 }

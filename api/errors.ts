@@ -8,7 +8,7 @@ export type ErrorCode =
   | 'CONFLICT'
   | 'METHOD_NOT_ALLOWED'
   | 'RATE_LIMITED'
-  | 'UNAVAILABLE'
+  | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_ERROR';
 
 export class ApiError extends Error {
@@ -16,10 +16,26 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: ErrorCode,
     message: string,
-    /** A machine-readable refusal reason, where the operation defines them (rendered as `reason`). */
-    readonly reason?: string,
+    readonly options: {
+      /** A machine-readable refusal reason, where the operation defines them (rendered as `reason`). */
+      reason?: string;
+      /** Sent as Retry-After (429, 503). */
+      retryAfterSeconds?: number;
+      /** Other headers the refusal carries (RateLimit-*). */
+      headers?: Record<string, string>;
+    } = {},
   ) {
     super(message);
+  }
+
+  get reason(): string | undefined {
+    return this.options.reason;
+  }
+  get retryAfterSeconds(): number | undefined {
+    return this.options.retryAfterSeconds;
+  }
+  get headers(): Record<string, string> {
+    return this.options.headers ?? {};
   }
 
   static badRequest(message: string) {
@@ -30,5 +46,11 @@ export class ApiError extends Error {
   }
   static notFound(message: string) {
     return new ApiError(404, 'NOT_FOUND', message);
+  }
+  static rateLimited(message: string, retryAfterSeconds: number, headers: Record<string, string> = {}) {
+    return new ApiError(429, 'RATE_LIMITED', message, { retryAfterSeconds, headers });
+  }
+  static unavailable(message: string, retryAfterSeconds: number) {
+    return new ApiError(503, 'SERVICE_UNAVAILABLE', message, { retryAfterSeconds });
   }
 }

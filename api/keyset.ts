@@ -4,14 +4,14 @@
  * to the query's filters (api/cursor.ts), so it cannot be replayed against another query.
  */
 import type { Request } from 'express';
-import { type CursorKey, decodeCursor, encodeCursor, queryFingerprint } from './cursor.js';
+import { type CursorKey, type CursorPart, decodeCursor, encodeCursor, queryFingerprint } from './cursor.js';
 import { type Pagination, page } from './envelope.js';
 
 export interface KeysetOptions<Row, Out> {
   /** Filters the cursor is bound to (limit and cursor are not among them). */
   filters: Record<string, unknown>;
   /** Types of the sort key's parts, checked when a cursor comes back. */
-  shape: Array<'string' | 'number'>;
+  shape: CursorPart[];
   defaultLimit?: number;
   /** Rows after `after` (from the start when null), in page order, at most `take`. */
   fetch: (after: CursorKey | null, take: number) => Promise<Row[]>;

@@ -1,17 +1,17 @@
 /**
- * GET /metrics: ingestion freshness in the Prometheus text format (version 0.0.4), for scrapers.
- * Outside /v1 and the API document (no key, no envelope), like /api/openapi.yaml; it carries only
- * operational figures. Per source: lag against its target, last success, failures, records; the chain
- * source's blocks; the reconciliation of Data API trades with chain fills.
+ * GET /metrics: operational figures in the Prometheus text format (version 0.0.4), for scrapers.
+ * Served on the operator port (api/admin.ts), never the public one. Per ingest source: lag against
+ * its target, last success, failures, records; the sink's lag and dead letters; the API's read
+ * cache, key lookups and metering; the analytics queue. A scrape reads in-memory figures and the sink
+ * lag, which is itself cached (`cached`), so scraping costs the log nothing per hit.
+ * The chain source's blocks and the reconciliation of Data API trades with chain fills are among them.
  */
 import { Router } from 'express';
 import type { ChainStatus } from '../services/chain/follower.js';
 import type { SourceStatus } from '../services/ingest/source-health.js';
-import type { AnalyticsStore } from '../services/ports/analytics-store.js';
-import { type ReconciliationHour, reconciliationHours } from '../services/read-models/chain-ledger/queries.js';
-import type { HealthInputs } from './routes/health.js';
+import type { ReconciliationHour } from '../services/read-models/chain-ledger/queries.js';
 
-interface Family {
+export interface Family {
   name: string;
   help: string;
   type: 'gauge' | 'counter';
@@ -143,17 +143,41 @@ export function reconciliationMetrics(hours: ReconciliationHour[]): Family[] {
   ];
 }
 
-export function metricsRoutes(health: HealthInputs, store?: AnalyticsStore): Router {
+/** What /metrics renders: each collector returns its families (collected in order). */
+export interface MetricsSource {
+  collect(): Promise<Family[]>;
+}
+
+/** A gauge or counter family from plain numbers (one sample, no labels). */
+export function single(name: string, help: string, type: Family['type'], value: number): Family {
+  return { name, help, type, samples: [{ labels: {}, value }] };
+}
+
+/**
+ * `load` at most once per `ttlMs`, callers in between share the last value (or the load in flight),
+ * so a value that costs a round trip (sink lag: admin calls to Kafka) costs it once per period however
+ * often it is asked for. A failed load is not kept.
+ */
+export function cached<T>(load: () => Promise<T>, ttlMs: number, clock: () => number = Date.now): () => Promise<T> {
+  let value: { at: number; promise: Promise<T> } | null = null;
+  return () => {
+    const now = clock();
+    if (value && now - value.at < ttlMs) return value.promise;
+    const promise = load();
+    const entry = { at: now, promise };
+    value = entry;
+    promise.catch(() => {
+      if (value === entry) value = null;
+    });
+    return promise;
+  };
+}
+
+export function metricsRoutes(source: MetricsSource): Router {
   const router = Router();
   router.get('/metrics', async (_request, response, next) => {
     try {
-      const hours = store ? await reconciliationHours(store, 24) : [];
-      const text = renderPrometheus([
-        ...ingestionMetrics(health.sources(), await health.sinkLag()),
-        ...chainMetrics(health.chain?.() ?? null),
-        ...reconciliationMetrics(hours),
-      ]);
-      response.type('text/plain; version=0.0.4; charset=utf-8').send(text);
+      response.type('text/plain; version=0.0.4; charset=utf-8').send(renderPrometheus(await source.collect()));
     } catch (error) {
       next(error);
     }

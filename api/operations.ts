@@ -11,23 +11,45 @@ import type { Access } from '../services/access/tiers.js';
 /** shared: the same answer for every caller; private: depends on the caller; none: never reused. */
 export type CacheMode = 'shared' | 'private' | 'none';
 
+export type ParameterType = 'string' | 'integer' | 'number' | 'boolean';
+
 export interface Operation {
   method: string;
   path: string;
   access: Access | 'public';
   metered: boolean;
   cache: CacheMode;
+  /** Declared query parameters and their scalar types (the read cache canonicalises queries by them). */
+  queryParameters: ReadonlyMap<string, ParameterType>;
+}
+
+interface ParameterObject {
+  $ref?: string;
+  name?: string;
+  in?: string;
+  schema?: { type?: string | string[] };
 }
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 export function readOperations(openapiPath: string): Operation[] {
-  const document = parse(fs.readFileSync(openapiPath, 'utf8')) as { paths: Record<string, Record<string, Record<string, unknown>>> };
+  const document = parse(fs.readFileSync(openapiPath, 'utf8')) as {
+    paths: Record<string, Record<string, Record<string, unknown>>>;
+    components?: { parameters?: Record<string, ParameterObject> };
+  };
+  const resolve = (parameter: ParameterObject): ParameterObject =>
+    parameter.$ref ? (document.components?.parameters?.[parameter.$ref.split('/').pop()!] ?? {}) : parameter;
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
+      const queryParameters = new Map<string, ParameterType>();
+      for (const raw of (operation.parameters as ParameterObject[] | undefined) ?? []) {
+        const parameter = resolve(raw);
+        const type = [parameter.schema?.type].flat().find((t) => t !== 'null');
+        if (parameter.in === 'query' && parameter.name) queryParameters.set(parameter.name, (type ?? 'string') as ParameterType);
+      }
       const isPublic = Array.isArray(operation.security) && operation.security.length === 0;
       operations.push({
         method: method.toUpperCase(),
@@ -35,6 +57,7 @@ export function readOperations(openapiPath: string): Operation[] {
         access: isPublic ? 'public' : ((operation['x-access'] as Access | undefined) ?? 'tier1'),
         metered: !isPublic && operation['x-metered'] !== false,
         cache: (operation['x-cache'] as CacheMode | undefined) ?? 'none',
+        queryParameters,
       });
     }
   }

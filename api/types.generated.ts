@@ -300,13 +300,42 @@ export type Usage = {
   quota: number;
   used: number;
   remaining: number;
-  /** Pay-as-you-go credits left; drawn past the quota. */
+  /** Pay-as-you-go credits left; drawn past the quota, and by every Tier 2 call that only credits unlock. */
   credits_balance: number;
+  /** Credits one call draws (past the quota, or for a Tier 2 call without the Tier 2 token balance); Tier 2 through credits needs at least this many. */
   credits_per_call_over_quota: number;
   rate_limit: {
     requests_per_second: number;
     burst: number;
   };
+};
+
+export type ApiKey = {
+  id: string;
+  /** The key's first 8 characters and last 4 (`aif_AbCd…wXyZ`): enough to recognise it, never to use it. */
+  prefix: string;
+  label: string | null;
+  tier: TierName;
+  created_at: Timestamp;
+  /** Last request with this key (recorded within about a second). */
+  last_used_at: NullableTimestamp;
+  /** When the key stops (stopped) working; null while it has no end. */
+  expires_at: NullableTimestamp;
+  /** `active`: no end; `expiring`: rotated, working until expires_at; `revoked`: no longer works. */
+  status: "active" | "expiring" | "revoked";
+  /** Id of the key this one replaced. */
+  rotated_from: string | null;
+  /** Whether this is the key that made the request. */
+  current: boolean;
+};
+
+export type NewApiKey = ApiKey & {
+  /** The key itself - shown only in this response. */
+  api_key: string;
+};
+
+export type RotatedApiKey = NewApiKey & {
+  previous: ApiKey;
 };
 
 export type AccessReport = {
@@ -318,7 +347,8 @@ export type AccessReport = {
   thresholds: {
     tier2_tokens?: number;
     tier3_tokens?: number;
-    tier2_credits?: string;
+    /** Credits that unlock Tier 2 for one call: the price each such call draws. */
+    tier2_credits?: number;
   };
   rule: string;
   allowed_endpoints: number;
@@ -357,11 +387,61 @@ export type Pagination = {
 
 export type Error = {
   success: false;
-  code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "PAYMENT_REQUIRED" | "CONFLICT" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED" | "UNAVAILABLE" | "INTERNAL_ERROR";
+  code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "PAYMENT_REQUIRED" | "CONFLICT" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
   /** Human-readable message. */
   error: string;
   /** A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed). */
   reason?: string;
+};
+
+export type DeveloperRegistration = {
+  account_id: string;
+  name: string;
+  email: string;
+  /** Shown only in this response. */
+  api_key: string;
+  /** Tier 1; tokens or credits raise it (see GET /pricing/access). */
+  tier: "1";
+  created_at: Timestamp;
+};
+
+export type Session = {
+  account_id: string;
+  name: string;
+  kind: "agent" | "developer";
+  /** Contact address given at developer sign-up. */
+  email: string | null;
+  tier: TierName;
+  /** The key's first eight and last four characters (never enough to use it). */
+  key_hint: string;
+  authenticated_by: "bearer" | "cookie";
+  /** Send as X-CSRF-Token with every state-changing request authenticated by the session cookie: base64url(HMAC-SHA256(key, 'tapeline csrf v1')). */
+  csrf_token: string;
+};
+
+export type UsageDay = {
+  /** UTC day (YYYY-MM-DD). */
+  date: string;
+  /** Metered calls counted against the quota that day (including those paid with credits). */
+  calls: number;
+  /** Credits drawn that day (calls past the quota x credits per call). */
+  credits_spent: number;
+  /** Calls refused with 402 PAYMENT_REQUIRED that day. */
+  refused_402: number;
+  /** Calls refused with 429 RATE_LIMITED that day. */
+  refused_429: number;
+};
+
+export type Refusal = {
+  id: string;
+  at: Timestamp;
+  status: 402 | 429;
+  code: "PAYMENT_REQUIRED" | "RATE_LIMITED";
+  method: string;
+  /** The request path (the query string is not kept). */
+  path: string;
+  /** The error message the call received. */
+  reason: string;
 };
 
 export type Registration = {
@@ -394,6 +474,7 @@ export type Health = {
     source: string;
     last_success_at: NullableTimestamp;
     last_attempt_at?: NullableTimestamp;
+    /** What the last failure was, by kind (e.g. `upstream answered HTTP 503`, `upstream timed out`); never upstream text. */
     last_error: string | null;
     consecutive_failures: number;
     records_published: number;
@@ -849,12 +930,12 @@ export type Briefing = {
   data_as_of: NullableTimestamp;
   generated_at: Timestamp;
   copy_picks: {
+    /** True when there are picks for the agent's topics. */
     available: boolean;
     /** Why there are none. */
     reason: string | null;
-    items: Array<{
-      [key: string]: unknown;
-    }>;
+    /** The best 5 of GET /copy-picks (window 30d, min_resolved 10) for the agent's topics, all topics when it has none. */
+    items: Array<CopyPick>;
   };
   signals: {
     /** The cursor these signals come after (null = from the oldest kept). */
@@ -942,13 +1023,14 @@ export type WalletLink = {
 /** Receiver URL, http or https, resolving to public addresses only. */
 export type WebhookUrl = string;
 
-export type WebhookEventList = Array<"trade.executed" | "trader.large_trade" | "market.price_signal" | "market.resolved" | "copy.executed" | "risk.blocked" | "strategy.signal">;
+export type WebhookEventList = Array<"trade.executed" | "trader.large_trade" | "market.price_signal" | "market.volume_spike" | "market.resolved" | "copy.executed" | "risk.blocked" | "strategy.signal">;
 
 /** All optional. `market_ids` narrows every market and trade event; `wallets` narrows trade.executed and trader.large_trade; `min_size_usdc` narrows trade.executed; `large_trade_min_usdc` is this subscription's trader.large_trade threshold; `min_change_pct` narrows market.price_signal (moves are detected at the service's threshold, so this can only raise it). */
 export type WebhookFilters = {
   market_ids?: Array<string>;
   wallets?: Array<string>;
   min_size_usdc?: number;
+  /** This subscription's trader.large_trade threshold in USDC; at least 1,000 by default (each large trade costs a query of the trader's last 24 hours). */
   large_trade_min_usdc?: number;
   min_change_pct?: number;
 };
@@ -972,6 +1054,9 @@ export type WebhookSubscription = {
   secret?: string;
   secret_hint: string;
   previous_secret_expires_at: NullableTimestamp;
+  /** Events not queued for this subscription because its backlog of undelivered deliveries was full (see POST /webhooks). */
+  dropped_events: number;
+  last_dropped_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
 };
@@ -1057,6 +1142,21 @@ export type MarketPriceSignalEvent = WebhookEnvelope & {
   timestamp: Timestamp;
 };
 
+export type MarketVolumeSpikeEvent = WebhookEnvelope & {
+  event?: "market.volume_spike";
+  market_id: string;
+  market_title: string;
+  /** Taker volume (size x price, USDC) in the window, this trade included. */
+  volume_usdc: number;
+  /** Taker volume of the baseline period / its hours. */
+  baseline_hourly_usdc: number;
+  /** volume_usdc / (baseline per hour x the window in hours), to 2 decimals. */
+  ratio: number;
+  window_minutes: number;
+  /** The trade that completed the spike. */
+  timestamp: Timestamp;
+};
+
 export type MarketResolvedEvent = WebhookEnvelope & {
   event?: "market.resolved";
   market_id: string;
@@ -1076,13 +1176,17 @@ export type CopyExecutedEvent = WebhookEnvelope & {
   market_id: string;
   side: "buy" | "sell";
   outcome: string;
-  /** USDC notional the follower should trade (the leader's size scaled by the copy ratio). */
+  /** USDC notional the follower should trade: the subscription's sizing rule applied to leader_size_usdc, clipped to max_per_trade_usdc (and, for a sell, to the copied shares held at the leader's price). */
   child_size_usdc: number;
+  /** The leader fill's notional: shares x price in USDC, before fees. */
   leader_size_usdc: number;
+  /** Always empty: the service never places orders (wallet keys stay with the local executor, which journals the exchange's order id). */
   clob_order_id: string;
+  /** The intent's id (GET /copy/intents); one per copy subscription and leader fill. */
   trade_intent_id: number;
-  /** Execution status, e.g. submitted. */
-  status: string;
+  /** submitted: an instruction for the executor to place; dry_run: the subscription is a dry run (the executor logs the order, never sends it). */
+  status: "submitted" | "dry_run";
+  /** True exactly when status is dry_run. */
   dry_run: boolean;
   timestamp: Timestamp;
 };
@@ -1093,8 +1197,8 @@ export type RiskBlockedEvent = WebhookEnvelope & {
   copy_subscription_id: number;
   leader_wallet: string;
   market_id: string;
-  /** Which limit blocked the copy, e.g. max_daily_notional. */
-  reason: string;
+  /** The first limit that failed, in the order the CopyLimitsInput schema lists. */
+  reason: "stale_fill" | "market_not_allowed" | "category_not_allowed" | "max_price" | "no_position" | "below_min_order" | "max_daily_notional";
   leader_size_usdc: number;
   trade_intent_id: number;
   timestamp: Timestamp;
@@ -1109,13 +1213,12 @@ export type StrategySignalEvent = WebhookEnvelope & {
   strategy_name: string;
   market_id: string;
   market_title: string;
+  /** On the market's YES (first) outcome, whose price market.price_signal reports too. */
   side: "buy" | "sell";
-  /** The outcome traded; YES when absent. */
-  outcome?: string;
   entry_price: Price;
-  /** 0..1. */
+  /** 0..1: the share of winning trades in the strategy's own backtest over the 30 days before it was saved (0 when that backtest made no trade). */
   confidence: number;
-  /** Expected edge over the entry price */
+  /** The mean net return per trade of that backtest (after fees and slippage), as a fraction of the notional: 0.02 = 2 %. */
   edge: number;
   emitted_at: Timestamp;
 };
@@ -1124,4 +1227,306 @@ export type WebhookTestEvent = WebhookEnvelope & {
   event?: "webhook.test";
   subscription_id: string;
   timestamp: Timestamp;
+};
+
+/** How big a copy is, from the leader fill's notional (USDC): `fixed` = `usdc` per leader fill; `proportional` = leader notional x `ratio`; `capped` = leader notional x `ratio`, at most `cap_usdc`. Amounts are exact (at most 6 decimals); ratio in (0, 100]. */
+export type CopySizingInput = {
+  rule: "fixed" | "proportional" | "capped";
+  usdc?: DecimalInput;
+  ratio?: DecimalInput;
+  cap_usdc?: DecimalInput;
+};
+
+/** Risk limits, checked in this order (the first that fails is the risk.blocked `reason`): the fill's age (`stale_fill`, older than `COPY_MAX_FILL_AGE_MS` when it reaches the engine), `allowed_markets` (`market_not_allowed`), `allowed_categories` (`category_not_allowed`), `max_price` for buys (`max_price`), a sell with no copied shares held (`no_position`), the child under `min_order_usdc` after clipping (`below_min_order`), and `max_daily_notional_usdc`, the copied buy notional of the UTC day (`max_daily_notional`). Sells are never blocked by max_price or the daily notional: they reduce exposure. `max_per_trade_usdc` clips the child instead of blocking it; a sell is clipped to the copied shares held. Omitted limits do not apply (min_order_usdc defaults to 1). */
+export type CopyLimitsInput = {
+  max_per_trade_usdc?: DecimalInput | null;
+  max_daily_notional_usdc?: DecimalInput | null;
+  /** Condition ids. */
+  allowed_markets?: Array<string>;
+  /** Market categories, case-insensitive. */
+  allowed_categories?: Array<string>;
+  /** Highest leader price (0..1) a buy is copied at. */
+  max_price?: DecimalInput | null;
+  min_order_usdc?: DecimalInput;
+};
+
+export type CopySubscriptionInput = {
+  /** The wallet to copy (its proxy wallet, as trades show it). */
+  leader_wallet: string;
+  sizing: CopySizingInput;
+  limits?: CopyLimitsInput;
+  /** Intents are dry runs (status dry_run): the executor logs the order it would place. */
+  dry_run?: boolean;
+  enabled?: boolean;
+};
+
+export type CopySubscriptionPatch = {
+  leader_wallet?: string;
+  sizing?: CopySizingInput;
+  limits?: CopyLimitsInput;
+  dry_run?: boolean;
+  enabled?: boolean;
+};
+
+export type CopySubscription = {
+  /** The copy_subscription_id of its events. */
+  id: number;
+  leader_wallet: string;
+  sizing: {
+    rule: "fixed" | "proportional" | "capped";
+    usdc?: Usdc;
+    ratio?: string;
+    cap_usdc?: Usdc;
+  };
+  limits: {
+    max_per_trade_usdc: Usdc | null;
+    max_daily_notional_usdc: Usdc | null;
+    allowed_markets: Array<string>;
+    allowed_categories: Array<string>;
+    max_price: NullableDecimalPrice;
+    min_order_usdc: Usdc;
+  };
+  dry_run: boolean;
+  enabled: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+};
+
+export type CopyIntent = {
+  trade_intent_id: number;
+  copy_subscription_id: number;
+  leader_wallet: string;
+  /** The fill's id in the source that reported it first (chain: <chain id>:<tx hash>:<log index>). */
+  leader_trade_id: string;
+  leader_origin: "chain" | "data_api";
+  market_id: string;
+  market_title: string;
+  asset_id: string;
+  outcome: string;
+  side: "buy" | "sell";
+  leader_price: DecimalPrice;
+  /** The leader fill's notional (collateral before fees). */
+  leader_size_usdc: Usdc;
+  /** The follower's notional after sizing and clipping; null when blocked. */
+  child_size_usdc: Usdc | null;
+  /** child_size_usdc / leader_price rounded down to a micro-share (what copied holdings count); null when blocked. */
+  child_shares: Shares | null;
+  status: "submitted" | "dry_run" | "blocked";
+  /** The risk.blocked reason when blocked. */
+  reason: string | null;
+  source: "polymarket" | "simulator";
+  leader_filled_at: Timestamp;
+  created_at: Timestamp;
+};
+
+export type BacktestInput = {
+  strategy: "copy_wallet" | "price_threshold" | "buy_and_hold";
+  wallet?: string;
+  sizing?: "fixed" | "proportional" | "capped";
+  usdc?: DecimalInput;
+  ratio?: DecimalInput;
+  cap_usdc?: DecimalInput;
+  delay_seconds?: number;
+  market_ids?: Array<string>;
+  change_pct?: number;
+  window_minutes?: number;
+  mode?: "momentum" | "reversion";
+  hold_hours?: number | null;
+  order_usdc?: DecimalInput;
+  outcome?: string;
+  starting_cash_usdc?: DecimalInput;
+  from?: string;
+  to?: string;
+};
+
+export type BacktestResult = {
+  /** The strategy as run, defaults filled in. */
+  strategy: {
+    [key: string]: unknown;
+  };
+  from: Timestamp;
+  to: Timestamp;
+  starting_cash_usdc: Usdc;
+  summary: {
+    /** Cash plus held shares at the last day's marks at `to`. */
+    final_equity_usdc: Usdc;
+    /** 100 x (final equity - starting cash) / starting cash, to 4 decimals. */
+    total_return_pct: number;
+    /** Largest fall of the daily equity curve from its running peak (starting cash included), as a percentage of that peak. */
+    max_drawdown_pct: number;
+    /** 100 x won / (won + lost) over closed positions (held from zero back to zero by sells or a resolution); null when none closed. */
+    win_rate_pct: number | null;
+    /** Closed positions whose proceeds and payouts exceeded their cost and fees. */
+    won: number;
+    lost: number;
+    trades: number;
+    /** Orders not placed (insufficient_cash, no_position, no_liquidity, unknown_market). */
+    skipped: number;
+    /** Taker fees of every fill. */
+    fees_paid_usdc: Usdc;
+    /** Sum over trades of buys (notional - shares x reference price) and sells (shares x reference price - notional); the reference is the leader's or the triggering trade's price. */
+    slippage_paid_usdc: Usdc;
+    volume_usdc: Usdc;
+    /** Trades filled against order-book history. */
+    book_fills: number;
+    /** Trades filled by the impact model (no book indexed at that time). */
+    impact_fills: number;
+  };
+  equity_curve: Array<{
+    /** The UTC day; values at its end (or at `to`). */
+    date: string;
+    cash_usdc: Usdc;
+    /** Held shares x mark: the payout once resolved, else the day's close of the outcome, else our last fill price. */
+    positions_usdc: Usdc;
+    equity_usdc: Usdc;
+  }>;
+  /** In time order, at most 10,000 (trades_truncated says when more happened). */
+  trades: Array<{
+    at: Timestamp;
+    market_id: string;
+    market_title: string;
+    asset_id: string;
+    outcome: string;
+    side: "buy" | "sell";
+    /** The leader's trade id, the trade that completed a move, exit:<that id>, or entry. */
+    trigger: string;
+    reference_price: DecimalPrice;
+    /** notional / shares, half up to 6 decimals. */
+    avg_price: DecimalPrice;
+    shares: Shares;
+    notional_usdc: Usdc;
+    fee_usdc: Usdc;
+    slippage_usdc: Usdc;
+    basis: "book" | "trade_impact";
+    book_at: NullableTimestamp;
+    fills: Array<{
+      /** Book level (1 = best); null for an impact-model fill. */
+      level: number | null;
+      price: DecimalPrice;
+      shares: Shares;
+      /** shares x price, half up to one micro-USDC. */
+      notional_usdc: Usdc;
+      fee_usdc: Usdc;
+    }>;
+  }>;
+  trades_truncated: boolean;
+  settlements: Array<{
+    at: Timestamp;
+    market_id: string;
+    asset_id: string;
+    shares: Shares;
+    payout_usdc: Usdc;
+  }>;
+  skipped: Array<{
+    at: Timestamp;
+    market_id: string;
+    trigger: string;
+    reason: "insufficient_cash" | "no_position" | "no_liquidity" | "unknown_market";
+  }>;
+};
+
+export type CopyPick = {
+  wallet: string;
+  topic: string;
+  window: "7d" | "30d" | "90d";
+  /** 0..100, the formula in GET /copy-picks. */
+  score: number;
+  why: {
+    /** The leader's realized PnL in the topic (weighted-average cost), lifetime. */
+    realized_pnl_usdc: number;
+    /** 100 x won / (won + lost) over the topic's resolved markets the leader traded. */
+    win_rate_pct: number | null;
+    won: number;
+    lost: number;
+    /** won + lost. */
+    resolved_markets: number;
+    /** 0 (low) .. 100: 40 x concentration + 30 x long-shot share + 30 x drawdown (trader statistics). */
+    risk_score: number;
+    last_fill_at: NullableTimestamp;
+    /** The leader's fills in the topic's markets within the window. */
+    fills_in_window: number;
+    /** 0..1: the share of the window's volume that went straight back (see exclusions). */
+    wash_share: number;
+  };
+  copier_roi: {
+    /** 100 x follower_pnl_usdc / invested_usdc (4 decimals): what a follower entering after the leader would have made, fees and slippage included. */
+    roi_pct: number;
+    /** Value now (open positions at the day's close, resolved ones at their payout) minus cash spent. */
+    follower_pnl_usdc: Usdc;
+    /** Buy notional plus fees. */
+    invested_usdc: Usdc;
+    fees_usdc: Usdc;
+    /** Against the leader's own prices. */
+    slippage_usdc: Usdc;
+    copied_trades: number;
+    book_fills: number;
+    impact_fills: number;
+    order_usdc: Usdc;
+    delay_seconds: number;
+  };
+  /** The leader's open positions from its window fills in unresolved markets whose book has an ask now (at most 10, largest first). */
+  open_positions: Array<{
+    market_id: string;
+    market_title: string;
+    asset_id: string;
+    outcome: string;
+    leader_shares: number;
+    /** Weighted-average entry price. */
+    leader_avg_price: number;
+    /** The lowest ask of the token's latest indexed book. */
+    best_ask: number;
+    /** 100 x (best_ask - leader_avg_price) / leader_avg_price. */
+    entry_gap_pct: number | null;
+  }>;
+  computed_at: Timestamp;
+};
+
+export type StrategyInput = {
+  /** The strategy_name of its signals. */
+  name: string;
+  market_ids: Array<string>;
+  change_pct?: number;
+  window_minutes?: number;
+  mode?: "momentum" | "reversion";
+  /** The backtest's exit; null holds to resolution or the end. */
+  hold_hours?: number | null;
+  order_usdc?: DecimalInput;
+  enabled?: boolean;
+};
+
+export type StrategyPatch = {
+  name?: string;
+  market_ids?: Array<string>;
+  change_pct?: number;
+  window_minutes?: number;
+  mode?: "momentum" | "reversion";
+  hold_hours?: number | null;
+  order_usdc?: DecimalInput;
+  enabled?: boolean;
+};
+
+export type Strategy = {
+  id: number;
+  name: string;
+  signal_type: "strategy_lab";
+  kind: "price_threshold";
+  config: {
+    market_ids: Array<string>;
+    change_pct: number;
+    window_minutes: number;
+    mode: "momentum" | "reversion";
+    hold_hours: number | null;
+    order_usdc: Usdc;
+  };
+  /** Net result / (buy notional + fees) of the 30-day backtest when saved (0 when it made no trade). */
+  edge: number;
+  /** won / (won + lost) of that backtest, 0..1 (0 when no position closed). */
+  confidence: number;
+  /** That backtest's summary (GET /backtest summary) with its from and to. */
+  backtest: {
+    [key: string]: unknown;
+  } | null;
+  enabled: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 };

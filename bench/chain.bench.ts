@@ -163,7 +163,7 @@ async function throughput(workDir: string) {
   }
   const decodeSeconds = (performance.now() - decodeStart) / 1000;
   const sinkStart = performance.now();
-  const sink = await startSink(log, store, silent, 'bench-chain-sink');
+  const sink = await startSink(log, store, silent, { groupId: 'bench-chain-sink' });
   // Done when the sink reports every event written (asking ClickHouse every 20 ms would compete with the inserts).
   while ((sink.stats.inserted.chain_ledger ?? 0) < events) await sleep(20);
   const sinkSeconds = (performance.now() - sinkStart) / 1000;
@@ -211,7 +211,7 @@ async function latency(workDir: string) {
   await migrate(store);
   const log = await openFileEventLog({ directory: path.join(dataDir, 'log') });
   await log.createTopics(allTopicSpecs());
-  const sink = await startSink(log, store, silent, 'bench-chain-latency-sink');
+  const sink = await startSink(log, store, silent, { groupId: 'bench-chain-latency-sink' });
   const source = startChainSource({
     chain: serviceConfig.chain,
     gammaUrl: serviceConfig.upstream.gammaUrl,

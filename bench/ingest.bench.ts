@@ -57,7 +57,7 @@ async function main() {
   const produceSeconds = (performance.now() - produceStart) / 1000;
 
   const pipelineStart = performance.now();
-  const sink = await startSink(log, store, pino({ level: 'warn' }), 'bench-sink');
+  const sink = await startSink(log, store, pino({ level: 'warn' }), { groupId: 'bench-sink' });
   for (;;) {
     if ((await candleTradeCount(store)) >= TRADES) break;
     await new Promise((r) => setTimeout(r, 20));

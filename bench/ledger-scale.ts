@@ -152,7 +152,7 @@ export async function leaderboardFreshness(
   key: string,
   probes: number,
 ): Promise<number[]> {
-  const sink = await startSink(log, store, pino({ level: 'silent' }), 'bench-ledger-sink');
+  const sink = await startSink(log, store, pino({ level: 'silent' }), { groupId: 'bench-ledger-sink' });
   const ledgerConsumer = await startStatefulProjections(log, store, pino({ level: 'silent' }), 'bench-ledger');
   const publisher = new EventPublisher(log);
   const timings: number[] = [];

@@ -17,18 +17,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { createApiHandler } from '../api/app.js';
-import { Meter } from '../services/access/meter.js';
 import { openChdbStore } from '../services/analytics/clickhouse-store.js';
 import { migrate } from '../services/analytics/migrate.js';
+import { composeApi } from '../services/api-server.js';
 import { loadConfig } from '../services/config.js';
-import { Accounts } from '../services/control/accounts.js';
 import { migrateControlStore } from '../services/control/migrate.js';
 import { openPgliteStore } from '../services/control/pglite-store.js';
 import { type Level, matchAgainstBook } from '../services/paper/matching.js';
 import { marketRow } from '../services/read-models/markets/rows.js';
 import { bookSnapshotRow } from '../services/read-models/order-books/rows.js';
-import { composeSandboxApis } from '../services/sandbox/compose.js';
 import { MICRO } from '../services/shared/decimal.js';
 import { bookSnapshot, marketUpserted } from '../test/support/events.js';
 
@@ -94,21 +91,16 @@ async function main() {
     bookSnapshotRow(bookSnapshot({ market_id: MARKET, asset_id: YES, hash: 'bench', timestamp_ms: Date.now(), asks, bids })),
   ]);
 
-  const accounts = new Accounts(control);
-  const sandbox = composeSandboxApis(config, control, store);
-  const meter = new Meter(control, { ...config.access, flushIntervalMs: config.access.meterFlushIntervalMs });
-  meter.start();
-  const { listener } = createApiHandler({
+  const api = composeApi({
+    config,
     store,
-    accounts,
     control,
-    sandbox,
-    meter,
-    access: config.access,
-    authCacheTtlMs: config.access.authCacheTtlMs,
     logger: pino({ level: 'silent' }),
     health: { version: 'bench', sources: () => [], sinkLag: async () => ({}) },
   });
+  await api.start();
+  const { accounts, sandbox } = api;
+  const listener = api.handler.listener;
   const server = http.createServer(listener);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -228,8 +220,7 @@ async function main() {
 
   await new Promise<void>((r) => server.close(() => r()));
   server.closeAllConnections();
-  await meter.stop();
-  await sandbox.close();
+  await api.stop();
   await control.close();
   await store.close();
 }

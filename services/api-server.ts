@@ -1,23 +1,34 @@
 /**
- * The HTTP API with its access layer (keys, tiers, metering, rate limits, read cache), over the
- * given stores. Used by the one-process stack and by the stand-alone `api` part.
+ * The HTTP API with its access layer (keys, tiers, metering, rate limits, read cache) over the given
+ * stores, plus the operator listener (/admin, /metrics) on its own loopback port. `composeApi` wires
+ * the pieces once for the service, the benchmarks and the test harness alike; `startApiServer` also
+ * listens. Used by the one-process stack and by the stand-alone `api` part.
  */
 import http from 'node:http';
-import { createApiHandler } from '../api/app.js';
+import type { AddressInfo } from 'node:net';
+import { createAdminApp } from '../api/admin.js';
+import { type ApiHandler, createApiHandler } from '../api/app.js';
+import { type Family, type MetricsSource, cached, chainMetrics, ingestionMetrics, reconciliationMetrics, single } from '../api/metrics.js';
+import type { HealthInputs } from '../api/routes/health.js';
 import type { WebhooksApi } from '../api/routes/webhooks.js';
+import { ApiInstances } from './access/api-instances.js';
 import { Meter } from './access/meter.js';
+import { RefusalLog } from './access/refusals.js';
+import { RegistrationLimits } from './access/registration-limits.js';
 import { newAdminToken, writeAdminEndpoint } from './admin/admin-endpoint.js';
 import { AdminOperations } from './admin/operations.js';
 import type { Config } from './config.js';
 import { Accounts } from './control/accounts.js';
+import { KeyLifecycle } from './control/key-lifecycle.js';
 import { chainSourceRefusal } from './chain/chain-source.js';
 import type { ChainStatus } from './chain/follower.js';
-import { composeSandboxApis } from './sandbox/compose.js';
+import { composeSandboxApis, type SandboxApis } from './sandbox/compose.js';
 import type { SourceStatus } from './ingest/source-health.js';
 import type { Logger } from './logger.js';
 import type { AnalyticsStore } from './ports/analytics-store.js';
 import type { ControlStore } from './ports/control-store.js';
 import type { EventLog } from './ports/event-log.js';
+import { reconciliationHours } from './read-models/chain-ledger/queries.js';
 import { STREAMS } from './read-models/registry.js';
 import { EventPublisher } from './events/publisher.js';
 import { MarketLookup } from './ingest/market-lookup.js';
@@ -25,6 +36,151 @@ import { UpstreamClient } from './ingest/upstream-client.js';
 import { sinkLag } from './sink/sink-service.js';
 
 export const SERVICE_VERSION = '0.5.0';
+
+/** The sink lag is read from the log at most this often, however often health or metrics ask. */
+const SINK_LAG_TTL_MS = 5_000;
+
+export interface ComposeOptions {
+  config: Config;
+  store: AnalyticsStore;
+  control: ControlStore;
+  logger: Logger;
+  health: HealthInputs;
+  webhooks?: WebhooksApi;
+  /** Extra metric families (e.g. the sink's, when it runs in this process). */
+  metrics?: () => Family[];
+  /** Looks up markets the catalog does not hold yet (GET /markets/{id}). */
+  marketLookup?: MarketLookup;
+  /** The clock of records the API writes (paper fills, fee quotes, copy subscriptions); default Date.now. */
+  clock?: () => number;
+}
+
+export interface ComposedApi {
+  handler: ApiHandler;
+  accounts: Accounts;
+  keys: KeyLifecycle;
+  meter: Meter;
+  /** Calls refused with 402/429, kept for GET /usage/refusals and the usage history. */
+  refusals: RefusalLog;
+  instances: ApiInstances;
+  operations: AdminOperations;
+  metrics: MetricsSource;
+  sandbox: SandboxApis;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function composeApi(options: ComposeOptions): ComposedApi {
+  const { config, control } = options;
+  const logger = options.logger.child({ part: 'api' });
+  const accounts = new Accounts(control);
+  const keys = new KeyLifecycle(control, { keysPerAccount: config.access.keysPerAccount });
+  const sandbox = composeSandboxApis(config, control, options.store, options.clock);
+  const meter = new Meter(control, {
+    ...config.access,
+    flushIntervalMs: config.access.meterFlushIntervalMs,
+    tokenBalances: sandbox.tokenBalances,
+    onFlushError: (error) => logger.warn({ err: error }, 'usage flush failed; the counts are kept for the next one'),
+  });
+  const refusals = new RefusalLog(control, {
+    flushIntervalMs: config.access.meterFlushIntervalMs,
+    onFlushError: (error) => logger.warn({ err: error }, 'refused-call log flush failed; kept for the next flush'),
+  });
+  const instances = new ApiInstances(control, config.access.heartbeatIntervalMs, (error) =>
+    logger.warn({ err: error }, 'API heartbeat failed; keeping the last count of API processes'),
+  );
+  const handler = createApiHandler({
+    store: options.store,
+    accounts,
+    control,
+    sandbox,
+    feeFallback: config.sandbox.feeFallback,
+    clock: options.clock,
+    keys,
+    meter,
+    access: config.access,
+    auth: {
+      cacheTtlMs: config.access.authCacheTtlMs,
+      negativeCacheTtlMs: config.access.authNegativeCacheTtlMs,
+      failuresPerIpPerMinute: config.access.authFailuresPerIpPerMinute,
+      trustProxyHops: config.trustProxyHops,
+    },
+    registrations: new RegistrationLimits(control, {
+      perIpPerHour: config.access.registrationsPerIpPerHour,
+      perHour: config.access.registrationsPerHour,
+    }),
+    rateShare: () => instances.count(),
+    logger,
+    validateResponses: config.validateResponses,
+    readCache: { ttlMs: config.readCacheTtlMs, maxEntries: config.readCacheMaxEntries, maxBytes: config.readCacheMaxBytes },
+    webhooks: options.webhooks,
+    marketLookup: options.marketLookup,
+    health: options.health,
+    usageHistory: { control, refusals, clock: options.clock },
+    sessionMaxAgeSeconds: config.access.sessionMaxAgeSeconds,
+  });
+  const operations = new AdminOperations(accounts, config.access.thresholds, keys, (ids) => handler.owners.forgetKeys(ids));
+  // Reconciled hours change once a minute (RECONCILIATION_INTERVAL_MS); a scrape reuses them.
+  const reconciled = cached(() => reconciliationHours(options.store, 24), SINK_LAG_TTL_MS);
+  const metrics: MetricsSource = {
+    async collect() {
+      const cache = handler.cache.stats();
+      const usage = meter.stats();
+      const queue = (options.store as { queueStats?: () => { running: number; queued: number; rejected: number } }).queueStats?.();
+      return [
+        ...ingestionMetrics(options.health.sources(), await options.health.sinkLag()),
+        ...chainMetrics(options.health.chain?.() ?? null),
+        ...reconciliationMetrics(await reconciled()),
+        single('tapeline_read_cache_entries', 'Responses in the read cache.', 'gauge', cache.entries),
+        single('tapeline_read_cache_bytes', 'Bytes held by the read cache.', 'gauge', cache.bytes),
+        single('tapeline_read_cache_evictions_total', 'Entries evicted to stay within the bounds.', 'counter', cache.evictions),
+        single(
+          'tapeline_auth_lookups_total',
+          'API-key lookups in the control store (cache misses).',
+          'counter',
+          handler.owners.lookupCount,
+        ),
+        single(
+          'tapeline_usage_flush_failures_total',
+          'Usage flushes that failed (their counts were kept).',
+          'counter',
+          usage.flush_failures,
+        ),
+        single('tapeline_api_processes', 'API processes sharing the per-key limits.', 'gauge', instances.count()),
+        ...(queue
+          ? [
+              single('tapeline_analytics_queries_running', 'Analytics statements running.', 'gauge', queue.running),
+              single('tapeline_analytics_queries_queued', 'Analytics statements waiting for their turn.', 'gauge', queue.queued),
+              single('tapeline_analytics_queries_rejected_total', 'Statements refused by the queue bounds.', 'counter', queue.rejected),
+            ]
+          : []),
+        ...(options.metrics?.() ?? []),
+      ];
+    },
+  };
+  return {
+    handler,
+    accounts,
+    keys,
+    meter,
+    refusals,
+    instances,
+    operations,
+    metrics,
+    sandbox,
+    async start() {
+      meter.start();
+      refusals.start();
+      await instances.start();
+    },
+    async stop() {
+      await meter.stop();
+      await refusals.stop();
+      await instances.stop();
+      await sandbox.close();
+    },
+  };
+}
 
 export interface ApiServerOptions {
   config: Config;
@@ -36,26 +192,21 @@ export interface ApiServerOptions {
   /** The chain source's figures when it runs in this process. */
   chain?: () => ChainStatus | null;
   webhooks?: WebhooksApi;
-  /** Write DATA_DIR/admin.json so `npm run admin` reaches this process (the one-process stack). */
+  metrics?: () => Family[];
+  /** Write DATA_DIR/admin.json so `npm run admin` reaches this process (the embedded control store). */
   adminEndpoint?: boolean;
 }
 
 export interface ApiServer {
   url: string;
+  /** The operator listener (/admin, /metrics). */
+  adminUrl: string;
   stop(): Promise<void>;
 }
 
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
-  const { config, store, control, log, logger } = options;
-  const accounts = new Accounts(control);
-  const sandbox = composeSandboxApis(config, control, store);
-  const meter = new Meter(control, {
-    ...config.access,
-    flushIntervalMs: config.access.meterFlushIntervalMs,
-    tokenBalances: sandbox.tokenBalances,
-  });
-  meter.start();
-  const adminToken = options.adminEndpoint ? newAdminToken() : undefined;
+  const { config, log, logger } = options;
+  const lag = cached(() => sinkLag(log, [STREAMS.markets.topic, STREAMS.trades.topic, STREAMS.chainLedger.topic]), SINK_LAG_TTL_MS);
   const { ingest, upstream } = config;
   // One attempt per upstream request and a generous request budget: the lookup's own token bucket
   // and deadline are what bound the work (services/ingest/market-lookup.ts).
@@ -72,43 +223,75 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     timeoutMs: ingest.lookupTimeoutMs,
     missTtlMs: ingest.lookupMissTtlMs,
   });
-  const { listener } = createApiHandler({
-    store,
-    accounts,
-    control,
-    sandbox,
-    meter,
-    access: config.access,
-    authCacheTtlMs: config.access.authCacheTtlMs,
-    admin: adminToken ? { operations: new AdminOperations(accounts, config.access.thresholds), token: adminToken } : undefined,
-    logger: logger.child({ part: 'api' }),
-    validateResponses: config.validateResponses,
-    readCacheTtlMs: config.readCacheTtlMs,
-    webhooks: options.webhooks,
+  const api = composeApi({
+    ...options,
     marketLookup,
     health: {
       version: SERVICE_VERSION,
       sources: options.sources ?? (() => []),
-      sinkLag: () => sinkLag(log, [STREAMS.markets.topic, STREAMS.trades.topic, STREAMS.chainLedger.topic]),
+      sinkLag: lag,
       chainEnabled: chainSourceRefusal(config.chain, config.upstream.gammaUrl) === null,
       chain: options.chain ?? (() => null),
     },
   });
-  const server = http.createServer(listener);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  const address = server.address();
-  const url = `http://${config.host}:${typeof address === 'object' && address ? address.port : config.port}`;
-  if (adminToken) writeAdminEndpoint(config.dataDir, url, adminToken);
+  await api.start();
+  // Built while the server starts listening, so the first visit to /app does not wait for it.
+  const webuiReady = api.handler.webui.prepare().catch((error: unknown) => logger.error({ err: error }, 'web ui bundle failed to build'));
+  const adminToken = options.adminEndpoint ? newAdminToken() : undefined;
+  const server = http.createServer(api.handler.listener);
+  const adminServer = http.createServer(
+    createAdminApp({
+      admin: adminToken ? { operations: api.operations, token: adminToken } : undefined,
+      metrics: api.metrics,
+      logger,
+    }),
+  );
+  try {
+    await listen(server, config.port, config.host);
+    await listenAdmin(adminServer, config, logger);
+  } catch (error) {
+    server.close();
+    await webuiReady;
+    await api.stop();
+    throw error;
+  }
+  const url = `http://${config.host}:${(server.address() as AddressInfo).port}`;
+  const adminUrl = `http://${config.admin.host}:${(adminServer.address() as AddressInfo).port}`;
+  if (adminToken) writeAdminEndpoint(config.dataDir, adminUrl, adminToken);
+  logger.info({ url, adminUrl }, 'api listening (operator endpoints on the admin URL)');
   return {
     url,
+    adminUrl,
     async stop() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await meter.stop();
-      await sandbox.close();
+      await Promise.all([close(server), close(adminServer)]);
+      await webuiReady;
+      await api.stop();
     },
   };
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** The configured admin port; the default one falls back to an ephemeral port when taken (several processes per host). */
+async function listenAdmin(server: http.Server, config: Config, logger: Logger): Promise<void> {
+  try {
+    await listen(server, config.admin.port, config.admin.host);
+  } catch (error) {
+    if (!config.admin.portIsDefault || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    logger.warn({ port: config.admin.port }, 'default admin port is taken; using an ephemeral port (see admin.json or set ADMIN_PORT)');
+    await listen(server, 0, config.admin.host);
+  }
+}
+
+async function close(server: http.Server): Promise<void> {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeAllConnections();
 }

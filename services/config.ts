@@ -46,6 +46,14 @@ const environmentSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   // Loopback by default: a fresh machine should not expose the service until asked to.
   HOST: z.string().default('127.0.0.1'),
+  // Operator endpoints (/admin, /metrics) listen apart from the public API, on loopback, so exposing
+  // the API never exposes them. 9464 is the conventional Prometheus exporter port; when it is the
+  // default and already taken (several processes on one host), an ephemeral port is used instead.
+  ADMIN_HOST: z.string().default('127.0.0.1'),
+  ADMIN_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  // Proxies in front of the API (load balancers) whose X-Forwarded-For to trust for the client
+  // address: 0 = none (the socket's peer is the client), n = the n-th address from the right.
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   // Everything durable (log segments, chDB, PGlite) lives under one folder, so one backup covers it.
   DATA_DIR: z.string().default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -180,10 +188,56 @@ const environmentSchema = z.object({
   // Public read responses (market data, trades, leaderboards) are shared for this long; 0 = off.
   // One second keeps every endpoint well inside its freshness target (ticks 2 s).
   READ_CACHE_TTL_MS: z.coerce.number().int().min(0).default(1_000),
+  // Bounds of that cache: entries and bytes of response bodies (least recently used go first).
+  READ_CACHE_MAX_ENTRIES: z.coerce.number().int().positive().default(5_000),
+  READ_CACHE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024 ** 2),
   // Validate every API response against the OpenAPI document (tests and staging; costs CPU).
   VALIDATE_RESPONSES: booleanFlag,
-  // A key's owner is cached this long after a lookup; revocations take at most this long to apply.
+  // A key's owner is cached this long after a lookup; revocations take at most this long to apply
+  // in other API processes (the process that revokes forgets the key at once).
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(10_000),
+  // The web UI's session cookie lives a working day: long enough not to nag, short enough that a
+  // forgotten browser does not hold the key for weeks (the key itself does not expire).
+  SESSION_MAX_AGE_SECONDS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(12 * 3600),
+  // A well-formed key that matches no live key is remembered as unknown this long, so guessing keys
+  // costs no database lookup each; a new key is never in it (its owner is looked up once it exists).
+  AUTH_NEGATIVE_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
+  // Failed authentications per client address per minute before its requests get 429: enough for a
+  // misconfigured client to notice, far too few to search for keys.
+  AUTH_FAILURES_PER_IP_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  // Self-registration (POST /v1/agents/register) per client address per hour and for the whole
+  // service per hour (counted in the control store, so shared by every API process).
+  REGISTRATIONS_PER_IP_PER_HOUR: z.coerce.number().int().positive().default(10),
+  REGISTRATIONS_PER_HOUR: z.coerce.number().int().positive().default(500),
+  // Live keys per account (the original, added ones and rotated ones still in their grace period).
+  KEYS_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
+  // API processes announce themselves in the control store this often; per-key rate limits are
+  // split between the processes seen in the last three intervals.
+  API_HEARTBEAT_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
+  // Analytics queries made for a request: time, rows read, memory and result rows. The engine
+  // refuses past them (400 when the request asks for too much, 503 when it ran too long).
+  QUERY_MAX_EXECUTION_MS: z.coerce.number().int().positive().default(5_000),
+  QUERY_MAX_ROWS_TO_READ: z.coerce.number().int().positive().default(50_000_000),
+  QUERY_MAX_MEMORY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 ** 3),
+  QUERY_MAX_RESULT_ROWS: z.coerce.number().int().positive().default(100_000),
+  // Queries waiting for the engine: per key (more is 429), in all (more is 503), and how long one
+  // may wait (503). chDB runs one statement at a time; a ClickHouse server CLICKHOUSE_CONCURRENCY.
+  QUERY_QUEUE_PER_KEY: z.coerce.number().int().positive().default(4),
+  QUERY_QUEUE_MAX: z.coerce.number().int().positive().default(256),
+  QUERY_QUEUE_WAIT_MS: z.coerce.number().int().positive().default(5_000),
+  CLICKHOUSE_CONCURRENCY: z.coerce.number().int().positive().default(16),
   // CLOB ingestion. REST books are the reconciliation behind the websocket: every 30 s is
   // plenty; the websocket carries the 2 s freshness.
   CLOB_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(30_000),
@@ -240,8 +294,23 @@ const environmentSchema = z.object({
   WEBHOOK_SECRET_GRACE_MS: z.coerce.number().int().min(0).default(86_400_000),
   // Idle poll of the outbox; enqueues in this process wake the dispatcher at once anyway.
   WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
-  // Deliveries in flight at once per dispatcher.
+  // Deliveries in flight at once per dispatcher, and per account across dispatchers (so one
+  // account's slow receivers hold at most that many slots; accounts take turns for the rest).
   WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(16),
+  WEBHOOK_ACCOUNT_CONCURRENCY: z.coerce.number().int().positive().default(4),
+  // Per receiver host (host:port): one slow host (however many subscriptions point at it) holds at
+  // most this many slots; a healthy host answering in 100 ms still gets 80 deliveries/s.
+  WEBHOOK_HOST_CONCURRENCY: z.coerce.number().int().positive().default(8),
+  // Subscriptions per account: each one multiplies every matching event into deliveries.
+  WEBHOOK_SUBSCRIPTIONS_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
+  // Undelivered deliveries one subscription may hold; events past it are counted as dropped on the
+  // subscription instead of growing the outbox (a receiver that is down for a day at 10 trades/s).
+  WEBHOOK_PENDING_PER_SUBSCRIPTION: z.coerce.number().int().positive().default(10_000),
+  // Lowest trader.large_trade threshold a subscription may set: each large trade costs a query
+  // of the trader's last 24 hours.
+  WEBHOOK_LARGE_TRADE_MIN_USDC: z.coerce.number().positive().default(1_000),
+  // Finished deliveries (and their attempt logs) are kept this long for the subscriber to read.
+  WEBHOOK_RETENTION_DAYS: z.coerce.number().positive().default(30),
   WEBHOOKS_ENABLED: booleanFlag,
   // trader.large_trade default threshold (a subscription filter can set its own).
   SIGNALS_LARGE_TRADE_USDC: z.coerce.number().positive().default(10_000),
@@ -252,6 +321,31 @@ const environmentSchema = z.object({
     .int()
     .positive()
     .default(15 * 60_000),
+  // A batch the analytics store keeps refusing for its data (not for an outage) is split to find
+  // the records it refuses after this many failures; those are dead-lettered, the rest inserted.
+  SINK_POISON_AFTER_FAILURES: z.coerce.number().int().positive().default(5),
+
+  // market.volume_spike: a market's taker volume in the last hour at least 3x its hourly average over
+  // the 24 hours before, and at least 10,000 USDC (small markets double their volume on one trade).
+  SIGNALS_VOLUME_WINDOW_MS: z.coerce.number().int().positive().default(3_600_000),
+  SIGNALS_VOLUME_BASELINE_MS: z.coerce.number().int().positive().default(86_400_000),
+  SIGNALS_VOLUME_SPIKE_RATIO: z.coerce.number().positive().default(3),
+  SIGNALS_VOLUME_MIN_USDC: z.coerce.number().min(0).default(10_000),
+
+  // Copy trading. Runs the copy engine (leader fills -> trade intents -> copy.executed / risk.blocked).
+  COPY_ENABLED: booleanFlag,
+  // A leader fill older than this when it reaches the engine is blocked as stale_fill: the chain gives
+  // fills about 10 s after settlement and the Data API poll within seconds, so two minutes means an
+  // outage or a backfill, and copying then would chase an old price.
+  COPY_MAX_FILL_AGE_MS: z.coerce.number().int().positive().default(120_000),
+  // Copy picks are recomputed this often (each run replays candidate leaders' fills against book history).
+  COPY_PICKS_INTERVAL_MS: z.coerce.number().int().positive().default(600_000),
+  // The follower a copier-ROI estimate imagines: this many USDC per leader buy, entering this many
+  // seconds after the leader (the chain source's confirmation lag plus an executor's reaction).
+  COPY_PICKS_ORDER_USDC: decimalText.default('100'),
+  COPY_PICKS_DELAY_SECONDS: z.coerce.number().int().min(0).max(86_400).default(15),
+  // Candidate leaders per topic a copy-picks run evaluates (by realized PnL in the topic).
+  COPY_PICKS_CANDIDATES: z.coerce.number().int().positive().max(2_000).default(100),
 
   // Sandbox. 10,000 paper USDC: enough to trade a few markets at size without making sizing trivial.
   PAPER_STARTING_BALANCE_USDC: decimalText.default('10000'),
@@ -301,6 +395,8 @@ export type FeeCurrency = 'credits' | 'platform_token' | 'usdc' | 'native';
 export type Config = Readonly<{
   port: number;
   host: string;
+  admin: Readonly<{ host: string; port: number; portIsDefault: boolean }>;
+  trustProxyHops: number;
   dataDir: string;
   logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL'];
   logPretty: boolean;
@@ -342,18 +438,33 @@ export type Config = Readonly<{
   }>;
   chain: ChainConfig;
   access: Readonly<{
-    thresholds: Readonly<{ tier2Tokens: number; tier3Tokens: number }>;
+    thresholds: Readonly<{ tier2Tokens: number; tier3Tokens: number; tier2Credits: number }>;
     quotasPerDay: Readonly<{ sandbox: number; '1': number; '2': number; '3': number }>;
     creditsPerCall: number;
     ratePerSecond: Readonly<{ sandbox: number; '1': number; '2': number; '3': number }>;
     rateBurstFactor: number;
     meterFlushIntervalMs: number;
     authCacheTtlMs: number;
+    sessionMaxAgeSeconds: number;
+    authNegativeCacheTtlMs: number;
+    authFailuresPerIpPerMinute: number;
+    registrationsPerIpPerHour: number;
+    registrationsPerHour: number;
+    keysPerAccount: number;
+    heartbeatIntervalMs: number;
   }>;
+  analytics: Readonly<{
+    requestLimits: Readonly<{ maxExecutionMs: number; maxRowsToRead: number; maxMemoryBytes: number; maxResultRows: number }>;
+    queue: Readonly<{ maxQueuedPerLane: number; maxQueued: number; maxWaitMs: number }>;
+    serverConcurrency: number;
+  }>;
+  sink: Readonly<{ poisonAfterFailures: number }>;
   traderValuationIntervalMs: number;
   reconciliationIntervalMs: number;
   validateResponses: boolean;
   readCacheTtlMs: number;
+  readCacheMaxEntries: number;
+  readCacheMaxBytes: number;
   webhooks: Readonly<{
     enabled: boolean;
     allowedHosts: readonly string[];
@@ -366,11 +477,23 @@ export type Config = Readonly<{
     secretGraceMs: number;
     pollIntervalMs: number;
     concurrency: number;
+    accountConcurrency: number;
+    hostConcurrency: number;
+    subscriptionsPerAccount: number;
+    pendingPerSubscription: number;
+    largeTradeMinUsdc: number;
+    retentionMs: number;
   }>;
   signals: Readonly<{
     largeTradeUsdc: number;
     priceChangePct: number;
     priceWindowMs: number;
+    volume: Readonly<{ windowMs: number; baselineMs: number; spikeRatio: number; minUsdc: number }>;
+  }>;
+  copy: Readonly<{
+    enabled: boolean;
+    maxFillAgeMs: number;
+    picks: Readonly<{ intervalMs: number; orderUsdc: string; delaySeconds: number; candidates: number }>;
   }>;
   sandbox: Readonly<{
     enabled: boolean;
@@ -439,6 +562,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return deepFreeze({
     port: e.PORT,
     host: e.HOST,
+    admin: { host: e.ADMIN_HOST, port: e.ADMIN_PORT ?? 9464, portIsDefault: e.ADMIN_PORT === undefined },
+    trustProxyHops: e.TRUST_PROXY_HOPS,
     dataDir: path.resolve(e.DATA_DIR),
     logLevel: e.LOG_LEVEL,
     logPretty: e.LOG_PRETTY ?? Boolean(process.stdout.isTTY),
@@ -511,7 +636,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       },
     },
     access: {
-      thresholds: { tier2Tokens: e.TIER2_TOKEN_THRESHOLD, tier3Tokens: e.TIER3_TOKEN_THRESHOLD },
+      thresholds: { tier2Tokens: e.TIER2_TOKEN_THRESHOLD, tier3Tokens: e.TIER3_TOKEN_THRESHOLD, tier2Credits: e.CREDITS_PER_CALL },
       quotasPerDay: {
         sandbox: e.QUOTA_SANDBOX_PER_DAY,
         '1': e.QUOTA_TIER1_PER_DAY,
@@ -528,11 +653,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rateBurstFactor: e.RATE_BURST_FACTOR,
       meterFlushIntervalMs: e.METER_FLUSH_INTERVAL_MS,
       authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
+      sessionMaxAgeSeconds: e.SESSION_MAX_AGE_SECONDS,
+      authNegativeCacheTtlMs: e.AUTH_NEGATIVE_CACHE_TTL_MS,
+      authFailuresPerIpPerMinute: e.AUTH_FAILURES_PER_IP_PER_MINUTE,
+      registrationsPerIpPerHour: e.REGISTRATIONS_PER_IP_PER_HOUR,
+      registrationsPerHour: e.REGISTRATIONS_PER_HOUR,
+      keysPerAccount: e.KEYS_PER_ACCOUNT,
+      heartbeatIntervalMs: e.API_HEARTBEAT_INTERVAL_MS,
     },
+    analytics: {
+      requestLimits: {
+        maxExecutionMs: e.QUERY_MAX_EXECUTION_MS,
+        maxRowsToRead: e.QUERY_MAX_ROWS_TO_READ,
+        maxMemoryBytes: e.QUERY_MAX_MEMORY_BYTES,
+        maxResultRows: e.QUERY_MAX_RESULT_ROWS,
+      },
+      queue: { maxQueuedPerLane: e.QUERY_QUEUE_PER_KEY, maxQueued: e.QUERY_QUEUE_MAX, maxWaitMs: e.QUERY_QUEUE_WAIT_MS },
+      serverConcurrency: e.CLICKHOUSE_CONCURRENCY,
+    },
+    sink: { poisonAfterFailures: e.SINK_POISON_AFTER_FAILURES },
     traderValuationIntervalMs: e.TRADER_VALUATION_INTERVAL_MS,
     reconciliationIntervalMs: e.RECONCILIATION_INTERVAL_MS,
     validateResponses: e.VALIDATE_RESPONSES ?? false,
     readCacheTtlMs: e.READ_CACHE_TTL_MS,
+    readCacheMaxEntries: e.READ_CACHE_MAX_ENTRIES,
+    readCacheMaxBytes: e.READ_CACHE_MAX_BYTES,
     webhooks: {
       enabled: e.WEBHOOKS_ENABLED ?? true,
       allowedHosts: e.WEBHOOK_ALLOWED_HOSTS.split(',')
@@ -547,11 +692,33 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       secretGraceMs: e.WEBHOOK_SECRET_GRACE_MS,
       pollIntervalMs: e.WEBHOOK_POLL_INTERVAL_MS,
       concurrency: e.WEBHOOK_CONCURRENCY,
+      accountConcurrency: e.WEBHOOK_ACCOUNT_CONCURRENCY,
+      hostConcurrency: e.WEBHOOK_HOST_CONCURRENCY,
+      subscriptionsPerAccount: e.WEBHOOK_SUBSCRIPTIONS_PER_ACCOUNT,
+      pendingPerSubscription: e.WEBHOOK_PENDING_PER_SUBSCRIPTION,
+      largeTradeMinUsdc: e.WEBHOOK_LARGE_TRADE_MIN_USDC,
+      retentionMs: Math.round(e.WEBHOOK_RETENTION_DAYS * 86_400_000),
     },
     signals: {
       largeTradeUsdc: e.SIGNALS_LARGE_TRADE_USDC,
       priceChangePct: e.SIGNALS_PRICE_CHANGE_PCT,
       priceWindowMs: e.SIGNALS_PRICE_WINDOW_MS,
+      volume: {
+        windowMs: e.SIGNALS_VOLUME_WINDOW_MS,
+        baselineMs: e.SIGNALS_VOLUME_BASELINE_MS,
+        spikeRatio: e.SIGNALS_VOLUME_SPIKE_RATIO,
+        minUsdc: e.SIGNALS_VOLUME_MIN_USDC,
+      },
+    },
+    copy: {
+      enabled: e.COPY_ENABLED ?? true,
+      maxFillAgeMs: e.COPY_MAX_FILL_AGE_MS,
+      picks: {
+        intervalMs: e.COPY_PICKS_INTERVAL_MS,
+        orderUsdc: e.COPY_PICKS_ORDER_USDC,
+        delaySeconds: e.COPY_PICKS_DELAY_SECONDS,
+        candidates: e.COPY_PICKS_CANDIDATES,
+      },
     },
     sandbox: {
       enabled: e.SANDBOX_ENABLED ?? true,

@@ -28,7 +28,9 @@ const TIERS = [
   { name: 'unit', kind: 'jest', command: [...jest, '--selectProjects', 'unit'] },
   { name: 'integration', kind: 'jest', command: [...jest, '--selectProjects', 'integration'] },
   { name: 'e2e', kind: 'jest', command: [...jest, '--selectProjects', 'e2e'] },
+  { name: 'abuse', kind: 'jest', command: [...jest, '--selectProjects', 'abuse'] },
   { name: 'engines', kind: 'jest', command: [...jest, '--selectProjects', 'engines'] },
+  { name: 'browser', kind: 'jest', command: [...jest, '--selectProjects', 'browser'] },
   { name: 'fuzz', kind: 'junit', command: ['bash', 'test/fuzz/schemathesis.sh'] },
   // The Python SDK's pytest suite and the signal executor's end-to-end suite, each against its own demo.
   { name: 'python', kind: 'junit', command: ['bash', 'clients/python/test.sh'] },

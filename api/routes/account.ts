@@ -52,9 +52,11 @@ export function accountRoutes(options: AccountRouteOptions): Router {
         thresholds: {
           tier2_tokens: options.thresholds.tier2Tokens,
           tier3_tokens: options.thresholds.tier3Tokens,
-          tier2_credits: 'any positive balance',
+          tier2_credits: options.thresholds.tier2Credits,
         },
-        rule: '402 PAYMENT_REQUIRED when tokens or credits would unlock the call; 403 FORBIDDEN when this kind of key can never reach it.',
+        rule:
+          '402 PAYMENT_REQUIRED when tokens or credits would unlock the call; 403 FORBIDDEN when this kind of key can never reach it. ' +
+          `A Tier 2 call that only credits unlock draws ${options.thresholds.tier2Credits} credits.`,
         allowed_endpoints: endpoints.filter((e) => e.allowed).length,
         lacking,
         endpoints,

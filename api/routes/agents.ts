@@ -1,21 +1,42 @@
 /** POST /agents/register (self-serve sandbox agents, no key needed) and GET /agents/me. */
 import { Router } from 'express';
 import type { Meter } from '../../services/access/meter.js';
+import type { RegistrationLimits } from '../../services/access/registration-limits.js';
 import { tierName, type TierThresholds } from '../../services/access/tiers.js';
 import { agentTopics, setAgentTopics } from '../../services/briefing/briefing-service.js';
 import type { Accounts } from '../../services/control/accounts.js';
 import type { ControlStore } from '../../services/ports/control-store.js';
+import { clientAddress } from '../auth.js';
 import { success } from '../envelope.js';
 import { ApiError } from '../errors.js';
 
-export function agentRoutes(accounts: Accounts, meter: Meter, thresholds: TierThresholds, control: ControlStore): Router {
+/** A display name from a request body: non-empty once trimmed, without control characters. */
+export function displayName(value: unknown): string {
+  const name = typeof value === 'string' ? value.trim() : '';
+  if (!name) throw ApiError.badRequest('name: must be a non-empty string');
+  // PostgreSQL text cannot hold NUL, and control characters have no place in a display name.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw ApiError.badRequest('name: must not contain control characters');
+  return name;
+}
+
+export interface AgentRouteOptions {
+  accounts: Accounts;
+  meter: Meter;
+  thresholds: TierThresholds;
+  /** Per-address and total registration limits (none: unlimited). */
+  registrations?: RegistrationLimits;
+  trustProxyHops: number;
+  /** Agent topics (briefing filters) are stored here. */
+  control: ControlStore;
+}
+
+export function agentRoutes({ accounts, meter, thresholds, registrations, trustProxyHops, control }: AgentRouteOptions): Router {
   const router = Router();
   router.post('/agents/register', async (request, response) => {
-    const name = typeof request.body?.name === 'string' ? request.body.name.trim() : '';
-    if (!name) throw ApiError.badRequest('name: must be a non-empty string');
-    // PostgreSQL text cannot hold NUL, and control characters have no place in a display name.
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
-    if (/[\u0000-\u001f\u007f]/.test(name)) throw ApiError.badRequest('name: must not contain control characters');
+    const name = displayName(request.body?.name);
+    const refusal = await registrations?.admit(clientAddress(request, trustProxyHops));
+    if (refusal) throw ApiError.rateLimited(refusal.reason, refusal.retryAfterSeconds);
     const issued = await accounts.registerAgent(name);
     // Topics narrow briefing signals (validated against the document: at most 20 names).
     const topics = Array.isArray(request.body?.topics)

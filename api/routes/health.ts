@@ -1,4 +1,9 @@
-/** GET /health: any valid key. Status, per-source freshness, the chain source, reconciliation, sink lag and indexed counts. */
+/**
+ * GET /health: any valid key. Status, per-source freshness, the chain source, reconciliation, sink
+ * lag and indexed counts. It costs no more than a cached read: the counts, the reconciliation and the
+ * sink lag are computed at most once per period however often health is asked for, and failures show
+ * as their kind (the log has the upstream text).
+ */
 import { Router } from 'express';
 import type { ChainStatus } from '../../services/chain/follower.js';
 import type { SourceStatus } from '../../services/ingest/source-health.js';
@@ -6,18 +11,23 @@ import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import { chainCoverage, type ReconciliationHour, reconciliationHours } from '../../services/read-models/chain-ledger/queries.js';
 import { isoOrNull } from '../../services/shared/time.js';
 import { success } from '../envelope.js';
+import { cached } from '../metrics.js';
 
 export interface HealthInputs {
   version: string;
   /** Ingest sources known to this process (empty when ingestion runs elsewhere). */
   sources: () => SourceStatus[];
-  /** Messages on the log not yet in the analytics store, per topic. */
+  /** Messages on the log not yet in the analytics store, per topic (callers cache it). */
   sinkLag: () => Promise<Record<string, number>>;
   /** Whether this configuration runs the chain source (an RPC is configured, on the same upstream as Gamma); default false. */
   chainEnabled?: boolean;
   /** The chain source's figures when it runs in this process. */
   chain?: () => ChainStatus | null;
 }
+
+/** How long indexed counts are reused: they move slowly and an exact distinct count scans a table. */
+const COUNTS_TTL_MS = 30_000;
+const RECONCILED_TTL_MS = 5_000;
 
 // A source is "failing" after this many consecutive failed polls: one timeout is not an outage.
 const FAILING_AFTER = 3;
@@ -33,15 +43,18 @@ export function reconciliationSummary(hours: ReconciliationHour[]) {
 
 export function healthRoutes(store: AnalyticsStore, inputs: HealthInputs): Router {
   const router = Router();
-  router.get('/health', async (_request, response) => {
-    const [[counts], coverage, hours] = await Promise.all([
+  const indexedCounts = cached(
+    () =>
       store.query<{ markets: number; trades: number; chain_fills: number }>(
         `SELECT (SELECT uniqExact(market_id) FROM markets) AS markets, (SELECT count() FROM trades) AS trades,
                 (SELECT count() FROM chain_ledger WHERE kind = 'fill') AS chain_fills`,
       ),
-      chainCoverage(store),
-      reconciliationHours(store, 24),
-    ]);
+    COUNTS_TTL_MS,
+  );
+  // Reconciled hours change once a minute (RECONCILIATION_INTERVAL_MS).
+  const reconciled = cached(() => reconciliationHours(store, 24), RECONCILED_TTL_MS);
+  router.get('/health', async (_request, response) => {
+    const [[counts], coverage, hours] = await Promise.all([indexedCounts(), chainCoverage(store), reconciled()]);
     const sources = inputs.sources();
     const issues = [
       ...sources

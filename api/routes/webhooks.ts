@@ -3,7 +3,7 @@ import { isoOrNull } from '../../services/shared/time.js';
 import crypto from 'node:crypto';
 import { Router, type Request } from 'express';
 import type { ControlStore } from '../../services/ports/control-store.js';
-import { TEST_EVENT_TYPE } from '../../services/webhooks/event-types.js';
+import { EVENT_TYPE_INFO, EVENT_TYPES, TEST_EVENT_TYPE } from '../../services/webhooks/event-types.js';
 import {
   attemptsOf,
   enqueueDeliveries,
@@ -14,7 +14,7 @@ import {
 } from '../../services/webhooks/outbox.js';
 import { secretHint } from '../../services/webhooks/signature.js';
 import { UnsafeUrlError } from '../../services/webhooks/url-guard.js';
-import type { Subscription, WebhookSubscriptions } from '../../services/webhooks/subscriptions.js';
+import { type Subscription, SubscriptionRefusedError, type WebhookSubscriptions } from '../../services/webhooks/subscriptions.js';
 import { keysetPage } from '../keyset.js';
 import { success } from '../envelope.js';
 import { ApiError } from '../errors.js';
@@ -42,6 +42,8 @@ function presentSubscription(s: Subscription, now: number, secret?: string) {
     disabled_at: iso(s.disabled_at),
     secret_hint: secretHint(s.secret),
     previous_secret_expires_at: graceRunning ? iso(s.previous_secret_expires_at) : null,
+    dropped_events: Number(s.dropped_events),
+    last_dropped_at: iso(s.last_dropped_at),
     created_at: iso(s.created_at)!,
     updated_at: iso(s.updated_at)!,
     ...(secret ? { secret } : {}),
@@ -72,12 +74,14 @@ function presentDelivery(d: DeliveryRecord, attempts: AttemptRecord[]) {
 
 const ownerOf = (request: Request) => request.owner!.account_id;
 
-/** SSRF refusals are the subscriber's input problem: 400 with the guard's message. */
+/** SSRF and filter refusals are the subscriber's input problem (400); the subscription limit is 409. */
 async function guarded<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
     if (error instanceof UnsafeUrlError) throw ApiError.badRequest(error.message);
+    if (error instanceof SubscriptionRefusedError)
+      throw error.kind === 'invalid' ? ApiError.badRequest(error.message) : new ApiError(409, 'CONFLICT', error.message);
     throw error;
   }
 }
@@ -101,12 +105,17 @@ export function webhookRoutes(api: WebhooksApi): Router {
     response.json(
       await keysetPage(request, {
         filters: {},
-        shape: ['string'],
+        shape: ['id'],
         fetch: (after, take) => api.subscriptions.list(ownerOf(request), take, after ? String(after[0]) : null),
         keyOf: (s) => [s.id],
         present: (s) => presentSubscription(s, api.clock()),
       }),
     );
+  });
+
+  // Before /webhooks/:id, which would otherwise take the name as an id.
+  router.get('/webhooks/event-types', (_request, response) => {
+    response.json(success(EVENT_TYPES.map((event) => ({ event, ...EVENT_TYPE_INFO[event] }))));
   });
 
   router.get('/webhooks/:id', async (request, response) => {
@@ -149,7 +158,7 @@ export function webhookRoutes(api: WebhooksApi): Router {
     response.json(
       await keysetPage(request, {
         filters: { status: status ?? undefined },
-        shape: ['string'],
+        shape: ['id'],
         fetch: async (after, take) => {
           const rows = await listDeliveries(api.store, subscription.id, take, after ? String(after[0]) : null, status);
           const attempts = await attemptsOf(

@@ -102,7 +102,12 @@ test('stdio: get_recent_trades honours min_size; market tools answer for a real 
   const all = await call(client, 'get_recent_trades', { limit: 50 });
   const sizes = all.structuredContent.data.map((t: any) => t.size_usdc).sort((a: number, b: number) => a - b);
   const threshold = sizes[Math.floor(sizes.length / 2)];
-  const large = await call(client, 'get_recent_trades', { limit: 50, min_size: threshold });
+  // A size filter without a market or wallet needs a time window (at most 31 days): the last day here.
+  const large = await call(client, 'get_recent_trades', {
+    limit: 50,
+    min_size: threshold,
+    from: new Date(Date.now() - 86_400_000).toISOString(),
+  });
   expect(large.structuredContent.data.length).toBeGreaterThan(0);
   expect(large.structuredContent.data.every((t: any) => t.size_usdc >= threshold)).toBe(true);
 

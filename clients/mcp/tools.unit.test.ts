@@ -77,3 +77,10 @@ test('input schemas are the operation parameters: get_recent_trades has an optio
   // Self-contained JSON Schema: no $ref into a document the host does not have.
   expect(JSON.stringify(tools.map((tool) => tool.inputSchema))).not.toContain('$ref');
 });
+
+test('get_copy_picks is live: GET /copy-picks is in the document, with its topic, window and min_resolved inputs', () => {
+  const picks = toolsFor(OPERATIONS).find((tool) => tool.name === 'get_copy_picks')!;
+  expect(picks.operationId).toBe('getCopyPicks');
+  expect(Object.keys(picks.inputSchema.properties)).toEqual(expect.arrayContaining(['topic', 'window', 'min_resolved', 'limit', 'cursor']));
+  expect(picks.inputSchema.properties.window).toMatchObject({ enum: ['7d', '30d', '90d'] });
+});

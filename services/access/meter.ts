@@ -4,15 +4,21 @@
  * Counts are kept in memory and flushed to the control store every `flushIntervalMs` as deltas,
  * so several API processes add up, a request never waits on a write, and admin changes to
  * balances are picked up on the next flush. A crash loses at most one interval of counts
- * (in the caller's favour).
- * The plan follows the token balance alone (credits open Tier 2 endpoints but are pay-as-you-go:
- * they do not buy a bigger quota).
+ * (in the caller's favour). With N API processes an account can exceed its quota by at most what
+ * N processes admit in one flush interval.
+ * The plan follows the token balance alone. Credits open Tier 2 endpoints pay-as-you-go: a Tier 2
+ * call that only credits allow draws `creditsPerCall` (within the quota too), so credits unlock
+ * exactly the calls they pay for and no more.
+ * A failed flush (control store unreachable) keeps its deltas for the next one and is reported to
+ * `onFlushError`; it never rejects where nobody waits, so it cannot take the process down.
+ * The same flush stores when each key was last used.
  * The token balance is the larger of the operator-granted balance (accounts.token_balance) and the
  * on-chain balance of the account's linked wallet (token-balances.ts, cached with its own TTL).
  */
 import type { ControlStore } from '../ports/control-store.js';
+import { recordKeysLastUsed } from '../control/key-lifecycle.js';
 import type { TokenBalances } from './token-balances.js';
-import { tierName, type Standing, type TierName, type TierThresholds } from './tiers.js';
+import { type Access, tierName, tokenLevelOf, unlockedByCredits, type Standing, type TierName, type TierThresholds } from './tiers.js';
 
 export interface MeterOptions {
   quotasPerDay: Record<TierName, number>;
@@ -20,8 +26,16 @@ export interface MeterOptions {
   thresholds: TierThresholds;
   flushIntervalMs: number;
   clock?: () => number;
+  /** Told about each failed periodic flush (logging); the deltas wait for the next one. */
+  onFlushError?: (error: unknown) => void;
   /** On-chain platform-token balances of linked wallets; without it only granted balances count. */
   tokenBalances?: TokenBalances;
+}
+
+export interface MeterStats {
+  flushes: number;
+  flush_failures: number;
+  accounts: number;
 }
 
 interface AccountState {
@@ -60,9 +74,13 @@ const IDLE_EVICT_MS = 10 * 60_000;
 export class Meter {
   private readonly accounts = new Map<string, AccountState>();
   private readonly loading = new Map<string, Promise<AccountState>>();
+  /** Last use of each key since the last flush (key id -> ms). */
+  private keysUsed = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
+  /** The flush chain; always settled-or-pending, never left rejected (a failure must not stop later flushes). */
   private flushing: Promise<void> = Promise.resolve();
   private readonly clock: () => number;
+  private readonly counters = { flushes: 0, flush_failures: 0 };
 
   constructor(
     private readonly store: ControlStore,
@@ -72,13 +90,32 @@ export class Meter {
   }
 
   start(): void {
-    this.timer = setInterval(() => void this.flush(), this.options.flushIntervalMs);
+    this.timer = setInterval(() => {
+      this.flush().catch((error: unknown) => this.options.onFlushError?.(error));
+    }, this.options.flushIntervalMs);
     this.timer.unref();
   }
 
+  /** Stops the timer and makes a last flush; a failing last flush is reported, not thrown. */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    await this.flush();
+    await this.flush().catch((error: unknown) => this.options.onFlushError?.(error));
+  }
+
+  stats(): MeterStats {
+    return { ...this.counters, accounts: this.accounts.size };
+  }
+
+  /** Notes that a key was used now (stored as last_used_at at the next flush). */
+  touchKey(keyId: string): void {
+    this.keysUsed.set(keyId, this.clock());
+  }
+
+  /** The standing of an account already in memory for today (no load), else undefined. */
+  peekStanding(accountId: string): Standing | undefined {
+    const state = this.accounts.get(accountId);
+    if (!state || state.periodStart !== periodOf(this.clock())) return undefined;
+    return { kind: state.kind, tokenBalance: state.tokenBalance, credits: availableCredits(state) };
   }
 
   async standing(accountId: string): Promise<Standing> {
@@ -94,10 +131,25 @@ export class Meter {
     return effectiveTokens(state);
   }
 
-  /** Counts one metered call, drawing credits past the quota; refuses when neither covers it. */
-  async charge(accountId: string): Promise<Charge> {
+  /**
+   * Counts one call needing `access`, drawing credits when only credits allow it (Tier 2 without the
+   * tokens) or when the quota is used up; refuses when neither quota nor credits cover it.
+   */
+  async charge(accountId: string, access: Access = 'tier1'): Promise<Charge> {
     const state = await this.state(accountId);
     const quota = this.options.quotasPerDay[this.planOf(state)];
+    const standing = { kind: state.kind, tokenBalance: effectiveTokens(state), credits: availableCredits(state) };
+    if (unlockedByCredits(access, standing, this.options.thresholds)) {
+      if (availableCredits(state) < this.options.creditsPerCall) {
+        return {
+          ok: false,
+          reason: `Tier 2 calls without the platform tokens draw ${this.options.creditsPerCall} credits each; add credits`,
+        };
+      }
+      state.pendingCalls += 1;
+      state.pendingCredits += this.options.creditsPerCall;
+      return { ok: true, paidWithCredits: true };
+    }
     if (state.persistedCalls + state.pendingCalls < quota) {
       state.pendingCalls += 1;
       return { ok: true, paidWithCredits: false };
@@ -134,42 +186,78 @@ export class Meter {
     };
   }
 
-  /** Writes pending deltas and reloads every known account (so other processes' counts and admin changes show). */
+  /**
+   * Writes pending deltas and reloads every known account (so other processes' counts and admin
+   * changes show). Each account's write is its own transaction: one that fails keeps its deltas for
+   * the next flush, and the others still go through. Rejects (after doing all it can) when any failed.
+   */
   flush(): Promise<void> {
-    this.flushing = this.flushing.then(async () => {
-      const now = this.clock();
-      for (const state of [...this.accounts.values()]) {
-        const calls = state.pendingCalls;
-        const credits = state.pendingCredits;
-        if (calls > 0 || credits > 0) {
-          await this.store.transaction(async (tx) => {
-            await tx.query(
-              `INSERT INTO usage_counters (account_id, period_start, calls, credits_spent) VALUES ($1, $2, $3, $4)
-               ON CONFLICT (account_id, period_start)
-               DO UPDATE SET calls = usage_counters.calls + EXCLUDED.calls, credits_spent = usage_counters.credits_spent + EXCLUDED.credits_spent`,
-              [state.accountId, state.periodStart, calls, credits],
-            );
-            if (credits > 0)
-              await tx.query('UPDATE accounts SET credits = GREATEST(credits - $2, 0) WHERE id = $1', [state.accountId, credits]);
-          });
-          state.pendingCalls -= calls;
-          state.pendingCredits -= credits;
-        }
-        if (now - state.lastSeenMs > IDLE_EVICT_MS && state.pendingCalls === 0) this.accounts.delete(state.accountId);
-        else
-          Object.assign(state, await this.load(state.accountId), {
-            pendingCalls: state.pendingCalls,
-            pendingCredits: state.pendingCredits,
-            lastSeenMs: state.lastSeenMs,
-            chainTokens: state.chainTokens,
-          });
+    const run = this.flushing.then(() => this.flushOnce());
+    this.flushing = run.catch(() => undefined);
+    return run;
+  }
+
+  private async flushOnce(): Promise<void> {
+    const now = this.clock();
+    let failure: unknown = null;
+    const keysUsed = this.keysUsed;
+    this.keysUsed = new Map();
+    try {
+      await recordKeysLastUsed(this.store, keysUsed);
+    } catch (error) {
+      failure = error;
+      // Put them back unless a newer use was noted meanwhile.
+      for (const [keyId, at] of keysUsed) if (!this.keysUsed.has(keyId)) this.keysUsed.set(keyId, at);
+    }
+    for (const state of [...this.accounts.values()]) {
+      try {
+        await this.flushAccount(state, now);
+      } catch (error) {
+        failure ??= error;
       }
-    });
-    return this.flushing;
+    }
+    this.counters.flushes++;
+    if (failure !== null) {
+      this.counters.flush_failures++;
+      throw failure;
+    }
+  }
+
+  private async flushAccount(state: AccountState, now: number): Promise<void> {
+    const calls = state.pendingCalls;
+    const credits = state.pendingCredits;
+    if (calls > 0 || credits > 0) {
+      await this.store.transaction(async (tx) => {
+        await tx.query(
+          `INSERT INTO usage_counters (account_id, period_start, calls, credits_spent) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (account_id, period_start)
+           DO UPDATE SET calls = usage_counters.calls + EXCLUDED.calls, credits_spent = usage_counters.credits_spent + EXCLUDED.credits_spent`,
+          [state.accountId, state.periodStart, calls, credits],
+        );
+        if (credits > 0)
+          await tx.query('UPDATE accounts SET credits = GREATEST(credits - $2, 0) WHERE id = $1', [state.accountId, credits]);
+      });
+      state.pendingCalls -= calls;
+      state.pendingCredits -= credits;
+    }
+    if (now - state.lastSeenMs > IDLE_EVICT_MS && state.pendingCalls === 0 && state.pendingCredits === 0) {
+      this.accounts.delete(state.accountId);
+      return;
+    }
+    const reloaded = await this.load(state.accountId);
+    // A new UTC day since the state was made: its counts belong to a period that is flushed and over.
+    if (reloaded.periodStart === state.periodStart)
+      Object.assign(state, reloaded, {
+        pendingCalls: state.pendingCalls,
+        pendingCredits: state.pendingCredits,
+        lastSeenMs: state.lastSeenMs,
+        chainTokens: state.chainTokens,
+      });
   }
 
   private planOf(state: AccountState): TierName {
-    return tierName({ kind: state.kind, tokenBalance: effectiveTokens(state), credits: 0 }, this.options.thresholds);
+    const level = tokenLevelOf({ kind: state.kind, tokenBalance: effectiveTokens(state), credits: 0 }, this.options.thresholds);
+    return level === 1 && state.kind === 'agent' ? 'sandbox' : (String(level) as TierName);
   }
 
   private async state(accountId: string): Promise<AccountState> {
@@ -179,7 +267,8 @@ export class Meter {
       existing.lastSeenMs = this.clock();
       return existing;
     }
-    if (existing) await this.flush();
+    // Yesterday's counts go out first; if the store is down they stay unwritten (in the caller's favour).
+    if (existing) await this.flush().catch((error: unknown) => this.options.onFlushError?.(error));
     let pending = this.loading.get(accountId);
     if (!pending) {
       pending = this.load(accountId).finally(() => this.loading.delete(accountId));

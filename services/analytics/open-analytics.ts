@@ -8,8 +8,8 @@ import { migrate } from './migrate.js';
 export async function openAnalyticsStore(config: Config): Promise<AnalyticsStore> {
   const { clickhouseUrl, clickhouseDatabase } = config.engines;
   const store = clickhouseUrl
-    ? await openHttpStore(withCredentials(clickhouseUrl, clickhouseDatabase))
-    : await openChdbStore({ path: path.join(config.dataDir, 'chdb'), database: clickhouseDatabase });
+    ? await openHttpStore({ ...withCredentials(clickhouseUrl, clickhouseDatabase), governance: config.analytics })
+    : await openChdbStore({ path: path.join(config.dataDir, 'chdb'), database: clickhouseDatabase, governance: config.analytics });
   await migrate(store);
   return store;
 }

@@ -23,7 +23,7 @@ export interface BriefingSettings {
 
 const FIRST_BRIEFING_LOOKBACK_MS = 3_600_000;
 const HOUR_MS = 3_600_000;
-const COPY_PICKS_REASON = 'Copy picks are not computed yet: this list fills for your topics once the copy-picks feature ships.';
+const NO_PICKS_REASON = 'No leader qualifies for your topics yet (GET /copy-picks lists the rules).';
 
 interface CursorState {
   topics: string[];
@@ -67,6 +67,8 @@ export class BriefingService {
     private readonly paper: PaperService,
     private readonly settings: BriefingSettings,
     private readonly clock: () => number = Date.now,
+    /** The best copy picks for the agent's topics (GET /copy-picks, 30-day window). */
+    private readonly copyPicks: (topics: string[]) => Promise<Briefing['copy_picks']['items']> = async () => [],
   ) {}
 
   async briefing(agent: { accountId: string; name: string }, since: string | undefined, limit: number): Promise<Briefing> {
@@ -148,6 +150,7 @@ export class BriefingService {
     }
 
     const alerts = this.riskAlerts(valuation, now);
+    const picks = await this.copyPicks(cursor.topics);
     const endingWithinHour = valuation.positions.some((p) => p.market_end_date !== null && Date.parse(p.market_end_date) - now < HOUR_MS);
     const pollSeconds =
       hasMore || resting.length > 0 || endingWithinHour || alerts.some((a) => a.kind === 'awaiting_settlement')
@@ -165,7 +168,8 @@ export class BriefingService {
       },
       data_as_of: isoOrNull(progress[0]?.event_at ? new Date(progress[0].event_at).getTime() : null),
       generated_at: iso(now),
-      copy_picks: { available: false, reason: COPY_PICKS_REASON, items: [] },
+      copy_picks:
+        picks.length > 0 ? { available: true, reason: null, items: picks } : { available: false, reason: NO_PICKS_REASON, items: [] },
       signals: {
         since: after === '0' ? null : encodeSince(after),
         next_since: encodeSince(nextSeq),

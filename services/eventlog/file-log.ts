@@ -9,7 +9,8 @@
  *
  * Guarantees: `produce` resolves after the records are fsynced, so they survive kill -9 and power
  * loss; offsets are committed after the batch handler resolves (at-least-once); opening repairs a
- * torn tail left by a crash. Topics given a schema resolve schema evolution like Kafka with a
+ * torn tail left by a crash (and only a tail: damage followed by valid records is kept or refused,
+ * see partition-file.ts); a failed append (disk full) is rolled back before the next one. Topics given a schema resolve schema evolution like Kafka with a
  * registry: consumers see every value in the current schema, whatever schema wrote it.
  *
  * Limits (documented differences from Kafka):
@@ -47,8 +48,10 @@ export interface FileEventLogOptions {
   pollIntervalMs?: number;
   /** Default true. false skips every fsync: fast, but a machine crash can lose acknowledged records. */
   fsync?: boolean;
-  /** Told when opening a partition cut off a torn or corrupt tail (for logging). */
+  /** Told when opening a partition cut off a torn tail (for logging). */
   onTruncatedTail?: (tail: TruncatedTail) => void;
+  /** Told about a damaged record kept at its offset (read back flagged undecodable, then dead-lettered). */
+  onCorruptRecord?: (record: { path: string; offset: number; position: number }) => void;
   /** Topics whose values are Avro of these (current) schemas. */
   schemas?: readonly TopicSchema[];
 }
@@ -65,7 +68,11 @@ export async function openFileEventLog(options: FileEventLogOptions): Promise<Ev
   await mkdir(groupsDirectory, { recursive: true });
   if (fsync) await fsyncDirectory(options.directory);
   const schemas = await FileSchemaStore.open(join(options.directory, 'schemas'), options.schemas ?? [], { fsync });
-  const topics = new TopicRegistry(topicsDirectory, { fsync, onTruncatedTail: options.onTruncatedTail });
+  const topics = new TopicRegistry(topicsDirectory, {
+    fsync,
+    onTruncatedTail: options.onTruncatedTail,
+    onCorruptRecord: options.onCorruptRecord,
+  });
   try {
     await topics.loadAll();
   } catch (error) {

@@ -13,7 +13,15 @@ import { topicSchemas } from '../read-models/registry.js';
 
 export async function openEventLog(config: Config, logger?: Logger): Promise<EventLog> {
   const { kafkaBrokers, schemaRegistryUrl } = config.engines;
-  if (!kafkaBrokers) return openFileEventLog({ directory: path.join(config.dataDir, 'log'), schemas: topicSchemas() });
+  if (!kafkaBrokers) {
+    return openFileEventLog({
+      directory: path.join(config.dataDir, 'log'),
+      schemas: topicSchemas(),
+      // A torn tail is what a crash mid-append leaves; cutting it is expected, but worth a line in the log.
+      onTruncatedTail: (tail) => logger?.warn({ tail }, 'event log: cut a torn tail left by an interrupted append'),
+      onCorruptRecord: (record) => logger?.error({ record }, 'event log: damaged record kept at its offset; it will be dead-lettered'),
+    });
+  }
   if (!schemaRegistryUrl) {
     // Values on Kafka are Avro in the Confluent wire format; without a registry no other consumer could read them.
     throw new Error('KAFKA_BROKERS is set without SCHEMA_REGISTRY_URL: the Kafka event log needs a schema registry');

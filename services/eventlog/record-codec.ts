@@ -14,7 +14,7 @@ import { crc32 } from 'node:zlib';
 export const FRAME_HEADER_BYTES = 8;
 const PAYLOAD_FORMAT = 1;
 /** format + timestamp + key length + header count: the smallest payload that can be valid. */
-const MIN_PAYLOAD_BYTES = 1 + 8 + 2 + 2;
+export const MIN_PAYLOAD_BYTES = 1 + 8 + 2 + 2;
 /**
  * Upper bound on a payload (Kafka's default message limit is 1 MiB). Also keeps a garbage length
  * prefix in a torn tail from making the scanner allocate gigabytes.

@@ -201,11 +201,14 @@ export class FeeLedger {
     } catch (error) {
       throw new ApiError(
         503,
-        'UNAVAILABLE',
+        'SERVICE_UNAVAILABLE',
         `the chain could not be read to confirm the payment: ${(error as Error).message.split('\n')[0]}`,
       );
     }
-    if (!check.ok) throw new ApiError(400, 'BAD_REQUEST', `tx_hash: payment refused (${check.reason}): ${check.detail}`, check.reason);
+    if (!check.ok)
+      throw new ApiError(400, 'BAD_REQUEST', `tx_hash: payment refused (${check.reason}): ${check.detail}`, {
+        reason: check.reason,
+      });
     try {
       const row = await this.options.control.transaction(async (tx) => {
         const locked = await this.find(tx, accountId, fee.fee_id, true);
@@ -268,10 +271,7 @@ export class FeeLedger {
 }
 
 function alreadyUsed(by: string): ApiError {
-  return new ApiError(
-    400,
-    'BAD_REQUEST',
-    `tx_hash: payment refused (tx_already_used): this transaction already paid ${by}`,
-    'tx_already_used',
-  );
+  return new ApiError(400, 'BAD_REQUEST', `tx_hash: payment refused (tx_already_used): this transaction already paid ${by}`, {
+    reason: 'tx_already_used',
+  });
 }

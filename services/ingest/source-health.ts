@@ -117,10 +117,11 @@ export class SourceHealth {
     status.deadLettered += deadLettered;
   }
 
+  /** Records a failure; what is kept (and shown on /v1/health) is its kind, never upstream text or URLs (the log has those). */
   failed(source: string, error: unknown): void {
     const status = this.entry(source);
     status.lastAttemptMs = this.clock();
-    status.lastError = error instanceof Error ? error.message : String(error);
+    status.lastError = publicReason(error);
     status.consecutiveFailures += 1;
   }
 
@@ -174,6 +175,17 @@ export class SourceHealth {
       };
     });
   }
+}
+
+/** A failure as callers of the public API may see it: its kind and HTTP status, no text from upstream. */
+export function publicReason(error: unknown): string {
+  const e = error as { status?: unknown; message?: unknown } | null;
+  const message = typeof e?.message === 'string' ? e.message : String(error);
+  if (typeof e?.status === 'number') return `upstream answered HTTP ${e.status}`;
+  if (/timed out|timeout/i.test(message)) return 'upstream timed out';
+  if (/not JSON|invalid|unexpected/i.test(message)) return 'upstream sent an unreadable response';
+  if (/fetch failed|ECONN|ENOTFOUND|EAI_AGAIN|socket|network/i.test(message)) return 'upstream unreachable';
+  return 'ingest error (see the service log)';
 }
 
 function presentProgress(p: NonNullable<Entry['progress']>, nowMs: number): SyncProgress {

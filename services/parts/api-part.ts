@@ -24,11 +24,12 @@ export const apiPart: PartDefinition = {
       logger: resources.logger,
       webhooks,
       sources: () => resources.sources(),
+      metrics: () => resources.localMetrics(),
       chain: () => resources.chainStatus(),
       adminEndpoint: !config.engines.databaseUrl,
     });
     resources.local.apiUrl = server.url;
-    logger.info({ url: server.url }, 'api is serving');
+    logger.info({ url: server.url, adminUrl: server.adminUrl }, 'api is serving');
     return server;
   },
 };

@@ -5,6 +5,7 @@
  * To add a part, write a module exporting a PartDefinition and append it to PARTS (start order).
  */
 import { apiPart } from './api-part.js';
+import { copyPart } from './copy-part.js';
 import { ingestPart } from './ingest-part.js';
 import { sandboxPart } from './sandbox-part.js';
 import { lifecyclePart } from './lifecycle-part.js';
@@ -24,7 +25,7 @@ export interface PartDefinition {
 }
 
 /** In start order: writers before readers, the API last so it serves a ready process. */
-export const PARTS: PartDefinition[] = [sinkPart, ingestPart, lifecyclePart, webhooksPart, signalsPart, sandboxPart, apiPart];
+export const PARTS: PartDefinition[] = [sinkPart, ingestPart, lifecyclePart, webhooksPart, signalsPart, copyPart, sandboxPart, apiPart];
 
 export function findPart(name: string): PartDefinition | undefined {
   return PARTS.find((part) => part.name === name);

@@ -1,11 +1,14 @@
 /**
  * What the parts of one process share: the engines (opened on first use, closed once) and the links
- * between parts that happen to run together (the API reports the in-process ingest's source health;
- * signals and the API wake an in-process dispatcher at once instead of waiting for its poll).
- * Opening the resources runs the start-up guards, so every way of starting tapeline gets them.
+ * between parts that happen to run together (the API reports the in-process ingest's source health
+ * and the sink's figures; signals and the API wake an in-process dispatcher at once instead of
+ * waiting for its poll). Opening the resources runs the start-up guards, so every way of starting
+ * tapeline gets them: no real upstream into a simulator data folder, and the folder's exclusive lock
+ * whenever an embedded engine lives in it (services/shared/data-dir-lock.ts).
  */
+import type { Family } from '../../api/metrics.js';
 import { openAnalyticsStore } from '../analytics/open-analytics.js';
-import { assertNoLiveBackfill } from '../backfill/exclusive-access.js';
+import { serviceRefusal } from '../backfill/exclusive-access.js';
 import type { ChainStatus } from '../chain/follower.js';
 import type { Config } from '../config.js';
 import { openControlStore } from '../control/open-control.js';
@@ -17,27 +20,33 @@ import type { ControlStore } from '../ports/control-store.js';
 import type { EventLog } from '../ports/event-log.js';
 import { allTopicSpecs } from '../read-models/registry.js';
 import { assertNotSimulatorData } from '../shared/data-dir-guard.js';
+import { acquireDataDirLock, type DataDirLock, usesEmbeddedEngines } from '../shared/data-dir-lock.js';
+import { sinkMetrics, type SinkStats } from '../sink/sink-service.js';
 
 export interface LocalLinks {
   ingestHealth: SourceHealth | null;
   chainStatus: (() => ChainStatus | null) | null;
   dispatcher: { wake(): void } | null;
   apiUrl: string | null;
+  sink: { stats: SinkStats } | null;
 }
 
 export class PartResources {
   private log: Promise<EventLog> | null = null;
   private analytics: Promise<AnalyticsStore> | null = null;
   private control: Promise<ControlStore> | null = null;
-  readonly local: LocalLinks = { ingestHealth: null, chainStatus: null, dispatcher: null, apiUrl: null };
+  readonly local: LocalLinks = { ingestHealth: null, chainStatus: null, dispatcher: null, apiUrl: null, sink: null };
+  private readonly lock: DataDirLock | null;
 
-  /** Refuses to start on a data folder that belongs to the simulator (for real upstreams) or to a running backfill. */
+  /** Refuses to start on a data folder that belongs to the simulator (for real upstreams) or to another live process. */
   constructor(
     readonly config: Config,
     readonly logger: Logger,
   ) {
     assertNotSimulatorData(config.dataDir, config.upstream.gammaUrl);
-    assertNoLiveBackfill(config.dataDir);
+    this.lock = usesEmbeddedEngines(config.engines)
+      ? acquireDataDirLock(config.dataDir, 'service', (holder) => serviceRefusal(config.dataDir, holder))
+      : null;
   }
 
   /** The event log, with every topic created (the admin step). */
@@ -75,9 +84,18 @@ export class PartResources {
     this.local.dispatcher?.wake();
   }
 
+  /** Figures of parts in this process that /metrics shows (the sink's, when it runs here). */
+  localMetrics(): Family[] {
+    return this.local.sink ? sinkMetrics(this.local.sink.stats) : [];
+  }
+
   async close(): Promise<void> {
-    for (const opened of [this.log, this.analytics, this.control]) {
-      if (opened) await (await opened).close();
+    try {
+      for (const opened of [this.log, this.analytics, this.control]) {
+        if (opened) await (await opened).close();
+      }
+    } finally {
+      this.lock?.release();
     }
   }
 }

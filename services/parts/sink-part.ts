@@ -14,7 +14,8 @@ export const sinkPart: PartDefinition = {
     const log = await resources.eventLog();
     const store = await resources.analyticsStore();
     const { config, logger } = resources;
-    const sink = await startSink(log, store, logger.child({ part: 'sink' }));
+    const sink = await startSink(log, store, logger.child({ part: 'sink' }), { poisonAfterFailures: config.sink.poisonAfterFailures });
+    resources.local.sink = sink;
     const ledger = await startStatefulProjections(log, store, logger.child({ part: 'position-ledger' }));
     const jobs = READ_MODELS.flatMap((model) => model.jobs?.({ store, config, logger }) ?? []);
     return {

@@ -3,7 +3,14 @@
  * ClickHouse server over HTTP (CLICKHOUSE_URL). Both run through @clickhouse/client, so the SQL
  * and the client API are the same; test/contracts/analytics-store.contract.ts holds both to it.
  */
+import type { QueryLimits } from '../analytics/query-limits.js';
+
 export type QueryParams = Record<string, unknown>;
+
+export interface QueryOptions {
+  /** Overrides of single limits for this call (see services/analytics/query-limits.ts). */
+  limits?: Partial<QueryLimits>;
+}
 
 export interface InsertOptions {
   /**
@@ -19,7 +26,10 @@ export interface AnalyticsStore {
   /** DDL and other statements without a result. */
   command(sql: string, params?: QueryParams): Promise<void>;
   insert<Row extends object>(table: string, rows: Row[], options?: InsertOptions): Promise<void>;
-  /** Typed parameters use ClickHouse's `{name:Type}` placeholders. */
-  query<Row>(sql: string, params?: QueryParams): Promise<Row[]>;
+  /**
+   * Typed parameters use ClickHouse's `{name:Type}` placeholders. Inside an API request the request
+   * limits apply and the statement queues in the caller's lane; elsewhere the internal limits.
+   */
+  query<Row>(sql: string, params?: QueryParams, options?: QueryOptions): Promise<Row[]>;
   close(): Promise<void>;
 }

@@ -9,6 +9,7 @@ import type { TopicSpec } from '../ports/event-log.js';
 import { candlesReadModel } from './candles/index.js';
 import { catalogReadModel } from './catalog/index.js';
 import { chainLedgerReadModel } from './chain-ledger/index.js';
+import { copyPicksReadModel } from './copy-picks/index.js';
 import { holdersReadModel } from './holders/index.js';
 import { marketLifecycleReadModel } from './market-lifecycle/index.js';
 import { marketResolutionsReadModel } from './market-resolutions/index.js';
@@ -35,6 +36,7 @@ const DEFINITIONS = [
   openInterestReadModel,
   chainLedgerReadModel,
   positionsReadModel,
+  copyPicksReadModel,
 ] as const satisfies readonly ReadModel[];
 
 export const READ_MODELS: readonly ReadModel[] = DEFINITIONS;

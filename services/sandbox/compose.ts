@@ -14,6 +14,7 @@ import { PaperService } from '../paper/paper-service.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import type { ChainReader } from '../ports/chain-reader.js';
 import type { ControlStore } from '../ports/control-store.js';
+import { briefingPicks } from '../read-models/copy-picks/routes.js';
 import { STREAMS } from '../read-models/registry.js';
 
 export interface SandboxApis {
@@ -65,6 +66,7 @@ export function composeSandboxApis(
       progressTopics: [STREAMS.trades.topic, STREAMS.bookSnapshots.topic],
     },
     clock,
+    (topics) => briefingPicks(store, topics),
   );
   const tokenBalances = config.platformToken.contract
     ? new TokenBalances({

@@ -5,6 +5,7 @@
  */
 import type { MarketLifecycleTransition, TradeExecuted } from '../events/types.js';
 import { eventId, isoMillis } from '../webhooks/event-types.js';
+import type { VolumeSpike } from './volume-windows.js';
 
 /** Payloads write binary outcomes as YES/NO; other outcome names (teams, candidates) pass through. */
 export function presentOutcome(outcome: string): string {
@@ -99,5 +100,21 @@ export function marketResolved(transition: MarketLifecycleTransition) {
     authority: transition.authority,
     resolution_number: transition.resolution_number,
     source: transition.source,
+  };
+}
+
+/** market.volume_spike (docs/WEBHOOKS.md): the window's taker volume against the hourly baseline before it. */
+export function volumeSpike(spike: VolumeSpike, windowMs: number) {
+  return {
+    event: 'market.volume_spike' as const,
+    id: eventId('market.volume_spike', `${spike.market_id}:${spike.trigger_id}`),
+    market_id: spike.market_id,
+    market_title: spike.market_title,
+    volume_usdc: spike.window_volume_usdc,
+    baseline_hourly_usdc: spike.baseline_hourly_usdc,
+    ratio: spike.ratio,
+    window_minutes: windowMs / 60_000,
+    timestamp: isoMillis(spike.at_ms),
+    source: spike.source,
   };
 }

@@ -17,21 +17,28 @@ import { STREAMS } from '../read-models/registry.js';
 import { enqueueDeliveries, type NewDelivery } from '../webhooks/outbox.js';
 import type { Subscription } from '../webhooks/subscriptions.js';
 import { wants } from './matching.js';
-import { largeTrade, marketResolved, priceSignal, tradeExecuted, type TraderContext } from './payloads.js';
+import { largeTrade, marketResolved, priceSignal, tradeExecuted, type TraderContext, volumeSpike } from './payloads.js';
 import { PriceWindows } from './price-windows.js';
+import { type BaselineSeed, VolumeWindows } from './volume-windows.js';
 import type { TraderContextSource } from './trader-context.js';
 
 export const SIGNALS_GROUP_ID = 'tapeline-signals';
 
-const SIGNAL_EVENTS = ['trade.executed', 'trader.large_trade', 'market.price_signal', 'market.resolved'];
+const SIGNAL_EVENTS = ['trade.executed', 'trader.large_trade', 'market.price_signal', 'market.volume_spike', 'market.resolved'];
 
 export interface SignalsOptions {
   log: EventLog;
   control: ControlStore;
   traderContext: TraderContextSource;
   largeTradeUsdc: number;
+  /** Floor under every subscription's own large-trade threshold (subscriptions made before the floor may hold lower ones). */
+  minLargeTradeUsdc?: number;
+  /** Backlog cap per subscription (see outbox.ts); default none. */
+  maxPendingPerSubscription?: number;
   priceChangePct: number;
   priceWindowMs: number;
+  /** market.volume_spike rule; off when absent. */
+  volume?: { windowMs: number; baselineMs: number; spikeRatio: number; minUsdc: number; seed?: BaselineSeed };
   logger: Logger;
   clock?: () => number;
   /** Called after deliveries were enqueued (the in-process dispatcher wakes up at once). */
@@ -43,6 +50,7 @@ export interface SignalsStats {
   batches: number;
   enqueued: number;
   price_signals: number;
+  volume_spikes: number;
   resolutions: number;
 }
 
@@ -54,7 +62,8 @@ export interface SignalsService {
 export async function startSignals(options: SignalsOptions): Promise<SignalsService> {
   const clock = options.clock ?? Date.now;
   const windows = new PriceWindows(options.priceWindowMs, options.priceChangePct);
-  const stats: SignalsStats = { batches: 0, enqueued: 0, price_signals: 0, resolutions: 0 };
+  const volumes = options.volume ? new VolumeWindows(options.volume, options.volume.seed, clock) : null;
+  const stats: SignalsStats = { batches: 0, enqueued: 0, price_signals: 0, volume_spikes: 0, resolutions: 0 };
 
   const loadSubscriptions = (control: ControlStore) =>
     control.query<Subscription>(
@@ -68,12 +77,17 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
     const lifecycle =
       batch.topic === STREAMS.marketLifecycle.topic ? decodeAll(STREAMS.marketLifecycle, batch.messages, options.logger) : [];
     // A failed batch is redelivered; the price windows must then look as they did before it.
-    const before = windows.snapshot(new Set(trades.map((t) => t.event.market_id)));
+    const marketIds = new Set(trades.map((t) => t.event.market_id));
+    const before = windows.snapshot(marketIds);
+    await volumes?.prepare(trades.map((t) => t.event));
+    const volumesBefore = volumes?.snapshot(marketIds);
     try {
       const deliveries = await detectTradeEvents(trades, subscriptions);
       const settlements = lifecycle.filter(({ event }) => isNotifiedSettlement(event));
       deliveries.push(...resolutionDeliveries(settlements, subscriptions));
-      const enqueued = await options.control.transaction((tx) => enqueueDeliveries(tx, deliveries, clock()));
+      const enqueued = await options.control.transaction((tx) =>
+        enqueueDeliveries(tx, deliveries, clock(), undefined, options.maxPendingPerSubscription),
+      );
       const resolutions = settlements.length;
       stats.batches += 1;
       stats.enqueued += enqueued;
@@ -81,6 +95,7 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
       if (enqueued > 0) options.onEnqueued?.(enqueued);
     } catch (error) {
       windows.restore(before);
+      if (volumesBefore) volumes?.restore(volumesBefore);
       throw error;
     }
   };
@@ -91,17 +106,22 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
       // The window sees every trade, subscribed or not, so a new subscription gets signals at once.
       const move = windows.observe(trade);
       if (move) stats.price_signals += 1;
+      const spike = volumes?.observe(trade) ?? null;
+      if (spike) stats.volume_spikes += 1;
       const facts = { market_id: trade.market_id, wallet: trade.wallet, size_usdc: trade.size_usdc, logged_at_ms: message.timestamp };
       let context: TraderContext | undefined;
       for (const subscription of subscriptions) {
         if (wants(subscription, { ...facts, type: 'trade.executed' })) deliveries.push(delivery(subscription, tradeExecuted(trade)));
-        const threshold = subscription.filters?.large_trade_min_usdc ?? options.largeTradeUsdc;
+        const threshold = Math.max(subscription.filters?.large_trade_min_usdc ?? options.largeTradeUsdc, options.minLargeTradeUsdc ?? 0);
         if (trade.size_usdc >= threshold && wants(subscription, { ...facts, type: 'trader.large_trade' })) {
           context ??= await options.traderContext(trade.wallet, trade.timestamp_ms);
           deliveries.push(delivery(subscription, largeTrade(trade, threshold, context)));
         }
         if (move && wants(subscription, { ...facts, type: 'market.price_signal', change_pct: move.change_pct })) {
           deliveries.push(delivery(subscription, priceSignal(move)));
+        }
+        if (spike && options.volume && wants(subscription, { ...facts, type: 'market.volume_spike' })) {
+          deliveries.push(delivery(subscription, volumeSpike(spike, options.volume.windowMs)));
         }
       }
     }

@@ -2,8 +2,15 @@
  * The ClickHouse sink: consume a partition batch -> decode with the stream's schema -> for each
  * projection of that stream (services/read-models/registry.ts): drop rows already stored where the
  * projection says so -> insert with a deterministic dedup token -> the projection's after-insert
- * effects (retractions) -> (the log commits the offsets after this resolves). Undecodable messages are dead-lettered with their coordinates; an insert failure
- * (ClickHouse down) rejects the batch so it is retried, never dead-lettered.
+ * effects (retractions) -> (the log commits the offsets after this resolves).
+ * Failures, by kind (services/analytics/store-errors.ts):
+ * - undecodable messages, and events a projection cannot map, are dead-lettered with their coordinates;
+ * - an outage (ClickHouse down, timeouts) rejects the batch so it is retried, never dead-lettered;
+ * - a batch the store keeps refusing for its data (`data` errors, `poisonAfterFailures` times in a
+ *   row) is split in halves until the refused records are found: those are dead-lettered (and
+ *   counted as poison), the rest inserted, each part with its own deterministic token so a retry of
+ *   the split adds nothing twice. One bad record no longer stalls its partition. When every record
+ *   is refused on its own the cause is not the records (a schema drift): the batch keeps retrying.
  */
 import type { DeadLetter } from '../events/dead-letters.js';
 import { EventPublisher } from '../events/publisher.js';
@@ -11,8 +18,10 @@ import type { Stream } from '../events/stream.js';
 import type { Logger } from '../logger.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import { type EventLog, type LogMessage, type MessageBatch, type RunningConsumer, UNDECODABLE_HEADER } from '../ports/event-log.js';
-import type { Projection } from '../read-models/read-model.js';
+import type { Projection, Row } from '../read-models/read-model.js';
 import { ALL_PROJECTIONS } from '../read-models/registry.js';
+import { storeErrorKind } from '../analytics/store-errors.js';
+import type { Family } from '../../api/metrics.js';
 
 export const SINK_GROUP_ID = 'tapeline-sink-clickhouse';
 
@@ -27,23 +36,25 @@ export const STATEFUL_PROJECTIONS: readonly Projection[] = ALL_PROJECTIONS.filte
 
 export const LEDGER_GROUP_ID = 'tapeline-position-ledger';
 
-/** Starts the stateful projections' consumer (the position ledger). */
-export function startStatefulProjections(
-  log: EventLog,
-  store: AnalyticsStore,
-  logger: Logger,
-  groupId = LEDGER_GROUP_ID,
-): Promise<SinkService> {
-  return startSink(log, store, logger, groupId, STATEFUL_PROJECTIONS);
-}
-
 export interface SinkStats {
   batches: number;
   /** Rows inserted per table. */
   inserted: Record<string, number>;
   /** Events not inserted because their rows were already stored, per table. */
   already_stored: Record<string, number>;
+  /** Every record sent to the dead-letter topic (undecodable, unmappable, refused by the store). */
   dead_lettered: number;
+  /** Records the store refused for their data, found by splitting a failing batch. */
+  poison_records: number;
+  /** Failed batch attempts (outages and refusals alike). */
+  failed_attempts: number;
+}
+
+export interface SinkOptions {
+  groupId?: string;
+  projections?: readonly Projection[];
+  /** Consecutive data refusals of one batch before it is split to find the refused records (default 5). */
+  poisonAfterFailures?: number;
 }
 
 export interface SinkService {
@@ -62,74 +73,229 @@ function projectionsByTopic(projections: readonly Projection[]): Map<string, Pro
   return byTopic;
 }
 
-export async function startSink(
-  log: EventLog,
-  store: AnalyticsStore,
-  logger: Logger,
-  groupId = SINK_GROUP_ID,
-  projections: readonly Projection[] = SINK_PROJECTIONS,
-): Promise<SinkService> {
-  const stats: SinkStats = { batches: 0, inserted: {}, already_stored: {}, dead_lettered: 0 };
+export async function startSink(log: EventLog, store: AnalyticsStore, logger: Logger, options: SinkOptions = {}): Promise<SinkService> {
+  const projections = options.projections ?? SINK_PROJECTIONS;
+  const poisonAfter = options.poisonAfterFailures ?? 5;
+  const stats: SinkStats = { batches: 0, inserted: {}, already_stored: {}, dead_lettered: 0, poison_records: 0, failed_attempts: 0 };
   const publisher = new EventPublisher(log);
   const byTopic = projectionsByTopic(projections);
+  /** Consecutive data refusals per batch (topic/partition/first offset); one entry per stuck partition at most. */
+  const refusals = new Map<string, number>();
+
+  const deadLetter = async (entries: DeadLetter[]) => {
+    await publisher.deadLetter(entries);
+    stats.dead_lettered += entries.length;
+  };
+
+  const insertProjection = async (projection: Projection, batch: MessageBatch, events: Decoded[]) => {
+    const accepted = projection.accepts ? events.filter((decoded) => projection.accepts?.(decoded.event)) : events;
+    const fresh = projection.unseen ? await unseenOf(projection, store, accepted) : accepted;
+    if (projection.apply) {
+      // A projection with state of its own writes its table itself (idempotent across redelivery).
+      const written = await projection.apply(
+        store,
+        fresh.map((decoded) => decoded.event),
+        `${batch.topic}-${batch.partition}-${batch.firstOffset}-${batch.lastOffset}`,
+      );
+      stats.inserted[projection.table] = (stats.inserted[projection.table] ?? 0) + written;
+      return;
+    }
+    const rows: Array<{ row: Row; source: Decoded }> = [];
+    const unmappable: DeadLetter[] = [];
+    for (const decoded of fresh) {
+      try {
+        rows.push({ row: projection.row(decoded.event), source: decoded });
+      } catch (error) {
+        unmappable.push(deadLetterOf(decoded.message, `cannot map to ${projection.table}: ${(error as Error).message}`));
+      }
+    }
+    if (unmappable.length > 0) await deadLetter(unmappable);
+    // The token is per table: ClickHouse deduplicates inserts into the same table only.
+    const token = `${batch.topic}-${batch.partition}-${batch.firstOffset}-${batch.lastOffset}`;
+    const batchKey = `${batch.topic}/${batch.partition}/${batch.firstOffset}`;
+    try {
+      await store.insert(
+        projection.table,
+        rows.map((r) => r.row),
+        { dedupToken: token },
+      );
+    } catch (error) {
+      if (storeErrorKind(error) !== 'data') throw error;
+      const failures = (refusals.get(batchKey) ?? 0) + 1;
+      refusals.set(batchKey, failures);
+      if (failures < poisonAfter) throw error;
+      const refused = await isolateRefused(
+        store,
+        projection.table,
+        rows.map((r) => r.row),
+        token,
+      );
+      if (refused.length === rows.length && rows.length > 1) throw error;
+      const poison = refused.map(({ index, error: cause }) =>
+        deadLetterOf(rows[index]!.source.message, `refused by ${projection.table}: ${(cause as Error).message.slice(0, 500)}`),
+      );
+      await deadLetter(poison);
+      stats.poison_records += poison.length;
+      logger.warn(
+        { topic: batch.topic, partition: batch.partition, offsets: poison.map((p) => p.origin), table: projection.table },
+        'poison records dead-lettered; the rest of the batch is inserted',
+      );
+      const kept = rows.length - refused.length;
+      await projection.afterInsert?.(
+        store,
+        events.map((decoded) => decoded.event),
+      );
+      stats.inserted[projection.table] = (stats.inserted[projection.table] ?? 0) + kept;
+      stats.already_stored[projection.table] = (stats.already_stored[projection.table] ?? 0) + accepted.length - fresh.length;
+      return;
+    }
+    await projection.afterInsert?.(
+      store,
+      events.map((decoded) => decoded.event),
+    );
+    stats.inserted[projection.table] = (stats.inserted[projection.table] ?? 0) + rows.length;
+    stats.already_stored[projection.table] = (stats.already_stored[projection.table] ?? 0) + accepted.length - fresh.length;
+  };
+
   const handleBatch = async (batch: MessageBatch) => {
     const targets = byTopic.get(batch.topic) ?? [];
     const stream = targets[0]?.stream;
     if (stream) {
       const { events, deadLetters } = decodeAll(stream, batch.messages);
-      await publisher.deadLetter(deadLetters);
-      stats.dead_lettered += deadLetters.length;
-      for (const projection of targets) {
-        const accepted = projection.accepts ? events.filter((event) => projection.accepts?.(event)) : events;
-        const fresh = projection.unseen ? await projection.unseen(store, accepted) : accepted;
-        // The token is per table: ClickHouse deduplicates inserts into the same table only.
-        const dedupToken = `${batch.topic}-${batch.partition}-${batch.firstOffset}-${batch.lastOffset}`;
-        if (projection.apply) await projection.apply(store, fresh, dedupToken);
-        else
-          await store.insert(
-            projection.table,
-            fresh.map((event) => projection.row(event)),
-            { dedupToken },
-          );
-        await projection.afterInsert?.(store, events);
-        stats.inserted[projection.table] = (stats.inserted[projection.table] ?? 0) + fresh.length;
-        stats.already_stored[projection.table] = (stats.already_stored[projection.table] ?? 0) + accepted.length - fresh.length;
-      }
+      await deadLetter(deadLetters);
+      for (const projection of targets) await insertProjection(projection, batch, events);
     }
+    refusals.delete(`${batch.topic}/${batch.partition}/${batch.firstOffset}`);
     stats.batches += 1;
   };
   const consumer: RunningConsumer = await log.runConsumer({
-    groupId,
+    groupId: options.groupId ?? SINK_GROUP_ID,
     topics: [...byTopic.keys()],
     maxBatchSize: 5_000,
     handleBatch,
-    onError: (error, batch) =>
-      logger.warn({ err: error, topic: batch.topic, partition: batch.partition, offset: batch.firstOffset }, 'sink batch failed; retrying'),
+    onError: (error, batch) => {
+      stats.failed_attempts += 1;
+      logger.warn({ err: error, topic: batch.topic, partition: batch.partition, offset: batch.firstOffset }, 'sink batch failed; retrying');
+    },
   });
   return { stats, stop: () => consumer.stop() };
 }
 
+/**
+ * Inserts `rows` in halves, recursively, each part under `<token>:<first>-<last>` (deterministic, so
+ * a retried split adds nothing twice); returns the rows refused on their own. A failure that is not
+ * about the data (an outage) stops the search and rejects, so the batch is retried as a whole later.
+ */
+async function isolateRefused(
+  store: AnalyticsStore,
+  table: string,
+  rows: Row[],
+  token: string,
+): Promise<Array<{ index: number; error: unknown }>> {
+  const refused: Array<{ index: number; error: unknown }> = [];
+  const attempt = async (first: number, last: number): Promise<void> => {
+    try {
+      await store.insert(table, rows.slice(first, last + 1), { dedupToken: `${token}:${first}-${last}` });
+    } catch (error) {
+      if (storeErrorKind(error) !== 'data') throw error;
+      if (first === last) {
+        refused.push({ index: first, error });
+        return;
+      }
+      const middle = Math.floor((first + last) / 2);
+      await attempt(first, middle);
+      await attempt(middle + 1, last);
+    }
+  };
+  if (rows.length === 1) refused.push({ index: 0, error: new Error('refused on its own') });
+  else if (rows.length > 1) {
+    const middle = Math.floor((rows.length - 1) / 2);
+    await attempt(0, middle);
+    await attempt(middle + 1, rows.length - 1);
+  }
+  return refused;
+}
+
+interface Decoded {
+  event: unknown;
+  message: LogMessage;
+}
+
+/** `unseen` filters events; the messages they came from are kept alongside by identity. */
+async function unseenOf(projection: Projection, store: AnalyticsStore, events: Decoded[]): Promise<Decoded[]> {
+  const byEvent = new Map(events.map((decoded) => [decoded.event, decoded]));
+  const fresh = await projection.unseen!(
+    store,
+    events.map((decoded) => decoded.event),
+  );
+  return fresh.map((event) => byEvent.get(event)!);
+}
+
+function deadLetterOf(message: LogMessage, reason: string): DeadLetter {
+  return {
+    stage: 'sink',
+    source: message.headers.source ?? 'unknown',
+    origin: `${message.topic}/${message.partition}/${message.offset}`,
+    reason,
+    raw: message.value.toString('base64'),
+    at_ms: Date.now(),
+  };
+}
+
 function decodeAll(stream: Stream, messages: LogMessage[]) {
-  const events: unknown[] = [];
+  const events: Decoded[] = [];
   const deadLetters: DeadLetter[] = [];
   for (const message of messages) {
     try {
       // The adapter flags values it could not bring into the current schema (wire format, unknown writer schema).
       const undecodable = message.headers[UNDECODABLE_HEADER];
       if (undecodable !== undefined) throw new Error(undecodable);
-      events.push(stream.codec.decode(message.value));
+      events.push({ event: stream.codec.decode(message.value), message });
     } catch (error) {
-      deadLetters.push({
-        stage: 'sink',
-        source: message.headers.source ?? 'unknown',
-        origin: `${message.topic}/${message.partition}/${message.offset}`,
-        reason: `undecodable ${stream.name} event: ${(error as Error).message}`,
-        raw: message.value.toString('base64'),
-        at_ms: Date.now(),
-      });
+      deadLetters.push(deadLetterOf(message, `undecodable ${stream.name} event: ${(error as Error).message}`));
     }
   }
   return { events, deadLetters };
+}
+
+/** The sink's figures for /metrics. */
+export function sinkMetrics(stats: SinkStats): Family[] {
+  return [
+    {
+      name: 'tapeline_sink_rows_inserted_total',
+      help: 'Rows the sink inserted, per table.',
+      type: 'counter',
+      samples: Object.entries(stats.inserted).map(([table, value]) => ({ labels: { table }, value })),
+    },
+    {
+      name: 'tapeline_sink_dead_lettered_total',
+      help: 'Records the sink sent to the dead-letter topic (undecodable, unmappable or refused).',
+      type: 'counter',
+      samples: [{ labels: {}, value: stats.dead_lettered }],
+    },
+    {
+      name: 'tapeline_sink_poison_records_total',
+      help: 'Records the analytics store refused for their data, isolated from their batch and dead-lettered.',
+      type: 'counter',
+      samples: [{ labels: {}, value: stats.poison_records }],
+    },
+    {
+      name: 'tapeline_sink_failed_attempts_total',
+      help: 'Batch attempts that failed and were retried (outages included).',
+      type: 'counter',
+      samples: [{ labels: {}, value: stats.failed_attempts }],
+    },
+  ];
+}
+
+/** Starts the stateful projections' consumer (the position ledger). */
+export function startStatefulProjections(
+  log: EventLog,
+  store: AnalyticsStore,
+  logger: Logger,
+  groupId = LEDGER_GROUP_ID,
+): Promise<SinkService> {
+  return startSink(log, store, logger, { groupId, projections: STATEFUL_PROJECTIONS });
 }
 
 /** Every topic the sink consumes. */

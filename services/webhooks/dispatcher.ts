@@ -1,13 +1,15 @@
 /**
- * The webhook dispatcher: claims due deliveries from the outbox under a lease, signs each one at
- * send time over the exact body bytes, sends it, and records the attempt with its consequence
- * (success, retry at a backed-off time, or failure, possibly disabling the subscription).
+ * The webhook dispatcher: claims due deliveries from the outbox under a lease (fair between
+ * accounts and receiver hosts, with caps on each in flight), signs each one at send time over
+ * the exact body bytes, sends it, and records the attempt with its consequence (success, retry at a
+ * backed-off time, or failure, possibly disabling the subscription). It also purges finished
+ * deliveries older than `retentionMs`, hourly.
  * Clock, random and transport are injected so the schedule and signatures are deterministic in tests.
  */
 import type { Logger } from '../logger.js';
 import type { ControlStore } from '../ports/control-store.js';
 import type { Transport } from './http-transport.js';
-import { claimDue, recordAttempt, type ClaimedDelivery } from './outbox.js';
+import { claimDue, purgeFinished, recordAttempt, type ClaimedDelivery } from './outbox.js';
 import { decide, type RetryPolicy } from './retry-policy.js';
 import { signatureHeader } from './signature.js';
 import { signingSecrets, type Subscription } from './subscriptions.js';
@@ -21,6 +23,14 @@ export interface DispatcherOptions {
   disableAfterMs: number;
   pollIntervalMs: number;
   concurrency: number;
+  /** Deliveries of one account in flight at once, across dispatchers (default: no cap beyond `concurrency`). */
+  accountConcurrency?: number;
+  /** Deliveries to one receiver host in flight at once, across dispatchers (default: no cap beyond `concurrency`). */
+  hostConcurrency?: number;
+  /** Finished deliveries older than this are purged (default: kept). */
+  retentionMs?: number;
+  /** Least time between two claims of due deliveries (default 100 ms). */
+  minClaimIntervalMs?: number;
   /** How long a claim is held; default twice the timeout plus 5 s. A killed dispatcher's claims are retried after it. */
   leaseMs?: number;
   clock?: () => number;
@@ -99,7 +109,10 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     const free = options.concurrency - inFlight.size;
     if (free <= 0) return 0;
     const now = clock();
-    const claimed = await claimDue(options.store, now, now + leaseMs, free);
+    const claimed = await claimDue(options.store, now, now + leaseMs, free, {
+      perAccount: options.accountConcurrency,
+      perHost: options.hostConcurrency,
+    });
     if (claimed.length === 0) return 0;
     const ids = [...new Set(claimed.map((d) => d.subscription_id))];
     const subscriptions = await options.store.query<SigningRow>(
@@ -122,9 +135,16 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
     return claimed.length;
   };
 
+  // Claims are spaced at least this far apart: each is a query over the outbox, and with fast
+  // receivers slots free up continuously; one claim fills every slot freed meanwhile.
+  const minClaimIntervalMs = options.minClaimIntervalMs ?? 100;
+  let lastClaimAt = 0;
   const loop = async () => {
     while (!stopping) {
       let started = 0;
+      const wait = lastClaimAt + minClaimIntervalMs - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      lastClaimAt = performance.now();
       try {
         started = await fillSlots();
       } catch (error) {
@@ -157,11 +177,24 @@ export function startDispatcher(options: DispatcherOptions): Dispatcher {
       wakeUp = done;
     });
 
+  // Retention: at start and hourly; a failure is retried at the next hour.
+  const purge = () => {
+    if (options.retentionMs === undefined) return;
+    purgeFinished(options.store, clock() - options.retentionMs).then(
+      (purged) => purged > 0 && options.logger.info({ purged }, 'purged finished webhook deliveries past retention'),
+      (error: unknown) => options.logger.warn({ err: error }, 'webhook retention purge failed; retrying in an hour'),
+    );
+  };
+  purge();
+  const purgeTimer = setInterval(purge, 3_600_000);
+  purgeTimer.unref();
+
   const finished = loop();
   return {
     wake,
     async stop() {
       stopping = true;
+      clearInterval(purgeTimer);
       wakeUp?.();
       await finished;
     },

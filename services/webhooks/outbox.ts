@@ -1,7 +1,12 @@
 /**
  * The durable outbox of webhook deliveries in the control store. Producers enqueue idempotently
- * (one row per subscription and event id); dispatchers claim due rows under a lease, so a killed
- * dispatcher's in-flight deliveries become due again when the lease runs out.
+ * (one row per subscription and event id), up to a backlog cap per subscription (events past it
+ * are counted as dropped on the subscription); dispatchers claim due rows under a lease, so a
+ * killed dispatcher's in-flight deliveries become due again when the lease runs out. Claims are
+ * fair: each account and each receiver host has at most a few deliveries in flight (leased) across
+ * all dispatchers, failing receivers wait behind healthy ones, and accounts take turns for the free
+ * slots, so one account's (or one host's) slow receivers cannot hold everyone's. Finished
+ * deliveries are purged after the retention period.
  */
 import crypto from 'node:crypto';
 import type { SqlExecutor } from '../ports/control-store.js';
@@ -52,23 +57,63 @@ export function newDeliveryId(): string {
   return `dlv_${crypto.randomBytes(16).toString('hex')}`;
 }
 
-/** Inserts the deliveries not already in the outbox; returns how many were new. */
+/**
+ * Inserts the deliveries not already in the outbox; returns how many were new. With
+ * `maxPendingPerSubscription`, a subscription already holding that many undelivered deliveries
+ * gets none of these: they are counted in its dropped_events instead.
+ */
 export async function enqueueDeliveries(
   db: SqlExecutor,
-  deliveries: NewDelivery[],
+  wanted: NewDelivery[],
   nowMs: number,
   newId: () => string = newDeliveryId,
+  maxPendingPerSubscription = Number.POSITIVE_INFINITY,
 ): Promise<number> {
-  if (deliveries.length === 0) return 0;
+  if (wanted.length === 0) return 0;
+  let deliveries = wanted;
+  if (Number.isFinite(maxPendingPerSubscription)) {
+    const ids = [...new Set(wanted.map((d) => d.subscriptionId))];
+    // Each subscription keeps its count of pending deliveries (below), so this costs one row per subscription.
+    const backlog = await db.query<{ subscription_id: string; pending: string }>(
+      `SELECT id::text AS subscription_id, pending_deliveries::text AS pending FROM webhook_subscriptions WHERE id = ANY($1::bigint[])`,
+      [ids],
+    );
+    const room = new Map(ids.map((id) => [id, maxPendingPerSubscription]));
+    for (const row of backlog) room.set(row.subscription_id, maxPendingPerSubscription - Number(row.pending));
+    const dropped = new Map<string, number>();
+    deliveries = wanted.filter((d) => {
+      const left = room.get(d.subscriptionId)!;
+      if (left > 0) {
+        room.set(d.subscriptionId, left - 1);
+        return true;
+      }
+      dropped.set(d.subscriptionId, (dropped.get(d.subscriptionId) ?? 0) + 1);
+      return false;
+    });
+    if (dropped.size > 0) {
+      await db.query(
+        `UPDATE webhook_subscriptions s SET dropped_events = s.dropped_events + t.n, last_dropped_at = $3
+           FROM unnest($1::bigint[], $2::bigint[]) AS t(id, n) WHERE s.id = t.id`,
+        [[...dropped.keys()], [...dropped.values()], new Date(nowMs)],
+      );
+    }
+    if (deliveries.length === 0) return 0;
+  }
   const ids = deliveries.map(() => newId());
   // The body is fixed here, once: every attempt sends (and signs) exactly these bytes.
   const bodies = deliveries.map((d, i) => JSON.stringify({ event: d.payload.event, id: d.eventId, delivery_id: ids[i], ...d.payload }));
-  const rows = await db.query(
-    `INSERT INTO webhook_deliveries (id, subscription_id, event_id, event_type, body, status, next_attempt_at, created_at)
-     SELECT id, subscription_id, event_id, event_type, body, 'pending', $6, $6
-       FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[]) AS t(id, subscription_id, event_id, event_type, body)
-     ON CONFLICT (subscription_id, event_id) DO NOTHING
-     RETURNING seq`,
+  const rows = await db.query<{ subscription_id: string }>(
+    `WITH inserted AS (
+       INSERT INTO webhook_deliveries (id, subscription_id, event_id, event_type, body, status, next_attempt_at, created_at)
+       SELECT id, subscription_id, event_id, event_type, body, 'pending', $6, $6
+         FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[]) AS t(id, subscription_id, event_id, event_type, body)
+       ON CONFLICT (subscription_id, event_id) DO NOTHING
+       RETURNING subscription_id
+     ), counted AS (
+       UPDATE webhook_subscriptions s SET pending_deliveries = s.pending_deliveries + n.added
+         FROM (SELECT subscription_id, count(*) AS added FROM inserted GROUP BY subscription_id) n WHERE s.id = n.subscription_id
+     )
+     SELECT subscription_id::text AS subscription_id FROM inserted`,
     [
       ids,
       deliveries.map((d) => d.subscriptionId),
@@ -81,20 +126,81 @@ export async function enqueueDeliveries(
   return rows.length;
 }
 
-/** Due deliveries of enabled subscriptions, leased to the caller until `leaseUntilMs`. */
-export function claimDue(db: SqlExecutor, nowMs: number, leaseUntilMs: number, limit: number): Promise<ClaimedDelivery[]> {
+/** Scheme://[user@]host[:port] -> host[:port], lower case: deliveries to one receiver share its cap. */
+const HOST_OF_URL = `lower(substring(s.url from '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^@/?#]*@)?([^/?#]+)'))`;
+
+export interface ClaimCaps {
+  /** Deliveries of one account in flight at once, across dispatchers. */
+  perAccount?: number;
+  /** Deliveries to one receiver host (host:port) in flight at once, across dispatchers. */
+  perHost?: number;
+}
+
+/**
+ * Due deliveries of enabled subscriptions, leased to the caller until `leaseUntilMs`: at most
+ * `limit`; per account and per receiver host no more than their caps minus what is already in
+ * flight; subscriptions whose last attempt failed after healthy ones; and accounts take turns
+ * (each account's oldest due first, then each account's second, ...). Each subscription offers only
+ * its oldest few due deliveries, so a claim costs the same however large a backlog grows. The UPDATE
+ * checks the lease again, so two dispatchers claiming at once never both get a delivery.
+ */
+export function claimDue(
+  db: SqlExecutor,
+  nowMs: number,
+  leaseUntilMs: number,
+  limit: number,
+  caps: ClaimCaps = {},
+): Promise<ClaimedDelivery[]> {
+  // Without a cap nothing is held back; each subscription still offers no more than can be taken.
+  const perAccount = caps.perAccount ?? 1_000_000_000;
+  const perHost = caps.perHost ?? 1_000_000_000;
+  const offered = Math.min(perAccount, limit);
   return db.query<ClaimedDelivery>(
-    `UPDATE webhook_deliveries d SET lease_until = $2
-      WHERE d.seq IN (
-        SELECT d2.seq FROM webhook_deliveries d2 JOIN webhook_subscriptions s ON s.id = d2.subscription_id
-         WHERE d2.status = 'pending' AND s.enabled AND d2.next_attempt_at <= $1
-           AND (d2.lease_until IS NULL OR d2.lease_until <= $1)
-         ORDER BY d2.next_attempt_at, d2.seq
-         LIMIT $3
-         FOR UPDATE OF d2 SKIP LOCKED)
+    `WITH in_flight AS (
+       SELECT s.account_id, ${HOST_OF_URL} AS host
+         FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+        WHERE d.status = 'pending' AND d.lease_until > $1
+     ), candidates AS (
+       SELECT d.seq, d.next_attempt_at, s.account_id, ${HOST_OF_URL} AS host, s.failing_since IS NOT NULL AS failing
+         FROM webhook_subscriptions s
+         CROSS JOIN LATERAL (
+           SELECT d.seq, d.next_attempt_at FROM webhook_deliveries d
+            WHERE d.subscription_id = s.id AND d.status = 'pending' AND d.next_attempt_at <= $1
+              AND (d.lease_until IS NULL OR d.lease_until <= $1)
+            ORDER BY d.next_attempt_at, d.seq LIMIT $6) d
+        WHERE s.enabled
+     ), ranked AS (
+       SELECT c.*,
+              row_number() OVER (PARTITION BY c.account_id ORDER BY c.failing, c.next_attempt_at, c.seq) AS account_turn,
+              row_number() OVER (PARTITION BY c.host ORDER BY c.failing, c.next_attempt_at, c.seq) AS host_turn
+         FROM candidates c
+     ), chosen AS (
+       SELECT r.seq FROM ranked r
+        WHERE r.account_turn + (SELECT count(*) FROM in_flight f WHERE f.account_id = r.account_id) <= $4
+          AND r.host_turn + (SELECT count(*) FROM in_flight f WHERE f.host = r.host) <= $5
+        ORDER BY r.failing, r.account_turn, r.next_attempt_at, r.seq
+        LIMIT $3
+     )
+     UPDATE webhook_deliveries d SET lease_until = $2
+      WHERE d.seq IN (SELECT seq FROM chosen) AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= $1)
       RETURNING d.seq::text AS seq, d.id, d.subscription_id::text AS subscription_id, d.event_id, d.event_type, d.body, d.attempts, d.created_at`,
-    [new Date(nowMs), new Date(leaseUntilMs), limit],
+    [new Date(nowMs), new Date(leaseUntilMs), limit, perAccount, perHost, offered],
   );
+}
+
+/** Deletes finished deliveries (and, by cascade, their attempt logs) created before `beforeMs`, in bounded batches; returns how many. */
+export async function purgeFinished(db: SqlExecutor, beforeMs: number, batchSize = 5_000): Promise<number> {
+  let purged = 0;
+  for (;;) {
+    const rows = await db.query(
+      `DELETE FROM webhook_deliveries WHERE seq IN (
+         SELECT seq FROM webhook_deliveries WHERE status <> 'pending' AND created_at < $1 ORDER BY created_at LIMIT $2)
+       RETURNING seq`,
+      [new Date(beforeMs), batchSize],
+    );
+    purged += rows.length;
+    if (rows.length < batchSize) return purged;
+  }
 }
 
 export interface AttemptResult {
@@ -117,13 +223,20 @@ export async function recordAttempt(db: SqlExecutor, result: AttemptResult, disa
     `INSERT INTO webhook_attempts (delivery_seq, attempt, attempted_at, status_code, error, latency_ms) VALUES ($1, $2, $3, $4, $5, $6)`,
     [delivery.seq, delivery.attempts + 1, at, result.statusCode, result.error, Math.round(result.latencyMs)],
   );
-  await db.query(
+  const moved = await db.query(
     `UPDATE webhook_deliveries
         SET attempts = attempts + 1, status = $2, next_attempt_at = $3, lease_until = NULL,
             last_status_code = $4, last_error = $5, delivered_at = CASE WHEN $2 = 'succeeded' THEN $6 ELSE delivered_at END
-      WHERE seq = $1`,
+      WHERE seq = $1 AND status = 'pending'
+      RETURNING seq`,
     [delivery.seq, next.status, next.status === 'pending' ? new Date(next.atMs) : at, result.statusCode, result.error, at],
   );
+  // A delivery that leaves the pending state frees room in its subscription's backlog.
+  if (moved.length > 0 && next.status !== 'pending') {
+    await db.query('UPDATE webhook_subscriptions SET pending_deliveries = GREATEST(pending_deliveries - 1, 0) WHERE id = $1', [
+      delivery.subscription_id,
+    ]);
+  }
   if (result.subscription.succeeded) {
     await db.query('UPDATE webhook_subscriptions SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL', [
       delivery.subscription_id,
@@ -158,7 +271,8 @@ export function listDeliveries(
     `SELECT seq::text AS seq, id, event_id, event_type, status, attempts, next_attempt_at, last_status_code, last_error, created_at, delivered_at
        FROM webhook_deliveries
       WHERE subscription_id = $1 AND ($2::bigint IS NULL OR seq < $2::bigint) AND ($3::text IS NULL OR status = $3)
-      ORDER BY seq DESC LIMIT $4`,
+      -- Qualified: a bare "seq" here would name the text output column and sort 10 before 9.
+      ORDER BY webhook_deliveries.seq DESC LIMIT $4`,
     [subscriptionId, beforeSeq, status, limit],
   );
 }
@@ -167,7 +281,7 @@ export function attemptsOf(db: SqlExecutor, deliverySeqs: string[]): Promise<Att
   if (deliverySeqs.length === 0) return Promise.resolve([]);
   return db.query<AttemptRecord>(
     `SELECT delivery_seq::text AS delivery_seq, attempt, attempted_at, status_code, error, latency_ms
-       FROM webhook_attempts WHERE delivery_seq = ANY($1::bigint[]) ORDER BY delivery_seq, attempt`,
+       FROM webhook_attempts WHERE delivery_seq = ANY($1::bigint[]) ORDER BY webhook_attempts.delivery_seq, attempt`,
     [deliverySeqs],
   );
 }
@@ -179,10 +293,20 @@ export async function redeliver(
   deliveryId: string,
   nowMs: number,
 ): Promise<DeliveryRecord | null> {
+  // The row lock makes a concurrent second redelivery see 'pending', so the backlog is counted once.
   const [row] = await db.query<DeliveryRecord>(
-    `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $3, lease_until = NULL
-      WHERE subscription_id = $1 AND id = $2
-      RETURNING seq::text AS seq, id, event_id, event_type, status, attempts, next_attempt_at, last_status_code, last_error, created_at, delivered_at`,
+    `WITH target AS (
+       SELECT seq, status AS previous FROM webhook_deliveries WHERE subscription_id = $1 AND id = $2 FOR UPDATE
+     ), updated AS (
+       UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = $3, lease_until = NULL
+         FROM target t WHERE d.seq = t.seq
+       RETURNING d.seq::text AS seq, d.id, d.event_id, d.event_type, d.status, d.attempts, d.next_attempt_at, d.last_status_code,
+                 d.last_error, d.created_at, d.delivered_at, t.previous
+     ), counted AS (
+       UPDATE webhook_subscriptions SET pending_deliveries = pending_deliveries + 1
+        WHERE id = $1 AND EXISTS (SELECT 1 FROM updated WHERE previous <> 'pending')
+     )
+     SELECT seq, id, event_id, event_type, status, attempts, next_attempt_at, last_status_code, last_error, created_at, delivered_at FROM updated`,
     [subscriptionId, deliveryId, new Date(nowMs)],
   );
   return row ?? null;

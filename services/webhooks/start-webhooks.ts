@@ -11,6 +11,7 @@ import type { ControlStore } from '../ports/control-store.js';
 import type { EventLog } from '../ports/event-log.js';
 import { startSignals, type SignalsService } from '../signals/signals-service.js';
 import { analyticsTraderContext } from '../signals/trader-context.js';
+import type { BaselineSeed } from '../signals/volume-windows.js';
 import { startDispatcher, type Dispatcher } from './dispatcher.js';
 import { createHttpTransport } from './http-transport.js';
 import type { RetryPolicy } from './retry-policy.js';
@@ -49,6 +50,9 @@ export function startWebhookDispatcher(
     disableAfterMs: config.webhooks.disableAfterMs,
     pollIntervalMs: config.webhooks.pollIntervalMs,
     concurrency: config.webhooks.concurrency,
+    accountConcurrency: config.webhooks.accountConcurrency,
+    hostConcurrency: config.webhooks.hostConcurrency,
+    retentionMs: config.webhooks.retentionMs,
   });
   return {
     dispatcher,
@@ -73,8 +77,11 @@ export function startSignalsProcessor(
     control,
     traderContext: analyticsTraderContext(analytics),
     largeTradeUsdc: config.signals.largeTradeUsdc,
+    minLargeTradeUsdc: config.webhooks.largeTradeMinUsdc,
+    maxPendingPerSubscription: config.webhooks.pendingPerSubscription,
     priceChangePct: config.signals.priceChangePct,
     priceWindowMs: config.signals.priceWindowMs,
+    volume: { ...config.signals.volume, seed: indexedVolume(analytics) },
     logger: logger.child({ part: 'signals' }),
     onEnqueued,
   });
@@ -87,6 +94,8 @@ export function webhooksApi(config: Config, control: ControlStore, wake: () => v
     guard: new UrlGuard(config.webhooks.allowedHosts),
     clock: Date.now,
     secretGraceMs: config.webhooks.secretGraceMs,
+    maxPerAccount: config.webhooks.subscriptionsPerAccount,
+    minLargeTradeUsdc: config.webhooks.largeTradeMinUsdc,
   });
   return { subscriptions, store: control, clock: Date.now, wake };
 }
@@ -108,5 +117,18 @@ export async function startWebhooks(
       await signals.stop();
       await delivery.stop();
     },
+  };
+}
+
+/** Markets' indexed taker volume per minute in [from, to) (volume-spike baselines after a start), in one query. */
+export function indexedVolume(analytics: AnalyticsStore): BaselineSeed {
+  return async (marketIds, fromMs, toMs) => {
+    const rows = await analytics.query<{ market_id: string; minute_ms: string; usdc: number }>(
+      `SELECT market_id, toUnixTimestamp64Milli(toStartOfMinute(ts)::DateTime64(3)) AS minute_ms, sum(size_usdc) AS usdc FROM trades FINAL
+        WHERE market_id IN {markets:Array(String)} AND ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64})
+        GROUP BY market_id, minute_ms`,
+      { markets: marketIds, from: fromMs, to: toMs },
+    );
+    return rows.map((r) => [r.market_id, Number(r.minute_ms), Number(r.usdc)]);
   };
 }

@@ -1,6 +1,9 @@
 /**
  * Webhook subscriptions in the control store, always scoped to the owning account: another
- * account's subscription is indistinguishable from a missing one.
+ * account's subscription is indistinguishable from a missing one. Each subscription multiplies
+ * matching events into deliveries, so an account holds at most `maxPerAccount` of them, and a
+ * trader.large_trade threshold (which costs a trader query per large trade) is at least
+ * `minLargeTradeUsdc`.
  */
 import crypto from 'node:crypto';
 import type { ControlStore } from '../ports/control-store.js';
@@ -21,8 +24,20 @@ export interface Subscription {
   disabled_reason: string | null;
   disabled_at: Date | null;
   failing_since: Date | null;
+  dropped_events: string;
+  last_dropped_at: Date | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/** A subscription input the service refuses: 400 (`invalid`, naming the field) or 409 (`limit`). */
+export class SubscriptionRefusedError extends Error {
+  constructor(
+    readonly kind: 'invalid' | 'limit',
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 export interface SubscriptionInput {
@@ -44,30 +59,60 @@ export interface SubscriptionDependencies {
   clock: () => number;
   secretGraceMs: number;
   randomBytes?: (size: number) => Buffer;
+  /** Subscriptions one account may hold (default 10). */
+  maxPerAccount?: number;
+  /** Lowest trader.large_trade threshold a subscription may set (default 1,000 USDC). */
+  minLargeTradeUsdc?: number;
 }
 
 const COLUMNS = `id::text AS id, account_id::text AS account_id, url, events, filters, secret, previous_secret,
-  previous_secret_expires_at, enabled, disabled_reason, disabled_at, failing_since, created_at, updated_at`;
+  previous_secret_expires_at, enabled, disabled_reason, disabled_at, failing_since, dropped_events::text AS dropped_events,
+  last_dropped_at, created_at, updated_at`;
 
 export class WebhookSubscriptions {
   constructor(private readonly deps: SubscriptionDependencies) {}
 
   async create(accountId: string, input: SubscriptionInput): Promise<Subscription> {
+    this.checkFilters(input.filters);
     await this.deps.guard.check(input.url);
     const now = new Date(this.deps.clock());
-    const [row] = await this.deps.store.query<Subscription>(
-      `INSERT INTO webhook_subscriptions (account_id, url, events, filters, secret, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING ${COLUMNS}`,
-      [
+    const limit = this.deps.maxPerAccount ?? 10;
+    return this.deps.store.transaction(async (tx) => {
+      // Serialises creations of one account, so two at once cannot both pass the count.
+      await tx.query('SELECT id FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
+      const [count] = await tx.query<{ n: string }>('SELECT count(*)::text AS n FROM webhook_subscriptions WHERE account_id = $1', [
         accountId,
-        input.url,
-        unique(input.events),
-        JSON.stringify(input.filters ?? {}),
-        generateSecret(this.deps.randomBytes ?? crypto.randomBytes),
-        now,
-      ],
-    );
-    return row!;
+      ]);
+      if (Number(count?.n ?? 0) >= limit) {
+        throw new SubscriptionRefusedError(
+          'limit',
+          `this account already has ${limit} webhook subscriptions (the limit); delete one first`,
+        );
+      }
+      const [row] = await tx.query<Subscription>(
+        `INSERT INTO webhook_subscriptions (account_id, url, events, filters, secret, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING ${COLUMNS}`,
+        [
+          accountId,
+          input.url,
+          unique(input.events),
+          JSON.stringify(input.filters ?? {}),
+          generateSecret(this.deps.randomBytes ?? crypto.randomBytes),
+          now,
+        ],
+      );
+      return row!;
+    });
+  }
+
+  private checkFilters(filters: SubscriptionFilters | undefined): void {
+    const minimum = this.deps.minLargeTradeUsdc ?? 1_000;
+    if (filters?.large_trade_min_usdc !== undefined && filters.large_trade_min_usdc < minimum) {
+      throw new SubscriptionRefusedError(
+        'invalid',
+        `filters.large_trade_min_usdc: must be at least ${minimum} (each large trade costs a query of the trader's last 24 hours)`,
+      );
+    }
   }
 
   /** Newest first; `beforeId` continues a listing. */
@@ -92,6 +137,7 @@ export class WebhookSubscriptions {
   async update(accountId: string, id: string, patch: SubscriptionPatch): Promise<Subscription | null> {
     const current = await this.get(accountId, id);
     if (!current) return null;
+    this.checkFilters(patch.filters);
     if (patch.url !== undefined && patch.url !== current.url) await this.deps.guard.check(patch.url);
     const reEnabling = patch.enabled === true && !current.enabled;
     const [row] = await this.deps.store.query<Subscription>(

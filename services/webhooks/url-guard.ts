@@ -3,15 +3,43 @@
  * (a clear 400 for the subscriber), and again at connect time through the HTTP agent's lookup, so a
  * name that later resolves to a private address (DNS rebinding) is refused before any byte is sent.
  * An allow-list of host names or IPs (WEBHOOK_ALLOWED_HOSTS) exempts local receivers in tests.
+ * Names are resolved by c-ares (DNS queries on the event loop), not getaddrinfo: dns.lookup runs on
+ * libuv's four-thread pool, which the file log's disk I/O shares, so slow subscriber DNS would stall
+ * the log. Answers are cached for their TTL (bounded), so a busy receiver costs one query per TTL.
  */
 import dns from 'node:dns';
 import net from 'node:net';
+import { BoundedLru } from '../shared/lru.js';
 import { forbiddenReason } from './address-policy.js';
 
 export type Resolver = (hostname: string) => Promise<string[]>;
 
-export const systemResolver: Resolver = async (hostname) =>
-  (await dns.promises.lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
+/** Cached answers: at least a second (a burst shares one query), at most five minutes. */
+const MIN_TTL_MS = 1_000;
+const MAX_TTL_MS = 300_000;
+
+/** A resolver on c-ares with a TTL cache; `servers` overrides the system's name servers. */
+export function dnsResolver(options: { timeoutMs?: number; servers?: string[] } = {}): Resolver {
+  const resolver = new dns.promises.Resolver({ timeout: options.timeoutMs ?? 5_000, tries: 2 });
+  if (options.servers) resolver.setServers(options.servers);
+  const cache = new BoundedLru<string, string[]>({ maxEntries: 10_000 });
+  return async (hostname) => {
+    const cached = cache.get(hostname);
+    if (cached) return cached;
+    const answers = await Promise.allSettled([resolver.resolve4(hostname, { ttl: true }), resolver.resolve6(hostname, { ttl: true })]);
+    const records = answers.flatMap((answer) => (answer.status === 'fulfilled' ? answer.value : []));
+    if (records.length === 0) {
+      const failure = answers.find((answer) => answer.status === 'rejected');
+      throw failure?.status === 'rejected' ? failure.reason : new Error(`${hostname} has no A or AAAA records`);
+    }
+    const ttlMs = Math.min(MAX_TTL_MS, Math.max(MIN_TTL_MS, Math.min(...records.map((r) => r.ttl)) * 1000));
+    const addresses = records.map((r) => r.address);
+    cache.set(hostname, addresses, ttlMs);
+    return addresses;
+  };
+}
+
+export const systemResolver: Resolver = dnsResolver();
 
 export class UnsafeUrlError extends Error {}
 
@@ -69,8 +97,14 @@ export class UrlGuard {
 
   private async resolveChecked(hostname: string): Promise<string[]> {
     const host = normalizeHost(hostname);
-    const addresses = net.isIP(host) ? [host] : await this.resolve(host);
-    if (!this.allowed.has(host)) for (const address of addresses) this.assertAddress(address, host);
+    if (net.isIP(host)) {
+      if (!this.allowed.has(host)) this.assertAddress(host, host);
+      return [host];
+    }
+    // Allow-listed names are the operator's own (local receivers, /etc/hosts entries): the system resolver.
+    if (this.allowed.has(host)) return (await dns.promises.lookup(host, { all: true })).map((entry) => entry.address);
+    const addresses = await this.resolve(host);
+    for (const address of addresses) this.assertAddress(address, host);
     return addresses;
   }
 

@@ -87,13 +87,34 @@ describe('tiers and metering', () => {
 
     await api.admin.addCredits(key, 5);
     await api.meter.flush();
-    // Credits make the agent Tier 2; two calls cost 2 credits each, the third finds 1 credit left.
+    // Credits make the agent Tier 2; two calls cost 2 credits each, the third finds 1 credit left:
+    // less than a call costs, so the credits no longer unlock Tier 2 either.
     expect((await getJson(`${api.base}/v1/markets`, key)).status).toBe(200);
     expect((await getJson(`${api.base}/v1/trades`, key)).status).toBe(200);
     expect((await getJson(`${api.base}/v1/markets`, key)).status).toBe(402);
     await api.meter.flush();
     const after = (await getJson(`${api.base}/v1/usage`, key)).body.data;
-    expect(after).toMatchObject({ tier: '2', plan: 'sandbox', used: 7, credits_balance: 1 });
+    expect(after).toMatchObject({ tier: 'sandbox', plan: 'sandbox', used: 7, credits_balance: 1 });
+  });
+
+  test('credits unlock only the Tier 2 calls they pay for: each draws its price, within the quota too', async () => {
+    const key = (await api.admin.createKey('pay-as-you-go', '1')).api_key;
+    // Less than one call's price (2 credits) unlocks nothing.
+    await api.admin.addCredits(key, 0.000001);
+    await api.meter.flush();
+    expect((await getJson(`${api.base}/v1/trades`, key)).status).toBe(402);
+    expect((await getJson(`${api.base}/v1/pricing/access`, key)).body.data.tier).toBe('1');
+    // 6 credits at 2 per call: exactly three Tier 2 calls, although the daily quota (10,000) is far from used.
+    await api.admin.addCredits(key, 6);
+    await api.meter.flush();
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await getJson(`${api.base}/v1/trades`, key)).status);
+    expect(statuses).toEqual([200, 200, 200, 402]);
+    // Tier 1 calls stay within the quota and draw nothing.
+    expect((await getJson(`${api.base}/v1/markets`, key)).status).toBe(200);
+    await api.meter.flush();
+    const usage = (await getJson(`${api.base}/v1/usage`, key)).body.data;
+    expect(usage).toMatchObject({ tier: '1', plan: '1', used: 4, credits_balance: 0.000001 });
   });
 
   test('usage survives a flush and reload from the control store', async () => {

@@ -310,6 +310,20 @@ describe('markets', () => {
     expect(response.body.error).toMatch(message);
   });
 
+  test.each([
+    ['a time beyond Int64 milliseconds', [1e20, 'trade-00001']],
+    ['a fractional time', [1.5, 'trade-00001']],
+    ['a time before 2000', [0, 'trade-00001']],
+    ['a non-string id', [BASE_MS, 7]],
+  ])('an edited trades cursor (%s, fingerprint kept) is a 400', async (_what, edited) => {
+    const real = (await getJson(`${base}/v1/trades?limit=1`, tier2Key)).body.pagination.next_cursor as string;
+    const { q } = JSON.parse(Buffer.from(real, 'base64url').toString('utf8'));
+    const cursor = Buffer.from(JSON.stringify({ v: 1, k: edited, q })).toString('base64url');
+    const response = await getJson(`${base}/v1/trades?limit=1&cursor=${cursor}`, tier2Key);
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatch(/^cursor: not a cursor issued by this API/);
+  });
+
   test('a cursor replayed on a different query is refused', async () => {
     const first = await getJson(`${base}/v1/markets?status=active&limit=2`, key);
     const response = await getJson(`${base}/v1/markets?status=all&limit=2&cursor=${first.body.pagination.next_cursor}`, key);
@@ -362,7 +376,9 @@ describe('trades', () => {
     const from = new Date(BASE_MS + 20_000).toISOString();
     const to = new Date(BASE_MS + 301_000).toISOString();
     expect(await ids(`market=${cid(1)}&from=${from}&to=${to}`)).toEqual(['trade-00002', 'trade-00003']);
-    const sells = (await walkPages(`${base}/v1/trades?side=sell&limit=500`, tier2Key)).items;
+    // Without a market or wallet a side filter needs a time window (at most 31 days).
+    const window = `from=${new Date(BASE_MS - 86_400_000).toISOString()}&to=${new Date(BASE_MS + 86_400_000).toISOString()}`;
+    const sells = (await walkPages(`${base}/v1/trades?side=sell&${window}&limit=500`, tier2Key)).items;
     expect(sells.length).toBeGreaterThan(100);
     expect(sells.every((t: any) => t.side === 'sell')).toBe(true);
   });
@@ -407,6 +423,9 @@ describe('trades', () => {
     ['/v1/trades?market=abc', /market/],
     ['/v1/trades?limit=501', /limit/],
     ['/v1/trades?min_size=5&max_size=1', /min_size/],
+    ['/v1/trades?side=buy', /^from: required with side/],
+    ['/v1/trades?min_size=1000000000000', /^from: required with min_size/],
+    ['/v1/trades?outcome=zzz&from=2020-01-01T00:00:00Z', /^from: .*at most 31 days/],
     ['/v1/trades?side=hold', /side/],
     ['/v1/trades?min_size=-1', /min_size/],
     ['/v1/trades?from=2026-11-21T00:00:00Z&to=2026-11-20T00:00:00Z', /from/],

@@ -42,9 +42,7 @@ test('families and samples, one per source, in the text format', () => {
 
 test('served over HTTP as text/plain version 0.0.4', async () => {
   const health = healthAt(Date.now());
-  const app = express().use(
-    metricsRoutes({ version: 't', sources: () => health.snapshot(), sinkLag: async () => ({ 'tapeline.markets.v1': 0 }) }),
-  );
+  const app = express().use(metricsRoutes({ collect: async () => ingestionMetrics(health.snapshot(), { 'tapeline.markets.v1': 0 }) }));
   const server = http.createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {

@@ -72,7 +72,7 @@ test('every read endpoint answers in the documented shape over ingested data', a
     [`/markets/${top.id}/orderbook`, 200],
     [`/markets/${top.id}/price/ticks?limit=5`, 200],
     [`/markets/${top.id}/trades?limit=5`, 200],
-    ['/trades?limit=5&side=buy', 200],
+    [`/trades?limit=5&side=buy&from=${new Date(Date.now() - 86_400_000).toISOString()}`, 200],
     ['/volume/timeseries?range_days=7', 200],
     ['/events?status=all&limit=5', 200],
     ['/series', 200],

@@ -226,7 +226,7 @@ test('input errors: 404 for an unknown fee, 400 for a missing tx_hash or a credi
   try {
     const unavailable = await settle(fee.fee_id, tx);
     expect(unavailable.status).toBe(503);
-    expect(unavailable.body.code).toBe('UNAVAILABLE');
+    expect(unavailable.body.code).toBe('SERVICE_UNAVAILABLE');
   } finally {
     await evm.serve();
   }

@@ -1,4 +1,5 @@
 /** Tiny JSON HTTP helpers for tests (fetch against 127.0.0.1 only). */
+import http from 'node:http';
 export interface JsonResponse<T = any> {
   status: number;
   body: T;
@@ -62,4 +63,53 @@ export async function walkPages<T = any>(
     url = next.toString();
   }
   throw new Error('too many pages');
+}
+
+/**
+ * A request from a chosen loopback source address (127.0.0.0/8 is all loopback on Linux): how tests
+ * play distinct clients of per-address limits while still contacting only 127.0.0.1.
+ */
+export function requestFrom<T = any>(
+  sourceAddress: string,
+  url: string,
+  init: { method?: string; apiKey?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<JsonResponse<T> & { raw: string }> {
+  return new Promise((resolve, reject) => {
+    const body = init.body === undefined ? undefined : JSON.stringify(init.body);
+    const request = http.request(
+      url,
+      {
+        method: init.method ?? (body ? 'POST' : 'GET'),
+        localAddress: sourceAddress,
+        agent: false,
+        headers: {
+          ...(init.apiKey ? { authorization: `Bearer ${init.apiKey}` } : {}),
+          ...(body ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : {}),
+          ...init.headers,
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const raw = Buffer.concat(chunks).toString('utf8');
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(response.headers)) {
+            // Set-Cookie comes as an array; Headers keeps each value.
+            for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, one);
+          }
+          let parsed: any = null;
+          try {
+            parsed = JSON.parse(raw);
+          } catch {
+            parsed = null;
+          }
+          resolve({ status: response.statusCode ?? 0, body: parsed as T, headers, raw });
+        });
+        response.on('error', reject);
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
 }

@@ -13,7 +13,12 @@ export function describeSandboxConcurrency(name: string, openControl: () => Prom
   describe(`sandbox concurrency on ${name}`, () => {
     let h: SandboxHarness;
     beforeAll(async () => {
-      h = await sandboxHarness(`concurrency_${name.replace(/\W/g, '_')}`, { control: await openControl() });
+      h = await sandboxHarness(`concurrency_${name.replace(/\W/g, '_')}`, {
+        control: await openControl(),
+        // 50 requests at once from one key: the per-key analytics queue would answer most with 429 (its
+        // job, tested in the abuse and query-limit suites); here the ledger's behaviour under them is the point.
+        env: { QUERY_QUEUE_PER_KEY: '1000' },
+      });
       await h.given({
         markets: [marketUpserted({ market_id: conditionId(201), outcome_token_ids: ['2011', '2012'], tick_size: 0.01 })],
         bookSnapshots: [
@@ -57,7 +62,7 @@ export function describeSandboxConcurrency(name: string, openControl: () => Prom
       const responses = await Promise.all(
         Array.from({ length: PARALLEL }, () => h.request('POST', '/paper/orders', key, body, { 'idempotency-key': 'one-order' })),
       );
-      expect(responses.every((r) => r.status === 201 || r.status === 200)).toBe(true);
+      expect(responses.filter((r) => r.status !== 201 && r.status !== 200).map((r) => `${r.status} ${r.body.error}`)).toEqual([]);
       expect(responses.filter((r) => r.status === 201)).toHaveLength(1);
       expect(responses.filter((r) => r.status === 200).every((r) => r.headers.get('idempotent-replayed') === 'true')).toBe(true);
       expect(new Set(responses.map((r) => r.body.data.order_id)).size).toBe(1);

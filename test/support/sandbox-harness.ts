@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
+import { loadConfig } from '../../services/config.js';
 import { openChdbStore } from '../../services/analytics/clickhouse-store.js';
 import { migrate } from '../../services/analytics/migrate.js';
 import { EventPublisher } from '../../services/events/publisher.js';
@@ -56,7 +57,12 @@ export async function sandboxHarness(name: string, options: SandboxHarnessOption
     pollIntervalMs: 10,
   });
   await log.createTopics(allTopicSpecs());
-  const store = await openChdbStore({ path: path.join(directory, 'chdb'), database: `sandbox_${name.replace(/[^a-z0-9]/gi, '_')}` });
+  // The store's governance (query limits, the fair queue) comes from the same environment as the API's.
+  const store = await openChdbStore({
+    path: path.join(directory, 'chdb'),
+    database: `sandbox_${name.replace(/[^a-z0-9]/gi, '_')}`,
+    governance: loadConfig({ ...options.env }).analytics,
+  });
   await migrate(store);
   const silent = pino({ level: 'silent' });
   const sink: SinkService = await startSink(log, store, silent);

@@ -27,12 +27,31 @@ test.each([
   ['::ffff:7f00:1', 'loopback'],
   ['::ffff:a9fe:a9fe', 'link-local or metadata'],
   ['64:ff9b::10.0.0.1', 'private'],
+  // Every spelling of an IPv6 address that carries an IPv4 one is judged by that IPv4 address.
+  ['::7f00:1', 'loopback'],
+  ['::127.0.0.1', 'loopback'],
+  ['::ffff:0:7f00:1', 'loopback'],
+  ['::ffff:0:127.0.0.1', 'loopback'],
+  ['0:0:0:0:0:ffff:a9fe:a9fe', 'link-local or metadata'],
+  ['64:ff9b::a00:1', 'private'],
+  // Translators and tunnels that reach IPv4 some other way are refused outright.
+  ['64:ff9b:1::1', 'local-use NAT64'],
+  ['64:ff9b:1:ffff::a00:1', 'local-use NAT64'],
+  ['2002:7f00:1::1', '6to4 tunnel'],
+  ['2002:808:808::1', '6to4 tunnel'],
+  ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo tunnel'],
 ])('%s is refused as %s', (address, label) => {
   expect(forbiddenReason(address)).toBe(label);
 });
 
 test.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('%s is a public address', (address) => {
   expect(forbiddenReason(address)).toBeNull();
+});
+
+test('a bracketed IPv4-compatible loopback URL is refused before any lookup', async () => {
+  const guard = new UrlGuard([], stub({}));
+  await expect(guard.check('http://[::7f00:1]:8080/hook')).rejects.toThrow(/loopback/);
+  await expect(guard.check('http://[2002:7f00:1::1]/hook')).rejects.toThrow(/6to4/);
 });
 
 test('only http and https, no credentials, must resolve', async () => {

@@ -9,11 +9,12 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
-import { createApp } from '../../api/app.js';
+import { createApiHandler } from '../../api/app.js';
 import { Meter } from '../../services/access/meter.js';
 import { loadConfig } from '../../services/config.js';
 import { verifyWebhook } from '../../clients/webhooks/verify.js';
 import { Accounts } from '../../services/control/accounts.js';
+import { KeyLifecycle } from '../../services/control/key-lifecycle.js';
 import { migrateControlStore } from '../../services/control/migrate.js';
 import { openPgliteStore } from '../../services/control/pglite-store.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
@@ -65,19 +66,20 @@ beforeAll(async () => {
     concurrency: 4,
     policy: { scheduleMs: [0, 50, 50], jitter: 0, throttleMinDelayMs: 0, retryAfterMaxMs: 0 },
   });
-  const subscriptions = new WebhookSubscriptions({ store: control, guard, clock: Date.now, secretGraceMs: 3_600_000 });
+  const subscriptions = new WebhookSubscriptions({ store: control, guard, clock: Date.now, secretGraceMs: 3_600_000, maxPerAccount: 12 });
   // Rate limits lifted: this test calls faster than any tier allows.
   const { access } = loadConfig({ RATE_SANDBOX_PER_SECOND: '100000', RATE_TIER1_PER_SECOND: '100000' });
   meter = new Meter(control, { ...access, flushIntervalMs: access.meterFlushIntervalMs });
-  const app = createApp({
+  const { app } = createApiHandler({
     store: noAnalytics,
     accounts,
+    keys: new KeyLifecycle(control, { keysPerAccount: 10 }),
     control,
     logger: silent,
     validateResponses: true,
     meter,
     access,
-    authCacheTtlMs: 0,
+    auth: { cacheTtlMs: 0, negativeCacheTtlMs: 0, failuresPerIpPerMinute: 100_000, trustProxyHops: 0 },
     health: { version: 'test', sources: () => [], sinkLag: async () => ({}) },
     webhooks: { subscriptions, store: control, clock: Date.now, wake: () => dispatcher.wake() },
   });
@@ -162,6 +164,21 @@ test('subscriptions are scoped to the account: others get 404, lists never mix',
   expect((await send('POST', `${base}/webhooks/${id}/rotate-secret`, undefined, otherKey)).status).toBe(404);
   expect((await getJson(`${base}/webhooks`, otherKey)).body.data).toEqual([]);
   expect((await getJson(`${base}/webhooks/abc`, key)).status).toBe(400);
+});
+
+test('an edited cursor is a 400, never a store error', async () => {
+  for (let i = 0; i < 2; i++)
+    await postJson(`${base}/webhooks`, { url: `${receiver.url}/ok?edit=${i}`, events: ['market.resolved'] }, { apiKey: key });
+  const real = (await getJson(`${base}/webhooks?limit=1`, key)).body.pagination.next_cursor as string;
+  const { q } = JSON.parse(Buffer.from(real, 'base64url').toString('utf8'));
+  // The query fingerprint is kept, so only the edited key can be what is refused.
+  for (const edited of [['abc'], ['1e3'], [12], ['99999999999999999999']]) {
+    const cursor = Buffer.from(JSON.stringify({ v: 1, k: edited, q })).toString('base64url');
+    const response = await getJson(`${base}/webhooks?cursor=${cursor}`, key);
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: 'BAD_REQUEST' });
+    expect(response.body.error).toMatch(/^cursor: not a cursor issued by this API/);
+  }
 });
 
 test('list pages with a cursor, newest first, each subscription once', async () => {

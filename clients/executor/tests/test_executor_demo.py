@@ -2,10 +2,10 @@
 
 Followed trades come from the demo itself: the executor subscribes (through the API) to the busiest market's
 trade.executed events, the service signs and delivers them, and every journaled decision is checked against
-an independent computation from the delivered payload. copy.executed and strategy.signal have no producer
-in the service yet (they are the copy-trading and strategy parts' events), so those deliveries are signed
-here with the subscription secret exactly as the service signs (docs/WEBHOOKS.md) and posted to the executor,
-which resolves tokens and book prices from the demo's API.
+an independent computation from the delivered payload. copy.executed and strategy.signal come from the
+copy engine for a followed leader or a saved strategy (test/copy/ proves those deliveries end to end); here
+they are signed with the subscription secret exactly as the service signs (docs/WEBHOOKS.md) and posted to
+the executor, so their exact contents are known, and it resolves tokens and book prices from the demo's API.
 """
 from __future__ import annotations
 
@@ -143,7 +143,7 @@ def test_copy_and_strategy_signals_tampered_and_replayed_deliveries(demo, make_e
     copy = {
         "event": "copy.executed", "id": "evt_" + uuid.uuid4().hex, "delivery_id": "dlv_" + uuid.uuid4().hex, "user_id": 1, "copy_subscription_id": 2,
         "leader_wallet": "0x" + "1" * 40, "leader_trade_id": "t", "market_id": demo["market_id"], "side": "buy", "outcome": market["outcomes"][0],
-        "child_size_usdc": 3.5, "leader_size_usdc": 350, "clob_order_id": "", "trade_intent_id": 9, "status": "submitted", "dry_run": True, "timestamp": now_iso(),
+        "child_size_usdc": 3.5, "leader_size_usdc": 350, "clob_order_id": "", "trade_intent_id": 9, "status": "dry_run", "dry_run": True, "timestamp": now_iso(),
     }
     body = json.dumps(copy).encode()
     headers = sign(secret, body)

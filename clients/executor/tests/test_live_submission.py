@@ -58,6 +58,13 @@ def test_live_mode_posts_a_locally_signed_order_and_never_the_key(demo, make_exe
     assert int(order["makerAmount"]) == int(want["size"] * want["price"] * 1_000_000)
     assert order["signature"].startswith("0x") and len(order["signature"]) == 132
 
+    # A dry-run copy subscription's intent (status dry_run) is only logged, even with --live.
+    rehearsal = {**copy, "id": "evt_" + uuid.uuid4().hex, "trade_intent_id": 10, "status": "dry_run", "dry_run": True}
+    rehearsal_body = json.dumps(rehearsal).encode()
+    answer = executor.post(rehearsal_body, sign(secret, rehearsal_body))
+    assert answer.status_code == 200 and answer.json()["status"] == "accepted", answer.text
+    assert len([r for r in clob.requests if r["method"] == "POST" and r["path"] == "/order"]) == 1
+
     # The key went nowhere: not in any request to the CLOB, not in logs, journal or state.
     key_forms = [TEST_KEY, TEST_KEY[2:], TEST_KEY[2:].upper()]
     for request in clob.requests:
@@ -70,3 +77,4 @@ def test_live_mode_posts_a_locally_signed_order_and_never_the_key(demo, make_exe
             assert not any(form in text for form in key_forms), path
     journal = executor.journal()
     assert journal[0]["mode"] == "live" and journal[0]["submission"]["submitted"] is True
+    assert journal[1]["mode"] == "dry_run" and journal[1]["event_id"] == rehearsal["id"]

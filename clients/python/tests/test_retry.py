@@ -52,7 +52,8 @@ def test_path_query_and_auth_on_the_wire():
 def test_body_members_go_in_the_json_body():
     sub = {"id": "7", "url": "https://example.com/h", "events": ["copy.executed"], "filters": {}, "enabled": False, "disabled_reason": None,
            "disabled_at": None, "secret_hint": "whsec_abcd…wxyz", "previous_secret_expires_at": None,
-           "created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T00:00:00.000Z"}
+           "created_at": "2026-01-01T00:00:00.000Z", "updated_at": "2026-01-01T00:00:00.000Z",
+           "dropped_events": 0, "last_dropped_at": None}
     client, calls, _ = make([ok(sub)])
     result = client.update_webhook(id="7", enabled=False)
     assert calls[0].method == "PATCH" and str(calls[0].url) == "http://127.0.0.1:9/v1/webhooks/7"

@@ -300,13 +300,42 @@ export type Usage = {
   quota: number;
   used: number;
   remaining: number;
-  /** Pay-as-you-go credits left; drawn past the quota. */
+  /** Pay-as-you-go credits left; drawn past the quota, and by every Tier 2 call that only credits unlock. */
   credits_balance: number;
+  /** Credits one call draws (past the quota, or for a Tier 2 call without the Tier 2 token balance); Tier 2 through credits needs at least this many. */
   credits_per_call_over_quota: number;
   rate_limit: {
     requests_per_second: number;
     burst: number;
   };
+};
+
+export type ApiKey = {
+  id: string;
+  /** The key's first 8 characters and last 4 (`aif_AbCd…wXyZ`): enough to recognise it, never to use it. */
+  prefix: string;
+  label: string | null;
+  tier: TierName;
+  created_at: Timestamp;
+  /** Last request with this key (recorded within about a second). */
+  last_used_at: NullableTimestamp;
+  /** When the key stops (stopped) working; null while it has no end. */
+  expires_at: NullableTimestamp;
+  /** `active`: no end; `expiring`: rotated, working until expires_at; `revoked`: no longer works. */
+  status: "active" | "expiring" | "revoked";
+  /** Id of the key this one replaced. */
+  rotated_from: string | null;
+  /** Whether this is the key that made the request. */
+  current: boolean;
+};
+
+export type NewApiKey = ApiKey & {
+  /** The key itself - shown only in this response. */
+  api_key: string;
+};
+
+export type RotatedApiKey = NewApiKey & {
+  previous: ApiKey;
 };
 
 export type AccessReport = {
@@ -318,7 +347,8 @@ export type AccessReport = {
   thresholds: {
     tier2_tokens?: number;
     tier3_tokens?: number;
-    tier2_credits?: string;
+    /** Credits that unlock Tier 2 for one call: the price each such call draws. */
+    tier2_credits?: number;
   };
   rule: string;
   allowed_endpoints: number;
@@ -357,11 +387,61 @@ export type Pagination = {
 
 export type Error = {
   success: false;
-  code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "PAYMENT_REQUIRED" | "CONFLICT" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED" | "UNAVAILABLE" | "INTERNAL_ERROR";
+  code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "PAYMENT_REQUIRED" | "CONFLICT" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
   /** Human-readable message. */
   error: string;
   /** A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed). */
   reason?: string;
+};
+
+export type DeveloperRegistration = {
+  account_id: string;
+  name: string;
+  email: string;
+  /** Shown only in this response. */
+  api_key: string;
+  /** Tier 1; tokens or credits raise it (see GET /pricing/access). */
+  tier: "1";
+  created_at: Timestamp;
+};
+
+export type Session = {
+  account_id: string;
+  name: string;
+  kind: "agent" | "developer";
+  /** Contact address given at developer sign-up. */
+  email: string | null;
+  tier: TierName;
+  /** The key's first eight and last four characters (never enough to use it). */
+  key_hint: string;
+  authenticated_by: "bearer" | "cookie";
+  /** Send as X-CSRF-Token with every state-changing request authenticated by the session cookie: base64url(HMAC-SHA256(key, 'tapeline csrf v1')). */
+  csrf_token: string;
+};
+
+export type UsageDay = {
+  /** UTC day (YYYY-MM-DD). */
+  date: string;
+  /** Metered calls counted against the quota that day (including those paid with credits). */
+  calls: number;
+  /** Credits drawn that day (calls past the quota x credits per call). */
+  credits_spent: number;
+  /** Calls refused with 402 PAYMENT_REQUIRED that day. */
+  refused_402: number;
+  /** Calls refused with 429 RATE_LIMITED that day. */
+  refused_429: number;
+};
+
+export type Refusal = {
+  id: string;
+  at: Timestamp;
+  status: 402 | 429;
+  code: "PAYMENT_REQUIRED" | "RATE_LIMITED";
+  method: string;
+  /** The request path (the query string is not kept). */
+  path: string;
+  /** The error message the call received. */
+  reason: string;
 };
 
 export type Registration = {
@@ -394,6 +474,7 @@ export type Health = {
     source: string;
     last_success_at: NullableTimestamp;
     last_attempt_at?: NullableTimestamp;
+    /** What the last failure was, by kind (e.g. `upstream answered HTTP 503`, `upstream timed out`); never upstream text. */
     last_error: string | null;
     consecutive_failures: number;
     records_published: number;
@@ -849,12 +930,12 @@ export type Briefing = {
   data_as_of: NullableTimestamp;
   generated_at: Timestamp;
   copy_picks: {
+    /** True when there are picks for the agent's topics. */
     available: boolean;
     /** Why there are none. */
     reason: string | null;
-    items: Array<{
-      [key: string]: unknown;
-    }>;
+    /** The best 5 of GET /copy-picks (window 30d, min_resolved 10) for the agent's topics, all topics when it has none. */
+    items: Array<CopyPick>;
   };
   signals: {
     /** The cursor these signals come after (null = from the oldest kept). */
@@ -942,13 +1023,14 @@ export type WalletLink = {
 /** Receiver URL, http or https, resolving to public addresses only. */
 export type WebhookUrl = string;
 
-export type WebhookEventList = Array<"trade.executed" | "trader.large_trade" | "market.price_signal" | "market.resolved" | "copy.executed" | "risk.blocked" | "strategy.signal">;
+export type WebhookEventList = Array<"trade.executed" | "trader.large_trade" | "market.price_signal" | "market.volume_spike" | "market.resolved" | "copy.executed" | "risk.blocked" | "strategy.signal">;
 
 /** All optional. `market_ids` narrows every market and trade event; `wallets` narrows trade.executed and trader.large_trade; `min_size_usdc` narrows trade.executed; `large_trade_min_usdc` is this subscription's trader.large_trade threshold; `min_change_pct` narrows market.price_signal (moves are detected at the service's threshold, so this can only raise it). */
 export type WebhookFilters = {
   market_ids?: Array<string>;
   wallets?: Array<string>;
   min_size_usdc?: number;
+  /** This subscription's trader.large_trade threshold in USDC; at least 1,000 by default (each large trade costs a query of the trader's last 24 hours). */
   large_trade_min_usdc?: number;
   min_change_pct?: number;
 };
@@ -972,6 +1054,9 @@ export type WebhookSubscription = {
   secret?: string;
   secret_hint: string;
   previous_secret_expires_at: NullableTimestamp;
+  /** Events not queued for this subscription because its backlog of undelivered deliveries was full (see POST /webhooks). */
+  dropped_events: number;
+  last_dropped_at: NullableTimestamp;
   created_at: Timestamp;
   updated_at: Timestamp;
 };
@@ -1057,6 +1142,21 @@ export type MarketPriceSignalEvent = WebhookEnvelope & {
   timestamp: Timestamp;
 };
 
+export type MarketVolumeSpikeEvent = WebhookEnvelope & {
+  event?: "market.volume_spike";
+  market_id: string;
+  market_title: string;
+  /** Taker volume (size x price, USDC) in the window, this trade included. */
+  volume_usdc: number;
+  /** Taker volume of the baseline period / its hours. */
+  baseline_hourly_usdc: number;
+  /** volume_usdc / (baseline per hour x the window in hours), to 2 decimals. */
+  ratio: number;
+  window_minutes: number;
+  /** The trade that completed the spike. */
+  timestamp: Timestamp;
+};
+
 export type MarketResolvedEvent = WebhookEnvelope & {
   event?: "market.resolved";
   market_id: string;
@@ -1076,13 +1176,17 @@ export type CopyExecutedEvent = WebhookEnvelope & {
   market_id: string;
   side: "buy" | "sell";
   outcome: string;
-  /** USDC notional the follower should trade (the leader's size scaled by the copy ratio). */
+  /** USDC notional the follower should trade: the subscription's sizing rule applied to leader_size_usdc, clipped to max_per_trade_usdc (and, for a sell, to the copied shares held at the leader's price). */
   child_size_usdc: number;
+  /** The leader fill's notional: shares x price in USDC, before fees. */
   leader_size_usdc: number;
+  /** Always empty: the service never places orders (wallet keys stay with the local executor, which journals the exchange's order id). */
   clob_order_id: string;
+  /** The intent's id (GET /copy/intents); one per copy subscription and leader fill. */
   trade_intent_id: number;
-  /** Execution status, e.g. submitted. */
-  status: string;
+  /** submitted: an instruction for the executor to place; dry_run: the subscription is a dry run (the executor logs the order, never sends it). */
+  status: "submitted" | "dry_run";
+  /** True exactly when status is dry_run. */
   dry_run: boolean;
   timestamp: Timestamp;
 };
@@ -1093,8 +1197,8 @@ export type RiskBlockedEvent = WebhookEnvelope & {
   copy_subscription_id: number;
   leader_wallet: string;
   market_id: string;
-  /** Which limit blocked the copy, e.g. max_daily_notional. */
-  reason: string;
+  /** The first limit that failed, in the order the CopyLimitsInput schema lists. */
+  reason: "stale_fill" | "market_not_allowed" | "category_not_allowed" | "max_price" | "no_position" | "below_min_order" | "max_daily_notional";
   leader_size_usdc: number;
   trade_intent_id: number;
   timestamp: Timestamp;
@@ -1109,13 +1213,12 @@ export type StrategySignalEvent = WebhookEnvelope & {
   strategy_name: string;
   market_id: string;
   market_title: string;
+  /** On the market's YES (first) outcome, whose price market.price_signal reports too. */
   side: "buy" | "sell";
-  /** The outcome traded; YES when absent. */
-  outcome?: string;
   entry_price: Price;
-  /** 0..1. */
+  /** 0..1: the share of winning trades in the strategy's own backtest over the 30 days before it was saved (0 when that backtest made no trade). */
   confidence: number;
-  /** Expected edge over the entry price */
+  /** The mean net return per trade of that backtest (after fees and slippage), as a fraction of the notional: 0.02 = 2 %. */
   edge: number;
   emitted_at: Timestamp;
 };
@@ -1124,6 +1227,308 @@ export type WebhookTestEvent = WebhookEnvelope & {
   event?: "webhook.test";
   subscription_id: string;
   timestamp: Timestamp;
+};
+
+/** How big a copy is, from the leader fill's notional (USDC): `fixed` = `usdc` per leader fill; `proportional` = leader notional x `ratio`; `capped` = leader notional x `ratio`, at most `cap_usdc`. Amounts are exact (at most 6 decimals); ratio in (0, 100]. */
+export type CopySizingInput = {
+  rule: "fixed" | "proportional" | "capped";
+  usdc?: DecimalInput;
+  ratio?: DecimalInput;
+  cap_usdc?: DecimalInput;
+};
+
+/** Risk limits, checked in this order (the first that fails is the risk.blocked `reason`): the fill's age (`stale_fill`, older than `COPY_MAX_FILL_AGE_MS` when it reaches the engine), `allowed_markets` (`market_not_allowed`), `allowed_categories` (`category_not_allowed`), `max_price` for buys (`max_price`), a sell with no copied shares held (`no_position`), the child under `min_order_usdc` after clipping (`below_min_order`), and `max_daily_notional_usdc`, the copied buy notional of the UTC day (`max_daily_notional`). Sells are never blocked by max_price or the daily notional: they reduce exposure. `max_per_trade_usdc` clips the child instead of blocking it; a sell is clipped to the copied shares held. Omitted limits do not apply (min_order_usdc defaults to 1). */
+export type CopyLimitsInput = {
+  max_per_trade_usdc?: DecimalInput | null;
+  max_daily_notional_usdc?: DecimalInput | null;
+  /** Condition ids. */
+  allowed_markets?: Array<string>;
+  /** Market categories, case-insensitive. */
+  allowed_categories?: Array<string>;
+  /** Highest leader price (0..1) a buy is copied at. */
+  max_price?: DecimalInput | null;
+  min_order_usdc?: DecimalInput;
+};
+
+export type CopySubscriptionInput = {
+  /** The wallet to copy (its proxy wallet, as trades show it). */
+  leader_wallet: string;
+  sizing: CopySizingInput;
+  limits?: CopyLimitsInput;
+  /** Intents are dry runs (status dry_run): the executor logs the order it would place. */
+  dry_run?: boolean;
+  enabled?: boolean;
+};
+
+export type CopySubscriptionPatch = {
+  leader_wallet?: string;
+  sizing?: CopySizingInput;
+  limits?: CopyLimitsInput;
+  dry_run?: boolean;
+  enabled?: boolean;
+};
+
+export type CopySubscription = {
+  /** The copy_subscription_id of its events. */
+  id: number;
+  leader_wallet: string;
+  sizing: {
+    rule: "fixed" | "proportional" | "capped";
+    usdc?: Usdc;
+    ratio?: string;
+    cap_usdc?: Usdc;
+  };
+  limits: {
+    max_per_trade_usdc: Usdc | null;
+    max_daily_notional_usdc: Usdc | null;
+    allowed_markets: Array<string>;
+    allowed_categories: Array<string>;
+    max_price: NullableDecimalPrice;
+    min_order_usdc: Usdc;
+  };
+  dry_run: boolean;
+  enabled: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+};
+
+export type CopyIntent = {
+  trade_intent_id: number;
+  copy_subscription_id: number;
+  leader_wallet: string;
+  /** The fill's id in the source that reported it first (chain: <chain id>:<tx hash>:<log index>). */
+  leader_trade_id: string;
+  leader_origin: "chain" | "data_api";
+  market_id: string;
+  market_title: string;
+  asset_id: string;
+  outcome: string;
+  side: "buy" | "sell";
+  leader_price: DecimalPrice;
+  /** The leader fill's notional (collateral before fees). */
+  leader_size_usdc: Usdc;
+  /** The follower's notional after sizing and clipping; null when blocked. */
+  child_size_usdc: Usdc | null;
+  /** child_size_usdc / leader_price rounded down to a micro-share (what copied holdings count); null when blocked. */
+  child_shares: Shares | null;
+  status: "submitted" | "dry_run" | "blocked";
+  /** The risk.blocked reason when blocked. */
+  reason: string | null;
+  source: "polymarket" | "simulator";
+  leader_filled_at: Timestamp;
+  created_at: Timestamp;
+};
+
+export type BacktestInput = {
+  strategy: "copy_wallet" | "price_threshold" | "buy_and_hold";
+  wallet?: string;
+  sizing?: "fixed" | "proportional" | "capped";
+  usdc?: DecimalInput;
+  ratio?: DecimalInput;
+  cap_usdc?: DecimalInput;
+  delay_seconds?: number;
+  market_ids?: Array<string>;
+  change_pct?: number;
+  window_minutes?: number;
+  mode?: "momentum" | "reversion";
+  hold_hours?: number | null;
+  order_usdc?: DecimalInput;
+  outcome?: string;
+  starting_cash_usdc?: DecimalInput;
+  from?: string;
+  to?: string;
+};
+
+export type BacktestResult = {
+  /** The strategy as run, defaults filled in. */
+  strategy: {
+    [key: string]: unknown;
+  };
+  from: Timestamp;
+  to: Timestamp;
+  starting_cash_usdc: Usdc;
+  summary: {
+    /** Cash plus held shares at the last day's marks at `to`. */
+    final_equity_usdc: Usdc;
+    /** 100 x (final equity - starting cash) / starting cash, to 4 decimals. */
+    total_return_pct: number;
+    /** Largest fall of the daily equity curve from its running peak (starting cash included), as a percentage of that peak. */
+    max_drawdown_pct: number;
+    /** 100 x won / (won + lost) over closed positions (held from zero back to zero by sells or a resolution); null when none closed. */
+    win_rate_pct: number | null;
+    /** Closed positions whose proceeds and payouts exceeded their cost and fees. */
+    won: number;
+    lost: number;
+    trades: number;
+    /** Orders not placed (insufficient_cash, no_position, no_liquidity, unknown_market). */
+    skipped: number;
+    /** Taker fees of every fill. */
+    fees_paid_usdc: Usdc;
+    /** Sum over trades of buys (notional - shares x reference price) and sells (shares x reference price - notional); the reference is the leader's or the triggering trade's price. */
+    slippage_paid_usdc: Usdc;
+    volume_usdc: Usdc;
+    /** Trades filled against order-book history. */
+    book_fills: number;
+    /** Trades filled by the impact model (no book indexed at that time). */
+    impact_fills: number;
+  };
+  equity_curve: Array<{
+    /** The UTC day; values at its end (or at `to`). */
+    date: string;
+    cash_usdc: Usdc;
+    /** Held shares x mark: the payout once resolved, else the day's close of the outcome, else our last fill price. */
+    positions_usdc: Usdc;
+    equity_usdc: Usdc;
+  }>;
+  /** In time order, at most 10,000 (trades_truncated says when more happened). */
+  trades: Array<{
+    at: Timestamp;
+    market_id: string;
+    market_title: string;
+    asset_id: string;
+    outcome: string;
+    side: "buy" | "sell";
+    /** The leader's trade id, the trade that completed a move, exit:<that id>, or entry. */
+    trigger: string;
+    reference_price: DecimalPrice;
+    /** notional / shares, half up to 6 decimals. */
+    avg_price: DecimalPrice;
+    shares: Shares;
+    notional_usdc: Usdc;
+    fee_usdc: Usdc;
+    slippage_usdc: Usdc;
+    basis: "book" | "trade_impact";
+    book_at: NullableTimestamp;
+    fills: Array<{
+      /** Book level (1 = best); null for an impact-model fill. */
+      level: number | null;
+      price: DecimalPrice;
+      shares: Shares;
+      /** shares x price, half up to one micro-USDC. */
+      notional_usdc: Usdc;
+      fee_usdc: Usdc;
+    }>;
+  }>;
+  trades_truncated: boolean;
+  settlements: Array<{
+    at: Timestamp;
+    market_id: string;
+    asset_id: string;
+    shares: Shares;
+    payout_usdc: Usdc;
+  }>;
+  skipped: Array<{
+    at: Timestamp;
+    market_id: string;
+    trigger: string;
+    reason: "insufficient_cash" | "no_position" | "no_liquidity" | "unknown_market";
+  }>;
+};
+
+export type CopyPick = {
+  wallet: string;
+  topic: string;
+  window: "7d" | "30d" | "90d";
+  /** 0..100, the formula in GET /copy-picks. */
+  score: number;
+  why: {
+    /** The leader's realized PnL in the topic (weighted-average cost), lifetime. */
+    realized_pnl_usdc: number;
+    /** 100 x won / (won + lost) over the topic's resolved markets the leader traded. */
+    win_rate_pct: number | null;
+    won: number;
+    lost: number;
+    /** won + lost. */
+    resolved_markets: number;
+    /** 0 (low) .. 100: 40 x concentration + 30 x long-shot share + 30 x drawdown (trader statistics). */
+    risk_score: number;
+    last_fill_at: NullableTimestamp;
+    /** The leader's fills in the topic's markets within the window. */
+    fills_in_window: number;
+    /** 0..1: the share of the window's volume that went straight back (see exclusions). */
+    wash_share: number;
+  };
+  copier_roi: {
+    /** 100 x follower_pnl_usdc / invested_usdc (4 decimals): what a follower entering after the leader would have made, fees and slippage included. */
+    roi_pct: number;
+    /** Value now (open positions at the day's close, resolved ones at their payout) minus cash spent. */
+    follower_pnl_usdc: Usdc;
+    /** Buy notional plus fees. */
+    invested_usdc: Usdc;
+    fees_usdc: Usdc;
+    /** Against the leader's own prices. */
+    slippage_usdc: Usdc;
+    copied_trades: number;
+    book_fills: number;
+    impact_fills: number;
+    order_usdc: Usdc;
+    delay_seconds: number;
+  };
+  /** The leader's open positions from its window fills in unresolved markets whose book has an ask now (at most 10, largest first). */
+  open_positions: Array<{
+    market_id: string;
+    market_title: string;
+    asset_id: string;
+    outcome: string;
+    leader_shares: number;
+    /** Weighted-average entry price. */
+    leader_avg_price: number;
+    /** The lowest ask of the token's latest indexed book. */
+    best_ask: number;
+    /** 100 x (best_ask - leader_avg_price) / leader_avg_price. */
+    entry_gap_pct: number | null;
+  }>;
+  computed_at: Timestamp;
+};
+
+export type StrategyInput = {
+  /** The strategy_name of its signals. */
+  name: string;
+  market_ids: Array<string>;
+  change_pct?: number;
+  window_minutes?: number;
+  mode?: "momentum" | "reversion";
+  /** The backtest's exit; null holds to resolution or the end. */
+  hold_hours?: number | null;
+  order_usdc?: DecimalInput;
+  enabled?: boolean;
+};
+
+export type StrategyPatch = {
+  name?: string;
+  market_ids?: Array<string>;
+  change_pct?: number;
+  window_minutes?: number;
+  mode?: "momentum" | "reversion";
+  hold_hours?: number | null;
+  order_usdc?: DecimalInput;
+  enabled?: boolean;
+};
+
+export type Strategy = {
+  id: number;
+  name: string;
+  signal_type: "strategy_lab";
+  kind: "price_threshold";
+  config: {
+    market_ids: Array<string>;
+    change_pct: number;
+    window_minutes: number;
+    mode: "momentum" | "reversion";
+    hold_hours: number | null;
+    order_usdc: Usdc;
+  };
+  /** Net result / (buy notional + fees) of the 30-day backtest when saved (0 when it made no trade). */
+  edge: number;
+  /** won / (won + lost) of that backtest, 0..1 (0 when no position closed). */
+  confidence: number;
+  /** That backtest's summary (GET /backtest summary) with its from and to. */
+  backtest: {
+    [key: string]: unknown;
+  } | null;
+  enabled: boolean;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 };
 
 /** Every operation of the API document: flattened parameters, the success envelope's `data`, and whether it pages. */
@@ -1137,6 +1542,47 @@ export interface Operations {
     };
     paramsOptional: false;
     data: Registration;
+    paginated: false;
+  };
+  /** POST /developers/register: Self-serve developer sign-up; returns a Tier 1 API key (shown once). No mail is sent. */
+  postDevelopersRegister: {
+    params: {
+      /** Display name of the developer or their project (no control characters). */
+      name: string;
+      /** Contact address (one @, a dot in the domain); stored lower-cased. */
+      email: string;
+    };
+    paramsOptional: false;
+    data: DeveloperRegistration;
+    paginated: false;
+  };
+  /** GET /session: Who the calling key (or session cookie) is, with the session's CSRF token. */
+  getSession: {
+    params: Record<string, never>;
+    paramsOptional: true;
+    data: Session;
+    paginated: false;
+  };
+  /** POST /session: Start a browser session - the key goes into an HttpOnly, SameSite=Strict cookie (the web UI signs in this way). */
+  postSession: {
+    params: {
+      /** The API key (aif_...). */
+      api_key: string;
+    };
+    paramsOptional: false;
+    data: Session & {
+      /** Lifetime of the cookie (Max-Age). */
+      expires_in_seconds: number;
+    };
+    paginated: false;
+  };
+  /** DELETE /session: End the browser session (clears the cookie; the key itself stays valid). */
+  deleteSession: {
+    params: Record<string, never>;
+    paramsOptional: true;
+    data: {
+      signed_out: true;
+    };
     paginated: false;
   };
   /** GET /agents/me: The calling agent's record (sandbox agent keys only). */
@@ -1381,6 +1827,10 @@ export interface Operations {
       limit?: number;
       /** Opaque cursor from the previous page's `pagination.next_cursor`. */
       cursor?: string;
+      /** Inclusive lower bound on the tick time (ISO 8601). */
+      from?: string;
+      /** Exclusive upper bound on the tick time (ISO 8601). */
+      to?: string;
     };
     paramsOptional: false;
     data: Array<PriceTick>;
@@ -1456,11 +1906,79 @@ export interface Operations {
     data: Usage;
     paginated: false;
   };
+  /** GET /usage/history: Metered calls, credits spent and refused calls (402, 429) per UTC day, oldest first. */
+  getUsageHistory: {
+    params: {
+      /** Number of days ending today (default 30, max 90). */
+      days?: number;
+    };
+    paramsOptional: true;
+    data: Array<UsageDay>;
+    paginated: false;
+  };
+  /** GET /usage/refusals: The account's most recent refused calls (402 PAYMENT_REQUIRED, 429 RATE_LIMITED), newest first. */
+  getUsageRefusals: {
+    params: {
+      /** Page size (default 20, max 100). */
+      limit?: number;
+      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      cursor?: string;
+    };
+    paramsOptional: true;
+    data: Array<Refusal>;
+    paginated: true;
+  };
   /** GET /pricing/access: The calling key's tier, balances, and every endpoint it can or cannot call (and why). */
   getPricingAccess: {
     params: Record<string, never>;
     paramsOptional: true;
     data: AccessReport;
+    paginated: false;
+  };
+  /** GET /keys: The calling account's API keys by their safe prefix, newest first, with tier, creation and last use. */
+  getKeys: {
+    params: {
+      /** `live` (default): keys that work now; `all`: revoked ones too. */
+      status?: "live" | "all";
+      /** Page size (default 50, max 500). */
+      limit?: number;
+      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      cursor?: string;
+    };
+    paramsOptional: true;
+    data: Array<ApiKey>;
+    paginated: true;
+  };
+  /** POST /keys: Add a key to the calling account; the key is in the response, shown once. */
+  postKeys: {
+    params: {
+      /** A name for the key (where it is used), shown in listings. */
+      label?: string;
+    };
+    paramsOptional: true;
+    data: NewApiKey;
+    paginated: false;
+  };
+  /** POST /keys/{id}/rotate: Replace a key with a new one (shown once); the old key stops now or after a grace period. */
+  postKeysByIdRotate: {
+    params: {
+      /** API key id (from GET /keys). */
+      id: string;
+      /** Grace period of the old key (0: it stops now). */
+      expire_previous_in_seconds?: number;
+    };
+    paramsOptional: false;
+    data: RotatedApiKey;
+    paginated: false;
+  };
+  /** POST /keys/{id}/revoke: End a key now. */
+  postKeysByIdRevoke: {
+    params: {
+      /** API key id (from GET /keys). */
+      id: string;
+    };
+    paramsOptional: false;
+    data: ApiKey;
     paginated: false;
   };
   /** GET /briefing: The agent heartbeat - signals since the last briefing, paper state, risk alerts, when to poll next. */
@@ -1682,6 +2200,18 @@ export interface Operations {
     data: WebhookSubscription;
     paginated: false;
   };
+  /** GET /webhooks/event-types: The event types a subscription can list, what each means, and whether the service emits it yet. */
+  getWebhooksEventTypes: {
+    params: Record<string, never>;
+    paramsOptional: true;
+    data: Array<{
+      event: string;
+      description: string;
+      /** false for events whose producing part has not landed yet (subscribable now). */
+      emitted: boolean;
+    }>;
+    paginated: false;
+  };
   /** GET /webhooks/{id}: One subscription, including why it was disabled, if it was. */
   getWebhook: {
     params: {
@@ -1765,6 +2295,238 @@ export interface Operations {
     data: WebhookDelivery;
     paginated: false;
   };
+  /** GET /copy/subscriptions: The account's copy subscriptions, oldest first. */
+  listCopySubscriptions: {
+    params: {
+      /** Page size (default 50, max 500). */
+      limit?: number;
+      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      cursor?: string;
+    };
+    paramsOptional: true;
+    data: Array<CopySubscription>;
+    paginated: true;
+  };
+  /** POST /copy/subscriptions: Follow a leader wallet - every fill of it becomes a trade intent for your executor (copy.executed) or a risk.blocked event. */
+  createCopySubscription: {
+    params: {
+      /** The wallet to copy (its proxy wallet, as trades show it). */
+      leader_wallet: string;
+      sizing: CopySizingInput;
+      limits?: CopyLimitsInput;
+      /** Intents are dry runs (status dry_run): the executor logs the order it would place. */
+      dry_run?: boolean;
+      enabled?: boolean;
+    };
+    paramsOptional: false;
+    data: CopySubscription;
+    paginated: false;
+  };
+  /** GET /copy/subscriptions/{id}: One copy subscription. */
+  getCopySubscription: {
+    params: {
+      /** The copy subscription id. */
+      id: string;
+    };
+    paramsOptional: false;
+    data: CopySubscription;
+    paginated: false;
+  };
+  /** PATCH /copy/subscriptions/{id}: Change a subscription; `sizing` and `limits` are replaced whole when given. Applies to fills decided after it. */
+  updateCopySubscription: {
+    params: {
+      /** The copy subscription id. */
+      id: string;
+      leader_wallet?: string;
+      sizing?: CopySizingInput;
+      limits?: CopyLimitsInput;
+      dry_run?: boolean;
+      enabled?: boolean;
+    };
+    paramsOptional: false;
+    data: CopySubscription;
+    paginated: false;
+  };
+  /** DELETE /copy/subscriptions/{id}: Stop copying and delete the subscription with its intents. */
+  deleteCopySubscription: {
+    params: {
+      /** The copy subscription id. */
+      id: string;
+    };
+    paramsOptional: false;
+    data: {
+      id: number;
+      deleted: true;
+    };
+    paginated: false;
+  };
+  /** GET /copy/intents: Trade intents the copy engine made for the account's subscriptions, newest first (one per subscription and leader fill). */
+  listCopyIntents: {
+    params: {
+      /** Only this copy subscription's intents. */
+      subscription_id?: string;
+      /** Only intents with this status. */
+      status?: "submitted" | "dry_run" | "blocked";
+      /** Page size (default 50, max 500). */
+      limit?: number;
+      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      cursor?: string;
+    };
+    paramsOptional: true;
+    data: Array<CopyIntent>;
+    paginated: true;
+  };
+  /** GET /backtest: Backtest a strategy over a date range - equity curve, return, drawdown, win rate, every trade with its fills, fees and slippage. */
+  getBacktest: {
+    params: {
+      strategy: "copy_wallet" | "price_threshold" | "buy_and_hold";
+      /** copy_wallet: the leader. */
+      wallet?: string;
+      /** copy_wallet: fixed (usdc per leader fill, default 100), proportional (leader notional x ratio), capped (proportional, at most cap_usdc). */
+      sizing?: "fixed" | "proportional" | "capped";
+      usdc?: string;
+      ratio?: string;
+      cap_usdc?: string;
+      /** copy_wallet and price_threshold: how long after the signal the follower trades (default 0). */
+      delay_seconds?: number;
+      /** price_threshold and buy_and_hold: comma-separated condition ids (at most 500). */
+      market_ids?: string;
+      /** price_threshold: relative YES move, percent (default 5). */
+      change_pct?: number;
+      /** price_threshold: the move's window (default 15). */
+      window_minutes?: number;
+      mode?: "momentum" | "reversion";
+      /** price_threshold: sell this long after entering (default: hold). */
+      hold_hours?: number;
+      /** price_threshold and buy_and_hold: USDC per entry (default 100). */
+      order_usdc?: string;
+      /** buy_and_hold: outcome name (default YES). */
+      outcome?: string;
+      /** Cash at `from` (default 10000). */
+      starting_cash_usdc?: string;
+      /** Start of the range (ISO 8601). */
+      from?: string;
+      /** End of the range, exclusive (ISO 8601). */
+      to?: string;
+    };
+    paramsOptional: false;
+    data: BacktestResult;
+    paginated: false;
+  };
+  /** POST /backtest: The same backtest with its configuration as a JSON body (GET /backtest describes every member). */
+  runBacktest: {
+    params: {
+      strategy: "copy_wallet" | "price_threshold" | "buy_and_hold";
+      wallet?: string;
+      sizing?: "fixed" | "proportional" | "capped";
+      usdc?: DecimalInput;
+      ratio?: DecimalInput;
+      cap_usdc?: DecimalInput;
+      delay_seconds?: number;
+      market_ids?: Array<string>;
+      change_pct?: number;
+      window_minutes?: number;
+      mode?: "momentum" | "reversion";
+      hold_hours?: number | null;
+      order_usdc?: DecimalInput;
+      outcome?: string;
+      starting_cash_usdc?: DecimalInput;
+      from?: string;
+      to?: string;
+    };
+    paramsOptional: false;
+    data: BacktestResult;
+    paginated: false;
+  };
+  /** GET /copy-picks: Leaders worth copying per topic (market category), with why they were picked, their open positions you can still enter, and what copying them would have earned after fees and slippage. */
+  getCopyPicks: {
+    params: {
+      /** A market category (case-insensitive), as /markets/categories lists them; all topics when absent. */
+      topic?: string;
+      /** The copier simulation's and the recency figures' window: the last 7, 30 or 90 days. */
+      window?: "7d" | "30d" | "90d";
+      /** Fewest resolved markets in the topic a leader needs (sample size). */
+      min_resolved?: number;
+      /** Page size (default 20, max 100). */
+      limit?: number;
+      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      cursor?: string;
+    };
+    paramsOptional: true;
+    data: Array<CopyPick>;
+    paginated: true;
+  };
+  /** GET /strategies: The account's saved strategies, oldest first. */
+  listStrategies: {
+    params: {
+      /** Page size (default 50, max 500). */
+      limit?: number;
+      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      cursor?: string;
+    };
+    paramsOptional: true;
+    data: Array<Strategy>;
+    paginated: true;
+  };
+  /** POST /strategies: Save a strategy (strategy_lab); it is backtested over the last 30 days and then evaluated live on every trade, emitting strategy.signal. */
+  createStrategy: {
+    params: {
+      /** The strategy_name of its signals. */
+      name: string;
+      market_ids: Array<string>;
+      change_pct?: number;
+      window_minutes?: number;
+      mode?: "momentum" | "reversion";
+      /** The backtest's exit; null holds to resolution or the end. */
+      hold_hours?: number | null;
+      order_usdc?: DecimalInput;
+      enabled?: boolean;
+    };
+    paramsOptional: false;
+    data: Strategy;
+    paginated: false;
+  };
+  /** GET /strategies/{id}: One saved strategy with its backtest figures. */
+  getStrategy: {
+    params: {
+      /** The strategy id (strategy_id of its signals). */
+      id: string;
+    };
+    paramsOptional: false;
+    data: Strategy;
+    paginated: false;
+  };
+  /** PATCH /strategies/{id}: Change a strategy (backtested again unless only `enabled` changes); live windows start afresh. */
+  updateStrategy: {
+    params: {
+      /** The strategy id (strategy_id of its signals). */
+      id: string;
+      name?: string;
+      market_ids?: Array<string>;
+      change_pct?: number;
+      window_minutes?: number;
+      mode?: "momentum" | "reversion";
+      hold_hours?: number | null;
+      order_usdc?: DecimalInput;
+      enabled?: boolean;
+    };
+    paramsOptional: false;
+    data: Strategy;
+    paginated: false;
+  };
+  /** DELETE /strategies/{id}: Delete a strategy; it emits no further signals. */
+  deleteStrategy: {
+    params: {
+      /** The strategy id (strategy_id of its signals). */
+      id: string;
+    };
+    paramsOptional: false;
+    data: {
+      id: number;
+      deleted: true;
+    };
+    paginated: false;
+  };
 }
 
 export type OperationId = keyof Operations;
@@ -1804,6 +2566,47 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
       "name",
       "topics"
     ]
+  },
+  "postDevelopersRegister": {
+    "method": "POST",
+    "path": "/developers/register",
+    "summary": "Self-serve developer sign-up; returns a Tier 1 API key (shown once). No mail is sent.",
+    "description": "Creates a developer account and its first key, free and at once. The email is a contact address,\nstored as given and never verified or mailed, so it is not unique (uniqueness would tell anyone which\naddresses have accounts). Store the key now: only its SHA-256 is kept. Sign-ups share the\nregistration limits of `POST /agents/register` (per client address and for the whole service, per\nhour: `REGISTRATIONS_PER_IP_PER_HOUR`, `REGISTRATIONS_PER_HOUR`); past them the answer is 429 with\n`Retry-After`.",
+    "paginated": false,
+    "parameters": [],
+    "body": [
+      "name",
+      "email"
+    ]
+  },
+  "getSession": {
+    "method": "GET",
+    "path": "/session",
+    "summary": "Who the calling key (or session cookie) is, with the session's CSRF token.",
+    "access": "any",
+    "paginated": false,
+    "parameters": [],
+    "body": []
+  },
+  "postSession": {
+    "method": "POST",
+    "path": "/session",
+    "summary": "Start a browser session - the key goes into an HttpOnly, SameSite=Strict cookie (the web UI signs in this way).",
+    "description": "Sets `tapeline_session=<key>` (`Path=/`, `HttpOnly`, `SameSite=Strict`, `Secure` over HTTPS,\n`Max-Age` = `expires_in_seconds`). Requests with the cookie and no `Authorization` header are\nauthenticated by it; state-changing ones must send `X-CSRF-Token: <csrf_token>`. A request whose\n`Origin` names another site is refused with 403.",
+    "paginated": false,
+    "parameters": [],
+    "body": [
+      "api_key"
+    ]
+  },
+  "deleteSession": {
+    "method": "DELETE",
+    "path": "/session",
+    "summary": "End the browser session (clears the cookie; the key itself stays valid).",
+    "access": "any",
+    "paginated": false,
+    "parameters": [],
+    "body": []
   },
   "getAgent": {
     "method": "GET",
@@ -2184,7 +2987,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "GET",
     "path": "/trades",
     "summary": "The trade feed, newest first, in chain order.",
-    "description": "Fills from two sources, each record labelled with its `origin`:\n- `chain`: settlement events read from Polygon (authoritative): every fill of both sides, with\n  `block_number` and `log_index`, published once its block has `CHAIN_CONFIRMATIONS`\n  confirmations, retracted and replaced if a reorg orphans its block;\n- `data_api`: Polymarket's Data API feed (the fast path): taker fills only, no block or log\n  index. Served where the chain source has not published: newer than its last published block,\n  older than its first one, or everywhere when no RPC is configured (`/v1/health`\n  `trade_coverage` says `taker_only` then). Inside the chain's coverage the chain's records\n  replace them; `/v1/health` counts per hour the Data API trades the chain matches and does not.\n\nOrder: (timestamp, block_number, log_index, trade_id) descending - the chain's own order, never\na hash, so fills in one second keep their on-chain sequence (a `data_api` record sorts after\n`chain` records of the same millisecond). Walking the cursor to the end returns every record at\nor before the first page exactly once, even while new ones arrive (they appear before the first\npage, not inside the walk).",
+    "description": "Fills from two sources, each record labelled with its `origin`:\n- `chain`: settlement events read from Polygon (authoritative): every fill of both sides, with\n  `block_number` and `log_index`, published once its block has `CHAIN_CONFIRMATIONS`\n  confirmations, retracted and replaced if a reorg orphans its block;\n- `data_api`: Polymarket's Data API feed (the fast path): taker fills only, no block or log\n  index. Served where the chain source has not published: newer than its last published block,\n  older than its first one, or everywhere when no RPC is configured (`/v1/health`\n  `trade_coverage` says `taker_only` then). Inside the chain's coverage the chain's records\n  replace them; `/v1/health` counts per hour the Data API trades the chain matches and does not.\n\nOrder: (timestamp, block_number, log_index, trade_id) descending - the chain's own order, never\na hash, so fills in one second keep their on-chain sequence (a `data_api` record sorts after\n`chain` records of the same millisecond). Walking the cursor to the end returns every record at\nor before the first page exactly once, even while new ones arrive (they appear before the first\npage, not inside the walk).\n\nWithout `market` or `wallet`, the filters `side`, `outcome`, `min_size` and `max_size` need a\ntime window: `from` is required and `from`..`to` (default: now) spans at most 31 days\n(`400 BAD_REQUEST` naming `from` otherwise), because they cannot use an index.",
     "access": "tier2",
     "paginated": true,
     "parameters": [
@@ -2657,6 +3460,26 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
           "minLength": 1,
           "maxLength": 512
         }
+      },
+      {
+        "name": "from",
+        "in": "query",
+        "required": false,
+        "description": "Inclusive lower bound on the tick time (ISO 8601).",
+        "schema": {
+          "type": "string",
+          "format": "date-time"
+        }
+      },
+      {
+        "name": "to",
+        "in": "query",
+        "required": false,
+        "description": "Exclusive upper bound on the tick time (ISO 8601).",
+        "schema": {
+          "type": "string",
+          "format": "date-time"
+        }
       }
     ],
     "body": []
@@ -2868,6 +3691,63 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "parameters": [],
     "body": []
   },
+  "getUsageHistory": {
+    "method": "GET",
+    "path": "/usage/history",
+    "summary": "Metered calls, credits spent and refused calls (402, 429) per UTC day, oldest first.",
+    "description": "One entry per UTC day for the last `days` days, today included; days without activity are zero.\n`calls` counts metered calls (the quota's unit), `credits_spent` the credits drawn past the quota,\n`refused_402` the calls refused with 402 PAYMENT_REQUIRED, `refused_429` those refused with\n429 RATE_LIMITED. Counts reach the store at the metering flush interval (about a second).",
+    "access": "tier1",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "days",
+        "in": "query",
+        "required": false,
+        "description": "Number of days ending today (default 30, max 90).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 90,
+          "default": 30
+        }
+      }
+    ],
+    "body": []
+  },
+  "getUsageRefusals": {
+    "method": "GET",
+    "path": "/usage/refusals",
+    "summary": "The account's most recent refused calls (402 PAYMENT_REQUIRED, 429 RATE_LIMITED), newest first.",
+    "description": "The newest 100 itemised refusals per account are kept. During a flood at most 100 per metering flush\n(about a second) are itemised; the per-day counts in /usage/history cover every refusal.",
+    "access": "tier1",
+    "paginated": true,
+    "parameters": [
+      {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "description": "Page size (default 20, max 100).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "default": 20
+        }
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512
+        }
+      }
+    ],
+    "body": []
+  },
   "getPricingAccess": {
     "method": "GET",
     "path": "/pricing/access",
@@ -2875,6 +3755,110 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "access": "tier1",
     "paginated": false,
     "parameters": [],
+    "body": []
+  },
+  "getKeys": {
+    "method": "GET",
+    "path": "/keys",
+    "summary": "The calling account's API keys by their safe prefix, newest first, with tier, creation and last use.",
+    "description": "Live keys (active, or rotated and still in their grace period) unless `status=all`, which adds\nrevoked ones. The key itself is never shown again after the response that created it.",
+    "access": "any",
+    "paginated": true,
+    "parameters": [
+      {
+        "name": "status",
+        "in": "query",
+        "required": false,
+        "description": "`live` (default): keys that work now; `all`: revoked ones too.",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "live",
+            "all"
+          ],
+          "default": "live"
+        }
+      },
+      {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "description": "Page size (default 50, max 500).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 500,
+          "default": 50
+        }
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512
+        }
+      }
+    ],
+    "body": []
+  },
+  "postKeys": {
+    "method": "POST",
+    "path": "/keys",
+    "summary": "Add a key to the calling account; the key is in the response, shown once.",
+    "description": "An account holds at most 10 live keys by default (`409 CONFLICT` past it). Keys of one account share its tier, quota and rate limit.",
+    "access": "any",
+    "paginated": false,
+    "parameters": [],
+    "body": [
+      "label"
+    ]
+  },
+  "postKeysByIdRotate": {
+    "method": "POST",
+    "path": "/keys/{id}/rotate",
+    "summary": "Replace a key with a new one (shown once); the old key stops now or after a grace period.",
+    "description": "Only an active key can be rotated (`409 CONFLICT` for one already rotated or revoked). With\n`expire_previous_in_seconds` the old key keeps working that long (at most 7 days), so running\nclients can switch without a gap.",
+    "access": "any",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "API key id (from GET /keys).",
+        "schema": {
+          "type": "string",
+          "pattern": "^[0-9]{1,18}$"
+        }
+      }
+    ],
+    "body": [
+      "expire_previous_in_seconds"
+    ]
+  },
+  "postKeysByIdRevoke": {
+    "method": "POST",
+    "path": "/keys/{id}/revoke",
+    "summary": "End a key now.",
+    "description": "The key stops working at once on the server that handles this call and within 10 seconds on\nthe others. An account keeps at least one active key: revoking the last one is `409 CONFLICT`\n(create or rotate another first). Revoking a key that already ended returns it unchanged.",
+    "access": "any",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "API key id (from GET /keys).",
+        "schema": {
+          "type": "string",
+          "pattern": "^[0-9]{1,18}$"
+        }
+      }
+    ],
     "body": []
   },
   "getBriefing": {
@@ -3346,7 +4330,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "POST",
     "path": "/webhooks",
     "summary": "Subscribe a URL to events; returns the subscription with its signing secret (shown in full only here).",
-    "description": "Deliveries are signed (see the Webhooks section of docs/WEBHOOKS.md): `X-Service-Signature:\nsha256=<lowercase hex HMAC-SHA256(secret, timestamp + '.' + raw body)>`. Delivery is at least once\nand unordered: deduplicate on the body's `id`. The URL must be http(s) and resolve to public\naddresses only (private, loopback, link-local, CGNAT, multicast and metadata addresses are refused).",
+    "description": "Deliveries are signed (see the Webhooks section of docs/WEBHOOKS.md): `X-Service-Signature:\nsha256=<lowercase hex HMAC-SHA256(secret, timestamp + '.' + raw body)>`. Delivery is at least once\nand unordered: deduplicate on the body's `id`. The URL must be http(s) and resolve to public\naddresses only (private, loopback, link-local, CGNAT, multicast and metadata addresses are refused).\nAn account holds at most 10 subscriptions by default (`409 CONFLICT` past it). Each subscription\nkeeps at most 10,000 undelivered deliveries by default; events past that are counted in\n`dropped_events` instead of queued. Finished deliveries are kept 30 days.",
     "paginated": false,
     "parameters": [],
     "body": [
@@ -3354,6 +4338,15 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
       "events",
       "filters"
     ]
+  },
+  "getWebhooksEventTypes": {
+    "method": "GET",
+    "path": "/webhooks/event-types",
+    "summary": "The event types a subscription can list, what each means, and whether the service emits it yet.",
+    "access": "tier1",
+    "paginated": false,
+    "parameters": [],
+    "body": []
   },
   "getWebhook": {
     "method": "GET",
@@ -3538,6 +4531,599 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
       }
     ],
     "body": []
+  },
+  "listCopySubscriptions": {
+    "method": "GET",
+    "path": "/copy/subscriptions",
+    "summary": "The account's copy subscriptions, oldest first.",
+    "access": "tier2",
+    "paginated": true,
+    "parameters": [
+      {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "description": "Page size (default 50, max 500).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 500,
+          "default": 50
+        }
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512
+        }
+      }
+    ],
+    "body": []
+  },
+  "createCopySubscription": {
+    "method": "POST",
+    "path": "/copy/subscriptions",
+    "summary": "Follow a leader wallet - every fill of it becomes a trade intent for your executor (copy.executed) or a risk.blocked event.",
+    "description": "The copy engine reads the leader's fills from the event log (the chain source publishes both sides\nof every match seconds after settlement; the Data API feed covers what the chain has not) and,\nfor each fill that reaches the log after the subscription was created, applies the sizing rule\nand the risk limits. The result is a trade intent (`GET /copy/intents`) and a webhook event to the\naccount's own webhook subscriptions for `copy.executed` / `risk.blocked`. The service never\nplaces orders: the local executor (`clients/executor`) does, with keys that never leave its machine.\n`dry_run: true` (the default) marks every intent as a dry run (status `dry_run`).",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [],
+    "body": [
+      "leader_wallet",
+      "sizing",
+      "limits",
+      "dry_run",
+      "enabled"
+    ]
+  },
+  "getCopySubscription": {
+    "method": "GET",
+    "path": "/copy/subscriptions/{id}",
+    "summary": "One copy subscription.",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "The copy subscription id.",
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d{1,18}$"
+        }
+      }
+    ],
+    "body": []
+  },
+  "updateCopySubscription": {
+    "method": "PATCH",
+    "path": "/copy/subscriptions/{id}",
+    "summary": "Change a subscription; `sizing` and `limits` are replaced whole when given. Applies to fills decided after it.",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "The copy subscription id.",
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d{1,18}$"
+        }
+      }
+    ],
+    "body": [
+      "leader_wallet",
+      "sizing",
+      "limits",
+      "dry_run",
+      "enabled"
+    ]
+  },
+  "deleteCopySubscription": {
+    "method": "DELETE",
+    "path": "/copy/subscriptions/{id}",
+    "summary": "Stop copying and delete the subscription with its intents.",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "The copy subscription id.",
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d{1,18}$"
+        }
+      }
+    ],
+    "body": []
+  },
+  "listCopyIntents": {
+    "method": "GET",
+    "path": "/copy/intents",
+    "summary": "Trade intents the copy engine made for the account's subscriptions, newest first (one per subscription and leader fill).",
+    "access": "tier2",
+    "paginated": true,
+    "parameters": [
+      {
+        "name": "subscription_id",
+        "in": "query",
+        "required": false,
+        "description": "Only this copy subscription's intents.",
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d{1,18}$"
+        }
+      },
+      {
+        "name": "status",
+        "in": "query",
+        "required": false,
+        "description": "Only intents with this status.",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "submitted",
+            "dry_run",
+            "blocked"
+          ]
+        }
+      },
+      {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "description": "Page size (default 50, max 500).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 500,
+          "default": 50
+        }
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512
+        }
+      }
+    ],
+    "body": []
+  },
+  "getBacktest": {
+    "method": "GET",
+    "path": "/backtest",
+    "summary": "Backtest a strategy over a date range - equity curve, return, drawdown, win rate, every trade with its fills, fees and slippage.",
+    "description": "Strategies: `copy_wallet` (copy every fill of `wallet` with a sizing rule, `delay_seconds` after it),\n`price_threshold` (enter when the YES price moved more than `change_pct` within `window_minutes`, as\nmarket.price_signal detects moves: `momentum` buys the side that rose, `reversion` the other; sold\n`hold_hours` later, else held), `buy_and_hold` (`order_usdc` of `outcome` in each market at `from`).\n\nFills: the follower is always the taker. Where order-book history has a book of the token at the\norder's time (the latest snapshot at or before it, at most 10 minutes old) the order walks it level by\nlevel (paper trading's matcher); elsewhere it fills at the reference price (the leader's price, or the\ntrade that triggered the signal) moved against it by half a cent plus 0.0001 per 100 USDC of notional,\nwithin [0.001, 0.999]. Every fill pays Polymarket's taker fee of the market\n(shares x rate x (p x (1 - p))^exponent). Markets that resolve in the range pay their payouts then.\nA buy the cash cannot pay is skipped (`insufficient_cash`); sells are clipped to what is held.\n\nDeterministic: the same parameters over the same stored data give byte-identical output (`to` defaults\nto the start of the current UTC hour, `from` to 30 days before `to`; both are echoed). The range is at\nmost 366 days and at most 250,000 fills or trades; `POST /backtest` takes the same members as a JSON body\n(market_ids as an array) for long market lists.",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "strategy",
+        "in": "query",
+        "required": true,
+        "schema": {
+          "type": "string",
+          "enum": [
+            "copy_wallet",
+            "price_threshold",
+            "buy_and_hold"
+          ]
+        }
+      },
+      {
+        "name": "wallet",
+        "in": "query",
+        "required": false,
+        "description": "copy_wallet: the leader.",
+        "schema": {
+          "type": "string",
+          "pattern": "^0x[0-9a-fA-F]{40}$"
+        }
+      },
+      {
+        "name": "sizing",
+        "in": "query",
+        "required": false,
+        "description": "copy_wallet: fixed (usdc per leader fill, default 100), proportional (leader notional x ratio), capped (proportional, at most cap_usdc).",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "fixed",
+            "proportional",
+            "capped"
+          ],
+          "default": "fixed"
+        }
+      },
+      {
+        "name": "usdc",
+        "in": "query",
+        "required": false,
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d+(\\.\\d{1,6})?$",
+          "maxLength": 20
+        }
+      },
+      {
+        "name": "ratio",
+        "in": "query",
+        "required": false,
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d+(\\.\\d{1,6})?$",
+          "maxLength": 20
+        }
+      },
+      {
+        "name": "cap_usdc",
+        "in": "query",
+        "required": false,
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d+(\\.\\d{1,6})?$",
+          "maxLength": 20
+        }
+      },
+      {
+        "name": "delay_seconds",
+        "in": "query",
+        "required": false,
+        "description": "copy_wallet and price_threshold: how long after the signal the follower trades (default 0).",
+        "schema": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 86400
+        }
+      },
+      {
+        "name": "market_ids",
+        "in": "query",
+        "required": false,
+        "description": "price_threshold and buy_and_hold: comma-separated condition ids (at most 500).",
+        "schema": {
+          "type": "string",
+          "minLength": 66,
+          "maxLength": 34000,
+          "pattern": "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"
+        }
+      },
+      {
+        "name": "change_pct",
+        "in": "query",
+        "required": false,
+        "description": "price_threshold: relative YES move, percent (default 5).",
+        "schema": {
+          "type": "number",
+          "minimum": 0.1,
+          "maximum": 1000
+        }
+      },
+      {
+        "name": "window_minutes",
+        "in": "query",
+        "required": false,
+        "description": "price_threshold: the move's window (default 15).",
+        "schema": {
+          "type": "number",
+          "minimum": 1,
+          "maximum": 10080
+        }
+      },
+      {
+        "name": "mode",
+        "in": "query",
+        "required": false,
+        "schema": {
+          "type": "string",
+          "enum": [
+            "momentum",
+            "reversion"
+          ],
+          "default": "momentum"
+        }
+      },
+      {
+        "name": "hold_hours",
+        "in": "query",
+        "required": false,
+        "description": "price_threshold: sell this long after entering (default: hold).",
+        "schema": {
+          "type": "number",
+          "minimum": 0.01,
+          "maximum": 8784
+        }
+      },
+      {
+        "name": "order_usdc",
+        "in": "query",
+        "required": false,
+        "description": "price_threshold and buy_and_hold: USDC per entry (default 100).",
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d+(\\.\\d{1,6})?$",
+          "maxLength": 20
+        }
+      },
+      {
+        "name": "outcome",
+        "in": "query",
+        "required": false,
+        "description": "buy_and_hold: outcome name (default YES).",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 200
+        }
+      },
+      {
+        "name": "starting_cash_usdc",
+        "in": "query",
+        "required": false,
+        "description": "Cash at `from` (default 10000).",
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d+(\\.\\d{1,6})?$",
+          "maxLength": 20
+        }
+      },
+      {
+        "name": "from",
+        "in": "query",
+        "required": false,
+        "description": "Start of the range (ISO 8601).",
+        "schema": {
+          "type": "string",
+          "format": "date-time"
+        }
+      },
+      {
+        "name": "to",
+        "in": "query",
+        "required": false,
+        "description": "End of the range, exclusive (ISO 8601).",
+        "schema": {
+          "type": "string",
+          "format": "date-time"
+        }
+      }
+    ],
+    "body": []
+  },
+  "runBacktest": {
+    "method": "POST",
+    "path": "/backtest",
+    "summary": "The same backtest with its configuration as a JSON body (GET /backtest describes every member).",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [],
+    "body": [
+      "strategy",
+      "wallet",
+      "sizing",
+      "usdc",
+      "ratio",
+      "cap_usdc",
+      "delay_seconds",
+      "market_ids",
+      "change_pct",
+      "window_minutes",
+      "mode",
+      "hold_hours",
+      "order_usdc",
+      "outcome",
+      "starting_cash_usdc",
+      "from",
+      "to"
+    ]
+  },
+  "getCopyPicks": {
+    "method": "GET",
+    "path": "/copy-picks",
+    "summary": "Leaders worth copying per topic (market category), with why they were picked, their open positions you can still enter, and what copying them would have earned after fees and slippage.",
+    "description": "Recomputed every `COPY_PICKS_INTERVAL_MS` (10 minutes) from the trader statistics (per-topic realized\nPnL, resolution-based win rate, risk score) and a copier simulation: a follower copying every fill of\nthe leader in the topic's markets within the window, `order_usdc` per leader fill, `delay_seconds`\nafter it, filled like `GET /backtest` (order-book history where it exists, else the impact model;\nPolymarket taker fees).\n\n**Excluded** (never listed): fewer resolved markets in the topic than `min_resolved`; no fills in the\nwindow; wash trading - 20 % or more of the leader's window volume went straight back (a sell of a\ntoken within 10 minutes of buying it, or buying both outcomes of a market within 10 minutes),\ncounted on both legs; a negative copier ROI.\n\n**Score** (0..100) = 100 x (0.40 x clamp(copier_roi_pct / 50) + 0.25 x win_rate_pct / 100 + 0.15 x\nexp(-days since the last fill / 7) + 0.10 x min(resolved / 50, 1) + 0.10 x (1 - risk_score / 100)).\nRanked by score, then topic and wallet.",
+    "access": "tier2",
+    "paginated": true,
+    "parameters": [
+      {
+        "name": "topic",
+        "in": "query",
+        "required": false,
+        "description": "A market category (case-insensitive), as /markets/categories lists them; all topics when absent.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100
+        }
+      },
+      {
+        "name": "window",
+        "in": "query",
+        "required": false,
+        "description": "The copier simulation's and the recency figures' window: the last 7, 30 or 90 days.",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "7d",
+            "30d",
+            "90d"
+          ],
+          "default": "30d"
+        }
+      },
+      {
+        "name": "min_resolved",
+        "in": "query",
+        "required": false,
+        "description": "Fewest resolved markets in the topic a leader needs (sample size).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 10000,
+          "default": 10
+        }
+      },
+      {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "description": "Page size (default 20, max 100).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 100,
+          "default": 20
+        }
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512
+        }
+      }
+    ],
+    "body": []
+  },
+  "listStrategies": {
+    "method": "GET",
+    "path": "/strategies",
+    "summary": "The account's saved strategies, oldest first.",
+    "access": "tier2",
+    "paginated": true,
+    "parameters": [
+      {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "description": "Page size (default 50, max 500).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 500,
+          "default": 50
+        }
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512
+        }
+      }
+    ],
+    "body": []
+  },
+  "createStrategy": {
+    "method": "POST",
+    "path": "/strategies",
+    "summary": "Save a strategy (strategy_lab); it is backtested over the last 30 days and then evaluated live on every trade, emitting strategy.signal.",
+    "description": "A strategy is a price_threshold rule on up to 100 markets, the backtest's: the YES price moved more than\n`change_pct` within `window_minutes` (as market.price_signal detects moves, at the strategy's own\nthreshold). Live, each detected move is a `strategy.signal` to the account's webhook subscriptions for\nit: side `buy` (momentum after an up move, reversion after a down move) or `sell` on the market's YES\noutcome, entry_price = the YES price of the trade that completed the move. `confidence` and `edge` are\nthe strategy's own backtest over the 30 days before it was saved (with `order_usdc` per entry and\n`hold_hours`): confidence = won / (won + lost), edge = net result / buy notional and fees.",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [],
+    "body": [
+      "name",
+      "market_ids",
+      "change_pct",
+      "window_minutes",
+      "mode",
+      "hold_hours",
+      "order_usdc",
+      "enabled"
+    ]
+  },
+  "getStrategy": {
+    "method": "GET",
+    "path": "/strategies/{id}",
+    "summary": "One saved strategy with its backtest figures.",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "The strategy id (strategy_id of its signals).",
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d{1,18}$"
+        }
+      }
+    ],
+    "body": []
+  },
+  "updateStrategy": {
+    "method": "PATCH",
+    "path": "/strategies/{id}",
+    "summary": "Change a strategy (backtested again unless only `enabled` changes); live windows start afresh.",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "The strategy id (strategy_id of its signals).",
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d{1,18}$"
+        }
+      }
+    ],
+    "body": [
+      "name",
+      "market_ids",
+      "change_pct",
+      "window_minutes",
+      "mode",
+      "hold_hours",
+      "order_usdc",
+      "enabled"
+    ]
+  },
+  "deleteStrategy": {
+    "method": "DELETE",
+    "path": "/strategies/{id}",
+    "summary": "Delete a strategy; it emits no further signals.",
+    "access": "tier2",
+    "paginated": false,
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "The strategy id (strategy_id of its signals).",
+        "schema": {
+          "type": "string",
+          "pattern": "^\\d{1,18}$"
+        }
+      }
+    ],
+    "body": []
   }
 };
 
@@ -3546,6 +5132,7 @@ export interface WebhookEvents {
   "trade.executed": TradeExecutedEvent;
   "trader.large_trade": TraderLargeTradeEvent;
   "market.price_signal": MarketPriceSignalEvent;
+  "market.volume_spike": MarketVolumeSpikeEvent;
   "market.resolved": MarketResolvedEvent;
   "copy.executed": CopyExecutedEvent;
   "risk.blocked": RiskBlockedEvent;

@@ -45,14 +45,22 @@ export function orderBookRoutes(store: AnalyticsStore): Router {
 
   router.get('/markets/:id/orderbook', async (request, response) => {
     const market = await requireMarketWithTokens(store, request);
-    const books = await store.query<LatestBook>(
-      `SELECT asset_id, argMax(hash, (ts, ingested_at)) AS hash, toUnixTimestamp64Milli(max(ts)) AS ts_ms,
-              argMax(bid_prices, (ts, ingested_at)) AS bid_prices, argMax(bid_sizes, (ts, ingested_at)) AS bid_sizes,
-              argMax(ask_prices, (ts, ingested_at)) AS ask_prices, argMax(ask_sizes, (ts, ingested_at)) AS ask_sizes,
-              any(source) AS source
-         FROM order_books WHERE asset_id IN {tokens:Array(String)} GROUP BY asset_id`,
-      { tokens: market.outcome_token_ids },
-    );
+    // Each token's latest snapshot, read in the table's order (asset_id, ts, ...) from the newest end:
+    // a few granules, not the token's whole history (its 30 days).
+    const books = (
+      await Promise.all(
+        market.outcome_token_ids.map((asset) =>
+          store.query<LatestBook>(
+            `SELECT asset_id, hash, toUnixTimestamp64Milli(ts) AS ts_ms, bid_prices, bid_sizes, ask_prices, ask_sizes, source
+               FROM order_books WHERE asset_id = {asset:String}
+              ORDER BY ts DESC, ingested_at DESC LIMIT 1`,
+            { asset },
+            // An ordered read counts every row it may touch against max_rows_to_read; LIMIT 1 bounds it.
+            { limits: { maxRowsToRead: 0 } },
+          ),
+        ),
+      )
+    ).flat();
     if (books.length === 0) throw ApiError.notFound(`no order book indexed yet for market ${market.market_id}`);
     const byAsset = new Map(books.map((b) => [b.asset_id, b]));
     const outcomes = market.outcome_token_ids.map((assetId, index) => {

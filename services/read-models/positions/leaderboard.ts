@@ -90,7 +90,7 @@ export async function rankedTraders(store: AnalyticsStore, request: Request, wit
   let enrich: Awaited<ReturnType<typeof pageFigures>> | null = null;
   const result = await keysetPage<Ranked, LeaderEntry>(request, {
     filters: { sortBy, window, category, ...filters },
-    shape: ['number', 'string', 'number'],
+    shape: ['number', 'string', 'int'],
     fetch: async (after, take) => {
       const cursor = after ? [`(v, wallet) ${direction === 'DESC' ? '<' : '>'} ({after_value:Float64}, {after_wallet:String})`] : [];
       const rows = await store.query<Ranked>(

@@ -205,3 +205,52 @@ export async function categoryFigures(store: AnalyticsStore, wallet: string, now
   const { reports } = await walletReports(store, [wallet], { nowMs, curveDays: 1 });
   return reports.get(wallet)?.report.categories ?? [];
 }
+
+/** Categories with valued figures (the valuation pass writes one row per wallet and category it traded). */
+export async function valuedCategories(store: AnalyticsStore): Promise<string[]> {
+  const rows = await store.query<{ category: string }>('SELECT DISTINCT category FROM trader_category_valuation FINAL ORDER BY category');
+  return rows.map((r) => r.category);
+}
+
+export interface CategoryLeader {
+  wallet: string;
+  category: string;
+  /** Realized PnL in the category, micro-USDC. */
+  realized: bigint;
+  won: number;
+  lost: number;
+  winRatePct: number | null;
+  riskScore: number | null;
+  lastTradeMs: number | null;
+}
+
+/**
+ * Up to `limit` wallets with positive realized PnL in `category` and at least `minResolved` won or lost
+ * markets there, best first, as of the valuation pass (`trader_category_valuation`, `trader_valuation`).
+ */
+export async function categoryLeaders(
+  store: AnalyticsStore,
+  category: string,
+  limit: number,
+  minResolved: number,
+): Promise<CategoryLeader[]> {
+  const rows = await store.query<Record<string, string | number | null>>(
+    `SELECT c.wallet AS wallet, c.category AS category, toString(c.realized) AS realized, c.won AS won, c.lost AS lost, c.win_rate_pct AS win_rate_pct,
+            v.risk_score AS risk_score, toUnixTimestamp64Milli(v.last_trade_at) AS last_ms
+       FROM (SELECT * FROM trader_category_valuation FINAL WHERE category = {category:String} AND realized > 0 AND won + lost >= {min:UInt32}) AS c
+       LEFT JOIN (SELECT wallet, risk_score, last_trade_at FROM trader_valuation FINAL) AS v ON v.wallet = c.wallet
+      ORDER BY c.realized DESC, c.wallet LIMIT {limit:UInt32}
+     SETTINGS join_use_nulls = 1`,
+    { category, limit, min: minResolved },
+  );
+  return rows.map((r) => ({
+    wallet: String(r.wallet),
+    category: String(r.category),
+    realized: BigInt(String(r.realized)),
+    won: Number(r.won),
+    lost: Number(r.lost),
+    winRatePct: r.win_rate_pct === null ? null : Number(r.win_rate_pct),
+    riskScore: r.risk_score === null ? null : Number(r.risk_score),
+    lastTradeMs: r.last_ms === null ? null : Number(r.last_ms),
+  }));
+}

@@ -6,6 +6,9 @@
  *   published (newer than its last block, older than its first, or everywhere when no RPC is set).
  * Inside the chain's coverage the Data API rows are not served: the chain has them (the hourly
  * reconciliation in /v1/health counts any it does not).
+ * Bounded work: without a market or wallet (which read their projection), a filter on side, outcome
+ * or size may match nothing for years of trades, so it needs a time window: `from` is required and
+ * `to - from` is at most FILTER_WINDOW_DAYS. The engine's per-request time and memory limits bound the rest.
  */
 import { type Request, Router } from 'express';
 import { ApiError } from '../../../api/errors.js';
@@ -56,6 +59,10 @@ interface TradeFilters {
   role: Role;
 }
 
+/** Longest from..to window for side, outcome or size filters without a market or wallet. */
+export const FILTER_WINDOW_DAYS = 31;
+const DAY_MS = 86_400_000;
+
 function filtersFrom(request: Request, market: string | undefined): TradeFilters {
   const q = request.query;
   const filters: TradeFilters = {
@@ -74,6 +81,18 @@ function filtersFrom(request: Request, market: string | undefined): TradeFilters
   }
   if (filters.from !== undefined && filters.to !== undefined && filters.from >= filters.to)
     throw ApiError.badRequest('from: must be before to');
+  const unselective = (['side', 'outcome', 'min_size', 'max_size'] as const).filter((k) => filters[k] !== undefined);
+  if (unselective.length > 0 && filters.market === undefined && filters.wallet === undefined) {
+    const named = unselective.join(', ');
+    if (filters.from === undefined) {
+      throw ApiError.badRequest(
+        `from: required with ${named} unless market or wallet is given (a time window of at most ${FILTER_WINDOW_DAYS} days)`,
+      );
+    }
+    if ((filters.to ?? Date.now()) - filters.from > FILTER_WINDOW_DAYS * DAY_MS) {
+      throw ApiError.badRequest(`from: with ${named} and no market or wallet, from..to spans at most ${FILTER_WINDOW_DAYS} days`);
+    }
+  }
   return filters;
 }
 
@@ -213,6 +232,9 @@ async function tradePage(store: AnalyticsStore, request: Request, filters: Trade
           after_log: after?.[2],
           after_id: after?.[3],
         },
+        // Ordered reads: ClickHouse counts every row such a read may touch against max_rows_to_read,
+        // not what it reads, so that limit is lifted; LIMIT, the filter window and the time limit bound them.
+        { limits: { maxRowsToRead: 0 } },
       );
     },
     keyOf: (row) => [Number(row.ts_ms), Number(row.block_number), Number(row.log_index), row.trade_id],

@@ -16,7 +16,9 @@ from tapeline import WebhookVerificationError, construct_event
 from .config import ExecutorConfig
 from .engine import Engine
 from .journal import Journal
-from .submit import Submitter
+from .submit import DryRunSubmitter, Submitter
+
+DRY_RUN = DryRunSubmitter()
 
 log = logging.getLogger("tapeline_executor")
 MAX_BODY_BYTES = 1_000_000
@@ -52,6 +54,10 @@ def make_server(config: ExecutorConfig, engine: Engine, journal: Journal, submit
                 if journal.seen(event.id):
                     return self._answer(200, {"status": "duplicate", "event_id": event.id})
                 decision = engine.decide(event)
+                # A copy subscription in dry run (copy.executed status dry_run) is never sent, even with --live:
+                # the follower asked the service for rehearsal intents, so the order is only logged.
+                rehearsal = event.event == "copy.executed" and bool(getattr(event, "dry_run", False))
+                sender = DRY_RUN if rehearsal else submitter
                 record: dict[str, Any] = {
                     "event_id": event.id,
                     "event": event.event,
@@ -59,7 +65,7 @@ def make_server(config: ExecutorConfig, engine: Engine, journal: Journal, submit
                     "market_id": getattr(event, "market_id", None),
                     "decision": decision.decision,
                     "reason": decision.reason,
-                    "mode": submitter.mode,
+                    "mode": sender.mode,
                     "signal": json.loads(raw),
                 }
                 if decision.intent is not None:
@@ -69,7 +75,7 @@ def make_server(config: ExecutorConfig, engine: Engine, journal: Journal, submit
                     record["capped"] = decision.capped
                 if decision.decision == "accepted" and decision.order is not None:
                     try:
-                        record["submission"] = submitter.submit(decision.order, {"event_id": event.id, "event": event.event})
+                        record["submission"] = sender.submit(decision.order, {"event_id": event.id, "event": event.event})
                     except Exception as error:  # a failed submission is journaled as rejected, never retried blindly
                         record["decision"], record["reason"] = "rejected", f"submission_failed:{type(error).__name__}"
                 journal.append(record)

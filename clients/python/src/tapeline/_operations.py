@@ -13,13 +13,41 @@ from ._base import AsyncPage, Model, OperationSpec, Page
 
 API_VERSION = "0.5.0"
 
+class PostSessionData(m.Session):
+    expires_in_seconds: int = Field(description="Lifetime of the cookie (Max-Age).")
+
+
+class DeleteSessionData(Model):
+    signed_out: Literal[True]
+
+
+class GetWebhooksEventTypesData(Model):
+    event: str
+    description: str
+    emitted: bool = Field(description="false for events whose producing part has not landed yet (subscribable now).")
+
+
 class DeleteWebhookData(Model):
     id: str
     deleted: Literal[True]
 
 
+class DeleteCopySubscriptionData(Model):
+    id: int
+    deleted: Literal[True]
+
+
+class DeleteStrategyData(Model):
+    id: int
+    deleted: Literal[True]
+
+
 OPERATIONS: dict[str, OperationSpec] = {
     "registerAgent": OperationSpec("POST", "/agents/register", False, m.Registration),
+    "postDevelopersRegister": OperationSpec("POST", "/developers/register", False, m.DeveloperRegistration),
+    "getSession": OperationSpec("GET", "/session", False, m.Session),
+    "postSession": OperationSpec("POST", "/session", False, PostSessionData),
+    "deleteSession": OperationSpec("DELETE", "/session", False, DeleteSessionData),
     "getAgent": OperationSpec("GET", "/agents/me", False, m.Agent),
     "patchAgentsMe": OperationSpec("PATCH", "/agents/me", False, m.Agent),
     "getHealth": OperationSpec("GET", "/health", False, m.Health),
@@ -43,7 +71,13 @@ OPERATIONS: dict[str, OperationSpec] = {
     "listEvents": OperationSpec("GET", "/events", True, list[m.Event]),
     "listSeries": OperationSpec("GET", "/series", True, list[m.Series]),
     "getUsage": OperationSpec("GET", "/usage", False, m.Usage),
+    "getUsageHistory": OperationSpec("GET", "/usage/history", False, list[m.UsageDay]),
+    "getUsageRefusals": OperationSpec("GET", "/usage/refusals", True, list[m.Refusal]),
     "getPricingAccess": OperationSpec("GET", "/pricing/access", False, m.AccessReport),
+    "getKeys": OperationSpec("GET", "/keys", True, list[m.ApiKey]),
+    "postKeys": OperationSpec("POST", "/keys", False, m.NewApiKey),
+    "postKeysByIdRotate": OperationSpec("POST", "/keys/{id}/rotate", False, m.RotatedApiKey),
+    "postKeysByIdRevoke": OperationSpec("POST", "/keys/{id}/revoke", False, m.ApiKey),
     "getBriefing": OperationSpec("GET", "/briefing", False, m.Briefing),
     "getPaperAccount": OperationSpec("GET", "/paper/account", False, m.PaperAccount),
     "postPaperReset": OperationSpec("POST", "/paper/reset", False, m.PaperAccount),
@@ -63,6 +97,7 @@ OPERATIONS: dict[str, OperationSpec] = {
     "deleteAccountWallet": OperationSpec("DELETE", "/account/wallet", False, m.WalletLink),
     "listWebhooks": OperationSpec("GET", "/webhooks", True, list[m.WebhookSubscription]),
     "createWebhook": OperationSpec("POST", "/webhooks", False, m.WebhookSubscription),
+    "getWebhooksEventTypes": OperationSpec("GET", "/webhooks/event-types", False, list[GetWebhooksEventTypesData]),
     "getWebhook": OperationSpec("GET", "/webhooks/{id}", False, m.WebhookSubscription),
     "updateWebhook": OperationSpec("PATCH", "/webhooks/{id}", False, m.WebhookSubscription),
     "deleteWebhook": OperationSpec("DELETE", "/webhooks/{id}", False, DeleteWebhookData),
@@ -70,6 +105,20 @@ OPERATIONS: dict[str, OperationSpec] = {
     "testWebhook": OperationSpec("POST", "/webhooks/{id}/test", False, m.WebhookDelivery),
     "listWebhookDeliveries": OperationSpec("GET", "/webhooks/{id}/deliveries", True, list[m.WebhookDelivery]),
     "redeliverWebhookDelivery": OperationSpec("POST", "/webhooks/{id}/deliveries/{delivery_id}/redeliver", False, m.WebhookDelivery),
+    "listCopySubscriptions": OperationSpec("GET", "/copy/subscriptions", True, list[m.CopySubscription]),
+    "createCopySubscription": OperationSpec("POST", "/copy/subscriptions", False, m.CopySubscription),
+    "getCopySubscription": OperationSpec("GET", "/copy/subscriptions/{id}", False, m.CopySubscription),
+    "updateCopySubscription": OperationSpec("PATCH", "/copy/subscriptions/{id}", False, m.CopySubscription),
+    "deleteCopySubscription": OperationSpec("DELETE", "/copy/subscriptions/{id}", False, DeleteCopySubscriptionData),
+    "listCopyIntents": OperationSpec("GET", "/copy/intents", True, list[m.CopyIntent]),
+    "getBacktest": OperationSpec("GET", "/backtest", False, m.BacktestResult),
+    "runBacktest": OperationSpec("POST", "/backtest", False, m.BacktestResult),
+    "getCopyPicks": OperationSpec("GET", "/copy-picks", True, list[m.CopyPick]),
+    "listStrategies": OperationSpec("GET", "/strategies", True, list[m.Strategy]),
+    "createStrategy": OperationSpec("POST", "/strategies", False, m.Strategy),
+    "getStrategy": OperationSpec("GET", "/strategies/{id}", False, m.Strategy),
+    "updateStrategy": OperationSpec("PATCH", "/strategies/{id}", False, m.Strategy),
+    "deleteStrategy": OperationSpec("DELETE", "/strategies/{id}", False, DeleteStrategyData),
 }
 
 
@@ -87,6 +136,41 @@ class SyncOperations:
             name: Display name of the agent (no control characters).
         """
         return self._call("registerAgent", {}, {}, {"name": name, "topics": topics})  # type: ignore[no-any-return]
+
+    def post_developers_register(self, *, name: str, email: str) -> m.DeveloperRegistration:
+        """Self-serve developer sign-up; returns a Tier 1 API key (shown once). No mail is sent.
+
+        POST /developers/register.
+
+        Args:
+            name: Display name of the developer or their project (no control characters).
+            email: Contact address (one @, a dot in the domain); stored lower-cased.
+        """
+        return self._call("postDevelopersRegister", {}, {}, {"name": name, "email": email})  # type: ignore[no-any-return]
+
+    def get_session(self) -> m.Session:
+        """Who the calling key (or session cookie) is, with the session's CSRF token.
+
+        GET /session (access: any).
+        """
+        return self._call("getSession", {}, {}, {})  # type: ignore[no-any-return]
+
+    def post_session(self, *, api_key: str) -> PostSessionData:
+        """Start a browser session - the key goes into an HttpOnly, SameSite=Strict cookie (the web UI signs in this way).
+
+        POST /session.
+
+        Args:
+            api_key: The API key (aif_...).
+        """
+        return self._call("postSession", {}, {}, {"api_key": api_key})  # type: ignore[no-any-return]
+
+    def delete_session(self) -> DeleteSessionData:
+        """End the browser session (clears the cookie; the key itself stays valid).
+
+        DELETE /session (access: any).
+        """
+        return self._call("deleteSession", {}, {}, {})  # type: ignore[no-any-return]
 
     def get_agent(self) -> m.Agent:
         """The calling agent's record (sandbox agent keys only).
@@ -275,7 +359,7 @@ class SyncOperations:
         """
         return self._call("getOrderbook", {"id": id}, {}, {})  # type: ignore[no-any-return]
 
-    def list_price_ticks(self, *, id: str, kind: Optional[Literal["last_trade", "midpoint", "best_bid_ask", "history"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.PriceTick]:
+    def list_price_ticks(self, *, id: str, kind: Optional[Literal["last_trade", "midpoint", "best_bid_ask", "history"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> Page[m.PriceTick]:
         """Price ticks of the market's outcome tokens, newest first.
 
         GET /markets/{id}/price/ticks (access: tier1).
@@ -285,8 +369,10 @@ class SyncOperations:
             kind: last_trade (websocket last trade price), midpoint, best_bid_ask, history (/prices-history backfill).
             limit: Page size (default 100, max 1000).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            from_: Inclusive lower bound on the tick time (ISO 8601).
+            to: Exclusive upper bound on the tick time (ISO 8601).
         """
-        return self._call("listPriceTicks", {"id": id}, {"kind": kind, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+        return self._call("listPriceTicks", {"id": id}, {"kind": kind, "limit": limit, "cursor": cursor, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
     def get_market_holders(self, *, id: str) -> m.Holders:
         """Top holders per outcome from the latest upstream holder snapshot.
@@ -350,12 +436,76 @@ class SyncOperations:
         """
         return self._call("getUsage", {}, {}, {})  # type: ignore[no-any-return]
 
+    def get_usage_history(self, *, days: Optional[int] = None) -> list[m.UsageDay]:
+        """Metered calls, credits spent and refused calls (402, 429) per UTC day, oldest first.
+
+        GET /usage/history (access: tier1).
+
+        Args:
+            days: Number of days ending today (default 30, max 90).
+        """
+        return self._call("getUsageHistory", {}, {"days": days}, {})  # type: ignore[no-any-return]
+
+    def get_usage_refusals(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.Refusal]:
+        """The account's most recent refused calls (402 PAYMENT_REQUIRED, 429 RATE_LIMITED), newest first.
+
+        GET /usage/refusals (access: tier1).
+
+        Args:
+            limit: Page size (default 20, max 100).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("getUsageRefusals", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
     def get_pricing_access(self) -> m.AccessReport:
         """The calling key's tier, balances, and every endpoint it can or cannot call (and why).
 
         GET /pricing/access (access: tier1).
         """
         return self._call("getPricingAccess", {}, {}, {})  # type: ignore[no-any-return]
+
+    def get_keys(self, *, status: Optional[Literal["live", "all"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.ApiKey]:
+        """The calling account's API keys by their safe prefix, newest first, with tier, creation and last use.
+
+        GET /keys (access: any).
+
+        Args:
+            status: `live` (default): keys that work now; `all`: revoked ones too.
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("getKeys", {}, {"status": status, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    def post_keys(self, *, label: Optional[str] = None) -> m.NewApiKey:
+        """Add a key to the calling account; the key is in the response, shown once.
+
+        POST /keys (access: any).
+
+        Args:
+            label: A name for the key (where it is used), shown in listings.
+        """
+        return self._call("postKeys", {}, {}, {"label": label})  # type: ignore[no-any-return]
+
+    def post_keys_by_id_rotate(self, *, id: str, expire_previous_in_seconds: Optional[int] = None) -> m.RotatedApiKey:
+        """Replace a key with a new one (shown once); the old key stops now or after a grace period.
+
+        POST /keys/{id}/rotate (access: any).
+
+        Args:
+            id: API key id (from GET /keys).
+            expire_previous_in_seconds: Grace period of the old key (0: it stops now).
+        """
+        return self._call("postKeysByIdRotate", {"id": id}, {}, {"expire_previous_in_seconds": expire_previous_in_seconds})  # type: ignore[no-any-return]
+
+    def post_keys_by_id_revoke(self, *, id: str) -> m.ApiKey:
+        """End a key now.
+
+        POST /keys/{id}/revoke (access: any).
+
+        Args:
+            id: API key id (from GET /keys).
+        """
+        return self._call("postKeysByIdRevoke", {"id": id}, {}, {})  # type: ignore[no-any-return]
 
     def get_briefing(self, *, since: Optional[str] = None, limit: Optional[int] = None) -> m.Briefing:
         """The agent heartbeat - signals since the last briefing, paper state, risk alerts, when to poll next.
@@ -550,6 +700,13 @@ class SyncOperations:
         """
         return self._call("createWebhook", {}, {}, {"url": url, "events": events, "filters": filters})  # type: ignore[no-any-return]
 
+    def get_webhooks_event_types(self) -> list[GetWebhooksEventTypesData]:
+        """The event types a subscription can list, what each means, and whether the service emits it yet.
+
+        GET /webhooks/event-types (access: tier1).
+        """
+        return self._call("getWebhooksEventTypes", {}, {}, {})  # type: ignore[no-any-return]
+
     def get_webhook(self, *, id: str) -> m.WebhookSubscription:
         """One subscription, including why it was disabled, if it was.
 
@@ -622,6 +779,165 @@ class SyncOperations:
         """
         return self._call("redeliverWebhookDelivery", {"id": id, "delivery_id": delivery_id}, {}, {})  # type: ignore[no-any-return]
 
+    def list_copy_subscriptions(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.CopySubscription]:
+        """The account's copy subscriptions, oldest first.
+
+        GET /copy/subscriptions (access: tier2).
+
+        Args:
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("listCopySubscriptions", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    def create_copy_subscription(self, *, leader_wallet: str, sizing: m.CopySizingInput, limits: Optional[m.CopyLimitsInput] = None, dry_run: Optional[bool] = None, enabled: Optional[bool] = None) -> m.CopySubscription:
+        """Follow a leader wallet - every fill of it becomes a trade intent for your executor (copy.executed) or a risk.blocked event.
+
+        POST /copy/subscriptions (access: tier2).
+
+        Args:
+            leader_wallet: The wallet to copy (its proxy wallet, as trades show it).
+            dry_run: Intents are dry runs (status dry_run): the executor logs the order it would place.
+        """
+        return self._call("createCopySubscription", {}, {}, {"leader_wallet": leader_wallet, "sizing": sizing, "limits": limits, "dry_run": dry_run, "enabled": enabled})  # type: ignore[no-any-return]
+
+    def get_copy_subscription(self, *, id: str) -> m.CopySubscription:
+        """One copy subscription.
+
+        GET /copy/subscriptions/{id} (access: tier2).
+
+        Args:
+            id: The copy subscription id.
+        """
+        return self._call("getCopySubscription", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
+    def update_copy_subscription(self, *, id: str, leader_wallet: Optional[str] = None, sizing: Optional[m.CopySizingInput] = None, limits: Optional[m.CopyLimitsInput] = None, dry_run: Optional[bool] = None, enabled: Optional[bool] = None) -> m.CopySubscription:
+        """Change a subscription; `sizing` and `limits` are replaced whole when given. Applies to fills decided after it.
+
+        PATCH /copy/subscriptions/{id} (access: tier2).
+
+        Args:
+            id: The copy subscription id.
+        """
+        return self._call("updateCopySubscription", {"id": id}, {}, {"leader_wallet": leader_wallet, "sizing": sizing, "limits": limits, "dry_run": dry_run, "enabled": enabled})  # type: ignore[no-any-return]
+
+    def delete_copy_subscription(self, *, id: str) -> DeleteCopySubscriptionData:
+        """Stop copying and delete the subscription with its intents.
+
+        DELETE /copy/subscriptions/{id} (access: tier2).
+
+        Args:
+            id: The copy subscription id.
+        """
+        return self._call("deleteCopySubscription", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
+    def list_copy_intents(self, *, subscription_id: Optional[str] = None, status: Optional[Literal["submitted", "dry_run", "blocked"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.CopyIntent]:
+        """Trade intents the copy engine made for the account's subscriptions, newest first (one per subscription and leader fill).
+
+        GET /copy/intents (access: tier2).
+
+        Args:
+            subscription_id: Only this copy subscription's intents.
+            status: Only intents with this status.
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("listCopyIntents", {}, {"subscription_id": subscription_id, "status": status, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    def get_backtest(self, *, strategy: Literal["copy_wallet", "price_threshold", "buy_and_hold"], wallet: Optional[str] = None, sizing: Optional[Literal["fixed", "proportional", "capped"]] = None, usdc: Optional[str] = None, ratio: Optional[str] = None, cap_usdc: Optional[str] = None, delay_seconds: Optional[Decimal] = None, market_ids: Optional[str] = None, change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[str] = None, outcome: Optional[str] = None, starting_cash_usdc: Optional[str] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> m.BacktestResult:
+        """Backtest a strategy over a date range - equity curve, return, drawdown, win rate, every trade with its fills, fees and slippage.
+
+        GET /backtest (access: tier2).
+
+        Args:
+            wallet: copy_wallet: the leader.
+            sizing: copy_wallet: fixed (usdc per leader fill, default 100), proportional (leader notional x ratio), capped (proportional, at most cap_usdc).
+            delay_seconds: copy_wallet and price_threshold: how long after the signal the follower trades (default 0).
+            market_ids: price_threshold and buy_and_hold: comma-separated condition ids (at most 500).
+            change_pct: price_threshold: relative YES move, percent (default 5).
+            window_minutes: price_threshold: the move's window (default 15).
+            hold_hours: price_threshold: sell this long after entering (default: hold).
+            order_usdc: price_threshold and buy_and_hold: USDC per entry (default 100).
+            outcome: buy_and_hold: outcome name (default YES).
+            starting_cash_usdc: Cash at `from` (default 10000).
+            from_: Start of the range (ISO 8601).
+            to: End of the range, exclusive (ISO 8601).
+        """
+        return self._call("getBacktest", {}, {"strategy": strategy, "wallet": wallet, "sizing": sizing, "usdc": usdc, "ratio": ratio, "cap_usdc": cap_usdc, "delay_seconds": delay_seconds, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "outcome": outcome, "starting_cash_usdc": starting_cash_usdc, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
+
+    def run_backtest(self, *, strategy: Literal["copy_wallet", "price_threshold", "buy_and_hold"], wallet: Optional[str] = None, sizing: Optional[Literal["fixed", "proportional", "capped"]] = None, usdc: Optional[m.DecimalInput] = None, ratio: Optional[m.DecimalInput] = None, cap_usdc: Optional[m.DecimalInput] = None, delay_seconds: Optional[Decimal] = None, market_ids: Optional[list[str]] = None, change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[m.DecimalInput] = None, outcome: Optional[str] = None, starting_cash_usdc: Optional[m.DecimalInput] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> m.BacktestResult:
+        """The same backtest with its configuration as a JSON body (GET /backtest describes every member).
+
+        POST /backtest (access: tier2).
+        """
+        return self._call("runBacktest", {}, {}, {"strategy": strategy, "wallet": wallet, "sizing": sizing, "usdc": usdc, "ratio": ratio, "cap_usdc": cap_usdc, "delay_seconds": delay_seconds, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "outcome": outcome, "starting_cash_usdc": starting_cash_usdc, "from": from_, "to": to})  # type: ignore[no-any-return]
+
+    def get_copy_picks(self, *, topic: Optional[str] = None, window: Optional[Literal["7d", "30d", "90d"]] = None, min_resolved: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.CopyPick]:
+        """Leaders worth copying per topic (market category), with why they were picked, their open positions you can still enter, and what copying them would have earned after fees and slippage.
+
+        GET /copy-picks (access: tier2).
+
+        Args:
+            topic: A market category (case-insensitive), as /markets/categories lists them; all topics when absent.
+            window: The copier simulation's and the recency figures' window: the last 7, 30 or 90 days.
+            min_resolved: Fewest resolved markets in the topic a leader needs (sample size).
+            limit: Page size (default 20, max 100).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("getCopyPicks", {}, {"topic": topic, "window": window, "min_resolved": min_resolved, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    def list_strategies(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.Strategy]:
+        """The account's saved strategies, oldest first.
+
+        GET /strategies (access: tier2).
+
+        Args:
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return self._call("listStrategies", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    def create_strategy(self, *, name: str, market_ids: list[str], change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[m.DecimalInput] = None, enabled: Optional[bool] = None) -> m.Strategy:
+        """Save a strategy (strategy_lab); it is backtested over the last 30 days and then evaluated live on every trade, emitting strategy.signal.
+
+        POST /strategies (access: tier2).
+
+        Args:
+            name: The strategy_name of its signals.
+            hold_hours: The backtest's exit; null holds to resolution or the end.
+        """
+        return self._call("createStrategy", {}, {}, {"name": name, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "enabled": enabled})  # type: ignore[no-any-return]
+
+    def get_strategy(self, *, id: str) -> m.Strategy:
+        """One saved strategy with its backtest figures.
+
+        GET /strategies/{id} (access: tier2).
+
+        Args:
+            id: The strategy id (strategy_id of its signals).
+        """
+        return self._call("getStrategy", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
+    def update_strategy(self, *, id: str, name: Optional[str] = None, market_ids: Optional[list[str]] = None, change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[m.DecimalInput] = None, enabled: Optional[bool] = None) -> m.Strategy:
+        """Change a strategy (backtested again unless only `enabled` changes); live windows start afresh.
+
+        PATCH /strategies/{id} (access: tier2).
+
+        Args:
+            id: The strategy id (strategy_id of its signals).
+        """
+        return self._call("updateStrategy", {"id": id}, {}, {"name": name, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "enabled": enabled})  # type: ignore[no-any-return]
+
+    def delete_strategy(self, *, id: str) -> DeleteStrategyData:
+        """Delete a strategy; it emits no further signals.
+
+        DELETE /strategies/{id} (access: tier2).
+
+        Args:
+            id: The strategy id (strategy_id of its signals).
+        """
+        return self._call("deleteStrategy", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
 
 class AsyncOperations:
     """One coroutine per API operation; the client supplies `_call`."""
@@ -637,6 +953,41 @@ class AsyncOperations:
             name: Display name of the agent (no control characters).
         """
         return await self._call("registerAgent", {}, {}, {"name": name, "topics": topics})  # type: ignore[no-any-return]
+
+    async def post_developers_register(self, *, name: str, email: str) -> m.DeveloperRegistration:
+        """Self-serve developer sign-up; returns a Tier 1 API key (shown once). No mail is sent.
+
+        POST /developers/register.
+
+        Args:
+            name: Display name of the developer or their project (no control characters).
+            email: Contact address (one @, a dot in the domain); stored lower-cased.
+        """
+        return await self._call("postDevelopersRegister", {}, {}, {"name": name, "email": email})  # type: ignore[no-any-return]
+
+    async def get_session(self) -> m.Session:
+        """Who the calling key (or session cookie) is, with the session's CSRF token.
+
+        GET /session (access: any).
+        """
+        return await self._call("getSession", {}, {}, {})  # type: ignore[no-any-return]
+
+    async def post_session(self, *, api_key: str) -> PostSessionData:
+        """Start a browser session - the key goes into an HttpOnly, SameSite=Strict cookie (the web UI signs in this way).
+
+        POST /session.
+
+        Args:
+            api_key: The API key (aif_...).
+        """
+        return await self._call("postSession", {}, {}, {"api_key": api_key})  # type: ignore[no-any-return]
+
+    async def delete_session(self) -> DeleteSessionData:
+        """End the browser session (clears the cookie; the key itself stays valid).
+
+        DELETE /session (access: any).
+        """
+        return await self._call("deleteSession", {}, {}, {})  # type: ignore[no-any-return]
 
     async def get_agent(self) -> m.Agent:
         """The calling agent's record (sandbox agent keys only).
@@ -825,7 +1176,7 @@ class AsyncOperations:
         """
         return await self._call("getOrderbook", {"id": id}, {}, {})  # type: ignore[no-any-return]
 
-    async def list_price_ticks(self, *, id: str, kind: Optional[Literal["last_trade", "midpoint", "best_bid_ask", "history"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.PriceTick]:
+    async def list_price_ticks(self, *, id: str, kind: Optional[Literal["last_trade", "midpoint", "best_bid_ask", "history"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> AsyncPage[m.PriceTick]:
         """Price ticks of the market's outcome tokens, newest first.
 
         GET /markets/{id}/price/ticks (access: tier1).
@@ -835,8 +1186,10 @@ class AsyncOperations:
             kind: last_trade (websocket last trade price), midpoint, best_bid_ask, history (/prices-history backfill).
             limit: Page size (default 100, max 1000).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            from_: Inclusive lower bound on the tick time (ISO 8601).
+            to: Exclusive upper bound on the tick time (ISO 8601).
         """
-        return await self._call("listPriceTicks", {"id": id}, {"kind": kind, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+        return await self._call("listPriceTicks", {"id": id}, {"kind": kind, "limit": limit, "cursor": cursor, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
     async def get_market_holders(self, *, id: str) -> m.Holders:
         """Top holders per outcome from the latest upstream holder snapshot.
@@ -900,12 +1253,76 @@ class AsyncOperations:
         """
         return await self._call("getUsage", {}, {}, {})  # type: ignore[no-any-return]
 
+    async def get_usage_history(self, *, days: Optional[int] = None) -> list[m.UsageDay]:
+        """Metered calls, credits spent and refused calls (402, 429) per UTC day, oldest first.
+
+        GET /usage/history (access: tier1).
+
+        Args:
+            days: Number of days ending today (default 30, max 90).
+        """
+        return await self._call("getUsageHistory", {}, {"days": days}, {})  # type: ignore[no-any-return]
+
+    async def get_usage_refusals(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.Refusal]:
+        """The account's most recent refused calls (402 PAYMENT_REQUIRED, 429 RATE_LIMITED), newest first.
+
+        GET /usage/refusals (access: tier1).
+
+        Args:
+            limit: Page size (default 20, max 100).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("getUsageRefusals", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
     async def get_pricing_access(self) -> m.AccessReport:
         """The calling key's tier, balances, and every endpoint it can or cannot call (and why).
 
         GET /pricing/access (access: tier1).
         """
         return await self._call("getPricingAccess", {}, {}, {})  # type: ignore[no-any-return]
+
+    async def get_keys(self, *, status: Optional[Literal["live", "all"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.ApiKey]:
+        """The calling account's API keys by their safe prefix, newest first, with tier, creation and last use.
+
+        GET /keys (access: any).
+
+        Args:
+            status: `live` (default): keys that work now; `all`: revoked ones too.
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("getKeys", {}, {"status": status, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    async def post_keys(self, *, label: Optional[str] = None) -> m.NewApiKey:
+        """Add a key to the calling account; the key is in the response, shown once.
+
+        POST /keys (access: any).
+
+        Args:
+            label: A name for the key (where it is used), shown in listings.
+        """
+        return await self._call("postKeys", {}, {}, {"label": label})  # type: ignore[no-any-return]
+
+    async def post_keys_by_id_rotate(self, *, id: str, expire_previous_in_seconds: Optional[int] = None) -> m.RotatedApiKey:
+        """Replace a key with a new one (shown once); the old key stops now or after a grace period.
+
+        POST /keys/{id}/rotate (access: any).
+
+        Args:
+            id: API key id (from GET /keys).
+            expire_previous_in_seconds: Grace period of the old key (0: it stops now).
+        """
+        return await self._call("postKeysByIdRotate", {"id": id}, {}, {"expire_previous_in_seconds": expire_previous_in_seconds})  # type: ignore[no-any-return]
+
+    async def post_keys_by_id_revoke(self, *, id: str) -> m.ApiKey:
+        """End a key now.
+
+        POST /keys/{id}/revoke (access: any).
+
+        Args:
+            id: API key id (from GET /keys).
+        """
+        return await self._call("postKeysByIdRevoke", {"id": id}, {}, {})  # type: ignore[no-any-return]
 
     async def get_briefing(self, *, since: Optional[str] = None, limit: Optional[int] = None) -> m.Briefing:
         """The agent heartbeat - signals since the last briefing, paper state, risk alerts, when to poll next.
@@ -1100,6 +1517,13 @@ class AsyncOperations:
         """
         return await self._call("createWebhook", {}, {}, {"url": url, "events": events, "filters": filters})  # type: ignore[no-any-return]
 
+    async def get_webhooks_event_types(self) -> list[GetWebhooksEventTypesData]:
+        """The event types a subscription can list, what each means, and whether the service emits it yet.
+
+        GET /webhooks/event-types (access: tier1).
+        """
+        return await self._call("getWebhooksEventTypes", {}, {}, {})  # type: ignore[no-any-return]
+
     async def get_webhook(self, *, id: str) -> m.WebhookSubscription:
         """One subscription, including why it was disabled, if it was.
 
@@ -1171,3 +1595,162 @@ class AsyncOperations:
             id: Webhook subscription id.
         """
         return await self._call("redeliverWebhookDelivery", {"id": id, "delivery_id": delivery_id}, {}, {})  # type: ignore[no-any-return]
+
+    async def list_copy_subscriptions(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.CopySubscription]:
+        """The account's copy subscriptions, oldest first.
+
+        GET /copy/subscriptions (access: tier2).
+
+        Args:
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("listCopySubscriptions", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    async def create_copy_subscription(self, *, leader_wallet: str, sizing: m.CopySizingInput, limits: Optional[m.CopyLimitsInput] = None, dry_run: Optional[bool] = None, enabled: Optional[bool] = None) -> m.CopySubscription:
+        """Follow a leader wallet - every fill of it becomes a trade intent for your executor (copy.executed) or a risk.blocked event.
+
+        POST /copy/subscriptions (access: tier2).
+
+        Args:
+            leader_wallet: The wallet to copy (its proxy wallet, as trades show it).
+            dry_run: Intents are dry runs (status dry_run): the executor logs the order it would place.
+        """
+        return await self._call("createCopySubscription", {}, {}, {"leader_wallet": leader_wallet, "sizing": sizing, "limits": limits, "dry_run": dry_run, "enabled": enabled})  # type: ignore[no-any-return]
+
+    async def get_copy_subscription(self, *, id: str) -> m.CopySubscription:
+        """One copy subscription.
+
+        GET /copy/subscriptions/{id} (access: tier2).
+
+        Args:
+            id: The copy subscription id.
+        """
+        return await self._call("getCopySubscription", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
+    async def update_copy_subscription(self, *, id: str, leader_wallet: Optional[str] = None, sizing: Optional[m.CopySizingInput] = None, limits: Optional[m.CopyLimitsInput] = None, dry_run: Optional[bool] = None, enabled: Optional[bool] = None) -> m.CopySubscription:
+        """Change a subscription; `sizing` and `limits` are replaced whole when given. Applies to fills decided after it.
+
+        PATCH /copy/subscriptions/{id} (access: tier2).
+
+        Args:
+            id: The copy subscription id.
+        """
+        return await self._call("updateCopySubscription", {"id": id}, {}, {"leader_wallet": leader_wallet, "sizing": sizing, "limits": limits, "dry_run": dry_run, "enabled": enabled})  # type: ignore[no-any-return]
+
+    async def delete_copy_subscription(self, *, id: str) -> DeleteCopySubscriptionData:
+        """Stop copying and delete the subscription with its intents.
+
+        DELETE /copy/subscriptions/{id} (access: tier2).
+
+        Args:
+            id: The copy subscription id.
+        """
+        return await self._call("deleteCopySubscription", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
+    async def list_copy_intents(self, *, subscription_id: Optional[str] = None, status: Optional[Literal["submitted", "dry_run", "blocked"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.CopyIntent]:
+        """Trade intents the copy engine made for the account's subscriptions, newest first (one per subscription and leader fill).
+
+        GET /copy/intents (access: tier2).
+
+        Args:
+            subscription_id: Only this copy subscription's intents.
+            status: Only intents with this status.
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("listCopyIntents", {}, {"subscription_id": subscription_id, "status": status, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    async def get_backtest(self, *, strategy: Literal["copy_wallet", "price_threshold", "buy_and_hold"], wallet: Optional[str] = None, sizing: Optional[Literal["fixed", "proportional", "capped"]] = None, usdc: Optional[str] = None, ratio: Optional[str] = None, cap_usdc: Optional[str] = None, delay_seconds: Optional[Decimal] = None, market_ids: Optional[str] = None, change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[str] = None, outcome: Optional[str] = None, starting_cash_usdc: Optional[str] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> m.BacktestResult:
+        """Backtest a strategy over a date range - equity curve, return, drawdown, win rate, every trade with its fills, fees and slippage.
+
+        GET /backtest (access: tier2).
+
+        Args:
+            wallet: copy_wallet: the leader.
+            sizing: copy_wallet: fixed (usdc per leader fill, default 100), proportional (leader notional x ratio), capped (proportional, at most cap_usdc).
+            delay_seconds: copy_wallet and price_threshold: how long after the signal the follower trades (default 0).
+            market_ids: price_threshold and buy_and_hold: comma-separated condition ids (at most 500).
+            change_pct: price_threshold: relative YES move, percent (default 5).
+            window_minutes: price_threshold: the move's window (default 15).
+            hold_hours: price_threshold: sell this long after entering (default: hold).
+            order_usdc: price_threshold and buy_and_hold: USDC per entry (default 100).
+            outcome: buy_and_hold: outcome name (default YES).
+            starting_cash_usdc: Cash at `from` (default 10000).
+            from_: Start of the range (ISO 8601).
+            to: End of the range, exclusive (ISO 8601).
+        """
+        return await self._call("getBacktest", {}, {"strategy": strategy, "wallet": wallet, "sizing": sizing, "usdc": usdc, "ratio": ratio, "cap_usdc": cap_usdc, "delay_seconds": delay_seconds, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "outcome": outcome, "starting_cash_usdc": starting_cash_usdc, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
+
+    async def run_backtest(self, *, strategy: Literal["copy_wallet", "price_threshold", "buy_and_hold"], wallet: Optional[str] = None, sizing: Optional[Literal["fixed", "proportional", "capped"]] = None, usdc: Optional[m.DecimalInput] = None, ratio: Optional[m.DecimalInput] = None, cap_usdc: Optional[m.DecimalInput] = None, delay_seconds: Optional[Decimal] = None, market_ids: Optional[list[str]] = None, change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[m.DecimalInput] = None, outcome: Optional[str] = None, starting_cash_usdc: Optional[m.DecimalInput] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> m.BacktestResult:
+        """The same backtest with its configuration as a JSON body (GET /backtest describes every member).
+
+        POST /backtest (access: tier2).
+        """
+        return await self._call("runBacktest", {}, {}, {"strategy": strategy, "wallet": wallet, "sizing": sizing, "usdc": usdc, "ratio": ratio, "cap_usdc": cap_usdc, "delay_seconds": delay_seconds, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "outcome": outcome, "starting_cash_usdc": starting_cash_usdc, "from": from_, "to": to})  # type: ignore[no-any-return]
+
+    async def get_copy_picks(self, *, topic: Optional[str] = None, window: Optional[Literal["7d", "30d", "90d"]] = None, min_resolved: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.CopyPick]:
+        """Leaders worth copying per topic (market category), with why they were picked, their open positions you can still enter, and what copying them would have earned after fees and slippage.
+
+        GET /copy-picks (access: tier2).
+
+        Args:
+            topic: A market category (case-insensitive), as /markets/categories lists them; all topics when absent.
+            window: The copier simulation's and the recency figures' window: the last 7, 30 or 90 days.
+            min_resolved: Fewest resolved markets in the topic a leader needs (sample size).
+            limit: Page size (default 20, max 100).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("getCopyPicks", {}, {"topic": topic, "window": window, "min_resolved": min_resolved, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    async def list_strategies(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.Strategy]:
+        """The account's saved strategies, oldest first.
+
+        GET /strategies (access: tier2).
+
+        Args:
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+        """
+        return await self._call("listStrategies", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    async def create_strategy(self, *, name: str, market_ids: list[str], change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[m.DecimalInput] = None, enabled: Optional[bool] = None) -> m.Strategy:
+        """Save a strategy (strategy_lab); it is backtested over the last 30 days and then evaluated live on every trade, emitting strategy.signal.
+
+        POST /strategies (access: tier2).
+
+        Args:
+            name: The strategy_name of its signals.
+            hold_hours: The backtest's exit; null holds to resolution or the end.
+        """
+        return await self._call("createStrategy", {}, {}, {"name": name, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "enabled": enabled})  # type: ignore[no-any-return]
+
+    async def get_strategy(self, *, id: str) -> m.Strategy:
+        """One saved strategy with its backtest figures.
+
+        GET /strategies/{id} (access: tier2).
+
+        Args:
+            id: The strategy id (strategy_id of its signals).
+        """
+        return await self._call("getStrategy", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
+    async def update_strategy(self, *, id: str, name: Optional[str] = None, market_ids: Optional[list[str]] = None, change_pct: Optional[Decimal] = None, window_minutes: Optional[Decimal] = None, mode: Optional[Literal["momentum", "reversion"]] = None, hold_hours: Optional[Decimal] = None, order_usdc: Optional[m.DecimalInput] = None, enabled: Optional[bool] = None) -> m.Strategy:
+        """Change a strategy (backtested again unless only `enabled` changes); live windows start afresh.
+
+        PATCH /strategies/{id} (access: tier2).
+
+        Args:
+            id: The strategy id (strategy_id of its signals).
+        """
+        return await self._call("updateStrategy", {"id": id}, {}, {"name": name, "market_ids": market_ids, "change_pct": change_pct, "window_minutes": window_minutes, "mode": mode, "hold_hours": hold_hours, "order_usdc": order_usdc, "enabled": enabled})  # type: ignore[no-any-return]
+
+    async def delete_strategy(self, *, id: str) -> DeleteStrategyData:
+        """Delete a strategy; it emits no further signals.
+
+        DELETE /strategies/{id} (access: tier2).
+
+        Args:
+            id: The strategy id (strategy_id of its signals).
+        """
+        return await self._call("deleteStrategy", {"id": id}, {}, {})  # type: ignore[no-any-return]

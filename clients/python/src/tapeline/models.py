@@ -41,7 +41,7 @@ DecimalInput = Union[str, Decimal]
 # Receiver URL, http or https, resolving to public addresses only.
 WebhookUrl = str
 
-WebhookEventList = list[Literal["trade.executed", "trader.large_trade", "market.price_signal", "market.resolved", "copy.executed", "risk.blocked", "strategy.signal"]]
+WebhookEventList = list[Literal["trade.executed", "trader.large_trade", "market.price_signal", "market.volume_spike", "market.resolved", "copy.executed", "risk.blocked", "strategy.signal"]]
 
 
 class Event(Model):
@@ -323,15 +323,36 @@ class Usage(Model):
     quota: int = Field(description="Metered calls included per period by the plan.")
     used: int
     remaining: int
-    credits_balance: Decimal = Field(description="Pay-as-you-go credits left; drawn past the quota.")
-    credits_per_call_over_quota: Decimal
+    credits_balance: Decimal = Field(description="Pay-as-you-go credits left; drawn past the quota, and by every Tier 2 call that only credits unlock.")
+    credits_per_call_over_quota: Decimal = Field(description="Credits one call draws (past the quota, or for a Tier 2 call without the Tier 2 token balance); Tier 2 through credits needs at least this many.")
     rate_limit: UsageRateLimit
+
+
+class ApiKey(Model):
+    id: str
+    prefix: str = Field(description="The key's first 8 characters and last 4 (`aif_AbCd…wXyZ`): enough to recognise it, never to use it.")
+    label: Optional[str]
+    tier: TierName
+    created_at: Timestamp
+    last_used_at: NullableTimestamp = Field(description="Last request with this key (recorded within about a second).")
+    expires_at: NullableTimestamp = Field(description="When the key stops (stopped) working; null while it has no end.")
+    status: Literal["active", "expiring", "revoked"] = Field(description="`active`: no end; `expiring`: rotated, working until expires_at; `revoked`: no longer works.")
+    rotated_from: Optional[str] = Field(description="Id of the key this one replaced.")
+    current: bool = Field(description="Whether this is the key that made the request.")
+
+
+class NewApiKey(ApiKey):
+    api_key: str = Field(description="The key itself - shown only in this response.")
+
+
+class RotatedApiKey(NewApiKey):
+    previous: ApiKey
 
 
 class AccessReportThresholds(Model):
     tier2_tokens: Optional[Decimal] = None
     tier3_tokens: Optional[Decimal] = None
-    tier2_credits: Optional[str] = None
+    tier2_credits: Optional[Decimal] = Field(None, description="Credits that unlock Tier 2 for one call: the price each such call draws.")
 
 
 class AccessReport(Model):
@@ -374,9 +395,47 @@ class Pagination(Model):
 
 class Error(Model):
     success: Literal[False]
-    code: Literal["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "PAYMENT_REQUIRED", "CONFLICT", "METHOD_NOT_ALLOWED", "RATE_LIMITED", "UNAVAILABLE", "INTERNAL_ERROR"]
+    code: Literal["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "PAYMENT_REQUIRED", "CONFLICT", "METHOD_NOT_ALLOWED", "RATE_LIMITED", "SERVICE_UNAVAILABLE", "INTERNAL_ERROR"]
     error: str = Field(description="Human-readable message.")
     reason: Optional[str] = Field(None, description="A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed).")
+
+
+class DeveloperRegistration(Model):
+    account_id: str
+    name: str
+    email: str
+    api_key: str = Field(description="Shown only in this response.")
+    tier: Literal["1"] = Field(description="Tier 1; tokens or credits raise it (see GET /pricing/access).")
+    created_at: Timestamp
+
+
+class Session(Model):
+    account_id: str
+    name: str
+    kind: Literal["agent", "developer"]
+    email: Optional[str] = Field(description="Contact address given at developer sign-up.")
+    tier: TierName
+    key_hint: str = Field(description="The key's first eight and last four characters (never enough to use it).")
+    authenticated_by: Literal["bearer", "cookie"]
+    csrf_token: str = Field(description="Send as X-CSRF-Token with every state-changing request authenticated by the session cookie: base64url(HMAC-SHA256(key, 'tapeline csrf v1')).")
+
+
+class UsageDay(Model):
+    date: _date = Field(description="UTC day (YYYY-MM-DD).")
+    calls: int = Field(description="Metered calls counted against the quota that day (including those paid with credits).")
+    credits_spent: Decimal = Field(description="Credits drawn that day (calls past the quota x credits per call).")
+    refused_402: int = Field(description="Calls refused with 402 PAYMENT_REQUIRED that day.")
+    refused_429: int = Field(description="Calls refused with 429 RATE_LIMITED that day.")
+
+
+class Refusal(Model):
+    id: str
+    at: Timestamp
+    status: Literal[402, 429]
+    code: Literal["PAYMENT_REQUIRED", "RATE_LIMITED"]
+    method: str
+    path: str = Field(description="The request path (the query string is not kept).")
+    reason: str = Field(description="The error message the call received.")
 
 
 class Registration(Model):
@@ -403,7 +462,7 @@ class HealthSource(Model):
     source: str
     last_success_at: NullableTimestamp
     last_attempt_at: Optional[NullableTimestamp] = None
-    last_error: Optional[str]
+    last_error: Optional[str] = Field(description="What the last failure was, by kind (e.g. `upstream answered HTTP 503`, `upstream timed out`); never upstream text.")
     consecutive_failures: int
     records_published: int
     records_dead_lettered: int
@@ -757,9 +816,9 @@ class BriefingAgent(Model):
 
 
 class BriefingCopyPicks(Model):
-    available: bool
+    available: bool = Field(description="True when there are picks for the agent's topics.")
     reason: Optional[str] = Field(description="Why there are none.")
-    items: list[dict[str, Any]]
+    items: list[CopyPick] = Field(description="The best 5 of GET /copy-picks (window 30d, min_resolved 10) for the agent's topics, all topics when it has none.")
 
 
 class BriefingSignals(Model):
@@ -842,7 +901,7 @@ class WebhookFilters(Model):
     market_ids: Optional[list[str]] = None
     wallets: Optional[list[str]] = None
     min_size_usdc: Optional[Decimal] = None
-    large_trade_min_usdc: Optional[Decimal] = None
+    large_trade_min_usdc: Optional[Decimal] = Field(None, description="This subscription's trader.large_trade threshold in USDC; at least 1,000 by default (each large trade costs a query of the trader's last 24 hours).")
     min_change_pct: Optional[Decimal] = None
 
 
@@ -863,6 +922,8 @@ class WebhookSubscription(Model):
     secret: Optional[str] = Field(None, description="Only on creation and rotation.")
     secret_hint: str
     previous_secret_expires_at: NullableTimestamp
+    dropped_events: int = Field(description="Events not queued for this subscription because its backlog of undelivered deliveries was full (see POST /webhooks).")
+    last_dropped_at: NullableTimestamp
     created_at: Timestamp
     updated_at: Timestamp
 
@@ -943,6 +1004,17 @@ class MarketPriceSignalEvent(WebhookEnvelope):
     timestamp: Timestamp
 
 
+class MarketVolumeSpikeEvent(WebhookEnvelope):
+    event: Optional[Literal["market.volume_spike"]] = None
+    market_id: str
+    market_title: str
+    volume_usdc: Decimal = Field(description="Taker volume (size x price, USDC) in the window, this trade included.")
+    baseline_hourly_usdc: Decimal = Field(description="Taker volume of the baseline period / its hours.")
+    ratio: Decimal = Field(description="volume_usdc / (baseline per hour x the window in hours), to 2 decimals.")
+    window_minutes: Decimal
+    timestamp: Timestamp = Field(description="The trade that completed the spike.")
+
+
 class MarketResolvedEvent(WebhookEnvelope):
     event: Optional[Literal["market.resolved"]] = None
     market_id: str
@@ -962,12 +1034,12 @@ class CopyExecutedEvent(WebhookEnvelope):
     market_id: str
     side: Literal["buy", "sell"]
     outcome: str
-    child_size_usdc: Decimal = Field(description="USDC notional the follower should trade (the leader's size scaled by the copy ratio).")
-    leader_size_usdc: Decimal
-    clob_order_id: str
-    trade_intent_id: int
-    status: str = Field(description="Execution status, e.g. submitted.")
-    dry_run: bool
+    child_size_usdc: Decimal = Field(description="USDC notional the follower should trade: the subscription's sizing rule applied to leader_size_usdc, clipped to max_per_trade_usdc (and, for a sell, to the copied shares held at the leader's price).")
+    leader_size_usdc: Decimal = Field(description="The leader fill's notional: shares x price in USDC, before fees.")
+    clob_order_id: str = Field(description="Always empty: the service never places orders (wallet keys stay with the local executor, which journals the exchange's order id).")
+    trade_intent_id: int = Field(description="The intent's id (GET /copy/intents); one per copy subscription and leader fill.")
+    status: Literal["submitted", "dry_run"] = Field(description="submitted: an instruction for the executor to place; dry_run: the subscription is a dry run (the executor logs the order, never sends it).")
+    dry_run: bool = Field(description="True exactly when status is dry_run.")
     timestamp: Timestamp
 
 
@@ -977,7 +1049,7 @@ class RiskBlockedEvent(WebhookEnvelope):
     copy_subscription_id: int
     leader_wallet: str
     market_id: str
-    reason: str = Field(description="Which limit blocked the copy, e.g. max_daily_notional.")
+    reason: Literal["stale_fill", "market_not_allowed", "category_not_allowed", "max_price", "no_position", "below_min_order", "max_daily_notional"] = Field(description="The first limit that failed, in the order the CopyLimitsInput schema lists.")
     leader_size_usdc: Decimal
     trade_intent_id: int
     timestamp: Timestamp
@@ -991,11 +1063,10 @@ class StrategySignalEvent(WebhookEnvelope):
     strategy_name: str
     market_id: str
     market_title: str
-    side: Literal["buy", "sell"]
-    outcome: Optional[str] = Field(None, description="The outcome traded; YES when absent.")
+    side: Literal["buy", "sell"] = Field(description="On the market's YES (first) outcome, whose price market.price_signal reports too.")
     entry_price: Price
-    confidence: Decimal = Field(description="0..1.")
-    edge: Decimal = Field(description="Expected edge over the entry price")
+    confidence: Decimal = Field(description="0..1: the share of winning trades in the strategy's own backtest over the 30 days before it was saved (0 when that backtest made no trade).")
+    edge: Decimal = Field(description="The mean net return per trade of that backtest (after fees and slippage), as a fraction of the notional: 0.02 = 2 %.")
     emitted_at: Timestamp
 
 
@@ -1005,11 +1076,287 @@ class WebhookTestEvent(WebhookEnvelope):
     timestamp: Timestamp
 
 
+class CopySizingInput(Model):
+    """How big a copy is, from the leader fill's notional (USDC): `fixed` = `usdc` per leader fill; `proportional` = leader notional x `ratio`; `capped` = leader notional x `ratio`, at most `cap_usdc`. Amounts are exact (at most 6 decimals); ratio in (0, 100]."""
+
+    rule: Literal["fixed", "proportional", "capped"]
+    usdc: Optional[DecimalInput] = None
+    ratio: Optional[DecimalInput] = None
+    cap_usdc: Optional[DecimalInput] = None
+
+
+class CopyLimitsInput(Model):
+    """Risk limits, checked in this order (the first that fails is the risk.blocked `reason`): the fill's age (`stale_fill`, older than `COPY_MAX_FILL_AGE_MS` when it reaches the engine), `allowed_markets` (`market_not_allowed`), `allowed_categories` (`category_not_allowed`), `max_price` for buys (`max_price`), a sell with no copied shares held (`no_position`), the child under `min_order_usdc` after clipping (`below_min_order`), and `max_daily_notional_usdc`, the copied buy notional of the UTC day (`max_daily_notional`). Sells are never blocked by max_price or the daily notional: they reduce exposure. `max_per_trade_usdc` clips the child instead of blocking it; a sell is clipped to the copied shares held. Omitted limits do not apply (min_order_usdc defaults to 1)."""
+
+    max_per_trade_usdc: Optional[DecimalInput] = None
+    max_daily_notional_usdc: Optional[DecimalInput] = None
+    allowed_markets: Optional[list[str]] = Field(None, description="Condition ids.")
+    allowed_categories: Optional[list[str]] = Field(None, description="Market categories, case-insensitive.")
+    max_price: Optional[DecimalInput] = Field(None, description="Highest leader price (0..1) a buy is copied at.")
+    min_order_usdc: Optional[DecimalInput] = None
+
+
+class CopySubscriptionInput(Model):
+    leader_wallet: str = Field(description="The wallet to copy (its proxy wallet, as trades show it).")
+    sizing: CopySizingInput
+    limits: Optional[CopyLimitsInput] = None
+    dry_run: Optional[bool] = Field(None, description="Intents are dry runs (status dry_run): the executor logs the order it would place.")
+    enabled: Optional[bool] = None
+
+
+class CopySubscriptionPatch(Model):
+    leader_wallet: Optional[str] = None
+    sizing: Optional[CopySizingInput] = None
+    limits: Optional[CopyLimitsInput] = None
+    dry_run: Optional[bool] = None
+    enabled: Optional[bool] = None
+
+
+class CopySubscriptionSizing(Model):
+    rule: Literal["fixed", "proportional", "capped"]
+    usdc: Optional[Usdc] = None
+    ratio: Optional[str] = None
+    cap_usdc: Optional[Usdc] = None
+
+
+class CopySubscriptionLimits(Model):
+    max_per_trade_usdc: Optional[Usdc]
+    max_daily_notional_usdc: Optional[Usdc]
+    allowed_markets: list[str]
+    allowed_categories: list[str]
+    max_price: NullableDecimalPrice
+    min_order_usdc: Usdc
+
+
+class CopySubscription(Model):
+    id: int = Field(description="The copy_subscription_id of its events.")
+    leader_wallet: str
+    sizing: CopySubscriptionSizing
+    limits: CopySubscriptionLimits
+    dry_run: bool
+    enabled: bool
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
+class CopyIntent(Model):
+    trade_intent_id: int
+    copy_subscription_id: int
+    leader_wallet: str
+    leader_trade_id: str = Field(description="The fill's id in the source that reported it first (chain: <chain id>:<tx hash>:<log index>).")
+    leader_origin: Literal["chain", "data_api"]
+    market_id: str
+    market_title: str
+    asset_id: str
+    outcome: str
+    side: Literal["buy", "sell"]
+    leader_price: DecimalPrice
+    leader_size_usdc: Usdc = Field(description="The leader fill's notional (collateral before fees).")
+    child_size_usdc: Optional[Usdc] = Field(description="The follower's notional after sizing and clipping; null when blocked.")
+    child_shares: Optional[Shares] = Field(description="child_size_usdc / leader_price rounded down to a micro-share (what copied holdings count); null when blocked.")
+    status: Literal["submitted", "dry_run", "blocked"]
+    reason: Optional[str] = Field(description="The risk.blocked reason when blocked.")
+    source: Literal["polymarket", "simulator"]
+    leader_filled_at: Timestamp
+    created_at: Timestamp
+
+
+class BacktestInput(Model):
+    strategy: Literal["copy_wallet", "price_threshold", "buy_and_hold"]
+    wallet: Optional[str] = None
+    sizing: Optional[Literal["fixed", "proportional", "capped"]] = None
+    usdc: Optional[DecimalInput] = None
+    ratio: Optional[DecimalInput] = None
+    cap_usdc: Optional[DecimalInput] = None
+    delay_seconds: Optional[Decimal] = None
+    market_ids: Optional[list[str]] = None
+    change_pct: Optional[Decimal] = None
+    window_minutes: Optional[Decimal] = None
+    mode: Optional[Literal["momentum", "reversion"]] = None
+    hold_hours: Optional[Decimal] = None
+    order_usdc: Optional[DecimalInput] = None
+    outcome: Optional[str] = None
+    starting_cash_usdc: Optional[DecimalInput] = None
+    from_: Optional[_datetime] = Field(None, alias="from")
+    to: Optional[_datetime] = None
+
+
+class BacktestResultSummary(Model):
+    final_equity_usdc: Usdc = Field(description="Cash plus held shares at the last day's marks at `to`.")
+    total_return_pct: Decimal = Field(description="100 x (final equity - starting cash) / starting cash, to 4 decimals.")
+    max_drawdown_pct: Decimal = Field(description="Largest fall of the daily equity curve from its running peak (starting cash included), as a percentage of that peak.")
+    win_rate_pct: Optional[Decimal] = Field(description="100 x won / (won + lost) over closed positions (held from zero back to zero by sells or a resolution); null when none closed.")
+    won: int = Field(description="Closed positions whose proceeds and payouts exceeded their cost and fees.")
+    lost: int
+    trades: int
+    skipped: int = Field(description="Orders not placed (insufficient_cash, no_position, no_liquidity, unknown_market).")
+    fees_paid_usdc: Usdc = Field(description="Taker fees of every fill.")
+    slippage_paid_usdc: Usdc = Field(description="Sum over trades of buys (notional - shares x reference price) and sells (shares x reference price - notional); the reference is the leader's or the triggering trade's price.")
+    volume_usdc: Usdc
+    book_fills: int = Field(description="Trades filled against order-book history.")
+    impact_fills: int = Field(description="Trades filled by the impact model (no book indexed at that time).")
+
+
+class BacktestResultEquityCurve(Model):
+    date: _date = Field(description="The UTC day; values at its end (or at `to`).")
+    cash_usdc: Usdc
+    positions_usdc: Usdc = Field(description="Held shares x mark: the payout once resolved, else the day's close of the outcome, else our last fill price.")
+    equity_usdc: Usdc
+
+
+class BacktestResultTradeFill(Model):
+    level: Optional[int] = Field(description="Book level (1 = best); null for an impact-model fill.")
+    price: DecimalPrice
+    shares: Shares
+    notional_usdc: Usdc = Field(description="shares x price, half up to one micro-USDC.")
+    fee_usdc: Usdc
+
+
+class BacktestResultTrade(Model):
+    at: Timestamp
+    market_id: str
+    market_title: str
+    asset_id: str
+    outcome: str
+    side: Literal["buy", "sell"]
+    trigger: str = Field(description="The leader's trade id, the trade that completed a move, exit:<that id>, or entry.")
+    reference_price: DecimalPrice
+    avg_price: DecimalPrice = Field(description="notional / shares, half up to 6 decimals.")
+    shares: Shares
+    notional_usdc: Usdc
+    fee_usdc: Usdc
+    slippage_usdc: Usdc
+    basis: Literal["book", "trade_impact"]
+    book_at: NullableTimestamp
+    fills: list[BacktestResultTradeFill]
+
+
+class BacktestResultSettlement(Model):
+    at: Timestamp
+    market_id: str
+    asset_id: str
+    shares: Shares
+    payout_usdc: Usdc
+
+
+class BacktestResultSkipped(Model):
+    at: Timestamp
+    market_id: str
+    trigger: str
+    reason: Literal["insufficient_cash", "no_position", "no_liquidity", "unknown_market"]
+
+
+class BacktestResult(Model):
+    strategy: dict[str, Any] = Field(description="The strategy as run, defaults filled in.")
+    from_: Timestamp = Field(alias="from")
+    to: Timestamp
+    starting_cash_usdc: Usdc
+    summary: BacktestResultSummary
+    equity_curve: list[BacktestResultEquityCurve]
+    trades: list[BacktestResultTrade] = Field(description="In time order, at most 10,000 (trades_truncated says when more happened).")
+    trades_truncated: bool
+    settlements: list[BacktestResultSettlement]
+    skipped: list[BacktestResultSkipped]
+
+
+class CopyPickWhy(Model):
+    realized_pnl_usdc: Decimal = Field(description="The leader's realized PnL in the topic (weighted-average cost), lifetime.")
+    win_rate_pct: Optional[Decimal] = Field(description="100 x won / (won + lost) over the topic's resolved markets the leader traded.")
+    won: int
+    lost: int
+    resolved_markets: int = Field(description="won + lost.")
+    risk_score: Decimal = Field(description="0 (low) .. 100: 40 x concentration + 30 x long-shot share + 30 x drawdown (trader statistics).")
+    last_fill_at: NullableTimestamp
+    fills_in_window: int = Field(description="The leader's fills in the topic's markets within the window.")
+    wash_share: Decimal = Field(description="0..1: the share of the window's volume that went straight back (see exclusions).")
+
+
+class CopyPickCopierRoi(Model):
+    roi_pct: Decimal = Field(description="100 x follower_pnl_usdc / invested_usdc (4 decimals): what a follower entering after the leader would have made, fees and slippage included.")
+    follower_pnl_usdc: Usdc = Field(description="Value now (open positions at the day's close, resolved ones at their payout) minus cash spent.")
+    invested_usdc: Usdc = Field(description="Buy notional plus fees.")
+    fees_usdc: Usdc
+    slippage_usdc: Usdc = Field(description="Against the leader's own prices.")
+    copied_trades: int
+    book_fills: int
+    impact_fills: int
+    order_usdc: Usdc
+    delay_seconds: int
+
+
+class CopyPickOpenPosition(Model):
+    market_id: str
+    market_title: str
+    asset_id: str
+    outcome: str
+    leader_shares: Decimal
+    leader_avg_price: Decimal = Field(description="Weighted-average entry price.")
+    best_ask: Decimal = Field(description="The lowest ask of the token's latest indexed book.")
+    entry_gap_pct: Optional[Decimal] = Field(description="100 x (best_ask - leader_avg_price) / leader_avg_price.")
+
+
+class CopyPick(Model):
+    wallet: str
+    topic: str
+    window: Literal["7d", "30d", "90d"]
+    score: Decimal = Field(description="0..100, the formula in GET /copy-picks.")
+    why: CopyPickWhy
+    copier_roi: CopyPickCopierRoi
+    open_positions: list[CopyPickOpenPosition] = Field(description="The leader's open positions from its window fills in unresolved markets whose book has an ask now (at most 10, largest first).")
+    computed_at: Timestamp
+
+
+class StrategyInput(Model):
+    name: str = Field(description="The strategy_name of its signals.")
+    market_ids: list[str]
+    change_pct: Optional[Decimal] = None
+    window_minutes: Optional[Decimal] = None
+    mode: Optional[Literal["momentum", "reversion"]] = None
+    hold_hours: Optional[Decimal] = Field(None, description="The backtest's exit; null holds to resolution or the end.")
+    order_usdc: Optional[DecimalInput] = None
+    enabled: Optional[bool] = None
+
+
+class StrategyPatch(Model):
+    name: Optional[str] = None
+    market_ids: Optional[list[str]] = None
+    change_pct: Optional[Decimal] = None
+    window_minutes: Optional[Decimal] = None
+    mode: Optional[Literal["momentum", "reversion"]] = None
+    hold_hours: Optional[Decimal] = None
+    order_usdc: Optional[DecimalInput] = None
+    enabled: Optional[bool] = None
+
+
+class StrategyConfig(Model):
+    market_ids: list[str]
+    change_pct: Decimal
+    window_minutes: Decimal
+    mode: Literal["momentum", "reversion"]
+    hold_hours: Optional[Decimal]
+    order_usdc: Usdc
+
+
+class Strategy(Model):
+    id: int
+    name: str
+    signal_type: Literal["strategy_lab"]
+    kind: Literal["price_threshold"]
+    config: StrategyConfig
+    edge: Decimal = Field(description="Net result / (buy notional + fees) of the 30-day backtest when saved (0 when it made no trade).")
+    confidence: Decimal = Field(description="won / (won + lost) of that backtest, 0..1 (0 when no position closed).")
+    backtest: Optional[dict[str, Any]] = Field(description="That backtest's summary (GET /backtest summary) with its from and to.")
+    enabled: bool
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
 #: Webhook delivery bodies by event type.
 WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "trade.executed": TradeExecutedEvent,
     "trader.large_trade": TraderLargeTradeEvent,
     "market.price_signal": MarketPriceSignalEvent,
+    "market.volume_spike": MarketVolumeSpikeEvent,
     "market.resolved": MarketResolvedEvent,
     "copy.executed": CopyExecutedEvent,
     "risk.blocked": RiskBlockedEvent,
@@ -1017,5 +1364,5 @@ WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "webhook.test": WebhookTestEvent,
 }
 
-for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent,):
+for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
     _model.model_rebuild()

@@ -1,0 +1,77 @@
+/** /copy/*: the calling account's copy subscriptions and the trade intents the copy engine made for them (docs/COPY.md). */
+import { type Request, Router } from 'express';
+import {
+  type CopySubscriptionInput,
+  type CopySubscriptionPatch,
+  CopySubscriptions,
+  subscriptionView,
+} from '../../services/copy/copy-subscriptions.js';
+import { intentView, listIntents } from '../../services/copy/intents.js';
+import type { ControlStore } from '../../services/ports/control-store.js';
+import { success } from '../envelope.js';
+import { ApiError } from '../errors.js';
+import { keysetPage } from '../keyset.js';
+
+const ownerOf = (request: Request) => request.owner!.account_id;
+
+export function copyRoutes(control: ControlStore, clock: () => number = Date.now): Router {
+  const router = Router();
+  const subscriptions = new CopySubscriptions(control, clock);
+
+  router.post('/copy/subscriptions', async (request, response) => {
+    const created = await subscriptions.create(ownerOf(request), request.body as CopySubscriptionInput);
+    response.status(201).json(success(subscriptionView(created)));
+  });
+
+  router.get('/copy/subscriptions', async (request, response) => {
+    const accountId = ownerOf(request);
+    response.json(
+      await keysetPage(request, {
+        filters: {},
+        shape: ['string'],
+        fetch: (after, take) => subscriptions.list(accountId, after ? String(after[0]) : null, take),
+        keyOf: (s) => [s.id],
+        present: subscriptionView,
+      }),
+    );
+  });
+
+  const found = async (request: Request) => {
+    const subscription = await subscriptions.get(ownerOf(request), String(request.params.id));
+    if (!subscription) throw ApiError.notFound('copy subscription not found');
+    return subscription;
+  };
+
+  router.get('/copy/subscriptions/:id', async (request, response) => {
+    response.json(success(subscriptionView(await found(request))));
+  });
+
+  router.patch('/copy/subscriptions/:id', async (request, response) => {
+    await found(request);
+    const updated = await subscriptions.update(ownerOf(request), String(request.params.id), request.body as CopySubscriptionPatch);
+    if (!updated) throw ApiError.notFound('copy subscription not found');
+    response.json(success(subscriptionView(updated)));
+  });
+
+  router.delete('/copy/subscriptions/:id', async (request, response) => {
+    if (!(await subscriptions.delete(ownerOf(request), String(request.params.id)))) throw ApiError.notFound('copy subscription not found');
+    response.json(success({ id: Number(request.params.id), deleted: true }));
+  });
+
+  router.get('/copy/intents', async (request, response) => {
+    const accountId = ownerOf(request);
+    const subscriptionId = request.query.subscription_id === undefined ? undefined : String(request.query.subscription_id);
+    const status = request.query.status === undefined ? undefined : String(request.query.status);
+    response.json(
+      await keysetPage(request, {
+        filters: { subscriptionId, status },
+        shape: ['string'],
+        fetch: (after, take) => listIntents(control, accountId, { subscriptionId, status }, after ? String(after[0]) : null, take),
+        keyOf: (intent) => [intent.id],
+        present: intentView,
+      }),
+    );
+  });
+
+  return router;
+}

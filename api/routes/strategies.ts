@@ -1,0 +1,52 @@
+/** /strategies: the calling account's saved strategies (strategy_lab), each backtested when saved (docs/COPY.md). */
+import { type Request, Router } from 'express';
+import type { BacktestSettings } from '../../services/copy/backtest/backtest-service.js';
+import { Strategies, type StrategyInput, strategyView } from '../../services/copy/strategies.js';
+import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
+import type { ControlStore } from '../../services/ports/control-store.js';
+import { success } from '../envelope.js';
+import { ApiError } from '../errors.js';
+import { keysetPage } from '../keyset.js';
+
+const ownerOf = (request: Request) => request.owner!.account_id;
+
+export function strategyRoutes(control: ControlStore, store: AnalyticsStore, settings: BacktestSettings, clock: () => number): Router {
+  const router = Router();
+  const strategies = new Strategies(control, store, settings, clock);
+
+  router.post('/strategies', async (request, response) => {
+    response.status(201).json(success(strategyView(await strategies.create(ownerOf(request), request.body as StrategyInput))));
+  });
+
+  router.get('/strategies', async (request, response) => {
+    const accountId = ownerOf(request);
+    response.json(
+      await keysetPage(request, {
+        filters: {},
+        shape: ['string'],
+        fetch: (after, take) => strategies.list(accountId, after ? String(after[0]) : null, take),
+        keyOf: (s) => [s.id],
+        present: strategyView,
+      }),
+    );
+  });
+
+  router.get('/strategies/:id', async (request, response) => {
+    const found = await strategies.get(ownerOf(request), String(request.params.id));
+    if (!found) throw ApiError.notFound('strategy not found');
+    response.json(success(strategyView(found)));
+  });
+
+  router.patch('/strategies/:id', async (request, response) => {
+    const updated = await strategies.update(ownerOf(request), String(request.params.id), request.body as Partial<StrategyInput>);
+    if (!updated) throw ApiError.notFound('strategy not found');
+    response.json(success(strategyView(updated)));
+  });
+
+  router.delete('/strategies/:id', async (request, response) => {
+    if (!(await strategies.delete(ownerOf(request), String(request.params.id)))) throw ApiError.notFound('strategy not found');
+    response.json(success({ id: Number(request.params.id), deleted: true }));
+  });
+
+  return router;
+}

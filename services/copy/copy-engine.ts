@@ -1,0 +1,267 @@
+/**
+ * The copy engine: its own consumer group over the chain ledger and the Data API trades. Per batch,
+ * in one control-store transaction before the log commits the offsets, every fill of a followed
+ * wallet is decided for each enabled copy subscription of that leader (services/copy/copy-rules.ts):
+ * an intent row, then a `copy.executed` (submitted or dry run) or `risk.blocked` delivery into the
+ * webhook outbox for the subscribing account's own webhook subscriptions. The signed delivery is the
+ * dispatcher's. A redelivered batch, or the same match arriving from the other source, finds its
+ * intent and does nothing (unique per subscription and fill key).
+ *
+ * A new group starts at the log's end, and a subscription only copies fills that reached the log
+ * after it was created: copying starts now, never with the leader's history.
+ */
+import type { Logger } from '../logger.js';
+import type { AnalyticsStore } from '../ports/analytics-store.js';
+import type { ControlStore, SqlExecutor } from '../ports/control-store.js';
+import type { EventLog, LogMessage, MessageBatch, RunningConsumer } from '../ports/event-log.js';
+import { STREAMS } from '../read-models/registry.js';
+import { MarketCategories } from '../sandbox/market-categories.js';
+import { wants } from '../signals/matching.js';
+import { enqueueDeliveries, type NewDelivery } from '../webhooks/outbox.js';
+import type { EventType, SubscriptionFilters } from '../webhooks/event-types.js';
+import { decideCopy } from './copy-rules.js';
+import { type CopySubscription, CopySubscriptions } from './copy-subscriptions.js';
+import { heldShares, insertIntent, spentToday } from './intents.js';
+import { fromChainEvent, fromTrade, type LeaderFill } from './leader-fill.js';
+import { copyExecuted, type IntentFacts, riskBlocked, strategySignal } from './payloads.js';
+import { enabledStrategies } from './strategies.js';
+import { StrategyEvaluator } from './strategy-signals.js';
+
+export const COPY_GROUP_ID = 'tapeline-copy';
+
+export interface CopyEngineOptions {
+  log: EventLog;
+  control: ControlStore;
+  store: AnalyticsStore;
+  logger: Logger;
+  /** A fill older than this when it reaches the engine is blocked as stale_fill (copying it late would chase an old price). */
+  maxFillAgeMs: number;
+  clock?: () => number;
+  groupId?: string;
+  fromBeginning?: boolean;
+  /** After a batch's intents are committed: the in-process dispatcher wakes; the benchmark times it. */
+  onEmitted?: (emitted: EmittedIntent[]) => void;
+}
+
+export interface EmittedIntent {
+  intentId: string;
+  status: 'submitted' | 'dry_run' | 'blocked';
+  /** The log message timestamp of the leader fill (its settlement or trade time, as published). */
+  loggedAtMs: number;
+}
+
+export interface CopyEngineStats {
+  batches: number;
+  leader_fills: number;
+  intents: number;
+  blocked: number;
+  duplicates: number;
+  strategy_signals: number;
+  enqueued: number;
+}
+
+export interface CopyEngine {
+  readonly stats: CopyEngineStats;
+  stop(): Promise<void>;
+}
+
+interface AccountHook {
+  id: string;
+  account_id: string;
+  events: EventType[];
+  filters: SubscriptionFilters;
+  created_at: Date;
+}
+
+const ACCOUNT_EVENTS = ['copy.executed', 'risk.blocked', 'strategy.signal'];
+
+export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyEngine> {
+  const clock = options.clock ?? Date.now;
+  const subscriptions = new CopySubscriptions(options.control, clock);
+  const categories = new MarketCategories(options.store);
+  const stats: CopyEngineStats = { batches: 0, leader_fills: 0, intents: 0, blocked: 0, duplicates: 0, strategy_signals: 0, enqueued: 0 };
+  const evaluator = new StrategyEvaluator();
+
+  const handleBatch = async (batch: MessageBatch) => {
+    stats.batches += 1;
+    if (batch.topic === STREAMS.trades.topic) await strategiesOn(batch);
+    const fills = leaderFillsOf(batch, options.logger);
+    if (fills.length === 0) return;
+    const following = await subscriptions.following([...new Set(fills.map((f) => f.fill.wallet))]);
+    if (following.length === 0) return;
+    const byLeader = new Map<string, CopySubscription[]>();
+    for (const s of following) byLeader.set(s.leaderWallet, [...(byLeader.get(s.leaderWallet) ?? []), s]);
+    const relevant = fills.filter((f) => byLeader.has(f.fill.wallet));
+    // Categories come from ClickHouse: only asked for when a subscription limits them (the hot path stays in the control store).
+    const needsCategory = following.some((s) => s.limits.allowedCategories.length > 0);
+    const categoryOf = needsCategory ? await categories.of(relevant.map((f) => f.fill.marketId)) : new Map<string, string>();
+    const hooks = await accountHooks(options.control, [...new Set(following.map((s) => s.accountId))]);
+    const emitted: EmittedIntent[] = [];
+    const enqueued = await options.control.transaction(async (tx) => {
+      const deliveries: NewDelivery[] = [];
+      for (const { fill, loggedAtMs } of relevant) {
+        stats.leader_fills += 1;
+        for (const subscription of byLeader.get(fill.wallet) ?? []) {
+          if (loggedAtMs < subscription.createdAtMs) continue;
+          const decision = await decide(tx, subscription, fill, (categoryOf.get(fill.marketId) ?? '').toLowerCase());
+          if (!decision) {
+            stats.duplicates += 1;
+            continue;
+          }
+          emitted.push({ intentId: decision.intentId, status: decision.status, loggedAtMs });
+          const payload = decision.status === 'blocked' ? riskBlocked(decision) : copyExecuted(decision);
+          for (const hook of hooks.get(subscription.accountId) ?? []) {
+            if (wants(hook, { type: payload.event, market_id: fill.marketId, logged_at_ms: loggedAtMs })) {
+              deliveries.push({ subscriptionId: hook.id, eventId: payload.id, eventType: payload.event, payload });
+            }
+          }
+        }
+      }
+      return enqueueDeliveries(tx, deliveries, clock());
+    });
+    for (const e of emitted) {
+      stats.intents += 1;
+      if (e.status === 'blocked') stats.blocked += 1;
+    }
+    stats.enqueued += enqueued;
+    if (emitted.length > 0) options.onEmitted?.(emitted);
+  };
+
+  /** Saved strategies on a batch of trades: strategy.signal to the owners' webhook subscriptions. */
+  const strategiesOn = async (batch: MessageBatch) => {
+    const strategies = await enabledStrategies(options.control);
+    if (strategies.length === 0) return;
+    const trades = batch.messages.flatMap((message) => {
+      try {
+        return [{ trade: STREAMS.trades.codec.decode(message.value), loggedAtMs: message.timestamp }];
+      } catch {
+        return [];
+      }
+    });
+    const restore = evaluator.checkpoint(new Set(trades.map((t) => t.trade.market_id)));
+    try {
+      const fired = evaluator.evaluate(
+        trades.map((t) => t.trade),
+        strategies,
+        clock(),
+      );
+      if (fired.length === 0) return;
+      const hooks = await accountHooks(options.control, [...new Set(fired.map((f) => f.accountId))]);
+      const loggedAt = new Map(trades.map((t) => [t.trade.event_id, t.loggedAtMs]));
+      const deliveries: NewDelivery[] = [];
+      for (const { accountId, facts } of fired) {
+        const payload = strategySignal(facts);
+        for (const hook of hooks.get(accountId) ?? []) {
+          if (wants(hook, { type: payload.event, market_id: facts.marketId, logged_at_ms: loggedAt.get(facts.triggerId) ?? 0 })) {
+            deliveries.push({ subscriptionId: hook.id, eventId: payload.id, eventType: payload.event, payload });
+          }
+        }
+      }
+      const enqueued = await options.control.transaction((tx) => enqueueDeliveries(tx, deliveries, clock()));
+      stats.strategy_signals += fired.length;
+      stats.enqueued += enqueued;
+      if (enqueued > 0) options.onEmitted?.([]);
+    } catch (error) {
+      restore();
+      throw error;
+    }
+  };
+
+  const decide = async (
+    tx: SqlExecutor,
+    subscription: CopySubscription,
+    fill: LeaderFill,
+    category: string,
+  ): Promise<IntentFacts | null> => {
+    const now = clock();
+    const [spent, held] = await Promise.all([
+      spentToday(tx, subscription.id, now),
+      fill.side === 'sell' ? heldShares(tx, subscription.id, fill.assetId) : Promise.resolve(0n),
+    ]);
+    const decision = decideCopy({
+      fill,
+      category,
+      sizing: subscription.sizing,
+      limits: subscription.limits,
+      dryRun: subscription.dryRun,
+      spentTodayMicros: spent,
+      heldSharesMicros: held,
+      nowMs: now,
+      maxFillAgeMs: options.maxFillAgeMs,
+    });
+    const intent =
+      decision.kind === 'intent'
+        ? { childMicros: decision.childMicros, childSharesMicros: decision.childSharesMicros, status: decision.status, reason: null }
+        : { childMicros: null, childSharesMicros: null, status: 'blocked' as const, reason: decision.reason };
+    const intentId = await insertIntent(tx, {
+      subscriptionId: subscription.id,
+      accountId: subscription.accountId,
+      fill,
+      createdAtMs: now,
+      ...intent,
+    });
+    if (intentId === null) return null;
+    return {
+      intentId,
+      accountId: subscription.accountId,
+      subscriptionId: subscription.id,
+      leaderWallet: fill.wallet,
+      leaderTradeId: fill.tradeId,
+      fillKey: fill.key,
+      marketId: fill.marketId,
+      side: fill.side,
+      outcome: fill.outcome,
+      leaderUsdcMicros: fill.usdcMicros,
+      childMicros: intent.childMicros,
+      status: intent.status,
+      reason: intent.reason,
+      decidedAtMs: now,
+      source: fill.source,
+    };
+  };
+
+  const consumer: RunningConsumer = await options.log.runConsumer({
+    groupId: options.groupId ?? COPY_GROUP_ID,
+    topics: [STREAMS.chainLedger.topic, STREAMS.trades.topic],
+    maxBatchSize: 2_000,
+    fromBeginning: options.fromBeginning ?? false,
+    handleBatch,
+    onError: (error, batch) =>
+      options.logger.warn(
+        { err: error, topic: batch.topic, partition: batch.partition, offset: batch.firstOffset },
+        'copy batch failed; retrying',
+      ),
+  });
+  return { stats, stop: () => consumer.stop() };
+}
+
+async function accountHooks(control: ControlStore, accountIds: string[]): Promise<Map<string, AccountHook[]>> {
+  const rows = await control.query<AccountHook>(
+    `SELECT id::text AS id, account_id::text AS account_id, events, filters, created_at FROM webhook_subscriptions
+      WHERE enabled AND account_id = ANY($1::bigint[]) AND events && $2::text[]`,
+    [accountIds, ACCOUNT_EVENTS],
+  );
+  const byAccount = new Map<string, AccountHook[]>();
+  for (const row of rows) byAccount.set(row.account_id, [...(byAccount.get(row.account_id) ?? []), row]);
+  return byAccount;
+}
+
+/** Undecodable messages are the sink's to dead-letter; here they are skipped. */
+function leaderFillsOf(batch: MessageBatch, logger: Logger): Array<{ fill: LeaderFill; loggedAtMs: number }> {
+  const out: Array<{ fill: LeaderFill; loggedAtMs: number }> = [];
+  for (const message of batch.messages) {
+    const fill = decodeFill(batch.topic, message, logger);
+    if (fill) out.push({ fill, loggedAtMs: message.timestamp });
+  }
+  return out;
+}
+
+function decodeFill(topic: string, message: LogMessage, logger: Logger): LeaderFill | null {
+  try {
+    if (topic === STREAMS.chainLedger.topic) return fromChainEvent(STREAMS.chainLedger.codec.decode(message.value));
+    if (topic === STREAMS.trades.topic) return fromTrade(STREAMS.trades.codec.decode(message.value));
+  } catch (error) {
+    logger.debug({ err: error, topic, offset: message.offset }, 'copy: skipping undecodable message');
+  }
+  return null;
+}

@@ -1,0 +1,155 @@
+/**
+ * Trade intents in the control store: one row per (copy subscription, leader fill), whatever was
+ * decided. Its id is the events' trade_intent_id. The day's copied notional and the copied holding
+ * of a token are sums over these rows (the service never sees the follower's real fills: orders are
+ * placed by the local executor, so holdings are what the intents asked for).
+ */
+import type { SqlExecutor } from '../ports/control-store.js';
+import { formatScaled, parseScaled } from '../shared/decimal.js';
+import { DAY_MS } from '../shared/time.js';
+import type { LeaderFill } from './leader-fill.js';
+
+export interface NewIntent {
+  subscriptionId: string;
+  accountId: string;
+  fill: LeaderFill;
+  childMicros: bigint | null;
+  childSharesMicros: bigint | null;
+  status: 'submitted' | 'dry_run' | 'blocked';
+  reason: string | null;
+  createdAtMs: number;
+}
+
+export interface IntentRecord {
+  id: string;
+  copy_subscription_id: string;
+  leader_wallet: string;
+  leader_trade_id: string;
+  leader_origin: 'chain' | 'data_api';
+  market_id: string;
+  market_title: string;
+  asset_id: string;
+  outcome: string;
+  side: 'buy' | 'sell';
+  leader_price: string;
+  leader_size_usdc: string;
+  child_size_usdc: string | null;
+  child_shares: string | null;
+  status: 'submitted' | 'dry_run' | 'blocked';
+  reason: string | null;
+  source: string;
+  leader_filled_at: Date;
+  created_at: Date;
+}
+
+/** Inserts the intent unless this subscription already decided on this fill; returns its id, or null when it had. */
+export async function insertIntent(db: SqlExecutor, intent: NewIntent): Promise<string | null> {
+  const f = intent.fill;
+  const rows = await db.query<{ id: string }>(
+    `INSERT INTO copy_trade_intents (copy_subscription_id, account_id, fill_key, leader_wallet, leader_trade_id, leader_origin, market_id,
+        market_title, asset_id, outcome, side, leader_price, leader_size_usdc, child_size_usdc, child_shares, status, reason, source,
+        leader_filled_at, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+     ON CONFLICT (copy_subscription_id, fill_key) DO NOTHING RETURNING id::text AS id`,
+    [
+      intent.subscriptionId,
+      intent.accountId,
+      f.key,
+      f.wallet,
+      f.tradeId,
+      f.origin,
+      f.marketId,
+      f.marketTitle,
+      f.assetId,
+      f.outcome,
+      f.side,
+      formatScaled(f.priceMicros),
+      formatScaled(f.usdcMicros),
+      intent.childMicros === null ? null : formatScaled(intent.childMicros),
+      intent.childSharesMicros === null ? null : formatScaled(intent.childSharesMicros),
+      intent.status,
+      intent.reason,
+      f.source,
+      new Date(f.timestampMs),
+      new Date(intent.createdAtMs),
+    ],
+  );
+  return rows[0]?.id ?? null;
+}
+
+/** Whether the subscription already decided on this fill (a redelivery, or the other source's report). */
+export async function decided(db: SqlExecutor, subscriptionId: string, fillKey: string): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM copy_trade_intents WHERE copy_subscription_id = $1 AND fill_key = $2', [
+    subscriptionId,
+    fillKey,
+  ]);
+  return rows.length > 0;
+}
+
+/** Copied buy notional (submitted and dry-run intents) in the UTC day of `nowMs`. */
+export async function spentToday(db: SqlExecutor, subscriptionId: string, nowMs: number): Promise<bigint> {
+  const dayStart = Math.floor(nowMs / DAY_MS) * DAY_MS;
+  const [row] = await db.query<{ total: string }>(
+    `SELECT coalesce(sum(child_size_usdc), 0)::text AS total FROM copy_trade_intents
+      WHERE copy_subscription_id = $1 AND side = 'buy' AND status <> 'blocked' AND created_at >= $2 AND created_at < $3`,
+    [subscriptionId, new Date(dayStart), new Date(dayStart + DAY_MS)],
+  );
+  return parseScaled(row!.total) ?? 0n;
+}
+
+/** Copied shares of a token the subscription holds: copied buys minus copied sells. */
+export async function heldShares(db: SqlExecutor, subscriptionId: string, assetId: string): Promise<bigint> {
+  const [row] = await db.query<{ held: string }>(
+    `SELECT coalesce(sum(CASE WHEN side = 'buy' THEN child_shares ELSE -child_shares END), 0)::text AS held FROM copy_trade_intents
+      WHERE copy_subscription_id = $1 AND asset_id = $2 AND status <> 'blocked'`,
+    [subscriptionId, assetId],
+  );
+  return parseScaled(row!.held) ?? 0n;
+}
+
+const INTENT_COLUMNS = `id::text AS id, copy_subscription_id::text AS copy_subscription_id, leader_wallet, leader_trade_id, leader_origin,
+  market_id, market_title, asset_id, outcome, side, leader_price::text AS leader_price, leader_size_usdc::text AS leader_size_usdc,
+  child_size_usdc::text AS child_size_usdc, child_shares::text AS child_shares, status, reason, source, leader_filled_at, created_at`;
+
+/** An account's intents, newest first; `beforeId` continues a listing. */
+export function listIntents(
+  db: SqlExecutor,
+  accountId: string,
+  filters: { subscriptionId?: string; status?: string },
+  beforeId: string | null,
+  limit: number,
+): Promise<IntentRecord[]> {
+  return db.query<IntentRecord>(
+    `SELECT ${INTENT_COLUMNS} FROM copy_trade_intents
+      WHERE account_id = $1 AND ($2::bigint IS NULL OR copy_subscription_id = $2::bigint) AND ($3::text IS NULL OR status = $3)
+        AND ($4::bigint IS NULL OR id < $4::bigint)
+      ORDER BY id DESC LIMIT $5`,
+    [accountId, filters.subscriptionId ?? null, filters.status ?? null, beforeId, limit],
+  );
+}
+
+/** The API view (api/openapi.yaml CopyIntent). */
+export function intentView(r: IntentRecord) {
+  const trim = (text: string | null) => (text === null ? null : formatScaled(parseScaled(text)!));
+  return {
+    trade_intent_id: Number(r.id),
+    copy_subscription_id: Number(r.copy_subscription_id),
+    leader_wallet: r.leader_wallet,
+    leader_trade_id: r.leader_trade_id,
+    leader_origin: r.leader_origin,
+    market_id: r.market_id,
+    market_title: r.market_title,
+    asset_id: r.asset_id,
+    outcome: r.outcome,
+    side: r.side,
+    leader_price: trim(r.leader_price)!,
+    leader_size_usdc: trim(r.leader_size_usdc)!,
+    child_size_usdc: trim(r.child_size_usdc),
+    child_shares: trim(r.child_shares),
+    status: r.status,
+    reason: r.reason,
+    source: r.source,
+    leader_filled_at: new Date(r.leader_filled_at).toISOString(),
+    created_at: new Date(r.created_at).toISOString(),
+  };
+}

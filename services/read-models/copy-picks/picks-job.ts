@@ -1,0 +1,181 @@
+/**
+ * Recomputes copy picks every COPY_PICKS_INTERVAL_MS: for each topic (market category), the
+ * candidates the leader statistics offer, each judged per window (picks.ts) with a copier simulation
+ * of its fills (services/copy/backtest). A wallet's fills, their books and the daily closes are read
+ * once for the longest window and reused for every topic and shorter window. One run writes one
+ * computed_at; readers take the latest run. Work is bounded by COPY_PICKS_CANDIDATES per topic and the
+ * backtest's row cap per wallet (a wallet over it is skipped).
+ */
+import type { Logger } from '../../logger.js';
+import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import { booksAt, dailyCloses, marketTerms, walletFills } from '../../copy/backtest/market-data.js';
+import { copyTriggers } from '../../copy/backtest/plan.js';
+import { simulate } from '../../copy/backtest/simulate.js';
+import type { LeaderFill } from '../../copy/leader-fill.js';
+import { type LeaderStats, type LeaderStatsSource, traderStatsSource } from '../../copy/leader-stats.js';
+import { latestBooks } from '../order-books/queries.js';
+import { formatScaled, MICRO, parseScaled } from '../../shared/decimal.js';
+import { runPeriodically } from '../../shared/periodic.js';
+import { applyLeg, EMPTY_STATE, type PositionState } from '../positions/ledger-math.js';
+import { exclusion, score, washShare } from './picks.js';
+
+export const WINDOWS = { '7d': 7, '30d': 30, '90d': 90 } as const;
+export type PickWindow = keyof typeof WINDOWS;
+const DAY_MS = 86_400_000;
+const STARTING_CASH = 1_000_000_000n * MICRO;
+const MAX_OPEN_POSITIONS = 10;
+
+export interface PicksSettings {
+  orderUsdc: string;
+  delaySeconds: number;
+  candidates: number;
+  feeFallback: { rate: string; exponent: number };
+}
+
+export async function recomputeCopyPicks(
+  store: AnalyticsStore,
+  settings: PicksSettings,
+  nowMs = Date.now(),
+  source: LeaderStatsSource = traderStatsSource(store),
+): Promise<{ rows: number; wallets: number }> {
+  const computedAt = new Date(nowMs).toISOString();
+  const byWallet = new Map<string, LeaderStats[]>();
+  for (const category of await source.categories()) {
+    for (const stats of await source.candidates(category, settings.candidates, 1))
+      byWallet.set(stats.wallet, [...(byWallet.get(stats.wallet) ?? []), stats]);
+  }
+  const orderMicros = parseScaled(settings.orderUsdc) ?? 100n * MICRO;
+  const delayMs = settings.delaySeconds * 1000;
+  const longest = Math.max(...Object.values(WINDOWS)) * DAY_MS;
+  const rows: Record<string, unknown>[] = [];
+  for (const [wallet, perCategory] of [...byWallet.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    let fills: LeaderFill[];
+    try {
+      fills = await walletFills(store, wallet, nowMs - longest - delayMs, nowMs - delayMs);
+    } catch {
+      continue;
+    }
+    const marketIds = [...new Set(fills.map((f) => f.marketId))];
+    const markets = await marketTerms(store, marketIds, settings.feeFallback);
+    const triggers = copyTriggers(fills, { rule: 'fixed', usdcMicros: orderMicros }, delayMs, markets);
+    const [books, closes] = await Promise.all([booksAt(store, triggers, markets), dailyCloses(store, marketIds, nowMs - longest, nowMs)]);
+    for (const stats of perCategory) {
+      for (const [window, days] of Object.entries(WINDOWS)) {
+        const fromMs = nowMs - days * DAY_MS;
+        const chosen = fills
+          .map((fill, seq) => ({ fill, seq }))
+          .filter(({ fill }) => fill.timestampMs + delayMs >= fromMs && (markets.get(fill.marketId)?.category ?? '') === stats.category);
+        const picked = new Set(chosen.map((c) => c.seq));
+        const sim = simulate({
+          fromMs,
+          toMs: nowMs,
+          startingCashMicros: STARTING_CASH,
+          triggers: triggers.filter((t) => picked.has(t.seq)),
+          markets,
+          books,
+          closes,
+        });
+        const invested = sim.trades
+          .filter((t) => t.side === 'buy')
+          .reduce((s, t) => s + t.execution.notionalMicros + t.execution.feeMicros, 0n);
+        const pnl = sim.finalEquityMicros - STARTING_CASH;
+        const roiPct = invested > 0n ? Math.round((Number(pnl) / Number(invested)) * 1_000_000) / 10_000 : 0;
+        const windowFills = chosen.map((c) => c.fill);
+        const lastFillMs = windowFills.length > 0 ? Math.max(...windowFills.map((f) => f.timestampMs)) : null;
+        const figures = {
+          stats,
+          fillsInWindow: windowFills.length,
+          lastFillMs,
+          washShare: washShare(windowFills),
+          copierRoiPct: roiPct,
+          nowMs,
+        };
+        rows.push({
+          window,
+          topic: stats.category,
+          wallet,
+          score: score(figures),
+          excluded: exclusion(figures),
+          resolved: stats.won + stats.lost,
+          realized_pnl_usdc: stats.realizedPnlUsdc,
+          win_rate_pct: stats.winRatePct,
+          won: stats.won,
+          lost: stats.lost,
+          risk_score: stats.riskScore,
+          last_fill_at: lastFillMs === null ? null : new Date(lastFillMs).toISOString(),
+          fills_in_window: windowFills.length,
+          wash_share: Math.round(figures.washShare * 10_000) / 10_000,
+          copier_roi_pct: roiPct,
+          follower_pnl_usdc: formatScaled(pnl),
+          invested_usdc: formatScaled(invested),
+          fees_usdc: formatScaled(sim.feesMicros),
+          slippage_usdc: formatScaled(sim.slippageMicros),
+          copied_trades: sim.trades.length,
+          book_fills: sim.trades.filter((t) => t.execution.basis === 'book').length,
+          impact_fills: sim.trades.filter((t) => t.execution.basis === 'trade_impact').length,
+          order_usdc: formatScaled(orderMicros),
+          delay_seconds: settings.delaySeconds,
+          open_positions: JSON.stringify(await openPositions(store, windowFills, markets)),
+          computed_at: computedAt,
+        });
+      }
+    }
+  }
+  if (rows.length > 0) await store.insert('copy_picks', rows);
+  return { rows: rows.length, wallets: byWallet.size };
+}
+
+/** The leader's open positions (weighted-average cost, from its fills in the window) in unresolved markets that can be entered now. */
+async function openPositions(store: AnalyticsStore, fills: LeaderFill[], markets: Awaited<ReturnType<typeof marketTerms>>) {
+  // The position ledger's exact weighted-average cost, over the window's fills only.
+  const states = new Map<string, { fill: LeaderFill; state: PositionState }>();
+  for (const f of fills) {
+    const current = states.get(f.assetId)?.state ?? EMPTY_STATE;
+    const state = applyLeg(current, { side: f.side, qty: f.sharesMicros, usdc: f.usdcMicros }, f.timestampMs).state;
+    states.set(f.assetId, { fill: f, state });
+  }
+  const open = [...states.values()]
+    .filter(({ state }) => state.qty > 0n)
+    .map(({ fill, state }) => ({
+      market_id: fill.marketId,
+      asset_id: fill.assetId,
+      outcome: fill.outcome,
+      held: Number(state.qty) / 1e6,
+      avg_price: Number(state.cost) / Number(state.qty),
+    }))
+    .filter((p) => !markets.get(p.market_id)?.resolution)
+    .sort((a, b) => b.held * b.avg_price - a.held * a.avg_price || (a.asset_id < b.asset_id ? -1 : 1))
+    .slice(0, MAX_OPEN_POSITIONS);
+  const quotes = await latestBooks(
+    store,
+    open.map((p) => p.asset_id),
+  );
+  // Enterable: the token's latest indexed book has an ask to buy from.
+  const enterable = open.filter((p) => quotes.get(p.asset_id)?.asks[0] !== undefined);
+  return enterable.map((p) => {
+    const bestAsk = Number(quotes.get(p.asset_id)!.asks[0]!.priceMicros) / 1e6;
+    return {
+      market_id: p.market_id,
+      market_title: markets.get(p.market_id)?.title ?? '',
+      asset_id: p.asset_id,
+      outcome: p.outcome,
+      leader_shares: Math.round(p.held * 1e6) / 1e6,
+      leader_avg_price: Math.round(p.avg_price * 1e6) / 1e6,
+      best_ask: bestAsk,
+      entry_gap_pct: p.avg_price <= 0 ? null : Math.round(((bestAsk - p.avg_price) / p.avg_price) * 10_000) / 100,
+    };
+  });
+}
+
+export function startCopyPicks(
+  store: AnalyticsStore,
+  settings: PicksSettings,
+  intervalMs: number,
+  logger: Logger,
+): { stop(): Promise<void> } {
+  return runPeriodically(
+    async () => logger.debug(await recomputeCopyPicks(store, settings), 'copy picks recomputed'),
+    intervalMs,
+    (error) => logger.error({ err: error }, 'copy picks failed'),
+  );
+}

@@ -1,0 +1,128 @@
+/** GET /copy-picks: the latest run of the picks job for a window, eligible leaders best first (keyset by score, topic, wallet). */
+import { Router } from 'express';
+import { keysetPage } from '../../../api/keyset.js';
+import type { CopyPick } from '../../../api/types.generated.js';
+import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import { isoOrNull } from '../../shared/time.js';
+
+export interface PickRow {
+  window: string;
+  topic: string;
+  wallet: string;
+  score: number;
+  resolved: number;
+  realized_pnl_usdc: number;
+  win_rate_pct: number | null;
+  won: number;
+  lost: number;
+  risk_score: number;
+  last_fill_ms: string | null;
+  fills_in_window: number;
+  wash_share: number;
+  copier_roi_pct: number;
+  follower_pnl_usdc: string;
+  invested_usdc: string;
+  fees_usdc: string;
+  slippage_usdc: string;
+  copied_trades: number;
+  book_fills: number;
+  impact_fills: number;
+  order_usdc: string;
+  delay_seconds: number;
+  open_positions: string;
+  computed_ms: string;
+}
+
+export function presentPick(row: PickRow): CopyPick {
+  return {
+    wallet: row.wallet,
+    topic: row.topic,
+    window: row.window as CopyPick['window'],
+    score: row.score,
+    why: {
+      realized_pnl_usdc: row.realized_pnl_usdc,
+      win_rate_pct: row.win_rate_pct,
+      won: Number(row.won),
+      lost: Number(row.lost),
+      resolved_markets: Number(row.resolved),
+      risk_score: row.risk_score,
+      last_fill_at: isoOrNull(row.last_fill_ms),
+      fills_in_window: Number(row.fills_in_window),
+      wash_share: row.wash_share,
+    },
+    copier_roi: {
+      roi_pct: row.copier_roi_pct,
+      follower_pnl_usdc: row.follower_pnl_usdc,
+      invested_usdc: row.invested_usdc,
+      fees_usdc: row.fees_usdc,
+      slippage_usdc: row.slippage_usdc,
+      copied_trades: Number(row.copied_trades),
+      book_fills: Number(row.book_fills),
+      impact_fills: Number(row.impact_fills),
+      order_usdc: row.order_usdc,
+      delay_seconds: Number(row.delay_seconds),
+    },
+    open_positions: JSON.parse(row.open_positions),
+    computed_at: isoOrNull(row.computed_ms)!,
+  };
+}
+
+export interface PicksQuery {
+  window: string;
+  /** Categories (case-insensitive); null = every topic. */
+  topics: string[] | null;
+  minResolved: number;
+  after: readonly (string | number)[] | null;
+  take: number;
+}
+
+/** Eligible picks of the latest run of a window, best first. */
+export function latestPicks(store: AnalyticsStore, q: PicksQuery): Promise<PickRow[]> {
+  return store.query<PickRow>(
+    `SELECT window, topic, wallet, score, resolved, realized_pnl_usdc, win_rate_pct, won, lost, risk_score,
+            toUnixTimestamp64Milli(last_fill_at) AS last_fill_ms, fills_in_window, wash_share, copier_roi_pct, follower_pnl_usdc,
+            invested_usdc, fees_usdc, slippage_usdc, copied_trades, book_fills, impact_fills, order_usdc, delay_seconds, open_positions,
+            toUnixTimestamp64Milli(computed_at) AS computed_ms
+       FROM copy_picks
+      WHERE window = {window:String}
+        AND computed_at = (SELECT max(computed_at) FROM copy_picks WHERE window = {window:String})
+        AND excluded = '' AND resolved >= {min:UInt32}
+        ${q.topics === null ? '' : 'AND lower(topic) IN {topics:Array(String)}'}
+        ${q.after ? 'AND (score < {s:Float64} OR (score = {s:Float64} AND (topic, wallet) > ({t:String}, {w:String})))' : ''}
+      ORDER BY score DESC, topic, wallet
+      LIMIT {take:UInt32}`,
+    {
+      window: q.window,
+      topics: q.topics?.map((t) => t.toLowerCase()) ?? [],
+      min: q.minResolved,
+      take: q.take,
+      ...(q.after ? { s: q.after[0], t: q.after[1], w: q.after[2] } : {}),
+    },
+  );
+}
+
+/** The briefing's picks: the 30-day window's best for the agent's topics (all topics when it has none). */
+export async function briefingPicks(store: AnalyticsStore, topics: string[], take = 5): Promise<CopyPick[]> {
+  const rows = await latestPicks(store, { window: '30d', topics: topics.length > 0 ? topics : null, minResolved: 10, after: null, take });
+  return rows.map(presentPick);
+}
+
+export function copyPickRoutes(store: AnalyticsStore): Router {
+  const router = Router();
+  router.get('/copy-picks', async (request, response) => {
+    const window = String(request.query.window ?? '30d');
+    const topic = request.query.topic === undefined ? null : String(request.query.topic);
+    const minResolved = Number(request.query.min_resolved ?? 10);
+    response.json(
+      await keysetPage<PickRow, CopyPick>(request, {
+        filters: { window, topic: topic?.toLowerCase() ?? null, minResolved },
+        shape: ['number', 'string', 'string'],
+        defaultLimit: 20,
+        fetch: (after, take) => latestPicks(store, { window, topics: topic === null ? null : [topic], minResolved, after, take }),
+        keyOf: (row) => [row.score, row.topic, row.wallet],
+        present: presentPick,
+      }),
+    );
+  });
+  return router;
+}

@@ -1,0 +1,348 @@
+/**
+ * The abuse scenario, run as its own process (a plain Node load generator, so the test runner's
+ * sandbox is not the bottleneck of the floods): starts the demo, measures a control client at idle,
+ * then under 10,000 registrations, 100,000 cache-busting URLs, 1,000 concurrent slow queries and
+ * 1,000 subscriptions to a hanging receiver, and prints one JSON report as its last stdout line.
+ * test/abuse/service.abuse.test.ts runs it and holds the report to the bounds.
+ *
+ *   node --import tsx test/abuse/abuse-scenario.ts
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort, startChild, type Child } from '../support/processes.js';
+import { waitFor } from '../support/http.js';
+import { type Receiver, startReceiver } from '../webhooks/receiver.js';
+
+/** Concurrency of the registration flood. */
+const FLOOD_CONCURRENCY = 32;
+/**
+ * Concurrency of the cache-busting flood: the engine serves the attackers' admitted queries at its
+ * own pace, so enough connections are open that the rest meet the rate limits and per-key queue caps.
+ */
+const BUSTING_CONCURRENCY = 256;
+const CONTROL_INTERVAL_MS = 40;
+
+interface Sample {
+  phase: string;
+  ms: number;
+  status: number;
+}
+
+class Client {
+  private readonly agent: http.Agent;
+  constructor(
+    private readonly base: string,
+    localAddress: string,
+    maxSockets: number,
+  ) {
+    this.agent = new http.Agent({ keepAlive: true, maxSockets, localAddress });
+  }
+
+  request(
+    pathAndQuery: string,
+    init: { key?: string; method?: string; body?: unknown } = {},
+  ): Promise<{ status: number; ms: number; body: string }> {
+    const started = performance.now();
+    const body = init.body === undefined ? undefined : JSON.stringify(init.body);
+    return new Promise((resolve) => {
+      const request = http.request(
+        `${this.base}${pathAndQuery}`,
+        {
+          agent: this.agent,
+          method: init.method ?? (body ? 'POST' : 'GET'),
+          headers: {
+            ...(init.key ? { authorization: `Bearer ${init.key}` } : {}),
+            ...(body ? { 'content-type': 'application/json' } : {}),
+          },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () =>
+            resolve({ status: response.statusCode ?? 0, ms: performance.now() - started, body: Buffer.concat(chunks).toString('utf8') }),
+          );
+          response.on('error', () => resolve({ status: 0, ms: performance.now() - started, body: '' }));
+        },
+      );
+      request.on('error', () => resolve({ status: 0, ms: performance.now() - started, body: '' }));
+      request.end(body);
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+};
+
+/** Runs `count` requests made by `make(i)`, `concurrency` at a time; returns status counts. */
+async function flood(count: number, concurrency: number, make: (i: number) => Promise<{ status: number }>): Promise<Map<number, number>> {
+  const statuses = new Map<number, number>();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const { status } = await make(next++);
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      }
+    }),
+  );
+  return statuses;
+}
+
+function rssBytes(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) * 1024 : 0;
+}
+
+const startedAt = Date.now();
+/** Progress on stderr as the suite runs (jest buffers console output until the end). */
+const progress = (message: string) => process.stderr.write(`[abuse +${Math.round((Date.now() - startedAt) / 1000)} s] ${message}\n`);
+
+let demo: Child | undefined;
+let hanging: Receiver | undefined;
+let fast: Receiver | undefined;
+
+async function main(): Promise<Record<string, unknown>> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-abuse-'));
+  demo = startChild('services/demo.ts', {
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    ADMIN_PORT: '0',
+    LOG_LEVEL: 'warn',
+    WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+    // A hanging receiver holds a slot this long per attempt (15 s in production; shorter keeps the run bounded).
+    WEBHOOK_TIMEOUT_MS: '5000',
+  });
+  await waitFor(async () => (await fetch(`${base}/api/openapi.yaml`).catch(() => null))?.ok, 90_000, 'the demo to serve', 500);
+  const pid = demo.process.pid!;
+  const admin = JSON.parse(fs.readFileSync(path.join(dataDir, 'admin.json'), 'utf8')) as { url: string; token: string };
+  const issue = async (tier: '1' | '2' | '3', name: string): Promise<string> => {
+    const response = await fetch(`${admin.url}/admin/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name, tier }),
+    });
+    return ((await response.json()) as { data: { api_key: string } }).data.api_key;
+  };
+  const controlKey = await issue('2', 'control');
+  const controlClient = new Client(base, '127.0.0.100', 4);
+  const markets = await waitFor(
+    async () => {
+      const response = await controlClient.request('/v1/markets?status=active&sort=volume&limit=10', { key: controlKey });
+      const data = response.status === 200 ? (JSON.parse(response.body).data as Array<{ id: string; slug: string }>) : [];
+      return data.length === 10 ? data : null;
+    },
+    60_000,
+    'markets',
+    500,
+  );
+  const top = markets[0]!;
+
+  // The control account's webhook to a fast receiver, for delivery latency before and during the webhook flood.
+  fast = await startReceiver();
+  hanging = await startReceiver();
+  const controlHook = await controlClient.request('/v1/webhooks', {
+    key: controlKey,
+    body: { url: `${fast.url}/ok`, events: ['trade.executed'] },
+  });
+  if (controlHook.status !== 201) throw new Error(`control subscription: HTTP ${controlHook.status} ${controlHook.body}`);
+  const controlHookId = JSON.parse(controlHook.body).data.id as string;
+
+  // Control client: cached market reads, a tier 2 read and the account's own usage, round-robin.
+  const controlUrls = [
+    '/v1/markets?status=active&sort=volume&limit=10',
+    `/v1/markets/${top.slug}`,
+    `/v1/markets/${top.id}/ohlcv?interval=1h&limit=24`,
+    '/v1/trades?limit=20',
+    '/v1/usage',
+  ];
+  const samples: Sample[] = [];
+  let phase = 'warm-up';
+  let controlRunning = true;
+  const controlLoop = (async () => {
+    for (let i = 0; controlRunning; i++) {
+      const { ms, status } = await controlClient.request(controlUrls[i % controlUrls.length]!, { key: controlKey });
+      samples.push({ phase, ms, status });
+      await new Promise((resolve) => setTimeout(resolve, CONTROL_INTERVAL_MS));
+    }
+  })();
+  const rss: Array<{ phase: string; bytes: number }> = [];
+  const rssTimer = setInterval(() => rss.push({ phase, bytes: rssBytes(pid) }), 500);
+  const attackStatuses = new Map<string, Map<number, number>>();
+  const report: Record<string, unknown> = {};
+
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    phase = 'idle';
+    progress('idle');
+    await new Promise((resolve) => setTimeout(resolve, 12_000));
+
+    // 1. 10,000 registrations from eight addresses.
+    phase = 'registrations';
+    progress('registrations');
+    const registrars = Array.from({ length: 8 }, (_, i) => new Client(base, `127.0.0.${2 + i}`, FLOOD_CONCURRENCY));
+    attackStatuses.set(
+      phase,
+      await flood(10_000, FLOOD_CONCURRENCY, (i) => registrars[i % 8]!.request('/v1/agents/register', { body: { name: `flood-${i}` } })),
+    );
+    for (const client of registrars) client.close();
+
+    // 2. 100,000 cache-busting URLs from ten Tier 3 keys: spellings, orders, values and undeclared parameters.
+    phase = 'cache-busting';
+    progress('cache-busting');
+    // Free (Tier 1) keys: what a cache-busting attacker would hold; their rate limits refuse most of the flood cheaply.
+    const busters = await Promise.all(Array.from({ length: 10 }, (_, i) => issue('1', `buster-${i}`)));
+    const busterClient = new Client(base, '127.0.0.20', BUSTING_CONCURRENCY);
+    const statuses = ['active', 'all', 'closed', 'resolved'];
+    const sorts = ['volume', 'volume_total', 'liquidity', 'created', 'end_date'];
+    const bustingUrl = (i: number) => {
+      if (i % 10_000 === 0) progress(`cache-busting: ${i} sent`);
+      const limit = 1 + (i % 500);
+      const status = statuses[Math.floor(i / 500) % 4]!;
+      const sort = sorts[Math.floor(i / 2000) % 5]!;
+      switch (i % 5) {
+        case 0:
+          return `/v1/markets?limit=${limit}&status=${status}&sort=${sort}`;
+        case 1:
+          return `/v1/markets?sort=${sort}&status=${encodeURIComponent(status).replace(/a/g, '%61')}&limit=0${limit}`;
+        case 2:
+          return `/v1/MARKETS?status=${status}&limit=${limit}.0&sort=${sort}`;
+        case 3:
+          return `/v1/markets?limit=${limit}&status=${status}&sort=${sort}&cb=${i}`;
+        default:
+          return `/v1/markets?limit=${limit}&limit=${limit + 1}&status=${status}`;
+      }
+    };
+    attackStatuses.set(
+      phase,
+      await flood(100_000, FLOOD_CONCURRENCY, (i) => busterClient.request(bustingUrl(i), { key: busters[i % 10] })),
+    );
+    busterClient.close();
+    const metrics = await (await fetch(`${admin.url}/metrics`)).text();
+    const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
+    report.read_cache = { entries: gauge('tapeline_read_cache_entries'), bytes: gauge('tapeline_read_cache_bytes') };
+
+    // 3. 1,000 concurrent slow queries, three waves, from ten Tier 2 keys.
+    phase = 'slow-queries';
+    progress('slow-queries');
+    const slowKeys = await Promise.all(Array.from({ length: 10 }, (_, i) => issue('2', `slow-${i}`)));
+    const slowClient = new Client(base, '127.0.0.30', 1_000);
+    const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString();
+    const slowUrls = [
+      '/v1/trades?min_size=1000000000000',
+      `/v1/trades?outcome=zzz&from=${monthAgo}&limit=500`,
+      `/v1/trades?min_size=1000000000000&from=${monthAgo}&limit=500`,
+      `/v1/markets/${top.id}/price/ticks?kind=history&limit=1000`,
+      `/v1/orderbook/history?market=${top.id}&interval=1m&from=${new Date(Date.now() - 86_400_000).toISOString()}`,
+      '/v1/leaderboard?sort_by=volume&limit=500',
+      '/v1/markets?search=zzzz&status=all&limit=500',
+    ];
+    const slowStatuses = new Map<number, number>();
+    for (let wave = 0; wave < 3; wave++) {
+      const results = await Promise.all(
+        Array.from({ length: 1_000 }, (_, i) => slowClient.request(slowUrls[i % slowUrls.length]!, { key: slowKeys[i % 10] })),
+      );
+      for (const { status } of results) slowStatuses.set(status, (slowStatuses.get(status) ?? 0) + 1);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+    }
+    attackStatuses.set(phase, slowStatuses);
+    slowClient.close();
+
+    // 4. 1,000 subscriptions (100 accounts x 10, the per-account limit) to a receiver that never answers.
+    phase = 'webhooks-setup';
+    progress('webhooks-setup');
+    const hookClient = new Client(base, '127.0.0.40', 16);
+    const hookStatuses = new Map<number, number>();
+    const owners = await Promise.all(Array.from({ length: 100 }, (_, i) => issue('1', `hooked-${i}`)));
+    await flood(1_000, 16, async (i) => {
+      const result = await hookClient.request('/v1/webhooks', {
+        key: owners[Math.floor(i / 10)],
+        body: { url: `${hanging!.url}/hang`, events: ['trade.executed'] },
+      });
+      hookStatuses.set(result.status, (hookStatuses.get(result.status) ?? 0) + 1);
+      return result;
+    });
+    phase = 'webhooks';
+    progress('webhooks');
+    const deliveriesBefore = fast.at('/ok').length;
+    await new Promise((resolve) => setTimeout(resolve, 40_000));
+    attackStatuses.set('webhooks-setup', hookStatuses);
+    hookClient.close();
+    report.webhooks = { hanging_requests: hanging.at('/hang').length, control_deliveries_during: fast.at('/ok').length - deliveriesBefore };
+  } finally {
+    controlRunning = false;
+    await controlLoop;
+    clearInterval(rssTimer);
+    controlClient.close();
+  }
+
+  // Control latency per phase against its idle p99.
+  const byPhase = (name: string) => samples.filter((s) => s.phase === name);
+  const idleP99 = percentile(
+    byPhase('idle').map((s) => s.ms),
+    99,
+  );
+  const phases = ['registrations', 'cache-busting', 'slow-queries', 'webhooks'];
+  const control = Object.fromEntries(
+    ['idle', ...phases].map((name) => {
+      const list = byPhase(name).map((s) => s.ms);
+      return [name, { samples: list.length, p50_ms: round(percentile(list, 50)), p99_ms: round(percentile(list, 99)) }];
+    }),
+  );
+  const rssByPhase = Object.fromEntries(
+    ['idle', ...phases].map((name) => [name, Math.round(Math.max(...rss.filter((r) => r.phase === name).map((r) => r.bytes)) / 1024 ** 2)]),
+  );
+  const deliveries = JSON.parse(
+    (await new Client(base, '127.0.0.100', 1).request(`/v1/webhooks/${controlHookId}/deliveries?limit=500`, { key: controlKey })).body,
+  ).data as Array<{ created_at: string; delivered_at: string | null }>;
+  const lateness = deliveries.filter((d) => d.delivered_at).map((d) => Date.parse(d.delivered_at!) - Date.parse(d.created_at));
+  Object.assign(report, {
+    control,
+    rss_mb_max: rssByPhase,
+    control_webhook_delivery_ms: { count: lateness.length, p50: percentile(lateness, 50), p99: percentile(lateness, 99) },
+    attack_statuses: Object.fromEntries([...attackStatuses].map(([name, counts]) => [name, Object.fromEntries(counts)])),
+  });
+  Object.assign(report, {
+    idle_p99_ms: round(idleP99),
+    control_non_200: samples.filter((s) => s.status !== 200).length,
+    control_statuses: Object.fromEntries(
+      [...new Set(samples.map((s) => `${s.phase}:${s.status}`))].map((k) => [
+        k,
+        samples.filter((s) => `${s.phase}:${s.status}` === k).length,
+      ]),
+    ),
+    control_5xx: samples.filter((s) => s.status >= 500 || s.status === 0).length,
+    attack_5xx: [...attackStatuses.values()].flatMap((counts) => [...counts].filter(([status]) => status >= 500 || status === 0)),
+  });
+  return report;
+}
+
+function round(value: number): number {
+  return Math.round(value * 10) / 10;
+}
+
+main()
+  .then((report) => process.stdout.write(`${JSON.stringify(report)}\n`))
+  .catch((error: unknown) => {
+    process.stderr.write(`${(error as Error).stack ?? error}\n`);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    await hanging?.close();
+    await fast?.close();
+    if (demo) {
+      const stopped = demo.kill('SIGTERM');
+      const timer = setTimeout(() => demo?.process.kill('SIGKILL'), 20_000);
+      await stopped;
+      clearTimeout(timer);
+    }
+  });

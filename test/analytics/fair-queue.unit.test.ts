@@ -1,0 +1,72 @@
+/** Admission to the analytics engine: lanes take turns, and per-lane and total waiting is bounded. */
+import { FairQueue } from '../../services/analytics/fair-queue.js';
+import { AnalyticsBusyError, storeErrorKind } from '../../services/analytics/store-errors.js';
+
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
+test('the lane that used the engine least goes next: a busy lane waits behind lighter ones that came later', async () => {
+  const queue = new FairQueue({ concurrency: 1, maxQueuedPerLane: 100, maxQueued: 1000, maxWaitMs: 60_000 });
+  const order: string[] = [];
+  const first = gate();
+  const running = queue.run('busy', true, async () => {
+    await first.opened;
+    order.push('busy-0');
+  });
+  const busy = Array.from({ length: 5 }, (_, i) => queue.run('busy', true, async () => void order.push(`busy-${i + 1}`)));
+  const other = queue.run('other', true, async () => void order.push('other'));
+  const pipeline = queue.run('pipeline', false, async () => void order.push('pipeline'));
+  first.open();
+  await Promise.all([running, ...busy, other, pipeline]);
+  expect(order.slice(0, 4)).toEqual(['busy-0', 'other', 'pipeline', 'busy-1']);
+  expect(order).toHaveLength(8);
+});
+
+test('past its waiting limit a request lane is refused (429 kind); the pipeline lane is never refused', async () => {
+  const queue = new FairQueue({ concurrency: 1, maxQueuedPerLane: 2, maxQueued: 3, maxWaitMs: 60_000 });
+  const hold = gate();
+  const running = queue.run('a', true, () => hold.opened);
+  const waiting = [queue.run('a', true, async () => 1), queue.run('a', true, async () => 2)];
+  const refused = queue.run('a', true, async () => 3);
+  await expect(refused).rejects.toBeInstanceOf(AnalyticsBusyError);
+  await expect(refused).rejects.toMatchObject({ reason: 'lane_full' });
+  expect(storeErrorKind(await refused.catch((e) => e))).toBe('busy');
+  // Another lane fits once, then the total is full.
+  const b = queue.run('b', true, async () => 4);
+  await expect(queue.run('c', true, async () => 5)).rejects.toMatchObject({ reason: 'queue_full' });
+  const pipeline = queue.run('pipeline', false, async () => 6);
+  hold.open();
+  await running;
+  expect(await Promise.all([...waiting, b, pipeline])).toEqual([1, 2, 4, 6]);
+  expect(queue.stats()).toMatchObject({ running: 0, queued: 0, rejected: 2 });
+});
+
+test('a query that waits longer than maxWaitMs is refused as too slow (503 kind)', async () => {
+  const queue = new FairQueue({ concurrency: 1, maxQueuedPerLane: 5, maxQueued: 5, maxWaitMs: 20 });
+  const hold = gate();
+  const running = queue.run('a', true, () => hold.opened);
+  const late = queue.run('b', true, async () => 'never');
+  await expect(late).rejects.toMatchObject({ reason: 'queue_timeout' });
+  expect(storeErrorKind(await late.catch((e) => e))).toBe('too_slow');
+  hold.open();
+  await running;
+  expect(queue.stats().queued).toBe(0);
+});
+
+test("a query that timed out beside its own lane's other work is the caller's 429; alone it is a 503", async () => {
+  const queue = new FairQueue({ concurrency: 2, maxQueuedPerLane: 5, maxQueued: 5, maxWaitMs: 20 });
+  const hold = gate();
+  const runningB = queue.run('b', true, () => hold.opened);
+  const runningA = queue.run('a', true, () => hold.opened);
+  const besideOwn = queue.run('b', true, async () => 'b');
+  const alone = queue.run('c', true, async () => 'c');
+  await expect(besideOwn).rejects.toMatchObject({ reason: 'lane_full' });
+  await expect(alone).rejects.toMatchObject({ reason: 'queue_timeout' });
+  hold.open();
+  await Promise.all([runningA, runningB]);
+});

@@ -1,0 +1,52 @@
+/**
+ * Every analytics query made for a request runs under limits set in the store adapter, and a request
+ * that hits one is told why: too many rows -> 400 naming what to narrow, out of time -> 503 with
+ * Retry-After. Work outside a request (the pipeline) is not subject to them; a call may override one.
+ */
+import { toApiError } from '../../api/error-renderer.js';
+import { runInRequestContext } from '../../services/shared/request-context.js';
+import { type ApiHarness, startApiHarness } from '../support/api-harness.js';
+import { getJson } from '../support/http.js';
+
+let api: ApiHarness;
+let key: string;
+beforeAll(async () => {
+  api = await startApiHarness({
+    database: 'query_limits',
+    env: { QUERY_MAX_ROWS_TO_READ: '1000', QUERY_MAX_EXECUTION_MS: '200' },
+  });
+  await api.store.command(
+    `INSERT INTO markets (market_id, category, status, updated_at, ingested_at)
+     SELECT concat('0x', hex(number)), 'Cat', 'active', now64(3), now64(3) FROM numbers(5000)`,
+  );
+  key = (await api.admin.createKey('limits', '2')).api_key;
+}, 60_000);
+afterAll(() => api.close());
+
+test('a request whose query would read more rows than allowed gets 400 saying what to narrow', async () => {
+  const response = await getJson(`${api.base}/v1/markets/categories`, key);
+  expect(response.status).toBe(400);
+  expect(response.body).toMatchObject({ success: false, code: 'BAD_REQUEST' });
+  expect(response.body.error).toMatch(/query too broad.*narrow from\/to or filter by market or wallet/);
+  // The same query outside a request (pipeline work) is not limited.
+  const [row] = await api.store.query<{ n: number }>('SELECT count() AS n FROM markets FINAL');
+  expect(Number(row!.n)).toBe(5000);
+});
+
+test('a query past its time limit in a request is a 503 with Retry-After; outside a request it runs', async () => {
+  const slow = 'SELECT count() AS n FROM numbers(100000000000) WHERE sipHash64(number) % 7 = 3';
+  const error = await runInRequestContext({ lane: 'account:test' }, () =>
+    api.store.query(slow, {}, { limits: { maxRowsToRead: 0 } }),
+  ).catch((e: unknown) => e);
+  const mapped = toApiError(error);
+  expect(mapped).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', retryAfterSeconds: 1 });
+  expect(mapped.message).toMatch(/time or memory limit/);
+  // A per-call override lifts one limit for that call only.
+  const overridden = await runInRequestContext({ lane: 'account:test' }, () =>
+    api.store.query<{ n: number }>('SELECT count() AS n FROM markets FINAL', {}, { limits: { maxRowsToRead: 0 } }),
+  );
+  expect(Number(overridden[0]!.n)).toBe(5000);
+  // chDB keeps SET values in its session: a statement after a limited one must not inherit its limits.
+  const [row] = await api.store.query<{ n: number }>('SELECT count() AS n FROM numbers(20000)');
+  expect(Number(row!.n)).toBe(20000);
+});

@@ -1,0 +1,47 @@
+/**
+ * Several API processes share one control store: each announces itself there and enforces its share
+ * of every per-key rate, so a key gets its tier's rate in total (shown in the RateLimit headers);
+ * a process that stops is no longer counted.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { migrateControlStore } from '../../services/control/migrate.js';
+import { openPgliteStore } from '../../services/control/pglite-store.js';
+import type { ControlStore } from '../../services/ports/control-store.js';
+import { type ApiHarness, startApiHarness } from '../support/api-harness.js';
+import { getJson } from '../support/http.js';
+
+let control: ControlStore;
+const apis: ApiHarness[] = [];
+beforeAll(async () => {
+  control = await openPgliteStore(fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-shared-limits-')));
+  await migrateControlStore(control);
+  const env = { RATE_TIER1_PER_SECOND: '10', RATE_BURST_FACTOR: '2', API_HEARTBEAT_INTERVAL_MS: '200' };
+  const chdbPath = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-shared-limits-chdb-'));
+  apis.push(await startApiHarness({ control, env, chdbPath, database: 'shared_limits' }));
+  apis.push(await startApiHarness({ control, env, store: apis[0]!.store }));
+}, 60_000);
+afterAll(async () => {
+  for (const api of apis.reverse()) await api.close();
+  await control.close();
+});
+
+test('two API processes each enforce half of a key’s rate; one alone enforces all of it', async () => {
+  for (const api of apis) await api.api.instances.beat();
+  expect(apis.map((api) => api.api.instances.count())).toEqual([2, 2]);
+  const key = (await apis[0]!.admin.createKey('split', '1')).api_key;
+  const response = await getJson(`${apis[1]!.base}/v1/markets`, key);
+  expect(response.status).toBe(200);
+  // Tier 1: 10/s with burst 20 in total -> 5/s with burst 10 in each of two processes.
+  expect(response.headers.get('ratelimit-limit')).toBe('10');
+  const statuses = [];
+  for (let i = 0; i < 40; i++) statuses.push((await getJson(`${apis[1]!.base}/v1/markets`, key)).status);
+  expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+  const limited = await getJson(`${apis[1]!.base}/v1/markets`, key);
+  expect(limited.body.error).toMatch(/2 API processes share it/);
+
+  await apis[0]!.api.instances.stop();
+  await apis[1]!.api.instances.beat();
+  expect(apis[1]!.api.instances.count()).toBe(1);
+});

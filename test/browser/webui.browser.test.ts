@@ -1,0 +1,294 @@
+/**
+ * The web UI in headless Chromium against `npm run demo` (child process, fresh data folder) and a
+ * local webhook receiver, as a person would use it: sign up, copy the key, create a webhook to the
+ * receiver, send a test event and see the delivery; open a market and see candles and a live book;
+ * a trader page; usage. Every page must load without a console error, an uncaught exception, a
+ * failed request or an HTTP error, pass axe-core's WCAG 2.1 A/AA rules, and work by keyboard.
+ * Screenshots go to test-results/webui/.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { signatureOf } from '../../services/webhooks/signature.js';
+import {
+  accessibilityViolations,
+  type LaunchedBrowser,
+  launchChromium,
+  type PageProblems,
+  screenshot,
+  waitForReady,
+  watchPage,
+} from '../support/browser.js';
+import { getJson, postJson, waitFor } from '../support/http.js';
+import { type Child, freePort, runAdminCli, startChild } from '../support/processes.js';
+
+interface Received {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+let demo: Child;
+let base: string;
+let dataDir: string;
+let receiver: http.Server;
+let receiverUrl: string;
+const received: Received[] = [];
+let browser: LaunchedBrowser;
+let page: Page;
+let watched: PageProblems;
+/** A market with candles and a book, found through the API the way any client would. */
+let market: { slug: string; title: string };
+let apiKey = '';
+
+beforeAll(async () => {
+  receiver = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (c: Buffer) => chunks.push(c));
+    request.on('end', () => {
+      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/tapeline`;
+
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-browser-'));
+  demo = startChild('services/demo.ts', { DATA_DIR: dataDir, PORT: String(port), WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
+  await demo.waitForLog((l) => l.msg === 'tapeline is serving', 90_000);
+
+  const probe = (await postJson(`${base}/v1/agents/register`, { name: 'browser-test probe' })).body.data.api_key as string;
+  market = await waitFor(
+    async () => {
+      const markets = (await getJson(`${base}/v1/markets?status=active&sort=volume&limit=10`, probe)).body.data ?? [];
+      for (const m of markets) {
+        const book = await getJson(`${base}/v1/markets/${m.slug}/orderbook`, probe);
+        const candles = await getJson(`${base}/v1/markets/${m.slug}/ohlcv?interval=1h&limit=168`, probe);
+        const levels = book.status === 200 ? book.body.data.outcomes[0].bids.length + book.body.data.outcomes[0].asks.length : 0;
+        if (levels > 0 && candles.body.data?.length > 0) return { slug: m.slug as string, title: m.title as string };
+      }
+      return null;
+    },
+    90_000,
+    'a market with candles and a book',
+    1000,
+  );
+
+  browser = await launchChromium({ viewport: { width: 1280, height: 900 } });
+  await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  page = await browser.context.newPage();
+  watched = watchPage(page);
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await demo?.kill('SIGTERM');
+  await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()));
+});
+
+/** Nothing went wrong on the page so far, and axe finds no WCAG A/AA violation on what it shows now. */
+async function expectCleanPage(name: string): Promise<void> {
+  await screenshot(page, name);
+  expect(watched.problems).toEqual([]);
+  expect(await accessibilityViolations(page)).toEqual([]);
+}
+
+test('sign up: the key is shown once, copies to the clipboard, and signing in keeps it out of page scripts', async () => {
+  await page.goto(`${base}/app`);
+  await waitForReady(page);
+  await expectCleanPage('01-sign-up');
+
+  // Keyboard: the first Tab reaches the skip link, which is visible and outlined when focused.
+  await page.keyboard.press('Tab');
+  const focused = await page.evaluate(() => {
+    const el = document.activeElement as HTMLElement;
+    const style = getComputedStyle(el);
+    return { text: el.textContent, outline: style.outlineStyle, left: el.getBoundingClientRect().left };
+  });
+  expect(focused.text).toBe('Skip to content');
+  expect(focused.outline).not.toBe('none');
+  expect(focused.left).toBeGreaterThanOrEqual(0);
+
+  await page.getByLabel('Name or project').fill('Browser Test');
+  await page.getByLabel('Email').fill('browser@example.com');
+  await page.getByLabel('Email').press('Enter');
+  await page.getByRole('heading', { name: 'Your API key' }).waitFor();
+  const shown = page.getByLabel('API key', { exact: true });
+  apiKey = await shown.inputValue();
+  expect(apiKey).toMatch(/^aif_[0-9A-Za-z]{38}$/);
+  await page.getByRole('button', { name: 'Copy key' }).click();
+  await page.getByText('Copied.').waitFor();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(apiKey);
+  await expectCleanPage('02-key-shown-once');
+
+  await page.getByRole('button', { name: 'Continue to the dashboard' }).click();
+  await page.waitForURL(`${base}/app/keys`);
+  await waitForReady(page);
+  await page.getByText('Browser Test · Tier 1').waitFor();
+  const cookie = (await browser.context.cookies(base)).find((c) => c.name === 'tapeline_session');
+  expect(cookie).toMatchObject({ value: apiKey, httpOnly: true, sameSite: 'Strict', path: '/' });
+  expect(await page.evaluate(() => document.cookie)).not.toContain(apiKey);
+  await expectCleanPage('03-account');
+}, 60_000);
+
+test('keys: listed by prefix with tier, created, last used and status; create one (shown once), rotate the key in use with a grace period, revoke', async () => {
+  const prefixOf = (key: string) => `${key.slice(0, 8)}…${key.slice(-4)}`;
+  const keysTable = page.locator('[data-testid="keys"]');
+  const first = keysTable.locator('tbody tr');
+  await first.first().waitFor();
+  expect(await first.count()).toBe(1);
+  const signUpRow = keysTable.locator('tbody tr', { hasText: prefixOf(apiKey) });
+  expect(await signUpRow.textContent()).toContain('this browser');
+  expect(await signUpRow.textContent()).toContain('Tier 1');
+  expect(await signUpRow.getAttribute('data-status')).toBe('active');
+
+  // Create: the key is shown once, copies, and works as a bearer key.
+  await page.getByLabel('Label for a new key').fill('ci worker');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  await page.getByRole('heading', { name: /New key: store it now/ }).waitFor();
+  const created = await page.getByLabel('New API key').inputValue();
+  expect(created).toMatch(/^aif_[0-9A-Za-z]{38}$/);
+  await page.getByRole('button', { name: 'Copy new key' }).click();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(created);
+  const ciRow = keysTable.locator('tbody tr', { hasText: 'ci worker' });
+  await ciRow.waitFor();
+  expect(await ciRow.textContent()).toContain(prefixOf(created));
+  expect((await getJson(`${base}/v1/session`, created)).status).toBe(200);
+  await expectCleanPage('03b-key-created');
+
+  // Rotate the key this browser uses, the old one working 24 more hours: the session moves to the new key.
+  await page.getByLabel('On rotation, the old key').selectOption({ label: 'keeps working for 24 hours' });
+  const rotatedAt = Date.now();
+  await page.getByRole('button', { name: `Rotate key ${prefixOf(apiKey)}` }).click();
+  await page.getByRole('heading', { name: /Replacement key: store it now/ }).waitFor();
+  const replacement = await page.getByLabel('New API key').inputValue();
+  expect(replacement).toMatch(/^aif_[0-9A-Za-z]{38}$/);
+  expect(await page.locator('[data-testid="grace"]').textContent()).toMatch(
+    /keeps working until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(grace period\)/,
+  );
+  await page.getByText('This browser now signs in with the new key.').waitFor();
+  await waitFor(
+    async () => (await browser.context.cookies(base)).find((c) => c.name === 'tapeline_session')?.value === replacement,
+    5_000,
+    'the session cookie holding the new key',
+  );
+  const replacementRow = keysTable.locator('tbody tr', { hasText: prefixOf(replacement) });
+  await replacementRow.filter({ hasText: 'this browser' }).waitFor();
+  const oldRow = keysTable.locator('tbody tr', { hasText: prefixOf(apiKey) });
+  expect(await oldRow.getAttribute('data-status')).toBe('expiring');
+  expect(await oldRow.textContent()).toContain('rotated: works until');
+  // The grace period is what was picked: the old key works, and ends 24 h after the rotation.
+  expect((await getJson(`${base}/v1/session`, apiKey)).status).toBe(200);
+  const listed = (await getJson(`${base}/v1/keys`, replacement)).body.data as Array<{ prefix: string; expires_at: string | null }>;
+  const endsAt = Date.parse(listed.find((k) => k.prefix === prefixOf(apiKey))!.expires_at!);
+  expect(Math.abs(endsAt - (rotatedAt + 86_400_000))).toBeLessThan(60_000);
+  apiKey = replacement;
+  await expectCleanPage('03c-key-rotated');
+
+  // Revoke the extra key (after confirming): it stops at once and leaves the live list.
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.getByRole('button', { name: `Revoke key ${prefixOf(created)}` }).click();
+  await page.getByText(`Key ${prefixOf(created)} revoked.`).waitFor();
+  await ciRow.waitFor({ state: 'detached' });
+  expect((await getJson(`${base}/v1/markets`, created)).status).toBe(401);
+  await page.getByLabel('Show revoked keys').check();
+  await keysTable.locator('tbody tr[data-status="revoked"]', { hasText: 'ci worker' }).waitFor();
+  await expectCleanPage('03d-key-revoked');
+  await page.getByLabel('Show revoked keys').uncheck();
+}, 60_000);
+
+test('webhooks: create one to a local receiver, send a test event, see the signed delivery and its attempt', async () => {
+  // An operator grants credits (Tier 2) so the market page below can show trades, holders and OI.
+  await runAdminCli(dataDir, ['credits', 'add', apiKey, '1000']);
+  await waitFor(async () => (await getJson(`${base}/v1/pricing/access`, apiKey)).body.data.tier === '2', 10_000, 'Tier 2 after credits');
+  // A person reloads to see the new tier; the page reads its access report again.
+  await page.reload();
+  await page.getByText('Browser Test · Tier 2').waitFor();
+
+  // Keyboard navigation: the main menu's Webhooks link, followed with Enter.
+  await page.getByRole('link', { name: 'Webhooks' }).focus();
+  await page.keyboard.press('Enter');
+  await page.waitForURL(`${base}/app/webhooks`);
+  await waitForReady(page);
+  await expectCleanPage('04-webhooks');
+
+  await page.getByLabel('Receiver URL').fill(receiverUrl);
+  await page.getByRole('checkbox', { name: 'market.resolved' }).check();
+  await page.getByRole('checkbox', { name: 'trade.executed' }).check();
+  await page.getByRole('button', { name: 'Create subscription' }).click();
+  await page.getByRole('heading', { name: /^Webhook \d+$/ }).waitFor();
+  expect(page.url()).toMatch(/\/app\/webhooks\/\d+$/);
+  await waitForReady(page);
+  const secret = await page.getByLabel('Secret', { exact: true }).inputValue();
+  expect(secret).toMatch(/^whsec_/);
+  expect(await page.getByLabel('Receiver code (Node 20+)').inputValue()).toContain(secret);
+
+  await page.getByRole('button', { name: 'Send test event' }).click();
+  const row = page.locator('tr[data-status="succeeded"]').filter({ hasText: 'webhook.test' });
+  await row.waitFor({ timeout: 20_000 });
+  expect(await row.textContent()).toContain('204');
+  const test = received.find((r) => r.headers['x-service-event'] === 'webhook.test')!;
+  expect(test).toBeDefined();
+  const timestamp = Number(test.headers['x-service-timestamp']);
+  expect(test.headers['x-service-signature']).toBe(signatureOf(secret, timestamp, test.body));
+  expect(await row.getAttribute('data-delivery')).toBe(test.headers['x-service-delivery']);
+  await expectCleanPage('05-webhook-delivered');
+
+  await page.getByRole('button', { name: 'Pause' }).click();
+  await page.getByText('Paused: events are kept and go out when you resume.').waitFor();
+  await page.getByRole('button', { name: 'Resume' }).click();
+  await page.getByText('Resumed: waiting deliveries go out now.').waitFor();
+  await page.getByRole('button', { name: 'Pause' }).waitFor();
+  expect(watched.problems).toEqual([]);
+}, 60_000);
+
+test('markets: search, then a market page with candles, a refreshing book (top 20 a side, spread in bps), trades, holders, OI', async () => {
+  await page.getByRole('link', { name: 'Markets' }).click();
+  await waitForReady(page);
+  await page.getByLabel('Search', { exact: true }).fill(market.slug);
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.waitForURL(/search=/);
+  await waitForReady(page);
+  await expectCleanPage('06-markets-search');
+
+  await page.getByRole('link', { name: market.title }).click();
+  await page.waitForURL(`${base}/app/markets/${encodeURIComponent(market.slug)}`);
+  await waitForReady(page, 20_000);
+  expect(await page.locator('.chart canvas').count()).toBeGreaterThan(0);
+  const book = page.locator('[data-testid="book"]');
+  await book.locator('tbody tr').first().waitFor();
+  const bids = await book.locator('table.bid tbody tr').count();
+  const asks = await book.locator('table.ask tbody tr').count();
+  expect(bids + asks).toBeGreaterThan(0);
+  expect(Math.max(bids, asks)).toBeLessThanOrEqual(20);
+  expect(await page.getByText(/bps$/).first().textContent()).toMatch(/^[\d,]+ bps$|^—$/);
+  // The book refreshes on its own.
+  await page.waitForResponse((r) => r.url().includes('/orderbook') && r.status() === 200, { timeout: 10_000 });
+  await page.getByRole('heading', { name: 'Recent trades' }).waitFor();
+  await page.locator('section[aria-labelledby="trades-heading"] tbody tr').first().waitFor();
+  await page.getByRole('heading', { name: 'Top holders' }).waitFor();
+  await page.getByRole('heading', { name: 'Open interest' }).waitFor();
+  await expectCleanPage('07-market');
+}, 60_000);
+
+test('a trader page with the PnL curve and positions, and the usage page with the day chart', async () => {
+  await page.locator('section[aria-labelledby="trades-heading"] tbody tr a').first().click();
+  await page.waitForURL(/\/app\/traders\/0x[0-9a-f]{40}$/);
+  await waitForReady(page, 20_000);
+  await page.getByRole('heading', { name: /PnL curve/ }).waitFor();
+  await expectCleanPage('08-trader');
+
+  await page.getByRole('link', { name: 'Usage' }).click();
+  await waitForReady(page);
+  expect(Number((await page.getByText('Used today').locator('..').locator('dd').textContent())?.replace(/,/g, ''))).toBeGreaterThan(0);
+  await expectCleanPage('09-usage');
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'tapeline for developers' }).waitFor();
+  expect((await browser.context.cookies(base)).find((c) => c.name === 'tapeline_session')).toBeUndefined();
+  expect(watched.problems).toEqual([]);
+}, 60_000);

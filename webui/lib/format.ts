@@ -1,0 +1,26 @@
+/** Display formatting. The API's numbers are shown as served (prices 0..1 as cents-style decimals, USDC amounts grouped). */
+const usd = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2, minimumFractionDigits: 2 });
+const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
+const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+export const formatUsd = (value: number | null | undefined): string =>
+  value === null || value === undefined ? '—' : `$${usd.format(value)}`;
+export const formatCompactUsd = (value: number | null | undefined): string =>
+  value === null || value === undefined ? '—' : `$${compact.format(value)}`;
+export const formatInteger = (value: number | null | undefined): string =>
+  value === null || value === undefined ? '—' : integer.format(value);
+export const formatShares = (value: number): string => new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 }).format(value);
+/** A price in 0..1, to 3 decimals (the CLOB tick is 0.001 at the extremes). */
+export const formatPrice = (value: number | null | undefined): string => (value === null || value === undefined ? '—' : value.toFixed(3));
+export const formatPct = (value: number | null | undefined): string =>
+  value === null || value === undefined ? '—' : `${value.toFixed(1)}%`;
+
+/** ISO timestamp as "2025-01-02 13:04:05 UTC" (the API's times are UTC; so is the display). */
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
+}
+
+export function shortId(value: string, head = 6, tail = 4): string {
+  return value.length <= head + tail + 1 ? value : `${value.slice(0, head)}…${value.slice(-tail)}`;
+}
