@@ -27,7 +27,8 @@ export async function chainCoverage(store: AnalyticsStore): Promise<ChainCoverag
 const COVERAGE_TTL_MS = 500;
 const coverageCache = new WeakMap<AnalyticsStore, { coverage: ChainCoverage | null; expiresAt: number }>();
 
-async function readCoverage(store: AnalyticsStore): Promise<ChainCoverage | null> {
+/** The coverage as stored now, not memoised (the position ledger must not fill the routes' memo with its own timing). */
+export async function readCoverage(store: AnalyticsStore): Promise<ChainCoverage | null> {
   const [row] = await store.query<{
     first_ms: string;
     first_block: string;

@@ -15,7 +15,7 @@
  * new revisions. Views sum `value x sign`, so cancelled rows drop out of every aggregate.
  */
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
-import { chainCoverage } from '../chain-ledger/queries.js';
+import { readCoverage } from '../chain-ledger/queries.js';
 import { comparePositions, type LedgerEvent, type LedgerPosition } from './ledger-events.js';
 import { applyLeg, divRound, EMPTY_STATE, type LegAction, minBig, type PositionState } from './ledger-math.js';
 import { iso } from '../../shared/time.js';
@@ -188,7 +188,7 @@ class Batch {
     await this.loadNegRisk([...negRiskIds]);
     const dataApi = events.filter((e) => e.origin === 'data_api');
     if (dataApi.length > 0) {
-      const coverage = await chainCoverage(this.store);
+      const coverage = await readCoverage(this.store);
       this.coverageFirstMs = coverage?.firstMs ?? null;
       const txs = [...new Set(dataApi.map((e) => e.txHash))];
       const rows = await this.store.query<{ wallet: string; asset_id: string; tx_hash: string }>(
