@@ -161,11 +161,11 @@ class Batch {
   readonly rows: LedgerRow[] = [];
   readonly states = new Map<string, KeyState>();
   private readonly pending = new Map<string, LedgerRow[]>();
-  private readonly deferred = new Map<string, Leg[]>();
+  private readonly deferred = new Map<string, { added: Leg[]; removed: Set<string> }>();
   private readonly stored = new Map<string, LedgerRow[]>();
   private readonly markets = new Map<string, MarketInfo>();
   private readonly negRisk = new Map<string, NegRiskQuestion[]>();
-  private coverageFirstMs: number | null = null;
+  private coverage: { firstMs: number; lastMs: number } | null = null;
   /** Data API records superseded by a chain record of the same transaction, wallet and token. */
   private readonly chainTx = new Set<string>();
   private readonly dataApiTwins = new Map<string, Array<{ wallet: string; asset_id: string; event_id: string }>>();
@@ -188,8 +188,7 @@ class Batch {
     await this.loadNegRisk([...negRiskIds]);
     const dataApi = events.filter((e) => e.origin === 'data_api');
     if (dataApi.length > 0) {
-      const coverage = await readCoverage(this.store);
-      this.coverageFirstMs = coverage?.firstMs ?? null;
+      this.coverage = await readCoverage(this.store);
       const txs = [...new Set(dataApi.map((e) => e.txHash))];
       const rows = await this.store.query<{ wallet: string; asset_id: string; tx_hash: string }>(
         `SELECT wallet, asset_id, tx_hash FROM ${LEDGER_TABLE} WHERE origin = 'chain' AND tx_hash IN {txs:Array(String)}
@@ -235,8 +234,10 @@ class Batch {
       return;
     }
     if (event.origin === 'data_api') {
-      // Inside the chain's coverage the chain delivers this trade (both sides, exact amounts).
-      if (this.coverageFirstMs !== null && event.timeMs >= this.coverageFirstMs) {
+      // Inside the chain's coverage the chain has every record (both sides, exact amounts). Newer than
+      // it is the Data API fast path: applied now, replaced by its chain twin when the chain covers it.
+      const c = this.coverage;
+      if (c && event.timeMs >= c.firstMs && event.timeMs <= c.lastMs) {
         this.stats.skipped_covered_by_chain += 1;
         return;
       }
@@ -252,7 +253,7 @@ class Batch {
       }
       const replaced = twins.filter((t) => t.asset_id === leg.assetId).map((t) => t.event_id);
       if (replaced.length > 0) {
-        await this.rewind(key, [leg], new Set(replaced));
+        this.defer(key, leg, replaced);
         continue;
       }
       const state = this.stateOf(key);
@@ -265,14 +266,21 @@ class Batch {
         this.stats.skipped_already_applied += 1;
         continue;
       }
-      // Older than what is applied: one rewind per (wallet, token) and batch, after the batch's other changes.
-      this.deferred.set(key, [...(this.deferred.get(key) ?? []), leg]);
+      this.defer(key, leg, []);
     }
+  }
+
+  /** Older than what is applied, or replacing a Data API twin: one rewind per (wallet, token) and batch, after its other changes. */
+  private defer(key: string, leg: Leg, removed: string[]): void {
+    const entry = this.deferred.get(key) ?? { added: [], removed: new Set<string>() };
+    entry.added.push(leg);
+    for (const id of removed) entry.removed.add(id);
+    this.deferred.set(key, entry);
   }
 
   async applyDeferred(): Promise<void> {
     await this.loadStoredRows([...this.deferred.keys()]);
-    for (const [key, legs] of this.deferred) await this.rewind(key, legs, new Set());
+    for (const [key, { added, removed }] of this.deferred) await this.rewind(key, added, removed);
     this.deferred.clear();
   }
 
