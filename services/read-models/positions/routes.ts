@@ -15,7 +15,10 @@ import { round, usdc } from './trader-report.js';
 async function loadReport(store: AnalyticsStore, request: Request, curveDays = 30) {
   const wallet = String(request.params.wallet).toLowerCase();
   const nowMs = Date.now();
-  const [asOf, { reports, markets }] = await Promise.all([dataAsOf(store), walletReports(store, [wallet], { nowMs, curveDays })]);
+  // One query at a time: a key's queries wait in its own lane of the analytics queue, a few at most,
+  // and a page asks for stats, curve and positions at once.
+  const asOf = await dataAsOf(store);
+  const { reports, markets } = await walletReports(store, [wallet], { nowMs, curveDays });
   const entry = reports.get(wallet);
   if (!entry) throw ApiError.notFound(`no indexed trades for wallet ${wallet}`);
   return { wallet, markets, asOf, ...entry };
