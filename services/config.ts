@@ -234,9 +234,12 @@ const environmentSchema = z.object({
   QUERY_MAX_RESULT_ROWS: z.coerce.number().int().positive().default(100_000),
   // Queries waiting for the engine: per key (more is 429), in all (more is 503), and how long one
   // may wait (503). chDB runs one statement at a time; a ClickHouse server CLICKHOUSE_CONCURRENCY.
+  // The wait is over twice a statement's time limit: the least-used lane is served next but may find
+  // a statement of up to QUERY_MAX_EXECUTION_MS running, so a shorter wait turned fair turns into 503s
+  // for well-behaved keys while another key flooded the engine (abuse suite, cache-busting phase).
   QUERY_QUEUE_PER_KEY: z.coerce.number().int().positive().default(4),
   QUERY_QUEUE_MAX: z.coerce.number().int().positive().default(256),
-  QUERY_QUEUE_WAIT_MS: z.coerce.number().int().positive().default(5_000),
+  QUERY_QUEUE_WAIT_MS: z.coerce.number().int().positive().default(12_000),
   CLICKHOUSE_CONCURRENCY: z.coerce.number().int().positive().default(16),
   // CLOB ingestion. REST books are the reconciliation behind the websocket: every 30 s is
   // plenty; the websocket carries the 2 s freshness.
