@@ -1763,7 +1763,7 @@ export interface Operations {
       limit?: number;
       /** Opaque cursor from the previous page's `pagination.next_cursor`. */
       cursor?: string;
-      /** Minimum lifetime volume in USDC. */
+      /** Minimum lifetime volume in USDC (at most 10^12 USDC, so the bound stays exact in micro-units). */
       min_volume?: number;
       min_trades?: number;
       /** Minimum win rate in percent. */
@@ -3269,11 +3269,11 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "min_volume",
         "in": "query",
         "required": false,
-        "description": "Minimum lifetime volume in USDC.",
+        "description": "Minimum lifetime volume in USDC (at most 10^12 USDC, so the bound stays exact in micro-units).",
         "schema": {
           "type": "number",
           "minimum": 0,
-          "maximum": 1000000000000000
+          "maximum": 1000000000000
         }
       },
       {

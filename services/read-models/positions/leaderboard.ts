@@ -12,6 +12,7 @@ import { ApiError } from '../../../api/errors.js';
 import { keysetPage } from '../../../api/keyset.js';
 import type { LeaderEntry } from '../../../api/types.generated.js';
 import { DAY_MS, iso, startOfUtcDay } from '../../shared/time.js';
+import { microsOf } from '../../shared/decimal.js';
 import { dataAsOf } from './queries.js';
 
 type SortBy = 'total_realized_pnl' | 'total_pnl' | 'win_rate_pct' | 'volume' | 'risk_score';
@@ -81,7 +82,8 @@ export async function rankedTraders(store: AnalyticsStore, request: Request, wit
   const params = {
     category,
     from30: (startOfUtcDay(Date.now()) - 29 * DAY_MS) / 1000,
-    min_volume_micro: Math.round((filters.min_volume ?? 0) * 1e6),
+    // As a bigint: up to the documented 10^12 USDC the bound exceeds 2^53 micro-units.
+    min_volume_micro: microsOf(filters.min_volume ?? 0),
     min_trades: filters.min_trades ?? 0,
     min_win_rate: filters.min_win_rate ?? -1,
     max_risk_score: filters.max_risk_score ?? 100,

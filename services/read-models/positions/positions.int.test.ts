@@ -270,6 +270,12 @@ test('leaderboard: realized from the views, windows and categories, refusals', a
   const browse = (await h.get('/traders/browse?min_volume=100')).body.data;
   expect(browse.map((e: any) => e.wallet)).toEqual([A]);
   expect(browse[0].rank).toBeUndefined();
+  // The largest accepted bound is still exact in Int64 micro-units; one above it is refused by name.
+  const largest = await h.get('/traders/browse?min_volume=1000000000000');
+  expect([largest.status, largest.body.data, largest.body.error]).toEqual([200, [], undefined]);
+  const tooLarge = await h.get('/traders/browse?min_volume=368883487682862.9');
+  expect(tooLarge.status).toBe(400);
+  expect(JSON.stringify(tooLarge.body)).toContain('min_volume');
 });
 
 test.each([

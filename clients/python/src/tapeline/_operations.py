@@ -313,7 +313,7 @@ class SyncOperations:
             category: Rank by figures within one market category.
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
-            min_volume: Minimum lifetime volume in USDC.
+            min_volume: Minimum lifetime volume in USDC (at most 10^12 USDC, so the bound stays exact in micro-units).
             min_win_rate: Minimum win rate in percent.
         """
         return self._call("browseTraders", {}, {"sort_by": sort_by, "window": window, "category": category, "limit": limit, "cursor": cursor, "min_volume": min_volume, "min_trades": min_trades, "min_win_rate": min_win_rate, "max_risk_score": max_risk_score}, {})  # type: ignore[no-any-return]
@@ -1130,7 +1130,7 @@ class AsyncOperations:
             category: Rank by figures within one market category.
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
-            min_volume: Minimum lifetime volume in USDC.
+            min_volume: Minimum lifetime volume in USDC (at most 10^12 USDC, so the bound stays exact in micro-units).
             min_win_rate: Minimum win rate in percent.
         """
         return await self._call("browseTraders", {}, {"sort_by": sort_by, "window": window, "category": category, "limit": limit, "cursor": cursor, "min_volume": min_volume, "min_trades": min_trades, "min_win_rate": min_win_rate, "max_risk_score": max_risk_score}, {})  # type: ignore[no-any-return]
