@@ -11,7 +11,8 @@
  * without a readable report counts one failure. Every tier runs even after a failure, and the exit
  * code is non-zero when anything failed.
  *
- * TEST_TIERS=unit,integration runs a subset (names below).
+ * TEST_TIERS=unit,integration runs a subset (names below). Each tier runs with TMPDIR set to a
+ * directory of its own that is removed when the tier ends.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -53,8 +54,12 @@ for (const tier of TIERS) {
   const report = path.join(reports, `${tier.name}.${tier.kind === 'junit' ? 'xml' : 'json'}`);
   const args = [...tier.command.slice(1)];
   if (tier.kind === 'jest') args.push('--json', `--outputFile=${report}`);
-  const env = { ...process.env, ...(tier.kind === 'junit' ? { JUNIT_REPORT: report } : {}) };
+  // Each tier gets a temporary directory of its own, removed when it ends: the suites' data
+  // directories (chDB, PGlite, file logs, browser profiles) never pile up in the machine's /tmp.
+  const scratch = fs.mkdtempSync(path.join(reports, `${tier.name}-tmp-`));
+  const env = { ...process.env, TMPDIR: scratch, ...(tier.kind === 'junit' ? { JUNIT_REPORT: report } : {}) };
   const run = spawnSync(tier.command[0], args, { cwd: root, stdio: 'inherit', env });
+  fs.rmSync(scratch, { recursive: true, force: true });
   const exitCode = run.status ?? 1;
   const counted = count(tier, exitCode, report);
   results.push({ name: tier.name, seconds: Math.round((Date.now() - started) / 1000), exitCode, ...counted });
