@@ -46,6 +46,7 @@ if (unknown.length > 0) {
 }
 
 const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-tiers-'));
+fs.chmodSync(reports, 0o755);
 const results = [];
 for (const tier of TIERS) {
   if (selected && !selected.has(tier.name)) continue;
@@ -56,7 +57,9 @@ for (const tier of TIERS) {
   if (tier.kind === 'jest') args.push('--json', `--outputFile=${report}`);
   // Each tier gets a temporary directory of its own, removed when it ends: the suites' data
   // directories (chDB, PGlite, file logs, browser profiles) never pile up in the machine's /tmp.
+  // World-traversable like /tmp itself: the engines tier runs PostgreSQL as its own user under it.
   const scratch = fs.mkdtempSync(path.join(reports, `${tier.name}-tmp-`));
+  fs.chmodSync(scratch, 0o1777);
   const env = { ...process.env, TMPDIR: scratch, ...(tier.kind === 'junit' ? { JUNIT_REPORT: report } : {}) };
   const run = spawnSync(tier.command[0], args, { cwd: root, stdio: 'inherit', env });
   fs.rmSync(scratch, { recursive: true, force: true });
