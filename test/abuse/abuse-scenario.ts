@@ -106,13 +106,14 @@ const startedAt = Date.now();
 const progress = (message: string) => process.stderr.write(`[abuse +${Math.round((Date.now() - startedAt) / 1000)} s] ${message}\n`);
 
 let demo: Child | undefined;
+let dataDir: string | undefined;
 let hanging: Receiver | undefined;
 let fast: Receiver | undefined;
 
 async function main(): Promise<Record<string, unknown>> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-abuse-'));
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-abuse-'));
   demo = startChild('services/demo.ts', {
     DATA_DIR: dataDir,
     PORT: String(port),
@@ -345,4 +346,6 @@ main()
       await stopped;
       clearTimeout(timer);
     }
+    // Hundreds of megabytes of demo data: never left behind.
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   });

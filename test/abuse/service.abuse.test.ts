@@ -23,7 +23,7 @@ const RSS_GROWTH_MB = 400;
 test('abuse: the service keeps answering other keys, memory stays bounded, no 5xx', async () => {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'test/abuse/abuse-scenario.ts')], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let stdout = '';
