@@ -19,7 +19,7 @@ import { allTopicSpecs, STREAMS, topicSchemas } from '../../services/read-models
 import { sinkLag, type SinkService, startSink } from '../../services/sink/sink-service.js';
 import { type ApiHarness, startApiHarness } from '../support/api-harness.js';
 import { chainFill, conditionId, marketUpserted, T0, tradeExecuted, txHash, walletAddress } from '../support/events.js';
-import { waitFor } from '../support/http.js';
+import { requestJson, waitFor } from '../support/http.js';
 import { WebhookSubscriptions } from '../../services/webhooks/subscriptions.js';
 import { UrlGuard } from '../../services/webhooks/url-guard.js';
 
@@ -87,14 +87,7 @@ afterAll(async () => {
   await store?.close();
 });
 
-async function call(method: string, route: string, key: string, body?: unknown) {
-  const response = await fetch(`${api.base}/v1${route}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
+const call = (method: string, route: string, key: string, body?: unknown) => requestJson(method, `${api.base}/v1${route}`, key, body);
 
 async function settled() {
   await waitFor(

@@ -26,7 +26,7 @@ import { WebhookSubscriptions } from '../../services/webhooks/subscriptions.js';
 import { UrlGuard } from '../../services/webhooks/url-guard.js';
 import { type ApiHarness, startApiHarness } from '../support/api-harness.js';
 import { conditionId, marketUpserted, T0, tradeExecuted } from '../support/events.js';
-import { waitFor } from '../support/http.js';
+import { requestJson, waitFor } from '../support/http.js';
 
 const X = conditionId(0x51);
 const Y = conditionId(0x52);
@@ -78,14 +78,7 @@ afterAll(async () => {
   await store?.close();
 });
 
-async function call(method: string, route: string, key: string, body?: unknown) {
-  const response = await fetch(`${api.base}/v1${route}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
+const call = (method: string, route: string, key: string, body?: unknown) => requestJson(method, `${api.base}/v1${route}`, key, body);
 
 async function settled() {
   await waitFor(

@@ -24,6 +24,16 @@ export async function postJson<T = any>(
   return { status: response.status, body: (await response.json()) as T, headers: response.headers };
 }
 
+/** Any method with an optional JSON body and an API key (routes that take PUT, PATCH or DELETE). */
+export async function requestJson<T = any>(method: string, url: string, apiKey: string, body?: unknown): Promise<JsonResponse<T>> {
+  const response = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as T, headers: response.headers };
+}
+
 /** Polls `probe` until it returns a truthy value or the deadline passes (no fixed sleeps in tests). */
 export async function waitFor<T>(
   probe: () => Promise<T | undefined | null | false>,
