@@ -37,7 +37,22 @@ async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-bench-scale-'));
   // The data set is gigabytes at 10M: never leave it behind, even when the run fails.
   process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-  const results: Record<string, Record<string, unknown>> = {};
+  // A run of one part keeps the other part's figures from the previous results file (each part says when it was measured).
+  const resultsFile = path.join(here, 'results', 'scale.json');
+  const previousRun = fs.existsSync(resultsFile)
+    ? (JSON.parse(fs.readFileSync(resultsFile, 'utf8')) as {
+        scales?: Record<string, Record<string, unknown>>;
+        measured?: Record<string, string>;
+        parts?: string[];
+        measured_at?: string;
+      })
+    : {};
+  const results: Record<string, Record<string, unknown>> = PARTS.length < 2 ? (previousRun.scales ?? {}) : {};
+  const measured: Record<string, string> =
+    PARTS.length < 2
+      ? { ...(previousRun.measured ?? Object.fromEntries((previousRun.parts ?? []).map((part) => [part, previousRun.measured_at ?? '']))) }
+      : {};
+  for (const part of PARTS) measured[part] = new Date().toISOString();
   const now = Date.now();
   let previous = 0;
   const store = await openChdbStore({ path: path.join(dir, 'chdb'), database: 'bench_scale' });
@@ -62,7 +77,7 @@ async function main() {
   };
 
   for (const scale of SCALES) {
-    const row: Record<string, unknown> = {};
+    const row: Record<string, unknown> = { ...results[String(scale)] };
     if (PARTS.includes('reads')) {
       // Grow the same table to the next scale, so the smaller data set is a prefix of the larger.
       const insertStarted = performance.now();
@@ -130,15 +145,16 @@ async function main() {
   const output = {
     benchmark:
       'read latency at growing trade counts (full API, read cache off, sequential requests) and the position ledger at growing fill counts',
-    parts: PARTS,
+    parts: Object.keys(measured),
     measured_at: new Date().toISOString(),
+    measured,
     machine: { cpus: os.cpus().length, node: process.version },
     requests_per_endpoint: REQUESTS,
     scales: results,
     p50_ratio_largest_to_smallest: flatness,
   };
   fs.mkdirSync(path.join(here, 'results'), { recursive: true });
-  fs.writeFileSync(path.join(here, 'results', 'scale.json'), `${JSON.stringify(output, null, 2)}\n`);
+  fs.writeFileSync(resultsFile, `${JSON.stringify(output, null, 2)}\n`);
   console.log(JSON.stringify(flatness));
   await api.close();
   await log.close();

@@ -6,7 +6,7 @@
  * Order and idempotence. All changes of a token travel on one partition of the chain ledger topic
  * (key = ledger group) and the sink hands a partition's batches over one at a time, so in the normal
  * course changes arrive in chain order and are appended. The state of a (wallet, token) is its row
- * with the highest revision (`position_current`, kept by a view in the same insert), so it survives
+ * with the highest revision (`position_state`, kept by a view in the same insert), so it survives
  * kill -9 with the rows themselves: a redelivered change whose event id is already live for its
  * (wallet, token) is skipped, never applied twice. A change older than the newest applied one (a
  * backfill reaching into the past, a Data API trade older than the chain's coverage) or the removal
@@ -222,6 +222,16 @@ class Batch {
       for (const r of rows) this.retracted.set(r.voided, [...(this.retracted.get(r.voided) ?? []), r]);
     }
     await this.loadStates(events);
+    // A redelivered or late change compares with its key's stored rows: read those of the whole batch
+    // at once (a redelivery after kill -9 is thousands of them), not one query per key.
+    const behind = new Set<string>();
+    for (const e of events) {
+      for (const key of this.keysOf(e)) {
+        const last = this.states.get(key)?.last;
+        if (last && comparePositions(e, last) <= 0) behind.add(key);
+      }
+    }
+    await this.loadStoredRows([...behind]);
   }
 
   async applyEvent(event: LedgerEvent): Promise<void> {
@@ -557,20 +567,23 @@ class Batch {
     return legs;
   }
 
-  private async loadStates(events: LedgerEvent[]): Promise<void> {
-    const keys = new Set<string>();
-    for (const e of events) {
-      if (e.kind === 'fill') keys.add(keyOf(e.wallet, e.assetId));
-      else if (e.kind === 'split' || e.kind === 'merge' || e.kind === 'redemption') {
-        const ids = e.tokenIds.length > 0 ? e.tokenIds : (this.markets.get(e.marketId)?.tokenIds ?? []);
-        for (const id of ids) keys.add(keyOf(e.wallet, id));
-      } else if (e.kind === 'conversion') {
-        for (const q of this.negRisk.get(e.negRiskMarketId.toLowerCase()) ?? []) {
-          keys.add(keyOf(e.wallet, q.yesToken));
-          keys.add(keyOf(e.wallet, q.noToken));
-        }
-      }
+  /** The (wallet, token)s an event changes. */
+  private keysOf(e: LedgerEvent): string[] {
+    if (e.kind === 'fill') return [keyOf(e.wallet, e.assetId)];
+    if (e.kind === 'split' || e.kind === 'merge' || e.kind === 'redemption') {
+      const ids = e.tokenIds.length > 0 ? e.tokenIds : (this.markets.get(e.marketId)?.tokenIds ?? []);
+      return ids.map((id) => keyOf(e.wallet, id));
     }
+    if (e.kind === 'conversion')
+      return (this.negRisk.get(e.negRiskMarketId.toLowerCase()) ?? []).flatMap((q) => [
+        keyOf(e.wallet, q.yesToken),
+        keyOf(e.wallet, q.noToken),
+      ]);
+    return [];
+  }
+
+  private async loadStates(events: LedgerEvent[]): Promise<void> {
+    const keys = new Set(events.flatMap((e) => this.keysOf(e)));
     const missing: string[] = [];
     for (const key of keys) {
       const cached = this.cache.get(key);
@@ -592,7 +605,7 @@ class Batch {
       }>(
         `SELECT concat(wallet, '|', asset_id) AS key, toString(s.1) AS qty, toString(s.2) AS cost, toUnixTimestamp64Milli(s.3) AS opened_ms,
                 toUnixTimestamp64Milli(s.4) AS time_ms, toString(s.5) AS block_number, toString(s.6) AS log_index, s.7 AS event_id, toString(rev) AS rev
-           FROM (SELECT wallet, asset_id, argMaxMerge(state) AS s, max(max_rev) AS rev FROM position_current
+           FROM (SELECT wallet, asset_id, argMaxMerge(state) AS s, max(max_rev) AS rev FROM position_state
                   WHERE wallet IN {wallets:Array(String)} AND concat(wallet, '|', asset_id) IN {keys:Array(String)}
                   GROUP BY wallet, asset_id)`,
         { wallets: [...new Set(chunk.map((k) => k.split('|')[0]!))], keys: chunk },

@@ -1,5 +1,9 @@
-/** What positions are valued with: each market's catalog record, its tokens' quotes, and daily closes. */
-import type { AnalyticsStore } from '../../ports/analytics-store.js';
+/**
+ * What positions are valued with: each market's catalog record, its tokens' quotes, and daily closes.
+ * The wallet reads fetch them in the same statement as the wallet's own rows (queries.ts): the SQL
+ * here is a set of scalar subqueries over the markets a subquery names, and the functions below turn
+ * their arrays into maps.
+ */
 
 export interface MarketInfo {
   market_id: string;
@@ -23,93 +27,103 @@ export interface OutcomeQuote {
 
 export const isSettled = (status: MarketInfo['status'] | undefined) => status === 'resolved' || status === 'voided';
 
-export async function marketInfo(store: AnalyticsStore, marketIds: string[]): Promise<Map<string, MarketInfo>> {
-  if (marketIds.length === 0) return new Map();
-  const rows = await store.query<MarketInfo>(
-    `SELECT market_id, title, category, status, outcomes, outcome_token_ids, outcome_prices, yes_index, toUnixTimestamp64Milli(closed_at) AS closed_ms
-       FROM markets FINAL WHERE market_id IN {ids:Array(String)}`,
-    { ids: marketIds },
-  );
-  return new Map(
-    rows.map((r) => [
-      r.market_id,
-      {
-        ...r,
-        outcome_prices: r.outcome_prices.map(Number),
-        yes_index: Number(r.yes_index),
-        closed_ms: r.closed_ms === null ? null : Number(r.closed_ms),
-      },
-    ]),
-  );
+/** The arrays marketDataColumns selects, as JSON returns them. */
+export interface MarketDataArrays {
+  catalog: Array<[string, string, string, MarketInfo['status'], string[], string[], Array<string | number>, number, number | null]>;
+  books: Array<[string, number | null, number | null]>;
+  last_chain: Array<[string, number, number]>;
+  last_api: Array<[string, number, number]>;
+  closes_chain: Array<[string, number, number]>;
+  closes_api: Array<[string, number, number]>;
 }
 
 /**
- * Quotes of every outcome token of these markets: the best bid/ask of its latest indexed book, and
- * its last trade - the close of the market's newest daily candle, chain candles first where both
- * exist - in YES terms (a binary market's other token is 1 - that).
+ * Scalar subqueries over the markets `ids` (a subquery returning market_id): catalog records, the
+ * best bid/ask of each token's latest indexed book, each market's newest daily close (the last trade,
+ * in YES terms) and its daily closes from {closesFrom:Int64} to {closesTo:Int64} (ms), chain candles
+ * (ordered by block and log index) and Data API candles separately - never a scan of the fills.
  */
-export async function outcomeQuotes(store: AnalyticsStore, markets: Map<string, MarketInfo>): Promise<Map<string, OutcomeQuote>> {
-  const ids = [...markets.keys()];
+export function marketDataColumns(ids: string): string {
+  const candles = (table: string) =>
+    `SELECT market_id, bucket, argMaxMerge(close) AS c FROM ${table} WHERE market_id IN (${ids}) GROUP BY market_id, bucket`;
+  const newest = (table: string) =>
+    `(SELECT groupArray((market_id, b, c)) FROM (SELECT market_id, toUnixTimestamp(max(bucket)) * 1000 AS b, argMax(c, bucket) AS c FROM (${candles(table)}) GROUP BY market_id))`;
+  const daily = (table: string) =>
+    `(SELECT groupArray((market_id, toUnixTimestamp(bucket) * 1000, c)) FROM (${candles(table)}
+        HAVING bucket BETWEEN toDateTime(intDiv({closesFrom:Int64}, 1000)) AND toDateTime(intDiv({closesTo:Int64}, 1000))))`;
+  return `
+    (SELECT groupArray((market_id, title, category, status, outcomes, outcome_token_ids, outcome_prices, yes_index, toUnixTimestamp64Milli(closed_at)))
+       FROM markets FINAL WHERE market_id IN (${ids})) AS catalog,
+    (SELECT groupArray((asset_id, bid, ask)) FROM (
+        SELECT asset_id, argMax(best_bid, (ts, ingested_at)) AS bid, argMax(best_ask, (ts, ingested_at)) AS ask
+          FROM order_books WHERE market_id IN (${ids}) GROUP BY asset_id)) AS books,
+    ${newest('chain_candles_1d')} AS last_chain,
+    ${newest('candles_1d')} AS last_api,
+    ${daily('chain_candles_1d')} AS closes_chain,
+    ${daily('candles_1d')} AS closes_api`;
+}
+
+export interface MarketData {
+  markets: Map<string, MarketInfo>;
+  quotes: Map<string, OutcomeQuote>;
+  /** Closing YES price per market and UTC day (ms), ascending: chain candles where they exist, else Data API candles. */
+  closes: Map<string, Array<[number, number]>>;
+}
+
+export function marketDataFrom(row: MarketDataArrays): MarketData {
+  const markets = new Map<string, MarketInfo>();
+  for (const [market_id, title, category, status, outcomes, outcome_token_ids, prices, yesIndex, closedMs] of row.catalog) {
+    markets.set(market_id, {
+      market_id,
+      title,
+      category,
+      status,
+      outcomes,
+      outcome_token_ids,
+      outcome_prices: prices.map(Number),
+      yes_index: Number(yesIndex),
+      closed_ms: closedMs === null ? null : Number(closedMs),
+    });
+  }
+  // The last trade is the close of the market's newest daily candle; on the same day the chain's wins.
+  const last = new Map<string, { day: number; close: number }>();
+  for (const [list, chain] of [
+    [row.last_api, false],
+    [row.last_chain, true],
+  ] as const) {
+    for (const [marketId, day, close] of list) {
+      const known = last.get(marketId);
+      if (!known || day > known.day || (chain && day === known.day)) last.set(marketId, { day, close: Number(close) });
+    }
+  }
+  const book = new Map(row.books.map(([assetId, bid, ask]) => [assetId, { bid, ask }]));
   const quotes = new Map<string, OutcomeQuote>();
-  if (ids.length === 0) return quotes;
-  const books = await store.query<{ asset_id: string; best_bid: number | null; best_ask: number | null }>(
-    `SELECT asset_id, argMax(best_bid, (ts, ingested_at)) AS best_bid, argMax(best_ask, (ts, ingested_at)) AS best_ask
-       FROM order_books WHERE market_id IN {ids:Array(String)} GROUP BY asset_id`,
-    { ids },
-  );
-  // The last trade is the close of the market's newest daily candle (chain candles order it by block and
-  // log index, the Data API's by time): one row per market and day, never a scan of the market's fills.
-  const lastYes = await store.query<{ market_id: string; yes_price: number }>(
-    `SELECT market_id, argMax(c, (bucket, preference)) AS yes_price FROM (
-        SELECT market_id, bucket, argMaxMerge(close) AS c, 1 AS preference FROM chain_candles_1d WHERE market_id IN {ids:Array(String)} GROUP BY market_id, bucket
-        UNION ALL
-        SELECT market_id, bucket, argMaxMerge(close) AS c, 0 AS preference FROM candles_1d WHERE market_id IN {ids:Array(String)} GROUP BY market_id, bucket)
-      GROUP BY market_id`,
-    { ids },
-  );
-  const book = new Map(books.map((b) => [b.asset_id, b]));
-  const last = new Map(lastYes.map((r) => [r.market_id, Number(r.yes_price)]));
   for (const market of markets.values()) {
-    const yes = last.get(market.market_id);
+    const yes = last.get(market.market_id)?.close;
     const binary = market.outcome_token_ids.length === 2;
     market.outcome_token_ids.forEach((assetId, index) => {
       const top = book.get(assetId);
       const lastTrade = yes === undefined ? null : index === market.yes_index ? yes : binary ? Math.round((1 - yes) * 1e6) / 1e6 : null;
       quotes.set(assetId, {
-        best_bid: top?.best_bid === null || top?.best_bid === undefined ? null : Number(top.best_bid),
-        best_ask: top?.best_ask === null || top?.best_ask === undefined ? null : Number(top.best_ask),
+        best_bid: top?.bid === null || top?.bid === undefined ? null : Number(top.bid),
+        best_ask: top?.ask === null || top?.ask === undefined ? null : Number(top.ask),
         last_trade: lastTrade,
       });
     });
   }
-  return quotes;
-}
-
-/** Closing YES price per market and UTC day (ms), from..to: chain candles where they exist, else Data API candles. */
-export async function dailyCloses(
-  store: AnalyticsStore,
-  marketIds: string[],
-  fromMs: number,
-  toMs: number,
-): Promise<Map<string, Array<[number, number]>>> {
-  if (marketIds.length === 0) return new Map();
-  const rows = await store.query<{ market_id: string; day_ms: number; close: number }>(
-    `SELECT market_id, day_ms, argMax(close, preference) AS close FROM (
-        SELECT market_id, toUnixTimestamp(bucket) * 1000 AS day_ms, argMaxMerge(close) AS close, 1 AS preference
-          FROM chain_candles_1d WHERE market_id IN {ids:Array(String)} AND bucket BETWEEN toDateTime({from:Int64} / 1000) AND toDateTime({to:Int64} / 1000)
-         GROUP BY market_id, bucket
-        UNION ALL
-        SELECT market_id, toUnixTimestamp(bucket) * 1000 AS day_ms, argMaxMerge(close) AS close, 0 AS preference
-          FROM candles_1d WHERE market_id IN {ids:Array(String)} AND bucket BETWEEN toDateTime({from:Int64} / 1000) AND toDateTime({to:Int64} / 1000)
-         GROUP BY market_id, bucket)
-      GROUP BY market_id, day_ms ORDER BY market_id, day_ms`,
-    { ids: marketIds, from: fromMs, to: toMs },
-  );
-  const closes = new Map<string, Array<[number, number]>>();
-  for (const row of rows) {
-    const list = closes.get(row.market_id) ?? [];
-    list.push([Number(row.day_ms), Number(row.close)]);
-    closes.set(row.market_id, list);
+  const byDay = new Map<string, Map<number, number>>();
+  for (const [list] of [[row.closes_api], [row.closes_chain]] as const) {
+    for (const [marketId, day, close] of list) {
+      const days = byDay.get(marketId) ?? new Map<number, number>();
+      days.set(Number(day), Number(close));
+      byDay.set(marketId, days);
+    }
   }
-  return closes;
+  const closes = new Map<string, Array<[number, number]>>();
+  for (const [marketId, days] of byDay)
+    closes.set(
+      marketId,
+      [...days].sort((a, b) => a[0] - b[0]),
+    );
+  return { markets, quotes, closes };
 }

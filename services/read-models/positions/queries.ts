@@ -5,7 +5,7 @@
  */
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { DAY_MS, iso, startOfUtcDay } from '../../shared/time.js';
-import { dailyCloses, marketInfo, type MarketInfo, outcomeQuotes } from './market-data.js';
+import { type MarketDataArrays, marketDataColumns, marketDataFrom, type MarketInfo } from './market-data.js';
 import { type MarketRow, type PositionRow, traderReport, type TraderReport, type WalletData } from './trader-report.js';
 
 export type { MarketInfo } from './market-data.js';
@@ -29,180 +29,179 @@ export async function dataAsOf(store: AnalyticsStore): Promise<DataAsOf> {
   return { time: iso(Number(row.last_ms)), block: block > 0 ? block : null };
 }
 
-/** The ledger rows of these wallets that statistics need: totals, last 30 days, positions, markets, and the curve's inputs. */
-export async function loadWalletData(
-  store: AnalyticsStore,
-  wallets: string[],
-  options: { nowMs: number; curveDays: number },
-): Promise<Map<string, WalletData>> {
-  const result = new Map<string, WalletData>();
-  if (wallets.length === 0) return result;
+const num = (v: unknown) => Number(v ?? 0);
+
+/** The arrays walletSnapshot selects for the wallets, one tuple per row (JSON arrays). */
+interface WalletArrays {
+  progress: [number | null, string, number];
+  totals: Array<[string, string, string, string, number, number]>;
+  daily: Array<[string, number, string, string, string]>;
+  before: Array<[string, string]>;
+  positions: Array<[string, string, string, string, number, string, string, number, number, string, string, string]>;
+  market_pnl: Array<[string, string, string, string, string, string]>;
+  states_before: Array<[string, string, string, number, string, string]>;
+  states_in: Array<[string, string, string, number, number, string, string]>;
+}
+
+/**
+ * Everything the wallets' statistics need, in one statement: the ledger's progress, the wallets'
+ * totals, daily rows, positions, per-market rows and the curve's end-of-day states, and what their
+ * markets are valued with. Each part is a scalar subquery over the wallets' own pre-aggregated rows
+ * (one statement instead of eleven: on chDB each statement costs a few ms before it reads anything).
+ * curveDays 0 reads no curve (positions and category figures need none; risk's drawdown is then 0).
+ */
+async function walletSnapshot(store: AnalyticsStore, wallets: string[], options: { nowMs: number; curveDays: number }) {
   const today = startOfUtcDay(options.nowMs);
   const from30 = today - 29 * DAY_MS;
-  const curveFrom = today - (options.curveDays - 1) * DAY_MS;
-  const params = { wallets, from30: from30 / 1000, curveFrom: curveFrom / 1000 };
-  const totals = await store.query<Record<string, string>>(
-    `SELECT wallet, toString(sum(realized)) AS realized, toString(sum(volume)) AS volume, toString(sum(trades)) AS trades,
-            toUnixTimestamp64Milli(min(first_time)) AS first_ms, toUnixTimestamp64Milli(max(last_time)) AS last_ms
-       FROM trader_totals WHERE wallet IN {wallets:Array(String)} GROUP BY wallet HAVING sum(trades) != 0 OR sum(realized) != 0 OR count() > 0
-       SETTINGS prefer_column_name_to_alias = 1`,
-    params,
+  const curve = options.curveDays > 0;
+  const curveFrom = today - (Math.max(1, options.curveDays) - 1) * DAY_MS;
+  const inWallets = 'wallet IN {wallets:Array(String)}';
+  // The curve's states: each token's newest end-of-day state before the window, then each day in it.
+  const states = curve
+    ? `(SELECT groupArray((wallet, asset_id, m, toInt16(oi), toString(s.1), toString(s.2))) FROM (
+          SELECT wallet, asset_id, any(m) AS m, any(oi) AS oi, argMax(st, d) AS s FROM (
+            SELECT wallet, asset_id, any(market_id) AS m, any(outcome_index) AS oi, day AS d, argMaxMerge(state) AS st
+              FROM position_daily WHERE ${inWallets} AND day < toDate(intDiv({curveFrom:Int64}, 1000), 'UTC') GROUP BY wallet, d, asset_id)
+          GROUP BY wallet, asset_id)) AS states_before,
+       (SELECT groupArray((wallet, asset_id, m, toInt16(oi), toUnixTimestamp(toDateTime(day, 'UTC')) * 1000, toString(s.1), toString(s.2))) FROM (
+          SELECT wallet, day, asset_id, any(market_id) AS m, any(outcome_index) AS oi, argMaxMerge(state) AS s
+            FROM position_daily WHERE ${inWallets} AND day >= toDate(intDiv({curveFrom:Int64}, 1000), 'UTC') GROUP BY wallet, day, asset_id)) AS states_in,
+       (SELECT groupArray((wallet, toString(r))) FROM (
+          SELECT wallet, sum(realized) AS r FROM trader_daily WHERE ${inWallets} AND day < toDate(intDiv({curveFrom:Int64}, 1000), 'UTC') GROUP BY wallet)) AS before,`
+    : '[] AS states_before, [] AS states_in, [] AS before,';
+  const [row] = await store.query<WalletArrays & MarketDataArrays>(
+    `SELECT
+       (SELECT (toUnixTimestamp64Milli(max(last_time)), toString(maxIf(last_block, origin = 'chain')), toUInt32(count())) FROM ledger_progress) AS progress,
+       (SELECT groupArray((wallet, toString(r), toString(v), toString(n), f, l)) FROM (
+          SELECT wallet, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n,
+                 toUnixTimestamp64Milli(min(first_time)) AS f, toUnixTimestamp64Milli(max(last_time)) AS l
+            FROM trader_totals WHERE ${inWallets} GROUP BY wallet)) AS totals,
+       (SELECT groupArray((wallet, toUnixTimestamp(toDateTime(day, 'UTC')) * 1000, toString(r), toString(v), toString(n))) FROM (
+          SELECT wallet, day, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n FROM trader_daily
+           WHERE ${inWallets} AND day >= toDate(intDiv(least({from30:Int64}, {curveFrom:Int64}), 1000), 'UTC') GROUP BY wallet, day)) AS daily,
+       ${states}
+       (SELECT groupArray((wallet, asset_id, m, o, toInt16(oi), toString(s.1), toString(s.2), toUnixTimestamp64Milli(s.3), l, toString(r), toString(b), toString(ls))) FROM (
+          SELECT wallet, asset_id, any(market_id) AS m, any(outcome) AS o, any(outcome_index) AS oi, argMaxMerge(state) AS s,
+                 toUnixTimestamp64Milli(max(last_time)) AS l, sum(realized) AS r, sum(bought_usdc) AS b, sum(longshot_usdc) AS ls
+            FROM position_state WHERE ${inWallets} GROUP BY wallet, asset_id)) AS positions,
+       (SELECT groupArray((wallet, market_id, toString(r), toString(v), toString(n), toString(c))) FROM (
+          SELECT wallet, market_id, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n, sum(cost_in) AS c
+            FROM trader_market_pnl WHERE ${inWallets} GROUP BY wallet, market_id)) AS market_pnl,
+       ${marketDataColumns(`SELECT market_id FROM trader_market_pnl WHERE ${inWallets}`)}`,
+    {
+      wallets,
+      from30,
+      curveFrom,
+      closesFrom: today - (options.curveDays + 30) * DAY_MS,
+      closesTo: today,
+    },
   );
-  for (const t of totals) {
-    result.set(t.wallet!, {
-      wallet: t.wallet!,
-      totals: {
-        realized: big(t.realized),
-        volume: big(t.volume),
-        trades: Number(t.trades),
-        first_ms: Number(t.first_ms),
-        last_ms: Number(t.last_ms),
-      },
+  return { row: row!, today, from30, curveFrom, curve };
+}
+
+function asOfFrom([lastMs, lastBlock, count]: WalletArrays['progress']): DataAsOf {
+  if (count === 0) return { time: null, block: null };
+  const block = Number(lastBlock);
+  return { time: iso(Number(lastMs)), block: block > 0 ? block : null };
+}
+
+/** The wallets' rows from one snapshot, by wallet (wallets without ledger rows are absent). */
+function walletData(snapshot: Awaited<ReturnType<typeof walletSnapshot>>): Map<string, WalletData> {
+  const { row, today, from30, curveFrom, curve } = snapshot;
+  const result = new Map<string, WalletData>();
+  for (const [wallet, realized, volume, trades, firstMs, lastMs] of row.totals) {
+    result.set(wallet, {
+      wallet,
+      totals: { realized: big(realized), volume: big(volume), trades: num(trades), first_ms: num(firstMs), last_ms: num(lastMs) },
       last30: { realized: 0n, volume: 0n, trades: 0 },
       positions: [],
       markets: [],
-      curve: {
-        fromDayMs: curveFrom,
-        toDayMs: today,
-        realizedBefore: 0n,
-        dailyRealized: new Map(),
-        states: [],
-      },
+      curve: curve ? { fromDayMs: curveFrom, toDayMs: today, realizedBefore: 0n, dailyRealized: new Map(), states: [] } : null,
     });
   }
-  if (result.size === 0) return result;
-  const daily = await store.query<Record<string, string>>(
-    `SELECT wallet, toUnixTimestamp(toDateTime(day, 'UTC')) * 1000 AS day_ms, toString(sum(realized)) AS realized, toString(sum(volume)) AS volume, toString(sum(trades)) AS trades
-       FROM trader_daily WHERE wallet IN {wallets:Array(String)} AND day >= toDate(least({from30:Int64}, {curveFrom:Int64}), 'UTC')
-      GROUP BY wallet, day
-       SETTINGS prefer_column_name_to_alias = 1`,
-    params,
-  );
-  const before = await store.query<Record<string, string>>(
-    `SELECT wallet, toString(sum(realized)) AS realized FROM trader_daily
-      WHERE wallet IN {wallets:Array(String)} AND day < toDate({curveFrom:Int64}, 'UTC') GROUP BY wallet
-       SETTINGS prefer_column_name_to_alias = 1`,
-    params,
-  );
-  for (const d of daily) {
-    const w = result.get(d.wallet!);
+  for (const [wallet, dayMs, realized, volume, trades] of row.daily) {
+    const w = result.get(wallet);
     if (!w) continue;
-    const day = Number(d.day_ms);
+    const day = num(dayMs);
     if (day >= from30) {
-      w.last30.realized += big(d.realized);
-      w.last30.volume += big(d.volume);
-      w.last30.trades += Number(d.trades);
+      w.last30.realized += big(realized);
+      w.last30.volume += big(volume);
+      w.last30.trades += num(trades);
     }
-    if (day >= curveFrom) w.curve!.dailyRealized.set(day, (w.curve!.dailyRealized.get(day) ?? 0n) + big(d.realized));
+    if (w.curve && day >= curveFrom) w.curve.dailyRealized.set(day, (w.curve.dailyRealized.get(day) ?? 0n) + big(realized));
   }
-  for (const b of before) {
-    const w = result.get(b.wallet!);
-    if (w) w.curve!.realizedBefore = big(b.realized);
+  for (const [wallet, realized] of row.before) {
+    const w = result.get(wallet);
+    if (w?.curve) w.curve.realizedBefore = big(realized);
   }
-  const positions = await store.query<Record<string, string>>(
-    `SELECT wallet, asset_id, market_id, outcome, outcome_index, toString(s.1) AS qty, toString(s.2) AS cost,
-            toUnixTimestamp64Milli(s.3) AS opened_ms, last_ms, realized, bought, longshot
-       FROM (SELECT wallet, asset_id, any(market_id) AS market_id, any(outcome) AS outcome, any(outcome_index) AS outcome_index,
-                    argMaxMerge(state) AS s, toUnixTimestamp64Milli(max(last_time)) AS last_ms, toString(sum(realized)) AS realized,
-                    toString(sum(bought_usdc)) AS bought, toString(sum(longshot_usdc)) AS longshot
-               FROM position_current WHERE wallet IN {wallets:Array(String)} GROUP BY wallet, asset_id)
-       SETTINGS prefer_column_name_to_alias = 1`,
-    params,
-  );
-  for (const p of positions) {
-    result.get(p.wallet!)?.positions.push({
-      asset_id: p.asset_id!,
-      market_id: p.market_id!,
-      outcome: p.outcome!,
-      outcome_index: Number(p.outcome_index),
-      qty: big(p.qty),
-      cost: big(p.cost),
-      opened_ms: Number(p.opened_ms),
-      last_ms: Number(p.last_ms),
-      realized: big(p.realized),
-      bought: big(p.bought),
-      longshot: big(p.longshot),
+  for (const [wallet, asset_id, market_id, outcome, oi, qty, cost, openedMs, lastMs, realized, bought, longshot] of row.positions) {
+    result.get(wallet)?.positions.push({
+      asset_id,
+      market_id,
+      outcome,
+      outcome_index: num(oi),
+      qty: big(qty),
+      cost: big(cost),
+      opened_ms: num(openedMs),
+      last_ms: num(lastMs),
+      realized: big(realized),
+      bought: big(bought),
+      longshot: big(longshot),
     } satisfies PositionRow);
   }
-  const markets = await store.query<Record<string, string>>(
-    `SELECT wallet, market_id, toString(sum(realized)) AS realized, toString(sum(volume)) AS volume, toString(sum(trades)) AS trades, toString(sum(cost_in)) AS cost_in
-       FROM trader_market_pnl WHERE wallet IN {wallets:Array(String)} GROUP BY wallet, market_id
-       SETTINGS prefer_column_name_to_alias = 1`,
-    params,
-  );
-  for (const m of markets) {
-    result.get(m.wallet!)?.markets.push({
-      market_id: m.market_id!,
-      realized: big(m.realized),
-      volume: big(m.volume),
-      trades: Number(m.trades),
-      cost_in: big(m.cost_in),
+  for (const [wallet, market_id, realized, volume, trades, costIn] of row.market_pnl) {
+    result.get(wallet)?.markets.push({
+      market_id,
+      realized: big(realized),
+      volume: big(volume),
+      trades: num(trades),
+      cost_in: big(costIn),
     } satisfies MarketRow);
   }
-  // End-of-day states: the newest before the curve's first day, then each day in it.
   // Before the window: each token's newest state, applied on the window's first day (day_ms just before it).
-  const states = await store.query<Record<string, string>>(
-    `SELECT wallet, asset_id, any(mid) AS market_id, any(oi) AS outcome_index, {beforeMs:Int64} AS day_ms,
-            toString(argMax(st, d).1) AS qty, toString(argMax(st, d).2) AS cost
-       FROM (SELECT wallet, asset_id, any(market_id) AS mid, any(outcome_index) AS oi, day AS d, argMaxMerge(state) AS st
-               FROM position_daily WHERE wallet IN {wallets:Array(String)} AND day < toDate({curveFrom:Int64}, 'UTC') GROUP BY wallet, d, asset_id)
-      GROUP BY wallet, asset_id
-     UNION ALL
-     SELECT wallet, asset_id, any(market_id) AS market_id, any(outcome_index) AS outcome_index, toUnixTimestamp(toDateTime(day, 'UTC')) * 1000 AS day_ms,
-            toString(argMaxMerge(state).1) AS qty, toString(argMaxMerge(state).2) AS cost
-       FROM position_daily WHERE wallet IN {wallets:Array(String)} AND day >= toDate({curveFrom:Int64}, 'UTC') GROUP BY wallet, day, asset_id
-     SETTINGS prefer_column_name_to_alias = 1`,
-    { ...params, beforeMs: curveFrom - 1 },
-  );
-  for (const s of states) {
-    result.get(s.wallet!)?.curve?.states.push({
-      day_ms: Number(s.day_ms),
-      asset_id: s.asset_id!,
-      market_id: s.market_id!,
-      outcome_index: Number(s.outcome_index),
-      qty: big(s.qty),
-      cost: big(s.cost),
-    });
-  }
+  for (const [wallet, asset_id, market_id, oi, qty, cost] of row.states_before)
+    result
+      .get(wallet)
+      ?.curve?.states.push({ day_ms: curveFrom - 1, asset_id, market_id, outcome_index: num(oi), qty: big(qty), cost: big(cost) });
+  for (const [wallet, asset_id, market_id, oi, dayMs, qty, cost] of row.states_in)
+    result
+      .get(wallet)
+      ?.curve?.states.push({ day_ms: num(dayMs), asset_id, market_id, outcome_index: num(oi), qty: big(qty), cost: big(cost) });
   return result;
 }
 
 export interface WalletReports {
   reports: Map<string, { data: WalletData; report: TraderReport }>;
   markets: Map<string, MarketInfo>;
+  /** How far the ledger had applied the log when these rows were read. */
+  asOf: DataAsOf;
 }
 
-/** Statistics of these wallets at current marks (one set of queries for all of them). */
+/** Statistics of these wallets at current marks (one statement for all of them). */
 export async function walletReports(
   store: AnalyticsStore,
   wallets: string[],
   options: { nowMs: number; curveDays: number },
 ): Promise<WalletReports> {
-  const data = await loadWalletData(store, wallets, options);
-  const marketIds = new Set<string>();
-  for (const w of data.values()) {
-    for (const m of w.markets) marketIds.add(m.market_id);
-    for (const p of w.positions) marketIds.add(p.market_id);
-  }
-  const markets = await marketInfo(store, [...marketIds]);
-  const quotes = await outcomeQuotes(store, markets);
-  const today = startOfUtcDay(options.nowMs);
-  const closes = await dailyCloses(store, [...marketIds], today - (options.curveDays + 30) * DAY_MS, today);
+  if (wallets.length === 0) return { reports: new Map(), markets: new Map(), asOf: { time: null, block: null } };
+  const snapshot = await walletSnapshot(store, wallets, options);
+  const { markets, quotes, closes } = marketDataFrom(snapshot.row);
   const reports = new Map<string, { data: WalletData; report: TraderReport }>();
-  for (const [wallet, d] of data) reports.set(wallet, { data: d, report: traderReport(d, markets, quotes, closes, options.nowMs) });
-  return { reports, markets };
+  for (const [wallet, d] of walletData(snapshot))
+    reports.set(wallet, { data: d, report: traderReport(d, markets, quotes, closes, options.nowMs) });
+  return { reports, markets, asOf: asOfFrom(snapshot.row.progress) };
 }
 
 /** Open positions of a wallet at current marks (what copy trading mirrors). */
 export async function openPositions(store: AnalyticsStore, wallet: string, nowMs = Date.now()) {
-  const { reports, markets } = await walletReports(store, [wallet], { nowMs, curveDays: 1 });
+  const { reports, markets } = await walletReports(store, [wallet], { nowMs, curveDays: 0 });
   const entry = reports.get(wallet);
   return { positions: entry ? entry.report.positions.filter((p) => p.qty > 0n) : [], markets };
 }
 
 /** Per-category figures of a wallet (realized, unrealized, volume, won, lost). */
 export async function categoryFigures(store: AnalyticsStore, wallet: string, nowMs = Date.now()) {
-  const { reports } = await walletReports(store, [wallet], { nowMs, curveDays: 1 });
+  const { reports } = await walletReports(store, [wallet], { nowMs, curveDays: 0 });
   return reports.get(wallet)?.report.categories ?? [];
 }
 

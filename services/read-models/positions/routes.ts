@@ -9,16 +9,14 @@ import { ApiError } from '../../../api/errors.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
 import { rankedTraders } from './leaderboard.js';
-import { dataAsOf, walletReports } from './queries.js';
+import { walletReports } from './queries.js';
 import { round, usdc } from './trader-report.js';
 
 async function loadReport(store: AnalyticsStore, request: Request, curveDays = 30) {
   const wallet = String(request.params.wallet).toLowerCase();
   const nowMs = Date.now();
-  // One query at a time: a key's queries wait in its own lane of the analytics queue, a few at most,
-  // and a page asks for stats, curve and positions at once.
-  const asOf = await dataAsOf(store);
-  const { reports, markets } = await walletReports(store, [wallet], { nowMs, curveDays });
+  // One statement reads the wallet's rows, its markets' marks and the ledger's progress together.
+  const { reports, markets, asOf } = await walletReports(store, [wallet], { nowMs, curveDays });
   const entry = reports.get(wallet);
   if (!entry) throw ApiError.notFound(`no indexed trades for wallet ${wallet}`);
   return { wallet, markets, asOf, ...entry };
@@ -100,7 +98,7 @@ export function traderRoutes(store: AnalyticsStore): Router {
   });
 
   router.get('/positions/:wallet', async (request, response) => {
-    const { wallet, markets, report, asOf } = await loadReport(store, request, 1);
+    const { wallet, markets, report, asOf } = await loadReport(store, request, 0);
     const open = report.positions
       .filter((p) => p.qty > 0n)
       .map((p) => ({

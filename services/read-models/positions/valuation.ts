@@ -63,7 +63,7 @@ export class TraderValuation {
     const ids = moved.map((r) => r.market_id);
     for (let i = 0; i < ids.length; i += 1_000) {
       const holders = await this.store.query<{ wallet: string }>(
-        `SELECT wallet FROM position_current WHERE market_id IN {ids:Array(String)} GROUP BY wallet, asset_id HAVING argMaxMerge(state).1 > 0`,
+        `SELECT wallet FROM position_state WHERE market_id IN {ids:Array(String)} GROUP BY wallet, asset_id HAVING argMaxMerge(state).1 > 0`,
         { ids: ids.slice(i, i + 1_000) },
       );
       for (const h of holders) wallets.add(h.wallet);
