@@ -5,18 +5,13 @@
  * their arrays into maps.
  */
 
-export interface MarketInfo {
-  market_id: string;
-  title: string;
-  category: string;
-  status: 'active' | 'closed' | 'resolved' | 'voided';
-  outcomes: string[];
-  outcome_token_ids: string[];
-  /** The catalog's price per outcome (the payout once settled). */
-  outcome_prices: number[];
-  yes_index: number;
-  closed_ms: number | null;
-}
+import type { MarketRow } from '../markets/queries.js';
+
+/** A market's catalog record as far as valuation needs it; outcome_prices are the payout once settled. */
+export type MarketInfo = Pick<
+  MarketRow,
+  'market_id' | 'title' | 'category' | 'status' | 'outcomes' | 'outcome_token_ids' | 'outcome_prices' | 'yes_index'
+> & { closed_ms: number | null };
 
 /** The book's best bid/ask of an outcome token and its last trade. */
 export interface OutcomeQuote {
@@ -42,8 +37,9 @@ export interface MarketDataArrays {
  * best bid/ask of each token's latest indexed book, each market's newest daily close (the last trade,
  * in YES terms) and its daily closes from {closesFrom:Int64} to {closesTo:Int64} (ms), chain candles
  * (ordered by block and log index) and Data API candles separately - never a scan of the fills.
+ * Without `withCloses` (no curve to draw) the closes are empty.
  */
-export function marketDataColumns(ids: string): string {
+export function marketDataColumns(ids: string, withCloses: boolean): string {
   const candles = (table: string) =>
     `SELECT market_id, bucket, argMaxMerge(close) AS c FROM ${table} WHERE market_id IN (${ids}) GROUP BY market_id, bucket`;
   const newest = (table: string) =>
@@ -59,8 +55,8 @@ export function marketDataColumns(ids: string): string {
           FROM order_books WHERE market_id IN (${ids}) GROUP BY asset_id)) AS books,
     ${newest('chain_candles_1d')} AS last_chain,
     ${newest('candles_1d')} AS last_api,
-    ${daily('chain_candles_1d')} AS closes_chain,
-    ${daily('candles_1d')} AS closes_api`;
+    ${withCloses ? daily('chain_candles_1d') : '[]'} AS closes_chain,
+    ${withCloses ? daily('candles_1d') : '[]'} AS closes_api`;
 }
 
 export interface MarketData {

@@ -19,21 +19,26 @@ export interface DataAsOf {
   block: number | null;
 }
 
+/** The ledger's progress as one tuple (newest change's time, newest chain block, rows): asOfFrom reads it. */
+type Progress = [number | null, string, number];
+const PROGRESS = `(SELECT (toUnixTimestamp64Milli(max(last_time)), toString(maxIf(last_block, origin = 'chain')), toUInt32(count())) FROM ledger_progress)`;
+
+function asOfFrom([lastMs, lastBlock, count]: Progress): DataAsOf {
+  if (Number(count) === 0) return { time: null, block: null };
+  const block = Number(lastBlock);
+  return { time: iso(Number(lastMs)), block: block > 0 ? block : null };
+}
+
 export async function dataAsOf(store: AnalyticsStore): Promise<DataAsOf> {
-  const [row] = await store.query<{ last_ms: string | null; last_block: string | null; n: string }>(
-    `SELECT toUnixTimestamp64Milli(max(last_time)) AS last_ms, toString(maxIf(last_block, origin = 'chain')) AS last_block, toString(count()) AS n
-       FROM ledger_progress`,
-  );
-  if (!row || Number(row.n) === 0) return { time: null, block: null };
-  const block = Number(row.last_block);
-  return { time: iso(Number(row.last_ms)), block: block > 0 ? block : null };
+  const [row] = await store.query<{ progress: Progress }>(`SELECT ${PROGRESS} AS progress`);
+  return asOfFrom(row!.progress);
 }
 
 const num = (v: unknown) => Number(v ?? 0);
 
 /** The arrays walletSnapshot selects for the wallets, one tuple per row (JSON arrays). */
 interface WalletArrays {
-  progress: [number | null, string, number];
+  progress: Progress;
   totals: Array<[string, string, string, string, number, number]>;
   daily: Array<[string, number, string, string, string]>;
   before: Array<[string, string]>;
@@ -71,7 +76,7 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
     : '[] AS states_before, [] AS states_in, [] AS before,';
   const [row] = await store.query<WalletArrays & MarketDataArrays>(
     `SELECT
-       (SELECT (toUnixTimestamp64Milli(max(last_time)), toString(maxIf(last_block, origin = 'chain')), toUInt32(count())) FROM ledger_progress) AS progress,
+       ${PROGRESS} AS progress,
        (SELECT groupArray((wallet, toString(r), toString(v), toString(n), f, l)) FROM (
           SELECT wallet, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n,
                  toUnixTimestamp64Milli(min(first_time)) AS f, toUnixTimestamp64Milli(max(last_time)) AS l
@@ -87,7 +92,7 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
        (SELECT groupArray((wallet, market_id, toString(r), toString(v), toString(n), toString(c))) FROM (
           SELECT wallet, market_id, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n, sum(cost_in) AS c
             FROM trader_market_pnl WHERE ${inWallets} GROUP BY wallet, market_id)) AS market_pnl,
-       ${marketDataColumns(`SELECT market_id FROM trader_market_pnl WHERE ${inWallets}`)}`,
+       ${marketDataColumns(`SELECT market_id FROM trader_market_pnl WHERE ${inWallets}`, curve)}`,
     {
       wallets,
       from30,
@@ -97,12 +102,6 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
     },
   );
   return { row: row!, today, from30, curveFrom, curve };
-}
-
-function asOfFrom([lastMs, lastBlock, count]: WalletArrays['progress']): DataAsOf {
-  if (count === 0) return { time: null, block: null };
-  const block = Number(lastBlock);
-  return { time: iso(Number(lastMs)), block: block > 0 ? block : null };
 }
 
 /** The wallets' rows from one snapshot, by wallet (wallets without ledger rows are absent). */
