@@ -83,7 +83,7 @@ def test_followed_trades_from_the_demo_become_dry_run_orders_within_limits(demo,
         time.sleep(1)
     records = executor.journal()
     accepted = [r for r in records if r["decision"] == "accepted"]
-    assert len(accepted) >= 3, records
+    assert len(accepted) >= 3, [(r["decision"], r["reason"]) for r in records]
 
     market = api(demo, f"/markets/{demo['market_id']}")
     spent = Decimal(0)
@@ -174,7 +174,8 @@ def test_copy_and_strategy_signals_tampered_and_replayed_deliveries(demo, make_e
     body = json.dumps(strategy).encode()
     decided = executor.post(body, sign(secret, body)).json()
     want = expected_order({**strategy, "outcome": market["outcomes"][0]}, market, notional=Decimal("10"))
-    assert decided["status"] == "accepted" and Decimal(decided["order"]["price"]) == want["price"] and Decimal(decided["order"]["size"]) == want["size"]
+    assert decided["status"] == "accepted", decided
+    assert Decimal(decided["order"]["price"]) == want["price"] and Decimal(decided["order"]["size"]) == want["size"]
     weak = json.dumps({**strategy, "id": "evt_" + uuid.uuid4().hex, "confidence": 0.3}).encode()
     assert executor.post(weak, sign(secret, weak)).json() == {"status": "rejected", "reason": "low_confidence", "order": None}
 

@@ -1,14 +1,14 @@
 """Turns a verified delivery into a decision: which intent it carries, whether local limits allow it, and the order.
 
 Signals: copy.executed (trade child_size_usdc of the outcome at the current best price), strategy.signal
-(trade strategy_order_usdc at entry_price, if confidence and edge clear the thresholds), and trade.executed /
+(trade strategy_order_usdc of the market's first outcome at entry_price, if confidence and edge clear the thresholds), and trade.executed /
 trader.large_trade from followed wallets (trade copy_ratio x their size at their price). Token ids and
 book prices come from the tapeline API (the SDK); limits are checked against the journal, in order, and the
 first that fails names the refusal.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any, Callable, Optional
@@ -52,7 +52,10 @@ class Engine:
                 return None, "low_confidence"
             if Decimal(event.edge) < self.config.min_edge:
                 return None, "low_edge"
-            outcome = getattr(event, "outcome", None) or "YES"
+            # entry_price quotes the market's first outcome (its yes_price), which is "Yes" only on yes/no
+            # markets: a game's first outcome is a team, an up/down market's is "Up". An empty outcome here
+            # is resolved to the first outcome once the market is looked up (decide).
+            outcome = getattr(event, "outcome", None) or ""
             return Intent(kind, event.id, event.market_id, outcome, event.side, self.config.strategy_order_usdc, Decimal(event.entry_price)), None
         if kind in ("trade.executed", "trader.large_trade"):
             follows = self.config.follow_wallets
@@ -99,6 +102,8 @@ class Engine:
             market = self._market(intent.market_id)
         except APIError as error:
             return Decision("rejected", f"market_lookup_failed:{error.code}", intent)
+        if not intent.outcome and market.outcomes:
+            intent = replace(intent, outcome=market.outcomes[0])
         token_id = self._token_id(market, intent.outcome)
         if token_id is None:
             return Decision("rejected", "unknown_outcome", intent)
