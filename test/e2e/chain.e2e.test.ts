@@ -132,7 +132,14 @@ test('kill -9 while catching up, a 3-block reorg: every fill once, both sides, a
     tapeFills(coveredFrom / 1000, coveredTo / 1000),
   );
 
-  // 3. A reorg replaces the newest 3 blocks, published already (1 confirmation).
+  // 3. A reorg replaces the newest 3 blocks, published already (1 confirmation). Trades are random (2 a
+  // second); a loaded machine can leave 3 seconds without one, and a reorg of empty blocks proves nothing.
+  await waitFor(
+    async () => sim.chain.logs({ fromBlock: sim.chain.head() - 2, toBlock: sim.chain.head(), addresses: null, topics: [] }).length > 0,
+    30_000,
+    'fills in the newest 3 blocks',
+    20,
+  );
   const reorged = sim.reorg(3);
   health = await waitFor(
     async () => ((await chainHealth(key)).chain.reorgs >= 1 ? chainHealth(key) : null),
