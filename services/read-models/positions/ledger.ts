@@ -19,6 +19,7 @@ import { readCoverage } from '../chain-ledger/queries.js';
 import { comparePositions, type LedgerEvent, type LedgerPosition } from './ledger-events.js';
 import { applyLeg, divRound, EMPTY_STATE, type LegAction, minBig, type PositionState } from './ledger-math.js';
 import { iso } from '../../shared/time.js';
+import { KeyFilter } from './key-filter.js';
 
 export const LEDGER_TABLE = 'position_ledger';
 
@@ -111,14 +112,17 @@ export class PositionLedger {
   /** States as stored; only updated after an insert succeeded. */
   private readonly cache = new Map<string, KeyState>();
   private readonly cacheLimit: number;
+  /** Keys that may have a stored state: the others need no lookup (key-filter.ts). */
+  readonly keys: KeyFilter;
   private dataApiRows: boolean | null = null;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly store: AnalyticsStore,
-    options: { cacheLimit?: number } = {},
+    options: { cacheLimit?: number; keyFilterMaxKeys?: number } = {},
   ) {
     this.cacheLimit = options.cacheLimit ?? 500_000;
+    this.keys = new KeyFilter(store, options.keyFilterMaxKeys);
   }
 
   /** Applies a batch and inserts its rows; batches run one at a time (the chain and Data API partitions share wallets). */
@@ -130,12 +134,15 @@ export class PositionLedger {
 
   private async applyNow(events: LedgerEvent[], dedupToken?: string): Promise<number> {
     if (events.length === 0) return 0;
-    const batch = new Batch(this.store, this.cache, this.stats);
+    const batch = new Batch(this.store, this.cache, this.keys, this.stats);
     try {
+      await this.keys.ready();
       await batch.prepare(events, () => this.hasDataApiRows());
       for (const event of events) await batch.applyEvent(event);
       await batch.applyDeferred();
       const rows = batch.rows;
+      // Before the insert: if it fails halfway, the keys it may have stored are in the filter already.
+      for (const row of rows) this.keys.add(keyOf(row.wallet, row.asset_id));
       if (rows.length > 0) await this.store.insert(LEDGER_TABLE, rows, dedupToken ? { dedupToken: `${dedupToken}-ledger` } : {});
       if (rows.some((r) => r.origin === 'data_api')) this.dataApiRows = true;
       for (const [key, state] of batch.states) this.cache.set(key, state);
@@ -174,6 +181,7 @@ class Batch {
   constructor(
     private readonly store: AnalyticsStore,
     private readonly cache: Map<string, KeyState>,
+    private readonly keys: KeyFilter,
     private readonly stats: LedgerStats,
   ) {}
 
@@ -588,7 +596,9 @@ class Batch {
     for (const key of keys) {
       const cached = this.cache.get(key);
       if (cached) this.states.set(key, cached);
-      else missing.push(key);
+      else if (this.keys.mightHave(key)) missing.push(key);
+      // Otherwise the key has never been stored: its state is the empty one, as a lookup would find.
+      else this.keys.stats.skipped_lookups += 1;
     }
     for (let i = 0; i < missing.length; i += 2_000) {
       const chunk = missing.slice(i, i + 2_000);

@@ -263,6 +263,12 @@ test('leaderboard: realized from the views, windows and categories, refusals', a
   expect(thirty[0]).toMatchObject({ wallet: A, volume_30d_usdc: 135 });
   const sports = (await h.get('/leaderboard?category=sports&sort_by=total_pnl&limit=1')).body.data;
   expect(sports[0]).toMatchObject({ wallet: A, category: 'Sports', total_pnl: 2 });
+  // Sports by volume: A's one fill there, 20 NO at 0.6 = 12 USDC, nothing realized; then D's 5 YES at 0.3.
+  const sportsVolume = (await h.get('/leaderboard?category=sports&sort_by=volume&limit=2')).body.data;
+  expect(sportsVolume.map((e: any) => [e.wallet, e.volume_usdc, e.total_realized_pnl])).toEqual([
+    [A, 12, 0],
+    [D, 1.5, 0],
+  ]);
   expect((await h.get('/leaderboard?window=30d&sort_by=total_pnl')).status).toBe(400);
   expect((await h.get('/leaderboard?window=30d&sort_by=win_rate_pct')).status).toBe(400);
   expect((await h.get('/leaderboard?category=sports&window=30d')).status).toBe(400);

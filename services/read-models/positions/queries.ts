@@ -20,10 +20,10 @@ export interface DataAsOf {
 }
 
 /** The ledger's progress as one tuple (newest change's time, newest chain block, rows): asOfFrom reads it. */
-type Progress = [number | null, string, number];
-const PROGRESS = `(SELECT (toUnixTimestamp64Milli(max(last_time)), toString(maxIf(last_block, origin = 'chain')), toUInt32(count())) FROM ledger_progress)`;
+export type Progress = [number | null, string, number];
+export const PROGRESS = `(SELECT (toUnixTimestamp64Milli(max(last_time)), toString(maxIf(last_block, origin = 'chain')), toUInt32(count())) FROM ledger_progress)`;
 
-function asOfFrom([lastMs, lastBlock, count]: Progress): DataAsOf {
+export function asOfFrom([lastMs, lastBlock, count]: Progress): DataAsOf {
   if (Number(count) === 0) return { time: null, block: null };
   const block = Number(lastBlock);
   return { time: iso(Number(lastMs)), block: block > 0 ? block : null };
