@@ -1,10 +1,10 @@
 """Turns a verified delivery into a decision: which intent it carries, whether local limits allow it, and the order.
 
 Signals: copy.executed (trade child_size_usdc of the outcome at the current best price), strategy.signal
-(trade strategy_order_usdc of the market's first outcome at entry_price, if confidence and edge clear the thresholds), and trade.executed /
-trader.large_trade from followed wallets (trade copy_ratio x their size at their price). Token ids and
-book prices come from the tapeline API (the SDK); limits are checked against the journal, in order, and the
-first that fails names the refusal.
+(trade strategy_order_usdc of the market's first outcome at entry_price, if confidence and edge clear the
+thresholds), and trade.executed / trader.large_trade from followed wallets (trade copy_ratio x their size at
+their price). Token ids and book prices come from the tapeline API (the SDK); limits are checked against the
+journal, in order, and the first that fails names the refusal.
 """
 from __future__ import annotations
 
