@@ -59,6 +59,8 @@ test('a restarted ledger finds every stored position through the filter and skip
 
   // A new process: the filter is loaded from the table, not from what this object wrote.
   const restarted = new PositionLedger(store);
+  // The ledger loads its filter in the background; wait for it here so this batch is answered by it.
+  await restarted.keys.refresh();
   await restarted.apply([...WALLETS.map((w) => buy(w, '111', 5)), ...WALLETS.map((w) => buy(w, '222', 3))]);
   // 10 + 5 on token 111 for every wallet: none was taken for new (that would leave 5), 3 on the new token 222.
   expect(await quantities()).toEqual(
@@ -81,6 +83,7 @@ test('a restarted ledger finds every stored position through the filter and skip
 
 test('past its key limit the filter is off and every key is looked up, with the same result', async () => {
   const limited = new PositionLedger(store, { keyFilterMaxKeys: 1 });
+  await limited.keys.refresh();
   await limited.apply(WALLETS.map((w) => buy(w, '111', 1)));
   expect(limited.keys.stats.skipped_lookups).toBe(0);
   expect(limited.keys.mightHave(`0x${'9'.repeat(40)}|444`)).toBe(true);
@@ -91,4 +94,17 @@ test('past its key limit the filter is off and every key is looked up, with the 
       [w, '222', '3000000'],
     ]),
   );
+}, 60_000);
+
+test('keys written while the filter loads are in it when it takes over', async () => {
+  const fresh = new PositionLedger(store);
+  const loading = fresh.keys.refresh();
+  // Not waiting: this batch is looked up key by key and written while the filter is being read.
+  await fresh.apply(WALLETS.map((w) => buy(w, '555', 1)));
+  await loading;
+  expect(fresh.keys.stats.loads).toBe(1);
+  for (const w of WALLETS) expect(fresh.keys.mightHave(`${w}|555`)).toBe(true);
+  // And they continue: a second fill of each finds the first.
+  await fresh.apply(WALLETS.map((w) => buy(w, '555', 2)));
+  expect((await quantities()).filter(([, token]) => token === '555').map(([, , q]) => q)).toEqual(WALLETS.map(() => '3000000'));
 }, 60_000);

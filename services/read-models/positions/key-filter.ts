@@ -12,9 +12,11 @@
  *
  * Both hashes are CRC-32 (zlib's, which ClickHouse's CRC32 is too), of "wallet|token" and
  * "token|wallet", so the table's keys are hashed where they are stored and only two numbers per key
- * cross over when loading. Sized for twice the keys it holds; past that it is reloaded at twice the
- * size, so reloads cost amortized O(1) per key. Past `maxKeys` it switches off (memory stays bounded:
- * 10 bits per key, 62.5 MB at the default 50 million) and every key is looked up.
+ * cross over when loading. Loads run in the background while the ledger goes on (a key written
+ * meanwhile goes into the filter being loaded too). Sized for twice the keys it holds; past that it
+ * is reloaded at twice the size, so reloads cost amortized O(1) per key. Past `maxKeys` it switches
+ * off (memory stays bounded: 10 bits per key, 62.5 MB at the default 50 million) and every key is
+ * looked up.
  */
 import { crc32 } from 'node:zlib';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
@@ -34,30 +36,58 @@ export interface KeyFilterStats {
 
 export class KeyFilter {
   readonly stats: KeyFilterStats = { skipped_lookups: 0, loads: 0, load_ms: 0 };
+  /** The filter that answers; null until the first load completes (every key is then looked up). */
   private bits: Uint32Array | null = null;
   private capacity = 0;
   private count = 0;
+  /** The filter being loaded: keys added meanwhile go into it too, so it is complete when it takes over. */
+  private building: { bits: Uint32Array; capacity: number; count: number } | null = null;
+  /** Keys added after a load started but before its filter could be sized (the count query). */
+  private pending: Array<[number, number]> | null = null;
+  private loading: Promise<void> | null = null;
+  private off = false;
 
   constructor(
     private readonly store: AnalyticsStore,
     private readonly maxKeys = 50_000_000,
   ) {}
 
-  /** Loads the filter the first time and whenever it is over capacity; off past maxKeys. */
-  async ready(): Promise<void> {
-    if (this.bits !== null && this.count <= this.capacity) return;
-    if (this.bits === null && this.capacity > 0) return; // switched off
+  /**
+   * Starts loading (in the background) when there is no filter yet or it is over capacity. The ledger
+   * does not wait: until the load completes, the previous filter (or none) answers, so a restart is
+   * not held up by reading millions of keys.
+   */
+  refresh(): Promise<void> {
+    if (this.off || this.loading) return this.loading ?? Promise.resolve();
+    if (this.bits !== null && this.count <= this.capacity) return Promise.resolve();
+    // From this moment every added key is kept for the new filter: none written while it loads is missed.
+    this.pending = [];
+    this.loading = this.load()
+      .catch(() => {
+        this.building = null; // tried again at the next batch
+        this.pending = null;
+      })
+      .finally(() => {
+        this.loading = null;
+      });
+    return this.loading;
+  }
+
+  private async load(): Promise<void> {
     const started = performance.now();
     const [row] = await this.store.query<{ n: string }>('SELECT count() AS n FROM position_state');
     const stored = Number(row?.n ?? 0);
     if (stored > this.maxKeys) {
+      this.off = true;
       this.bits = null;
-      this.capacity = this.maxKeys;
+      this.pending = null;
       return;
     }
-    this.capacity = Math.min(this.maxKeys, Math.max(MIN_CAPACITY, 2 * stored));
-    this.bits = new Uint32Array(Math.ceil((this.capacity * BITS_PER_KEY) / 32));
-    this.count = 0;
+    const capacity = Math.min(this.maxKeys, Math.max(MIN_CAPACITY, 2 * stored));
+    const building = { bits: new Uint32Array(Math.ceil((capacity * BITS_PER_KEY) / 32)), capacity, count: 0 };
+    for (const [h1, h2] of this.pending ?? []) building.count += set(building.bits, h1, h2);
+    this.pending = null;
+    this.building = building;
     const bounds = ['', ...RANGES, null];
     for (let i = 0; i + 1 < bounds.length; i++) {
       const [hashes] = await this.store.query<{ a: number[]; b: number[] }>(
@@ -67,8 +97,12 @@ export class KeyFilter {
       );
       const a = hashes?.a ?? [];
       const b = hashes?.b ?? [];
-      for (let j = 0; j < a.length; j++) this.set(Number(a[j]), Number(b[j]));
+      for (let j = 0; j < a.length; j++) building.count += set(building.bits, Number(a[j]), Number(b[j]));
     }
+    this.bits = building.bits;
+    this.capacity = building.capacity;
+    this.count = building.count;
+    this.building = null;
     this.stats.loads += 1;
     this.stats.load_ms += performance.now() - started;
   }
@@ -86,27 +120,28 @@ export class KeyFilter {
   }
 
   add(key: string): void {
-    if (this.bits === null) return;
+    if (this.bits === null && this.building === null && this.pending === null) return;
     const [h1, h2] = hashesOf(key);
-    this.set(h1, h2);
+    if (this.bits !== null) this.count += set(this.bits, h1, h2);
+    if (this.building !== null) this.building.count += set(this.building.bits, h1, h2);
+    else this.pending?.push([h1, h2]);
   }
+}
 
-  /** Sets the key's bits; counts it only if one was unset (a key added again does not fill the filter). */
-  private set(h1: number, h2: number): void {
-    const bits = this.bits!;
-    const m = bits.length * 32;
-    let added = false;
-    for (let i = 0; i < HASHES; i++) {
-      const bit = (h1 + i * h2) % m;
-      const word = bits[bit >>> 5] ?? 0;
-      const mask = 1 << (bit & 31);
-      if ((word & mask) === 0) {
-        bits[bit >>> 5] = word | mask;
-        added = true;
-      }
+/** Sets a key's bits; 1 if one was unset (a key added again does not count towards the capacity). */
+function set(bits: Uint32Array, h1: number, h2: number): number {
+  const m = bits.length * 32;
+  let added = 0;
+  for (let i = 0; i < HASHES; i++) {
+    const bit = (h1 + i * h2) % m;
+    const word = bits[bit >>> 5] ?? 0;
+    const mask = 1 << (bit & 31);
+    if ((word & mask) === 0) {
+      bits[bit >>> 5] = word | mask;
+      added = 1;
     }
-    if (added) this.count += 1;
   }
+  return added;
 }
 
 /** The two hashes of "wallet|token": CRC-32 of it and of "token|wallet", as ClickHouse computes them when loading. */

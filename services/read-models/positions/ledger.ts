@@ -136,7 +136,7 @@ export class PositionLedger {
     if (events.length === 0) return 0;
     const batch = new Batch(this.store, this.cache, this.keys, this.stats);
     try {
-      await this.keys.ready();
+      void this.keys.refresh();
       await batch.prepare(events, () => this.hasDataApiRows());
       for (const event of events) await batch.applyEvent(event);
       await batch.applyDeferred();
