@@ -204,7 +204,7 @@ export async function leaderboardFreshness(
 /** Values up to `wallets` wallets (the busiest first) and returns wallets per second. */
 export async function valuationRate(store: AnalyticsStore, wallets: number): Promise<number> {
   const rows = await store.query<{ wallet: string }>(
-    'SELECT wallet FROM trader_totals GROUP BY wallet ORDER BY sum(trades) DESC LIMIT {n:UInt32}',
+    'SELECT wallet FROM trader_lifetime GROUP BY wallet ORDER BY sum(trades) DESC LIMIT {n:UInt32}',
     { n: wallets },
   );
   const valuation = new TraderValuation(store);

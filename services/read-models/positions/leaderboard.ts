@@ -46,12 +46,12 @@ function rankingSql(sortBy: SortBy, window: 'all' | '30d', category: string | un
     const column = sortBy === 'volume' ? 'volume' : 'realized';
     if (window === '30d')
       return {
-        from: `SELECT wallet, sum(${column}) AS v FROM trader_daily WHERE day >= toDate({from30:Int64}, 'UTC') GROUP BY wallet`,
+        from: `SELECT wallet, sum(${column}) AS v FROM trader_days WHERE day >= toDate({from30:Int64}, 'UTC') GROUP BY wallet`,
         value: 'v',
       };
     // FINAL merges the table's sorted parts in order, one row per wallet: at 100,000 wallets about a
     // third of hashing every wallet with GROUP BY (bench:scale /leaderboard).
-    return { from: `SELECT wallet, ${column} AS v FROM trader_totals FINAL`, value: 'v' };
+    return { from: `SELECT wallet, ${column} AS v FROM trader_lifetime FINAL`, value: 'v' };
   }
   if (window === '30d') throw ApiError.badRequest(`window: 30d ranks by total_realized_pnl or volume; ${sortBy} covers the whole history`);
   const column = sortBy === 'total_pnl' ? 'total_pnl' : sortBy === 'win_rate_pct' ? 'win_rate_pct' : 'risk_score';
@@ -74,7 +74,7 @@ export async function rankedTraders(store: AnalyticsStore, request: Request, wit
   const direction = sortBy === 'risk_score' ? 'ASC' : 'DESC';
   const conditions: string[] = [];
   if (filters.min_volume !== undefined || filters.min_trades !== undefined) {
-    conditions.push(`wallet IN (SELECT wallet FROM trader_totals FINAL
+    conditions.push(`wallet IN (SELECT wallet FROM trader_lifetime FINAL
        WHERE volume >= {min_volume_micro:Int64} AND trades >= {min_trades:Int64})`);
   }
   if (filters.min_win_rate !== undefined || filters.max_risk_score !== undefined) {
@@ -201,9 +201,9 @@ async function pageFigures(store: AnalyticsStore, wallets: string[], category: s
     `SELECT ${PROGRESS} AS progress,
        (SELECT groupArray((wallet, r, v, n, l)) FROM (
           SELECT wallet, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n, toUnixTimestamp64Milli(max(last_time)) AS l
-            FROM trader_totals WHERE ${inWallets} GROUP BY wallet)) AS totals,
+            FROM trader_lifetime WHERE ${inWallets} GROUP BY wallet)) AS totals,
        (SELECT groupArray((wallet, r, v)) FROM (
-          SELECT wallet, sum(realized) AS r, sum(volume) AS v FROM trader_daily
+          SELECT wallet, sum(realized) AS r, sum(volume) AS v FROM trader_days
            WHERE ${inWallets} AND day >= toDate({from30:Int64}, 'UTC') GROUP BY wallet)) AS last30,
        (SELECT groupArray((wallet, unrealized, won, lost, win_rate_pct, risk_score, toUnixTimestamp64Milli(valued_at)))
           FROM trader_valuation FINAL WHERE ${inWallets}) AS valuation,

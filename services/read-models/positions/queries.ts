@@ -72,7 +72,7 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
           SELECT wallet, day, asset_id, any(market_id) AS m, any(outcome_index) AS oi, argMaxMerge(state) AS s
             FROM position_daily WHERE ${inWallets} AND day >= toDate(intDiv({curveFrom:Int64}, 1000), 'UTC') GROUP BY wallet, day, asset_id)) AS states_in,
        (SELECT groupArray((wallet, toString(r))) FROM (
-          SELECT wallet, sum(realized) AS r FROM trader_daily WHERE ${inWallets} AND day < toDate(intDiv({curveFrom:Int64}, 1000), 'UTC') GROUP BY wallet)) AS before,`
+          SELECT wallet, sum(realized) AS r FROM trader_days WHERE ${inWallets} AND day < toDate(intDiv({curveFrom:Int64}, 1000), 'UTC') GROUP BY wallet)) AS before,`
     : '[] AS states_before, [] AS states_in, [] AS before,';
   const [row] = await store.query<WalletArrays & MarketDataArrays>(
     `SELECT
@@ -80,9 +80,9 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
        (SELECT groupArray((wallet, toString(r), toString(v), toString(n), f, l)) FROM (
           SELECT wallet, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n,
                  toUnixTimestamp64Milli(min(first_time)) AS f, toUnixTimestamp64Milli(max(last_time)) AS l
-            FROM trader_totals WHERE ${inWallets} GROUP BY wallet)) AS totals,
+            FROM trader_lifetime WHERE ${inWallets} GROUP BY wallet)) AS totals,
        (SELECT groupArray((wallet, toUnixTimestamp(toDateTime(day, 'UTC')) * 1000, toString(r), toString(v), toString(n))) FROM (
-          SELECT wallet, day, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n FROM trader_daily
+          SELECT wallet, day, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n FROM trader_days
            WHERE ${inWallets} AND day >= toDate(intDiv(least({from30:Int64}, {curveFrom:Int64}), 1000), 'UTC') GROUP BY wallet, day)) AS daily,
        ${states}
        (SELECT groupArray((wallet, asset_id, m, o, toInt16(oi), toString(s.1), toString(s.2), toUnixTimestamp64Milli(s.3), l, toString(r), toString(b), toString(ls))) FROM (
