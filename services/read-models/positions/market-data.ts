@@ -1,5 +1,6 @@
 /**
- * What positions are valued with: each market's catalog record, its tokens' quotes, and daily closes.
+ * What positions are valued with at the current marks: each market's catalog record and its tokens'
+ * quotes (the curve's closed days are valued in SQL with the daily closes: pnl-curve.ts).
  * The wallet reads fetch them in the same statement as the wallet's own rows (queries.ts): the SQL
  * here is a set of scalar subqueries over the markets a subquery names, and the functions below turn
  * their arrays into maps.
@@ -28,25 +29,19 @@ export interface MarketDataArrays {
   books: Array<[string, number | null, number | null]>;
   last_chain: Array<[string, number, number]>;
   last_api: Array<[string, number, number]>;
-  closes_chain: Array<[string, number, number]>;
-  closes_api: Array<[string, number, number]>;
 }
 
 /**
  * Scalar subqueries over the markets `ids` (a subquery returning market_id): catalog records, the
- * best bid/ask of each token's latest indexed book, each market's newest daily close (the last trade,
- * in YES terms) and its daily closes from {closesFrom:Int64} to {closesTo:Int64} (ms), chain candles
- * (ordered by block and log index) and Data API candles separately - never a scan of the fills.
- * Without `withCloses` (no curve to draw) the closes are empty.
+ * best bid/ask of each token's latest indexed book and each market's newest daily close (the last
+ * trade, in YES terms), chain candles (ordered by block and log index) and Data API candles
+ * separately - never a scan of the fills.
  */
-export function marketDataColumns(ids: string, withCloses: boolean): string {
+export function marketDataColumns(ids: string): string {
   const candles = (table: string) =>
     `SELECT market_id, bucket, argMaxMerge(close) AS c FROM ${table} WHERE market_id IN (${ids}) GROUP BY market_id, bucket`;
   const newest = (table: string) =>
     `(SELECT groupArray((market_id, b, c)) FROM (SELECT market_id, toUnixTimestamp(max(bucket)) * 1000 AS b, argMax(c, bucket) AS c FROM (${candles(table)}) GROUP BY market_id))`;
-  const daily = (table: string) =>
-    `(SELECT groupArray((market_id, toUnixTimestamp(bucket) * 1000, c)) FROM (${candles(table)}
-        HAVING bucket BETWEEN toDateTime(intDiv({closesFrom:Int64}, 1000)) AND toDateTime(intDiv({closesTo:Int64}, 1000))))`;
   return `
     (SELECT groupArray((market_id, title, category, status, outcomes, outcome_token_ids, outcome_prices, yes_index, toUnixTimestamp64Milli(closed_at)))
        FROM markets FINAL WHERE market_id IN (${ids})) AS catalog,
@@ -54,16 +49,12 @@ export function marketDataColumns(ids: string, withCloses: boolean): string {
         SELECT asset_id, argMax(best_bid, (ts, ingested_at)) AS bid, argMax(best_ask, (ts, ingested_at)) AS ask
           FROM order_books WHERE market_id IN (${ids}) GROUP BY asset_id)) AS books,
     ${newest('chain_candles_1d')} AS last_chain,
-    ${newest('candles_1d')} AS last_api,
-    ${withCloses ? daily('chain_candles_1d') : '[]'} AS closes_chain,
-    ${withCloses ? daily('candles_1d') : '[]'} AS closes_api`;
+    ${newest('candles_1d')} AS last_api`;
 }
 
 export interface MarketData {
   markets: Map<string, MarketInfo>;
   quotes: Map<string, OutcomeQuote>;
-  /** Closing YES price per market and UTC day (ms), ascending: chain candles where they exist, else Data API candles. */
-  closes: Map<string, Array<[number, number]>>;
 }
 
 export function marketDataFrom(row: MarketDataArrays): MarketData {
@@ -107,19 +98,5 @@ export function marketDataFrom(row: MarketDataArrays): MarketData {
       });
     });
   }
-  const byDay = new Map<string, Map<number, number>>();
-  for (const [list] of [[row.closes_api], [row.closes_chain]] as const) {
-    for (const [marketId, day, close] of list) {
-      const days = byDay.get(marketId) ?? new Map<number, number>();
-      days.set(Number(day), Number(close));
-      byDay.set(marketId, days);
-    }
-  }
-  const closes = new Map<string, Array<[number, number]>>();
-  for (const [marketId, days] of byDay)
-    closes.set(
-      marketId,
-      [...days].sort((a, b) => a[0] - b[0]),
-    );
-  return { markets, quotes, closes };
+  return { markets, quotes };
 }

@@ -141,7 +141,7 @@ beforeAll(async () => {
     markets: [
       market(M1, { status: 'resolved', resolved_outcome: 'Yes', outcome_prices: [1, 0], closed_ms: D0 - 1000 }),
       market(M2, { category: 'Sports', outcome_prices: [0.35, 0.65] }),
-      market(M3, { status: 'voided', outcome_prices: [0.5, 0.5], closed_ms: D0 - 1000 }),
+      market(M3, { status: 'voided', outcome_prices: [0.5, 0.5], closed_ms: D1 + 5000 }),
       market(M4, { category: 'Elections', neg_risk: true, neg_risk_market_id: NR, question_id: `${NR.slice(0, -2)}00` }),
       market(M5, {
         category: 'Elections',
@@ -216,6 +216,31 @@ test('daily curve of A: realized to date + unrealized at each day-s close', asyn
     { date: new Date(D1).toISOString().slice(0, 10), realized: 18, unrealized: 27, total: 45 },
     // redeemed: 63 realized; 20 NO of M2 at 0.7: 14 - 12 = 2
     { date: new Date(D0).toISOString().slice(0, 10), realized: 63, unrealized: 2, total: 65 },
+  ]);
+});
+
+const day = (at: number) => new Date(at).toISOString().slice(0, 10);
+
+test('curves of B and D: the other outcome at 1 - YES, a state from before the window, the payout from the day a market closed', async () => {
+  const points = async (w: string, days: number) => (await h.get(`/traders/${w}/pnl?days=${days}`)).body.data.points;
+  // B holds 50 NO of M1, cost 25. D2: YES closes at 0.4, NO = 0.6: 30 - 25 = 5. D1: YES 0.8, NO 0.2:
+  // 10 - 25 = -15. Today M1 is resolved YES: NO pays 0, -25.
+  expect(await points(B, 3)).toEqual([
+    { date: day(D2), realized: 0, unrealized: 5, total: 5 },
+    { date: day(D1), realized: 0, unrealized: -15, total: -15 },
+    { date: day(D0), realized: 0, unrealized: -25, total: -25 },
+  ]);
+  // Two days: B's only state change is on D2, before the window; D1 still values it.
+  expect(await points(B, 2)).toEqual([
+    { date: day(D1), realized: 0, unrealized: -15, total: -15 },
+    { date: day(D0), realized: 0, unrealized: -25, total: -25 },
+  ]);
+  // D bought 10 YES of M3 for 4 on D1, when M3 closed (voided, 0.5 each): D1 is valued at the payout,
+  // 5 - 4 = 1, not at its close 0.4. Today also 5 YES of M2 at its last trade 0.3: 1.5 - 1.5 = 0.
+  expect(await points(D, 3)).toEqual([
+    { date: day(D2), realized: 0, unrealized: 0, total: 0 },
+    { date: day(D1), realized: 0, unrealized: 1, total: 1 },
+    { date: day(D0), realized: 0, unrealized: 1, total: 1 },
   ]);
 });
 

@@ -6,6 +6,7 @@
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { DAY_MS, iso, startOfUtcDay } from '../../shared/time.js';
 import { type MarketDataArrays, marketDataColumns, marketDataFrom, type MarketInfo } from './market-data.js';
+import { curveUnrealizedColumn } from './pnl-curve.js';
 import { type MarketRow, type PositionRow, traderReport, type TraderReport, type WalletData } from './trader-report.js';
 
 export type { MarketInfo } from './market-data.js';
@@ -41,18 +42,17 @@ interface WalletArrays {
   progress: Progress;
   totals: Array<[string, string, string, string, number, number]>;
   daily: Array<[string, number, string, string, string]>;
-  before: Array<[string, string]>;
   positions: Array<[string, string, string, string, number, string, string, number, number, string, string, string]>;
   market_pnl: Array<[string, string, string, string, string, string]>;
-  states_before: Array<[string, string, string, number, string, string]>;
-  states_in: Array<[string, string, string, number, number, string, string]>;
+  curve_unrealized: Array<[string, number, string]>;
 }
 
 /**
  * Everything the wallets' statistics need, in one statement: the ledger's progress, the wallets'
- * totals, daily rows, positions, per-market rows and the curve's end-of-day states, and what their
- * markets are valued with. Each part is a scalar subquery over the wallets' own pre-aggregated rows
- * (one statement instead of eleven: on chDB each statement costs a few ms before it reads anything).
+ * totals, daily rows, positions, per-market rows, the curve's closed days valued in SQL
+ * (pnl-curve.ts: one number per wallet and day, not the tokens' states) and what their markets are
+ * valued with now. Each part is a scalar subquery over the wallets' own pre-aggregated rows (one
+ * statement instead of eleven: on chDB each statement costs a few ms before it reads anything).
  * curveDays 0 reads no curve (positions and category figures need none; risk's drawdown is then 0).
  */
 async function walletSnapshot(store: AnalyticsStore, wallets: string[], options: { nowMs: number; curveDays: number }) {
@@ -61,19 +61,7 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
   const curve = options.curveDays > 0;
   const curveFrom = today - (Math.max(1, options.curveDays) - 1) * DAY_MS;
   const inWallets = 'wallet IN {wallets:Array(String)}';
-  // The curve's states: each token's newest end-of-day state before the window, then each day in it.
-  const states = curve
-    ? `(SELECT groupArray((wallet, asset_id, m, toInt16(oi), toString(s.1), toString(s.2))) FROM (
-          SELECT wallet, asset_id, any(m) AS m, any(oi) AS oi, argMax(st, d) AS s FROM (
-            SELECT wallet, asset_id, any(market_id) AS m, any(outcome_index) AS oi, day AS d, argMaxMerge(state) AS st
-              FROM position_daily WHERE ${inWallets} AND day < toDate(intDiv({curveFrom:Int64}, 1000), 'UTC') GROUP BY wallet, d, asset_id)
-          GROUP BY wallet, asset_id)) AS states_before,
-       (SELECT groupArray((wallet, asset_id, m, toInt16(oi), toUnixTimestamp(toDateTime(day, 'UTC')) * 1000, toString(s.1), toString(s.2))) FROM (
-          SELECT wallet, day, asset_id, any(market_id) AS m, any(outcome_index) AS oi, argMaxMerge(state) AS s
-            FROM position_daily WHERE ${inWallets} AND day >= toDate(intDiv({curveFrom:Int64}, 1000), 'UTC') GROUP BY wallet, day, asset_id)) AS states_in,
-       (SELECT groupArray((wallet, toString(r))) FROM (
-          SELECT wallet, sum(realized) AS r FROM trader_days WHERE ${inWallets} AND day < toDate(intDiv({curveFrom:Int64}, 1000), 'UTC') GROUP BY wallet)) AS before,`
-    : '[] AS states_before, [] AS states_in, [] AS before,';
+  const markets = `SELECT market_id FROM trader_market_pnl WHERE ${inWallets}`;
   const [row] = await store.query<WalletArrays & MarketDataArrays>(
     `SELECT
        ${PROGRESS} AS progress,
@@ -84,7 +72,7 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
        (SELECT groupArray((wallet, toUnixTimestamp(toDateTime(day, 'UTC')) * 1000, toString(r), toString(v), toString(n))) FROM (
           SELECT wallet, day, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n FROM trader_days
            WHERE ${inWallets} AND day >= toDate(intDiv(least({from30:Int64}, {curveFrom:Int64}), 1000), 'UTC') GROUP BY wallet, day)) AS daily,
-       ${states}
+       ${curve ? curveUnrealizedColumn(inWallets, markets) : '[] AS curve_unrealized'},
        (SELECT groupArray((wallet, asset_id, m, o, toInt16(oi), toString(s.1), toString(s.2), toUnixTimestamp64Milli(s.3), l, toString(r), toString(b), toString(ls))) FROM (
           SELECT wallet, asset_id, any(market_id) AS m, any(outcome) AS o, any(outcome_index) AS oi, argMaxMerge(state) AS s,
                  toUnixTimestamp64Milli(max(last_time)) AS l, sum(realized) AS r, sum(bought_usdc) AS b, sum(longshot_usdc) AS ls
@@ -92,7 +80,7 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
        (SELECT groupArray((wallet, market_id, toString(r), toString(v), toString(n), toString(c))) FROM (
           SELECT wallet, market_id, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n, sum(cost_in) AS c
             FROM trader_market_pnl WHERE ${inWallets} GROUP BY wallet, market_id)) AS market_pnl,
-       ${marketDataColumns(`SELECT market_id FROM trader_market_pnl WHERE ${inWallets}`, curve)}`,
+       ${marketDataColumns(markets)}`,
     {
       wallets,
       from30,
@@ -115,7 +103,9 @@ function walletData(snapshot: Awaited<ReturnType<typeof walletSnapshot>>): Map<s
       last30: { realized: 0n, volume: 0n, trades: 0 },
       positions: [],
       markets: [],
-      curve: curve ? { fromDayMs: curveFrom, toDayMs: today, realizedBefore: 0n, dailyRealized: new Map(), states: [] } : null,
+      curve: curve
+        ? { fromDayMs: curveFrom, toDayMs: today, realizedBefore: big(realized), dailyRealized: new Map(), unrealizedByDay: new Map() }
+        : null,
     });
   }
   for (const [wallet, dayMs, realized, volume, trades] of row.daily) {
@@ -127,11 +117,11 @@ function walletData(snapshot: Awaited<ReturnType<typeof walletSnapshot>>): Map<s
       w.last30.volume += big(volume);
       w.last30.trades += num(trades);
     }
-    if (w.curve && day >= curveFrom) w.curve.dailyRealized.set(day, (w.curve.dailyRealized.get(day) ?? 0n) + big(realized));
-  }
-  for (const [wallet, realized] of row.before) {
-    const w = result.get(wallet);
-    if (w?.curve) w.curve.realizedBefore = big(realized);
+    if (w.curve && day >= curveFrom) {
+      // Realized before the curve = lifetime realized - realized on its days (and any later day).
+      w.curve.realizedBefore -= big(realized);
+      w.curve.dailyRealized.set(day, (w.curve.dailyRealized.get(day) ?? 0n) + big(realized));
+    }
   }
   for (const [wallet, asset_id, market_id, outcome, oi, qty, cost, openedMs, lastMs, realized, bought, longshot] of row.positions) {
     result.get(wallet)?.positions.push({
@@ -157,15 +147,8 @@ function walletData(snapshot: Awaited<ReturnType<typeof walletSnapshot>>): Map<s
       cost_in: big(costIn),
     } satisfies MarketRow);
   }
-  // Before the window: each token's newest state, applied on the window's first day (day_ms just before it).
-  for (const [wallet, asset_id, market_id, oi, qty, cost] of row.states_before)
-    result
-      .get(wallet)
-      ?.curve?.states.push({ day_ms: curveFrom - 1, asset_id, market_id, outcome_index: num(oi), qty: big(qty), cost: big(cost) });
-  for (const [wallet, asset_id, market_id, oi, dayMs, qty, cost] of row.states_in)
-    result
-      .get(wallet)
-      ?.curve?.states.push({ day_ms: num(dayMs), asset_id, market_id, outcome_index: num(oi), qty: big(qty), cost: big(cost) });
+  for (const [wallet, dayMs, unrealized] of row.curve_unrealized)
+    result.get(wallet)?.curve?.unrealizedByDay.set(num(dayMs), big(unrealized));
   return result;
 }
 
@@ -184,10 +167,9 @@ export async function walletReports(
 ): Promise<WalletReports> {
   if (wallets.length === 0) return { reports: new Map(), markets: new Map(), asOf: { time: null, block: null } };
   const snapshot = await walletSnapshot(store, wallets, options);
-  const { markets, quotes, closes } = marketDataFrom(snapshot.row);
+  const { markets, quotes } = marketDataFrom(snapshot.row);
   const reports = new Map<string, { data: WalletData; report: TraderReport }>();
-  for (const [wallet, d] of walletData(snapshot))
-    reports.set(wallet, { data: d, report: traderReport(d, markets, quotes, closes, options.nowMs) });
+  for (const [wallet, d] of walletData(snapshot)) reports.set(wallet, { data: d, report: traderReport(d, markets, quotes) });
   return { reports, markets, asOf: asOfFrom(snapshot.row.progress) };
 }
 

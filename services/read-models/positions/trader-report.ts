@@ -14,7 +14,7 @@
 import { divRound, maxBig } from './ledger-math.js';
 import { isSettled, type MarketInfo, type OutcomeQuote } from './market-data.js';
 import { markPrice, type MarkBasis } from './mark-price.js';
-import { DAY_MS, startOfUtcDay } from '../../shared/time.js';
+import { DAY_MS } from '../../shared/time.js';
 
 export interface PositionRow {
   asset_id: string;
@@ -51,8 +51,8 @@ export interface CurveData {
   toDayMs: number;
   realizedBefore: bigint;
   dailyRealized: Map<number, bigint>;
-  /** End-of-day states of the wallet's tokens: before the window (the newest), then each day that changed. */
-  states: Array<{ day_ms: number; asset_id: string; market_id: string; outcome_index: number; qty: bigint; cost: bigint }>;
+  /** Unrealized PnL at each closed day's marks (day ms; absent = 0), valued in SQL (pnl-curve.ts). */
+  unrealizedByDay: Map<number, bigint>;
 }
 
 export interface WalletData {
@@ -126,13 +126,7 @@ export function round(value: number, digits: number): number {
 /** Micro-units to USDC for the response (exact up to 2^53 micro-units, 9 billion USDC). */
 export const usdc = (micro: bigint) => Number(micro) / 1e6;
 
-export function traderReport(
-  data: WalletData,
-  markets: Map<string, MarketInfo>,
-  quotes: Map<string, OutcomeQuote>,
-  closes: Map<string, Array<[number, number]>>,
-  nowMs: number,
-): TraderReport {
+export function traderReport(data: WalletData, markets: Map<string, MarketInfo>, quotes: Map<string, OutcomeQuote>): TraderReport {
   const positions: ValuedPosition[] = data.positions.map((p) => {
     const mark = p.qty > 0n ? markOf(p, markets, quotes) : { price: null, basis: 'none' as MarkBasis };
     const value = mark.price === null ? null : valueAt(p.qty, mark.price);
@@ -169,7 +163,7 @@ export function traderReport(
     }
   }
   const unrealized = positions.reduce((sum, p) => sum + p.unrealized, 0n);
-  const curve = data.curve ? dailyCurve(data.curve, markets, quotes, closes, nowMs) : [];
+  const curve = data.curve ? dailyCurve(data.curve, unrealized) : [];
   const capital = data.markets.reduce((sum, m) => sum + m.cost_in, 0n);
   const open = positions.filter((p) => p.qty > 0n).map((p) => p.cost);
   const openCost = open.reduce((a, b) => a + b, 0n);
@@ -218,65 +212,16 @@ export function equityDrawdown(capital: bigint, pnl: bigint[]): number {
 }
 
 /**
- * Daily PnL curve: for each UTC day, realized to date + unrealized at that day's closing marks: the
- * payout from the day a market settled, today the current mark, other days the market's last daily
- * close so far (YES price; a binary market's other outcome is 1 - YES).
+ * Daily PnL curve: for each UTC day, realized to date + unrealized at that day's closing marks (closed
+ * days: pnl-curve.ts), today at the current marks (the report's unrealized PnL).
  */
-function dailyCurve(
-  curve: CurveData,
-  markets: Map<string, MarketInfo>,
-  quotes: Map<string, OutcomeQuote>,
-  closes: Map<string, Array<[number, number]>>,
-  nowMs: number,
-) {
-  const today = startOfUtcDay(nowMs);
-  const held = new Map<string, { market_id: string; outcome_index: number; qty: bigint; cost: bigint }>();
-  const states = [...curve.states].sort((a, b) => a.day_ms - b.day_ms);
-  let next = 0;
+function dailyCurve(curve: CurveData, unrealizedNow: bigint) {
   let realized = curve.realizedBefore;
   const points: TraderReport['curve'] = [];
   for (let day = curve.fromDayMs; day <= curve.toDayMs; day += DAY_MS) {
-    while (next < states.length && states[next]!.day_ms <= day) {
-      const s = states[next++]!;
-      held.set(s.asset_id, s);
-    }
     realized += curve.dailyRealized.get(day) ?? 0n;
-    let unrealized = 0n;
-    for (const [assetId, s] of held) {
-      if (s.qty === 0n) continue;
-      const price = markOn(assetId, s, day, today, markets, quotes, closes);
-      if (price !== null) unrealized += valueAt(s.qty, price) - s.cost;
-    }
+    const unrealized = day === curve.toDayMs ? unrealizedNow : (curve.unrealizedByDay.get(day) ?? 0n);
     points.push({ date: new Date(day).toISOString().slice(0, 10), realized, unrealized, total: realized + unrealized });
   }
   return points;
-}
-
-function markOn(
-  assetId: string,
-  s: { market_id: string; outcome_index: number },
-  day: number,
-  today: number,
-  markets: Map<string, MarketInfo>,
-  quotes: Map<string, OutcomeQuote>,
-  closes: Map<string, Array<[number, number]>>,
-): number | null {
-  const market = markets.get(s.market_id);
-  if (
-    isSettled(market?.status) &&
-    market?.closed_ms !== null &&
-    market?.closed_ms !== undefined &&
-    day >= startOfUtcDay(market.closed_ms)
-  ) {
-    return market.outcome_prices[s.outcome_index] ?? null;
-  }
-  if (day >= today) return markOf({ market_id: s.market_id, asset_id: assetId, outcome_index: s.outcome_index }, markets, quotes).price;
-  let yes: number | null = null;
-  for (const [d, close] of closes.get(s.market_id) ?? []) {
-    if (d > day) break;
-    yes = close;
-  }
-  if (yes === null) return null;
-  const yesIndex = market?.yes_index ?? 0;
-  return s.outcome_index === yesIndex ? yes : Math.round((1 - yes) * 1e6) / 1e6;
 }
