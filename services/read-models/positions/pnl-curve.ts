@@ -19,14 +19,14 @@
 
 /**
  * A scalar subquery naming `curve_unrealized`: per wallet in `inWallets` and closed day from
- * {curveFrom:Int64} to the day before {closesTo:Int64} (ms, UTC day starts), (wallet, day ms, unrealized
+ * {curveFrom:Int64} to the day before {today:Int64} (ms, UTC day starts), (wallet, day ms, unrealized
  * micro-USDC as a string). Days without a valued holding are absent (0). `ids` is a subquery returning
  * the wallets' market ids.
  */
 export function curveUnrealizedColumn(inWallets: string, ids: string): string {
   // UTC day numbers: the curve's first day and today (the curve's closed days are from .. today - 1).
   const from = 'intDiv({curveFrom:Int64}, 86400000)';
-  const today = 'intDiv({closesTo:Int64}, 86400000)';
+  const today = 'intDiv({today:Int64}, 86400000)';
   // Rows valid from their day until the next row's day (or today), cut to the curve: one row per day
   // they cover. `list` is a column of (day number, value) arrays sorted by day.
   const coverage = (list: string) =>
@@ -35,7 +35,7 @@ export function curveUnrealizedColumn(inWallets: string, ids: string): string {
   // Daily closes in YES terms per (market, day); on a day both have, the chain's candle wins.
   const closes = (table: string, priority: number) =>
     `SELECT market_id, toInt64(toDate(bucket, 'UTC')) AS cd, argMaxMerge(close) AS c, ${priority} AS pr FROM ${table}
-      WHERE market_id IN (${ids}) AND bucket BETWEEN toDateTime(intDiv({closesFrom:Int64}, 1000)) AND toDateTime(intDiv({closesTo:Int64}, 1000))
+      WHERE market_id IN (${ids}) AND bucket BETWEEN toDateTime(intDiv({closesFrom:Int64}, 1000)) AND toDateTime(intDiv({today:Int64}, 1000))
       GROUP BY market_id, bucket`;
   // Micro-USDC price rounded half up (Math.round of a positive number).
   const micro = (price: string) => `toInt64(floor(${price} * 1000000 + 0.5))`;

@@ -86,7 +86,7 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
       from30,
       curveFrom,
       closesFrom: today - (options.curveDays + 30) * DAY_MS,
-      closesTo: today,
+      today,
     },
   );
   return { row: row!, today, from30, curveFrom, curve };
