@@ -23,33 +23,47 @@ export interface OutcomeQuote {
 
 export const isSettled = (status: MarketInfo['status'] | undefined) => status === 'resolved' || status === 'voided';
 
-/** The arrays marketDataColumns selects, as JSON returns them. */
+/** The arrays the wallet statement selects from marketDataScalars, as JSON returns them. */
 export interface MarketDataArrays {
   catalog: Array<[string, string, string, MarketInfo['status'], string[], string[], Array<string | number>, number, number | null]>;
   books: Array<[string, number | null, number | null]>;
-  last_chain: Array<[string, number, number]>;
-  last_api: Array<[string, number, number]>;
+  /** Each market's newest daily close: (market, YES close). */
+  last_close: Array<[string, number]>;
 }
 
 /**
- * Scalar subqueries over the markets `ids` (a subquery returning market_id): catalog records, the
- * best bid/ask of each token's latest indexed book and each market's newest daily close (the last
- * trade, in YES terms), chain candles (ordered by block and log index) and Data API candles
- * separately - never a scan of the fills.
+ * WITH entries (scalars) over the markets `ids` (a subquery returning market_id), each table read once
+ * per statement for both the current marks and the curve (pnl-curve.ts): `catalog`, the catalog
+ * records; `daily_closes`, per market its daily closes in YES terms sorted by UTC day number, where on a
+ * day both have one the chain's candle (ordered by block and log index) wins over the Data API's.
+ * On chDB each table read costs a few ms before it reads anything, so reading them once matters.
  */
-export function marketDataColumns(ids: string): string {
-  const candles = (table: string) =>
-    `SELECT market_id, bucket, argMaxMerge(close) AS c FROM ${table} WHERE market_id IN (${ids}) GROUP BY market_id, bucket`;
-  const newest = (table: string) =>
-    `(SELECT groupArray((market_id, b, c)) FROM (SELECT market_id, toUnixTimestamp(max(bucket)) * 1000 AS b, argMax(c, bucket) AS c FROM (${candles(table)}) GROUP BY market_id))`;
+export function marketDataScalars(ids: string): string {
+  const closes = (table: string, priority: number) =>
+    `SELECT market_id, toInt64(toDate(bucket, 'UTC')) AS cd, argMaxMerge(close) AS c, ${priority} AS pr FROM ${table}
+      WHERE market_id IN (${ids}) GROUP BY market_id, bucket`;
   return `
     (SELECT groupArray((market_id, title, category, status, outcomes, outcome_token_ids, outcome_prices, yes_index, toUnixTimestamp64Milli(closed_at)))
        FROM markets FINAL WHERE market_id IN (${ids})) AS catalog,
+    (SELECT groupArray((market_id, cs)) FROM (
+        SELECT market_id, arraySort(groupArray((cd, c))) AS cs FROM (
+          SELECT market_id, cd, argMax(c, pr) AS c FROM (${closes('chain_candles_1d', 1)} UNION ALL ${closes('candles_1d', 0)})
+           GROUP BY market_id, cd)
+         GROUP BY market_id)) AS daily_closes`;
+}
+
+/**
+ * Columns of the wallet statement over marketDataScalars: the catalog records, the best bid/ask of
+ * each token's latest indexed book and each market's newest daily close (the last trade) - never a
+ * scan of the fills.
+ */
+export function marketDataColumns(ids: string): string {
+  return `
+    catalog,
     (SELECT groupArray((asset_id, bid, ask)) FROM (
         SELECT asset_id, argMax(best_bid, (ts, ingested_at)) AS bid, argMax(best_ask, (ts, ingested_at)) AS ask
           FROM order_books WHERE market_id IN (${ids}) GROUP BY asset_id)) AS books,
-    ${newest('chain_candles_1d')} AS last_chain,
-    ${newest('candles_1d')} AS last_api`;
+    arrayMap(m -> (m.1, m.2[-1].2), daily_closes) AS last_close`;
 }
 
 export interface MarketData {
@@ -72,17 +86,8 @@ export function marketDataFrom(row: MarketDataArrays): MarketData {
       closed_ms: closedMs === null ? null : Number(closedMs),
     });
   }
-  // The last trade is the close of the market's newest daily candle; on the same day the chain's wins.
-  const last = new Map<string, { day: number; close: number }>();
-  for (const [list, chain] of [
-    [row.last_api, false],
-    [row.last_chain, true],
-  ] as const) {
-    for (const [marketId, day, close] of list) {
-      const known = last.get(marketId);
-      if (!known || day > known.day || (chain && day === known.day)) last.set(marketId, { day, close: Number(close) });
-    }
-  }
+  // The last trade is the close of the market's newest daily candle (the chain's on a day both have).
+  const last = new Map(row.last_close.map(([marketId, close]) => [marketId, { close: Number(close) }]));
   const book = new Map(row.books.map(([assetId, bid, ask]) => [assetId, { bid, ask }]));
   const quotes = new Map<string, OutcomeQuote>();
   for (const market of markets.values()) {

@@ -9,8 +9,7 @@
  * - the payout (catalog outcome price) when the market is resolved or voided and d is on or after
  *   the day it closed;
  * - otherwise the market's newest daily close on or before d (YES price; the other outcome of the market
- *   is 1 - YES), chain candles where they have the day, else Data API candles, from 30 days before
- *   the curve;
+ *   is 1 - YES), chain candles where they have the day, else Data API candles;
  * - none (the token is left out that day) when there is neither.
  * Prices are micro-USDC rounded half up, values qty x price rounded half up to a micro-unit, as
  * valueAt does. Today's point is valued in JavaScript at the current marks (it equals the report's
@@ -20,10 +19,11 @@
 /**
  * A scalar subquery naming `curve_unrealized`: per wallet in `inWallets` and closed day from
  * {curveFrom:Int64} to the day before {today:Int64} (ms, UTC day starts), (wallet, day ms, unrealized
- * micro-USDC as a string). Days without a valued holding are absent (0). `ids` is a subquery returning
- * the wallets' market ids.
+ * micro-USDC as a string). Days without a valued holding are absent (0). It reads the market data from
+ * the statement's `catalog` and `daily_closes` scalars (market-data.ts marketDataScalars over the
+ * wallets' markets), which the current marks read too: each table once per statement.
  */
-export function curveUnrealizedColumn(inWallets: string, ids: string): string {
+export function curveUnrealizedColumn(inWallets: string): string {
   // UTC day numbers: the curve's first day and today (the curve's closed days are from .. today - 1).
   const from = 'intDiv({curveFrom:Int64}, 86400000)';
   const today = 'intDiv({today:Int64}, 86400000)';
@@ -32,19 +32,28 @@ export function curveUnrealizedColumn(inWallets: string, ids: string): string {
   const coverage = (list: string) =>
     `arrayJoin(arrayEnumerate(${list})) AS ki, ${list}[ki].2 AS value,
      arrayJoin(range(toInt64(greatest(${list}[ki].1, ${from})), toInt64(if(ki < length(${list}), ${list}[ki + 1].1, ${today})))) AS d`;
-  // Daily closes in YES terms per (market, day); on a day both have, the chain's candle wins.
-  const closes = (table: string, priority: number) =>
-    `SELECT market_id, toInt64(toDate(bucket, 'UTC')) AS cd, argMaxMerge(close) AS c, ${priority} AS pr FROM ${table}
-      WHERE market_id IN (${ids}) AND bucket BETWEEN toDateTime(intDiv({closesFrom:Int64}, 1000)) AND toDateTime(intDiv({today:Int64}, 1000))
-      GROUP BY market_id, bucket`;
   // Micro-USDC price rounded half up (Math.round of a positive number).
   const micro = (price: string) => `toInt64(floor(${price} * 1000000 + 0.5))`;
-  return `(SELECT groupArray((wallet, d * 86400000, toString(u))) FROM (
+  // Lookups by array index instead of joins (on chDB the two joins cost 7 and 19 ms even with an empty
+  // side; per-row lambdas measured slower still): the catalog's and the closes' market ids, and per
+  // market of daily_closes its close on each day of the curve (newest on or before the day; -1 when
+  // it has none yet), computed once per statement over the constant scalars.
+  const lookups = `arrayMap(t -> t.1, catalog) AS k_ids,
+       arrayMap(t -> t.1, daily_closes) AS c_ids,
+       arrayMap(t -> arrayMap(dd -> if(arrayLastIndex(x -> x.1 <= dd, t.2) = 0, -1., t.2[arrayLastIndex(x -> x.1 <= dd, t.2)].2),
+                              range(toInt64(${from}), toInt64(${today}))), daily_closes) AS c_px`;
+  return `(WITH ${lookups}
+    SELECT groupArray((wallet, d * 86400000, toString(u))) FROM (
       SELECT wallet, d, sum(intDiv(2 * toInt128(qty) * price + 1000000, 2000000) - toInt128(cost)) AS u FROM (
-        SELECT h.wallet AS wallet, h.d AS d, h.qty AS qty, h.cost AS cost,
-               if(k.settled AND h.d >= k.closed_day,
-                  if(h.o < length(k.payouts), ${micro('k.payouts[h.o + 1]')}, -1),
-                  if(y.d = h.d, if(h.o = k.yes_index, ${micro('y.yes')}, ${micro('(1 - y.yes)')}), -1)) AS price
+        SELECT wallet, d, qty, cost, indexOf(k_ids, mk) AS ki, indexOf(c_ids, mk) AS ci,
+               -- catalog: settled, the day it closed (UTC day number), payouts, the YES outcome's index
+               ki > 0 AND catalog[ki].4 IN ('resolved', 'voided') AND catalog[ki].9 IS NOT NULL AS settled,
+               intDiv(ifNull(catalog[ki].9, 0), 86400000) AS closed_day, catalog[ki].7 AS payouts,
+               if(ki > 0, catalog[ki].8, 0) AS yes_index,
+               if(ci > 0, c_px[ci][d - ${from} + 1], -1.) AS yes,
+               if(settled AND d >= closed_day,
+                  if(o < length(payouts), ${micro('payouts[o + 1]')}, -1),
+                  if(yes >= 0, if(o = yes_index, ${micro('yes')}, ${micro('(1 - yes)')}), -1)) AS price
           FROM (
             -- each token's end-of-day state on every closed day of the curve it held shares
             SELECT wallet, mk, o, value.1 AS qty, value.2 AS cost, ${coverage('ss')}
@@ -53,18 +62,7 @@ export function curveUnrealizedColumn(inWallets: string, ids: string): string {
                   FROM (SELECT wallet, asset_id, day, any(market_id) AS m, any(outcome_index) AS oi, argMaxMerge(state) AS st
                           FROM position_daily WHERE ${inWallets} AND toInt64(day) < ${today} GROUP BY wallet, day, asset_id)
                  GROUP BY wallet, asset_id)
-             WHERE qty > 0) AS h
-          LEFT JOIN (
-            SELECT market_id, status IN ('resolved', 'voided') AND closed_at IS NOT NULL AS settled,
-                   toInt64(toDate(ifNull(closed_at, toDateTime64(0, 3, 'UTC')), 'UTC')) AS closed_day, outcome_prices AS payouts, yes_index
-              FROM markets FINAL WHERE market_id IN (${ids})) AS k ON k.market_id = h.mk
-          LEFT JOIN (
-            -- each market's newest close on or before every closed day of the curve
-            SELECT market_id, value AS yes, ${coverage('cs')}
-              FROM (SELECT market_id, arraySort(groupArray((cd, c))) AS cs FROM (
-                      SELECT market_id, cd, argMax(c, pr) AS c FROM (${closes('chain_candles_1d', 1)} UNION ALL ${closes('candles_1d', 0)})
-                       GROUP BY market_id, cd)
-                     GROUP BY market_id)) AS y ON y.market_id = h.mk AND y.d = h.d)
+             WHERE qty > 0))
        WHERE price >= 0
        GROUP BY wallet, d)) AS curve_unrealized`;
 }

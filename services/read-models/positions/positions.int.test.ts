@@ -23,7 +23,8 @@ const M4 = `0x${'4'.repeat(64)}`; // neg-risk question 0
 const M5 = `0x${'5'.repeat(64)}`; // neg-risk question 1
 const NR = `0x${'9'.repeat(62)}00`;
 const W = (c: string) => `0x${c.repeat(40)}`;
-const [A, B, C, D, E, F, G, H] = ['a', 'b', 'c', 'd', 'e', 'f', '7', '8'].map(W) as [
+const [A, B, C, D, E, F, G, H, J] = ['a', 'b', 'c', 'd', 'e', 'f', '7', '8', '6'].map(W) as [
+  string,
   string,
   string,
   string,
@@ -158,6 +159,8 @@ beforeAll(async () => {
     fill(A, M1, 0, 'buy', 100, 0.4, D2 + 2000), // A: 100 YES for 40
     fill(A, M1, 0, 'buy', 50, 0.7, D2 + 3000, 'maker'), // A: 50 YES for 35 -> 150 held, cost 75
     fill(E, M1, 0, 'buy', 10, 0.5, D2 + 4000, 'maker'), // E: 10 YES for 5
+    fill(J, M2, 0, 'buy', 2, 0.5, D2 + 5000, 'maker'), // J: 2 YES of M2 for 1; a maker fill makes no candle
+    fill(J, M5, 0, 'buy', 1, 0.5, D2 + 6000, 'maker'), // J: 1 YES of M5 for 0.5; M5 never has a candle
     fill(A, M1, 0, 'sell', 60, 0.8, D1), // A: 48 - 75 x 60/150 = 18 realized; 90 held, cost 45
     fill(C, M1, 1, 'sell', 100, 0.3, D1 + 1000, 'maker'), // C: 30 - 50 = -20
     fill(E, M1, 0, 'sell', 10, 0.5, D1 + 2000, 'maker'), // E: 5 - 5 = 0: net exactly 0
@@ -221,7 +224,7 @@ test('daily curve of A: realized to date + unrealized at each day-s close', asyn
 
 const day = (at: number) => new Date(at).toISOString().slice(0, 10);
 
-test('curves of B and D: the other outcome at 1 - YES, a state from before the window, the payout from the day a market closed', async () => {
+test('curves of B, D and J: the other outcome at 1 - YES, a state from before the window, the payout from the day a market closed, no close yet', async () => {
   const points = async (w: string, days: number) => (await h.get(`/traders/${w}/pnl?days=${days}`)).body.data.points;
   // B holds 50 NO of M1, cost 25. D2: YES closes at 0.4, NO = 0.6: 30 - 25 = 5. D1: YES 0.8, NO 0.2:
   // 10 - 25 = -15. Today M1 is resolved YES: NO pays 0, -25.
@@ -241,6 +244,14 @@ test('curves of B and D: the other outcome at 1 - YES, a state from before the w
     { date: day(D2), realized: 0, unrealized: 0, total: 0 },
     { date: day(D1), realized: 0, unrealized: 1, total: 1 },
     { date: day(D0), realized: 0, unrealized: 1, total: 1 },
+  ]);
+  // J holds 2 YES of M2 and 1 YES of M5 from D2. M2's first candle is today's (D's trade at 0.3), M5
+  // never has one: on D2 and D1 neither has a price and both are left out (0). Today M2 is 2 x 0.3 - 1
+  // = -0.4 and M5 is at its catalog price, 0.6 - 0.5 = 0.1: -0.3.
+  expect(await points(J, 3)).toEqual([
+    { date: day(D2), realized: 0, unrealized: 0, total: 0 },
+    { date: day(D1), realized: 0, unrealized: 0, total: 0 },
+    { date: day(D0), realized: 0, unrealized: -0.3, total: -0.3 },
   ]);
 });
 

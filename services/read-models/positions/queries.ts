@@ -5,7 +5,7 @@
  */
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { DAY_MS, iso, startOfUtcDay } from '../../shared/time.js';
-import { type MarketDataArrays, marketDataColumns, marketDataFrom, type MarketInfo } from './market-data.js';
+import { type MarketDataArrays, marketDataColumns, marketDataFrom, marketDataScalars, type MarketInfo } from './market-data.js';
 import { curveUnrealizedColumn } from './pnl-curve.js';
 import { type MarketRow, type PositionRow, traderReport, type TraderReport, type WalletData } from './trader-report.js';
 
@@ -63,7 +63,8 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
   const inWallets = 'wallet IN {wallets:Array(String)}';
   const markets = `SELECT market_id FROM trader_market_pnl WHERE ${inWallets}`;
   const [row] = await store.query<WalletArrays & MarketDataArrays>(
-    `SELECT
+    `WITH ${marketDataScalars(markets)}
+     SELECT
        ${PROGRESS} AS progress,
        (SELECT groupArray((wallet, toString(r), toString(v), toString(n), f, l)) FROM (
           SELECT wallet, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n,
@@ -72,7 +73,7 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
        (SELECT groupArray((wallet, toUnixTimestamp(toDateTime(day, 'UTC')) * 1000, toString(r), toString(v), toString(n))) FROM (
           SELECT wallet, day, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n FROM trader_days
            WHERE ${inWallets} AND day >= toDate(intDiv(least({from30:Int64}, {curveFrom:Int64}), 1000), 'UTC') GROUP BY wallet, day)) AS daily,
-       ${curve ? curveUnrealizedColumn(inWallets, markets) : '[] AS curve_unrealized'},
+       ${curve ? curveUnrealizedColumn(inWallets) : '[] AS curve_unrealized'},
        (SELECT groupArray((wallet, asset_id, m, o, toInt16(oi), toString(s.1), toString(s.2), toUnixTimestamp64Milli(s.3), l, toString(r), toString(b), toString(ls))) FROM (
           SELECT wallet, asset_id, any(market_id) AS m, any(outcome) AS o, any(outcome_index) AS oi, argMaxMerge(state) AS s,
                  toUnixTimestamp64Milli(max(last_time)) AS l, sum(realized) AS r, sum(bought_usdc) AS b, sum(longshot_usdc) AS ls
@@ -85,7 +86,6 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
       wallets,
       from30,
       curveFrom,
-      closesFrom: today - (options.curveDays + 30) * DAY_MS,
       today,
     },
   );
