@@ -445,8 +445,14 @@ class Shard {
         lastCheck = now;
         // Liveness: a connection that answers nothing, not even PONG, is dead however open it looks.
         if (now - this.lastHeard > idleTimeoutMs) {
-          this.stream.idleTimedOut(this.index);
-          socket.terminate();
+          // Timers run before the event loop reads sockets: frames that arrived in time may still be
+          // unread. Decide after this turn's I/O (setImmediate), so a busy process never drops a
+          // connection, and the frames in its buffer, that was talking.
+          setImmediate(() => {
+            if (socket.readyState !== WebSocket.OPEN || performance.now() - this.lastHeard <= idleTimeoutMs) return;
+            this.stream.idleTimedOut(this.index);
+            socket.terminate();
+          });
           return;
         }
         socket.send('PING');

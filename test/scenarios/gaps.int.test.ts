@@ -149,7 +149,16 @@ test('15,000 trades between two polls: the gap is detected, backfilled, and ever
         )
       ).map((r) => `${r.asset_id}|${Number(r.ts)}|${r.side}|${Number(r.size)}|${Number(r.price)}`),
     );
-  await waitFor(async () => (await tickKeys()).size === expectedTicks.size, 60_000, 'every burst tick stored');
+  await waitFor(async () => (await tickKeys()).size === expectedTicks.size, 60_000, 'every burst tick stored').catch(async (error) => {
+    // Say what is missing or extra, and what the websocket went through, not only that it timed out.
+    const stored = await tickKeys();
+    const missing = [...expectedTicks].filter((k) => !stored.has(k));
+    const extra = [...stored].filter((k) => !expectedTicks.has(k));
+    throw new Error(
+      `${(error as Error).message}: ${missing.length} of ${expectedTicks.size} missing (${missing.slice(0, 3).join(', ')}), ` +
+        `${extra.length} extra (${extra.slice(0, 3).join(', ')}); websocket ${JSON.stringify(ingest.stream()!.stats)}`,
+    );
+  });
   expect(await tickKeys()).toEqual(expectedTicks);
   expect(log.refused).toBe(3);
   const stream = ingest.stream()!;

@@ -35,13 +35,19 @@ export function curveUnrealizedColumn(inWallets: string): string {
   // Micro-USDC price rounded half up (Math.round of a positive number).
   const micro = (price: string) => `toInt64(floor(${price} * 1000000 + 0.5))`;
   // Lookups by array index instead of joins (on chDB the two joins cost 7 and 19 ms even with an empty
-  // side; per-row lambdas measured slower still): the catalog's and the closes' market ids, and per
-  // market of daily_closes its close on each day of the curve (newest on or before the day; -1 when
-  // it has none yet), computed once per statement over the constant scalars.
+  // side; per-row lambdas measured slower still): the catalog's market ids, and per market of
+  // daily_closes its close on each day of the curve (newest on or before the day; -1 before its first
+  // close), a dense array built once per statement from the closes' coverage: markets x (days +
+  // closes) work at 365 days, not markets x days x closes.
   const lookups = `arrayMap(t -> t.1, catalog) AS k_ids,
-       arrayMap(t -> t.1, daily_closes) AS c_ids,
-       arrayMap(t -> arrayMap(dd -> if(arrayLastIndex(x -> x.1 <= dd, t.2) = 0, -1., t.2[arrayLastIndex(x -> x.1 <= dd, t.2)].2),
-                              range(toInt64(${from}), toInt64(${today}))), daily_closes) AS c_px`;
+       (SELECT groupArray((market_id, px)) FROM (
+          SELECT market_id, groupArrayInsertAt(-1., toUInt32(greatest(1, ${today} - ${from})))(value, toUInt32(d - ${from})) AS px FROM (
+            SELECT market_id, ${coverage('cs')}
+              FROM (SELECT t.1 AS market_id, arraySlice(t.2, greatest(1, arrayLastIndex(x -> x.1 <= ${from}, t.2))) AS cs
+                      FROM (SELECT arrayJoin(daily_closes) AS t)))
+           WHERE d < ${today}
+           GROUP BY market_id)) AS closes_by_day,
+       arrayMap(t -> t.1, closes_by_day) AS c_ids`;
   return `(WITH ${lookups}
     SELECT groupArray((wallet, d * 86400000, toString(u))) FROM (
       SELECT wallet, d, sum(intDiv(2 * toInt128(qty) * price + 1000000, 2000000) - toInt128(cost)) AS u FROM (
@@ -50,7 +56,7 @@ export function curveUnrealizedColumn(inWallets: string): string {
                ki > 0 AND catalog[ki].4 IN ('resolved', 'voided') AND catalog[ki].9 IS NOT NULL AS settled,
                intDiv(ifNull(catalog[ki].9, 0), 86400000) AS closed_day, catalog[ki].7 AS payouts,
                if(ki > 0, catalog[ki].8, 0) AS yes_index,
-               if(ci > 0, c_px[ci][d - ${from} + 1], -1.) AS yes,
+               if(ci > 0, closes_by_day[ci].2[d - ${from} + 1], -1.) AS yes,
                if(settled AND d >= closed_day,
                   if(o < length(payouts), ${micro('payouts[o + 1]')}, -1),
                   if(yes >= 0, if(o = yes_index, ${micro('yes')}, ${micro('(1 - yes)')}), -1)) AS price

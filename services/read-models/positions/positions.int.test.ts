@@ -161,6 +161,7 @@ beforeAll(async () => {
     fill(E, M1, 0, 'buy', 10, 0.5, D2 + 4000, 'maker'), // E: 10 YES for 5
     fill(J, M2, 0, 'buy', 2, 0.5, D2 + 5000, 'maker'), // J: 2 YES of M2 for 1; a maker fill makes no candle
     fill(J, M5, 0, 'buy', 1, 0.5, D2 + 6000, 'maker'), // J: 1 YES of M5 for 0.5; M5 never has a candle
+    fill(J, M4, 0, 'buy', 5, 0.1, D2 + 7000, 'maker'), // J: 5 YES of M4 for 0.5; M4's first candle is D1's
     fill(A, M1, 0, 'sell', 60, 0.8, D1), // A: 48 - 75 x 60/150 = 18 realized; 90 held, cost 45
     fill(C, M1, 1, 'sell', 100, 0.3, D1 + 1000, 'maker'), // C: 30 - 50 = -20
     fill(E, M1, 0, 'sell', 10, 0.5, D1 + 2000, 'maker'), // E: 5 - 5 = 0: net exactly 0
@@ -233,6 +234,11 @@ test('curves of B, D and J: the other outcome at 1 - YES, a state from before th
     { date: day(D1), realized: 0, unrealized: -15, total: -15 },
     { date: day(D0), realized: 0, unrealized: -25, total: -25 },
   ]);
+  // The longest and the shortest curve: the same last days; one day is today's point alone.
+  const year = await points(B, 365);
+  expect([year.length, year[0].unrealized]).toEqual([365, 0]);
+  expect(year.slice(-3)).toEqual(await points(B, 3));
+  expect(await points(B, 1)).toEqual([{ date: day(D0), realized: 0, unrealized: -25, total: -25 }]);
   // Two days: B's only state change is on D2, before the window; D1 still values it.
   expect(await points(B, 2)).toEqual([
     { date: day(D1), realized: 0, unrealized: -15, total: -15 },
@@ -245,13 +251,14 @@ test('curves of B, D and J: the other outcome at 1 - YES, a state from before th
     { date: day(D1), realized: 0, unrealized: 1, total: 1 },
     { date: day(D0), realized: 0, unrealized: 1, total: 1 },
   ]);
-  // J holds 2 YES of M2 and 1 YES of M5 from D2. M2's first candle is today's (D's trade at 0.3), M5
-  // never has one: on D2 and D1 neither has a price and both are left out (0). Today M2 is 2 x 0.3 - 1
-  // = -0.4 and M5 is at its catalog price, 0.6 - 0.5 = 0.1: -0.3.
+  // J holds 2 YES of M2, 1 YES of M5 and 5 YES of M4 from D2. M2's first candle is today's (D's trade at
+  // 0.3), M5 never has one, M4's first is D1's (G's NO at 0.8: YES closes at 0.2). D2: none has a price,
+  // all are left out (0). D1: M4 5 x 0.2 - 0.5 = 0.5. Today: M2 2 x 0.3 - 1 = -0.4, M5 at its catalog
+  // price 0.6 - 0.5 = 0.1, M4 still 0.5: 0.2.
   expect(await points(J, 3)).toEqual([
     { date: day(D2), realized: 0, unrealized: 0, total: 0 },
-    { date: day(D1), realized: 0, unrealized: 0, total: 0 },
-    { date: day(D0), realized: 0, unrealized: -0.3, total: -0.3 },
+    { date: day(D1), realized: 0, unrealized: 0.5, total: 0.5 },
+    { date: day(D0), realized: 0, unrealized: 0.2, total: 0.2 },
   ]);
 });
 
