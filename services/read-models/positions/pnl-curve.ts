@@ -52,7 +52,8 @@ export function curveUnrealizedColumn(inWallets: string): string {
     SELECT groupArray((wallet, d * 86400000, toString(u))) FROM (
       SELECT wallet, d, sum(intDiv(2 * toInt128(qty) * price + 1000000, 2000000) - toInt128(cost)) AS u FROM (
         SELECT wallet, d, qty, cost, indexOf(k_ids, mk) AS ki, indexOf(c_ids, mk) AS ci,
-               -- catalog: settled, the day it closed (UTC day number), payouts, the YES outcome's index
+               -- catalog tuples are (market_id, title, category, status, outcomes, token ids, outcome_prices,
+               -- yes_index, closed ms), market-data.ts MarketDataArrays: settled, the day it closed, payouts, YES index
                ki > 0 AND catalog[ki].4 IN ('resolved', 'voided') AND catalog[ki].9 IS NOT NULL AS settled,
                intDiv(ifNull(catalog[ki].9, 0), 86400000) AS closed_day, catalog[ki].7 AS payouts,
                if(ki > 0, catalog[ki].8, 0) AS yes_index,
