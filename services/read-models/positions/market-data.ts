@@ -1,6 +1,6 @@
 /**
  * What positions are valued with at the current marks: each market's catalog record and its tokens'
- * quotes (the curve's closed days are valued in SQL with the daily closes: pnl-curve.ts).
+ * quotes (the curve's closed days are valued with the daily closes: pnl-curve.ts).
  * The wallet reads fetch them in the same statement as the wallet's own rows (queries.ts): the SQL
  * here is a set of scalar subqueries over the markets a subquery names, and the functions below turn
  * their arrays into maps.

@@ -1,7 +1,12 @@
 /**
- * The daily PnL curve's unrealized part on closed days, valued inside ClickHouse. Sending each token's
- * end-of-day states over and valuing them in JavaScript cost a busy wallet a few MB of JSON per request
- * (tokens x days tuples); valued here, the answer is one number per wallet and day.
+ * The daily PnL curve's unrealized part on closed days. ClickHouse sends what changes: each held token's
+ * end-of-day states on the days it changed (from the newest one on or before the curve's first day),
+ * and each market's daily close on every day of the curve as one dense array. JavaScript walks the
+ * days. Sending the states expanded to every day cost a busy wallet a few MB of JSON (tokens x days
+ * tuples). Valuing every (token, day) row inside ClickHouse cost more still: on chDB, 90 ms of a
+ * 125 ms statement for a wallet with 300 tokens and 10,000 changes over 30 days whose markets all
+ * have closes, against about 25 ms to send the states and closes and value them here (measured in
+ * process on a 1.6M-fill store; docs/POSITIONS.md).
  *
  * Definition (the same as today's point, trader-report.ts, and docs/POSITIONS.md): on a closed UTC day
  * d, each token the wallet held at the end of d (its newest end-of-day state on or before d) is worth
@@ -11,65 +16,89 @@
  * - otherwise the market's newest daily close on or before d (YES price; the other outcome of the market
  *   is 1 - YES), chain candles where they have the day, else Data API candles;
  * - none (the token is left out that day) when there is neither.
- * Prices are micro-USDC rounded half up, values qty x price rounded half up to a micro-unit, as
- * valueAt does. Today's point is valued in JavaScript at the current marks (it equals the report's
- * unrealized PnL).
+ * Values are qty x price rounded half up to a micro-unit, as valueAt does. Today's point is valued at
+ * the current marks (it equals the report's unrealized PnL).
  */
+import { DAY_MS } from '../../shared/time.js';
+import { isSettled, type MarketInfo } from './market-data.js';
+import { valueAt } from './trader-report.js';
+
+/** What curveColumns selects, as JSON returns it. */
+export interface CurveArrays {
+  /** Per held token: (wallet, market, outcome index, [(UTC day number, qty, cost)] sorted by day). */
+  curve_states: Array<[string, string, number, Array<[number | string, string, string]>]>;
+  /** Per market: (market, YES close on each day of the curve from its first, -1 before the first close). */
+  curve_closes: Array<[string, number[]]>;
+}
 
 /**
- * A scalar subquery naming `curve_unrealized`: per wallet in `inWallets` and closed day from
- * {curveFrom:Int64} to the day before {today:Int64} (ms, UTC day starts), (wallet, day ms, unrealized
- * micro-USDC as a string). Days without a valued holding are absent (0). It reads the market data from
- * the statement's `catalog` and `daily_closes` scalars (market-data.ts marketDataScalars over the
- * wallets' markets), which the current marks read too: each table once per statement.
+ * Columns of the wallet statement for the curve from {curveFrom:Int64} to the day before {today:Int64}
+ * (ms, UTC day starts): `curve_states` from `position_daily` for the wallets in `inWallets`, and
+ * `curve_closes` from the statement's `daily_closes` scalar (market-data.ts marketDataScalars: the
+ * current marks read it too, so each candle table is read once per statement).
  */
-export function curveUnrealizedColumn(inWallets: string): string {
-  // UTC day numbers: the curve's first day and today (the curve's closed days are from .. today - 1).
+export function curveColumns(inWallets: string): string {
   const from = 'intDiv({curveFrom:Int64}, 86400000)';
   const today = 'intDiv({today:Int64}, 86400000)';
-  // Rows valid from their day until the next row's day (or today), cut to the curve: one row per day
-  // they cover. `list` is a column of (day number, value) arrays sorted by day.
-  const coverage = (list: string) =>
-    `arrayJoin(arrayEnumerate(${list})) AS ki, ${list}[ki].2 AS value,
-     arrayJoin(range(toInt64(greatest(${list}[ki].1, ${from})), toInt64(if(ki < length(${list}), ${list}[ki + 1].1, ${today})))) AS d`;
-  // Micro-USDC price rounded half up (Math.round of a positive number).
-  const micro = (price: string) => `toInt64(floor(${price} * 1000000 + 0.5))`;
-  // Lookups by array index instead of joins (on chDB the two joins cost 7 and 19 ms even with an empty
-  // side; per-row lambdas measured slower still): the catalog's market ids, and per market of
-  // daily_closes its close on each day of the curve (newest on or before the day; -1 before its first
-  // close), a dense array built once per statement from the closes' coverage: markets x (days +
-  // closes) work at 365 days, not markets x days x closes.
-  const lookups = `arrayMap(t -> t.1, catalog) AS k_ids,
-       (SELECT groupArray((market_id, px)) FROM (
-          SELECT market_id, groupArrayInsertAt(-1., toUInt32(greatest(1, ${today} - ${from})))(value, toUInt32(d - ${from})) AS px FROM (
-            SELECT market_id, ${coverage('cs')}
-              FROM (SELECT t.1 AS market_id, arraySlice(t.2, greatest(1, arrayLastIndex(x -> x.1 <= ${from}, t.2))) AS cs
-                      FROM (SELECT arrayJoin(daily_closes) AS t)))
-           WHERE d < ${today}
-           GROUP BY market_id)) AS closes_by_day,
-       arrayMap(t -> t.1, closes_by_day) AS c_ids`;
-  return `(WITH ${lookups}
-    SELECT groupArray((wallet, d * 86400000, toString(u))) FROM (
-      SELECT wallet, d, sum(intDiv(2 * toInt128(qty) * price + 1000000, 2000000) - toInt128(cost)) AS u FROM (
-        SELECT wallet, d, qty, cost, indexOf(k_ids, mk) AS ki, indexOf(c_ids, mk) AS ci,
-               -- catalog tuples are (market_id, title, category, status, outcomes, token ids, outcome_prices,
-               -- yes_index, closed ms), market-data.ts MarketDataArrays: settled, the day it closed, payouts, YES index
-               ki > 0 AND catalog[ki].4 IN ('resolved', 'voided') AND catalog[ki].9 IS NOT NULL AS settled,
-               intDiv(ifNull(catalog[ki].9, 0), 86400000) AS closed_day, catalog[ki].7 AS payouts,
-               if(ki > 0, catalog[ki].8, 0) AS yes_index,
-               if(ci > 0, closes_by_day[ci].2[d - ${from} + 1], -1.) AS yes,
-               if(settled AND d >= closed_day,
-                  if(o < length(payouts), ${micro('payouts[o + 1]')}, -1),
-                  if(yes >= 0, if(o = yes_index, ${micro('yes')}, ${micro('(1 - yes)')}), -1)) AS price
-          FROM (
-            -- each token's end-of-day state on every closed day of the curve it held shares
-            SELECT wallet, mk, o, value.1 AS qty, value.2 AS cost, ${coverage('ss')}
-              FROM (
-                SELECT wallet, asset_id, any(m) AS mk, any(oi) AS o, arraySort(groupArray((toInt64(day), st))) AS ss
-                  FROM (SELECT wallet, asset_id, day, any(market_id) AS m, any(outcome_index) AS oi, argMaxMerge(state) AS st
-                          FROM position_daily WHERE ${inWallets} AND toInt64(day) < ${today} GROUP BY wallet, day, asset_id)
-                 GROUP BY wallet, asset_id)
-             WHERE qty > 0))
-       WHERE price >= 0
-       GROUP BY wallet, d)) AS curve_unrealized`;
+  const days = `toUInt32(greatest(1, ${today} - ${from}))`;
+  // A close holds from its day until the next close's day (or today): one row per curve day it covers.
+  return `
+    (SELECT groupArray((wallet, mk, o, ss)) FROM (
+        SELECT wallet, any(m) AS mk, any(oi) AS o,
+               arraySort(groupArray((toInt64(day), toString(st.1), toString(st.2)))) AS all_states,
+               -- from the newest state on or before the first day: the earlier ones are not needed
+               arraySlice(all_states, greatest(1, arrayLastIndex(x -> x.1 <= ${from}, all_states))) AS ss
+          FROM (SELECT wallet, asset_id, day, any(market_id) AS m, any(outcome_index) AS oi, argMaxMerge(state) AS st
+                  FROM position_daily WHERE ${inWallets} AND toInt64(day) < ${today} GROUP BY wallet, day, asset_id)
+         GROUP BY wallet, asset_id
+        HAVING arrayExists(x -> x.2 != '0', ss))) AS curve_states,
+    (SELECT groupArray((market_id, px)) FROM (
+        SELECT market_id, groupArrayInsertAt(-1., ${days})(value, toUInt32(d - ${from})) AS px FROM (
+          SELECT market_id, arrayJoin(arrayEnumerate(cs)) AS ci, cs[ci].2 AS value,
+                 arrayJoin(range(toInt64(greatest(cs[ci].1, ${from})), toInt64(if(ci < length(cs), cs[ci + 1].1, ${today})))) AS d
+            FROM (SELECT t.1 AS market_id, arraySlice(t.2, greatest(1, arrayLastIndex(x -> x.1 <= ${from}, t.2))) AS cs
+                    FROM (SELECT arrayJoin(daily_closes) AS t)))
+         WHERE d < ${today}
+         GROUP BY market_id)) AS curve_closes`;
+}
+
+/**
+ * Unrealized PnL per wallet on each closed day from `fromDayMs` to the day before `todayMs` (day ms to
+ * micro-USDC; days without a valued holding are absent, which the curve reads as 0).
+ */
+export function curveUnrealized(
+  arrays: CurveArrays,
+  markets: Map<string, MarketInfo>,
+  fromDayMs: number,
+  todayMs: number,
+): Map<string, Map<number, bigint>> {
+  const fromDay = Math.floor(fromDayMs / DAY_MS);
+  const today = Math.floor(todayMs / DAY_MS);
+  const closes = new Map(arrays.curve_closes);
+  const result = new Map<string, Map<number, bigint>>();
+  for (const [wallet, marketId, outcomeIndex, states] of arrays.curve_states) {
+    const market = markets.get(marketId);
+    const settledDay = market && isSettled(market.status) && market.closed_ms !== null ? Math.floor(market.closed_ms / DAY_MS) : null;
+    const payout = market?.outcome_prices[outcomeIndex];
+    const yesCloses = closes.get(marketId);
+    const isYes = Number(outcomeIndex) === (market?.yes_index ?? 0);
+    const byDay = result.get(wallet) ?? new Map<number, bigint>();
+    result.set(wallet, byDay);
+    let k = 0;
+    for (let day = Math.max(fromDay, Number(states[0]![0])); day < today; day++) {
+      while (k + 1 < states.length && Number(states[k + 1]![0]) <= day) k++;
+      const [, qty, cost] = states[k]!;
+      if (qty === '0') continue;
+      let price: number | undefined;
+      if (settledDay !== null && day >= settledDay) price = payout;
+      else {
+        const yes = yesCloses?.[day - fromDay];
+        if (yes !== undefined && yes >= 0) price = isYes ? yes : 1 - yes;
+      }
+      if (price === undefined) continue;
+      const dayMs = day * DAY_MS;
+      byDay.set(dayMs, (byDay.get(dayMs) ?? 0n) + valueAt(BigInt(qty), price) - BigInt(cost));
+    }
+  }
+  return result;
 }

@@ -6,7 +6,7 @@
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { DAY_MS, iso, startOfUtcDay } from '../../shared/time.js';
 import { type MarketDataArrays, marketDataColumns, marketDataFrom, marketDataScalars, type MarketInfo } from './market-data.js';
-import { curveUnrealizedColumn } from './pnl-curve.js';
+import { type CurveArrays, curveColumns, curveUnrealized } from './pnl-curve.js';
 import { type MarketRow, type PositionRow, traderReport, type TraderReport, type WalletData } from './trader-report.js';
 
 export type { MarketInfo } from './market-data.js';
@@ -44,15 +44,15 @@ interface WalletArrays {
   daily: Array<[string, number, string, string, string]>;
   positions: Array<[string, string, string, string, number, string, string, number, number, string, string, string]>;
   market_pnl: Array<[string, string, string, string, string, string]>;
-  curve_unrealized: Array<[string, number, string]>;
 }
 
 /**
  * Everything the wallets' statistics need, in one statement: the ledger's progress, the wallets'
- * totals, daily rows, positions, per-market rows, the curve's closed days valued in SQL
- * (pnl-curve.ts: one number per wallet and day, not the tokens' states) and what their markets are
- * valued with now. Each part is a scalar subquery over the wallets' own pre-aggregated rows (one
- * statement instead of eleven: on chDB each statement costs a few ms before it reads anything).
+ * totals, daily rows, positions, per-market rows, what the curve's closed days are valued with
+ * (pnl-curve.ts: the held tokens' states on the days they changed, each market's closes by day) and
+ * what their markets are valued with now. Each part is a scalar subquery over the wallets' own
+ * pre-aggregated rows (one statement instead of eleven: on chDB each statement costs a few ms before
+ * it reads anything).
  * curveDays 0 reads no curve (positions and category figures need none; risk's drawdown is then 0).
  */
 async function walletSnapshot(store: AnalyticsStore, wallets: string[], options: { nowMs: number; curveDays: number }) {
@@ -62,7 +62,7 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
   const curveFrom = today - (Math.max(1, options.curveDays) - 1) * DAY_MS;
   const inWallets = 'wallet IN {wallets:Array(String)}';
   const markets = `SELECT market_id FROM trader_market_pnl WHERE ${inWallets}`;
-  const [row] = await store.query<WalletArrays & MarketDataArrays>(
+  const [row] = await store.query<WalletArrays & MarketDataArrays & CurveArrays>(
     `WITH ${marketDataScalars(markets)}
      SELECT
        ${PROGRESS} AS progress,
@@ -73,7 +73,7 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
        (SELECT groupArray((wallet, toUnixTimestamp(toDateTime(day, 'UTC')) * 1000, toString(r), toString(v), toString(n))) FROM (
           SELECT wallet, day, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n FROM trader_days
            WHERE ${inWallets} AND day >= toDate(intDiv(least({from30:Int64}, {curveFrom:Int64}), 1000), 'UTC') GROUP BY wallet, day)) AS daily,
-       ${curve ? curveUnrealizedColumn(inWallets) : '[] AS curve_unrealized'},
+       ${curve ? curveColumns(inWallets) : '[] AS curve_states, [] AS curve_closes'},
        (SELECT groupArray((wallet, asset_id, m, o, toInt16(oi), toString(s.1), toString(s.2), toUnixTimestamp64Milli(s.3), l, toString(r), toString(b), toString(ls))) FROM (
           SELECT wallet, asset_id, any(market_id) AS m, any(outcome) AS o, any(outcome_index) AS oi, argMaxMerge(state) AS s,
                  toUnixTimestamp64Milli(max(last_time)) AS l, sum(realized) AS r, sum(bought_usdc) AS b, sum(longshot_usdc) AS ls
@@ -93,7 +93,7 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
 }
 
 /** The wallets' rows from one snapshot, by wallet (wallets without ledger rows are absent). */
-function walletData(snapshot: Awaited<ReturnType<typeof walletSnapshot>>): Map<string, WalletData> {
+function walletData(snapshot: Awaited<ReturnType<typeof walletSnapshot>>, markets: Map<string, MarketInfo>): Map<string, WalletData> {
   const { row, today, from30, curveFrom, curve } = snapshot;
   const result = new Map<string, WalletData>();
   for (const [wallet, realized, volume, trades, firstMs, lastMs] of row.totals) {
@@ -147,8 +147,11 @@ function walletData(snapshot: Awaited<ReturnType<typeof walletSnapshot>>): Map<s
       cost_in: big(costIn),
     } satisfies MarketRow);
   }
-  for (const [wallet, dayMs, unrealized] of row.curve_unrealized)
-    result.get(wallet)?.curve?.unrealizedByDay.set(num(dayMs), big(unrealized));
+  if (curve)
+    for (const [wallet, byDay] of curveUnrealized(row, markets, curveFrom, today)) {
+      const w = result.get(wallet);
+      if (w?.curve) w.curve.unrealizedByDay = byDay;
+    }
   return result;
 }
 
@@ -169,7 +172,7 @@ export async function walletReports(
   const snapshot = await walletSnapshot(store, wallets, options);
   const { markets, quotes } = marketDataFrom(snapshot.row);
   const reports = new Map<string, { data: WalletData; report: TraderReport }>();
-  for (const [wallet, d] of walletData(snapshot)) reports.set(wallet, { data: d, report: traderReport(d, markets, quotes) });
+  for (const [wallet, d] of walletData(snapshot, markets)) reports.set(wallet, { data: d, report: traderReport(d, markets, quotes) });
   return { reports, markets, asOf: asOfFrom(snapshot.row.progress) };
 }
 

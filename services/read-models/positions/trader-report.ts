@@ -51,7 +51,7 @@ export interface CurveData {
   toDayMs: number;
   realizedBefore: bigint;
   dailyRealized: Map<number, bigint>;
-  /** Unrealized PnL at each closed day's marks (day ms; absent = 0), valued in SQL (pnl-curve.ts). */
+  /** Unrealized PnL at each closed day's marks (day ms; absent = 0), (pnl-curve.ts). */
   unrealizedByDay: Map<number, bigint>;
 }
 
