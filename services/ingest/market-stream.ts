@@ -61,6 +61,8 @@ export interface MarketStreamOptions {
   /** Delay before publish retry `attempt` (tests shrink it). */
   publishRetryMs?: (attempt: number) => number;
   clock?: () => number;
+  /** Monotonic ms for publish retries (performance.now; tests pass one that lags the timers). */
+  monotonic?: () => number;
   random?: () => number;
 }
 
@@ -111,6 +113,7 @@ export class MarketStream {
   private readonly dirtyBooks = new Set<string>();
   private readonly toResync = new Set<string>();
   private flushTimer: NodeJS.Timeout | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private stopped = false;
 
@@ -149,6 +152,7 @@ export class MarketStream {
     this.stopped = true;
     for (const shard of this.shards) shard.close();
     if (this.flushTimer) clearTimeout(this.flushTimer);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     await this.flushing;
     await this.flush();
     // Last chance for a backlog: retry at once until published or dead-lettered.
@@ -328,7 +332,14 @@ export class MarketStream {
   private async drainOutbox(force = false): Promise<void> {
     while (this.outbox.length > 0) {
       const entry = this.outbox[0]!;
-      if (!force && entry.retryAt !== undefined && performance.now() < entry.retryAt) return;
+      const waitMs = entry.retryAt === undefined ? 0 : entry.retryAt - this.monotonic();
+      if (!force && waitMs > 0) {
+        // Not due yet. A timer fires by the loop's cached millisecond clock, which can be up to a
+        // millisecond behind performance.now(): without a timer armed here, a retry that woke early
+        // would leave the backlog unpublished until the next frame - forever once the market is quiet.
+        this.armRetry(waitMs);
+        return;
+      }
       try {
         await this.options.publisher.publish(entry.topic, entry.events as never[]);
         this.outbox.shift();
@@ -364,19 +375,29 @@ export class MarketStream {
         this.options.logger.warn({ topic: entry.topic, attempt: entry.attempts, err: error }, 'websocket publish failed; retrying');
         this.pauseIfOverloaded();
         const delay = this.options.publishRetryMs?.(entry.attempts) ?? backoffMs(PUBLISH_RETRY, entry.attempts);
-        entry.retryAt = performance.now() + delay;
-        if (!this.stopped) {
-          setTimeout(() => {
-            this.flushing = this.flushing
-              .then(() => this.drainOutbox())
-              .catch((e) => this.options.logger.error({ err: e }, 'websocket retry failed'));
-          }, delay).unref();
-        }
+        entry.retryAt = this.monotonic() + delay;
+        this.armRetry(delay);
         return;
       }
     }
     if (this.options.health.isDegraded(WS_SOURCE)) this.options.health.recovered(WS_SOURCE);
     if (this.paused) this.resume();
+  }
+
+  private monotonic(): number {
+    return (this.options.monotonic ?? performance.now.bind(performance))();
+  }
+
+  /** One pending retry at a time; a retry that finds the entry not yet due re-arms it. */
+  private armRetry(delayMs: number): void {
+    if (this.retryTimer || this.stopped) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.flushing = this.flushing
+        .then(() => this.drainOutbox())
+        .catch((e) => this.options.logger.error({ err: e }, 'websocket retry failed'));
+    }, Math.ceil(delayMs));
+    this.retryTimer.unref();
   }
 
   /** Too much waiting to be published: stop reading until it is (a resubscribe then brings fresh books). */

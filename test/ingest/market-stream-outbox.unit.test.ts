@@ -39,8 +39,9 @@ const lastTrade = (i: number) =>
     timestamp: String(1767225600000 + i),
   });
 
-function stream(publisher: EventPublisher, health: SourceHealth, publishAttempts = 5) {
+function stream(publisher: EventPublisher, health: SourceHealth, publishAttempts = 5, monotonic?: () => number) {
   return new MarketStream({
+    monotonic,
     url: 'ws://127.0.0.1:1/unused',
     publisher,
     health,
@@ -91,4 +92,21 @@ test('a publish that keeps failing is dead-lettered with the reason after the co
   expect((JSON.parse(letters[4]!.raw) as PriceTick).size).toBe(5);
   expect(ws.stats.publish_dead_lettered).toBe(5);
   expect(ws.bufferedEvents).toBe(0);
+});
+
+test('a retry timer that wakes before its retry is due re-arms: the backlog is published without another frame', async () => {
+  // Timers fire by the loop's cached millisecond clock, which can read behind performance.now(): here
+  // the retry clock stands still until the test moves it, so every wake-up before then is early.
+  let monotonicMs = 1_000;
+  const { publisher, published } = flakyPublisher((topic, call) => topic === 'priceTicks' && call === 1);
+  const ws = stream(publisher, new SourceHealth(), 5, () => monotonicMs);
+  ws.handleFrame(lastTrade(0));
+  await new Promise((resolve) => setTimeout(resolve, 80)); // the flush failed; the 20 ms retry woke early
+  expect(ws.stats.publish_failures).toBe(1);
+  expect(published).toEqual([]);
+  monotonicMs += 25; // now due; no frame arrives to trigger a flush
+  await new Promise((resolve) => setTimeout(resolve, 80));
+  expect(published.filter((p) => p.topic === 'priceTicks').flatMap((p) => (p.events as PriceTick[]).map((t) => t.size))).toEqual([1]);
+  expect(ws.bufferedEvents).toBe(0);
+  await ws.stop();
 });
