@@ -7,6 +7,7 @@ import type { ChainLedgerEvent } from '../../events/types.generated.js';
 import { chainFill, chainLedgerEvent, marketUpserted, txHash } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import { DAY_MS, startOfUtcDay } from '../../shared/time.js';
+import { walletPositions, walletReports } from './queries.js';
 import { TraderValuation } from './valuation.js';
 
 const NOW = Date.now();
@@ -290,6 +291,19 @@ test('positions: a conversion moves the NO cost to the YES of the other question
   expect(hp.data_as_of).toBe(new Date(D0 + 5000).toISOString());
 });
 
+test("/positions' lean read values every wallet's positions exactly as its full report does", async () => {
+  const wallets = [A, B, C, D, E, F, G, H, J];
+  const { reports } = await walletReports(h.store, wallets, { nowMs: NOW, curveDays: 0 });
+  let open = 0;
+  for (const wallet of wallets) {
+    const lean = await walletPositions(h.store, wallet);
+    expect(lean?.positions).toEqual(reports.get(wallet)!.report.positions);
+    open += lean!.positions.filter((p) => p.qty > 0n).length;
+  }
+  expect(open).toBeGreaterThanOrEqual(5);
+  expect(await walletPositions(h.store, `0x${'d'.repeat(39)}1`)).toBeNull();
+});
+
 test('leaderboard: realized from the views, windows and categories, refusals', async () => {
   const board = (await h.get('/leaderboard?limit=3')).body;
   expect(board.data.map((e: any) => [e.rank, e.wallet, e.total_realized_pnl])).toEqual([
@@ -332,6 +346,7 @@ test.each([
   ['/traders/not-a-wallet/pnl', 400],
   [`/positions/0xzz${'a'.repeat(38)}`, 400],
   [`/traders/0x${'d'.repeat(39)}1`, 404],
+  [`/positions/0x${'d'.repeat(39)}1`, 404],
   ['/leaderboard?sort_by=luck', 400],
   [`/traders/${A}/pnl?days=0`, 400],
 ])('%s -> %i', async (url, status) => {

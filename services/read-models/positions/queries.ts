@@ -1,13 +1,21 @@
 /**
  * Reads of the position ledger's tables, for the trader routes, the valuation pass and other read
- * models (copy trading reads positions and per-category figures through here). Every read is bounded:
+ * models (copy trading reads category leaders through here). Every read is bounded:
  * per-wallet reads touch that wallet's pre-aggregated rows only; leaderboards read one row per wallet.
  */
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { DAY_MS, iso, startOfUtcDay } from '../../shared/time.js';
 import { type MarketDataArrays, marketDataColumns, marketDataFrom, marketDataScalars, type MarketInfo } from './market-data.js';
 import { type CurveArrays, curveColumns, curveUnrealized } from './pnl-curve.js';
-import { type MarketRow, type PositionRow, traderReport, type TraderReport, type WalletData } from './trader-report.js';
+import {
+  type MarketRow,
+  type PositionRow,
+  traderReport,
+  type TraderReport,
+  type ValuedPosition,
+  valuePositions,
+  type WalletData,
+} from './trader-report.js';
 
 export type { MarketInfo } from './market-data.js';
 export type { TraderReport, ValuedPosition, CategoryFigures } from './trader-report.js';
@@ -37,13 +45,51 @@ export async function dataAsOf(store: AnalyticsStore): Promise<DataAsOf> {
 
 const num = (v: unknown) => Number(v ?? 0);
 
+type PositionTuple = [string, string, string, string, number, string, string, number, number, string, string, string];
+
 /** The arrays walletSnapshot selects for the wallets, one tuple per row (JSON arrays). */
 interface WalletArrays {
   progress: Progress;
   totals: Array<[string, string, string, string, number, number]>;
   daily: Array<[string, number, string, string, string]>;
-  positions: Array<[string, string, string, string, number, string, string, number, number, string, string, string]>;
+  positions: PositionTuple[];
   market_pnl: Array<[string, string, string, string, string, string]>;
+}
+
+/** Every (wallet, token) the wallets ever held, in its current state, as PositionTuples. */
+const positionsColumn = (inWallets: string) => `
+       (SELECT groupArray((wallet, asset_id, m, o, toInt16(oi), toString(s.1), toString(s.2), toUnixTimestamp64Milli(s.3), l, toString(r), toString(b), toString(ls))) FROM (
+          SELECT wallet, asset_id, any(market_id) AS m, any(outcome) AS o, any(outcome_index) AS oi, argMaxMerge(state) AS s,
+                 toUnixTimestamp64Milli(max(last_time)) AS l, sum(realized) AS r, sum(bought_usdc) AS b, sum(longshot_usdc) AS ls
+            FROM position_state WHERE ${inWallets} GROUP BY wallet, asset_id)) AS positions`;
+
+function positionRow([
+  ,
+  asset_id,
+  market_id,
+  outcome,
+  oi,
+  qty,
+  cost,
+  openedMs,
+  lastMs,
+  realized,
+  bought,
+  longshot,
+]: PositionTuple): PositionRow {
+  return {
+    asset_id,
+    market_id,
+    outcome,
+    outcome_index: num(oi),
+    qty: big(qty),
+    cost: big(cost),
+    opened_ms: num(openedMs),
+    last_ms: num(lastMs),
+    realized: big(realized),
+    bought: big(bought),
+    longshot: big(longshot),
+  };
 }
 
 /**
@@ -74,10 +120,7 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
           SELECT wallet, day, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n FROM trader_days
            WHERE ${inWallets} AND day >= toDate(intDiv(least({from30:Int64}, {curveFrom:Int64}), 1000), 'UTC') GROUP BY wallet, day)) AS daily,
        ${curve ? curveColumns(inWallets) : '[] AS curve_states, [] AS curve_closes'},
-       (SELECT groupArray((wallet, asset_id, m, o, toInt16(oi), toString(s.1), toString(s.2), toUnixTimestamp64Milli(s.3), l, toString(r), toString(b), toString(ls))) FROM (
-          SELECT wallet, asset_id, any(market_id) AS m, any(outcome) AS o, any(outcome_index) AS oi, argMaxMerge(state) AS s,
-                 toUnixTimestamp64Milli(max(last_time)) AS l, sum(realized) AS r, sum(bought_usdc) AS b, sum(longshot_usdc) AS ls
-            FROM position_state WHERE ${inWallets} GROUP BY wallet, asset_id)) AS positions,
+       ${positionsColumn(inWallets)},
        (SELECT groupArray((wallet, market_id, toString(r), toString(v), toString(n), toString(c))) FROM (
           SELECT wallet, market_id, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n, sum(cost_in) AS c
             FROM trader_market_pnl WHERE ${inWallets} GROUP BY wallet, market_id)) AS market_pnl,
@@ -123,21 +166,7 @@ function walletData(snapshot: Awaited<ReturnType<typeof walletSnapshot>>, market
       w.curve.dailyRealized.set(day, (w.curve.dailyRealized.get(day) ?? 0n) + big(realized));
     }
   }
-  for (const [wallet, asset_id, market_id, outcome, oi, qty, cost, openedMs, lastMs, realized, bought, longshot] of row.positions) {
-    result.get(wallet)?.positions.push({
-      asset_id,
-      market_id,
-      outcome,
-      outcome_index: num(oi),
-      qty: big(qty),
-      cost: big(cost),
-      opened_ms: num(openedMs),
-      last_ms: num(lastMs),
-      realized: big(realized),
-      bought: big(bought),
-      longshot: big(longshot),
-    } satisfies PositionRow);
-  }
+  for (const tuple of row.positions) result.get(tuple[0])?.positions.push(positionRow(tuple));
   for (const [wallet, market_id, realized, volume, trades, costIn] of row.market_pnl) {
     result.get(wallet)?.markets.push({
       market_id,
@@ -176,17 +205,29 @@ export async function walletReports(
   return { reports, markets, asOf: asOfFrom(snapshot.row.progress) };
 }
 
-/** Open positions of a wallet at current marks (what copy trading mirrors). */
-export async function openPositions(store: AnalyticsStore, wallet: string, nowMs = Date.now()) {
-  const { reports, markets } = await walletReports(store, [wallet], { nowMs, curveDays: 0 });
-  const entry = reports.get(wallet);
-  return { positions: entry ? entry.report.positions.filter((p) => p.qty > 0n) : [], markets };
-}
-
-/** Per-category figures of a wallet (realized, unrealized, volume, won, lost). */
-export async function categoryFigures(store: AnalyticsStore, wallet: string, nowMs = Date.now()) {
-  const { reports } = await walletReports(store, [wallet], { nowMs, curveDays: 0 });
-  return reports.get(wallet)?.report.categories ?? [];
+/**
+ * A wallet's positions at current marks, for /positions: its position_state rows and what their
+ * markets are valued with, without the rows only statistics need (totals, days, per-market PnL, the
+ * curve): three table reads fewer than walletReports. null when the wallet has no ledger rows.
+ */
+export async function walletPositions(
+  store: AnalyticsStore,
+  wallet: string,
+): Promise<{ positions: ValuedPosition[]; markets: Map<string, MarketInfo>; asOf: DataAsOf } | null> {
+  const inWallets = 'wallet IN {wallets:Array(String)}';
+  const markets = `SELECT market_id FROM position_state WHERE ${inWallets}`;
+  const [row] = await store.query<{ progress: Progress; positions: PositionTuple[] } & MarketDataArrays>(
+    `WITH ${marketDataScalars(markets)}
+     SELECT ${PROGRESS} AS progress, ${positionsColumn(inWallets)}, ${marketDataColumns(markets)}`,
+    { wallets: [wallet] },
+  );
+  if (!row || row.positions.length === 0) return null;
+  const data = marketDataFrom(row);
+  return {
+    positions: valuePositions(row.positions.map(positionRow), data.markets, data.quotes),
+    markets: data.markets,
+    asOf: asOfFrom(row.progress),
+  };
 }
 
 /** Categories with valued figures (the valuation pass writes one row per wallet and category it traded). */

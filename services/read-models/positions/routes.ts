@@ -9,7 +9,7 @@ import { ApiError } from '../../../api/errors.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
 import { rankedTraders } from './leaderboard.js';
-import { walletReports } from './queries.js';
+import { walletPositions, walletReports } from './queries.js';
 import { round, usdc } from './trader-report.js';
 
 async function loadReport(store: AnalyticsStore, request: Request, curveDays = 30) {
@@ -98,8 +98,11 @@ export function traderRoutes(store: AnalyticsStore): Router {
   });
 
   router.get('/positions/:wallet', async (request, response) => {
-    const { wallet, markets, report, asOf } = await loadReport(store, request, 0);
-    const open = report.positions
+    const wallet = String(request.params.wallet).toLowerCase();
+    const found = await walletPositions(store, wallet);
+    if (!found) throw ApiError.notFound(`no indexed trades for wallet ${wallet}`);
+    const { markets, positions, asOf } = found;
+    const open = positions
       .filter((p) => p.qty > 0n)
       .map((p) => ({
         market_id: p.market_id,

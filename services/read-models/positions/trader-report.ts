@@ -126,12 +126,17 @@ export function round(value: number, digits: number): number {
 /** Micro-units to USDC for the response (exact up to 2^53 micro-units, 9 billion USDC). */
 export const usdc = (micro: bigint) => Number(micro) / 1e6;
 
-export function traderReport(data: WalletData, markets: Map<string, MarketInfo>, quotes: Map<string, OutcomeQuote>): TraderReport {
-  const positions: ValuedPosition[] = data.positions.map((p) => {
+/** Positions at the current marks: an open one is worth qty x mark; a closed one has no mark and 0 unrealized. */
+export function valuePositions(rows: PositionRow[], markets: Map<string, MarketInfo>, quotes: Map<string, OutcomeQuote>): ValuedPosition[] {
+  return rows.map((p) => {
     const mark = p.qty > 0n ? markOf(p, markets, quotes) : { price: null, basis: 'none' as MarkBasis };
     const value = mark.price === null ? null : valueAt(p.qty, mark.price);
     return { ...p, mark: mark.price, mark_basis: mark.basis, value, unrealized: value === null ? 0n : value - p.cost };
   });
+}
+
+export function traderReport(data: WalletData, markets: Map<string, MarketInfo>, quotes: Map<string, OutcomeQuote>): TraderReport {
+  const positions = valuePositions(data.positions, markets, quotes);
   const categoryOf = (marketId: string) => markets.get(marketId)?.category || 'Uncategorized';
   const categories = new Map<string, CategoryFigures>();
   const category = (name: string) => {
