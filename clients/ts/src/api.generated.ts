@@ -149,6 +149,7 @@ export type LeaderEntry = {
   realized_pnl_30d?: number | null;
   /** Volume of the last 30 UTC days. */
   volume_30d_usdc?: number | null;
+  /** Block time of the wallet's newest fill; null on category boards and for a wallet without fills. */
   last_trade_at?: Timestamp | null;
   /** When this wallet's mark-dependent figures (unrealized_pnl, total_pnl, won, lost, win_rate_pct, risk_score) were last valued; realized PnL, volume and trades are as of data_as_of. */
   stats_as_of: Timestamp;
@@ -192,8 +193,10 @@ export type TraderStats = {
     win_rate_pct: number | null;
   }>;
   open_positions: number;
-  first_trade_at: Timestamp;
-  last_trade_at: Timestamp;
+  /** Block time of the wallet's first fill (maker or taker); null when the ledger holds only its splits, merges, conversions or redemptions. */
+  first_trade_at: Timestamp | null;
+  /** Block time of the wallet's newest fill (a later split, merge, conversion or redemption is not a trade); null as for first_trade_at. */
+  last_trade_at: Timestamp | null;
   /** What the figures are computed from. */
   basis: string;
   /** Freshness: block time of the newest change the position ledger has applied (null before it applied any). Figures include every change up to it. */

@@ -44,13 +44,14 @@ export async function dataAsOf(store: AnalyticsStore): Promise<DataAsOf> {
 }
 
 const num = (v: unknown) => Number(v ?? 0);
+const msOrNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 type PositionTuple = [string, string, string, string, number, string, string, number, number, string, string, string];
 
 /** The arrays walletSnapshot selects for the wallets, one tuple per row (JSON arrays). */
 interface WalletArrays {
   progress: Progress;
-  totals: Array<[string, string, string, string, number, number]>;
+  totals: Array<[string, string, string, string, number | null, number | null]>;
   daily: Array<[string, number, string, string, string]>;
   positions: PositionTuple[];
   market_pnl: Array<[string, string, string, string, string, string]>;
@@ -142,7 +143,7 @@ function walletData(snapshot: Awaited<ReturnType<typeof walletSnapshot>>, market
   for (const [wallet, realized, volume, trades, firstMs, lastMs] of row.totals) {
     result.set(wallet, {
       wallet,
-      totals: { realized: big(realized), volume: big(volume), trades: num(trades), first_ms: num(firstMs), last_ms: num(lastMs) },
+      totals: { realized: big(realized), volume: big(volume), trades: num(trades), first_ms: msOrNull(firstMs), last_ms: msOrNull(lastMs) },
       last30: { realized: 0n, volume: 0n, trades: 0 },
       positions: [],
       markets: [],

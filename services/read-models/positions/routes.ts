@@ -68,8 +68,8 @@ export function traderRoutes(store: AnalyticsStore): Router {
           win_rate_pct: c.won + c.lost === 0 ? null : round((100 * c.won) / (c.won + c.lost), 2),
         })),
         open_positions: report.positions.filter((p) => p.qty > 0n).length,
-        first_trade_at: iso(data.totals.first_ms || 0),
-        last_trade_at: iso(data.totals.last_ms || 0),
+        first_trade_at: data.totals.first_ms === null ? null : iso(data.totals.first_ms),
+        last_trade_at: data.totals.last_ms === null ? null : iso(data.totals.last_ms),
         basis:
           'position ledger: every fill of the wallet (maker and taker) with splits, merges, redemptions and neg-risk conversions from Polygon; Data API taker trades and tracked-wallet activity where the chain does not cover; weighted-average cost',
         data_as_of: asOf.time,

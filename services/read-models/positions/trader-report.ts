@@ -42,8 +42,9 @@ export interface Totals {
   realized: bigint;
   volume: bigint;
   trades: number;
-  first_ms: number;
-  last_ms: number;
+  /** The wallet's first and last fill (null when it has none: splits, merges, conversions, redemptions only). */
+  first_ms: number | null;
+  last_ms: number | null;
 }
 
 export interface CurveData {

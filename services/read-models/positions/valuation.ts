@@ -88,7 +88,7 @@ export class TraderValuation {
         lost: report.lost,
         win_rate_pct: report.winRatePct,
         risk_score: report.risk.score,
-        last_trade_at: iso(data.totals.last_ms || 0),
+        last_trade_at: data.totals.last_ms === null ? null : iso(data.totals.last_ms),
         valued_at: valuedAt,
       });
       for (const c of report.categories) {

@@ -187,7 +187,7 @@ class LeaderEntry(Model):
     trades: Optional[int] = Field(description="Fills of the wallet (maker and taker).")
     realized_pnl_30d: Optional[Decimal] = Field(None, description="Realized PnL of the changes in the last 30 UTC days (today included).")
     volume_30d_usdc: Optional[Decimal] = Field(None, description="Volume of the last 30 UTC days.")
-    last_trade_at: Optional[Timestamp] = None
+    last_trade_at: Optional[Timestamp] = Field(None, description="Block time of the wallet's newest fill; null on category boards and for a wallet without fills.")
     stats_as_of: Timestamp = Field(description="When this wallet's mark-dependent figures (unrealized_pnl, total_pnl, won, lost, win_rate_pct, risk_score) were last valued; realized PnL, volume and trades are as of data_as_of.")
     data_as_of: Optional[Timestamp] = Field(None, description="Block time of the newest change the position ledger has applied (null before any).")
 
@@ -236,8 +236,8 @@ class TraderStats(Model):
     risk_components: TraderStatsRiskComponents
     category_pnl: list[TraderStatsCategoryPnl]
     open_positions: int
-    first_trade_at: Timestamp
-    last_trade_at: Timestamp
+    first_trade_at: Optional[Timestamp] = Field(description="Block time of the wallet's first fill (maker or taker); null when the ledger holds only its splits, merges, conversions or redemptions.")
+    last_trade_at: Optional[Timestamp] = Field(description="Block time of the wallet's newest fill (a later split, merge, conversion or redemption is not a trade); null as for first_trade_at.")
     basis: str = Field(description="What the figures are computed from.")
     data_as_of: Optional[Timestamp] = Field(description="Freshness: block time of the newest change the position ledger has applied (null before it applied any). Figures include every change up to it.")
     data_as_of_block: Optional[int] = Field(None, description="The Polygon block of that change (null when the newest change came from the Data API).")
