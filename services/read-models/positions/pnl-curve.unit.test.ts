@@ -4,7 +4,7 @@
  */
 import { DAY_MS } from '../../shared/time.js';
 import type { MarketInfo } from './market-data.js';
-import { type CurveArrays, curveUnrealized } from './pnl-curve.js';
+import { type CurveArrays, type CurveStates, curveUnrealized } from './pnl-curve.js';
 
 const market = (id: string, status: MarketInfo['status'], closedDay: number | null, prices = [0.5, 0.5], yesIndex = 0): MarketInfo => ({
   market_id: id,
@@ -24,14 +24,29 @@ const markets = new Map<string, MarketInfo>([
   // YES is outcome 1 here.
   ['F', market('F', 'active', null, [0.5, 0.5], 1)],
 ]);
-const value = (wallet: string, arrays: CurveArrays) =>
+/** Per token (wallet, market, outcome index, [(day, qty, cost)] by day), as the statement's flat columns. */
+type Token = [string, string, number, Array<[string, string, string]>];
+const flat = (tokens: Token[]): CurveStates => [
+  tokens.map((t) => t[0]),
+  tokens.map((t) => t[1]),
+  tokens.map((t) => t[2]),
+  tokens.map((t) => t[3].length),
+  tokens.flatMap((t) => t[3].map((s) => Number(s[0]))),
+  tokens.flatMap((t) => t[3].map((s) => Number(s[1]))),
+  tokens.flatMap((t) => t[3].map((s) => Number(s[2]))),
+];
+type Input = { curve_states: Token[]; curve_closes: CurveArrays['curve_closes'] };
+const value = (wallet: string, arrays: Input) =>
   Object.fromEntries(
-    [...(curveUnrealized(arrays, markets, 100 * DAY_MS, 105 * DAY_MS).get(wallet) ?? new Map())].map(([d, u]) => [d / DAY_MS, u]),
+    [
+      ...(curveUnrealized({ ...arrays, curve_states: flat(arrays.curve_states) }, markets, 100 * DAY_MS, 105 * DAY_MS).get(wallet) ??
+        new Map()),
+    ].map(([d, u]) => [d / DAY_MS, u]),
   );
 
 test('a token first held inside the curve counts from the day it was bought, at each day’s close', () => {
   // 10 YES of A bought on day 102 for 4 USDC; A closes at 0.3, 0.35, 0.4, 0.45, 0.5 on days 100..104.
-  const arrays: CurveArrays = {
+  const arrays: Input = {
     curve_states: [['w', 'A', 0, [['102', '10000000', '4000000']]]],
     curve_closes: [['A', [0.3, 0.35, 0.4, 0.45, 0.5]]],
   };
@@ -40,7 +55,7 @@ test('a token first held inside the curve counts from the day it was bought, at 
 });
 
 test('the other outcome is worth 1 - YES; a sold-out token and a market without a close are left out', () => {
-  const arrays: CurveArrays = {
+  const arrays: Input = {
     curve_states: [
       // 3 NO of A held from before the curve (cost 1.2), sold out on day 101.
       [
@@ -66,7 +81,7 @@ test('the other outcome is worth 1 - YES; a sold-out token and a market without 
 });
 
 test('a settled market is worth its payout from the day it closed, its close before', () => {
-  const arrays: CurveArrays = {
+  const arrays: Input = {
     curve_states: [
       ['w', 'R', 0, [['99', '5000000', '2000000']]],
       ['w', 'R', 1, [['99', '4000000', '1000000']]],
@@ -80,9 +95,41 @@ test('a settled market is worth its payout from the day it closed, its close bef
 });
 
 test('a market missing from the catalog is valued at its closes with outcome 0 as YES', () => {
-  const arrays: CurveArrays = {
+  const arrays: Input = {
     curve_states: [['w', 'X', 0, [['100', '1000000', '100000']]]],
     curve_closes: [['X', [0.2, 0.2, 0.2, 0.2, 0.2]]],
   };
   expect(value('w', arrays)).toEqual({ 100: 100000n, 101: 100000n, 102: 100000n, 103: 100000n, 104: 100000n });
+});
+
+test('a state beyond exact JSON numbers (2^53 micro-units) is refused, not rounded', () => {
+  const arrays: Input = {
+    curve_states: [['w', 'A', 0, [['100', '9007199254740993', '1']]]],
+    curve_closes: [['A', [0.5, 0.5, 0.5, 0.5, 0.5]]],
+  };
+  expect(() => value('w', arrays)).toThrow(/2\^53/);
+});
+
+test('each token is valued with its own states, whatever came before it in the flat columns', () => {
+  const arrays: Input = {
+    curve_states: [
+      // w: 10 YES of A for 4 on day 100, sold out on day 103.
+      [
+        'w',
+        'A',
+        0,
+        [
+          ['100', '10000000', '4000000'],
+          ['103', '0', '0'],
+        ],
+      ],
+      // v: 2 NO of A for 1 from day 101 (its first state is older than w's last one).
+      ['v', 'A', 1, [['101', '2000000', '1000000']]],
+    ],
+    curve_closes: [['A', [0.3, 0.35, 0.4, 0.45, 0.5]]],
+  };
+  // w: 3 - 4 = -1; 3.5 - 4 = -0.5; 4 - 4 = 0; nothing held from day 103.
+  expect(value('w', arrays)).toEqual({ 100: -1000000n, 101: -500000n, 102: 0n });
+  // v at 1 - YES: 2 x 0.65 - 1 = 0.3; 2 x 0.6 - 1 = 0.2; 2 x 0.55 - 1 = 0.1; 2 x 0.5 - 1 = 0.
+  expect(value('v', arrays)).toEqual({ 101: 300000n, 102: 200000n, 103: 100000n, 104: 0n });
 });

@@ -120,7 +120,7 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
        (SELECT groupArray((wallet, toUnixTimestamp(toDateTime(day, 'UTC')) * 1000, toString(r), toString(v), toString(n))) FROM (
           SELECT wallet, day, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n FROM trader_days
            WHERE ${inWallets} AND day >= toDate(intDiv(least({from30:Int64}, {curveFrom:Int64}), 1000), 'UTC') GROUP BY wallet, day)) AS daily,
-       ${curve ? curveColumns(inWallets) : '[] AS curve_states, [] AS curve_closes'},
+       ${curve ? curveColumns(inWallets) : '([], [], [], [], [], [], []) AS curve_states, [] AS curve_closes'},
        ${positionsColumn(inWallets)},
        (SELECT groupArray((wallet, market_id, toString(r), toString(v), toString(n), toString(c))) FROM (
           SELECT wallet, market_id, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n, sum(cost_in) AS c
