@@ -143,7 +143,8 @@ const VIEWS = [
           toUnixTimestamp64Milli(min(first_time)) AS f, toUnixTimestamp64Milli(max(last_time)) AS l FROM trader_lifetime GROUP BY wallet ORDER BY wallet`,
   `SELECT wallet, day, toString(sum(realized)) AS r, toString(sum(volume)) AS v FROM trader_days GROUP BY wallet, day HAVING r != '0' OR v != '0' ORDER BY wallet, day`,
   `SELECT wallet, market_id, toString(sum(realized)) AS r, toString(sum(cost_in)) AS c FROM trader_market_pnl GROUP BY wallet, market_id ORDER BY wallet, market_id`,
-  `SELECT wallet, asset_id, toString(argMaxMerge(state).1) AS q, toString(argMaxMerge(state).2) AS c, toString(sum(realized)) AS r FROM position_state GROUP BY wallet, asset_id ORDER BY wallet, asset_id`,
+  `SELECT wallet, asset_id, toString(argMaxMerge(state).1) AS q, toString(argMaxMerge(state).2) AS c, toString(sum(realized)) AS r,
+          toString(sum(cost_in)) AS ci, toUnixTimestamp64Milli(min(fill_first)) AS ff, toUnixTimestamp64Milli(max(fill_last)) AS fl FROM position_state GROUP BY wallet, asset_id ORDER BY wallet, asset_id`,
 ];
 
 const events = history();
@@ -190,9 +191,14 @@ beforeAll(async () => {
     // has no state in memory and reads what was stored, like a restarted process.
     const written = await new PositionLedger(b.store).apply(events.slice(100, 160).map(fromChain) as LedgerEvent[]);
     redelivered = { written, after: await b.rows(LIVE_ROWS) };
-    // 0043, 0044 and 0051 rebuild position_state, trader_lifetime and trader_days from position_ledger;
+    // 0043, 0044, 0051 and 0052 rebuild position_state, trader_lifetime and trader_days from position_ledger;
     // run again (as after a crash halfway through) they must give what the views kept, not add to it.
-    for (const name of ['0043_position_state', '0044_trader_days_lifetime', '0051_trader_lifetime_trade_times']) {
+    for (const name of [
+      '0043_position_state',
+      '0044_trader_days_lifetime',
+      '0051_trader_lifetime_trade_times',
+      '0052_position_state_report_sums',
+    ]) {
       const rebuild = readMigrations().find((m) => m.name === name)!;
       for (const statement of rebuild.statements) await b.store.command(statement);
     }
@@ -216,7 +222,7 @@ test.each(VIEWS.map((sql, i) => [sql.slice(0, 60), i]))('views agree: %s', (_nam
   expect(incremental.views[i as number]).toEqual(rebuilt.views[i as number]);
 });
 
-test('migrations 0043, 0044 and 0051 run over an existing ledger rebuild the same states and wallet figures', () => {
+test('migrations 0043, 0044, 0051 and 0052 run over an existing ledger rebuild the same states and wallet figures', () => {
   expect(remigrated.map((rows) => rows.length)).toEqual([0, 1, 3].map((i) => rebuilt.views[i]!.length));
   expect(Math.min(...remigrated.map((rows) => rows.length))).toBeGreaterThan(2);
   expect(remigrated).toEqual([0, 1, 3].map((i) => rebuilt.views[i]));

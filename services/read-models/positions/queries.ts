@@ -44,24 +44,47 @@ export async function dataAsOf(store: AnalyticsStore): Promise<DataAsOf> {
 }
 
 const num = (v: unknown) => Number(v ?? 0);
-const msOrNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
-type PositionTuple = [string, string, string, string, number, string, string, number, number, string, string, string];
+/**
+ * A (wallet, token) row of position_state: wallet, token, market, outcome, outcome index, qty, cost,
+ * opened, last change, realized, bought, long-shot bought; then what the wallet's totals and per-market
+ * rows are summed from: volume, fills, USDC paid in by buys (splits included), first and last fill.
+ */
+type PositionTuple = [
+  string,
+  string,
+  string,
+  string,
+  number,
+  string,
+  string,
+  number,
+  number,
+  string,
+  string,
+  string,
+  string,
+  number,
+  string,
+  number | null,
+  number | null,
+];
 
 /** The arrays walletSnapshot selects for the wallets, one tuple per row (JSON arrays). */
 interface WalletArrays {
   progress: Progress;
-  totals: Array<[string, string, string, string, number | null, number | null]>;
   daily: Array<[string, number, string, string, string]>;
   positions: PositionTuple[];
-  market_pnl: Array<[string, string, string, string, string, string]>;
 }
 
 /** Every (wallet, token) the wallets ever held, in its current state, as PositionTuples. */
 const positionsColumn = (inWallets: string) => `
-       (SELECT groupArray((wallet, asset_id, m, o, toInt16(oi), toString(s.1), toString(s.2), toUnixTimestamp64Milli(s.3), l, toString(r), toString(b), toString(ls))) FROM (
+       (SELECT groupArray((wallet, asset_id, m, o, toInt16(oi), toString(s.1), toString(s.2), toUnixTimestamp64Milli(s.3), l, toString(r), toString(b),
+                           toString(ls), toString(v), n, toString(ci), ff, fl)) FROM (
           SELECT wallet, asset_id, any(market_id) AS m, any(outcome) AS o, any(outcome_index) AS oi, argMaxMerge(state) AS s,
-                 toUnixTimestamp64Milli(max(last_time)) AS l, sum(realized) AS r, sum(bought_usdc) AS b, sum(longshot_usdc) AS ls
+                 toUnixTimestamp64Milli(max(last_time)) AS l, sum(realized) AS r, sum(bought_usdc) AS b, sum(longshot_usdc) AS ls,
+                 sum(volume) AS v, sum(trades) AS n, sum(cost_in) AS ci,
+                 toUnixTimestamp64Milli(min(fill_first)) AS ff, toUnixTimestamp64Milli(max(fill_last)) AS fl
             FROM position_state WHERE ${inWallets} GROUP BY wallet, asset_id)) AS positions`;
 
 function positionRow([
@@ -95,11 +118,12 @@ function positionRow([
 
 /**
  * Everything the wallets' statistics need, in one statement: the ledger's progress, the wallets'
- * totals, daily rows, positions, per-market rows, what the curve's closed days are valued with
- * (pnl-curve.ts: the held tokens' states on the days they changed, each market's closes by day) and
- * what their markets are valued with now. Each part is a scalar subquery over the wallets' own
- * pre-aggregated rows (one statement instead of eleven: on chDB each statement costs a few ms before
- * it reads anything).
+ * (wallet, token) rows (their totals and per-market rows are summed from them in walletData), daily
+ * rows, what the curve's closed days are valued with (pnl-curve.ts: the held tokens' states on the days
+ * they changed, each market's closes by day) and what their markets are valued with now. Each part is
+ * a scalar subquery over the wallets' own pre-aggregated rows: one statement, and as few tables as
+ * possible, because on chDB each table read costs 4-7 ms before it reads anything (reading totals and
+ * per-market rows from trader_lifetime and trader_market_pnl cost a 10M-fill bench wallet 11 ms).
  * curveDays 0 reads no curve (positions and category figures need none; risk's drawdown is then 0).
  */
 async function walletSnapshot(store: AnalyticsStore, wallets: string[], options: { nowMs: number; curveDays: number }) {
@@ -108,23 +132,16 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
   const curve = options.curveDays > 0;
   const curveFrom = today - (Math.max(1, options.curveDays) - 1) * DAY_MS;
   const inWallets = 'wallet IN {wallets:Array(String)}';
-  const markets = `SELECT market_id FROM trader_market_pnl WHERE ${inWallets}`;
+  const markets = `SELECT market_id FROM position_state WHERE ${inWallets}`;
   const [row] = await store.query<WalletArrays & MarketDataArrays & CurveArrays>(
     `WITH ${marketDataScalars(markets)}
      SELECT
        ${PROGRESS} AS progress,
-       (SELECT groupArray((wallet, toString(r), toString(v), toString(n), f, l)) FROM (
-          SELECT wallet, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n,
-                 toUnixTimestamp64Milli(min(first_time)) AS f, toUnixTimestamp64Milli(max(last_time)) AS l
-            FROM trader_lifetime WHERE ${inWallets} GROUP BY wallet)) AS totals,
        (SELECT groupArray((wallet, toUnixTimestamp(toDateTime(day, 'UTC')) * 1000, toString(r), toString(v), toString(n))) FROM (
           SELECT wallet, day, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n FROM trader_days
            WHERE ${inWallets} AND day >= toDate(intDiv(least({from30:Int64}, {curveFrom:Int64}), 1000), 'UTC') GROUP BY wallet, day)) AS daily,
        ${curve ? curveColumns(inWallets) : '([], [], [], [], [], [], []) AS curve_states, [] AS curve_closes'},
        ${positionsColumn(inWallets)},
-       (SELECT groupArray((wallet, market_id, toString(r), toString(v), toString(n), toString(c))) FROM (
-          SELECT wallet, market_id, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n, sum(cost_in) AS c
-            FROM trader_market_pnl WHERE ${inWallets} GROUP BY wallet, market_id)) AS market_pnl,
        ${marketDataColumns(markets)}`,
     {
       wallets,
@@ -140,17 +157,49 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
 function walletData(snapshot: Awaited<ReturnType<typeof walletSnapshot>>, markets: Map<string, MarketInfo>): Map<string, WalletData> {
   const { row, today, from30, curveFrom, curve } = snapshot;
   const result = new Map<string, WalletData>();
-  for (const [wallet, realized, volume, trades, firstMs, lastMs] of row.totals) {
-    result.set(wallet, {
-      wallet,
-      totals: { realized: big(realized), volume: big(volume), trades: num(trades), first_ms: msOrNull(firstMs), last_ms: msOrNull(lastMs) },
-      last30: { realized: 0n, volume: 0n, trades: 0 },
-      positions: [],
-      markets: [],
-      curve: curve
-        ? { fromDayMs: curveFrom, toDayMs: today, realizedBefore: big(realized), dailyRealized: new Map(), unrealizedByDay: new Map() }
-        : null,
-    });
+  const marketRows = new Map<string, Map<string, MarketRow>>();
+  // Totals and per-market rows are sums of the wallet's (wallet, token) rows: every ledger row has its
+  // wallet, token and market (migration 0052).
+  for (const tuple of row.positions) {
+    const [wallet, , marketId, , , , , , , realized, , , volume, trades, costIn, firstFill, lastFill] = tuple;
+    let w = result.get(wallet);
+    if (!w) {
+      w = {
+        wallet,
+        totals: { realized: 0n, volume: 0n, trades: 0, first_ms: null, last_ms: null },
+        last30: { realized: 0n, volume: 0n, trades: 0 },
+        positions: [],
+        markets: [],
+        curve: null,
+      };
+      result.set(wallet, w);
+      marketRows.set(wallet, new Map());
+    }
+    w.positions.push(positionRow(tuple));
+    const t = w.totals;
+    t.realized += big(realized);
+    t.volume += big(volume);
+    t.trades += num(trades);
+    if (firstFill !== null) t.first_ms = t.first_ms === null ? num(firstFill) : Math.min(t.first_ms, num(firstFill));
+    if (lastFill !== null) t.last_ms = t.last_ms === null ? num(lastFill) : Math.max(t.last_ms, num(lastFill));
+    const byMarket = marketRows.get(wallet)!;
+    const m = byMarket.get(marketId) ?? { market_id: marketId, realized: 0n, volume: 0n, trades: 0, cost_in: 0n };
+    byMarket.set(marketId, m);
+    m.realized += big(realized);
+    m.volume += big(volume);
+    m.trades += num(trades);
+    m.cost_in += big(costIn);
+  }
+  for (const w of result.values()) {
+    w.markets = [...marketRows.get(w.wallet)!.values()];
+    if (curve)
+      w.curve = {
+        fromDayMs: curveFrom,
+        toDayMs: today,
+        realizedBefore: w.totals.realized,
+        dailyRealized: new Map(),
+        unrealizedByDay: new Map(),
+      };
   }
   for (const [wallet, dayMs, realized, volume, trades] of row.daily) {
     const w = result.get(wallet);
@@ -166,16 +215,6 @@ function walletData(snapshot: Awaited<ReturnType<typeof walletSnapshot>>, market
       w.curve.realizedBefore -= big(realized);
       w.curve.dailyRealized.set(day, (w.curve.dailyRealized.get(day) ?? 0n) + big(realized));
     }
-  }
-  for (const tuple of row.positions) result.get(tuple[0])?.positions.push(positionRow(tuple));
-  for (const [wallet, market_id, realized, volume, trades, costIn] of row.market_pnl) {
-    result.get(wallet)?.markets.push({
-      market_id,
-      realized: big(realized),
-      volume: big(volume),
-      trades: num(trades),
-      cost_in: big(costIn),
-    } satisfies MarketRow);
   }
   if (curve)
     for (const [wallet, byDay] of curveUnrealized(row, markets, curveFrom, today)) {

@@ -26,7 +26,7 @@ const at = (time: number) => {
   const block = 81_000_000 + n;
   return { tx_hash: txHash(900 + n), block_number: block, block_hash: `0x${block.toString(16).padStart(64, '0')}`, block_time_ms: time };
 };
-const buy = (wallet: string, shares: number, price: number, time: number) =>
+const buy = (wallet: string, shares: number, price: number, time: number, outcome = 0) =>
   chainFill({
     ...at(time),
     log_index: 1,
@@ -34,11 +34,13 @@ const buy = (wallet: string, shares: number, price: number, time: number) =>
     ledger_group: M,
     wallet,
     fill: {
-      asset_id: tok(0),
+      asset_id: tok(outcome),
+      outcome: outcome === 0 ? 'Yes' : 'No',
+      outcome_index: outcome,
       shares_micro: String(shares * 1e6),
       usdc_micro: String(Math.round(shares * price * 1e6)),
       price,
-      yes_price: price,
+      yes_price: outcome === 0 ? price : Math.round((1 - price) * 1e6) / 1e6,
     },
   });
 const change = (kind: 'split' | 'merge' | 'redemption', wallet: string, amount: number, time: number) =>
@@ -78,7 +80,8 @@ beforeAll(async () => {
     ],
   });
   // Three batches: each `given` waits until the ledger has applied it, so each is its own insert.
-  await h.given({ chainLedger: [buy(K, 10, 0.4, D2), buy(K, 5, 0.5, D1)] });
+  // K's first fill is on NO, its last on YES: the wallet's times span its tokens.
+  await h.given({ chainLedger: [buy(K, 10, 0.4, D2, 1), buy(K, 5, 0.5, D1)] });
   await h.given({ chainLedger: [change('split', S, 20, D1 + 1000)] });
   await h.given({ chainLedger: [change('redemption', K, 15, D0), change('merge', S, 5, D0 + 1000)] });
   await new TraderValuation(h.store).run(NOW);
@@ -88,8 +91,8 @@ afterAll(() => h.close());
 test('first and last trade are the first and last fill, not a later batch of redemptions', async () => {
   const { status, body } = await h.get(`/traders/${K}`);
   expect(status).toBe(200);
-  // 10 x (1 - 0.4) + 5 x (1 - 0.5) = 6 + 2.5 = 8.5 realized by the redemption at payout 1
-  expect(body.data.lifetime.total_realized_pnl).toBe(8.5);
+  // Redeemed at payouts (YES 1, NO 0): 10 NO bought for 4 -> 0 - 4 = -4; 5 YES bought for 2.5 -> 5 - 2.5 = 2.5
+  expect(body.data.lifetime.total_realized_pnl).toBe(-1.5);
   expect(body.data.first_trade_at).toBe(iso(D2));
   expect(body.data.last_trade_at).toBe(iso(D1));
   const board = (await h.get('/leaderboard?limit=5')).body.data;

@@ -46,7 +46,9 @@ FROM position_ledger GROUP BY wallet, asset_id;
 -- Migrations run before any consumer starts, so nothing is written to the ledger between these two.
 TRUNCATE TABLE position_state;
 
-INSERT INTO position_state
+-- Columns named: 0052 adds columns (their defaults until it rebuilds the table).
+INSERT INTO position_state (wallet, asset_id, market_id, outcome, outcome_index, state, max_rev, realized, bought_usdc, longshot_usdc,
+                            volume, trades, fees, first_time, last_time)
 SELECT wallet, asset_id, any(market_id) AS market_id, any(outcome) AS outcome, any(outcome_index) AS outcome_index,
        argMaxState((qty_after, cost_after, opened_at, time, block_number, log_index, event_id), rev) AS state,
        max(rev) AS max_rev,
