@@ -46,28 +46,28 @@ export async function dataAsOf(store: AnalyticsStore): Promise<DataAsOf> {
 const num = (v: unknown) => Number(v ?? 0);
 
 /**
- * A (wallet, token) row of position_state: wallet, token, market, outcome, outcome index, qty, cost,
- * opened, last change, realized, bought, long-shot bought; then what the wallet's totals and per-market
- * rows are summed from: volume, fills, USDC paid in by buys (splits included), first and last fill.
+ * A (wallet, token) row of position_state; the fields after long_shot are what the wallet's totals and
+ * per-market rows are summed from (walletData).
  */
 type PositionTuple = [
-  string,
-  string,
-  string,
-  string,
-  number,
-  string,
-  string,
-  number,
-  number,
-  string,
-  string,
-  string,
-  string,
-  number,
-  string,
-  number | null,
-  number | null,
+  wallet: string,
+  asset_id: string,
+  market_id: string,
+  outcome: string,
+  outcome_index: number,
+  qty: string,
+  cost: string,
+  opened_ms: number,
+  last_ms: number,
+  realized: string,
+  bought: string,
+  long_shot: string,
+  volume: string,
+  fills: number,
+  /** USDC paid in by buys of any kind (splits included). */
+  cost_in: string,
+  first_fill_ms: number | null,
+  last_fill_ms: number | null,
 ];
 
 /** The arrays walletSnapshot selects for the wallets, one tuple per row (JSON arrays). */
