@@ -39,12 +39,18 @@ export interface MarketDataArrays {
  * On chDB each table read costs a few ms before it reads anything, so reading them once matters.
  */
 export function marketDataScalars(ids: string): string {
+  return `
+    (SELECT groupArray((market_id, title, category, status, outcomes, outcome_token_ids, outcome_prices, yes_index, toUnixTimestamp64Milli(closed_at)))
+       FROM markets FINAL WHERE market_id IN (${ids})) AS catalog,
+    ${dailyClosesScalar(ids)}`;
+}
+
+/** The `daily_closes` WITH entry alone (marketDataScalars), for a statement that values only the curve. */
+export function dailyClosesScalar(ids: string): string {
   const closes = (table: string, priority: number) =>
     `SELECT market_id, toInt64(toDate(bucket, 'UTC')) AS cd, argMaxMerge(close) AS c, ${priority} AS pr FROM ${table}
       WHERE market_id IN (${ids}) GROUP BY market_id, bucket`;
   return `
-    (SELECT groupArray((market_id, title, category, status, outcomes, outcome_token_ids, outcome_prices, yes_index, toUnixTimestamp64Milli(closed_at)))
-       FROM markets FINAL WHERE market_id IN (${ids})) AS catalog,
     (SELECT groupArray((market_id, cs)) FROM (
         SELECT market_id, arraySort(groupArray((cd, c))) AS cs FROM (
           SELECT market_id, cd, argMax(c, pr) AS c FROM (${closes('chain_candles_1d', 1)} UNION ALL ${closes('candles_1d', 0)})

@@ -164,6 +164,7 @@ let incremental: Dump;
 let rebuilt: Dump;
 let redelivered: { written: number; after: Record<string, unknown>[] };
 let remigrated: Array<Record<string, unknown>[]>;
+let changes: Array<Record<string, unknown>>;
 
 beforeAll(async () => {
   const a = await projectionHarness('ledger-incremental');
@@ -191,18 +192,26 @@ beforeAll(async () => {
     // has no state in memory and reads what was stored, like a restarted process.
     const written = await new PositionLedger(b.store).apply(events.slice(100, 160).map(fromChain) as LedgerEvent[]);
     redelivered = { written, after: await b.rows(LIVE_ROWS) };
-    // 0043, 0044, 0051 and 0052 rebuild position_state, trader_lifetime and trader_days from position_ledger;
+    // 0043, 0044, 0051, 0052 and 0053 rebuild position_state, trader_lifetime and trader_days from position_ledger;
     // run again (as after a crash halfway through) they must give what the views kept, not add to it.
     for (const name of [
       '0043_position_state',
       '0044_trader_days_lifetime',
       '0051_trader_lifetime_trade_times',
       '0052_position_state_report_sums',
+      '0053_trader_curve',
     ]) {
       const rebuild = readMigrations().find((m) => m.name === name)!;
       for (const statement of rebuild.statements) await b.store.command(statement);
     }
     remigrated = await Promise.all([0, 1, 3].map((i) => b.rows(VIEWS[i]!)));
+    // trader_days.changes (the stored curves' witness) counts every ledger row of the (wallet, day).
+    changes = await b.rows(
+      `SELECT d.wallet AS wallet, d.day AS day, d.c AS counted, l.n AS rows FROM
+         (SELECT wallet, day, toString(sum(changes)) AS c FROM trader_days GROUP BY wallet, day) AS d
+         FULL JOIN (SELECT wallet, toDate(time, 'UTC') AS day, toString(count()) AS n FROM position_ledger GROUP BY wallet, day) AS l
+         ON d.wallet = l.wallet AND d.day = l.day ORDER BY wallet, day`,
+    );
   } finally {
     await b.close();
   }
@@ -222,10 +231,12 @@ test.each(VIEWS.map((sql, i) => [sql.slice(0, 60), i]))('views agree: %s', (_nam
   expect(incremental.views[i as number]).toEqual(rebuilt.views[i as number]);
 });
 
-test('migrations 0043, 0044, 0051 and 0052 run over an existing ledger rebuild the same states and wallet figures', () => {
+test('migrations 0043, 0044, 0051, 0052 and 0053 run over an existing ledger rebuild the same states and wallet figures', () => {
   expect(remigrated.map((rows) => rows.length)).toEqual([0, 1, 3].map((i) => rebuilt.views[i]!.length));
   expect(Math.min(...remigrated.map((rows) => rows.length))).toBeGreaterThan(2);
   expect(remigrated).toEqual([0, 1, 3].map((i) => rebuilt.views[i]));
+  expect(changes.length).toBeGreaterThan(2);
+  expect(changes.filter((r) => r.counted !== r.rows)).toEqual([]);
 });
 
 test('a batch handed over again applies nothing twice', () => {

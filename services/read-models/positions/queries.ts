@@ -5,8 +5,16 @@
  */
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { DAY_MS, iso, startOfUtcDay } from '../../shared/time.js';
-import { type MarketDataArrays, marketDataColumns, marketDataFrom, marketDataScalars, type MarketInfo } from './market-data.js';
+import {
+  dailyClosesScalar,
+  type MarketDataArrays,
+  marketDataColumns,
+  marketDataFrom,
+  marketDataScalars,
+  type MarketInfo,
+} from './market-data.js';
 import { type CurveArrays, curveColumns, curveUnrealized } from './pnl-curve.js';
+import { marksKey, type StoredCurveArrays, storedCurveColumns, storedCurveRow, storedUnrealized } from './stored-curve.js';
 import {
   type MarketRow,
   type PositionRow,
@@ -73,7 +81,7 @@ type PositionTuple = [
 /** The arrays walletSnapshot selects for the wallets, one tuple per row (JSON arrays). */
 interface WalletArrays {
   progress: Progress;
-  daily: Array<[string, number, string, string, string]>;
+  daily: Array<[string, number, string, string, string, string]>;
   positions: PositionTuple[];
 }
 
@@ -119,12 +127,13 @@ function positionRow([
 /**
  * Everything the wallets' statistics need, in one statement: the ledger's progress, the wallets'
  * (wallet, token) rows (their totals and per-market rows are summed from them in walletData), daily
- * rows, what the curve's closed days are valued with (pnl-curve.ts: the held tokens' states on the days
- * they changed, each market's closes by day) and what their markets are valued with now. Each part is
- * a scalar subquery over the wallets' own pre-aggregated rows: one statement, and as few tables as
- * possible, because on chDB each table read costs 4-7 ms before it reads anything (reading totals and
- * per-market rows from trader_lifetime and trader_market_pnl cost a 10M-fill bench wallet 11 ms).
- * curveDays 0 reads no curve (positions and category figures need none; risk's drawdown is then 0).
+ * rows, their stored curves and what decides whether those still hold (stored-curve.ts), and what their
+ * markets are valued with now. Each part is a scalar subquery over the wallets' own pre-aggregated rows:
+ * one statement, and as few tables as possible, because on chDB each table read costs 4-7 ms before it
+ * reads anything (reading totals and per-market rows from trader_lifetime and trader_market_pnl cost a
+ * 10M-fill bench wallet 11 ms). curveDays 0 reads no curve (positions and category figures need none;
+ * risk's drawdown is then 0). The daily rows cover the wallets' whole history (one row per active day):
+ * the curve's witness counts the ledger rows of every day before today.
  */
 async function walletSnapshot(store: AnalyticsStore, wallets: string[], options: { nowMs: number; curveDays: number }) {
   const today = startOfUtcDay(options.nowMs);
@@ -133,30 +142,25 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
   const curveFrom = today - (Math.max(1, options.curveDays) - 1) * DAY_MS;
   const inWallets = 'wallet IN {wallets:Array(String)}';
   const markets = `SELECT market_id FROM position_state WHERE ${inWallets}`;
-  const [row] = await store.query<WalletArrays & MarketDataArrays & CurveArrays>(
+  const [row] = await store.query<WalletArrays & MarketDataArrays & StoredCurveArrays>(
     `WITH ${marketDataScalars(markets)}
      SELECT
        ${PROGRESS} AS progress,
-       (SELECT groupArray((wallet, toUnixTimestamp(toDateTime(day, 'UTC')) * 1000, toString(r), toString(v), toString(n))) FROM (
-          SELECT wallet, day, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n FROM trader_days
-           WHERE ${inWallets} AND day >= toDate(intDiv(least({from30:Int64}, {curveFrom:Int64}), 1000), 'UTC') GROUP BY wallet, day)) AS daily,
-       ${curve ? curveColumns(inWallets) : '([], [], [], [], [], [], []) AS curve_states, [] AS curve_closes'},
+       (SELECT groupArray((wallet, toUnixTimestamp(toDateTime(day, 'UTC')) * 1000, toString(r), toString(v), toString(n), toString(c))) FROM (
+          SELECT wallet, day, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n, sum(changes) AS c FROM trader_days
+           WHERE ${inWallets} GROUP BY wallet, day)) AS daily,
+       ${curve ? storedCurveColumns(inWallets) : '[] AS stored_curves, [] AS closes_hashes'},
        ${positionsColumn(inWallets)},
        ${marketDataColumns(markets)}`,
-    {
-      wallets,
-      from30,
-      curveFrom,
-      today,
-    },
+    { wallets, today },
   );
   return { row: row!, today, from30, curveFrom, curve };
 }
 
 /** The wallets' rows from one snapshot, by wallet (wallets without ledger rows are absent). */
-function walletData(snapshot: Awaited<ReturnType<typeof walletSnapshot>>, markets: Map<string, MarketInfo>): Map<string, WalletData> {
+function walletData(snapshot: Awaited<ReturnType<typeof walletSnapshot>>): Map<string, WalletData & { rowsBefore: bigint }> {
   const { row, today, from30, curveFrom, curve } = snapshot;
-  const result = new Map<string, WalletData>();
+  const result = new Map<string, WalletData & { rowsBefore: bigint }>();
   const marketRows = new Map<string, Map<string, MarketRow>>();
   // Totals and per-market rows are sums of the wallet's (wallet, token) rows: every ledger row has its
   // wallet, token and market (migration 0052).
@@ -171,6 +175,7 @@ function walletData(snapshot: Awaited<ReturnType<typeof walletSnapshot>>, market
         positions: [],
         markets: [],
         curve: null,
+        rowsBefore: 0n,
       };
       result.set(wallet, w);
       marketRows.set(wallet, new Map());
@@ -201,10 +206,11 @@ function walletData(snapshot: Awaited<ReturnType<typeof walletSnapshot>>, market
         unrealizedByDay: new Map(),
       };
   }
-  for (const [wallet, dayMs, realized, volume, trades] of row.daily) {
+  for (const [wallet, dayMs, realized, volume, trades, changes] of row.daily) {
     const w = result.get(wallet);
     if (!w) continue;
     const day = num(dayMs);
+    if (day < today) w.rowsBefore += big(changes);
     if (day >= from30) {
       w.last30.realized += big(realized);
       w.last30.volume += big(volume);
@@ -216,11 +222,34 @@ function walletData(snapshot: Awaited<ReturnType<typeof walletSnapshot>>, market
       w.curve.dailyRealized.set(day, (w.curve.dailyRealized.get(day) ?? 0n) + big(realized));
     }
   }
-  if (curve)
-    for (const [wallet, byDay] of curveUnrealized(row, markets, curveFrom, today)) {
-      const w = result.get(wallet);
-      if (w?.curve) w.curve.unrealizedByDay = byDay;
-    }
+  return result;
+}
+
+/**
+ * Values the closed days of the curves of `wallets` (pnl-curve.ts) in a statement of their own: the
+ * held tokens' states and their markets' closes. Returns per wallet its unrealized PnL by day and the
+ * markets of the tokens it held on a curve day.
+ */
+async function valuedCurves(
+  store: AnalyticsStore,
+  wallets: string[],
+  markets: Map<string, MarketInfo>,
+  curveFrom: number,
+  today: number,
+): Promise<Map<string, { byDay: Map<number, bigint>; held: string[] }>> {
+  const inWallets = 'wallet IN {wallets:Array(String)}';
+  const [row] = await store.query<CurveArrays>(
+    `WITH ${dailyClosesScalar(`SELECT market_id FROM position_state WHERE ${inWallets}`)} SELECT ${curveColumns(inWallets)}`,
+    { wallets, curveFrom, today },
+  );
+  const byWallet = curveUnrealized(row!, markets, curveFrom, today);
+  const result = new Map<string, { byDay: Map<number, bigint>; held: string[] }>();
+  const [stateWallets, stateMarkets] = row!.curve_states;
+  stateWallets.forEach((wallet, i) => {
+    const entry = result.get(wallet) ?? { byDay: byWallet.get(wallet) ?? new Map<number, bigint>(), held: [] };
+    entry.held.push(stateMarkets[i]!);
+    result.set(wallet, entry);
+  });
   return result;
 }
 
@@ -229,20 +258,59 @@ export interface WalletReports {
   markets: Map<string, MarketInfo>;
   /** How far the ledger had applied the log when these rows were read. */
   asOf: DataAsOf;
+  /**
+   * The curves: wallets served from their stored closed days, and trader_curve rows of the curves
+   * valued here (the valuation pass stores them).
+   */
+  curves: { stored: string[]; valued: Array<ReturnType<typeof storedCurveRow>> };
 }
 
-/** Statistics of these wallets at current marks (one statement for all of them). */
+/**
+ * Statistics of these wallets at current marks: one statement for all of them, and one more for the
+ * curves of wallets whose stored curve does not hold (stored-curve.ts).
+ */
 export async function walletReports(
   store: AnalyticsStore,
   wallets: string[],
   options: { nowMs: number; curveDays: number },
 ): Promise<WalletReports> {
-  if (wallets.length === 0) return { reports: new Map(), markets: new Map(), asOf: { time: null, block: null } };
+  const curves: WalletReports['curves'] = { stored: [], valued: [] };
+  if (wallets.length === 0) return { reports: new Map(), markets: new Map(), asOf: { time: null, block: null }, curves };
   const snapshot = await walletSnapshot(store, wallets, options);
   const { markets, quotes } = marketDataFrom(snapshot.row);
+  const data = walletData(snapshot);
+  if (snapshot.curve) {
+    const closesHashes = new Map(snapshot.row.closes_hashes);
+    const stored = new Map(snapshot.row.stored_curves.map((c) => [c[0], c]));
+    const marks = (marketId: string) => marksKey(closesHashes.get(marketId), markets.get(marketId));
+    const witness = (w: { rowsBefore: bigint }) => ({
+      fromDayMs: snapshot.curveFrom,
+      todayMs: snapshot.today,
+      rowsBefore: w.rowsBefore,
+      marks,
+    });
+    const stale: string[] = [];
+    for (const [wallet, w] of data) {
+      const byDay = storedUnrealized(stored.get(wallet), witness(w));
+      if (byDay) {
+        w.curve!.unrealizedByDay = byDay;
+        curves.stored.push(wallet);
+      } else stale.push(wallet);
+    }
+    if (stale.length > 0) {
+      const valuedAt = iso(Date.now());
+      const valued = await valuedCurves(store, stale, markets, snapshot.curveFrom, snapshot.today);
+      for (const wallet of stale) {
+        const w = data.get(wallet)!;
+        const { byDay, held } = valued.get(wallet) ?? { byDay: new Map<number, bigint>(), held: [] };
+        w.curve!.unrealizedByDay = byDay;
+        curves.valued.push(storedCurveRow(wallet, byDay, held, witness(w), valuedAt));
+      }
+    }
+  }
   const reports = new Map<string, { data: WalletData; report: TraderReport }>();
-  for (const [wallet, d] of walletData(snapshot, markets)) reports.set(wallet, { data: d, report: traderReport(d, markets, quotes) });
-  return { reports, markets, asOf: asOfFrom(snapshot.row.progress) };
+  for (const [wallet, d] of data) reports.set(wallet, { data: d, report: traderReport(d, markets, quotes) });
+  return { reports, markets, asOf: asOfFrom(snapshot.row.progress), curves };
 }
 
 /**

@@ -2,7 +2,8 @@
  * The valuation pass: figures that move with marks (unrealized and total PnL, won/lost, risk score)
  * for the wallets whose positions changed (trader_touches) or whose markets' marks or catalog records
  * moved since the last pass, written to trader_valuation / trader_category_valuation for the
- * leaderboards' mark-dependent sorts. Its cost follows what changed, never the history: realized PnL,
+ * leaderboards' mark-dependent sorts, and the closed days of their 30-day PnL curves to trader_curve
+ * for the reports (stored-curve.ts). Its cost follows what changed, never the history: realized PnL,
  * volume and fills are read from the views directly; each wallet is valued from its pre-aggregated rows.
  */
 import type { Logger } from '../../logger.js';
@@ -10,6 +11,9 @@ import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { runPeriodically } from '../../shared/periodic.js';
 import { iso } from '../../shared/time.js';
 import { walletReports } from './queries.js';
+
+/** Days of the curve the pass values and stores: /traders' and /pnl's default (stored-curve.ts). */
+export const CURVE_DAYS = 30;
 
 /** Wallets valued per query set; a pass values at most `maxWallets` and leaves the rest for the next. */
 const CHUNK = 500;
@@ -72,7 +76,7 @@ export class TraderValuation {
   }
 
   async value(wallets: string[], nowMs: number): Promise<void> {
-    const { reports } = await walletReports(this.store, wallets, { nowMs, curveDays: 30 });
+    const { reports, curves } = await walletReports(this.store, wallets, { nowMs, curveDays: CURVE_DAYS });
     const valuedAt = iso(Date.now());
     const rows = [];
     const categoryRows = [];
@@ -108,6 +112,8 @@ export class TraderValuation {
     }
     await this.store.insert('trader_valuation', rows);
     await this.store.insert('trader_category_valuation', categoryRows);
+    // The closed days valued here (wallets whose stored curve no longer held), for the reports to serve.
+    if (curves.valued.length > 0) await this.store.insert('trader_curve', curves.valued);
   }
 }
 

@@ -47,13 +47,13 @@ FROM position_ledger GROUP BY wallet;
 -- Migrations run before any consumer starts, so nothing is written to the ledger between these.
 TRUNCATE TABLE trader_days;
 
-INSERT INTO trader_days
+INSERT INTO trader_days (wallet, day, realized, volume, trades)
 SELECT wallet, toDate(time, 'UTC') AS day, sum(realized * sign) AS realized, sum(toInt64(volume) * sign) AS volume, sum(toInt64(trades) * sign) AS trades
 FROM position_ledger GROUP BY wallet, day;
 
 TRUNCATE TABLE trader_lifetime;
 
-INSERT INTO trader_lifetime
+INSERT INTO trader_lifetime (wallet, realized, volume, trades, bought_usdc, first_time, last_time)
 SELECT wallet, sum(realized * sign) AS realized, sum(toInt64(volume) * sign) AS volume, sum(toInt64(trades) * sign) AS trades,
        sumIf(toInt64(in_usdc) * sign, kind = 'fill' AND action = 'buy') AS bought_usdc,
        minIf(time, kind = 'fill') AS first_time, maxIf(time, kind = 'fill') AS last_time

@@ -1,0 +1,126 @@
+/**
+ * The PnL curve's stored closed days (stored-curve.ts): a report serves them only while what they were
+ * valued with is unchanged, and then they equal what the report would value itself, to the micro-unit.
+ * Each step changes one input - a fill today, a late fill moving a past close, a late fill of the wallet
+ * itself, the market's settlement, a new day - and checks the curve against hand-computed values, once
+ * valued by the report and once served from what the valuation pass stored.
+ */
+import { chainFill, marketUpserted, txHash } from '../../../test/support/events.js';
+import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
+import { DAY_MS, startOfUtcDay } from '../../shared/time.js';
+import { walletReports } from './queries.js';
+import { TraderValuation } from './valuation.js';
+
+const NOW = Date.now();
+const TODAY = startOfUtcDay(NOW);
+const day = (back: number) => TODAY - back * DAY_MS;
+const D3 = day(3) + 3_600_000;
+const D2 = day(2) + 3_600_000;
+const D1 = day(1) + 3_600_000;
+const D0 = TODAY + Math.floor((NOW - TODAY) / 2);
+
+const M = `0x${'e'.repeat(64)}`;
+const A = `0x${'a1'.repeat(20)}`; // the wallet whose curve is checked
+const B = `0x${'b2'.repeat(20)}`; // sets the market's closes
+const tok = (i: number) => `${M.slice(2, 8)}${i}`;
+const market = (version: number, over: Parameters<typeof marketUpserted>[0] = {}) =>
+  marketUpserted({ market_id: M, outcome_token_ids: [tok(0), tok(1)], ...over, event_id: `${M}:${version}` });
+
+/** A YES buy; block numbers give the chain's order whatever order the fills are published in. */
+const buy = (wallet: string, block: number, time: number, shares: number, price: number, role: 'taker' | 'maker' = 'taker') =>
+  chainFill({
+    tx_hash: txHash(5_000 + block),
+    block_number: 82_000_000 + block,
+    block_hash: `0x${(82_000_000 + block).toString(16).padStart(64, '0')}`,
+    block_time_ms: time,
+    log_index: 1,
+    market_id: M,
+    ledger_group: M,
+    wallet,
+    fill: {
+      role,
+      asset_id: tok(0),
+      outcome: 'Yes',
+      outcome_index: 0,
+      shares_micro: String(shares * 1e6),
+      usdc_micro: String(Math.round(shares * price * 1e6)),
+      price,
+      yes_price: price,
+    },
+  });
+
+let h: ProjectionHarness;
+let valuation: TraderValuation;
+
+/** A's curve's closed days that are not 0, as { day offset: unrealized micro-USDC }. */
+async function closedDays(nowMs = NOW) {
+  const { reports, curves } = await walletReports(h.store, [A], { nowMs, curveDays: 30 });
+  const today = startOfUtcDay(nowMs);
+  const days: Record<string, string> = {};
+  for (const p of reports.get(A)!.report.curve) {
+    const at = Date.parse(p.date);
+    if (at < today && p.unrealized !== 0n) days[`d-${(today - at) / DAY_MS}`] = p.unrealized.toString();
+  }
+  return { days, stored: curves.stored.includes(A), valued: curves.valued.length };
+}
+
+/** The curve valued by the report (nothing stored holds), then served from what the pass stored. */
+async function valuedThenStored(expected: Record<string, string>, nowMs = NOW) {
+  const live = await closedDays(nowMs);
+  expect(live).toEqual({ days: expected, stored: false, valued: 1 });
+  await valuation.value([A], nowMs);
+  expect(await closedDays(nowMs)).toEqual({ days: expected, stored: true, valued: 0 });
+}
+
+beforeAll(async () => {
+  h = await projectionHarness('stored_curve');
+  valuation = new TraderValuation(h.store);
+  await h.given({ markets: [market(1)] });
+  // A buys 10 YES at 0.40 on D3; B's trades close D2 at 0.50 and D1 at 0.60.
+  await h.given({ chainLedger: [buy(A, 10, D3, 10, 0.4), buy(B, 20, D2, 1, 0.5), buy(B, 30, D1, 1, 0.6)] });
+}, 120_000);
+afterAll(() => h.close());
+
+// Hand-computed: A holds 10 YES costing 4 USDC. D3: 10 x 0.40 - 4 = 0; D2: 10 x 0.50 - 4 = 1; D1: 10 x 0.60 - 4 = 2.
+test('a stored curve equals the valued one', async () => {
+  await valuedThenStored({ 'd-2': '1000000', 'd-1': '2000000' });
+});
+
+test("today's fills leave the stored closed days in use", async () => {
+  await h.given({ chainLedger: [buy(A, 40, D0, 10, 0.7)] });
+  expect(await closedDays()).toEqual({ days: { 'd-2': '1000000', 'd-1': '2000000' }, stored: true, valued: 0 });
+});
+
+test("a late trade moving a past day's close makes the stored curve stale", async () => {
+  // B at 0.30 on D2, after its 0.50 in the chain's order: D2 closes at 0.30 -> 10 x 0.30 - 4 = -1.
+  await h.given({ chainLedger: [buy(B, 25, D2 + 1000, 1, 0.3)] });
+  await valuedThenStored({ 'd-2': '-1000000', 'd-1': '2000000' });
+});
+
+test('a late fill of the wallet itself on a past day makes the stored curve stale', async () => {
+  // A (maker: the closes stay) buys 10 more at 0.20 on D2: 20 YES costing 6. D2: 20 x 0.30 - 6 = 0; D1: 20 x 0.60 - 6 = 6.
+  await h.given({ chainLedger: [buy(A, 26, D2 + 2000, 10, 0.2, 'maker')] });
+  await valuedThenStored({ 'd-1': '6000000' });
+});
+
+test('the market settling on a past day makes the stored curve stale', async () => {
+  // Resolved YES, closed on D1: D1 is valued at the payout, 20 x 1 - 6 = 14.
+  await h.given({
+    markets: [
+      market(2, {
+        status: 'resolved',
+        resolved_outcome: 'Yes',
+        outcome_prices: [1, 0],
+        closed_ms: D1,
+        updated_at_ms: NOW,
+        ingested_at_ms: NOW,
+      }),
+    ],
+  });
+  await valuedThenStored({ 'd-1': '14000000' });
+});
+
+test('a new day makes the stored curve stale', async () => {
+  // Tomorrow, today is a closed day too, valued at the payout: 30 YES costing 13 -> 30 - 13 = 17.
+  await valuedThenStored({ 'd-2': '14000000', 'd-1': '17000000' }, NOW + DAY_MS);
+});

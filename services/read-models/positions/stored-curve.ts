@@ -1,0 +1,102 @@
+/**
+ * The PnL curve's closed days as the valuation pass stored them (`trader_curve`, migration 0053), and
+ * when a report may serve them instead of valuing the days itself (pnl-curve.ts).
+ *
+ * A closed day's unrealized PnL is a function of the wallet's ledger rows dated up to that day, the daily
+ * closes of the markets it held and their settlement (pnl-curve.ts). A stored curve is used only when,
+ * read in the report's own statement, all of these are what they were when it was valued:
+ * - the curve's today (a new day adds a closed day) and a first day on or before the one asked for;
+ * - the number of the wallet's ledger rows dated before today (trader_days.changes: rows are only ever
+ *   added, cancellations and replays included, so any change dated on a closed day raises it; today's
+ *   fills do not, so a wallet trading now keeps its stored days);
+ * - for each market it held on a curve day, its marks key: a hash of its daily closes before today and
+ *   its settlement fields. Markets not held on any curve day cannot have become held on one without a
+ *   ledger row dated before today.
+ * The closes hash is 64-bit (cityHash64): a change that collides keeps a stale curve with odds of 2^-64.
+ * Witnesses are read before the states they are stored with (valuation pass: the report's statement,
+ * then the curve's), so a change between the two can only make a stored curve look stale, never fresh.
+ */
+import { DAY_MS } from '../../shared/time.js';
+import type { MarketInfo } from './market-data.js';
+
+/** A stored curve as the wallet statement selects it (JSON arrays). */
+export type StoredCurveTuple = [
+  wallet: string,
+  fromDayMs: number,
+  toDayMs: number,
+  unrealized: string[],
+  rowsBefore: string,
+  markets: string[],
+  marks: string[],
+];
+
+/** What storedCurveColumns selects. */
+export interface StoredCurveArrays {
+  stored_curves: StoredCurveTuple[];
+  /** Per market of the statement: a hash of its daily closes before {today} (market-data.ts daily_closes). */
+  closes_hashes: Array<[string, string]>;
+}
+
+/**
+ * Columns of the wallet statement over marketDataScalars: the wallets' stored curves (the newest per
+ * wallet) and each market's closes hash.
+ */
+export function storedCurveColumns(inWallets: string): string {
+  return `
+    (SELECT groupArray((wallet, f, t, u, r, m, k)) FROM (
+        SELECT wallet, toUnixTimestamp(toDateTime(from_day, 'UTC')) * 1000 AS f, toUnixTimestamp(toDateTime(to_day, 'UTC')) * 1000 AS t,
+               arrayMap(x -> toString(x), unrealized) AS u, toString(rows_before) AS r, markets AS m, marks AS k
+          FROM trader_curve FINAL WHERE ${inWallets})) AS stored_curves,
+    arrayMap(m -> (m.1, toString(cityHash64(arrayFilter(x -> x.1 < intDiv({today:Int64}, 86400000), m.2)))), daily_closes) AS closes_hashes`;
+}
+
+/** The key of what a market's closed days are valued with: its closes before today and its settlement. */
+export function marksKey(closesHash: string | undefined, market: MarketInfo | undefined): string {
+  if (!market) return `${closesHash ?? '-'}|unknown`;
+  return [closesHash ?? '-', market.status, market.closed_ms ?? '-', market.yes_index, market.outcome_prices.join(',')].join('|');
+}
+
+/** What a report knows when it decides whether a wallet's stored curve still holds. */
+export interface CurveWitness {
+  fromDayMs: number;
+  todayMs: number;
+  /** The wallet's ledger rows dated before today. */
+  rowsBefore: bigint;
+  marks: (marketId: string) => string;
+}
+
+/**
+ * The stored unrealized PnL by day (day ms, from `witness.fromDayMs`; days valued 0 are left out, as
+ * curveUnrealized leaves them), or null when the stored curve does not hold for this report.
+ */
+export function storedUnrealized(stored: StoredCurveTuple | undefined, witness: CurveWitness): Map<number, bigint> | null {
+  if (!stored) return null;
+  const [, fromMs, toMs, unrealized, rowsBefore, markets, marks] = stored;
+  if (Number(toMs) !== witness.todayMs || Number(fromMs) > witness.fromDayMs) return null;
+  if (unrealized.length !== Math.round((witness.todayMs - Number(fromMs)) / DAY_MS)) return null;
+  if (BigInt(rowsBefore) !== witness.rowsBefore) return null;
+  if (markets.some((marketId, i) => witness.marks(marketId) !== marks[i])) return null;
+  const result = new Map<number, bigint>();
+  unrealized.forEach((value, i) => {
+    const day = Number(fromMs) + i * DAY_MS;
+    if (day >= witness.fromDayMs && value !== '0') result.set(day, BigInt(value));
+  });
+  return result;
+}
+
+/** A trader_curve row for a curve valued from `fromDayMs` to the day before `todayMs`. */
+export function storedCurveRow(wallet: string, byDay: Map<number, bigint>, markets: string[], witness: CurveWitness, valuedAt: string) {
+  const unrealized: string[] = [];
+  for (let day = witness.fromDayMs; day < witness.todayMs; day += DAY_MS) unrealized.push((byDay.get(day) ?? 0n).toString());
+  const held = [...new Set(markets)].sort();
+  return {
+    wallet,
+    from_day: new Date(witness.fromDayMs).toISOString().slice(0, 10),
+    to_day: new Date(witness.todayMs).toISOString().slice(0, 10),
+    unrealized,
+    rows_before: witness.rowsBefore.toString(),
+    markets: held,
+    marks: held.map((marketId) => witness.marks(marketId)),
+    valued_at: valuedAt,
+  };
+}
