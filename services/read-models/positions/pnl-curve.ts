@@ -46,30 +46,41 @@ export interface CurveArrays {
   curve_states: CurveStates;
   /** Per market: (market, YES close on each day of the curve from its first, -1 before the first close). */
   curve_closes: Array<[string, number[]]>;
+  /** Per (wallet, token) with states before today: its ledger rows dated before today (position_daily.changes). */
+  curve_rows_before: Array<[string, string]>;
 }
 
 /**
- * Columns of the wallet statement for the curve from {curveFrom:Int64} to the day before {today:Int64}
- * (ms, UTC day starts): `curve_states` from `position_daily` for the wallets in `inWallets`, and
- * `curve_closes` from the statement's `daily_closes` scalar (market-data.ts marketDataScalars: the
- * current marks read it too, so each candle table is read once per statement).
+ * A WITH entry and the columns of a statement valuing the curve from {curveFrom:Int64} to the day before
+ * {today:Int64} (ms, UTC day starts): `curve_states` and `curve_rows_before` from one read of
+ * `position_daily` for the wallets in `inWallets`, and `curve_closes` from the statement's
+ * `daily_closes` scalar (market-data.ts).
  */
-export function curveColumns(inWallets: string): string {
+export function curveColumns(inWallets: string): { with: string; columns: string } {
   const from = 'intDiv({curveFrom:Int64}, 86400000)';
   const today = 'intDiv({today:Int64}, 86400000)';
   const days = `toUInt32(greatest(1, ${today} - ${from}))`;
-  // A close holds from its day until the next close's day (or today): one row per curve day it covers.
-  return `
-    (SELECT (groupArray(wallet), groupArray(mk), groupArray(o), groupArray(length(ss)),
-             arrayFlatten(groupArray(ss.1)), arrayFlatten(groupArray(ss.2)), arrayFlatten(groupArray(ss.3))) FROM (
-        SELECT wallet, any(m) AS mk, any(oi) AS o,
+  // The states and, from the same read of position_daily (one snapshot), each token's ledger rows
+  // dated before today: what a stored curve is stamped with (stored-curve.ts). Tokens never held on a
+  // curve day send no states but count their rows.
+  const statesAndChanges = `
+    (SELECT (groupArrayIf(wallet, held), groupArrayIf(mk, held), groupArrayIf(o, held), groupArrayIf(length(ss), held),
+             arrayFlatten(groupArrayIf(ss.1, held)), arrayFlatten(groupArrayIf(ss.2, held)), arrayFlatten(groupArrayIf(ss.3, held)),
+             groupArray((wallet, toString(rows_before)))) FROM (
+        SELECT wallet, any(m) AS mk, any(oi) AS o, sum(ch) AS rows_before,
                arraySort(groupArray((toInt64(day), st.1, st.2))) AS all_states,
                -- from the newest state on or before the first day: the earlier ones are not needed
-               arraySlice(all_states, greatest(1, arrayLastIndex(x -> x.1 <= ${from}, all_states))) AS ss
-          FROM (SELECT wallet, asset_id, day, any(market_id) AS m, any(outcome_index) AS oi, argMaxMerge(state) AS st
+               arraySlice(all_states, greatest(1, arrayLastIndex(x -> x.1 <= ${from}, all_states))) AS ss,
+               arrayExists(x -> x.2 != 0, ss) AS held
+          FROM (SELECT wallet, asset_id, day, any(market_id) AS m, any(outcome_index) AS oi, argMaxMerge(state) AS st, sum(changes) AS ch
                   FROM position_daily WHERE ${inWallets} AND toInt64(day) < ${today} GROUP BY wallet, day, asset_id)
-         GROUP BY wallet, asset_id
-        HAVING arrayExists(x -> x.2 != 0, ss))) AS curve_states,
+         GROUP BY wallet, asset_id)) AS curve_all`;
+  // A close holds from its day until the next close's day (or today): one row per curve day it covers.
+  return {
+    with: statesAndChanges,
+    columns: `
+    (curve_all.1, curve_all.2, curve_all.3, curve_all.4, curve_all.5, curve_all.6, curve_all.7) AS curve_states,
+    curve_all.8 AS curve_rows_before,
     (SELECT groupArray((market_id, px)) FROM (
         SELECT market_id, groupArrayInsertAt(-1., ${days})(value, toUInt32(d - ${from})) AS px FROM (
           SELECT market_id, arrayJoin(arrayEnumerate(cs)) AS ci, cs[ci].2 AS value,
@@ -77,7 +88,8 @@ export function curveColumns(inWallets: string): string {
             FROM (SELECT t.1 AS market_id, arraySlice(t.2, greatest(1, arrayLastIndex(x -> x.1 <= ${from}, t.2))) AS cs
                     FROM (SELECT arrayJoin(daily_closes) AS t)))
          WHERE d < ${today}
-         GROUP BY market_id)) AS curve_closes`;
+         GROUP BY market_id)) AS curve_closes`,
+  };
 }
 
 /**
@@ -85,7 +97,7 @@ export function curveColumns(inWallets: string): string {
  * micro-USDC; days without a valued holding are absent, which the curve reads as 0).
  */
 export function curveUnrealized(
-  arrays: CurveArrays,
+  arrays: Pick<CurveArrays, 'curve_states' | 'curve_closes'>,
   markets: Map<string, MarketInfo>,
   fromDayMs: number,
   todayMs: number,

@@ -227,8 +227,9 @@ function walletData(snapshot: Awaited<ReturnType<typeof walletSnapshot>>): Map<s
 
 /**
  * Values the closed days of the curves of `wallets` (pnl-curve.ts) in a statement of their own: the
- * held tokens' states and their markets' closes. Returns per wallet its unrealized PnL by day and the
- * markets of the tokens it held on a curve day.
+ * held tokens' states and their markets' closes. Returns per wallet its unrealized PnL by day, the
+ * markets of the tokens it held on a curve day and its ledger rows dated before today counted in the
+ * same read as the states (what a stored curve is stamped with: stored-curve.ts).
  */
 async function valuedCurves(
   store: AnalyticsStore,
@@ -236,20 +237,26 @@ async function valuedCurves(
   markets: Map<string, MarketInfo>,
   curveFrom: number,
   today: number,
-): Promise<Map<string, { byDay: Map<number, bigint>; held: string[] }>> {
+): Promise<Map<string, { byDay: Map<number, bigint>; held: string[]; rowsBefore: bigint }>> {
   const inWallets = 'wallet IN {wallets:Array(String)}';
+  const curve = curveColumns(inWallets);
   const [row] = await store.query<CurveArrays>(
-    `WITH ${dailyClosesScalar(`SELECT market_id FROM position_state WHERE ${inWallets}`)} SELECT ${curveColumns(inWallets)}`,
+    `WITH ${dailyClosesScalar(`SELECT market_id FROM position_state WHERE ${inWallets}`)}, ${curve.with} SELECT ${curve.columns}`,
     { wallets, curveFrom, today },
   );
   const byWallet = curveUnrealized(row!, markets, curveFrom, today);
-  const result = new Map<string, { byDay: Map<number, bigint>; held: string[] }>();
+  const result = new Map<string, { byDay: Map<number, bigint>; held: string[]; rowsBefore: bigint }>();
+  const entry = (wallet: string) => {
+    let e = result.get(wallet);
+    if (!e) {
+      e = { byDay: byWallet.get(wallet) ?? new Map<number, bigint>(), held: [], rowsBefore: 0n };
+      result.set(wallet, e);
+    }
+    return e;
+  };
   const [stateWallets, stateMarkets] = row!.curve_states;
-  stateWallets.forEach((wallet, i) => {
-    const entry = result.get(wallet) ?? { byDay: byWallet.get(wallet) ?? new Map<number, bigint>(), held: [] };
-    entry.held.push(stateMarkets[i]!);
-    result.set(wallet, entry);
-  });
+  for (const [i, wallet] of stateWallets.entries()) entry(wallet).held.push(stateMarkets[i]!);
+  for (const [wallet, rows] of row!.curve_rows_before) entry(wallet).rowsBefore += big(rows);
   return result;
 }
 
@@ -302,9 +309,11 @@ export async function walletReports(
       const valued = await valuedCurves(store, stale, markets, snapshot.curveFrom, snapshot.today);
       for (const wallet of stale) {
         const w = data.get(wallet)!;
-        const { byDay, held } = valued.get(wallet) ?? { byDay: new Map<number, bigint>(), held: [] };
+        const { byDay, held, rowsBefore } = valued.get(wallet) ?? { byDay: new Map<number, bigint>(), held: [], rowsBefore: 0n };
         w.curve!.unrealizedByDay = byDay;
-        curves.valued.push(storedCurveRow(wallet, byDay, held, witness(w), valuedAt));
+        // Stamped with the rows the states were read with, not the (possibly older or newer) count of
+        // this statement's trader_days: a view's rows reach each table in its own step.
+        curves.valued.push(storedCurveRow(wallet, byDay, held, witness({ rowsBefore }), valuedAt));
       }
     }
   }

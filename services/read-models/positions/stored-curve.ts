@@ -13,8 +13,11 @@
  *   its settlement fields. Markets not held on any curve day cannot have become held on one without a
  *   ledger row dated before today.
  * The closes hash is 64-bit (cityHash64): a change that collides keeps a stale curve with odds of 2^-64.
- * Witnesses are read before the states they are stored with (valuation pass: the report's statement,
- * then the curve's), so a change between the two can only make a stored curve look stale, never fresh.
+ * A curve is stamped with what it was valued with: the ledger rows counted in the same read of
+ * position_daily as its states (position_daily.changes; a view's rows reach each table in its own step,
+ * so trader_days read in another subquery could already count a row position_daily does not show yet),
+ * and the closes hashes and catalog of the report's statement, read before the curve's closes, so a
+ * close that changes in between can only make the stored curve look stale, never fresh.
  */
 import { DAY_MS } from '../../shared/time.js';
 import type { MarketInfo } from './market-data.js';

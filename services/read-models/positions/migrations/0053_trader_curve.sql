@@ -3,9 +3,10 @@
 -- of its markets (the 10M-fill bench wallet: 10,424 states, 300 markets x 31 days, about 20 ms of a
 -- 60 ms report on chDB). A stored curve is served only while what it was valued with is unchanged,
 -- checked on every read from rows the report reads anyway:
--- - the wallet's ledger rows dated before the curve's "today": trader_days.changes counts every ledger
---   row (cancellations and replays included: rows are only ever added) per (wallet, day), so a late or
---   replayed change on any closed day raises the sum, while today's fills do not touch it;
+-- - the wallet's ledger rows dated before the curve's "today": trader_days.changes (checked) and
+--   position_daily.changes (stamped) count every ledger row (cancellations and replays included: rows
+--   are only ever added) per (wallet, day), so a late or replayed change on any closed day raises the
+--   sum, while today's fills do not touch it;
 -- - per market held on a curve day, its daily closes before today and its settlement (marks);
 -- - the curve's first day and today.
 -- Otherwise the report values the closed days itself, as before.
@@ -26,6 +27,24 @@ INSERT INTO trader_days (wallet, day, realized, volume, trades, changes)
 SELECT wallet, toDate(time, 'UTC') AS day, sum(realized * sign) AS realized, sum(toInt64(volume) * sign) AS volume,
        sum(toInt64(trades) * sign) AS trades, count() AS changes
 FROM position_ledger GROUP BY wallet, day;
+
+-- The same count per (wallet, day, token) in position_daily: a curve is stamped with the rows counted in
+-- the same read as the states it was valued from (a view's rows reach each table in its own step).
+DROP VIEW IF EXISTS position_daily_mv;
+
+ALTER TABLE position_daily ADD COLUMN IF NOT EXISTS changes SimpleAggregateFunction(sum, UInt64);
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS position_daily_mv TO position_daily AS
+SELECT wallet, toDate(time, 'UTC') AS day, asset_id, any(market_id) AS market_id, any(outcome_index) AS outcome_index,
+       argMaxState((qty_after, cost_after), rev) AS state, count() AS changes
+FROM position_ledger GROUP BY wallet, day, asset_id;
+
+TRUNCATE TABLE position_daily;
+
+INSERT INTO position_daily (wallet, day, asset_id, market_id, outcome_index, state, changes)
+SELECT wallet, toDate(time, 'UTC') AS day, asset_id, any(market_id) AS market_id, any(outcome_index) AS outcome_index,
+       argMaxState((qty_after, cost_after), rev) AS state, count() AS changes
+FROM position_ledger GROUP BY wallet, day, asset_id;
 
 -- One row per wallet, the newest valuation wins. unrealized[i] is day from_day + i (micro-USDC, 0 when
 -- nothing held was valued), up to the day before to_day. rows_before: the wallet's ledger rows dated
