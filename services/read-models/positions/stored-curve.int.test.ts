@@ -22,24 +22,25 @@ const D0 = TODAY + Math.floor((NOW - TODAY) / 2);
 const M = `0x${'e'.repeat(64)}`;
 const A = `0x${'a1'.repeat(20)}`; // the wallet whose curve is checked
 const B = `0x${'b2'.repeat(20)}`; // sets the market's closes
+const N = `0x${'f'.repeat(64)}`; // a second market A holds, first traded today
 const tok = (i: number) => `${M.slice(2, 8)}${i}`;
 const market = (version: number, over: Parameters<typeof marketUpserted>[0] = {}) =>
   marketUpserted({ market_id: M, outcome_token_ids: [tok(0), tok(1)], ...over, event_id: `${M}:${version}` });
 
 /** A YES buy; block numbers give the chain's order whatever order the fills are published in. */
-const buy = (wallet: string, block: number, time: number, shares: number, price: number, role: 'taker' | 'maker' = 'taker') =>
+const buy = (wallet: string, block: number, time: number, shares: number, price: number, role: 'taker' | 'maker' = 'taker', market = M) =>
   chainFill({
     tx_hash: txHash(5_000 + block),
     block_number: 82_000_000 + block,
     block_hash: `0x${(82_000_000 + block).toString(16).padStart(64, '0')}`,
     block_time_ms: time,
     log_index: 1,
-    market_id: M,
-    ledger_group: M,
+    market_id: market,
+    ledger_group: market,
     wallet,
     fill: {
       role,
-      asset_id: tok(0),
+      asset_id: `${market.slice(2, 8)}0`,
       outcome: 'Yes',
       outcome_index: 0,
       shares_micro: String(shares * 1e6),
@@ -75,7 +76,12 @@ async function valuedThenStored(expected: Record<string, string>, nowMs = NOW) {
 beforeAll(async () => {
   h = await projectionHarness('stored_curve');
   valuation = new TraderValuation(h.store);
-  await h.given({ markets: [market(1)] });
+  await h.given({
+    markets: [
+      market(1),
+      marketUpserted({ market_id: N, outcome_token_ids: [`${N.slice(2, 8)}0`, `${N.slice(2, 8)}1`], event_id: `${N}:1` }),
+    ],
+  });
   // A buys 10 YES at 0.40 on D3; B's trades close D2 at 0.50 and D1 at 0.60.
   await h.given({ chainLedger: [buy(A, 10, D3, 10, 0.4), buy(B, 20, D2, 1, 0.5), buy(B, 30, D1, 1, 0.6)] });
 }, 120_000);
@@ -86,8 +92,11 @@ test('a stored curve equals the valued one', async () => {
   await valuedThenStored({ 'd-2': '1000000', 'd-1': '2000000' });
 });
 
-test("today's fills leave the stored closed days in use", async () => {
-  await h.given({ chainLedger: [buy(A, 40, D0, 10, 0.7)] });
+test("today's fills leave the stored closed days in use, also a held market's first close", async () => {
+  // A also holds N (a maker fill on D3: no close yet, so valued nowhere); N's first trade is today.
+  await h.given({ chainLedger: [buy(A, 11, D3 + 1000, 5, 0.5, 'maker', N)] });
+  await valuedThenStored({ 'd-2': '1000000', 'd-1': '2000000' });
+  await h.given({ chainLedger: [buy(A, 40, D0, 10, 0.7), buy(B, 41, D0 + 1000, 1, 0.8, 'taker', N)] });
   expect(await closedDays()).toEqual({ days: { 'd-2': '1000000', 'd-1': '2000000' }, stored: true, valued: 0 });
 });
 
@@ -121,6 +130,7 @@ test('the market settling on a past day makes the stored curve stale', async () 
 });
 
 test('a new day makes the stored curve stale', async () => {
-  // Tomorrow, today is a closed day too, valued at the payout: 30 YES costing 13 -> 30 - 13 = 17.
-  await valuedThenStored({ 'd-2': '14000000', 'd-1': '17000000' }, NOW + DAY_MS);
+  // Tomorrow, today is a closed day too: M at the payout, 30 YES costing 13 -> 30 - 13 = 17; and N at
+  // today's close, 5 YES costing 2.50 -> 5 x 0.80 - 2.50 = 1.50.
+  await valuedThenStored({ 'd-2': '14000000', 'd-1': '18500000' }, NOW + DAY_MS);
 });

@@ -10,7 +10,7 @@
  *   added, cancellations and replays included, so any change dated on a closed day raises it; today's
  *   fills do not, so a wallet trading now keeps its stored days);
  * - for each market it held on a curve day, its marks key: a hash of its daily closes before today and
- *   its settlement fields. Markets not held on any curve day cannot have become held on one without a
+ *   its settlement (marksKey). Markets not held on any curve day cannot have become held on one without a
  *   ledger row dated before today.
  * The closes hash is 64-bit (cityHash64): a change that collides keeps a stale curve with odds of 2^-64.
  * A curve is stamped with what it was valued with: the ledger rows counted in the same read of
@@ -20,7 +20,7 @@
  * close that changes in between can only make the stored curve look stale, never fresh.
  */
 import { DAY_MS } from '../../shared/time.js';
-import type { MarketInfo } from './market-data.js';
+import { isSettled, type MarketInfo } from './market-data.js';
 
 /** A stored curve as the wallet statement selects it (JSON arrays). */
 export type StoredCurveTuple = [
@@ -50,13 +50,24 @@ export function storedCurveColumns(inWallets: string): string {
         SELECT wallet, toUnixTimestamp(toDateTime(from_day, 'UTC')) * 1000 AS f, toUnixTimestamp(toDateTime(to_day, 'UTC')) * 1000 AS t,
                arrayMap(x -> toString(x), unrealized) AS u, toString(rows_before) AS r, markets AS m, marks AS k
           FROM trader_curve FINAL WHERE ${inWallets})) AS stored_curves,
-    arrayMap(m -> (m.1, toString(cityHash64(arrayFilter(x -> x.1 < intDiv({today:Int64}, 86400000), m.2)))), daily_closes) AS closes_hashes`;
+    arrayMap(m -> (m.1, toString(cityHash64(m.2))),
+             arrayFilter(m -> notEmpty(m.2), arrayMap(m -> (m.1, arrayFilter(x -> x.1 < intDiv({today:Int64}, 86400000), m.2)), daily_closes))) AS closes_hashes`;
 }
 
-/** The key of what a market's closed days are valued with: its closes before today and its settlement. */
+/**
+ * The key of what a market's closed days are valued with (pnl-curve.ts curveUnrealized): its closes
+ * before today ('-' without any: a market whose first trade is today keeps the key it had), which
+ * outcome is YES and, once settled, the day it closed and the payouts. Other catalog changes (title,
+ * an open market's status) do not change the key.
+ */
 export function marksKey(closesHash: string | undefined, market: MarketInfo | undefined): string {
-  if (!market) return `${closesHash ?? '-'}|unknown`;
-  return [closesHash ?? '-', market.status, market.closed_ms ?? '-', market.yes_index, market.outcome_prices.join(',')].join('|');
+  const closes = closesHash ?? '-';
+  if (!market) return `${closes}|unknown`;
+  const settled =
+    isSettled(market.status) && market.closed_ms !== null
+      ? `settled ${Math.floor(market.closed_ms / DAY_MS)} ${market.outcome_prices.join(',')}`
+      : 'open';
+  return `${closes}|${market.yes_index}|${settled}`;
 }
 
 /** What a report knows when it decides whether a wallet's stored curve still holds. */
