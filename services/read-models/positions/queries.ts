@@ -157,10 +157,13 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
   return { row: row!, today, from30, curveFrom, curve };
 }
 
+/** A wallet's rows with the count its stored curve is checked against: ledger rows dated before today. */
+type SnapshotWallet = WalletData & { rowsBefore: bigint };
+
 /** The wallets' rows from one snapshot, by wallet (wallets without ledger rows are absent). */
-function walletData(snapshot: Awaited<ReturnType<typeof walletSnapshot>>): Map<string, WalletData & { rowsBefore: bigint }> {
+function walletData(snapshot: Awaited<ReturnType<typeof walletSnapshot>>): Map<string, SnapshotWallet> {
   const { row, today, from30, curveFrom, curve } = snapshot;
-  const result = new Map<string, WalletData & { rowsBefore: bigint }>();
+  const result = new Map<string, SnapshotWallet>();
   const marketRows = new Map<string, Map<string, MarketRow>>();
   // Totals and per-market rows are sums of the wallet's (wallet, token) rows: every ledger row has its
   // wallet, token and market (migration 0052).
