@@ -160,8 +160,17 @@ export class SimulatedChain {
 
   /** Replaces the newest `depth` blocks with a competing fork (new hashes, transactions reordered). */
   reorg(depth: number): { from: number; to: number } {
+    return this.reorgFrom(this.head() - depth + 1);
+  }
+
+  /**
+   * Replaces the blocks from `from` to the head with a competing fork. The head moves with the clock, so
+   * a caller that wants a given first block names it: a depth computed from its own reading of the head
+   * would start one block later when a block boundary passes between the two readings.
+   */
+  reorgFrom(first: number): { from: number; to: number } {
     const head = this.head();
-    const from = Math.max(SIM_GENESIS_BLOCK, head - depth + 1);
+    const from = Math.max(SIM_GENESIS_BLOCK, first);
     for (let n = from; n <= head; n++) this.forks.set(n, (this.forks.get(n) ?? 0) + 1);
     this.reorgs++;
     return { from, to: head };

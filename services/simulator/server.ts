@@ -46,6 +46,8 @@ export interface RunningSimulator {
   chain: SimulatedChain;
   /** Replaces the newest `depth` blocks with a competing fork; returns the block range replaced. */
   reorg(depth: number): { from: number; to: number };
+  /** Replaces the blocks from `from` to the newest with a competing fork; returns the block range replaced. */
+  reorgFrom(from: number): { from: number; to: number };
   /** Sends pending websocket updates now (they are also pushed every 250 ms). */
   pushWebSocket(): void;
   /** Read access for tests. */
@@ -115,6 +117,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     reorg: (depth) => {
       state.sync();
       return chain.reorg(depth);
+    },
+    reorgFrom: (from) => {
+      state.sync();
+      return chain.reorgFrom(from);
     },
     pushWebSocket: () => marketSocket.push(),
     state,

@@ -149,7 +149,7 @@ test('kill -9 while catching up, a reorg of 3 or more blocks: every fill once, b
     'fills in the newest 2 published blocks',
     20,
   );
-  const reorged = sim.reorg(sim.chain.head() - orphanedFrom + 1);
+  const reorged = sim.reorgFrom(orphanedFrom);
   expect(reorged.from).toBe(orphanedFrom);
   expect(reorged.to - reorged.from + 1).toBeGreaterThanOrEqual(3);
   health = await waitFor(
