@@ -237,7 +237,10 @@ const environmentSchema = z.object({
   // The wait is over twice a statement's time limit: the least-used lane is served next but may find
   // a statement of up to QUERY_MAX_EXECUTION_MS running, so a shorter wait turned fair turns into 503s
   // for well-behaved keys while another key flooded the engine (abuse suite, cache-busting phase).
-  QUERY_QUEUE_PER_KEY: z.coerce.number().int().positive().default(4),
+  // Per key, 16: a browser page has up to 6 requests in flight (connections per host) and some read
+  // per outcome token at once (a market's order book: 2 statements); at 4 the web UI's own market page
+  // was refused (429) whenever the pipeline held the engine as it loaded.
+  QUERY_QUEUE_PER_KEY: z.coerce.number().int().positive().default(16),
   QUERY_QUEUE_MAX: z.coerce.number().int().positive().default(256),
   QUERY_QUEUE_WAIT_MS: z.coerce.number().int().positive().default(12_000),
   CLICKHOUSE_CONCURRENCY: z.coerce.number().int().positive().default(16),

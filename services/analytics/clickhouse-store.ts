@@ -23,7 +23,7 @@ export interface StoreGovernance {
 /** Generous enough for any test or tool that opens a store without configuration. */
 export const DEFAULT_GOVERNANCE: StoreGovernance = {
   requestLimits: { maxExecutionMs: 5_000, maxRowsToRead: 50_000_000, maxMemoryBytes: 1 << 30, maxResultRows: 100_000 },
-  queue: { maxQueuedPerLane: 4, maxQueued: 256, maxWaitMs: 5_000 },
+  queue: { maxQueuedPerLane: 16, maxQueued: 256, maxWaitMs: 5_000 },
   serverConcurrency: 16,
 };
 

@@ -50,3 +50,28 @@ test('a query past its time limit in a request is a 503 with Retry-After; outsid
   const [row] = await api.store.query<{ n: number }>('SELECT count() AS n FROM numbers(20000)');
   expect(Number(row!.n)).toBe(20000);
 });
+
+test("a browser page's parallel loads fit one key's queue while the engine is busy; past the cap is 429", async () => {
+  // The pipeline holds the engine (chDB runs one statement at a time), so every request statement waits.
+  const busy = api.store.query('SELECT sleep(1) AS s');
+  // A page has up to 6 requests in flight (browsers' connections per host), and a market's order book
+  // reads both outcome tokens at once: 12 statements of one key waiting together are all served.
+  const page = Array.from({ length: 12 }, (_, i) =>
+    runInRequestContext({ lane: 'account:page' }, () => api.store.query<{ n: number }>(`SELECT ${i} AS n`)),
+  );
+  expect((await Promise.all(page)).map((rows) => Number(rows[0]!.n))).toEqual([...Array(12).keys()]);
+  await busy;
+
+  // The cap still bounds what one key can park in the queue: the 17th waiting statement is refused.
+  const held = api.store.query('SELECT sleep(1) AS s');
+  const flood = Array.from({ length: 17 }, (_, i) =>
+    runInRequestContext({ lane: 'account:flood' }, () => api.store.query(`SELECT ${i} AS n`)).then(
+      () => 'served',
+      (error: unknown) => toApiError(error),
+    ),
+  );
+  const outcomes = await Promise.all(flood);
+  await held;
+  expect(outcomes.slice(0, 16)).toEqual(Array(16).fill('served'));
+  expect(outcomes[16]).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
+});
