@@ -5,6 +5,7 @@
  *   rows into a table without views, in the same run (ratio = plain seconds / ledger seconds);
  * - freshness: probe fills published on the event log until the sink's ledger puts their wallet on
  *   top of /leaderboard (p50/p99);
+ * - the valuation pass summing the 30-day window's closed days (window_summing_ms);
  * - uncached p50/p99 of /traders/{busiest}, its /pnl and /positions, and /leaderboard.
  */
 import { pino } from 'pino';
@@ -15,6 +16,7 @@ import type { EventLog } from '../services/ports/event-log.js';
 import { ledgerRow } from '../services/read-models/chain-ledger/rows.js';
 import { fromChain, fromDataApiTrade, type LedgerEvent } from '../services/read-models/positions/ledger-events.js';
 import { PositionLedger } from '../services/read-models/positions/ledger.js';
+import { TraderWindow } from '../services/read-models/positions/trader-window.js';
 import { TraderValuation } from '../services/read-models/positions/valuation.js';
 import { startSink, startStatefulProjections } from '../services/sink/sink-service.js';
 import { BENCH_MARKETS } from './seed.js';
@@ -215,6 +217,18 @@ export async function valuationRate(store: AnalyticsStore, wallets: number): Pro
       Date.now(),
     );
   return rows.length / ((performance.now() - started) / 1000);
+}
+
+/**
+ * The valuation pass summing the 30-day window's closed days (trader-window.ts), as the service's pass
+ * does after a new day or a change dated on one; ms. The /leaderboard?window=30d timings after it are the
+ * served path (that generation plus today's rows), as between summings in the service.
+ */
+export async function windowSumming(store: AnalyticsStore): Promise<number> {
+  const started = performance.now();
+  const generation = await new TraderWindow(store, 0).refresh(Date.now());
+  if (generation === null) throw new Error('the window was not summed');
+  return performance.now() - started;
 }
 
 /** Applies the Data API trades already stored in `trades` (seeded by a bench) to the ledger, in time order. */

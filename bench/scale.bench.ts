@@ -19,7 +19,7 @@ import { openChdbStore } from '../services/analytics/clickhouse-store.js';
 import { migrate } from '../services/analytics/migrate.js';
 import { openFileEventLog } from '../services/eventlog/file-log.js';
 import { allTopicSpecs, topicSchemas } from '../services/read-models/registry.js';
-import { BUSIEST, generateFills, leaderboardFreshness, ledgerThroughput, valuationRate } from './ledger-scale.js';
+import { BUSIEST, generateFills, leaderboardFreshness, ledgerThroughput, valuationRate, windowSumming } from './ledger-scale.js';
 import { startBenchApi } from './bench-api-server.js';
 import { seedMarkets, seedTrades } from './seed.js';
 
@@ -115,6 +115,7 @@ async function main() {
       row.wallets = Number(counts!.wallets);
       row.busiest_wallet_fills = Number(counts!.busiest);
       row.valuation_wallets_per_second = Math.round(await valuationRate(store, 2_000));
+      row.window_summing_ms = Math.round(await windowSumming(store));
       const fresh = (await leaderboardFreshness(store, log, base, key, PROBES)).sort((a, b) => a - b);
       row.ingest_to_leaderboard_ms = { probes: fresh.length, p50_ms: percentile(fresh, 50), p99_ms: percentile(fresh, 99) };
       const ledgerEndpoints: Record<string, string> = {

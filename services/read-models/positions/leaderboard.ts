@@ -11,9 +11,10 @@ import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { ApiError } from '../../../api/errors.js';
 import { keysetPage } from '../../../api/keyset.js';
 import type { LeaderEntry } from '../../../api/types.generated.js';
-import { DAY_MS, iso, startOfUtcDay } from '../../shared/time.js';
+import { iso } from '../../shared/time.js';
 import { microsOf } from '../../shared/decimal.js';
 import { asOfFrom, PROGRESS, type Progress } from './queries.js';
+import { windowBounds, windowRankingSql } from './trader-window.js';
 
 type SortBy = 'total_realized_pnl' | 'total_pnl' | 'win_rate_pct' | 'volume' | 'risk_score';
 
@@ -44,11 +45,8 @@ function rankingSql(sortBy: SortBy, window: 'all' | '30d', category: string | un
   }
   if (sortBy === 'total_realized_pnl' || sortBy === 'volume') {
     const column = sortBy === 'volume' ? 'volume' : 'realized';
-    if (window === '30d')
-      return {
-        from: `SELECT wallet, sum(${column}) AS v FROM trader_days WHERE day >= toDate({from30:Int64}, 'UTC') GROUP BY wallet`,
-        value: 'v',
-      };
+    // The window's closed days summed once per wallet by the valuation pass, plus today (trader-window.ts).
+    if (window === '30d') return { from: windowRankingSql(column), value: 'v' };
     // FINAL merges the table's sorted parts in order, one row per wallet: at 100,000 wallets about a
     // third of hashing every wallet with GROUP BY (bench:scale /leaderboard).
     return { from: `SELECT wallet, ${column} AS v FROM trader_lifetime FINAL`, value: 'v' };
@@ -83,7 +81,7 @@ export async function rankedTraders(store: AnalyticsStore, request: Request, wit
   }
   const params = {
     category,
-    from30: (startOfUtcDay(Date.now()) - 29 * DAY_MS) / 1000,
+    ...windowBounds(Date.now()),
     // As a bigint: up to the documented 10^12 USDC the bound exceeds 2^53 micro-units.
     min_volume_micro: microsOf(filters.min_volume ?? 0),
     min_trades: filters.min_trades ?? 0,

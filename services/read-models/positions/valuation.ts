@@ -3,7 +3,8 @@
  * for the wallets whose positions changed (trader_touches) or whose markets' marks or catalog records
  * moved since the last pass, written to trader_valuation / trader_category_valuation for the
  * leaderboards' mark-dependent sorts, and the closed days of their 30-day PnL curves to trader_curve
- * for the reports (stored-curve.ts). Its cost follows what changed, never the history: realized PnL,
+ * for the reports (stored-curve.ts); and the 30-day boards' closed days once a day or after a change
+ * dated on one (trader-window.ts). Its cost follows what changed, never the history: realized PnL,
  * volume and fills are read from the views directly; each wallet is valued from its pre-aggregated rows.
  */
 import type { Logger } from '../../logger.js';
@@ -11,6 +12,7 @@ import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { runPeriodically } from '../../shared/periodic.js';
 import { iso } from '../../shared/time.js';
 import { walletReports } from './queries.js';
+import { TraderWindow } from './trader-window.js';
 
 /** Days of the curve the pass values and stores: /traders' and /pnl's default (stored-curve.ts). */
 export const CURVE_DAYS = 30;
@@ -27,11 +29,14 @@ export interface ValuationRun {
 export class TraderValuation {
   private since: number | null = null;
   private readonly pending = new Set<string>();
+  private readonly window: TraderWindow;
 
   constructor(
     private readonly store: AnalyticsStore,
     private readonly maxWallets = 5_000,
-  ) {}
+  ) {
+    this.window = new TraderWindow(store);
+  }
 
   /** One pass: collects what changed since the previous pass and values up to maxWallets of it. */
   async run(nowMs = Date.now()): Promise<ValuationRun> {
@@ -46,6 +51,8 @@ export class TraderValuation {
     const batch = [...this.pending].slice(0, this.maxWallets);
     for (let i = 0; i < batch.length; i += CHUNK) await this.value(batch.slice(i, i + CHUNK), nowMs);
     for (const wallet of batch) this.pending.delete(wallet);
+    // The 30-day boards' closed days, summed again after a new day or a change dated on one.
+    await this.window.refresh(nowMs);
     return { wallets: batch.length, pending: this.pending.size, seconds: (performance.now() - started) / 1000 };
   }
 

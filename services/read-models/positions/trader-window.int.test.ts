@@ -1,0 +1,159 @@
+/**
+ * The 30-day boards' closed days summed by the valuation pass (trader-window.ts): a generation is served
+ * only while the ledger rows dated on the window's closed days are the ones it summed, and the board
+ * equals hand-computed sums whether it is served from a generation or summed live. Each step changes
+ * one input - a fill today, a late fill on a closed day, a backfill that rewinds a position, a new day -
+ * and checks the board both ways.
+ */
+import { chainFill, marketUpserted, txHash } from '../../../test/support/events.js';
+import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
+import { DAY_MS, startOfUtcDay } from '../../shared/time.js';
+import { readMigrations } from '../../analytics/migrate.js';
+import { TraderWindow, windowBounds, windowRankingSql } from './trader-window.js';
+
+const NOW = Date.now();
+const TODAY = startOfUtcDay(NOW);
+const at = (back: number) => TODAY - back * DAY_MS + 3_600_000;
+const D0 = TODAY + Math.floor((NOW - TODAY) / 2);
+
+const M = `0x${'c'.repeat(64)}`;
+const A = `0x${'a1'.repeat(20)}`;
+const B = `0x${'b2'.repeat(20)}`;
+const C = `0x${'c3'.repeat(20)}`;
+
+const fill = (
+  wallet: string,
+  block: number,
+  time: number,
+  side: 'buy' | 'sell',
+  shares: number,
+  price: number,
+  role: 'taker' | 'maker' = 'taker',
+) =>
+  chainFill({
+    tx_hash: txHash(7_000 + block),
+    block_number: 83_000_000 + block,
+    block_hash: `0x${(83_000_000 + block).toString(16).padStart(64, '0')}`,
+    block_time_ms: time,
+    log_index: 1,
+    market_id: M,
+    ledger_group: M,
+    wallet,
+    fill: {
+      role,
+      side,
+      asset_id: `${M.slice(2, 8)}0`,
+      outcome: 'Yes',
+      outcome_index: 0,
+      shares_micro: String(shares * 1e6),
+      usdc_micro: String(Math.round(shares * price * 1e6)),
+      price,
+      yes_price: price,
+    },
+  });
+
+let h: ProjectionHarness;
+/** Sums whenever asked (the service's pass waits a minute between summings; see the last test). */
+let window: TraderWindow;
+
+/** The 30-day board's values (micro-USDC) by wallet, and whether a generation served it. */
+async function board(column: 'realized' | 'volume', nowMs = NOW) {
+  const rows = await h.store.query<{ wallet: string; value: string }>(
+    `SELECT wallet, toString(v) AS value FROM (${windowRankingSql(column)}) ORDER BY wallet`,
+    windowBounds(nowMs),
+  );
+  // Only traders rank (never a day total or a stamp row); a wallet that only realized nothing shows 0.
+  expect(rows.filter((r) => ![A, B, C].includes(r.wallet))).toEqual([]);
+  return {
+    values: Object.fromEntries(rows.filter((r) => r.value !== '0').map((r) => [r.wallet, r.value])),
+    served: (await window.served(nowMs)) > 0,
+  };
+}
+
+/** Both boards summed live (no generation holds), then served from the one the pass sums. */
+async function liveThenServed(realized: Record<string, string>, volume: Record<string, string>, nowMs = NOW) {
+  expect([await board('realized', nowMs), await board('volume', nowMs)]).toEqual([
+    { values: realized, served: false },
+    { values: volume, served: false },
+  ]);
+  expect(await window.refresh(nowMs)).toBeGreaterThan(0);
+  expect([await board('realized', nowMs), await board('volume', nowMs)]).toEqual([
+    { values: realized, served: true },
+    { values: volume, served: true },
+  ]);
+}
+
+beforeAll(async () => {
+  h = await projectionHarness('trader_window');
+  window = new TraderWindow(h.store, 0);
+  await h.given({
+    markets: [marketUpserted({ market_id: M, outcome_token_ids: [`${M.slice(2, 8)}0`, `${M.slice(2, 8)}1`], event_id: `${M}:1` })],
+  });
+  // A buys 10 YES at 0.40 forty days ago (outside the window) and sells 5 at 0.60 five days ago;
+  // B buys 20 at 0.50 two days ago.
+  await h.given({
+    chainLedger: [fill(A, 10, at(40), 'buy', 10, 0.4), fill(A, 50, at(5), 'sell', 5, 0.6), fill(B, 80, at(2), 'buy', 20, 0.5)],
+  });
+}, 120_000);
+afterAll(() => h.close());
+
+// Hand-computed: A realizes 5 x (0.60 - 0.40) = 1 on day -5 and trades 3 USDC in the window (the
+// 4 USDC buy is older than 30 days); B trades 10.
+test('the summed window equals the live sums', async () => {
+  await liveThenServed({ [A]: '1000000' }, { [A]: '3000000', [B]: '10000000' });
+});
+
+test("today's fills are added to the served generation as they happen", async () => {
+  await h.given({ chainLedger: [fill(C, 100, D0, 'buy', 1, 0.5)] });
+  expect(await board('volume')).toEqual({ values: { [A]: '3000000', [B]: '10000000', [C]: '500000' }, served: true });
+});
+
+test('a late fill dated on a closed day stops the generation being served', async () => {
+  // C buys 4 at 0.50 three days ago: 2 more USDC of volume in the window.
+  await h.given({ chainLedger: [fill(C, 70, at(3), 'buy', 4, 0.5)] });
+  await liveThenServed({ [A]: '1000000' }, { [A]: '3000000', [B]: '10000000', [C]: '2500000' });
+});
+
+test("a backfill rewinding a wallet's position (cancelled and replayed rows) is summed again", async () => {
+  // A (maker) bought 10 more at 0.20 six days ago, before its sale: 20 YES costing 6 (0.30 each), so
+  // the sale realizes 5 x (0.60 - 0.30) = 1.50; volume 2 + 3 = 5.
+  await h.given({ chainLedger: [fill(A, 40, at(6), 'buy', 10, 0.2, 'maker')] });
+  await liveThenServed({ [A]: '1500000' }, { [A]: '5000000', [B]: '10000000', [C]: '2500000' });
+});
+
+test('a new day stops the generation being served; the next window is summed for it', async () => {
+  // Tomorrow, today's 0.50 of C is a closed day and nothing leaves the window (day -29 had no fills).
+  await liveThenServed({ [A]: '1500000' }, { [A]: '5000000', [B]: '10000000', [C]: '2500000' }, NOW + DAY_MS);
+  // 26 days on, A's fills of days -6 and -5 have left the window: only B's and C's remain.
+  await liveThenServed({}, { [B]: '10000000', [C]: '2500000' }, NOW + 26 * DAY_MS);
+});
+
+test('superseded generations are dropped, and a pass waits a minute between summings', async () => {
+  const parts = await h.store.query<{ id: string }>(
+    "SELECT DISTINCT partition_id AS id FROM system.parts WHERE database = currentDatabase() AND table = 'trader_window' AND active",
+  );
+  expect(parts.length).toBe(2);
+  const paced = new TraderWindow(h.store);
+  // Another late fill: nothing holds, the pass sums once, and not again within the minute.
+  await h.given({ chainLedger: [fill(B, 90, at(1), 'buy', 2, 0.5)] });
+  expect(await paced.refresh(NOW)).toBeGreaterThan(0);
+  await h.given({ chainLedger: [fill(B, 95, at(1) + 1000, 'buy', 2, 0.5)] });
+  expect(await paced.refresh(NOW)).toBeNull();
+  expect(await board('volume')).toEqual({ values: { [A]: '5000000', [B]: '12000000', [C]: '2500000' }, served: false });
+});
+
+test("trader_recent_days equals the ledger's rows summed per day and wallet, kept by the view and rebuilt by 0054 alike", async () => {
+  const recent = `SELECT day, wallet, toString(sum(realized)) AS r, toString(sum(volume)) AS v, toString(sum(changes)) AS c
+                    FROM trader_recent_days GROUP BY day, wallet ORDER BY day, wallet`;
+  const ledger = await h.store.query(
+    `SELECT toDate(time, 'UTC') AS day, wallet, toString(sum(realized * sign)) AS r, toString(sum(toInt64(volume) * sign)) AS v,
+            toString(count()) AS c
+       FROM position_ledger WHERE time >= now64(3) - INTERVAL 35 DAY
+      GROUP BY GROUPING SETS ((day, wallet), (day)) ORDER BY day, wallet`,
+  );
+  const kept = await h.store.query(recent);
+  expect(kept.length).toBeGreaterThan(8);
+  expect(kept).toEqual(ledger);
+  for (const statement of readMigrations().find((m) => m.name === '0054_trader_window')!.statements) await h.store.command(statement);
+  expect(await h.store.query(recent)).toEqual(kept);
+});
