@@ -134,3 +134,15 @@ test('a new day makes the stored curve stale', async () => {
   // today's close, 5 YES costing 2.50 -> 5 x 0.80 - 2.50 = 1.50.
   await valuedThenStored({ 'd-2': '14000000', 'd-1': '18500000' }, NOW + DAY_MS);
 });
+
+test('the pass revalues the curves a new day left behind, though nothing of the wallet changed', async () => {
+  // Two days on, the curve stored for tomorrow is a day behind: reports value it themselves until the
+  // sweep revalues A (M at the payout: 17 on each closed day; N at today's close, 1.50).
+  const later = NOW + 2 * DAY_MS;
+  expect(await closedDays(later)).toMatchObject({ stored: false, valued: 1 });
+  const pass = new TraderValuation(h.store);
+  expect(await pass.sweepStaleCurves(later)).toBe(1);
+  expect(await closedDays(later)).toEqual({ days: { 'd-3': '14000000', 'd-2': '18500000', 'd-1': '18500000' }, stored: true, valued: 0 });
+  // Nothing is left for that day: the next pass does not look again.
+  expect(await pass.sweepStaleCurves(later)).toBe(0);
+});

@@ -10,7 +10,7 @@
 import type { Logger } from '../../logger.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { runPeriodically } from '../../shared/periodic.js';
-import { iso } from '../../shared/time.js';
+import { iso, startOfUtcDay } from '../../shared/time.js';
 import { walletReports } from './queries.js';
 import { TraderWindow } from './trader-window.js';
 
@@ -30,6 +30,8 @@ export class TraderValuation {
   private since: number | null = null;
   private readonly pending = new Set<string>();
   private readonly window: TraderWindow;
+  /** The day whose stale curves have all been revalued (sweepStaleCurves). */
+  private sweptDay: number | null = null;
 
   constructor(
     private readonly store: AnalyticsStore,
@@ -51,9 +53,34 @@ export class TraderValuation {
     const batch = [...this.pending].slice(0, this.maxWallets);
     for (let i = 0; i < batch.length; i += CHUNK) await this.value(batch.slice(i, i + CHUNK), nowMs);
     for (const wallet of batch) this.pending.delete(wallet);
+    // With what changed valued, one chunk of the curves a new day left behind.
+    const swept = this.pending.size === 0 ? await this.sweepStaleCurves(nowMs) : 0;
     // The 30-day boards' closed days, summed again after a new day or a change dated on one.
     await this.window.refresh(nowMs);
-    return { wallets: batch.length, pending: this.pending.size, seconds: (performance.now() - started) / 1000 };
+    return { wallets: batch.length + swept, pending: this.pending.size, seconds: (performance.now() - started) / 1000 };
+  }
+
+  /**
+   * After midnight every stored curve is a day behind, so reports value their closed days themselves
+   * until the wallet is valued again, and a quiet wallet (nothing of it or its markets changes) never
+   * would be. Each pass revalues up to one chunk of them, the most markets first (the costliest to
+   * value on a read); once none is left, not before the next day. Returns the wallets valued.
+   */
+  async sweepStaleCurves(nowMs: number): Promise<number> {
+    const today = startOfUtcDay(nowMs);
+    if (this.sweptDay === today) return 0;
+    const rows = await this.store.query<{ wallet: string }>(
+      `SELECT wallet FROM trader_curve FINAL WHERE to_day < toDate({today:Int64}, 'UTC')
+        ORDER BY markets.size0 DESC, wallet LIMIT {n:UInt32}`,
+      { today: today / 1000, n: CHUNK },
+    );
+    if (rows.length < CHUNK) this.sweptDay = today;
+    if (rows.length > 0)
+      await this.value(
+        rows.map((r) => r.wallet),
+        nowMs,
+      );
+    return rows.length;
   }
 
   private async changedWallets(sinceMs: number): Promise<string[]> {
