@@ -27,7 +27,7 @@ const FROM30 = "toDate({from30:Int64}, 'UTC')";
 
 /**
  * The generation to serve for {today}, or 0: the newest one stamped for today, if the ledger rows dated
- * on the window's closed days are still the ones it summed. Also the newest generation stamped at all.
+ * on the window's closed days are still the ones it summed (as WITH entries; `served` is the answer).
  */
 const SERVED = `
   (SELECT argMax(tuple(generation, changes), generation) FROM trader_window WHERE wallet = '' AND to_day = ${TODAY}) AS stamp,
