@@ -399,6 +399,44 @@ export function chainFill(over: Partial<Omit<ChainLedgerEvent, 'fill'>> & { fill
   };
 }
 
+/**
+ * A fill of `market`'s first outcome token (YES) at `block`, for ledger tests: the block orders it in
+ * the chain whatever order fills are published in, and shares and USDC are exact micro-units.
+ */
+export function yesFill(over: {
+  market: string;
+  wallet: string;
+  block: number;
+  time: number;
+  shares: number;
+  price: number;
+  side?: 'buy' | 'sell';
+  role?: 'taker' | 'maker';
+}): ChainLedgerEvent {
+  const { market, wallet, block, time, shares, price, side = 'buy', role = 'taker' } = over;
+  return chainFill({
+    tx_hash: txHash(block),
+    block_number: block,
+    block_hash: `0x${block.toString(16).padStart(64, '0')}`,
+    block_time_ms: time,
+    log_index: 1,
+    market_id: market,
+    ledger_group: market,
+    wallet,
+    fill: {
+      role,
+      side,
+      asset_id: `${market.slice(2, 8)}0`,
+      outcome: 'Yes',
+      outcome_index: 0,
+      shares_micro: String(shares * 1e6),
+      usdc_micro: String(Math.round(shares * price * 1e6)),
+      price,
+      yes_price: price,
+    },
+  });
+}
+
 /** A ledger event other than a fill (split by default). */
 export function chainLedgerEvent(over: Partial<ChainLedgerEvent> = {}): ChainLedgerEvent {
   const market_id = over.market_id ?? conditionId(1);

@@ -5,7 +5,7 @@
  * itself, the market's settlement, a new day - and checks the curve against hand-computed values, once
  * valued by the report and once served from what the valuation pass stored.
  */
-import { chainFill, marketUpserted, txHash } from '../../../test/support/events.js';
+import { marketUpserted, yesFill } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import { DAY_MS, startOfUtcDay } from '../../shared/time.js';
 import { walletReports } from './queries.js';
@@ -29,26 +29,7 @@ const market = (version: number, over: Parameters<typeof marketUpserted>[0] = {}
 
 /** A YES buy; block numbers give the chain's order whatever order the fills are published in. */
 const buy = (wallet: string, block: number, time: number, shares: number, price: number, role: 'taker' | 'maker' = 'taker', market = M) =>
-  chainFill({
-    tx_hash: txHash(5_000 + block),
-    block_number: 82_000_000 + block,
-    block_hash: `0x${(82_000_000 + block).toString(16).padStart(64, '0')}`,
-    block_time_ms: time,
-    log_index: 1,
-    market_id: market,
-    ledger_group: market,
-    wallet,
-    fill: {
-      role,
-      asset_id: `${market.slice(2, 8)}0`,
-      outcome: 'Yes',
-      outcome_index: 0,
-      shares_micro: String(shares * 1e6),
-      usdc_micro: String(Math.round(shares * price * 1e6)),
-      price,
-      yes_price: price,
-    },
-  });
+  yesFill({ market, wallet, block: 82_000_000 + block, time, shares, price, role });
 
 let h: ProjectionHarness;
 let valuation: TraderValuation;

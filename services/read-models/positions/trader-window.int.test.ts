@@ -5,7 +5,7 @@
  * one input - a fill today, a late fill on a closed day, a backfill that rewinds a position, a new day -
  * and checks the board both ways.
  */
-import { chainFill, marketUpserted, txHash } from '../../../test/support/events.js';
+import { marketUpserted, yesFill } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import { DAY_MS, startOfUtcDay } from '../../shared/time.js';
 import { readMigrations } from '../../analytics/migrate.js';
@@ -29,28 +29,7 @@ const fill = (
   shares: number,
   price: number,
   role: 'taker' | 'maker' = 'taker',
-) =>
-  chainFill({
-    tx_hash: txHash(7_000 + block),
-    block_number: 83_000_000 + block,
-    block_hash: `0x${(83_000_000 + block).toString(16).padStart(64, '0')}`,
-    block_time_ms: time,
-    log_index: 1,
-    market_id: M,
-    ledger_group: M,
-    wallet,
-    fill: {
-      role,
-      side,
-      asset_id: `${M.slice(2, 8)}0`,
-      outcome: 'Yes',
-      outcome_index: 0,
-      shares_micro: String(shares * 1e6),
-      usdc_micro: String(Math.round(shares * price * 1e6)),
-      price,
-      yes_price: price,
-    },
-  });
+) => yesFill({ market: M, wallet, block: 83_000_000 + block, time, shares, price, side, role });
 
 let h: ProjectionHarness;
 /** Sums whenever asked (the service's pass waits a minute between summings; see the last test). */
