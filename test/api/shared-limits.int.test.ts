@@ -17,7 +17,10 @@ const apis: ApiHarness[] = [];
 beforeAll(async () => {
   control = await openPgliteStore(fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-shared-limits-')));
   await migrateControlStore(control);
-  const env = { RATE_TIER1_PER_SECOND: '10', RATE_BURST_FACTOR: '2', API_HEARTBEAT_INTERVAL_MS: '200' };
+  // The test beats explicitly; the timers' own beats count processes seen within 3 intervals, and at
+  // 200 ms a beat delayed while this one process served the test's requests (CI at 05eb2c1) made
+  // the other count itself alone mid-test. 2 s keeps both counted for the test's few seconds.
+  const env = { RATE_TIER1_PER_SECOND: '10', RATE_BURST_FACTOR: '2', API_HEARTBEAT_INTERVAL_MS: '2000' };
   const chdbPath = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-shared-limits-chdb-'));
   apis.push(await startApiHarness({ control, env, chdbPath, database: 'shared_limits' }));
   apis.push(await startApiHarness({ control, env, store: apis[0]!.store }));
