@@ -100,7 +100,15 @@ class ClickHouseAnalyticsStore implements AnalyticsStore {
   }
 
   async command(sql: string, params?: QueryParams): Promise<void> {
-    await this.admit(() => this.client.command({ query: sql, query_params: params, clickhouse_settings: limitSettings(INTERNAL_LIMITS) }));
+    // No dedup token (as in insert): on chDB a token an earlier insert left in the session would make an
+    // INSERT ... SELECT here count as a retry of another INSERT ... SELECT with it, and drop its rows.
+    await this.admit(() =>
+      this.client.command({
+        query: sql,
+        query_params: params,
+        clickhouse_settings: { ...limitSettings(INTERNAL_LIMITS), insert_deduplication_token: '' },
+      }),
+    );
   }
 
   async insert<Row extends object>(table: string, rows: Row[], options: InsertOptions = {}): Promise<void> {

@@ -89,6 +89,18 @@ export function describeAnalyticsStoreContract(adapterName: string, open: OpenSt
       expect(Number(candle!.n)).toBe(3);
     });
 
+    test("an INSERT ... SELECT after a tokened insert is no retry of another: an earlier insert's token does not carry over", async () => {
+      const store = await fresh();
+      await store.command(
+        'CREATE TABLE copies (n UInt64) ENGINE = MergeTree ORDER BY n SETTINGS non_replicated_deduplication_window = 100',
+      );
+      await store.insert('trades', [trade({ trade_id: 'a' })], { dedupToken: 'topic-0-0-0' });
+      await store.command('INSERT INTO copies SELECT number FROM numbers(2)');
+      await store.command('INSERT INTO copies SELECT number + 10 FROM numbers(3)');
+      const [count] = await store.query<{ n: number }>('SELECT count() AS n FROM copies');
+      expect(Number(count!.n)).toBe(5);
+    });
+
     test('SQL errors reject with the engine message', async () => {
       const store = await fresh();
       await expect(store.query('SELECT * FROM no_such_table')).rejects.toThrow(/no_such_table/);
