@@ -216,7 +216,7 @@ export type PnlCurve = {
     date: string;
     /** Realized PnL to the end of this UTC day (USDC): the sum of the wallet's realized PnL of every change up to then. */
     realized: number;
-    /** Unrealized PnL at the day's closing marks (USDC): for each token held at the end of the day, value at the mark - cost basis; the mark is the payout from the day the market settled, today the current mark, other days the market's last daily close (YES price; the other outcome 1 - YES). Tokens without a close yet count 0. */
+    /** Unrealized PnL at the day's closing marks (USDC): for each token held at the end of the day, value at the mark - cost basis; the mark is the payout from the day the market settled, today the current mark, other days the market's last daily close on or before that day (YES price; the other outcome 1 - YES; a day's close is the chain's last taker fill that day in (block, log index) order, or the Data API's last trade on a day without chain fills). Tokens without a close yet count 0. */
     unrealized: number;
     /** realized + unrealized. */
     total: number;

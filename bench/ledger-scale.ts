@@ -1,6 +1,7 @@
 /**
  * The position ledger at scale (part of bench:scale): fills generated in bulk by ClickHouse
- * (INSERT ... SELECT FROM numbers()), then
+ * (INSERT ... SELECT FROM numbers()), their taker fills published to chain_ledger (candles and closes),
+ * then
  * - throughput: the same fills through the ledger (state, rows, views) vs a plain insert of their
  *   rows into a table without views, in the same run (ratio = plain seconds / ledger seconds);
  * - freshness: probe fills published on the event log until the sink's ledger puts their wallet on
@@ -46,6 +47,19 @@ export async function generateFills(store: AnalyticsStore, from: number, count: 
             round(usdc_micro / shares_micro, 6) AS price, if(number % 2 = 0, price, 1 - price), 2, '', '', 0, [], [], [], '', now64(3)
        FROM numbers({from:UInt64}, {count:UInt64})`,
     { from, count, total, end: endMs },
+  );
+}
+
+/**
+ * The generated fills numbered from..from+count that the chain source would publish as taker fills, into
+ * chain_ledger: its views give the markets their chain candles and the daily closes trader reports value
+ * positions and curves with (market_closes). Without them every report would value against no closes.
+ */
+export async function publishTakerFills(store: AnalyticsStore, from: number, count: number): Promise<void> {
+  await store.command(
+    `INSERT INTO chain_ledger SELECT * FROM bench_fills
+      WHERE role = 'taker' AND block_number >= {lo:UInt64} AND block_number < {hi:UInt64}`,
+    { lo: FIRST_BLOCK + from / 4, hi: FIRST_BLOCK + (from + count) / 4 },
   );
 }
 

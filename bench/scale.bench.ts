@@ -19,7 +19,15 @@ import { openChdbStore } from '../services/analytics/clickhouse-store.js';
 import { migrate } from '../services/analytics/migrate.js';
 import { openFileEventLog } from '../services/eventlog/file-log.js';
 import { allTopicSpecs, topicSchemas } from '../services/read-models/registry.js';
-import { BUSIEST, generateFills, leaderboardFreshness, ledgerThroughput, valuationRate, windowSumming } from './ledger-scale.js';
+import {
+  BUSIEST,
+  generateFills,
+  leaderboardFreshness,
+  ledgerThroughput,
+  publishTakerFills,
+  valuationRate,
+  windowSumming,
+} from './ledger-scale.js';
 import { startBenchApi } from './bench-api-server.js';
 import { seedMarkets, seedTrades } from './seed.js';
 
@@ -101,6 +109,9 @@ async function main() {
       const generateStarted = performance.now();
       await generateFills(store, previous, scale - previous, SCALES.at(-1)!, now);
       row.ledger_fills_generated_seconds = Math.round((performance.now() - generateStarted) / 1000);
+      const publishStarted = performance.now();
+      await publishTakerFills(store, previous, scale - previous);
+      row.taker_fills_published_seconds = Math.round((performance.now() - publishStarted) / 1000);
       const throughput = await ledgerThroughput(store, previous, scale - previous);
       row.ledger_throughput = {
         fills: scale - previous,

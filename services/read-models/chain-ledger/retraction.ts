@@ -1,10 +1,11 @@
 /**
  * A reorg's block_retracted events void every chain_ledger row of (block hash, ledger group). Deleting
  * the rows is not enough: the candle views already added them, and an aggregate cannot take back a
- * high or a low. So the buckets those rows fed are rebuilt from chain_ledger without them, then the
- * rows are deleted. In that order every step can run again after a crash (the batch is redelivered
- * until its offsets commit): while the voided rows exist the rebuild finds the same buckets, and once
- * they are gone the rebuild was complete.
+ * high or a low. So the buckets those rows fed are rebuilt from chain_ledger without them, and so are
+ * the markets' closes the trader reports read (rebuildMarketCloses); then the rows are deleted. In that
+ * order every step can run again after a crash (the batch is redelivered until its offsets commit):
+ * while the voided rows exist the rebuild finds the same buckets and markets, and once they are gone
+ * the rebuild was complete.
  *
  * No other writer touches those buckets meanwhile: a market's fills all travel on its ledger group's
  * partition, which one sink consumer handles one batch at a time.
@@ -48,7 +49,48 @@ export async function applyRetractions(store: AnalyticsStore, events: readonly C
       { keys, voided },
     );
   }
+  await rebuildMarketCloses(store, voided);
   await store.command(`ALTER TABLE chain_ledger DELETE WHERE kind != 'block_retracted' AND ${VOIDED} SETTINGS mutations_sync = 2`, {
     voided,
+  });
+}
+
+/**
+ * The trader reports' closes (market_closes, positions migration 0055) of the markets whose taker fills
+ * the reorg voided: deleted and summed again from chain_ledger without the voided fills and from the
+ * Data API's trades, as the views sum them. A Data API trade landing meanwhile can be counted twice
+ * (its view row after the delete, and the sum), which only raises the market's count. The count can
+ * also fall (the voided fills are no longer counted), so a stored PnL curve holding such a market
+ * could meet its old count again after later fills: the stored curves that hold one are deleted, after
+ * the rebuild, and the next report or valuation pass values them anew (positions/stored-curve.ts).
+ */
+async function rebuildMarketCloses(store: AnalyticsStore, voided: string[]): Promise<void> {
+  const affected = await store.query<{ market_id: string }>(
+    `SELECT DISTINCT market_id FROM chain_ledger WHERE ${TAKER_FILLS} AND ${VOIDED}`,
+    {
+      voided,
+    },
+  );
+  if (affected.length === 0) return;
+  const markets = affected.map((row) => row.market_id);
+  await store.command('ALTER TABLE market_closes DELETE WHERE market_id IN {markets:Array(String)} SETTINGS mutations_sync = 2', {
+    markets,
+  });
+  await store.command(
+    `INSERT INTO market_closes (market_id, day, close, inputs)
+     SELECT market_id, day, argMaxState(yes, key), count() FROM (
+       SELECT market_id, toDate(block_time, 'UTC') AS day, yes_price AS yes,
+              (toDate(block_time, 'UTC'), toUInt8(1), block_number, toInt64(log_index)) AS key
+         FROM chain_ledger WHERE ${TAKER_FILLS} AND NOT (${VOIDED}) AND market_id IN {markets:Array(String)}
+       UNION ALL
+       SELECT market_id, toDate(ts, 'UTC') AS day, yes_price AS yes,
+              (toDate(ts, 'UTC'), toUInt8(0), toUInt64(toUnixTimestamp64Milli(ts)), toInt64(bitShiftRight(cityHash64(trade_id), 1))) AS key
+         FROM trades WHERE market_id IN {markets:Array(String)})
+     GROUP BY GROUPING SETS ((market_id, day), (market_id))
+     SETTINGS insert_deduplicate = 0`,
+    { markets, voided },
+  );
+  await store.command('ALTER TABLE trader_curve DELETE WHERE hasAny(markets, {markets:Array(String)}) SETTINGS mutations_sync = 2', {
+    markets,
   });
 }

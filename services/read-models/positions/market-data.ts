@@ -1,6 +1,7 @@
 /**
  * What positions are valued with at the current marks: each market's catalog record and its tokens'
- * quotes (the curve's closed days are valued with the daily closes: pnl-curve.ts).
+ * quotes (the curve's closed days are valued with the daily closes: pnl-curve.ts). Closes come from
+ * market_closes (migration 0055), one table fed by the chain's taker fills and the Data API's trades.
  * The wallet reads fetch them in the same statement as the wallet's own rows (queries.ts): the SQL
  * here is a set of scalar subqueries over the markets a subquery names, and the functions below turn
  * their arrays into maps.
@@ -33,28 +34,34 @@ export interface MarketDataArrays {
 
 /**
  * WITH entries (scalars) over the markets `ids` (a subquery returning market_id), each table read once
- * per statement for both the current marks and the curve (pnl-curve.ts): `catalog`, the catalog
- * records; `daily_closes`, per market its daily closes in YES terms sorted by UTC day number, where on a
- * day both have one the chain's candle (ordered by block and log index) wins over the Data API's.
- * On chDB each table read costs a few ms before it reads anything, so reading them once matters.
+ * per statement: `catalog`, the catalog records; `closes_now`, per market with any close (market_closes,
+ * migration 0055) its newest close in YES terms and the count of inputs dated before {today:Int64}
+ * (the closes' key for stored curves, stored-curve.ts): the market's total row less the rows of today
+ * and later, both in one reading of the table. On chDB each table read costs a few ms before it reads
+ * anything, so reading them once matters; reading one table instead of grouping the two candle tables'
+ * daily closes took the busiest profiling wallet's report from 34 to 27.5 ms (docs/POSITIONS.md).
  */
 export function marketDataScalars(ids: string): string {
   return `
     (SELECT groupArray((market_id, title, category, status, outcomes, outcome_token_ids, outcome_prices, yes_index, toUnixTimestamp64Milli(closed_at)))
        FROM markets FINAL WHERE market_id IN (${ids})) AS catalog,
-    ${dailyClosesScalar(ids)}`;
+    (SELECT groupArray((market_id, c, toString(n))) FROM (
+        SELECT market_id, argMaxMerge(close) AS c, sumIf(inputs, day = toDate(0)) - sumIf(inputs, day != toDate(0)) AS n
+          FROM market_closes
+         WHERE market_id IN (${ids}) AND (day = toDate(0) OR toInt64(day) >= intDiv({today:Int64}, 86400000))
+         GROUP BY market_id)) AS closes_now`;
 }
 
-/** The `daily_closes` WITH entry alone (marketDataScalars), for a statement that values only the curve. */
+/**
+ * The `daily_closes` WITH entry over the markets `ids`, for a statement that values the curve
+ * (pnl-curve.ts): per market its daily closes in YES terms sorted by UTC day number (market_closes'
+ * day rows; on a day with chain fills, the chain's close).
+ */
 export function dailyClosesScalar(ids: string): string {
-  const closes = (table: string, priority: number) =>
-    `SELECT market_id, toInt64(toDate(bucket, 'UTC')) AS cd, argMaxMerge(close) AS c, ${priority} AS pr FROM ${table}
-      WHERE market_id IN (${ids}) GROUP BY market_id, bucket`;
   return `
     (SELECT groupArray((market_id, cs)) FROM (
-        SELECT market_id, arraySort(groupArray((cd, c))) AS cs FROM (
-          SELECT market_id, cd, argMax(c, pr) AS c FROM (${closes('chain_candles_1d', 1)} UNION ALL ${closes('candles_1d', 0)})
-           GROUP BY market_id, cd)
+        SELECT market_id, arraySort(groupArray((toInt64(day), finalizeAggregation(close)))) AS cs
+          FROM market_closes FINAL WHERE market_id IN (${ids}) AND day != toDate(0)
          GROUP BY market_id)) AS daily_closes`;
 }
 
@@ -69,7 +76,7 @@ export function marketDataColumns(ids: string): string {
     (SELECT groupArray((asset_id, bid, ask)) FROM (
         SELECT asset_id, argMax(best_bid, (ts, ingested_at)) AS bid, argMax(best_ask, (ts, ingested_at)) AS ask
           FROM order_books WHERE market_id IN (${ids}) GROUP BY asset_id)) AS books,
-    arrayMap(m -> (m.1, m.2[-1].2), daily_closes) AS last_close`;
+    arrayMap(m -> (m.1, m.2), closes_now) AS last_close`;
 }
 
 export interface MarketData {
@@ -92,7 +99,7 @@ export function marketDataFrom(row: MarketDataArrays): MarketData {
       closed_ms: closedMs === null ? null : Number(closedMs),
     });
   }
-  // The last trade is the close of the market's newest daily candle (the chain's on a day both have).
+  // The last trade is the market's newest close (the chain's on a day both have one).
   const last = new Map(row.last_close.map(([marketId, close]) => [marketId, { close: Number(close) }]));
   const book = new Map(row.books.map(([assetId, bid, ask]) => [assetId, { bid, ask }]));
   const quotes = new Map<string, OutcomeQuote>();

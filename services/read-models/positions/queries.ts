@@ -149,7 +149,7 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
        (SELECT groupArray((wallet, toUnixTimestamp(toDateTime(day, 'UTC')) * 1000, toString(r), toString(v), toString(n), toString(c))) FROM (
           SELECT wallet, day, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n, sum(changes) AS c FROM trader_days
            WHERE ${inWallets} GROUP BY wallet, day)) AS daily,
-       ${curve ? storedCurveColumns(inWallets) : '[] AS stored_curves, [] AS closes_hashes'},
+       ${curve ? storedCurveColumns(inWallets) : '[] AS stored_curves, [] AS close_inputs'},
        ${positionsColumn(inWallets)},
        ${marketDataColumns(markets)}`,
     { wallets, today },
@@ -290,9 +290,9 @@ export async function walletReports(
   const { markets, quotes } = marketDataFrom(snapshot.row);
   const data = walletData(snapshot);
   if (snapshot.curve) {
-    const closesHashes = new Map(snapshot.row.closes_hashes);
+    const closeInputs = new Map(snapshot.row.close_inputs);
     const stored = new Map(snapshot.row.stored_curves.map((c) => [c[0], c]));
-    const marks = (marketId: string) => marksKey(closesHashes.get(marketId), markets.get(marketId));
+    const marks = (marketId: string) => marksKey(closeInputs.get(marketId), markets.get(marketId));
     const witness = (w: { rowsBefore: bigint }) => ({
       fromDayMs: snapshot.curveFrom,
       todayMs: snapshot.today,
@@ -339,7 +339,7 @@ export async function walletPositions(
   const [row] = await store.query<{ progress: Progress; positions: PositionTuple[] } & MarketDataArrays>(
     `WITH ${marketDataScalars(markets)}
      SELECT ${PROGRESS} AS progress, ${positionsColumn(inWallets)}, ${marketDataColumns(markets)}`,
-    { wallets: [wallet] },
+    { wallets: [wallet], today: startOfUtcDay(Date.now()) },
   );
   if (!row || row.positions.length === 0) return null;
   const data = marketDataFrom(row);

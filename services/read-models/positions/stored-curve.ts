@@ -9,15 +9,19 @@
  * - the number of the wallet's ledger rows dated before today (trader_days.changes: rows are only ever
  *   added, cancellations and replays included, so any change dated on a closed day raises it; today's
  *   fills do not, so a wallet trading now keeps its stored days);
- * - for each market it held on a curve day, its marks key: a hash of its daily closes before today and
- *   its settlement (marksKey). Markets not held on any curve day cannot have become held on one without a
- *   ledger row dated before today.
- * The closes hash is 64-bit (cityHash64): a change that collides keeps a stale curve with odds of 2^-64.
+ * - for each market it held on a curve day, its marks key: the count of its close inputs (chain taker
+ *   fills and Data API trades, market_closes) dated before today, and its settlement (marksKey). Inputs
+ *   are only ever added, so any that moves a past close raises the count; a reorg's retraction, which
+ *   takes inputs back, rebuilds the market's closes and deletes the stored curves that hold it
+ *   (chain-ledger/retraction.ts). Markets not held on any curve day cannot have become held on one
+ *   without a ledger row dated before today.
  * A curve is stamped with what it was valued with: the ledger rows counted in the same read of
  * position_daily as its states (position_daily.changes; a view's rows reach each table in its own step,
  * so trader_days read in another subquery could already count a row position_daily does not show yet),
- * and the closes hashes and catalog of the report's statement, read before the curve's closes, so a
- * close that changes in between can only make the stored curve look stale, never fresh.
+ * and the close inputs and catalog of the report's statement, read before the curve's closes, so an
+ * input added in between can only make the stored curve look stale, never fresh. A market's count and
+ * its daily closes are rows of one table written by the same view insert (migration 0055), so no
+ * reading sees a close without the input that moved it.
  */
 import { DAY_MS } from '../../shared/time.js';
 import { isSettled, type MarketInfo } from './market-data.js';
@@ -36,13 +40,13 @@ export type StoredCurveTuple = [
 /** What storedCurveColumns selects. */
 export interface StoredCurveArrays {
   stored_curves: StoredCurveTuple[];
-  /** Per market of the statement: a hash of its daily closes before {today} (market-data.ts daily_closes). */
-  closes_hashes: Array<[string, string]>;
+  /** Per market of the statement with any close: its inputs dated before {today} (market-data.ts closes_now). */
+  close_inputs: Array<[string, string]>;
 }
 
 /**
  * Columns of the wallet statement over marketDataScalars: the wallets' stored curves (the newest per
- * wallet) and each market's closes hash.
+ * wallet) and each market's count of close inputs dated before today.
  */
 export function storedCurveColumns(inWallets: string): string {
   return `
@@ -50,18 +54,17 @@ export function storedCurveColumns(inWallets: string): string {
         SELECT wallet, toUnixTimestamp(toDateTime(from_day, 'UTC')) * 1000 AS f, toUnixTimestamp(toDateTime(to_day, 'UTC')) * 1000 AS t,
                arrayMap(x -> toString(x), unrealized) AS u, toString(rows_before) AS r, markets AS m, marks AS k
           FROM trader_curve FINAL WHERE ${inWallets})) AS stored_curves,
-    arrayMap(m -> (m.1, toString(cityHash64(m.2))),
-             arrayFilter(m -> notEmpty(m.2), arrayMap(m -> (m.1, arrayFilter(x -> x.1 < intDiv({today:Int64}, 86400000), m.2)), daily_closes))) AS closes_hashes`;
+    arrayMap(m -> (m.1, m.3), closes_now) AS close_inputs`;
 }
 
 /**
- * The key of what a market's closed days are valued with (pnl-curve.ts curveUnrealized): its closes
- * before today ('-' without any: a market whose first trade is today keeps the key it had), which
- * outcome is YES and, once settled, the day it closed and the payouts. Other catalog changes (title,
- * an open market's status) do not change the key.
+ * The key of what a market's closed days are valued with (pnl-curve.ts curveUnrealized): the count of
+ * its close inputs dated before today ('-' without any: a market whose first trade is today keeps the
+ * key it had), which outcome is YES and, once settled, the day it closed and the payouts. Other catalog
+ * changes (title, an open market's status) do not change the key.
  */
-export function marksKey(closesHash: string | undefined, market: MarketInfo | undefined): string {
-  const closes = closesHash ?? '-';
+export function marksKey(closeInputs: string | undefined, market: MarketInfo | undefined): string {
+  const closes = closeInputs === undefined || closeInputs === '0' ? '-' : closeInputs;
   if (!market) return `${closes}|unknown`;
   const settled =
     isSettled(market.status) && market.closed_ms !== null

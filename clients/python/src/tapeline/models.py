@@ -246,7 +246,7 @@ class TraderStats(Model):
 class PnlCurvePoint(Model):
     date: _date
     realized: Decimal = Field(description="Realized PnL to the end of this UTC day (USDC): the sum of the wallet's realized PnL of every change up to then.")
-    unrealized: Decimal = Field(description="Unrealized PnL at the day's closing marks (USDC): for each token held at the end of the day, value at the mark - cost basis; the mark is the payout from the day the market settled, today the current mark, other days the market's last daily close (YES price; the other outcome 1 - YES). Tokens without a close yet count 0.")
+    unrealized: Decimal = Field(description="Unrealized PnL at the day's closing marks (USDC): for each token held at the end of the day, value at the mark - cost basis; the mark is the payout from the day the market settled, today the current mark, other days the market's last daily close on or before that day (YES price; the other outcome 1 - YES; a day's close is the chain's last taker fill that day in (block, log index) order, or the Data API's last trade on a day without chain fills). Tokens without a close yet count 0.")
     total: Decimal = Field(description="realized + unrealized.")
 
 
