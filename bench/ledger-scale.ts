@@ -63,6 +63,23 @@ export async function publishTakerFills(store: AnalyticsStore, from: number, cou
   );
 }
 
+/**
+ * Waits until the engine runs no merge or mutation, at most `limitMs`; returns the ms waited. A bulk
+ * load of millions of rows leaves minutes of background merges that compete for the 2 cores with the
+ * requests being timed; a service fed continuously merges small parts as it goes.
+ */
+export async function mergesSettled(store: AnalyticsStore, limitMs = 180_000): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    const [row] = await store.query<{ n: number }>(
+      'SELECT (SELECT count() FROM system.merges) + (SELECT count() FROM system.mutations WHERE NOT is_done) AS n',
+    );
+    if (Number(row!.n) === 0 || performance.now() - started > limitMs) break;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  return Math.round(performance.now() - started);
+}
+
 interface FillRow {
   event_id: string;
   block_number: string;
