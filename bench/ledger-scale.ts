@@ -251,14 +251,13 @@ export async function valuationRate(store: AnalyticsStore, wallets: number): Pro
 }
 
 /**
- * The valuation pass summing the 30-day window's closed days (trader-window.ts), as the service's pass
- * does after a new day or a change dated on one; ms. The /leaderboard?window=30d timings after it are the
- * served path (that generation plus today's rows), as between summings in the service.
+ * The valuation pass summing the 30-day window's closed days into today's rows (trader-window.ts), as
+ * the service's pass does after a new day or a change dated on one; ms. The /leaderboard?window=30d
+ * timings after it are the served path (today's rows with those sums), as between summings in the service.
  */
 export async function windowSumming(store: AnalyticsStore): Promise<number> {
   const started = performance.now();
-  const generation = await new TraderWindow(store, 0).refresh(Date.now());
-  if (generation === null) throw new Error('the window was not summed');
+  if (!(await new TraderWindow(store, 0).refresh(Date.now()))) throw new Error('the window was not summed');
   return performance.now() - started;
 }
 

@@ -12,7 +12,8 @@
  * one:    A yes buy 10 @ 0.40, sell @ 0.60: 1 resolved market - below min_resolved=2.
  */
 import { TraderValuation } from '../positions/valuation.js';
-import { conditionId, marketUpserted, T0, tradeExecuted, txHash, walletAddress } from '../../../test/support/events.js';
+import { conditionId, marketUpserted, tradeExecuted, txHash, walletAddress } from '../../../test/support/events.js';
+import { DAY_MS, startOfUtcDay } from '../../shared/time.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import { recomputeCopyPicks } from './picks-job.js';
 
@@ -23,6 +24,9 @@ const A = conditionId(0xa);
 const B = conditionId(0xb);
 const C = conditionId(0xc);
 const HOUR = 3_600_000;
+// Noon two days ago, relative to the clock: picks are kept 2 days after they are computed (copy_picks'
+// TTL), so a fixed date would expire them, and this test began failing 2 days after its fixed date.
+const T0 = startOfUtcDay(Date.now()) - 2 * DAY_MS + 12 * HOUR;
 const NOW = T0 + 24 * HOUR;
 const SETTINGS = { orderUsdc: '100', delaySeconds: 15, candidates: 50, feeFallback: { rate: '0.25', exponent: 2 } };
 

@@ -1,7 +1,7 @@
 /**
- * The 30-day boards' closed days summed by the valuation pass (trader-window.ts): a generation is served
- * only while the ledger rows dated on the window's closed days are the ones it summed, and the board
- * equals hand-computed sums whether it is served from a generation or summed live. Each step changes
+ * The 30-day boards' closed days summed by the valuation pass into today's rows (trader-window.ts): the
+ * sums are served only while the ledger rows dated on the window's closed days are the ones summed, and
+ * the board equals hand-computed sums whether it is served from them or summed live. Each step changes
  * one input - a fill today, a late fill on a closed day, a backfill that rewinds a position, a new day -
  * and checks the board both ways.
  */
@@ -35,7 +35,7 @@ let h: ProjectionHarness;
 /** Sums whenever asked (the service's pass waits a minute between summings; see the last test). */
 let window: TraderWindow;
 
-/** The 30-day board's values (micro-USDC) by wallet, and whether a generation served it. */
+/** The 30-day board's values (micro-USDC) by wallet, and whether today's closed sums served it. */
 async function board(column: 'realized' | 'volume', nowMs = NOW) {
   const rows = await h.store.query<{ wallet: string; value: string }>(
     `SELECT wallet, toString(v) AS value FROM (${windowRankingSql(column)}) ORDER BY wallet`,
@@ -45,17 +45,17 @@ async function board(column: 'realized' | 'volume', nowMs = NOW) {
   expect(rows.filter((r) => ![A, B, C].includes(r.wallet))).toEqual([]);
   return {
     values: Object.fromEntries(rows.filter((r) => r.value !== '0').map((r) => [r.wallet, r.value])),
-    served: (await window.served(nowMs)) > 0,
+    served: await window.served(nowMs),
   };
 }
 
-/** Both boards summed live (no generation holds), then served from the one the pass sums. */
+/** Both boards summed live (today's closed sums do not hold), then served from the ones the pass sums. */
 async function liveThenServed(realized: Record<string, string>, volume: Record<string, string>, nowMs = NOW) {
   expect([await board('realized', nowMs), await board('volume', nowMs)]).toEqual([
     { values: realized, served: false },
     { values: volume, served: false },
   ]);
-  expect(await window.refresh(nowMs)).toBeGreaterThan(0);
+  expect(await window.refresh(nowMs)).toBe(true);
   expect([await board('realized', nowMs), await board('volume', nowMs)]).toEqual([
     { values: realized, served: true },
     { values: volume, served: true },
@@ -82,12 +82,12 @@ test('the summed window equals the live sums', async () => {
   await liveThenServed({ [A]: '1000000' }, { [A]: '3000000', [B]: '10000000' });
 });
 
-test("today's fills are added to the served generation as they happen", async () => {
+test("today's fills are added to the served sums as they happen", async () => {
   await h.given({ chainLedger: [fill(C, 100, D0, 'buy', 1, 0.5)] });
   expect(await board('volume')).toEqual({ values: { [A]: '3000000', [B]: '10000000', [C]: '500000' }, served: true });
 });
 
-test('a late fill dated on a closed day stops the generation being served', async () => {
+test('a late fill dated on a closed day stops the closed sums being served', async () => {
   // C buys 4 at 0.50 three days ago: 2 more USDC of volume in the window.
   await h.given({ chainLedger: [fill(C, 70, at(3), 'buy', 4, 0.5)] });
   await liveThenServed({ [A]: '1000000' }, { [A]: '3000000', [B]: '10000000', [C]: '2500000' });
@@ -100,30 +100,68 @@ test("a backfill rewinding a wallet's position (cancelled and replayed rows) is 
   await liveThenServed({ [A]: '1500000' }, { [A]: '5000000', [B]: '10000000', [C]: '2500000' });
 });
 
-test('a new day stops the generation being served; the next window is summed for it', async () => {
+test('a new day has no closed sums until the pass sums its window', async () => {
   // Tomorrow, today's 0.50 of C is a closed day and nothing leaves the window (day -29 had no fills).
   await liveThenServed({ [A]: '1500000' }, { [A]: '5000000', [B]: '10000000', [C]: '2500000' }, NOW + DAY_MS);
   // 26 days on, A's fills of days -6 and -5 have left the window: only B's and C's remain.
   await liveThenServed({}, { [B]: '10000000', [C]: '2500000' }, NOW + 26 * DAY_MS);
 });
 
-test('superseded generations are dropped, and a pass waits a minute between summings', async () => {
-  const parts = await h.store.query<{ id: string }>(
-    "SELECT DISTINCT partition_id AS id FROM system.parts WHERE database = currentDatabase() AND table = 'trader_window' AND active",
+test('a refresh adds what changed; sums written twice stop being served and the next refresh repairs them', async () => {
+  const closedRows = async () =>
+    h.store.query<{ wallet: string; r: string; v: string; c: string }>(
+      `SELECT wallet, toString(sum(closed_realized)) AS r, toString(sum(closed_volume)) AS v, toString(sum(closed_changes)) AS c
+         FROM trader_recent_days WHERE day = toDate({today:Int64}, 'UTC') GROUP BY wallet ORDER BY wallet`,
+      windowBounds(NOW),
+    );
+  expect(await window.served(NOW)).toBe(true);
+  const held = await closedRows();
+  // Ledger rows on the closed days: A 4 (the sale of day -5, its cancellation and replay when the
+  // maker fill of day -6 arrived late, and that fill), B 1, C 1 (day -3; its rewound fill of today is
+  // not on a closed day); the stamp ('') counts the 6.
+  expect(held.map((r) => [r.wallet, r.c])).toEqual([
+    ['', '6'],
+    [A, '4'],
+    [B, '1'],
+    [C, '1'],
+  ]);
+  // Two writers that both read before either wrote add B's difference twice, then each stamps.
+  await h.store.command(
+    `INSERT INTO trader_recent_days (day, wallet, realized, volume, changes, closed_realized, closed_volume, closed_changes)
+     SELECT day, wallet, 0, 0, 0, closed_realized, closed_volume, closed_changes FROM trader_recent_days
+      WHERE day = toDate({today:Int64}, 'UTC') AND wallet = {b:String}`,
+    { ...windowBounds(NOW), b: B },
   );
-  expect(parts.length).toBe(2);
+  await window.stamp(NOW);
+  expect(await board('volume')).toEqual({ values: { [A]: '5000000', [B]: '10000000', [C]: '2500000' }, served: false });
+  expect(await window.refresh(NOW)).toBe(true);
+  expect(await closedRows()).toEqual(held);
+  expect(await board('volume')).toEqual({ values: { [A]: '5000000', [B]: '10000000', [C]: '2500000' }, served: true });
+});
+
+test('a pass stopped between its steps leaves the old stamp, and sums are not served until one completes', async () => {
+  // B buys 2 at 0.50 one day ago: 1 USDC more in the window. The pass writes the difference and stops.
+  await h.given({ chainLedger: [fill(B, 88, at(1), 'buy', 2, 0.5)] });
+  await window.addDifferences(NOW);
+  expect(await board('volume')).toEqual({ values: { [A]: '5000000', [B]: '11000000', [C]: '2500000' }, served: false });
+  // The next pass finds nothing to add and writes the stamp.
+  expect(await window.refresh(NOW)).toBe(true);
+  expect(await board('volume')).toEqual({ values: { [A]: '5000000', [B]: '11000000', [C]: '2500000' }, served: true });
+});
+
+test('a pass waits a minute between summings', async () => {
   const paced = new TraderWindow(h.store);
   // Another late fill: nothing holds, the pass sums once, and not again within the minute.
   await h.given({ chainLedger: [fill(B, 90, at(1), 'buy', 2, 0.5)] });
-  expect(await paced.refresh(NOW)).toBeGreaterThan(0);
+  expect(await paced.refresh(NOW)).toBe(true);
   await h.given({ chainLedger: [fill(B, 95, at(1) + 1000, 'buy', 2, 0.5)] });
-  expect(await paced.refresh(NOW)).toBeNull();
-  expect(await board('volume')).toEqual({ values: { [A]: '5000000', [B]: '12000000', [C]: '2500000' }, served: false });
+  expect(await paced.refresh(NOW)).toBe(false);
+  expect(await board('volume')).toEqual({ values: { [A]: '5000000', [B]: '13000000', [C]: '2500000' }, served: false });
 });
 
 test("trader_recent_days equals the ledger's rows summed per day and wallet, kept by the view and rebuilt by 0054 alike", async () => {
   const recent = `SELECT day, wallet, toString(sum(realized)) AS r, toString(sum(volume)) AS v, toString(sum(changes)) AS c
-                    FROM trader_recent_days GROUP BY day, wallet ORDER BY day, wallet`;
+                    FROM trader_recent_days GROUP BY day, wallet HAVING sum(changes) > 0 ORDER BY day, wallet`;
   const ledger = await h.store.query(
     `SELECT toDate(time, 'UTC') AS day, wallet, toString(sum(realized * sign)) AS r, toString(sum(toInt64(volume) * sign)) AS v,
             toString(count()) AS c

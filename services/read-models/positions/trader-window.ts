@@ -1,17 +1,23 @@
 /**
- * The 30-day window of the leaderboards ranked by realized PnL or volume: the window's closed days
- * summed once per wallet by the valuation pass (a generation of trader_window), and today's rows added
- * on every request, so a request reads one row per wallet in the window instead of one per wallet and
- * day (migration 0054). The board stays as fresh as the ledger: today's rows are read live, and the
- * closed days are served only while they are what was summed.
+ * The 30-day window of the leaderboards ranked by realized PnL or volume. The valuation pass sums the
+ * window's closed days once per wallet into today's rows of trader_recent_days (closed_*, migration
+ * 0056), where the view adds today's figures as they happen, so a request merges one sorted key range
+ * with FINAL: one row per wallet, in wallet order, no hashing. The board stays as fresh as the ledger.
  *
- * When a generation is served: its stamp names today as its day, and the ledger rows it sums (the
- * sum of its changes) equal the rows now dated on the window's closed days (the day totals of
- * trader_recent_days). Rows are only ever added (a late fill, a rewind's cancellation and replay, a
- * reorg's retraction all add rows), so any change dated on a closed day raises that count; a new day
- * finds no stamp. Otherwise the request sums every day of the window itself, as before, until the
- * pass sums the new window (at most once a minute, so a stream of late changes cannot make it rewrite
+ * When the closed sums are served: today's stamp (closed_changes of the day total row, wallet '') equals
+ * the ledger rows now dated on the window's closed days (their day totals' changes). The stamp is the
+ * sum of every wallet's closed_changes, and each refresh leaves every wallet's closed sums equal to its
+ * closed days' sums as read in one snapshot, so the two counts are equal only while no row dated on a
+ * closed day has been added since. Rows are only ever added (a late fill, a rewind's cancellation and
+ * replay, a reorg's retraction all add rows), so any such change raises the count; a new day starts
+ * with a stamp of 0 and closed sums of 0. Otherwise the request sums every day of the window itself
+ * until the pass sums again (at most once a minute, so a stream of late changes cannot make it rewrite
  * the window on every pass).
+ *
+ * One writer of the closed columns at a time (the valuation pass runs in one process). A pass that stops
+ * between its two steps leaves the old stamp, which no longer matches. Two writers that both read before
+ * either wrote would add a difference twice: the stamp each writes after counts the doubled changes, so it
+ * no longer matches either, and the next refresh, adding the difference to what is stored, repairs it.
  */
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { DAY_MS, startOfUtcDay } from '../../shared/time.js';
@@ -26,25 +32,27 @@ const TODAY = "toDate({today:Int64}, 'UTC')";
 const FROM30 = "toDate({from30:Int64}, 'UTC')";
 
 /**
- * The generation to serve for {today}, or 0: the newest one stamped for today, if the ledger rows dated
- * on the window's closed days are still the ones it summed (as WITH entries; `served` is the answer).
+ * Whether today's closed sums are served (as WITH entries; `served` is the answer): today's stamp and
+ * the closed days' row count, from one read of the day total rows.
  */
 const SERVED = `
-  (SELECT argMax(tuple(generation, changes), generation) FROM trader_window WHERE wallet = '' AND to_day = ${TODAY}) AS stamp,
-  (SELECT sum(changes) FROM trader_recent_days WHERE wallet = '' AND day >= ${FROM30} AND day < ${TODAY}) AS closed_rows,
-  if(stamp.1 > 0 AND stamp.2 = closed_rows, stamp.1, toUInt64(0)) AS served`;
+  (SELECT (toInt64(sumIf(closed_changes, day = ${TODAY})), toInt64(sumIf(changes, day < ${TODAY})))
+     FROM trader_recent_days WHERE day >= ${FROM30} AND day <= ${TODAY} AND wallet = '') AS counts,
+  tupleElement(counts, 1) = tupleElement(counts, 2) AS served`;
 
 /** (wallet, v): the wallet's `column` summed over the window, for the 30-day boards. Params: windowBounds. */
 export function windowRankingSql(column: 'realized' | 'volume'): string {
+  const closed = column === 'realized' ? 'closed_realized' : 'closed_volume';
+  // Only one branch reads: `served` is a constant of the statement.
   return `WITH ${SERVED}
-    SELECT wallet, sum(v) AS v FROM (
-      SELECT wallet, ${column} AS v FROM trader_window WHERE generation = served AND served > 0 AND wallet != ''
+    SELECT wallet, v FROM (
+      SELECT wallet, ${column} + ${closed} AS v FROM trader_recent_days FINAL WHERE served AND day = ${TODAY} AND wallet != ''
       UNION ALL
-      SELECT wallet, ${column} AS v FROM trader_recent_days WHERE day >= if(served > 0, ${TODAY}, ${FROM30}) AND wallet != ''
-    ) GROUP BY wallet`;
+      SELECT wallet, sum(${column}) AS v FROM trader_recent_days WHERE NOT served AND day >= ${FROM30} AND wallet != '' GROUP BY wallet
+    )`;
 }
 
-/** A minute between summings: a superseded generation stays readable that long (statements stop at 5 s). */
+/** A minute between summings. */
 const MIN_INTERVAL_MS = 60_000;
 
 export class TraderWindow {
@@ -55,55 +63,54 @@ export class TraderWindow {
     private readonly minIntervalMs = MIN_INTERVAL_MS,
   ) {}
 
-  /** The generation served for `nowMs` now (0: none holds; requests sum the window live). */
-  async served(nowMs: number): Promise<number> {
-    const [row] = await this.store.query<{ generation: string }>(
-      `WITH ${SERVED} SELECT toString(served) AS generation`,
-      windowBounds(nowMs),
-    );
-    return Number(row?.generation ?? 0);
+  /** Whether requests for `nowMs` are served today's closed sums now (otherwise they sum the window live). */
+  async served(nowMs: number): Promise<boolean> {
+    const [row] = await this.store.query<{ held: number }>(`WITH ${SERVED} SELECT toUInt8(served) AS held`, windowBounds(nowMs));
+    return Number(row?.held) === 1;
   }
 
   /**
-   * Sums the window's closed days again when no generation holds for `nowMs` and the last summing is
-   * at least a minute old; returns the new generation, or null when nothing was summed.
+   * Sums the window's closed days into today's rows when they are not served for `nowMs` and the last
+   * summing is at least a minute old; returns whether it summed.
    */
-  async refresh(nowMs: number): Promise<number | null> {
-    const bounds = windowBounds(nowMs);
-    const [state] = await this.store.query<{ generation: string; newest: string }>(
-      `WITH ${SERVED} SELECT toString(served) AS generation, toString((SELECT max(generation) FROM trader_window WHERE wallet = '')) AS newest`,
-      bounds,
-    );
-    if (Number(state?.generation ?? 0) > 0 || Date.now() - this.lastSummedMs < this.minIntervalMs) return null;
+  async refresh(nowMs: number): Promise<boolean> {
+    if ((await this.served(nowMs)) || Date.now() - this.lastSummedMs < this.minIntervalMs) return false;
     this.lastSummedMs = Date.now();
-    const generation = Math.max(Date.now(), Number(state?.newest ?? 0) + 1);
-    const params = { ...bounds, generation };
-    await this.store.command(
-      `INSERT INTO trader_window (generation, to_day, wallet, realized, volume, changes)
-       SELECT {generation:UInt64}, ${TODAY}, wallet, sum(realized), sum(volume), sum(changes) FROM trader_recent_days
-        WHERE day >= ${FROM30} AND day < ${TODAY} AND wallet != '' GROUP BY wallet`,
-      params,
-    );
-    // The stamp counts what the generation sums, read from its own rows (one snapshot by construction).
-    await this.store.command(
-      `INSERT INTO trader_window (generation, to_day, wallet, realized, volume, changes)
-       SELECT {generation:UInt64}, ${TODAY}, '', 0, 0, sum(changes) FROM trader_window WHERE generation = {generation:UInt64}`,
-      params,
-    );
-    await this.dropSuperseded(generation);
-    return generation;
+    await this.addDifferences(nowMs);
+    await this.stamp(nowMs);
+    return true;
   }
 
-  /** Drops generations (rows and stamp) older than the one before `newest`: superseded at least a summing interval ago. */
-  private async dropSuperseded(newest: number): Promise<void> {
-    const parts = await this.store.query<{ id: string }>(
-      `SELECT DISTINCT partition_id AS id FROM system.parts
-        WHERE database = currentDatabase() AND table = 'trader_window' AND active AND toUInt64OrZero(partition_id) < {newest:UInt64}
-        ORDER BY toUInt64OrZero(partition_id) DESC`,
-      { newest },
+  /**
+   * Refresh's first step: adds to today's rows the difference between each wallet's closed-day sums
+   * and what its row holds, where any part of it is not 0 - both read in one pass over the table.
+   */
+  async addDifferences(nowMs: number): Promise<void> {
+    await this.store.command(
+      `INSERT INTO trader_recent_days (day, wallet, realized, volume, changes, closed_realized, closed_volume, closed_changes)
+       SELECT ${TODAY}, wallet, 0, 0, 0, r, v, c FROM (
+         SELECT wallet,
+                sumIf(realized, day < ${TODAY}) - sumIf(closed_realized, day = ${TODAY}) AS r,
+                sumIf(volume, day < ${TODAY}) - sumIf(closed_volume, day = ${TODAY}) AS v,
+                toInt64(sumIf(changes, day < ${TODAY})) - sumIf(closed_changes, day = ${TODAY}) AS c
+           FROM trader_recent_days WHERE day >= ${FROM30} AND wallet != '' GROUP BY wallet)
+        WHERE r != 0 OR v != 0 OR c != 0`,
+      windowBounds(nowMs),
     );
-    for (const { id } of parts.slice(1)) {
-      if (/^\d+$/.test(id)) await this.store.command(`ALTER TABLE trader_window DROP PARTITION ID '${id}'`);
-    }
+  }
+
+  /**
+   * Refresh's second step, after every difference is written: makes today's stamp (closed_changes of
+   * the day total row) the sum of every wallet's closed_changes, read from the rows themselves.
+   */
+  async stamp(nowMs: number): Promise<void> {
+    await this.store.command(
+      `INSERT INTO trader_recent_days (day, wallet, realized, volume, changes, closed_realized, closed_volume, closed_changes)
+       SELECT ${TODAY}, '', 0, 0, 0, 0, 0, d FROM (
+         SELECT sumIf(closed_changes, wallet != '') - sumIf(closed_changes, wallet = '') AS d
+           FROM trader_recent_days WHERE day = ${TODAY})
+        WHERE d != 0`,
+      windowBounds(nowMs),
+    );
   }
 }
