@@ -1,5 +1,6 @@
 /** Order books: book and delta events -> order_books / order_book_deltas rows -> the live book and its history. */
-import { bookDelta, bookSnapshot, conditionId, marketUpserted, T0 } from '../../../test/support/events.js';
+import { bookDelta, bookSnapshot, conditionId, marketUpserted } from '../../../test/support/events.js';
+import { DAY_MS, startOfUtcDay } from '../../shared/time.js';
 import { getJson } from '../../../test/support/http.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 
@@ -9,6 +10,9 @@ const YES = '7'.repeat(77);
 const NO = '8'.repeat(77);
 const at = (ms: number) => new Date(ms).toISOString();
 const level = (price: number, size: number) => ({ price, size });
+// Noon two days ago, relative to the clock: deltas are kept 7 days and books 30 (the tables' TTLs),
+// so rows at a fixed date would be dropped on insert once it is that old.
+const T0 = startOfUtcDay(Date.now()) - 2 * DAY_MS + 12 * 3_600_000;
 
 let h: ProjectionHarness;
 let tier1: string;
@@ -37,6 +41,8 @@ beforeAll(async () => {
     bookDeltas: [
       bookDelta({
         event_id: 'd1',
+        timestamp_ms: T0,
+        ingested_at_ms: T0,
         market_id: M,
         asset_id: NO,
         side: 'bid',

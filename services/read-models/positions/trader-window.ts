@@ -4,11 +4,11 @@
  * 0056), where the view adds today's figures as they happen, so a request merges one sorted key range
  * with FINAL: one row per wallet, in wallet order, no hashing. The board stays as fresh as the ledger.
  *
- * When the closed sums are served: today's stamp (closed_changes of the day total row, wallet '') equals
- * the ledger rows now dated on the window's closed days (their day totals' changes). The stamp is the
- * sum of every wallet's closed_changes, and each refresh leaves every wallet's closed sums equal to its
- * closed days' sums as read in one snapshot, so the two counts are equal only while no row dated on a
- * closed day has been added since. Rows are only ever added (a late fill, a rewind's cancellation and
+ * When the closed sums are served: today's stamp equals the ledger rows now dated on the window's closed
+ * days (both kept in trader_window_counts, migration 0057). The stamp is the sum of every wallet's
+ * closed_changes, and each refresh leaves every wallet's closed sums equal to its closed days' sums as
+ * read in one snapshot, so the two counts are equal only while no row dated on a closed day has been
+ * added since. Rows are only ever added (a late fill, a rewind's cancellation and
  * replay, a reorg's retraction all add rows), so any such change raises the count; a new day starts
  * with a stamp of 0 and closed sums of 0. Otherwise the request sums every day of the window itself
  * until the pass sums again (at most once a minute, so a stream of late changes cannot make it rewrite
@@ -33,11 +33,11 @@ const FROM30 = "toDate({from30:Int64}, 'UTC')";
 
 /**
  * Whether today's closed sums are served (as WITH entries; `served` is the answer): today's stamp and
- * the closed days' row count, from one read of the day total rows.
+ * the closed days' row count, one row per day of trader_window_counts (migration 0057).
  */
 const SERVED = `
   (SELECT (toInt64(sumIf(closed_changes, day = ${TODAY})), toInt64(sumIf(changes, day < ${TODAY})))
-     FROM trader_recent_days WHERE day >= ${FROM30} AND day <= ${TODAY} AND wallet = '') AS counts,
+     FROM trader_window_counts WHERE day >= ${FROM30} AND day <= ${TODAY}) AS counts,
   tupleElement(counts, 1) = tupleElement(counts, 2) AS served`;
 
 /** (wallet, v): the wallet's `column` summed over the window, for the 30-day boards. Params: windowBounds. */
@@ -101,14 +101,14 @@ export class TraderWindow {
 
   /**
    * Refresh's second step, after every difference is written: makes today's stamp (closed_changes of
-   * the day total row) the sum of every wallet's closed_changes, read from the rows themselves.
+   * today's trader_window_counts row) the sum of every wallet's closed_changes, read from the rows.
    */
   async stamp(nowMs: number): Promise<void> {
     await this.store.command(
-      `INSERT INTO trader_recent_days (day, wallet, realized, volume, changes, closed_realized, closed_volume, closed_changes)
-       SELECT ${TODAY}, '', 0, 0, 0, 0, 0, d FROM (
-         SELECT sumIf(closed_changes, wallet != '') - sumIf(closed_changes, wallet = '') AS d
-           FROM trader_recent_days WHERE day = ${TODAY})
+      `INSERT INTO trader_window_counts (day, changes, closed_changes)
+       SELECT ${TODAY}, 0, d FROM (
+         SELECT (SELECT sum(closed_changes) FROM trader_recent_days WHERE day = ${TODAY} AND wallet != '')
+              - (SELECT sum(closed_changes) FROM trader_window_counts WHERE day = ${TODAY}) AS d)
         WHERE d != 0`,
       windowBounds(nowMs),
     );
