@@ -8,11 +8,11 @@
  * days (both kept in trader_window_counts, migration 0057). The stamp is the sum of every wallet's
  * closed_changes, and each refresh leaves every wallet's closed sums equal to its closed days' sums as
  * read in one snapshot, so the two counts are equal only while no row dated on a closed day has been
- * added since. Rows are only ever added (a late fill, a rewind's cancellation and
- * replay, a reorg's retraction all add rows), so any such change raises the count; a new day starts
- * with a stamp of 0 and closed sums of 0. Otherwise the request sums every day of the window itself
- * until the pass sums again (at most once a minute, so a stream of late changes cannot make it rewrite
- * the window on every pass).
+ * added since. Rows are only ever added (a late fill, a rewind's cancellation and replay, a reorg's
+ * retraction all add rows), so any such change raises the count; a new day starts with a stamp of 0
+ * and closed sums of 0. Otherwise the request sums every day of the window itself until the pass sums
+ * again (at most once a minute, so a stream of late changes cannot make it rewrite the window on every
+ * pass).
  *
  * One writer of the closed columns at a time (the valuation pass runs in one process). A pass that stops
  * between its two steps leaves the old stamp, which no longer matches. Two writers that both read before
