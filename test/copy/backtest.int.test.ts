@@ -23,13 +23,15 @@
  */
 import { bookSnapshot, chainFill, conditionId, marketUpserted, T0, txHash, walletAddress } from '../support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../support/projection.js';
+import { startOfUtcDay } from '../../services/shared/time.js';
 
 const MARKET = conditionId(0x5e);
 const LEADER = walletAddress(0x1ead);
 const YES = '9001';
 const NO = '9002';
 const HOUR = 3_600_000;
-const DAY_START = Date.UTC(2026, 10, 21);
+/** The UTC day of T0 (test/support/events.ts dates T0 from the clock, so the range follows it). */
+const DAY_START = startOfUtcDay(T0);
 
 let h: ProjectionHarness;
 
@@ -128,7 +130,12 @@ test('copy_wallet: three trades, a fee, book and impact fills - every figure as 
     impact_fills: 1,
   });
   expect(data.equity_curve).toEqual([
-    { date: '2026-11-21', cash_usdc: '989.420638', positions_usdc: '16.166667', equity_usdc: '1005.587305' },
+    {
+      date: new Date(DAY_START).toISOString().slice(0, 10),
+      cash_usdc: '989.420638',
+      positions_usdc: '16.166667',
+      equity_usdc: '1005.587305',
+    },
   ]);
   const [one, two, three] = data.trades;
   expect(one).toEqual({

@@ -17,9 +17,11 @@ import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import type { EventLog } from '../../services/ports/event-log.js';
 import { startSink, type SinkService } from '../../services/sink/sink-service.js';
 import { simulatorUpstreamEnv, startSimulator, type RunningSimulator } from '../../services/simulator/server.js';
+import { T0 } from '../support/events.js';
 import { waitFor } from '../support/http.js';
 
-const FROZEN_NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
+// From the clock (T0): books are kept 30 days from now and deltas 7, so a fixed date stops storing them.
+const FROZEN_NOW = T0;
 const silent = pino({ level: 'silent' });
 
 describe('ingestion of catalog, books, websocket and wallets', () => {

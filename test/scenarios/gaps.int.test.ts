@@ -22,10 +22,12 @@ import { STREAMS, topicSchemas } from '../../services/read-models/registry.js';
 import { startSink, type SinkService } from '../../services/sink/sink-service.js';
 import { simulatorUpstreamEnv, startSimulator, type RunningSimulator } from '../../services/simulator/server.js';
 import { type FaultyLog, faultyLog } from '../support/faulty-log.js';
+import { T0 } from '../support/events.js';
 import { waitFor } from '../support/http.js';
 import { simulatorTradeIds } from '../support/upstream-truth.js';
 
-const START = Date.UTC(2026, 10, 21, 12, 0, 0);
+// From the clock (T0): books are kept 30 days from now and deltas 7, so a fixed date stops storing them.
+const START = T0;
 const BURST_AT = START + 60_000;
 const silent = pino({ level: 'silent' });
 

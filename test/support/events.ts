@@ -24,8 +24,16 @@ import type {
 } from '../../services/events/types.js';
 import type { EventOfStream } from '../../services/events/publisher.js';
 import type { StreamName } from '../../services/read-models/registry.js';
+import { DAY_MS, HOUR_MS, startOfUtcDay } from '../../services/shared/time.js';
 
-export const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
+/**
+ * Noon UTC two days before the day the tests run. Fixtures are dated from the clock because read
+ * models keep rows for limited times from now (order books 30 days, their deltas 7, copy picks 2,
+ * the 30-day windows): a fixed date falls out of them as the calendar moves on, and tests that passed
+ * on it start failing on main with no change (copy picks on 2026-11-24; the backtest's books would
+ * have on 2026-12-21). Noon keeps T0 plus or minus a few hours on one UTC day.
+ */
+export const T0 = startOfUtcDay(Date.now()) - 2 * DAY_MS + 12 * HOUR_MS;
 export const conditionId = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 export const walletAddress = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
 export const txHash = (n: number) => `0x${n.toString(16).padStart(64, 'f')}`;
