@@ -8,6 +8,8 @@
  *   (throughput vs a plain insert of the same fills), ingest-to-leaderboard freshness through the
  *   event log and the sink, and the trader endpoints, timed once the bulk load's background merges
  *   have finished (merges_settled_ms, at most 3 minutes; bench/ledger-scale.ts).
+ * A part's endpoints are timed in turn (one request each per round), so drift during a run falls on
+ * all of them alike.
  * Writes bench/results/scale.json with p50/p99 per endpoint and scale, and the ratio 10M/1M.
  *
  *   npm run bench:scale          (BENCH_SCALES=1000000,10000000 BENCH_REQUESTS=200 BENCH_PARTS=reads,ledger)
@@ -83,17 +85,26 @@ async function main() {
 
   const log = await openFileEventLog({ directory: path.join(dir, 'log'), schemas: topicSchemas(), fsync: false, pollIntervalMs: 20 });
   await log.createTopics(allTopicSpecs());
-  const timed = async (url: string, name: string, scale: number) => {
-    const timings: number[] = [];
+  // The endpoints of a part take turns, one request each per round: whatever else slows the machine
+  // during a run (it has varied by 20-40 % between runs) falls on every figure alike, so figures of
+  // one run compare with each other (a block per endpoint put a slow minute on one figure only).
+  const timedInTurn = async (endpoints: Record<string, string>, scale: number) => {
+    const timings: Record<string, number[]> = Object.fromEntries(Object.keys(endpoints).map((name) => [name, []]));
     for (let i = 0; i < REQUESTS + 3; i++) {
-      const started = performance.now();
-      const response = await fetch(`${base}${url}`, { headers: { authorization: `Bearer ${key}` } });
-      await response.arrayBuffer();
-      if (response.status !== 200) throw new Error(`${name} at ${scale}: HTTP ${response.status}`);
-      if (i >= 3) timings.push(performance.now() - started);
+      for (const [name, url] of Object.entries(endpoints)) {
+        const started = performance.now();
+        const response = await fetch(`${base}${url}`, { headers: { authorization: `Bearer ${key}` } });
+        await response.arrayBuffer();
+        if (response.status !== 200) throw new Error(`${name} at ${scale}: HTTP ${response.status}`);
+        if (i >= 3) timings[name]!.push(performance.now() - started);
+      }
     }
-    timings.sort((a, b) => a - b);
-    return { p50_ms: percentile(timings, 50), p99_ms: percentile(timings, 99) };
+    return Object.fromEntries(
+      Object.entries(timings).map(([name, list]) => {
+        list.sort((a, b) => a - b);
+        return [name, { p50_ms: percentile(list, 50), p99_ms: percentile(list, 99) }];
+      }),
+    );
   };
 
   for (const scale of SCALES) {
@@ -115,7 +126,7 @@ async function main() {
         market_tape: `/v1/markets/${market}/trades?limit=100`,
         wallet_trades: `/v1/trades?wallet=${wallet}&limit=100`,
       };
-      for (const [name, url] of Object.entries(endpoints)) row[name] = await timed(url, name, scale);
+      Object.assign(row, await timedInTurn(endpoints, scale));
     }
     if (PARTS.includes('ledger')) {
       const generateStarted = performance.now();
@@ -150,7 +161,7 @@ async function main() {
         positions_busiest: `/v1/positions/${BUSIEST}`,
       };
       row.merges_settled_ms = await mergesSettled(store);
-      for (const [name, url] of Object.entries(ledgerEndpoints)) row[name] = await timed(url, name, scale);
+      Object.assign(row, await timedInTurn(ledgerEndpoints, scale));
     }
     previous = scale;
     results[String(scale)] = row;
