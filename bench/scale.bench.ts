@@ -9,7 +9,8 @@
  *   event log and the sink, and the trader endpoints, timed once the bulk load's background merges
  *   have finished (merges_settled_ms, at most 3 minutes; bench/ledger-scale.ts).
  * A part's endpoints are timed in turn (one request each per round), so drift during a run falls on
- * all of them alike.
+ * all of them alike. Each figure also gives the engine's time in its p50 and p99 requests (the API's
+ * statements, timed by bench/statement-trace.ts) and the statements per request.
  * Writes bench/results/scale.json with p50/p99 per endpoint and scale, and the ratio 10M/1M.
  *
  *   npm run bench:scale          (BENCH_SCALES=1000000,10000000 BENCH_REQUESTS=200 BENCH_PARTS=reads,ledger)
@@ -33,6 +34,7 @@ import {
   windowSumming,
 } from './ledger-scale.js';
 import { startBenchApi } from './bench-api-server.js';
+import { engineShare, type Interval, traceStatements } from './statement-trace.js';
 import { seedMarkets, seedTrades } from './seed.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -80,7 +82,9 @@ async function main() {
   const store = await openChdbStore({ path: path.join(dir, 'chdb'), database: 'bench_scale' });
   await migrate(store);
   await seedMarkets(store, now);
-  const api = await startBenchApi(store, dir, { readCache: false });
+  // The API's statements are timed (the pipeline's are not: it uses `store` itself).
+  const trace = traceStatements(store);
+  const api = await startBenchApi(trace.store, dir, { readCache: false });
   const { base, key } = api;
 
   const log = await openFileEventLog({ directory: path.join(dir, 'log'), schemas: topicSchemas(), fsync: false, pollIntervalMs: 20 });
@@ -89,20 +93,36 @@ async function main() {
   // during a run (it has varied by 20-40 % between runs) falls on every figure alike, so figures of
   // one run compare with each other (a block per endpoint put a slow minute on one figure only).
   const timedInTurn = async (endpoints: Record<string, string>, scale: number) => {
-    const timings: Record<string, number[]> = Object.fromEntries(Object.keys(endpoints).map((name) => [name, []]));
+    const requests: Record<string, Interval[]> = Object.fromEntries(Object.keys(endpoints).map((name) => [name, []]));
+    trace.clear();
     for (let i = 0; i < REQUESTS + 3; i++) {
       for (const [name, url] of Object.entries(endpoints)) {
-        const started = performance.now();
+        const start = performance.now();
         const response = await fetch(`${base}${url}`, { headers: { authorization: `Bearer ${key}` } });
         await response.arrayBuffer();
         if (response.status !== 200) throw new Error(`${name} at ${scale}: HTTP ${response.status}`);
-        if (i >= 3) timings[name]!.push(performance.now() - started);
+        if (i >= 3) requests[name]!.push({ start, end: performance.now() });
       }
     }
+    // The request at p50 and the one at p99, each split into the engine's time and the rest: a p99
+    // far above the p50 with the same engine time is the process's (GC, event loop), not the query's.
+    const at = (sorted: Interval[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+    const round = (ms: number) => Math.round(ms * 100) / 100;
     return Object.fromEntries(
-      Object.entries(timings).map(([name, list]) => {
-        list.sort((a, b) => a - b);
-        return [name, { p50_ms: percentile(list, 50), p99_ms: percentile(list, 99) }];
+      Object.entries(requests).map(([name, list]) => {
+        const sorted = [...list].sort((a, b) => a.end - a.start - (b.end - b.start));
+        const [median, tail] = [at(sorted, 50), at(sorted, 99)];
+        const [medianEngine, tailEngine] = [engineShare(trace.intervals, median), engineShare(trace.intervals, tail)];
+        return [
+          name,
+          {
+            p50_ms: round(median.end - median.start),
+            p99_ms: round(tail.end - tail.start),
+            p50_engine_ms: medianEngine.engine_ms,
+            p99_engine_ms: tailEngine.engine_ms,
+            statements: medianEngine.statements,
+          },
+        ];
       }),
     );
   };
