@@ -10,7 +10,9 @@
  *   have finished (merges_settled_ms, at most 3 minutes; bench/ledger-scale.ts).
  * A part's endpoints are timed in turn (one request each per round), so drift during a run falls on
  * all of them alike. Each figure also gives the engine's time in its p50 and p99 requests (the API's
- * statements, timed by bench/statement-trace.ts) and the statements per request.
+ * statements, timed by bench/statement-trace.ts), the statements per request, the process's GC pauses
+ * inside those requests, and whether background merges ran during the p99 one (`<part>_rounds_merging`
+ * counts the rounds that had any): to tell which of these a tail comes from.
  * Writes bench/results/scale.json with p50/p99 per endpoint and scale, and the ratio 10M/1M.
  *
  *   npm run bench:scale          (BENCH_SCALES=1000000,10000000 BENCH_REQUESTS=200 BENCH_PARTS=reads,ledger)
@@ -18,6 +20,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { openChdbStore } from '../services/analytics/clickhouse-store.js';
 import { migrate } from '../services/analytics/migrate.js';
@@ -92,23 +95,40 @@ async function main() {
   // The endpoints of a part take turns, one request each per round: whatever else slows the machine
   // during a run (it has varied by 20-40 % between runs) falls on every figure alike, so figures of
   // one run compare with each other (a block per endpoint put a slow minute on one figure only).
-  const timedInTurn = async (endpoints: Record<string, string>, scale: number) => {
-    const requests: Record<string, Interval[]> = Object.fromEntries(Object.keys(endpoints).map((name) => [name, []]));
+  const timedInTurn = async (part: string, endpoints: Record<string, string>, scale: number) => {
+    const requests: Record<string, Array<Interval & { merging: boolean }>> = Object.fromEntries(
+      Object.keys(endpoints).map((name) => [name, []]),
+    );
     trace.clear();
+    // The process's garbage-collection pauses during the timing: a pause inside a request delays it
+    // whether or not a statement is running (a statement's result waits for the pause to end).
+    const pauses: Interval[] = [];
+    const gc = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) pauses.push({ start: entry.startTime, end: entry.startTime + entry.duration });
+    });
+    gc.observe({ entryTypes: ['gc'] });
+    let roundsMerging = 0;
     for (let i = 0; i < REQUESTS + 3; i++) {
+      // Whether the engine is merging parts in the background during this round (read before it, by
+      // the untraced store): on 2 cores a merge competes with the requests for CPU.
+      const [merges] = await store.query<{ n: number }>('SELECT count() AS n FROM system.merges');
+      const merging = Number(merges!.n) > 0;
+      if (i >= 3 && merging) roundsMerging++;
       for (const [name, url] of Object.entries(endpoints)) {
         const start = performance.now();
         const response = await fetch(`${base}${url}`, { headers: { authorization: `Bearer ${key}` } });
         await response.arrayBuffer();
         if (response.status !== 200) throw new Error(`${name} at ${scale}: HTTP ${response.status}`);
-        if (i >= 3) requests[name]!.push({ start, end: performance.now() });
+        if (i >= 3) requests[name]!.push({ start, end: performance.now(), merging });
       }
     }
+    for (const entry of gc.takeRecords()) pauses.push({ start: entry.startTime, end: entry.startTime + entry.duration });
+    gc.disconnect();
     // The request at p50 and the one at p99, each split into the engine's time and the rest: a p99
     // far above the p50 with the same engine time is the process's (GC, event loop), not the query's.
-    const at = (sorted: Interval[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+    const at = <T extends Interval>(sorted: T[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
     const round = (ms: number) => Math.round(ms * 100) / 100;
-    return Object.fromEntries(
+    const figures = Object.fromEntries(
       Object.entries(requests).map(([name, list]) => {
         const sorted = [...list].sort((a, b) => a.end - a.start - (b.end - b.start));
         const [median, tail] = [at(sorted, 50), at(sorted, 99)];
@@ -121,10 +141,14 @@ async function main() {
             p50_engine_ms: medianEngine.engine_ms,
             p99_engine_ms: tailEngine.engine_ms,
             statements: medianEngine.statements,
+            p99_merging: tail.merging,
+            p50_gc_ms: engineShare(pauses, median).engine_ms,
+            p99_gc_ms: engineShare(pauses, tail).engine_ms,
           },
         ];
       }),
     );
+    return { ...figures, [`${part}_rounds_merging`]: roundsMerging };
   };
 
   for (const scale of SCALES) {
@@ -146,7 +170,7 @@ async function main() {
         market_tape: `/v1/markets/${market}/trades?limit=100`,
         wallet_trades: `/v1/trades?wallet=${wallet}&limit=100`,
       };
-      Object.assign(row, await timedInTurn(endpoints, scale));
+      Object.assign(row, await timedInTurn('reads', endpoints, scale));
     }
     if (PARTS.includes('ledger')) {
       const generateStarted = performance.now();
@@ -181,7 +205,7 @@ async function main() {
         positions_busiest: `/v1/positions/${BUSIEST}`,
       };
       row.merges_settled_ms = await mergesSettled(store);
-      Object.assign(row, await timedInTurn(ledgerEndpoints, scale));
+      Object.assign(row, await timedInTurn('ledger', ledgerEndpoints, scale));
     }
     previous = scale;
     results[String(scale)] = row;
