@@ -64,17 +64,22 @@ export async function publishTakerFills(store: AnalyticsStore, from: number, cou
 }
 
 /**
- * Waits until the engine runs no merge or mutation, at most `limitMs`; returns the ms waited. A bulk
- * load of millions of rows leaves minutes of background merges that compete for the 2 cores with the
- * requests being timed; a service fed continuously merges small parts as it goes.
+ * Waits until the engine has run no merge or mutation for `quietMs` (sampled every second), at most
+ * `limitMs`; returns the ms waited. A bulk load of millions of rows leaves minutes of background merges
+ * that compete for the 2 cores with the requests being timed; a service fed continuously merges small
+ * parts as it goes. One idle sample can fall between two merges: a 10M run read 0 after 1 s and then had
+ * the slowest tails of any run (that run did not record whether merges ran while it was timing).
  */
-export async function mergesSettled(store: AnalyticsStore, limitMs = 180_000): Promise<number> {
+export async function mergesSettled(store: AnalyticsStore, limitMs = 180_000, quietMs = 5_000): Promise<number> {
   const started = performance.now();
+  let quietSince = started;
   for (;;) {
     const [row] = await store.query<{ n: number }>(
       'SELECT (SELECT count() FROM system.merges) + (SELECT count() FROM system.mutations WHERE NOT is_done) AS n',
     );
-    if (Number(row!.n) === 0 || performance.now() - started > limitMs) break;
+    const now = performance.now();
+    if (Number(row!.n) > 0) quietSince = now;
+    if (now - quietSince >= quietMs || now - started > limitMs) break;
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
   return Math.round(performance.now() - started);

@@ -7,7 +7,7 @@
  * - ledger: chain fills of 100,000 wallets generated in ClickHouse, applied by the position ledger
  *   (throughput vs a plain insert of the same fills), ingest-to-leaderboard freshness through the
  *   event log and the sink, and the trader endpoints, timed once the bulk load's background merges
- *   have finished (merges_settled_ms, at most 3 minutes; bench/ledger-scale.ts).
+ *   have finished (no merge for 5 s: merges_settled_ms, at most 3 minutes; bench/ledger-scale.ts).
  * A part's endpoints are timed in turn (one request each per round), so drift during a run falls on
  * all of them alike. Each figure also gives the engine's time in its p50 and p99 requests (the API's
  * statements, timed by bench/statement-trace.ts), the statements per request, the process's GC pauses
