@@ -63,6 +63,14 @@ export async function publishTakerFills(store: AnalyticsStore, from: number, cou
   );
 }
 
+/** The merges and unfinished mutations the engine is running in the background now. */
+export async function backgroundWork(store: AnalyticsStore): Promise<{ merges: number; mutations: number }> {
+  const [row] = await store.query<{ merges: number; mutations: number }>(
+    'SELECT (SELECT count() FROM system.merges) AS merges, (SELECT count() FROM system.mutations WHERE NOT is_done) AS mutations',
+  );
+  return { merges: Number(row!.merges), mutations: Number(row!.mutations) };
+}
+
 /**
  * Waits until the engine has run no merge or mutation for `quietMs` (sampled every second), at most
  * `limitMs`; returns the ms waited. A bulk load of millions of rows leaves minutes of background merges
@@ -74,11 +82,9 @@ export async function mergesSettled(store: AnalyticsStore, limitMs = 180_000, qu
   const started = performance.now();
   let quietSince = started;
   for (;;) {
-    const [row] = await store.query<{ n: number }>(
-      'SELECT (SELECT count() FROM system.merges) + (SELECT count() FROM system.mutations WHERE NOT is_done) AS n',
-    );
+    const { merges, mutations } = await backgroundWork(store);
     const now = performance.now();
-    if (Number(row!.n) > 0) quietSince = now;
+    if (merges + mutations > 0) quietSince = now;
     if (now - quietSince >= quietMs || now - started > limitMs) break;
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }

@@ -28,6 +28,7 @@ import { openFileEventLog } from '../services/eventlog/file-log.js';
 import { allTopicSpecs, topicSchemas } from '../services/read-models/registry.js';
 import {
   BUSIEST,
+  backgroundWork,
   generateFills,
   leaderboardFreshness,
   ledgerThroughput,
@@ -37,7 +38,7 @@ import {
   windowSumming,
 } from './ledger-scale.js';
 import { startBenchApi } from './bench-api-server.js';
-import { engineShare, type Interval, traceStatements } from './statement-trace.js';
+import { engineShare, type Interval, overlapWith, traceStatements } from './statement-trace.js';
 import { seedMarkets, seedTrades } from './seed.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -103,16 +104,16 @@ async function main() {
     // The process's garbage-collection pauses during the timing: a pause inside a request delays it
     // whether or not a statement is running (a statement's result waits for the pause to end).
     const pauses: Interval[] = [];
-    const gc = new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) pauses.push({ start: entry.startTime, end: entry.startTime + entry.duration });
-    });
+    const record = (entries: PerformanceEntry[]) => {
+      for (const entry of entries) pauses.push({ start: entry.startTime, end: entry.startTime + entry.duration });
+    };
+    const gc = new PerformanceObserver((list) => record(list.getEntries()));
     gc.observe({ entryTypes: ['gc'] });
     let roundsMerging = 0;
     for (let i = 0; i < REQUESTS + 3; i++) {
       // Whether the engine is merging parts in the background during this round (read before it, by
       // the untraced store): on 2 cores a merge competes with the requests for CPU.
-      const [merges] = await store.query<{ n: number }>('SELECT count() AS n FROM system.merges');
-      const merging = Number(merges!.n) > 0;
+      const merging = (await backgroundWork(store)).merges > 0;
       if (i >= 3 && merging) roundsMerging++;
       for (const [name, url] of Object.entries(endpoints)) {
         const start = performance.now();
@@ -122,7 +123,7 @@ async function main() {
         if (i >= 3) requests[name]!.push({ start, end: performance.now(), merging });
       }
     }
-    for (const entry of gc.takeRecords()) pauses.push({ start: entry.startTime, end: entry.startTime + entry.duration });
+    record(gc.takeRecords());
     gc.disconnect();
     // The request at p50 and the one at p99, each split into the engine's time and the rest: a p99
     // far above the p50 with the same engine time is the process's (GC, event loop), not the query's.
@@ -142,8 +143,8 @@ async function main() {
             p99_engine_ms: tailEngine.engine_ms,
             statements: medianEngine.statements,
             p99_merging: tail.merging,
-            p50_gc_ms: engineShare(pauses, median).engine_ms,
-            p99_gc_ms: engineShare(pauses, tail).engine_ms,
+            p50_gc_ms: overlapWith(pauses, median).ms,
+            p99_gc_ms: overlapWith(pauses, tail).ms,
           },
         ];
       }),

@@ -40,14 +40,20 @@ export function traceStatements(store: AnalyticsStore): StatementTrace {
   return { store: traced, intervals, clear: () => intervals.splice(0) };
 }
 
+/** The time `intervals` (statements, GC pauses) overlap `request`, clipped to it, and how many do. */
+export function overlapWith(intervals: Interval[], request: Interval): { ms: number; count: number } {
+  let ms = 0;
+  let count = 0;
+  for (const interval of intervals) {
+    if (interval.end <= request.start || interval.start >= request.end) continue;
+    ms += Math.min(interval.end, request.end) - Math.max(interval.start, request.start);
+    count++;
+  }
+  return { ms: Math.round(ms * 100) / 100, count };
+}
+
 /** The engine's share of `request`: the statements that ran inside it (clipped to it), and how many. */
 export function engineShare(intervals: Interval[], request: Interval): { engine_ms: number; statements: number } {
-  let engine = 0;
-  let statements = 0;
-  for (const statement of intervals) {
-    if (statement.end <= request.start || statement.start >= request.end) continue;
-    engine += Math.min(statement.end, request.end) - Math.max(statement.start, request.start);
-    statements++;
-  }
-  return { engine_ms: Math.round(engine * 100) / 100, statements };
+  const { ms, count } = overlapWith(intervals, request);
+  return { engine_ms: ms, statements: count };
 }
