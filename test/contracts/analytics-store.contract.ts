@@ -4,6 +4,7 @@
  */
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import { migrate, readMigrations } from '../../services/analytics/migrate.js';
+import { readParts } from '../../services/analytics/read-parts.js';
 
 export type OpenStore = (database: string) => Promise<AnalyticsStore>;
 
@@ -99,6 +100,34 @@ export function describeAnalyticsStoreContract(adapterName: string, open: OpenSt
       await store.command('INSERT INTO copies SELECT number + 10 FROM numbers(3)');
       const [count] = await store.query<{ n: number }>('SELECT count() AS n FROM copies');
       expect(Number(count!.n)).toBe(5);
+    });
+
+    test('readParts returns each part as the same JSON a scalar subquery column gives, in one statement', async () => {
+      const store = await fresh();
+      await store.insert('trades', [trade({ trade_id: 'a', size: 10 }), trade({ trade_id: 'b', size: 2, market_id: '0xother' })]);
+      const parts = {
+        sizes:
+          'SELECT groupArray((trade_id, market_id, size, toString(toInt64(size * 1e15)), toUInt32(size))) AS value FROM (SELECT * FROM trades WHERE market_id IN {markets:Array(String)} ORDER BY trade_id)',
+        nulls: "SELECT (toNullable(0.25), CAST(NULL, 'Nullable(Float64)'), [1.5, 2], toUInt64(7)) AS value",
+        none: "SELECT groupArray(trade_id) AS value FROM trades WHERE market_id = 'none'",
+      };
+      const params = { markets: ['0xmarket', '0xother'] };
+      const read = await readParts<Record<keyof typeof parts, unknown>>(store, parts, params);
+      const [scalars] = await store.query<Record<string, unknown>>(
+        `SELECT ${Object.entries(parts)
+          .map(([name, sql]) => `(${sql}) AS ${name}`)
+          .join(', ')}`,
+        params,
+      );
+      expect(read).toEqual(scalars);
+      expect(read.sizes).toEqual([
+        ['a', '0xmarket', 10, '10000000000000000', 10],
+        ['b', '0xother', 2, '2000000000000000', 2],
+      ]);
+      expect(read.nulls).toEqual([0.25, null, [1.5, 2], 7]);
+      expect(read.none).toEqual([]);
+      await expect(readParts(store, { two: 'SELECT number AS value FROM numbers(2)' })).rejects.toThrow(/more than one row/);
+      await expect(readParts(store, { 'no name': 'SELECT 1 AS value' })).rejects.toThrow(/not an identifier/);
     });
 
     test('SQL errors reject with the engine message', async () => {

@@ -13,7 +13,8 @@ import { keysetPage } from '../../../api/keyset.js';
 import type { LeaderEntry } from '../../../api/types.generated.js';
 import { iso } from '../../shared/time.js';
 import { microsOf } from '../../shared/decimal.js';
-import { asOfFrom, PROGRESS, type Progress } from './queries.js';
+import { readParts } from '../../analytics/read-parts.js';
+import { asOfFrom, PROGRESS_PART, type Progress } from './queries.js';
 import { windowBounds, windowRankingSql } from './trader-window.js';
 
 type SortBy = 'total_realized_pnl' | 'total_pnl' | 'win_rate_pct' | 'volume' | 'risk_score';
@@ -173,22 +174,27 @@ function byWallet(rows: Row[], fields: Array<keyof Figures>): Map<string, Figure
 }
 
 /**
- * Everything a page shows about its wallets (at most `limit + 1` of them), in one statement of scalar
- * subqueries (on chDB each statement costs a few ms before it reads anything), with the ledger's progress.
+ * Everything a page shows about its wallets (at most `limit + 1` of them), in one statement of parts
+ * (read-parts.ts: on chDB each statement costs a few ms before it reads anything, and the parts run
+ * together), with the ledger's progress.
  */
 async function pageFigures(store: AnalyticsStore, wallets: string[], category: string | undefined, from30: number) {
   const inWallets = 'wallet IN {wallets:Array(String)}';
-  const categoryColumns = category
-    ? `(SELECT groupArray((wallet, c, u, w, l, p, t)) FROM (
-          SELECT wallet, any(category) AS c, any(unrealized) AS u, any(won) AS w, any(lost) AS l,
-                 any(win_rate_pct) AS p, any(toUnixTimestamp64Milli(valued_at)) AS t
-            FROM trader_category_valuation FINAL WHERE ${inWallets} AND lower(category) = lower({category:String}) GROUP BY wallet)) AS category_valuation,
-       (SELECT groupArray((wallet, r, v)) FROM (
-          SELECT wallet, sum(realized) AS r, sum(volume) AS v FROM trader_market_pnl
-           WHERE ${inWallets} AND market_id IN (SELECT market_id FROM markets FINAL WHERE lower(category) = lower({category:String}))
-           GROUP BY wallet)) AS category_realized`
-    : '[] AS category_valuation, [] AS category_realized';
-  const [row] = await store.query<{
+  const categoryParts = category
+    ? {
+        category_valuation: `
+          SELECT groupArray((wallet, c, u, w, l, p, t)) AS value FROM (
+            SELECT wallet, any(category) AS c, any(unrealized) AS u, any(won) AS w, any(lost) AS l,
+                   any(win_rate_pct) AS p, any(toUnixTimestamp64Milli(valued_at)) AS t
+              FROM trader_category_valuation FINAL WHERE ${inWallets} AND lower(category) = lower({category:String}) GROUP BY wallet)`,
+        category_realized: `
+          SELECT groupArray((wallet, r, v)) AS value FROM (
+            SELECT wallet, sum(realized) AS r, sum(volume) AS v FROM trader_market_pnl
+             WHERE ${inWallets} AND market_id IN (SELECT market_id FROM markets FINAL WHERE lower(category) = lower({category:String}))
+             GROUP BY wallet)`,
+      }
+    : { category_valuation: 'SELECT [] AS value', category_realized: 'SELECT [] AS value' };
+  const row = await readParts<{
     progress: Progress;
     totals: Row[];
     last30: Row[];
@@ -196,28 +202,34 @@ async function pageFigures(store: AnalyticsStore, wallets: string[], category: s
     category_valuation: Row[];
     category_realized: Row[];
   }>(
-    `SELECT ${PROGRESS} AS progress,
-       (SELECT groupArray((wallet, r, v, n, l)) FROM (
+    store,
+    {
+      progress: PROGRESS_PART,
+      totals: `
+        SELECT groupArray((wallet, r, v, n, l)) AS value FROM (
           SELECT wallet, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n, toUnixTimestamp64Milli(max(last_time)) AS l
-            FROM trader_lifetime WHERE ${inWallets} GROUP BY wallet)) AS totals,
-       (SELECT groupArray((wallet, r, v)) FROM (
+            FROM trader_lifetime WHERE ${inWallets} GROUP BY wallet)`,
+      last30: `
+        SELECT groupArray((wallet, r, v)) AS value FROM (
           SELECT wallet, sum(realized) AS r, sum(volume) AS v FROM trader_days
-           WHERE ${inWallets} AND day >= toDate({from30:Int64}, 'UTC') GROUP BY wallet)) AS last30,
-       (SELECT groupArray((wallet, unrealized, won, lost, win_rate_pct, risk_score, toUnixTimestamp64Milli(valued_at)))
-          FROM trader_valuation FINAL WHERE ${inWallets}) AS valuation,
-       ${categoryColumns}`,
+           WHERE ${inWallets} AND day >= toDate({from30:Int64}, 'UTC') GROUP BY wallet)`,
+      valuation: `
+        SELECT groupArray((wallet, unrealized, won, lost, win_rate_pct, risk_score, toUnixTimestamp64Milli(valued_at))) AS value
+          FROM trader_valuation FINAL WHERE ${inWallets}`,
+      ...categoryParts,
+    },
     { wallets, category, from30 },
   );
-  const categoryRows = byWallet(row!.category_valuation, ['category', 'unrealized', 'won', 'lost', 'win_rate_pct', 'valued_ms']);
-  for (const [wallet, realized, volume] of row!.category_realized) {
+  const categoryRows = byWallet(row.category_valuation, ['category', 'unrealized', 'won', 'lost', 'win_rate_pct', 'valued_ms']);
+  for (const [wallet, realized, volume] of row.category_realized) {
     const entry = categoryRows.get(String(wallet)) ?? ({ won: 0, lost: 0, unrealized: 0, win_rate_pct: null } as unknown as Figures);
     categoryRows.set(String(wallet), { ...entry, realized: Number(realized), volume: Number(volume) });
   }
   return {
-    totals: byWallet(row!.totals, ['realized', 'volume', 'trades', 'last_ms']),
-    last30: byWallet(row!.last30, ['realized', 'volume']),
-    valuation: byWallet(row!.valuation, ['unrealized', 'won', 'lost', 'win_rate_pct', 'risk_score', 'valued_ms']),
+    totals: byWallet(row.totals, ['realized', 'volume', 'trades', 'last_ms']),
+    last30: byWallet(row.last30, ['realized', 'volume']),
+    valuation: byWallet(row.valuation, ['unrealized', 'won', 'lost', 'win_rate_pct', 'risk_score', 'valued_ms']),
     category: categoryRows,
-    asOf: asOfFrom(row!.progress),
+    asOf: asOfFrom(row.progress),
   };
 }

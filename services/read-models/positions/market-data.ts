@@ -3,8 +3,8 @@
  * quotes (the curve's closed days are valued with the daily closes: pnl-curve.ts). Closes come from
  * market_closes (migration 0055), one table fed by the chain's taker fills and the Data API's trades.
  * The wallet reads fetch them in the same statement as the wallet's own rows (queries.ts): the SQL
- * here is a set of scalar subqueries over the markets a subquery names, and the functions below turn
- * their arrays into maps.
+ * here is a set of parts (services/analytics/read-parts.ts) over the markets a subquery names, and
+ * the functions below turn their arrays into maps.
  */
 
 import type { MarketRow } from '../markets/queries.js';
@@ -24,32 +24,48 @@ export interface OutcomeQuote {
 
 export const isSettled = (status: MarketInfo['status'] | undefined) => status === 'resolved' || status === 'voided';
 
-/** The arrays the wallet statement selects from marketDataScalars, as JSON returns them. */
+/** The parts marketDataParts reads, as JSON returns them. */
 export interface MarketDataArrays {
   catalog: Array<[string, string, string, MarketInfo['status'], string[], string[], Array<string | number>, number, number | null]>;
   books: Array<[string, number | null, number | null]>;
-  /** Each market's newest daily close: (market, YES close). */
-  last_close: Array<[string, number]>;
+  /**
+   * Per market with any close: its newest close in YES terms and the count of its close inputs dated
+   * before {today:Int64} (the closes' key for stored curves, stored-curve.ts).
+   */
+  closes_now: Array<[string, number, string]>;
 }
 
 /**
- * WITH entries (scalars) over the markets `ids` (a subquery returning market_id), each table read once
- * per statement: `catalog`, the catalog records; `closes_now`, per market with any close (market_closes,
- * migration 0055) its newest close in YES terms and the count of inputs dated before {today:Int64}
- * (the closes' key for stored curves, stored-curve.ts): the market's total row less the rows of today
- * and later, both in one reading of the table. On chDB each table read costs a few ms before it reads
- * anything, so reading them once matters; reading one table instead of grouping the two candle tables'
- * daily closes took the busiest profiling wallet's report from 34 to 27.5 ms (docs/POSITIONS.md).
+ * Parts of a wallet statement (read-parts.ts) over the markets `ids` (a subquery returning market_id)
+ * and the outcome tokens `assets` (one returning asset_id), each table read once per statement, never a
+ * scan of the fills:
+ * - `catalog`: the catalog records;
+ * - `closes_now`: per market with any close (market_closes, migration 0055) its newest close in YES
+ *   terms (the last trade) and the count of inputs dated before {today:Int64}: the market's total row
+ *   less the rows of today and later, both in one reading of the table. Reading one table instead of
+ *   grouping the two candle tables' daily closes took the busiest profiling wallet's report from 34 to
+ *   27.5 ms (docs/POSITIONS.md);
+ * - `books`: the best bid/ask of each of the tokens' latest indexed book: only tokens a position is
+ *   valued at (mark-price.ts), found by order_books' primary key (asset_id, ts) rather than by its
+ *   market bloom filter, so a request reads the books of its own tokens, not of every token of their
+ *   markets (30 days of snapshots each).
  */
-export function marketDataScalars(ids: string): string {
-  return `
-    (SELECT groupArray((market_id, title, category, status, outcomes, outcome_token_ids, outcome_prices, yes_index, toUnixTimestamp64Milli(closed_at)))
-       FROM markets FINAL WHERE market_id IN (${ids})) AS catalog,
-    (SELECT groupArray((market_id, c, toString(n))) FROM (
+export function marketDataParts(ids: string, assets: string): Record<keyof MarketDataArrays, string> {
+  return {
+    catalog: `
+      SELECT groupArray((market_id, title, category, status, outcomes, outcome_token_ids, outcome_prices, yes_index, toUnixTimestamp64Milli(closed_at))) AS value
+        FROM markets FINAL WHERE market_id IN (${ids})`,
+    closes_now: `
+      SELECT groupArray((market_id, c, toString(n))) AS value FROM (
         SELECT market_id, argMaxMerge(close) AS c, sumIf(inputs, day = toDate(0)) - sumIf(inputs, day != toDate(0)) AS n
           FROM market_closes
          WHERE market_id IN (${ids}) AND (day = toDate(0) OR toInt64(day) >= intDiv({today:Int64}, 86400000))
-         GROUP BY market_id)) AS closes_now`;
+         GROUP BY market_id)`,
+    books: `
+      SELECT groupArray((asset_id, bid, ask)) AS value FROM (
+        SELECT asset_id, argMax(best_bid, (ts, ingested_at)) AS bid, argMax(best_ask, (ts, ingested_at)) AS ask
+          FROM order_books WHERE asset_id IN (${assets}) GROUP BY asset_id)`,
+  };
 }
 
 /**
@@ -63,20 +79,6 @@ export function dailyClosesScalar(ids: string): string {
         SELECT market_id, arraySort(groupArray((toInt64(day), finalizeAggregation(close)))) AS cs
           FROM market_closes FINAL WHERE market_id IN (${ids}) AND day != toDate(0)
          GROUP BY market_id)) AS daily_closes`;
-}
-
-/**
- * Columns of the wallet statement over marketDataScalars: the catalog records, the best bid/ask of
- * each token's latest indexed book and each market's newest daily close (the last trade) - never a
- * scan of the fills.
- */
-export function marketDataColumns(ids: string): string {
-  return `
-    catalog,
-    (SELECT groupArray((asset_id, bid, ask)) FROM (
-        SELECT asset_id, argMax(best_bid, (ts, ingested_at)) AS bid, argMax(best_ask, (ts, ingested_at)) AS ask
-          FROM order_books WHERE market_id IN (${ids}) GROUP BY asset_id)) AS books,
-    arrayMap(m -> (m.1, m.2), closes_now) AS last_close`;
 }
 
 export interface MarketData {
@@ -100,7 +102,7 @@ export function marketDataFrom(row: MarketDataArrays): MarketData {
     });
   }
   // The last trade is the market's newest close (the chain's on a day both have one).
-  const last = new Map(row.last_close.map(([marketId, close]) => [marketId, { close: Number(close) }]));
+  const last = new Map(row.closes_now.map(([marketId, close]) => [marketId, { close: Number(close) }]));
   const book = new Map(row.books.map(([assetId, bid, ask]) => [assetId, { bid, ask }]));
   const quotes = new Map<string, OutcomeQuote>();
   for (const market of markets.values()) {

@@ -5,16 +5,10 @@
  */
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { DAY_MS, iso, startOfUtcDay } from '../../shared/time.js';
-import {
-  dailyClosesScalar,
-  type MarketDataArrays,
-  marketDataColumns,
-  marketDataFrom,
-  marketDataScalars,
-  type MarketInfo,
-} from './market-data.js';
+import { readParts } from '../../analytics/read-parts.js';
+import { dailyClosesScalar, type MarketDataArrays, marketDataFrom, marketDataParts, type MarketInfo } from './market-data.js';
 import { type CurveArrays, curveColumns, curveUnrealized } from './pnl-curve.js';
-import { marksKey, type StoredCurveArrays, storedCurveColumns, storedCurveRow, storedUnrealized } from './stored-curve.js';
+import { marksKey, type StoredCurveTuple, storedCurveRow, storedCurvesPart, storedUnrealized } from './stored-curve.js';
 import {
   type MarketRow,
   type PositionRow,
@@ -38,7 +32,8 @@ export interface DataAsOf {
 
 /** The ledger's progress as one tuple (newest change's time, newest chain block, rows): asOfFrom reads it. */
 export type Progress = [number | null, string, number];
-export const PROGRESS = `(SELECT (toUnixTimestamp64Milli(max(last_time)), toString(maxIf(last_block, origin = 'chain')), toUInt32(count())) FROM ledger_progress)`;
+/** The ledger's progress as a part of a statement of parts (read-parts.ts). */
+export const PROGRESS_PART = `SELECT (toUnixTimestamp64Milli(max(last_time)), toString(maxIf(last_block, origin = 'chain')), toUInt32(count())) AS value FROM ledger_progress`;
 
 export function asOfFrom([lastMs, lastBlock, count]: Progress): DataAsOf {
   if (Number(count) === 0) return { time: null, block: null };
@@ -47,8 +42,8 @@ export function asOfFrom([lastMs, lastBlock, count]: Progress): DataAsOf {
 }
 
 export async function dataAsOf(store: AnalyticsStore): Promise<DataAsOf> {
-  const [row] = await store.query<{ progress: Progress }>(`SELECT ${PROGRESS} AS progress`);
-  return asOfFrom(row!.progress);
+  const { progress } = await readParts<{ progress: Progress }>(store, { progress: PROGRESS_PART });
+  return asOfFrom(progress);
 }
 
 const num = (v: unknown) => Number(v ?? 0);
@@ -78,22 +73,23 @@ type PositionTuple = [
   last_fill_ms: number | null,
 ];
 
-/** The arrays walletSnapshot selects for the wallets, one tuple per row (JSON arrays). */
-interface WalletArrays {
+/** The parts walletSnapshot reads for the wallets, one tuple per row (JSON arrays). */
+interface WalletArrays extends MarketDataArrays {
   progress: Progress;
   daily: Array<[string, number, string, string, string, string]>;
   positions: PositionTuple[];
+  stored_curves: StoredCurveTuple[];
 }
 
-/** Every (wallet, token) the wallets ever held, in its current state, as PositionTuples. */
-const positionsColumn = (inWallets: string) => `
-       (SELECT groupArray((wallet, asset_id, m, o, toInt16(oi), toString(s.1), toString(s.2), toUnixTimestamp64Milli(s.3), l, toString(r), toString(b),
-                           toString(ls), toString(v), n, toString(ci), ff, fl)) FROM (
+/** Every (wallet, token) the wallets ever held, in its current state, as PositionTuples (a part: read-parts.ts). */
+const positionsPart = (inWallets: string) => `
+       SELECT groupArray((wallet, asset_id, m, o, toInt16(oi), toString(s.1), toString(s.2), toUnixTimestamp64Milli(s.3), l, toString(r), toString(b),
+                          toString(ls), toString(v), n, toString(ci), ff, fl)) AS value FROM (
           SELECT wallet, asset_id, any(market_id) AS m, any(outcome) AS o, any(outcome_index) AS oi, argMaxMerge(state) AS s,
                  toUnixTimestamp64Milli(max(last_time)) AS l, sum(realized) AS r, sum(bought_usdc) AS b, sum(longshot_usdc) AS ls,
                  sum(volume) AS v, sum(trades) AS n, sum(cost_in) AS ci,
                  toUnixTimestamp64Milli(min(fill_first)) AS ff, toUnixTimestamp64Milli(max(fill_last)) AS fl
-            FROM position_state WHERE ${inWallets} GROUP BY wallet, asset_id)) AS positions`;
+            FROM position_state WHERE ${inWallets} GROUP BY wallet, asset_id)`;
 
 function positionRow([
   ,
@@ -127,13 +123,13 @@ function positionRow([
 /**
  * Everything the wallets' statistics need, in one statement: the ledger's progress, the wallets'
  * (wallet, token) rows (their totals and per-market rows are summed from them in walletData), daily
- * rows, their stored curves and what decides whether those still hold (stored-curve.ts), and what their
- * markets are valued with now. Each part is a scalar subquery over the wallets' own pre-aggregated rows:
- * one statement, and as few tables as possible, because on chDB each table read costs 4-7 ms before it
- * reads anything (reading totals and per-market rows from trader_lifetime and trader_market_pnl cost a
- * 10M-fill bench wallet 11 ms). curveDays 0 reads no curve (positions and category figures need none;
- * risk's drawdown is then 0). The daily rows cover the wallets' whole history (one row per active day):
- * the curve's witness counts the ledger rows of every day before today.
+ * rows, their stored curves (stored-curve.ts), and what their markets are valued with now. Each part is
+ * a one-row read of the wallets' own pre-aggregated rows (read-parts.ts: a UNION ALL, its branches run
+ * together): one statement, and as few tables as possible, because on chDB each table read costs a few
+ * ms before it reads anything (reading totals and per-market rows from trader_lifetime and
+ * trader_market_pnl cost a 10M-fill bench wallet 11 ms). curveDays 0 reads no curve (positions and
+ * category figures need none; risk's drawdown is then 0). The daily rows cover the wallets' whole
+ * history (one row per active day): the curve's witness counts the ledger rows of every day before today.
  */
 async function walletSnapshot(store: AnalyticsStore, wallets: string[], options: { nowMs: number; curveDays: number }) {
   const today = startOfUtcDay(options.nowMs);
@@ -142,19 +138,22 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
   const curveFrom = today - (Math.max(1, options.curveDays) - 1) * DAY_MS;
   const inWallets = 'wallet IN {wallets:Array(String)}';
   const markets = `SELECT market_id FROM position_state WHERE ${inWallets}`;
-  const [row] = await store.query<WalletArrays & MarketDataArrays & StoredCurveArrays>(
-    `WITH ${marketDataScalars(markets)}
-     SELECT
-       ${PROGRESS} AS progress,
-       (SELECT groupArray((wallet, toUnixTimestamp(toDateTime(day, 'UTC')) * 1000, toString(r), toString(v), toString(n), toString(c))) FROM (
+  const assets = `SELECT asset_id FROM position_state WHERE ${inWallets}`;
+  const row = await readParts<WalletArrays>(
+    store,
+    {
+      progress: PROGRESS_PART,
+      daily: `
+        SELECT groupArray((wallet, toUnixTimestamp(toDateTime(day, 'UTC')) * 1000, toString(r), toString(v), toString(n), toString(c))) AS value FROM (
           SELECT wallet, day, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n, sum(changes) AS c FROM trader_days
-           WHERE ${inWallets} GROUP BY wallet, day)) AS daily,
-       ${curve ? storedCurveColumns(inWallets) : '[] AS stored_curves, [] AS close_inputs'},
-       ${positionsColumn(inWallets)},
-       ${marketDataColumns(markets)}`,
+           WHERE ${inWallets} GROUP BY wallet, day)`,
+      stored_curves: curve ? storedCurvesPart(inWallets) : 'SELECT [] AS value',
+      positions: positionsPart(inWallets),
+      ...marketDataParts(markets, assets),
+    },
     { wallets, today },
   );
-  return { row: row!, today, from30, curveFrom, curve };
+  return { row, today, from30, curveFrom, curve };
 }
 
 /** A wallet's rows with the count its stored curve is checked against: ledger rows dated before today. */
@@ -290,7 +289,7 @@ export async function walletReports(
   const { markets, quotes } = marketDataFrom(snapshot.row);
   const data = walletData(snapshot);
   if (snapshot.curve) {
-    const closeInputs = new Map(snapshot.row.close_inputs);
+    const closeInputs = new Map(snapshot.row.closes_now.map(([marketId, , inputs]) => [marketId, inputs]));
     const stored = new Map(snapshot.row.stored_curves.map((c) => [c[0], c]));
     const marks = (marketId: string) => marksKey(closeInputs.get(marketId), markets.get(marketId));
     const witness = (w: { rowsBefore: bigint }) => ({
@@ -336,12 +335,13 @@ export async function walletPositions(
 ): Promise<{ positions: ValuedPosition[]; markets: Map<string, MarketInfo>; asOf: DataAsOf } | null> {
   const inWallets = 'wallet IN {wallets:Array(String)}';
   const markets = `SELECT market_id FROM position_state WHERE ${inWallets}`;
-  const [row] = await store.query<{ progress: Progress; positions: PositionTuple[] } & MarketDataArrays>(
-    `WITH ${marketDataScalars(markets)}
-     SELECT ${PROGRESS} AS progress, ${positionsColumn(inWallets)}, ${marketDataColumns(markets)}`,
+  const assets = `SELECT asset_id FROM position_state WHERE ${inWallets}`;
+  const row = await readParts<{ progress: Progress; positions: PositionTuple[] } & MarketDataArrays>(
+    store,
+    { progress: PROGRESS_PART, positions: positionsPart(inWallets), ...marketDataParts(markets, assets) },
     { wallets: [wallet], today: startOfUtcDay(Date.now()) },
   );
-  if (!row || row.positions.length === 0) return null;
+  if (row.positions.length === 0) return null;
   const data = marketDataFrom(row);
   return {
     positions: valuePositions(row.positions.map(positionRow), data.markets, data.quotes),

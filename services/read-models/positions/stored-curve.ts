@@ -37,24 +37,16 @@ export type StoredCurveTuple = [
   marks: string[],
 ];
 
-/** What storedCurveColumns selects. */
-export interface StoredCurveArrays {
-  stored_curves: StoredCurveTuple[];
-  /** Per market of the statement with any close: its inputs dated before {today} (market-data.ts closes_now). */
-  close_inputs: Array<[string, string]>;
-}
-
 /**
- * Columns of the wallet statement over marketDataScalars: the wallets' stored curves (the newest per
- * wallet) and each market's count of close inputs dated before today.
+ * The part of the wallet statement (read-parts.ts) with the wallets' stored curves (the newest per
+ * wallet), as StoredCurveTuples.
  */
-export function storedCurveColumns(inWallets: string): string {
+export function storedCurvesPart(inWallets: string): string {
   return `
-    (SELECT groupArray((wallet, f, t, u, r, m, k)) FROM (
+    SELECT groupArray((wallet, f, t, u, r, m, k)) AS value FROM (
         SELECT wallet, toUnixTimestamp(toDateTime(from_day, 'UTC')) * 1000 AS f, toUnixTimestamp(toDateTime(to_day, 'UTC')) * 1000 AS t,
                arrayMap(x -> toString(x), unrealized) AS u, toString(rows_before) AS r, markets AS m, marks AS k
-          FROM trader_curve FINAL WHERE ${inWallets})) AS stored_curves,
-    arrayMap(m -> (m.1, m.3), closes_now) AS close_inputs`;
+          FROM trader_curve FINAL WHERE ${inWallets})`;
 }
 
 /**
