@@ -407,6 +407,50 @@ export function chainFill(over: Partial<Omit<ChainLedgerEvent, 'fill'>> & { fill
   };
 }
 
+/** The outcome token `index` of a test market: the market id's first hex digits and the index. */
+export const outcomeToken = (market: string, index: number) => `${market.slice(2, 8)}${index}`;
+
+/**
+ * A chain fill of `shares` at `price` (USDC per share) on outcome `index` (0 YES, 1 NO) of a binary
+ * `market`, in transaction `tx` of block `block` at `at`: USDC rounded down to the micro-unit, the YES
+ * price the complement of a NO fill's.
+ */
+export function outcomeFill(o: {
+  tx: number;
+  block: number;
+  at: number;
+  wallet: string;
+  market: string;
+  index: number;
+  side: 'buy' | 'sell';
+  shares: number;
+  price: number;
+  role?: 'taker' | 'maker';
+}): ChainLedgerEvent {
+  const sharesMicro = BigInt(Math.round(o.shares * 1e6));
+  return chainFill({
+    tx_hash: txHash(o.tx),
+    log_index: 1,
+    block_number: o.block,
+    block_hash: `0x${o.block.toString(16).padStart(64, '0')}`,
+    block_time_ms: o.at,
+    market_id: o.market,
+    ledger_group: o.market,
+    wallet: o.wallet,
+    fill: {
+      role: o.role ?? 'taker',
+      side: o.side,
+      asset_id: outcomeToken(o.market, o.index),
+      outcome: o.index === 0 ? 'Yes' : 'No',
+      outcome_index: o.index,
+      shares_micro: sharesMicro.toString(),
+      usdc_micro: ((sharesMicro * BigInt(Math.round(o.price * 1e6))) / 1_000_000n).toString(),
+      price: o.price,
+      yes_price: o.index === 0 ? o.price : Math.round((1 - o.price) * 1e6) / 1e6,
+    },
+  });
+}
+
 /**
  * A fill of `market`'s first outcome token (YES) at `block`, for ledger tests: the block orders it in
  * the chain whatever order fills are published in, and shares and USDC are exact micro-units.

@@ -4,40 +4,19 @@
  * key (market-data.ts), so a book of a token the wallet does not hold, or an older book of its own
  * token, must not move the mark. Figures by hand in the comments (USDC).
  */
-import { bookSnapshot, chainFill, marketUpserted, txHash } from '../../../test/support/events.js';
+import { bookSnapshot, marketUpserted, outcomeFill, outcomeToken } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 
 const NOW = Date.now();
 const M = `0x${'6'.repeat(64)}`;
 const N = `0x${'7'.repeat(64)}`;
 const K = `0x${'4'.repeat(40)}`;
-const tok = (m: string, i: number) => `${m.slice(2, 8)}${i}`;
+const tok = outcomeToken;
 
 let block = 81_000_000;
 function buy(market: string, i: number, shares: number, price: number, at: number) {
   block += 1;
-  const sharesMicro = BigInt(shares * 1e6);
-  return chainFill({
-    tx_hash: txHash(block),
-    log_index: 1,
-    block_number: block,
-    block_hash: `0x${block.toString(16).padStart(64, '0')}`,
-    block_time_ms: at,
-    market_id: market,
-    ledger_group: market,
-    wallet: K,
-    fill: {
-      role: 'taker',
-      side: 'buy',
-      asset_id: tok(market, i),
-      outcome: i === 0 ? 'Yes' : 'No',
-      outcome_index: i,
-      shares_micro: sharesMicro.toString(),
-      usdc_micro: ((sharesMicro * BigInt(Math.round(price * 1e6))) / 1_000_000n).toString(),
-      price,
-      yes_price: i === 0 ? price : Math.round((1 - price) * 1e6) / 1e6,
-    },
-  });
+  return outcomeFill({ tx: block, block, at, wallet: K, market, index: i, side: 'buy', shares, price });
 }
 const book = (market: string, i: number, bid: number, ask: number, at: number) =>
   bookSnapshot({

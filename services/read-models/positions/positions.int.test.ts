@@ -4,7 +4,7 @@
  * real sink into chDB; every figure below is computed by hand in the comments (USDC).
  */
 import type { ChainLedgerEvent } from '../../events/types.generated.js';
-import { chainFill, chainLedgerEvent, marketUpserted, txHash } from '../../../test/support/events.js';
+import { chainLedgerEvent, marketUpserted, outcomeFill, outcomeToken, txHash } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import { DAY_MS, startOfUtcDay } from '../../shared/time.js';
 import { walletPositions, walletReports } from './queries.js';
@@ -35,7 +35,7 @@ const [A, B, C, D, E, F, G, H, J] = ['a', 'b', 'c', 'd', 'e', 'f', '7', '8', '6'
   string,
   string,
 ];
-const tok = (m: string, i: number) => `${m.slice(2, 8)}${i}`;
+const tok = outcomeToken;
 
 let n = 0;
 let block = 80_000_000;
@@ -52,29 +52,7 @@ function fill(
 ) {
   n += 1;
   block += 1;
-  const sharesMicro = BigInt(Math.round(shares * 1e6));
-  const usdcMicro = (sharesMicro * BigInt(Math.round(price * 1e6))) / 1_000_000n;
-  return chainFill({
-    tx_hash: txHash(n),
-    log_index: 1,
-    block_number: block,
-    block_hash: `0x${block.toString(16).padStart(64, '0')}`,
-    block_time_ms: at,
-    market_id: market,
-    ledger_group: market,
-    wallet,
-    fill: {
-      role,
-      side,
-      asset_id: tok(market, i),
-      outcome: i === 0 ? 'Yes' : 'No',
-      outcome_index: i,
-      shares_micro: sharesMicro.toString(),
-      usdc_micro: usdcMicro.toString(),
-      price,
-      yes_price: i === 0 ? price : Math.round((1 - price) * 1e6) / 1e6,
-    },
-  });
+  return outcomeFill({ tx: n, block, at, wallet, market, index: i, side, shares, price, role });
 }
 function change(
   kind: 'split' | 'merge' | 'redemption',

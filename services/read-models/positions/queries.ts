@@ -48,6 +48,11 @@ export async function dataAsOf(store: AnalyticsStore): Promise<DataAsOf> {
 
 const num = (v: unknown) => Number(v ?? 0);
 
+/** The wallets of a statement ({wallets:Array(String)}), the markets and the outcome tokens they ever held. */
+const IN_WALLETS = 'wallet IN {wallets:Array(String)}';
+const WALLET_MARKETS = `SELECT market_id FROM position_state WHERE ${IN_WALLETS}`;
+const WALLET_ASSETS = `SELECT asset_id FROM position_state WHERE ${IN_WALLETS}`;
+
 /**
  * A (wallet, token) row of position_state; the fields after long_shot are what the wallet's totals and
  * per-market rows are summed from (walletData).
@@ -82,14 +87,14 @@ interface WalletArrays extends MarketDataArrays {
 }
 
 /** Every (wallet, token) the wallets ever held, in its current state, as PositionTuples (a part: read-parts.ts). */
-const positionsPart = (inWallets: string) => `
+const POSITIONS_PART = `
        SELECT groupArray((wallet, asset_id, m, o, toInt16(oi), toString(s.1), toString(s.2), toUnixTimestamp64Milli(s.3), l, toString(r), toString(b),
                           toString(ls), toString(v), n, toString(ci), ff, fl)) AS value FROM (
           SELECT wallet, asset_id, any(market_id) AS m, any(outcome) AS o, any(outcome_index) AS oi, argMaxMerge(state) AS s,
                  toUnixTimestamp64Milli(max(last_time)) AS l, sum(realized) AS r, sum(bought_usdc) AS b, sum(longshot_usdc) AS ls,
                  sum(volume) AS v, sum(trades) AS n, sum(cost_in) AS ci,
                  toUnixTimestamp64Milli(min(fill_first)) AS ff, toUnixTimestamp64Milli(max(fill_last)) AS fl
-            FROM position_state WHERE ${inWallets} GROUP BY wallet, asset_id)`;
+            FROM position_state WHERE ${IN_WALLETS} GROUP BY wallet, asset_id)`;
 
 function positionRow([
   ,
@@ -136,9 +141,6 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
   const from30 = today - 29 * DAY_MS;
   const curve = options.curveDays > 0;
   const curveFrom = today - (Math.max(1, options.curveDays) - 1) * DAY_MS;
-  const inWallets = 'wallet IN {wallets:Array(String)}';
-  const markets = `SELECT market_id FROM position_state WHERE ${inWallets}`;
-  const assets = `SELECT asset_id FROM position_state WHERE ${inWallets}`;
   const row = await readParts<WalletArrays>(
     store,
     {
@@ -146,10 +148,10 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
       daily: `
         SELECT groupArray((wallet, toUnixTimestamp(toDateTime(day, 'UTC')) * 1000, toString(r), toString(v), toString(n), toString(c))) AS value FROM (
           SELECT wallet, day, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n, sum(changes) AS c FROM trader_days
-           WHERE ${inWallets} GROUP BY wallet, day)`,
-      stored_curves: curve ? storedCurvesPart(inWallets) : 'SELECT [] AS value',
-      positions: positionsPart(inWallets),
-      ...marketDataParts(markets, assets),
+           WHERE ${IN_WALLETS} GROUP BY wallet, day)`,
+      stored_curves: curve ? storedCurvesPart(IN_WALLETS) : 'SELECT [] AS value',
+      positions: POSITIONS_PART,
+      ...marketDataParts(WALLET_MARKETS, WALLET_ASSETS),
     },
     { wallets, today },
   );
@@ -240,12 +242,12 @@ async function valuedCurves(
   curveFrom: number,
   today: number,
 ): Promise<Map<string, { byDay: Map<number, bigint>; held: string[]; rowsBefore: bigint }>> {
-  const inWallets = 'wallet IN {wallets:Array(String)}';
-  const curve = curveColumns(inWallets);
-  const [row] = await store.query<CurveArrays>(
-    `WITH ${dailyClosesScalar(`SELECT market_id FROM position_state WHERE ${inWallets}`)}, ${curve.with} SELECT ${curve.columns}`,
-    { wallets, curveFrom, today },
-  );
+  const curve = curveColumns(IN_WALLETS);
+  const [row] = await store.query<CurveArrays>(`WITH ${dailyClosesScalar(WALLET_MARKETS)}, ${curve.with} SELECT ${curve.columns}`, {
+    wallets,
+    curveFrom,
+    today,
+  });
   const byWallet = curveUnrealized(row!, markets, curveFrom, today);
   const result = new Map<string, { byDay: Map<number, bigint>; held: string[]; rowsBefore: bigint }>();
   const entry = (wallet: string) => {
@@ -333,12 +335,9 @@ export async function walletPositions(
   store: AnalyticsStore,
   wallet: string,
 ): Promise<{ positions: ValuedPosition[]; markets: Map<string, MarketInfo>; asOf: DataAsOf } | null> {
-  const inWallets = 'wallet IN {wallets:Array(String)}';
-  const markets = `SELECT market_id FROM position_state WHERE ${inWallets}`;
-  const assets = `SELECT asset_id FROM position_state WHERE ${inWallets}`;
   const row = await readParts<{ progress: Progress; positions: PositionTuple[] } & MarketDataArrays>(
     store,
-    { progress: PROGRESS_PART, positions: positionsPart(inWallets), ...marketDataParts(markets, assets) },
+    { progress: PROGRESS_PART, positions: POSITIONS_PART, ...marketDataParts(WALLET_MARKETS, WALLET_ASSETS) },
     { wallets: [wallet], today: startOfUtcDay(Date.now()) },
   );
   if (row.positions.length === 0) return null;
