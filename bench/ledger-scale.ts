@@ -262,6 +262,50 @@ export async function valuationRate(store: AnalyticsStore, wallets: number): Pro
 }
 
 /**
+ * Values every wallet with ledger rows, 500 per statement, as the service's valuation pass does once it
+ * has caught up with a load (every wallet a bulk load touched is pending; valuation.ts); returns the
+ * wallets and seconds. Only then does each wallet have a stored curve: a report whose wallet has none
+ * values its curve's closed days itself in a second statement (stored-curve.ts), about 70 ms instead of
+ * 25 for a typical 10M bench wallet. valuationRate values only the 2,000 busiest.
+ */
+export async function valueEveryWallet(store: AnalyticsStore): Promise<{ wallets: number; seconds: number }> {
+  const rows = await store.query<{ wallet: string }>('SELECT DISTINCT wallet FROM trader_lifetime ORDER BY wallet');
+  const valuation = new TraderValuation(store);
+  const started = performance.now();
+  for (let i = 0; i < rows.length; i += 500)
+    await valuation.value(
+      rows.slice(i, i + 500).map((r) => r.wallet),
+      Date.now(),
+    );
+  return { wallets: rows.length, seconds: Math.round((performance.now() - started) / 100) / 10 };
+}
+
+/**
+ * `count` wallets drawn from all wallets with ledger rows but the busiest (timed on its own), in a fixed
+ * pseudo-random order (cityHash64 of the wallet): the wallets an endpoint's sampled figure requests,
+ * one per round, so its percentiles are over wallets as traffic would spread them. Also the median
+ * fill count of the sample.
+ */
+export async function sampleWallets(store: AnalyticsStore, count: number): Promise<{ wallets: string[]; medianFills: number }> {
+  const rows = await store.query<{ wallet: string; fills: string }>(
+    `SELECT wallet, toString(sum(trades)) AS fills FROM trader_lifetime WHERE wallet != {busiest:String}
+      GROUP BY wallet ORDER BY cityHash64(wallet), wallet LIMIT {n:UInt32}`,
+    { busiest: BUSIEST, n: count },
+  );
+  const fills = rows.map((r) => Number(r.fills)).sort((a, b) => a - b);
+  return { wallets: rows.map((r) => r.wallet), medianFills: fills[Math.floor(fills.length / 2)] ?? 0 };
+}
+
+/** Active parts of `table` now: every per-wallet read opens each of them (docs/POSITIONS.md). */
+export async function activeParts(store: AnalyticsStore, table: string): Promise<number> {
+  const [row] = await store.query<{ parts: string }>(
+    'SELECT toString(count()) AS parts FROM system.parts WHERE database = currentDatabase() AND table = {table:String} AND active',
+    { table },
+  );
+  return Number(row?.parts ?? 0);
+}
+
+/**
  * The valuation pass summing the 30-day window's closed days into today's rows (trader-window.ts), as
  * the service's pass does after a new day or a change dated on one; ms. The /leaderboard?window=30d
  * timings after it are the served path (today's rows with those sums), as between summings in the service.

@@ -6,8 +6,11 @@
  * - reads: Data API trades seeded at each scale; market, trade feed and candle endpoints;
  * - ledger: chain fills of 100,000 wallets generated in ClickHouse, applied by the position ledger
  *   (throughput vs a plain insert of the same fills), ingest-to-leaderboard freshness through the
- *   event log and the sink, and the trader endpoints, timed once the bulk load's background merges
- *   have finished (no merge for 5 s: merges_settled_ms, at most 3 minutes; bench/ledger-scale.ts).
+ *   event log and the sink, and the trader endpoints, timed once the valuation pass has valued every
+ *   wallet and the bulk load's background merges have finished (no merge for 5 s: merges_settled_ms,
+ *   at most 3 minutes; bench/ledger-scale.ts). The per-wallet endpoints are timed for the busiest
+ *   wallet (`_busiest`, the same wallet every round) and for a sample of the others (`_sampled`, a
+ *   different wallet each round).
  * A part's endpoints are timed in turn (one request each per round), so drift during a run falls on
  * all of them alike. Each figure also gives the engine's time in its p50 and p99 requests (the API's
  * statements, timed by bench/statement-trace.ts), the statements per request, the process's GC pauses
@@ -28,13 +31,16 @@ import { openFileEventLog } from '../services/eventlog/file-log.js';
 import { allTopicSpecs, topicSchemas } from '../services/read-models/registry.js';
 import {
   BUSIEST,
+  activeParts,
   backgroundWork,
   generateFills,
   leaderboardFreshness,
   ledgerThroughput,
   mergesSettled,
   publishTakerFills,
+  sampleWallets,
   valuationRate,
+  valueEveryWallet,
   windowSumming,
 } from './ledger-scale.js';
 import { startBenchApi } from './bench-api-server.js';
@@ -96,7 +102,8 @@ async function main() {
   // The endpoints of a part take turns, one request each per round: whatever else slows the machine
   // during a run (it has varied by 20-40 % between runs) falls on every figure alike, so figures of
   // one run compare with each other (a block per endpoint put a slow minute on one figure only).
-  const timedInTurn = async (part: string, endpoints: Record<string, string>, scale: number) => {
+  // An endpoint is a URL, or a URL per round (a sampled figure: another wallet each round).
+  const timedInTurn = async (part: string, endpoints: Record<string, string | ((round: number) => string)>, scale: number) => {
     const requests: Record<string, Array<Interval & { merging: boolean }>> = Object.fromEntries(
       Object.keys(endpoints).map((name) => [name, []]),
     );
@@ -117,7 +124,7 @@ async function main() {
       if (i >= 3 && merging) roundsMerging++;
       for (const [name, url] of Object.entries(endpoints)) {
         const start = performance.now();
-        const response = await fetch(`${base}${url}`, { headers: { authorization: `Bearer ${key}` } });
+        const response = await fetch(`${base}${typeof url === 'string' ? url : url(i)}`, { headers: { authorization: `Bearer ${key}` } });
         await response.arrayBuffer();
         if (response.status !== 200) throw new Error(`${name} at ${scale}: HTTP ${response.status}`);
         if (i >= 3) requests[name]!.push({ start, end: performance.now(), merging });
@@ -197,15 +204,27 @@ async function main() {
       row.window_summing_ms = Math.round(await windowSumming(store));
       const fresh = (await leaderboardFreshness(store, log, base, key, PROBES)).sort((a, b) => a - b);
       row.ingest_to_leaderboard_ms = { probes: fresh.length, p50_ms: percentile(fresh, 50), p99_ms: percentile(fresh, 99) };
-      const ledgerEndpoints: Record<string, string> = {
+      // The state a running service is in after the load: its valuation pass has valued every wallet
+      // the load touched, so each has a stored curve (ledger-scale.ts valueEveryWallet).
+      row.valuation_every_wallet = await valueEveryWallet(store);
+      const sample = await sampleWallets(store, REQUESTS + 3);
+      row.sampled_wallets = { wallets: sample.wallets.length, median_fills: sample.medianFills };
+      const sampled = (route: (wallet: string) => string) => (round: number) => route(sample.wallets[round % sample.wallets.length]!);
+      const ledgerEndpoints: Record<string, string | ((round: number) => string)> = {
         leaderboard: '/v1/leaderboard?limit=50',
         leaderboard_30d: '/v1/leaderboard?window=30d&limit=50',
         leaderboard_total_pnl: '/v1/leaderboard?sort_by=total_pnl&limit=50',
         trader_stats_busiest: `/v1/traders/${BUSIEST}`,
         trader_pnl_busiest: `/v1/traders/${BUSIEST}/pnl?days=30`,
         positions_busiest: `/v1/positions/${BUSIEST}`,
+        trader_stats_sampled: sampled((wallet) => `/v1/traders/${wallet}`),
+        trader_pnl_sampled: sampled((wallet) => `/v1/traders/${wallet}/pnl?days=30`),
+        positions_sampled: sampled((wallet) => `/v1/positions/${wallet}`),
       };
       row.merges_settled_ms = await mergesSettled(store);
+      // Every per-wallet read opens each part of position_state: the figures depend on how many the
+      // engine's merges have left (docs/POSITIONS.md, "What a wallet read costs").
+      row.position_state_parts = await activeParts(store, 'position_state');
       Object.assign(row, await timedInTurn('ledger', ledgerEndpoints, scale));
     }
     previous = scale;
