@@ -295,6 +295,25 @@ export async function sampleWallets(store: AnalyticsStore, count: number): Promi
   return { wallets: rows.map((r) => r.wallet), medianFills: fills[Math.floor(fills.length / 2)] ?? 0 };
 }
 
+/**
+ * A history of order book snapshots for every seeded token: `perToken` - 1 earlier copies of its seeded
+ * book, evenly spread over the 29 days before it (order_books keeps 30), each a little wider, so the
+ * seeded book stays each token's newest. A service keeps a book snapshot per change of every token's
+ * book; positions are marked with the newest (book_tops, migration 0058). Returns the rows added.
+ */
+export async function seedBookHistory(store: AnalyticsStore, perToken: number): Promise<number> {
+  if (perToken < 2) return 0;
+  const stepMs = Math.floor((29 * 86_400_000) / (perToken - 1));
+  await store.command(
+    `INSERT INTO order_books
+     SELECT concat(book_id, ':', toString(k)) AS book_id, market_id, asset_id, hash, ts - toIntervalMillisecond(k * ${stepMs}) AS ts,
+            bid_prices, bid_sizes, ask_prices, ask_sizes, best_bid - 0.01 AS best_bid, best_ask + 0.01 AS best_ask, tick_size,
+            min_order_size, last_trade_price, origin, source, ingested_at - toIntervalMillisecond(k * ${stepMs}) AS ingested_at
+       FROM (SELECT * FROM order_books FINAL) ARRAY JOIN range(1, ${perToken}) AS k`,
+  );
+  return BENCH_MARKETS * 2 * (perToken - 1);
+}
+
 /** Active parts of `table` now: every per-wallet read opens each of them (docs/POSITIONS.md). */
 export async function activeParts(store: AnalyticsStore, table: string): Promise<number> {
   const [row] = await store.query<{ parts: string }>(

@@ -8,7 +8,9 @@
  *   (throughput vs a plain insert of the same fills), ingest-to-leaderboard freshness through the
  *   event log and the sink, and the trader endpoints, timed once the valuation pass has valued every
  *   wallet and the bulk load's background merges have finished (no merge for 5 s: merges_settled_ms,
- *   at most 3 minutes; bench/ledger-scale.ts). The per-wallet endpoints are timed for the busiest
+ *   at most 3 minutes; bench/ledger-scale.ts), with a history of BENCH_BOOK_SNAPSHOTS order book
+ *   snapshots per token (default 1,000 over 29 days: positions are marked with each token's newest
+ *   book, which must not cost a read of the others). The per-wallet endpoints are timed for the busiest
  *   wallet (`_busiest`, the same wallet every round) and for a sample of the others (`_sampled`, a
  *   different wallet each round).
  * A part's endpoints are timed in turn (one request each per round), so drift during a run falls on
@@ -39,6 +41,7 @@ import {
   mergesSettled,
   publishTakerFills,
   sampleWallets,
+  seedBookHistory,
   valuationRate,
   valueEveryWallet,
   windowSumming,
@@ -53,6 +56,7 @@ const SCALES = (process.env.BENCH_SCALES ?? '1000000,10000000').split(',').map(N
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
 const PARTS = (process.env.BENCH_PARTS ?? 'reads,ledger').split(',');
 const PROBES = Number(process.env.BENCH_PROBES ?? 20);
+const BOOK_SNAPSHOTS = Number(process.env.BENCH_BOOK_SNAPSHOTS ?? 1_000);
 
 function percentile(sorted: number[], p: number): number {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 100) / 100;
@@ -181,6 +185,8 @@ async function main() {
       Object.assign(row, await timedInTurn('reads', endpoints, scale));
     }
     if (PARTS.includes('ledger')) {
+      if (previous === 0)
+        row.order_book_snapshots = { per_token: BOOK_SNAPSHOTS, rows_added: await seedBookHistory(store, BOOK_SNAPSHOTS) };
       const generateStarted = performance.now();
       await generateFills(store, previous, scale - previous, SCALES.at(-1)!, now);
       row.ledger_fills_generated_seconds = Math.round((performance.now() - generateStarted) / 1000);

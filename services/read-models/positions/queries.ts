@@ -48,10 +48,9 @@ export async function dataAsOf(store: AnalyticsStore): Promise<DataAsOf> {
 
 const num = (v: unknown) => Number(v ?? 0);
 
-/** The wallets of a statement ({wallets:Array(String)}), the markets and the outcome tokens they ever held. */
+/** The wallets of a statement ({wallets:Array(String)}) and the markets they ever held a token of. */
 const IN_WALLETS = 'wallet IN {wallets:Array(String)}';
 const WALLET_MARKETS = `SELECT market_id FROM position_state WHERE ${IN_WALLETS}`;
-const WALLET_ASSETS = `SELECT asset_id FROM position_state WHERE ${IN_WALLETS}`;
 
 /**
  * A (wallet, token) row of position_state; the fields after long_shot are what the wallet's totals and
@@ -151,7 +150,7 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
            WHERE ${IN_WALLETS} GROUP BY wallet, day)`,
       stored_curves: curve ? storedCurvesPart(IN_WALLETS) : 'SELECT [] AS value',
       positions: POSITIONS_PART,
-      ...marketDataParts(WALLET_MARKETS, WALLET_ASSETS),
+      ...marketDataParts(WALLET_MARKETS),
     },
     { wallets, today },
   );
@@ -337,7 +336,7 @@ export async function walletPositions(
 ): Promise<{ positions: ValuedPosition[]; markets: Map<string, MarketInfo>; asOf: DataAsOf } | null> {
   const row = await readParts<{ progress: Progress; positions: PositionTuple[] } & MarketDataArrays>(
     store,
-    { progress: PROGRESS_PART, positions: POSITIONS_PART, ...marketDataParts(WALLET_MARKETS, WALLET_ASSETS) },
+    { progress: PROGRESS_PART, positions: POSITIONS_PART, ...marketDataParts(WALLET_MARKETS) },
     { wallets: [wallet], today: startOfUtcDay(Date.now()) },
   );
   if (row.positions.length === 0) return null;
