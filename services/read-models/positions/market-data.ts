@@ -4,8 +4,8 @@
  * market_closes (migration 0055), one table fed by the chain's taker fills and the Data API's trades;
  * books from book_tops (0058), each token's newest book top.
  * The wallet reads fetch them in the same statement as the wallet's own rows (queries.ts): the SQL
- * here is a set of parts (services/analytics/read-parts.ts) over the markets a subquery names, and
- * the functions below turn their arrays into maps.
+ * here is one part (services/analytics/read-parts.ts) over the markets a subquery names, and the
+ * functions below turn its rows into maps.
  */
 
 import type { MarketRow } from '../markets/queries.js';
@@ -25,8 +25,8 @@ export interface OutcomeQuote {
 
 export const isSettled = (status: MarketInfo['status'] | undefined) => status === 'resolved' || status === 'voided';
 
-/** The parts marketDataParts reads, as JSON returns them. */
-export interface MarketDataArrays {
+/** A market's rows, as marketDataRows returns them (JSON arrays). */
+export interface MarketDataRows {
   catalog: Array<[string, string, string, MarketInfo['status'], string[], string[], Array<string | number>, number, number | null]>;
   books: Array<[string, number | null, number | null]>;
   /**
@@ -36,9 +36,15 @@ export interface MarketDataArrays {
   closes_now: Array<[string, number, string]>;
 }
 
+/** The part marketDataPart reads: per row its kind and the row itself as JSON text. */
+export interface MarketDataArrays {
+  market_data: Array<[keyof MarketDataRows, string]>;
+}
+
 /**
- * Parts of a wallet statement (read-parts.ts) over the markets `ids` (a subquery returning market_id),
- * each table read once per statement by its primary key, never a scan of fills or book snapshots:
+ * The part of a wallet statement (read-parts.ts) over the markets `ids` (a subquery returning
+ * market_id) that reads what they are valued with now, each table by its primary key, never a scan of
+ * fills or book snapshots:
  * - `catalog`: the catalog records;
  * - `closes_now`: per market with any close (market_closes, migration 0055) its newest close in YES
  *   terms (the last trade) and the count of inputs dated before {today:Int64}: the market's total row
@@ -48,24 +54,38 @@ export interface MarketDataArrays {
  * - `books`: the newest book top (best bid/ask) of each token of the markets (book_tops, migration
  *   0058), one row per token however many snapshots order_books holds of it. Grouping the held
  *   tokens' snapshots in order_books instead read all 30 days of them: 100 ms against 5 for a
- *   profiling wallet's 95 tokens at 5,000 snapshots each. Filtered by the markets, like the other two
- *   parts: the held tokens are among their tokens, and the rest are not valued (mark-price.ts).
+ *   profiling wallet's 95 tokens at 5,000 snapshots each. The markets' other tokens come along; no
+ *   position is marked with them (mark-price.ts).
+ * The three are the branches of one UNION ALL under one `market_id IN (ids)`, which the engine pushes
+ * into each branch (below FINAL and GROUP BY, so each table is still read by key) with one set for all
+ * three. Three parts, each with its own IN subquery, planned three sets: 2.3-3 ms more per statement on
+ * chDB (docs/POSITIONS.md). A UNION ALL's branches need one row type, so each row travels as JSON text.
  */
-export function marketDataParts(ids: string): Record<keyof MarketDataArrays, string> {
+export function marketDataPart(ids: string): Record<keyof MarketDataArrays, string> {
   return {
-    catalog: `
-      SELECT groupArray((market_id, title, category, status, outcomes, outcome_token_ids, outcome_prices, yes_index, toUnixTimestamp64Milli(closed_at))) AS value
-        FROM markets FINAL WHERE market_id IN (${ids})`,
-    closes_now: `
-      SELECT groupArray((market_id, c, toString(n))) AS value FROM (
-        SELECT market_id, argMaxMerge(close) AS c, sumIf(inputs, day = toDate(0)) - sumIf(inputs, day != toDate(0)) AS n
-          FROM market_closes
-         WHERE market_id IN (${ids}) AND (day = toDate(0) OR toInt64(day) >= intDiv({today:Int64}, 86400000))
-         GROUP BY market_id)`,
-    books: `
-      SELECT groupArray((asset_id, t.1, t.2)) AS value FROM (
-        SELECT asset_id, argMaxMerge(top) AS t FROM book_tops WHERE market_id IN (${ids}) GROUP BY asset_id)`,
+    market_data: `
+      SELECT groupArray((kind, row)) AS value FROM (
+        SELECT market_id, 'catalog' AS kind,
+               toJSONString((market_id, title, category, status, outcomes, outcome_token_ids, outcome_prices, yes_index, toUnixTimestamp64Milli(closed_at))) AS row
+          FROM markets FINAL
+        UNION ALL
+        SELECT market_id, 'closes_now' AS kind, toJSONString((market_id, c, toString(n))) AS row FROM (
+          SELECT market_id, argMaxMerge(close) AS c, sumIf(inputs, day = toDate(0)) - sumIf(inputs, day != toDate(0)) AS n
+            FROM market_closes
+           WHERE day = toDate(0) OR toInt64(day) >= intDiv({today:Int64}, 86400000)
+           GROUP BY market_id)
+        UNION ALL
+        SELECT market_id, 'books' AS kind, toJSONString((asset_id, t.1, t.2)) AS row FROM (
+          SELECT market_id, asset_id, argMaxMerge(top) AS t FROM book_tops GROUP BY market_id, asset_id))
+       WHERE market_id IN (${ids})`,
   };
+}
+
+/** The part's rows by kind. */
+export function marketDataRows(row: MarketDataArrays): MarketDataRows {
+  const rows: MarketDataRows = { catalog: [], books: [], closes_now: [] };
+  for (const [kind, text] of row.market_data) (rows[kind] as unknown[]).push(JSON.parse(text));
+  return rows;
 }
 
 /**
@@ -86,7 +106,7 @@ export interface MarketData {
   quotes: Map<string, OutcomeQuote>;
 }
 
-export function marketDataFrom(row: MarketDataArrays): MarketData {
+export function marketDataFrom(row: MarketDataRows): MarketData {
   const markets = new Map<string, MarketInfo>();
   for (const [market_id, title, category, status, outcomes, outcome_token_ids, prices, yesIndex, closedMs] of row.catalog) {
     markets.set(market_id, {

@@ -6,7 +6,14 @@
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { DAY_MS, iso, startOfUtcDay } from '../../shared/time.js';
 import { readParts } from '../../analytics/read-parts.js';
-import { dailyClosesScalar, type MarketDataArrays, marketDataFrom, marketDataParts, type MarketInfo } from './market-data.js';
+import {
+  dailyClosesScalar,
+  type MarketDataArrays,
+  marketDataFrom,
+  marketDataPart,
+  marketDataRows,
+  type MarketInfo,
+} from './market-data.js';
 import { type CurveArrays, curveColumns, curveUnrealized } from './pnl-curve.js';
 import { marksKey, type StoredCurveTuple, storedCurveRow, storedCurvesPart, storedUnrealized } from './stored-curve.js';
 import {
@@ -150,7 +157,7 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
            WHERE ${IN_WALLETS} GROUP BY wallet, day)`,
       stored_curves: curve ? storedCurvesPart(IN_WALLETS) : 'SELECT [] AS value',
       positions: POSITIONS_PART,
-      ...marketDataParts(WALLET_MARKETS),
+      ...marketDataPart(WALLET_MARKETS),
     },
     { wallets, today },
   );
@@ -287,10 +294,11 @@ export async function walletReports(
   const curves: WalletReports['curves'] = { stored: [], valued: [] };
   if (wallets.length === 0) return { reports: new Map(), markets: new Map(), asOf: { time: null, block: null }, curves };
   const snapshot = await walletSnapshot(store, wallets, options);
-  const { markets, quotes } = marketDataFrom(snapshot.row);
+  const marketRows = marketDataRows(snapshot.row);
+  const { markets, quotes } = marketDataFrom(marketRows);
   const data = walletData(snapshot);
   if (snapshot.curve) {
-    const closeInputs = new Map(snapshot.row.closes_now.map(([marketId, , inputs]) => [marketId, inputs]));
+    const closeInputs = new Map(marketRows.closes_now.map(([marketId, , inputs]) => [marketId, inputs]));
     const stored = new Map(snapshot.row.stored_curves.map((c) => [c[0], c]));
     const marks = (marketId: string) => marksKey(closeInputs.get(marketId), markets.get(marketId));
     const witness = (w: { rowsBefore: bigint }) => ({
@@ -336,11 +344,11 @@ export async function walletPositions(
 ): Promise<{ positions: ValuedPosition[]; markets: Map<string, MarketInfo>; asOf: DataAsOf } | null> {
   const row = await readParts<{ progress: Progress; positions: PositionTuple[] } & MarketDataArrays>(
     store,
-    { progress: PROGRESS_PART, positions: POSITIONS_PART, ...marketDataParts(WALLET_MARKETS) },
+    { progress: PROGRESS_PART, positions: POSITIONS_PART, ...marketDataPart(WALLET_MARKETS) },
     { wallets: [wallet], today: startOfUtcDay(Date.now()) },
   );
   if (row.positions.length === 0) return null;
-  const data = marketDataFrom(row);
+  const data = marketDataFrom(marketDataRows(row));
   return {
     positions: valuePositions(row.positions.map(positionRow), data.markets, data.quotes),
     markets: data.markets,
