@@ -1,12 +1,12 @@
 -- Each outcome token's newest order book top (best bid and ask), what positions are marked with
 -- (../mark-price.ts), one row per (market, token) instead of the token's snapshots. Reports read the
--- books of their markets' tokens (../market-data.ts); reading them from order_books grouped every
--- snapshot of each token (30 days of them: at one snapshot per 500 s, 5,000 per token, a 10M
--- profiling wallet's 95 tokens took the part from 5 to 100 ms).
+-- books of their markets' tokens (../market-data.ts). Read from order_books, that grouped every
+-- snapshot of each token, 30 days of them: at 5,000 snapshots per token (one per 500 s) the books of
+-- a 10M profiling wallet's 95 tokens took 100 ms, against 5 from this table.
 --
 -- The top is argMax by (ts, ingested_at), as order_books keeps them: the newest snapshot, and of two
--- versions of one snapshot the later ingested. Both are idempotent, so a redelivered or replayed
--- snapshot changes nothing. last_ts is the newest snapshot's time: a token whose newest book is older
+-- versions of one snapshot the later ingested. argMax and max are idempotent, so a redelivered or
+-- replayed snapshot changes nothing. last_ts is the newest snapshot's time: a token whose newest book is older
 -- than order_books' 30-day TTL loses its top as order_books loses the book.
 -- ORDER BY (market_id, asset_id): a wallet's markets are ranges of the key, each with its tokens.
 CREATE TABLE IF NOT EXISTS book_tops
