@@ -297,8 +297,9 @@ export async function sampleWallets(store: AnalyticsStore, count: number): Promi
 
 /**
  * A history of order book snapshots for every seeded token: `perToken` - 1 earlier copies of its seeded
- * book, evenly spread over the 29 days before it (order_books keeps 30), each a little wider, so the
- * seeded book stays each token's newest. A service keeps a book snapshot per change of every token's
+ * book, evenly spread over the 29 days before it (order_books keeps 30), its best bid and ask 0.01
+ * wider (levels as seeded: positions are marked from the best bid and ask only), so the seeded book
+ * stays each token's newest. A service keeps a book snapshot per change of every token's
  * book; positions are marked with the newest (book_tops, migration 0058). Returns the rows added.
  */
 export async function seedBookHistory(store: AnalyticsStore, perToken: number): Promise<number> {
