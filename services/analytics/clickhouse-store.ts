@@ -3,7 +3,7 @@
  * @clickhouse/client: chDB in-process (the real ClickHouse engine, embedded twin) or a
  * ClickHouse server over HTTP. Everything above this file is the same SQL either way.
  */
-import { createClient, type ClickHouseClient } from '@clickhouse/client';
+import { type ClickHouseClient, type ClickHouseSettings, createClient } from '@clickhouse/client';
 import { createChdbConnection } from 'chdb/connection';
 import fs from 'node:fs';
 import type { AnalyticsStore, InsertOptions, QueryOptions, QueryParams } from '../ports/analytics-store.js';
@@ -60,7 +60,7 @@ export async function openChdbStore(options: ChdbStoreOptions): Promise<Analytic
   // One statement at a time on chDB: it has one session per process, and overlapping reads on it
   // crashed the process (a segfault in libchdb) under a briefing load of 1,000 agents (bench/sandbox).
   // The fair queue gives the pipeline's lane (inserts) its turn between requests' statements.
-  return new ClickHouseAnalyticsStore(client, options.database, options.governance ?? DEFAULT_GOVERNANCE, 1);
+  return new ClickHouseAnalyticsStore(client, options.database, options.governance ?? DEFAULT_GOVERNANCE, 1, new SessionSettings());
 }
 
 export async function openHttpStore(options: HttpStoreOptions): Promise<AnalyticsStore> {
@@ -78,6 +78,45 @@ export async function openHttpStore(options: HttpStoreOptions): Promise<Analytic
   return new ClickHouseAnalyticsStore(client, options.database, governance, governance.serverConcurrency);
 }
 
+type Settings = Record<string, string | number>;
+
+/** `name = value, ...` for a statement's SETTINGS clause (strings quoted as ClickHouse literals). */
+function settingsClause(settings: ClickHouseSettings): string {
+  return Object.entries(settings)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => {
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`invalid setting name ${JSON.stringify(name)}`);
+      if (typeof value === 'number' || typeof value === 'boolean') return `${name} = ${Number(value)}`;
+      return `${name} = '${String(value).replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+    })
+    .join(', ');
+}
+
+/**
+ * What chDB's one session holds: the connection turns each statement's settings into `SET` statements
+ * run before it, and chDB keeps them for every later statement. Statements run one at a time on chDB
+ * (the fair queue's concurrency is 1), so the store knows what the session holds and sends only the
+ * values that differ: eight SETs before every statement cost 0.5-0.9 ms of a `SELECT 1` taking 1.1
+ * (docs/POSITIONS.md). After a failed statement the session is not known (its SETs may or may not have
+ * run), so the next one sends everything again.
+ */
+class SessionSettings {
+  private held = new Map<string, string | number>();
+
+  /** The settings of `wanted` the session does not hold yet. */
+  missing(wanted: Settings): Settings {
+    return Object.fromEntries(Object.entries(wanted).filter(([name, value]) => this.held.get(name) !== value));
+  }
+
+  applied(sent: Settings): void {
+    for (const [name, value] of Object.entries(sent)) this.held.set(name, value);
+  }
+
+  unknown(): void {
+    this.held = new Map();
+  }
+}
+
 async function createDatabase(client: ClickHouseClient, database: string): Promise<void> {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new Error(`invalid database name ${database}`);
   await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
@@ -91,6 +130,8 @@ class ClickHouseAnalyticsStore implements AnalyticsStore {
     readonly database: string,
     private readonly governance: StoreGovernance,
     concurrency: number,
+    /** chDB's session (settings persist between statements); undefined for a server (settings per request). */
+    private readonly session?: SessionSettings,
   ) {
     this.queue = new FairQueue({ ...governance.queue, concurrency });
   }
@@ -100,52 +141,67 @@ class ClickHouseAnalyticsStore implements AnalyticsStore {
   }
 
   async command(sql: string, params?: QueryParams): Promise<void> {
-    // No dedup token (as in insert): on chDB a token an earlier insert left in the session would make an
-    // INSERT ... SELECT here count as a retry of another INSERT ... SELECT with it, and drop its rows.
+    // No dedup token: a token in chDB's session would make an INSERT ... SELECT here count as a retry of
+    // another INSERT ... SELECT with it, and drop its rows (inserts carry theirs in their own clause).
     await this.admit(() =>
-      this.client.command({
-        query: sql,
-        query_params: params,
-        clickhouse_settings: { ...limitSettings(INTERNAL_LIMITS), insert_deduplication_token: '' },
-      }),
+      this.withSettings({ ...limitSettings(INTERNAL_LIMITS), insert_deduplication_token: '' }, (clickhouse_settings) =>
+        this.client.command({ query: sql, query_params: params, clickhouse_settings }),
+      ),
     );
   }
 
   async insert<Row extends object>(table: string, rows: Row[], options: InsertOptions = {}): Promise<void> {
     if (rows.length === 0) return;
-    // No dedup token means none: a token left in chDB's session by an earlier insert must not apply.
-    const token = options.dedupToken ? { insert_deduplication_token: options.dedupToken } : { insert_deduplication_token: '' };
-    await this.admit(() =>
-      this.client.insert({
-        table: table.includes('.') ? table : `${this.database}.${table}`,
-        values: rows,
-        format: 'JSONEachRow',
-        clickhouse_settings: {
-          ...limitSettings(INTERNAL_LIMITS),
-          // Without the token a retried batch double-counts in every aggregating view.
-          ...token,
-          deduplicate_blocks_in_dependent_materialized_views: options.dedupToken ? 1 : 0,
-          // Rows carry ISO 8601 timestamps with milliseconds and a trailing Z.
-          date_time_input_format: 'best_effort',
-          // A row key that names no column is a mapper bug: fail the insert instead of dropping the value.
-          input_format_skip_unknown_fields: 0,
-        },
-      }),
-    );
+    const qualified = table.includes('.') ? table : `${this.database}.${table}`;
+    const settings: ClickHouseSettings = {
+      ...limitSettings(INTERNAL_LIMITS),
+      // Without the token a retried batch double-counts in every aggregating view. No token means none.
+      insert_deduplication_token: options.dedupToken ?? '',
+      deduplicate_blocks_in_dependent_materialized_views: options.dedupToken ? 1 : 0,
+      // Rows carry ISO 8601 timestamps with milliseconds and a trailing Z.
+      date_time_input_format: 'best_effort',
+      // A row key that names no column is a mapper bug: fail the insert instead of dropping the value.
+      input_format_skip_unknown_fields: 0,
+    };
+    if (this.session) {
+      // chDB: the settings go in the INSERT's own SETTINGS clause, for this insert only. Sent as SET
+      // statements before it (what the connection does with clickhouse_settings), they make the
+      // statement a multi-statement text that chDB splits by reading through the rows: a 5,000-row
+      // insert of four columns took 12.1 ms that way and 6.5 with the clause (6.3 with no settings), and
+      // bench:scale's plain insert of 1M ledger rows 36.5 s against 16.9 with only the rows
+      // (docs/POSITIONS.md). Nothing an insert sets stays in the session either.
+      const body = rows.map((row) => JSON.stringify(row)).join('\n');
+      await this.admit(() =>
+        this.client.command({ query: `INSERT INTO ${qualified} SETTINGS ${settingsClause(settings)} FORMAT JSONEachRow\n${body}` }),
+      );
+      return;
+    }
+    await this.admit(() => this.client.insert({ table: qualified, values: rows, format: 'JSONEachRow', clickhouse_settings: settings }));
   }
 
   async query<Row>(sql: string, params?: QueryParams, options: QueryOptions = {}): Promise<Row[]> {
     const inRequest = currentRequestContext() !== undefined;
     const limits = { ...(inRequest ? this.governance.requestLimits : INTERNAL_LIMITS), ...options.limits };
-    return this.admit(async () => {
-      const result = await this.client.query({
-        query: sql,
-        query_params: params,
-        format: 'JSONEachRow',
-        clickhouse_settings: { ...limitSettings(limits), output_format_json_quote_64bit_integers: 0 },
-      });
-      return (await result.json()) as Row[];
-    });
+    return this.admit(() =>
+      this.withSettings({ ...limitSettings(limits), output_format_json_quote_64bit_integers: 0 }, async (clickhouse_settings) => {
+        const result = await this.client.query({ query: sql, query_params: params, format: 'JSONEachRow', clickhouse_settings });
+        return (await result.json()) as Row[];
+      }),
+    );
+  }
+
+  /** Runs a statement with `settings`: on chDB only those its session does not hold yet (SessionSettings). */
+  private async withSettings<T>(settings: Settings, statement: (settings: Settings) => Promise<T>): Promise<T> {
+    if (!this.session) return statement(settings);
+    const sent = this.session.missing(settings);
+    try {
+      const result = await statement(sent);
+      this.session.applied(sent);
+      return result;
+    } catch (error) {
+      this.session.unknown();
+      throw error;
+    }
   }
 
   /** Every statement takes its lane's turn: a request's in its account's lane, the rest in the pipeline's. */

@@ -51,6 +51,30 @@ test('a query past its time limit in a request is a 503 with Retry-After; outsid
   expect(Number(row!.n)).toBe(20000);
 });
 
+test('limits follow each statement while chDB sends only the settings its session does not hold, also after a failed statement', async () => {
+  // The store sends a setting only when the session holds another value (clickhouse-store.ts
+  // SessionSettings): request and pipeline statements alternate here, so each must switch the limits.
+  const broad = 'SELECT count() AS n FROM markets FINAL';
+  const inRequest = () => runInRequestContext({ lane: 'account:alternate' }, () => api.store.query<{ n: number }>(broad));
+  const refused = async () => expect(toApiError(await inRequest().catch((e: unknown) => e))).toMatchObject({ status: 400 });
+  const served = async () => expect(Number((await api.store.query<{ n: number }>(broad))[0]!.n)).toBe(5000);
+  await refused();
+  await served();
+  await refused();
+  await refused();
+  await served();
+  await served();
+  // A statement that fails leaves the session unknown: the next ones send every setting again.
+  await expect(runInRequestContext({ lane: 'account:alternate' }, () => api.store.query('SELECT * FROM no_such_table'))).rejects.toThrow(
+    /no_such_table/,
+  );
+  await served();
+  await refused();
+  await expect(api.store.query('SELECT * FROM no_such_table')).rejects.toThrow(/no_such_table/);
+  await refused();
+  await served();
+});
+
 test("a browser page's parallel loads fit one key's queue while the engine is busy; past the cap is 429", async () => {
   // The pipeline holds the engine (chDB runs one statement at a time), so every request statement waits.
   const busy = api.store.query('SELECT sleep(1) AS s');
