@@ -449,7 +449,7 @@ class Batch {
   /** The legs of one event, one per token it changes (states are those before the event). */
   private legsOf(e: LedgerEvent): Leg[] {
     // A fill's leg is built in one literal, not spread over a base: fills are nearly every event, and
-    // the copies cost a tenth of the ledger's time (bench:scale at 300,000 fills).
+    // the copies took 2.0 of the ledger's 19.1 s over 300,000 bench fills (CPU profile).
     if (e.kind === 'fill')
       return [
         {
