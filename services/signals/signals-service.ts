@@ -14,7 +14,7 @@ import type { EventLog, LogMessage, MessageBatch, RunningConsumer } from '../por
 import type { Stream } from '../events/stream.js';
 import type { MarketLifecycleTransition, TradeExecuted } from '../events/types.js';
 import { STREAMS } from '../read-models/registry.js';
-import { enqueueDeliveries, type NewDelivery } from '../webhooks/outbox.js';
+import { enqueueInChunks, type NewDelivery } from '../webhooks/outbox.js';
 import type { Subscription } from '../webhooks/subscriptions.js';
 import { wants } from './matching.js';
 import { largeTrade, marketResolved, priceSignal, tradeExecuted, type TraderContext, volumeSpike } from './payloads.js';
@@ -85,9 +85,7 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
       const deliveries = await detectTradeEvents(trades, subscriptions);
       const settlements = lifecycle.filter(({ event }) => isNotifiedSettlement(event));
       deliveries.push(...resolutionDeliveries(settlements, subscriptions));
-      const enqueued = await options.control.transaction((tx) =>
-        enqueueDeliveries(tx, deliveries, clock(), undefined, options.maxPendingPerSubscription),
-      );
+      const enqueued = await enqueueInChunks(options.control, deliveries, clock(), options.maxPendingPerSubscription);
       const resolutions = settlements.length;
       stats.batches += 1;
       stats.enqueued += enqueued;

@@ -6,11 +6,13 @@
  * bounded against its idle p99), its RSS must stay bounded, and no response may be a 5xx. The floods
  * run in their own process (test/abuse/abuse-scenario.ts), which prints the report checked here.
  *
- * Latency: the target is a control p99 within 3x of idle. Measured here (2 shared cores) the
- * registration and slow-query phases meet it; the cache-busting and webhook phases came out at 4-6x
- * (the control's cache misses share the single in-process chDB engine with the attackers' admitted
- * queries, and the webhook fan-out runs on PGlite in the same event loop). The report prints each
- * phase's ratio; the assertion is the stall bound of 10x, which fails if the service stops answering.
+ * Latency: the target is a control p99 within 3x of idle. The report prints each phase's ratio; the
+ * assertion is the stall bound of 10x, which fails if the service stops answering. The webhook phase
+ * came out at 9.2x and 10.3x (failing CI once): each trade fanned out to 1,000 subscriptions in one
+ * PGlite statement of 75-490 ms on the API's thread, and every claim spent 40 ms on the hanging
+ * host's subscriptions. With the fan-out in chunks and the claim skipping hosts at their cap
+ * (docs/WEBHOOKS.md, "Inside") a run measured registrations 2.8x, cache-busting 1.0x, slow queries
+ * 2.1x and webhooks 3.1x (control p99 1,362 -> 409 ms).
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -56,4 +58,5 @@ test('abuse: the service keeps answering other keys, memory stays bounded, no 5x
   for (const name of phases) expect(report.rss_mb_max[name]).toBeLessThanOrEqual(report.rss_mb_max.idle + RSS_GROWTH_MB);
   // The webhook flood did not stop the control account's deliveries.
   expect(report.webhooks.control_deliveries_during).toBeGreaterThan(0);
-}, 900_000);
+  // 851 s on this 2-core machine (the cache-busting flood is most of it); 333 s in CI.
+}, 1_500_000);

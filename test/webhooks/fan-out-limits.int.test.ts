@@ -17,7 +17,15 @@ import type { ControlStore } from '../../services/ports/control-store.js';
 import { type Dispatcher, startDispatcher } from '../../services/webhooks/dispatcher.js';
 import { eventId } from '../../services/webhooks/event-types.js';
 import { createHttpTransport, type HttpTransport } from '../../services/webhooks/http-transport.js';
-import { claimDue, enqueueDeliveries, listDeliveries, purgeFinished, recordAttempt } from '../../services/webhooks/outbox.js';
+import {
+  claimDue,
+  ENQUEUE_CHUNK,
+  enqueueDeliveries,
+  enqueueInChunks,
+  listDeliveries,
+  purgeFinished,
+  recordAttempt,
+} from '../../services/webhooks/outbox.js';
 import { type Subscription, SubscriptionRefusedError, WebhookSubscriptions } from '../../services/webhooks/subscriptions.js';
 import { dnsResolver, UrlGuard } from '../../services/webhooks/url-guard.js';
 import { waitFor } from '../support/http.js';
@@ -149,6 +157,63 @@ test('one slow receiver host holds at most its share of slots, whichever account
     transport.close();
     await other.close();
   }
+});
+
+test('a host at its cap is skipped in the claim; a subscription whose URL moves to another host counts against that one', async () => {
+  const owners = await Promise.all([0, 1].map((i) => accounts.registerAgent(`moving-host-${i}`)));
+  const [first, second] = await Promise.all(
+    owners.map((a, i) => subscriptions.create(a.account_id, { url: `http://127.0.0.1:${40_100 + i}/x`, events: ['trade.executed'] })),
+  );
+  await enqueue(first!, 3);
+  await enqueue(second!, 3);
+  const now = Date.now();
+  const mine = (claimed: Array<{ subscription_id: string }>) =>
+    claimed.filter((d) => d.subscription_id === first!.id || d.subscription_id === second!.id).map((d) => d.subscription_id);
+  // Each host takes one in flight: one delivery of each subscription.
+  expect(mine(await claimDue(control, now, now + 60_000, 50, { perHost: 1 })).sort()).toEqual([first!.id, second!.id].sort());
+  // Both hosts are at their cap: nothing more, although both subscriptions have due deliveries.
+  expect(mine(await claimDue(control, now, now + 60_000, 50, { perHost: 1 }))).toEqual([]);
+  // The second now points at the first's host: its leased delivery counts there, so that host holds two.
+  await subscriptions.update(owners[1]!.account_id, second!.id, { url: 'http://127.0.0.1:40100/y' });
+  const [row] = await control.query<{ host: string }>('SELECT host FROM webhook_subscriptions WHERE id = $1', [second!.id]);
+  expect(row!.host).toBe('127.0.0.1:40100');
+  expect(mine(await claimDue(control, now, now + 60_000, 50, { perHost: 2 }))).toEqual([]);
+  expect(mine(await claimDue(control, now, now + 60_000, 50, { perHost: 3 }))).toHaveLength(1);
+});
+
+test('fan-out is enqueued in chunks that commit one by one, with turns for the event loop between them; a replay adds nothing', async () => {
+  const owners = await Promise.all([0, 1, 2].map((i) => accounts.registerAgent(`chunked-${i}`)));
+  const subs = await Promise.all(
+    owners.map((a) => subscriptions.create(a.account_id, { url: `${receiver.url}/hang`, events: ['trade.executed'] })),
+  );
+  const count = ENQUEUE_CHUNK * 2 + 7;
+  const wanted = Array.from({ length: count }, (_, i) => {
+    const id = eventId('trade.executed', `chunked-${i}`);
+    return { subscriptionId: subs[i % 3]!.id, eventId: id, eventType: 'trade.executed', payload: { event: 'trade.executed', id } };
+  });
+  let transactions = 0;
+  const counting: ControlStore = {
+    ...control,
+    transaction: (work) => {
+      transactions += 1;
+      return control.transaction(work);
+    },
+  };
+  // A macrotask queued before the enqueue runs before it ends: the event loop had a turn between chunks.
+  let turn = false;
+  setImmediate(() => (turn = true));
+  const enqueued = enqueueInChunks(counting, wanted, Date.now());
+  expect(await enqueued).toBe(count);
+  expect(turn).toBe(true);
+  expect(transactions).toBe(3);
+  // A retried batch (the signals processor replays it after a failure part way) adds no second copy.
+  expect(await enqueueInChunks(control, wanted, Date.now())).toBe(0);
+  const [stored] = await control.query<{ n: string; counted: string }>(
+    `SELECT count(*)::text AS n, (SELECT sum(pending_deliveries) FROM webhook_subscriptions WHERE id = ANY($1::bigint[]))::text AS counted
+       FROM webhook_deliveries WHERE subscription_id = ANY($1::bigint[])`,
+    [subs.map((s) => s.id)],
+  );
+  expect(stored).toEqual({ n: String(count), counted: String(count) });
 });
 
 test('a subscription holds at most its backlog of undelivered deliveries; the rest are counted as dropped', async () => {
