@@ -3,7 +3,7 @@
  * @clickhouse/client: chDB in-process (the real ClickHouse engine, embedded twin) or a
  * ClickHouse server over HTTP. Everything above this file is the same SQL either way.
  */
-import { type ClickHouseClient, type ClickHouseSettings, createClient } from '@clickhouse/client';
+import { type ClickHouseClient, createClient } from '@clickhouse/client';
 import { createChdbConnection } from 'chdb/connection';
 import fs from 'node:fs';
 import type { AnalyticsStore, InsertOptions, QueryOptions, QueryParams } from '../ports/analytics-store.js';
@@ -81,13 +81,12 @@ export async function openHttpStore(options: HttpStoreOptions): Promise<Analytic
 type Settings = Record<string, string | number>;
 
 /** `name = value, ...` for a statement's SETTINGS clause (strings quoted as ClickHouse literals). */
-function settingsClause(settings: ClickHouseSettings): string {
+function settingsClause(settings: Settings): string {
   return Object.entries(settings)
-    .filter(([, value]) => value !== undefined)
     .map(([name, value]) => {
       if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`invalid setting name ${JSON.stringify(name)}`);
-      if (typeof value === 'number' || typeof value === 'boolean') return `${name} = ${Number(value)}`;
-      return `${name} = '${String(value).replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+      if (typeof value === 'number') return `${name} = ${value}`;
+      return `${name} = '${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
     })
     .join(', ');
 }
@@ -153,7 +152,7 @@ class ClickHouseAnalyticsStore implements AnalyticsStore {
   async insert<Row extends object>(table: string, rows: Row[], options: InsertOptions = {}): Promise<void> {
     if (rows.length === 0) return;
     const qualified = table.includes('.') ? table : `${this.database}.${table}`;
-    const settings: ClickHouseSettings = {
+    const settings: Settings = {
       ...limitSettings(INTERNAL_LIMITS),
       // Without the token a retried batch double-counts in every aggregating view. No token means none.
       insert_deduplication_token: options.dedupToken ?? '',
