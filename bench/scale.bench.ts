@@ -5,7 +5,8 @@
  * Two parts (BENCH_PARTS, default both):
  * - reads: Data API trades seeded at each scale; market, trade feed and candle endpoints;
  * - ledger: chain fills of 100,000 wallets generated in ClickHouse, applied by the position ledger
- *   (throughput vs a plain insert of the same fills), ingest-to-leaderboard freshness through the
+ *   (throughput vs a plain insert of the same fills, each timed after the merges left before it have
+ *   finished; with the ledger's state lookups and their time), ingest-to-leaderboard freshness through the
  *   event log and the sink, and the trader endpoints, timed once the valuation pass has valued every
  *   wallet and the bulk load's background merges have finished (no merge for 5 s: merges_settled_ms,
  *   at most 3 minutes; bench/ledger-scale.ts), with a history of BENCH_BOOK_SNAPSHOTS order book
@@ -200,6 +201,8 @@ async function main() {
         ledger_seconds: Math.round(throughput.ledger_seconds * 10) / 10,
         ledger_fills_per_second: Math.round((scale - previous) / throughput.ledger_seconds),
         ratio_to_plain_insert: Math.round(throughput.ratio * 100) / 100,
+        merges_settled_ms: throughput.merges_settled_ms,
+        state: throughput.state,
       };
       const [counts] = await store.query<{ wallets: string; busiest: string }>(
         `SELECT toString(uniqExact(wallet)) AS wallets, toString(countIf(wallet = '${BUSIEST}')) AS busiest FROM bench_fills`,

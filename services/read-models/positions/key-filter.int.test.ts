@@ -72,6 +72,15 @@ test('a restarted ledger finds every stored position through the filter and skip
   expect(restarted.keys.stats.loads).toBe(1);
   // The 16 keys of token 222 were never stored: answered by the filter (a false positive would look one up).
   expect(restarted.keys.stats.skipped_lookups).toBeGreaterThanOrEqual(15);
+  // The 16 stored keys of token 111 were read back (plus any false positive of 222); none came from the
+  // cache, which a new process starts without.
+  expect(restarted.stats.state_cache_hits).toBe(0);
+  expect(restarted.stats.state_lookups).toBe(32 - restarted.keys.stats.skipped_lookups);
+  expect(restarted.stats.state_lookup_ms).toBeGreaterThan(0);
+  // A second batch on keys this process wrote takes their states from its cache: no lookup.
+  await restarted.apply(WALLETS.map((w) => buy(w, '222', 1)));
+  expect(restarted.stats.state_cache_hits).toBe(16);
+  expect(restarted.stats.state_lookups).toBe(32 - restarted.keys.stats.skipped_lookups);
 
   const stored = await quantities();
   for (const [wallet, token] of stored) expect(restarted.keys.mightHave(`${wallet}|${token}`)).toBe(true);
@@ -91,7 +100,7 @@ test('past its key limit the filter is off and every key is looked up, with the 
   expect(await quantities()).toEqual(
     WALLETS.flatMap((w) => [
       [w, '111', '16000000'],
-      [w, '222', '3000000'],
+      [w, '222', '4000000'],
     ]),
   );
 }, 60_000);

@@ -87,6 +87,14 @@ export interface LedgerStats {
   skipped_covered_by_chain: number;
   rewinds: number;
   unresolved_legs: number;
+  /** Keys whose state came from the in-memory cache. */
+  state_cache_hits: number;
+  /**
+   * Keys whose state was read from position_state, and the ms those reads took: the part of the
+   * ledger's cost that grows with the store (bench:scale, docs/POSITIONS.md "Ledger throughput").
+   */
+  state_lookups: number;
+  state_lookup_ms: number;
 }
 
 interface MarketInfo {
@@ -110,7 +118,16 @@ const NEVER_HELD: KeyState = Object.freeze({ ...EMPTY_STATE, rev: 0, last: null 
 const actionName = (a: LegAction) => a.side;
 
 export class PositionLedger {
-  readonly stats: LedgerStats = { applied: 0, skipped_already_applied: 0, skipped_covered_by_chain: 0, rewinds: 0, unresolved_legs: 0 };
+  readonly stats: LedgerStats = {
+    applied: 0,
+    skipped_already_applied: 0,
+    skipped_covered_by_chain: 0,
+    rewinds: 0,
+    unresolved_legs: 0,
+    state_cache_hits: 0,
+    state_lookups: 0,
+    state_lookup_ms: 0,
+  };
   /** States as stored; only updated after an insert succeeded. */
   private readonly cache = new Map<string, KeyState>();
   private readonly cacheLimit: number;
@@ -620,11 +637,16 @@ class Batch {
     const missing: string[] = [];
     for (const key of keys) {
       const cached = this.cache.get(key);
-      if (cached) this.states.set(key, cached);
-      else if (this.keys.mightHave(key)) missing.push(key);
+      if (cached) {
+        this.states.set(key, cached);
+        this.stats.state_cache_hits += 1;
+      } else if (this.keys.mightHave(key)) missing.push(key);
       // Otherwise the key has never been stored: its state is the empty one, as a lookup would find.
       else this.keys.stats.skipped_lookups += 1;
     }
+    if (missing.length === 0) return;
+    const started = performance.now();
+    this.stats.state_lookups += missing.length;
     for (let i = 0; i < missing.length; i += 2_000) {
       const chunk = missing.slice(i, i + 2_000);
       const rows = await this.store.query<{
@@ -655,6 +677,7 @@ class Batch {
         });
       }
     }
+    this.stats.state_lookup_ms += performance.now() - started;
   }
 
   private async loadMarkets(ids: string[]): Promise<void> {
