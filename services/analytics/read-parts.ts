@@ -8,7 +8,9 @@
  * Each part is a SELECT returning exactly one row with one column named `value` (an aggregate without
  * GROUP BY, such as groupArray of tuples). It comes back as JSON text (toJSONString: the JSON the
  * statement's output format gives the column, 64-bit integers unquoted as in every query) and is
- * parsed here, so callers get the same arrays a scalar subquery column gave them.
+ * parsed here, so callers get the same arrays a scalar subquery column gave them. A part typed as
+ * optional may be left out of `parts` (a statement only pays for the parts it needs); it is then absent
+ * from the result.
  */
 import type { AnalyticsStore, QueryParams } from '../ports/analytics-store.js';
 
@@ -16,7 +18,7 @@ const PART_NAME = /^[a-z][a-z0-9_]*$/;
 
 export async function readParts<T extends object>(
   store: AnalyticsStore,
-  parts: { [K in keyof T & string]: string },
+  parts: { [K in keyof T]: string },
   params?: QueryParams,
 ): Promise<T> {
   const names = Object.keys(parts) as Array<keyof T & string>;

