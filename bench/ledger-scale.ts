@@ -202,7 +202,7 @@ export async function ledgerThroughput(store: AnalyticsStore, from: number, coun
       never_stored: ledger.keys.stats.skipped_lookups,
       cache_hits: ledger.stats.state_cache_hits,
       lookups: ledger.stats.state_lookups,
-      lookup_seconds: Math.round(ledger.stats.state_lookup_ms / 100) / 10,
+      lookup_seconds: ledger.stats.state_lookup_ms / 1000,
     },
   };
 }

@@ -202,7 +202,7 @@ async function main() {
         ledger_fills_per_second: Math.round((scale - previous) / throughput.ledger_seconds),
         ratio_to_plain_insert: Math.round(throughput.ratio * 100) / 100,
         merges_settled_ms: throughput.merges_settled_ms,
-        state: throughput.state,
+        state: { ...throughput.state, lookup_seconds: Math.round(throughput.state.lookup_seconds * 10) / 10 },
       };
       const [counts] = await store.query<{ wallets: string; busiest: string }>(
         `SELECT toString(uniqExact(wallet)) AS wallets, toString(countIf(wallet = '${BUSIEST}')) AS busiest FROM bench_fills`,
