@@ -152,11 +152,23 @@ const reorged = events[200]!; // a block the chain replaced: its orphan was appl
 const twins = events.filter((e) => e.kind === 'fill' && e.fill?.role === 'taker').slice(0, 5);
 const markets = MARKETS.map((id) => marketUpserted({ event_id: `${id}:1`, market_id: id, outcome_token_ids: [tok(id, 0), tok(id, 1)] }));
 
-type Dump = { live: Record<string, unknown>[]; views: Record<string, unknown>[][]; cancelled: number };
+// position_head (0060), the ledger's key-value copy of each key's newest row, against position_state's
+// argMax of the same: every key present, every field equal (a missing key reads rev 0).
+const HEAD_AGREES = `
+  SELECT toString(count()) AS keys,
+         toString(countIf(h.rev != s.rev OR h.qty != s.s.1 OR h.cost != s.s.2 OR h.opened_at != s.s.3 OR h.time != s.s.4
+                          OR h.block_number != s.s.5 OR h.log_index != s.s.6 OR h.event_id != s.s.7)) AS differ,
+         (SELECT toString(count()) FROM position_head) AS stored
+    FROM (SELECT concat(wallet, '|', asset_id) AS key, argMaxMerge(state) AS s, max(max_rev) AS rev FROM position_state GROUP BY wallet, asset_id) AS s
+    LEFT JOIN position_head AS h ON h.key = s.key`;
+
+type Head = { keys: string; differ: string; stored: string };
+type Dump = { live: Record<string, unknown>[]; views: Record<string, unknown>[][]; cancelled: number; head: Head };
 const dump = async (h: ProjectionHarness): Promise<Dump> => ({
   live: await h.rows(LIVE_ROWS),
   views: await Promise.all(VIEWS.map((sql) => h.rows(sql))),
   cancelled: Number((await h.rows<{ n: string }>('SELECT count() AS n FROM position_ledger WHERE sign = -1'))[0]!.n),
+  head: (await h.rows<Head>(HEAD_AGREES))[0]!,
 });
 
 // chDB holds one database directory per process: each ledger is built, read and closed in turn.
@@ -164,6 +176,7 @@ let incremental: Dump;
 let rebuilt: Dump;
 let redelivered: { written: number; after: Record<string, unknown>[] };
 let remigrated: Array<Record<string, unknown>[]>;
+let remigratedHead: Head;
 let changes: Array<Record<string, unknown>>;
 
 beforeAll(async () => {
@@ -205,6 +218,9 @@ beforeAll(async () => {
       for (const statement of rebuild.statements) await b.store.command(statement);
     }
     remigrated = await Promise.all([0, 1, 3].map((i) => b.rows(VIEWS[i]!)));
+    // 0060 fills position_head from position_state; run again it empties and fills it anew.
+    for (const statement of readMigrations().find((m) => m.name === '0060_position_head')!.statements) await b.store.command(statement);
+    remigratedHead = (await b.rows<Head>(HEAD_AGREES))[0]!;
     // trader_days.changes and position_daily.changes (the stored curves' witness and stamp) count every
     // ledger row of the (wallet, day).
     changes = await b.rows(
@@ -239,6 +255,14 @@ test('migrations 0043, 0044, 0051, 0052 and 0053 run over an existing ledger reb
   expect(remigrated).toEqual([0, 1, 3].map((i) => rebuilt.views[i]));
   expect(changes.length).toBeGreaterThan(2);
   expect(changes.filter((r) => r.days_counted !== r.rows || r.daily_counted !== r.rows)).toEqual([]);
+});
+
+test("position_head holds position_state's newest row of every key, after rewinds and after its migration reruns", () => {
+  expect(Number(incremental.head.keys)).toBeGreaterThan(20);
+  // The incremental ledger's rewinds wrote cancel and replay rows of the same keys in later batches.
+  expect(incremental.head).toEqual({ keys: incremental.head.keys, differ: '0', stored: incremental.head.keys });
+  expect(rebuilt.head).toEqual({ keys: incremental.head.keys, differ: '0', stored: incremental.head.keys });
+  expect(remigratedHead).toEqual(rebuilt.head);
 });
 
 test('a batch handed over again applies nothing twice', () => {
