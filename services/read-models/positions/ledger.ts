@@ -90,8 +90,8 @@ export interface LedgerStats {
   /** Keys whose state came from the in-memory cache. */
   state_cache_hits: number;
   /**
-   * Keys whose state was read from position_head, and the ms those reads took: read from
-   * position_state, the part of the ledger's cost that grew with the store (bench:scale,
+   * Keys whose state was read from position_head, and the ms those reads took. When they were read
+   * from position_state they were the part of the ledger's cost that grew with the store (bench:scale,
    * docs/POSITIONS.md "Ledger throughput").
    */
   state_lookups: number;

@@ -3,7 +3,8 @@
 -- share of such keys grows with the store: bench:scale's 10M run spent 182 of the ledger's 631 s on
 -- it (docs/POSITIONS.md "Ledger throughput"). position_head keeps the same state - the row with the
 -- highest rev, as position_state's argMax - in a key-value table (RocksDB), whose read of a key is a
--- point get that does not depend on parts or on how many keys are stored.
+-- point get, not a granule per part (bench:scale: 48 us a key at 1M and 62 over 1M-10M, against 115
+-- and 235 from position_state).
 --
 -- Its view groups each inserted block by key and writes the row of the highest rev; a later write of
 -- a key replaces the earlier one. That is the highest rev overall because the ledger numbers a key's
