@@ -18,6 +18,12 @@ export interface InsertOptions {
    * with the same token adds no rows to the table or to its materialized views.
    */
   dedupToken?: string;
+  /**
+   * The table feeds several materialized views, each of which groups by its target table's sorting
+   * key, and the table itself merges no rows (plain MergeTree): the block is pushed to the views in
+   * parallel, and their blocks, whose keys are unique already, skip the insert-time merge.
+   */
+  fanOut?: boolean;
 }
 
 export interface AnalyticsStore {

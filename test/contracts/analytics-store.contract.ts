@@ -80,6 +80,39 @@ export function describeAnalyticsStoreContract(adapterName: string, open: OpenSt
       expect(Number(count!.n)).toBe(2);
     });
 
+    test('an insert with fanOut (views fed in parallel) feeds every view once, and its retry with the same token adds nothing', async () => {
+      const store = await fresh();
+      await store.command(
+        'CREATE TABLE fan_source (k String, v Int64) ENGINE = MergeTree ORDER BY k SETTINGS non_replicated_deduplication_window = 100',
+      );
+      for (const view of ['fan_sum', 'fan_count']) {
+        await store.command(
+          `CREATE TABLE ${view} (k String, n SimpleAggregateFunction(sum, Int64)) ENGINE = AggregatingMergeTree ORDER BY k SETTINGS non_replicated_deduplication_window = 100`,
+        );
+      }
+      await store.command('CREATE MATERIALIZED VIEW fan_sum_mv TO fan_sum AS SELECT k, sum(v) AS n FROM fan_source GROUP BY k');
+      await store.command(
+        'CREATE MATERIALIZED VIEW fan_count_mv TO fan_count AS SELECT k, toInt64(count()) AS n FROM fan_source GROUP BY k',
+      );
+      const rows = [
+        { k: 'a', v: 5 },
+        { k: 'b', v: -2 },
+        { k: 'a', v: 7 },
+      ];
+      await store.insert('fan_source', rows, { fanOut: true, dedupToken: 'fan-0' });
+      await store.insert('fan_source', rows, { fanOut: true, dedupToken: 'fan-0' });
+      await store.insert('fan_source', [{ k: 'b', v: 10 }], { fanOut: true });
+      const read = (table: string) => store.query<{ k: string; n: number }>(`SELECT k, sum(n) AS n FROM ${table} GROUP BY k ORDER BY k`);
+      expect(await read('fan_sum')).toEqual([
+        { k: 'a', n: 12 },
+        { k: 'b', n: 8 },
+      ]);
+      expect(await read('fan_count')).toEqual([
+        { k: 'a', n: 2 },
+        { k: 'b', n: 2 },
+      ]);
+    });
+
     test('control: batches that overlap but differ are both counted, so the sink must drop known ids', async () => {
       const store = await fresh();
       await store.insert('trades', [trade({ trade_id: 'a' })], { dedupToken: 'topic-0-0-0' });

@@ -163,7 +163,8 @@ export class PositionLedger {
       const rows = batch.rows;
       // Before the insert: if it fails halfway, the keys it may have stored are in the filter already.
       for (const row of rows) this.keys.add(keyOf(row.wallet, row.asset_id));
-      if (rows.length > 0) await this.store.insert(LEDGER_TABLE, rows, dedupToken ? { dedupToken: `${dedupToken}-ledger` } : {});
+      if (rows.length > 0)
+        await this.store.insert(LEDGER_TABLE, rows, { fanOut: true, ...(dedupToken ? { dedupToken: `${dedupToken}-ledger` } : {}) });
       if (rows.some((r) => r.origin === 'data_api')) this.dataApiRows = true;
       for (const [key, state] of batch.states) this.cache.set(key, state);
       if (this.cache.size > this.cacheLimit) this.cache.clear();
