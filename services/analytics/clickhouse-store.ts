@@ -162,7 +162,8 @@ class ClickHouseAnalyticsStore implements AnalyticsStore {
       // A row key that names no column is a mapper bug: fail the insert instead of dropping the value.
       input_format_skip_unknown_fields: 0,
       // The ledger's insert feeds ten views, one after another by default, while the other core
-      // idles: in parallel a 5,000-row ledger insert took 141-158 ms against 190 (docs/POSITIONS.md).
+      // idles: with these settings a 5,000-row ledger insert took 132-158 ms against 163-191 (p50 of
+      // three runs, docs/POSITIONS.md).
       // optimize_on_insert merges equal keys within a block, which the views' GROUP BY already did.
       ...(options.fanOut ? { parallel_view_processing: 1, optimize_on_insert: 0 } : {}),
     };
