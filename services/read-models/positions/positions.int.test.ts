@@ -319,6 +319,36 @@ test('leaderboard: realized from the views, windows and categories, refusals', a
   expect(JSON.stringify(tooLarge.body)).toContain('min_volume');
 });
 
+test('the valuation pass merges its tables once a tenth of them is rewritten, and the boards read the same', async () => {
+  const boards = ['/leaderboard?sort_by=total_pnl', '/leaderboard?sort_by=risk_score', '/leaderboard?category=sports&sort_by=total_pnl'];
+  const read = async () =>
+    Promise.all(boards.map(async (url) => (await h.get(url)).body.data.map(({ stats_as_of: _, ...entry }: any) => entry)));
+  const parts = async (table: string) => {
+    const [row] = await h.store.query<{ parts: string; rows: string }>(
+      `SELECT toString(count()) AS parts, toString(sum(rows)) AS rows FROM system.parts
+        WHERE database = currentDatabase() AND table = {table:String} AND active`,
+      { table },
+    );
+    return [Number(row!.parts), Number(row!.rows)];
+  };
+  const before = await read();
+  const wallets = [A, B, C, D, E, F, G, H, J];
+  // Every wallet valued again, in two inserts: a second row for each until the merge.
+  const valuation = new TraderValuation(h.store, 5_000, 1);
+  await valuation.value(wallets.slice(0, 4), NOW);
+  await valuation.value(wallets.slice(4), NOW);
+  expect(await parts('trader_valuation')).toEqual([1, wallets.length]);
+  const [categoryParts] = await parts('trader_category_valuation');
+  expect(categoryParts).toBe(1);
+  expect(await read()).toEqual(before);
+  expect(before[0].map((e: any) => [e.wallet, e.total_pnl])).toEqual(
+    expect.arrayContaining([
+      [A, 65],
+      [C, 30],
+    ]),
+  );
+});
+
 test.each([
   ['/traders/0x123', 400],
   ['/traders/not-a-wallet/pnl', 400],

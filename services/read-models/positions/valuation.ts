@@ -12,6 +12,7 @@ import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { runPeriodically } from '../../shared/periodic.js';
 import { iso, startOfUtcDay } from '../../shared/time.js';
 import { walletReports } from './queries.js';
+import { ReplacingCompaction } from './replacing-compaction.js';
 import { TraderWindow } from './trader-window.js';
 
 /** Days of the curve the pass values and stores: /traders' and /pnl's default (stored-curve.ts). */
@@ -32,12 +33,20 @@ export class TraderValuation {
   private readonly window: TraderWindow;
   /** The day whose stale curves have all been revalued (sweepStaleCurves). */
   private sweptDay: number | null = null;
+  /** The boards rank every wallet with FINAL: their tables are kept near one row per key. */
+  private readonly compactions: { valuation: ReplacingCompaction; category: ReplacingCompaction };
 
   constructor(
     private readonly store: AnalyticsStore,
     private readonly maxWallets = 5_000,
+    /** Rows written before a merge is considered (replacing-compaction.ts); tests lower it. */
+    compactionMinRows?: number,
   ) {
     this.window = new TraderWindow(store);
+    this.compactions = {
+      valuation: new ReplacingCompaction(store, 'trader_valuation', compactionMinRows),
+      category: new ReplacingCompaction(store, 'trader_category_valuation', compactionMinRows),
+    };
   }
 
   /** One pass: collects what changed since the previous pass and values up to maxWallets of it. */
@@ -146,6 +155,8 @@ export class TraderValuation {
     }
     await this.store.insert('trader_valuation', rows);
     await this.store.insert('trader_category_valuation', categoryRows);
+    await this.compactions.valuation.wrote(rows.length);
+    await this.compactions.category.wrote(categoryRows.length);
     // The closed days valued here (wallets whose stored curve no longer held), for the reports to serve.
     if (curves.valued.length > 0) await this.store.insert('trader_curve', curves.valued);
   }
