@@ -343,6 +343,16 @@ export async function activeParts(store: AnalyticsStore, table: string): Promise
   return Number(row?.parts ?? 0);
 }
 
+/** Active parts and rows of `table` now (rows count replaced ones a FINAL read still merges). */
+export async function tableSize(store: AnalyticsStore, table: string): Promise<{ parts: number; rows: number }> {
+  const [row] = await store.query<{ parts: string; rows: string }>(
+    `SELECT toString(count()) AS parts, toString(sum(rows)) AS rows FROM system.parts
+      WHERE database = currentDatabase() AND table = {table:String} AND active`,
+    { table },
+  );
+  return { parts: Number(row?.parts ?? 0), rows: Number(row?.rows ?? 0) };
+}
+
 /**
  * The valuation pass summing the 30-day window's closed days into today's rows (trader-window.ts), as
  * the service's pass does after a new day or a change dated on one; ms. The /leaderboard?window=30d

@@ -43,6 +43,7 @@ import {
   publishTakerFills,
   sampleWallets,
   seedBookHistory,
+  tableSize,
   valuationRate,
   valueEveryWallet,
   windowSumming,
@@ -234,6 +235,9 @@ async function main() {
       // Every per-wallet read opens each part of position_state: the figures depend on how many the
       // engine's merges have left (docs/POSITIONS.md, "What a wallet read costs").
       row.position_state_parts = await activeParts(store, 'position_state');
+      // The boards rank every wallet of trader_valuation with FINAL: its rows (replaced ones included)
+      // and parts move their figures (docs/POSITIONS.md, "The valuation pass").
+      row.trader_valuation = await tableSize(store, 'trader_valuation');
       Object.assign(row, await timedInTurn('ledger', ledgerEndpoints, scale));
     }
     previous = scale;
