@@ -5,6 +5,7 @@
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import { migrate, readMigrations } from '../../services/analytics/migrate.js';
 import { readParts } from '../../services/analytics/read-parts.js';
+import { ReplacingCompaction } from '../../services/read-models/positions/replacing-compaction.js';
 
 export type OpenStore = (database: string) => Promise<AnalyticsStore>;
 
@@ -161,6 +162,67 @@ export function describeAnalyticsStoreContract(adapterName: string, open: OpenSt
       expect(read.none).toEqual([]);
       await expect(readParts(store, { two: 'SELECT number AS value FROM numbers(2)' })).rejects.toThrow(/more than one row/);
       await expect(readParts(store, { 'no name': 'SELECT 1 AS value' })).rejects.toThrow(/not an identifier/);
+    });
+
+    test('ReplacingCompaction merges a replacing table into one part once a tenth of it is rewritten, never before, and FINAL reads the same rows', async () => {
+      const store = await fresh();
+      // The engine's own merges are kept out (no part is small enough for them): only OPTIMIZE merges.
+      await store.command(
+        `CREATE TABLE valued (wallet String, v Int64, valued_at UInt32) ENGINE = ReplacingMergeTree(valued_at) ORDER BY wallet
+         SETTINGS max_bytes_to_merge_at_max_space_in_pool = 1, max_bytes_to_merge_at_min_space_in_pool = 1`,
+      );
+      // One insert (one part): wallets w0..w(n-1) valued at `at`, each worth at * 1000 + its index.
+      const value = async (n: number, at: number) => {
+        await store.insert(
+          'valued',
+          Array.from({ length: n }, (_, i) => ({ wallet: `w${i}`, v: at * 1000 + i, valued_at: at })),
+        );
+        return n;
+      };
+      const state = async () => {
+        const [row] = await store.query<{ parts: string; rows: string }>(
+          `SELECT toString(count()) AS parts, toString(sum(rows)) AS rows FROM system.parts
+            WHERE database = currentDatabase() AND table = 'valued' AND active`,
+        );
+        const final = await store.query<{ wallet: string; v: string }>('SELECT wallet, toString(v) AS v FROM valued FINAL ORDER BY wallet');
+        return { parts: Number(row!.parts), rows: Number(row!.rows), final };
+      };
+      const compaction = new ReplacingCompaction(store, 'valued', 8);
+      // Below the minimum: left to the engine.
+      expect(await compaction.wrote(await value(7, 1))).toBe(false);
+      // The minimum reached, and a tenth of the 7 + 20 rows held: merged into one row per wallet, the rows FINAL read.
+      const written = await value(20, 2);
+      const unmerged = await state();
+      expect(unmerged).toMatchObject({ parts: 2, rows: 27 });
+      expect(await compaction.wrote(written)).toBe(true);
+      expect(await state()).toEqual({ parts: 1, rows: 20, final: unmerged.final });
+      expect(unmerged.final[0]).toEqual({ wallet: 'w0', v: '2000' });
+      // Held 20 now: a tenth is 2 rows, but nothing merges before the minimum of 8.
+      expect(await compaction.wrote(await value(4, 3))).toBe(false);
+      expect(await compaction.wrote(await value(3, 4))).toBe(false);
+      const threeParts = await state();
+      expect(threeParts).toMatchObject({ parts: 3, rows: 27 });
+      expect(await compaction.wrote(await value(1, 5))).toBe(true);
+      const after = await state();
+      expect(after).toMatchObject({ parts: 1, rows: 20 });
+      expect(after.final.slice(0, 4)).toEqual([
+        { wallet: 'w0', v: '5000' },
+        { wallet: 'w1', v: '4001' },
+        { wallet: 'w10', v: '2010' },
+        { wallet: 'w11', v: '2011' },
+      ]);
+      // A larger table waits for a tenth of what it held: 100 written onto 20, merged; then 9 onto 100 is not enough.
+      const large = new ReplacingCompaction(store, 'valued', 8);
+      expect(await large.wrote(await value(100, 7))).toBe(true);
+      expect(await large.wrote(await value(9, 8))).toBe(false);
+      expect((await state()).parts).toBe(2);
+      expect(await large.wrote(await value(1, 9))).toBe(true);
+      expect(await state()).toMatchObject({ parts: 1, rows: 100 });
+      // A merge that fails throws nothing (the rows are stored); its error is kept for the caller to report, once.
+      const missing = new ReplacingCompaction(store, 'no_such_table', 1);
+      expect(await missing.wrote(5)).toBe(false);
+      expect(String(missing.takeError())).toMatch(/no_such_table/);
+      expect(missing.takeError()).toBeUndefined();
     });
 
     test('SQL errors reject with the engine message', async () => {

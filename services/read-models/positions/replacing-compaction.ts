@@ -12,7 +12,7 @@
  * Each merge rewrites the table once, after at least a tenth of it was written: at most eleven rows
  * rewritten per row written, little beside valuing the wallet a row is for (55 ms per 10,000 wallets,
  * which take about 14 s to value). The replaced rows a FINAL read merges stay under a tenth of the
- * table. Merging changes no result: it keeps the row FINAL reads.
+ * table (or the minimum). Merging changes no result: it keeps the row FINAL reads.
  */
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 
@@ -23,6 +23,7 @@ export class ReplacingCompaction {
   private written = 0;
   /** Rows the table held after its last merge (at the first report: what it holds then). */
   private held: number | null = null;
+  private error: unknown;
 
   constructor(
     private readonly store: AnalyticsStore,
@@ -30,19 +31,36 @@ export class ReplacingCompaction {
     private readonly minRows = MIN_ROWS,
   ) {}
 
-  /** Counts `rows` just inserted; merges the table when they tip it over. Returns whether it merged. */
+  /**
+   * Counts `rows` just inserted; merges the table when they tip it over. Returns whether it merged. A
+   * failed merge throws nothing (the rows are stored; only reads of them cost more until a merge): it is
+   * kept for `takeError` and tried again after another tenth.
+   */
   async wrote(rows: number): Promise<boolean> {
     this.written += rows;
     if (this.written < this.minRows) return false;
-    this.held ??= await this.rows();
-    if (this.written < this.held / 10) return false;
-    // One writer (the valuation pass) and no concurrent merge of its own: if the engine is merging
-    // some of the parts, OPTIMIZE does nothing and the count below still holds the replaced rows, so
-    // the next merge comes later, never sooner.
-    await this.store.command(`OPTIMIZE TABLE ${this.table} FINAL`);
-    this.held = await this.rows();
-    this.written = 0;
-    return true;
+    try {
+      this.held ??= await this.rows();
+      if (this.written < this.held / 10) return false;
+      // One writer (the valuation pass) and no concurrent merge of its own: if the engine is merging
+      // some of the parts, OPTIMIZE does nothing and the count below still holds the replaced rows, so
+      // the next merge comes later, never sooner.
+      await this.store.command(`OPTIMIZE TABLE ${this.table} FINAL`);
+      this.held = await this.rows();
+      this.written = 0;
+      return true;
+    } catch (error) {
+      this.error = error;
+      this.written = 0;
+      return false;
+    }
+  }
+
+  /** The last merge's error since the previous call, if one failed. */
+  takeError(): unknown {
+    const error = this.error;
+    this.error = undefined;
+    return error;
   }
 
   private async rows(): Promise<number> {

@@ -25,6 +25,8 @@ export interface ValuationRun {
   wallets: number;
   pending: number;
   seconds: number;
+  /** A failed merge of the valuation tables (replacing-compaction.ts): nothing is lost, the boards read more rows. */
+  compactionError?: unknown;
 }
 
 export class TraderValuation {
@@ -66,7 +68,13 @@ export class TraderValuation {
     const swept = this.pending.size === 0 ? await this.sweepStaleCurves(nowMs) : 0;
     // The 30-day boards' closed days, summed again after a new day or a change dated on one.
     await this.window.refresh(nowMs);
-    return { wallets: batch.length + swept, pending: this.pending.size, seconds: (performance.now() - started) / 1000 };
+    const [compactionError] = [this.compactions.valuation.takeError(), this.compactions.category.takeError()].filter(Boolean);
+    return {
+      wallets: batch.length + swept,
+      pending: this.pending.size,
+      seconds: (performance.now() - started) / 1000,
+      ...(compactionError ? { compactionError } : {}),
+    };
   }
 
   /**
@@ -166,7 +174,11 @@ export class TraderValuation {
 export function startTraderValuation(store: AnalyticsStore, intervalMs: number, logger: Logger) {
   const valuation = new TraderValuation(store);
   return runPeriodically(
-    async () => logger.debug(await valuation.run(), 'traders valued'),
+    async () => {
+      const { compactionError, ...run } = await valuation.run();
+      if (compactionError) logger.warn({ err: compactionError }, 'trader valuation: merging its tables failed; tried again later');
+      logger.debug(run, 'traders valued');
+    },
     intervalMs,
     (error) => logger.error({ err: error }, 'trader valuation failed'),
   );
