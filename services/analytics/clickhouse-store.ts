@@ -184,14 +184,30 @@ class ClickHouseAnalyticsStore implements AnalyticsStore {
   }
 
   async query<Row>(sql: string, params?: QueryParams, options: QueryOptions = {}): Promise<Row[]> {
+    return this.read(sql, params, options, async (clickhouse_settings) => {
+      const result = await this.client.query({ query: sql, query_params: params, format: 'JSONEachRow', clickhouse_settings });
+      return (await result.json()) as Row[];
+    });
+  }
+
+  async queryText(sql: string, params?: QueryParams, options: QueryOptions = {}): Promise<string> {
+    return this.read(sql, params, options, async (clickhouse_settings) => {
+      const result = await this.client.query({ query: sql, query_params: params, format: 'TabSeparatedRaw', clickhouse_settings });
+      return result.text();
+    });
+  }
+
+  /** A read with the caller's limits (a request's or the internal ones), in its lane. */
+  private read<T>(
+    sql: string,
+    params: QueryParams | undefined,
+    options: QueryOptions,
+    run: (settings: Settings) => Promise<T>,
+  ): Promise<T> {
     const inRequest = currentRequestContext() !== undefined;
     const limits = { ...(inRequest ? this.governance.requestLimits : INTERNAL_LIMITS), ...options.limits };
-    return this.admit(() =>
-      this.withSettings({ ...limitSettings(limits), output_format_json_quote_64bit_integers: 0 }, async (clickhouse_settings) => {
-        const result = await this.client.query({ query: sql, query_params: params, format: 'JSONEachRow', clickhouse_settings });
-        return (await result.json()) as Row[];
-      }),
-    );
+    // 64-bit integers unquoted in JSON output, toJSONString's included.
+    return this.admit(() => this.withSettings({ ...limitSettings(limits), output_format_json_quote_64bit_integers: 0 }, run));
   }
 
   /** Runs a statement with `settings`: on chDB only those its session does not hold yet (SessionSettings). */

@@ -11,6 +11,12 @@
  * parsed here, so callers get the same arrays a scalar subquery column gave them. A part typed as
  * optional may be left out of `parts` (a statement only pays for the parts it needs); it is then absent
  * from the result.
+ *
+ * The rows are read as raw text (queryText), a line of `part<TAB>json` each: JSON text holds no raw tab
+ * or newline. As JSONEachRow, each payload was escaped into a JSON string, which the client decoded
+ * into a second copy before parsing it here. The busiest bench wallet's report returns 352 KB that
+ * way; strings that large are allocated in V8's old generation, whose growth sets how often the
+ * process stops for a mark-compact (docs/POSITIONS.md, "The p99").
  */
 import type { AnalyticsStore, QueryParams } from '../ports/analytics-store.js';
 
@@ -24,11 +30,18 @@ export async function readParts<T extends object>(
   const names = Object.keys(parts) as Array<keyof T & string>;
   for (const name of names) if (!PART_NAME.test(name)) throw new Error(`part name ${JSON.stringify(name)} is not an identifier`);
   const sql = names.map((name) => `SELECT '${name}' AS part, toJSONString(value) AS payload FROM (${parts[name]})`).join('\nUNION ALL\n');
-  const rows = await store.query<{ part: string; payload: string }>(sql, params);
+  const text = await store.queryText(sql, params);
   const result: Partial<Record<keyof T, unknown>> = {};
-  for (const row of rows) {
-    if (row.part in result) throw new Error(`part ${row.part} returned more than one row`);
-    result[row.part as keyof T] = JSON.parse(row.payload);
+  for (let start = 0; start < text.length; ) {
+    const end = text.indexOf('\n', start);
+    const line = text.slice(start, end === -1 ? text.length : end);
+    start = end === -1 ? text.length : end + 1;
+    const tab = line.indexOf('\t');
+    const part = line.slice(0, tab);
+    if (tab === -1 || !(names as string[]).includes(part))
+      throw new Error(`readParts: a line of the result names no part: ${line.slice(0, 80)}`);
+    if (part in result) throw new Error(`part ${part} returned more than one row`);
+    result[part as keyof T] = JSON.parse(line.slice(tab + 1));
   }
   for (const name of names) if (!(name in result)) throw new Error(`part ${name} returned no row`);
   return result as T;

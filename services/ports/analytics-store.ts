@@ -37,5 +37,12 @@ export interface AnalyticsStore {
    * limits apply and the statement queues in the caller's lane; elsewhere the internal limits.
    */
   query<Row>(sql: string, params?: QueryParams, options?: QueryOptions): Promise<Row[]>;
+  /**
+   * As `query`, the result as text in ClickHouse's TabSeparatedRaw format: each row's columns joined by
+   * tabs, each row ended by a newline, nothing escaped, so no column may hold a tab or a newline. For
+   * columns of JSON text (read-parts.ts), which JSONEachRow would escape into a string the client
+   * decodes once more.
+   */
+  queryText(sql: string, params?: QueryParams, options?: QueryOptions): Promise<string>;
   close(): Promise<void>;
 }

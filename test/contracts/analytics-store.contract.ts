@@ -164,6 +164,20 @@ export function describeAnalyticsStoreContract(adapterName: string, open: OpenSt
       await expect(readParts(store, { 'no name': 'SELECT 1 AS value' })).rejects.toThrow(/not an identifier/);
     });
 
+    test('queryText returns the rows as TabSeparatedRaw: tabs between columns, a newline after each row, JSON text as the engine wrote it', async () => {
+      const store = await fresh();
+      // A quote, a backslash and a newline: escaped once, by toJSONString, and 64-bit integers unquoted as in query().
+      const s = 'q"uo\\te\nline';
+      const text = await store.queryText(
+        `SELECT part, payload FROM (
+           SELECT 'a' AS part, toJSONString(tuple({s:String}, [toInt64(9007199254740993)])) AS payload
+           UNION ALL SELECT 'b', toJSONString({s:String})) ORDER BY part`,
+        { s },
+      );
+      expect(text).toBe(`a\t[${JSON.stringify(s)},[9007199254740993]]\nb\t${JSON.stringify(s)}\n`);
+      expect(await store.queryText('SELECT 1 WHERE 0')).toBe('');
+    });
+
     test('ReplacingCompaction merges a replacing table into one part once a tenth of it is rewritten, never before, and FINAL reads the same rows', async () => {
       const store = await fresh();
       // The engine's own merges are kept out (no part is small enough for them): only OPTIMIZE merges.

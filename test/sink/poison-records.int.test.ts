@@ -78,6 +78,7 @@ test('an outage is retried until it ends and never dead-lettered, however long i
     database: store.database,
     command: (sql, params) => store.command(sql, params),
     query: (sql, params, options) => store.query(sql, params, options),
+    queryText: (sql, params, options) => store.queryText(sql, params, options),
     insert: (table, rows, options) => {
       if (failures > 0) {
         failures--;
