@@ -17,7 +17,7 @@ export interface StatementTrace {
   clear(): void;
 }
 
-const TIMED = new Set(['query', 'command', 'insert']);
+const TIMED = new Set(['query', 'queryText', 'command', 'insert']);
 
 export function traceStatements(store: AnalyticsStore): StatementTrace {
   const intervals: Interval[] = [];
