@@ -336,11 +336,7 @@ export async function seedBookHistory(store: AnalyticsStore, perToken: number): 
 
 /** Active parts of `table` now: every per-wallet read opens each of them (docs/POSITIONS.md). */
 export async function activeParts(store: AnalyticsStore, table: string): Promise<number> {
-  const [row] = await store.query<{ parts: string }>(
-    'SELECT toString(count()) AS parts FROM system.parts WHERE database = currentDatabase() AND table = {table:String} AND active',
-    { table },
-  );
-  return Number(row?.parts ?? 0);
+  return (await tableSize(store, table)).parts;
 }
 
 /** Active parts and rows of `table` now (rows count replaced ones a FINAL read still merges). */

@@ -32,10 +32,8 @@ export async function readParts<T extends object>(
   const sql = names.map((name) => `SELECT '${name}' AS part, toJSONString(value) AS payload FROM (${parts[name]})`).join('\nUNION ALL\n');
   const text = await store.queryText(sql, params);
   const result: Partial<Record<keyof T, unknown>> = {};
-  for (let start = 0; start < text.length; ) {
-    const end = text.indexOf('\n', start);
-    const line = text.slice(start, end === -1 ? text.length : end);
-    start = end === -1 ? text.length : end + 1;
+  // Every row ends with a newline, so the text splits into the rows and one empty string after them.
+  for (const line of text.split('\n').slice(0, -1)) {
     const tab = line.indexOf('\t');
     const part = line.slice(0, tab);
     if (tab === -1 || !(names as string[]).includes(part))

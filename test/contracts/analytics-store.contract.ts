@@ -5,7 +5,7 @@
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import { migrate, readMigrations } from '../../services/analytics/migrate.js';
 import { readParts } from '../../services/analytics/read-parts.js';
-import { ReplacingCompaction } from '../../services/read-models/positions/replacing-compaction.js';
+import { ReplacingCompaction } from '../../services/analytics/replacing-compaction.js';
 
 export type OpenStore = (database: string) => Promise<AnalyticsStore>;
 

@@ -12,7 +12,7 @@ import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { runPeriodically } from '../../shared/periodic.js';
 import { iso, startOfUtcDay } from '../../shared/time.js';
 import { walletReports } from './queries.js';
-import { ReplacingCompaction } from './replacing-compaction.js';
+import { ReplacingCompaction } from '../../analytics/replacing-compaction.js';
 import { TraderWindow } from './trader-window.js';
 
 /** Days of the curve the pass values and stores: /traders' and /pnl's default (stored-curve.ts). */
@@ -25,7 +25,7 @@ export interface ValuationRun {
   wallets: number;
   pending: number;
   seconds: number;
-  /** A failed merge of the valuation tables (replacing-compaction.ts): nothing is lost, the boards read more rows. */
+  /** A failed merge of the valuation tables (services/analytics/replacing-compaction.ts): nothing is lost, the boards read more rows. */
   compactionError?: unknown;
 }
 
@@ -41,7 +41,7 @@ export class TraderValuation {
   constructor(
     private readonly store: AnalyticsStore,
     private readonly maxWallets = 5_000,
-    /** Rows written before a merge is considered (replacing-compaction.ts); tests lower it. */
+    /** Rows written before a merge is considered (services/analytics/replacing-compaction.ts); tests lower it. */
     compactionMinRows?: number,
   ) {
     this.window = new TraderWindow(store);

@@ -14,7 +14,7 @@
  * which take about 14 s to value). The replaced rows a FINAL read merges stay under a tenth of the
  * table (or the minimum). Merging changes no result: it keeps the row FINAL reads.
  */
-import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import type { AnalyticsStore } from '../ports/analytics-store.js';
 
 /** Below this many rows written since the last merge the table is left to the engine's merges: FINAL of a small table is cheap. */
 const MIN_ROWS = 10_000;
