@@ -14,14 +14,15 @@
  *   book, which must not cost a read of the others). The per-wallet endpoints are timed for the busiest
  *   wallet (`_busiest`, the same wallet every round) and for a sample of the others (`_sampled`, a
  *   different wallet each round).
- * A part's endpoints are timed in turn (one request each per round), so drift during a run falls on
- * all of them alike. Each figure also gives the engine's time in its p50 and p99 requests (the API's
+ * A part's endpoints are timed in turn (one request each per round, in an order drawn anew each round),
+ * so drift during a run falls on all of them alike. The requests come from a client process of their
+ * own (bench/request-client.ts), so the client's garbage does not pause the process under test. Each figure also gives the engine's time in its p50 and p99 requests (the API's
  * statements, timed by bench/statement-trace.ts), the statements per request, the process's GC pauses
  * inside those requests, and whether background merges ran during the p99 one (`<part>_rounds_merging`
  * counts the rounds that had any): to tell which of these a tail comes from.
  * Writes bench/results/scale.json with p50/p99 per endpoint and scale, and the ratio 10M/1M.
  *
- *   npm run bench:scale          (BENCH_SCALES=1000000,10000000 BENCH_REQUESTS=200 BENCH_PARTS=reads,ledger)
+ *   npm run bench:scale          (BENCH_SCALES=1000000,10000000 BENCH_REQUESTS=500 BENCH_PARTS=reads,ledger)
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -49,16 +50,42 @@ import {
   windowSumming,
 } from './ledger-scale.js';
 import { startBenchApi } from './bench-api-server.js';
+import { startRequestClient } from './request-client.js';
 import { engineShare, type Interval, overlapWith, traceStatements } from './statement-trace.js';
 import { seedMarkets, seedTrades } from './seed.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SCALES = (process.env.BENCH_SCALES ?? '1000000,10000000').split(',').map(Number);
-// 200 requests per figure: with 40, p99 is the slowest request, one pause of the process away.
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
+// 500 requests per figure, so p99 is the 6th slowest. With 200 it was the 2nd slowest, and two pauses
+// of the process (a mark-compact every few hundred requests) decided it; with 40 it was the slowest.
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 500);
 const PARTS = (process.env.BENCH_PARTS ?? 'reads,ledger').split(',');
 const PROBES = Number(process.env.BENCH_PROBES ?? 20);
 const BOOK_SNAPSHOTS = Number(process.env.BENCH_BOOK_SNAPSHOTS ?? 1_000);
+
+/**
+ * `items` in an order drawn for `round` (seeded, so every run draws the same orders). In a fixed order
+ * the process's mark-compacts fell on one figure: marking that the allocations of the busiest wallet's
+ * reads started finished during the request after them, the next in turn (10 of 11 mark-compacts of a
+ * 500-round run on the 1M profiling store, in the sampled wallets' /traders). Drawn anew each round,
+ * every endpoint follows every other alike.
+ */
+function shuffled<T>(items: readonly T[], round: number): T[] {
+  // mulberry32, seeded with the round.
+  let state = Math.imul(round + 1, 0x9e3779b1);
+  const random = () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const order = [...items];
+  for (let k = order.length - 1; k > 0; k--) {
+    const j = Math.floor(random() * (k + 1));
+    [order[k], order[j]] = [order[j]!, order[k]!];
+  }
+  return order;
+}
 
 function percentile(sorted: number[], p: number): number {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 100) / 100;
@@ -102,6 +129,10 @@ async function main() {
   const trace = traceStatements(store);
   const api = await startBenchApi(trace.store, dir, { readCache: false });
   const { base, key } = api;
+  // The requests are sent from a process of their own (bench/request-client.ts): a client's buffers
+  // are not the server's garbage.
+  const client = await startRequestClient(key);
+  const route = (url: string | ((round: number) => string), round: number) => (typeof url === 'string' ? url : url(round));
 
   const log = await openFileEventLog({ directory: path.join(dir, 'log'), schemas: topicSchemas(), fsync: false, pollIntervalMs: 20 });
   await log.createTopics(allTopicSpecs());
@@ -128,13 +159,12 @@ async function main() {
       // the untraced store): on 2 cores a merge competes with the requests for CPU.
       const merging = (await backgroundWork(store)).merges > 0;
       if (i >= 3 && merging) roundsMerging++;
-      for (const [name, url] of Object.entries(endpoints)) {
-        const start = performance.now();
-        const response = await fetch(`${base}${typeof url === 'string' ? url : url(i)}`, { headers: { authorization: `Bearer ${key}` } });
-        await response.arrayBuffer();
-        if (response.status !== 200) throw new Error(`${name} at ${scale}: HTTP ${response.status}`);
-        if (i >= 3) requests[name]!.push({ start, end: performance.now(), merging });
-      }
+      const names = shuffled(Object.keys(endpoints), i);
+      const timed = await client.run(names.map((name) => `${base}${route(endpoints[name]!, i)}`));
+      timed.forEach(({ start, end, status }, n) => {
+        if (status !== 200) throw new Error(`${names[n]} at ${scale}: HTTP ${status}`);
+        if (i >= 3) requests[names[n]!]!.push({ start, end, merging });
+      });
     }
     record(gc.takeRecords());
     gc.disconnect();
@@ -269,6 +299,7 @@ async function main() {
   fs.mkdirSync(path.join(here, 'results'), { recursive: true });
   fs.writeFileSync(resultsFile, `${JSON.stringify(output, null, 2)}\n`);
   console.log(JSON.stringify(flatness));
+  await client.close();
   await api.close();
   await log.close();
   await store.close();

@@ -7,6 +7,7 @@ import type { ChainLedgerEvent } from '../../events/types.generated.js';
 import { chainLedgerEvent, marketUpserted, outcomeFill, outcomeToken, txHash } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import { DAY_MS, startOfUtcDay } from '../../shared/time.js';
+import { readMigrations } from '../../analytics/migrate.js';
 import { walletPositions, walletReports } from './queries.js';
 import { TraderValuation } from './valuation.js';
 
@@ -347,6 +348,32 @@ test('the valuation pass merges its tables once a tenth of them is rewritten, an
       [C, 30],
     ]),
   );
+});
+
+test('trader_valuation has 256-row granules (0061), and the migration run again after a crash keeps every row', async () => {
+  const boards = ['/leaderboard?sort_by=total_pnl', '/leaderboard?sort_by=win_rate_pct', '/leaderboard'];
+  const read = async () =>
+    Promise.all(boards.map(async (url) => (await h.get(url)).body.data.map(({ stats_as_of: _, ...entry }: any) => entry)));
+  const table = async () => {
+    const rows = await h.store.query<{ name: string; create_table_query: string }>(
+      `SELECT name, create_table_query FROM system.tables
+        WHERE database = currentDatabase() AND name IN ('trader_valuation', 'trader_valuation_next')`,
+    );
+    const valued = await h.store.query('SELECT * FROM trader_valuation FINAL ORDER BY wallet');
+    return { tables: rows.map((r) => r.name), granules: /index_granularity = (\d+)/.exec(rows[0]!.create_table_query)?.[1], valued };
+  };
+  const before = { table: await table(), boards: await read() };
+  expect(before.table.tables).toEqual(['trader_valuation']);
+  expect(before.table.granules).toBe('256');
+  expect(before.table.valued.length).toBeGreaterThan(5);
+  const { statements } = readMigrations().find((m) => m.name === '0061_trader_valuation_small_granules')!;
+  // A run that stopped after the exchange (the old table left as trader_valuation_next), then the rerun.
+  for (const statement of statements.slice(0, 4)) await h.store.command(statement);
+  expect((await table()).tables.sort()).toEqual(['trader_valuation', 'trader_valuation_next']);
+  for (const statement of statements) await h.store.command(statement);
+  const after = await table();
+  expect(after).toEqual(before.table);
+  expect(await read()).toEqual(before.boards);
 });
 
 test.each([
