@@ -360,6 +360,14 @@ export async function windowSumming(store: AnalyticsStore): Promise<number> {
   return performance.now() - started;
 }
 
+/**
+ * Whether /leaderboard?window=30d is served the closed days' sums now (today's rows of
+ * trader_recent_days with FINAL); otherwise each request sums the window's rows itself (trader-window.ts).
+ */
+export async function windowServed(store: AnalyticsStore): Promise<boolean> {
+  return new TraderWindow(store).served(Date.now());
+}
+
 /** Applies the Data API trades already stored in `trades` (seeded by a bench) to the ledger, in time order. */
 export async function ledgerFromStoredTrades(store: AnalyticsStore): Promise<void> {
   const ledger = new PositionLedger(store);

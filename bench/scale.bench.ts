@@ -16,10 +16,11 @@
  *   different wallet each round).
  * A part's endpoints are timed in turn (one request each per round, in an order drawn anew each round),
  * so drift during a run falls on all of them alike. The requests come from a client process of their
- * own (bench/request-client.ts), so the client's garbage does not pause the process under test. Each figure also gives the engine's time in its p50 and p99 requests (the API's
- * statements, timed by bench/statement-trace.ts), the statements per request, the process's GC pauses
- * inside those requests, and whether background merges ran during the p99 one (`<part>_rounds_merging`
- * counts the rounds that had any): to tell which of these a tail comes from.
+ * own (bench/request-client.ts), so the client's garbage does not pause the process under test. Each
+ * figure also gives the engine's time in its p50 and p99 requests (the API's statements, timed by
+ * bench/statement-trace.ts), the statements per request, the process's GC pauses inside those
+ * requests, and whether background merges ran during the p99 one (`<part>_rounds_merging` counts the
+ * rounds that had any): to tell which of these a tail comes from.
  * Writes bench/results/scale.json with p50/p99 per endpoint and scale, and the ratio 10M/1M.
  *
  *   npm run bench:scale          (BENCH_SCALES=1000000,10000000 BENCH_REQUESTS=500 BENCH_PARTS=reads,ledger)
@@ -47,6 +48,7 @@ import {
   tableSize,
   valuationRate,
   valueEveryWallet,
+  windowServed,
   windowSumming,
 } from './ledger-scale.js';
 import { startBenchApi } from './bench-api-server.js';
@@ -268,6 +270,10 @@ async function main() {
       // The boards rank every wallet of trader_valuation with FINAL: its rows (replaced ones included)
       // and parts move their figures (docs/POSITIONS.md, "The valuation pass").
       row.trader_valuation = await tableSize(store, 'trader_valuation');
+      // The 30-day board ranks today's rows of trader_recent_days with FINAL while the closed days' sums
+      // are served, else it sums the window per request (docs/POSITIONS.md, "The 30-day window").
+      row.trader_recent_days = await tableSize(store, 'trader_recent_days');
+      row.window_served = await windowServed(store);
       Object.assign(row, await timedInTurn('ledger', ledgerEndpoints, scale));
     }
     previous = scale;
