@@ -55,6 +55,7 @@ import { startBenchApi } from './bench-api-server.js';
 import { startRequestClient } from './request-client.js';
 import { engineShare, type Interval, overlapWith, traceStatements } from './statement-trace.js';
 import { seedMarkets, seedTrades } from './seed.js';
+import { createRng } from '../services/simulator/prng.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SCALES = (process.env.BENCH_SCALES ?? '1000000,10000000').split(',').map(Number);
@@ -66,24 +67,18 @@ const PROBES = Number(process.env.BENCH_PROBES ?? 20);
 const BOOK_SNAPSHOTS = Number(process.env.BENCH_BOOK_SNAPSHOTS ?? 1_000);
 
 /**
- * `items` in an order drawn for `round` (seeded, so every run draws the same orders). In a fixed order
- * the process's mark-compacts fell on one figure: marking that the allocations of the busiest wallet's
- * reads started finished during the request after them, the next in turn (10 of 11 mark-compacts of a
- * 500-round run on the 1M profiling store, in the sampled wallets' /traders). Drawn anew each round,
+ * `items` in an order drawn for `round` (a seeded stream of services/simulator/prng.ts, so every run
+ * draws the same orders). In a fixed order the process's mark-compacts fell on one figure: marking
+ * that the allocations of the busiest wallet's reads started finished during the request after them,
+ * the next in turn (10 of 11 mark-compacts of a 500-round run on the 1M profiling store, in the
+ * sampled wallets' /traders). Drawn anew each round,
  * every endpoint follows every other alike.
  */
 function shuffled<T>(items: readonly T[], round: number): T[] {
-  // mulberry32, seeded with the round.
-  let state = Math.imul(round + 1, 0x9e3779b1);
-  const random = () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = createRng(0, 'bench-scale-order', round);
   const order = [...items];
   for (let k = order.length - 1; k > 0; k--) {
-    const j = Math.floor(random() * (k + 1));
+    const j = rng.int(0, k);
     [order[k], order[j]] = [order[j]!, order[k]!];
   }
   return order;

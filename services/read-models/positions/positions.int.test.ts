@@ -360,7 +360,11 @@ test('trader_valuation has 256-row granules (0061), and the migration run again 
         WHERE database = currentDatabase() AND name IN ('trader_valuation', 'trader_valuation_next')`,
     );
     const valued = await h.store.query('SELECT * FROM trader_valuation FINAL ORDER BY wallet');
-    return { tables: rows.map((r) => r.name), granules: /index_granularity = (\d+)/.exec(rows[0]!.create_table_query)?.[1], valued };
+    return {
+      tables: rows.map((r) => r.name),
+      granules: /index_granularity = (\d+)/.exec(rows.find((r) => r.name === 'trader_valuation')!.create_table_query)?.[1],
+      valued,
+    };
   };
   const before = { table: await table(), boards: await read() };
   expect(before.table.tables).toEqual(['trader_valuation']);
