@@ -90,8 +90,14 @@ function percentile(sorted: number[], p: number): number {
 
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-bench-scale-'));
-  // The data set is gigabytes at 10M: never leave it behind, even when the run fails.
-  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  // The data set is gigabytes at 10M: never leave it behind, even when the run fails, unless
+  // BENCH_KEEP=1 asks to keep it for looking inside (as the store stands after the last scale).
+  const keep = process.env.BENCH_KEEP === '1';
+  if (keep) console.log(JSON.stringify({ kept: path.join(dir, 'chdb'), database: 'bench_scale' }));
+  const remove = () => {
+    if (!keep) fs.rmSync(dir, { recursive: true, force: true });
+  };
+  process.on('exit', remove);
   // A run of one part keeps the other part's figures from the previous results file (each part says when it was measured).
   const resultsFile = path.join(here, 'results', 'scale.json');
   const previousRun = fs.existsSync(resultsFile)
@@ -304,7 +310,7 @@ async function main() {
   await api.close();
   await log.close();
   await store.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  remove();
 }
 
 await main().catch((error) => {

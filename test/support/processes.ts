@@ -20,6 +20,8 @@ export function startChild(script: string, env: Record<string, string>, args: st
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_PRETTY: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // Names the process in a failure, so a timeout among several children says which one stalled.
+  const label = [script, ...args].join(' ');
   let output = '';
   const waiters: Array<{ predicate: (line: Record<string, unknown>) => boolean; resolve: (line: Record<string, unknown>) => void }> = [];
   let buffer = '';
@@ -53,10 +55,11 @@ export function startChild(script: string, env: Record<string, string>, args: st
     waitForLog(predicate, timeoutMs) {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(
-          () => reject(new Error(`timed out waiting for a log line; output so far:\n${output.slice(-3000)}`)),
+          () =>
+            reject(new Error(`${label}: timed out after ${timeoutMs} ms waiting for a log line; output so far:\n${output.slice(-3000)}`)),
           timeoutMs,
         );
-        child.once('exit', (code) => reject(new Error(`process exited (${code}) before the log line; output:\n${output.slice(-3000)}`)));
+        child.once('exit', (code) => reject(new Error(`${label}: exited (${code}) before the log line; output:\n${output.slice(-3000)}`)));
         waiters.push({
           predicate,
           resolve: (line) => {

@@ -206,3 +206,18 @@ test("trader_recent_days equals the ledger's rows summed per day and wallet, kep
   for (const statement of readMigrations().find((m) => m.name === '0054_trader_window')!.statements) await h.store.command(statement);
   expect(await h.store.query(recent)).toEqual(kept);
 });
+
+test("a summing merges the table, so today's range holds one row per wallet for the boards' FINAL", async () => {
+  // C buys 2 at 0.50 today (its rows land in a part of their own) and B 2 at 0.50 one day ago: the
+  // summing after that late fill writes B's difference in another part.
+  await h.given({ chainLedger: [fill(C, 120, D0 + 1000, 'buy', 2, 0.5), fill(B, 97, at(1) + 2000, 'buy', 2, 0.5)] });
+  expect(await window.refresh(NOW)).toBe(true);
+  const [range] = await h.store.query<{ parts: string; rows: string }>(
+    `SELECT toString(uniqExact(_part)) AS parts, toString(count()) AS rows
+       FROM trader_recent_days WHERE day = toDate({today:Int64}, 'UTC') AND wallet != ''`,
+    windowBounds(NOW),
+  );
+  expect(range).toEqual({ parts: '1', rows: '3' });
+  // Hand-computed: B 13 + 1 (the late fill), C 2.5 + 1 (today's).
+  expect(await board('volume')).toEqual({ values: { [A]: '5000000', [B]: '14000000', [C]: '3500000' }, served: true });
+});

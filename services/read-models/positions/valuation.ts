@@ -68,7 +68,11 @@ export class TraderValuation {
     const swept = this.pending.size === 0 ? await this.sweepStaleCurves(nowMs) : 0;
     // The 30-day boards' closed days, summed again after a new day or a change dated on one.
     await this.window.refresh(nowMs);
-    const [compactionError] = [this.compactions.valuation.takeError(), this.compactions.category.takeError()].filter(Boolean);
+    const [compactionError] = [
+      this.compactions.valuation.takeError(),
+      this.compactions.category.takeError(),
+      this.window.takeError(),
+    ].filter(Boolean);
     return {
       wallets: batch.length + swept,
       pending: this.pending.size,
