@@ -15,6 +15,7 @@
  * table (or the minimum). Merging changes no result: it keeps the row FINAL reads.
  */
 import type { AnalyticsStore } from '../ports/analytics-store.js';
+import { KeptFailure } from './kept-failure.js';
 
 /** Below this many rows written since the last merge the table is left to the engine's merges: FINAL of a small table is cheap. */
 const MIN_ROWS = 10_000;
@@ -23,7 +24,7 @@ export class ReplacingCompaction {
   private written = 0;
   /** Rows the table held after its last merge (at the first report: what it holds then). */
   private held: number | null = null;
-  private error: unknown;
+  private readonly failures = new KeptFailure();
 
   constructor(
     private readonly store: AnalyticsStore,
@@ -39,28 +40,24 @@ export class ReplacingCompaction {
   async wrote(rows: number): Promise<boolean> {
     this.written += rows;
     if (this.written < this.minRows) return false;
-    try {
+    let merged = false;
+    const ran = await this.failures.attempt(async () => {
       this.held ??= await this.rows();
-      if (this.written < this.held / 10) return false;
+      if (this.written < this.held / 10) return;
       // One writer (the valuation pass) and no concurrent merge of its own: if the engine is merging
       // some of the parts, OPTIMIZE does nothing and the count below still holds the replaced rows, so
       // the next merge comes later, never sooner.
       await this.store.command(`OPTIMIZE TABLE ${this.table} FINAL`);
       this.held = await this.rows();
-      this.written = 0;
-      return true;
-    } catch (error) {
-      this.error = error;
-      this.written = 0;
-      return false;
-    }
+      merged = true;
+    });
+    if (merged || !ran) this.written = 0;
+    return merged;
   }
 
   /** The last merge's error since the previous call, if one failed. */
   takeError(): unknown {
-    const error = this.error;
-    this.error = undefined;
-    return error;
+    return this.failures.take();
   }
 
   private async rows(): Promise<number> {

@@ -13,13 +13,14 @@
  * and closed sums of 0. Otherwise the request sums every day of the window itself until the pass sums
  * again (at most once a minute, so a stream of late changes cannot make it rewrite the window on every
  * pass). After a summing the table is merged (`merge`), so the request's FINAL merges one row per
- * wallet, not one per summing.
+ * wallet plus those the view wrote since, not one per wallet and summing.
  *
  * One writer of the closed columns at a time (the valuation pass runs in one process). A pass that stops
  * between its two steps leaves the old stamp, which no longer matches. Two writers that both read before
  * either wrote would add a difference twice: the stamp each writes after counts the doubled changes, so it
  * no longer matches either, and the next refresh, adding the difference to what is stored, repairs it.
  */
+import { KeptFailure } from '../../analytics/kept-failure.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { DAY_MS, startOfUtcDay } from '../../shared/time.js';
 
@@ -58,7 +59,7 @@ const MIN_INTERVAL_MS = 60_000;
 
 export class TraderWindow {
   private lastSummedMs = Number.NEGATIVE_INFINITY;
-  private mergeError: unknown;
+  private readonly mergeFailures = new KeptFailure();
 
   constructor(
     private readonly store: AnalyticsStore,
@@ -97,18 +98,12 @@ export class TraderWindow {
    * until the next summing merges): it is kept for `takeError`.
    */
   async merge(): Promise<void> {
-    try {
-      await this.store.command('OPTIMIZE TABLE trader_recent_days FINAL');
-    } catch (error) {
-      this.mergeError = error;
-    }
+    await this.mergeFailures.attempt(() => this.store.command('OPTIMIZE TABLE trader_recent_days FINAL'));
   }
 
   /** The last merge's error since the previous call, if one failed. */
   takeError(): unknown {
-    const error = this.mergeError;
-    this.mergeError = undefined;
-    return error;
+    return this.mergeFailures.take();
   }
 
   /**
