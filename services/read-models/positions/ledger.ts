@@ -158,11 +158,15 @@ export class PositionLedger {
     try {
       void this.keys.refresh();
       await batch.prepare(events, () => this.hasDataApiRows());
-      for (const event of events) await batch.applyEvent(event);
+      for (const event of events) {
+        const reading = batch.applyEvent(event);
+        if (reading) await reading;
+      }
       await batch.applyDeferred();
       const rows = batch.rows;
       // Before the insert: if it fails halfway, the keys it may have stored are in the filter already.
-      for (const row of rows) this.keys.add(keyOf(row.wallet, row.asset_id));
+      // Every row's key has a state in the batch (append and rewind set it), each added once.
+      for (const key of batch.states.keys()) this.keys.add(key);
       if (rows.length > 0)
         await this.store.insert(LEDGER_TABLE, rows, { fanOut: true, ...(dedupToken ? { dedupToken: `${dedupToken}-ledger` } : {}) });
       if (rows.some((r) => r.origin === 'data_api')) this.dataApiRows = true;
@@ -199,6 +203,11 @@ class Batch {
   private readonly chainTx = new Set<string>();
   private readonly dataApiTwins = new Map<string, Array<{ wallet: string; asset_id: string; event_id: string }>>();
   private readonly retracted = new Map<string, Array<{ wallet: string; asset_id: string; event_id: string }>>();
+  /**
+   * Each event's keys, built once: prepare and applyEvent look them up in several maps, and a key
+   * built anew is a new string each time, hashed again (a fill's key is about 120 characters).
+   */
+  private readonly eventKeys = new Map<LedgerEvent, string[]>();
 
   constructor(
     private readonly store: AnalyticsStore,
@@ -208,15 +217,21 @@ class Batch {
   ) {}
 
   async prepare(events: LedgerEvent[], hasDataApiRows: () => Promise<boolean>): Promise<void> {
+    // One pass sorts the batch out (nearly always chain fills only, which need none of the reads below).
     const marketIds = new Set<string>();
     const negRiskIds = new Set<string>();
+    const dataApi: LedgerEvent[] = [];
+    const chain: LedgerEvent[] = [];
+    const retractions: Array<Extract<LedgerEvent, { kind: 'block_retracted' }>> = [];
     for (const e of events) {
+      if (e.kind === 'block_retracted') retractions.push(e);
+      else if (e.origin === 'data_api') dataApi.push(e);
+      else if (e.origin === 'chain') chain.push(e);
       if (e.kind === 'split' || e.kind === 'merge' || e.kind === 'redemption') marketIds.add(e.marketId);
-      if (e.kind === 'conversion') negRiskIds.add(e.negRiskMarketId);
+      else if (e.kind === 'conversion') negRiskIds.add(e.negRiskMarketId);
     }
     await this.loadMarkets([...marketIds]);
     await this.loadNegRisk([...negRiskIds]);
-    const dataApi = events.filter((e) => e.origin === 'data_api');
     if (dataApi.length > 0) {
       this.coverage = await readCoverage(this.store);
       const txs = [...new Set(dataApi.map((e) => e.txHash))];
@@ -227,7 +242,6 @@ class Batch {
       );
       for (const r of rows) this.chainTx.add(`${r.tx_hash}|${r.wallet}|${r.asset_id}`);
     }
-    const chain = events.filter((e) => e.origin === 'chain' && e.kind !== 'block_retracted');
     if (chain.length > 0 && (await hasDataApiRows())) {
       const txs = [...new Set(chain.map((e) => e.txHash))];
       const rows = await this.store.query<{ wallet: string; asset_id: string; tx_hash: string; event_id: string }>(
@@ -241,7 +255,6 @@ class Batch {
         this.dataApiTwins.set(`${r.tx_hash}|${r.wallet}`, list);
       }
     }
-    const retractions = events.filter((e) => e.kind === 'block_retracted');
     if (retractions.length > 0) {
       const voided = retractions.map((e) => `${e.blockHash}|${e.ledgerGroup}`);
       const rows = await this.store.query<{ wallet: string; asset_id: string; event_id: string; voided: string }>(
@@ -264,29 +277,42 @@ class Batch {
     await this.loadStoredRows([...behind]);
   }
 
-  async applyEvent(event: LedgerEvent): Promise<void> {
-    if (event.kind === 'block_retracted') {
-      const voided = this.retracted.get(`${event.blockHash}|${event.ledgerGroup}`) ?? [];
-      const byKey = new Map<string, Set<string>>();
-      for (const row of voided)
-        byKey.set(keyOf(row.wallet, row.asset_id), (byKey.get(keyOf(row.wallet, row.asset_id)) ?? new Set()).add(row.event_id));
-      for (const [key, ids] of byKey) await this.rewind(key, [], ids);
-      return;
-    }
+  /**
+   * Applies one change. Returns a promise only when it has to read stored rows (a retraction, or a
+   * change not newer than its key's last): the batch awaits those, and nothing for the rest. Nearly
+   * every change is appended, and an async call per change cost a promise and a turn of the
+   * microtask queue each (about 5,000 a batch).
+   */
+  applyEvent(event: LedgerEvent): Promise<void> | undefined {
+    if (event.kind === 'block_retracted') return this.applyRetraction(event);
     if (event.origin === 'data_api') {
       // Inside the chain's coverage the chain has every record (both sides, exact amounts). Newer than
       // it is the Data API fast path: applied now, replaced by its chain twin when the chain covers it.
       const c = this.coverage;
       if (c && event.timeMs >= c.firstMs && event.timeMs <= c.lastMs) {
         this.stats.skipped_covered_by_chain += 1;
-        return;
+        return undefined;
       }
     }
-    const legs = this.legsOf(event);
+    return this.applyLegs(event, this.legsOf(event), 0);
+  }
+
+  private async applyRetraction(event: Extract<LedgerEvent, { kind: 'block_retracted' }>): Promise<void> {
+    const voided = this.retracted.get(`${event.blockHash}|${event.ledgerGroup}`) ?? [];
+    const byKey = new Map<string, Set<string>>();
+    for (const row of voided)
+      byKey.set(keyOf(row.wallet, row.asset_id), (byKey.get(keyOf(row.wallet, row.asset_id)) ?? new Set()).add(row.event_id));
+    for (const [key, ids] of byKey) await this.rewind(key, [], ids);
+  }
+
+  /** Applies the event's legs from `from` on; at the first one not newer than its key's last, goes on asynchronously. */
+  private applyLegs(event: LedgerEvent, legs: Leg[], from: number): Promise<void> | undefined {
     // A chain record replaces the Data API record of the same transaction, wallet and token.
-    const twins = event.origin === 'chain' ? (this.dataApiTwins.get(`${event.txHash}|${event.wallet}`) ?? []) : [];
-    for (const leg of legs) {
-      const key = keyOf(event.wallet, leg.assetId);
+    const twins =
+      event.origin === 'chain' && this.dataApiTwins.size > 0 ? (this.dataApiTwins.get(`${event.txHash}|${event.wallet}`) ?? []) : [];
+    for (let i = from; i < legs.length; i++) {
+      const leg = legs[i]!;
+      const key = event.kind === 'fill' ? this.keysOf(event)[0]! : keyOf(event.wallet, leg.assetId);
       if (event.origin === 'data_api' && this.chainTx.has(`${event.txHash}|${event.wallet}|${leg.assetId}`)) {
         this.stats.skipped_covered_by_chain += 1;
         continue;
@@ -301,13 +327,17 @@ class Batch {
         this.append(key, leg);
         continue;
       }
-      const live = await this.liveRows(key);
-      if (live.some((r) => r.event_id === event.eventId)) {
-        this.stats.skipped_already_applied += 1;
-        continue;
-      }
-      this.defer(key, leg, []);
+      return this.applyBehind(event, legs, i, key);
     }
+    return undefined;
+  }
+
+  /** A leg not newer than its key's last: skipped if already applied, else rewound after the batch; then the event's other legs. */
+  private async applyBehind(event: LedgerEvent, legs: Leg[], index: number, key: string): Promise<void> {
+    const live = await this.liveRows(key);
+    if (live.some((r) => r.event_id === event.eventId)) this.stats.skipped_already_applied += 1;
+    else this.defer(key, legs[index]!, []);
+    await this.applyLegs(event, legs, index + 1);
   }
 
   /** Older than what is applied, or replacing a Data API twin: one rewind per (wallet, token) and batch, after its other changes. */
@@ -345,7 +375,8 @@ class Batch {
     const row = this.row(leg, rev, 1, rev, effect, effect.state);
     this.rows.push(row);
     this.pendingRows(key).push(row);
-    this.states.set(key, { ...effect.state, rev, last: leg.meta });
+    // A literal, not a spread of effect.state: this runs once per change.
+    this.states.set(key, { qty: effect.state.qty, cost: effect.state.cost, openedMs: effect.state.openedMs, rev, last: leg.meta });
     this.stats.applied += 1;
   }
 
@@ -619,8 +650,17 @@ class Batch {
     return legs;
   }
 
-  /** The (wallet, token)s an event changes. */
+  /** The (wallet, token)s an event changes (after prepare loaded the batch's markets). */
   private keysOf(e: LedgerEvent): string[] {
+    let keys = this.eventKeys.get(e);
+    if (keys === undefined) {
+      keys = this.keysOfEvent(e);
+      this.eventKeys.set(e, keys);
+    }
+    return keys;
+  }
+
+  private keysOfEvent(e: LedgerEvent): string[] {
     if (e.kind === 'fill') return [keyOf(e.wallet, e.assetId)];
     if (e.kind === 'split' || e.kind === 'merge' || e.kind === 'redemption') {
       const ids = e.tokenIds.length > 0 ? e.tokenIds : (this.markets.get(e.marketId)?.tokenIds ?? []);
