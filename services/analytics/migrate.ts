@@ -42,6 +42,20 @@ export function splitStatements(sql: string): string[] {
     .filter((statement) => statement.length > 0);
 }
 
+/**
+ * MergeTree settings a migration may set that an older server does not have: each only spares the
+ * engine work (it changes no result), so on such a server its `MODIFY SETTING` is skipped, not failed.
+ * `auto_statistics_types` (ClickHouse 25+) names the column statistics every merge computes for every
+ * column; the ledger's tables turn them off (migration 0062, docs/POSITIONS.md).
+ */
+const OPTIONAL_SETTINGS: ReadonlySet<string> = new Set(['auto_statistics_types']);
+
+/** The optional setting a `MODIFY SETTING` statement sets, if it sets one (one setting per statement). */
+export function optionalSetting(statement: string): string | undefined {
+  const name = /\bMODIFY\s+SETTING\s+(\w+)\s*=/i.exec(statement)?.[1];
+  return name !== undefined && OPTIONAL_SETTINGS.has(name) ? name : undefined;
+}
+
 export async function migrate(store: AnalyticsStore, migrations = readMigrations()): Promise<string[]> {
   await store.command(`CREATE TABLE IF NOT EXISTS schema_migrations
     (version UInt32, name String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3))
@@ -50,9 +64,18 @@ export async function migrate(store: AnalyticsStore, migrations = readMigrations
     (await store.query<{ version: number }>('SELECT version FROM schema_migrations')).map((row) => Number(row.version)),
   );
   const newlyApplied: string[] = [];
+  let serverSettings: Set<string> | undefined;
+  const serverHas = async (setting: string) => {
+    serverSettings ??= new Set((await store.query<{ name: string }>('SELECT name FROM system.merge_tree_settings')).map((row) => row.name));
+    return serverSettings.has(setting);
+  };
   for (const migration of migrations) {
     if (applied.has(migration.version)) continue;
-    for (const statement of migration.statements) await store.command(statement);
+    for (const statement of migration.statements) {
+      const optional = optionalSetting(statement);
+      if (optional !== undefined && !(await serverHas(optional))) continue;
+      await store.command(statement);
+    }
     await store.insert('schema_migrations', [{ version: migration.version, name: migration.name }]);
     newlyApplied.push(migration.name);
   }
