@@ -45,8 +45,9 @@ export function splitStatements(sql: string): string[] {
 /**
  * MergeTree settings a migration may set that an older server does not have: each only spares the
  * engine work (it changes no result), so on such a server its `MODIFY SETTING` is skipped, not failed.
- * `auto_statistics_types` (ClickHouse 25+) names the column statistics every merge computes for every
- * column; the ledger's tables turn them off (migration 0062, docs/POSITIONS.md).
+ * `auto_statistics_types` names the column statistics every merge computes for every column (on by
+ * default since ClickHouse PR #101275, 2026); the ledger's tables turn them off (migration 0062,
+ * docs/POSITIONS.md).
  */
 const OPTIONAL_SETTINGS: ReadonlySet<string> = new Set(['auto_statistics_types']);
 
