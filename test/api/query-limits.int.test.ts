@@ -75,6 +75,24 @@ test('limits follow each statement while chDB sends only the settings its sessio
   await served();
 });
 
+test('chDB reads its files with pread on every statement: requests, the pipeline, commands, and after a failed one', async () => {
+  // clickhouse-store.ts CHDB_READ_SETTINGS: the default pread_threadpool started a thread per read of a
+  // column's range in chDB (a leaderboard page's figures: 31-35 ms against 10, docs/POSITIONS.md).
+  const method = async (inRequest: boolean) => {
+    const read = () => api.store.query<{ m: string }>("SELECT getSetting('local_filesystem_read_method') AS m");
+    const [row] = inRequest ? await runInRequestContext({ lane: 'account:reads' }, read) : await read();
+    return row!.m;
+  };
+  expect(await method(true)).toBe('pread');
+  expect(await method(false)).toBe('pread');
+  // A statement that sets it otherwise in the session does not outlast the next statement's settings...
+  await api.store.command("SET local_filesystem_read_method = 'pread_threadpool'");
+  await expect(api.store.query('SELECT * FROM no_such_table')).rejects.toThrow(/no_such_table/);
+  // ...once the session is unknown (after a failure), every setting is sent again.
+  expect(await method(true)).toBe('pread');
+  expect(await method(false)).toBe('pread');
+});
+
 test("a browser page's parallel loads fit one key's queue while the engine is busy; past the cap is 429", async () => {
   // The pipeline holds the engine (chDB runs one statement at a time), so every request statement waits.
   const busy = api.store.query('SELECT sleep(1) AS s');
