@@ -83,8 +83,8 @@ type Settings = Record<string, string | number>;
 /**
  * How chDB reads its files: with `pread` each read is a plain pread(2) on the statement's own thread.
  * The default, `pread_threadpool`, hands every read of a column's range to a thread pool, and in this
- * embedded engine that pool started and stopped a thread per read: a leaderboard page's figures (51
- * wallets, 79 key ranges of trader_lifetime) made 304 such reads, and the statement took 31-35 ms
+ * embedded engine that pool started and stopped a thread per read: reading a leaderboard page's
+ * figures from trader_lifetime (51 wallets, 79 key ranges) made 304 such reads and took 31-35 ms,
  * against 10 with `pread` (p50, 1M profiling store). Over HTTP the leaderboards' p50s fell from 65-77 ms
  * to 34-40 and every wallet figure's by 2-5 ms (docs/POSITIONS.md, "How chDB reads its files").
  * Measured on chDB only, so a server keeps its own default.

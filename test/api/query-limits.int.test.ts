@@ -85,10 +85,10 @@ test('chDB reads its files with pread on every statement: requests, the pipeline
   };
   expect(await method(true)).toBe('pread');
   expect(await method(false)).toBe('pread');
-  // A statement that sets it otherwise in the session does not outlast the next statement's settings...
+  // The session changed behind the store's back (no code of the service sends a bare SET)...
   await api.store.command("SET local_filesystem_read_method = 'pread_threadpool'");
   await expect(api.store.query('SELECT * FROM no_such_table')).rejects.toThrow(/no_such_table/);
-  // ...once the session is unknown (after a failure), every setting is sent again.
+  // ...is put right after a failed statement, when the store sends every setting again.
   expect(await method(true)).toBe('pread');
   expect(await method(false)).toBe('pread');
 });
