@@ -27,8 +27,10 @@ const TIERS = [
   { name: 'typecheck', kind: 'check', command: ['npm', 'run', '-s', 'typecheck'] },
   { name: 'lint', kind: 'check', command: ['npm', 'run', '-s', 'lint'] },
   { name: 'unit', kind: 'jest', command: [...jest, '--selectProjects', 'unit'] },
-  { name: 'integration', kind: 'jest', command: [...jest, '--selectProjects', 'integration'] },
-  { name: 'e2e', kind: 'jest', command: [...jest, '--selectProjects', 'e2e'] },
+  // One worker per core, not Jest's default of one fewer (a single worker on a 2-core machine): these
+  // suites spend much of their time waiting on their engines and child processes (README, Tests).
+  { name: 'integration', kind: 'jest', command: [...jest, '--selectProjects', 'integration', '--maxWorkers=100%'] },
+  { name: 'e2e', kind: 'jest', command: [...jest, '--selectProjects', 'e2e', '--maxWorkers=100%'] },
   { name: 'abuse', kind: 'jest', command: [...jest, '--selectProjects', 'abuse'] },
   { name: 'engines', kind: 'jest', command: [...jest, '--selectProjects', 'engines'] },
   { name: 'browser', kind: 'jest', command: [...jest, '--selectProjects', 'browser'] },
