@@ -5,6 +5,7 @@
  * -Remaining / -Reset trio and show what this process enforces: the tier's rate divided between the
  * API processes running (services/access/rate-limit.ts).
  */
+import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { Meter } from '../services/access/meter.js';
 import type { RateLimiter } from '../services/access/rate-limit.js';
@@ -15,7 +16,12 @@ export interface AccessPolicy {
   thresholds: TierThresholds;
   ratePerSecond: Record<TierName, number>;
   rateBurstFactor: number;
+  /** What the free keys (Tier 1 and sandbox) of one client address share, per second. */
+  freePerIpPerSecond: number;
 }
+
+/** The client address a request comes from (api/auth.ts clientAddress, with the trusted proxy hops). */
+export type AddressOf = (request: IncomingMessage) => string;
 
 /** The share of a tier's rate this process enforces: 1 / the number of API processes running. */
 export type RateShare = () => number;
@@ -38,6 +44,31 @@ function bucketFor(tier: TierName, policy: AccessPolicy, share: RateShare) {
   return { split, perSecond, burst: Math.max(1, Math.ceil(perSecond * policy.rateBurstFactor)) };
 }
 
+/**
+ * Free keys are easy to collect, so those of one client address also share one bucket
+ * (RATE_FREE_PER_IP_PER_SECOND), split between the API processes like a key's. Without it ten free
+ * keys took ten times one key's rate of uncached 500-market pages: the cache-busting flood of the
+ * abuse suite served 3,700-34,000 of them and took the process's whole core (README, "Access").
+ */
+const isFree = (tier: TierName) => tier === '1' || tier === 'sandbox';
+const addressBucketKey = (address: string) => `address:${address}`;
+
+function addressBucket(policy: AccessPolicy, share: RateShare) {
+  const split = Math.max(1, share());
+  const perSecond = policy.freePerIpPerSecond / split;
+  return { split, perSecond, burst: Math.max(1, Math.ceil(perSecond * policy.rateBurstFactor)) };
+}
+
+function addressLimited(policy: AccessPolicy, bucket: ReturnType<typeof addressBucket>, resetSeconds: number): ApiError {
+  return ApiError.rateLimited(
+    `rate limit of ${policy.freePerIpPerSecond} requests/s shared by the free (Tier 1 and sandbox) keys of one client address exceeded` +
+      `${bucket.split > 1 ? ` (${bucket.split} API processes share it: ${round(bucket.perSecond)}/s and burst ${bucket.burst} here)` : ` (burst ${bucket.burst})`}; ` +
+      `retry after ${resetSeconds} s, or use a Tier 2 key`,
+    resetSeconds,
+    { 'RateLimit-Limit': String(bucket.burst), 'RateLimit-Remaining': '0', 'RateLimit-Reset': String(resetSeconds) },
+  );
+}
+
 function rateLimited(tier: TierName, policy: AccessPolicy, bucket: ReturnType<typeof bucketFor>, resetSeconds: number): ApiError {
   return ApiError.rateLimited(
     `rate limit of ${policy.ratePerSecond[tier]} requests/s for tier ${tier} exceeded` +
@@ -54,18 +85,28 @@ function rateLimited(tier: TierName, policy: AccessPolicy, bucket: ReturnType<ty
  * request may go on (the full check then runs as usual, and takes the token).
  */
 export function fastRateRefusal(meter: Meter, limiter: RateLimiter, policy: AccessPolicy, share: RateShare = () => 1) {
-  return (accountId: string): ApiError | null => {
+  return (accountId: string, address: string): ApiError | null => {
     const standing = meter.peekStanding(accountId);
     if (!standing) return null;
     const tier = tierName(standing, policy.thresholds);
     const bucket = bucketFor(tier, policy, share);
     const waitSeconds = limiter.refusal(accountId, bucket);
-    return waitSeconds === null ? null : rateLimited(tier, policy, bucket, waitSeconds);
+    if (waitSeconds !== null) return rateLimited(tier, policy, bucket, waitSeconds);
+    if (!isFree(tier)) return null;
+    const shared = addressBucket(policy, share);
+    const addressWait = limiter.refusal(addressBucketKey(address), shared);
+    return addressWait === null ? null : addressLimited(policy, shared, addressWait);
   };
 }
 
 /** Rate limit, tier rule and metering for one call; throws the ApiError that refuses it. */
-export function accessCheck(meter: Meter, limiter: RateLimiter, policy: AccessPolicy, share: RateShare = () => 1): AccessCheck {
+export function accessCheck(
+  meter: Meter,
+  limiter: RateLimiter,
+  policy: AccessPolicy,
+  addressOf: AddressOf,
+  share: RateShare = () => 1,
+): AccessCheck {
   return async (request, response, operation) => {
     const owner = request.owner;
     if (!owner) return;
@@ -78,6 +119,11 @@ export function accessCheck(meter: Meter, limiter: RateLimiter, policy: AccessPo
     response.setHeader('RateLimit-Remaining', String(rate.remaining));
     response.setHeader('RateLimit-Reset', String(rate.resetSeconds));
     if (!rate.allowed) throw rateLimited(tier, policy, bucket, rate.resetSeconds);
+    if (isFree(tier)) {
+      const shared = addressBucket(policy, share);
+      const byAddress = limiter.take(addressBucketKey(addressOf(request)), shared);
+      if (!byAddress.allowed) throw addressLimited(policy, shared, byAddress.resetSeconds);
+    }
     const access = operation['x-access'] ?? 'tier1';
     const decision = decide(access, standing, policy.thresholds);
     if (!decision.allowed) throw new ApiError(decision.status, decision.status === 402 ? 'PAYMENT_REQUIRED' : 'FORBIDDEN', decision.reason);

@@ -21,7 +21,7 @@ import type { Logger } from '../services/logger.js';
 import type { AnalyticsStore } from '../services/ports/analytics-store.js';
 import { READ_MODELS } from '../services/read-models/registry.js';
 import { type AccessCheck, type AccessPolicy, accessCheck, accessControl, fastRateRefusal, type RateShare } from './access.js';
-import { AuthThrottle, bearerKey, OwnerCache, requireApiKey } from './auth.js';
+import { AuthThrottle, bearerKey, clientAddress, OwnerCache, requireApiKey } from './auth.js';
 import type { ControlStore } from '../services/ports/control-store.js';
 import type { SandboxApis } from '../services/sandbox/compose.js';
 import type { MarketLookup } from '../services/ingest/market-lookup.js';
@@ -121,7 +121,8 @@ export function createApiHandler(deps: AppDependencies): ApiHandler {
   const operations = readOperations(OPENAPI_PATH);
   const cache = new ReadCache(deps.readCache ?? { ttlMs: 0, maxEntries: 1, maxBytes: 1 }, new OperationIndex(operations));
   const limiter = deps.limiter ?? new RateLimiter();
-  const check = recordingRefusals(accessCheck(deps.meter, limiter, deps.access, deps.rateShare), deps.usageHistory?.refusals);
+  const addressOf = (request: http.IncomingMessage) => clientAddress(request, deps.auth.trustProxyHops);
+  const check = recordingRefusals(accessCheck(deps.meter, limiter, deps.access, addressOf, deps.rateShare), deps.usageHistory?.refusals);
   const throttle = new AuthThrottle({ failuresPerIpPerMinute: deps.auth.failuresPerIpPerMinute });
   const webui = new WebUi(deps.logger);
   const app = buildApp(deps, owners, cache, check, operations, throttle, webui);
@@ -135,7 +136,7 @@ export function createApiHandler(deps: AppDependencies): ApiHandler {
     listener: (request, response) => {
       // A known key over its rate is refused here, before routing and validation: a flood costs little.
       const owner = request.url?.startsWith('/v1/') ? owners.peek(bearerKey(request.headers.authorization) ?? '') : undefined;
-      const refused = owner ? refusal(owner.account_id) : null;
+      const refused = owner ? refusal(owner.account_id, addressOf(request)) : null;
       if (refused && owner) {
         // Bounded: past its buffer the log only counts (services/access/refusals.ts), so a flood stays cheap.
         deps.usageHistory?.refusals.record(refusalOf(owner.account_id, refused, request.method ?? 'GET', request.url ?? ''));

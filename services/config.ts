@@ -179,6 +179,10 @@ const environmentSchema = z.object({
   RATE_TIER2_PER_SECOND: z.coerce.number().positive().default(50),
   RATE_TIER3_PER_SECOND: z.coerce.number().positive().default(200),
   RATE_BURST_FACTOR: z.coerce.number().min(1).default(2),
+  // Requests per second that the free keys (Tier 1 and sandbox) of one client address share, on top of
+  // each key's own rate: free keys are easy to collect, and ten of them on one address may not take
+  // ten times one key's share of the engine (README, "Access").
+  RATE_FREE_PER_IP_PER_SECOND: z.coerce.number().positive().default(10),
   // Usage counts reach the control store at this cadence (and balances are re-read from it).
   METER_FLUSH_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
   // Data API trades are reconciled with chain fills (per hour) this often.
@@ -449,6 +453,8 @@ export type Config = Readonly<{
     creditsPerCall: number;
     ratePerSecond: Readonly<{ sandbox: number; '1': number; '2': number; '3': number }>;
     rateBurstFactor: number;
+    /** What the free keys (Tier 1 and sandbox) of one client address share, per second. */
+    freePerIpPerSecond: number;
     meterFlushIntervalMs: number;
     authCacheTtlMs: number;
     sessionMaxAgeSeconds: number;
@@ -657,6 +663,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         '3': e.RATE_TIER3_PER_SECOND,
       },
       rateBurstFactor: e.RATE_BURST_FACTOR,
+      freePerIpPerSecond: e.RATE_FREE_PER_IP_PER_SECOND,
       meterFlushIntervalMs: e.METER_FLUSH_INTERVAL_MS,
       authCacheTtlMs: e.AUTH_CACHE_TTL_MS,
       sessionMaxAgeSeconds: e.SESSION_MAX_AGE_SECONDS,

@@ -52,6 +52,9 @@ test('abuse: the service keeps answering other keys, memory stays bounded, no 5x
   for (const name of phases) expect(report.control[name].p99_ms).toBeLessThanOrEqual(P99_STALL_FACTOR * report.idle_p99_ms);
   // Registrations: at most ten per address per hour got through (eight addresses).
   expect(report.attack_statuses.registrations['201'] ?? 0).toBeLessThanOrEqual(80);
+  // Cache-busting: the ten free keys of one address were served no more than that address's bucket
+  // holds (default RATE_FREE_PER_IP_PER_SECOND 10 and burst 20), cache hits included.
+  expect(report.attack_statuses['cache-busting']['200'] ?? 0).toBeLessThanOrEqual(20 + Math.ceil(10 * report.cache_busting_seconds));
   // The read cache stayed within its bounds; no phase grew the process far beyond its idle footprint.
   expect(report.read_cache.entries).toBeLessThanOrEqual(5_000);
   expect(report.read_cache.bytes).toBeLessThanOrEqual(64 * 1024 * 1024);

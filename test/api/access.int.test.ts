@@ -3,6 +3,7 @@
  * the HTTP API with every response validated against the OpenAPI document.
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startApiHarness, type ApiHarness } from '../support/api-harness.js';
@@ -130,7 +131,11 @@ describe('tiers and metering', () => {
 describe('rate limits', () => {
   let api: ApiHarness;
   beforeAll(async () => {
-    api = await startApiHarness({ chdbPath, database: 'access_rate', env: { RATE_SANDBOX_PER_SECOND: '1', RATE_BURST_FACTOR: '3' } });
+    api = await startApiHarness({
+      chdbPath,
+      database: 'access_rate',
+      env: { RATE_SANDBOX_PER_SECOND: '1', RATE_BURST_FACTOR: '3', RATE_FREE_PER_IP_PER_SECOND: '2' },
+    });
   });
   afterAll(async () => {
     await api.close();
@@ -152,7 +157,51 @@ describe('rate limits', () => {
     expect(limited!.headers.get('ratelimit-limit')).toBe('3');
     expect(limited!.headers.get('ratelimit-remaining')).toBe('0');
   });
+
+  test('the free keys of one address share one bucket; another address and a Tier 2 key are not in it', async () => {
+    // Tier 1 keys get 10/s and a burst of 30 each; the free keys of one address 2/s and a burst of 6 together.
+    const [first, second] = [(await api.admin.createKey('free-a', '1')).api_key, (await api.admin.createKey('free-b', '1')).api_key];
+    const paying = (await api.admin.createKey('paying', '2')).api_key;
+    const from = (address: string, key: string) => requestFrom(`${api.base}/v1/markets`, key, address);
+    // The address bucket refills at 2/s: nine quick requests leave no more than about one token of refill.
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) statuses.push(await from('127.0.0.41', i % 2 === 0 ? first : second));
+    expect(statuses.slice(0, 6)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(statuses.slice(6)).toContain(429);
+    const refused = await requestFrom(`${api.base}/v1/markets`, second, '127.0.0.41', true);
+    expect(refused.status).toBe(429);
+    expect(JSON.parse(refused.body)).toMatchObject({ success: false, code: 'RATE_LIMITED' });
+    expect(JSON.parse(refused.body).error).toContain('free (Tier 1 and sandbox) keys of one client address');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(refused.headers['ratelimit-limit']).toBe('6');
+    // The same keys from another address, and a Tier 2 key from the first, are served.
+    expect(await from('127.0.0.42', first)).toBe(200);
+    expect(await from('127.0.0.41', paying)).toBe(200);
+  });
 });
+
+/** GET `url` with a bearer key from a given loopback address; the status, or with `full` the response. */
+function requestFrom(url: string, key: string, localAddress: string): Promise<number>;
+function requestFrom(
+  url: string,
+  key: string,
+  localAddress: string,
+  full: true,
+): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>;
+function requestFrom(url: string, key: string, localAddress: string, full = false): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { localAddress, headers: { authorization: `Bearer ${key}` } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        resolve(full ? { status: response.statusCode ?? 0, body, headers: response.headers } : (response.statusCode ?? 0));
+      });
+    });
+    request.on('error', reject);
+    request.end();
+  });
+}
 
 describe('read cache', () => {
   let api: ApiHarness;
