@@ -159,7 +159,7 @@ describe('rate limits', () => {
   });
 
   test('the free keys of one address share one bucket; another address and a Tier 2 key are not in it', async () => {
-    // Tier 1 keys get 10/s and a burst of 30 each; the free keys of one address 2/s and a burst of 6 together.
+    // Tier 1 keys have no rate of their own in this harness; the free keys of one address 2/s and a burst of 6 together.
     const [first, second] = [(await api.admin.createKey('free-a', '1')).api_key, (await api.admin.createKey('free-b', '1')).api_key];
     const paying = (await api.admin.createKey('paying', '2')).api_key;
     const from = (address: string, key: string) => requestFrom(`${api.base}/v1/markets`, key, address);

@@ -68,7 +68,11 @@ beforeAll(async () => {
   });
   const subscriptions = new WebhookSubscriptions({ store: control, guard, clock: Date.now, secretGraceMs: 3_600_000, maxPerAccount: 12 });
   // Rate limits lifted: this test calls faster than any tier allows.
-  const { access } = loadConfig({ RATE_SANDBOX_PER_SECOND: '100000', RATE_TIER1_PER_SECOND: '100000' });
+  const { access } = loadConfig({
+    RATE_SANDBOX_PER_SECOND: '100000',
+    RATE_TIER1_PER_SECOND: '100000',
+    RATE_FREE_PER_IP_PER_SECOND: '100000',
+  });
   meter = new Meter(control, { ...access, flushIntervalMs: access.meterFlushIntervalMs });
   const { app } = createApiHandler({
     store: noAnalytics,
