@@ -37,12 +37,17 @@ export function operationOf(request: Request): OperationAccess | undefined {
 
 export type AccessCheck = (request: Request, response: Response, operation: OperationAccess) => Promise<void>;
 
-/** The bucket this process applies to an account of `tier`: the tier's rate, split between the API processes. */
-function bucketFor(tier: TierName, policy: AccessPolicy, share: RateShare) {
+/** A rate as this process enforces it: split between the API processes, with the policy's burst factor. */
+function splitBucket(ratePerSecond: number, policy: AccessPolicy, share: RateShare) {
   const split = Math.max(1, share());
-  const perSecond = policy.ratePerSecond[tier] / split;
+  const perSecond = ratePerSecond / split;
   return { split, perSecond, burst: Math.max(1, Math.ceil(perSecond * policy.rateBurstFactor)) };
 }
+
+type Bucket = ReturnType<typeof splitBucket>;
+
+/** The bucket this process applies to an account of `tier`: the tier's rate, split between the API processes. */
+const bucketFor = (tier: TierName, policy: AccessPolicy, share: RateShare) => splitBucket(policy.ratePerSecond[tier], policy, share);
 
 /**
  * Free keys are easy to collect, so those of one client address also share one bucket
@@ -53,31 +58,30 @@ function bucketFor(tier: TierName, policy: AccessPolicy, share: RateShare) {
 const isFree = (tier: TierName) => tier === '1' || tier === 'sandbox';
 const addressBucketKey = (address: string) => `address:${address}`;
 
-function addressBucket(policy: AccessPolicy, share: RateShare) {
-  const split = Math.max(1, share());
-  const perSecond = policy.freePerIpPerSecond / split;
-  return { split, perSecond, burst: Math.max(1, Math.ceil(perSecond * policy.rateBurstFactor)) };
-}
+const addressBucket = (policy: AccessPolicy, share: RateShare) => splitBucket(policy.freePerIpPerSecond, policy, share);
 
-function addressLimited(policy: AccessPolicy, bucket: ReturnType<typeof addressBucket>, resetSeconds: number): ApiError {
+/** The 429 of an empty bucket: which limit (`what`, at `ratePerSecond`), this process's share of it, when to retry. */
+function limited(what: string, ratePerSecond: number, bucket: Bucket, resetSeconds: number, hint = ''): ApiError {
   return ApiError.rateLimited(
-    `rate limit of ${policy.freePerIpPerSecond} requests/s shared by the free (Tier 1 and sandbox) keys of one client address exceeded` +
+    `rate limit of ${ratePerSecond} requests/s ${what} exceeded` +
       `${bucket.split > 1 ? ` (${bucket.split} API processes share it: ${round(bucket.perSecond)}/s and burst ${bucket.burst} here)` : ` (burst ${bucket.burst})`}; ` +
-      `retry after ${resetSeconds} s, or use a Tier 2 key`,
+      `retry after ${resetSeconds} s${hint}`,
     resetSeconds,
     { 'RateLimit-Limit': String(bucket.burst), 'RateLimit-Remaining': '0', 'RateLimit-Reset': String(resetSeconds) },
   );
 }
 
-function rateLimited(tier: TierName, policy: AccessPolicy, bucket: ReturnType<typeof bucketFor>, resetSeconds: number): ApiError {
-  return ApiError.rateLimited(
-    `rate limit of ${policy.ratePerSecond[tier]} requests/s for tier ${tier} exceeded` +
-      `${bucket.split > 1 ? ` (${bucket.split} API processes share it: ${round(bucket.perSecond)}/s and burst ${bucket.burst} here)` : ` (burst ${bucket.burst})`}; ` +
-      `retry after ${resetSeconds} s`,
+const addressLimited = (policy: AccessPolicy, bucket: Bucket, resetSeconds: number) =>
+  limited(
+    'shared by the free (Tier 1 and sandbox) keys of one client address',
+    policy.freePerIpPerSecond,
+    bucket,
     resetSeconds,
-    { 'RateLimit-Limit': String(bucket.burst), 'RateLimit-Remaining': '0', 'RateLimit-Reset': String(resetSeconds) },
+    ', or use a Tier 2 key',
   );
-}
+
+const rateLimited = (tier: TierName, policy: AccessPolicy, bucket: Bucket, resetSeconds: number) =>
+  limited(`for tier ${tier}`, policy.ratePerSecond[tier], bucket, resetSeconds);
 
 /**
  * The cheap refusal of a flood: for an account whose standing is in memory and whose bucket is
