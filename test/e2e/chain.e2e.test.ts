@@ -90,6 +90,13 @@ test('kill -9 while catching up, a reorg of 3 or more blocks: every fill once, b
     return service;
   };
   const chainHealth = async (key: string) => (await getJson(`${base}/v1/health`, key)).body.data;
+  // What the assertions read comes through the chain ledger and markets topics. The Data API tape on
+  // the trades topic is polled every second the whole time, so on a loaded machine its lag is rarely 0
+  // at the moment of a check (CI at 9f0d1dc timed out here with it stuck at 1), and no assertion reads it.
+  const chainSinkLag = (health: any) =>
+    Object.entries(health.pipeline.sink_lag as Record<string, number>)
+      .filter(([topic]) => topic !== 'tapeline.trades.v1')
+      .reduce((sum, [, n]) => sum + n, 0);
 
   // 1. Killed with SIGKILL part-way through the catch-up.
   const first = await startService();
@@ -108,8 +115,10 @@ test('kill -9 while catching up, a reorg of 3 or more blocks: every fill once, b
     waitFor(
       async () => {
         const health = await chainHealth(key);
-        const lag = Object.values(health.pipeline.sink_lag as Record<string, number>).reduce((a, b) => a + b, 0);
-        return health.chain.lag_blocks === 0 && health.chain.ingested_block >= atLeast && lag === 0 && health.chain.covered_to
+        return health.chain.lag_blocks === 0 &&
+          health.chain.ingested_block >= atLeast &&
+          chainSinkLag(health) === 0 &&
+          health.chain.covered_to
           ? health
           : null;
       },
@@ -191,15 +200,7 @@ test('kill -9 while catching up, a reorg of 3 or more blocks: every fill once, b
   const drainer = startChild('services/main.ts', { ...env, POLYGON_RPC_URL: '' });
   children.push(drainer);
   await drainer.waitForLog((l) => l.msg === 'tapeline is serving', 60_000);
-  await waitFor(
-    async () => {
-      const lag = (await chainHealth(key)).pipeline.sink_lag as Record<string, number>;
-      return Object.values(lag).reduce((a, b) => a + b, 0) === 0;
-    },
-    60_000,
-    'the sink drained the log',
-    200,
-  );
+  await waitFor(async () => chainSinkLag(await chainHealth(key)) === 0, 60_000, 'the sink drained the log', 200);
   await drainer.kill('SIGTERM');
   const [counts] = await queryChdb(
     dataDir,
