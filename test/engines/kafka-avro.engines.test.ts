@@ -2,8 +2,11 @@
  * Kafka specifics on a real broker and a real Confluent-compatible registry (Apicurio): values in
  * the Confluent wire format, byte-identical to the registry client's own encoder; schema evolution
  * under an explicit BACKWARD compatibility level; key placement identical to the file log's
- * partitioner; poison messages dead-lettered without stopping the sink.
+ * partitioner; poison messages dead-lettered without stopping the sink; a value of an older writer
+ * schema redelivered, not dead-lettered, while the registry does not answer.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import avro from 'avsc';
 import { pino } from 'pino';
@@ -11,7 +14,7 @@ import { openKafkaEventLog } from '../../services/eventlog/kafka/kafka-event-log
 import { STREAMS, topicSchemas } from '../../services/read-models/registry.js';
 import { partitionForKey } from '../../services/eventlog/partitioner.js';
 import { EventPublisher } from '../../services/events/publisher.js';
-import type { EventLog, LogMessage, RunningConsumer } from '../../services/ports/event-log.js';
+import { type EventLog, type LogMessage, type RunningConsumer, UNDECODABLE_HEADER } from '../../services/ports/event-log.js';
 import { startSink } from '../../services/sink/sink-service.js';
 import { syntheticTrades } from '../../bench/synthetic-trades.js';
 import { engineAddresses, uniqueName } from './engines.js';
@@ -130,3 +133,81 @@ test('a poison message is dead-lettered with its coordinates and the sink carrie
   expect(Buffer.from(entry.raw, 'base64').toString()).toBe('not avro at all');
   await waitUntil('the 20 valid trades', async () => (await storedTotals(store)).candleTrades === 20, 30_000);
 });
+
+/** The registry behind a loopback proxy whose schema-by-id lookups can be held unanswered. */
+async function stallingRegistry(target: string): Promise<{ url: string; stall: boolean; held: number; close(): Promise<void> }> {
+  const held: http.ServerResponse[] = [];
+  const state = { stall: false, held: 0 };
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', async () => {
+      if (state.stall && request.method === 'GET' && request.url?.startsWith('/schemas/ids/')) {
+        state.held++;
+        held.push(response);
+        return;
+      }
+      const upstream = await fetch(`${target}${request.url}`, {
+        method: request.method,
+        headers: { 'content-type': request.headers['content-type'] ?? 'application/json' },
+        body: chunks.length ? Buffer.concat(chunks) : undefined,
+      });
+      response.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' });
+      response.end(Buffer.from(await upstream.arrayBuffer()));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return Object.assign(state, {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const response of held) response.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  });
+}
+
+test('a value of an older writer schema is redelivered while the registry cannot be asked, not dead-lettered as unreadable', async () => {
+  const topic = uniqueName('registry-stall');
+  const v1 = topicSchemas().find((s) => s.topic === STREAMS.trades.topic)!.schema as { fields: unknown[] };
+  const v2 = { ...v1, fields: [...v1.fields, { name: 'venue', type: 'string', default: 'polymarket' }] };
+  const [old] = syntheticTrades(1, 5, 24);
+  const logV1 = track(
+    await openKafkaEventLog({
+      brokers: [engineAddresses().kafkaBrokers],
+      schemaRegistryUrl: engineAddresses().schemaRegistryUrl,
+      schemas: [{ topic, schema: v1 as Record<string, unknown> }],
+    }),
+  );
+  await logV1.createTopics([{ name: topic, partitions: 1 }]);
+  await logV1.produce(topic, [{ key: old!.market_id, value: avro.Type.forSchema(v1 as avro.Schema).toBuffer(old) }]);
+
+  const proxy = await stallingRegistry(engineAddresses().schemaRegistryUrl);
+  cleanups.push(() => proxy.close());
+  const logV2 = track(
+    await openKafkaEventLog({
+      brokers: [engineAddresses().kafkaBrokers],
+      schemaRegistryUrl: proxy.url,
+      schemaRegistryTimeoutMs: 300,
+      schemas: [{ topic, schema: v2 as Record<string, unknown> }],
+    }),
+  );
+  proxy.stall = true;
+  const delivered: LogMessage[] = [];
+  track(
+    await logV2.runConsumer({
+      groupId: uniqueName('g'),
+      topics: [topic],
+      handleBatch: async (batch) => void delivered.push(...batch.messages),
+    }),
+  );
+  // The consumer asks for the v1 schema, gets no answer, and tries again; nothing reaches the handler.
+  await waitUntil('two unanswered schema lookups', async () => proxy.held >= 2, 30_000);
+  expect(delivered).toEqual([]);
+  proxy.stall = false;
+  await waitUntil('the value delivered', async () => delivered.length >= 1, 60_000);
+  expect(delivered[0]!.headers[UNDECODABLE_HEADER]).toBeUndefined();
+  const read = avro.Type.forSchema(v2 as avro.Schema).fromBuffer(delivered[0]!.value) as { event_id: string; venue: string };
+  expect([read.event_id, read.venue]).toEqual([old!.event_id, 'polymarket']);
+}, 120_000);

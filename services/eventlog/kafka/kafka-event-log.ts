@@ -23,7 +23,7 @@ import type {
 } from '../../ports/event-log.js';
 import { UNDECODABLE_HEADER } from '../../ports/event-log.js';
 import { type BackoffPolicy, backoffMs } from '../../shared/backoff.js';
-import { ConfluentAvroCodec, type COMPATIBILITY, type TopicSchema } from './confluent-avro.js';
+import { ConfluentAvroCodec, type COMPATIBILITY, RegistryUnavailableError, type TopicSchema } from './confluent-avro.js';
 import { KAFKA_TOPIC_CONFIG } from './topic-config.js';
 
 export interface KafkaEventLogOptions {
@@ -32,6 +32,8 @@ export interface KafkaEventLogOptions {
   /** Confluent-compatible registry; required when `schemas` is not empty. */
   schemaRegistryUrl?: string;
   schemaCompatibility?: COMPATIBILITY;
+  /** Each registry call fails (and is retried) after this long without an answer. Default 10 s. */
+  schemaRegistryTimeoutMs?: number;
   /** Topics whose values are Avro of these schemas, registered at open. */
   schemas?: TopicSchema[];
   /**
@@ -62,7 +64,13 @@ export async function openKafkaEventLog(options: KafkaEventLogOptions): Promise<
     retry: { initialRetryTime: 200, maxRetryTime: 5_000, retries: 12 },
   });
   const namespace = options.namespace ?? '';
-  const codec = new ConfluentAvroCodec({ registryUrl: options.schemaRegistryUrl ?? '', compatibility: options.schemaCompatibility });
+  const codec = new ConfluentAvroCodec({
+    registryUrl: options.schemaRegistryUrl ?? '',
+    compatibility: options.schemaCompatibility,
+    timeoutMs: options.schemaRegistryTimeoutMs,
+    onRetry: (subject, attempt, error) =>
+      options.onLog?.('warn', `schema registry: registering ${subject} failed (attempt ${attempt}), retrying`, { error: error.message }),
+  });
   if (options.schemas?.length) {
     if (!options.schemaRegistryUrl) throw new Error('schemaRegistryUrl is required for Avro topics');
     await codec.register(options.schemas.map((entry) => ({ ...entry, topic: namespace + entry.topic })));
@@ -295,6 +303,9 @@ class KafkaEventLog implements EventLog {
       try {
         value = await this.codec.decode(brokerTopic, raw);
       } catch (error) {
+        // The registry could not be asked: the value may be fine. The batch fails before the handler
+        // sees it and kafkajs delivers it again, instead of dead-lettering a readable value.
+        if (error instanceof RegistryUnavailableError) throw error;
         // Poison: keep the raw bytes and say why, so the consumer can dead-letter it and move on.
         headers[UNDECODABLE_HEADER] = (error as Error).message;
       }
