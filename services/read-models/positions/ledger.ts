@@ -96,6 +96,8 @@ export interface LedgerStats {
    */
   state_lookups: number;
   state_lookup_ms: number;
+  /** Keys whose stored rows (for a rewind or a redelivered change) were known without a read. */
+  stored_rows_cached: number;
 }
 
 interface MarketInfo {
@@ -128,10 +130,19 @@ export class PositionLedger {
     state_cache_hits: 0,
     state_lookups: 0,
     state_lookup_ms: 0,
+    stored_rows_cached: 0,
   };
   /** States as stored; only updated after an insert succeeded. */
   private readonly cache = new Map<string, KeyState>();
   private readonly cacheLimit: number;
+  /**
+   * Every stored row of recently changed (wallet, token)s, as a read of the table would return them;
+   * only updated after an insert succeeded. With the Data API's fast path and the chain source both on,
+   * nearly every chain fill replaces the Data API row of the same trade, applied a batch or two
+   * before, which rewinds its key and needs the key's rows: on the demo that read was up to 1,449 statements
+   * a minute and 15-39 % of the engine's time (docs/POSITIONS.md). Like `cache`, it assumes one consumer writes the ledger.
+   */
+  private readonly rowCache: RowCache;
   /** Keys that may have a stored state: the others need no lookup (key-filter.ts). */
   readonly keys: KeyFilter;
   private dataApiRows: boolean | null = null;
@@ -139,9 +150,10 @@ export class PositionLedger {
 
   constructor(
     private readonly store: AnalyticsStore,
-    options: { cacheLimit?: number; keyFilterMaxKeys?: number } = {},
+    options: { cacheLimit?: number; keyFilterMaxKeys?: number; rowCacheLimit?: number } = {},
   ) {
     this.cacheLimit = options.cacheLimit ?? 500_000;
+    this.rowCache = new RowCache(options.rowCacheLimit ?? 20_000);
     this.keys = new KeyFilter(store, options.keyFilterMaxKeys);
   }
 
@@ -154,7 +166,7 @@ export class PositionLedger {
 
   private async applyNow(events: LedgerEvent[], dedupToken?: string): Promise<number> {
     if (events.length === 0) return 0;
-    const batch = new Batch(this.store, this.cache, this.keys, this.stats);
+    const batch = new Batch(this.store, this.cache, this.rowCache, this.keys, this.stats);
     try {
       void this.keys.refresh();
       await batch.prepare(events, () => this.hasDataApiRows());
@@ -172,10 +184,12 @@ export class PositionLedger {
       if (rows.some((r) => r.origin === 'data_api')) this.dataApiRows = true;
       for (const [key, state] of batch.states) this.cache.set(key, state);
       if (this.cache.size > this.cacheLimit) this.cache.clear();
+      batch.storedAfter(this.rowCache);
       return rows.length;
     } catch (error) {
-      // The batch is handed over again: states are read back from what was stored.
+      // The batch is handed over again: states and rows are read back from what was stored.
       this.cache.clear();
+      this.rowCache.clear();
       throw error;
     }
   }
@@ -196,6 +210,8 @@ class Batch {
   private readonly isoTexts = new Map<number, string>();
   private readonly deferred = new Map<string, { added: Leg[]; removed: Set<string> }>();
   private readonly stored = new Map<string, LedgerRow[]>();
+  /** Keys known to have no stored row (not in the key filter, or no state in position_head). */
+  private readonly neverStored = new Set<string>();
   private readonly markets = new Map<string, MarketInfo>();
   private readonly negRisk = new Map<string, NegRiskQuestion[]>();
   private coverage: { firstMs: number; lastMs: number } | null = null;
@@ -212,9 +228,25 @@ class Batch {
   constructor(
     private readonly store: AnalyticsStore,
     private readonly cache: Map<string, KeyState>,
+    private readonly rowCache: RowCache,
     private readonly keys: KeyFilter,
     private readonly stats: LedgerStats,
   ) {}
+
+  /**
+   * After the insert: the stored rows of each key this batch gave a Data API row, when they were
+   * known before it (those keys are the ones a chain twin will rewind). Other keys leave the cache:
+   * a bulk load of chain fills keeps nothing.
+   */
+  storedAfter(cache: RowCache): void {
+    for (const [key, rows] of this.pending) {
+      const before = rows.some((r) => r.origin === 'data_api' && r.sign > 0)
+        ? (this.stored.get(key) ?? cache.get(key) ?? (this.neverStored.has(key) ? [] : undefined))
+        : undefined;
+      if (before) cache.set(key, [...before, ...rows]);
+      else cache.delete(key);
+    }
+  }
 
   async prepare(events: LedgerEvent[], hasDataApiRows: () => Promise<boolean>): Promise<void> {
     // One pass sorts the batch out (nearly always chain fills only, which need none of the reads below).
@@ -425,7 +457,15 @@ class Batch {
 
   /** Stored rows of these (wallet, token)s, read once per batch. */
   private async loadStoredRows(keys: string[]): Promise<void> {
-    const missing = keys.filter((key) => !this.stored.has(key));
+    const missing: string[] = [];
+    for (const key of keys) {
+      if (this.stored.has(key)) continue;
+      const known = this.rowCache.get(key) ?? (this.neverStored.has(key) ? [] : undefined);
+      if (known) {
+        this.stored.set(key, [...known]);
+        this.stats.stored_rows_cached += 1;
+      } else missing.push(key);
+    }
     for (let i = 0; i < missing.length; i += 1_000) {
       const chunk = missing.slice(i, i + 1_000);
       const rows = await this.store.query<LedgerRow & { key: string }>(
@@ -683,8 +723,11 @@ class Batch {
         this.states.set(key, cached);
         this.stats.state_cache_hits += 1;
       } else if (this.keys.mightHave(key)) missing.push(key);
-      // Otherwise the key has never been stored: its state is the empty one, as a lookup would find.
-      else this.keys.stats.skipped_lookups += 1;
+      else {
+        // The key has never been stored: its state is the empty one, as a lookup would find.
+        this.keys.stats.skipped_lookups += 1;
+        this.neverStored.add(key);
+      }
     }
     if (missing.length === 0) return;
     const started = performance.now();
@@ -708,6 +751,8 @@ class Batch {
            FROM position_head WHERE key IN {keys:Array(String)}`,
         { keys: missing.slice(i, i + 2_000) },
       );
+      const found = new Set(rows.map((r) => r.key));
+      for (const key of missing.slice(i, i + 2_000)) if (!found.has(key)) this.neverStored.add(key);
       for (const r of rows) {
         this.states.set(r.key, {
           qty: BigInt(r.qty),
@@ -840,4 +885,33 @@ function legOfRow(r: LedgerRow): Leg {
     volume: BigInt(r.volume),
     trades: Number(r.trades),
   };
+}
+
+/** Stored rows per (wallet, token), bounded by their total count (cleared when it is passed). */
+class RowCache {
+  private readonly byKey = new Map<string, LedgerRow[]>();
+  private rows = 0;
+
+  constructor(private readonly limit: number) {}
+
+  get(key: string): LedgerRow[] | undefined {
+    return this.byKey.get(key);
+  }
+
+  set(key: string, rows: LedgerRow[]): void {
+    this.delete(key);
+    this.byKey.set(key, rows);
+    this.rows += rows.length;
+    if (this.rows > this.limit) this.clear();
+  }
+
+  delete(key: string): void {
+    this.rows -= this.byKey.get(key)?.length ?? 0;
+    this.byKey.delete(key);
+  }
+
+  clear(): void {
+    this.byKey.clear();
+    this.rows = 0;
+  }
 }
