@@ -569,3 +569,23 @@ export const EXAMPLES: { [N in StreamName]: () => EventOfStream<N> } = {
   chainResolutions: chainResolution,
   deadLetters: () => ({ stage: 'ingest', source: 'simulator', origin: 'gamma/markets', reason: 'test', raw: '{}', at_ms: T0 }),
 };
+
+/** The Data API's record of a chain taker fill: same transaction, wallet and token (its twin, which the chain's record replaces). */
+export function dataApiTwin(event: ChainLedgerEvent): TradeExecuted {
+  const f = event.fill!;
+  return tradeExecuted({
+    event_id: `api-${event.event_id}`,
+    market_id: event.market_id,
+    asset_id: f.asset_id,
+    wallet: event.wallet,
+    side: f.side,
+    outcome: f.outcome,
+    outcome_index: f.outcome_index,
+    price: f.price,
+    yes_price: f.yes_price,
+    size: Number(f.shares_micro) / 1e6,
+    size_usdc: Number(f.usdc_micro) / 1e6,
+    timestamp_ms: event.block_time_ms,
+    tx_hash: event.tx_hash,
+  });
+}

@@ -4,7 +4,7 @@
  * ones a fresh ledger writes when it reads what was stored (a restarted process, no cache).
  */
 import type { ChainLedgerEvent, TradeExecuted } from '../../events/types.generated.js';
-import { chainFill, marketUpserted, tradeExecuted, txHash } from '../../../test/support/events.js';
+import { chainFill, dataApiTwin, marketUpserted, txHash } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { fromChain, fromDataApiTrade, type LedgerEvent } from './ledger-events.js';
@@ -45,23 +45,7 @@ const chain: ChainLedgerEvent[] = Array.from({ length: 16 }, (_, i) => {
 });
 
 /** The Data API's record of each fill, seen first (the fast path). */
-const dataApi: TradeExecuted[] = chain.map((e) =>
-  tradeExecuted({
-    event_id: `api-${e.event_id}`,
-    market_id: MARKET,
-    asset_id: e.fill!.asset_id,
-    wallet: e.wallet,
-    side: e.fill!.side,
-    outcome: e.fill!.outcome,
-    outcome_index: e.fill!.outcome_index,
-    price: e.fill!.price,
-    yes_price: e.fill!.yes_price,
-    size: Number(e.fill!.shares_micro) / 1e6,
-    size_usdc: Number(e.fill!.usdc_micro) / 1e6,
-    timestamp_ms: e.block_time_ms,
-    tx_hash: e.tx_hash,
-  }),
-);
+const dataApi: TradeExecuted[] = chain.map(dataApiTwin);
 
 const STORED_ROWS_READ = "concat(wallet, '|', asset_id) AS key";
 /** The store, counting the ledger's reads of stored rows. */

@@ -4,8 +4,8 @@
  * again - equals the ledger rebuilt from scratch by replaying the same history once in chain order,
  * row for row, and so do the views over it.
  */
-import type { ChainLedgerEvent, TradeExecuted } from '../../events/types.generated.js';
-import { chainFill, chainLedgerEvent, marketUpserted, tradeExecuted, txHash } from '../../../test/support/events.js';
+import type { ChainLedgerEvent } from '../../events/types.generated.js';
+import { chainFill, chainLedgerEvent, dataApiTwin, marketUpserted, txHash } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import { readMigrations } from '../../analytics/migrate.js';
 import { fromChain, type LedgerEvent } from './ledger-events.js';
@@ -107,26 +107,6 @@ function retraction(orphan: ChainLedgerEvent): ChainLedgerEvent {
     market_id: '',
     wallet: '',
     position_change: null,
-  });
-}
-
-/** The Data API's record of a chain taker fill (same transaction, wallet and token). */
-function dataApiTwin(event: ChainLedgerEvent): TradeExecuted {
-  const f = event.fill!;
-  return tradeExecuted({
-    event_id: `api-${event.event_id}`,
-    market_id: event.market_id,
-    asset_id: f.asset_id,
-    wallet: event.wallet,
-    side: f.side,
-    outcome: f.outcome,
-    outcome_index: f.outcome_index,
-    price: f.price,
-    yes_price: f.yes_price,
-    size: Number(f.shares_micro) / 1e6,
-    size_usdc: Number(f.usdc_micro) / 1e6,
-    timestamp_ms: event.block_time_ms,
-    tx_hash: event.tx_hash,
   });
 }
 
