@@ -4,7 +4,7 @@
  * ones a fresh ledger writes when it reads what was stored (a restarted process, no cache).
  */
 import type { ChainLedgerEvent, TradeExecuted } from '../../events/types.generated.js';
-import { chainFill, dataApiTwin, marketUpserted, txHash } from '../../../test/support/events.js';
+import { dataApiTwin, marketUpserted, outcomeFill, outcomeToken } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { fromChain, fromDataApiTrade, type LedgerEvent } from './ledger-events.js';
@@ -12,37 +12,23 @@ import { PositionLedger } from './ledger.js';
 
 const T = Date.UTC(2026, 0, 6, 9);
 const MARKET = `0x${'c3'.repeat(32)}`;
-const TOKENS = ['c3c3c30', 'c3c3c31'];
+const TOKENS = [outcomeToken(MARKET, 0), outcomeToken(MARKET, 1)];
 const WALLETS = Array.from({ length: 4 }, (_, i) => `0x${String(i + 1).repeat(40)}`);
 
 /** Chain taker fills of 8 (wallet, token)s, two each: each wallet buys, then sells part, in both tokens. */
-const chain: ChainLedgerEvent[] = Array.from({ length: 16 }, (_, i) => {
-  const block = 71_000_000 + i;
-  const outcome = Math.floor(i / 4) % 2;
-  const shares = BigInt((10 + i) * 1_000_000);
-  const price = 0.2 + i / 100;
-  return chainFill({
-    tx_hash: txHash(500 + i),
-    log_index: 1,
-    block_number: block,
-    block_hash: `0x${block.toString(16).padStart(64, '0')}`,
-    block_time_ms: T + i * 60_000,
-    market_id: MARKET,
-    ledger_group: MARKET,
+const chain: ChainLedgerEvent[] = Array.from({ length: 16 }, (_, i) =>
+  outcomeFill({
+    tx: 500 + i,
+    block: 71_000_000 + i,
+    at: T + i * 60_000,
     wallet: WALLETS[i % WALLETS.length]!,
-    fill: {
-      role: 'taker',
-      side: i < 8 ? 'buy' : 'sell',
-      asset_id: TOKENS[outcome]!,
-      outcome: outcome === 0 ? 'Yes' : 'No',
-      outcome_index: outcome,
-      shares_micro: shares.toString(),
-      usdc_micro: ((shares * BigInt(Math.round(price * 1e6))) / 1_000_000n).toString(),
-      price,
-      yes_price: outcome === 0 ? price : 1 - price,
-    },
-  });
-});
+    market: MARKET,
+    index: Math.floor(i / 4) % 2,
+    side: i < 8 ? 'buy' : 'sell',
+    shares: 10 + i,
+    price: 0.2 + i / 100,
+  }),
+);
 
 /** The Data API's record of each fill, seen first (the fast path). */
 const dataApi: TradeExecuted[] = chain.map(dataApiTwin);
