@@ -151,9 +151,9 @@ export type LeaderEntry = {
   volume_30d_usdc?: number | null;
   /** Block time of the wallet's newest fill; null on category boards and for a wallet without fills. */
   last_trade_at?: Timestamp | null;
-  /** When this wallet's mark-dependent figures (unrealized_pnl, total_pnl, won, lost, win_rate_pct, risk_score) were last valued; realized PnL, volume and trades are as of data_as_of. */
+  /** When this wallet's mark-dependent figures (unrealized_pnl, total_pnl, won, lost, win_rate_pct, risk_score) were last valued (the board's build, or the request, for a wallet never valued); realized PnL, volume and trades are as of data_as_of. */
   stats_as_of: Timestamp;
-  /** Block time of the newest change the position ledger has applied (null before any). */
+  /** Block time of the newest change the position ledger had applied when the board was read: at its last build for a board without a category, at the request for a category board (null before any). */
   data_as_of?: Timestamp | null;
 };
 

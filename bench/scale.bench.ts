@@ -39,6 +39,7 @@ import {
   activeParts,
   backgroundWork,
   generateFills,
+  boardPagesBuild,
   leaderboardFreshness,
   ledgerThroughput,
   mergesSettled,
@@ -250,6 +251,9 @@ async function main() {
       // The state a running service is in after the load: its valuation pass has valued every wallet
       // the load touched, so each has a stored curve (ledger-scale.ts valueEveryWallet).
       row.valuation_every_wallet = await valueEveryWallet(store);
+      // The boards are served from pages built after the valuation, as the service's job builds them
+      // (the latency below reads them; board-pages.ts).
+      row.leaderboard_pages_build = await boardPagesBuild(store);
       const sample = await sampleWallets(store, REQUESTS + 3);
       row.sampled_wallets = { wallets: sample.wallets.length, median_fills: sample.medianFills };
       const sampled = (route: (wallet: string) => string) => (round: number) => route(sample.wallets[round % sample.wallets.length]!);

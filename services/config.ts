@@ -189,6 +189,8 @@ const environmentSchema = z.object({
   RECONCILIATION_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
   // Leaderboards and the trader directory are recomputed this often (per-wallet endpoints are live).
   TRADER_VALUATION_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
+  // The boards without a category are rebuilt as pages this often when anything they show changed.
+  LEADERBOARD_BUILD_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
   // Public read responses (market data, trades, leaderboards) are shared for this long; 0 = off.
   // One second keeps every endpoint well inside its freshness target (ticks 2 s).
   READ_CACHE_TTL_MS: z.coerce.number().int().min(0).default(1_000),
@@ -472,6 +474,7 @@ export type Config = Readonly<{
   }>;
   sink: Readonly<{ poisonAfterFailures: number }>;
   traderValuationIntervalMs: number;
+  leaderboardBuildIntervalMs: number;
   reconciliationIntervalMs: number;
   validateResponses: boolean;
   readCacheTtlMs: number;
@@ -686,6 +689,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     sink: { poisonAfterFailures: e.SINK_POISON_AFTER_FAILURES },
     traderValuationIntervalMs: e.TRADER_VALUATION_INTERVAL_MS,
+    leaderboardBuildIntervalMs: e.LEADERBOARD_BUILD_INTERVAL_MS,
     reconciliationIntervalMs: e.RECONCILIATION_INTERVAL_MS,
     validateResponses: e.VALIDATE_RESPONSES ?? false,
     readCacheTtlMs: e.READ_CACHE_TTL_MS,

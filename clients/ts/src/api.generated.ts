@@ -151,9 +151,9 @@ export type LeaderEntry = {
   volume_30d_usdc?: number | null;
   /** Block time of the wallet's newest fill; null on category boards and for a wallet without fills. */
   last_trade_at?: Timestamp | null;
-  /** When this wallet's mark-dependent figures (unrealized_pnl, total_pnl, won, lost, win_rate_pct, risk_score) were last valued; realized PnL, volume and trades are as of data_as_of. */
+  /** When this wallet's mark-dependent figures (unrealized_pnl, total_pnl, won, lost, win_rate_pct, risk_score) were last valued (the board's build, or the request, for a wallet never valued); realized PnL, volume and trades are as of data_as_of. */
   stats_as_of: Timestamp;
-  /** Block time of the newest change the position ledger has applied (null before any). */
+  /** Block time of the newest change the position ledger had applied when the board was read: at its last build for a board without a category, at the request for a category board (null before any). */
   data_as_of?: Timestamp | null;
 };
 
@@ -1735,7 +1735,7 @@ export interface Operations {
     data: Array<Trade>;
     paginated: true;
   };
-  /** GET /leaderboard: Trader rankings by PnL, win rate, volume or risk (realized PnL and volume as fresh as the ledger; mark-dependent figures from the valuation pass, see stats_as_of). */
+  /** GET /leaderboard: Trader rankings by PnL, win rate, volume or risk (as of data_as_of; mark-dependent figures from the valuation pass, see stats_as_of). */
   getLeaderboard: {
     params: {
       /** total_realized_pnl, total_pnl and volume rank highest first; win_rate_pct highest first (wallets with resolved markets only); risk_score lowest first. */
@@ -3124,7 +3124,8 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
   "getLeaderboard": {
     "method": "GET",
     "path": "/leaderboard",
-    "summary": "Trader rankings by PnL, win rate, volume or risk (realized PnL and volume as fresh as the ledger; mark-dependent figures from the valuation pass, see stats_as_of).",
+    "summary": "Trader rankings by PnL, win rate, volume or risk (as of data_as_of; mark-dependent figures from the valuation pass, see stats_as_of).",
+    "description": "Boards without a category are served from their last build: every wallet of each board in rank order with\nall of its figures, rebuilt every LEADERBOARD_BUILD_INTERVAL_MS (5 s) when the ledger, the valuation pass,\nthe 30-day window or the UTC day moved. Each entry's data_as_of is the ledger position that build read, so a\nfill shows on these boards within about one interval plus a build. Category boards, and every board before\nthe first build, are ranked when requested, as fresh as the ledger.",
     "access": "tier2",
     "paginated": true,
     "parameters": [

@@ -12,6 +12,7 @@ import { walletActivity } from '../wallets/index.js';
 import { ledgerOf } from './ledger-projection.js';
 import { traderRoutes } from './routes.js';
 import { startTraderValuation } from './valuation.js';
+import { startBoardPages } from './board-pages.js';
 
 export const positionsReadModel = defineReadModel({
   name: 'positions',
@@ -37,5 +38,6 @@ export const positionsReadModel = defineReadModel({
   routes: ({ store }) => traderRoutes(store),
   jobs: ({ store, config, logger }) => [
     startTraderValuation(store, config.traderValuationIntervalMs, logger.child({ part: 'trader-valuation' })),
+    startBoardPages(store, config.leaderboardBuildIntervalMs, logger.child({ part: 'leaderboard-pages' })),
   ],
 });

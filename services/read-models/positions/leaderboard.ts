@@ -1,66 +1,34 @@
 /**
- * Leaderboard and browse: one row per wallet from the views (realized PnL, volume, fills: as fresh as
- * the ledger) or from the valuation pass (total PnL, win rate, risk: as fresh as its last pass), ranked
- * with keyset pagination; the page's wallets are then completed from the other tables.
+ * Leaderboard and browse. The boards without a category are served from their last build
+ * (board-pages.ts): one read of a key range, every figure in the row. Category boards, and every board
+ * before the first build, are ranked live: one row per wallet from the views (realized PnL, volume,
+ * fills: as fresh as the ledger) or from the valuation pass (total PnL, win rate, risk: as fresh as
+ * its last pass), with keyset pagination; the page's wallets are then completed from the other tables.
  *
  * Every (sort_by, window, category) combination served ranks by figures of that window and category;
- * the others are refused with 400 (docs/POSITIONS.md "Leaderboards").
+ * the others are refused with 400 (rankings.ts, docs/POSITIONS.md "Leaderboards").
  */
 import type { Request } from 'express';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
-import { ApiError } from '../../../api/errors.js';
 import { keysetPage } from '../../../api/keyset.js';
 import type { LeaderEntry } from '../../../api/types.generated.js';
 import { iso } from '../../shared/time.js';
 import { microsOf } from '../../shared/decimal.js';
 import { readParts } from '../../analytics/read-parts.js';
 import { asOfFrom, PROGRESS_PART, type Progress } from './queries.js';
-import { windowBounds, windowRankingSql } from './trader-window.js';
-
-type SortBy = 'total_realized_pnl' | 'total_pnl' | 'win_rate_pct' | 'volume' | 'risk_score';
+import { type BoardRow, readBoardPage } from './board-pages.js';
+import { type BoardWindow, directionOf, rankingSql, type SortBy } from './rankings.js';
+import { windowBounds } from './trader-window.js';
 
 interface Ranked {
   wallet: string;
   sort_value: number;
 }
 
-/** The ranking query of one combination: rows (wallet, sort_value) sorted, after the cursor. */
-function rankingSql(sortBy: SortBy, window: 'all' | '30d', category: string | undefined): { from: string; value: string } {
-  if (category) {
-    if (window === '30d') throw ApiError.badRequest('window: category rankings cover the whole history (window=all)');
-    if (sortBy === 'risk_score') throw ApiError.badRequest('sort_by: risk_score is not available per category');
-    if (sortBy === 'total_realized_pnl' || sortBy === 'volume') {
-      const column = sortBy === 'volume' ? 'volume' : 'realized';
-      // Categories are joined when read, so a market that changes category moves its figures at once.
-      return {
-        from: `SELECT wallet, sum(${column}) AS v FROM trader_market_pnl
-                WHERE market_id IN (SELECT market_id FROM markets FINAL WHERE lower(category) = lower({category:String})) GROUP BY wallet`,
-        value: 'v',
-      };
-    }
-    const column = sortBy === 'total_pnl' ? 'total_pnl' : 'win_rate_pct';
-    return {
-      from: `SELECT wallet, ${column} AS v FROM trader_category_valuation FINAL WHERE lower(category) = lower({category:String}) AND ${column} IS NOT NULL`,
-      value: 'v',
-    };
-  }
-  if (sortBy === 'total_realized_pnl' || sortBy === 'volume') {
-    const column = sortBy === 'volume' ? 'volume' : 'realized';
-    // The window's closed days summed once per wallet by the valuation pass, plus today (trader-window.ts).
-    if (window === '30d') return { from: windowRankingSql(column), value: 'v' };
-    // FINAL merges the table's sorted parts in order, one row per wallet: at 100,000 wallets about a
-    // third of hashing every wallet with GROUP BY (bench:scale /leaderboard).
-    return { from: `SELECT wallet, ${column} AS v FROM trader_lifetime FINAL`, value: 'v' };
-  }
-  if (window === '30d') throw ApiError.badRequest(`window: 30d ranks by total_realized_pnl or volume; ${sortBy} covers the whole history`);
-  const column = sortBy === 'total_pnl' ? 'total_pnl' : sortBy === 'win_rate_pct' ? 'win_rate_pct' : 'risk_score';
-  return { from: `SELECT wallet, ${column} AS v FROM trader_valuation FINAL WHERE ${column} IS NOT NULL`, value: 'v' };
-}
-
 export async function rankedTraders(store: AnalyticsStore, request: Request, withRank: boolean) {
   const q = request.query;
   const sortBy = String(q.sort_by ?? 'total_realized_pnl') as SortBy;
-  const window = String(q.window ?? 'all') as 'all' | '30d';
+  const window = String(q.window ?? 'all') as BoardWindow;
   const category = q.category ? String(q.category) : undefined;
   const filters = {
     min_volume: q.min_volume !== undefined ? Number(q.min_volume) : undefined,
@@ -68,15 +36,17 @@ export async function rankedTraders(store: AnalyticsStore, request: Request, wit
     min_win_rate: q.min_win_rate !== undefined ? Number(q.min_win_rate) : undefined,
     max_risk_score: q.max_risk_score !== undefined ? Number(q.max_risk_score) : undefined,
   };
+  // Refuses the combinations no board ranks (400) before anything is read.
   const ranking = rankingSql(sortBy, window, category);
-  // Lowest risk ranks first; every other measure ranks highest first.
-  const direction = sortBy === 'risk_score' ? 'ASC' : 'DESC';
+  const direction = directionOf(sortBy);
+  const byLifetime = filters.min_volume !== undefined || filters.min_trades !== undefined;
+  const byValuation = filters.min_win_rate !== undefined || filters.max_risk_score !== undefined;
   const conditions: string[] = [];
-  if (filters.min_volume !== undefined || filters.min_trades !== undefined) {
+  if (byLifetime) {
     conditions.push(`wallet IN (SELECT wallet FROM trader_lifetime FINAL
        WHERE volume >= {min_volume_micro:Int64} AND trades >= {min_trades:Int64})`);
   }
-  if (filters.min_win_rate !== undefined || filters.max_risk_score !== undefined) {
+  if (byValuation) {
     conditions.push(`wallet IN (SELECT wallet FROM trader_valuation FINAL
        WHERE ifNull(win_rate_pct, -1) >= {min_win_rate:Float64} AND risk_score <= {max_risk_score:Float64})`);
   }
@@ -90,57 +60,90 @@ export async function rankedTraders(store: AnalyticsStore, request: Request, wit
     max_risk_score: filters.max_risk_score ?? 100,
   };
   const firstRank = (after: Array<string | number> | null) => (after ? Number(after[2]) + 1 : 1);
-  let enrich: Awaited<ReturnType<typeof pageFigures>> | null = null;
-  const result = await keysetPage<Ranked, LeaderEntry>(request, {
+  const live = async (after: Array<string | number> | null, take: number): Promise<BoardRow[]> => {
+    const cursor = after ? [`(v, wallet) ${direction === 'DESC' ? '<' : '>'} ({after_value:Float64}, {after_wallet:String})`] : [];
+    const rows = await store.query<Ranked>(
+      `SELECT wallet, toFloat64(v) AS sort_value FROM (${ranking})
+        ${[...conditions, ...cursor].length > 0 ? `WHERE ${[...conditions, ...cursor].join(' AND ')}` : ''}
+        ORDER BY v ${direction}, wallet ${direction} LIMIT {take:UInt32}`,
+      { ...params, take, after_value: after?.[0], after_wallet: after?.[1] },
+    );
+    const figures = await pageFigures(
+      store,
+      rows.map((r) => r.wallet),
+      category,
+      params.from30,
+    );
+    return rows.map((r) => liveRow(r, figures, category));
+  };
+  const result = await keysetPage<BoardRow, LeaderEntry>(request, {
     filters: { sortBy, window, category, ...filters },
     shape: ['number', 'string', 'int'],
     fetch: async (after, take) => {
-      const cursor = after ? [`(v, wallet) ${direction === 'DESC' ? '<' : '>'} ({after_value:Float64}, {after_wallet:String})`] : [];
-      const rows = await store.query<Ranked>(
-        `SELECT wallet, toFloat64(v) AS sort_value FROM (${ranking.from})
-          ${[...conditions, ...cursor].length > 0 ? `WHERE ${[...conditions, ...cursor].join(' AND ')}` : ''}
-          ORDER BY v ${direction}, wallet ${direction} LIMIT {take:UInt32}`,
-        { ...params, take, after_value: after?.[0], after_wallet: after?.[1] },
-      );
-      enrich = await pageFigures(
-        store,
-        rows.map((r) => r.wallet),
-        category,
-        params.from30,
-      );
-      return rows;
+      if (!category) {
+        const built = await readBoardPage(
+          store,
+          { sortBy, window },
+          { byLifetime, byValuation },
+          params,
+          after ? { value: Number(after[0]), wallet: String(after[1]) } : null,
+          take,
+        );
+        // No rows: nothing built yet, or nothing of this build passes: ranked live, which is exact either way.
+        if (built.length > 0) return built;
+      }
+      return live(after, take);
     },
     keyOf: (r, index, after) => [Number(r.sort_value), String(r.wallet), firstRank(after) + index],
-    present: (r, index, after) => {
-      const f = enrich!;
-      const t = f.totals.get(r.wallet);
-      const v = f.valuation.get(r.wallet);
-      const c = f.category.get(r.wallet);
-      const d = f.last30.get(r.wallet);
-      const realized = category ? (c?.realized ?? 0) : (t?.realized ?? 0);
-      const unrealized = category ? (c?.unrealized ?? 0) : (v?.unrealized ?? 0);
-      return {
-        ...(withRank ? { rank: firstRank(after) + index } : {}),
-        wallet: r.wallet,
-        category: category ? (c?.category ?? category) : null,
-        total_realized_pnl: realized / 1e6,
-        unrealized_pnl: unrealized / 1e6,
-        total_pnl: (realized + unrealized) / 1e6,
-        volume_usdc: (category ? (c?.volume ?? 0) : (t?.volume ?? 0)) / 1e6,
-        won: (category ? c?.won : v?.won) ?? 0,
-        lost: (category ? c?.lost : v?.lost) ?? 0,
-        win_rate_pct: (category ? c?.win_rate_pct : v?.win_rate_pct) ?? null,
-        risk_score: category ? null : (v?.risk_score ?? null),
-        trades: category ? null : (t?.trades ?? 0),
-        realized_pnl_30d: category ? null : (d?.realized ?? 0) / 1e6,
-        volume_30d_usdc: category ? null : (d?.volume ?? 0) / 1e6,
-        last_trade_at: category || !t?.last_ms ? null : iso(t.last_ms),
-        stats_as_of: iso(v?.valued_ms ?? c?.valued_ms ?? Date.now()),
-        data_as_of: f.asOf.time,
-      };
-    },
+    present: (r, index, after) => ({
+      ...(withRank ? { rank: firstRank(after) + index } : {}),
+      wallet: r.wallet,
+      // The category as stored (its case), which a live category board reads.
+      category: category ? (r.category ?? category) : null,
+      total_realized_pnl: Number(r.realized) / 1e6,
+      unrealized_pnl: Number(r.unrealized) / 1e6,
+      total_pnl: (Number(r.realized) + Number(r.unrealized)) / 1e6,
+      volume_usdc: Number(r.volume) / 1e6,
+      won: Number(r.won),
+      lost: Number(r.lost),
+      win_rate_pct: r.win_rate_pct === null ? null : Number(r.win_rate_pct),
+      risk_score: category || r.risk_score === null ? null : Number(r.risk_score),
+      trades: category ? null : Number(r.trades),
+      realized_pnl_30d: category ? null : Number(r.realized_30d) / 1e6,
+      volume_30d_usdc: category ? null : Number(r.volume_30d) / 1e6,
+      last_trade_at: category || !r.last_ms ? null : iso(Number(r.last_ms)),
+      stats_as_of: iso(Number(r.valued_ms ?? r.built_ms)),
+      data_as_of: Number(r.data_ms) > 0 ? iso(Number(r.data_ms)) : null,
+    }),
   });
   return result;
+}
+
+/** A live-ranked wallet's entry figures, from the page's figures (pageFigures). */
+function liveRow(r: Ranked, f: Awaited<ReturnType<typeof pageFigures>>, category: string | undefined): BoardRow {
+  const t = f.totals.get(r.wallet);
+  const v = f.valuation.get(r.wallet);
+  const c = f.category.get(r.wallet);
+  const d = f.last30.get(r.wallet);
+  return {
+    wallet: r.wallet,
+    ...(c?.category ? { category: c.category } : {}),
+    sort_value: r.sort_value,
+    realized: category ? (c?.realized ?? 0) : (t?.realized ?? 0),
+    unrealized: category ? (c?.unrealized ?? 0) : (v?.unrealized ?? 0),
+    volume: category ? (c?.volume ?? 0) : (t?.volume ?? 0),
+    trades: t?.trades ?? 0,
+    won: (category ? c?.won : v?.won) ?? 0,
+    lost: (category ? c?.lost : v?.lost) ?? 0,
+    win_rate_pct: (category ? c?.win_rate_pct : v?.win_rate_pct) ?? null,
+    risk_score: v?.risk_score ?? null,
+    realized_30d: d?.realized ?? 0,
+    volume_30d: d?.volume ?? 0,
+    last_ms: t?.last_ms ?? null,
+    valued_ms: v?.valued_ms ?? c?.valued_ms ?? null,
+    built_ms: Date.now(),
+    data_ms: f.asOf.time === null ? 0 : Date.parse(f.asOf.time),
+  };
 }
 
 interface Figures {

@@ -42,16 +42,32 @@ const SERVED = `
      FROM trader_window_counts WHERE day >= ${FROM30} AND day <= ${TODAY}) AS counts,
   tupleElement(counts, 1) = tupleElement(counts, 2) AS served`;
 
-/** (wallet, v): the wallet's `column` summed over the window, for the 30-day boards. Params: windowBounds. */
-export function windowRankingSql(column: 'realized' | 'volume'): string {
-  const closed = column === 'realized' ? 'closed_realized' : 'closed_volume';
+/**
+ * (wallet, ...): each wallet's figures summed over the window, one column per entry of `columns` (named
+ * by its key). Params: windowBounds.
+ */
+function windowSumsSql(columns: Record<string, 'realized' | 'volume'>): string {
+  const closed = (column: 'realized' | 'volume') => (column === 'realized' ? 'closed_realized' : 'closed_volume');
+  const names = Object.keys(columns);
   // Only one branch reads: `served` is a constant of the statement.
   return `WITH ${SERVED}
-    SELECT wallet, v FROM (
-      SELECT wallet, ${column} + ${closed} AS v FROM trader_recent_days FINAL WHERE served AND day = ${TODAY} AND wallet != ''
+    SELECT wallet, ${names.join(', ')} FROM (
+      SELECT wallet, ${names.map((n) => `${columns[n]} + ${closed(columns[n]!)} AS ${n}`).join(', ')}
+        FROM trader_recent_days FINAL WHERE served AND day = ${TODAY} AND wallet != ''
       UNION ALL
-      SELECT wallet, sum(${column}) AS v FROM trader_recent_days WHERE NOT served AND day >= ${FROM30} AND wallet != '' GROUP BY wallet
+      SELECT wallet, ${names.map((n) => `sum(${columns[n]}) AS ${n}`).join(', ')}
+        FROM trader_recent_days WHERE NOT served AND day >= ${FROM30} AND wallet != '' GROUP BY wallet
     )`;
+}
+
+/** (wallet, v): the wallet's `column` summed over the window, for the 30-day boards. Params: windowBounds. */
+export function windowRankingSql(column: 'realized' | 'volume'): string {
+  return windowSumsSql({ v: column });
+}
+
+/** (wallet, window_realized, window_volume): both figures of the 30-day boards (board-pages.ts). Params: windowBounds. */
+export function windowFiguresSql(): string {
+  return windowSumsSql({ window_realized: 'realized', window_volume: 'volume' });
 }
 
 /** A minute between summings. */

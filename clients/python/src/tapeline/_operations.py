@@ -289,7 +289,7 @@ class SyncOperations:
         return self._call("listTrades", {}, {"limit": limit, "cursor": cursor, "wallet": wallet, "market": market, "role": role, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
     def get_leaderboard(self, *, sort_by: Optional[Literal["total_realized_pnl", "total_pnl", "win_rate_pct", "volume", "risk_score"]] = None, window: Optional[Literal["all", "30d"]] = None, category: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.LeaderEntry]:
-        """Trader rankings by PnL, win rate, volume or risk (realized PnL and volume as fresh as the ledger; mark-dependent figures from the valuation pass, see stats_as_of).
+        """Trader rankings by PnL, win rate, volume or risk (as of data_as_of; mark-dependent figures from the valuation pass, see stats_as_of).
 
         GET /leaderboard (access: tier2).
 
@@ -1106,7 +1106,7 @@ class AsyncOperations:
         return await self._call("listTrades", {}, {"limit": limit, "cursor": cursor, "wallet": wallet, "market": market, "role": role, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
 
     async def get_leaderboard(self, *, sort_by: Optional[Literal["total_realized_pnl", "total_pnl", "win_rate_pct", "volume", "risk_score"]] = None, window: Optional[Literal["all", "30d"]] = None, category: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.LeaderEntry]:
-        """Trader rankings by PnL, win rate, volume or risk (realized PnL and volume as fresh as the ledger; mark-dependent figures from the valuation pass, see stats_as_of).
+        """Trader rankings by PnL, win rate, volume or risk (as of data_as_of; mark-dependent figures from the valuation pass, see stats_as_of).
 
         GET /leaderboard (access: tier2).
 

@@ -1,0 +1,201 @@
+/**
+ * The boards without a category, built as pages: each board's wallets in rank order with every figure
+ * an entry shows (leaderboard_pages, migration 0063), so serving a page reads one key range in key
+ * order (3.5 ms p50 for 51 rows on the 1M profiling store) instead of ranking every wallet and then
+ * completing the page from three tables (35-38 ms, with a p99 the engine spreads to 1.5-2 times that;
+ * docs/POSITIONS.md "Board pages").
+ *
+ * What it changes: a board is as fresh as its last build (`data_as_of` of each entry is the ledger's
+ * position the build read), not as the ledger. A build runs every LEADERBOARD_BUILD_INTERVAL_MS when
+ * anything a board shows has changed since the last one: the ledger's progress, the valuation pass's
+ * newest row, the 30-day window's counts or the UTC day. Its cost follows the wallets (each board holds
+ * every ranked wallet), not the fills: the figures are read from the pre-aggregated per-wallet rows.
+ *
+ * A build fills the `_next` tables and exchanges leaderboard_pages with leaderboard_pages_next
+ * (atomically), so a read sees one whole build; a build that stops midway leaves the served table as it
+ * was and the next build truncates what it left. One builder at a time: it runs in the process that runs
+ * the valuation pass.
+ */
+import type { Logger } from '../../logger.js';
+import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import { readParts } from '../../analytics/read-parts.js';
+import { runPeriodically } from '../../shared/periodic.js';
+import { startOfUtcDay } from '../../shared/time.js';
+import { PROGRESS_PART, type Progress } from './queries.js';
+import { type BoardWindow, directionOf, type SortBy } from './rankings.js';
+import { windowBounds, windowFiguresSql } from './trader-window.js';
+
+/**
+ * The boards built as pages: every sort of the whole history and both 30-day sorts, each with what it
+ * ranks by and which wallets it holds, as columns of leaderboard_figures_next. They rank as the live
+ * boards do (rankings.ts): realized PnL and volume from trader_lifetime, every wallet with a row there;
+ * total PnL, win rate and risk as the valuation pass stored them, every valued wallet with the figure;
+ * the 30-day sums of trader_recent_days (trader-window.ts), every wallet with a row in the window.
+ */
+export const PAGED_BOARDS: ReadonlyArray<{ sortBy: SortBy; window: BoardWindow; value: string; on: string }> = [
+  { sortBy: 'total_realized_pnl', window: 'all', value: 'realized', on: 'in_lifetime = 1' },
+  { sortBy: 'volume', window: 'all', value: 'volume', on: 'in_lifetime = 1' },
+  { sortBy: 'total_pnl', window: 'all', value: 'valued_total', on: 'valued = 1' },
+  { sortBy: 'win_rate_pct', window: 'all', value: 'win_rate_pct', on: 'valued = 1 AND win_rate_pct IS NOT NULL' },
+  { sortBy: 'risk_score', window: 'all', value: 'risk_score', on: 'valued = 1 AND risk_score IS NOT NULL' },
+  { sortBy: 'total_realized_pnl', window: '30d', value: 'window_realized', on: 'in_window = 1' },
+  { sortBy: 'volume', window: '30d', value: 'window_volume', on: 'in_window = 1' },
+];
+
+export function boardName(sortBy: SortBy, window: BoardWindow): string {
+  return `${sortBy}:${window}`;
+}
+
+/** An entry's figures, from a page or computed live (leaderboard.ts); micro-units and Unix ms. */
+export interface BoardRow {
+  wallet: string;
+  /** A category board's category as stored (live only). */
+  category?: string;
+  sort_value: number;
+  realized: number;
+  unrealized: number;
+  volume: number;
+  trades: number;
+  won: number;
+  lost: number;
+  win_rate_pct: number | null;
+  risk_score: number | null;
+  realized_30d: number;
+  volume_30d: number;
+  last_ms: number | null;
+  /** When the wallet was valued; null when it never was. */
+  valued_ms: number | null;
+  /** The build's time (a page) or the request's (live): stats_as_of of a wallet never valued. */
+  built_ms: number;
+  /** The ledger's newest change's time the figures include (0 before any). */
+  data_ms: number;
+}
+
+/** The leaderboard's filters, as the SQL's params (leaderboard.ts). */
+export interface BoardFilters {
+  byLifetime: boolean;
+  byValuation: boolean;
+}
+
+const PAGE_COLUMNS = `wallet, sort_value, realized, unrealized, volume, trades, won, lost, win_rate_pct, risk_score,
+  realized_30d, volume_30d, last_ms, valued_ms, built_ms, data_ms`;
+
+/**
+ * A page of a built board after the cursor, filtered as the live board filters (leaderboard.ts); no rows
+ * when nothing is built yet (the caller then ranks live).
+ */
+export async function readBoardPage(
+  store: AnalyticsStore,
+  board: { sortBy: SortBy; window: BoardWindow },
+  filters: BoardFilters,
+  params: Record<string, unknown>,
+  after: { value: number; wallet: string } | null,
+  take: number,
+): Promise<BoardRow[]> {
+  const conditions = ['board = {board:String}'];
+  // The live board's filters read trader_lifetime and trader_valuation with FINAL: a wallet must have a row there.
+  if (filters.byLifetime) conditions.push('in_lifetime = 1 AND volume >= {min_volume_micro:Int64} AND trades >= {min_trades:Int64}');
+  if (filters.byValuation)
+    conditions.push('valued = 1 AND ifNull(win_rate_pct, -1) >= {min_win_rate:Float64} AND risk_score <= {max_risk_score:Float64}');
+  if (after)
+    conditions.push(
+      `(sort_value, wallet) ${directionOf(board.sortBy) === 'DESC' ? '<' : '>'} ({after_value:Float64}, {after_wallet:String})`,
+    );
+  return store.query<BoardRow>(
+    `SELECT ${PAGE_COLUMNS} FROM leaderboard_pages WHERE ${conditions.join(' AND ')} ORDER BY rank LIMIT {take:UInt32}`,
+    { ...params, board: boardName(board.sortBy, board.window), take, after_value: after?.value, after_wallet: after?.wallet },
+  );
+}
+
+export interface BoardBuild {
+  built: boolean;
+  rows: number;
+  ms: number;
+}
+
+export class BoardPages {
+  /** What the last build read (buildSignature); a build is skipped while it is unchanged. */
+  private lastSignature: string | null = null;
+
+  constructor(private readonly store: AnalyticsStore) {}
+
+  /** Builds every paged board when something a board shows changed since the last build (or `force`). */
+  async build(nowMs = Date.now(), force = false): Promise<BoardBuild> {
+    const started = performance.now();
+    const signature = await this.signature(nowMs);
+    if (!force && signature.key === this.lastSignature) return { built: false, rows: 0, ms: performance.now() - started };
+    const bounds = windowBounds(nowMs);
+    await this.store.command('TRUNCATE TABLE leaderboard_figures_next');
+    await this.store.command('TRUNCATE TABLE leaderboard_pages_next');
+    // Missing rows of a joined side take the column's default (join_use_nulls = 0): 0, or NULL where
+    // the column is Nullable; `in_lifetime` and `valued` say whether the wallet had a row.
+    await this.store.command(
+      `INSERT INTO leaderboard_figures_next
+       SELECT wallet, v.total, w.in_window, w.window_realized, w.window_volume,
+              t.r, v.unrealized, t.vol, t.n, t.in_lifetime, v.won, v.lost, v.win_rate_pct, v.risk_score,
+              v.valued, v.valued_ms, d.r, d.vol, t.l
+         FROM (SELECT wallet, sum(realized) AS r, sum(volume) AS vol, sum(trades) AS n,
+                      toUnixTimestamp64Milli(max(last_time)) AS l, toUInt8(1) AS in_lifetime
+                 FROM trader_lifetime GROUP BY wallet) AS t
+         FULL OUTER JOIN
+              (SELECT wallet, total_pnl AS total, unrealized, toInt64(won) AS won, toInt64(lost) AS lost, win_rate_pct,
+                      toNullable(risk_score) AS risk_score, toUInt8(1) AS valued,
+                      toNullable(toUnixTimestamp64Milli(valued_at)) AS valued_ms
+                 FROM trader_valuation FINAL) AS v USING (wallet)
+         LEFT JOIN
+              (SELECT wallet, sum(realized) AS r, sum(volume) AS vol FROM trader_days
+                WHERE day >= toDate({from30:Int64}, 'UTC') GROUP BY wallet) AS d USING (wallet)
+         LEFT JOIN (SELECT *, toUInt8(1) AS in_window FROM (${windowFiguresSql()})) AS w USING (wallet)`,
+      bounds,
+    );
+    // A board's rows are the figures' rows it holds, ranked (about 65-80 ms per 100,000 wallets on the
+    // 1M profiling store; one statement of all seven as a UNION ALL took as long as seven).
+    const built = Date.now();
+    for (const board of PAGED_BOARDS) {
+      const direction = directionOf(board.sortBy);
+      await this.store.command(
+        `INSERT INTO leaderboard_pages_next
+         SELECT {board:String}, toUInt32(row_number() OVER (ORDER BY ${board.value} ${direction}, wallet ${direction})), wallet,
+                toFloat64(${board.value}), realized, unrealized, volume, trades, in_lifetime, won, lost, win_rate_pct, risk_score,
+                valued, valued_ms, realized_30d, volume_30d, last_ms, {built:Int64}, {data_ms:Int64}
+           FROM leaderboard_figures_next WHERE ${board.on}`,
+        { board: boardName(board.sortBy, board.window), built, data_ms: signature.dataMs },
+      );
+    }
+    await this.store.command('EXCHANGE TABLES leaderboard_pages AND leaderboard_pages_next');
+    this.lastSignature = signature.key;
+    const [row] = await this.store.query<{ n: number }>('SELECT count() AS n FROM leaderboard_pages');
+    return { built: true, rows: Number(row?.n ?? 0), ms: performance.now() - started };
+  }
+
+  /**
+   * What the boards show depends on, read before the figures (so a build's figures include at least
+   * what its `data_ms` says): the ledger's progress, the valuation pass's newest row, the 30-day
+   * window's counts (trader-window.ts) and the UTC day.
+   */
+  private async signature(nowMs: number): Promise<{ key: string; dataMs: number }> {
+    const row = await readParts<{ progress: Progress; valued: number | null; window: [number, number] }>(this.store, {
+      progress: PROGRESS_PART,
+      valued: 'SELECT toUnixTimestamp64Milli(max(valued_at)) AS value FROM trader_valuation',
+      window: 'SELECT (toInt64(sum(changes)), toInt64(sum(closed_changes))) AS value FROM trader_window_counts',
+    });
+    const [lastMs, , count] = row.progress;
+    return {
+      key: JSON.stringify([row.progress, row.valued, row.window, startOfUtcDay(nowMs)]),
+      dataMs: Number(count) === 0 ? 0 : Number(lastMs),
+    };
+  }
+}
+
+/** Builds the board pages every `intervalMs` when anything they show changed (first at once), never overlapping. */
+export function startBoardPages(store: AnalyticsStore, intervalMs: number, logger: Logger) {
+  const pages = new BoardPages(store);
+  return runPeriodically(
+    async () => {
+      const build = await pages.build();
+      if (build.built) logger.debug(build, 'leaderboard pages built');
+    },
+    intervalMs,
+    (error) => logger.error({ err: error }, 'building the leaderboard pages failed'),
+  );
+}
