@@ -2,7 +2,8 @@
  * The 30-day window of the leaderboards ranked by realized PnL or volume. The valuation pass sums the
  * window's closed days once per wallet into today's rows of trader_recent_days (closed_*, migration
  * 0056), where the view adds today's figures as they happen, so a request merges one sorted key range
- * with FINAL: one row per wallet, in wallet order, no hashing. The board stays as fresh as the ledger.
+ * with FINAL: one row per wallet, in wallet order, no hashing. The sums stay as fresh as the ledger;
+ * the boards built from them (board-pages.ts) are as fresh as their last build.
  *
  * When the closed sums are served: today's stamp equals the ledger rows now dated on the window's closed
  * days (both kept in trader_window_counts, migration 0057). The stamp is the sum of every wallet's
