@@ -153,7 +153,7 @@ export type LeaderEntry = {
   last_trade_at?: Timestamp | null;
   /** When this wallet's mark-dependent figures (unrealized_pnl, total_pnl, won, lost, win_rate_pct, risk_score) were last valued (the board's build, or the request, for a wallet never valued); realized PnL, volume and trades are as of data_as_of. */
   stats_as_of: Timestamp;
-  /** Block time of the newest change the position ledger had applied when the board was read: at its last build for a board without a category, at the request for a category board (null before any). */
+  /** Block time of the newest change the position ledger had applied when the board was read: at its last build for a page a board without a category serves from its build, at the request for a page ranked when requested (category boards, pages past the build's depth: see /leaderboard; null before any). */
   data_as_of?: Timestamp | null;
 };
 

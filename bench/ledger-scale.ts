@@ -224,7 +224,8 @@ export async function leaderboardFreshness(
   const ledgerConsumer = await startStatefulProjections(log, store, pino({ level: 'silent' }), 'bench-ledger');
   const publisher = new EventPublisher(log);
   // The board is served from its pages, rebuilt as the service rebuilds them (board-pages.ts).
-  const pages = startBoardPages(store, loadConfig({}).leaderboardBuildIntervalMs, pino({ level: 'silent' }));
+  const config = loadConfig({});
+  const pages = startBoardPages(store, config.leaderboardBuildIntervalMs, pino({ level: 'silent' }), config.leaderboardPageDepth);
   const timings: number[] = [];
   try {
     for (let p = 0; p < probes; p++) {
@@ -410,8 +411,8 @@ export async function ledgerFromStoredTrades(store: AnalyticsStore): Promise<voi
   }
 }
 
-/** One build of the board pages (board-pages.ts) over the whole store, forced: its time and rows. */
+/** One build of the board pages (board-pages.ts, to the service's depth) over the whole store, forced: its time and rows. */
 export async function boardPagesBuild(store: AnalyticsStore): Promise<{ ms: number; rows: number }> {
-  const build = await new BoardPages(store).build(Date.now(), true);
+  const build = await new BoardPages(store, loadConfig({}).leaderboardPageDepth).build(Date.now(), true);
   return { ms: Math.round(build.ms), rows: build.rows };
 }

@@ -191,6 +191,8 @@ const environmentSchema = z.object({
   TRADER_VALUATION_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
   // The boards without a category are rebuilt as pages this often when anything they show changed.
   LEADERBOARD_BUILD_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
+  // Ranks of each such board a build writes; pages past them are ranked when requested.
+  LEADERBOARD_PAGE_DEPTH: z.coerce.number().int().positive().max(10_000_000).default(1_000),
   // Public read responses (market data, trades, leaderboards) are shared for this long; 0 = off.
   // One second keeps every endpoint well inside its freshness target (ticks 2 s).
   READ_CACHE_TTL_MS: z.coerce.number().int().min(0).default(1_000),
@@ -475,6 +477,7 @@ export type Config = Readonly<{
   sink: Readonly<{ poisonAfterFailures: number }>;
   traderValuationIntervalMs: number;
   leaderboardBuildIntervalMs: number;
+  leaderboardPageDepth: number;
   reconciliationIntervalMs: number;
   validateResponses: boolean;
   readCacheTtlMs: number;
@@ -690,6 +693,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sink: { poisonAfterFailures: e.SINK_POISON_AFTER_FAILURES },
     traderValuationIntervalMs: e.TRADER_VALUATION_INTERVAL_MS,
     leaderboardBuildIntervalMs: e.LEADERBOARD_BUILD_INTERVAL_MS,
+    leaderboardPageDepth: e.LEADERBOARD_PAGE_DEPTH,
     reconciliationIntervalMs: e.RECONCILIATION_INTERVAL_MS,
     validateResponses: e.VALIDATE_RESPONSES ?? false,
     readCacheTtlMs: e.READ_CACHE_TTL_MS,

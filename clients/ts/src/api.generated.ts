@@ -153,7 +153,7 @@ export type LeaderEntry = {
   last_trade_at?: Timestamp | null;
   /** When this wallet's mark-dependent figures (unrealized_pnl, total_pnl, won, lost, win_rate_pct, risk_score) were last valued (the board's build, or the request, for a wallet never valued); realized PnL, volume and trades are as of data_as_of. */
   stats_as_of: Timestamp;
-  /** Block time of the newest change the position ledger had applied when the board was read: at its last build for a board without a category, at the request for a category board (null before any). */
+  /** Block time of the newest change the position ledger had applied when the board was read: at its last build for a page a board without a category serves from its build, at the request for a page ranked when requested (category boards, pages past the build's depth: see /leaderboard; null before any). */
   data_as_of?: Timestamp | null;
 };
 
@@ -3125,7 +3125,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "GET",
     "path": "/leaderboard",
     "summary": "Trader rankings by PnL, win rate, volume or risk (as of data_as_of; mark-dependent figures from the valuation pass, see stats_as_of).",
-    "description": "Boards without a category are served from their last build: every wallet of each board in rank order with\nall of its figures, rebuilt every LEADERBOARD_BUILD_INTERVAL_MS (5 s) when the ledger, the valuation pass,\nthe 30-day window or the UTC day moved. Each entry's data_as_of is the ledger position that build read, so a\nfill shows on these boards within about one interval plus a build. Category boards, and every board before\nthe first build, are ranked when requested, as fresh as the ledger.",
+    "description": "Boards without a category are served from their last build: the first LEADERBOARD_PAGE_DEPTH (1,000) ranks\nof each board in rank order with all of their figures, rebuilt every LEADERBOARD_BUILD_INTERVAL_MS (5 s) when\nthe ledger, the valuation pass, the 30-day window or the UTC day moved. Each entry's data_as_of is the ledger\nposition that build read, so a fill shows on these boards within about one interval plus a build. A page the\nbuild does not hold whole (one reaching past that depth, or a filter keeping fewer of the built ranks), category\nboards, and every board before the first build, are ranked when requested, as fresh as the ledger. Every board\nholds every wallet it ranks, whatever the depth.",
     "access": "tier2",
     "paginated": true,
     "parameters": [
@@ -3201,6 +3201,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "GET",
     "path": "/traders/browse",
     "summary": "Ranked trader directory with filters.",
+    "description": "The boards of /leaderboard with its freshness (built pages to LEADERBOARD_PAGE_DEPTH ranks, the rest ranked when\nrequested), filtered: a page is served from the build only when the built ranks hold it whole after the filters.",
     "access": "tier2",
     "paginated": true,
     "parameters": [

@@ -2,7 +2,8 @@
  * The boards without a category served from their built pages (board-pages.ts): ranked live until the
  * first build; as fresh as the last build after it (a later fill shows at the next build, and
  * `data_as_of` says which ledger position a page is of); a build skipped while nothing it shows
- * changed; a build that stopped midway neither served nor kept; the periodic job builds on its own.
+ * changed; a build that stopped midway neither served nor kept; the periodic job builds on its own; a
+ * board built to its depth serves the pages it holds whole and ranks the others live.
  */
 import { outcomeFill } from '../../../test/support/events.js';
 import { waitFor } from '../../../test/support/http.js';
@@ -114,4 +115,40 @@ test('the periodic job builds when the ledger moves', async () => {
   } finally {
     await job.stop();
   }
+});
+
+test('a build writes each board to its depth: pages it holds whole are served from it, the others ranked live', async () => {
+  // The board: W 9, Z 8, X 5, Y 1. Built to a depth of 3: W, Z and X, and that the board holds more.
+  const build = await new BoardPages(h.store, 3).build(Date.now(), true);
+  expect(build.built).toBe(true);
+  expect(
+    await h.store.query("SELECT wallet, rank, truncated FROM leaderboard_pages WHERE board = 'total_realized_pnl:all' ORDER BY rank"),
+  ).toEqual([
+    { wallet: `0x${'5'.repeat(40)}`, rank: 1, truncated: 1 },
+    { wallet: Z, rank: 2, truncated: 1 },
+    { wallet: X, rank: 3, truncated: 1 },
+  ]);
+  // V: 10 bought at 0.3, sold at 0.9: 6 realized, third. The ledger has it; the build does not.
+  const V = `0x${'6'.repeat(40)}`;
+  await h.given({ chainLedger: [fill(V, 'buy', 10, 0.3, 2), fill(V, 'sell', 10, 0.9, 1)] });
+  const entries = (body: any) => body.data.map((e: any) => [e.wallet, e.rank, e.total_realized_pnl, e.data_as_of]);
+  // The first page lies within the depth (its 2 entries and the row that says whether more follow):
+  // the build's, as of the build.
+  const first = (await h.get('/leaderboard?limit=2')).body;
+  expect(entries(first)).toEqual([
+    [`0x${'5'.repeat(40)}`, 1, 9, iso(NOW - 3 * 60_000)],
+    [Z, 2, 8, iso(NOW - 3 * 60_000)],
+  ]);
+  // The next lies past it: ranked live, as of the ledger (V's fill), ranks going on from the cursor.
+  const second = (await h.get(`/leaderboard?limit=2&cursor=${encodeURIComponent(first.pagination.next_cursor)}`)).body;
+  expect(entries(second)).toEqual([
+    [V, 3, 6, iso(NOW - 60_000)],
+    [X, 4, 5, iso(NOW - 60_000)],
+  ]);
+  // A page running past the depth (3 entries and the next row) is ranked live whole.
+  expect(entries((await h.get('/leaderboard?limit=3')).body)).toEqual([
+    [`0x${'5'.repeat(40)}`, 1, 9, iso(NOW - 60_000)],
+    [Z, 2, 8, iso(NOW - 60_000)],
+    [V, 3, 6, iso(NOW - 60_000)],
+  ]);
 });

@@ -1,22 +1,26 @@
 /**
- * The boards without a category, built as pages: each board's wallets in rank order with every figure
- * an entry shows (leaderboard_pages, migration 0063), so serving a page reads one key range in key
- * order (3.5 ms p50 for 51 rows on the 1M profiling store) instead of ranking every wallet and then
- * completing the page from three tables (35-38 ms, with a p99 the engine spreads to 1.5-2 times that;
- * docs/POSITIONS.md "Board pages").
+ * The boards without a category, built as pages: the first `depth` ranks of each board (1,000 by
+ * default, LEADERBOARD_PAGE_DEPTH) in rank order with every figure an entry shows (leaderboard_pages,
+ * migrations 0063-0064), so serving a page reads one key range in key order (3.5 ms p50 for 51 rows on
+ * the 1M profiling store) instead of ranking every wallet and then completing the page from three
+ * tables (35-38 ms, with a p99 the engine spreads to 1.5-2 times that; docs/POSITIONS.md "Board pages").
+ * A page the build does not hold whole (past the depth of a board with more wallets) is ranked live,
+ * which is exact either way. Only the depth is written because writing is most of a board's cost: on
+ * the 1M profiling store a board of 99,287 wallets took 70-74 ms written whole and 17-19 ms to its
+ * first 1,000, so a build took 655-705 ms against 334-442 (docs/POSITIONS.md).
  *
  * What it changes: a board is as fresh as its last build (`data_as_of` of each entry is the ledger's
  * position the build read), not as the ledger. A build runs every LEADERBOARD_BUILD_INTERVAL_MS when
  * anything a board shows has changed since the last one: the ledger's progress, the valuation pass's
- * newest row, the 30-day window's counts or the UTC day. Its cost follows the wallets (each board holds
- * every ranked wallet), not the fills: the figures are read from the pre-aggregated per-wallet rows.
+ * newest row, the 30-day window's counts or the UTC day. Its cost follows the wallets (every wallet's
+ * figures are read to rank them), not the fills: the figures are read from the pre-aggregated
+ * per-wallet rows.
  *
  * A build fills the `_next` tables and exchanges leaderboard_pages with leaderboard_pages_next
  * (atomically), so a read sees one whole build; a build that stops midway leaves the served table as it
  * was and the next build truncates what it left. One builder at a time: it runs in the process that runs
  * the valuation pass. In the embedded twin statements run one at a time, so reads arriving during a
- * build wait behind it: with builds every 5 s the boards' p99 rose from about 20 to 82-118 ms on the 1M
- * profiling store (docs/POSITIONS.md "Board pages").
+ * build wait behind its running statement (docs/POSITIONS.md "Board pages").
  */
 import type { Logger } from '../../logger.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
@@ -80,11 +84,16 @@ export interface BoardFilters {
 }
 
 const PAGE_COLUMNS = `wallet, sort_value, realized, unrealized, volume, trades, won, lost, win_rate_pct, risk_score,
-  realized_30d, volume_30d, last_ms, valued_ms, built_ms, data_ms`;
+  realized_30d, volume_30d, last_ms, valued_ms, built_ms, data_ms, truncated`;
+
+/** How many ranks of each board a build writes by default (LEADERBOARD_PAGE_DEPTH). */
+export const PAGE_DEPTH = 1_000;
 
 /**
- * A page of a built board after the cursor, filtered as the live board filters (leaderboard.ts); no rows
- * when nothing is built yet (the caller then ranks live).
+ * A page of a built board after the cursor, filtered as the live board filters (leaderboard.ts); null
+ * when the build does not hold the page whole, and the caller then ranks it live: nothing built yet,
+ * nothing of the build passes, or fewer than `take` rows of a board built to its depth only (the rest of
+ * the page may lie past it).
  */
 export async function readBoardPage(
   store: AnalyticsStore,
@@ -93,7 +102,7 @@ export async function readBoardPage(
   params: Record<string, unknown>,
   after: { value: number; wallet: string } | null,
   take: number,
-): Promise<BoardRow[]> {
+): Promise<BoardRow[] | null> {
   const conditions = ['board = {board:String}'];
   // The live board's filters read trader_lifetime and trader_valuation with FINAL: a wallet must have a row there.
   if (filters.byLifetime) conditions.push('in_lifetime = 1 AND volume >= {min_volume_micro:Int64} AND trades >= {min_trades:Int64}');
@@ -103,10 +112,13 @@ export async function readBoardPage(
     conditions.push(
       `(sort_value, wallet) ${directionOf(board.sortBy) === 'DESC' ? '<' : '>'} ({after_value:Float64}, {after_wallet:String})`,
     );
-  return store.query<BoardRow>(
+  const rows = await store.query<BoardRow & { truncated: number }>(
     `SELECT ${PAGE_COLUMNS} FROM leaderboard_pages WHERE ${conditions.join(' AND ')} ORDER BY rank LIMIT {take:UInt32}`,
     { ...params, board: boardName(board.sortBy, board.window), take, after_value: after?.value, after_wallet: after?.wallet },
   );
+  // A board built to its depth only holds a page that ends before it: `take` rows.
+  if (rows.length === 0 || (rows.length < take && Number(rows[0]!.truncated) === 1)) return null;
+  return rows.map(({ truncated: _, ...row }) => row);
 }
 
 export interface BoardBuild {
@@ -119,7 +131,11 @@ export class BoardPages {
   /** What the last build read (`signature`); a build is skipped while it is unchanged. */
   private lastSignature: string | null = null;
 
-  constructor(private readonly store: AnalyticsStore) {}
+  constructor(
+    private readonly store: AnalyticsStore,
+    /** Ranks written per board; the rest of a longer board is ranked live when read. */
+    private readonly depth = PAGE_DEPTH,
+  ) {}
 
   /** Builds every paged board when something a board shows changed since the last build (or `force`). */
   async build(nowMs = Date.now(), force = false): Promise<BoardBuild> {
@@ -150,18 +166,21 @@ export class BoardPages {
          LEFT JOIN (SELECT *, toUInt8(1) AS in_window FROM (${windowFiguresSql()})) AS w USING (wallet)`,
       bounds,
     );
-    // A board's rows are the figures' rows it holds, ranked (about 65-80 ms per 100,000 wallets on the
-    // 1M profiling store; one statement of all seven as a UNION ALL took as long as seven).
+    // A board's rows are the first `depth` of the figures' rows it holds, ranked, and whether it holds
+    // more (17-19 ms per board of 99,287 wallets on the 1M profiling store, against 70-74 written whole;
+    // one statement of all seven as a UNION ALL took as long as seven).
     const built = Date.now();
     for (const board of PAGED_BOARDS) {
-      const direction = directionOf(board.sortBy);
+      const order = `${board.value} ${directionOf(board.sortBy)}, wallet ${directionOf(board.sortBy)}`;
       await this.store.command(
-        `INSERT INTO leaderboard_pages_next
-         SELECT {board:String}, toUInt32(row_number() OVER (ORDER BY ${board.value} ${direction}, wallet ${direction})), wallet,
+        `INSERT INTO leaderboard_pages_next (board, rank, wallet, sort_value, realized, unrealized, volume, trades, in_lifetime, won, lost,
+                                            win_rate_pct, risk_score, valued, valued_ms, realized_30d, volume_30d, last_ms, built_ms, data_ms, truncated)
+         WITH (SELECT count() > {depth:UInt32} FROM leaderboard_figures_next WHERE ${board.on}) AS truncated
+         SELECT {board:String}, toUInt32(row_number() OVER (ORDER BY ${order})), wallet,
                 toFloat64(${board.value}), realized, unrealized, volume, trades, in_lifetime, won, lost, win_rate_pct, risk_score,
-                valued, valued_ms, realized_30d, volume_30d, last_ms, {built:Int64}, {data_ms:Int64}
-           FROM leaderboard_figures_next WHERE ${board.on}`,
-        { board: boardName(board.sortBy, board.window), built, data_ms: signature.dataMs },
+                valued, valued_ms, realized_30d, volume_30d, last_ms, {built:Int64}, {data_ms:Int64}, toUInt8(truncated)
+           FROM (SELECT * FROM leaderboard_figures_next WHERE ${board.on} ORDER BY ${order} LIMIT {depth:UInt32})`,
+        { board: boardName(board.sortBy, board.window), built, data_ms: signature.dataMs, depth: this.depth },
       );
     }
     await this.store.command('EXCHANGE TABLES leaderboard_pages AND leaderboard_pages_next');
@@ -189,9 +208,12 @@ export class BoardPages {
   }
 }
 
-/** Builds the board pages every `intervalMs` when anything they show changed (first at once), never overlapping. */
-export function startBoardPages(store: AnalyticsStore, intervalMs: number, logger: Logger) {
-  const pages = new BoardPages(store);
+/**
+ * Builds the board pages (`depth` ranks each) every `intervalMs` when anything they show changed (first
+ * at once), never overlapping.
+ */
+export function startBoardPages(store: AnalyticsStore, intervalMs: number, logger: Logger, depth = PAGE_DEPTH) {
+  const pages = new BoardPages(store, depth);
   return runPeriodically(
     async () => {
       const build = await pages.build();

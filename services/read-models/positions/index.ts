@@ -38,6 +38,6 @@ export const positionsReadModel = defineReadModel({
   routes: ({ store }) => traderRoutes(store),
   jobs: ({ store, config, logger }) => [
     startTraderValuation(store, config.traderValuationIntervalMs, logger.child({ part: 'trader-valuation' })),
-    startBoardPages(store, config.leaderboardBuildIntervalMs, logger.child({ part: 'leaderboard-pages' })),
+    startBoardPages(store, config.leaderboardBuildIntervalMs, logger.child({ part: 'leaderboard-pages' }), config.leaderboardPageDepth),
   ],
 });

@@ -1,7 +1,7 @@
 /**
  * Leaderboard and browse. The boards without a category are served from their last build
- * (board-pages.ts): one read of a key range, every figure in the row. Category boards, and every board
- * before the first build, are ranked live: one row per wallet from the views (realized PnL, volume,
+ * (board-pages.ts): one read of a key range, every figure in the row. Category boards, every board
+ * before the first build and pages past a board's built depth are ranked live: one row per wallet from the views (realized PnL, volume,
  * fills: as fresh as the ledger) or from the valuation pass (total PnL, win rate, risk: as fresh as
  * its last pass), with keyset pagination; the page's wallets are then completed from the other tables.
  *
@@ -89,8 +89,9 @@ export async function rankedTraders(store: AnalyticsStore, request: Request, wit
           after ? { value: Number(after[0]), wallet: String(after[1]) } : null,
           take,
         );
-        // No rows: nothing built yet, or nothing of this build passes: ranked live, which is exact either way.
-        if (built.length > 0) return built;
+        // null: nothing built yet, nothing of this build passes, or a page past a board's built depth:
+        // ranked live, which is exact either way.
+        if (built) return built;
       }
       return live(after, take);
     },

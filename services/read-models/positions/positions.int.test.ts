@@ -395,7 +395,7 @@ test.each([
   expect(response.body.success).toBe(false);
 });
 
-test('the boards served from their built pages equal the boards ranked live: every sort, window, filter and page', async () => {
+test('the boards served from their built pages equal the boards ranked live: every sort, window, filter and page, built whole or to a depth', async () => {
   const filters = ['', '&min_volume=10', '&min_trades=2', '&min_win_rate=50', '&max_risk_score=50', '&min_volume=1&max_risk_score=99'];
   const urls = PAGED_BOARDS.flatMap(({ sortBy, window }) => [
     `/leaderboard?sort_by=${sortBy}&window=${window}&limit=2`,
@@ -433,6 +433,15 @@ test('the boards served from their built pages equal the boards ranked live: eve
   expect(live.flat().flatMap((page) => page.data).length).toBeGreaterThan(100);
   // A board that no built row passes (every filtered-out page) is ranked live: the same empty page.
   expect((await h.get('/traders/browse?min_volume=1000000')).body.data).toEqual([]);
+  // Built to a depth of 4 ranks: the first page of each board (2 entries and the row after them) is the
+  // build's, the pages past the depth are ranked live, and the boards are the same page for page.
+  await new BoardPages(h.store, 4).build(Date.now(), true);
+  const depths = await h.store.query<{ board: string; n: string; truncated: number }>(
+    'SELECT board, toString(count()) AS n, max(truncated) AS truncated FROM leaderboard_pages GROUP BY board ORDER BY board',
+  );
+  expect(depths.every((r) => Number(r.n) <= 4)).toBe(true);
+  expect(depths.filter((r) => r.truncated === 1).length).toBeGreaterThanOrEqual(5);
+  expect(await walkAll()).toEqual(live);
   // Later tests read the boards live again.
   await h.store.command('TRUNCATE TABLE leaderboard_pages');
 });
