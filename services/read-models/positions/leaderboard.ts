@@ -1,9 +1,10 @@
 /**
  * Leaderboard and browse. The boards without a category are served from their last build
  * (board-pages.ts): one read of a key range, every figure in the row. Category boards, every board
- * before the first build and pages past a board's built depth are ranked live: one row per wallet from the views (realized PnL, volume,
- * fills: as fresh as the ledger) or from the valuation pass (total PnL, win rate, risk: as fresh as
- * its last pass), with keyset pagination; the page's wallets are then completed from the other tables.
+ * before the first build and pages past a board's built depth are ranked live: one row per wallet
+ * from the views (realized PnL, volume, fills: as fresh as the ledger) or from the valuation pass
+ * (total PnL, win rate, risk: as fresh as its last pass), with keyset pagination; the page's wallets
+ * are then completed from the other tables.
  *
  * Every (sort_by, window, category) combination served ranks by figures of that window and category;
  * the others are refused with 400 (rankings.ts, docs/POSITIONS.md "Leaderboards").
