@@ -9,11 +9,14 @@ import { outcomeFill } from '../../../test/support/events.js';
 import { waitFor } from '../../../test/support/http.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import { pino } from 'pino';
+import { loadConfig } from '../../config.js';
 import { iso } from '../../shared/time.js';
 import { BoardPages, startBoardPages } from './board-pages.js';
 import { TraderValuation } from './valuation.js';
 
 const NOW = Date.now();
+/** The service's default depth, deeper than any board here: every board is built whole. */
+const DEPTH = loadConfig({}).leaderboardPageDepth;
 const M = `0x${'b'.repeat(64)}`;
 const [X, Y, Z] = ['1', '2', '3'].map((c) => `0x${c.repeat(40)}`) as [string, string, string];
 
@@ -52,7 +55,7 @@ test('ranked live before the first build, then served from the build until the n
     [X, 5],
     [Y, 1],
   ]);
-  const pages = new BoardPages(h.store);
+  const pages = new BoardPages(h.store, DEPTH);
   expect((await pages.build()).built).toBe(true);
   const built = await board();
   expect(built.map((e) => [e.wallet, e.total_realized_pnl, e.data_as_of])).toEqual([
@@ -93,7 +96,7 @@ test('a build that stopped midway is neither served nor kept', async () => {
   );
   expect(await board()).toEqual(before);
   // A new process's first build (no signature yet) truncates it and builds every board whole.
-  const build = await new BoardPages(h.store).build();
+  const build = await new BoardPages(h.store, DEPTH).build();
   expect(build.built).toBe(true);
   expect(await board()).toEqual(before);
   const [rows] = await h.store.query<{ n: string }>(
@@ -104,7 +107,7 @@ test('a build that stopped midway is neither served nor kept', async () => {
 });
 
 test('the periodic job builds when the ledger moves', async () => {
-  const job = startBoardPages(h.store, 100, pino({ level: 'silent' }));
+  const job = startBoardPages(h.store, 100, pino({ level: 'silent' }), DEPTH);
   try {
     await job.firstRun;
     // W: 10 bought at 0.05, sold at 0.95: 9 realized, the new first.

@@ -86,9 +86,6 @@ export interface BoardFilters {
 const PAGE_COLUMNS = `wallet, sort_value, realized, unrealized, volume, trades, won, lost, win_rate_pct, risk_score,
   realized_30d, volume_30d, last_ms, valued_ms, built_ms, data_ms, truncated`;
 
-/** How many ranks of each board a build writes by default (LEADERBOARD_PAGE_DEPTH). */
-export const PAGE_DEPTH = 1_000;
-
 /**
  * A page of a built board after the cursor, filtered as the live board filters (leaderboard.ts); null
  * when the build does not hold the page whole, and the caller then ranks it live: nothing built yet,
@@ -133,8 +130,8 @@ export class BoardPages {
 
   constructor(
     private readonly store: AnalyticsStore,
-    /** Ranks written per board; the rest of a longer board is ranked live when read. */
-    private readonly depth = PAGE_DEPTH,
+    /** Ranks written per board (LEADERBOARD_PAGE_DEPTH); the rest of a longer board is ranked live when read. */
+    private readonly depth: number,
   ) {}
 
   /** Builds every paged board when something a board shows changed since the last build (or `force`). */
@@ -171,7 +168,8 @@ export class BoardPages {
     // one statement of all seven as a UNION ALL took as long as seven).
     const built = Date.now();
     for (const board of PAGED_BOARDS) {
-      const order = `${board.value} ${directionOf(board.sortBy)}, wallet ${directionOf(board.sortBy)}`;
+      const direction = directionOf(board.sortBy);
+      const order = `${board.value} ${direction}, wallet ${direction}`;
       await this.store.command(
         `INSERT INTO leaderboard_pages_next (board, rank, wallet, sort_value, realized, unrealized, volume, trades, in_lifetime, won, lost,
                                             win_rate_pct, risk_score, valued, valued_ms, realized_30d, volume_30d, last_ms, built_ms, data_ms, truncated)
@@ -212,7 +210,7 @@ export class BoardPages {
  * Builds the board pages (`depth` ranks each) every `intervalMs` when anything they show changed (first
  * at once), never overlapping.
  */
-export function startBoardPages(store: AnalyticsStore, intervalMs: number, logger: Logger, depth = PAGE_DEPTH) {
+export function startBoardPages(store: AnalyticsStore, intervalMs: number, logger: Logger, depth: number) {
   const pages = new BoardPages(store, depth);
   return runPeriodically(
     async () => {

@@ -8,6 +8,7 @@ import { chainLedgerEvent, marketUpserted, outcomeFill, outcomeToken, txHash } f
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import { DAY_MS, startOfUtcDay } from '../../shared/time.js';
 import { readMigrations } from '../../analytics/migrate.js';
+import { loadConfig } from '../../config.js';
 import { walletPositions, walletReports } from './queries.js';
 import { TraderValuation } from './valuation.js';
 import { BoardPages, PAGED_BOARDS } from './board-pages.js';
@@ -420,7 +421,7 @@ test('the boards served from their built pages equal the boards ranked live: eve
   };
   const live = await walkAll();
   expect(await h.store.query('SELECT * FROM leaderboard_pages')).toEqual([]);
-  const build = await new BoardPages(h.store).build();
+  const build = await new BoardPages(h.store, loadConfig({}).leaderboardPageDepth).build();
   expect(build.built).toBe(true);
   const perBoard = await h.store.query<{ board: string; n: string }>(
     'SELECT board, toString(count()) AS n FROM leaderboard_pages GROUP BY board ORDER BY board',
