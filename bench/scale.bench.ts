@@ -85,6 +85,19 @@ function shuffled<T>(items: readonly T[], round: number): T[] {
   return order;
 }
 
+/** The tables a per-wallet read opens (queries.ts, market-data.ts, stored-curve.ts). */
+const WALLET_READ_TABLES = [
+  'ledger_progress',
+  'position_state',
+  'trader_days',
+  'trader_curve',
+  'trader_valuation',
+  'trader_category_valuation',
+  'markets',
+  'market_closes',
+  'book_tops',
+];
+
 function percentile(sorted: number[], p: number): number {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 100) / 100;
 }
@@ -272,6 +285,12 @@ async function main() {
       // Every per-wallet read opens each part of position_state: the figures depend on how many the
       // engine's merges have left (docs/POSITIONS.md, "What a wallet read costs").
       row.position_state_parts = await activeParts(store, 'position_state');
+      // Every table a wallet read opens, and the process's heap (the API shares it with the pipeline
+      // that applied the load): what else could move a per-wallet figure between the two scales.
+      row.wallet_read_parts = Object.fromEntries(
+        await Promise.all(WALLET_READ_TABLES.map(async (table) => [table, await activeParts(store, table)] as const)),
+      );
+      row.heap_used_mb = Math.round(process.memoryUsage().heapUsed / 2 ** 20);
       // The boards rank every wallet of trader_valuation with FINAL: its rows (replaced ones included)
       // and parts move their figures (docs/POSITIONS.md, "The valuation pass").
       row.trader_valuation = await tableSize(store, 'trader_valuation');
