@@ -86,17 +86,7 @@ function shuffled<T>(items: readonly T[], round: number): T[] {
 }
 
 /** The tables a per-wallet read opens (queries.ts, market-data.ts, stored-curve.ts). */
-const WALLET_READ_TABLES = [
-  'ledger_progress',
-  'position_state',
-  'trader_days',
-  'trader_curve',
-  'trader_valuation',
-  'trader_category_valuation',
-  'markets',
-  'market_closes',
-  'book_tops',
-];
+const WALLET_READ_TABLES = ['ledger_progress', 'position_state', 'trader_days', 'trader_curve', 'markets', 'market_closes', 'book_tops'];
 
 function percentile(sorted: number[], p: number): number {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 100) / 100;
