@@ -272,14 +272,14 @@ async function main() {
         positions_sampled: sampled((wallet) => `/v1/positions/${wallet}`),
       };
       row.merges_settled_ms = await mergesSettled(store);
-      // Every per-wallet read opens each part of position_state: the figures depend on how many the
-      // engine's merges have left (docs/POSITIONS.md, "What a wallet read costs").
-      row.position_state_parts = await activeParts(store, 'position_state');
-      // Every table a wallet read opens, and the process's heap (the API shares it with the pipeline
-      // that applied the load): what else could move a per-wallet figure between the two scales.
-      row.wallet_read_parts = Object.fromEntries(
-        await Promise.all(WALLET_READ_TABLES.map(async (table) => [table, await activeParts(store, table)] as const)),
-      );
+      // Every per-wallet read opens each part of every table it reads: the figures depend on how many
+      // the engine's merges have left (docs/POSITIONS.md, "What a wallet read costs"). With the
+      // process's heap (the API shares it with the pipeline that applied the load).
+      const walletReadParts: Record<string, number> = {};
+      for (const table of WALLET_READ_TABLES) walletReadParts[table] = await activeParts(store, table);
+      // Kept under its own name too: earlier results files record only this one.
+      row.position_state_parts = walletReadParts.position_state;
+      row.wallet_read_parts = walletReadParts;
       row.heap_used_mb = Math.round(process.memoryUsage().heapUsed / 2 ** 20);
       // The boards rank every wallet of trader_valuation with FINAL: its rows (replaced ones included)
       // and parts move their figures (docs/POSITIONS.md, "The valuation pass").
