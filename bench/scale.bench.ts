@@ -85,8 +85,11 @@ function shuffled<T>(items: readonly T[], round: number): T[] {
   return order;
 }
 
-/** The tables a per-wallet read opens (queries.ts, market-data.ts, stored-curve.ts). */
-const WALLET_READ_TABLES = ['ledger_progress', 'position_state', 'trader_days', 'trader_curve', 'markets', 'market_closes', 'book_tops'];
+/**
+ * The MergeTree tables a per-wallet read opens (queries.ts, stored-curve.ts); its marks come from
+ * market_marks (market-data.ts), a key-value table without parts.
+ */
+const WALLET_READ_TABLES = ['ledger_progress', 'position_state', 'trader_days', 'trader_curve'];
 
 function percentile(sorted: number[], p: number): number {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 100) / 100;

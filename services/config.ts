@@ -187,8 +187,10 @@ const environmentSchema = z.object({
   METER_FLUSH_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
   // Data API trades are reconciled with chain fills (per hour) this often.
   RECONCILIATION_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
-  // Leaderboards and the trader directory are recomputed this often (per-wallet endpoints are live).
+  // Leaderboards and the trader directory are recomputed this often (per-wallet endpoints read the ledger's views).
   TRADER_VALUATION_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
+  // The marks per-wallet endpoints value positions with (market_marks) are rebuilt this often for the markets written since.
+  MARKET_MARKS_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
   // The boards without a category are rebuilt as pages this often when anything they show changed.
   LEADERBOARD_BUILD_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
   // Ranks of each such board a build writes; pages past them are ranked when requested.
@@ -476,6 +478,7 @@ export type Config = Readonly<{
   }>;
   sink: Readonly<{ poisonAfterFailures: number }>;
   traderValuationIntervalMs: number;
+  marketMarksIntervalMs: number;
   leaderboardBuildIntervalMs: number;
   leaderboardPageDepth: number;
   reconciliationIntervalMs: number;
@@ -692,6 +695,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     sink: { poisonAfterFailures: e.SINK_POISON_AFTER_FAILURES },
     traderValuationIntervalMs: e.TRADER_VALUATION_INTERVAL_MS,
+    marketMarksIntervalMs: e.MARKET_MARKS_INTERVAL_MS,
     leaderboardBuildIntervalMs: e.LEADERBOARD_BUILD_INTERVAL_MS,
     leaderboardPageDepth: e.LEADERBOARD_PAGE_DEPTH,
     reconciliationIntervalMs: e.RECONCILIATION_INTERVAL_MS,

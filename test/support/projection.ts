@@ -14,6 +14,7 @@ import { type EventOfStream, EventPublisher } from '../../services/events/publis
 import { openFileEventLog } from '../../services/eventlog/file-log.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import type { EventLog } from '../../services/ports/event-log.js';
+import { marksOf } from '../../services/read-models/positions/market-marks.js';
 import { allTopicSpecs, type StreamName, topicSchemas } from '../../services/read-models/registry.js';
 import {
   LEDGER_GROUP_ID,
@@ -34,7 +35,7 @@ export interface ProjectionHarness {
   api: ApiHarness;
   /** A Tier 2 key (every read endpoint). */
   key: string;
-  /** Publishes the events (in the order given, stream by stream) and waits until the sink has written them. */
+  /** Publishes the events (in the order given, stream by stream), waits until the sink has written them and refreshes the marks. */
   given(events: Given): Promise<void>;
   /** Runs a query against the harness's database. */
   rows<Row = Record<string, unknown>>(sql: string, params?: Record<string, unknown>): Promise<Row[]>;
@@ -73,6 +74,9 @@ export async function projectionHarness(name: string): Promise<ProjectionHarness
         'the sink to write the given events',
         20,
       );
+      // The job that keeps market_marks (what per-wallet reads value positions with) runs in the
+      // service every MARKET_MARKS_INTERVAL_MS; here once the sink is done.
+      await marksOf(store).refresh();
     },
     rows: (sql, params) => store.query(sql, params),
     get: (pathAndQuery) => getJson(`${api.base}/v1${pathAndQuery}`, key),

@@ -242,7 +242,7 @@ export type Positions = {
     size_shares_micro?: string;
     /** Weighted-average entry price = cost basis / shares held: a buy of q at p moves it to (cost + p x q) / (held + q); a sell leaves it unchanged. Splits buy every outcome at 1/n (0.50); a neg-risk conversion's YES legs take the NO legs' cost less the collateral received. */
     avg_entry_price: number;
-    /** The price the position is marked at: the payout once settled (1 or 0; 0.5 after a 50-50 void); else the mid of the outcome's book when both sides are present and the spread is at most 0.10; else (one-sided or empty book, or a wider spread) the outcome's last indexed trade; else the catalog price; null when none exists. */
+    /** The price the position is marked at: the payout once settled (1 or 0; 0.5 after a 50-50 void); else the mid of the outcome's book when both sides are present and the spread is at most 0.10; else (one-sided or empty book, or a wider spread) the outcome's last indexed trade; else the catalog price; null when none exists. Books, trades and catalog records count once the marks refresher has run after they were written (every second by default: MARKET_MARKS_INTERVAL_MS). */
     mark_price: number | null;
     /** Which rule of mark_price applied. */
     mark_basis?: "payout" | "mid" | "last_trade" | "catalog" | "none";
@@ -835,7 +835,7 @@ export type PaperPosition = {
   /** Weighted-average cost: cost_basis_usdc / shares, half up to 6 decimals (buys add size x price; sells remove their share of the cost). Fees excluded. */
   avg_entry_price: NullableDecimalPrice;
   cost_basis_usdc: Usdc;
-  /** The book mid when the spread is at most 0.10, else the last trade price; the payout once the market resolved. null when unknown. */
+  /** The book mid when the spread is at most 0.10, else the last trade price; the payout once the market resolved. null when unknown. Books, trades and catalog records count once the marks refresher has run after they were written (every second by default). */
   mark_price: NullableDecimalPrice;
   mark_basis: "mid" | "last_trade" | "payout" | "none";
   /** shares x mark_price, half up (0 without a mark). */

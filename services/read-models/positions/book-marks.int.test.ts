@@ -1,13 +1,12 @@
 /**
  * Positions marked at the mid of their own token's latest order book (mark-price.ts), through the real
- * sink into chDB: the wallet statement reads each token's newest book top from book_tops (migration
- * 0058, market-data.ts), so a book of a token the wallet does not hold, or an older book of its own
- * token (even one that arrives later), must not move the mark, and of two versions of one snapshot the
- * later ingested counts, as in order_books. The market part's plan reads each of its tables by key.
+ * sink into chDB: the wallet statement reads each token's newest book top as book_tops (migration
+ * 0058) keeps it, through market_marks (market-marks.ts), so a book of a token the wallet does not
+ * hold, or an older book of its own token (even one that arrives later), must not move the mark, and
+ * of two versions of one snapshot the later ingested counts, as in order_books.
  * Figures by hand in the comments (USDC).
  */
 import { readMigrations } from '../../analytics/migrate.js';
-import { marketDataPart } from './market-data.js';
 import { bookSnapshot, marketUpserted, outcomeFill, outcomeToken } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 
@@ -110,19 +109,4 @@ test("the migration's fill equals what the view keeps", async () => {
   ]);
   for (const statement of readMigrations().find((m) => m.name === '0058_book_tops')!.statements) await h.store.command(statement);
   expect(await read()).toEqual(kept);
-});
-
-test("the market part reads markets, market_closes and book_tops by their key, under one set of the wallet's markets", async () => {
-  // The part filters the UNION ALL of the three reads once; the engine must push that filter into
-  // each read (below FINAL and GROUP BY), or a wallet read would scan all three tables.
-  const plan = await h.rows<{ explain: string }>(
-    `EXPLAIN indexes = 1 ${marketDataPart('SELECT market_id FROM position_state WHERE wallet IN {wallets:Array(String)}').market_data}`,
-    { wallets: [K], today: NOW },
-  );
-  const text = plan.map((r) => r.explain).join('\n');
-  const reads = text.split('ReadFromMergeTree (').slice(1);
-  expect(reads.map((r) => /^(?:\w+\.)?(\w+)\)/.exec(r)?.[1]).sort()).toEqual(['book_tops', 'market_closes', 'markets']);
-  for (const read of reads) expect(read).toMatch(/PrimaryKey[\s\S]*?Condition: [^\n]*\(market_id in 2-element set\)/);
-  // One set of the wallet's markets (M and N) for the three reads.
-  expect([...new Set(text.match(/subquery\d+/g))]).toEqual(['subquery1']);
 });

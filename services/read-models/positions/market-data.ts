@@ -3,9 +3,10 @@
  * quotes (the curve's closed days are valued with the daily closes: pnl-curve.ts). Closes come from
  * market_closes (migration 0055), one table fed by the chain's taker fills and the Data API's trades;
  * books from book_tops (0058), each token's newest book top.
- * The wallet reads fetch them in the same statement as the wallet's own rows (queries.ts): the SQL
- * here is one part (services/analytics/read-parts.ts) over the markets a subquery names, and the
- * functions below turn its rows into maps.
+ * The wallet reads fetch them, by key from market_marks (market-marks.ts keeps it), in the same
+ * statement as the wallet's own rows (queries.ts): the SQL here is one part
+ * (services/analytics/read-parts.ts) over the markets a subquery names, and the functions below turn
+ * its rows into maps.
  */
 
 import type { MarketRow } from '../markets/queries.js';
@@ -31,60 +32,72 @@ export interface MarketDataRows {
   books: Array<[string, number | null, number | null]>;
   /**
    * Per market with any close: its newest close in YES terms and the count of its close inputs dated
-   * before {today:Int64} (the closes' key for stored curves, stored-curve.ts).
+   * before the read's day (the closes' key for stored curves, stored-curve.ts).
    */
   closes_now: Array<[string, number, string]>;
 }
 
-/** The part marketDataPart reads: per row its kind and the row itself as JSON text. */
+/**
+ * A market's value in market_marks (migration 0065, market-marks.ts): its catalog record as JSON text
+ * (null: not in the catalog), newest close (null: none), all inputs, the inputs of each day (UTC day
+ * number) from the day before its refresh on, and per token its newest best bid and ask with the
+ * newest snapshot's time (ms).
+ */
+type MarksTuple = [
+  market_id: string,
+  catalog: string | null,
+  close: number | null,
+  inputs_total: number,
+  inputs_days: Array<[day: number, inputs: number]>,
+  books: Array<[asset_id: string, bid: number | null, ask: number | null, last_ms: number]>,
+];
+
+/** The part marketDataPart reads: one tuple per market. */
 export interface MarketDataArrays {
-  market_data: Array<[keyof MarketDataRows, string]>;
+  market_data: MarksTuple[];
 }
+
+/** Days a book top is kept (book_tops' TTL, migration 0058). */
+const BOOK_DAYS = 30;
 
 /**
  * The part of a wallet statement (read-parts.ts) over the markets `ids` (a subquery returning
- * market_id) that reads what they are valued with now, each table by its primary key, never a scan of
- * fills or book snapshots:
- * - `catalog`: the catalog records;
- * - `closes_now`: per market with any close (market_closes, migration 0055) its newest close in YES
- *   terms (the last trade) and the count of inputs dated before {today:Int64}: the market's total row
- *   less the rows of today and later, both in one reading of the table. Reading one table instead of
- *   grouping the two candle tables' daily closes took the busiest profiling wallet's report from 34 to
- *   27.5 ms (docs/POSITIONS.md);
- * - `books`: the newest book top (best bid/ask) of each token of the markets (book_tops, migration
- *   0058), one row per token however many snapshots order_books holds of it. Grouping the held
- *   tokens' snapshots in order_books instead read all 30 days of them: 100 ms against 5 for a
- *   profiling wallet's 95 tokens at 5,000 snapshots each. The markets' other tokens come along; no
- *   position is marked with them (mark-price.ts).
- * The three are the branches of one UNION ALL under one `market_id IN (ids)`, which the engine pushes
- * into each branch (below FINAL and GROUP BY, so each table is still read by key) with one set for all
- * three. Three parts, each with its own IN subquery, planned three sets: 2.3-3 ms more per statement on
- * chDB (docs/POSITIONS.md). A UNION ALL's branches need one row type, so each row travels as JSON text.
+ * market_id, or an array parameter) that reads what they are valued with, by key from market_marks
+ * (migration 0065), one value per market that the marks refresher rebuilds from three tables after
+ * each write to them (market-marks.ts). Reading those tables here instead (markets FINAL,
+ * market_closes and book_tops, each by key under one set of the wallet's markets) cost a /positions
+ * read 4-8 ms more at p50 on the 1M profiling store (docs/POSITIONS.md "Marks by key"). The values
+ * travel as they are stored: building the rows in the statement (lambdas over the arrays, JSON per
+ * row) cost 4-5 ms more than doing it in marketDataRows.
  */
 export function marketDataPart(ids: string): Record<keyof MarketDataArrays, string> {
   return {
-    market_data: `
-      SELECT groupArray((kind, row)) AS value FROM (
-        SELECT market_id, 'catalog' AS kind,
-               toJSONString((market_id, title, category, status, outcomes, outcome_token_ids, outcome_prices, yes_index, toUnixTimestamp64Milli(closed_at))) AS row
-          FROM markets FINAL
-        UNION ALL
-        SELECT market_id, 'closes_now' AS kind, toJSONString((market_id, c, toString(n))) AS row FROM (
-          SELECT market_id, argMaxMerge(close) AS c, sumIf(inputs, day = toDate(0)) - sumIf(inputs, day != toDate(0)) AS n
-            FROM market_closes
-           WHERE day = toDate(0) OR toInt64(day) >= intDiv({today:Int64}, 86400000)
-           GROUP BY market_id)
-        UNION ALL
-        SELECT market_id, 'books' AS kind, toJSONString((asset_id, t.1, t.2)) AS row FROM (
-          SELECT market_id, asset_id, argMaxMerge(top) AS t FROM book_tops GROUP BY market_id, asset_id))
-       WHERE market_id IN (${ids})`,
+    market_data: `SELECT groupArray((market_id, catalog, close, inputs_total, inputs_days, books)) AS value FROM market_marks WHERE market_id IN (${ids})`,
   };
 }
 
-/** The part's rows by kind. */
-export function marketDataRows(row: MarketDataArrays): MarketDataRows {
+/**
+ * The part's rows by kind, as of the UTC day starting at `todayMs`:
+ * - `catalog`: the catalog records;
+ * - `closes_now`: per market with any close its newest close in YES terms (the last trade) and the
+ *   count of its inputs dated before that day: all inputs less those of the day and later;
+ * - `books`: the newest book top (best bid/ask) of each token of the markets whose newest snapshot is
+ *   at most 30 days before that day (book_tops keeps 30 days: its TTL). The markets' other tokens
+ *   come along; no position is marked with them (mark-price.ts).
+ */
+export function marketDataRows(row: MarketDataArrays, todayMs: number): MarketDataRows {
   const rows: MarketDataRows = { catalog: [], books: [], closes_now: [] };
-  for (const [kind, text] of row.market_data) (rows[kind] as unknown[]).push(JSON.parse(text));
+  const today = Math.floor(todayMs / 86_400_000);
+  const booksFrom = todayMs - BOOK_DAYS * 86_400_000;
+  for (const [marketId, catalog, close, total, days, books] of row.market_data) {
+    if (catalog !== null) rows.catalog.push(JSON.parse(catalog));
+    if (close !== null) {
+      let before = Number(total);
+      for (const [day, inputs] of days) if (Number(day) >= today) before -= Number(inputs);
+      rows.closes_now.push([marketId, Number(close), String(before)]);
+    }
+    for (const [assetId, bid, ask, lastMs] of books) if (Number(lastMs) >= booksFrom) rows.books.push([assetId, bid, ask]);
+  }
   return rows;
 }
 

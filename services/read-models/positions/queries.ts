@@ -159,7 +159,7 @@ async function walletSnapshot(store: AnalyticsStore, wallets: string[], options:
       positions: POSITIONS_PART,
       ...marketDataPart(WALLET_MARKETS),
     },
-    { wallets, today },
+    { wallets },
   );
   return { row, today, from30, curveFrom, curve };
 }
@@ -294,7 +294,7 @@ export async function walletReports(
   const curves: WalletReports['curves'] = { stored: [], valued: [] };
   if (wallets.length === 0) return { reports: new Map(), markets: new Map(), asOf: { time: null, block: null }, curves };
   const snapshot = await walletSnapshot(store, wallets, options);
-  const marketRows = marketDataRows(snapshot.row);
+  const marketRows = marketDataRows(snapshot.row, snapshot.today);
   const { markets, quotes } = marketDataFrom(marketRows);
   const data = walletData(snapshot);
   if (snapshot.curve) {
@@ -345,10 +345,10 @@ export async function walletPositions(
   const row = await readParts<{ progress: Progress; positions: PositionTuple[] } & MarketDataArrays>(
     store,
     { progress: PROGRESS_PART, positions: POSITIONS_PART, ...marketDataPart(WALLET_MARKETS) },
-    { wallets: [wallet], today: startOfUtcDay(Date.now()) },
+    { wallets: [wallet] },
   );
   if (row.positions.length === 0) return null;
-  const data = marketDataFrom(marketDataRows(row));
+  const data = marketDataFrom(marketDataRows(row, startOfUtcDay(Date.now())));
   return {
     positions: valuePositions(row.positions.map(positionRow), data.markets, data.quotes),
     markets: data.markets,

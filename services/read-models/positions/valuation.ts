@@ -14,6 +14,7 @@ import { iso, startOfUtcDay } from '../../shared/time.js';
 import { walletReports } from './queries.js';
 import { ReplacingCompaction } from '../../analytics/replacing-compaction.js';
 import { TraderWindow } from './trader-window.js';
+import { marksOf } from './market-marks.js';
 
 /** Days of the curve the pass values and stores: /traders' and /pnl's default (stored-curve.ts). */
 export const CURVE_DAYS = 30;
@@ -59,7 +60,12 @@ export class TraderValuation {
       this.since = Number(row?.ms ?? 0);
     }
     const until = Date.now();
-    for (const wallet of await this.changedWallets(this.since)) this.pending.add(wallet);
+    const changed = await this.changedWallets(this.since);
+    // The wallets are valued with market_marks (queries.ts), rebuilt here for every market written
+    // since the refresher's previous run after the changes were read: a write this pass saw is done,
+    // so its touch is visible and its market's marks are rebuilt before the pass values it.
+    await marksOf(this.store).refresh(nowMs);
+    for (const wallet of changed) this.pending.add(wallet);
     this.since = until;
     const batch = [...this.pending].slice(0, this.maxWallets);
     for (let i = 0; i < batch.length; i += CHUNK) await this.value(batch.slice(i, i + CHUNK), nowMs);

@@ -267,7 +267,7 @@ class PositionsPosition(Model):
     size_shares: Decimal = Field(description="Shares held (size_shares_micro / 10^6).")
     size_shares_micro: Optional[str] = Field(None, description="Shares held in micro-units, exact (decimal integer).")
     avg_entry_price: Decimal = Field(description="Weighted-average entry price = cost basis / shares held: a buy of q at p moves it to (cost + p x q) / (held + q); a sell leaves it unchanged. Splits buy every outcome at 1/n (0.50); a neg-risk conversion's YES legs take the NO legs' cost less the collateral received.")
-    mark_price: Optional[Decimal] = Field(description="The price the position is marked at: the payout once settled (1 or 0; 0.5 after a 50-50 void); else the mid of the outcome's book when both sides are present and the spread is at most 0.10; else (one-sided or empty book, or a wider spread) the outcome's last indexed trade; else the catalog price; null when none exists.")
+    mark_price: Optional[Decimal] = Field(description="The price the position is marked at: the payout once settled (1 or 0; 0.5 after a 50-50 void); else the mid of the outcome's book when both sides are present and the spread is at most 0.10; else (one-sided or empty book, or a wider spread) the outcome's last indexed trade; else the catalog price; null when none exists. Books, trades and catalog records count once the marks refresher has run after they were written (every second by default: MARKET_MARKS_INTERVAL_MS).")
     mark_basis: Optional[Literal["payout", "mid", "last_trade", "catalog", "none"]] = Field(None, description="Which rule of mark_price applied.")
     cost_basis_usdc: Decimal = Field(description="What the held shares cost (USDC): buys' collateral less the cost sells took out (cost x sold / held, rounded half up to a micro-unit).")
     cost_basis_micro: Optional[str] = Field(None, description="Cost basis in micro-USDC")
@@ -742,7 +742,7 @@ class PaperPosition(Model):
     reserved_shares: Shares = Field(description="Shares held for resting sell orders.")
     avg_entry_price: NullableDecimalPrice = Field(description="Weighted-average cost: cost_basis_usdc / shares, half up to 6 decimals (buys add size x price; sells remove their share of the cost). Fees excluded.")
     cost_basis_usdc: Usdc
-    mark_price: NullableDecimalPrice = Field(description="The book mid when the spread is at most 0.10, else the last trade price; the payout once the market resolved. null when unknown.")
+    mark_price: NullableDecimalPrice = Field(description="The book mid when the spread is at most 0.10, else the last trade price; the payout once the market resolved. null when unknown. Books, trades and catalog records count once the marks refresher has run after they were written (every second by default).")
     mark_basis: Literal["mid", "last_trade", "payout", "none"]
     market_value_usdc: Usdc = Field(description="shares x mark_price, half up (0 without a mark).")
     unrealized_pnl_usdc: Usdc = Field(description="market_value_usdc - cost_basis_usdc (0 without a mark).")
