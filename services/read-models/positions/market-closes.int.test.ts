@@ -2,13 +2,16 @@
  * market_closes (migration 0055): the daily closes and close-input counts trader reports value with,
  * fed by the chain's taker fills and the Data API's trades through the real sink. Checked against
  * hand-computed closes, marks and curve days; the migration's fill equals what the views keep; a reorg's
- * retraction rebuilds the market's closes and drops the stored curves that held it.
+ * retraction rebuilds the market's closes and drops the stored curves that held it, and takes a close
+ * it leaves no row of out of the marks (market_marks).
  */
 import { readMigrations } from '../../analytics/migrate.js';
 import { blockRetraction } from '../../chain/ledger-events.js';
 import { marketUpserted, tradeExecuted, yesFill } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import { DAY_MS, startOfUtcDay } from '../../shared/time.js';
+import { readParts } from '../../analytics/read-parts.js';
+import { type MarketDataArrays, marketDataPart, marketDataRows } from './market-data.js';
 import { walletPositions, walletReports } from './queries.js';
 import { TraderValuation } from './valuation.js';
 
@@ -120,4 +123,20 @@ test("a reorg taking back the fill that set a past close: the market's closes ar
   expect(await h.rows(`SELECT wallet FROM trader_curve FINAL`)).toEqual([]);
   // d-2: 10 x 0.45 - 4 = 0.50, valued by the report again.
   expect(await report()).toEqual({ days: { 'd-2': '500000', 'd-1': '2500000' }, stored: false, mark: [0.8, 'last_trade', '4000000'] });
+});
+
+test("a reorg taking back a market's only close takes it out of the marks the wallet reads value with", async () => {
+  const Q = `0x${'d'.repeat(64)}`;
+  const block = 83_000_050;
+  const marks = async () =>
+    marketDataRows(await readParts<MarketDataArrays>(h.store, marketDataPart('{ids:Array(String)}'), { ids: [Q] }), TODAY).closes_now;
+  await h.given({ chainLedger: [yesFill({ market: Q, wallet: B, block, time: at(0, 0), shares: 2, price: 0.3 })] });
+  // B took 2 YES at 0.30 today: the last trade 0.30, no input before today.
+  expect(await marks()).toEqual([[Q, 0.3, '0']]);
+  // The retraction deletes Q's rows and inserts none (it has no other fill or trade).
+  await h.given({
+    chainLedger: [blockRetraction({ number: block, hash: `0x${block.toString(16).padStart(64, '0')}`, timeMs: at(0, 0) }, Q, context)],
+  });
+  expect(await h.rows('SELECT market_id FROM market_closes WHERE market_id = {q:String}', { q: Q })).toEqual([]);
+  expect(await marks()).toEqual([]);
 });
