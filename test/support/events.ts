@@ -410,6 +410,19 @@ export function chainFill(over: Partial<Omit<ChainLedgerEvent, 'fill'>> & { fill
 /** The outcome token `index` of a test market: the market id's first hex digits and the index. */
 export const outcomeToken = (market: string, index: number) => `${market.slice(2, 8)}${index}`;
 
+/** A one-level book snapshot of outcome `index` of `market` (size 100 a side), taken at `at`. */
+export const outcomeBook = (market: string, index: number, bid: number, ask: number, at: number, ingestedAt = at) =>
+  bookSnapshot({
+    event_id: `${outcomeToken(market, index)}:${at}`,
+    market_id: market,
+    asset_id: outcomeToken(market, index),
+    hash: `h${at}`,
+    timestamp_ms: at,
+    ingested_at_ms: ingestedAt,
+    bids: [{ price: bid, size: 100 }],
+    asks: [{ price: ask, size: 100 }],
+  });
+
 /**
  * A chain fill of `shares` at `price` (USDC per share) on outcome `index` (0 YES, 1 NO) of a binary
  * `market`, in transaction `tx` of block `block` at `at`: USDC rounded down to the micro-unit, the YES

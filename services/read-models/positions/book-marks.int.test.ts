@@ -7,7 +7,7 @@
  * Figures by hand in the comments (USDC).
  */
 import { readMigrations } from '../../analytics/migrate.js';
-import { bookSnapshot, marketUpserted, outcomeFill, outcomeToken } from '../../../test/support/events.js';
+import { outcomeBook, marketUpserted, outcomeFill, outcomeToken } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 
 const NOW = Date.now();
@@ -21,17 +21,7 @@ function buy(market: string, i: number, shares: number, price: number, at: numbe
   block += 1;
   return outcomeFill({ tx: block, block, at, wallet: K, market, index: i, side: 'buy', shares, price });
 }
-const book = (market: string, i: number, bid: number, ask: number, at: number, ingestedAt = at) =>
-  bookSnapshot({
-    event_id: `${tok(market, i)}:${at}`,
-    market_id: market,
-    asset_id: tok(market, i),
-    hash: `h${at}`,
-    timestamp_ms: at,
-    ingested_at_ms: ingestedAt,
-    bids: [{ price: bid, size: 100 }],
-    asks: [{ price: ask, size: 100 }],
-  });
+const book = outcomeBook;
 
 let h: ProjectionHarness;
 

@@ -9,7 +9,7 @@ import { readParts } from '../../analytics/read-parts.js';
 import { DAY_MS, iso } from '../../shared/time.js';
 import { type MarketDataArrays, type MarketDataRows, marketDataPart, marketDataRows } from './market-data.js';
 import { MARKS_OF_MARKETS, MarketMarks } from './market-marks.js';
-import { bookSnapshot, marketUpserted, outcomeFill, outcomeToken } from '../../../test/support/events.js';
+import { outcomeBook, marketUpserted, outcomeFill, outcomeToken } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 
 const NOW = Date.now();
@@ -24,17 +24,7 @@ const buy = (market: string, i: number, price: number, at: number) => {
   block += 1;
   return outcomeFill({ tx: block, block, at, wallet: K, market, index: i, side: 'buy', shares: 10, price });
 };
-const book = (market: string, i: number, bid: number, ask: number, at: number) =>
-  bookSnapshot({
-    event_id: `${tok(market, i)}:${at}`,
-    market_id: market,
-    asset_id: tok(market, i),
-    hash: `h${at}`,
-    timestamp_ms: at,
-    ingested_at_ms: at,
-    bids: [{ price: bid, size: 100 }],
-    asks: [{ price: ask, size: 100 }],
-  });
+const book = outcomeBook;
 const market = (id: string) =>
   marketUpserted({
     event_id: `${id}:1`,
