@@ -34,6 +34,7 @@ import { openChdbStore } from '../services/analytics/clickhouse-store.js';
 import { migrate } from '../services/analytics/migrate.js';
 import { openFileEventLog } from '../services/eventlog/file-log.js';
 import { allTopicSpecs, topicSchemas } from '../services/read-models/registry.js';
+import { snapshotsOf } from '../services/read-models/positions/wallet-snapshots.js';
 import {
   BUSIEST,
   activeParts,
@@ -86,10 +87,12 @@ function shuffled<T>(items: readonly T[], round: number): T[] {
 }
 
 /**
- * The MergeTree tables a per-wallet read opens (queries.ts, stored-curve.ts); its marks come from
- * market_marks (market-data.ts), a key-value table without parts.
+ * The MergeTree tables a per-wallet read opens: the stored curves (stored-curve.ts); its rows come
+ * from wallet_snapshots (wallet-snapshots.ts) and its marks from market_marks (market-data.ts),
+ * key-value tables without parts. The others are what a wallet without a snapshot yet, and the
+ * valuation pass, read (queries.ts); the snapshots are rebuilt from position_state and trader_days.
  */
-const WALLET_READ_TABLES = ['ledger_progress', 'position_state', 'trader_days', 'trader_curve'];
+const WALLET_READ_TABLES = ['trader_curve', 'ledger_progress', 'position_state', 'trader_days'];
 
 function percentile(sorted: number[], p: number): number {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 100) / 100;
@@ -260,6 +263,10 @@ async function main() {
       // The boards are served from pages built after the valuation, as the service's job builds them
       // (the latency below reads them; board-pages.ts).
       row.leaderboard_pages_build = await boardPagesBuild(store);
+      // Each wallet's snapshot, as the service's refresher keeps them (wallet-snapshots.ts): at the
+      // first scale every wallet (no stored start), then the wallets the load touched.
+      const snapshots = await snapshotsOf(store).refresh();
+      row.wallet_snapshots_refresh = { wallets: snapshots.keys, seconds: Math.round(snapshots.seconds * 10) / 10 };
       const sample = await sampleWallets(store, REQUESTS + 3);
       row.sampled_wallets = { wallets: sample.wallets.length, median_fills: sample.medianFills };
       const sampled = (route: (wallet: string) => string) => (round: number) => route(sample.wallets[round % sample.wallets.length]!);

@@ -191,6 +191,7 @@ const environmentSchema = z.object({
   TRADER_VALUATION_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
   // The marks per-wallet endpoints value positions with (market_marks) are rebuilt this often for the markets written since.
   MARKET_MARKS_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
+  WALLET_SNAPSHOTS_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
   // The boards without a category are rebuilt as pages this often when anything they show changed.
   LEADERBOARD_BUILD_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
   // Ranks of each such board a build writes; pages past them are ranked when requested.
@@ -479,6 +480,7 @@ export type Config = Readonly<{
   sink: Readonly<{ poisonAfterFailures: number }>;
   traderValuationIntervalMs: number;
   marketMarksIntervalMs: number;
+  walletSnapshotsIntervalMs: number;
   leaderboardBuildIntervalMs: number;
   leaderboardPageDepth: number;
   reconciliationIntervalMs: number;
@@ -696,6 +698,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sink: { poisonAfterFailures: e.SINK_POISON_AFTER_FAILURES },
     traderValuationIntervalMs: e.TRADER_VALUATION_INTERVAL_MS,
     marketMarksIntervalMs: e.MARKET_MARKS_INTERVAL_MS,
+    walletSnapshotsIntervalMs: e.WALLET_SNAPSHOTS_INTERVAL_MS,
     leaderboardBuildIntervalMs: e.LEADERBOARD_BUILD_INTERVAL_MS,
     leaderboardPageDepth: e.LEADERBOARD_PAGE_DEPTH,
     reconciliationIntervalMs: e.RECONCILIATION_INTERVAL_MS,

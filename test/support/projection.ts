@@ -15,6 +15,7 @@ import { openFileEventLog } from '../../services/eventlog/file-log.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import type { EventLog } from '../../services/ports/event-log.js';
 import { marksOf } from '../../services/read-models/positions/market-marks.js';
+import { snapshotsOf } from '../../services/read-models/positions/wallet-snapshots.js';
 import { allTopicSpecs, type StreamName, topicSchemas } from '../../services/read-models/registry.js';
 import {
   LEDGER_GROUP_ID,
@@ -35,8 +36,11 @@ export interface ProjectionHarness {
   api: ApiHarness;
   /** A Tier 2 key (every read endpoint). */
   key: string;
-  /** Publishes the events (in the order given, stream by stream), waits until the sink has written them and refreshes the marks. */
-  given(events: Given): Promise<void>;
+  /**
+   * Publishes the events (in the order given, stream by stream), waits until the sink has written them
+   * and refreshes the marks and wallet snapshots (`refresh: false`: not).
+   */
+  given(events: Given, options?: { refresh?: boolean }): Promise<void>;
   /** Runs a query against the harness's database. */
   rows<Row = Record<string, unknown>>(sql: string, params?: Record<string, unknown>): Promise<Row[]>;
   /** GET `/v1<path>` with the Tier 2 key. */
@@ -64,7 +68,7 @@ export async function projectionHarness(name: string): Promise<ProjectionHarness
     store,
     api,
     key,
-    async given(events) {
+    async given(events, options) {
       for (const [stream, list] of Object.entries(events) as Array<[StreamName, never[]]>) await publisher.publish(stream, list);
       await waitFor(
         async () =>
@@ -74,9 +78,12 @@ export async function projectionHarness(name: string): Promise<ProjectionHarness
         'the sink to write the given events',
         20,
       );
-      // The job that keeps market_marks (what per-wallet reads value positions with) runs in the
-      // service every MARKET_MARKS_INTERVAL_MS; here once the sink is done.
+      // The jobs that keep market_marks (what per-wallet reads value positions with) and
+      // wallet_snapshots (each wallet's rows those reads serve) run in the service every
+      // MARKET_MARKS_INTERVAL_MS and WALLET_SNAPSHOTS_INTERVAL_MS; here once the sink is done.
+      if (options?.refresh === false) return;
       await marksOf(store).refresh();
+      await snapshotsOf(store).refresh();
     },
     rows: (sql, params) => store.query(sql, params),
     get: (pathAndQuery) => getJson(`${api.base}/v1${pathAndQuery}`, key),

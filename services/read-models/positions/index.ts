@@ -2,8 +2,8 @@
  * Positions and trader intelligence: the position ledger (ledger.ts) applies every change of a
  * (wallet, outcome token) - chain fills of both sides, splits, merges, redemptions, neg-risk
  * conversions, and Data API records where the chain does not cover - and views over its rows keep
- * per-wallet, per-market and per-day figures; the marks refresher keeps each market's marks as one
- * value read by key; the valuation pass values wallets at current marks for the mark-dependent
+ * per-wallet, per-market and per-day figures; the marks refresher keeps each market's marks, and the
+ * snapshot refresher each wallet's rows, as one value read by key; the valuation pass values wallets at current marks for the mark-dependent
  * rankings. docs/POSITIONS.md.
  */
 import { chainLedger } from '../chain-ledger/streams.js';
@@ -15,6 +15,7 @@ import { traderRoutes } from './routes.js';
 import { startTraderValuation } from './valuation.js';
 import { startBoardPages } from './board-pages.js';
 import { startMarketMarks } from './market-marks.js';
+import { startWalletSnapshots } from './wallet-snapshots.js';
 
 export const positionsReadModel = defineReadModel({
   name: 'positions',
@@ -40,6 +41,7 @@ export const positionsReadModel = defineReadModel({
   routes: ({ store }) => traderRoutes(store),
   jobs: ({ store, config, logger }) => [
     startMarketMarks(store, config.marketMarksIntervalMs, logger.child({ part: 'market-marks' })),
+    startWalletSnapshots(store, config.walletSnapshotsIntervalMs, logger.child({ part: 'wallet-snapshots' })),
     startTraderValuation(store, config.traderValuationIntervalMs, logger.child({ part: 'trader-valuation' })),
     startBoardPages(store, config.leaderboardBuildIntervalMs, logger.child({ part: 'leaderboard-pages' }), config.leaderboardPageDepth),
   ],

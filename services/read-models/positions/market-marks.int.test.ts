@@ -141,19 +141,19 @@ test('a write is served once a refresh rebuilds its market; a run reads the touc
   expect((await keyed(today, [N])).books).toEqual([JSON.stringify([tok(N, 1), 0.25, 0.27])]);
   expect(await refreshedAt(X)).toBe(xBefore);
   expect(await refreshedAt(M)).toBeGreaterThanOrEqual(firstStart);
-  expect(second.markets).toBeGreaterThanOrEqual(2);
+  expect(second.keys).toBeGreaterThanOrEqual(2);
 });
 
 test('a refresher goes on from the stored start of the newest run, and rebuilds every market when that is older than half the touches kept', async () => {
   // Another refresher of the store (a restarted process) reads the touches from the stored start.
   const restarted = new MarketMarks(h.store, 2_000);
   const soon = await restarted.refresh();
-  expect(soon.markets).toBeLessThan(3);
+  expect(soon.keys).toBeLessThan(3);
   // Stopped 13 hours ago: every market of the three tables (M, N, X), whatever was touched.
   await h.store.command('INSERT INTO market_marks_progress (id, since_ms) VALUES (0, {since:Int64})', {
     since: Date.now() - 13 * 3_600_000,
   });
-  expect((await new MarketMarks(h.store).refresh()).markets).toBe(3);
+  expect((await new MarketMarks(h.store).refresh()).keys).toBe(3);
 });
 
 test("a book top older than book_tops' 30 days is not served", async () => {

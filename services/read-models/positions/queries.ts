@@ -40,7 +40,10 @@ export interface DataAsOf {
 /** The ledger's progress as one tuple (newest change's time, newest chain block, rows): asOfFrom reads it. */
 export type Progress = [number | null, string, number];
 /** The ledger's progress as a part of a statement of parts (read-parts.ts). */
-export const PROGRESS_PART = `SELECT (toUnixTimestamp64Milli(max(last_time)), toString(maxIf(last_block, origin = 'chain')), toUInt32(count())) AS value FROM ledger_progress`;
+const PROGRESS_TUPLE = `(toUnixTimestamp64Milli(max(last_time)), toString(maxIf(last_block, origin = 'chain')), toUInt32(count()))`;
+export const PROGRESS_PART = `SELECT ${PROGRESS_TUPLE} AS value FROM ledger_progress`;
+/** The ledger's progress as a scalar subquery (a Progress). */
+export const PROGRESS_SCALAR = `(SELECT ${PROGRESS_TUPLE} FROM ledger_progress)`;
 
 export function asOfFrom([lastMs, lastBlock, count]: Progress): DataAsOf {
   if (Number(count) === 0) return { time: null, block: null };
@@ -84,23 +87,37 @@ type PositionTuple = [
   last_fill_ms: number | null,
 ];
 
-/** The parts walletSnapshot reads for the wallets, one tuple per row (JSON arrays). */
+/** A wallet's trader_days row of one UTC day: the day (ms), realized, volume, trades and ledger rows. */
+type DayTuple = [wallet: string, day_ms: number, realized: string, volume: string, trades: string, changes: string];
+
+/** The parts walletStatement reads for the wallets, one tuple per row (JSON arrays). */
 interface WalletArrays extends MarketDataArrays {
   progress: Progress;
-  daily: Array<[string, number, string, string, string, string]>;
+  daily: DayTuple[];
   positions: PositionTuple[];
   stored_curves: StoredCurveTuple[];
 }
 
-/** Every (wallet, token) the wallets ever held, in its current state, as PositionTuples (a part: read-parts.ts). */
-const POSITIONS_PART = `
-       SELECT groupArray((wallet, asset_id, m, o, toInt16(oi), toString(s.1), toString(s.2), toUnixTimestamp64Milli(s.3), l, toString(r), toString(b),
-                          toString(ls), toString(v), n, toString(ci), ff, fl)) AS value FROM (
+/** The (wallet, token) rows of position_state under `where`, one per key in its current state. */
+export const positionsGrouped = (where: string) => `
           SELECT wallet, asset_id, any(market_id) AS m, any(outcome) AS o, any(outcome_index) AS oi, argMaxMerge(state) AS s,
                  toUnixTimestamp64Milli(max(last_time)) AS l, sum(realized) AS r, sum(bought_usdc) AS b, sum(longshot_usdc) AS ls,
                  sum(volume) AS v, sum(trades) AS n, sum(cost_in) AS ci,
                  toUnixTimestamp64Milli(min(fill_first)) AS ff, toUnixTimestamp64Milli(max(fill_last)) AS fl
-            FROM position_state WHERE ${IN_WALLETS} GROUP BY wallet, asset_id)`;
+            FROM position_state WHERE ${where} GROUP BY wallet, asset_id`;
+/** A grouped position row's fields after the wallet, as a PositionTuple has them (amounts as text). */
+export const POSITION_FIELDS = `asset_id, m, o, toInt16(oi), toString(s.1), toString(s.2), toUnixTimestamp64Milli(s.3), l, toString(r), toString(b),
+                          toString(ls), toString(v), n, toString(ci), ff, fl`;
+
+/** Every (wallet, token) the wallets ever held, in its current state, as PositionTuples (a part: read-parts.ts). */
+const POSITIONS_PART = `SELECT groupArray((wallet, ${POSITION_FIELDS})) AS value FROM (${positionsGrouped(IN_WALLETS)})`;
+
+/** The wallets' trader_days rows under `where`, one per (wallet, UTC day). */
+export const daysGrouped = (where: string) =>
+  `SELECT wallet, day, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n, sum(changes) AS c FROM trader_days WHERE ${where} GROUP BY wallet, day`;
+/** A day row's fields after the wallet, as a DayTuple has them: the day (ms), realized, volume, trades, ledger rows (as text). */
+export const DAY_FIELDS = `toUnixTimestamp(toDateTime(day, 'UTC')) * 1000, toString(r), toString(v), toString(n), toString(c)`;
+const DAILY_PART = `SELECT groupArray((wallet, ${DAY_FIELDS})) AS value FROM (${daysGrouped(IN_WALLETS)})`;
 
 function positionRow([
   ,
@@ -132,6 +149,41 @@ function positionRow([
 }
 
 /**
+ * A wallet's snapshot (wallet_snapshots, migration 0066, kept by wallet-snapshots.ts): its position and
+ * day rows as a table read selects them, and the ledger's progress read before them.
+ */
+type SnapshotTuple = [wallet: string, positions: Array<Tail<PositionTuple>>, daily: Array<Tail<DayTuple>>, asOf: Progress];
+type Tail<T extends unknown[]> = T extends [unknown, ...infer Rest] ? Rest : never;
+export const SNAPSHOT_PART = `SELECT groupArray((wallet, positions, daily, as_of)) AS value FROM wallet_snapshots WHERE ${IN_WALLETS}`;
+/** The markets of the wallets' snapshots (what market_marks is read for). */
+export const SNAPSHOT_MARKETS = `SELECT arrayJoin(markets) FROM wallet_snapshots WHERE ${IN_WALLETS}`;
+
+/**
+ * The wallets' rows from their snapshots, in the shape of a table read, with the stored curves and
+ * market data the parts name: one statement, every table read by key. null when any wallet has no
+ * snapshot yet (the caller reads the tables). The progress is the oldest snapshot's.
+ */
+async function fromSnapshots<T extends object>(
+  store: AnalyticsStore,
+  wallets: string[],
+  parts: { [K in keyof T]: string },
+): Promise<(T & Pick<WalletArrays, 'progress' | 'positions' | 'daily'> & MarketDataArrays) | null> {
+  const read = await readParts<T & { snapshots: SnapshotTuple[] } & MarketDataArrays>(
+    store,
+    { ...parts, snapshots: SNAPSHOT_PART, ...marketDataPart(SNAPSHOT_MARKETS) },
+    { wallets },
+  );
+  if (read.snapshots.length !== new Set(wallets).size) return null;
+  const oldest = read.snapshots.map((snapshot) => snapshot[3]).sort((a, b) => Number(a[0]) - Number(b[0]))[0]!;
+  return {
+    ...read,
+    progress: oldest,
+    positions: read.snapshots.flatMap(([wallet, positions]) => positions.map((p) => [wallet, ...p] as PositionTuple)),
+    daily: read.snapshots.flatMap(([wallet, , daily]) => daily.map((d) => [wallet, ...d] as DayTuple)),
+  };
+}
+
+/**
  * Everything the wallets' statistics need, in one statement: the ledger's progress, the wallets'
  * (wallet, token) rows (their totals and per-market rows are summed from them in walletData), daily
  * rows, their stored curves (stored-curve.ts), and what their markets are valued with now. Each part is
@@ -141,36 +193,40 @@ function positionRow([
  * trader_market_pnl cost a 10M-fill bench wallet 11 ms). curveDays 0 reads no curve (positions and
  * category figures need none; risk's drawdown is then 0). The daily rows cover the wallets' whole
  * history (one row per active day): the curve's witness counts the ledger rows of every day before today.
+ * `fromSnapshot` reads the rows from the wallets' snapshots when each has one (lagging the ledger by up
+ * to a refresher run; the progress says how far), else from the tables.
  */
-async function walletSnapshot(store: AnalyticsStore, wallets: string[], options: { nowMs: number; curveDays: number }) {
+async function walletStatement(store: AnalyticsStore, wallets: string[], options: WalletReadOptions) {
   const today = startOfUtcDay(options.nowMs);
   const from30 = today - 29 * DAY_MS;
   const curve = options.curveDays > 0;
   const curveFrom = today - (Math.max(1, options.curveDays) - 1) * DAY_MS;
-  const row = await readParts<WalletArrays>(
-    store,
-    {
-      progress: PROGRESS_PART,
-      daily: `
-        SELECT groupArray((wallet, toUnixTimestamp(toDateTime(day, 'UTC')) * 1000, toString(r), toString(v), toString(n), toString(c))) AS value FROM (
-          SELECT wallet, day, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n, sum(changes) AS c FROM trader_days
-           WHERE ${IN_WALLETS} GROUP BY wallet, day)`,
-      stored_curves: curve ? storedCurvesPart(IN_WALLETS) : 'SELECT [] AS value',
-      positions: POSITIONS_PART,
-      ...marketDataPart(WALLET_MARKETS),
-    },
-    { wallets },
-  );
+  const storedCurves = curve ? storedCurvesPart(IN_WALLETS) : 'SELECT [] AS value';
+  const row =
+    (options.fromSnapshot
+      ? await fromSnapshots<Pick<WalletArrays, 'stored_curves'>>(store, wallets, { stored_curves: storedCurves })
+      : null) ??
+    (await readParts<WalletArrays>(
+      store,
+      {
+        progress: PROGRESS_PART,
+        daily: DAILY_PART,
+        stored_curves: storedCurves,
+        positions: POSITIONS_PART,
+        ...marketDataPart(WALLET_MARKETS),
+      },
+      { wallets },
+    ));
   return { row, today, from30, curveFrom, curve };
 }
 
 /** A wallet's rows with the count its stored curve is checked against: ledger rows dated before today. */
-type SnapshotWallet = WalletData & { rowsBefore: bigint };
+type ReadWallet = WalletData & { rowsBefore: bigint };
 
-/** The wallets' rows from one snapshot, by wallet (wallets without ledger rows are absent). */
-function walletData(snapshot: Awaited<ReturnType<typeof walletSnapshot>>): Map<string, SnapshotWallet> {
-  const { row, today, from30, curveFrom, curve } = snapshot;
-  const result = new Map<string, SnapshotWallet>();
+/** The wallets' rows from one statement, by wallet (wallets without ledger rows are absent). */
+function walletData(read: Awaited<ReturnType<typeof walletStatement>>): Map<string, ReadWallet> {
+  const { row, today, from30, curveFrom, curve } = read;
+  const result = new Map<string, ReadWallet>();
   const marketRows = new Map<string, Map<string, MarketRow>>();
   // Totals and per-market rows are sums of the wallet's (wallet, token) rows: every ledger row has its
   // wallet, token and market (migration 0052).
@@ -282,28 +338,31 @@ export interface WalletReports {
   curves: { stored: string[]; valued: Array<ReturnType<typeof storedCurveRow>> };
 }
 
+export interface WalletReadOptions {
+  nowMs: number;
+  curveDays: number;
+  /** Read the wallets' rows from their snapshots where each has one (the API's single-wallet reads). */
+  fromSnapshot?: boolean;
+}
+
 /**
  * Statistics of these wallets at current marks: one statement for all of them, and one more for the
  * curves of wallets whose stored curve does not hold (stored-curve.ts).
  */
-export async function walletReports(
-  store: AnalyticsStore,
-  wallets: string[],
-  options: { nowMs: number; curveDays: number },
-): Promise<WalletReports> {
+export async function walletReports(store: AnalyticsStore, wallets: string[], options: WalletReadOptions): Promise<WalletReports> {
   const curves: WalletReports['curves'] = { stored: [], valued: [] };
   if (wallets.length === 0) return { reports: new Map(), markets: new Map(), asOf: { time: null, block: null }, curves };
-  const snapshot = await walletSnapshot(store, wallets, options);
-  const marketRows = marketDataRows(snapshot.row, snapshot.today);
+  const statement = await walletStatement(store, wallets, options);
+  const marketRows = marketDataRows(statement.row, statement.today);
   const { markets, quotes } = marketDataFrom(marketRows);
-  const data = walletData(snapshot);
-  if (snapshot.curve) {
+  const data = walletData(statement);
+  if (statement.curve) {
     const closeInputs = new Map(marketRows.closes_now.map(([marketId, , inputs]) => [marketId, inputs]));
-    const stored = new Map(snapshot.row.stored_curves.map((c) => [c[0], c]));
+    const stored = new Map(statement.row.stored_curves.map((c) => [c[0], c]));
     const marks = (marketId: string) => marksKey(closeInputs.get(marketId), markets.get(marketId));
     const witness = (w: { rowsBefore: bigint }) => ({
-      fromDayMs: snapshot.curveFrom,
-      todayMs: snapshot.today,
+      fromDayMs: statement.curveFrom,
+      todayMs: statement.today,
       rowsBefore: w.rowsBefore,
       marks,
     });
@@ -317,7 +376,7 @@ export async function walletReports(
     }
     if (stale.length > 0) {
       const valuedAt = iso(Date.now());
-      const valued = await valuedCurves(store, stale, markets, snapshot.curveFrom, snapshot.today);
+      const valued = await valuedCurves(store, stale, markets, statement.curveFrom, statement.today);
       for (const wallet of stale) {
         const w = data.get(wallet)!;
         const { byDay, held, rowsBefore } = valued.get(wallet) ?? { byDay: new Map<number, bigint>(), held: [], rowsBefore: 0n };
@@ -330,23 +389,25 @@ export async function walletReports(
   }
   const reports = new Map<string, { data: WalletData; report: TraderReport }>();
   for (const [wallet, d] of data) reports.set(wallet, { data: d, report: traderReport(d, markets, quotes) });
-  return { reports, markets, asOf: asOfFrom(snapshot.row.progress), curves };
+  return { reports, markets, asOf: asOfFrom(statement.row.progress), curves };
 }
 
 /**
- * A wallet's positions at current marks, for /positions: its position_state rows and what their
- * markets are valued with, without the rows only statistics need (totals, days, per-market PnL, the
- * curve): three table reads fewer than walletReports. null when the wallet has no ledger rows.
+ * A wallet's positions at current marks, for /positions: its position rows and what their markets are
+ * valued with, without the rows only statistics need (the curve), from its snapshot when it has one
+ * (else from position_state). null when the wallet has no ledger rows.
  */
 export async function walletPositions(
   store: AnalyticsStore,
   wallet: string,
 ): Promise<{ positions: ValuedPosition[]; markets: Map<string, MarketInfo>; asOf: DataAsOf } | null> {
-  const row = await readParts<{ progress: Progress; positions: PositionTuple[] } & MarketDataArrays>(
-    store,
-    { progress: PROGRESS_PART, positions: POSITIONS_PART, ...marketDataPart(WALLET_MARKETS) },
-    { wallets: [wallet] },
-  );
+  const row =
+    (await fromSnapshots<object>(store, [wallet], {})) ??
+    (await readParts<{ progress: Progress; positions: PositionTuple[] } & MarketDataArrays>(
+      store,
+      { progress: PROGRESS_PART, positions: POSITIONS_PART, ...marketDataPart(WALLET_MARKETS) },
+      { wallets: [wallet] },
+    ));
   if (row.positions.length === 0) return null;
   const data = marketDataFrom(marketDataRows(row, startOfUtcDay(Date.now())));
   return {

@@ -1,7 +1,8 @@
 /**
  * Trader intelligence over the position ledger: per-wallet statistics, daily PnL curve and open
  * positions from the wallet's pre-aggregated rows; leaderboard and browse from one row per wallet.
- * Every response carries data_as_of: the newest change the ledger has applied.
+ * Every response carries data_as_of: the newest change the ledger had applied when the rows served
+ * were read (a wallet's snapshot lags the ledger by up to a refresher run: wallet-snapshots.ts).
  */
 import { type Request, Router } from 'express';
 import { success } from '../../../api/envelope.js';
@@ -15,8 +16,9 @@ import { round, usdc } from './trader-report.js';
 async function loadReport(store: AnalyticsStore, request: Request, curveDays = 30) {
   const wallet = String(request.params.wallet).toLowerCase();
   const nowMs = Date.now();
-  // One statement reads the wallet's rows, its markets' marks and the ledger's progress together.
-  const { reports, markets, asOf } = await walletReports(store, [wallet], { nowMs, curveDays });
+  // One statement reads the wallet's snapshot (its rows and the ledger's progress when they were
+  // read) and its markets' marks, each by key.
+  const { reports, markets, asOf } = await walletReports(store, [wallet], { nowMs, curveDays, fromSnapshot: true });
   const entry = reports.get(wallet);
   if (!entry) throw ApiError.notFound(`no indexed trades for wallet ${wallet}`);
   return { wallet, markets, asOf, ...entry };

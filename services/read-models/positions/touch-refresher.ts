@@ -1,0 +1,113 @@
+/**
+ * A key-value table kept equal to the tables it is built from, rebuilt per key after each write to
+ * them: views note every written key in a touches table (kept a day), and a run rebuilds every key
+ * touched since the previous run began, less OVERLAP_MS, so a write whose touch became visible after
+ * that run read the touches (an insert's views stamp the touch before the insert is done) is still
+ * picked up by the next run. Its cost follows what was written, never the history. The previous run's
+ * start is stored (one row, id 0, of a progress table), so a restarted refresher goes on from there;
+ * the first run on a store, and one after the refresher was stopped for over half the day touches are
+ * kept, rebuilds every key once. Runs of one refresher
+ * are serialized (refresh), so two never write a key's value out of order.
+ *
+ * Used for each market's marks (market-marks.ts) and each wallet's snapshot (wallet-snapshots.ts).
+ */
+import type { Logger } from '../../logger.js';
+import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import { runPeriodically } from '../../shared/periodic.js';
+import { DAY_MS } from '../../shared/time.js';
+
+/** How far back each run reads the touches from the previous run's start. */
+export const OVERLAP_MS = 5_000;
+/** How long a touches table keeps a touch (its TTL, in the migration that creates it). */
+export const TOUCHES_KEPT_MS = DAY_MS;
+
+export interface TouchedTables {
+  /** The touches table: (<key column>, touched_at DateTime64(3)). */
+  touches: string;
+  /** The key column's name in the touches table and in allKeys' rows. */
+  key: string;
+  /** The refresher's progress table: (id UInt8, since_ms Int64), keyed by id. */
+  progress: string;
+  /** Every key the source tables hold, as rows of the key column. */
+  allKeys: string;
+  /** Rebuilds these keys' values from the source tables. */
+  rebuild(keys: string[], nowMs: number): Promise<void>;
+}
+
+export interface RefreshRun {
+  /** Keys rebuilt. */
+  keys: number;
+  seconds: number;
+}
+
+export class TouchRefresher {
+  /** Start of the previous run (ms), null before the first; none stored either: every key is rebuilt. */
+  private since: number | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    protected readonly store: AnalyticsStore,
+    private readonly tables: TouchedTables,
+    /** Tests shorten it. */
+    private readonly overlapMs = OVERLAP_MS,
+  ) {}
+
+  /** Rebuilds the keys touched since the previous run (less the overlap); runs one at a time. */
+  refresh(nowMs = Date.now()): Promise<RefreshRun> {
+    const run = this.queue.then(() => this.refreshNow(nowMs));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async refreshNow(nowMs: number): Promise<RefreshRun> {
+    const started = performance.now();
+    const startedMs = Date.now();
+    const { touches, key, progress } = this.tables;
+    if (this.since === null) this.since = await this.storedSince();
+    let rows: Array<Record<string, string>>;
+    if (this.since === null || startedMs - this.since > TOUCHES_KEPT_MS / 2)
+      // Never run on this store, or stopped long enough that touches it never read may be gone: every key, once.
+      rows = await this.store.query(this.tables.allKeys);
+    else
+      rows = await this.store.query(`SELECT DISTINCT ${key} FROM ${touches} WHERE touched_at >= fromUnixTimestamp64Milli({since:Int64})`, {
+        since: this.since - this.overlapMs,
+      });
+    const keys = rows.map((row) => row[key]!);
+    await this.tables.rebuild(keys, nowMs);
+    // Only after the values are written: a run that failed reads its touches again next time.
+    await this.store.command(`INSERT INTO ${progress} (id, since_ms) VALUES (0, {since:Int64})`, { since: startedMs });
+    this.since = startedMs;
+    return { keys: keys.length, seconds: (performance.now() - started) / 1000 };
+  }
+
+  /** The start of the newest run that wrote its keys, by any refresher of this store (null: none yet). */
+  private async storedSince(): Promise<number | null> {
+    const [row] = await this.store.query<{ ms: string }>(`SELECT toString(since_ms) AS ms FROM ${this.tables.progress} WHERE id = 0`);
+    return row ? Number(row.ms) : null;
+  }
+}
+
+/** One refresher per store and kind (runs serialized), made on first use. */
+export function perStore<T>(make: (store: AnalyticsStore) => T): (store: AnalyticsStore) => T {
+  const made = new WeakMap<AnalyticsStore, T>();
+  return (store) => {
+    let refresher = made.get(store);
+    if (!refresher) {
+      refresher = make(store);
+      made.set(store, refresher);
+    }
+    return refresher;
+  };
+}
+
+/** Refreshes every `intervalMs` (first at once), never overlapping. */
+export function startRefresher(refresher: TouchRefresher, what: string, intervalMs: number, logger: Logger) {
+  return runPeriodically(
+    async () => {
+      const run = await refresher.refresh();
+      if (run.keys > 0) logger.debug(run, `${what} refreshed`);
+    },
+    intervalMs,
+    (error) => logger.error({ err: error }, `${what} refresh failed`),
+  );
+}
