@@ -423,6 +423,19 @@ export const outcomeBook = (market: string, index: number, bid: number, ask: num
     asks: [{ price: ask, size: 100 }],
   });
 
+/** A two-outcome market whose tokens are outcomeToken(id, 0) and (id, 1), priced 0.5 each, recorded at `atMs`. */
+export function binaryMarket(id: string, atMs: number): MarketUpserted {
+  return marketUpserted({
+    event_id: `${id}:1`,
+    market_id: id,
+    title: `Market ${id.slice(2, 4)}`,
+    outcome_token_ids: [outcomeToken(id, 0), outcomeToken(id, 1)],
+    outcome_prices: [0.5, 0.5],
+    updated_at_ms: atMs,
+    ingested_at_ms: atMs,
+  });
+}
+
 /**
  * A chain fill of `shares` at `price` (USDC per share) on outcome `index` (0 YES, 1 NO) of a binary
  * `market`, in transaction `tx` of block `block` at `at`: USDC rounded down to the micro-unit, the YES

@@ -7,7 +7,7 @@
  * Figures by hand in the comments (USDC).
  */
 import { readMigrations } from '../../analytics/migrate.js';
-import { outcomeBook, marketUpserted, outcomeFill, outcomeToken } from '../../../test/support/events.js';
+import { outcomeBook, binaryMarket, outcomeFill, outcomeToken } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 
 const NOW = Date.now();
@@ -27,16 +27,7 @@ let h: ProjectionHarness;
 
 beforeAll(async () => {
   h = await projectionHarness('book-marks');
-  const market = (id: string) =>
-    marketUpserted({
-      event_id: `${id}:1`,
-      market_id: id,
-      title: `Market ${id.slice(2, 4)}`,
-      outcome_token_ids: [tok(id, 0), tok(id, 1)],
-      outcome_prices: [0.5, 0.5],
-      updated_at_ms: NOW,
-      ingested_at_ms: NOW,
-    });
+  const market = (id: string) => binaryMarket(id, NOW);
   await h.given({ markets: [market(M), market(N)] });
   await h.given({
     chainLedger: [

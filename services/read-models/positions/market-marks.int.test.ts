@@ -9,7 +9,7 @@ import { readParts } from '../../analytics/read-parts.js';
 import { DAY_MS, iso } from '../../shared/time.js';
 import { type MarketDataArrays, type MarketDataRows, marketDataPart, marketDataRows } from './market-data.js';
 import { MARKS_OF_MARKETS, MarketMarks } from './market-marks.js';
-import { outcomeBook, marketUpserted, outcomeFill, outcomeToken } from '../../../test/support/events.js';
+import { outcomeBook, binaryMarket, outcomeFill, outcomeToken } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 
 const NOW = Date.now();
@@ -25,16 +25,7 @@ const buy = (market: string, i: number, price: number, at: number) => {
   return outcomeFill({ tx: block, block, at, wallet: K, market, index: i, side: 'buy', shares: 10, price });
 };
 const book = outcomeBook;
-const market = (id: string) =>
-  marketUpserted({
-    event_id: `${id}:1`,
-    market_id: id,
-    title: `Market ${id.slice(2, 4)}`,
-    outcome_token_ids: [tok(id, 0), tok(id, 1)],
-    outcome_prices: [0.5, 0.5],
-    updated_at_ms: NOW,
-    ingested_at_ms: NOW,
-  });
+const market = (id: string) => binaryMarket(id, NOW);
 
 /** What the wallet reads got before market_marks: the three tables read under the markets' set. */
 const THREE_TABLES = `

@@ -9,7 +9,7 @@ import { DAY_MS } from '../../shared/time.js';
 import { marketDataPart } from './market-data.js';
 import { SNAPSHOT_MARKETS, SNAPSHOT_PART, walletPositions, walletReports } from './queries.js';
 import { SNAPSHOTS_OF_WALLETS, snapshotsOf, WalletSnapshots } from './wallet-snapshots.js';
-import { marketUpserted, outcomeFill, outcomeToken } from '../../../test/support/events.js';
+import { binaryMarket, outcomeFill, outcomeToken } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 
 const NOW = Date.now();
@@ -24,16 +24,7 @@ const fill = (wallet: string, market: string, index: number, side: 'buy' | 'sell
   block += 1;
   return outcomeFill({ tx: block, block, at, wallet, market, index, side, shares, price });
 };
-const market = (id: string) =>
-  marketUpserted({
-    event_id: `${id}:1`,
-    market_id: id,
-    title: `Market ${id.slice(2, 4)}`,
-    outcome_token_ids: [outcomeToken(id, 0), outcomeToken(id, 1)],
-    outcome_prices: [0.5, 0.5],
-    updated_at_ms: NOW,
-    ingested_at_ms: NOW,
-  });
+const market = (id: string) => binaryMarket(id, NOW);
 
 let h: ProjectionHarness;
 
