@@ -1,12 +1,13 @@
 -- Each wallet's rows as one value in a key-value table: what a single wallet's reads (/traders/{wallet},
 -- its curve, /positions/{wallet}) took from position_state and trader_days, and the ledger's progress
--- when they were read. Grouped from those tables per request, that statement cost the busiest wallet
--- of the 1M profiling store 39.8 ms p50 for its report and 31.4 for its positions, against 20.2 and 15.9
+-- when they were read. Grouped from those tables per request, the busiest wallet of the 1M profiling
+-- store took 50.0 ms p50 for its report and 33.5 for its positions statement, against 26.6 and 20.4
 -- read by key here (docs/POSITIONS.md "Wallet snapshots by key"): most of a wallet read was the engine
 -- planning the reads of those tables, not reading rows. The value is rebuilt from them by the
--- snapshot refresher (wallet-snapshots.ts) for every wallet the ledger wrote a row of: the view below
--- notes each in wallet_touches (kept a day), and the refresher reads the touches since its previous
--- run less an overlap, as the marks refresher does (touch-refresher.ts).
+-- snapshot refresher (wallet-snapshots.ts) for every wallet the ledger wrote a row of: the ledger's
+-- view already notes each in trader_touches (0042, kept two days), and the refresher reads the touches
+-- since its previous run less an overlap, as the marks refresher does (touch-refresher.ts). Its first
+-- run on a store builds every wallet.
 CREATE TABLE IF NOT EXISTS wallet_snapshots
 (
     wallet        String,
@@ -28,16 +29,6 @@ ENGINE = EmbeddedRocksDB
 PRIMARY KEY wallet
 SETTINGS optimize_for_bulk_insert = 0;
 
-CREATE TABLE IF NOT EXISTS wallet_touches
-(
-    wallet      String,
-    touched_at  DateTime64(3, 'UTC')
-)
-ENGINE = MergeTree
-ORDER BY touched_at
-TTL toDateTime(touched_at) + INTERVAL 1 DAY
-SETTINGS auto_statistics_types = '';
-
 -- The start of the refresher's newest run that wrote its wallets (one row, id 0).
 CREATE TABLE IF NOT EXISTS wallet_snapshots_progress
 (
@@ -46,11 +37,3 @@ CREATE TABLE IF NOT EXISTS wallet_snapshots_progress
 )
 ENGINE = EmbeddedRocksDB
 PRIMARY KEY id;
-
--- Every change the ledger writes is a row of position_ledger (cancellations and replays included),
--- and position_state and trader_days are views of it.
-CREATE MATERIALIZED VIEW IF NOT EXISTS wallet_touches_mv TO wallet_touches AS
-SELECT DISTINCT wallet, now64(3) AS touched_at FROM position_ledger;
-
--- Every wallet already written: the refresher's first run builds them.
-INSERT INTO wallet_touches (wallet, touched_at) SELECT DISTINCT wallet, now64(3) FROM position_state;
