@@ -21,8 +21,11 @@ const IN_CHUNK = 'wallet IN {wallets:Array(String)}';
 
 /**
  * The snapshots of the wallets {wallets:Array(String)} that have ledger rows. The progress is a scalar
- * subquery, which the engine runs before the statement reads the wallets' rows: a snapshot never claims
- * a change it does not hold (it may hold newer ones than it claims).
+ * subquery, which the engine runs before the statement reads the wallets' rows, so a change written
+ * after it is at most held without being claimed. The ledger's views write the progress and the rows
+ * of one insert each in their own step: while one is under way a snapshot can claim a change whose rows
+ * are not written yet, as a read of the tables could. The insert's touch is then read again by the
+ * next run (its overlap), which rebuilds the wallet.
  */
 export const SNAPSHOTS_OF_WALLETS = `
   SELECT p.wallet, p.ps, d.ds, p.ms, ${PROGRESS_SCALAR}, now64(3)
