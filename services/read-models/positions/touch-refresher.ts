@@ -3,7 +3,9 @@
  * them: views note every written key in a touches table (kept a day), and a run rebuilds every key
  * touched since the previous run began, less OVERLAP_MS, so a write whose touch became visible after
  * that run read the touches (an insert's views stamp the touch before the insert is done) is still
- * picked up by the next run. Its cost follows what was written, never the history. The previous run's
+ * picked up by a later run. A key is rebuilt when a run first sees its newest touch and once more by a
+ * run starting the overlap after it, not by every run in between. Its cost follows what was written,
+ * never the history. The previous run's
  * start is stored (one row, id 0, of a progress table), so a restarted refresher goes on from there;
  * the first run on a store, and one after the refresher was stopped for over half the day touches are
  * kept, rebuilds every key once. Runs of one refresher
@@ -44,6 +46,8 @@ export class TouchRefresher {
   /** Start of the previous run (ms), null before the first; none stored either: every key is rebuilt. */
   private since: number | null = null;
   private queue: Promise<unknown> = Promise.resolve();
+  /** When (run start, ms) each key touched in the previous run's window was last rebuilt by this refresher. */
+  private rebuiltAt = new Map<string, number>();
 
   constructor(
     protected readonly store: AnalyticsStore,
@@ -64,16 +68,33 @@ export class TouchRefresher {
     const startedMs = Date.now();
     const { touches, key, progress } = this.tables;
     if (this.since === null) this.since = await this.storedSince();
-    let rows: Array<Record<string, string>>;
+    let keys: string[];
+    const rebuiltAt = new Map<string, number>();
     if (this.since === null || startedMs - this.since > TOUCHES_KEPT_MS / 2)
       // Never run on this store, or stopped long enough that touches it never read may be gone: every key, once.
-      rows = await this.store.query(this.tables.allKeys);
-    else
-      rows = await this.store.query(`SELECT DISTINCT ${key} FROM ${touches} WHERE touched_at >= fromUnixTimestamp64Milli({since:Int64})`, {
-        since: this.since - this.overlapMs,
-      });
-    const keys = rows.map((row) => row[key]!);
+      keys = (await this.store.query<Record<string, string>>(this.tables.allKeys)).map((row) => row[key]!);
+    else {
+      const rows = await this.store.query<{ k: string; t: string }>(
+        `SELECT ${key} AS k, toString(toUnixTimestamp64Milli(max(touched_at))) AS t FROM ${touches}
+          WHERE touched_at >= fromUnixTimestamp64Milli({since:Int64}) GROUP BY k`,
+        { since: this.since - this.overlapMs },
+      );
+      keys = [];
+      for (const { k, t } of rows) {
+        const touched = Number(t);
+        const last = this.rebuiltAt.get(k);
+        // A key is rebuilt when a run first sees its newest touch, and once more by a run that starts
+        // the overlap after that touch (by then the write it notes is visible); the runs between would
+        // rebuild it from the same rows. Each key stays in the window until that second rebuild.
+        if (last === undefined || last < touched || (last < touched + this.overlapMs && startedMs >= touched + this.overlapMs)) {
+          keys.push(k);
+          rebuiltAt.set(k, startedMs);
+        } else rebuiltAt.set(k, last);
+      }
+    }
     await this.tables.rebuild(keys, nowMs);
+    // Only keys still in the next run's window are kept (a key touched again later is new to it).
+    this.rebuiltAt = rebuiltAt;
     // Only after the values are written: a run that failed reads its touches again next time.
     await this.store.command(`INSERT INTO ${progress} (id, since_ms) VALUES (0, {since:Int64})`, { since: startedMs });
     this.since = startedMs;

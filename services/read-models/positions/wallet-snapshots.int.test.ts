@@ -117,6 +117,23 @@ test('the statement reads wallet_snapshots and market_marks by key, and a rebuil
   for (const read of reads) expect(read).toMatch(/PrimaryKey[\s\S]*?Condition: [^\n]*\(wallet in 2-element set\)/);
 });
 
+test('a touched wallet is rebuilt when a run first sees the touch and once more after the overlap, not by every run between', async () => {
+  const overlap = 1_500;
+  const refresher = new WalletSnapshots(h.store, overlap);
+  // Past the overlap of every touch written so far: this run rebuilds them for good.
+  await new Promise((resolve) => setTimeout(resolve, overlap + 500));
+  await refresher.refresh();
+  await h.given({ chainLedger: [fill(B, N, 0, 'buy', 1, 0.5, NOW - 30_000)] }, { refresh: false });
+  const touched = Date.now();
+  expect((await refresher.refresh()).keys).toBe(1);
+  // Within the overlap after the touch: already rebuilt from rows that hold it.
+  expect((await refresher.refresh()).keys).toBe(0);
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, touched + overlap + 100 - Date.now())));
+  expect((await refresher.refresh()).keys).toBe(1);
+  expect((await refresher.refresh()).keys).toBe(0);
+  expect((await h.get(`/traders/${B}`)).body.data.lifetime.trades).toBe(2);
+});
+
 test('a refresher with no stored start, or one stopped over half a day, rebuilds every wallet', async () => {
   await h.store.command('DELETE FROM wallet_snapshots_progress WHERE id = 0');
   expect((await new WalletSnapshots(h.store).refresh()).keys).toBe(3);
