@@ -22,6 +22,8 @@ import { DAY_MS } from '../../shared/time.js';
 export const OVERLAP_MS = 5_000;
 /** How long a touches table keeps a touch at least (its TTL, in the migration that creates it: a day or more). */
 export const TOUCHES_KEPT_MS = DAY_MS;
+/** How old the stored start may grow while runs rebuild nothing (far below TOUCHES_KEPT_MS / 2). */
+export const PROGRESS_EVERY_MS = 60_000;
 
 export interface TouchedTables {
   /** The touches table: (<key column>, touched_at DateTime64(3)). */
@@ -48,12 +50,16 @@ export class TouchRefresher {
   private queue: Promise<unknown> = Promise.resolve();
   /** When (run start, ms) each key touched in the previous run's window was last rebuilt by this refresher. */
   private rebuiltAt = new Map<string, number>();
+  /** The run start this refresher last stored (ms); null before it stored one. */
+  private storedAt: number | null = null;
 
   constructor(
     protected readonly store: AnalyticsStore,
     private readonly tables: TouchedTables,
     /** Tests shorten it. */
     private readonly overlapMs = OVERLAP_MS,
+    /** Tests shorten it. */
+    private readonly progressEveryMs = PROGRESS_EVERY_MS,
   ) {}
 
   /** Rebuilds the keys touched since the previous run (less the overlap); runs one at a time. */
@@ -95,8 +101,14 @@ export class TouchRefresher {
     await this.tables.rebuild(keys, nowMs);
     // Only keys still in the next run's window are kept (a key touched again later is new to it).
     this.rebuiltAt = rebuiltAt;
-    // Only after the values are written: a run that failed reads its touches again next time.
-    await this.store.command(`INSERT INTO ${progress} (id, since_ms) VALUES (0, {since:Int64})`, { since: startedMs });
+    // Only after the values are written: a run that failed reads its touches again next time. A run
+    // that rebuilt nothing stores its start only when the stored one is PROGRESS_EVERY_MS old: a
+    // restart then reads a few more seconds of touches (and rebuilds nothing twice that matters), and
+    // an idle refresher is spared a write per run.
+    if (keys.length > 0 || this.storedAt === null || startedMs - this.storedAt >= this.progressEveryMs) {
+      await this.store.command(`INSERT INTO ${progress} (id, since_ms) VALUES (0, {since:Int64})`, { since: startedMs });
+      this.storedAt = startedMs;
+    }
     this.since = startedMs;
     return { keys: keys.length, seconds: (performance.now() - started) / 1000 };
   }

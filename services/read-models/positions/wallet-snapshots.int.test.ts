@@ -134,6 +134,25 @@ test('a touched wallet is rebuilt when a run first sees the touch and once more 
   expect((await h.get(`/traders/${B}`)).body.data.lifetime.trades).toBe(2);
 });
 
+test('a run that rebuilt nothing stores its start only once the stored one is older than the setting', async () => {
+  const stored = async () =>
+    Number((await h.rows<{ ms: string }>('SELECT toString(since_ms) AS ms FROM wallet_snapshots_progress WHERE id = 0'))[0]!.ms);
+  const every = 2_000;
+  const refresher = new WalletSnapshots(h.store, 0, every);
+  await refresher.refresh();
+  const first = await stored();
+  expect((await refresher.refresh()).keys).toBe(0);
+  expect(await stored()).toBe(first);
+  await new Promise((resolve) => setTimeout(resolve, every + 100));
+  expect((await refresher.refresh()).keys).toBe(0);
+  const second = await stored();
+  expect(second).toBeGreaterThanOrEqual(first + every);
+  // A run that rebuilt a wallet stores its start at once.
+  await h.given({ chainLedger: [fill(C, M, 1, 'buy', 1, 0.5, NOW - 20_000)] }, { refresh: false });
+  expect((await refresher.refresh()).keys).toBe(1);
+  expect(await stored()).toBeGreaterThan(second);
+});
+
 test('a refresher with no stored start, or one stopped over half a day, rebuilds every wallet', async () => {
   await h.store.command('DELETE FROM wallet_snapshots_progress WHERE id = 0');
   expect((await new WalletSnapshots(h.store).refresh()).keys).toBe(3);

@@ -12,7 +12,7 @@
 import type { Logger } from '../../logger.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { DAY_FIELDS, daysGrouped, POSITION_FIELDS, positionsGrouped, PROGRESS_SCALAR } from './queries.js';
-import { OVERLAP_MS, perStore, startRefresher, TouchRefresher } from './touch-refresher.js';
+import { OVERLAP_MS, PROGRESS_EVERY_MS, perStore, startRefresher, TouchRefresher } from './touch-refresher.js';
 
 /** Wallets rebuilt per statement: 1,000 took 172 ms on the 1M profiling store, 100 took 48. */
 const CHUNK = 1_000;
@@ -34,7 +34,7 @@ export const SNAPSHOTS_OF_WALLETS = `
 const REFRESH = `INSERT INTO wallet_snapshots (wallet, positions, daily, markets, as_of, refreshed_at) ${SNAPSHOTS_OF_WALLETS}`;
 
 export class WalletSnapshots extends TouchRefresher {
-  constructor(store: AnalyticsStore, overlapMs = OVERLAP_MS) {
+  constructor(store: AnalyticsStore, overlapMs = OVERLAP_MS, progressEveryMs = PROGRESS_EVERY_MS) {
     super(
       store,
       {
@@ -45,6 +45,7 @@ export class WalletSnapshots extends TouchRefresher {
         rebuild: (wallets) => this.rebuild(wallets),
       },
       overlapMs,
+      progressEveryMs,
     );
   }
 
