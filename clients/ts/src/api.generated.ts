@@ -199,7 +199,7 @@ export type TraderStats = {
   last_trade_at: Timestamp | null;
   /** What the figures are computed from. */
   basis: string;
-  /** Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every second by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request. */
+  /** Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request. */
   data_as_of: Timestamp | null;
   /** The Polygon block of that change (null when the newest change came from the Data API). */
   data_as_of_block?: number | null;
@@ -208,7 +208,7 @@ export type TraderStats = {
 export type PnlCurve = {
   wallet: string;
   days: number;
-  /** Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every second by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request. */
+  /** Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request. */
   data_as_of: Timestamp | null;
   /** The Polygon block of that change (null when the newest change came from the Data API). */
   data_as_of_block?: number | null;
@@ -226,7 +226,7 @@ export type PnlCurve = {
 export type Positions = {
   wallet: string;
   as_of: Timestamp;
-  /** Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every second by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request. */
+  /** Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request. */
   data_as_of: Timestamp | null;
   /** The Polygon block of that change (null when the newest change came from the Data API). */
   data_as_of_block?: number | null;

@@ -239,7 +239,7 @@ class TraderStats(Model):
     first_trade_at: Optional[Timestamp] = Field(description="Block time of the wallet's first fill (maker or taker); null when the ledger holds only its splits, merges, conversions or redemptions.")
     last_trade_at: Optional[Timestamp] = Field(description="Block time of the wallet's newest fill (a later split, merge, conversion or redemption is not a trade); null as for first_trade_at.")
     basis: str = Field(description="What the figures are computed from.")
-    data_as_of: Optional[Timestamp] = Field(description="Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every second by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request.")
+    data_as_of: Optional[Timestamp] = Field(description="Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request.")
     data_as_of_block: Optional[int] = Field(None, description="The Polygon block of that change (null when the newest change came from the Data API).")
 
 
@@ -253,7 +253,7 @@ class PnlCurvePoint(Model):
 class PnlCurve(Model):
     wallet: str
     days: int
-    data_as_of: Optional[Timestamp] = Field(description="Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every second by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request.")
+    data_as_of: Optional[Timestamp] = Field(description="Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request.")
     data_as_of_block: Optional[int] = Field(None, description="The Polygon block of that change (null when the newest change came from the Data API).")
     points: list[PnlCurvePoint]
 
@@ -281,7 +281,7 @@ class PositionsPosition(Model):
 class Positions(Model):
     wallet: str
     as_of: Timestamp
-    data_as_of: Optional[Timestamp] = Field(description="Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every second by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request.")
+    data_as_of: Optional[Timestamp] = Field(description="Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request.")
     data_as_of_block: Optional[int] = Field(None, description="The Polygon block of that change (null when the newest change came from the Data API).")
     positions: list[PositionsPosition]
 
