@@ -103,8 +103,8 @@ export class TouchRefresher {
     this.rebuiltAt = rebuiltAt;
     // Only after the values are written: a run that failed reads its touches again next time. A run
     // that rebuilt nothing stores its start only when the stored one is PROGRESS_EVERY_MS old: a
-    // restart then reads a few more seconds of touches (and rebuilds nothing twice that matters), and
-    // an idle refresher is spared a write per run.
+    // restart then reads up to that much more of the touches and rebuilds their keys once more (to the
+    // same values), and an idle refresher is spared a write per run.
     if (keys.length > 0 || this.storedAt === null || startedMs - this.storedAt >= this.progressEveryMs) {
       await this.store.command(`INSERT INTO ${progress} (id, since_ms) VALUES (0, {since:Int64})`, { since: startedMs });
       this.storedAt = startedMs;
