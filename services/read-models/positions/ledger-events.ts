@@ -5,6 +5,7 @@
  * (docs/POSITIONS.md "Sources"). Amounts are integer micro-units.
  */
 import type { ChainLedgerEvent, TradeExecuted, WalletActivity } from '../../events/types.generated.js';
+import { divRound } from './ledger-math.js';
 
 /** Where a change sits in a (wallet, token)'s history: chain order; Data API records sort by time only. */
 export interface LedgerPosition {
@@ -32,9 +33,14 @@ export type LedgerEvent =
       assetId: string;
       outcome: string;
       outcomeIndex: number;
+      /** Shares the owner's position gained or gave up. */
       shares: bigint;
+      /** Collateral of those shares at the fill price: the cost of a buy, the proceeds of a sell (fees apart). */
       usdc: bigint;
+      /** Fee in USDC micro-units (one charged in shares converted at the fill price). */
       fee: bigint;
+      /** Collateral of the whole fill, before fees. */
+      volume: bigint;
       price: number;
     })
   | (EventMeta & { kind: 'split' | 'merge'; amount: bigint; tokenIds: string[] })
@@ -68,19 +74,28 @@ export function fromChain(e: ChainLedgerEvent): LedgerEvent | null {
     case 'fill': {
       const f = e.fill;
       if (!f) return null;
-      return {
+      const shares = micro(f.shares_micro);
+      const usdc = micro(f.usdc_micro);
+      const fee = micro(f.fee_micro);
+      const base = {
         ...meta,
-        kind: 'fill',
+        kind: 'fill' as const,
         role: f.role,
         side: f.side,
         assetId: f.asset_id,
         outcome: f.outcome,
         outcomeIndex: f.outcome_index,
-        shares: micro(f.shares_micro),
-        usdc: micro(f.usdc_micro),
-        fee: micro(f.fee_micro),
+        volume: usdc,
         price: f.price,
       };
+      // v1 takes a buyer's fee out of the shares it receives: it holds shares - fee, bought at the
+      // fill price; the fee is worth its shares at that price (cost basis excludes fees).
+      if (f.fee_asset === 'shares' && fee > 0n) {
+        const kept = fee < shares ? shares - fee : 0n;
+        const feeUsdc = shares === 0n ? 0n : divRound(usdc * (shares - kept), shares);
+        return { ...base, shares: kept, usdc: usdc - feeUsdc, fee: feeUsdc };
+      }
+      return { ...base, shares, usdc, fee };
     }
     case 'split':
     case 'merge': {
@@ -143,6 +158,7 @@ export function fromDataApiTrade(t: TradeExecuted): LedgerEvent {
     shares: toMicro(t.size),
     usdc: toMicro(t.size_usdc),
     fee: 0n,
+    volume: toMicro(t.size_usdc),
     price: t.price,
   };
 }

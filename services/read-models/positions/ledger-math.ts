@@ -22,12 +22,17 @@ export const EMPTY_STATE: PositionState = { qty: 0n, cost: 0n, openedMs: 0 };
 export type LegAction =
   | { side: 'buy'; qty: bigint; usdc: bigint }
   | { side: 'sell'; qty: bigint; usdc: bigint }
-  /** Sell every held share at payout num/den per share (a redemption). */
-  | { side: 'sell_all'; payoutNum: bigint; payoutDen: bigint }
-  /** Sell q shares at their own average cost (a neg-risk conversion's NO legs: no PnL). */
-  | { side: 'sell_at_cost'; qty: bigint }
-  /** Collateral received without a change of shares, all of it realized (a conversion paying more than its NO legs cost). */
-  | { side: 'cash'; usdc: bigint };
+  /**
+   * Sell every held share at payout num/den per share (a redemption), the proceeds never more than
+   * `capUsdc` when given: the collateral the redemption paid out, so shares the ledger holds and the
+   * chain did not (outside coverage, mispriced) cannot realize more than was paid.
+   */
+  | { side: 'sell_all'; payoutNum: bigint; payoutDen: bigint; capUsdc?: bigint }
+  /**
+   * Sell q shares at their own average cost (a neg-risk conversion's NO legs: no PnL), plus `usdc`
+   * collateral received with them, all of it realized (the conversion paying more than the NO shares cost).
+   */
+  | { side: 'sell_at_cost'; qty: bigint; usdc?: bigint };
 
 export interface LegEffect {
   state: PositionState;
@@ -60,15 +65,16 @@ export function applyLeg(state: PositionState, action: LegAction, atMs: number):
     };
     return { state: next, qtyDelta: action.qty, cash: -action.usdc, realized: 0n, removedCost: 0n };
   }
-  if (action.side === 'cash') return { state, qtyDelta: 0n, cash: action.usdc, realized: action.usdc, removedCost: 0n };
   const held = state.qty;
   const wanted = action.side === 'sell_all' ? held : action.qty;
   const closed = minBig(wanted, held);
   const removed = held === 0n ? 0n : closed === held ? state.cost : divRound(state.cost * closed, held);
   let proceeds: bigint;
   if (action.side === 'sell') proceeds = action.qty === 0n ? 0n : divRound(action.usdc * closed, action.qty);
-  else if (action.side === 'sell_all') proceeds = action.payoutDen === 0n ? 0n : divRound(closed * action.payoutNum, action.payoutDen);
-  else proceeds = removed;
+  else if (action.side === 'sell_all') {
+    proceeds = action.payoutDen === 0n ? 0n : divRound(closed * action.payoutNum, action.payoutDen);
+    if (action.capUsdc !== undefined) proceeds = minBig(proceeds, action.capUsdc);
+  } else proceeds = removed + (action.usdc ?? 0n);
   const qty = held - closed;
   return {
     state: { qty, cost: state.cost - removed, openedMs: qty === 0n ? 0 : state.openedMs },
@@ -77,4 +83,25 @@ export function applyLeg(state: PositionState, action: LegAction, atMs: number):
     realized: proceeds - removed,
     removedCost: removed,
   };
+}
+
+/**
+ * The payout a redemption implies when the market's is not known: of "outcome i wins" for each
+ * redeemed outcome and "all pay alike" (a void), the one candidate whose payout for the shares given
+ * up equals the collateral paid out (within a micro-unit per leg). Null when none or several fit
+ * (holding equal amounts of two outcomes: either winning pays the same, and the caller spreads).
+ */
+export function inferPayout(indices: number[], given: bigint[], paid: bigint, outcomes: number): { num: bigint[]; den: bigint } | null {
+  if (outcomes === 0) return null;
+  const candidates = [
+    ...indices.map((i) => ({ num: Array.from({ length: outcomes }, (_, k) => (k === i ? 1n : 0n)), den: 1n })),
+    { num: Array.from({ length: outcomes }, () => 1n), den: BigInt(outcomes) },
+  ];
+  const tolerance = BigInt(indices.length);
+  const fits = candidates.filter((c) => {
+    const total = indices.reduce((sum, i, j) => sum + divRound(given[j]! * c.num[i]!, c.den), 0n);
+    const gap = total > paid ? total - paid : paid - total;
+    return gap <= tolerance;
+  });
+  return fits.length === 1 ? fits[0]! : null;
 }

@@ -17,7 +17,7 @@
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { readCoverage } from '../chain-ledger/queries.js';
 import { comparePositions, type LedgerEvent, type LedgerPosition } from './ledger-events.js';
-import { applyLeg, divRound, EMPTY_STATE, type LegAction, minBig, type PositionState } from './ledger-math.js';
+import { applyLeg, divRound, EMPTY_STATE, inferPayout, type LegAction, minBig, type PositionState } from './ledger-math.js';
 import { iso } from '../../shared/time.js';
 import { KeyFilter } from './key-filter.js';
 
@@ -326,7 +326,22 @@ class Batch {
         return undefined;
       }
     }
+    // A redemption's and a conversion's legs are priced from the states of all their keys: first
+    // settle the rewinds pending for those keys in this batch, so the states include every earlier change.
+    if ((event.kind === 'redemption' || event.kind === 'conversion') && this.keysOf(event).some((key) => this.deferred.has(key)))
+      return this.settleThenApply(event);
     return this.applyLegs(event, this.legsOf(event), 0);
+  }
+
+  private async settleThenApply(event: LedgerEvent): Promise<void> {
+    const keys = this.keysOf(event).filter((key) => this.deferred.has(key));
+    await this.loadStoredRows(keys);
+    for (const key of keys) {
+      const { added, removed } = this.deferred.get(key)!;
+      this.deferred.delete(key);
+      await this.rewind(key, added, removed);
+    }
+    await this.applyLegs(event, this.legsOf(event), 0);
   }
 
   private async applyRetraction(event: Extract<LedgerEvent, { kind: 'block_retracted' }>): Promise<void> {
@@ -509,8 +524,8 @@ class Batch {
       tx_hash: leg.meta.txHash,
       block_hash: leg.meta.blockHash,
       ledger_group: leg.meta.ledgerGroup,
-      in_qty: (a.side === 'sell_all' || a.side === 'cash' ? 0n : a.qty).toString(),
-      in_usdc: (a.side === 'buy' || a.side === 'sell' || a.side === 'cash' ? a.usdc : 0n).toString(),
+      in_qty: (a.side === 'sell_all' ? 0n : a.qty).toString(),
+      in_usdc: (a.side === 'buy' || a.side === 'sell' ? a.usdc : a.side === 'sell_all' ? (a.capUsdc ?? 0n) : (a.usdc ?? 0n)).toString(),
       pay_num: (a.side === 'sell_all' ? a.payoutNum : 0n).toString(),
       pay_den: (a.side === 'sell_all' ? a.payoutDen : 0n).toString(),
       fee_micro: leg.fee.toString(),
@@ -553,7 +568,7 @@ class Batch {
           action: { side: e.side, qty: e.shares, usdc: e.usdc },
           fee: e.fee,
           price: e.price,
-          volume: e.usdc,
+          volume: e.volume,
           trades: 1,
         },
       ];
@@ -590,31 +605,49 @@ class Batch {
     }
   }
 
+  /**
+   * A redemption sells the redeemed shares at the market's payout. The payout per share comes from the
+   * chain's resolution or the catalog; when neither is known yet (its record is on another stream), it
+   * is read from the redemption itself: the one outcome winning, or all paying alike (a void), whose
+   * payout for the shares held equals the collateral paid out; failing that, the collateral is spread
+   * over the shares held. States are those after the batch's earlier changes (applyEvent settles
+   * pending rewinds of these keys first). No leg realizes more than the collateral the event paid out.
+   */
   private redemptionLegs(e: Extract<LedgerEvent, { kind: 'redemption' }>): Leg[] {
     const market = this.markets.get(e.marketId);
     const tokenIds = e.tokenIds.length > 0 ? e.tokenIds : (market?.tokenIds ?? []);
-    const indices = new Set<number>();
-    for (const set of e.indexSets) {
-      const bits = BigInt(set);
-      for (let i = 0; i < tokenIds.length; i++) if ((bits >> BigInt(i)) & 1n) indices.add(i);
+    const indices = redeemedIndices(e.indexSets, tokenIds.length);
+    const held = indices.map((i) => this.stateOf(keyOf(e.wallet, tokenIds[i]!)).qty);
+    const explicit = e.redeemed.length > 0;
+    // What each leg gives up: the adapter's redeemed amounts, or the whole balance (CTF).
+    const given = indices.map((i, j) => (explicit ? (e.redeemed[i] ?? 0n) : held[j]!));
+    let payout = market?.payout ?? null;
+    if (!payout) {
+      payout = inferPayout(indices, given, e.amount, tokenIds.length);
+      this.stats.unresolved_legs += indices.length;
     }
-    const held = [...indices].map((i) => this.stateOf(keyOf(e.wallet, tokenIds[i]!)).qty);
-    const heldTotal = held.reduce((a, b) => a + b, 0n);
-    return [...indices].map((i) => {
-      let action: LegAction;
-      const redeemed = e.redeemed[i];
-      if (market?.payout) {
-        const num = market.payout.num[i] ?? 0n;
-        action =
-          redeemed !== undefined
-            ? { side: 'sell', qty: redeemed, usdc: divRound(redeemed * num, market.payout.den) }
-            : { side: 'sell_all', payoutNum: num, payoutDen: market.payout.den };
-      } else {
-        // Payouts not known here: the collateral paid out is spread over the held shares redeemed.
-        this.stats.unresolved_legs += 1;
-        action = { side: 'sell_all', payoutNum: e.amount, payoutDen: heldTotal === 0n ? 1n : heldTotal };
-      }
-      const payoutPrice = market?.payout ? Number(market.payout.num[i] ?? 0n) / Number(market.payout.den) : 0;
+    const perShare = (j: number): { num: bigint; den: bigint } => {
+      if (payout) return { num: payout.num[indices[j]!] ?? 0n, den: payout.den };
+      // Spread: the collateral over the shares given up; none tracked, a share pays at most 1.
+      const total = given.reduce((a, b) => a + b, 0n);
+      return total > 0n ? { num: e.amount, den: total } : { num: e.amount > 0n ? 1n : 0n, den: 1n };
+    };
+    const expected = indices.map((_, j) => {
+      const { num, den } = perShare(j);
+      return divRound(given[j]! * num, den);
+    });
+    const total = expected.reduce((a, b) => a + b, 0n);
+    // More than was paid out: the ledger holds shares the chain did not; each leg gets its share of it.
+    const scaled = total > e.amount;
+    return indices.map((i, j) => {
+      const { num, den } = perShare(j);
+      const share = scaled ? divRound(expected[j]! * e.amount, total) : expected[j]!;
+      const action: LegAction = explicit
+        ? { side: 'sell', qty: given[j]!, usdc: share }
+        : (scaled ? share : e.amount) === 0n
+          ? // Nothing paid out: every share redeemed pays 0 (a cap of 0 would not survive the row's 0 = none).
+            { side: 'sell_all', payoutNum: 0n, payoutDen: 1n }
+          : { side: 'sell_all', payoutNum: num, payoutDen: den, capUsdc: scaled ? share : e.amount };
       return {
         meta: e,
         assetId: tokenIds[i]!,
@@ -625,7 +658,7 @@ class Batch {
         role: '',
         action,
         fee: 0n,
-        price: payoutPrice,
+        price: den === 0n ? 0 : Number(num) / Number(den),
         volume: 0n,
         trades: 0,
       } satisfies Leg;
@@ -637,7 +670,7 @@ class Batch {
    * `amount` YES shares of every other question plus (k - 1) x amount collateral (k = NO legs). The
    * NO legs leave at their average cost (no PnL); that cost, less the collateral received, becomes
    * the YES legs' cost, split evenly (Polymarket's PnL subgraph prices the YES legs the same way);
-   * collateral beyond the NO cost is realized on the first NO leg.
+   * collateral beyond the NO cost is realized with the first NO leg.
    */
   private conversionLegs(e: Extract<LedgerEvent, { kind: 'conversion' }>): Leg[] {
     const questions = this.negRisk.get(e.negRiskMarketId.toLowerCase()) ?? [];
@@ -667,8 +700,9 @@ class Batch {
     }
     const collateral = BigInt(no.length - 1) * e.amount;
     const yesCost = noCost > collateral ? noCost - collateral : 0n;
-    // The conversion paid more than the NO shares cost: the difference is realized on the first NO token.
-    if (collateral > noCost) legs.push({ ...legs[0]!, action: { side: 'cash', usdc: collateral - noCost } });
+    // The conversion paid more than the NO shares cost: the difference is realized with the first NO
+    // leg (one row per key and event: a second row of the same event would read as a redelivery).
+    if (collateral > noCost) legs[0] = { ...legs[0]!, action: { side: 'sell_at_cost', qty: e.amount, usdc: collateral - noCost } };
     const n = BigInt(yes.length);
     for (const [i, q] of yes.entries()) {
       const share = n === 0n ? 0n : yesCost / n;
@@ -826,6 +860,16 @@ class Batch {
   }
 }
 
+/** The outcome indices of a redemption's index sets (bit i = outcome i), in order. */
+function redeemedIndices(indexSets: string[], outcomes: number): number[] {
+  const indices = new Set<number>();
+  for (const set of indexSets) {
+    const bits = BigInt(set);
+    for (let i = 0; i < outcomes; i++) if ((bits >> BigInt(i)) & 1n) indices.add(i);
+  }
+  return [...indices].sort((a, b) => a - b);
+}
+
 function rowPosition(r: LedgerRow): LedgerPosition {
   return { timeMs: Date.parse(r.time), block: Number(r.block_number), logIndex: Number(r.log_index), eventId: r.event_id };
 }
@@ -850,16 +894,15 @@ function normalizeStored(r: LedgerRow & { time_ms?: string; opened_ms?: string }
 function legOfRow(r: LedgerRow): Leg {
   const qty = BigInt(r.in_qty);
   const usdc = BigInt(r.in_usdc);
+  // A redemption's cap and a conversion's collateral are in in_usdc; rows written without them hold 0 there.
   const action: LegAction =
     r.action === 'buy'
       ? { side: 'buy', qty, usdc }
       : r.action === 'sell_all'
-        ? { side: 'sell_all', payoutNum: BigInt(r.pay_num), payoutDen: BigInt(r.pay_den) }
+        ? { side: 'sell_all', payoutNum: BigInt(r.pay_num), payoutDen: BigInt(r.pay_den), ...(usdc > 0n ? { capUsdc: usdc } : {}) }
         : r.action === 'sell_at_cost'
-          ? { side: 'sell_at_cost', qty }
-          : r.action === 'cash'
-            ? { side: 'cash', usdc }
-            : { side: 'sell', qty, usdc };
+          ? { side: 'sell_at_cost', qty, ...(usdc > 0n ? { usdc } : {}) }
+          : { side: 'sell', qty, usdc };
   const meta = {
     origin: r.origin,
     source: r.source,

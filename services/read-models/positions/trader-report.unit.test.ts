@@ -1,5 +1,5 @@
 /** Hand-computed examples of the definitions in trader-report.ts and ledger-math.ts. */
-import { applyLeg, divRound, EMPTY_STATE } from './ledger-math.js';
+import { applyLeg, divRound, EMPTY_STATE, inferPayout } from './ledger-math.js';
 import { equityDrawdown, valueAt } from './trader-report.js';
 
 const m = (usdc: number) => BigInt(Math.round(usdc * 1e6));
@@ -45,5 +45,29 @@ describe('weighted-average cost in micro-units', () => {
     expect(divRound(5n, 2n)).toBe(3n);
     expect(divRound(4n, 3n)).toBe(1n);
     expect(valueAt(m(20), 0.7)).toBe(m(14));
+  });
+});
+
+describe('redemption and conversion legs', () => {
+  test('a redemption pays no more than its cap; a conversion leg realizes the collateral with it', () => {
+    const s = applyLeg(EMPTY_STATE, { side: 'buy', qty: m(100), usdc: m(40) }, 1).state;
+    expect(applyLeg(s, { side: 'sell_all', payoutNum: 1n, payoutDen: 1n, capUsdc: m(60) }, 2)).toMatchObject({
+      cash: m(60),
+      realized: m(20),
+    });
+    expect(applyLeg(s, { side: 'sell_at_cost', qty: m(100), usdc: m(40) }, 2)).toMatchObject({
+      cash: m(80),
+      realized: m(40),
+      removedCost: m(40),
+    });
+  });
+  test('an unknown payout is the one candidate that pays what the redemption paid for the shares given up', () => {
+    // 50 YES and 30 NO: 30 paid means NO won; 50 means YES won; 40 a void (0.5 each); 35 fits none.
+    expect(inferPayout([0, 1], [m(50), m(30)], m(30), 2)).toEqual({ num: [0n, 1n], den: 1n });
+    expect(inferPayout([0, 1], [m(50), m(30)], m(50), 2)).toEqual({ num: [1n, 0n], den: 1n });
+    expect(inferPayout([0, 1], [m(50), m(30)], m(40), 2)).toEqual({ num: [1n, 1n], den: 2n });
+    expect(inferPayout([0, 1], [m(50), m(30)], m(35), 2)).toBeNull();
+    // Equal holdings: either outcome winning fits; not decided here.
+    expect(inferPayout([0, 1], [m(10), m(10)], m(10), 2)).toBeNull();
   });
 });

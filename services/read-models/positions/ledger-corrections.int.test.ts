@@ -1,0 +1,212 @@
+/**
+ * Errors a review against Polymarket's PnL subgraph found in the ledger, each reproduced on the
+ * smallest history that shows it (every figure computed by hand in the comments, USDC):
+ * - a redemption whose payout was not known yet, replayed after older fills arrived, paid its whole
+ *   collateral per share (the demo's leaderboard showed trillions);
+ * - a redemption realized more than the collateral it paid out;
+ * - a neg-risk conversion of two NO positions lost the collateral it paid (R1);
+ * - a v1 buy whose fee was taken in shares kept the fee's shares (R2).
+ */
+import type { ChainLedgerEvent } from '../../events/types.generated.js';
+import {
+  chainLedgerEvent,
+  chainResolution,
+  marketUpserted,
+  outcomeFill,
+  outcomeToken,
+  tradeExecuted,
+  txHash,
+} from '../../../test/support/events.js';
+import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
+import { fromChain, fromDataApiTrade, type LedgerEvent } from './ledger-events.js';
+import { PositionLedger } from './ledger.js';
+
+const T = Date.UTC(2026, 2, 2, 12);
+const M = (c: string) => `0x${c.repeat(64)}`;
+const W = (c: string) => `0x${c.repeat(40)}`;
+const UNRESOLVED = M('1');
+const RESOLVED = M('2');
+const FEES = M('3');
+const NR = `0x${'9'.repeat(62)}00`;
+const Q = [M('4'), M('5'), M('6')];
+const usdc = (micro: string | number | bigint) => Number(micro) / 1e6;
+
+let block = 70_000_000;
+let tx = 1;
+function buy(wallet: string, market: string, index: number, shares: number, price: number, at: number): ChainLedgerEvent {
+  block += 1;
+  tx += 1;
+  return outcomeFill({ tx, block, at, wallet, market, index, side: 'buy', shares, price });
+}
+function redemption(wallet: string, market: string, paid: number, at: number): ChainLedgerEvent {
+  block += 1;
+  tx += 1;
+  return chainLedgerEvent({
+    kind: 'redemption',
+    tx_hash: txHash(tx),
+    log_index: 2,
+    block_number: block,
+    block_hash: `0x${block.toString(16).padStart(64, '0')}`,
+    block_time_ms: at,
+    market_id: market,
+    ledger_group: market,
+    wallet,
+    position_change: {
+      amount_micro: String(Math.round(paid * 1e6)),
+      index_sets: ['1', '2'],
+      redeemed_micro: [],
+      outcome_token_ids: [outcomeToken(market, 0), outcomeToken(market, 1)],
+      collateral_token: '0x2791bca1f2de4661ed88a30c99a7a9449aa84174',
+    },
+  });
+}
+
+let h: ProjectionHarness;
+let ledger: PositionLedger;
+const apply = (events: ChainLedgerEvent[]) => ledger.apply(events.map(fromChain) as LedgerEvent[]);
+
+async function figures(wallet: string) {
+  const rows = await h.rows<{ asset_id: string; qty: string; realized: string; cash: string; fees: string }>(
+    `SELECT asset_id, toString(sum(qty_delta * sign)) AS qty, toString(sum(realized * sign)) AS realized, toString(sum(cash * sign)) AS cash,
+            toString(sum(toInt64(fee_micro) * sign)) AS fees
+       FROM position_ledger WHERE wallet = {wallet:String} GROUP BY asset_id ORDER BY asset_id`,
+    { wallet },
+  );
+  const byToken = Object.fromEntries(
+    rows.map((r) => [
+      r.asset_id,
+      // realized + cost basis = net cash of the tracked shares, so the basis is realized - cash.
+      { qty: usdc(r.qty), realized: usdc(r.realized), cost: usdc(BigInt(r.realized) - BigInt(r.cash)), fees: usdc(r.fees) },
+    ]),
+  );
+  const realized = rows.reduce((sum, r) => sum + BigInt(r.realized), 0n);
+  return { byToken, realized: usdc(realized) };
+}
+
+beforeAll(async () => {
+  h = await projectionHarness('ledger-corrections');
+  const binary = (id: string, over: Parameters<typeof marketUpserted>[0] = {}) =>
+    marketUpserted({ event_id: `${id}:1`, market_id: id, outcome_token_ids: [outcomeToken(id, 0), outcomeToken(id, 1)], ...over });
+  await h.given({
+    markets: [
+      binary(UNRESOLVED),
+      binary(RESOLVED),
+      binary(FEES),
+      ...Q.map((id, i) => binary(id, { neg_risk: true, neg_risk_market_id: NR, question_id: `${NR.slice(0, -2)}0${i}` })),
+    ],
+    chainResolutions: [
+      chainResolution({ market_id: RESOLVED, payout_numerators: ['1', '0'], payouts: [1, 0], winning_outcome_index: 0 }),
+      chainResolution({
+        event_id: 'fees-resolution',
+        market_id: FEES,
+        payout_numerators: ['1', '0'],
+        payouts: [1, 0],
+        winning_outcome_index: 0,
+      }),
+    ],
+  });
+  ledger = new PositionLedger(h.store);
+}, 120_000);
+afterAll(() => h.close());
+
+test('a redemption applied before the fills it redeems, its payout unknown, pays no more than it paid out', async () => {
+  const wallet = W('a');
+  // The chain's redemption (100 paid) comes first; the wallet's buy of 100 YES for 40, an hour
+  // older, arrives after it from the Data API (the default head-then-backfill flow) and rewinds the
+  // YES position, replaying the redemption over 100 shares.
+  await apply([redemption(wallet, UNRESOLVED, 100, T + 3_600_000)]);
+  await ledger.apply([
+    fromDataApiTrade(
+      tradeExecuted({
+        event_id: 'api-older-buy',
+        market_id: UNRESOLVED,
+        asset_id: outcomeToken(UNRESOLVED, 0),
+        wallet,
+        side: 'buy',
+        outcome: 'Yes',
+        outcome_index: 0,
+        price: 0.4,
+        size: 100,
+        size_usdc: 40,
+        timestamp_ms: T,
+        tx_hash: txHash(999),
+      }),
+    ),
+  ]);
+  // 100 paid for 100 shares that cost 40: 60, not 100 x 100,000,000 - 40.
+  const f = await figures(wallet);
+  expect(f.realized).toBe(60);
+  expect(f.byToken[outcomeToken(UNRESOLVED, 0)]).toMatchObject({ qty: 0, realized: 60, cost: 0 });
+});
+
+test('a redemption whose payout is not known yet is read from what it paid for the shares held', async () => {
+  const wallet = W('b');
+  // 50 YES for 20 and 30 NO for 18; the redemption pays 30: NO won (30 x 1), YES pays 0.
+  await apply([buy(wallet, M('7'), 0, 50, 0.4, T), buy(wallet, M('7'), 1, 30, 0.6, T + 1_000), redemption(wallet, M('7'), 30, T + 2_000)]);
+  const f = await figures(wallet);
+  expect(f.byToken[outcomeToken(M('7'), 0)]).toMatchObject({ qty: 0, realized: -20 });
+  expect(f.byToken[outcomeToken(M('7'), 1)]).toMatchObject({ qty: 0, realized: 12 });
+});
+
+test('a redemption realizes no more than the collateral it paid out', async () => {
+  const wallet = W('c');
+  // The ledger holds 100 YES (cost 40) but the chain burned and paid 60 (40 shares left the wallet
+  // unseen): 60 - 40 = 20, not 100 - 40.
+  await apply([buy(wallet, RESOLVED, 0, 100, 0.4, T), redemption(wallet, RESOLVED, 60, T + 1_000)]);
+  const f = await figures(wallet);
+  expect(f.realized).toBe(20);
+  expect(f.byToken[outcomeToken(RESOLVED, 0)]).toMatchObject({ qty: 0, realized: 20 });
+});
+
+test('R1: a conversion of two NO positions realizes the collateral it pays beyond their cost', async () => {
+  const wallet = W('d');
+  // 100 NO of questions 0 and 1 for 30 each (cost 60). Converting both (index set 0b011, 100 each)
+  // gives 100 YES of question 2 and (2 - 1) x 100 = 100 collateral: 100 - 60 = 40 realized, and the
+  // YES costs max(60 - 100, 0) = 0.
+  block += 1;
+  const conversion = chainLedgerEvent({
+    kind: 'conversion',
+    tx_hash: txHash(5_000),
+    log_index: 3,
+    block_number: block + 10,
+    block_hash: `0x${(block + 10).toString(16).padStart(64, '0')}`,
+    block_time_ms: T + 5_000,
+    market_id: '',
+    ledger_group: NR,
+    neg_risk: true,
+    wallet,
+    position_change: null,
+    conversion: { neg_risk_market_id: NR, index_set: '3', amount_micro: '100000000' },
+  });
+  await apply([buy(wallet, Q[0]!, 1, 100, 0.3, T), buy(wallet, Q[1]!, 1, 100, 0.3, T + 1_000), conversion]);
+  const f = await figures(wallet);
+  expect(f.realized).toBe(40);
+  expect(f.byToken[outcomeToken(Q[0]!, 1)]).toMatchObject({ qty: 0, cost: 0 });
+  expect(f.byToken[outcomeToken(Q[1]!, 1)]).toMatchObject({ qty: 0, cost: 0 });
+  expect(f.byToken[outcomeToken(Q[2]!, 0)]).toMatchObject({ qty: 100, cost: 0 });
+  // Redelivered (a restart before the consumer's commit): applied once.
+  await apply([conversion]);
+  expect((await figures(wallet)).realized).toBe(40);
+});
+
+test('R2: a v1 buy whose fee is taken in shares holds the shares net of it, and the fee is reported in USDC', async () => {
+  const wallet = W('e');
+  // v1 buy of 100 YES for 40 with a fee of 2 shares: it receives 98, which cost 98 x 0.4 = 39.2; the
+  // fee is worth 2 x 0.4 = 0.8. YES wins and the redemption pays 98: 98 - 39.2 = 58.8.
+  const fill = buy(wallet, FEES, 0, 100, 0.4, T);
+  fill.fill = { ...fill.fill!, fee_micro: '2000000', fee_asset: 'shares', exchange_version: 1 };
+  await apply([fill]);
+  let f = await figures(wallet);
+  expect(f.byToken[outcomeToken(FEES, 0)]).toEqual({ qty: 98, realized: 0, cost: 39.2, fees: 0.8 });
+  await apply([redemption(wallet, FEES, 98, T + 1_000)]);
+  f = await figures(wallet);
+  expect(f.realized).toBe(58.8);
+  // Volume counts the whole fill: 40.
+  const [volume] = await h.rows<{ v: string }>(
+    `SELECT toString(sum(toInt64(volume) * sign)) AS v FROM position_ledger WHERE wallet = {wallet:String}`,
+    {
+      wallet,
+    },
+  );
+  expect(usdc(volume!.v)).toBe(40);
+});
