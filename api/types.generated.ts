@@ -162,8 +162,11 @@ export type TraderStats = {
   lifetime: {
     total_realized_pnl: number;
     unrealized_pnl: number;
+    /** realized + unrealized, before fees. */
     total_pnl: number;
     volume_usdc: number;
+    /** Fees charged on the wallet's fills (USDC; a fee taken in shares counts at the fill price). */
+    fees_paid_usdc: number;
     trades: number;
     markets_traded: number;
     won: number;
@@ -174,6 +177,8 @@ export type TraderStats = {
   last_30d: {
     total_realized_pnl: number;
     volume_usdc: number;
+    /** Fees charged on the wallet's fills of the last 30 UTC days (USDC). */
+    fees_paid_usdc: number;
     trades: number;
   };
   risk_score: number;
@@ -181,6 +186,8 @@ export type TraderStats = {
     concentration?: number;
     long_shot_share?: number;
     drawdown?: number;
+    /** Capital at risk (USDC), what drawdown is measured against: the peak of the wallet's net cash invested (paid for shares less received for them, fees apart), per UTC day the net invested at its start plus what it paid that day. */
+    capital_at_risk_usdc?: number;
   };
   category_pnl: Array<{
     category: string;
@@ -256,6 +263,8 @@ export type Positions = {
     unrealized_pnl_usdc: number;
     /** Realized PnL of this token over the wallet's history: for each sell, proceeds of the held shares sold - their cost; merges sell at 0.50, redemptions at the payout. */
     realized_pnl_usdc: number;
+    /** Fees charged on the wallet's fills of this token over its history (USDC; a v1 buy's fee, taken in shares, at the fill price). Not in the cost basis. */
+    fees_paid_usdc: number;
     opened_at?: Timestamp;
     last_trade_at?: Timestamp;
   }>;

@@ -162,8 +162,11 @@ export type TraderStats = {
   lifetime: {
     total_realized_pnl: number;
     unrealized_pnl: number;
+    /** realized + unrealized, before fees. */
     total_pnl: number;
     volume_usdc: number;
+    /** Fees charged on the wallet's fills (USDC; a fee taken in shares counts at the fill price). */
+    fees_paid_usdc: number;
     trades: number;
     markets_traded: number;
     won: number;
@@ -174,6 +177,8 @@ export type TraderStats = {
   last_30d: {
     total_realized_pnl: number;
     volume_usdc: number;
+    /** Fees charged on the wallet's fills of the last 30 UTC days (USDC). */
+    fees_paid_usdc: number;
     trades: number;
   };
   risk_score: number;
@@ -181,6 +186,8 @@ export type TraderStats = {
     concentration?: number;
     long_shot_share?: number;
     drawdown?: number;
+    /** Capital at risk (USDC), what drawdown is measured against: the peak of the wallet's net cash invested (paid for shares less received for them, fees apart), per UTC day the net invested at its start plus what it paid that day. */
+    capital_at_risk_usdc?: number;
   };
   category_pnl: Array<{
     category: string;
@@ -256,6 +263,8 @@ export type Positions = {
     unrealized_pnl_usdc: number;
     /** Realized PnL of this token over the wallet's history: for each sell, proceeds of the held shares sold - their cost; merges sell at 0.50, redemptions at the payout. */
     realized_pnl_usdc: number;
+    /** Fees charged on the wallet's fills of this token over its history (USDC; a v1 buy's fee, taken in shares, at the fill price). Not in the cost basis. */
+    fees_paid_usdc: number;
     opened_at?: Timestamp;
     last_trade_at?: Timestamp;
   }>;
@@ -3319,7 +3328,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "GET",
     "path": "/traders/{wallet}",
     "summary": "Lifetime and 30-day statistics of a wallet, from its position ledger's pre-aggregated rows.",
-    "description": "The position ledger applies every change of each (wallet, outcome token) in chain order, in\nexact micro-units, with weighted-average cost: a buy of q for c adds q shares and c to the cost\nbasis; a sell of q' <= held shares realizes proceeds - cost x q' / held (shares that arrived\noutside the ledger earn no PnL). Splits buy every outcome at 0.50, merges sell every outcome at\n0.50, redemptions sell the held shares at the payout, a neg-risk conversion's NO legs leave at\ntheir cost and its YES legs take that cost less the collateral received. Fees are not in the basis.\nunrealized = value of the held shares at the mark - their cost basis, the mark being the payout\nonce the market settled (1 or 0; 0.5 after a 50-50 void), else the mid of the outcome's book when\ntwo-sided with a spread of at most 0.10, else its last trade (the market's newest close: on the\nnewest day with trades, the chain's last taker fill in (block, log index) order, else the Data\nAPI's last trade), else the catalog price.\nWin rate is market-level and resolution-based: 100 x won / (won + lost) over resolved markets\nthe wallet paid a cost basis in, a market being won when the wallet's net PnL there (realized +\npayout value - cost of what is still held) is above 0 and lost when below; exactly 0, no cost\nbasis, or a voided market count neither way.\nrisk_score (0 low .. 100 high) = 40 x concentration (largest open cost basis / all open cost\nbasis) + 30 x long-shot share (bought USDC at prices below 0.15 / all bought USDC) + 30 x drawdown:\nthe largest fall of equity from its running peak over the 30-day daily curve, as a fraction of\nthat peak, where equity = capital paid in (lifetime cost of buys and splits) + the curve's PnL.\nvolume_usdc and trades count every fill of the wallet, maker and taker; markets_traded the\nmarkets with at least one fill. last_30d covers the last 30 UTC days, today included.\nBasis: fills of both sides, splits, merges, redemptions and conversions read from Polygon; the\nData API's taker trades and tracked wallets' activity only outside the chain's coverage (a chain\nrecord replaces the Data API record of the same transaction). data_as_of says how fresh it is.",
+    "description": "The position ledger applies every change of each (wallet, outcome token) in chain order, in\nexact micro-units, with weighted-average cost: a buy of q for c adds q shares and c to the cost\nbasis; a sell of q' <= held shares realizes proceeds - cost x q' / held (shares that arrived\noutside the ledger earn no PnL). Splits buy every outcome at 0.50, merges sell every outcome at\n0.50, redemptions sell the held shares at the payout, a neg-risk conversion's NO legs leave at\ntheir cost and its YES legs take that cost less the collateral received. Fees are not in the basis.\nunrealized = value of the held shares at the mark - their cost basis, the mark being the payout\nonce the market settled (1 or 0; 0.5 after a 50-50 void), else the mid of the outcome's book when\ntwo-sided with a spread of at most 0.10, else its last trade (the market's newest close: on the\nnewest day with trades, the chain's last taker fill in (block, log index) order, else the Data\nAPI's last trade), else the catalog price.\nWin rate is market-level and resolution-based: 100 x won / (won + lost) over resolved markets\nthe wallet paid a cost basis in, a market being won when the wallet's net PnL there (realized +\npayout value - cost of what is still held) is above 0 and lost when below; exactly 0, no cost\nbasis, or a voided market count neither way.\nrisk_score (0 low .. 100 high) = 40 x concentration (largest open cost basis / all open cost\nbasis) + 30 x long-shot share (bought USDC at prices below 0.15 / all bought USDC) + 30 x drawdown:\nthe largest fall of equity from its running peak over the 30-day daily curve, as a fraction of\nthat peak, where equity = capital at risk + the curve's PnL and capital at risk\n(`risk_components.capital_at_risk_usdc`) = the peak of the wallet's net cash invested (USDC paid\nfor shares less USDC received for them, fees apart) over its history, taken per UTC day as the\nnet invested at the day's start plus what it paid that day (exact when a day's buys precede its\nsells, otherwise above the true peak). Example: a $1,000 bankroll bought and sold back every day\nfor 100 days, ending $900 down, has capital at risk 1,000 and drawdown 0.9; measured against its\nturnover (about $55,000) it would be under 0.02.\nFees (`fees_paid_usdc`) are the fees charged on the wallet's fills, in USDC: a v1 buy's fee is\ntaken in shares and counts at the fill price. PnL figures are before fees; net of fees is\ntotal_pnl - fees_paid_usdc.\nvolume_usdc and trades count every fill of the wallet, maker and taker; markets_traded the\nmarkets with at least one fill. last_30d covers the last 30 UTC days, today included.\nBasis: fills of both sides, splits, merges, redemptions and conversions read from Polygon; the\nData API's taker trades and tracked wallets' activity only outside the chain's coverage (a chain\nrecord replaces the Data API record of the same transaction). data_as_of says how fresh it is.",
     "access": "tier2",
     "paginated": false,
     "parameters": [

@@ -105,6 +105,12 @@ function conversion(wallet: string, indexSet: string, amount: number, at: number
   });
 }
 
+/** The fill with a fee in collateral (v2). */
+const withFee = (event: ChainLedgerEvent, fee: number): ChainLedgerEvent => ({
+  ...event,
+  fill: { ...event.fill!, fee_micro: String(Math.round(fee * 1e6)), fee_asset: 'usdc' },
+});
+
 const market = (id: string, over: Parameters<typeof marketUpserted>[0] = {}) =>
   marketUpserted({
     event_id: `${id}:1`,
@@ -155,7 +161,7 @@ beforeAll(async () => {
     change('redemption', C, M1, 100, D0 + 1000), // C: 100 YES at 1: 100 - 50 = 50
     conversion(G, '1', 10, D0 + 2000), // G: NO q0 leaves at cost 8; 10 YES of q1 cost 8 - 0 collateral
     change('merge', H, M2, 10, D0 + 3000), // H: sells 10 of each at 0.5: 5 - 5 = 0 each
-    fill(A, M2, 1, 'buy', 20, 0.6, D0 + 4000), // A: 20 NO for 12
+    withFee(fill(A, M2, 1, 'buy', 20, 0.6, D0 + 4000), 0.24), // A: 20 NO for 12, and a fee of 0.24
     fill(D, M2, 0, 'buy', 5, 0.3, D0 + 5000), // last M2 trade: YES 0.3, so NO marks at 0.7
   ];
   await h.given({ chainLedger: events });
@@ -166,12 +172,14 @@ afterAll(() => h.close());
 test('wallet A: maker and taker fills, a redemption and an open position', async () => {
   const { status, body } = await h.get(`/traders/${A.toUpperCase().replace('0X', '0x')}`);
   expect(status).toBe(200);
-  // realized 18 + 45 = 63; unrealized 20 x 0.7 - 12 = 2; volume 40 + 35 + 48 + 12 = 135 over 4 fills
+  // realized 18 + 45 = 63; unrealized 20 x 0.7 - 12 = 2; volume 40 + 35 + 48 + 12 = 135 over 4 fills;
+  // the NO buy's fee 0.24 (not in its cost basis)
   expect(body.data.lifetime).toEqual({
     total_realized_pnl: 63,
     unrealized_pnl: 2,
     total_pnl: 65,
     volume_usdc: 135,
+    fees_paid_usdc: 0.24,
     trades: 4,
     markets_traded: 2,
     won: 1,
@@ -179,16 +187,17 @@ test('wallet A: maker and taker fills, a redemption and an open position', async
     resolved: 1,
     win_rate_pct: 100,
   });
-  expect(body.data.last_30d).toEqual({ total_realized_pnl: 63, volume_usdc: 135, trades: 4 });
+  expect(body.data.last_30d).toEqual({ total_realized_pnl: 63, volume_usdc: 135, fees_paid_usdc: 0.24, trades: 4 });
   expect(body.data.category_pnl.map((c: any) => [c.category, c.realized_pnl, c.unrealized_pnl, c.total_pnl])).toEqual([
     ['Politics', 63, 0, 63],
     ['Sports', 0, 2, 2],
   ]);
-  // Only open position: 12 of 12 open cost; nothing bought below 0.15; equity = 87 paid in + the
-  // 30-day curve [0 ... 0, -15, 45, 65]: from the peak 87 down to 72 is 15 / 87 = 0.1724.
-  expect(body.data.risk_components).toEqual({ concentration: 1, long_shot_share: 0, drawdown: 0.1724 });
-  // 40 x 1 + 30 x 0 + 30 x 0.172414 = 45.17
-  expect(body.data.risk_score).toBe(45.2);
+  // Only open position: 12 of 12 open cost; nothing bought below 0.15. Capital at risk: D2 pays 75
+  // (75 in), D1 pays nothing and gets 48 back (27 in), D0 pays 12 (27 + 12 = 39): the peak is 75.
+  // Equity = 75 + the 30-day curve [0 ... 0, -15, 45, 65]: from the peak 75 down to 60 is 15 / 75 = 0.2.
+  expect(body.data.risk_components).toEqual({ concentration: 1, long_shot_share: 0, drawdown: 0.2, capital_at_risk_usdc: 75 });
+  // 40 x 1 + 30 x 0 + 30 x 0.2 = 46
+  expect(body.data.risk_score).toBe(46);
   expect(body.data.data_as_of).toBe(new Date(D0 + 5000).toISOString());
   expect(body.data.data_as_of_block).toBe(block);
 });
@@ -255,6 +264,11 @@ test('losers, exact zeros, no cost basis and voided markets', async () => {
   expect(await lifetime(F)).toMatchObject({ total_realized_pnl: 0, volume_usdc: 9, won: 0, lost: 0, win_rate_pct: null });
   // D: voided market marked at 0.5: 5 - 4 = 1, excluded from win rate; plus 5 YES of M2 at 0.3 (mark 0.3: 0)
   expect(await lifetime(D)).toMatchObject({ unrealized_pnl: 1, won: 0, lost: 0, win_rate_pct: null });
+});
+
+test("positions: a position's fees", async () => {
+  const a = (await h.get(`/positions/${A}`)).body.data.positions;
+  expect(a.map((p: any) => [p.market_id, p.outcome, p.cost_basis_usdc, p.fees_paid_usdc])).toEqual([[M2, 'No', 12, 0.24]]);
 });
 
 test('positions: a conversion moves the NO cost to the YES of the other question; a merge keeps the average', async () => {

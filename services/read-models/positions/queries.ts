@@ -17,6 +17,8 @@ import {
 import { type CurveArrays, curveColumns, curveUnrealized } from './pnl-curve.js';
 import { marksKey, type StoredCurveTuple, storedCurveRow, storedCurvesPart, storedUnrealized } from './stored-curve.js';
 import {
+  capitalAtRisk,
+  type CashDay,
   type MarketRow,
   type PositionRow,
   traderReport,
@@ -85,10 +87,22 @@ type PositionTuple = [
   cost_in: string,
   first_fill_ms: number | null,
   last_fill_ms: number | null,
+  /** Fees paid, USDC micro-units (as text). */
+  fees: string,
 ];
 
-/** A wallet's trader_days row of one UTC day: the day (ms), realized, volume, trades and ledger rows. */
-type DayTuple = [wallet: string, day_ms: number, realized: string, volume: string, trades: string, changes: string];
+/** A wallet's trader_days row of one UTC day: the day (ms), realized, volume, trades, ledger rows, fees, cash and cash paid. */
+type DayTuple = [
+  wallet: string,
+  day_ms: number,
+  realized: string,
+  volume: string,
+  trades: string,
+  changes: string,
+  fees: string,
+  cash: string,
+  paid: string,
+];
 
 /** The parts walletStatement reads for the wallets, one tuple per row (JSON arrays). */
 interface WalletArrays extends MarketDataArrays {
@@ -103,20 +117,22 @@ export const positionsGrouped = (where: string) => `
           SELECT wallet, asset_id, any(market_id) AS m, any(outcome) AS o, any(outcome_index) AS oi, argMaxMerge(state) AS s,
                  toUnixTimestamp64Milli(max(last_time)) AS l, sum(realized) AS r, sum(bought_usdc) AS b, sum(longshot_usdc) AS ls,
                  sum(volume) AS v, sum(trades) AS n, sum(cost_in) AS ci,
-                 toUnixTimestamp64Milli(min(fill_first)) AS ff, toUnixTimestamp64Milli(max(fill_last)) AS fl
+                 toUnixTimestamp64Milli(min(fill_first)) AS ff, toUnixTimestamp64Milli(max(fill_last)) AS fl, sum(fees) AS f
             FROM position_state WHERE ${where} GROUP BY wallet, asset_id`;
 /** A grouped position row's fields after the wallet, as a PositionTuple has them (amounts as text). */
 export const POSITION_FIELDS = `asset_id, m, o, toInt16(oi), toString(s.1), toString(s.2), toUnixTimestamp64Milli(s.3), l, toString(r), toString(b),
-                          toString(ls), toString(v), n, toString(ci), ff, fl`;
+                          toString(ls), toString(v), n, toString(ci), ff, fl, toString(f)`;
 
 /** Every (wallet, token) the wallets ever held, in its current state, as PositionTuples (a part: read-parts.ts). */
 const POSITIONS_PART = `SELECT groupArray((wallet, ${POSITION_FIELDS})) AS value FROM (${positionsGrouped(IN_WALLETS)})`;
 
 /** The wallets' trader_days rows under `where`, one per (wallet, UTC day). */
 export const daysGrouped = (where: string) =>
-  `SELECT wallet, day, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n, sum(changes) AS c FROM trader_days WHERE ${where} GROUP BY wallet, day`;
-/** A day row's fields after the wallet, as a DayTuple has them: the day (ms), realized, volume, trades, ledger rows (as text). */
-export const DAY_FIELDS = `toUnixTimestamp(toDateTime(day, 'UTC')) * 1000, toString(r), toString(v), toString(n), toString(c)`;
+  `SELECT wallet, day, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n, sum(changes) AS c, sum(fees) AS f, sum(cash) AS cs, sum(paid) AS p
+     FROM trader_days WHERE ${where} GROUP BY wallet, day`;
+/** A day row's fields after the wallet, as a DayTuple has them: the day (ms), then realized, volume, trades, ledger rows, fees, cash, cash paid (as text). */
+export const DAY_FIELDS = `toUnixTimestamp(toDateTime(day, 'UTC')) * 1000, toString(r), toString(v), toString(n), toString(c), toString(f), toString(cs),
+                          toString(p)`;
 const DAILY_PART = `SELECT groupArray((wallet, ${DAY_FIELDS})) AS value FROM (${daysGrouped(IN_WALLETS)})`;
 
 function positionRow([
@@ -132,6 +148,12 @@ function positionRow([
   realized,
   bought,
   longshot,
+  ,
+  ,
+  ,
+  ,
+  ,
+  fees,
 ]: PositionTuple): PositionRow {
   return {
     asset_id,
@@ -145,6 +167,7 @@ function positionRow([
     realized: big(realized),
     bought: big(bought),
     longshot: big(longshot),
+    fees: big(fees),
   };
 }
 
@@ -231,13 +254,14 @@ function walletData(read: Awaited<ReturnType<typeof walletStatement>>): Map<stri
   // Totals and per-market rows are sums of the wallet's (wallet, token) rows: every ledger row has its
   // wallet, token and market (migration 0052).
   for (const tuple of row.positions) {
-    const [wallet, , marketId, , , , , , , realized, , , volume, trades, costIn, firstFill, lastFill] = tuple;
+    const [wallet, , marketId, , , , , , , realized, , , volume, trades, costIn, firstFill, lastFill, fees] = tuple;
     let w = result.get(wallet);
     if (!w) {
       w = {
         wallet,
-        totals: { realized: 0n, volume: 0n, trades: 0, first_ms: null, last_ms: null },
-        last30: { realized: 0n, volume: 0n, trades: 0 },
+        totals: { realized: 0n, volume: 0n, trades: 0, fees: 0n, first_ms: null, last_ms: null },
+        last30: { realized: 0n, volume: 0n, trades: 0, fees: 0n },
+        capitalAtRisk: 0n,
         positions: [],
         markets: [],
         curve: null,
@@ -251,6 +275,7 @@ function walletData(read: Awaited<ReturnType<typeof walletStatement>>): Map<stri
     t.realized += big(realized);
     t.volume += big(volume);
     t.trades += num(trades);
+    t.fees += big(fees);
     if (firstFill !== null) t.first_ms = t.first_ms === null ? num(firstFill) : Math.min(t.first_ms, num(firstFill));
     if (lastFill !== null) t.last_ms = t.last_ms === null ? num(lastFill) : Math.max(t.last_ms, num(lastFill));
     const byMarket = marketRows.get(wallet)!;
@@ -272,15 +297,20 @@ function walletData(read: Awaited<ReturnType<typeof walletStatement>>): Map<stri
         unrealizedByDay: new Map(),
       };
   }
-  for (const [wallet, dayMs, realized, volume, trades, changes] of row.daily) {
+  const cashByDay = new Map<string, CashDay[]>();
+  for (const [wallet, dayMs, realized, volume, trades, changes, fees, cash, paid] of row.daily) {
     const w = result.get(wallet);
     if (!w) continue;
     const day = num(dayMs);
+    const days = cashByDay.get(wallet) ?? [];
+    days.push({ dayMs: day, cash: big(cash), paid: big(paid) });
+    cashByDay.set(wallet, days);
     if (day < today) w.rowsBefore += big(changes);
     if (day >= from30) {
       w.last30.realized += big(realized);
       w.last30.volume += big(volume);
       w.last30.trades += num(trades);
+      w.last30.fees += big(fees);
     }
     if (w.curve && day >= curveFrom) {
       // Realized before the curve = lifetime realized - realized on its days (and any later day).
@@ -288,6 +318,7 @@ function walletData(read: Awaited<ReturnType<typeof walletStatement>>): Map<stri
       w.curve.dailyRealized.set(day, (w.curve.dailyRealized.get(day) ?? 0n) + big(realized));
     }
   }
+  for (const [wallet, days] of cashByDay) result.get(wallet)!.capitalAtRisk = capitalAtRisk(days);
   return result;
 }
 

@@ -45,6 +45,7 @@ export function traderRoutes(store: AnalyticsStore): Router {
           unrealized_pnl: usdc(report.unrealized),
           total_pnl: usdc(report.realized + report.unrealized),
           volume_usdc: usdc(data.totals.volume),
+          fees_paid_usdc: usdc(data.totals.fees),
           trades: data.totals.trades,
           markets_traded: report.marketsTraded,
           won: report.won,
@@ -52,12 +53,18 @@ export function traderRoutes(store: AnalyticsStore): Router {
           resolved: report.resolved,
           win_rate_pct: report.winRatePct,
         },
-        last_30d: { total_realized_pnl: usdc(data.last30.realized), volume_usdc: usdc(data.last30.volume), trades: data.last30.trades },
+        last_30d: {
+          total_realized_pnl: usdc(data.last30.realized),
+          volume_usdc: usdc(data.last30.volume),
+          fees_paid_usdc: usdc(data.last30.fees),
+          trades: data.last30.trades,
+        },
         risk_score: report.risk.score,
         risk_components: {
           concentration: report.risk.concentration,
           long_shot_share: report.risk.long_shot_share,
           drawdown: report.risk.drawdown,
+          capital_at_risk_usdc: usdc(data.capitalAtRisk),
         },
         category_pnl: report.categories.map((c) => ({
           category: c.category,
@@ -122,6 +129,7 @@ export function traderRoutes(store: AnalyticsStore): Router {
         current_value_usdc: p.value === null ? null : usdc(p.value),
         unrealized_pnl_usdc: usdc(p.unrealized),
         realized_pnl_usdc: usdc(p.realized),
+        fees_paid_usdc: usdc(p.fees),
         opened_at: iso(p.opened_ms),
         last_trade_at: iso(p.last_ms),
       }))

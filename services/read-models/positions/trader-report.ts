@@ -9,7 +9,10 @@
  * - risk_score (0 low .. 100 high) = 40 x concentration + 30 x long-shot share + 30 x drawdown:
  *   concentration = largest open cost basis / all open cost basis; long-shot share = bought USDC at
  *   prices below 0.15 / all bought USDC; drawdown = the largest peak-to-trough fall of equity against
- *   its running peak over the curve, equity = capital paid in (lifetime cost of buys and splits) + PnL.
+ *   its running peak over the curve, equity = capital at risk + PnL, capital at risk = the peak of net
+ *   cash invested (paid for shares less received for them) at the end of any day of the wallet's
+ *   history. Measured against turnover instead, a $1,000 bankroll bought with 100 times that loses
+ *   $900 would score 0.9 %; against capital at risk it is 90 %.
  */
 import { divRound, maxBig } from './ledger-math.js';
 import { isSettled, type MarketInfo, type OutcomeQuote } from './market-data.js';
@@ -28,6 +31,8 @@ export interface PositionRow {
   realized: bigint;
   bought: bigint;
   longshot: bigint;
+  /** Fees paid on the position's fills, USDC micro-units. */
+  fees: bigint;
 }
 
 export interface MarketRow {
@@ -42,6 +47,8 @@ export interface Totals {
   realized: bigint;
   volume: bigint;
   trades: number;
+  /** Fees paid, USDC micro-units (a fee charged in shares at the fill price). */
+  fees: bigint;
   /** The wallet's first and last fill (null when it has none: splits, merges, conversions, redemptions only). */
   first_ms: number | null;
   last_ms: number | null;
@@ -59,7 +66,9 @@ export interface CurveData {
 export interface WalletData {
   wallet: string;
   totals: Totals;
-  last30: { realized: bigint; volume: bigint; trades: number };
+  last30: { realized: bigint; volume: bigint; trades: number; fees: bigint };
+  /** Peak of net cash invested over the wallet's history (capitalAtRisk): what drawdown is measured against. */
+  capitalAtRisk: bigint;
   positions: PositionRow[];
   markets: MarketRow[];
   curve: CurveData | null;
@@ -170,7 +179,6 @@ export function traderReport(data: WalletData, markets: Map<string, MarketInfo>,
   }
   const unrealized = positions.reduce((sum, p) => sum + p.unrealized, 0n);
   const curve = data.curve ? dailyCurve(data.curve, unrealized) : [];
-  const capital = data.markets.reduce((sum, m) => sum + m.cost_in, 0n);
   const open = positions.filter((p) => p.qty > 0n).map((p) => p.cost);
   const openCost = open.reduce((a, b) => a + b, 0n);
   const concentration = openCost > 0n ? Number(open.reduce(maxBig, 0n)) / Number(openCost) : 0;
@@ -178,7 +186,7 @@ export function traderReport(data: WalletData, markets: Map<string, MarketInfo>,
   const longShot = data.positions.reduce((sum, p) => sum + p.longshot, 0n);
   const longShotShare = bought > 0n ? Number(longShot) / Number(bought) : 0;
   const drawdown = equityDrawdown(
-    capital,
+    data.capitalAtRisk,
     curve.map((p) => p.total),
   );
   return {
@@ -215,6 +223,30 @@ export function equityDrawdown(capital: bigint, pnl: bigint[]): number {
     if (peak > 0n) worst = Math.max(worst, Number(peak - equity) / Number(peak));
   }
   return Math.min(1, worst);
+}
+
+/** A wallet's cash of one UTC day (micro-units): net (received - paid, fees apart) and paid. */
+export interface CashDay {
+  dayMs: number;
+  cash: bigint;
+  paid: bigint;
+}
+
+/**
+ * Capital at risk: the peak of the wallet's net cash invested (paid for shares less received for
+ * them), from its days: at most the net invested at a day's start plus what it paid that day (exact
+ * when a day's buys come before its sells, above the true peak otherwise: day rows do not keep the
+ * order within the day). 0 when it never paid anything.
+ */
+export function capitalAtRisk(days: CashDay[]): bigint {
+  let invested = 0n;
+  let peak = 0n;
+  for (const day of [...days].sort((a, b) => a.dayMs - b.dayMs)) {
+    const high = invested + day.paid;
+    if (high > peak) peak = high;
+    invested -= day.cash;
+  }
+  return peak;
 }
 
 /**

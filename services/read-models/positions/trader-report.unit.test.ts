@@ -1,6 +1,6 @@
 /** Hand-computed examples of the definitions in trader-report.ts and ledger-math.ts. */
 import { applyLeg, divRound, EMPTY_STATE, inferPayout } from './ledger-math.js';
-import { equityDrawdown, valueAt } from './trader-report.js';
+import { capitalAtRisk, equityDrawdown, valueAt } from './trader-report.js';
 
 const m = (usdc: number) => BigInt(Math.round(usdc * 1e6));
 
@@ -69,5 +69,22 @@ describe('redemption and conversion legs', () => {
     expect(inferPayout([0, 1], [m(50), m(30)], m(35), 2)).toBeNull();
     // Equal holdings: either outcome winning fits; not decided here.
     expect(inferPayout([0, 1], [m(10), m(10)], m(10), 2)).toBeNull();
+  });
+});
+
+describe('capital at risk: the peak of net cash invested', () => {
+  const day = (d: number, paid: number, received: number) => ({ dayMs: d * 86_400_000, paid: m(paid), cash: m(received - paid) });
+  test('a $1,000 bankroll recycled 100 times that ends $900 down: capital 1,000, drawdown 90 %', () => {
+    // Each day it buys with all it has and sells for 9 less: 1,000 -> 991, 991 -> 982, ... turnover about 55,000.
+    const days = Array.from({ length: 100 }, (_, d) => day(d, 1000 - 9 * d, 1000 - 9 * (d + 1)));
+    expect(capitalAtRisk(days)).toBe(m(1000));
+    // Its curve falls to -900 against 1,000 of capital: 90 %; against turnover it was under 2 %.
+    expect(equityDrawdown(m(1000), [0n, m(-450), m(-900)])).toBeCloseTo(0.9, 10);
+  });
+  test('days are taken in day order; what a day pays counts on top of what was in at its start', () => {
+    // Day 1 pays 100 (peak 100); day 2 starts with 100 in and pays 30 (at most 130 in), gets 60 back.
+    expect(capitalAtRisk([day(2, 30, 60), day(1, 100, 0)])).toBe(m(130));
+    expect(capitalAtRisk([day(1, 100, 0), day(2, 80, 0)])).toBe(m(180));
+    expect(capitalAtRisk([day(1, 0, 5)])).toBe(0n);
   });
 });

@@ -195,8 +195,9 @@ class LeaderEntry(Model):
 class TraderStatsLifetime(Model):
     total_realized_pnl: Decimal
     unrealized_pnl: Decimal
-    total_pnl: Decimal
+    total_pnl: Decimal = Field(description="realized + unrealized, before fees.")
     volume_usdc: Decimal
+    fees_paid_usdc: Decimal = Field(description="Fees charged on the wallet's fills (USDC; a fee taken in shares counts at the fill price).")
     trades: int
     markets_traded: int
     won: int
@@ -208,6 +209,7 @@ class TraderStatsLifetime(Model):
 class TraderStatsLast30d(Model):
     total_realized_pnl: Decimal
     volume_usdc: Decimal
+    fees_paid_usdc: Decimal = Field(description="Fees charged on the wallet's fills of the last 30 UTC days (USDC).")
     trades: int
 
 
@@ -215,6 +217,7 @@ class TraderStatsRiskComponents(Model):
     concentration: Optional[Decimal] = None
     long_shot_share: Optional[Decimal] = None
     drawdown: Optional[Decimal] = None
+    capital_at_risk_usdc: Optional[Decimal] = Field(None, description="Capital at risk (USDC), what drawdown is measured against: the peak of the wallet's net cash invested (paid for shares less received for them, fees apart), per UTC day the net invested at its start plus what it paid that day.")
 
 
 class TraderStatsCategoryPnl(Model):
@@ -274,6 +277,7 @@ class PositionsPosition(Model):
     current_value_usdc: Optional[Decimal] = Field(description="size x mark_price (USDC, rounded to a micro-unit); null when unmarked.")
     unrealized_pnl_usdc: Decimal = Field(description="current_value_usdc - cost_basis_usdc; 0 when unmarked.")
     realized_pnl_usdc: Decimal = Field(description="Realized PnL of this token over the wallet's history: for each sell, proceeds of the held shares sold - their cost; merges sell at 0.50, redemptions at the payout.")
+    fees_paid_usdc: Decimal = Field(description="Fees charged on the wallet's fills of this token over its history (USDC; a v1 buy's fee, taken in shares, at the fill price). Not in the cost basis.")
     opened_at: Optional[Timestamp] = None
     last_trade_at: Optional[Timestamp] = None
 
