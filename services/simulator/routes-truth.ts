@@ -3,12 +3,12 @@
  * service's figures to. Served by the simulator only, never under the service's /v1. Every response
  * says `source: "simulator"`; amounts are micro-units as decimal strings (exact).
  *
- * `through_block` (default: the head) computes the accounts over the blocks up to it, so a caller can
+ * `through_block` or `through_time` (default: the head) computes the accounts over the blocks up to it, so a caller can
  * compare at exactly the block the service's figures are as of (its `data_as_of_block`).
  */
 import { Router } from 'express';
 import type { SimulatedChain } from './chain.js';
-import { HttpError, intParam, optionalIntParam, type Query, WALLET_ADDRESS } from './http-params.js';
+import { dateParam, HttpError, intParam, optionalIntParam, type Query, WALLET_ADDRESS } from './http-params.js';
 import type { SimulatorState } from './state.js';
 import { SimulatorTruth, type WalletTruth } from './truth.js';
 
@@ -28,7 +28,9 @@ export function truthRouter(state: SimulatorState, chain: SimulatedChain): Route
 
   const throughBlock = (query: Query): number => {
     const head = chain.head();
-    const block = optionalIntParam(query, 'through_block') ?? head;
+    // through_time: the service's data_as_of (a block time) names the same block: one block per second.
+    const time = dateParam(query, 'through_time');
+    const block = optionalIntParam(query, 'through_block') ?? (time === undefined ? head : chain.blockOfSecond(Math.floor(time / 1000)));
     if (block > head) throw new HttpError(400, `through_block must be <= the head (${head})`);
     return block;
   };

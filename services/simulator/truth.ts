@@ -36,6 +36,8 @@ export interface MarketTruth {
   market_id: string;
   /** Payout per outcome in micro-USDC per share (1,000,000 = 1) once resolved on chain by `through`; null before. */
   payout: [bigint, bigint] | null;
+  /** Unix seconds of its on-chain resolution, when `payout` is set. */
+  resolved_at: number | null;
   voided: boolean;
   realized_micro: bigint;
   cost_basis_micro: bigint;
@@ -328,6 +330,7 @@ export class SimulatorTruth {
         entry = {
           market_id: market.conditionId,
           payout: this.payout(market, throughSecond),
+          resolved_at: this.payout(market, throughSecond) ? (this.resolvedAt.get(token.marketIndex) ?? null) : null,
           voided: market.voided,
           realized_micro: 0n,
           cost_basis_micro: 0n,
