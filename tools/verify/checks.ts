@@ -153,43 +153,50 @@ export function zeroSum(population: Population, hasTruth: boolean): CheckResult[
   const tally = new Tally('2', name, '0 micro', 'markets');
   const truthTally = new Tally('2t', truthName, '0 micro', 'markets');
   const outcomeOf = new Map<string, number>();
-  const latestAsOf = new Map<string, number>();
+  const payoutOf = new Map<string, bigint[]>();
+  for (const w of population.wallets) {
+    for (const t of w.truth?.tokens ?? []) outcomeOf.set(t.token_id, t.outcome_index);
+    for (const m of w.truth?.markets ?? []) if (m.payout) payoutOf.set(m.market_id, m.payout.map(BigInt));
+  }
   interface Sum {
+    /** Σ cash in - cash out (truth) + Σ shares held at the payout: the API's shares, the truth's. */
     api: bigint;
     truth: bigint;
     fees: bigint;
     covered: boolean;
-    resolvedAt: number;
   }
   const sums = new Map<string, Sum>();
-  let earliestAsOf = Number.POSITIVE_INFINITY;
-  for (const w of population.wallets) {
-    if (w.trader.data_as_of) earliestAsOf = Math.min(earliestAsOf, Date.parse(w.trader.data_as_of) / 1000);
-    for (const t of w.truth?.tokens ?? []) outcomeOf.set(t.token_id, t.outcome_index);
-    latestAsOf.set(w.wallet, w.trader.data_as_of ? Date.parse(w.trader.data_as_of) / 1000 : 0);
-  }
+  const atPayout = (payout: bigint[], tokenId: string, shares: bigint): bigint | null => {
+    const outcome = outcomeOf.get(tokenId);
+    return outcome === undefined ? null : (shares * (payout[outcome] as bigint)) / 1_000_000n;
+  };
   for (const w of population.wallets) {
     for (const m of w.truth?.markets ?? []) {
-      if (!m.payout || m.resolved_at === null) continue;
-      const sum = sums.get(m.market_id) ?? { api: 0n, truth: 0n, fees: 0n, covered: true, resolvedAt: m.resolved_at };
+      const payout = payoutOf.get(m.market_id);
+      if (!payout) continue;
+      // A wallet read before the market resolved still counts: nothing of a market moves after its
+      // resolution in the simulator, and a wallet's figures are rebuilt after each change of it.
+      const sum = sums.get(m.market_id) ?? { api: 0n, truth: 0n, fees: 0n, covered: true };
       sum.covered &&= m.both_sides_wallets;
-      sum.truth += big(m.realized_micro) + big(m.payout_value_micro) - big(m.cost_basis_micro);
-      sum.api += big(m.cash_received_micro) - big(m.cash_paid_micro);
+      const cash = big(m.cash_received_micro) - big(m.cash_paid_micro);
+      sum.api += cash;
+      sum.truth += cash;
       sum.fees += big(m.fees_micro);
-      const payout = m.payout.map(BigInt);
+      for (const t of w.truth?.tokens ?? []) {
+        if (t.market_id === m.market_id) sum.truth += atPayout(payout, t.token_id, BigInt(t.shares_micro)) ?? 0n;
+      }
       for (const p of w.positions.positions) {
         if (p.market_id !== m.market_id) continue;
-        const outcome = outcomeOf.get(p.asset_id);
-        if (outcome === undefined) sum.covered = false;
-        else sum.api += (sharesOf(p) * (payout[outcome] as bigint)) / 1_000_000n;
+        const value = atPayout(payout, p.asset_id, sharesOf(p));
+        if (value === null) sum.covered = false;
+        else sum.api += value;
       }
       sums.set(m.market_id, sum);
     }
   }
   for (const [market, sum] of sums) {
-    // Fully covered: every wallet's figures were read after the market settled (nothing of it moves
-    // later in the simulator), every fill had wallets on both sides, and every listed wallet was read.
-    if (!sum.covered || sum.resolvedAt > earliestAsOf || population.unread.length > 0) continue;
+    // Fully covered: every fill had wallets on both sides and every listed wallet was read.
+    if (!sum.covered || population.unread.length > 0) continue;
     const apiFees = population.marketFees.get(market) ?? 0n;
     tally.see(
       sum.api === 0n && apiFees === sum.fees,
