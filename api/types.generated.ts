@@ -567,6 +567,27 @@ export type Health = {
       [key: string]: number;
     };
   };
+  /** The last `npm run verify` run whose result was left in this service's data folder (verify-last.json; docs/VERIFY.md): accounting identities over every wallet's trader figures and, against the bundled simulator, every figure compared with the simulator's own accounting. null when no run left one. It reports; it never changes `status`. */
+  verification?: null | {
+    time: Timestamp;
+    /** No check found a violation and every listed wallet was read. */
+    ok: boolean;
+    /** Compared against the simulator's truth (a demo); false against a production API. */
+    with_truth: boolean;
+    /** Wallets checked. */
+    wallets: number;
+    duration_ms: number;
+    checks: Array<{
+      /** 1', 1, 2, 2t, 3, or 4 <figure>. */
+      id: string;
+      name: string;
+      /** Wallets (markets for the zero-sum checks) checked. */
+      checked: number;
+      violations: number;
+      /** Why the check did not run; null when it ran. */
+      skipped: string | null;
+    }>;
+  };
   counts: {
     /** Markets indexed (any status). */
     markets: number;

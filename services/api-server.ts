@@ -34,11 +34,14 @@ import { EventPublisher } from './events/publisher.js';
 import { MarketLookup } from './ingest/market-lookup.js';
 import { UpstreamClient } from './ingest/upstream-client.js';
 import { sinkLag } from './sink/sink-service.js';
+import { readVerificationRun } from './shared/verification.js';
 
 export const SERVICE_VERSION = '0.5.0';
 
 /** The sink lag is read from the log at most this often, however often health or metrics ask. */
 const SINK_LAG_TTL_MS = 5_000;
+/** How long the last verification run read from the data folder is reused by /health. */
+const VERIFICATION_TTL_MS = 5_000;
 
 export interface ComposeOptions {
   config: Config;
@@ -232,6 +235,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       sinkLag: lag,
       chainEnabled: chainSourceRefusal(config.chain, config.upstream.gammaUrl) === null,
       chain: options.chain ?? (() => null),
+      // A small file, written whole then renamed by the verifier; read at most every few seconds.
+      verification: cached(async () => readVerificationRun(config.dataDir), VERIFICATION_TTL_MS),
     },
   });
   await api.start();

@@ -3,6 +3,10 @@
  * Data API and Polygon JSON-RPC).
  * The demo keeps its own data folder (default ./data-demo) whose simulator.json pins the world's
  * seed and start, so a restarted demo continues the same simulated upstream.
+ * SIM_WALLET_COUNT sets the simulated population (default 200); with it, the chain source starts at the
+ * simulator's genesis so every wallet's whole history (maker fills included) is read from the chain.
+ * The simulator's truth URL (GET /truth/wallets, for `npm run verify`) is logged and written to
+ * <DATA_DIR>/simulator-truth.json.
  */
 import path from 'node:path';
 import { ConfigError, loadConfig } from './config.js';
@@ -10,15 +14,21 @@ import { createLogger } from './logger.js';
 import { claimForSimulator } from './shared/data-dir-guard.js';
 import { SIM_GENESIS_BLOCK } from './simulator/chain.js';
 import { simulatorUpstreamEnv, startSimulator } from './simulator/server.js';
+import { writeTruthEndpoint } from './simulator/truth-endpoint.js';
 import { startStack, stopOnSignals } from './stack.js';
 
 try {
   const dataDir = path.resolve(process.env.DATA_DIR || './data-demo');
   const marker = claimForSimulator(dataDir, Number(process.env.SIM_SEED ?? 42), Date.now());
+  const walletCount = process.env.SIM_WALLET_COUNT ? Number(process.env.SIM_WALLET_COUNT) : undefined;
+  if (walletCount !== undefined && !(Number.isInteger(walletCount) && walletCount >= 1)) {
+    throw new ConfigError(`SIM_WALLET_COUNT must be a positive integer, got ${process.env.SIM_WALLET_COUNT}`);
+  }
   const simulator = await startSimulator({
     port: Number(process.env.SIM_PORT ?? 0),
     seed: marker.seed,
     epochMs: marker.epoch_ms,
+    walletCount,
     // The chain misbehaves as public RPCs do: wide getLogs ranges are refused, and every 10 minutes a
     // reorg replaces the newest 5 blocks (deeper than the 3 confirmations, so it is retracted downstream).
     faults: { rpcMaxBlockRange: 1_000, reorgEveryBlocks: Number(process.env.SIM_REORG_EVERY_BLOCKS ?? 600), reorgDepth: 5 },
@@ -29,9 +39,10 @@ try {
     // The simulator is local and small: backfill every market, not just the busiest hundred.
     TRADES_BACKFILL_MARKETS: '1000',
     TRADES_POLL_INTERVAL_MS: '2000',
-    // The chain source starts an hour back (the Data API fast path serves what is older); the RPC is
+    // The chain source starts an hour back (the Data API fast path serves what is older), or at genesis
+    // for a population set by SIM_WALLET_COUNT (whose numbers are meant to be verified whole); the RPC is
     // local, so no public-RPC budget. A restarted demo continues from its checkpoint.
-    CHAIN_START_BLOCK: String(Math.max(SIM_GENESIS_BLOCK, simulator.chain.head() - 3_600)),
+    CHAIN_START_BLOCK: String(walletCount === undefined ? Math.max(SIM_GENESIS_BLOCK, simulator.chain.head() - 3_600) : SIM_GENESIS_BLOCK),
     CHAIN_RPC_BUDGET_PER_10S: '100000',
     CHAIN_RPC_BATCH_SIZE: '100',
     CHAIN_POLL_INTERVAL_MS: '1000',
@@ -40,7 +51,11 @@ try {
     ...simulatorUpstreamEnv(simulator),
   });
   const logger = createLogger(config);
-  logger.info({ simulator: simulator.baseUrl, seed: marker.seed }, 'demo: upstream simulator started (all data labelled source=simulator)');
+  writeTruthEndpoint(dataDir, simulator.truthUrl);
+  logger.info(
+    { simulator: simulator.baseUrl, truth: simulator.truthUrl, seed: marker.seed, wallets: simulator.state.world.wallets.length },
+    'demo: upstream simulator started (all data labelled source=simulator)',
+  );
   const stack = await startStack(config, logger);
   stopOnSignals(async () => {
     await stack.stop();

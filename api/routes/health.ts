@@ -10,6 +10,7 @@ import type { SourceStatus } from '../../services/ingest/source-health.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import { chainCoverage, type ReconciliationHour, reconciliationHours } from '../../services/read-models/chain-ledger/queries.js';
 import { isoOrNull } from '../../services/shared/time.js';
+import type { VerificationRun } from '../../services/shared/verification.js';
 import { success } from '../envelope.js';
 import { cached } from '../metrics.js';
 
@@ -23,6 +24,8 @@ export interface HealthInputs {
   chainEnabled?: boolean;
   /** The chain source's figures when it runs in this process. */
   chain?: () => ChainStatus | null;
+  /** The last `npm run verify` run left in the data folder, if any. */
+  verification?: () => Promise<VerificationRun | null>;
 }
 
 /** How long indexed counts are reused: they move slowly and an exact distinct count scans a table. */
@@ -82,6 +85,7 @@ export function healthRoutes(store: AnalyticsStore, inputs: HealthInputs): Route
         },
         reconciliation: reconciliationSummary(hours),
         pipeline: { sink_lag: await inputs.sinkLag() },
+        verification: (await inputs.verification?.()) ?? null,
         counts: {
           markets: Number(counts?.markets ?? 0),
           trades: Number(counts?.trades ?? 0),

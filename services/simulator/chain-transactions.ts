@@ -16,7 +16,9 @@ import { type Abi, type AbiEvent, encodeAbiParameters, encodeEventTopics, getAbi
 import { conditionalTokensAbi, exchangeV1Abi, exchangeV2Abi, negRiskAdapterAbi } from '../chain/abis.js';
 import { POLYGON_CONTRACTS } from '../chain/polygon-contracts.js';
 import type { JournalEntry } from './chain-journal.js';
+import type { ActivityEntry } from './ledger.js';
 import type { SimulatorState } from './state.js';
+import type { SimTrade } from './trades.js';
 import type { SimMarket } from './world-types.js';
 
 export interface SimLog {
@@ -71,7 +73,34 @@ function encodeLog(address: string, abi: Abi, eventName: string, args: Record<st
   return { address, topics, data: encodeAbiParameters(dataInputs, dataValues) };
 }
 
-const micro = (value: number) => BigInt(Math.round(value * 1e6));
+/** A Data API number (shares or USDC) in the chain's micro-units. */
+export const micro = (value: number) => BigInt(Math.round(value * 1e6));
+
+/** What a taker fill moves on chain, in micro-units: shares, collateral, and the taker's fee (v2 only, in collateral; makers pay none). */
+export interface FillAmounts {
+  shares: bigint;
+  usdc: bigint;
+  takerFee: bigint;
+}
+
+export function fillAmounts(trade: Pick<SimTrade, 'size' | 'price'>, v2: boolean): FillAmounts {
+  const shares = micro(trade.size);
+  const usdc = micro(trade.size * trade.price);
+  // v2's taker fee: 0.02 x shares x p x (1 - p) with p = usdc / shares, in collateral, rounded down.
+  const takerFee = v2 && shares > 0n ? (2n * usdc * (shares - usdc)) / (100n * shares) : 0n;
+  return { shares, usdc, takerFee };
+}
+
+/** What a redemption burns per outcome (index 0, 1) and pays out, in micro-units. */
+export function redemptionAmounts(activity: ActivityEntry, winningOutcome: 0 | 1): { burned: [bigint, bigint]; payout: bigint } {
+  const voided = activity.voidedHeld;
+  // A voided market pays 0.5 per share of either outcome: the payout is half of all shares burned.
+  const won = voided ? micro(activity.usdcSize) : micro(activity.size);
+  const lost = micro(activity.losingSize ?? 0);
+  const burned: [bigint, bigint] = voided ? [micro(voided[0]), micro(voided[1])] : winningOutcome === 0 ? [won, lost] : [lost, won];
+  return { burned, payout: won };
+}
+
 const orderHash = (tx: string, role: string) => keccak256(toHex(`${tx}:${role}`));
 
 export class SimTransactions {
@@ -126,11 +155,9 @@ export class SimTransactions {
     const v2 = this.isV2(second);
     const exchange = v2 ? (negRisk ? C.negRiskExchangeV2 : C.exchangeV2) : negRisk ? C.negRiskExchangeV1 : C.exchangeV1;
     const token = BigInt(market.tokenIds[trade.outcomeIndex] as string);
-    const shares = micro(trade.size);
-    const usdc = micro(trade.size * trade.price);
+    const { shares, usdc, takerFee } = fillAmounts(trade, v2);
     const taker = this.wallet(trade.walletIndex);
     const takerBuys = trade.side === 'BUY';
-    const takerFee = v2 && shares > 0n ? (2n * usdc * (shares - usdc)) / (100n * shares) : 0n;
     const fill = (owner: string, counterparty: string, buy: boolean, fee: bigint, role: string): SimLog =>
       v2
         ? encodeLog(exchange, exchangeV2Abi, 'OrderFilled', {
@@ -227,12 +254,8 @@ export class SimTransactions {
         return { hash, from: user, to: adapter ?? (negRisk ? C.negRiskAdapter : C.ctf), logs };
       }
       case 'REDEEM': {
-        const winner = this.market(activity.marketIndex).winningOutcome;
-        const voided = activity.voidedHeld;
-        // A voided market pays 0.5 per share of either outcome: the payout is half of all shares burned.
-        const won = voided ? micro(activity.usdcSize) : micro(activity.size);
-        const lost = micro(activity.losingSize ?? 0);
-        const held = voided ? [micro(voided[0]), micro(voided[1])] : winner === 0 ? [won, lost] : [lost, won];
+        const { burned, payout: won } = redemptionAmounts(activity, this.market(activity.marketIndex).winningOutcome);
+        const held = [...burned];
         if (adapter) logs.push(transfer(user, adapter, held));
         const ctfRedemption = (redeemer: string, collateralToken: string) =>
           encodeLog(C.ctf, conditionalTokensAbi, 'PayoutRedemption', {

@@ -158,6 +158,11 @@ export class SimulatedChain {
     return transactionIndex < 0 ? null : { block, transactionIndex };
   }
 
+  /** Whether the block's transactions are in reverse journal order (an odd number of reorgs replaced it). */
+  reversed(number: number): boolean {
+    return (this.forks.get(number) ?? 0) % 2 === 1;
+  }
+
   /** Replaces the newest `depth` blocks with a competing fork (new hashes, transactions reordered). */
   reorg(depth: number): { from: number; to: number } {
     return this.reorgFrom(this.head() - depth + 1);

@@ -17,6 +17,7 @@ import { dataRouter } from './routes-data.js';
 import { gammaRouter } from './routes-gamma.js';
 import { type RpcFaultOptions, rpcRouter } from './routes-rpc.js';
 import { SimulatorState, type SimulatorStateOptions } from './state.js';
+import { truthRouter } from './routes-truth.js';
 import { attachMarketWebSocket, type WsFaultOptions } from './ws-market.js';
 
 export interface SimulatorOptions extends SimulatorStateOptions, SimChainOptions {
@@ -43,6 +44,8 @@ export interface RunningSimulator {
   wsUrl: string;
   /** Polygon JSON-RPC over the simulated chain. */
   rpcUrl: string;
+  /** The simulator's own accounting of every wallet (GET /truth/wallets, /truth/wallets/:address). */
+  truthUrl: string;
   chain: SimulatedChain;
   /** Replaces the newest `depth` blocks with a competing fork; returns the block range replaced. */
   reorg(depth: number): { from: number; to: number };
@@ -74,6 +77,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     res.setHeader(UPSTREAM_SOURCE_HEADER, 'simulator');
     next();
   });
+  // The simulator's own accounts (not part of Polymarket's APIs, so before the upstream faults).
+  app.use('/truth', truthRouter(state, chain));
   app.use(httpFaults(state.seed, options.faults ?? {}));
   // Catch up to the clock first, so a response never lags the clock by up to a tick.
   app.use((_req, _res, next) => {
@@ -113,6 +118,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     dataUrl: `${baseUrl}/data`,
     wsUrl: `ws://${LISTEN_HOST}:${port}/ws/market`,
     rpcUrl: `${baseUrl}/rpc`,
+    truthUrl: `${baseUrl}/truth`,
     chain,
     reorg: (depth) => {
       state.sync();

@@ -20,7 +20,7 @@ import { ChainJournal } from './chain-journal.js';
 import type { SimEvent, SimMarket, SimSeries, SimWallet, World } from './world-types.js';
 
 // Math functions bound once: inside Jest's vm sandbox every global lookup (Math, Infinity) is slow.
-const { floor, max, min } = Math;
+const { ceil, floor, max, min } = Math;
 
 export interface SimulatorStateOptions {
   seed?: number;
@@ -242,8 +242,8 @@ export class SimulatorState {
   }
 
   /**
-   * Collateral locked, in USDC. Makers' inventory is not modelled, so this is the smallest supply
-   * consistent with what takers hold: max(YES held, NO held); after resolution only unredeemed
+   * Collateral locked, in USDC: max(YES held, NO held) over every wallet, makers included (they split
+   * before selling what they lack, so this is the complete sets outstanding); after resolution only unredeemed
    * winning shares still lock collateral.
    */
   openInterest(marketIndex: number): number {
@@ -284,9 +284,12 @@ export class SimulatorState {
       const activity = this.ledger.split(plan.walletIndex, plan.marketIndex, plan.splitShares, this.stamp(second, rng));
       this.journal.append({ kind: 'activity', second, activity });
     }
+    const makerWalletIndex = this.makerWallets.length > 0 ? rng.pick(this.makerWallets) : -1;
+    const token = tokenKey(plan.marketIndex, plan.outcomeIndex);
+    if (makerWalletIndex >= 0 && plan.side === 'BUY') this.coverMakerSell(makerWalletIndex, plan, second);
     const trade = this.tape.append({
       walletIndex: plan.walletIndex,
-      makerWalletIndex: this.makerWallets.length > 0 ? rng.pick(this.makerWallets) : -1,
+      makerWalletIndex,
       marketIndex: plan.marketIndex,
       outcomeIndex: plan.outcomeIndex,
       side: plan.side,
@@ -296,9 +299,26 @@ export class SimulatorState {
       transactionHash: `0x${rng.hex(64)}`,
     });
     this.journal.append({ kind: 'trade', second, trade });
-    const token = tokenKey(plan.marketIndex, plan.outcomeIndex);
     if (plan.side === 'BUY') this.ledger.buy(plan.walletIndex, token, plan.size, plan.price);
     else this.ledger.sell(plan.walletIndex, token, plan.size, plan.price);
+    // The resting order is on the other side: the maker sells what the taker buys, and buys what it sells.
+    if (makerWalletIndex >= 0) {
+      if (plan.side === 'BUY') this.ledger.sell(makerWalletIndex, token, plan.size, plan.price);
+      else this.ledger.buy(makerWalletIndex, token, plan.size, plan.price);
+    }
+  }
+
+  /**
+   * On chain a resting sell can only fill from shares its owner holds, so a maker short of them splits
+   * collateral first (whole shares, as sellers do), in its own transaction just before the match. Its
+   * stamp draws from a stream of its own, so the takers' tape is the same with or without it.
+   */
+  private coverMakerSell(makerWalletIndex: number, plan: TradePlan, second: number): void {
+    const short = plan.size - this.ledger.held(makerWalletIndex, tokenKey(plan.marketIndex, plan.outcomeIndex));
+    if (short <= 0) return;
+    const rng = createRng(this.seed, 'maker-split', this.trades.length);
+    const activity = this.ledger.split(makerWalletIndex, plan.marketIndex, ceil(short), this.stamp(second, rng));
+    this.journal.append({ kind: 'activity', second, activity });
   }
 
   private closeMarketsUpTo(ms: number): void {
@@ -324,17 +344,20 @@ export class SimulatorState {
     const rng = createRng(this.seed, 'settle', market.index);
     if (market.voided) {
       for (const wallet of this.world.wallets) {
+        if (wallet.behaviour === 'market-maker') continue;
         const held = this.ledger.held(wallet.index, tokenKey(market.index, 0)) + this.ledger.held(wallet.index, tokenKey(market.index, 1));
         if (held > DUST_SHARES && rng.chance(REDEEM_CHANCE)) {
           const activity = this.ledger.redeemVoid(wallet.index, market.index, this.stamp(second, rng));
           this.journal.append({ kind: 'activity', second, activity });
         }
       }
+      this.settleMakers(market, second);
       return;
     }
     const yes = tokenKey(market.index, 0);
     const no = tokenKey(market.index, 1);
     for (const wallet of this.world.wallets) {
+      if (wallet.behaviour === 'market-maker') continue;
       const both = min(this.ledger.held(wallet.index, yes), this.ledger.held(wallet.index, no));
       if (both > DUST_SHARES && rng.chance(MERGE_CHANCE)) {
         const activity = this.ledger.merge(wallet.index, market.index, both, this.stamp(second, rng));
@@ -343,6 +366,34 @@ export class SimulatorState {
       const winning = this.ledger.held(wallet.index, tokenKey(market.index, market.winningOutcome));
       if (winning > DUST_SHARES && rng.chance(REDEEM_CHANCE)) {
         const activity = this.ledger.redeem(wallet.index, market.index, market.winningOutcome, this.stamp(second, rng));
+        this.journal.append({ kind: 'activity', second, activity });
+      }
+    }
+    this.settleMakers(market, second);
+  }
+
+  /**
+   * Market makers wind their inventory down at resolution: merge complete sets, redeem the rest. They
+   * settle after the takers from a stream of their own, so the takers' settlements are the same as
+   * before makers held inventory.
+   */
+  private settleMakers(market: SimMarket, second: number): void {
+    const rng = createRng(this.seed, 'settle-makers', market.index);
+    const yes = tokenKey(market.index, 0);
+    const no = tokenKey(market.index, 1);
+    for (const maker of this.makerWallets) {
+      if (market.voided) {
+        if (this.ledger.held(maker, yes) + this.ledger.held(maker, no) > DUST_SHARES) {
+          this.journal.append({ kind: 'activity', second, activity: this.ledger.redeemVoid(maker, market.index, this.stamp(second, rng)) });
+        }
+        continue;
+      }
+      const both = min(this.ledger.held(maker, yes), this.ledger.held(maker, no));
+      if (both > DUST_SHARES) {
+        this.journal.append({ kind: 'activity', second, activity: this.ledger.merge(maker, market.index, both, this.stamp(second, rng)) });
+      }
+      if (this.ledger.held(maker, tokenKey(market.index, market.winningOutcome)) > DUST_SHARES) {
+        const activity = this.ledger.redeem(maker, market.index, market.winningOutcome, this.stamp(second, rng));
         this.journal.append({ kind: 'activity', second, activity });
       }
     }

@@ -87,14 +87,18 @@ describe('simulator trade tape', () => {
     }
   });
 
-  it('never lets a wallet sell more than it holds (sells are covered by holdings or a split)', () => {
+  it('never lets a wallet sell more than it holds, taker or maker (sells are covered by holdings or a split)', () => {
     const replay = new Map<string, number>();
     const ledgerRows = state.world.wallets.flatMap((w) => state.ledger.activityOf(w.index));
     // Replay trades and ledger rows in tape order.
     const events = [
       ...state.trades.map((t) => ({
         order: t.sequence * 2 + 1,
-        apply: () => apply(t.walletIndex, t.marketIndex, t.outcomeIndex, t.side === 'BUY' ? t.size : -t.size),
+        apply: () => {
+          apply(t.walletIndex, t.marketIndex, t.outcomeIndex, t.side === 'BUY' ? t.size : -t.size);
+          // The resting order's owner takes the other side, from shares it holds too.
+          if (t.makerWalletIndex >= 0) apply(t.makerWalletIndex, t.marketIndex, t.outcomeIndex, t.side === 'BUY' ? -t.size : t.size);
+        },
       })),
       ...ledgerRows.map((e) => ({
         order: e.tradesBefore * 2 + e.sequence / 1e9,

@@ -1,0 +1,417 @@
+/**
+ * The simulator's own accounting of every wallet: what the chain it serves says each wallet paid,
+ * received, was charged and holds, and the figures the API serves about it (realized PnL, cost basis,
+ * volume, fills, fees, won/lost markets, the daily realized curve), computed from the journal with the
+ * exact micro-unit amounts the chain's logs carry (chain-transactions.ts). It is the reference
+ * `npm run verify` holds the service's position ledger to, so it is written from the documented
+ * definitions (api/openapi.yaml, docs/POSITIONS.md, definitions.md) and shares no code with the ledger.
+ *
+ * Everything is bigint micro-units (USDC and shares both have 6 decimals). Changes apply in chain order:
+ * by second (block), then in the block's transaction order, which a reorg reverses (chain.ts).
+ */
+import type { JournalEntry } from './chain-journal.js';
+import { fillAmounts, micro, redemptionAmounts } from './chain-transactions.js';
+import type { SimulatedChain } from './chain.js';
+import type { SimulatorState } from './state.js';
+import type { SimMarket } from './world-types.js';
+
+/** One (wallet, outcome token). */
+export interface TokenTruth {
+  token_id: string;
+  market_id: string;
+  outcome_index: number;
+  /** The chain's ERC-1155 balance: every share received less every share sent or burned. */
+  shares_micro: bigint;
+  /** Shares the weighted-average cost ledger holds (sells take out at most what it holds). */
+  held_micro: bigint;
+  /** Cost basis of the held shares. */
+  cost_basis_micro: bigint;
+  realized_micro: bigint;
+  /** Collateral paid for this token: buys, and its half of splits. */
+  cost_paid_in_micro: bigint;
+}
+
+/** One (wallet, market) for win/loss and the zero-sum check. */
+export interface MarketTruth {
+  market_id: string;
+  /** Payout per outcome in micro-USDC per share (1,000,000 = 1) once resolved on chain by `through`; null before. */
+  payout: [bigint, bigint] | null;
+  /** Unix seconds of its on-chain resolution, when `payout` is set. */
+  resolved_at: number | null;
+  voided: boolean;
+  realized_micro: bigint;
+  cost_basis_micro: bigint;
+  /** Held shares at the payout (0 until resolved). */
+  payout_value_micro: bigint;
+  cost_paid_in_micro: bigint;
+  cash_paid_micro: bigint;
+  cash_received_micro: bigint;
+  fees_micro: bigint;
+  /** Whether every fill in it had a simulated wallet on both sides (no operator fills). */
+  both_sides_wallets: boolean;
+}
+
+export interface WalletTruth {
+  address: string;
+  /** Collateral paid: buys (before fees) and splits. */
+  cash_paid_micro: bigint;
+  /** Collateral received: sells (before fees), merges and redemption payouts. */
+  cash_received_micro: bigint;
+  /** Fees charged (USDC; the simulated v1 exchange charges none). */
+  fees_micro: bigint;
+  realized_micro: bigint;
+  cost_basis_micro: bigint;
+  /** Collateral of every fill, maker and taker. */
+  volume_micro: bigint;
+  /** Fills, maker and taker. */
+  trades: number;
+  markets_traded: number;
+  /** Resolved, not voided markets with a cost basis paid in and net PnL above / below 0. */
+  won: number;
+  lost: number;
+  /** Realized PnL per UTC day of its changes' block time, oldest first; days without a change left out. */
+  realized_by_day: Array<{ date: string; realized_micro: bigint }>;
+  tokens: TokenTruth[];
+  markets: MarketTruth[];
+  first_trade_at: number | null;
+  last_trade_at: number | null;
+}
+
+const UNIT = 1_000_000n;
+
+/** a x b / c rounded half up (all non-negative but a). */
+function mulDivHalfUp(a: bigint, b: bigint, c: bigint): bigint {
+  const product = a * b;
+  const sign = product < 0n ? -1n : 1n;
+  const magnitude = product < 0n ? -product : product;
+  return (sign * (2n * magnitude + c)) / (2n * c);
+}
+
+class TokenBook {
+  shares = 0n;
+  held = 0n;
+  cost = 0n;
+  realized = 0n;
+  paidIn = 0n;
+
+  constructor(
+    readonly marketIndex: number,
+    readonly outcomeIndex: 0 | 1,
+  ) {}
+
+  receive(quantity: bigint, cost: bigint): void {
+    this.shares += quantity;
+    this.held += quantity;
+    this.cost += cost;
+    this.paidIn += cost;
+  }
+
+  /** Sends `quantity` shares away for `proceeds`; returns the realized PnL of the change. */
+  send(quantity: bigint, proceeds: bigint): bigint {
+    this.shares -= quantity;
+    const counted = quantity < this.held ? quantity : this.held;
+    if (counted <= 0n) return 0n;
+    // The cost of the shares sold leaves the basis at the average (all of it when everything is sold),
+    // so the cost taken out plus the basis left is always what was paid in.
+    const costOut = counted === this.held ? this.cost : mulDivHalfUp(this.cost, counted, this.held);
+    // Shares the book never held (none on a real chain) earn nothing: only their part of the proceeds counts.
+    const counterProceeds = counted === quantity ? proceeds : mulDivHalfUp(proceeds, counted, quantity);
+    this.held -= counted;
+    this.cost -= costOut;
+    const realized = counterProceeds - costOut;
+    this.realized += realized;
+    return realized;
+  }
+}
+
+interface MarketFlows {
+  cashPaid: bigint;
+  cashReceived: bigint;
+  fees: bigint;
+  operatorFills: boolean;
+  traded: boolean;
+}
+
+/** Accumulates one wallet's changes in chain order. */
+class WalletBook {
+  readonly tokens = new Map<number, TokenBook>();
+  readonly flows = new Map<number, MarketFlows>();
+  readonly realizedByDay = new Map<string, bigint>();
+  cashPaid = 0n;
+  cashReceived = 0n;
+  fees = 0n;
+  volume = 0n;
+  trades = 0;
+  firstTrade: number | null = null;
+  lastTrade: number | null = null;
+
+  token(marketIndex: number, outcomeIndex: 0 | 1): TokenBook {
+    const key = marketIndex * 2 + outcomeIndex;
+    let book = this.tokens.get(key);
+    if (!book) {
+      book = new TokenBook(marketIndex, outcomeIndex);
+      this.tokens.set(key, book);
+    }
+    return book;
+  }
+
+  market(marketIndex: number): MarketFlows {
+    let flows = this.flows.get(marketIndex);
+    if (!flows) {
+      flows = { cashPaid: 0n, cashReceived: 0n, fees: 0n, operatorFills: false, traded: false };
+      this.flows.set(marketIndex, flows);
+    }
+    return flows;
+  }
+
+  pay(marketIndex: number, amount: bigint): void {
+    this.cashPaid += amount;
+    this.market(marketIndex).cashPaid += amount;
+  }
+
+  receive(marketIndex: number, amount: bigint): void {
+    this.cashReceived += amount;
+    this.market(marketIndex).cashReceived += amount;
+  }
+
+  realize(second: number, amount: bigint): void {
+    if (amount === 0n) return;
+    const day = new Date(second * 1000).toISOString().slice(0, 10);
+    this.realizedByDay.set(day, (this.realizedByDay.get(day) ?? 0n) + amount);
+  }
+
+  fill(second: number, marketIndex: number, outcomeIndex: 0 | 1, buys: boolean, shares: bigint, usdc: bigint, fee: bigint): void {
+    const book = this.token(marketIndex, outcomeIndex);
+    if (buys) {
+      book.receive(shares, usdc);
+      this.pay(marketIndex, usdc);
+    } else {
+      this.realize(second, book.send(shares, usdc));
+      this.receive(marketIndex, usdc);
+    }
+    this.fees += fee;
+    this.market(marketIndex).fees += fee;
+    this.market(marketIndex).traded = true;
+    this.volume += usdc;
+    this.trades += 1;
+    this.firstTrade ??= second;
+    this.lastTrade = second;
+  }
+}
+
+/** The two halves of a complete set of A: an odd micro-unit goes to the first outcome. */
+function halves(amount: bigint): [bigint, bigint] {
+  const second = amount / 2n;
+  return [amount - second, second];
+}
+
+export class SimulatorTruth {
+  /** Per wallet index: its journal entries in journal order. */
+  private byWallet: JournalEntry[][] = [];
+  /** Second at which each market resolved on chain (a ConditionResolution). */
+  private resolvedAt = new Map<number, number>();
+  private indexed = 0;
+  private lastIndexed: JournalEntry | undefined;
+
+  constructor(
+    private readonly state: SimulatorState,
+    private readonly chain: SimulatedChain,
+  ) {}
+
+  /** Wallet indexes with at least one change up to `throughSecond`, ascending. */
+  walletsWithChanges(throughSecond: number): number[] {
+    this.index();
+    const out: number[] = [];
+    this.byWallet.forEach((entries, walletIndex) => {
+      if ((entries[0]?.second ?? Number.POSITIVE_INFINITY) <= throughSecond) out.push(walletIndex);
+    });
+    return out;
+  }
+
+  /** The wallet's accounts over every change in blocks up to `throughSecond`'s. */
+  wallet(walletIndex: number, throughSecond: number): WalletTruth {
+    this.index();
+    const book = new WalletBook();
+    for (const entry of this.chainOrder(this.byWallet[walletIndex] ?? [], throughSecond)) this.apply(book, walletIndex, entry);
+    return this.report(walletIndex, book, throughSecond);
+  }
+
+  /** Entries up to `throughSecond` in chain order: by second, a reorged block's transactions reversed. */
+  private chainOrder(entries: readonly JournalEntry[], throughSecond: number): JournalEntry[] {
+    const out: JournalEntry[] = [];
+    let start = 0;
+    while (start < entries.length && (entries[start] as JournalEntry).second <= throughSecond) {
+      const second = (entries[start] as JournalEntry).second;
+      let end = start;
+      while (end < entries.length && (entries[end] as JournalEntry).second === second) end++;
+      const block = entries.slice(start, end);
+      if (this.chain.reversed(this.chain.blockOfSecond(second))) block.reverse();
+      out.push(...block);
+      start = end;
+    }
+    return out;
+  }
+
+  private apply(book: WalletBook, walletIndex: number, entry: JournalEntry): void {
+    if (entry.kind === 'trade') {
+      const { trade } = entry;
+      const amounts = fillAmounts(trade, this.chain.transactions.isV2(entry.second));
+      const takerBuys = trade.side === 'BUY';
+      // A wallet is never both sides of a match (makers never take), but count each role it has.
+      if (trade.walletIndex === walletIndex) {
+        book.fill(entry.second, trade.marketIndex, trade.outcomeIndex, takerBuys, amounts.shares, amounts.usdc, amounts.takerFee);
+        if (trade.makerWalletIndex < 0) book.market(trade.marketIndex).operatorFills = true;
+      }
+      if (trade.makerWalletIndex === walletIndex) {
+        book.fill(entry.second, trade.marketIndex, trade.outcomeIndex, !takerBuys, amounts.shares, amounts.usdc, 0n);
+      }
+      return;
+    }
+    if (entry.kind !== 'activity') return;
+    const { activity } = entry;
+    const market = this.market(activity.marketIndex);
+    const yes = book.token(market.index, 0);
+    const no = book.token(market.index, 1);
+    switch (activity.type) {
+      case 'SPLIT': {
+        const amount = micro(activity.size);
+        const [yesCost, noCost] = halves(amount);
+        yes.receive(amount, yesCost);
+        no.receive(amount, noCost);
+        book.pay(market.index, amount);
+        return;
+      }
+      case 'MERGE': {
+        const amount = micro(activity.size);
+        const [yesProceeds, noProceeds] = halves(amount);
+        book.realize(entry.second, yes.send(amount, yesProceeds) + no.send(amount, noProceeds));
+        book.receive(market.index, amount);
+        return;
+      }
+      case 'REDEEM': {
+        const { burned, payout } = redemptionAmounts(activity, market.winningOutcome);
+        // Each outcome's shares leave at its payout; after a void the total payout is the chain's, the
+        // first outcome taking half its shares rounded half up and the second the rest.
+        let proceeds: [bigint, bigint];
+        if (market.voided) {
+          const first = mulDivHalfUp(burned[0], 1n, 2n);
+          proceeds = [first, payout - first];
+        } else proceeds = market.winningOutcome === 0 ? [payout, 0n] : [0n, payout];
+        book.realize(entry.second, yes.send(burned[0], proceeds[0]) + no.send(burned[1], proceeds[1]));
+        book.receive(market.index, payout);
+        return;
+      }
+    }
+  }
+
+  private report(walletIndex: number, book: WalletBook, throughSecond: number): WalletTruth {
+    const markets = this.state.world.markets;
+    const tokens: TokenTruth[] = [];
+    const perMarket = new Map<number, MarketTruth>();
+    let realized = 0n;
+    let costBasis = 0n;
+    for (const token of [...book.tokens.values()].sort((a, b) => a.marketIndex - b.marketIndex || a.outcomeIndex - b.outcomeIndex)) {
+      const market = markets[token.marketIndex] as SimMarket;
+      tokens.push({
+        token_id: market.tokenIds[token.outcomeIndex] as string,
+        market_id: market.conditionId,
+        outcome_index: token.outcomeIndex,
+        shares_micro: token.shares,
+        held_micro: token.held,
+        cost_basis_micro: token.cost,
+        realized_micro: token.realized,
+        cost_paid_in_micro: token.paidIn,
+      });
+      realized += token.realized;
+      costBasis += token.cost;
+      let entry = perMarket.get(token.marketIndex);
+      if (!entry) {
+        const flows = book.market(token.marketIndex);
+        entry = {
+          market_id: market.conditionId,
+          payout: this.payout(market, throughSecond),
+          resolved_at: this.payout(market, throughSecond) ? (this.resolvedAt.get(token.marketIndex) ?? null) : null,
+          voided: market.voided,
+          realized_micro: 0n,
+          cost_basis_micro: 0n,
+          payout_value_micro: 0n,
+          cost_paid_in_micro: 0n,
+          cash_paid_micro: flows.cashPaid,
+          cash_received_micro: flows.cashReceived,
+          fees_micro: flows.fees,
+          both_sides_wallets: !flows.operatorFills,
+        };
+        perMarket.set(token.marketIndex, entry);
+      }
+      entry.realized_micro += token.realized;
+      entry.cost_basis_micro += token.cost;
+      entry.cost_paid_in_micro += token.paidIn;
+      if (entry.payout) entry.payout_value_micro += (token.held * (entry.payout[token.outcomeIndex] as bigint)) / UNIT;
+    }
+    let won = 0;
+    let lost = 0;
+    for (const market of perMarket.values()) {
+      if (!market.payout || market.voided || market.cost_paid_in_micro <= 0n) continue;
+      const net = market.realized_micro + market.payout_value_micro - market.cost_basis_micro;
+      if (net > 0n) won++;
+      else if (net < 0n) lost++;
+    }
+    return {
+      address: (this.state.world.wallets[walletIndex] as { address: string }).address,
+      cash_paid_micro: book.cashPaid,
+      cash_received_micro: book.cashReceived,
+      fees_micro: book.fees,
+      realized_micro: realized,
+      cost_basis_micro: costBasis,
+      volume_micro: book.volume,
+      trades: book.trades,
+      markets_traded: [...book.flows.values()].filter((flows) => flows.traded).length,
+      won,
+      lost,
+      realized_by_day: [...book.realizedByDay.entries()]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([date, amount]) => ({ date, realized_micro: amount })),
+      tokens,
+      markets: [...perMarket.values()],
+      first_trade_at: book.firstTrade,
+      last_trade_at: book.lastTrade,
+    };
+  }
+
+  /** Payout per share of each outcome once the market resolved on chain by `throughSecond`. */
+  private payout(market: SimMarket, throughSecond: number): [bigint, bigint] | null {
+    const at = this.resolvedAt.get(market.index);
+    if (at === undefined || at > throughSecond) return null;
+    if (market.voided) return [UNIT / 2n, UNIT / 2n];
+    return market.winningOutcome === 0 ? [UNIT, 0n] : [0n, UNIT];
+  }
+
+  private market(index: number): SimMarket {
+    return this.state.world.markets[index] as SimMarket;
+  }
+
+  /** Indexes journal entries added since the last call (all again if one was inserted before them). */
+  private index(): void {
+    const { entries } = this.state.journal;
+    if (this.indexed > 0 && entries[this.indexed - 1] !== this.lastIndexed) {
+      this.byWallet = [];
+      this.resolvedAt.clear();
+      this.indexed = 0;
+    }
+    const add = (walletIndex: number, entry: JournalEntry) => {
+      if (walletIndex < 0) return;
+      const list = this.byWallet[walletIndex];
+      if (list) list.push(entry);
+      else this.byWallet[walletIndex] = [entry];
+    };
+    for (; this.indexed < entries.length; this.indexed++) {
+      const entry = entries[this.indexed] as JournalEntry;
+      if (entry.kind === 'trade') {
+        add(entry.trade.walletIndex, entry);
+        if (entry.trade.makerWalletIndex !== entry.trade.walletIndex) add(entry.trade.makerWalletIndex, entry);
+      } else if (entry.kind === 'activity') add(entry.activity.walletIndex, entry);
+      else this.resolvedAt.set(entry.marketIndex, entry.second);
+    }
+    this.lastIndexed = entries[this.indexed - 1];
+  }
+}

@@ -1,0 +1,314 @@
+/**
+ * The checks, as pure functions of what collect.ts read. Amounts are compared in micro-units: the API
+ * serves USDC numbers that are micro-unit integers / 10^6 (exact back to the micro-unit below 9 x 10^9
+ * USDC), positions serve shares and cost as exact micro strings, the truth serves micro strings.
+ */
+import { mulDiv, parseScaled } from '../../services/shared/decimal.js';
+import type { Population, WalletObservation } from './collect.js';
+import type { ApiPosition, TruthWallet } from './sources.js';
+
+export interface CheckResult {
+  id: string;
+  name: string;
+  /** Wallets (or markets, for the zero sum) checked. */
+  checked: number;
+  unit: 'wallets' | 'markets';
+  violations: number;
+  examples: string[];
+  /** Why the check did not run, when it did not. */
+  skipped?: string;
+  tolerance: string;
+}
+
+const EXAMPLES = 5;
+const MARK_SCALE = 18;
+const MARK_ONE = 10n ** 18n;
+
+export const usdcMicro = (value: number): bigint => BigInt(Math.round(value * 1e6));
+const big = (value: string | undefined | null): bigint => (value ? BigInt(value) : 0n);
+const shown = (micro: bigint): string => {
+  const negative = micro < 0n;
+  const abs = negative ? -micro : micro;
+  return `${negative ? '-' : ''}${abs / 1_000_000n}.${String(abs % 1_000_000n).padStart(6, '0')}`;
+};
+const short = (wallet: string) => `${wallet.slice(0, 10)}…`;
+
+function sharesOf(position: ApiPosition): bigint {
+  return position.size_shares_micro !== undefined ? BigInt(position.size_shares_micro) : usdcMicro(position.size_shares);
+}
+
+/** size x mark rounded half up to a micro-unit, the mark taken as the exact decimal the JSON number prints. */
+function valueAt(shares: bigint, mark: number): bigint {
+  const scaled = parseScaled(mark, MARK_SCALE);
+  if (scaled === null) throw new Error(`mark ${mark} has more than ${MARK_SCALE} decimals`);
+  return mulDiv(shares, scaled, MARK_ONE, 'half-up');
+}
+
+class Tally {
+  checked = 0;
+  violations = 0;
+  readonly examples: string[] = [];
+  constructor(
+    readonly id: string,
+    readonly name: string,
+    readonly tolerance: string,
+    readonly unit: 'wallets' | 'markets' = 'wallets',
+  ) {}
+  see(ok: boolean, example: () => string): void {
+    this.checked++;
+    if (ok) return;
+    this.violations++;
+    if (this.examples.length < EXAMPLES) this.examples.push(example());
+  }
+  result(): CheckResult {
+    return {
+      id: this.id,
+      name: this.name,
+      checked: this.checked,
+      unit: this.unit,
+      violations: this.violations,
+      examples: this.examples,
+      tolerance: this.tolerance,
+    };
+  }
+}
+
+const skipped = (id: string, name: string, reason: string, unit: 'wallets' | 'markets' = 'wallets'): CheckResult => ({
+  id,
+  name,
+  checked: 0,
+  unit,
+  violations: 0,
+  examples: [],
+  skipped: reason,
+  tolerance: '-',
+});
+
+/** 1' The API's figures agree with each other: total = realized + unrealized, unrealized = Σ positions, each position = value - cost. */
+export function internalIdentity(population: Population): CheckResult {
+  const tally = new Tally(
+    "1'",
+    'API identity: total = realized + unrealized = realized + Σ(value at mark - cost)',
+    '0 micro on sums; 1 micro per position on value = size x mark (the mark is served as a rounded float)',
+  );
+  for (const w of population.wallets) {
+    const life = w.trader.lifetime;
+    const problems: string[] = [];
+    if (usdcMicro(life.total_pnl) !== usdcMicro(life.total_realized_pnl) + usdcMicro(life.unrealized_pnl))
+      problems.push('total != realized + unrealized');
+    let unrealized = 0n;
+    for (const p of w.positions.positions) {
+      unrealized += usdcMicro(p.unrealized_pnl_usdc);
+      const cost = p.cost_basis_micro !== undefined ? BigInt(p.cost_basis_micro) : usdcMicro(p.cost_basis_usdc);
+      if (p.mark_price === null || p.current_value_usdc === null) {
+        if (p.unrealized_pnl_usdc !== 0) problems.push(`${p.asset_id.slice(0, 8)}: unmarked but unrealized ${p.unrealized_pnl_usdc}`);
+        continue;
+      }
+      const value = usdcMicro(p.current_value_usdc);
+      const expected = valueAt(sharesOf(p), p.mark_price);
+      if (value - expected > 1n || expected - value > 1n)
+        problems.push(`${p.asset_id.slice(0, 8)}: value ${shown(value)} != size x mark ${shown(expected)}`);
+      if (usdcMicro(p.unrealized_pnl_usdc) !== value - cost) problems.push(`${p.asset_id.slice(0, 8)}: unrealized != value - cost`);
+    }
+    if (unrealized !== usdcMicro(life.unrealized_pnl))
+      problems.push(`lifetime unrealized ${life.unrealized_pnl} != Σ positions ${shown(unrealized)}`);
+    tally.see(problems.length === 0, () => `${short(w.wallet)} ${problems.slice(0, 2).join('; ')}`);
+  }
+  return tally.result();
+}
+
+/** 1 realized + unrealized = cash received - cash paid + value of the held shares, at the positions' own marks. */
+export function cashIdentity(population: Population, hasTruth: boolean): CheckResult {
+  const name = 'identity: realized + unrealized = cash in - cash out + value held';
+  if (!hasTruth)
+    return skipped('1', name, 'needs each wallet’s cash flows (splits, merges, redemptions), which /v1 does not serve: give --truth');
+  const tally = new Tally('1', name, '0 micro: cost out + basis left = cost paid in, and both sides use the served values');
+  for (const w of population.wallets) {
+    if (!w.truth) continue;
+    let unrealized = 0n;
+    let held = 0n;
+    for (const p of w.positions.positions) {
+      unrealized += usdcMicro(p.unrealized_pnl_usdc);
+      // An unmarked position is served with unrealized 0, i.e. valued at its cost.
+      held += p.current_value_usdc === null ? usdcMicro(p.cost_basis_usdc) : usdcMicro(p.current_value_usdc);
+    }
+    const left = usdcMicro(w.trader.lifetime.total_realized_pnl) + unrealized;
+    const right = big(w.truth.cash_received_micro) - big(w.truth.cash_paid_micro) + held;
+    tally.see(
+      left === right,
+      () => `${short(w.wallet)} realized+unrealized ${shown(left)} vs cash+held ${shown(right)} (off ${shown(left - right)})`,
+    );
+  }
+  return tally.result();
+}
+
+/** 2 Per fully covered resolved market, the wallets' PnL before fees sums to 0 (net of fees: to minus the fees paid). */
+export function zeroSum(population: Population, hasTruth: boolean): CheckResult[] {
+  const name = 'zero sum per resolved market: Σ PnL = -fees (cash from truth, shares from API positions)';
+  const truthName = 'zero sum per resolved market, the truth alone (the simulator is consistent)';
+  if (!hasTruth || !population.marketFees) {
+    const reason = '/v1 serves no per-market PnL or cash flows per wallet: give --truth';
+    return [skipped('2', name, reason, 'markets'), skipped('2t', truthName, reason, 'markets')];
+  }
+  const tally = new Tally('2', name, '0 micro', 'markets');
+  const truthTally = new Tally('2t', truthName, '0 micro', 'markets');
+  const outcomeOf = new Map<string, number>();
+  const payoutOf = new Map<string, bigint[]>();
+  for (const w of population.wallets) {
+    for (const t of w.truth?.tokens ?? []) outcomeOf.set(t.token_id, t.outcome_index);
+    for (const m of w.truth?.markets ?? []) if (m.payout) payoutOf.set(m.market_id, m.payout.map(BigInt));
+  }
+  interface Sum {
+    /** Σ cash in - cash out (truth) + Σ shares held at the payout: the API's shares, the truth's. */
+    api: bigint;
+    truth: bigint;
+    fees: bigint;
+    covered: boolean;
+  }
+  const sums = new Map<string, Sum>();
+  const atPayout = (payout: bigint[], tokenId: string, shares: bigint): bigint | null => {
+    const outcome = outcomeOf.get(tokenId);
+    return outcome === undefined ? null : (shares * (payout[outcome] as bigint)) / 1_000_000n;
+  };
+  for (const w of population.wallets) {
+    for (const m of w.truth?.markets ?? []) {
+      const payout = payoutOf.get(m.market_id);
+      if (!payout) continue;
+      // A wallet read before the market resolved still counts: nothing of a market moves after its
+      // resolution in the simulator, and a wallet's figures are rebuilt after each change of it.
+      const sum = sums.get(m.market_id) ?? { api: 0n, truth: 0n, fees: 0n, covered: true };
+      sum.covered &&= m.both_sides_wallets;
+      const cash = big(m.cash_received_micro) - big(m.cash_paid_micro);
+      sum.api += cash;
+      sum.truth += cash;
+      sum.fees += big(m.fees_micro);
+      for (const t of w.truth?.tokens ?? []) {
+        if (t.market_id === m.market_id) sum.truth += atPayout(payout, t.token_id, BigInt(t.shares_micro)) ?? 0n;
+      }
+      for (const p of w.positions.positions) {
+        if (p.market_id !== m.market_id) continue;
+        const value = atPayout(payout, p.asset_id, sharesOf(p));
+        if (value === null) sum.covered = false;
+        else sum.api += value;
+      }
+      sums.set(m.market_id, sum);
+    }
+  }
+  for (const [market, sum] of sums) {
+    // Fully covered: every fill had wallets on both sides and every listed wallet was read.
+    if (!sum.covered || population.unread.length > 0) continue;
+    const apiFees = population.marketFees.get(market) ?? 0n;
+    tally.see(
+      sum.api === 0n && apiFees === sum.fees,
+      () => `${market.slice(0, 10)}… Σ PnL before fees ${shown(sum.api)} (expected 0); fees API ${shown(apiFees)} truth ${shown(sum.fees)}`,
+    );
+    truthTally.see(sum.truth === 0n, () => `${market.slice(0, 10)}… truth Σ PnL ${shown(sum.truth)}`);
+  }
+  return [tally.result(), truthTally.result()];
+}
+
+/** 3 Shares per (wallet, token): never negative, and (with the truth) the chain's balance. */
+export function shares(population: Population, hasTruth: boolean): CheckResult {
+  const tally = new Tally(
+    '3',
+    hasTruth ? 'shares per (wallet, token) >= 0 and = chain balance (truth)' : 'shares per (wallet, token) >= 0',
+    '0 micro',
+  );
+  for (const w of population.wallets) {
+    const problems: string[] = [];
+    const api = new Map<string, bigint>();
+    for (const p of w.positions.positions) {
+      const held = sharesOf(p);
+      api.set(p.asset_id, held);
+      if (held < 0n) problems.push(`${p.asset_id.slice(0, 8)} negative ${shown(held)}`);
+    }
+    if (hasTruth && w.truth) {
+      const truth = new Map(w.truth.tokens.map((t) => [t.token_id, BigInt(t.shares_micro)]));
+      for (const token of new Set([...api.keys(), ...truth.keys()])) {
+        const a = api.get(token) ?? 0n;
+        const t = truth.get(token) ?? 0n;
+        if (t < 0n) problems.push(`${token.slice(0, 8)} chain balance negative ${shown(t)}`);
+        if (a !== t) problems.push(`${token.slice(0, 8)} API ${shown(a)} chain ${shown(t)}`);
+      }
+    }
+    tally.see(problems.length === 0, () => `${short(w.wallet)} ${problems.length} tokens, e.g. ${problems.slice(0, 2).join('; ')}`);
+  }
+  return tally.result();
+}
+
+function unrealizedAtApiMarks(w: WalletObservation, truth: TruthWallet): bigint {
+  const marks = new Map(w.positions.positions.map((p) => [p.asset_id, p.mark_price]));
+  let total = 0n;
+  for (const t of truth.tokens) {
+    const held = BigInt(t.held_micro);
+    if (held === 0n) continue;
+    const mark = marks.get(t.token_id);
+    // Unmarked (or unknown to the API): served as 0, and check 3 reports the missing shares.
+    if (mark === null || mark === undefined) continue;
+    total += valueAt(held, mark) - BigInt(t.cost_basis_micro);
+  }
+  return total;
+}
+
+/** 4 Every served figure against the truth's, per figure. */
+export function againstTruth(population: Population, hasTruth: boolean): CheckResult[] {
+  const figures = ['realized', 'unrealized', 'volume', 'trades', 'markets_traded', 'fees', 'won', 'lost', 'daily_curve'] as const;
+  if (!hasTruth) return figures.map((f) => skipped(`4 ${f}`, `${f} = truth`, 'no truth: the simulator is not there in production'));
+  const t = Object.fromEntries(
+    figures.map((f) => [
+      f,
+      new Tally(
+        `4 ${f}`,
+        `${f} = truth`,
+        f === 'unrealized'
+          ? '1 micro per held position (value rounding at a float-served mark)'
+          : f === 'fees'
+            ? '0 micro (trade feed fee_micro)'
+            : '0 micro',
+      ),
+    ]),
+  ) as Record<(typeof figures)[number], Tally>;
+  for (const w of population.wallets) {
+    const truth = w.truth;
+    if (!truth) continue;
+    const life = w.trader.lifetime;
+    const exact = (tally: Tally, api: bigint, want: bigint) =>
+      tally.see(api === want, () => `${short(w.wallet)} API ${shown(api)} truth ${shown(want)} (off ${shown(api - want)})`);
+    const count = (tally: Tally, api: number, want: number) => tally.see(api === want, () => `${short(w.wallet)} API ${api} truth ${want}`);
+    exact(t.realized, usdcMicro(life.total_realized_pnl), BigInt(truth.realized_micro));
+    const served = w.positions.positions.reduce((sum, p) => sum + usdcMicro(p.unrealized_pnl_usdc), 0n);
+    const want = unrealizedAtApiMarks(w, truth);
+    const heldPositions = BigInt(truth.tokens.filter((tok) => tok.held_micro !== '0').length);
+    t.unrealized.see(
+      served - want <= heldPositions && want - served <= heldPositions,
+      () => `${short(w.wallet)} API ${shown(served)} truth at API marks ${shown(want)} (off ${shown(served - want)})`,
+    );
+    exact(t.volume, usdcMicro(life.volume_usdc), BigInt(truth.volume_micro));
+    count(t.trades, life.trades, truth.trades);
+    count(t.markets_traded, life.markets_traded, truth.markets_traded);
+    const fees = population.fees?.get(w.wallet) ?? { usdc: 0n, shares: 0n };
+    t.fees.see(
+      fees.usdc === BigInt(truth.fees_micro) && fees.shares === 0n,
+      () => `${short(w.wallet)} API ${shown(fees.usdc)} USDC + ${shown(fees.shares)} shares, truth ${shown(BigInt(truth.fees_micro))} USDC`,
+    );
+    count(t.won, life.won, truth.won);
+    count(t.lost, life.lost, truth.lost);
+    const wrongDays: string[] = [];
+    for (const point of w.curve.points) {
+      const cumulative = truth.realized_by_day.filter((d) => d.date <= point.date).reduce((sum, d) => sum + BigInt(d.realized_micro), 0n);
+      if (usdcMicro(point.realized) !== cumulative) wrongDays.push(`${point.date} API ${point.realized} truth ${shown(cumulative)}`);
+    }
+    t.daily_curve.see(wrongDays.length === 0, () => `${short(w.wallet)} ${wrongDays.length} days, e.g. ${wrongDays[0]}`);
+  }
+  return figures.map((f) => t[f].result());
+}
+
+export function runChecks(population: Population, hasTruth: boolean): CheckResult[] {
+  return [
+    internalIdentity(population),
+    cashIdentity(population, hasTruth),
+    ...zeroSum(population, hasTruth),
+    shares(population, hasTruth),
+    ...againstTruth(population, hasTruth),
+  ];
+}
