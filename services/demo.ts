@@ -24,11 +24,20 @@ try {
   if (walletCount !== undefined && !(Number.isInteger(walletCount) && walletCount >= 1)) {
     throw new ConfigError(`SIM_WALLET_COUNT must be a positive integer, got ${process.env.SIM_WALLET_COUNT}`);
   }
+  const historyHours = process.env.SIM_HISTORY_HOURS ? Number(process.env.SIM_HISTORY_HOURS) : undefined;
+  if (historyHours !== undefined && !(Number.isInteger(historyHours) && historyHours >= 1 && historyHours <= 48)) {
+    throw new ConfigError(`SIM_HISTORY_HOURS must be an integer from 1 to 48, got ${process.env.SIM_HISTORY_HOURS}`);
+  }
+  // A still world (SIM_FROZEN=1): the simulated clock stays at the world's start, so its history is
+  // all there is and a run can check every figure against a chain that no longer moves.
+  const frozen = process.env.SIM_FROZEN === '1';
   const simulator = await startSimulator({
     port: Number(process.env.SIM_PORT ?? 0),
     seed: marker.seed,
     epochMs: marker.epoch_ms,
     walletCount,
+    ...(historyHours === undefined ? {} : { historyHours }),
+    ...(frozen ? { clock: () => marker.epoch_ms } : {}),
     // The chain misbehaves as public RPCs do: wide getLogs ranges are refused, and every 10 minutes a
     // reorg replaces the newest 5 blocks (deeper than the 3 confirmations, so it is retracted downstream).
     faults: { rpcMaxBlockRange: 1_000, reorgEveryBlocks: Number(process.env.SIM_REORG_EVERY_BLOCKS ?? 600), reorgDepth: 5 },

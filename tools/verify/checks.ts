@@ -142,11 +142,14 @@ export function cashIdentity(population: Population, hasTruth: boolean): CheckRe
   return tally.result();
 }
 
-/** 2 Per fully covered resolved market, the wallets' PnL before fees sums to 0 (net of fees: to minus the fees paid). */
+/**
+ * 2 Per fully covered resolved market, the wallets' PnL before fees sums to 0 (net of fees: to minus
+ * the fees paid; each wallet's fees are held to the truth's in 4).
+ */
 export function zeroSum(population: Population, hasTruth: boolean): CheckResult[] {
-  const name = 'zero sum per resolved market: Σ PnL = -fees (cash from truth, shares from API positions)';
+  const name = 'zero sum per resolved market: Σ PnL before fees = 0 (cash from truth, shares from API positions)';
   const truthName = 'zero sum per resolved market, the truth alone (the simulator is consistent)';
-  if (!hasTruth || !population.marketFees) {
+  if (!hasTruth) {
     const reason = '/v1 serves no per-market PnL or cash flows per wallet: give --truth';
     return [skipped('2', name, reason, 'markets'), skipped('2t', truthName, reason, 'markets')];
   }
@@ -162,7 +165,6 @@ export function zeroSum(population: Population, hasTruth: boolean): CheckResult[
     /** Σ cash in - cash out (truth) + Σ shares held at the payout: the API's shares, the truth's. */
     api: bigint;
     truth: bigint;
-    fees: bigint;
     covered: boolean;
   }
   const sums = new Map<string, Sum>();
@@ -176,12 +178,11 @@ export function zeroSum(population: Population, hasTruth: boolean): CheckResult[
       if (!payout) continue;
       // A wallet read before the market resolved still counts: nothing of a market moves after its
       // resolution in the simulator, and a wallet's figures are rebuilt after each change of it.
-      const sum = sums.get(m.market_id) ?? { api: 0n, truth: 0n, fees: 0n, covered: true };
+      const sum = sums.get(m.market_id) ?? { api: 0n, truth: 0n, covered: true };
       sum.covered &&= m.both_sides_wallets;
       const cash = big(m.cash_received_micro) - big(m.cash_paid_micro);
       sum.api += cash;
       sum.truth += cash;
-      sum.fees += big(m.fees_micro);
       for (const t of w.truth?.tokens ?? []) {
         if (t.market_id === m.market_id) sum.truth += atPayout(payout, t.token_id, BigInt(t.shares_micro)) ?? 0n;
       }
@@ -197,11 +198,7 @@ export function zeroSum(population: Population, hasTruth: boolean): CheckResult[
   for (const [market, sum] of sums) {
     // Fully covered: every fill had wallets on both sides and every listed wallet was read.
     if (!sum.covered || population.unread.length > 0) continue;
-    const apiFees = population.marketFees.get(market) ?? 0n;
-    tally.see(
-      sum.api === 0n && apiFees === sum.fees,
-      () => `${market.slice(0, 10)}… Σ PnL before fees ${shown(sum.api)} (expected 0); fees API ${shown(apiFees)} truth ${shown(sum.fees)}`,
-    );
+    tally.see(sum.api === 0n, () => `${market.slice(0, 10)}… Σ PnL before fees ${shown(sum.api)} (expected 0)`);
     truthTally.see(sum.truth === 0n, () => `${market.slice(0, 10)}… truth Σ PnL ${shown(sum.truth)}`);
   }
   return [tally.result(), truthTally.result()];
@@ -260,11 +257,7 @@ export function againstTruth(population: Population, hasTruth: boolean): CheckRe
       new Tally(
         `4 ${f}`,
         `${f} = truth`,
-        f === 'unrealized'
-          ? '1 micro per held position (value rounding at a float-served mark)'
-          : f === 'fees'
-            ? '0 micro (trade feed fee_micro)'
-            : '0 micro',
+        f === 'unrealized' ? '1 micro per held position (value rounding at a float-served mark)' : '0 micro',
       ),
     ]),
   ) as Record<(typeof figures)[number], Tally>;
@@ -286,11 +279,7 @@ export function againstTruth(population: Population, hasTruth: boolean): CheckRe
     exact(t.volume, usdcMicro(life.volume_usdc), BigInt(truth.volume_micro));
     count(t.trades, life.trades, truth.trades);
     count(t.markets_traded, life.markets_traded, truth.markets_traded);
-    const fees = population.fees?.get(w.wallet) ?? { usdc: 0n, shares: 0n };
-    t.fees.see(
-      fees.usdc === BigInt(truth.fees_micro) && fees.shares === 0n,
-      () => `${short(w.wallet)} API ${shown(fees.usdc)} USDC + ${shown(fees.shares)} shares, truth ${shown(BigInt(truth.fees_micro))} USDC`,
-    );
+    exact(t.fees, usdcMicro(life.fees_paid_usdc), BigInt(truth.fees_micro));
     count(t.won, life.won, truth.won);
     count(t.lost, life.lost, truth.lost);
     const wrongDays: string[] = [];

@@ -2,11 +2,10 @@
  * Reads the population: every wallet the service ranks (the volume board, paged to its end) and every
  * wallet the simulator's truth knows, then per wallet its statistics, positions and daily curve read at
  * one ledger position (the three responses must name the same data_as_of; read again otherwise), and
- * the truth's account as of that same block time. Fees come from the trade feed per market (fewer
- * requests than per wallet), counted per wallet up to its own data_as_of.
+ * the truth's account as of that same block time.
  */
 import { forEachBounded } from './http.js';
-import type { ApiCurve, ApiFill, ApiPositions, ApiTrader, ServiceApi, SimulatorTruthApi, TruthWallet } from './sources.js';
+import type { ApiCurve, ApiPositions, ApiTrader, ServiceApi, SimulatorTruthApi, TruthWallet } from './sources.js';
 
 export interface WalletObservation {
   wallet: string;
@@ -21,10 +20,6 @@ export interface Population {
   wallets: WalletObservation[];
   /** Wallets listed but whose three reads never agreed on data_as_of, or that the API does not know. */
   unread: Array<{ wallet: string; reason: string }>;
-  /** Fees per wallet from the trade feed (fills up to the wallet's data_as_of), micro-units. */
-  fees: Map<string, { usdc: bigint; shares: bigint }> | null;
-  /** Fees per market (every fill), micro-USDC. */
-  marketFees: Map<string, bigint> | null;
   listed: { board: number; truth: number; union: number; truncated: boolean };
 }
 
@@ -35,8 +30,6 @@ export interface CollectOptions {
   /** Read attempts per wallet before giving up on reads that agree. */
   readAttempts: number;
 }
-
-const timeOf = (iso: string | null) => (iso === null ? Number.NEGATIVE_INFINITY : Date.parse(iso));
 
 export async function collect(api: ServiceApi, truth: SimulatorTruthApi | null, options: CollectOptions): Promise<Population> {
   const board = await api.pages<{ wallet: string }>('/leaderboard', { sort_by: 'volume', limit: '500' }, options.maxPages);
@@ -66,41 +59,9 @@ export async function collect(api: ServiceApi, truth: SimulatorTruthApi | null, 
   });
   wallets.sort((a, b) => a.wallet.localeCompare(b.wallet));
 
-  let fees: Population['fees'] = null;
-  let marketFees: Population['marketFees'] = null;
-  if (truth) {
-    const asOf = new Map(wallets.map((w) => [w.wallet, timeOf(w.trader.data_as_of)]));
-    const blockOf = new Map(wallets.map((w) => [w.wallet, w.trader.data_as_of_block ?? null]));
-    const markets = [...new Set(wallets.flatMap((w) => (w.truth?.tokens ?? []).map((t) => t.market_id)))].sort();
-    fees = new Map();
-    marketFees = new Map();
-    await forEachBounded(markets, options.concurrency, async (market) => {
-      const fills = await api.pages<ApiFill & { timestamp: string }>('/trades', { market, role: 'all', limit: '500' }, options.maxPages);
-      let marketTotal = 0n;
-      for (const fill of fills.items) {
-        const fee = fill.fee_micro === null ? 0n : BigInt(fill.fee_micro);
-        if (fill.fee_asset !== 'shares') marketTotal += fee;
-        const wallet = fill.wallet.toLowerCase();
-        // Only what the wallet's own figures were read with: fills up to its data_as_of (block, else time).
-        const block = blockOf.get(wallet);
-        const within =
-          block !== undefined && block !== null && fill.block_number !== null
-            ? fill.block_number <= block
-            : Date.parse(fill.timestamp) <= (asOf.get(wallet) ?? Number.NEGATIVE_INFINITY);
-        if (!within) continue;
-        const entry = fees?.get(wallet) ?? { usdc: 0n, shares: 0n };
-        if (fill.fee_asset === 'shares') entry.shares += fee;
-        else entry.usdc += fee;
-        fees?.set(wallet, entry);
-      }
-      marketFees?.set(market, marketTotal);
-    });
-  }
   return {
     wallets,
     unread,
-    fees,
-    marketFees,
     listed: {
       board: board.items.length,
       truth: listedByTruth.addresses.length,

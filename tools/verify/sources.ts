@@ -1,62 +1,16 @@
 /**
  * What the verifier reads: the service's /v1 (a Tier 2 key) and, on a demo, the simulator's /truth.
- * Only the fields the checks use are typed; amounts stay as served (numbers in USDC, micro-unit strings).
+ * The service's shapes are the API document's (generated); amounts stay as served (numbers in USDC,
+ * micro-unit strings).
  */
+import type { PnlCurve, Positions, TraderStats } from '../../api/types.generated.js';
 import type { BoundedHttp } from './http.js';
 
-export interface ApiTrader {
-  wallet: string;
-  lifetime: {
-    total_realized_pnl: number;
-    unrealized_pnl: number;
-    total_pnl: number;
-    volume_usdc: number;
-    trades: number;
-    markets_traded: number;
-    won: number;
-    lost: number;
-  };
-  data_as_of: string | null;
-  data_as_of_block?: number | null;
-}
-
-export interface ApiPosition {
-  market_id: string;
-  asset_id: string;
-  market_status?: string | null;
-  size_shares: number;
-  size_shares_micro?: string;
-  mark_price: number | null;
-  mark_basis?: string;
-  cost_basis_usdc: number;
-  cost_basis_micro?: string;
-  current_value_usdc: number | null;
-  unrealized_pnl_usdc: number;
-  realized_pnl_usdc: number;
-}
-
-export interface ApiPositions {
-  wallet: string;
-  positions: ApiPosition[];
-  data_as_of: string | null;
-  data_as_of_block?: number | null;
-}
-
-export interface ApiCurve {
-  points: Array<{ date: string; realized: number; unrealized: number; total: number }>;
-  data_as_of: string | null;
-  data_as_of_block?: number | null;
-}
-
-export interface ApiFill {
-  wallet: string;
-  market_id: string;
-  role: 'maker' | 'taker';
-  fee_micro: string | null;
-  fee_asset: 'usdc' | 'shares' | null;
-  block_number: number | null;
-  origin: 'chain' | 'data_api';
-}
+/** The service's shapes, generated from api/openapi.yaml. */
+export type ApiTrader = TraderStats;
+export type ApiPositions = Positions;
+export type ApiPosition = Positions['positions'][number];
+export type ApiCurve = PnlCurve;
 
 /** The simulator's account of one wallet (services/simulator/truth.ts), micro-units as strings. */
 export interface TruthWallet {

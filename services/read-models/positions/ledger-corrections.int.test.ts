@@ -210,3 +210,33 @@ test('R2: a v1 buy whose fee is taken in shares holds the shares net of it, and 
   );
   expect(usdc(volume!.v)).toBe(40);
 });
+
+test('the ledger notes what it changed in trader_touches once its rows are stored, never inside the insert', async () => {
+  const wallet = W('f');
+  const inserts: string[] = [];
+  const spy = new Proxy(h.store, {
+    get(target, property) {
+      const value = (target as never)[property] as unknown;
+      if (property === 'insert')
+        return (table: string, ...rest: unknown[]) => {
+          inserts.push(table);
+          return (value as (...a: unknown[]) => unknown).call(target, table, ...rest);
+        };
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const spied = new PositionLedger(spy);
+  await spied.apply([fromChain(buy(wallet, RESOLVED, 1, 10, 0.2, T))!]);
+  expect(inserts).toEqual(['position_ledger', 'trader_touches']);
+  const touches = await h.rows<{ wallet: string; market_id: string }>(
+    `SELECT wallet, market_id FROM trader_touches WHERE wallet = {wallet:String}`,
+    {
+      wallet,
+    },
+  );
+  expect(touches).toEqual([{ wallet, market_id: RESOLVED }]);
+  // No view writes touches: a row stored without the ledger touches nothing.
+  const [row] = await h.rows(`SELECT * FROM position_ledger WHERE wallet = {wallet:String}`, { wallet });
+  await h.store.insert('position_ledger', [{ ...(row as object), wallet: W('9') }]);
+  expect(await h.rows(`SELECT wallet FROM trader_touches WHERE wallet = {wallet:String}`, { wallet: W('9') })).toEqual([]);
+});

@@ -38,7 +38,6 @@ test('the ledger and the MergeTree tables of its views have no automatic statist
     'trader_lifetime',
     'trader_market_pnl',
     'trader_recent_days',
-    'trader_touches',
     'trader_window_counts',
   ]);
   for (const table of mergeTrees)

@@ -22,6 +22,8 @@ import { iso } from '../../shared/time.js';
 import { KeyFilter } from './key-filter.js';
 
 export const LEDGER_TABLE = 'position_ledger';
+/** Which wallets and markets the ledger changed when (migrations/0042, written by the ledger since 0067). */
+export const TOUCHES_TABLE = 'trader_touches';
 
 /** A row of position_ledger (columns in migrations/0041_position_ledger.sql). */
 export interface LedgerRow {
@@ -98,6 +100,8 @@ export interface LedgerStats {
   state_lookup_ms: number;
   /** Keys whose stored rows (for a rewind or a redelivered change) were known without a read. */
   stored_rows_cached: number;
+  /** Writes of trader_touches that failed (their touches go with the next batch's). */
+  touch_failures: number;
 }
 
 interface MarketInfo {
@@ -131,7 +135,10 @@ export class PositionLedger {
     state_lookups: 0,
     state_lookup_ms: 0,
     stored_rows_cached: 0,
+    touch_failures: 0,
   };
+  /** (wallet, market) touches not written yet: a failed write's, kept for the next batch. */
+  private readonly untouched = new Map<string, { wallet: string; market_id: string }>();
   /** States as stored; only updated after an insert succeeded. */
   private readonly cache = new Map<string, KeyState>();
   private readonly cacheLimit: number;
@@ -181,6 +188,7 @@ export class PositionLedger {
       for (const key of batch.states.keys()) this.keys.add(key);
       if (rows.length > 0)
         await this.store.insert(LEDGER_TABLE, rows, { fanOut: true, ...(dedupToken ? { dedupToken: `${dedupToken}-ledger` } : {}) });
+      await this.touch(rows);
       if (rows.some((r) => r.origin === 'data_api')) this.dataApiRows = true;
       for (const [key, state] of batch.states) this.cache.set(key, state);
       if (this.cache.size > this.cacheLimit) this.cache.clear();
@@ -191,6 +199,27 @@ export class PositionLedger {
       this.cache.clear();
       this.rowCache.clear();
       throw error;
+    }
+  }
+
+  /**
+   * Notes the (wallet, market)s the batch wrote in trader_touches, after its insert returned: the
+   * snapshot refresher and the valuation pass rebuild what is touched, and a touch must not be
+   * visible before the rows it stands for. A view over the ledger stamped it inside the insert, before
+   * the insert's other views had written their rows; under load a snapshot rebuilt from that touch
+   * missed the change yet stored progress past it, and no later run rebuilt it (docs/POSITIONS.md).
+   * A failed write is not the batch's failure (its rows are stored): its touches go with the next one.
+   */
+  private async touch(rows: LedgerRow[]): Promise<void> {
+    for (const r of rows) this.untouched.set(`${r.wallet}|${r.market_id}`, { wallet: r.wallet, market_id: r.market_id });
+    if (this.untouched.size === 0) return;
+    const touched_at = iso(Date.now());
+    const touches = [...this.untouched.values()].map((t) => ({ touched_at, ...t }));
+    try {
+      await this.store.insert(TOUCHES_TABLE, touches);
+      this.untouched.clear();
+    } catch {
+      this.stats.touch_failures += 1;
     }
   }
 

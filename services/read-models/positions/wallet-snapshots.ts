@@ -2,8 +2,8 @@
  * The snapshot refresher: keeps wallet_snapshots (migration 0066), each wallet's rows as one value read
  * by key by the single-wallet reads (queries.ts walletReports and walletPositions), equal to what
  * position_state and trader_days hold for it, with the ledger's progress read before them. The
- * ledger's views note each wallet it wrote a row of in trader_touches (migration 0042), and the
- * refresher rebuilds the wallets touched since its previous run (touch-refresher.ts); its first run,
+ * ledger notes each wallet it wrote a row of in trader_touches once its insert has returned (ledger.ts
+ * touch), so a wallet read for a touch has the rows the touch stands for, and the refresher rebuilds the wallets touched since its previous run (touch-refresher.ts); its first run,
  * and one after it was stopped for over half a day, rebuilds every wallet. It runs every
  * WALLET_SNAPSHOTS_INTERVAL_MS. A wallet's reads therefore lag the ledger by up to an interval and a
  * run, and say so: their data_as_of is the progress stored with the snapshot. A wallet the refresher
