@@ -566,6 +566,10 @@ export type Health = {
     sink_lag: {
       [key: string]: number;
     };
+    /** Records the position ledger has yet to apply, per topic it reads (its consumer group's committed offsets in the event log): trader figures lag by these. */
+    ledger_lag?: {
+      [key: string]: number;
+    };
   };
   /** The last `npm run verify` run whose result was left in this service's data folder (verify-last.json; docs/VERIFY.md): accounting identities over every wallet's trader figures and, against the bundled simulator, every figure compared with the simulator's own accounting. null when no run left one. It reports; it never changes `status`. */
   verification?: null | {

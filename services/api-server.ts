@@ -33,7 +33,7 @@ import { STREAMS } from './read-models/registry.js';
 import { EventPublisher } from './events/publisher.js';
 import { MarketLookup } from './ingest/market-lookup.js';
 import { UpstreamClient } from './ingest/upstream-client.js';
-import { sinkLag } from './sink/sink-service.js';
+import { LEDGER_GROUP_ID, STATEFUL_PROJECTIONS, sinkLag, sinkTopics } from './sink/sink-service.js';
 import { readVerificationRun } from './shared/verification.js';
 
 export const SERVICE_VERSION = '0.5.0';
@@ -210,6 +210,8 @@ export interface ApiServer {
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
   const { config, log, logger } = options;
   const lag = cached(() => sinkLag(log, [STREAMS.markets.topic, STREAMS.trades.topic, STREAMS.chainLedger.topic]), SINK_LAG_TTL_MS);
+  // The position ledger reads in a consumer group of its own: its figures lag by its own backlog.
+  const ledgerLag = cached(() => sinkLag(log, sinkTopics(STATEFUL_PROJECTIONS), LEDGER_GROUP_ID), SINK_LAG_TTL_MS);
   const { ingest, upstream } = config;
   // One attempt per upstream request and a generous request budget: the lookup's own token bucket
   // and deadline are what bound the work (services/ingest/market-lookup.ts).
@@ -233,6 +235,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       version: SERVICE_VERSION,
       sources: options.sources ?? (() => []),
       sinkLag: lag,
+      ledgerLag,
       chainEnabled: chainSourceRefusal(config.chain, config.upstream.gammaUrl) === null,
       chain: options.chain ?? (() => null),
       // A small file, written whole then renamed by the verifier; read at most every few seconds.

@@ -20,6 +20,8 @@ export interface HealthInputs {
   sources: () => SourceStatus[];
   /** Messages on the log not yet in the analytics store, per topic (callers cache it). */
   sinkLag: () => Promise<Record<string, number>>;
+  /** The position ledger's backlog per topic it reads (its own consumer group). */
+  ledgerLag?: () => Promise<Record<string, number>>;
   /** Whether this configuration runs the chain source (an RPC is configured, on the same upstream as Gamma); default false. */
   chainEnabled?: boolean;
   /** The chain source's figures when it runs in this process. */
@@ -84,7 +86,7 @@ export function healthRoutes(store: AnalyticsStore, inputs: HealthInputs): Route
           ...(status ?? {}),
         },
         reconciliation: reconciliationSummary(hours),
-        pipeline: { sink_lag: await inputs.sinkLag() },
+        pipeline: { sink_lag: await inputs.sinkLag(), ledger_lag: (await inputs.ledgerLag?.()) ?? {} },
         verification: (await inputs.verification?.()) ?? null,
         counts: {
           markets: Number(counts?.markets ?? 0),

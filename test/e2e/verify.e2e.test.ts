@@ -37,14 +37,15 @@ test('npm run verify: every wallet of the demo holds up against the identities a
   const { apiBase, tier2Key, dataDir } = demo;
   expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'simulator-truth.json'), 'utf8')).truth_url).toMatch(/\/truth$/);
 
-  // Caught up: the chain source is at the (still) head, the ledger's input is drained, and the
-  // snapshots have had a run after that (the refresher's interval, 5 s, twice).
+  // Caught up: the chain source is at the (still) head, the sink's and the position ledger's inputs
+  // are drained, and the snapshots have had a run after that (the refresher's interval, 5 s, twice).
   await waitFor(
     async () => {
       const { body } = await getJson(`${apiBase}/health`, tier2Key);
       const chain = body.data.chain;
-      const ledgerLag = body.data.pipeline.sink_lag['tapeline.chain-ledger.v1'] ?? 0;
-      return chain.first_block === 80_000_000 && chain.lag_blocks === 0 && ledgerLag === 0;
+      const { sink_lag, ledger_lag } = body.data.pipeline as { sink_lag: Record<string, number>; ledger_lag: Record<string, number> };
+      const drained = [...Object.values(sink_lag), ...Object.values(ledger_lag)].every((lag) => lag === 0);
+      return chain.first_block === 80_000_000 && chain.lag_blocks === 0 && Object.keys(ledger_lag).length > 0 && drained;
     },
     420_000,
     'the ledger to catch up with the chain from genesis',

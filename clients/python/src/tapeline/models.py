@@ -525,6 +525,7 @@ class HealthPipeline(Model):
     """Messages on the log not yet in the analytics store, per topic."""
 
     sink_lag: dict[str, int]
+    ledger_lag: Optional[dict[str, int]] = Field(None, description="Records the position ledger has yet to apply, per topic it reads (its consumer group's committed offsets in the event log): trader figures lag by these.")
 
 
 class HealthVerificationCheck(Model):
