@@ -209,9 +209,17 @@ export interface ApiServer {
 
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
   const { config, log, logger } = options;
-  const lag = cached(() => sinkLag(log, [STREAMS.markets.topic, STREAMS.trades.topic, STREAMS.chainLedger.topic]), SINK_LAG_TTL_MS);
-  // The position ledger reads in a consumer group of its own: its figures lag by its own backlog.
-  const ledgerLag = cached(() => sinkLag(log, sinkTopics(STATEFUL_PROJECTIONS), LEDGER_GROUP_ID), SINK_LAG_TTL_MS);
+  // The sink's backlog and the position ledger's (a consumer group of its own: trader figures lag by
+  // it), read together once per period however many scrapes and health checks ask.
+  const lags = cached(
+    async () => ({
+      sink: await sinkLag(log, [STREAMS.markets.topic, STREAMS.trades.topic, STREAMS.chainLedger.topic]),
+      ledger: await sinkLag(log, sinkTopics(STATEFUL_PROJECTIONS), LEDGER_GROUP_ID),
+    }),
+    SINK_LAG_TTL_MS,
+  );
+  const lag = async () => (await lags()).sink;
+  const ledgerLag = async () => (await lags()).ledger;
   const { ingest, upstream } = config;
   // One attempt per upstream request and a generous request budget: the lookup's own token bucket
   // and deadline are what bound the work (services/ingest/market-lookup.ts).

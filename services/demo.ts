@@ -55,6 +55,8 @@ try {
     CHAIN_RPC_BUDGET_PER_10S: '100000',
     CHAIN_RPC_BATCH_SIZE: '100',
     CHAIN_POLL_INTERVAL_MS: '1000',
+    // A still chain never reorganizes: its head is final (else its last blocks would wait forever).
+    ...(frozen ? { CHAIN_CONFIRMATIONS: '0' } : {}),
     ...process.env,
     DATA_DIR: dataDir,
     ...simulatorUpstreamEnv(simulator),

@@ -25,15 +25,18 @@ afterAll(async () => {
 });
 
 test('npm run verify: every wallet of the demo holds up against the identities and the simulator truth', async () => {
-  demo = await startDemo({
-    SIM_WALLET_COUNT: String(WALLETS),
-    // A still world of 12 hours: the chain stops at the world's start, so the ledger catches up once
-    // and every figure is compared with a chain that no longer moves.
-    SIM_FROZEN: '1',
-    SIM_HISTORY_HOURS: '12',
-    // The verifier reads three figures per wallet: let it go faster than a client's default budget.
-    RATE_TIER2_PER_SECOND: '2000',
-  });
+  demo = await startDemo(
+    {
+      SIM_WALLET_COUNT: String(WALLETS),
+      // A still world of 12 hours: the chain stops at the world's start, so the ledger catches up once
+      // and every figure is compared with a chain that no longer moves.
+      SIM_FROZEN: '1',
+      SIM_HISTORY_HOURS: '12',
+      // The verifier reads three figures per wallet: let it go faster than a client's default budget.
+      RATE_TIER2_PER_SECOND: '2000',
+    },
+    300_000,
+  );
   const { apiBase, tier2Key, dataDir } = demo;
   expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'simulator-truth.json'), 'utf8')).truth_url).toMatch(/\/truth$/);
 
@@ -47,7 +50,7 @@ test('npm run verify: every wallet of the demo holds up against the identities a
       const drained = [...Object.values(sink_lag), ...Object.values(ledger_lag)].every((lag) => lag === 0);
       return chain.first_block === 80_000_000 && chain.lag_blocks === 0 && Object.keys(ledger_lag).length > 0 && drained;
     },
-    420_000,
+    600_000,
     'the ledger to catch up with the chain from genesis',
     2_000,
   );
@@ -83,4 +86,4 @@ test('npm run verify: every wallet of the demo holds up against the identities a
   // No violations: the exit code, and the table as the failure message.
   const violations = Object.fromEntries(run.checks.filter((c) => c.violations > 0).map((c) => [c.id, c.violations]));
   expect({ code, violations, ok: run.ok, output: run.ok ? '' : output }).toEqual({ code: 0, violations: {}, ok: true, output: '' });
-}, 900_000);
+}, 1_200_000);

@@ -650,11 +650,8 @@ class Batch {
     const explicit = e.redeemed.length > 0;
     // What each leg gives up: the adapter's redeemed amounts, or the whole balance (CTF).
     const given = indices.map((i, j) => (explicit ? (e.redeemed[i] ?? 0n) : held[j]!));
-    let payout = market?.payout ?? null;
-    if (!payout) {
-      payout = inferPayout(indices, given, e.amount, tokenIds.length);
-      this.stats.unresolved_legs += indices.length;
-    }
+    const payout = market?.payout ?? inferPayout(indices, given, e.amount, tokenIds.length);
+    if (!payout) this.stats.unresolved_legs += indices.length;
     const perShare = (j: number): { num: bigint; den: bigint } => {
       if (payout) return { num: payout.num[indices[j]!] ?? 0n, den: payout.den };
       // Spread: the collateral over the shares given up; none tracked, a share pays at most 1.
