@@ -10,9 +10,9 @@
  *   concentration = largest open cost basis / all open cost basis; long-shot share = bought USDC at
  *   prices below 0.15 / all bought USDC; drawdown = the largest peak-to-trough fall of equity against
  *   its running peak over the curve, equity = capital at risk + PnL, capital at risk = the peak of net
- *   cash invested (paid for shares less received for them) at the end of any day of the wallet's
- *   history. Measured against turnover instead, a $1,000 bankroll bought with 100 times that loses
- *   $900 would score 0.9 %; against capital at risk it is 90 %.
+ *   cash invested (paid for shares less received for them; capitalAtRisk). Measured against turnover
+ *   instead, a $1,000 bankroll traded a hundred times over that ends $900 down scored under 2 %;
+ *   against capital at risk it is 90 %.
  */
 import { divRound, maxBig } from './ledger-math.js';
 import { isSettled, type MarketInfo, type OutcomeQuote } from './market-data.js';
