@@ -143,6 +143,25 @@ export function reconciliationMetrics(hours: ReconciliationHour[]): Family[] {
   ];
 }
 
+/** Tracked wallets whose newest position check (of the last day) matched Polymarket's Data API or drifted, and the summed size drift. */
+export function positionReconciliationMetrics(summary: { match: number; drift: number; sizeDriftShares: number }): Family[] {
+  if (summary.match + summary.drift === 0) return [];
+  return [
+    {
+      name: 'tapeline_positions_reconciled_wallets',
+      help: "Tracked wallets whose open positions match Polymarket's Data API /positions (status=match) or not (status=drift), newest check of the last day.",
+      type: 'gauge',
+      samples: (['match', 'drift'] as const).map((status) => ({ labels: { status }, value: summary[status] })),
+    },
+    single(
+      'tapeline_positions_reconciled_drift_shares',
+      "Shares by which those wallets' positions differ from the Data API, summed.",
+      'gauge',
+      summary.sizeDriftShares,
+    ),
+  ];
+}
+
 /** What /metrics renders: each collector returns its families (collected in order). */
 export interface MetricsSource {
   collect(): Promise<Family[]>;

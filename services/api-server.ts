@@ -8,7 +8,16 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdminApp } from '../api/admin.js';
 import { type ApiHandler, createApiHandler } from '../api/app.js';
-import { type Family, type MetricsSource, cached, chainMetrics, ingestionMetrics, reconciliationMetrics, single } from '../api/metrics.js';
+import {
+  type Family,
+  type MetricsSource,
+  cached,
+  chainMetrics,
+  ingestionMetrics,
+  positionReconciliationMetrics,
+  reconciliationMetrics,
+  single,
+} from '../api/metrics.js';
 import type { HealthInputs } from '../api/routes/health.js';
 import type { WebhooksApi } from '../api/routes/webhooks.js';
 import { ApiInstances } from './access/api-instances.js';
@@ -29,6 +38,7 @@ import type { AnalyticsStore } from './ports/analytics-store.js';
 import type { ControlStore } from './ports/control-store.js';
 import type { EventLog } from './ports/event-log.js';
 import { reconciliationHours } from './read-models/chain-ledger/queries.js';
+import { reconciliationSummary } from './read-models/positions/upstream-reconciliation.js';
 import { STREAMS } from './read-models/registry.js';
 import { EventPublisher } from './events/publisher.js';
 import { MarketLookup } from './ingest/market-lookup.js';
@@ -125,6 +135,7 @@ export function composeApi(options: ComposeOptions): ComposedApi {
   const operations = new AdminOperations(accounts, config.access.thresholds, keys, (ids) => handler.owners.forgetKeys(ids));
   // Reconciled hours change once a minute (RECONCILIATION_INTERVAL_MS); a scrape reuses them.
   const reconciled = cached(() => reconciliationHours(options.store, 24), SINK_LAG_TTL_MS);
+  const positionsReconciled = cached(() => reconciliationSummary(options.store), SINK_LAG_TTL_MS);
   const metrics: MetricsSource = {
     async collect() {
       const cache = handler.cache.stats();
@@ -134,6 +145,7 @@ export function composeApi(options: ComposeOptions): ComposedApi {
         ...ingestionMetrics(options.health.sources(), await options.health.sinkLag()),
         ...chainMetrics(options.health.chain?.() ?? null),
         ...reconciliationMetrics(await reconciled()),
+        ...positionReconciliationMetrics(await positionsReconciled()),
         single('tapeline_read_cache_entries', 'Responses in the read cache.', 'gauge', cache.entries),
         single('tapeline_read_cache_bytes', 'Bytes held by the read cache.', 'gauge', cache.bytes),
         single('tapeline_read_cache_evictions_total', 'Entries evicted to stay within the bounds.', 'counter', cache.evictions),

@@ -187,6 +187,8 @@ const environmentSchema = z.object({
   METER_FLUSH_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
   // Data API trades are reconciled with chain fills (per hour) this often.
   RECONCILIATION_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+  // Tracked wallets' Data API positions are compared with the ledger's this often.
+  POSITION_RECONCILIATION_INTERVAL_MS: z.coerce.number().int().positive().default(300_000),
   // Leaderboards and the trader directory are recomputed this often (per-wallet endpoints read the ledger's views).
   TRADER_VALUATION_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
   // The marks per-wallet endpoints value positions with (market_marks) are rebuilt this often for the markets written since.
@@ -486,6 +488,7 @@ export type Config = Readonly<{
   leaderboardBuildIntervalMs: number;
   leaderboardPageDepth: number;
   reconciliationIntervalMs: number;
+  positionReconciliationIntervalMs: number;
   validateResponses: boolean;
   readCacheTtlMs: number;
   readCacheMaxEntries: number;
@@ -704,6 +707,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     leaderboardBuildIntervalMs: e.LEADERBOARD_BUILD_INTERVAL_MS,
     leaderboardPageDepth: e.LEADERBOARD_PAGE_DEPTH,
     reconciliationIntervalMs: e.RECONCILIATION_INTERVAL_MS,
+    positionReconciliationIntervalMs: e.POSITION_RECONCILIATION_INTERVAL_MS,
     validateResponses: e.VALIDATE_RESPONSES ?? false,
     readCacheTtlMs: e.READ_CACHE_TTL_MS,
     readCacheMaxEntries: e.READ_CACHE_MAX_ENTRIES,

@@ -206,10 +206,68 @@ export type TraderStats = {
   last_trade_at: Timestamp | null;
   /** What the figures are computed from. */
   basis: string;
+  /** The wallet's open positions compared with Polymarket's own (Data API /positions), for wallets the service tracks (TRACKED_WALLETS and the top wallets by taker volume); null for any other wallet. docs/POSITIONS.md explains why the two can legitimately differ. */
+  reconciliation: PositionReconciliation | null;
   /** Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request. */
   data_as_of: Timestamp | null;
   /** The Polygon block of that change (null when the newest change came from the Data API). */
   data_as_of_block?: number | null;
+};
+
+/** The newest check (every POSITION_RECONCILIATION_INTERVAL_MS, 5 minutes by default) of the wallet's latest Data API /positions snapshot against the position ledger, per outcome token. A token whose ledger position changed less than 2 minutes before the snapshot, or after it, is not compared (`changed_since`): the two sides were read at different moments. Sizes match within 0.0001 shares (the Data API rounds them). Values and PnL are summed over the tokens on both sides, at the Data API's price (`curPrice`), so a value gap is a size gap; Polymarket's PnL definitions differ from the ledger's (docs/POSITIONS.md). */
+export type PositionReconciliation = {
+  /** match: every token compared matched and none is on one side only. */
+  status: "match" | "drift";
+  /** What the positions were compared with. */
+  source: string;
+  snapshot_at: Timestamp;
+  checked_at: Timestamp;
+  /** Block time of the newest change the ledger had applied at the check. */
+  ledger_as_of: Timestamp | null;
+  positions: {
+    /** Tokens open on both sides. */
+    compared: number;
+    /** Of those, with the same size (within 0.0001 shares). */
+    matching: number;
+    /** Of those, with different sizes. */
+    size_mismatch: number;
+    /** Open at Polymarket, not in the ledger (history the ledger does not cover, a transfer it has not read). */
+    only_upstream: number;
+    /** Open in the ledger, not at Polymarket. */
+    only_here: number;
+    /** Not compared: the ledger's position changed near or after the snapshot. */
+    changed_since: number;
+  };
+  /** Sum over the tokens that differ of |Polymarket's size - the ledger's|. */
+  size_drift_shares: number;
+  value_usdc: {
+    /** Sum of the Data API's currentValue. */
+    upstream: number;
+    /** Sum of the ledger's shares x the Data API's curPrice. */
+    here: number;
+  };
+  unrealized_pnl_usdc: {
+    /** Sum of the Data API's cashPnl (currentValue - initialValue). */
+    upstream: number;
+    /** Sum of the ledger's shares x curPrice - cost basis. */
+    here: number;
+  };
+  realized_pnl_usdc: {
+    /** Sum of the Data API's realizedPnl over the tokens on both sides. */
+    upstream: number;
+    /** Sum of the ledger's realized PnL over the same tokens. */
+    here: number;
+  };
+  /** The tokens that differ (at most 10, largest size difference first). */
+  differences: Array<{
+    asset_id: string;
+    market_id: string;
+    outcome: string;
+    upstream_size_shares: number;
+    here_size_shares: number;
+    upstream_avg_price: number;
+    here_avg_price: number;
+  }>;
 };
 
 export type PnlCurve = {

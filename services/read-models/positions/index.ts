@@ -16,6 +16,7 @@ import { startTraderValuation } from './valuation.js';
 import { startBoardPages } from './board-pages.js';
 import { startMarketMarks } from './market-marks.js';
 import { startWalletSnapshots } from './wallet-snapshots.js';
+import { startPositionReconciliation } from './upstream-reconciliation.js';
 
 export const positionsReadModel = defineReadModel({
   name: 'positions',
@@ -44,5 +45,6 @@ export const positionsReadModel = defineReadModel({
     startWalletSnapshots(store, config.walletSnapshotsIntervalMs, logger.child({ part: 'wallet-snapshots' })),
     startTraderValuation(store, config.traderValuationIntervalMs, logger.child({ part: 'trader-valuation' })),
     startBoardPages(store, config.leaderboardBuildIntervalMs, logger.child({ part: 'leaderboard-pages' }), config.leaderboardPageDepth),
+    startPositionReconciliation(store, config.positionReconciliationIntervalMs, logger.child({ part: 'position-reconciliation' })),
   ],
 });

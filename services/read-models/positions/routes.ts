@@ -12,6 +12,7 @@ import { iso } from '../../shared/time.js';
 import { rankedTraders } from './leaderboard.js';
 import { walletPositions, walletReports } from './queries.js';
 import { round, usdc } from './trader-report.js';
+import { walletReconciliation } from './upstream-reconciliation.js';
 
 async function loadReport(store: AnalyticsStore, request: Request, curveDays = 30) {
   const wallet = String(request.params.wallet).toLowerCase();
@@ -37,6 +38,7 @@ export function traderRoutes(store: AnalyticsStore): Router {
 
   router.get('/traders/:wallet', async (request, response) => {
     const { wallet, data, report, asOf } = await loadReport(store, request);
+    const reconciliation = await walletReconciliation(store, wallet);
     response.json(
       success({
         wallet,
@@ -81,6 +83,7 @@ export function traderRoutes(store: AnalyticsStore): Router {
         last_trade_at: data.totals.last_ms === null ? null : iso(data.totals.last_ms),
         basis:
           'position ledger: every fill of the wallet (maker and taker) with splits, merges, redemptions and neg-risk conversions from Polygon; Data API taker trades and tracked-wallet activity where the chain does not cover; weighted-average cost',
+        reconciliation,
         data_as_of: asOf.time,
         data_as_of_block: asOf.block,
       }),

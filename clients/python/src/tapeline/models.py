@@ -242,8 +242,59 @@ class TraderStats(Model):
     first_trade_at: Optional[Timestamp] = Field(description="Block time of the wallet's first fill (maker or taker); null when the ledger holds only its splits, merges, conversions or redemptions.")
     last_trade_at: Optional[Timestamp] = Field(description="Block time of the wallet's newest fill (a later split, merge, conversion or redemption is not a trade); null as for first_trade_at.")
     basis: str = Field(description="What the figures are computed from.")
+    reconciliation: Optional[PositionReconciliation] = Field(description="The wallet's open positions compared with Polymarket's own (Data API /positions), for wallets the service tracks (TRACKED_WALLETS and the top wallets by taker volume); null for any other wallet. docs/POSITIONS.md explains why the two can legitimately differ.")
     data_as_of: Optional[Timestamp] = Field(description="Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request.")
     data_as_of_block: Optional[int] = Field(None, description="The Polygon block of that change (null when the newest change came from the Data API).")
+
+
+class PositionReconciliationPositions(Model):
+    compared: int = Field(description="Tokens open on both sides.")
+    matching: int = Field(description="Of those, with the same size (within 0.0001 shares).")
+    size_mismatch: int = Field(description="Of those, with different sizes.")
+    only_upstream: int = Field(description="Open at Polymarket, not in the ledger (history the ledger does not cover, a transfer it has not read).")
+    only_here: int = Field(description="Open in the ledger, not at Polymarket.")
+    changed_since: int = Field(description="Not compared: the ledger's position changed near or after the snapshot.")
+
+
+class PositionReconciliationValueUsdc(Model):
+    upstream: Decimal = Field(description="Sum of the Data API's currentValue.")
+    here: Decimal = Field(description="Sum of the ledger's shares x the Data API's curPrice.")
+
+
+class PositionReconciliationUnrealizedPnlUsdc(Model):
+    upstream: Decimal = Field(description="Sum of the Data API's cashPnl (currentValue - initialValue).")
+    here: Decimal = Field(description="Sum of the ledger's shares x curPrice - cost basis.")
+
+
+class PositionReconciliationRealizedPnlUsdc(Model):
+    upstream: Decimal = Field(description="Sum of the Data API's realizedPnl over the tokens on both sides.")
+    here: Decimal = Field(description="Sum of the ledger's realized PnL over the same tokens.")
+
+
+class PositionReconciliationDifference(Model):
+    asset_id: str
+    market_id: str
+    outcome: str
+    upstream_size_shares: Decimal
+    here_size_shares: Decimal
+    upstream_avg_price: Decimal
+    here_avg_price: Decimal
+
+
+class PositionReconciliation(Model):
+    """The newest check (every POSITION_RECONCILIATION_INTERVAL_MS, 5 minutes by default) of the wallet's latest Data API /positions snapshot against the position ledger, per outcome token. A token whose ledger position changed less than 2 minutes before the snapshot, or after it, is not compared (`changed_since`): the two sides were read at different moments. Sizes match within 0.0001 shares (the Data API rounds them). Values and PnL are summed over the tokens on both sides, at the Data API's price (`curPrice`), so a value gap is a size gap; Polymarket's PnL definitions differ from the ledger's (docs/POSITIONS.md)."""
+
+    status: Literal["match", "drift"] = Field(description="match: every token compared matched and none is on one side only.")
+    source: str = Field(description="What the positions were compared with.")
+    snapshot_at: Timestamp
+    checked_at: Timestamp
+    ledger_as_of: Optional[Timestamp] = Field(description="Block time of the newest change the ledger had applied at the check.")
+    positions: PositionReconciliationPositions
+    size_drift_shares: Decimal = Field(description="Sum over the tokens that differ of |Polymarket's size - the ledger's|.")
+    value_usdc: PositionReconciliationValueUsdc
+    unrealized_pnl_usdc: PositionReconciliationUnrealizedPnlUsdc
+    realized_pnl_usdc: PositionReconciliationRealizedPnlUsdc
+    differences: list[PositionReconciliationDifference] = Field(description="The tokens that differ (at most 10, largest size difference first).")
 
 
 class PnlCurvePoint(Model):
@@ -1387,5 +1438,5 @@ WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "webhook.test": WebhookTestEvent,
 }
 
-for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthVerificationCheck, HealthVerification, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
+for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PositionReconciliationPositions, PositionReconciliationValueUsdc, PositionReconciliationUnrealizedPnlUsdc, PositionReconciliationRealizedPnlUsdc, PositionReconciliationDifference, PositionReconciliation, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthVerificationCheck, HealthVerification, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
     _model.model_rebuild()
