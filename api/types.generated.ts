@@ -149,6 +149,10 @@ export type LeaderEntry = {
   realized_pnl_30d?: number | null;
   /** Volume of the last 30 UTC days. */
   volume_30d_usdc?: number | null;
+  /** Fees charged on the wallet's fills over its history (USDC; a fee taken in shares counts at the fill price); null on category boards. */
+  fees_paid_usdc?: number | null;
+  /** The same over the last 30 UTC days; null on category boards. */
+  fees_paid_30d_usdc?: number | null;
   /** Block time of the wallet's newest fill; null on category boards and for a wallet without fills. */
   last_trade_at?: Timestamp | null;
   /** When this wallet's mark-dependent figures (unrealized_pnl, total_pnl, won, lost, win_rate_pct, risk_score) were last valued (the board's build, or the request, for a wallet never valued); realized PnL, volume and trades are as of data_as_of. */

@@ -68,6 +68,9 @@ export interface BoardRow {
   risk_score: number | null;
   realized_30d: number;
   volume_30d: number;
+  /** Fees paid, lifetime and in the last 30 UTC days (USDC micro-units). */
+  fees: number;
+  fees_30d: number;
   last_ms: number | null;
   /** When the wallet was valued; null when it never was. */
   valued_ms: number | null;
@@ -84,7 +87,7 @@ export interface BoardFilters {
 }
 
 const PAGE_COLUMNS = `wallet, sort_value, realized, unrealized, volume, trades, won, lost, win_rate_pct, risk_score,
-  realized_30d, volume_30d, last_ms, valued_ms, built_ms, data_ms, truncated`;
+  realized_30d, volume_30d, fees, fees_30d, last_ms, valued_ms, built_ms, data_ms, truncated`;
 
 /**
  * A page of a built board after the cursor, filtered as the live board filters (leaderboard.ts); null
@@ -148,9 +151,9 @@ export class BoardPages {
       `INSERT INTO leaderboard_figures_next
        SELECT wallet, v.total, w.in_window, w.window_realized, w.window_volume,
               t.r, v.unrealized, t.vol, t.n, t.in_lifetime, v.won, v.lost, v.win_rate_pct, v.risk_score,
-              v.valued, v.valued_ms, d.r, d.vol, t.l
+              v.valued, v.valued_ms, d.r, d.vol, t.l, t.f, d.f
          FROM (SELECT wallet, sum(realized) AS r, sum(volume) AS vol, sum(trades) AS n,
-                      toUnixTimestamp64Milli(max(last_time)) AS l, toUInt8(1) AS in_lifetime
+                      toUnixTimestamp64Milli(max(last_time)) AS l, toUInt8(1) AS in_lifetime, sum(fees) AS f
                  FROM trader_lifetime GROUP BY wallet) AS t
          FULL OUTER JOIN
               (SELECT wallet, total_pnl AS total, unrealized, toInt64(won) AS won, toInt64(lost) AS lost, win_rate_pct,
@@ -158,7 +161,7 @@ export class BoardPages {
                       toNullable(toUnixTimestamp64Milli(valued_at)) AS valued_ms
                  FROM trader_valuation FINAL) AS v USING (wallet)
          LEFT JOIN
-              (SELECT wallet, sum(realized) AS r, sum(volume) AS vol FROM trader_days
+              (SELECT wallet, sum(realized) AS r, sum(volume) AS vol, sum(fees) AS f FROM trader_days
                 WHERE day >= toDate({from30:Int64}, 'UTC') GROUP BY wallet) AS d USING (wallet)
          LEFT JOIN (SELECT *, toUInt8(1) AS in_window FROM (${windowFiguresSql()})) AS w USING (wallet)`,
       bounds,
@@ -172,11 +175,12 @@ export class BoardPages {
       const order = `${board.value} ${direction}, wallet ${direction}`;
       await this.store.command(
         `INSERT INTO leaderboard_pages_next (board, rank, wallet, sort_value, realized, unrealized, volume, trades, in_lifetime, won, lost,
-                                            win_rate_pct, risk_score, valued, valued_ms, realized_30d, volume_30d, last_ms, built_ms, data_ms, truncated)
+                                            win_rate_pct, risk_score, valued, valued_ms, realized_30d, volume_30d, fees, fees_30d, last_ms, built_ms, data_ms,
+                                            truncated)
          WITH (SELECT count() > {depth:UInt32} FROM leaderboard_figures_next WHERE ${board.on}) AS truncated
          SELECT {board:String}, toUInt32(row_number() OVER (ORDER BY ${order})), wallet,
                 toFloat64(${board.value}), realized, unrealized, volume, trades, in_lifetime, won, lost, win_rate_pct, risk_score,
-                valued, valued_ms, realized_30d, volume_30d, last_ms, {built:Int64}, {data_ms:Int64}, toUInt8(truncated)
+                valued, valued_ms, realized_30d, volume_30d, fees, fees_30d, last_ms, {built:Int64}, {data_ms:Int64}, toUInt8(truncated)
            FROM (SELECT * FROM leaderboard_figures_next WHERE ${board.on} ORDER BY ${order} LIMIT {depth:UInt32})`,
         { board: boardName(board.sortBy, board.window), built, data_ms: signature.dataMs, depth: this.depth },
       );

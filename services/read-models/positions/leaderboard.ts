@@ -113,6 +113,8 @@ export async function rankedTraders(store: AnalyticsStore, request: Request, wit
       trades: category ? null : Number(r.trades),
       realized_pnl_30d: category ? null : Number(r.realized_30d) / 1e6,
       volume_30d_usdc: category ? null : Number(r.volume_30d) / 1e6,
+      fees_paid_usdc: category ? null : Number(r.fees) / 1e6,
+      fees_paid_30d_usdc: category ? null : Number(r.fees_30d) / 1e6,
       last_trade_at: category || !r.last_ms ? null : iso(Number(r.last_ms)),
       stats_as_of: iso(Number(r.valued_ms ?? r.built_ms)),
       data_as_of: Number(r.data_ms) > 0 ? iso(Number(r.data_ms)) : null,
@@ -141,6 +143,8 @@ function liveRow(r: Ranked, f: Awaited<ReturnType<typeof pageFigures>>, category
     risk_score: v?.risk_score ?? null,
     realized_30d: d?.realized ?? 0,
     volume_30d: d?.volume ?? 0,
+    fees: t?.fees ?? 0,
+    fees_30d: d?.fees ?? 0,
     last_ms: t?.last_ms ?? null,
     valued_ms: v?.valued_ms ?? c?.valued_ms ?? null,
     built_ms: Date.now(),
@@ -153,6 +157,7 @@ interface Figures {
   unrealized: number;
   volume: number;
   trades: number;
+  fees: number;
   won: number;
   lost: number;
   win_rate_pct: number | null;
@@ -213,12 +218,12 @@ async function pageFigures(store: AnalyticsStore, wallets: string[], category: s
     {
       progress: PROGRESS_PART,
       totals: `
-        SELECT groupArray((wallet, r, v, n, l)) AS value FROM (
-          SELECT wallet, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n, toUnixTimestamp64Milli(max(last_time)) AS l
+        SELECT groupArray((wallet, r, v, n, l, f)) AS value FROM (
+          SELECT wallet, sum(realized) AS r, sum(volume) AS v, sum(trades) AS n, toUnixTimestamp64Milli(max(last_time)) AS l, sum(fees) AS f
             FROM trader_lifetime WHERE ${inWallets} GROUP BY wallet)`,
       last30: `
-        SELECT groupArray((wallet, r, v)) AS value FROM (
-          SELECT wallet, sum(realized) AS r, sum(volume) AS v FROM trader_days
+        SELECT groupArray((wallet, r, v, f)) AS value FROM (
+          SELECT wallet, sum(realized) AS r, sum(volume) AS v, sum(fees) AS f FROM trader_days
            WHERE ${inWallets} AND day >= toDate({from30:Int64}, 'UTC') GROUP BY wallet)`,
       valuation: `
         SELECT groupArray((wallet, unrealized, won, lost, win_rate_pct, risk_score, toUnixTimestamp64Milli(valued_at))) AS value
@@ -233,8 +238,8 @@ async function pageFigures(store: AnalyticsStore, wallets: string[], category: s
     categoryRows.set(String(wallet), { ...entry, realized: Number(realized), volume: Number(volume) });
   }
   return {
-    totals: byWallet(row.totals, ['realized', 'volume', 'trades', 'last_ms']),
-    last30: byWallet(row.last30, ['realized', 'volume']),
+    totals: byWallet(row.totals, ['realized', 'volume', 'trades', 'last_ms', 'fees']),
+    last30: byWallet(row.last30, ['realized', 'volume', 'fees']),
     valuation: byWallet(row.valuation, ['unrealized', 'won', 'lost', 'win_rate_pct', 'risk_score', 'valued_ms']),
     category: categoryRows,
     asOf: asOfFrom(row.progress),

@@ -312,9 +312,10 @@ test('leaderboard: realized from the views, windows and categories, refusals', a
     [C, 30],
   ]);
   const thirty = (await h.get('/leaderboard?window=30d&sort_by=volume&limit=1')).body.data;
-  expect(thirty[0]).toMatchObject({ wallet: A, volume_30d_usdc: 135 });
+  // A's one fee, 0.24 on its NO buy, lifetime and in the window (as /traders/{wallet} serves it).
+  expect(thirty[0]).toMatchObject({ wallet: A, volume_30d_usdc: 135, fees_paid_usdc: 0.24, fees_paid_30d_usdc: 0.24 });
   const sports = (await h.get('/leaderboard?category=sports&sort_by=total_pnl&limit=1')).body.data;
-  expect(sports[0]).toMatchObject({ wallet: A, category: 'Sports', total_pnl: 2 });
+  expect(sports[0]).toMatchObject({ wallet: A, category: 'Sports', total_pnl: 2, fees_paid_usdc: null, fees_paid_30d_usdc: null });
   // Sports by volume: A's one fill there, 20 NO at 0.6 = 12 USDC, nothing realized; then D's 5 YES at 0.3.
   const sportsVolume = (await h.get('/leaderboard?category=sports&sort_by=volume&limit=2')).body.data;
   expect(sportsVolume.map((e: any) => [e.wallet, e.volume_usdc, e.total_realized_pnl])).toEqual([

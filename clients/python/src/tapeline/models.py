@@ -187,6 +187,8 @@ class LeaderEntry(Model):
     trades: Optional[int] = Field(description="Fills of the wallet (maker and taker).")
     realized_pnl_30d: Optional[Decimal] = Field(None, description="Realized PnL of the changes in the last 30 UTC days (today included).")
     volume_30d_usdc: Optional[Decimal] = Field(None, description="Volume of the last 30 UTC days.")
+    fees_paid_usdc: Optional[Decimal] = Field(None, description="Fees charged on the wallet's fills over its history (USDC; a fee taken in shares counts at the fill price); null on category boards.")
+    fees_paid_30d_usdc: Optional[Decimal] = Field(None, description="The same over the last 30 UTC days; null on category boards.")
     last_trade_at: Optional[Timestamp] = Field(None, description="Block time of the wallet's newest fill; null on category boards and for a wallet without fills.")
     stats_as_of: Timestamp = Field(description="When this wallet's mark-dependent figures (unrealized_pnl, total_pnl, won, lost, win_rate_pct, risk_score) were last valued (the board's build, or the request, for a wallet never valued); realized PnL, volume and trades are as of data_as_of.")
     data_as_of: Optional[Timestamp] = Field(None, description="Block time of the newest change the position ledger had applied when the board was read: at its last build for a page a board without a category serves from its build, at the request for a page ranked when requested (category boards, pages past the build's depth: see /leaderboard; null before any).")
