@@ -53,6 +53,8 @@ export interface AuthSettings {
   cacheTtlMs: number;
   negativeCacheTtlMs: number;
   failuresPerIpPerMinute: number;
+  /** Failed authentications per /24 (IPv4) or /64 (IPv6) per minute (default 10 x the per-address limit). */
+  failuresPerPrefixPerMinute?: number;
   /** Proxies whose X-Forwarded-For is trusted for the client address (0: none). */
   trustProxyHops: number;
 }
@@ -123,7 +125,10 @@ export function createApiHandler(deps: AppDependencies): ApiHandler {
   const limiter = deps.limiter ?? new RateLimiter();
   const addressOf = (request: http.IncomingMessage) => clientAddress(request, deps.auth.trustProxyHops);
   const check = recordingRefusals(accessCheck(deps.meter, limiter, deps.access, addressOf, deps.rateShare), deps.usageHistory?.refusals);
-  const throttle = new AuthThrottle({ failuresPerIpPerMinute: deps.auth.failuresPerIpPerMinute });
+  const throttle = new AuthThrottle({
+    failuresPerIpPerMinute: deps.auth.failuresPerIpPerMinute,
+    failuresPerPrefixPerMinute: deps.auth.failuresPerPrefixPerMinute,
+  });
   const webui = new WebUi(deps.logger);
   const app = buildApp(deps, owners, cache, check, operations, throttle, webui);
   const fast = fastCachedReads(cache, owners, check);

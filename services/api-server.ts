@@ -106,6 +106,7 @@ export function composeApi(options: ComposeOptions): ComposedApi {
       cacheTtlMs: config.access.authCacheTtlMs,
       negativeCacheTtlMs: config.access.authNegativeCacheTtlMs,
       failuresPerIpPerMinute: config.access.authFailuresPerIpPerMinute,
+      failuresPerPrefixPerMinute: config.access.authFailuresPerPrefixPerMinute,
       trustProxyHops: config.trustProxyHops,
     },
     registrations: new RegistrationLimits(control, {

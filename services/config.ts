@@ -223,9 +223,12 @@ const environmentSchema = z.object({
   // A well-formed key that matches no live key is remembered as unknown this long, so guessing keys
   // costs no database lookup each; a new key is never in it (its owner is looked up once it exists).
   AUTH_NEGATIVE_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
-  // Failed authentications per client address per minute before its requests get 429: enough for a
-  // misconfigured client to notice, far too few to search for keys.
+  // Failed authentications per client address per minute before its failures get 429: enough for a
+  // misconfigured client to notice, far too few to search for keys. A valid key is never refused by it.
   AUTH_FAILURES_PER_IP_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  // The same per network (/24 IPv4, /64 IPv6), so one host cannot multiply its allowance by walking its
+  // subnet; default 10 x the per-address limit (a NAT or office shares one network).
+  AUTH_FAILURES_PER_PREFIX_PER_MINUTE: z.coerce.number().int().positive().optional(),
   // Self-registration (POST /v1/agents/register) per client address per hour and for the whole
   // service per hour (counted in the control store, so shared by every API process).
   REGISTRATIONS_PER_IP_PER_HOUR: z.coerce.number().int().positive().default(10),
@@ -469,6 +472,7 @@ export type Config = Readonly<{
     sessionMaxAgeSeconds: number;
     authNegativeCacheTtlMs: number;
     authFailuresPerIpPerMinute: number;
+    authFailuresPerPrefixPerMinute: number;
     registrationsPerIpPerHour: number;
     registrationsPerHour: number;
     keysPerAccount: number;
@@ -682,6 +686,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sessionMaxAgeSeconds: e.SESSION_MAX_AGE_SECONDS,
       authNegativeCacheTtlMs: e.AUTH_NEGATIVE_CACHE_TTL_MS,
       authFailuresPerIpPerMinute: e.AUTH_FAILURES_PER_IP_PER_MINUTE,
+      authFailuresPerPrefixPerMinute: e.AUTH_FAILURES_PER_PREFIX_PER_MINUTE ?? 10 * e.AUTH_FAILURES_PER_IP_PER_MINUTE,
       registrationsPerIpPerHour: e.REGISTRATIONS_PER_IP_PER_HOUR,
       registrationsPerHour: e.REGISTRATIONS_PER_HOUR,
       keysPerAccount: e.KEYS_PER_ACCOUNT,

@@ -3848,7 +3848,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "POST",
     "path": "/keys",
     "summary": "Add a key to the calling account; the key is in the response, shown once.",
-    "description": "An account holds at most 10 live keys by default (`409 CONFLICT` past it). Keys of one account share its tier, quota and rate limit.",
+    "description": "An account holds at most 10 live keys by default (`KEYS_PER_ACCOUNT`; `409 CONFLICT` past it). Keys of one account share its tier, quota and rate limit. A key in its rotation grace period cannot add keys (`403 FORBIDDEN`).",
     "access": "any",
     "paginated": false,
     "parameters": [],
@@ -3860,7 +3860,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "POST",
     "path": "/keys/{id}/rotate",
     "summary": "Replace a key with a new one (shown once); the old key stops now or after a grace period.",
-    "description": "Only an active key can be rotated (`409 CONFLICT` for one already rotated or revoked). With\n`expire_previous_in_seconds` the old key keeps working that long (at most 7 days), so running\nclients can switch without a gap.",
+    "description": "Only an active key can be rotated (`409 CONFLICT` for one already rotated or revoked). With\n`expire_previous_in_seconds` the old key keeps working that long (at most 7 days), so running\nclients can switch without a gap - for reading: in its grace period it cannot add, rotate or\nrevoke keys (`403 FORBIDDEN`).",
     "access": "any",
     "paginated": false,
     "parameters": [
@@ -3883,7 +3883,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "POST",
     "path": "/keys/{id}/revoke",
     "summary": "End a key now.",
-    "description": "The key stops working at once on the server that handles this call and within 10 seconds on\nthe others. An account keeps at least one active key: revoking the last one is `409 CONFLICT`\n(create or rotate another first). Revoking a key that already ended returns it unchanged.",
+    "description": "The key stops working at once on the server that handles this call and within 10 seconds on\nthe others. An account keeps at least one active key: revoking the last one is `409 CONFLICT`\n(create or rotate another first). Revoking a key that already ended returns it unchanged. A key\nin its rotation grace period cannot revoke keys (`403 FORBIDDEN`).",
     "access": "any",
     "paginated": false,
     "parameters": [
