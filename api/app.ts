@@ -89,6 +89,8 @@ export interface AppDependencies {
   readCache?: ReadCacheSettings;
   /** Looks up markets the catalog does not hold yet, bounded (GET /markets/{id}); without it they are 404. */
   marketLookup?: MarketLookup;
+  /** Copy subscriptions and strategies one account may keep (COPY_SUBSCRIPTIONS_PER_ACCOUNT, STRATEGIES_PER_ACCOUNT); unlimited without. */
+  copyLimits?: { subscriptionsPerAccount: number; strategiesPerAccount: number };
   /** The clock of records the API writes (copy subscriptions) and of default ranges; tests pin it. */
   clock?: () => number;
   /** Fee fallback of markets with fees on but no schedule (the paper-trading setting); without it /backtest answers 404. */
@@ -226,10 +228,13 @@ function buildApp(
     app.use('/v1', walletRoutes(deps.sandbox.wallet));
   }
   const clock = deps.clock ?? Date.now;
-  app.use('/v1', copyRoutes(deps.control, clock));
+  app.use('/v1', copyRoutes(deps.control, clock, deps.copyLimits?.subscriptionsPerAccount));
   if (deps.feeFallback) {
     app.use('/v1', backtestRoutes(deps.store, { feeFallback: deps.feeFallback }, clock));
-    app.use('/v1', strategyRoutes(deps.control, deps.store, { feeFallback: deps.feeFallback }, clock));
+    app.use(
+      '/v1',
+      strategyRoutes(deps.control, deps.store, { feeFallback: deps.feeFallback }, clock, deps.copyLimits?.strategiesPerAccount),
+    );
   }
   app.use('/v1', healthRoutes(deps.store, deps.health));
   app.use('/v1', accountRoutes({ meter: deps.meter, operations, ...deps.access }));

@@ -99,6 +99,7 @@ export function composeApi(options: ComposeOptions): ComposedApi {
     sandbox,
     feeFallback: config.sandbox.feeFallback,
     clock: options.clock,
+    copyLimits: { subscriptionsPerAccount: config.copy.subscriptionsPerAccount, strategiesPerAccount: config.copy.strategiesPerAccount },
     keys,
     meter,
     access: config.access,

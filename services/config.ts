@@ -360,6 +360,14 @@ const environmentSchema = z.object({
   // fills about 10 s after settlement and the Data API poll within seconds, so two minutes means an
   // outage or a backfill, and copying then would chase an old price.
   COPY_MAX_FILL_AGE_MS: z.coerce.number().int().positive().default(120_000),
+  // Copy subscriptions and saved strategies per account: every leader fill is decided once per
+  // subscription in the one control store, and every trade batch is evaluated once per strategy, so
+  // one account's count is work taken from every other account (409 CONFLICT past it).
+  COPY_SUBSCRIPTIONS_PER_ACCOUNT: z.coerce.number().int().positive().default(25),
+  STRATEGIES_PER_ACCOUNT: z.coerce.number().int().positive().default(25),
+  // The copy engine decides a leader fill for at most this many subscriptions per control-store
+  // transaction, so other accounts' queries get the store between chunks.
+  COPY_FANOUT_CHUNK: z.coerce.number().int().positive().default(25),
   // Copy picks are recomputed this often (each run replays candidate leaders' fills against book history).
   COPY_PICKS_INTERVAL_MS: z.coerce.number().int().positive().default(600_000),
   // The follower a copier-ROI estimate imagines: this many USDC per leader buy, entering this many
@@ -522,6 +530,9 @@ export type Config = Readonly<{
   copy: Readonly<{
     enabled: boolean;
     maxFillAgeMs: number;
+    subscriptionsPerAccount: number;
+    strategiesPerAccount: number;
+    fanoutChunk: number;
     picks: Readonly<{ intervalMs: number; orderUsdc: string; delaySeconds: number; candidates: number }>;
   }>;
   sandbox: Readonly<{
@@ -748,6 +759,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     copy: {
       enabled: e.COPY_ENABLED ?? true,
       maxFillAgeMs: e.COPY_MAX_FILL_AGE_MS,
+      subscriptionsPerAccount: e.COPY_SUBSCRIPTIONS_PER_ACCOUNT,
+      strategiesPerAccount: e.STRATEGIES_PER_ACCOUNT,
+      fanoutChunk: e.COPY_FANOUT_CHUNK,
       picks: {
         intervalMs: e.COPY_PICKS_INTERVAL_MS,
         orderUsdc: e.COPY_PICKS_ORDER_USDC,

@@ -402,7 +402,7 @@ export type Error = {
   code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "PAYMENT_REQUIRED" | "CONFLICT" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
   /** Human-readable message. */
   error: string;
-  /** A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed). */
+  /** A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed; account_limit: a per-account cap, named in the message, is reached). */
   reason?: string;
 };
 
@@ -4608,7 +4608,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "POST",
     "path": "/copy/subscriptions",
     "summary": "Follow a leader wallet - every fill of it becomes a trade intent for your executor (copy.executed) or a risk.blocked event.",
-    "description": "The copy engine reads the leader's fills from the event log (the chain source publishes both sides\nof every match seconds after settlement; the Data API feed covers what the chain has not) and,\nfor each fill that reaches the log after the subscription was created, applies the sizing rule\nand the risk limits. The result is a trade intent (`GET /copy/intents`) and a webhook event to the\naccount's own webhook subscriptions for `copy.executed` / `risk.blocked`. The service never\nplaces orders: the local executor (`clients/executor`) does, with keys that never leave its machine.\n`dry_run: true` (the default) marks every intent as a dry run (status `dry_run`).",
+    "description": "The copy engine reads the leader's fills from the event log (the chain source publishes both sides\nof every match seconds after settlement; the Data API feed covers what the chain has not) and,\nfor each fill that reaches the log after the subscription was created, applies the sizing rule\nand the risk limits. The result is a trade intent (`GET /copy/intents`) and a webhook event to the\naccount's own webhook subscriptions for `copy.executed` / `risk.blocked`. The service never\nplaces orders: the local executor (`clients/executor`) does, with keys that never leave its machine.\n`dry_run: true` (the default) marks every intent as a dry run (status `dry_run`).\nAn account keeps at most `COPY_SUBSCRIPTIONS_PER_ACCOUNT` subscriptions (default 25; each one is\nwork for every fill of its leader): past it `409 CONFLICT` with `reason: account_limit`.",
     "access": "tier2",
     "paginated": false,
     "parameters": [],
@@ -5080,7 +5080,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "POST",
     "path": "/strategies",
     "summary": "Save a strategy (strategy_lab); it is backtested over the last 30 days and then evaluated live on every trade, emitting strategy.signal.",
-    "description": "A strategy is a price_threshold rule on up to 100 markets, the backtest's: the YES price moved more than\n`change_pct` within `window_minutes` (as market.price_signal detects moves, at the strategy's own\nthreshold). Live, each detected move is a `strategy.signal` to the account's webhook subscriptions for\nit: side `buy` (momentum after an up move, reversion after a down move) or `sell` on the market's YES\noutcome, entry_price = the YES price of the trade that completed the move. `confidence` and `edge` are\nthe strategy's own backtest over the 30 days before it was saved (with `order_usdc` per entry and\n`hold_hours`): confidence = won / (won + lost), edge = net result / buy notional and fees.",
+    "description": "A strategy is a price_threshold rule on up to 100 markets, the backtest's: the YES price moved more than\n`change_pct` within `window_minutes` (as market.price_signal detects moves, at the strategy's own\nthreshold). Live, each detected move is a `strategy.signal` to the account's webhook subscriptions for\nit: side `buy` (momentum after an up move, reversion after a down move) or `sell` on the market's YES\noutcome, entry_price = the YES price of the trade that completed the move. `confidence` and `edge` are\nthe strategy's own backtest over the 30 days before it was saved (with `order_usdc` per entry and\n`hold_hours`): confidence = won / (won + lost), edge = net result / buy notional and fees.\nAn account keeps at most `STRATEGIES_PER_ACCOUNT` strategies (default 25; each one is evaluated on\nevery trade): past it `409 CONFLICT` with `reason: account_limit`, before any backtest runs.",
     "access": "tier2",
     "paginated": false,
     "parameters": [],
