@@ -1029,6 +1029,8 @@ export type Fee = {
   /** ERC-20 contracts accepted for the payment (usdc: each configured stablecoin; platform_token: the token); empty otherwise. */
   token_contracts: Array<string>;
   payer_address: string | null;
+  /** On-chain fees: what payer_address signs (EIP-191 personal_sign) to settle (payer_signature), naming the fee and the account; null for credits. */
+  payer_message: string | null;
   reference: string | null;
   quoted_at: Timestamp;
   expires_at: Timestamp;

@@ -1029,6 +1029,8 @@ export type Fee = {
   /** ERC-20 contracts accepted for the payment (usdc: each configured stablecoin; platform_token: the token); empty otherwise. */
   token_contracts: Array<string>;
   payer_address: string | null;
+  /** On-chain fees: what payer_address signs (EIP-191 personal_sign) to settle (payer_signature), naming the fee and the account; null for credits. */
+  payer_message: string | null;
   reference: string | null;
   quoted_at: Timestamp;
   expires_at: Timestamp;
@@ -2184,6 +2186,8 @@ export interface Operations {
       fee_id: string;
       /** The payment transaction (on-chain currencies). */
       tx_hash?: string;
+      /** The payer wallet's EIP-191 personal_sign of the fee's `payer_message` (on-chain currencies; not needed when payer_address is the account's linked wallet). */
+      payer_signature?: string;
     };
     paramsOptional: false;
     data: Fee;
@@ -4284,7 +4288,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "POST",
     "path": "/fees/{fee_id}/settle",
     "summary": "Charges a quoted fee - at most once.",
-    "description": "Credits are drawn from the account (`402 PAYMENT_REQUIRED` when too few). An on-chain fee is\nsettled by its payment: `tx_hash` names a transaction that moved at least `amount` to the\ntreasury from `payer_address` - an ERC-20 `Transfer` of one of `token_contracts`, or a native\ntransfer - mined before the quote expired, with the configured confirmations, and not used for\nanother fee. A refused payment is `400 BAD_REQUEST` with `reason` (tx_not_found, tx_pending,\ntx_reverted, insufficient_confirmations, wrong_recipient, wrong_payer, wrong_token,\namount_too_small, tx_before_quote, tx_after_expiry, tx_already_used) and the fee stays quoted.\nA fee already settled, or expired, is `409 CONFLICT`; an unknown fee is `404 NOT_FOUND`.",
+    "description": "Credits are drawn from the account (`402 PAYMENT_REQUIRED` when too few). An on-chain fee is\nsettled by its payment: `tx_hash` names a transaction that moved at least `amount` to the\ntreasury from `payer_address` - an ERC-20 `Transfer` of one of `token_contracts`, or a native\ntransfer - mined in or after the quote's second (block times are whole seconds) and before it\nexpired, with the configured confirmations, and not used for another fee. The payer must be\nproven: `payer_signature` is that wallet's EIP-191 `personal_sign` of the fee's `payer_message`\n(which names the fee and the account), unless `payer_address` is the account's linked wallet\n(`PUT /account/wallet`); otherwise `400` with reason `payer_not_proven`, before the chain is read -\nso no one can claim another wallet's payment by quoting with its address. A refused payment is\n`400 BAD_REQUEST` with `reason` (payer_not_proven, tx_not_found, tx_pending,\ntx_reverted, insufficient_confirmations, wrong_recipient, wrong_payer, wrong_token,\namount_too_small, tx_before_quote, tx_after_expiry, tx_already_used) and the fee stays quoted.\nA fee already settled, or expired, is `409 CONFLICT`; an unknown fee is `404 NOT_FOUND`.\nWhen the chain cannot be read (the transaction, its receipt or its block), `503` with\n`Retry-After`: settle again.",
     "access": "tier1",
     "paginated": false,
     "parameters": [
@@ -4300,7 +4304,8 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
       }
     ],
     "body": [
-      "tx_hash"
+      "tx_hash",
+      "payer_signature"
     ]
   },
   "getAccountWallet": {

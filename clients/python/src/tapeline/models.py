@@ -900,6 +900,7 @@ class Fee(Model):
     pay_to: Optional[str] = Field(description="The treasury address (on-chain currencies).")
     token_contracts: list[str] = Field(description="ERC-20 contracts accepted for the payment (usdc: each configured stablecoin; platform_token: the token); empty otherwise.")
     payer_address: Optional[str]
+    payer_message: Optional[str] = Field(description="On-chain fees: what payer_address signs (EIP-191 personal_sign) to settle (payer_signature), naming the fee and the account; null for credits.")
     reference: Optional[str]
     quoted_at: Timestamp
     expires_at: Timestamp
