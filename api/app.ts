@@ -53,6 +53,8 @@ export interface AuthSettings {
   cacheTtlMs: number;
   negativeCacheTtlMs: number;
   failuresPerIpPerMinute: number;
+  /** Failed authentications per /24 (IPv4) or /64 (IPv6) per minute (default 10 x the per-address limit). */
+  failuresPerPrefixPerMinute?: number;
   /** Proxies whose X-Forwarded-For is trusted for the client address (0: none). */
   trustProxyHops: number;
 }
@@ -87,6 +89,8 @@ export interface AppDependencies {
   readCache?: ReadCacheSettings;
   /** Looks up markets the catalog does not hold yet, bounded (GET /markets/{id}); without it they are 404. */
   marketLookup?: MarketLookup;
+  /** Copy subscriptions and strategies one account may keep (COPY_SUBSCRIPTIONS_PER_ACCOUNT, STRATEGIES_PER_ACCOUNT); unlimited without. */
+  copyLimits?: { subscriptionsPerAccount: number; strategiesPerAccount: number };
   /** The clock of records the API writes (copy subscriptions) and of default ranges; tests pin it. */
   clock?: () => number;
   /** Fee fallback of markets with fees on but no schedule (the paper-trading setting); without it /backtest answers 404. */
@@ -123,7 +127,10 @@ export function createApiHandler(deps: AppDependencies): ApiHandler {
   const limiter = deps.limiter ?? new RateLimiter();
   const addressOf = (request: http.IncomingMessage) => clientAddress(request, deps.auth.trustProxyHops);
   const check = recordingRefusals(accessCheck(deps.meter, limiter, deps.access, addressOf, deps.rateShare), deps.usageHistory?.refusals);
-  const throttle = new AuthThrottle({ failuresPerIpPerMinute: deps.auth.failuresPerIpPerMinute });
+  const throttle = new AuthThrottle({
+    failuresPerIpPerMinute: deps.auth.failuresPerIpPerMinute,
+    failuresPerPrefixPerMinute: deps.auth.failuresPerPrefixPerMinute,
+  });
   const webui = new WebUi(deps.logger);
   const app = buildApp(deps, owners, cache, check, operations, throttle, webui);
   const fast = fastCachedReads(cache, owners, check);
@@ -221,10 +228,13 @@ function buildApp(
     app.use('/v1', walletRoutes(deps.sandbox.wallet));
   }
   const clock = deps.clock ?? Date.now;
-  app.use('/v1', copyRoutes(deps.control, clock));
+  app.use('/v1', copyRoutes(deps.control, clock, deps.copyLimits?.subscriptionsPerAccount));
   if (deps.feeFallback) {
     app.use('/v1', backtestRoutes(deps.store, { feeFallback: deps.feeFallback }, clock));
-    app.use('/v1', strategyRoutes(deps.control, deps.store, { feeFallback: deps.feeFallback }, clock));
+    app.use(
+      '/v1',
+      strategyRoutes(deps.control, deps.store, { feeFallback: deps.feeFallback }, clock, deps.copyLimits?.strategiesPerAccount),
+    );
   }
   app.use('/v1', healthRoutes(deps.store, deps.health));
   app.use('/v1', accountRoutes({ meter: deps.meter, operations, ...deps.access }));

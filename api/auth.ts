@@ -4,12 +4,14 @@
  * - Owners of keys are cached for a short time (bounded LRU), and so are keys that matched nothing
  *   (a negative cache): a made-up key with a valid checksum costs one database lookup, not one per
  *   request.
- * - Failed authentications are counted per client address and in total per minute; past either
- *   limit, requests whose key is not already known get 429 before any lookup, so guessing keys or
- *   flooding with bad ones is cheap to refuse. Known keys keep working throughout.
+ * - Failed authentications are counted per client address and per network (/24, /64) per minute;
+ *   past either limit a failure is answered 429 with Retry-After instead of 401. A valid key is
+ *   verified before any limit applies, so no one's failures can lock a valid key out; there is no
+ *   service-wide failure limit for the same reason.
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { canonicalAddress, networkPrefix } from '../services/access/network-prefix.js';
 import { WindowCounter } from '../services/access/window-counter.js';
 import type { Accounts, KeyOwner } from '../services/control/accounts.js';
 import { BoundedLru } from '../services/shared/lru.js';
@@ -83,41 +85,80 @@ export class OwnerCache {
 
 export interface AuthThrottleOptions {
   failuresPerIpPerMinute: number;
-  /** All failures per minute across clients (default 20 x the per-address limit). */
-  failuresPerMinute?: number;
+  /** Failures per minute from one network (/24 IPv4, /64 IPv6); default 10 x the per-address limit. */
+  failuresPerPrefixPerMinute?: number;
+  /** Addresses and networks tracked at once (bounded tables; an evicted one starts again from zero). */
+  maxTracked?: number;
   clock?: () => number;
 }
 
-/** Per-address and total limits on failed authentications. */
+/**
+ * Limits on failed authentications per client address and per network (so a host cannot escape the
+ * limit by walking its /64 or its /24). There is no service-wide limit: it would let anyone lock
+ * every key out by failing often enough. The limits only turn a failure into a 429; a valid key is
+ * always verified first and served (authenticateKey).
+ */
 export class AuthThrottle {
   private readonly perIp: WindowCounter;
-  private readonly total: WindowCounter;
-  private readonly totalLimit: number;
+  private readonly perPrefix: WindowCounter;
+  readonly prefixLimit: number;
 
   constructor(private readonly options: AuthThrottleOptions) {
-    this.perIp = new WindowCounter(60_000, 100_000, options.clock);
-    this.total = new WindowCounter(60_000, 1, options.clock);
-    this.totalLimit = options.failuresPerMinute ?? options.failuresPerIpPerMinute * 20;
+    const maxTracked = options.maxTracked ?? 100_000;
+    this.perIp = new WindowCounter(60_000, maxTracked, options.clock);
+    this.perPrefix = new WindowCounter(60_000, maxTracked, options.clock);
+    this.prefixLimit = options.failuresPerPrefixPerMinute ?? options.failuresPerIpPerMinute * 10;
   }
 
-  /** The refusal for an address whose failures (or everyone's) are over the limit, else null. */
+  /** The refusal for an address whose failures (or its network's) are over the limit, else null. */
   refusal(ip: string): ApiError | null {
-    if (this.perIp.count(ip) >= this.options.failuresPerIpPerMinute) {
+    const address = canonicalAddress(ip);
+    if (this.perIp.count(address) >= this.options.failuresPerIpPerMinute) {
       return ApiError.rateLimited(
-        `too many failed authentications from this address (${this.options.failuresPerIpPerMinute} per minute); check the API key`,
-        this.perIp.retryAfterSeconds(ip),
+        `too many failed authentications from this address (AUTH_FAILURES_PER_IP_PER_MINUTE: ${this.options.failuresPerIpPerMinute}); check the API key`,
+        this.perIp.retryAfterSeconds(address),
       );
     }
-    if (this.total.count('all') >= this.totalLimit) {
-      return ApiError.rateLimited('too many failed authentications; retry shortly', this.total.retryAfterSeconds('all'));
+    const prefix = networkPrefix(ip);
+    if (this.perPrefix.count(prefix) >= this.prefixLimit) {
+      return ApiError.rateLimited(
+        `too many failed authentications from this network (AUTH_FAILURES_PER_PREFIX_PER_MINUTE: ${this.prefixLimit} per /24 or /64); check the API key`,
+        this.perPrefix.retryAfterSeconds(prefix),
+      );
     }
     return null;
   }
 
-  failed(ip: string): void {
-    this.perIp.add(ip);
-    this.total.add('all');
+  /** Counts a failure; the answer is its refusal when the address or network is now over its limit, else the plain 401. */
+  failed(ip: string, unauthorized: ApiError): ApiError {
+    const refusal = this.refusal(ip);
+    if (refusal) return refusal;
+    this.perIp.add(canonicalAddress(ip));
+    this.perPrefix.add(networkPrefix(ip));
+    return unauthorized;
   }
+
+  /** Addresses and networks tracked now (both tables are bounded by `maxTracked`). */
+  get tracked(): { addresses: number; networks: number } {
+    return { addresses: this.perIp.size, networks: this.perPrefix.size };
+  }
+}
+
+/**
+ * Verifies a key and answers its owner, or the error to send: 401 for a key that matches nothing,
+ * 429 once the address or its network is over its failure limit. A valid key is verified before the
+ * limits are consulted, so no one else's failures can refuse it; an unknown key costs one lookup and
+ * is then remembered (OwnerCache's negative cache), so a flood of one made-up key costs nothing more.
+ */
+export async function authenticateKey(
+  owners: OwnerCache,
+  throttle: AuthThrottle,
+  ip: string,
+  apiKey: string,
+): Promise<{ owner: KeyOwner } | { error: ApiError }> {
+  const owner = owners.peek(apiKey) ?? (await owners.lookup(apiKey));
+  if (owner) return { owner };
+  return { error: throttle.failed(ip, ApiError.unauthorized('invalid API key')) };
 }
 
 export function bearerKey(header: string | undefined): string | null {
@@ -157,27 +198,21 @@ export function clientAddress(request: IncomingMessage, trustedHops: number): st
 export function requireApiKey(owners: OwnerCache, throttle: AuthThrottle, trustedHops: number) {
   return async (request: Request, _response: Response, next: NextFunction) => {
     const credential = credentialOf(request.headers);
-    const apiKey = credential && credential !== 'malformed' ? credential.apiKey : null;
-    const known = apiKey ? owners.peek(apiKey) : undefined;
     const ip = clientAddress(request, trustedHops);
-    if (!known) {
-      const refusal = throttle.refusal(ip);
-      if (refusal) return next(refusal);
-    }
     if (!credential || credential === 'malformed') {
-      throttle.failed(ip);
       return next(
-        ApiError.unauthorized(
-          credential ? 'malformed Authorization header: expected Bearer <key>' : 'missing API key: send Authorization: Bearer <key>',
+        throttle.failed(
+          ip,
+          ApiError.unauthorized(
+            credential ? 'malformed Authorization header: expected Bearer <key>' : 'missing API key: send Authorization: Bearer <key>',
+          ),
         ),
       );
     }
     try {
-      const owner = known ?? (await owners.lookup(credential.apiKey));
-      if (!owner) {
-        throttle.failed(ip);
-        return next(ApiError.unauthorized('invalid API key'));
-      }
+      const verified = await authenticateKey(owners, throttle, ip, credential.apiKey);
+      if ('error' in verified) return next(verified.error);
+      const { owner } = verified;
       if (credential.via === 'cookie') {
         const problem = cookieRequestProblem(request, credential.apiKey);
         if (problem) return next(new ApiError(403, 'FORBIDDEN', problem));

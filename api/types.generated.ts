@@ -464,7 +464,7 @@ export type Error = {
   code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "PAYMENT_REQUIRED" | "CONFLICT" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
   /** Human-readable message. */
   error: string;
-  /** A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed). */
+  /** A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed; account_limit: a per-account cap, named in the message, is reached). */
   reason?: string;
 };
 
@@ -1091,6 +1091,8 @@ export type Fee = {
   /** ERC-20 contracts accepted for the payment (usdc: each configured stablecoin; platform_token: the token); empty otherwise. */
   token_contracts: Array<string>;
   payer_address: string | null;
+  /** On-chain fees: what payer_address signs (EIP-191 personal_sign) to settle (payer_signature), naming the fee and the account; null for credits. */
+  payer_message: string | null;
   reference: string | null;
   quoted_at: Timestamp;
   expires_at: Timestamp;

@@ -109,6 +109,7 @@ export function composeApi(options: ComposeOptions): ComposedApi {
     sandbox,
     feeFallback: config.sandbox.feeFallback,
     clock: options.clock,
+    copyLimits: { subscriptionsPerAccount: config.copy.subscriptionsPerAccount, strategiesPerAccount: config.copy.strategiesPerAccount },
     keys,
     meter,
     access: config.access,
@@ -116,6 +117,7 @@ export function composeApi(options: ComposeOptions): ComposedApi {
       cacheTtlMs: config.access.authCacheTtlMs,
       negativeCacheTtlMs: config.access.authNegativeCacheTtlMs,
       failuresPerIpPerMinute: config.access.authFailuresPerIpPerMinute,
+      failuresPerPrefixPerMinute: config.access.authFailuresPerPrefixPerMinute,
       trustProxyHops: config.trustProxyHops,
     },
     registrations: new RegistrationLimits(control, {

@@ -225,9 +225,12 @@ const environmentSchema = z.object({
   // A well-formed key that matches no live key is remembered as unknown this long, so guessing keys
   // costs no database lookup each; a new key is never in it (its owner is looked up once it exists).
   AUTH_NEGATIVE_CACHE_TTL_MS: z.coerce.number().int().min(0).default(60_000),
-  // Failed authentications per client address per minute before its requests get 429: enough for a
-  // misconfigured client to notice, far too few to search for keys.
+  // Failed authentications per client address per minute before its failures get 429: enough for a
+  // misconfigured client to notice, far too few to search for keys. A valid key is never refused by it.
   AUTH_FAILURES_PER_IP_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  // The same per network (/24 IPv4, /64 IPv6), so one host cannot multiply its allowance by walking its
+  // subnet; default 10 x the per-address limit (a NAT or office shares one network).
+  AUTH_FAILURES_PER_PREFIX_PER_MINUTE: z.coerce.number().int().positive().optional(),
   // Self-registration (POST /v1/agents/register) per client address per hour and for the whole
   // service per hour (counted in the control store, so shared by every API process).
   REGISTRATIONS_PER_IP_PER_HOUR: z.coerce.number().int().positive().default(10),
@@ -359,6 +362,14 @@ const environmentSchema = z.object({
   // fills about 10 s after settlement and the Data API poll within seconds, so two minutes means an
   // outage or a backfill, and copying then would chase an old price.
   COPY_MAX_FILL_AGE_MS: z.coerce.number().int().positive().default(120_000),
+  // Copy subscriptions and saved strategies per account: every leader fill is decided once per
+  // subscription in the one control store, and every trade batch is evaluated once per strategy, so
+  // one account's count is work taken from every other account (409 CONFLICT past it).
+  COPY_SUBSCRIPTIONS_PER_ACCOUNT: z.coerce.number().int().positive().default(25),
+  STRATEGIES_PER_ACCOUNT: z.coerce.number().int().positive().default(25),
+  // The copy engine decides a leader fill for at most this many subscriptions per control-store
+  // transaction, so other accounts' queries get the store between chunks.
+  COPY_FANOUT_CHUNK: z.coerce.number().int().positive().default(25),
   // Copy picks are recomputed this often (each run replays candidate leaders' fills against book history).
   COPY_PICKS_INTERVAL_MS: z.coerce.number().int().positive().default(600_000),
   // The follower a copier-ROI estimate imagines: this many USDC per leader buy, entering this many
@@ -471,6 +482,7 @@ export type Config = Readonly<{
     sessionMaxAgeSeconds: number;
     authNegativeCacheTtlMs: number;
     authFailuresPerIpPerMinute: number;
+    authFailuresPerPrefixPerMinute: number;
     registrationsPerIpPerHour: number;
     registrationsPerHour: number;
     keysPerAccount: number;
@@ -521,6 +533,9 @@ export type Config = Readonly<{
   copy: Readonly<{
     enabled: boolean;
     maxFillAgeMs: number;
+    subscriptionsPerAccount: number;
+    strategiesPerAccount: number;
+    fanoutChunk: number;
     picks: Readonly<{ intervalMs: number; orderUsdc: string; delaySeconds: number; candidates: number }>;
   }>;
   sandbox: Readonly<{
@@ -685,6 +700,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sessionMaxAgeSeconds: e.SESSION_MAX_AGE_SECONDS,
       authNegativeCacheTtlMs: e.AUTH_NEGATIVE_CACHE_TTL_MS,
       authFailuresPerIpPerMinute: e.AUTH_FAILURES_PER_IP_PER_MINUTE,
+      authFailuresPerPrefixPerMinute: e.AUTH_FAILURES_PER_PREFIX_PER_MINUTE ?? 10 * e.AUTH_FAILURES_PER_IP_PER_MINUTE,
       registrationsPerIpPerHour: e.REGISTRATIONS_PER_IP_PER_HOUR,
       registrationsPerHour: e.REGISTRATIONS_PER_HOUR,
       keysPerAccount: e.KEYS_PER_ACCOUNT,
@@ -747,6 +763,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     copy: {
       enabled: e.COPY_ENABLED ?? true,
       maxFillAgeMs: e.COPY_MAX_FILL_AGE_MS,
+      subscriptionsPerAccount: e.COPY_SUBSCRIPTIONS_PER_ACCOUNT,
+      strategiesPerAccount: e.STRATEGIES_PER_ACCOUNT,
+      fanoutChunk: e.COPY_FANOUT_CHUNK,
       picks: {
         intervalMs: e.COPY_PICKS_INTERVAL_MS,
         orderUsdc: e.COPY_PICKS_ORDER_USDC,

@@ -14,9 +14,9 @@ import { keysetPage } from '../keyset.js';
 
 const ownerOf = (request: Request) => request.owner!.account_id;
 
-export function copyRoutes(control: ControlStore, clock: () => number = Date.now): Router {
+export function copyRoutes(control: ControlStore, clock: () => number = Date.now, perAccount?: number): Router {
   const router = Router();
-  const subscriptions = new CopySubscriptions(control, clock);
+  const subscriptions = new CopySubscriptions(control, clock, perAccount);
 
   router.post('/copy/subscriptions', async (request, response) => {
     const created = await subscriptions.create(ownerOf(request), request.body as CopySubscriptionInput);

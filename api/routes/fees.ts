@@ -32,7 +32,8 @@ export function feeRoutes(ledger: FeeLedger): Router {
 
   router.post('/fees/:fee_id/settle', async (request, response) => {
     const txHash = typeof request.body?.tx_hash === 'string' ? request.body.tx_hash : undefined;
-    response.json(success(await ledger.settle(owner(request), String(request.params.fee_id), txHash)));
+    const signature = typeof request.body?.payer_signature === 'string' ? request.body.payer_signature : undefined;
+    response.json(success(await ledger.settle(owner(request), String(request.params.fee_id), txHash, signature)));
   });
 
   return router;

@@ -7,7 +7,7 @@ import type { Meter } from '../../services/access/meter.js';
 import { tierName, type TierThresholds } from '../../services/access/tiers.js';
 import type { Accounts, KeyOwner } from '../../services/control/accounts.js';
 import { apiKeyHint } from '../../services/control/api-keys.js';
-import { type AuthThrottle, clientAddress, type OwnerCache } from '../auth.js';
+import { authenticateKey, type AuthThrottle, clientAddress, type OwnerCache } from '../auth.js';
 import { success } from '../envelope.js';
 import { ApiError } from '../errors.js';
 import { clearSessionCookie, crossSiteProblem, csrfTokenFor, setSessionCookie } from '../session.js';
@@ -48,16 +48,10 @@ export function sessionRoutes(options: SessionRouteOptions): Router {
     // Logging a victim's browser into someone else's account is a CSRF attack too.
     const problem = crossSiteProblem(request);
     if (problem) throw new ApiError(403, 'FORBIDDEN', problem);
-    // This keyless route takes a key, so guessing keys through it is throttled like the bearer header.
-    const ip = clientAddress(request, options.trustProxyHops);
-    const known = options.owners.peek(apiKey);
-    const refusal = known ? null : options.throttle.refusal(ip);
-    if (refusal) throw refusal;
-    const owner = known ?? (await options.owners.lookup(apiKey));
-    if (!owner) {
-      options.throttle.failed(ip);
-      throw ApiError.unauthorized('invalid API key');
-    }
+    // This keyless route takes a key, so guessing keys through it is limited like the bearer header.
+    const verified = await authenticateKey(options.owners, options.throttle, clientAddress(request, options.trustProxyHops), apiKey);
+    if ('error' in verified) throw verified.error;
+    const { owner } = verified;
     setSessionCookie(request, response, apiKey, options.maxAgeSeconds);
     response.status(201).json(success({ ...(await describe(owner, apiKey, 'cookie')), expires_in_seconds: options.maxAgeSeconds }));
   });

@@ -10,9 +10,15 @@ import { keysetPage } from '../keyset.js';
 
 const ownerOf = (request: Request) => request.owner!.account_id;
 
-export function strategyRoutes(control: ControlStore, store: AnalyticsStore, settings: BacktestSettings, clock: () => number): Router {
+export function strategyRoutes(
+  control: ControlStore,
+  store: AnalyticsStore,
+  settings: BacktestSettings,
+  clock: () => number,
+  perAccount?: number,
+): Router {
   const router = Router();
-  const strategies = new Strategies(control, store, settings, clock);
+  const strategies = new Strategies(control, store, settings, clock, perAccount);
 
   router.post('/strategies', async (request, response) => {
     response.status(201).json(success(strategyView(await strategies.create(ownerOf(request), request.body as StrategyInput))));

@@ -8,7 +8,7 @@
  */
 import { Router, type Request, type Response } from 'express';
 import type { Logger } from '../../services/logger.js';
-import { type AuthThrottle, clientAddress, type OwnerCache } from '../auth.js';
+import { authenticateKey, type AuthThrottle, clientAddress, type OwnerCache } from '../auth.js';
 import { clearSessionCookie, cookieValue, SESSION_COOKIE } from '../session.js';
 import { buildBundle, type Bundle } from './bundle.js';
 
@@ -90,17 +90,14 @@ export class WebUi {
   /**
    * Whether the request carries a live session cookie, so the page knows without a request that
    * would fail; a cookie whose key no longer works is cleared here. Unknown keys count as failed
-   * authentications of the address, and an address over that limit gets the signed-out page
-   * without a lookup (its cookie kept: the page's own sign-in then meets the same 429).
+   * authentications of the address, like a wrong bearer key; a valid key is verified whatever the
+   * address's failures.
    */
   private async sessionState(request: Request, response: Response, auth: ShellAuth): Promise<boolean> {
     const apiKey = cookieValue(request.get('cookie'), SESSION_COOKIE);
     if (!apiKey) return false;
-    if (auth.owners.peek(apiKey)) return true;
-    const ip = clientAddress(request, auth.trustProxyHops);
-    if (auth.throttle.refusal(ip)) return false;
-    if (await auth.owners.lookup(apiKey)) return true;
-    auth.throttle.failed(ip);
+    const verified = await authenticateKey(auth.owners, auth.throttle, clientAddress(request, auth.trustProxyHops), apiKey);
+    if ('owner' in verified) return true;
     clearSessionCookie(request, response);
     return false;
   }

@@ -28,10 +28,13 @@ export interface NewKey extends KeyRecord {
 /** Longest grace a rotated key may keep: a week covers any deploy cycle. */
 export const MAX_ROTATION_GRACE_SECONDS = 7 * 86_400;
 
-/** Refusals the API renders as 404 (no such key of this account) and 409 (not possible in its state). */
+/**
+ * Refusals the API renders as 404 (no such key of this account), 409 (not possible in its state) and
+ * 403 (the acting key may not manage keys: it was rotated and is in its grace period, or revoked).
+ */
 export class KeyLifecycleError extends Error {
   constructor(
-    readonly kind: 'not_found' | 'conflict',
+    readonly kind: 'not_found' | 'conflict' | 'forbidden',
     message: string,
   ) {
     super(message);
@@ -114,9 +117,10 @@ export class KeyLifecycle {
   }
 
   /** An additional key for the account, refused past the per-account limit of live keys. */
-  create(accountId: string, label: string | null): Promise<NewKey> {
+  create(accountId: string, label: string | null, actingKeyId?: string): Promise<NewKey> {
     return this.store.transaction(async (tx) => {
       await lockAccount(tx, accountId);
+      await requireManagingKey(tx, actingKeyId);
       const live = await this.liveCount(tx, accountId);
       if (live >= this.options.keysPerAccount) {
         throw new KeyLifecycleError(
@@ -132,12 +136,13 @@ export class KeyLifecycle {
    * A new key replacing `keyId`: the old key stops now, or after `graceSeconds` (at most a week) so
    * running clients can switch. Only a key without an end can be rotated.
    */
-  rotate(accountId: string, keyId: string, graceSeconds: number): Promise<{ key: NewKey; previous: KeyRecord }> {
+  rotate(accountId: string, keyId: string, graceSeconds: number, actingKeyId?: string): Promise<{ key: NewKey; previous: KeyRecord }> {
     if (!(Number.isInteger(graceSeconds) && graceSeconds >= 0 && graceSeconds <= MAX_ROTATION_GRACE_SECONDS)) {
       throw new KeyLifecycleError('conflict', `expire_previous_in_seconds must be an integer from 0 to ${MAX_ROTATION_GRACE_SECONDS}`);
     }
     return this.store.transaction(async (tx) => {
       await lockAccount(tx, accountId);
+      await requireManagingKey(tx, actingKeyId);
       const current = await this.requireKey(tx, accountId, keyId);
       if (current.revoked_at !== null) {
         throw new KeyLifecycleError('conflict', `key ${keyId} was already rotated or revoked; rotate a key that is active`);
@@ -156,9 +161,10 @@ export class KeyLifecycle {
    * Revokes a key now. For the key's owner an account keeps at least one key without an end (it would
    * otherwise lock itself out); operators (`allowLast`) may revoke every key.
    */
-  revoke(accountId: string, keyId: string, options: { allowLast: boolean }): Promise<KeyRecord> {
+  revoke(accountId: string, keyId: string, options: { allowLast: boolean; actingKeyId?: string }): Promise<KeyRecord> {
     return this.store.transaction(async (tx) => {
       await lockAccount(tx, accountId);
+      await requireManagingKey(tx, options.actingKeyId);
       const current = await this.requireKey(tx, accountId, keyId);
       const now = this.now();
       if (current.revoked_at !== null && new Date(current.revoked_at).getTime() <= now) return present(current, now);
@@ -213,6 +219,18 @@ export async function recordKeysLastUsed(db: SqlExecutor, lastUsed: ReadonlyMap<
        FROM unnest($1::bigint[], $2::timestamptz[]) AS t(id, at) WHERE k.id = t.id`,
     [[...lastUsed.keys()], [...lastUsed.values()].map((ms) => new Date(ms))],
   );
+}
+
+/**
+ * Key management by a key of the account needs a key without an end: checked in the store, under the
+ * account's lock, because another API process may still hold the acting key's owner from before its
+ * rotation (cached up to AUTH_CACHE_TTL_MS). Operators act without a key.
+ */
+async function requireManagingKey(tx: SqlExecutor, actingKeyId: string | undefined): Promise<void> {
+  if (actingKeyId === undefined) return;
+  const [row] = await tx.query<{ revoked_at: Date | null }>('SELECT revoked_at FROM api_keys WHERE id = $1', [actingKeyId]);
+  if (!row || row.revoked_at !== null)
+    throw new KeyLifecycleError('forbidden', 'this key was rotated or revoked; it can read but not manage keys: use the new key');
 }
 
 /** Serialises key changes of one account (the live-key checks must see each other's writes). */

@@ -1,7 +1,10 @@
 /**
- * The copy engine: its own consumer group over the chain ledger and the Data API trades. Per batch,
- * in one control-store transaction before the log commits the offsets, every fill of a followed
- * wallet is decided for each enabled copy subscription of that leader (services/copy/copy-rules.ts):
+ * The copy engine: its own consumer group over the chain ledger and the Data API trades. Before the
+ * log commits a batch's offsets, every fill of a followed wallet is decided for each enabled copy
+ * subscription of that leader (services/copy/copy-rules.ts), in control-store transactions of at most
+ * `fanoutChunk` subscriptions (the store has one connection: a fill followed by a thousand
+ * subscriptions must not hold it for seconds while other accounts' requests wait), accounts taking
+ * turns within a fill:
  * an intent row, then a `copy.executed` (submitted or dry run) or `risk.blocked` delivery into the
  * webhook outbox for the subscribing account's own webhook subscriptions. The signed delivery is the
  * dispatcher's. A redelivered batch, or the same match arriving from the other source, finds its
@@ -36,6 +39,8 @@ export interface CopyEngineOptions {
   logger: Logger;
   /** A fill older than this when it reaches the engine is blocked as stale_fill (copying it late would chase an old price). */
   maxFillAgeMs: number;
+  /** Subscriptions decided per control-store transaction (COPY_FANOUT_CHUNK; default 25). */
+  fanoutChunk?: number;
   clock?: () => number;
   groupId?: string;
   fromBeginning?: boolean;
@@ -81,6 +86,7 @@ export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyE
   const categories = new MarketCategories(options.store);
   const stats: CopyEngineStats = { batches: 0, leader_fills: 0, intents: 0, blocked: 0, duplicates: 0, strategy_signals: 0, enqueued: 0 };
   const evaluator = new StrategyEvaluator();
+  const chunk = options.fanoutChunk ?? 25;
 
   const handleBatch = async (batch: MessageBatch) => {
     stats.batches += 1;
@@ -97,28 +103,34 @@ export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyE
     const categoryOf = needsCategory ? await categories.of(relevant.map((f) => f.fill.marketId)) : new Map<string, string>();
     const hooks = await accountHooks(options.control, [...new Set(following.map((s) => s.accountId))]);
     const emitted: EmittedIntent[] = [];
-    const enqueued = await options.control.transaction(async (tx) => {
-      const deliveries: NewDelivery[] = [];
-      for (const { fill, loggedAtMs } of relevant) {
-        stats.leader_fills += 1;
-        for (const subscription of byLeader.get(fill.wallet) ?? []) {
-          if (loggedAtMs < subscription.createdAtMs) continue;
-          const decision = await decide(tx, subscription, fill, (categoryOf.get(fill.marketId) ?? '').toLowerCase());
-          if (!decision) {
-            stats.duplicates += 1;
-            continue;
-          }
-          emitted.push({ intentId: decision.intentId, status: decision.status, loggedAtMs });
-          const payload = decision.status === 'blocked' ? riskBlocked(decision) : copyExecuted(decision);
-          for (const hook of hooks.get(subscription.accountId) ?? []) {
-            if (wants(hook, { type: payload.event, market_id: fill.marketId, logged_at_ms: loggedAtMs })) {
-              deliveries.push({ subscriptionId: hook.id, eventId: payload.id, eventType: payload.event, payload });
+    let enqueued = 0;
+    for (const { fill, loggedAtMs } of relevant) {
+      stats.leader_fills += 1;
+      const due = takingTurns((byLeader.get(fill.wallet) ?? []).filter((s) => loggedAtMs >= s.createdAtMs));
+      for (let start = 0; start < due.length; start += chunk) {
+        // Each chunk commits its intents with their deliveries; a redelivered batch finds them and skips.
+        enqueued += await options.control.transaction(async (tx) => {
+          const deliveries: NewDelivery[] = [];
+          for (const subscription of due.slice(start, start + chunk)) {
+            const decision = await decide(tx, subscription, fill, (categoryOf.get(fill.marketId) ?? '').toLowerCase());
+            if (!decision) {
+              stats.duplicates += 1;
+              continue;
+            }
+            emitted.push({ intentId: decision.intentId, status: decision.status, loggedAtMs });
+            const payload = decision.status === 'blocked' ? riskBlocked(decision) : copyExecuted(decision);
+            for (const hook of hooks.get(subscription.accountId) ?? []) {
+              if (wants(hook, { type: payload.event, market_id: fill.marketId, logged_at_ms: loggedAtMs })) {
+                deliveries.push({ subscriptionId: hook.id, eventId: payload.id, eventType: payload.event, payload });
+              }
             }
           }
-        }
+          return enqueueDeliveries(tx, deliveries, clock());
+        });
+        // Between chunks the store is free: queued requests of other accounts run before the next chunk.
+        await new Promise((resolve) => setImmediate(resolve));
       }
-      return enqueueDeliveries(tx, deliveries, clock());
-    });
+    }
     for (const e of emitted) {
       stats.intents += 1;
       if (e.status === 'blocked') stats.blocked += 1;
@@ -233,6 +245,17 @@ export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyE
       ),
   });
   return { stats, stop: () => consumer.stop() };
+}
+
+/** Subscriptions ordered so accounts take turns (each account's first, then each one's second, ...), by id within an account. */
+export function takingTurns(subscriptions: CopySubscription[]): CopySubscription[] {
+  const byAccount = new Map<string, CopySubscription[]>();
+  const byId = (a: CopySubscription, b: CopySubscription) => (BigInt(a.id) < BigInt(b.id) ? -1 : BigInt(a.id) > BigInt(b.id) ? 1 : 0);
+  for (const s of [...subscriptions].sort(byId)) byAccount.set(s.accountId, [...(byAccount.get(s.accountId) ?? []), s]);
+  const queues = [...byAccount.values()];
+  const out: CopySubscription[] = [];
+  for (let round = 0; out.length < subscriptions.length; round++) for (const queue of queues) if (queue[round]) out.push(queue[round]!);
+  return out;
 }
 
 async function accountHooks(control: ControlStore, accountIds: string[]): Promise<Map<string, AccountHook[]>> {

@@ -4,7 +4,8 @@
  * document can say: amounts exact at 6 decimals, the sizing rule's own members, ratios in (0, 100].
  */
 import { ApiError } from '../../api/errors.js';
-import type { SqlExecutor } from '../ports/control-store.js';
+import { assertUnderAccountCap } from '../control/account-caps.js';
+import type { ControlStore } from '../ports/control-store.js';
 import { formatScaled, MICRO, parseScaled } from '../shared/decimal.js';
 import { WALLET, CONDITION_ID } from '../shared/ids.js';
 import type { RiskLimits, SizingRule } from './copy-rules.js';
@@ -169,8 +170,10 @@ const orNull = (value: bigint | null) => (value === null ? null : formatScaled(v
 
 export class CopySubscriptions {
   constructor(
-    private readonly db: SqlExecutor,
+    private readonly db: ControlStore,
     private readonly clock: () => number = Date.now,
+    /** Subscriptions one account may keep (COPY_SUBSCRIPTIONS_PER_ACCOUNT); unlimited without. */
+    private readonly perAccount = Number.POSITIVE_INFINITY,
   ) {}
 
   async create(accountId: string, input: CopySubscriptionInput): Promise<CopySubscription> {
@@ -178,12 +181,20 @@ export class CopySubscriptions {
     const sizing = sizingOf(input.sizing);
     const limits = limitsOf(input.limits);
     const now = new Date(this.clock());
-    const [row] = await this.db.query<Row>(
-      `INSERT INTO copy_subscriptions (account_id, leader_wallet, sizing_rule, fixed_usdc, ratio, cap_usdc, max_per_trade_usdc,
+    const [row] = await this.db.transaction(async (tx) => {
+      await assertUnderAccountCap(tx, accountId, {
+        table: 'copy_subscriptions',
+        limit: this.perAccount,
+        parameter: 'COPY_SUBSCRIPTIONS_PER_ACCOUNT',
+        what: 'copy subscriptions',
+      });
+      return tx.query<Row>(
+        `INSERT INTO copy_subscriptions (account_id, leader_wallet, sizing_rule, fixed_usdc, ratio, cap_usdc, max_per_trade_usdc,
           max_daily_notional_usdc, allowed_markets, allowed_categories, max_price, min_order_usdc, dry_run, enabled, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15) RETURNING ${COLUMNS}`,
-      [accountId, leader, ...sizingColumns(sizing), ...limitValues(limits), input.dry_run ?? true, input.enabled ?? true, now],
-    );
+        [accountId, leader, ...sizingColumns(sizing), ...limitValues(limits), input.dry_run ?? true, input.enabled ?? true, now],
+      );
+    });
     return fromRow(row!);
   }
 

@@ -9,7 +9,8 @@
  */
 import { ApiError } from '../../api/errors.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
-import type { SqlExecutor } from '../ports/control-store.js';
+import { type AccountCap, assertUnderAccountCap } from '../control/account-caps.js';
+import type { ControlStore, SqlExecutor } from '../ports/control-store.js';
 import { formatScaled, parseScaled } from '../shared/decimal.js';
 import { type BacktestSettings, parseBacktest, runBacktest } from './backtest/backtest-service.js';
 
@@ -83,12 +84,18 @@ function fromRow(r: Row): Strategy {
 }
 
 export class Strategies {
+  private readonly cap: AccountCap;
+
   constructor(
-    private readonly db: SqlExecutor,
+    private readonly db: ControlStore,
     private readonly store: AnalyticsStore,
     private readonly settings: BacktestSettings,
     private readonly clock: () => number = Date.now,
-  ) {}
+    /** Strategies one account may keep (STRATEGIES_PER_ACCOUNT); unlimited without. */
+    perAccount = Number.POSITIVE_INFINITY,
+  ) {
+    this.cap = { table: 'strategies', limit: perAccount, parameter: 'STRATEGIES_PER_ACCOUNT', what: 'strategies' };
+  }
 
   /** Validates the input (through the backtest's own parser) and backtests it over the last 30 days. */
   private async judge(input: StrategyInput) {
@@ -132,22 +139,27 @@ export class Strategies {
   }
 
   async create(accountId: string, input: StrategyInput): Promise<Strategy> {
+    // Checked before the backtest too, so an account at its cap spends no engine time.
+    await this.db.transaction((tx) => assertUnderAccountCap(tx, accountId, this.cap));
     const judged = await this.judge(input);
     const now = new Date(this.clock());
-    const [row] = await this.db.query<Row>(
-      `INSERT INTO strategies (account_id, name, kind, config, edge, confidence, backtest, enabled, created_at, updated_at)
+    const [row] = await this.db.transaction(async (tx) => {
+      await assertUnderAccountCap(tx, accountId, this.cap);
+      return tx.query<Row>(
+        `INSERT INTO strategies (account_id, name, kind, config, edge, confidence, backtest, enabled, created_at, updated_at)
        VALUES ($1, $2, 'price_threshold', $3, $4, $5, $6, $7, $8, $8) RETURNING ${COLUMNS}`,
-      [
-        accountId,
-        judged.name,
-        JSON.stringify(judged.config),
-        judged.edge,
-        judged.confidence,
-        JSON.stringify(judged.backtest),
-        input.enabled ?? true,
-        now,
-      ],
-    );
+        [
+          accountId,
+          judged.name,
+          JSON.stringify(judged.config),
+          judged.edge,
+          judged.confidence,
+          JSON.stringify(judged.backtest),
+          input.enabled ?? true,
+          now,
+        ],
+      );
+    });
     return fromRow(row!);
   }
 

@@ -17,6 +17,8 @@ import { formatScaled, parseScaled } from '../shared/decimal.js';
 import { iso, isoOrNull } from '../shared/time.js';
 import { feeTerms, type FeesSettings } from './fee-terms.js';
 import { checkPayment } from './payment-check.js';
+import { linkedWallet } from '../access/wallet-links.js';
+import { type Hex, verifyMessage } from 'viem';
 
 export interface QuoteInput {
   notional_usdc: string | number;
@@ -55,8 +57,12 @@ const COLUMNS = `seq::text AS seq, fee_id, account_id::text AS account_id, state
   fee_usdc::text AS fee_usdc, amount::text AS amount, decimals, price_usdc, chain_id, token_contracts, treasury, payer, reference, quoted_at,
   expires_at, settled_at, tx_hash, tx_block::text AS tx_block, paid_amount::text AS paid_amount, paid_token`;
 
-/** Payments mined up to this long before the quote (clock skew between us and the chain) still count. */
-const CLOCK_ALLOWANCE_MS = 60_000;
+/**
+ * What the payer wallet signs (EIP-191 personal_sign) to prove the payment is its own for this fee:
+ * it names the fee and the account, so a signature cannot be replayed for another fee or account.
+ */
+export const payerMessage = (feeId: string, payer: string, accountId: string) =>
+  `tapeline: wallet ${payer} pays fee ${feeId} of account ${accountId}.`;
 
 export interface FeeLedgerOptions {
   control: ControlStore;
@@ -132,7 +138,7 @@ export class FeeLedger {
     return rows.map((row) => ({ ...this.view(row), seq: row.seq }));
   }
 
-  async settle(accountId: string, feeId: string, txHash: string | undefined): Promise<Fee> {
+  async settle(accountId: string, feeId: string, txHash: string | undefined, payerSignature?: string): Promise<Fee> {
     const fee = await this.find(this.options.control, accountId, feeId, false);
     this.assertSettleable(fee, fee.currency !== 'credits');
     if (fee.currency === 'credits') {
@@ -140,7 +146,40 @@ export class FeeLedger {
       return this.settleWithCredits(accountId, feeId);
     }
     if (!txHash) throw ApiError.badRequest(`tx_hash: required to settle a ${fee.currency} fee (the payment transaction)`);
+    await this.assertPayerProven(fee, payerSignature);
     return this.settleOnChain(accountId, fee, txHash.toLowerCase());
+  }
+
+  /**
+   * The quoted payer is only a claim: anyone can quote with someone else's wallet and then name that
+   * wallet's payment. It is proven by the wallet's signature of the fee's payer_message, or by being
+   * the wallet the account linked (PUT /account/wallet, itself signed).
+   */
+  private async assertPayerProven(fee: Row, signature: string | undefined): Promise<void> {
+    const payer = fee.payer!;
+    if (signature) {
+      let valid = false;
+      try {
+        valid = await verifyMessage({
+          address: payer as Hex,
+          message: payerMessage(fee.fee_id, payer, fee.account_id),
+          signature: signature as Hex,
+        });
+      } catch {
+        valid = false;
+      }
+      if (valid) return;
+      throw new ApiError(400, 'BAD_REQUEST', `payer_signature: not ${payer}'s signature of this fee's payer_message`, {
+        reason: 'payer_not_proven',
+      });
+    }
+    if ((await linkedWallet(this.options.control, fee.account_id)).address === payer) return;
+    throw new ApiError(
+      400,
+      'BAD_REQUEST',
+      `payer_signature: required - sign the fee's payer_message with ${payer} (EIP-191 personal_sign), or link that wallet to the account (PUT /account/wallet)`,
+      { reason: 'payer_not_proven' },
+    );
   }
 
   private assertSettleable(fee: Row, allowLatePayment: boolean): void {
@@ -195,14 +234,16 @@ export class FeeLedger {
         payer: fee.payer!,
         minAmount: BigInt(fee.amount),
         confirmations: this.options.settings.fees.confirmations,
-        notBeforeMs: new Date(fee.quoted_at).getTime() - CLOCK_ALLOWANCE_MS,
+        // Block times are whole seconds: the quote's own second counts, nothing before it.
+        notBeforeMs: Math.floor(new Date(fee.quoted_at).getTime() / 1000) * 1000,
         notAfterMs: new Date(fee.expires_at).getTime(),
       });
     } catch (error) {
       throw new ApiError(
         503,
         'SERVICE_UNAVAILABLE',
-        `the chain could not be read to confirm the payment: ${(error as Error).message.split('\n')[0]}`,
+        `the chain could not be read to confirm the payment: ${(error as Error).message.split('\n')[0]}; settle again`,
+        { retryAfterSeconds: 5 },
       );
     }
     if (!check.ok)
@@ -254,6 +295,7 @@ export class FeeLedger {
       pay_to: row.treasury,
       token_contracts: row.token_contracts ?? [],
       payer_address: row.payer,
+      payer_message: row.payer ? payerMessage(row.fee_id, row.payer, row.account_id) : null,
       reference: row.reference,
       quoted_at: iso(new Date(row.quoted_at).getTime()),
       expires_at: iso(new Date(row.expires_at).getTime()),

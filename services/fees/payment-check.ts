@@ -3,7 +3,8 @@
  * transaction is mined and succeeded, has the required confirmations (head - its block + 1), moved
  * at least the quoted amount to the treasury from the payer - as ERC-20 `Transfer` logs of an
  * accepted token contract, or as the transaction's own native value - and was mined within the
- * quote's validity. Every refusal names its reason. Whether the hash already paid another fee is the
+ * quote's validity (never before it: block times are whole seconds, so the quote's second counts).
+ * A block that cannot be read is an error (the caller answers 503, settle again), never a pass. Every refusal names its reason. Whether the hash already paid another fee is the
  * ledger's check (a unique index), not the chain's.
  */
 import type { ChainReader } from '../ports/chain-reader.js';
@@ -98,10 +99,11 @@ export async function checkPayment(reader: ChainReader, txHash: string, expected
   if (amount < expected.minAmount) return refuse('amount_too_small', `paid ${amount} base units, the fee is ${expected.minAmount}`);
 
   const block = await reader.block(receipt.blockNumber);
-  const minedMs = (block?.timestamp ?? 0) * 1000;
-  if (block && minedMs < expected.notBeforeMs)
+  if (!block) throw new Error(`block ${receipt.blockNumber} of the payment could not be read`);
+  const minedMs = block.timestamp * 1000;
+  if (minedMs < expected.notBeforeMs)
     return refuse('tx_before_quote', 'the transaction was mined before the fee was quoted; pay the quote with a new transaction');
-  if (block && minedMs > expected.notAfterMs)
+  if (minedMs > expected.notAfterMs)
     return refuse('tx_after_expiry', 'the transaction was mined after the quote expired; request a new quote');
   return { ok: true, blockNumber: receipt.blockNumber, amount, tokenContract };
 }

@@ -19,6 +19,7 @@ export const copyPart: PartDefinition = {
       store,
       logger: resources.logger.child({ part: 'copy' }),
       maxFillAgeMs: config.copy.maxFillAgeMs,
+      fanoutChunk: config.copy.fanoutChunk,
       onEmitted: () => resources.wakeDispatcher(),
     });
   },

@@ -79,6 +79,38 @@ test('revoke: refused at once; the last active key cannot be revoked; other acco
   expect((await getJson(`${api.base}/v1/markets`, second.api_key)).status).toBe(200);
 });
 
+test('a rotated key in its grace period reads but cannot add, rotate or revoke keys (403)', async () => {
+  // Issue 59 H4: the old (possibly leaked) key could create a key without an end and revoke the new one.
+  const old = (await api.accounts.registerAgent('leaked')).api_key;
+  const oldId = (await getJson(`${api.base}/v1/keys`, old)).body.data[0].id;
+  const rotated = (await post(`/keys/${oldId}/rotate`, old, { expire_previous_in_seconds: 3600 })).body.data;
+  expect((await getJson(`${api.base}/v1/markets`, old)).status).toBe(200);
+  expect((await getJson(`${api.base}/v1/keys`, old)).status).toBe(200);
+  for (const refused of [
+    await post('/keys', old),
+    await post(`/keys/${rotated.id}/revoke`, old),
+    await post(`/keys/${rotated.id}/rotate`, old, { expire_previous_in_seconds: 0 }),
+  ]) {
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ success: false, code: 'FORBIDDEN' });
+    expect(refused.body.error).toMatch(/can read but not manage keys/);
+  }
+  // Still only the two keys, the new one active; it manages keys as before.
+  expect((await getJson(`${api.base}/v1/keys`, rotated.api_key)).body.data.map((k: any) => k.status)).toEqual(['active', 'expiring']);
+  expect((await post(`/keys/${oldId}/revoke`, rotated.api_key)).status).toBe(200);
+});
+
+test('another API process that still caches the key from before its rotation is refused by the store too', async () => {
+  const old = (await api.accounts.registerAgent('stale-cache')).api_key;
+  const oldId = (await getJson(`${api.base}/v1/keys`, old)).body.data[0].id;
+  // Another API process rotates it (a write to the store this process does not hear of): this process
+  // keeps the owner it cached, without an end, for up to AUTH_CACHE_TTL_MS.
+  await api.control.query("UPDATE api_keys SET revoked_at = now() + interval '1 hour' WHERE id = $1", [oldId]);
+  const refused = await post('/keys', old);
+  expect(refused.status).toBe(403);
+  expect(refused.body.error).toMatch(/rotated or revoked/);
+});
+
 test('operators revoke and rotate by key or id, the last key included', async () => {
   const key = (await api.admin.createKey('operated', '2')).api_key;
   expect((await getJson(`${api.base}/v1/trades`, key)).status).toBe(200);

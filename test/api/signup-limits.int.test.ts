@@ -67,22 +67,19 @@ test('guessing keys through POST /session is throttled like bearer keys; a known
   expect((await session('127.0.0.52', generateApiKey())).status).toBe(401);
 });
 
-test('made-up session cookies on /app pages count as failed authentications: past the limit, no lookups', async () => {
+test('made-up session cookies on /app pages count as failed authentications; a valid key is verified whatever the address failed', async () => {
   const shell = (from: string, apiKey: string) =>
     requestFrom(from, `${api.base}/app/usage`, { headers: { cookie: `tapeline_session=${apiKey}`, accept: 'text/html' } });
-  const before = api.api.handler.owners.lookupCount;
-  const cleared = [];
   for (let i = 0; i < 6; i++) {
     const response = await shell('127.0.0.61', generateApiKey());
     expect(response.status).toBe(200);
     expect(response.raw).toContain('<meta name="tapeline-session" content="none">');
-    cleared.push(response.headers.get('set-cookie') !== null);
+    // Each dead cookie is cleared.
+    expect(response.headers.get('set-cookie')).not.toBeNull();
   }
-  // Four lookups (the limit), each clearing its dead cookie; then the address gets the page unchecked.
-  expect(api.api.handler.owners.lookupCount - before).toBe(4);
-  expect(cleared).toEqual([true, true, true, true, false, false]);
-  // A key the process already knows still opens the signed-in page from that address.
+  // They counted: the address is past its limit (4) for made-up bearer keys too.
+  expect((await requestFrom('127.0.0.61', `${api.base}/v1/markets`, { apiKey: generateApiKey() })).status).toBe(429);
+  // A valid key this process never looked up still opens the signed-in page from that address (issue 59 H1).
   const good = (await api.admin.createKey('shell user', '1')).api_key;
-  expect((await requestFrom('127.0.0.62', `${api.base}/v1/session`, { apiKey: good })).status).toBe(200);
   expect((await shell('127.0.0.61', good)).raw).toContain('<meta name="tapeline-session" content="active">');
 });

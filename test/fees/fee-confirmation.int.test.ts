@@ -4,6 +4,7 @@
  * adapter of the chain-reader port. Each refused payment names its reason; the fee stays quoted.
  */
 import type { Address, Hash } from 'viem';
+import type { PrivateKeyAccount } from 'viem/accounts';
 import { startApiHarness, type ApiHarness } from '../support/api-harness.js';
 import { type DeployedToken, type LocalEvm, startLocalEvm } from '../support/evm/local-evm.js';
 
@@ -16,20 +17,31 @@ let treasury: Address;
 let key: string;
 let clockOffsetMs = 0;
 
-const request = async (method: string, path: string, body?: unknown) => {
+const request = (method: string, path: string, body?: unknown) => requestAs(key, method, path, body);
+const requestAs = async (as: string, method: string, path: string, body?: unknown) => {
   const response = await fetch(`${api.base}/v1${path}`, {
     method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: { authorization: `Bearer ${as}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as any };
 };
-const quote = async (currency: string, payer: Address, notional = '1000') => {
-  const response = await request('POST', '/fees/quote', { notional_usdc: notional, currency, payer_address: payer });
+/** The payer proof of each quoted fee: its payer's signature of the fee's payer_message. */
+const proofs = new Map<string, string>();
+const quote = async (currency: string, payer: PrivateKeyAccount, notional = '1000', as = key) => {
+  const response = await requestAs(as, 'POST', '/fees/quote', { notional_usdc: notional, currency, payer_address: payer.address });
   expect(response.status).toBe(201);
-  return response.body.data;
+  const fee = response.body.data;
+  if (fee.payer_message) proofs.set(fee.fee_id, await payer.signMessage({ message: fee.payer_message }));
+  return fee;
 };
-const settle = (feeId: string, txHash?: Hash | string) => request('POST', `/fees/${feeId}/settle`, txHash ? { tx_hash: txHash } : {});
+const settle = (feeId: string, txHash?: Hash | string, as = key) =>
+  requestAs(
+    as,
+    'POST',
+    `/fees/${feeId}/settle`,
+    txHash ? { tx_hash: txHash, ...(proofs.has(feeId) ? { payer_signature: proofs.get(feeId) } : {}) } : {},
+  );
 const refusal = async (feeId: string, txHash: string) => {
   const response = await settle(feeId, txHash);
   expect(response.status).toBe(400);
@@ -79,7 +91,7 @@ afterAll(async () => {
 
 test('a stablecoin Transfer of the quoted amount to the treasury settles the fee once it has the confirmations', async () => {
   const payer = await funded();
-  const fee = await quote('usdc', payer.address);
+  const fee = await quote('usdc', payer);
   // 1000 x 50 bps = 5 USDC = 5,000,000 base units, payable to the treasury in the configured stablecoin.
   expect(fee).toMatchObject({
     state: 'quoted',
@@ -106,13 +118,13 @@ test('a stablecoin Transfer of the quoted amount to the treasury settles the fee
   const again = await settle(fee.fee_id, tx);
   expect(again.status).toBe(409);
   expect(again.body.code).toBe('CONFLICT');
-  const next = await quote('usdc', payer.address);
+  const next = await quote('usdc', payer);
   expect(await refusal(next.fee_id, tx)).toBe('tx_already_used');
 });
 
 test('refusals name their reason: pending, reverted, too small, wrong recipient, wrong payer, wrong token, not found', async () => {
   const payer = await funded();
-  const fee = await quote('usdc', payer.address);
+  const fee = await quote('usdc', payer);
 
   await evm.setAutomine(false);
   let pending: Hash;
@@ -125,7 +137,7 @@ test('refusals name their reason: pending, reverted, too small, wrong recipient,
   await evm.mine(1);
 
   const broke = await evm.newAccount();
-  const brokeFee = await quote('usdc', broke.address);
+  const brokeFee = await quote('usdc', broke);
   const reverted = await evm.transfer(usd, broke, treasury, 5_000_000n, { gas: 100_000n });
   await confirm();
   expect(await refusal(brokeFee.fee_id, reverted)).toBe('tx_reverted');
@@ -150,7 +162,7 @@ test('refusals name their reason: pending, reverted, too small, wrong recipient,
 test('native coin and platform-token fees are converted at the configured prices and confirmed the same way', async () => {
   const payer = await funded();
   // 1000 x 50 bps = 5 USDC at 2 USDC per coin = 2.5 coins.
-  const native = await quote('native', payer.address);
+  const native = await quote('native', payer);
   expect(native).toMatchObject({
     amount: '2.5',
     amount_base_units: '2500000000000000000',
@@ -167,11 +179,11 @@ test('native coin and platform-token fees are converted at the configured prices
   await confirm();
   expect(await refusal(native.fee_id, erc20)).toBe('wrong_recipient');
   expect((await settle(native.fee_id, enough)).body.data).toMatchObject({ state: 'settled', payment: { token_contract: null } });
-  const usdcFee = await quote('usdc', payer.address);
+  const usdcFee = await quote('usdc', payer);
   expect(await refusal(usdcFee.fee_id, enough)).toBe('tx_already_used');
 
   // The platform token pays 25 bps: 1000 x 25 bps = 2.5 USDC at 0.5 USDC per token = 5 tokens.
-  const token = await quote('platform_token', payer.address);
+  const token = await quote('platform_token', payer);
   expect(token).toMatchObject({ rate_bps: 25, fee_usdc: '2.5', amount: '5', amount_base_units: '5000000000000000000' });
   await evm.mint(platform, payer.address, 10n ** 19n);
   const paid = await evm.transfer(platform, payer, treasury, 5n * 10n ** 18n);
@@ -187,12 +199,12 @@ test('a payment mined before the quote, or after it expired, is refused; an expi
   const early = await evm.transfer(usd, payer, treasury, 5_000_000n);
   await confirm();
   clockOffsetMs = 5 * 60_000; // the quote is made five minutes after the payment
-  const later = await quote('usdc', payer.address);
+  const later = await quote('usdc', payer);
   clockOffsetMs = 0;
   expect(await refusal(later.fee_id, early)).toBe('tx_before_quote');
 
   clockOffsetMs = -20 * 60_000; // quoted twenty minutes ago: expired ten minutes ago
-  const stale = await quote('usdc', payer.address);
+  const stale = await quote('usdc', payer);
   clockOffsetMs = 0;
   expect((await request('GET', `/fees/${stale.fee_id}`)).body.data.state).toBe('expired');
   const late = await evm.transfer(usd, payer, treasury, 5_000_000n);
@@ -201,7 +213,7 @@ test('a payment mined before the quote, or after it expired, is refused; an expi
 
   await api.admin.addCredits(key, 1000);
   clockOffsetMs = -20 * 60_000;
-  const expiredCredits = await quote('credits', payer.address);
+  const expiredCredits = await quote('credits', payer);
   clockOffsetMs = 0;
   const conflict = await settle(expiredCredits.fee_id);
   expect(conflict.status).toBe(409);
@@ -211,7 +223,7 @@ test('a payment mined before the quote, or after it expired, is refused; an expi
 test('input errors: 404 for an unknown fee, 400 for a missing tx_hash or a credits fee with one, 503 while the chain is unreachable', async () => {
   expect((await settle('fee_000000')).status).toBe(404);
   const payer = await funded();
-  const fee = await quote('usdc', payer.address);
+  const fee = await quote('usdc', payer);
   const missing = await settle(fee.fee_id);
   expect(missing.status).toBe(400);
   expect(missing.body.error).toMatch(/^tx_hash: required/);
@@ -242,3 +254,86 @@ test('input errors: 404 for an unknown fee, 400 for a missing tx_hash or a credi
   expect(settledOnly.every((f: any) => f.state === 'settled')).toBe(true);
   expect(settledOnly.map((f: any) => f.fee_id)).toContain(fee.fee_id);
 });
+
+test('another account cannot claim a wallet’s payment by quoting with its address: the payer proves the fee is its own', async () => {
+  // Issue 59 H3: an attacker quoting with the victim's wallet settled its fee with the victim's transaction.
+  const victimKey = (await api.admin.createKey('victim', '1')).api_key;
+  const attackerKey = (await api.admin.createKey('attacker', '1')).api_key;
+  const victim = await funded();
+  const attackerWallet = await evm.newAccount();
+  const victimFee = await quote('usdc', victim, '1000', victimKey);
+  const claim = (
+    await requestAs(attackerKey, 'POST', '/fees/quote', { notional_usdc: '1000', currency: 'usdc', payer_address: victim.address })
+  ).body.data;
+  const paid = await evm.transfer(usd, victim, treasury, 5_000_000n);
+  await confirm();
+  // Without a signature, with the attacker's own wallet's, and with the victim's signature of the victim's fee (a replay).
+  const signatures = [
+    async () => undefined,
+    () => attackerWallet.signMessage({ message: claim.payer_message }),
+    async () => proofs.get(victimFee.fee_id),
+  ];
+  for (const sign of signatures) {
+    const payer_signature = await sign();
+    const refused = await requestAs(attackerKey, 'POST', `/fees/${claim.fee_id}/settle`, {
+      tx_hash: paid,
+      ...(payer_signature ? { payer_signature } : {}),
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.reason).toBe('payer_not_proven');
+  }
+  expect((await requestAs(attackerKey, 'GET', `/fees/${claim.fee_id}`)).body.data.state).toBe('quoted');
+  // What the payer signs names the fee and the account.
+  expect(victimFee.payer_message).toBe(
+    `tapeline: wallet ${victim.address.toLowerCase()} pays fee ${victimFee.fee_id} of account ${(await api.accounts.authenticate(victimKey))!.account_id}.`,
+  );
+  // The victim's own fee settles with its own payment.
+  expect((await settle(victimFee.fee_id, paid, victimKey)).body.data.state).toBe('settled');
+});
+
+test('the account’s linked wallet needs no signature per fee (it proved itself when linked)', async () => {
+  const linkedKey = (await api.admin.createKey('linked', '1')).api_key;
+  const wallet = await funded();
+  const link = (await requestAs(linkedKey, 'GET', '/account/wallet')).body.data.link_message;
+  const linked = await requestAs(linkedKey, 'PUT', '/account/wallet', {
+    address: wallet.address,
+    signature: await wallet.signMessage({ message: link }),
+  });
+  expect(linked.status).toBe(200);
+  const fee = (
+    await requestAs(linkedKey, 'POST', '/fees/quote', { notional_usdc: '1000', currency: 'usdc', payer_address: wallet.address })
+  ).body.data;
+  const paid = await evm.transfer(usd, wallet, treasury, 5_000_000n);
+  await confirm();
+  const settled = await requestAs(linkedKey, 'POST', `/fees/${fee.fee_id}/settle`, { tx_hash: paid });
+  expect(settled.body.data?.state).toBe('settled');
+});
+
+test('a payment mined even seconds before the quote never counts (there is no clock allowance)', async () => {
+  const payer = await funded();
+  const early = await evm.transfer(usd, payer, treasury, 5_000_000n);
+  await confirm();
+  // Quoted thirty seconds after the payment's block time (the old 60 s allowance let it pay); the
+  // chain's clock runs ahead of ours when blocks are mined faster than one a second, so it is read.
+  clockOffsetMs = (await minedAtMs(early)) + 30_000 - Date.now();
+  const fee = await quote('usdc', payer);
+  clockOffsetMs = 0;
+  expect(await refusal(fee.fee_id, early)).toBe('tx_before_quote');
+});
+
+/** The block time of a mined transaction (ms), read over the EVM's JSON-RPC. */
+async function minedAtMs(txHash: Hash): Promise<number> {
+  const rpc = async (method: string, params: unknown[]) =>
+    (
+      (await (
+        await fetch(evm.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        })
+      ).json()) as { result: any }
+    ).result;
+  const receipt = await rpc('eth_getTransactionReceipt', [txHash]);
+  const block = await rpc('eth_getBlockByNumber', [receipt.blockNumber, false]);
+  return Number(BigInt(block.timestamp)) * 1000;
+}

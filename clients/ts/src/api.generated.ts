@@ -464,7 +464,7 @@ export type Error = {
   code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "PAYMENT_REQUIRED" | "CONFLICT" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
   /** Human-readable message. */
   error: string;
-  /** A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed). */
+  /** A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed; account_limit: a per-account cap, named in the message, is reached). */
   reason?: string;
 };
 
@@ -1091,6 +1091,8 @@ export type Fee = {
   /** ERC-20 contracts accepted for the payment (usdc: each configured stablecoin; platform_token: the token); empty otherwise. */
   token_contracts: Array<string>;
   payer_address: string | null;
+  /** On-chain fees: what payer_address signs (EIP-191 personal_sign) to settle (payer_signature), naming the fee and the account; null for credits. */
+  payer_message: string | null;
   reference: string | null;
   quoted_at: Timestamp;
   expires_at: Timestamp;
@@ -2246,6 +2248,8 @@ export interface Operations {
       fee_id: string;
       /** The payment transaction (on-chain currencies). */
       tx_hash?: string;
+      /** The payer wallet's EIP-191 personal_sign of the fee's `payer_message` (on-chain currencies; not needed when payer_address is the account's linked wallet). */
+      payer_signature?: string;
     };
     paramsOptional: false;
     data: Fee;
@@ -3910,7 +3914,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "POST",
     "path": "/keys",
     "summary": "Add a key to the calling account; the key is in the response, shown once.",
-    "description": "An account holds at most 10 live keys by default (`409 CONFLICT` past it). Keys of one account share its tier, quota and rate limit.",
+    "description": "An account holds at most 10 live keys by default (`KEYS_PER_ACCOUNT`; `409 CONFLICT` past it). Keys of one account share its tier, quota and rate limit. A key in its rotation grace period cannot add keys (`403 FORBIDDEN`).",
     "access": "any",
     "paginated": false,
     "parameters": [],
@@ -3922,7 +3926,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "POST",
     "path": "/keys/{id}/rotate",
     "summary": "Replace a key with a new one (shown once); the old key stops now or after a grace period.",
-    "description": "Only an active key can be rotated (`409 CONFLICT` for one already rotated or revoked). With\n`expire_previous_in_seconds` the old key keeps working that long (at most 7 days), so running\nclients can switch without a gap.",
+    "description": "Only an active key can be rotated (`409 CONFLICT` for one already rotated or revoked). With\n`expire_previous_in_seconds` the old key keeps working that long (at most 7 days), so running\nclients can switch without a gap - for reading: in its grace period it cannot add, rotate or\nrevoke keys (`403 FORBIDDEN`).",
     "access": "any",
     "paginated": false,
     "parameters": [
@@ -3945,7 +3949,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "POST",
     "path": "/keys/{id}/revoke",
     "summary": "End a key now.",
-    "description": "The key stops working at once on the server that handles this call and within 10 seconds on\nthe others. An account keeps at least one active key: revoking the last one is `409 CONFLICT`\n(create or rotate another first). Revoking a key that already ended returns it unchanged.",
+    "description": "The key stops working at once on the server that handles this call and within 10 seconds on\nthe others. An account keeps at least one active key: revoking the last one is `409 CONFLICT`\n(create or rotate another first). Revoking a key that already ended returns it unchanged. A key\nin its rotation grace period cannot revoke keys (`403 FORBIDDEN`).",
     "access": "any",
     "paginated": false,
     "parameters": [
@@ -4346,7 +4350,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "POST",
     "path": "/fees/{fee_id}/settle",
     "summary": "Charges a quoted fee - at most once.",
-    "description": "Credits are drawn from the account (`402 PAYMENT_REQUIRED` when too few). An on-chain fee is\nsettled by its payment: `tx_hash` names a transaction that moved at least `amount` to the\ntreasury from `payer_address` - an ERC-20 `Transfer` of one of `token_contracts`, or a native\ntransfer - mined before the quote expired, with the configured confirmations, and not used for\nanother fee. A refused payment is `400 BAD_REQUEST` with `reason` (tx_not_found, tx_pending,\ntx_reverted, insufficient_confirmations, wrong_recipient, wrong_payer, wrong_token,\namount_too_small, tx_before_quote, tx_after_expiry, tx_already_used) and the fee stays quoted.\nA fee already settled, or expired, is `409 CONFLICT`; an unknown fee is `404 NOT_FOUND`.",
+    "description": "Credits are drawn from the account (`402 PAYMENT_REQUIRED` when too few). An on-chain fee is\nsettled by its payment: `tx_hash` names a transaction that moved at least `amount` to the\ntreasury from `payer_address` - an ERC-20 `Transfer` of one of `token_contracts`, or a native\ntransfer - mined in or after the quote's second (block times are whole seconds) and before it\nexpired, with the configured confirmations, and not used for another fee. The payer must be\nproven: `payer_signature` is that wallet's EIP-191 `personal_sign` of the fee's `payer_message`\n(which names the fee and the account), unless `payer_address` is the account's linked wallet\n(`PUT /account/wallet`); otherwise `400` with reason `payer_not_proven`, before the chain is read -\nso no one can claim another wallet's payment by quoting with its address. A refused payment is\n`400 BAD_REQUEST` with `reason` (payer_not_proven, tx_not_found, tx_pending,\ntx_reverted, insufficient_confirmations, wrong_recipient, wrong_payer, wrong_token,\namount_too_small, tx_before_quote, tx_after_expiry, tx_already_used) and the fee stays quoted.\nA fee already settled, or expired, is `409 CONFLICT`; an unknown fee is `404 NOT_FOUND`.\nWhen the chain cannot be read (the transaction, its receipt or its block), `503` with\n`Retry-After`: settle again.",
     "access": "tier1",
     "paginated": false,
     "parameters": [
@@ -4362,7 +4366,8 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
       }
     ],
     "body": [
-      "tx_hash"
+      "tx_hash",
+      "payer_signature"
     ]
   },
   "getAccountWallet": {
@@ -4670,7 +4675,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "POST",
     "path": "/copy/subscriptions",
     "summary": "Follow a leader wallet - every fill of it becomes a trade intent for your executor (copy.executed) or a risk.blocked event.",
-    "description": "The copy engine reads the leader's fills from the event log (the chain source publishes both sides\nof every match seconds after settlement; the Data API feed covers what the chain has not) and,\nfor each fill that reaches the log after the subscription was created, applies the sizing rule\nand the risk limits. The result is a trade intent (`GET /copy/intents`) and a webhook event to the\naccount's own webhook subscriptions for `copy.executed` / `risk.blocked`. The service never\nplaces orders: the local executor (`clients/executor`) does, with keys that never leave its machine.\n`dry_run: true` (the default) marks every intent as a dry run (status `dry_run`).",
+    "description": "The copy engine reads the leader's fills from the event log (the chain source publishes both sides\nof every match seconds after settlement; the Data API feed covers what the chain has not) and,\nfor each fill that reaches the log after the subscription was created, applies the sizing rule\nand the risk limits. The result is a trade intent (`GET /copy/intents`) and a webhook event to the\naccount's own webhook subscriptions for `copy.executed` / `risk.blocked`. The service never\nplaces orders: the local executor (`clients/executor`) does, with keys that never leave its machine.\n`dry_run: true` (the default) marks every intent as a dry run (status `dry_run`).\nAn account keeps at most `COPY_SUBSCRIPTIONS_PER_ACCOUNT` subscriptions (default 25; each one is\nwork for every fill of its leader): past it `409 CONFLICT` with `reason: account_limit`.",
     "access": "tier2",
     "paginated": false,
     "parameters": [],
@@ -5142,7 +5147,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "POST",
     "path": "/strategies",
     "summary": "Save a strategy (strategy_lab); it is backtested over the last 30 days and then evaluated live on every trade, emitting strategy.signal.",
-    "description": "A strategy is a price_threshold rule on up to 100 markets, the backtest's: the YES price moved more than\n`change_pct` within `window_minutes` (as market.price_signal detects moves, at the strategy's own\nthreshold). Live, each detected move is a `strategy.signal` to the account's webhook subscriptions for\nit: side `buy` (momentum after an up move, reversion after a down move) or `sell` on the market's YES\noutcome, entry_price = the YES price of the trade that completed the move. `confidence` and `edge` are\nthe strategy's own backtest over the 30 days before it was saved (with `order_usdc` per entry and\n`hold_hours`): confidence = won / (won + lost), edge = net result / buy notional and fees.",
+    "description": "A strategy is a price_threshold rule on up to 100 markets, the backtest's: the YES price moved more than\n`change_pct` within `window_minutes` (as market.price_signal detects moves, at the strategy's own\nthreshold). Live, each detected move is a `strategy.signal` to the account's webhook subscriptions for\nit: side `buy` (momentum after an up move, reversion after a down move) or `sell` on the market's YES\noutcome, entry_price = the YES price of the trade that completed the move. `confidence` and `edge` are\nthe strategy's own backtest over the 30 days before it was saved (with `order_usdc` per entry and\n`hold_hours`): confidence = won / (won + lost), edge = net result / buy notional and fees.\nAn account keeps at most `STRATEGIES_PER_ACCOUNT` strategies (default 25; each one is evaluated on\nevery trade): past it `409 CONFLICT` with `reason: account_limit`, before any backtest runs.",
     "access": "tier2",
     "paginated": false,
     "parameters": [],

@@ -647,7 +647,7 @@ class SyncOperations:
         """
         return self._call("getFeesByFeeId", {"fee_id": fee_id}, {}, {})  # type: ignore[no-any-return]
 
-    def post_fees_by_fee_id_settle(self, *, fee_id: str, tx_hash: Optional[str] = None) -> m.Fee:
+    def post_fees_by_fee_id_settle(self, *, fee_id: str, tx_hash: Optional[str] = None, payer_signature: Optional[str] = None) -> m.Fee:
         """Charges a quoted fee - at most once.
 
         POST /fees/{fee_id}/settle (access: tier1).
@@ -655,8 +655,9 @@ class SyncOperations:
         Args:
             fee_id: Fee ledger id.
             tx_hash: The payment transaction (on-chain currencies).
+            payer_signature: The payer wallet's EIP-191 personal_sign of the fee's `payer_message` (on-chain currencies; not needed when payer_address is the account's linked wallet).
         """
-        return self._call("postFeesByFeeIdSettle", {"fee_id": fee_id}, {}, {"tx_hash": tx_hash})  # type: ignore[no-any-return]
+        return self._call("postFeesByFeeIdSettle", {"fee_id": fee_id}, {}, {"tx_hash": tx_hash, "payer_signature": payer_signature})  # type: ignore[no-any-return]
 
     def get_account_wallet(self) -> m.WalletLink:
         """The wallet whose platform-token balance sets this account's tier, and the message to sign to link one.
@@ -1464,7 +1465,7 @@ class AsyncOperations:
         """
         return await self._call("getFeesByFeeId", {"fee_id": fee_id}, {}, {})  # type: ignore[no-any-return]
 
-    async def post_fees_by_fee_id_settle(self, *, fee_id: str, tx_hash: Optional[str] = None) -> m.Fee:
+    async def post_fees_by_fee_id_settle(self, *, fee_id: str, tx_hash: Optional[str] = None, payer_signature: Optional[str] = None) -> m.Fee:
         """Charges a quoted fee - at most once.
 
         POST /fees/{fee_id}/settle (access: tier1).
@@ -1472,8 +1473,9 @@ class AsyncOperations:
         Args:
             fee_id: Fee ledger id.
             tx_hash: The payment transaction (on-chain currencies).
+            payer_signature: The payer wallet's EIP-191 personal_sign of the fee's `payer_message` (on-chain currencies; not needed when payer_address is the account's linked wallet).
         """
-        return await self._call("postFeesByFeeIdSettle", {"fee_id": fee_id}, {}, {"tx_hash": tx_hash})  # type: ignore[no-any-return]
+        return await self._call("postFeesByFeeIdSettle", {"fee_id": fee_id}, {}, {"tx_hash": tx_hash, "payer_signature": payer_signature})  # type: ignore[no-any-return]
 
     async def get_account_wallet(self) -> m.WalletLink:
         """The wallet whose platform-token balance sets this account's tier, and the message to sign to link one.

@@ -454,7 +454,7 @@ class Error(Model):
     success: Literal[False]
     code: Literal["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "PAYMENT_REQUIRED", "CONFLICT", "METHOD_NOT_ALLOWED", "RATE_LIMITED", "SERVICE_UNAVAILABLE", "INTERNAL_ERROR"]
     error: str = Field(description="Human-readable message.")
-    reason: Optional[str] = Field(None, description="A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed).")
+    reason: Optional[str] = Field(None, description="A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed; account_limit: a per-account cap, named in the message, is reached).")
 
 
 class DeveloperRegistration(Model):
@@ -953,6 +953,7 @@ class Fee(Model):
     pay_to: Optional[str] = Field(description="The treasury address (on-chain currencies).")
     token_contracts: list[str] = Field(description="ERC-20 contracts accepted for the payment (usdc: each configured stablecoin; platform_token: the token); empty otherwise.")
     payer_address: Optional[str]
+    payer_message: Optional[str] = Field(description="On-chain fees: what payer_address signs (EIP-191 personal_sign) to settle (payer_signature), naming the fee and the account; null for credits.")
     reference: Optional[str]
     quoted_at: Timestamp
     expires_at: Timestamp
