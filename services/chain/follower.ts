@@ -13,6 +13,7 @@
  * retracted), and reads again from there: the replacement events follow the retractions on the same
  * partitions.
  */
+import path from 'node:path';
 import type { ChainConditionResolved, ChainLedgerEvent, DeadLetter, Source } from '../events/types.js';
 import type { EventPublisher } from '../events/publisher.js';
 import { CheckpointFile } from '../ingest/checkpoint.js';
@@ -22,6 +23,7 @@ import type { ChainCatalog } from './catalog.js';
 import type { CatalogLookup } from './catalog-lookup.js';
 import type { ContractBook } from './contract-book.js';
 import { blockRetraction, type EventContext, watermarkKeys, watermarks } from './ledger-events.js';
+import { NegRiskBook } from './neg-risk-book.js';
 import { AdaptiveWindow, type RangeRead, ReorgInFlightError, readRange } from './range-reader.js';
 import { type Released, SettlementGate } from './settlement-gate.js';
 import type { SettlementRecord } from './settlement-records.js';
@@ -67,6 +69,8 @@ export interface FollowerOptions {
   /** Stop at this block (a backfill of a fixed range); default: follow the head. */
   untilBlock?: number;
   negRiskAdapter: string;
+  /** The neg-risk markets the chain prepared (neg-risk-book.ts); default: `chain-neg-risk.json` beside the checkpoint. */
+  negRiskFile?: string;
   /** Partitions of the ledger topic: a watermark goes to each after every range. */
   ledgerPartitions: number;
   /** Held records beyond this stop the follower from reading further (bounded memory and checkpoint). */
@@ -86,6 +90,10 @@ export interface ChainStatus {
   /** Time of the last block read (ms), for freshness. */
   ingested_block_time_ms: number | null;
   pending_events: number;
+  /** Conversions among pending_events: waiting for the chain to prepare their questions or the catalog to name their tokens. */
+  conversions_waiting: number;
+  /** Block time of the oldest conversion waiting (ms), null when none waits. */
+  oldest_conversion_waiting_ms: number | null;
   reorgs: number;
   retracted_blocks: number;
   log_range_blocks: number;
@@ -105,6 +113,7 @@ export class ChainFollower {
   private readonly checkpoint: CheckpointFile<FollowerCheckpoint | null>;
   private state: FollowerCheckpoint | null;
   private readonly gate: SettlementGate;
+  private readonly negRisk: NegRiskBook;
   private readonly window: AdaptiveWindow;
   private head: number | null = null;
   private reorgs = 0;
@@ -117,7 +126,12 @@ export class ChainFollower {
     this.state = this.checkpoint.read();
     if (this.state && this.state.chain_id !== options.chainId)
       throw new Error(`${options.checkpointFile} belongs to chain ${this.state.chain_id}, the RPC serves ${options.chainId}`);
-    this.gate = new SettlementGate(options.catalog, this.state?.pending ?? []);
+    const negRisk = new NegRiskBook(
+      options.negRiskAdapter.toLowerCase(),
+      options.negRiskFile ?? path.join(path.dirname(options.checkpointFile), 'chain-neg-risk.json'),
+    );
+    this.gate = new SettlementGate(options.catalog, negRisk, this.state?.pending ?? []);
+    this.negRisk = negRisk;
     this.window = new AdaptiveWindow(this.state?.log_window ?? options.logRangeBlocks, options.logRangeMaxBlocks);
     this.watermarkKeys = watermarkKeys(options.ledgerPartitions);
   }
@@ -133,6 +147,7 @@ export class ChainFollower {
   status(): ChainStatus {
     const final = this.head === null ? null : this.head - this.options.confirmations;
     const ingested = this.state?.tip?.number ?? null;
+    const conversions = this.gate.waitingConversions();
     return {
       chain_id: this.options.chainId,
       head_block: this.head,
@@ -142,6 +157,8 @@ export class ChainFollower {
       first_block: this.state?.first_block ?? null,
       ingested_block_time_ms: this.state?.tip?.time_ms ?? null,
       pending_events: this.gate.pending.length,
+      conversions_waiting: conversions.count,
+      oldest_conversion_waiting_ms: conversions.oldestBlockTimeMs,
       reorgs: this.reorgs,
       retracted_blocks: this.retractedBlocks,
       log_range_blocks: this.window.size,
@@ -243,6 +260,8 @@ export class ChainFollower {
   private save(state: FollowerCheckpoint, held: readonly SettlementRecord[] = this.gate.pending): void {
     state.pending = [...held];
     state.log_window = this.window.size;
+    // First the markets learnt: the checkpoint must not move past blocks whose preparations are not kept.
+    this.negRisk.save();
     this.checkpoint.write(state);
   }
 

@@ -7,6 +7,7 @@
 import type { ChainConditionResolved, ChainLedgerEvent, Source } from '../events/types.js';
 import { partitionForKey } from '../eventlog/partitioner.js';
 import { type CatalogMarket, type ChainCatalog, ledgerGroupOf } from './catalog.js';
+import type { NegRiskBook } from './neg-risk-book.js';
 import type { LogPosition, SettlementRecord } from './settlement-records.js';
 
 export interface EventContext {
@@ -19,7 +20,8 @@ export interface EventContext {
 
 export type LedgerOutcome =
   | { status: 'ready'; event: ChainLedgerEvent }
-  | { status: 'unknown'; tokenId?: string; conditionId?: string }
+  /** Waits: for the catalog to know a token or conditions, or (a conversion) for the chain to have prepared its market's questions. */
+  | { status: 'unknown'; tokenId?: string; conditionId?: string; conditionIds?: string[]; chain?: true }
   | { status: 'rejected'; reason: string };
 
 export const chainEventId = (chainId: number, at: Pick<LogPosition, 'txHash' | 'logIndex'>) => `${chainId}:${at.txHash}:${at.logIndex}`;
@@ -57,9 +59,10 @@ function base(record: SettlementRecord, context: EventContext, market: CatalogMa
 }
 
 export function toLedgerEvent(
-  record: Exclude<SettlementRecord, { kind: 'resolution' }>,
+  record: Exclude<SettlementRecord, { kind: 'resolution' | 'prepared' }>,
   catalog: ChainCatalog,
   context: EventContext,
+  negRisk: NegRiskBook,
 ): LedgerOutcome {
   switch (record.kind) {
     case 'fill': {
@@ -119,25 +122,59 @@ export function toLedgerEvent(
         },
       };
     }
-    case 'conversion': {
-      const { conversion } = record;
-      // The neg-risk market id is the ledger group itself: no catalog needed, so conversions never wait.
-      return {
-        status: 'ready',
-        event: {
-          ...base(record, context, null, conversion.negRiskMarketId),
-          kind: 'conversion',
-          wallet: record.wallet,
-          via: record.via,
-          conversion: {
-            neg_risk_market_id: conversion.negRiskMarketId,
-            index_set: conversion.indexSet,
-            amount_micro: conversion.amountMicro,
-          },
-        },
-      };
-    }
+    case 'conversion':
+      return conversionEvent(record, catalog, context, negRisk);
   }
+}
+
+/**
+ * A conversion goes out once the chain has told its market's questions as of the conversion (their
+ * count and the fee: neg-risk-book.ts) and the catalog names every question's tokens; until then it
+ * waits like a fill of an unknown token. Its event carries all of it, so the ledger prices it from
+ * the log alone. An index set the adapter would have refused (empty, beyond the question count, a
+ * market of fewer than 2 questions) means the source has not read the whole market: it waits too.
+ */
+function conversionEvent(
+  record: Extract<SettlementRecord, { kind: 'conversion' }>,
+  catalog: ChainCatalog,
+  context: EventContext,
+  negRisk: NegRiskBook,
+): LedgerOutcome {
+  const { conversion } = record;
+  const market = negRisk.at(conversion.negRiskMarketId, record.at);
+  const indexSet = BigInt(conversion.indexSet);
+  const count = market?.questions.length ?? 0;
+  if (!market || count < 2 || indexSet === 0n || indexSet >> BigInt(count) > 0n) return { status: 'unknown', chain: true };
+  const named = market.questions.map((q) => catalog.condition(q.conditionId));
+  const missing = market.questions.filter((_, i) => !named[i] || named[i].tokenIds.length !== 2).map((q) => q.conditionId);
+  if (missing.length > 0) return { status: 'unknown', conditionIds: missing };
+  return {
+    status: 'ready',
+    event: {
+      // The neg-risk market id is the ledger group: a conversion travels with its questions' fills.
+      ...base(record, context, null, conversion.negRiskMarketId),
+      kind: 'conversion',
+      wallet: record.wallet,
+      via: record.via,
+      conversion: {
+        neg_risk_market_id: conversion.negRiskMarketId,
+        index_set: conversion.indexSet,
+        amount_micro: conversion.amountMicro,
+        question_count: count,
+        fee_bips: market.feeBips,
+        questions: market.questions.map((q, i) => {
+          const m = named[i] as CatalogMarket;
+          return {
+            question_index: q.index,
+            market_id: q.conditionId,
+            outcomes: [...m.outcomes],
+            outcome_token_ids: [...m.tokenIds],
+            yes_index: m.yesIndex,
+          };
+        }),
+      },
+    },
+  };
 }
 
 /** ConditionResolution -> its event: payouts as fractions of the numerators' sum, the winner when one outcome takes all. */

@@ -14,7 +14,9 @@ import {
   type ConversionLog,
   type DecodedLog,
   decodeLog,
+  type MarketPreparedLog,
   type OrderFilledLog,
+  type QuestionPreparedLog,
   type RedemptionLog,
   type ResolutionLog,
   type SplitMergeLog,
@@ -42,6 +44,8 @@ export type SettlementRecord =
   | ({ kind: 'split' | 'merge'; at: LogPosition; change: SplitMergeLog } & Attributed)
   | ({ kind: 'redemption'; at: LogPosition; change: RedemptionLog } & Attributed)
   | ({ kind: 'conversion'; at: LogPosition; conversion: ConversionLog } & Attributed)
+  /** A neg-risk market or question the adapter prepared: what conversions are priced from (neg-risk-book.ts). */
+  | { kind: 'prepared'; at: LogPosition; prepared: MarketPreparedLog | QuestionPreparedLog }
   | { kind: 'resolution'; at: LogPosition; resolution: ResolutionLog };
 
 export interface Rejected {
@@ -118,6 +122,10 @@ export function interpretLogs(logs: readonly ChainLog[], blockTimes: ReadonlyMap
         if (who) records.push({ kind: 'conversion', at, conversion: value, ...who });
         break;
       }
+      case 'market_prepared':
+      case 'question_prepared':
+        records.push({ kind: 'prepared', at, prepared: value });
+        break;
       case 'resolution':
         records.push({ kind: 'resolution', at, resolution: value });
         break;
@@ -169,9 +177,9 @@ function isSystem(address: string, book: ContractBook): boolean {
   return book.isInternalActor(address) || book.isCollateralAdapter(address) || /^0x0{40}$/.test(address);
 }
 
-/** The wallet whose positions a record changes (empty for resolutions). */
+/** The wallet whose positions a record changes (empty for resolutions and preparations). */
 export function walletOf(record: SettlementRecord): string {
   if (record.kind === 'fill') return record.fill.maker;
-  if (record.kind === 'resolution') return '';
+  if (record.kind === 'resolution' || record.kind === 'prepared') return '';
   return record.wallet;
 }
