@@ -116,6 +116,16 @@ export function chainMetrics(status: ChainStatus | null): Family[] {
     ...gauge('tapeline_chain_ingested_block', 'The last block read and published.', status.ingested_block),
     ...gauge('tapeline_chain_lag_blocks', 'Final blocks not read yet.', status.lag_blocks),
     ...gauge('tapeline_chain_pending_events', 'Settlement events waiting for the catalog to know their market.', status.pending_events),
+    ...gauge(
+      'tapeline_chain_conversions_waiting',
+      "Neg-risk conversions waiting for the chain's questions of their market or the catalog's tokens of them.",
+      status.conversions_waiting,
+    ),
+    ...gauge(
+      'tapeline_chain_oldest_conversion_waiting_seconds',
+      'Age of the oldest conversion waiting (now - its block time).',
+      status.oldest_conversion_waiting_ms === null ? null : Math.max(0, (Date.now() - status.oldest_conversion_waiting_ms) / 1000),
+    ),
     ...gauge('tapeline_chain_log_range_blocks', 'Current eth_getLogs window.', status.log_range_blocks),
     ...gauge('tapeline_chain_reorgs_total', 'Reorgs repaired since start.', status.reorgs, 'counter'),
     ...gauge('tapeline_chain_retracted_blocks_total', 'Published blocks retracted since start.', status.retracted_blocks, 'counter'),

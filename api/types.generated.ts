@@ -537,6 +537,10 @@ export type Health = {
     ingested_block_time_ms?: number | null;
     /** Events waiting for the market catalog to know their token (never dropped). */
     pending_events?: number;
+    /** Neg-risk conversions among pending_events: waiting for the chain to have prepared their market's questions (MarketPrepared, QuestionPrepared) or for the catalog to name those questions' tokens. */
+    conversions_waiting?: number;
+    /** Block time (Unix ms) of the oldest conversion waiting; null when none waits. */
+    oldest_conversion_waiting_ms?: number | null;
     /** Reorgs deeper than the confirmations repaired since start. */
     reorgs?: number;
     /** Published blocks retracted since start. */

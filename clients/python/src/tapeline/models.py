@@ -493,6 +493,8 @@ class HealthChain(Model):
     first_block: Optional[int] = Field(None, description="First block the source covers (a chain backfill moves it down).")
     ingested_block_time_ms: Optional[int] = Field(None, description="Time of ingested_block (Unix ms).")
     pending_events: Optional[int] = Field(None, description="Events waiting for the market catalog to know their token (never dropped).")
+    conversions_waiting: Optional[int] = Field(None, description="Neg-risk conversions among pending_events: waiting for the chain to have prepared their market's questions (MarketPrepared, QuestionPrepared) or for the catalog to name those questions' tokens.")
+    oldest_conversion_waiting_ms: Optional[int] = Field(None, description="Block time (Unix ms) of the oldest conversion waiting; null when none waits.")
     reorgs: Optional[int] = Field(None, description="Reorgs deeper than the confirmations repaired since start.")
     retracted_blocks: Optional[int] = Field(None, description="Published blocks retracted since start.")
     log_range_blocks: Optional[int] = Field(None, description="Current eth_getLogs window (halves on refusal, doubles after clean answers).")
