@@ -146,7 +146,7 @@ function conversionEvent(
   const count = market?.questions.length ?? 0;
   if (!market || count < 2 || indexSet === 0n || indexSet >> BigInt(count) > 0n) return { status: 'unknown', chain: true };
   const named = market.questions.map((q) => catalog.condition(q.conditionId));
-  const missing = market.questions.filter((_, i) => !named[i] || named[i].tokenIds.length !== 2).map((q) => q.conditionId);
+  const missing = market.questions.filter((_, i) => named[i]?.tokenIds.length !== 2).map((q) => q.conditionId);
   if (missing.length > 0) return { status: 'unknown', conditionIds: missing };
   return {
     status: 'ready',

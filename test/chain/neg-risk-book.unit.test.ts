@@ -48,7 +48,7 @@ test('kept in its file: a restart knows what was saved; a reorg forgets its bloc
   const file = path.join(dir, 'chain-neg-risk.json');
   const book = new NegRiskBook(ADAPTER, file);
   book.marketPrepared(MARKET, '0x0000000000000000000000000000000000000001', 0, at(10));
-  [0, 1, 2].forEach((i) => book.questionPrepared(MARKET, i, at(11 + i)));
+  for (const i of [0, 1, 2]) book.questionPrepared(MARKET, i, at(11 + i));
   book.save();
   const restarted = new NegRiskBook(ADAPTER, file);
   expect(restarted.at(MARKET, place(100))?.questions.map((x) => x.index)).toEqual([0, 1, 2]);
