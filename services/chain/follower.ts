@@ -75,6 +75,8 @@ export interface FollowerOptions {
   ledgerPartitions: number;
   /** Held records beyond this stop the follower from reading further (bounded memory and checkpoint). */
   maxPending?: number;
+  /** CHAIN_HOLD_MAX_MS: a record held this long is released with the best evidence there is, or dead-lettered (settlement-gate.ts). */
+  holdMaxMs: number;
   clock?: () => number;
 }
 
@@ -94,6 +96,18 @@ export interface ChainStatus {
   conversions_waiting: number;
   /** Block time of the oldest conversion waiting (ms), null when none waits. */
   oldest_conversion_waiting_ms: number | null;
+  /** Conversions waiting whose own transaction's splits do not fit their index set. */
+  conversions_unfit_evidence: number;
+  /** Since start: conversions released with their question count from their own transaction. */
+  conversions_from_transaction: number;
+  /** Since start: conversions released with fee 0 assumed (neither MarketPrepared nor their transaction told it). */
+  conversion_fees_assumed: number;
+  /** Since start: records released only because they were held past hold_limit_ms. */
+  released_at_hold_limit: number;
+  /** Since start: records dead-lettered because they were held past hold_limit_ms and nothing priced them. */
+  dead_lettered_at_hold_limit: number;
+  /** CHAIN_HOLD_MAX_MS: how long a record may wait. */
+  hold_limit_ms: number;
   reorgs: number;
   retracted_blocks: number;
   log_range_blocks: number;
@@ -130,7 +144,7 @@ export class ChainFollower {
       options.negRiskAdapter.toLowerCase(),
       options.negRiskFile ?? path.join(path.dirname(options.checkpointFile), 'chain-neg-risk.json'),
     );
-    this.gate = new SettlementGate(options.catalog, negRisk, this.state?.pending ?? []);
+    this.gate = new SettlementGate(options.catalog, negRisk, options.holdMaxMs, this.state?.pending ?? []);
     this.negRisk = negRisk;
     this.window = new AdaptiveWindow(this.state?.log_window ?? options.logRangeBlocks, options.logRangeMaxBlocks);
     this.watermarkKeys = watermarkKeys(options.ledgerPartitions);
@@ -148,6 +162,7 @@ export class ChainFollower {
     const final = this.head === null ? null : this.head - this.options.confirmations;
     const ingested = this.state?.tip?.number ?? null;
     const conversions = this.gate.waitingConversions();
+    const counts = this.gate.counts;
     return {
       chain_id: this.options.chainId,
       head_block: this.head,
@@ -159,6 +174,12 @@ export class ChainFollower {
       pending_events: this.gate.pending.length,
       conversions_waiting: conversions.count,
       oldest_conversion_waiting_ms: conversions.oldestBlockTimeMs,
+      conversions_unfit_evidence: conversions.unfit,
+      conversions_from_transaction: counts.conversionsFromTransaction,
+      conversion_fees_assumed: counts.conversionFeesAssumed,
+      released_at_hold_limit: counts.releasedAtHoldLimit,
+      dead_lettered_at_hold_limit: counts.deadLetteredAtHoldLimit,
+      hold_limit_ms: this.gate.holdMaxMs,
       reorgs: this.reorgs,
       retracted_blocks: this.retractedBlocks,
       log_range_blocks: this.window.size,
@@ -179,13 +200,18 @@ export class ChainFollower {
     if (state.next_block > target && this.head !== previousHead && state.tip && (await this.repairReorg(state)))
       return { published: 0, deadLettered: 0, caughtUp: false };
     const learnt = await this.learnUnknown();
-    if (state.next_block > target) {
-      // Nothing new; markets learnt since the last step may still release held records.
-      const published = learnt > 0 ? await this.release([], state, []) : 0;
-      if (published > 0) this.save(state);
-      return { published, deadLettered: 0, caughtUp: true };
-    }
+    // Markets learnt, or records at the hold limit, release held records even when no block is read.
+    const releaseHeld = async (): Promise<number> => {
+      if (learnt === 0 && !this.gate.holdLimitReached(this.now())) return 0;
+      const published = await this.release([], state, this.gate.pending);
+      this.save(state);
+      return published;
+    };
+    if (state.next_block > target) return { published: await releaseHeld(), deadLettered: 0, caughtUp: true };
     if (this.gate.pending.length >= (this.options.maxPending ?? DEFAULT_MAX_PENDING)) {
+      const published = await releaseHeld();
+      if (published > 0 || this.gate.pending.length < (this.options.maxPending ?? DEFAULT_MAX_PENDING))
+        return { published, deadLettered: 0, caughtUp: false };
       if (this.now() - this.lastFullWarningMs > 60_000) {
         this.lastFullWarningMs = this.now();
         this.options.logger.warn(
@@ -206,6 +232,7 @@ export class ChainFollower {
         this.options.book,
         { from, to, extraHeaders: [from, to, ...ahead.map((block) => block.number)] },
         { source: this.options.source, nowMs: this.now() },
+        (market) => this.negRisk.feeBips(market) !== null,
       );
     } catch (error) {
       if (error instanceof LogRangeTooLargeError) {

@@ -15,7 +15,7 @@
  * (a crash in between reads those blocks again; learning is idempotent). `npm run backfill` keeps the
  * same file: on save, entries the file has and this process does not (another writer's) are kept. A
  * reorg forgets what the orphaned blocks prepared. A market prepared before the first block read is
- * not known, and its conversions wait (docs/CHAIN.md).
+ * not known here: its conversions are priced from their own transaction (conversion-evidence.ts).
  */
 import { encodePacked, keccak256 } from 'viem';
 import { CheckpointFile } from '../ingest/checkpoint.js';
@@ -86,7 +86,7 @@ export class NegRiskBook {
   private dirty = false;
 
   constructor(
-    private readonly adapter: string,
+    readonly adapter: string,
     file: string | null = null,
   ) {
     this.file = file ? new CheckpointFile<StoredBook>(file, EMPTY) : null;
@@ -129,6 +129,11 @@ export class NegRiskBook {
     const prepared = [...(this.questions.get(marketId)?.values() ?? [])].filter((q) => before(q.at, at)).sort((a, b) => a.index - b.index);
     if (prepared.some((q, i) => q.index !== i)) return null;
     return { feeBips: market.feeBips, questions: prepared };
+  }
+
+  /** The market's fee (MarketPrepared: fixed for the market's life), null when its preparation was not read. */
+  feeBips(marketId: string): number | null {
+    return this.markets.get(marketId)?.feeBips ?? null;
   }
 
   /** A reorg rewound the reader to `block`: what later blocks prepared is read again. */

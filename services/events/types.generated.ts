@@ -153,6 +153,10 @@ export interface ChainConversion {
   fee_bips: number;
   /** Every question 0..question_count - 1, in index order. */
   questions: Array<ChainConversionQuestion>;
+  /** Where question_count comes from: chain (the market's MarketPrepared and QuestionPrepared, read by the source, as of the conversion), transaction (the conversion's own transaction: the adapter splits collateral for every question not in index_set, so the count is index_set's bits plus those splits), catalog (held past CHAIN_HOLD_MAX_MS with neither: the questions the catalog lists for the market, which may not be the market's at the conversion). Empty on events published before the source said. */
+  questions_from: string;
+  /** Where fee_bips comes from: chain (MarketPrepared), transaction (what the caller received in the conversion's transaction: the smallest fee taking exactly that much), assumed (neither told: 0, as Polymarket's PnL subgraph prices every conversion). Empty on events published before the source said. */
+  fee_from: string;
 }
 
 /** One position-changing settlement event read from Polygon (a fill of one order, a split, merge, redemption or neg-risk conversion), or the retraction of a block orphaned by a reorg. Key: ledger_group (the neg-risk market id for neg-risk markets, else the condition id), so a position-ledger consumer sees every change of a wallet's token in chain order on one partition (docs/CHAIN.md). Amounts are exact integers in micro-units (6 decimals) as decimal strings: a uint256 can exceed 2^53, which a JSON or JS number cannot hold exactly. */

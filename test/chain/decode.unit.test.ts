@@ -509,7 +509,7 @@ test('redemptions: a winner is paid its shares, a loser is paid 0; the neg-risk 
 });
 
 test('conversion: NO of questions 0 and 2 of a neg-risk event into YES of the others, keyed by the event, with its questions', () => {
-  const gate = new SettlementGate(catalog, new NegRiskBook(C.negRiskAdapter.address));
+  const gate = new SettlementGate(catalog, new NegRiskBook(C.negRiskAdapter.address), config.chain.holdMaxMs);
   const logs = [
     log(C.negRiskAdapter.address, PUBLISHED.negRisk, 'MarketPrepared', { marketId: FED, oracle: M, feeBips: 0n, data: '0x' }),
     ...[0, 1, 2, 3].map((index) =>
@@ -544,6 +544,8 @@ test('conversion: NO of questions 0 and 2 of a neg-risk event into YES of the ot
       outcome_token_ids: m.outcome_token_ids,
       yes_index: 0,
     })),
+    questions_from: 'chain',
+    fee_from: 'chain',
   });
 });
 

@@ -93,6 +93,7 @@ async function rig(simOptions: Partial<SimulatorOptions> = {}): Promise<Rig> {
         startBlock: sim.chain.head() - 600,
         negRiskAdapter: config.chain.contracts.negRiskAdapter.address,
         ledgerPartitions: chainLedger.partitions,
+        holdMaxMs: config.chain.holdMaxMs,
         ...over,
       }),
     ledger: async () =>

@@ -108,6 +108,8 @@ function conversion(wallet: string, indexSet: string, amount: number, at: number
       question_count: 0,
       fee_bips: 0,
       questions: [],
+      questions_from: '',
+      fee_from: '',
     },
   });
 }
