@@ -90,7 +90,7 @@ function convertPositions(no: number[], yes: number[], amount: bigint, fee: bigi
 
 const conversionOf = (logs: ChainLog[]) => {
   const record = interpretLogs(logs, new Map([[BLOCK, TIME_MS]]), book).records.find((r) => r.kind === 'conversion');
-  if (!record || record.kind !== 'conversion') throw new Error('no conversion');
+  if (record?.kind !== 'conversion') throw new Error('no conversion');
   return record;
 };
 
@@ -173,7 +173,7 @@ function node(logs: ChainLog[]): ChainReader & { receipts: string[] } {
     blocks: async () => new Map([[BigInt(BLOCK), header]]),
     // eth_getLogs: the configured contracts' topics only (no ERC-1155 or ERC-20 transfers).
     logs: async (filter) =>
-      logs.filter((l) => filter.addresses.includes(l.address) && (filter.topics?.[0] as string[]).includes(l.topics[0]!)),
+      logs.filter((l) => filter.addresses.includes(l.address) && ((filter.topics?.[0] ?? []) as string[]).includes(l.topics[0]!)),
     receipt: async (hash): Promise<ChainReceipt> => {
       receipts.push(hash);
       return { transactionHash: hash, blockNumber: BigInt(BLOCK), blockHash: BLOCK_HASH, status: 'success', from: USER, to: ADAPTER, logs };
