@@ -118,8 +118,37 @@ export function chainMetrics(status: ChainStatus | null): Family[] {
     ...gauge('tapeline_chain_pending_events', 'Settlement events waiting for the catalog to know their market.', status.pending_events),
     ...gauge(
       'tapeline_chain_conversions_waiting',
-      "Neg-risk conversions waiting for the chain's questions of their market or the catalog's tokens of them.",
+      "Neg-risk conversions waiting for their market's questions (chain or their transaction), the catalog's tokens of them, or an earlier event of their wallet.",
       status.conversions_waiting,
+    ),
+    ...gauge(
+      'tapeline_chain_conversions_unfit_evidence',
+      "Conversions waiting whose own transaction's splits do not fit their index set.",
+      status.conversions_unfit_evidence,
+    ),
+    ...gauge(
+      'tapeline_chain_conversions_from_transaction_total',
+      'Conversions published with their question count from their own transaction since start.',
+      status.conversions_from_transaction,
+      'counter',
+    ),
+    ...gauge(
+      'tapeline_chain_conversion_fees_assumed_total',
+      'Conversions published with fee 0 assumed (neither MarketPrepared nor their transaction told it) since start.',
+      status.conversion_fees_assumed,
+      'counter',
+    ),
+    ...gauge(
+      'tapeline_chain_released_at_hold_limit_total',
+      'Events published only because they waited CHAIN_HOLD_MAX_MS (conversions priced with the catalog questions) since start.',
+      status.released_at_hold_limit,
+      'counter',
+    ),
+    ...gauge(
+      'tapeline_chain_dead_lettered_at_hold_limit_total',
+      'Events dead-lettered because they waited CHAIN_HOLD_MAX_MS and nothing priced them, since start.',
+      status.dead_lettered_at_hold_limit,
+      'counter',
     ),
     ...gauge(
       'tapeline_chain_oldest_conversion_waiting_seconds',
