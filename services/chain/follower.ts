@@ -201,17 +201,16 @@ export class ChainFollower {
       return { published: 0, deadLettered: 0, caughtUp: false };
     const learnt = await this.learnUnknown();
     // Markets learnt, or records at the hold limit, release held records even when no block is read.
-    const releaseHeld = async (): Promise<number> => {
-      if (learnt === 0 && !this.gate.holdLimitReached(this.now())) return 0;
-      const published = await this.release([], state, this.gate.pending);
+    const releaseHeld = async (): Promise<{ published: number; deadLettered: number }> => {
+      if (learnt === 0 && !this.gate.holdLimitReached(this.now())) return { published: 0, deadLettered: 0 };
+      const out = await this.release([], state, this.gate.pending);
       this.save(state);
-      return published;
+      return out;
     };
-    if (state.next_block > target) return { published: await releaseHeld(), deadLettered: 0, caughtUp: true };
+    if (state.next_block > target) return { ...(await releaseHeld()), caughtUp: true };
     if (this.gate.pending.length >= (this.options.maxPending ?? DEFAULT_MAX_PENDING)) {
-      const published = await releaseHeld();
-      if (published > 0 || this.gate.pending.length < (this.options.maxPending ?? DEFAULT_MAX_PENDING))
-        return { published, deadLettered: 0, caughtUp: false };
+      const out = await releaseHeld();
+      if (out.published + out.deadLettered > 0) return { ...out, caughtUp: false };
       if (this.now() - this.lastFullWarningMs > 60_000) {
         this.lastFullWarningMs = this.now();
         this.options.logger.warn(
@@ -255,7 +254,7 @@ export class ChainFollower {
     const stale = ahead.filter((block) => read.headers.get(block.number)?.hash !== block.hash);
     if (stale.length > 0) await this.retract(state, stale);
     await this.options.publisher.deadLetter(read.deadLetters);
-    const published = await this.release(read.records, state, this.gate.pending);
+    const { published, deadLettered } = await this.release(read.records, state, this.gate.pending);
     const last = read.headers.get(to) as NonNullable<ReturnType<typeof read.headers.get>>;
     await this.options.publisher.publish(
       'chainLedger',
@@ -266,7 +265,7 @@ export class ChainFollower {
     state.recent = state.recent.filter((block) => block.number > to - this.options.reorgWindowBlocks);
     this.window.succeeded(to - from + 1);
     this.save(state);
-    return { published, deadLettered: read.deadLetters.length, caughtUp: to >= target };
+    return { published, deadLettered: read.deadLetters.length + deadLettered, caughtUp: to >= target };
   }
 
   private fresh(target: number): FollowerCheckpoint {
@@ -308,16 +307,17 @@ export class ChainFollower {
   /**
    * Admits records through the gate and publishes what is released. The blocks and groups about to be
    * published are checkpointed first (with the held records as they were), so a crash mid-publish
-   * leaves them known to the reorg check and the released records still pending.
+   * leaves them known to the reorg check and the released records still pending. Returns the events
+   * published and the records dead-lettered.
    */
   private async release(
     records: readonly SettlementRecord[],
     state: FollowerCheckpoint,
     heldBefore: readonly SettlementRecord[],
-  ): Promise<number> {
+  ): Promise<{ published: number; deadLettered: number }> {
     const before = [...heldBefore];
     const released: Released = this.gate.admit(records, this.context());
-    if (released.ledger.length + released.resolutions.length + released.rejected.length === 0) return 0;
+    if (released.ledger.length + released.resolutions.length + released.rejected.length === 0) return { published: 0, deadLettered: 0 };
     this.remember(state, released.ledger, released.resolutions);
     this.save(state, before);
     const deadLetters: DeadLetter[] = released.rejected.map(({ record, reason }) => ({
@@ -331,7 +331,7 @@ export class ChainFollower {
     await this.options.publisher.deadLetter(deadLetters);
     await this.options.publisher.publish('chainLedger', released.ledger);
     await this.options.publisher.publish('chainResolutions', released.resolutions);
-    return released.ledger.length + released.resolutions.length;
+    return { published: released.ledger.length + released.resolutions.length, deadLettered: deadLetters.length };
   }
 
   private remember(state: FollowerCheckpoint, ledger: readonly ChainLedgerEvent[], resolutions: readonly ChainConditionResolved[]): void {

@@ -292,12 +292,13 @@ describe('the hold limit', () => {
     );
     const second = r.follower({ catalog: catalog(), startBlock: start, holdMaxMs, clock: () => t0 + holdMaxMs });
     expect(second.status().pending_events).toBe(held);
-    await second.step();
+    const stepped = await second.step();
     const status = second.status();
     expect(status).toMatchObject({ pending_events: 0, hold_limit_ms: holdMaxMs, released_at_hold_limit: 0 });
     const deadLetters = (await readAll(r.log, STREAMS.deadLetters.topic)).map((m) => STREAMS.deadLetters.codec.decode(m.value));
     const reasons = deadLetters.filter((d) => d.origin === 'polygon/settlement').map((d) => d.reason);
     expect(reasons.length).toBe(status.dead_lettered_at_hold_limit);
+    expect(stepped.deadLettered).toBe(reasons.length);
     for (const reason of reasons)
       expect(reason).toMatch(
         /^(fill|split|merge|redemption) held 3600 s \(limit 3600 s\): the catalog does not know (token|condition) \w+$/,
