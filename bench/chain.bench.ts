@@ -24,6 +24,7 @@ import { migrate } from '../services/analytics/migrate.js';
 import { ChainCatalog } from '../services/chain/catalog.js';
 import { startChainSource } from '../services/chain/chain-source.js';
 import { ContractBook } from '../services/chain/contract-book.js';
+import { NegRiskBook } from '../services/chain/neg-risk-book.js';
 import { SettlementGate } from '../services/chain/settlement-gate.js';
 import { interpretLogs } from '../services/chain/settlement-records.js';
 import { loadConfig } from '../services/config.js';
@@ -133,7 +134,11 @@ async function throughput(workDir: string) {
     negRiskAdapter: config.chain.contracts.negRiskAdapter.address,
   };
   // The rows the baseline inserts: the same events, decoded once outside the clock.
-  const reference = new SettlementGate(catalog).admit(interpretLogs(logs, times, book).records, context).ledger;
+  const reference = new SettlementGate(
+    catalog,
+    new NegRiskBook(config.chain.contracts.negRiskAdapter.address),
+    config.chain.holdMaxMs,
+  ).admit(interpretLogs(logs, times, book).records, context).ledger;
   const fills = reference.filter((e) => e.kind === 'fill').length;
   console.log(`${logs.length} logs, ${fills} fills, ${reference.length} ledger events`);
 
@@ -153,7 +158,7 @@ async function throughput(workDir: string) {
   // and publish to the log. Stage 2: the sink from the log until ClickHouse holds everything. Timed
   // one after the other, as the ingest benchmark does, so neither stage's garbage lands on the other.
   const decodeStart = performance.now();
-  const gate = new SettlementGate(catalog);
+  const gate = new SettlementGate(catalog, new NegRiskBook(config.chain.contracts.negRiskAdapter.address), config.chain.holdMaxMs);
   for (let start = 0; start < logs.length; ) {
     let end = Math.min(logs.length, start + BATCH * 2);
     while (end < logs.length && logs[end]!.blockNumber === logs[end - 1]!.blockNumber) end++;

@@ -139,6 +139,14 @@ const environmentSchema = z.object({
   // after clean answers up to the maximum (keyed plans allow a few thousand blocks).
   CHAIN_LOG_RANGE_BLOCKS: z.coerce.number().int().min(1).default(50),
   CHAIN_LOG_RANGE_MAX_BLOCKS: z.coerce.number().int().min(1).default(2_000),
+  // How long a settlement record may wait for the catalog (or a conversion for its market's questions)
+  // before it is released with the best evidence there is or dead-lettered (docs/CHAIN.md): six hours
+  // outlast a catalog lookup and a short Gamma outage without hiding a wallet's history for long.
+  CHAIN_HOLD_MAX_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(6 * 3_600_000),
   // Where a follower without a checkpoint starts; empty = the current confirmed head (history comes
   // from `npm run backfill -- --source chain`).
   CHAIN_START_BLOCK: z.preprocess((v) => (v === '' ? undefined : v), blockNumber.optional()),
@@ -579,6 +587,7 @@ export type ChainConfig = Readonly<{
   logRangeBlocks: number;
   logRangeMaxBlocks: number;
   startBlock: number | null;
+  holdMaxMs: number;
   contracts: Readonly<{
     exchangeV1: ChainContract;
     negRiskExchangeV1: ChainContract;
@@ -665,6 +674,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       logRangeBlocks: Math.min(e.CHAIN_LOG_RANGE_BLOCKS, e.CHAIN_LOG_RANGE_MAX_BLOCKS),
       logRangeMaxBlocks: e.CHAIN_LOG_RANGE_MAX_BLOCKS,
       startBlock: e.CHAIN_START_BLOCK ?? null,
+      holdMaxMs: e.CHAIN_HOLD_MAX_MS,
       contracts: {
         exchangeV1: { address: e.CHAIN_EXCHANGE_V1, startBlock: e.CHAIN_START_BLOCK_EXCHANGE_V1 },
         negRiskExchangeV1: { address: e.CHAIN_NEG_RISK_EXCHANGE_V1, startBlock: e.CHAIN_START_BLOCK_NEG_RISK_EXCHANGE_V1 },

@@ -152,6 +152,7 @@ export async function runChainBackfill(options: ChainBackfillOptions): Promise<C
     startBlock: request.from_block,
     untilBlock: request.to_block,
     negRiskAdapter: config.chain.contracts.negRiskAdapter.address,
+    holdMaxMs: config.chain.holdMaxMs,
     ledgerPartitions: chainLedger.partitions,
   });
   const progress = new ChainBackfillProgress(options.out, request, clock);

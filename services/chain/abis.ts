@@ -28,8 +28,14 @@ export const conditionalTokensAbi = parseAbi([
   'event TransferBatch(address indexed operator, address indexed from, address indexed to, uint256[] ids, uint256[] values)',
 ]);
 
-/** NegRiskAdapter (Polymarket/neg-risk-ctf-adapter src/NegRiskAdapter.sol). Redemption amounts are [YES, NO]. */
+/**
+ * NegRiskAdapter (Polymarket/neg-risk-ctf-adapter src/NegRiskAdapter.sol). Redemption amounts are [YES, NO].
+ * MarketPrepared and QuestionPrepared tell, from the chain, how many questions a neg-risk market has at
+ * any point and its fee, which price a conversion (services/chain/neg-risk-book.ts).
+ */
 export const negRiskAdapterAbi = parseAbi([
+  'event MarketPrepared(bytes32 indexed marketId, address indexed oracle, uint256 feeBips, bytes data)',
+  'event QuestionPrepared(bytes32 indexed marketId, bytes32 indexed questionId, uint256 index, bytes data)',
   'event PositionSplit(address indexed stakeholder, bytes32 indexed conditionId, uint256 amount)',
   'event PositionsMerge(address indexed stakeholder, bytes32 indexed conditionId, uint256 amount)',
   'event PositionsConverted(address indexed stakeholder, bytes32 indexed marketId, uint256 indexed indexSet, uint256 amount)',
@@ -54,6 +60,8 @@ export const TOPIC0 = {
   negRiskPositionsMerge: selector(negRiskAdapterAbi, 'PositionsMerge'),
   negRiskPositionsConverted: selector(negRiskAdapterAbi, 'PositionsConverted'),
   negRiskPayoutRedemption: selector(negRiskAdapterAbi, 'PayoutRedemption'),
+  negRiskMarketPrepared: selector(negRiskAdapterAbi, 'MarketPrepared'),
+  negRiskQuestionPrepared: selector(negRiskAdapterAbi, 'QuestionPrepared'),
 } as const;
 
 /** The topic0 filter of eth_getLogs per contract kind (ERC-1155 transfers are read from receipts only, when needed). */
@@ -66,5 +74,7 @@ export const LOG_TOPICS = {
     TOPIC0.negRiskPositionsMerge,
     TOPIC0.negRiskPositionsConverted,
     TOPIC0.negRiskPayoutRedemption,
+    TOPIC0.negRiskMarketPrepared,
+    TOPIC0.negRiskQuestionPrepared,
   ],
 } as const;

@@ -101,6 +101,7 @@ export function startChainSource(options: ChainSourceOptions): ChainSource | nul
       logRangeMaxBlocks: chain.logRangeMaxBlocks,
       startBlock: chain.startBlock,
       negRiskAdapter: chain.contracts.negRiskAdapter.address,
+      holdMaxMs: chain.holdMaxMs,
       ledgerPartitions: chainLedger.partitions,
     });
   };

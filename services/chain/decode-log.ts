@@ -69,6 +69,22 @@ export interface ConversionLog {
   amountMicro: string;
 }
 
+/** NegRiskAdapter.prepareMarket: the market exists from here on, with its fee (out of 10,000) on conversions. */
+export interface MarketPreparedLog {
+  type: 'market_prepared';
+  negRiskMarketId: string;
+  oracle: string;
+  feeBips: number;
+}
+
+/** NegRiskAdapter.prepareQuestion: question `index` (the market's question count before it) exists from here on. */
+export interface QuestionPreparedLog {
+  type: 'question_prepared';
+  negRiskMarketId: string;
+  questionId: string;
+  index: number;
+}
+
 export interface ResolutionLog {
   type: 'resolution';
   conditionId: string;
@@ -87,7 +103,16 @@ export interface TransferLog {
   values: string[];
 }
 
-export type DecodedLog = OrderFilledLog | OrdersMatchedLog | SplitMergeLog | RedemptionLog | ConversionLog | ResolutionLog | TransferLog;
+export type DecodedLog =
+  | OrderFilledLog
+  | OrdersMatchedLog
+  | SplitMergeLog
+  | RedemptionLog
+  | ConversionLog
+  | MarketPreparedLog
+  | QuestionPreparedLog
+  | ResolutionLog
+  | TransferLog;
 
 type Args = Record<string, unknown>;
 
@@ -97,6 +122,17 @@ function amount(value: unknown, name: string): string {
   const n = value as bigint;
   if (typeof n !== 'bigint' || n < 0n || n > MAX_AMOUNT) throw new RangeError(`${name} out of range: ${String(value)}`);
   return n.toString();
+}
+
+/** NegRiskIdLib: a market id has a zero low byte; a question id is its market id plus the question's index there. */
+const LOW_BYTE = 0xffn;
+/** NegRiskAdapter.FEE_DENOMINATOR: fees are in basis points, at most all of it. */
+const MAX_FEE_BIPS = 10_000n;
+
+function negRiskMarketId(value: unknown): string {
+  const id = lower(value);
+  if ((BigInt(id) & LOW_BYTE) !== 0n) throw new RangeError(`neg-risk market id with a non-zero low byte: ${id}`);
+  return id;
 }
 
 const list = (value: unknown) => (value as readonly bigint[]).map((v) => v.toString());
@@ -292,10 +328,29 @@ function negRiskAdapter(log: ChainLog, book: ContractBook): DecodedLog {
       return {
         type: 'conversion',
         stakeholder: lower(args.stakeholder),
-        negRiskMarketId: lower(args.marketId),
+        negRiskMarketId: negRiskMarketId(args.marketId),
         indexSet: (args.indexSet as bigint).toString(),
         amountMicro: amount(args.amount, 'amount'),
       };
+    case 'MarketPrepared': {
+      const feeBips = args.feeBips as bigint;
+      if (feeBips > MAX_FEE_BIPS) throw new RangeError(`feeBips above ${MAX_FEE_BIPS}: ${feeBips}`);
+      return {
+        type: 'market_prepared',
+        negRiskMarketId: negRiskMarketId(args.marketId),
+        oracle: lower(args.oracle),
+        feeBips: Number(feeBips),
+      };
+    }
+    case 'QuestionPrepared': {
+      const marketId = negRiskMarketId(args.marketId);
+      const questionId = lower(args.questionId);
+      const index = args.index as bigint;
+      // The adapter derives the question id from the market id and the index (NegRiskIdLib.getQuestionId).
+      if (index > LOW_BYTE || BigInt(questionId) !== BigInt(marketId) + index)
+        throw new RangeError(`question id ${questionId} is not question ${index} of market ${marketId}`);
+      return { type: 'question_prepared', negRiskMarketId: marketId, questionId, index: Number(index) };
+    }
     default: {
       const redeemed = (args.amounts as bigint[]).map((v, i) => amount(v, `amounts[${i}]`));
       return {

@@ -13,6 +13,7 @@
  * retracted), and reads again from there: the replacement events follow the retractions on the same
  * partitions.
  */
+import path from 'node:path';
 import type { ChainConditionResolved, ChainLedgerEvent, DeadLetter, Source } from '../events/types.js';
 import type { EventPublisher } from '../events/publisher.js';
 import { CheckpointFile } from '../ingest/checkpoint.js';
@@ -22,6 +23,7 @@ import type { ChainCatalog } from './catalog.js';
 import type { CatalogLookup } from './catalog-lookup.js';
 import type { ContractBook } from './contract-book.js';
 import { blockRetraction, type EventContext, watermarkKeys, watermarks } from './ledger-events.js';
+import { NegRiskBook } from './neg-risk-book.js';
 import { AdaptiveWindow, type RangeRead, ReorgInFlightError, readRange } from './range-reader.js';
 import { type Released, SettlementGate } from './settlement-gate.js';
 import type { SettlementRecord } from './settlement-records.js';
@@ -67,10 +69,14 @@ export interface FollowerOptions {
   /** Stop at this block (a backfill of a fixed range); default: follow the head. */
   untilBlock?: number;
   negRiskAdapter: string;
+  /** The neg-risk markets the chain prepared (neg-risk-book.ts); default: `chain-neg-risk.json` beside the checkpoint. */
+  negRiskFile?: string;
   /** Partitions of the ledger topic: a watermark goes to each after every range. */
   ledgerPartitions: number;
   /** Held records beyond this stop the follower from reading further (bounded memory and checkpoint). */
   maxPending?: number;
+  /** CHAIN_HOLD_MAX_MS: a record held this long is released with the best evidence there is, or dead-lettered (settlement-gate.ts). */
+  holdMaxMs: number;
   clock?: () => number;
 }
 
@@ -86,6 +92,22 @@ export interface ChainStatus {
   /** Time of the last block read (ms), for freshness. */
   ingested_block_time_ms: number | null;
   pending_events: number;
+  /** Conversions among pending_events: waiting for the chain to prepare their questions or the catalog to name their tokens. */
+  conversions_waiting: number;
+  /** Block time of the oldest conversion waiting (ms), null when none waits. */
+  oldest_conversion_waiting_ms: number | null;
+  /** Conversions waiting whose own transaction's splits do not fit their index set. */
+  conversions_unfit_evidence: number;
+  /** Since start: conversions released with their question count from their own transaction. */
+  conversions_from_transaction: number;
+  /** Since start: conversions released with fee 0 assumed (neither MarketPrepared nor their transaction told it). */
+  conversion_fees_assumed: number;
+  /** Since start: records released only because they were held past hold_limit_ms. */
+  released_at_hold_limit: number;
+  /** Since start: records dead-lettered because they were held past hold_limit_ms and nothing priced them. */
+  dead_lettered_at_hold_limit: number;
+  /** CHAIN_HOLD_MAX_MS: how long a record may wait. */
+  hold_limit_ms: number;
   reorgs: number;
   retracted_blocks: number;
   log_range_blocks: number;
@@ -105,6 +127,7 @@ export class ChainFollower {
   private readonly checkpoint: CheckpointFile<FollowerCheckpoint | null>;
   private state: FollowerCheckpoint | null;
   private readonly gate: SettlementGate;
+  private readonly negRisk: NegRiskBook;
   private readonly window: AdaptiveWindow;
   private head: number | null = null;
   private reorgs = 0;
@@ -117,7 +140,12 @@ export class ChainFollower {
     this.state = this.checkpoint.read();
     if (this.state && this.state.chain_id !== options.chainId)
       throw new Error(`${options.checkpointFile} belongs to chain ${this.state.chain_id}, the RPC serves ${options.chainId}`);
-    this.gate = new SettlementGate(options.catalog, this.state?.pending ?? []);
+    const negRisk = new NegRiskBook(
+      options.negRiskAdapter.toLowerCase(),
+      options.negRiskFile ?? path.join(path.dirname(options.checkpointFile), 'chain-neg-risk.json'),
+    );
+    this.gate = new SettlementGate(options.catalog, negRisk, options.holdMaxMs, this.state?.pending ?? []);
+    this.negRisk = negRisk;
     this.window = new AdaptiveWindow(this.state?.log_window ?? options.logRangeBlocks, options.logRangeMaxBlocks);
     this.watermarkKeys = watermarkKeys(options.ledgerPartitions);
   }
@@ -133,6 +161,8 @@ export class ChainFollower {
   status(): ChainStatus {
     const final = this.head === null ? null : this.head - this.options.confirmations;
     const ingested = this.state?.tip?.number ?? null;
+    const conversions = this.gate.waitingConversions();
+    const counts = this.gate.counts;
     return {
       chain_id: this.options.chainId,
       head_block: this.head,
@@ -142,6 +172,14 @@ export class ChainFollower {
       first_block: this.state?.first_block ?? null,
       ingested_block_time_ms: this.state?.tip?.time_ms ?? null,
       pending_events: this.gate.pending.length,
+      conversions_waiting: conversions.count,
+      oldest_conversion_waiting_ms: conversions.oldestBlockTimeMs,
+      conversions_unfit_evidence: conversions.unfit,
+      conversions_from_transaction: counts.conversionsFromTransaction,
+      conversion_fees_assumed: counts.conversionFeesAssumed,
+      released_at_hold_limit: counts.releasedAtHoldLimit,
+      dead_lettered_at_hold_limit: counts.deadLetteredAtHoldLimit,
+      hold_limit_ms: this.gate.holdMaxMs,
       reorgs: this.reorgs,
       retracted_blocks: this.retractedBlocks,
       log_range_blocks: this.window.size,
@@ -162,13 +200,17 @@ export class ChainFollower {
     if (state.next_block > target && this.head !== previousHead && state.tip && (await this.repairReorg(state)))
       return { published: 0, deadLettered: 0, caughtUp: false };
     const learnt = await this.learnUnknown();
-    if (state.next_block > target) {
-      // Nothing new; markets learnt since the last step may still release held records.
-      const published = learnt > 0 ? await this.release([], state, []) : 0;
-      if (published > 0) this.save(state);
-      return { published, deadLettered: 0, caughtUp: true };
-    }
+    // Markets learnt, or records at the hold limit, release held records even when no block is read.
+    const releaseHeld = async (): Promise<{ published: number; deadLettered: number }> => {
+      if (learnt === 0 && !this.gate.holdLimitReached(this.now())) return { published: 0, deadLettered: 0 };
+      const out = await this.release([], state, this.gate.pending);
+      this.save(state);
+      return out;
+    };
+    if (state.next_block > target) return { ...(await releaseHeld()), caughtUp: true };
     if (this.gate.pending.length >= (this.options.maxPending ?? DEFAULT_MAX_PENDING)) {
+      const out = await releaseHeld();
+      if (out.published + out.deadLettered > 0) return { ...out, caughtUp: false };
       if (this.now() - this.lastFullWarningMs > 60_000) {
         this.lastFullWarningMs = this.now();
         this.options.logger.warn(
@@ -189,6 +231,7 @@ export class ChainFollower {
         this.options.book,
         { from, to, extraHeaders: [from, to, ...ahead.map((block) => block.number)] },
         { source: this.options.source, nowMs: this.now() },
+        (market) => this.negRisk.feeBips(market) !== null,
       );
     } catch (error) {
       if (error instanceof LogRangeTooLargeError) {
@@ -211,7 +254,7 @@ export class ChainFollower {
     const stale = ahead.filter((block) => read.headers.get(block.number)?.hash !== block.hash);
     if (stale.length > 0) await this.retract(state, stale);
     await this.options.publisher.deadLetter(read.deadLetters);
-    const published = await this.release(read.records, state, this.gate.pending);
+    const { published, deadLettered } = await this.release(read.records, state, this.gate.pending);
     const last = read.headers.get(to) as NonNullable<ReturnType<typeof read.headers.get>>;
     await this.options.publisher.publish(
       'chainLedger',
@@ -222,7 +265,7 @@ export class ChainFollower {
     state.recent = state.recent.filter((block) => block.number > to - this.options.reorgWindowBlocks);
     this.window.succeeded(to - from + 1);
     this.save(state);
-    return { published, deadLettered: read.deadLetters.length, caughtUp: to >= target };
+    return { published, deadLettered: read.deadLetters.length + deadLettered, caughtUp: to >= target };
   }
 
   private fresh(target: number): FollowerCheckpoint {
@@ -243,6 +286,8 @@ export class ChainFollower {
   private save(state: FollowerCheckpoint, held: readonly SettlementRecord[] = this.gate.pending): void {
     state.pending = [...held];
     state.log_window = this.window.size;
+    // First the markets learnt: the checkpoint must not move past blocks whose preparations are not kept.
+    this.negRisk.save();
     this.checkpoint.write(state);
   }
 
@@ -262,16 +307,17 @@ export class ChainFollower {
   /**
    * Admits records through the gate and publishes what is released. The blocks and groups about to be
    * published are checkpointed first (with the held records as they were), so a crash mid-publish
-   * leaves them known to the reorg check and the released records still pending.
+   * leaves them known to the reorg check and the released records still pending. Returns the events
+   * published and the records dead-lettered.
    */
   private async release(
     records: readonly SettlementRecord[],
     state: FollowerCheckpoint,
     heldBefore: readonly SettlementRecord[],
-  ): Promise<number> {
+  ): Promise<{ published: number; deadLettered: number }> {
     const before = [...heldBefore];
     const released: Released = this.gate.admit(records, this.context());
-    if (released.ledger.length + released.resolutions.length + released.rejected.length === 0) return 0;
+    if (released.ledger.length + released.resolutions.length + released.rejected.length === 0) return { published: 0, deadLettered: 0 };
     this.remember(state, released.ledger, released.resolutions);
     this.save(state, before);
     const deadLetters: DeadLetter[] = released.rejected.map(({ record, reason }) => ({
@@ -285,7 +331,7 @@ export class ChainFollower {
     await this.options.publisher.deadLetter(deadLetters);
     await this.options.publisher.publish('chainLedger', released.ledger);
     await this.options.publisher.publish('chainResolutions', released.resolutions);
-    return released.ledger.length + released.resolutions.length;
+    return { published: released.ledger.length + released.resolutions.length, deadLettered: deadLetters.length };
   }
 
   private remember(state: FollowerCheckpoint, ledger: readonly ChainLedgerEvent[], resolutions: readonly ChainConditionResolved[]): void {

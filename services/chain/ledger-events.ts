@@ -7,6 +7,15 @@
 import type { ChainConditionResolved, ChainLedgerEvent, Source } from '../events/types.js';
 import { partitionForKey } from '../eventlog/partitioner.js';
 import { type CatalogMarket, type ChainCatalog, ledgerGroupOf } from './catalog.js';
+import {
+  acceptedIndexSet,
+  catalogTokens,
+  type EvidenceQuestion,
+  feeBipsFor,
+  questionsFromCatalog,
+  questionsFromTransaction,
+} from './conversion-evidence.js';
+import type { NegRiskBook } from './neg-risk-book.js';
 import type { LogPosition, SettlementRecord } from './settlement-records.js';
 
 export interface EventContext {
@@ -19,7 +28,11 @@ export interface EventContext {
 
 export type LedgerOutcome =
   | { status: 'ready'; event: ChainLedgerEvent }
-  | { status: 'unknown'; tokenId?: string; conditionId?: string }
+  /**
+   * Waits: for the catalog to know a token or conditions, or (a conversion, `chain`) for the chain to tell
+   * its market's questions; `unfit`: why its transaction's splits do not tell them.
+   */
+  | { status: 'unknown'; tokenId?: string; conditionId?: string; conditionIds?: string[]; chain?: true; unfit?: string }
   | { status: 'rejected'; reason: string };
 
 export const chainEventId = (chainId: number, at: Pick<LogPosition, 'txHash' | 'logIndex'>) => `${chainId}:${at.txHash}:${at.logIndex}`;
@@ -57,9 +70,12 @@ function base(record: SettlementRecord, context: EventContext, market: CatalogMa
 }
 
 export function toLedgerEvent(
-  record: Exclude<SettlementRecord, { kind: 'resolution' }>,
+  record: Exclude<SettlementRecord, { kind: 'resolution' | 'prepared' }>,
   catalog: ChainCatalog,
   context: EventContext,
+  negRisk: NegRiskBook,
+  /** The record was held past the limit: a conversion may take the catalog's questions (conversionQuestions). */
+  lastResort = false,
 ): LedgerOutcome {
   switch (record.kind) {
     case 'fill': {
@@ -119,25 +135,99 @@ export function toLedgerEvent(
         },
       };
     }
-    case 'conversion': {
-      const { conversion } = record;
-      // The neg-risk market id is the ledger group itself: no catalog needed, so conversions never wait.
-      return {
-        status: 'ready',
-        event: {
-          ...base(record, context, null, conversion.negRiskMarketId),
-          kind: 'conversion',
-          wallet: record.wallet,
-          via: record.via,
-          conversion: {
-            neg_risk_market_id: conversion.negRiskMarketId,
-            index_set: conversion.indexSet,
-            amount_micro: conversion.amountMicro,
-          },
-        },
-      };
-    }
+    case 'conversion':
+      return conversionEvent(record, catalog, context, negRisk, lastResort);
   }
+}
+
+/** Where a conversion's questions and fee came from (the event's `questions_from`, `fee_from`). */
+export type QuestionsFrom = 'chain' | 'transaction' | 'catalog';
+export type FeeFrom = 'chain' | 'transaction' | 'assumed';
+
+export type ConversionQuestions =
+  | { ok: true; from: QuestionsFrom; questions: EvidenceQuestion[]; feeBips: number | null }
+  /** `unfit`: the transaction's splits do not fit the index set (counted; the conversion waits). */
+  | { ok: false; unfit?: string };
+
+/**
+ * A conversion's questions 0..n - 1 as of the conversion: the chain's MarketPrepared/QuestionPrepared
+ * (neg-risk-book.ts) when the source read them, else the conversion's own transaction
+ * (conversion-evidence.ts); with `lastResort` (held past the limit), else the catalog's.
+ */
+export function conversionQuestions(
+  record: Extract<SettlementRecord, { kind: 'conversion' }>,
+  negRisk: NegRiskBook,
+  context: Pick<EventContext, 'negRiskAdapter'>,
+  catalog: ChainCatalog,
+  lastResort = false,
+): ConversionQuestions {
+  const { conversion } = record;
+  const indexSet = BigInt(conversion.indexSet);
+  const book = negRisk.at(conversion.negRiskMarketId, record.at);
+  if (book && acceptedIndexSet(indexSet, book.questions.length))
+    return { ok: true, from: 'chain', questions: book.questions, feeBips: book.feeBips };
+  const feeBips = negRisk.feeBips(conversion.negRiskMarketId);
+  const adapter = context.negRiskAdapter.toLowerCase();
+  const tx = questionsFromTransaction(record, adapter);
+  if (tx?.ok) return { ok: true, from: 'transaction', questions: tx.questions, feeBips };
+  const fromCatalog = lastResort ? questionsFromCatalog(record, adapter, catalog) : null;
+  if (fromCatalog) return { ok: true, from: 'catalog', questions: fromCatalog, feeBips };
+  return tx && !tx.ok ? { ok: false, unfit: tx.reason } : { ok: false };
+}
+
+/**
+ * A conversion goes out once its market's questions as of the conversion are known (their count:
+ * conversionQuestions) and the catalog names every question's tokens; until then it waits like a fill
+ * of an unknown token. Its event carries all of it, so the ledger prices it from the log alone. The
+ * fee is the chain's (MarketPrepared), else what the caller received in the transaction, else 0
+ * (`fee_from: assumed`).
+ */
+function conversionEvent(
+  record: Extract<SettlementRecord, { kind: 'conversion' }>,
+  catalog: ChainCatalog,
+  context: EventContext,
+  negRisk: NegRiskBook,
+  lastResort: boolean,
+): LedgerOutcome {
+  const { conversion } = record;
+  const market = conversionQuestions(record, negRisk, context, catalog, lastResort);
+  if (!market.ok) return { status: 'unknown', chain: true, ...(market.unfit ? { unfit: market.unfit } : {}) };
+  const named = market.questions.map((q) => catalog.condition(q.conditionId));
+  const missing = market.questions.filter((_, i) => !catalogTokens(named[i])).map((q) => q.conditionId);
+  if (missing.length > 0) return { status: 'unknown', conditionIds: missing };
+  const out = record.evidence?.amountOutMicro;
+  const derived = out === undefined ? null : feeBipsFor(conversion.amountMicro, out);
+  const [feeBips, feeFrom]: [number, FeeFrom] =
+    market.feeBips !== null ? [market.feeBips, 'chain'] : derived !== null ? [derived, 'transaction'] : [0, 'assumed'];
+  return {
+    status: 'ready',
+    event: {
+      // The neg-risk market id is the ledger group: a conversion travels with its questions' fills.
+      ...base(record, context, null, conversion.negRiskMarketId),
+      kind: 'conversion',
+      wallet: record.wallet,
+      via: record.via,
+      conversion: {
+        neg_risk_market_id: conversion.negRiskMarketId,
+        index_set: conversion.indexSet,
+        amount_micro: conversion.amountMicro,
+        question_count: market.questions.length,
+        fee_bips: feeBips,
+        questions: market.questions.map((q, i) => {
+          const m = named[i] as CatalogMarket;
+          return {
+            question_index: q.index,
+            market_id: q.conditionId,
+            outcomes: [...m.outcomes],
+            outcome_token_ids: [...m.tokenIds],
+            yes_index: m.yesIndex,
+          };
+        }),
+        questions_from: market.from,
+        fee_from: feeFrom,
+      },
+    },
+  };
 }
 
 /** ConditionResolution -> its event: payouts as fractions of the numerators' sum, the winner when one outcome takes all. */

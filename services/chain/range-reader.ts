@@ -1,13 +1,15 @@
 /**
  * Reads one block range of settlement logs: eth_getLogs (configured contracts and topics), the headers
  * of the blocks with logs (times, batched) plus any the caller asks for, and the receipts of adapter
- * actions. Every log is checked against its block's header: a log whose block hash is not the
+ * actions and of conversions in neg-risk markets whose fee the source does not know (their transfers
+ * tell it: conversion-evidence.ts). Every log is checked against its block's header: a log whose block hash is not the
  * header's hash (or a log the node flags `removed`) means a reorg happened while reading, and the range
  * is read again later rather than published half from each fork.
  */
 import type { DeadLetter, Source } from '../events/types.js';
 import type { ChainBlock, ChainLog, ChainReader } from '../ports/chain-reader.js';
 import type { ContractBook } from './contract-book.js';
+import { amountOutFromReceipt } from './conversion-evidence.js';
 import { attributeAdapterActions, interpretLogs, type SettlementRecord } from './settlement-records.js';
 
 export class ReorgInFlightError extends Error {
@@ -65,6 +67,8 @@ export async function readRange(
   book: ContractBook,
   range: { from: number; to: number; extraHeaders?: number[] },
   context: { source: Source; nowMs: number },
+  /** Does the source know this neg-risk market's fee (its MarketPrepared)? Conversions of others read their receipt. */
+  feeKnown: (negRiskMarketId: string) => boolean = () => false,
 ): Promise<RangeRead> {
   const query = book.logQuery(range.to);
   const logs = await reader.logs({
@@ -89,16 +93,36 @@ export async function readRange(
   }
   const times = new Map([...headers].map(([number, block]) => [number, block.timestamp * 1000]));
   const interpreted = interpretLogs(logs, times, book);
+  const preparedHere = new Set(
+    interpreted.records.flatMap((r) =>
+      r.kind === 'prepared' && r.prepared.type === 'market_prepared' ? [r.prepared.negRiskMarketId] : [],
+    ),
+  );
+  const feeUnknown = new Set(
+    interpreted.records.filter(
+      (r) =>
+        r.kind === 'conversion' &&
+        r.evidence !== undefined &&
+        !preparedHere.has(r.conversion.negRiskMarketId) &&
+        !feeKnown(r.conversion.negRiskMarketId),
+    ),
+  );
+  const receiptHashes = new Set([...interpreted.receiptsNeeded, ...[...feeUnknown].map((r) => r.at.txHash)]);
   const receipts = new Map<string, ChainLog[]>();
   // Concurrent: the reader paces them within its budget and batches what the provider allows.
-  const fetched = await Promise.all(interpreted.receiptsNeeded.map(async (hash) => [hash, await reader.receipt(hash)] as const));
+  const fetched = await Promise.all([...receiptHashes].map(async (hash) => [hash, await reader.receipt(hash)] as const));
   for (const [hash, receipt] of fetched) {
     const block = receipt ? headers.get(Number(receipt.blockNumber)) : undefined;
     if (!receipt || block?.hash !== receipt.blockHash)
       throw new ReorgInFlightError(`receipt of ${hash} is not in the block its logs came from`);
     receipts.set(hash, receipt.logs);
   }
-  const attributed = attributeAdapterActions(interpreted.records, receipts, book);
+  const withFees = interpreted.records.map((r) => {
+    if (r.kind !== 'conversion' || !r.evidence || !feeUnknown.has(r)) return r;
+    const out = amountOutFromReceipt(r, receipts.get(r.at.txHash) ?? [], book);
+    return out === null ? r : { ...r, evidence: { ...r.evidence, amountOutMicro: out } };
+  });
+  const attributed = attributeAdapterActions(withFees, receipts, book);
   const deadLetter = (reason: string, raw: unknown): DeadLetter => ({
     stage: 'ingest',
     source: context.source,

@@ -10,11 +10,14 @@
  */
 import type { ChainLog } from '../ports/chain-reader.js';
 import type { ContractBook } from './contract-book.js';
+import type { ConversionEvidence } from './conversion-evidence.js';
 import {
   type ConversionLog,
   type DecodedLog,
   decodeLog,
+  type MarketPreparedLog,
   type OrderFilledLog,
+  type QuestionPreparedLog,
   type RedemptionLog,
   type ResolutionLog,
   type SplitMergeLog,
@@ -37,12 +40,19 @@ interface Attributed {
   via: string;
 }
 
-export type SettlementRecord =
+export type SettlementRecord = (
   | { kind: 'fill'; at: LogPosition; role: 'maker' | 'taker'; fill: OrderFilledLog }
   | ({ kind: 'split' | 'merge'; at: LogPosition; change: SplitMergeLog } & Attributed)
   | ({ kind: 'redemption'; at: LogPosition; change: RedemptionLog } & Attributed)
-  | ({ kind: 'conversion'; at: LogPosition; conversion: ConversionLog } & Attributed)
-  | { kind: 'resolution'; at: LogPosition; resolution: ResolutionLog };
+  /** `evidence`: its transaction's adapter splits (conversion-evidence.ts); absent on records read before the source kept them. */
+  | ({ kind: 'conversion'; at: LogPosition; conversion: ConversionLog; evidence?: ConversionEvidence } & Attributed)
+  /** A neg-risk market or question the adapter prepared: what conversions are priced from (neg-risk-book.ts). */
+  | { kind: 'prepared'; at: LogPosition; prepared: MarketPreparedLog | QuestionPreparedLog }
+  | { kind: 'resolution'; at: LogPosition; resolution: ResolutionLog }
+) & {
+  /** When the gate first held it (wall clock, ms): a record is held at most CHAIN_HOLD_MAX_MS (settlement-gate.ts). */
+  heldSinceMs?: number;
+};
 
 export interface Rejected {
   log: ChainLog;
@@ -77,6 +87,9 @@ export function interpretLogs(logs: readonly ChainLog[], blockTimes: ReadonlyMap
   }
   const records: SettlementRecord[] = [];
   const receiptsNeeded = new Set<string>();
+  // Per transaction, the adapter's own CTF splits since its last log there: a conversion's splits of
+  // the questions it gives YES of (an earlier user split through the adapter ends with the adapter's log).
+  const adapterSplits = new Map<string, ConversionEvidence['splits']>();
   for (const { log, value } of decoded) {
     const blockTimeMs = blockTimes.get(Number(log.blockNumber));
     if (blockTimeMs === undefined) throw new Error(`no block time for block ${log.blockNumber}`);
@@ -96,6 +109,15 @@ export function interpretLogs(logs: readonly ChainLog[], blockTimes: ReadonlyMap
       }
       return { wallet: address, via: '' };
     };
+    const tx = log.transactionHash;
+    const address = log.address.toLowerCase();
+    if (value.type === 'split' && address === book.conditionalTokens && value.stakeholder === book.negRiskAdapter) {
+      const splits = adapterSplits.get(tx) ?? [];
+      splits.push({ conditionId: value.conditionId, amountMicro: value.amountMicro });
+      adapterSplits.set(tx, splits);
+    }
+    const splitsBefore = address === book.negRiskAdapter ? (adapterSplits.get(tx) ?? []) : [];
+    if (address === book.negRiskAdapter) adapterSplits.delete(tx);
     switch (value.type) {
       case 'order_filled': {
         const taker = value.taker === log.address || !matchedIn.get(log.transactionHash)?.has(log.address);
@@ -115,9 +137,13 @@ export function interpretLogs(logs: readonly ChainLog[], blockTimes: ReadonlyMap
       }
       case 'conversion': {
         const who = actor(value.stakeholder);
-        if (who) records.push({ kind: 'conversion', at, conversion: value, ...who });
+        if (who) records.push({ kind: 'conversion', at, conversion: value, evidence: { splits: splitsBefore }, ...who });
         break;
       }
+      case 'market_prepared':
+      case 'question_prepared':
+        records.push({ kind: 'prepared', at, prepared: value });
+        break;
       case 'resolution':
         records.push({ kind: 'resolution', at, resolution: value });
         break;
@@ -169,9 +195,9 @@ function isSystem(address: string, book: ContractBook): boolean {
   return book.isInternalActor(address) || book.isCollateralAdapter(address) || /^0x0{40}$/.test(address);
 }
 
-/** The wallet whose positions a record changes (empty for resolutions). */
+/** The wallet whose positions a record changes (empty for resolutions and preparations). */
 export function walletOf(record: SettlementRecord): string {
   if (record.kind === 'fill') return record.fill.maker;
-  if (record.kind === 'resolution') return '';
+  if (record.kind === 'resolution' || record.kind === 'prepared') return '';
   return record.wallet;
 }

@@ -128,6 +128,18 @@ export interface ChainPositionChange {
   collateral_token: string;
 }
 
+/** One question of the market as the catalog names its tokens; its condition id derives from the adapter and the question id (market id + index). */
+export interface ChainConversionQuestion {
+  question_index: number;
+  /** The question's condition id. */
+  market_id: string;
+  outcomes: Array<string>;
+  /** Token ids in outcome order. */
+  outcome_token_ids: Array<string>;
+  /** Which outcome is YES (the other is NO). */
+  yes_index: number;
+}
+
 /** NegRiskAdapter.convertPositions: NO shares of the questions in index_set become YES shares of the others plus collateral. */
 export interface ChainConversion {
   neg_risk_market_id: string;
@@ -135,6 +147,16 @@ export interface ChainConversion {
   index_set: string;
   /** Shares converted per question, before the adapter's fee. */
   amount_micro: string;
+  /** Questions the market had on chain when converted (QuestionPrepared logs before this one): the conversion gives YES of every question below it not in index_set. 0 on events published before the source read it (their questions came from the catalog). */
+  question_count: number;
+  /** The market's fee on conversions (MarketPrepared, out of 10,000): amount_micro x fee_bips / 10,000 (rounded down) of each YES leg and of each unit of collateral goes to the adapter's vault. */
+  fee_bips: number;
+  /** Every question 0..question_count - 1, in index order. */
+  questions: Array<ChainConversionQuestion>;
+  /** Where question_count comes from: chain (the market's MarketPrepared and QuestionPrepared, read by the source, as of the conversion), transaction (the conversion's own transaction: the adapter splits collateral for every question not in index_set, so the count is index_set's bits plus those splits), catalog (held past CHAIN_HOLD_MAX_MS with neither: the questions the catalog lists for the market, which may not be the market's at the conversion). Empty on events published before the source said. */
+  questions_from: string;
+  /** Where fee_bips comes from: chain (MarketPrepared), transaction (what the caller received in the conversion's transaction: the smallest fee taking exactly that much), assumed (neither told: 0, as Polymarket's PnL subgraph prices every conversion). Empty on events published before the source said. */
+  fee_from: string;
 }
 
 /** One position-changing settlement event read from Polygon (a fill of one order, a split, merge, redemption or neg-risk conversion), or the retraction of a block orphaned by a reorg. Key: ledger_group (the neg-risk market id for neg-risk markets, else the condition id), so a position-ledger consumer sees every change of a wallet's token in chain order on one partition (docs/CHAIN.md). Amounts are exact integers in micro-units (6 decimals) as decimal strings: a uint256 can exceed 2^53, which a JSON or JS number cannot hold exactly. */

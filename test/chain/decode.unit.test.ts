@@ -4,6 +4,7 @@
  * interpretation and catalog resolution, against hand-computed expected events. Markets are real ones
  * from the recorded Gamma samples (token ids as Polymarket publishes them).
  */
+import fs from 'node:fs';
 import {
   type Abi,
   type AbiEvent,
@@ -18,7 +19,9 @@ import {
 import { TOPIC0 } from '../../services/chain/abis.js';
 import { ChainCatalog } from '../../services/chain/catalog.js';
 import { ContractBook } from '../../services/chain/contract-book.js';
+import { NegRiskBook, negRiskConditionId, negRiskQuestionId } from '../../services/chain/neg-risk-book.js';
 import { priceOf, toLedgerEvent, toResolutionEvent } from '../../services/chain/ledger-events.js';
+import { SettlementGate } from '../../services/chain/settlement-gate.js';
 import { attributeAdapterActions, interpretLogs, type SettlementRecord } from '../../services/chain/settlement-records.js';
 import { loadConfig } from '../../services/config.js';
 import type { ChainLedgerEvent } from '../../services/events/types.js';
@@ -43,6 +46,8 @@ const PUBLISHED = {
     'event TransferBatch(address indexed operator, address indexed from, address indexed to, uint256[] ids, uint256[] values)',
   ]),
   negRisk: parseAbi([
+    'event MarketPrepared(bytes32 indexed marketId, address indexed oracle, uint256 feeBips, bytes data)',
+    'event QuestionPrepared(bytes32 indexed marketId, bytes32 indexed questionId, uint256 index, bytes data)',
     'event PositionSplit(address indexed stakeholder, bytes32 indexed conditionId, uint256 amount)',
     'event PositionsConverted(address indexed stakeholder, bytes32 indexed marketId, uint256 indexed indexSet, uint256 amount)',
     'event PayoutRedemption(address indexed redeemer, bytes32 indexed conditionId, uint256[] amounts, uint256 payout)',
@@ -92,9 +97,19 @@ const tennis = gamma('market_by_id_resolved_tennis_recorded_cassette.json');
 const [YES, NO] = ceasefire.outcome_token_ids.map(BigInt) as [bigint, bigint];
 const KESSLER = BigInt(tennis.outcome_token_ids[1]!);
 const NEWSOM_YES = BigInt(newsom.outcome_token_ids[0]!);
+// The recorded 39-question neg-risk event: its first four questions.
+const fedChair = (readSample('gamma/events_by_slug_negrisk_fed_chair_39_markets.json') as Array<{ markets: unknown[] }>)[0]!.markets
+  .map((m) => {
+    const result = normalizeGammaMarket(m, 'polymarket', TIME_MS);
+    if (!result.ok) throw new Error(result.reason);
+    return result.value;
+  })
+  .sort((a, b) => (a.question_id ?? '').localeCompare(b.question_id ?? ''));
+const FED = fedChair[0]!.neg_risk_market_id as Hex;
 const catalog = new ChainCatalog();
-catalog.add([ceasefire, newsom, tennis]);
+catalog.add([ceasefire, newsom, tennis, ...fedChair.slice(0, 4)]);
 const context = { chainId: 137, source: 'polymarket' as const, nowMs: TIME_MS, negRiskAdapter: C.negRiskAdapter.address };
+const negRisk = new NegRiskBook(C.negRiskAdapter.address);
 
 function events(logs: ChainLog[], receipts = new Map<string, ChainLog[]>()): ChainLedgerEvent[] {
   const interpreted = interpretLogs(logs, new Map([[BLOCK, TIME_MS]]), book);
@@ -102,9 +117,9 @@ function events(logs: ChainLog[], receipts = new Map<string, ChainLog[]>()): Cha
   const { records, rejected } = attributeAdapterActions(interpreted.records, receipts, book);
   expect(rejected).toEqual([]);
   return records
-    .filter((r): r is Exclude<SettlementRecord, { kind: 'resolution' }> => r.kind !== 'resolution')
+    .filter((r): r is Exclude<SettlementRecord, { kind: 'resolution' | 'prepared' }> => r.kind !== 'resolution' && r.kind !== 'prepared')
     .map((record) => {
-      const outcome = toLedgerEvent(record, catalog, context);
+      const outcome = toLedgerEvent(record, catalog, context, negRisk);
       if (outcome.status !== 'ready') throw new Error(JSON.stringify(outcome));
       return outcome.event;
     });
@@ -139,6 +154,58 @@ test('topic0 of every event equals the value in the shared chain notes and the k
     expect([signature, ours]).toEqual([signature, published]);
     expect([signature, noted(signature)]).toEqual([signature, ours]);
   }
+});
+
+test('topic0 of MarketPrepared and QuestionPrepared: the keccak of the adapter source signatures, as docs/CHAIN.md lists them', () => {
+  const doc = fs.readFileSync(new URL('../../docs/CHAIN.md', import.meta.url), 'utf8');
+  const selector = (name: 'MarketPrepared' | 'QuestionPrepared') =>
+    toEventSelector(getAbiItem({ abi: PUBLISHED.negRisk, name }) as AbiEvent);
+  for (const [name, ours] of [
+    ['MarketPrepared', TOPIC0.negRiskMarketPrepared],
+    ['QuestionPrepared', TOPIC0.negRiskQuestionPrepared],
+  ] as const) {
+    expect([name, ours]).toEqual([name, selector(name)]);
+    expect([name, doc.includes(`\`${name}\` \`${ours.slice(0, 10)}…${ours.slice(-6)}\``)]).toEqual([name, true]);
+  }
+  expect(TOPIC0.negRiskMarketPrepared).toBe('0xf059ab16d1ca60e123eab60e3c02b68faf060347c701a5d14885a8e1def7b3a8');
+  expect(TOPIC0.negRiskQuestionPrepared).toBe('0xaac410f87d423a922a7b226ac68f0c2eaf5bf6d15e644ac0758c7f96e2c253f7');
+});
+
+test('a neg-risk question condition derives from the adapter and the question id: all 39 of a recorded event', () => {
+  expect(fedChair).toHaveLength(39);
+  fedChair.forEach((m, i) => {
+    const questionId = negRiskQuestionId(FED, i);
+    expect([i, questionId]).toEqual([i, m.question_id]);
+    expect([i, negRiskConditionId(C.negRiskAdapter.address, questionId)]).toEqual([i, m.market_id]);
+  });
+});
+
+test('MarketPrepared and QuestionPrepared decode to preparations; a question id that is not market id + index is refused', () => {
+  const prepared = (feeBips: bigint, index: bigint, questionId: Hex) => [
+    log(C.negRiskAdapter.address, PUBLISHED.negRisk, 'MarketPrepared', { marketId: FED, oracle: M, feeBips, data: '0x1234' }),
+    log(C.negRiskAdapter.address, PUBLISHED.negRisk, 'QuestionPrepared', { marketId: FED, questionId, index, data: '0x' }),
+  ];
+  const good = interpretLogs(prepared(150n, 3n, negRiskQuestionId(FED, 3) as Hex), new Map([[BLOCK, TIME_MS]]), book);
+  expect(good.rejected).toEqual([]);
+  expect(good.records.map((r) => (r.kind === 'prepared' ? r.prepared : r.kind))).toEqual([
+    { type: 'market_prepared', negRiskMarketId: FED, oracle: M, feeBips: 150 },
+    { type: 'question_prepared', negRiskMarketId: FED, questionId: negRiskQuestionId(FED, 3), index: 3 },
+  ]);
+  const bad = interpretLogs(prepared(10_001n, 2n, negRiskQuestionId(FED, 3) as Hex), new Map([[BLOCK, TIME_MS]]), book);
+  expect(bad.records).toEqual([]);
+  expect(bad.rejected.map((r) => r.reason)).toEqual([
+    expect.stringContaining('feeBips above 10000'),
+    expect.stringContaining(`is not question 2 of market ${FED}`),
+  ]);
+  // A market id with a non-zero low byte is no market of the adapter's.
+  const odd = `0x${'1'.repeat(64)}` as Hex;
+  const conversion = log(C.negRiskAdapter.address, PUBLISHED.negRisk, 'PositionsConverted', {
+    stakeholder: T,
+    marketId: odd,
+    indexSet: 1n,
+    amount: 1n,
+  });
+  expect(interpretLogs([conversion], new Map([[BLOCK, TIME_MS]]), book).rejected[0]?.reason).toContain('non-zero low byte');
 });
 
 test('v1 maker buy: 100 YES at 0.40 bought by a resting order, and the taker selling into it', () => {
@@ -441,24 +508,45 @@ test('redemptions: a winner is paid its shares, a loser is paid 0; the neg-risk 
   ]);
 });
 
-test('conversion: NO of questions 0 and 2 of a neg-risk event into YES of the others, keyed by the event', () => {
-  const marketId = newsom.neg_risk_market_id as Hex;
-  const [event] = events([
+test('conversion: NO of questions 0 and 2 of a neg-risk event into YES of the others, keyed by the event, with its questions', () => {
+  const gate = new SettlementGate(catalog, new NegRiskBook(C.negRiskAdapter.address), config.chain.holdMaxMs);
+  const logs = [
+    log(C.negRiskAdapter.address, PUBLISHED.negRisk, 'MarketPrepared', { marketId: FED, oracle: M, feeBips: 0n, data: '0x' }),
+    ...[0, 1, 2, 3].map((index) =>
+      log(C.negRiskAdapter.address, PUBLISHED.negRisk, 'QuestionPrepared', {
+        marketId: FED,
+        questionId: negRiskQuestionId(FED, index),
+        index: BigInt(index),
+        data: '0x',
+      }),
+    ),
     log(C.negRiskAdapter.address, PUBLISHED.negRisk, 'PositionsConverted', {
       stakeholder: T,
-      marketId,
+      marketId: FED,
       indexSet: 0b0101n,
       amount: 10_000_000n,
     }),
-  ]);
-  expect([event!.kind, event!.wallet, event!.ledger_group, event!.market_id, event!.neg_risk, event!.conversion]).toEqual([
-    'conversion',
-    T,
-    marketId,
-    '',
-    true,
-    { neg_risk_market_id: marketId, index_set: '5', amount_micro: '10000000' },
-  ]);
+  ];
+  const released = gate.admit(interpretLogs(logs, new Map([[BLOCK, TIME_MS]]), book).records, context);
+  expect(gate.pending).toEqual([]);
+  const [event] = released.ledger;
+  expect([event!.kind, event!.wallet, event!.ledger_group, event!.market_id, event!.neg_risk]).toEqual(['conversion', T, FED, '', true]);
+  expect(event!.conversion).toEqual({
+    neg_risk_market_id: FED,
+    index_set: '5',
+    amount_micro: '10000000',
+    question_count: 4,
+    fee_bips: 0,
+    questions: fedChair.slice(0, 4).map((m, i) => ({
+      question_index: i,
+      market_id: m.market_id,
+      outcomes: m.outcomes,
+      outcome_token_ids: m.outcome_token_ids,
+      yes_index: 0,
+    })),
+    questions_from: 'chain',
+    fee_from: 'chain',
+  });
 });
 
 test('a neg-risk split by the user through the adapter (its CTF leg is the adapter own)', () => {

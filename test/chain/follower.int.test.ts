@@ -93,6 +93,7 @@ async function rig(simOptions: Partial<SimulatorOptions> = {}): Promise<Rig> {
         startBlock: sim.chain.head() - 600,
         negRiskAdapter: config.chain.contracts.negRiskAdapter.address,
         ledgerPartitions: chainLedger.partitions,
+        holdMaxMs: config.chain.holdMaxMs,
         ...over,
       }),
     ledger: async () =>
@@ -258,6 +259,56 @@ describe('fills of a market the catalog does not know yet', () => {
       byPosition.set(key, [...(byPosition.get(key) ?? []), e.block_number * 1e4 + e.log_index]);
     }
     for (const order of byPosition.values()) expect(order).toEqual([...order].sort((a, b) => a - b));
+  });
+});
+
+describe('the hold limit', () => {
+  let r: Rig;
+  beforeAll(async () => {
+    r = await rig();
+    r.sim.advance(30_000);
+  });
+  afterAll(() => r.close());
+
+  test("fills of a market the catalog never learns are dead-lettered once held CHAIN_HOLD_MAX_MS (across a restart), even at the head; their wallets' later fills go out", async () => {
+    const start = r.sim.chain.head() - 300;
+    const hidden = r.sim.state.world.markets[r.sim.state.trades.find((t) => t.timestamp >= r.sim.chain.secondOfBlock(start))!.marketIndex]!;
+    const catalog = () => {
+      const partial = new ChainCatalog();
+      partial.add(r.markets.filter((m) => m.market_id !== hidden.conditionId));
+      return partial;
+    };
+    const t0 = Date.UTC(2026, 5, 1);
+    const holdMaxMs = 3_600_000;
+    const first = r.follower({ catalog: catalog(), startBlock: start, holdMaxMs, clock: () => t0 });
+    await followToHead(first);
+    const held = first.status().pending_events;
+    expect(held).toBeGreaterThan(0);
+    const positionEvents = async () => (await r.ledger()).filter((e) => e.kind !== 'watermark').length;
+    const before = await positionEvents();
+    // A restart just short of the limit keeps them; at the limit, a step with no new block decides them.
+    expect((await r.follower({ catalog: catalog(), startBlock: start, holdMaxMs, clock: () => t0 + holdMaxMs - 1 }).step()).caughtUp).toBe(
+      true,
+    );
+    const second = r.follower({ catalog: catalog(), startBlock: start, holdMaxMs, clock: () => t0 + holdMaxMs });
+    expect(second.status().pending_events).toBe(held);
+    const stepped = await second.step();
+    const status = second.status();
+    expect(status).toMatchObject({ pending_events: 0, hold_limit_ms: holdMaxMs, released_at_hold_limit: 0 });
+    const deadLetters = (await readAll(r.log, STREAMS.deadLetters.topic)).map((m) => STREAMS.deadLetters.codec.decode(m.value));
+    const reasons = deadLetters.filter((d) => d.origin === 'polygon/settlement').map((d) => d.reason);
+    expect(reasons.length).toBe(status.dead_lettered_at_hold_limit);
+    expect(stepped.deadLettered).toBe(reasons.length);
+    for (const reason of reasons)
+      expect(reason).toMatch(
+        /^(fill|split|merge|redemption) held 3600 s \(limit 3600 s\): the catalog does not know (token|condition) \w+$/,
+      );
+    // Every event of the hidden market is dead-lettered; the rest of the held wallets' events went out.
+    const hiddenTokens = new Set(hidden.tokenIds);
+    const after = await r.ledger();
+    expect(after.some((e) => e.market_id === hidden.conditionId || (e.fill && hiddenTokens.has(e.fill.asset_id)))).toBe(false);
+    expect(reasons.length).toBeGreaterThan(0);
+    expect((await positionEvents()) - before).toBe(held - reasons.length);
   });
 });
 

@@ -597,8 +597,24 @@ export type Health = {
     first_block?: number | null;
     /** Time of ingested_block (Unix ms). */
     ingested_block_time_ms?: number | null;
-    /** Events waiting for the market catalog to know their token (never dropped). */
+    /** Events waiting for the market catalog to know their token (or behind an earlier waiting event of their wallet); each waits at most hold_limit_ms. */
     pending_events?: number;
+    /** Neg-risk conversions among pending_events: waiting for their market's questions as of the conversion (the chain's MarketPrepared and QuestionPrepared, or their own transaction's splits), for the catalog to name those questions' tokens, or behind an earlier waiting event of their wallet. */
+    conversions_waiting?: number;
+    /** Block time (Unix ms) of the oldest conversion waiting; null when none waits. */
+    oldest_conversion_waiting_ms?: number | null;
+    /** Conversions among conversions_waiting whose own transaction's splits do not fit their index set (not the questions below index-set bits + splits outside the set, each of the converted amount), so only the chain's MarketPrepared/QuestionPrepared or the hold limit release them. */
+    conversions_unfit_evidence?: number;
+    /** Conversions published since start whose question count came from their own transaction (index-set bits + the adapter's splits), their market's preparation being before the source's first block. */
+    conversions_from_transaction?: number;
+    /** Conversions published since start with fee_bips 0 assumed: neither the market's MarketPrepared nor the transfers of their transaction told the fee. */
+    conversion_fees_assumed?: number;
+    /** Events published since start only because they waited hold_limit_ms: conversions priced with the questions the catalog lists for their market. */
+    released_at_hold_limit?: number;
+    /** Events dead-lettered since start because they waited hold_limit_ms and nothing priced them (a token or condition the catalog never knew, a conversion whose market's questions nothing told); their wallets' later events went on. */
+    dead_lettered_at_hold_limit?: number;
+    /** CHAIN_HOLD_MAX_MS: how long an event may wait (from when it was first held). */
+    hold_limit_ms?: number;
     /** Reorgs deeper than the confirmations repaired since start. */
     reorgs?: number;
     /** Published blocks retracted since start. */

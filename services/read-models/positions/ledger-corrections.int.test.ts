@@ -176,7 +176,16 @@ test('R1: a conversion of two NO positions realizes the collateral it pays beyon
     neg_risk: true,
     wallet,
     position_change: null,
-    conversion: { neg_risk_market_id: NR, index_set: '3', amount_micro: '100000000' },
+    conversion: {
+      neg_risk_market_id: NR,
+      index_set: '3',
+      amount_micro: '100000000',
+      question_count: 0,
+      fee_bips: 0,
+      questions: [],
+      questions_from: '',
+      fee_from: '',
+    },
   });
   await apply([buy(wallet, Q[0]!, 1, 100, 0.3, T), buy(wallet, Q[1]!, 1, 100, 0.3, T + 1_000), conversion]);
   const f = await figures(wallet);

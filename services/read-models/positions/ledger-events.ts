@@ -45,8 +45,27 @@ export type LedgerEvent =
     })
   | (EventMeta & { kind: 'split' | 'merge'; amount: bigint; tokenIds: string[] })
   | (EventMeta & { kind: 'redemption'; amount: bigint; indexSets: string[]; redeemed: bigint[]; tokenIds: string[] })
-  | (EventMeta & { kind: 'conversion'; negRiskMarketId: string; indexSet: bigint; amount: bigint })
+  | (EventMeta & {
+      kind: 'conversion';
+      negRiskMarketId: string;
+      indexSet: bigint;
+      amount: bigint;
+      /** The adapter's fee on this market, out of 10,000 (0 on events published before the source read it). */
+      feeBips: bigint;
+      /** The market's questions as the chain had them when converted; empty on events published before the source read them. */
+      questions: ConversionQuestion[];
+    })
   | (EventMeta & { kind: 'block_retracted' });
+
+/** One question of a neg-risk market: its condition (`marketId`) and tokens. */
+export interface ConversionQuestion {
+  index: number;
+  marketId: string;
+  yesToken: string;
+  noToken: string;
+  outcomes: string[];
+  yesIndex: number;
+}
 
 export function comparePositions(a: LedgerPosition, b: LedgerPosition): number {
   return (
@@ -124,6 +143,15 @@ export function fromChain(e: ChainLedgerEvent): LedgerEvent | null {
         negRiskMarketId: c.neg_risk_market_id,
         indexSet: micro(c.index_set),
         amount: micro(c.amount_micro),
+        feeBips: BigInt(c.fee_bips),
+        questions: c.questions.map((q) => ({
+          index: q.question_index,
+          marketId: q.market_id,
+          yesToken: q.outcome_token_ids[q.yes_index] ?? '',
+          noToken: q.outcome_token_ids[1 - q.yes_index] ?? '',
+          outcomes: q.outcomes,
+          yesIndex: q.yes_index,
+        })),
       };
     }
     case 'block_retracted':

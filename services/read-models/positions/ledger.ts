@@ -16,7 +16,7 @@
  */
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { readCoverage } from '../chain-ledger/queries.js';
-import { comparePositions, type LedgerEvent, type LedgerPosition } from './ledger-events.js';
+import { comparePositions, type ConversionQuestion, type LedgerEvent, type LedgerPosition } from './ledger-events.js';
 import { applyLeg, divRound, EMPTY_STATE, inferPayout, type LegAction, minBig, type PositionState } from './ledger-math.js';
 import { iso } from '../../shared/time.js';
 import { KeyFilter } from './key-filter.js';
@@ -110,14 +110,8 @@ interface MarketInfo {
   payout: { num: bigint[]; den: bigint } | null;
 }
 
-interface NegRiskQuestion {
-  index: number;
-  marketId: string;
-  yesToken: string;
-  noToken: string;
-  outcomes: string[];
-  yesIndex: number;
-}
+/** NegRiskAdapter.FEE_DENOMINATOR: a market's conversion fee is in basis points. */
+const FEE_DENOMINATOR = 10_000n;
 
 const keyOf = (wallet: string, assetId: string) => `${wallet}|${assetId}`;
 /** The state of a (wallet, token) never held. States are replaced, never changed, so one object serves every such key. */
@@ -242,7 +236,8 @@ class Batch {
   /** Keys known to have no stored row (not in the key filter, or no state in position_head). */
   private readonly neverStored = new Set<string>();
   private readonly markets = new Map<string, MarketInfo>();
-  private readonly negRisk = new Map<string, NegRiskQuestion[]>();
+  /** Catalog questions of conversions published without their own (before the chain source read them). */
+  private readonly negRisk = new Map<string, ConversionQuestion[]>();
   private coverage: { firstMs: number; lastMs: number } | null = null;
   /** Data API records superseded by a chain record of the same transaction, wallet and token. */
   private readonly chainTx = new Set<string>();
@@ -289,7 +284,7 @@ class Batch {
       else if (e.origin === 'data_api') dataApi.push(e);
       else if (e.origin === 'chain') chain.push(e);
       if (e.kind === 'split' || e.kind === 'merge' || e.kind === 'redemption') marketIds.add(e.marketId);
-      else if (e.kind === 'conversion') negRiskIds.add(e.negRiskMarketId);
+      else if (e.kind === 'conversion' && e.questions.length === 0) negRiskIds.add(e.negRiskMarketId);
     }
     await this.loadMarkets([...marketIds]);
     await this.loadNegRisk([...negRiskIds]);
@@ -692,17 +687,23 @@ class Batch {
   }
 
   /**
-   * NegRiskAdapter.convertPositions: `amount` NO shares of each question in the index set become
-   * `amount` YES shares of every other question plus (k - 1) x amount collateral (k = NO legs). The
-   * NO legs leave at their average cost (no PnL); that cost, less the collateral received, becomes
-   * the YES legs' cost, split evenly (Polymarket's PnL subgraph prices the YES legs the same way);
-   * collateral beyond the NO cost is realized with the first NO leg.
+   * NegRiskAdapter.convertPositions: `amount` NO shares of each of the k questions in the index set
+   * become, less the market's fee f = amount x feeBips / 10,000 (rounded down), amount - f YES shares
+   * of every other question prepared before the conversion plus (k - 1) x (amount - f) collateral
+   * (none when k = 1); the vault keeps f YES shares of each and (k - 1) x f collateral (the first NO
+   * leg's fee). The NO legs leave at their average cost (no PnL); that cost, less the collateral
+   * received, becomes the YES legs' cost, split evenly (Polymarket's PnL subgraph prices the YES legs
+   * the same way); collateral beyond the NO cost is realized with the first NO leg. The questions come
+   * with the event (the chain's count, the catalog's tokens); events published before the source
+   * carried them use the catalog's.
    */
   private conversionLegs(e: Extract<LedgerEvent, { kind: 'conversion' }>): Leg[] {
-    const questions = this.negRisk.get(e.negRiskMarketId.toLowerCase()) ?? [];
+    const questions = this.questionsOf(e);
     const no = questions.filter((q) => (e.indexSet >> BigInt(q.index)) & 1n);
     const yes = questions.filter((q) => !((e.indexSet >> BigInt(q.index)) & 1n));
     if (no.length === 0) return [];
+    const fee = (e.amount * e.feeBips) / FEE_DENOMINATOR;
+    const out = e.amount - fee;
     let noCost = 0n;
     const legs: Leg[] = [];
     for (const q of no) {
@@ -724,7 +725,8 @@ class Batch {
         trades: 0,
       });
     }
-    const collateral = BigInt(no.length - 1) * e.amount;
+    const collateral = BigInt(no.length - 1) * out;
+    legs[0] = { ...legs[0]!, fee: BigInt(no.length - 1) * fee };
     const yesCost = noCost > collateral ? noCost - collateral : 0n;
     // The conversion paid more than the NO shares cost: the difference is realized with the first NO
     // leg (one row per key and event: a second row of the same event would read as a redelivery).
@@ -732,6 +734,7 @@ class Batch {
     const n = BigInt(yes.length);
     for (const [i, q] of yes.entries()) {
       const share = n === 0n ? 0n : yesCost / n;
+      const usdc = i === 0 ? yesCost - share * (n - 1n) : share;
       legs.push({
         meta: e,
         assetId: q.yesToken,
@@ -740,14 +743,19 @@ class Batch {
         outcomeIndex: q.yesIndex,
         kind: 'conversion',
         role: '',
-        action: { side: 'buy', qty: e.amount, usdc: i === 0 ? yesCost - share * (n - 1n) : share },
+        action: { side: 'buy', qty: out, usdc },
         fee: 0n,
-        price: e.amount === 0n ? 0 : Number(i === 0 ? yesCost - share * (n - 1n) : share) / Number(e.amount),
+        price: out === 0n ? 0 : Number(usdc) / Number(out),
         volume: 0n,
         trades: 0,
       });
     }
     return legs;
+  }
+
+  /** A conversion's questions: its own, or for an event published without them, the catalog's. */
+  private questionsOf(e: Extract<LedgerEvent, { kind: 'conversion' }>): ConversionQuestion[] {
+    return e.questions.length > 0 ? e.questions : (this.negRisk.get(e.negRiskMarketId.toLowerCase()) ?? []);
   }
 
   /** The (wallet, token)s an event changes (after prepare loaded the batch's markets). */
@@ -766,11 +774,7 @@ class Batch {
       const ids = e.tokenIds.length > 0 ? e.tokenIds : (this.markets.get(e.marketId)?.tokenIds ?? []);
       return ids.map((id) => keyOf(e.wallet, id));
     }
-    if (e.kind === 'conversion')
-      return (this.negRisk.get(e.negRiskMarketId.toLowerCase()) ?? []).flatMap((q) => [
-        keyOf(e.wallet, q.yesToken),
-        keyOf(e.wallet, q.noToken),
-      ]);
+    if (e.kind === 'conversion') return this.questionsOf(e).flatMap((q) => [keyOf(e.wallet, q.yesToken), keyOf(e.wallet, q.noToken)]);
     return [];
   }
 

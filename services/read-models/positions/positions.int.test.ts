@@ -101,7 +101,16 @@ function conversion(wallet: string, indexSet: string, amount: number, at: number
     neg_risk: true,
     wallet,
     position_change: null,
-    conversion: { neg_risk_market_id: NR, index_set: indexSet, amount_micro: String(amount * 1e6) },
+    conversion: {
+      neg_risk_market_id: NR,
+      index_set: indexSet,
+      amount_micro: String(amount * 1e6),
+      question_count: 0,
+      fee_bips: 0,
+      questions: [],
+      questions_from: '',
+      fee_from: '',
+    },
   });
 }
 
