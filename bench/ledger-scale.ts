@@ -163,6 +163,7 @@ function toEvent(r: FillRow): ChainLedgerEvent {
     },
     position_change: null,
     conversion: null,
+    transfer: null,
     ingested_at_ms: Date.now(),
   };
 }

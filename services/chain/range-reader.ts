@@ -1,7 +1,7 @@
 /**
  * Reads one block range of settlement logs: eth_getLogs (configured contracts and topics), the headers
  * of the blocks with logs (times, batched) plus any the caller asks for, and the receipts of adapter
- * actions. Every log is checked against its block's header: a log whose block hash is not the
+ * actions when the CTF's transfers are not among the logs. Every log is checked against its block's header: a log whose block hash is not the
  * header's hash (or a log the node flags `removed`) means a reorg happened while reading, and the range
  * is read again later rather than published half from each fork.
  */
@@ -90,8 +90,18 @@ export async function readRange(
   const times = new Map([...headers].map(([number, block]) => [number, block.timestamp * 1000]));
   const interpreted = interpretLogs(logs, times, book);
   const receipts = new Map<string, ChainLog[]>();
+  // With the CTF's transfers in the range's logs, an adapter action's transfers are there already: its
+  // transaction's CTF logs are what its receipt would add, so no receipt is fetched.
+  const needed = book.readsTransfers ? [] : interpreted.receiptsNeeded;
+  if (book.readsTransfers) {
+    const wanted = new Set(interpreted.receiptsNeeded);
+    for (const log of logs) {
+      if (!wanted.has(log.transactionHash)) continue;
+      receipts.set(log.transactionHash, [...(receipts.get(log.transactionHash) ?? []), log]);
+    }
+  }
   // Concurrent: the reader paces them within its budget and batches what the provider allows.
-  const fetched = await Promise.all(interpreted.receiptsNeeded.map(async (hash) => [hash, await reader.receipt(hash)] as const));
+  const fetched = await Promise.all(needed.map(async (hash) => [hash, await reader.receipt(hash)] as const));
   for (const [hash, receipt] of fetched) {
     const block = receipt ? headers.get(Number(receipt.blockNumber)) : undefined;
     if (!receipt || block?.hash !== receipt.blockHash)

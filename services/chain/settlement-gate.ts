@@ -8,7 +8,7 @@
 import type { ChainConditionResolved, ChainLedgerEvent } from '../events/types.js';
 import type { ChainCatalog } from './catalog.js';
 import { type EventContext, toLedgerEvent, toResolutionEvent } from './ledger-events.js';
-import { type SettlementRecord, walletOf } from './settlement-records.js';
+import { type SettlementRecord, walletsOf } from './settlement-records.js';
 
 export interface Released {
   ledger: ChainLedgerEvent[];
@@ -40,9 +40,11 @@ export class SettlementGate {
         released.resolutions.push(toResolutionEvent(record, context));
         continue;
       }
-      const wallet = walletOf(record);
-      if (blockedWallets.has(wallet)) {
+      // A transfer changes two wallets: it waits behind either's held records, and holds both back.
+      const wallets = walletsOf(record);
+      if (wallets.some((wallet) => blockedWallets.has(wallet))) {
         stillHeld.push(record);
+        for (const wallet of wallets) blockedWallets.add(wallet);
         continue;
       }
       const outcome = toLedgerEvent(record, this.catalog, context);
@@ -50,7 +52,7 @@ export class SettlementGate {
       else if (outcome.status === 'rejected') released.rejected.push({ record, reason: outcome.reason });
       else {
         stillHeld.push(record);
-        blockedWallets.add(wallet);
+        for (const wallet of wallets) blockedWallets.add(wallet);
       }
     }
     this.held = stillHeld;
@@ -64,6 +66,8 @@ export class SettlementGate {
     for (const record of this.held) {
       if (record.kind === 'fill') {
         if (!this.catalog.token(record.fill.tokenId)) tokens.add(record.fill.tokenId);
+      } else if (record.kind === 'transfer') {
+        if (!this.catalog.token(record.transfer.tokenId)) tokens.add(record.transfer.tokenId);
       } else if (record.kind === 'split' || record.kind === 'merge' || record.kind === 'redemption') {
         if (!this.catalog.condition(record.change.conditionId)) conditions.add(record.change.conditionId);
       }

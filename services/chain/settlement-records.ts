@@ -42,7 +42,18 @@ export type SettlementRecord =
   | ({ kind: 'split' | 'merge'; at: LogPosition; change: SplitMergeLog } & Attributed)
   | ({ kind: 'redemption'; at: LogPosition; change: RedemptionLog } & Attributed)
   | ({ kind: 'conversion'; at: LogPosition; conversion: ConversionLog } & Attributed)
+  | { kind: 'transfer'; at: LogPosition; transfer: WalletTransfer }
   | { kind: 'resolution'; at: LogPosition; resolution: ResolutionLog };
+
+/** One token of an ERC-1155 transfer between two user wallets. */
+export interface WalletTransfer {
+  from: string;
+  to: string;
+  tokenId: string;
+  sharesMicro: string;
+  /** The token's place in a TransferBatch (its event id says it); null for a TransferSingle. */
+  part: number | null;
+}
 
 export interface Rejected {
   log: ChainLog;
@@ -121,6 +132,9 @@ export function interpretLogs(logs: readonly ChainLog[], blockTimes: ReadonlyMap
       case 'resolution':
         records.push({ kind: 'resolution', at, resolution: value });
         break;
+      case 'transfer':
+        records.push(...walletTransfers(value, at, book));
+        break;
       default:
         // OrdersMatched repeats the taker fill (volume is counted once, from the taker fill).
         break;
@@ -169,9 +183,33 @@ function isSystem(address: string, book: ContractBook): boolean {
   return book.isInternalActor(address) || book.isCollateralAdapter(address) || /^0x0{40}$/.test(address);
 }
 
-/** The wallet whose positions a record changes (empty for resolutions). */
-export function walletOf(record: SettlementRecord): string {
-  if (record.kind === 'fill') return record.fill.maker;
-  if (record.kind === 'resolution') return '';
-  return record.wallet;
+/**
+ * The wallet-to-wallet legs of an ERC-1155 transfer, one per token with shares moved. A leg from or to
+ * a system address (the zero address, an exchange, the CTF, the NegRiskAdapter, a collateral adapter,
+ * a collateral token), or made by one as the operator, belongs to a fill, split, merge, redemption or
+ * conversion, already recorded from that contract's event: the exchanges move every fill's shares
+ * themselves, and a v1 operator's direct fillOrder moves them between the operator and the maker with
+ * the exchange as the CTF's operator. A transfer to oneself changes nothing.
+ */
+function walletTransfers(value: TransferLog, at: LogPosition, book: ContractBook): SettlementRecord[] {
+  if (book.isSystem(value.operator) || book.isSystem(value.from) || book.isSystem(value.to) || value.from === value.to) return [];
+  return value.ids.flatMap((tokenId, i) =>
+    value.values[i] === '0'
+      ? []
+      : [
+          {
+            kind: 'transfer' as const,
+            at,
+            transfer: { from: value.from, to: value.to, tokenId, sharesMicro: value.values[i]!, part: value.batch ? i : null },
+          },
+        ],
+  );
+}
+
+/** The wallets whose positions a record changes (none for resolutions; a transfer's sender and receiver). */
+export function walletsOf(record: SettlementRecord): string[] {
+  if (record.kind === 'fill') return [record.fill.maker];
+  if (record.kind === 'resolution') return [];
+  if (record.kind === 'transfer') return [record.transfer.from, record.transfer.to];
+  return [record.wallet];
 }
