@@ -1,6 +1,7 @@
 /**
  * What the position ledger applies, normalized from its three inputs: the chain ledger stream (every
- * fill of both sides, splits, merges, redemptions, neg-risk conversions, reorg retractions) and, for
+ * fill of both sides, splits, merges, redemptions, neg-risk conversions, transfers between wallets,
+ * reorg retractions) and, for
  * ranges the chain does not cover, the Data API's taker trades and tracked wallets' activity
  * (docs/POSITIONS.md "Sources"). Amounts are integer micro-units.
  */
@@ -46,6 +47,8 @@ export type LedgerEvent =
   | (EventMeta & { kind: 'split' | 'merge'; amount: bigint; tokenIds: string[] })
   | (EventMeta & { kind: 'redemption'; amount: bigint; indexSets: string[]; redeemed: bigint[]; tokenIds: string[] })
   | (EventMeta & { kind: 'conversion'; negRiskMarketId: string; indexSet: bigint; amount: bigint })
+  /** ERC-1155 shares moved from `wallet` to `to` (docs/POSITIONS.md "Transfers"). */
+  | (EventMeta & { kind: 'transfer'; to: string; assetId: string; outcome: string; outcomeIndex: number; shares: bigint })
   | (EventMeta & { kind: 'block_retracted' });
 
 export function comparePositions(a: LedgerPosition, b: LedgerPosition): number {
@@ -124,6 +127,19 @@ export function fromChain(e: ChainLedgerEvent): LedgerEvent | null {
         negRiskMarketId: c.neg_risk_market_id,
         indexSet: micro(c.index_set),
         amount: micro(c.amount_micro),
+      };
+    }
+    case 'transfer': {
+      const t = e.transfer;
+      if (!t) return null;
+      return {
+        ...meta,
+        kind: 'transfer',
+        to: t.to,
+        assetId: t.asset_id,
+        outcome: t.outcome,
+        outcomeIndex: t.outcome_index,
+        shares: micro(t.shares_micro),
       };
     }
     case 'block_retracted':
