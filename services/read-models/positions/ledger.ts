@@ -12,7 +12,9 @@
  * backfill reaching into the past, a Data API trade older than the chain's coverage) or the removal
  * of one (a reorg's retraction, a Data API trade replaced by its chain fill) rewinds that (wallet,
  * token): the live rows from that point on are cancelled (sign -1 copies) and replayed in order with
- * new revisions. Views sum `value x sign`, so cancelled rows drop out of every aggregate.
+ * new revisions. Views sum `value x sign`, so cancelled rows drop out of every aggregate. A rewind that
+ * changes what a transfer's sender or a conversion's NO leg took out re-prices that event's legs on
+ * its other keys (`applyRelinks`, bounded).
  */
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { readCoverage } from '../chain-ledger/queries.js';
