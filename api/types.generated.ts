@@ -309,7 +309,7 @@ export type Positions = {
     size_shares: number;
     /** Shares held in micro-units, exact (decimal integer). */
     size_shares_micro?: string;
-    /** Weighted-average entry price = cost basis / shares held: a buy of q at p moves it to (cost + p x q) / (held + q); a sell leaves it unchanged. Splits buy every outcome at 1/n (0.50); a neg-risk conversion's YES legs take the NO legs' cost less the collateral received. */
+    /** Weighted-average entry price = cost basis / shares held: a buy of q at p moves it to (cost + p x q) / (held + q); a sell leaves it unchanged. Splits buy every outcome at 1/n (0.50); a neg-risk conversion's YES legs take the NO legs' cost less the collateral received; shares received by transfer arrive at the sender's average cost (0 for shares beyond what the sender was known to hold). */
     avg_entry_price: number;
     /** The price the position is marked at: the payout once settled (1 or 0; 0.5 after a 50-50 void); else the mid of the outcome's book when both sides are present and the spread is at most 0.10; else (one-sided or empty book, or a wider spread) the outcome's last indexed trade; else the catalog price; null when none exists. Books, trades and catalog records count once the marks refresher has run after they were written (every second by default: MARKET_MARKS_INTERVAL_MS). */
     mark_price: number | null;

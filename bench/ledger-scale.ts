@@ -163,7 +163,35 @@ function toEvent(r: FillRow): ChainLedgerEvent {
     },
     position_change: null,
     conversion: null,
+    transfer: null,
     ingested_at_ms: Date.now(),
+  };
+}
+
+/**
+ * Every TRANSFER_EVERY_BLOCKS-th block's fill at log index 1 is published as an ERC-1155 transfer of
+ * its shares from its wallet to another bench wallet instead (10: 2.5 % of the events; 0: none), so
+ * the ledger's mix has transfers: two rows each, the receiver's priced from the sender's state.
+ */
+export const TRANSFER_EVERY_BLOCKS = Number(process.env.BENCH_TRANSFER_EVERY_BLOCKS ?? 10);
+
+function mixedEvent(r: FillRow): ChainLedgerEvent {
+  const fill = toEvent(r);
+  if (TRANSFER_EVERY_BLOCKS <= 0 || Number(r.block_number) % TRANSFER_EVERY_BLOCKS !== 0 || Number(r.log_index) !== 1) return fill;
+  // The wallet with its last bit flipped: another of the bench's wallets.
+  const to = `0x${(BigInt(r.wallet) ^ 1n).toString(16).padStart(40, '0')}`;
+  return {
+    ...fill,
+    kind: 'transfer',
+    fill: null,
+    transfer: {
+      from: r.wallet,
+      to,
+      asset_id: r.asset_id,
+      outcome: r.outcome,
+      outcome_index: Number(r.outcome_index),
+      shares_micro: r.shares_micro,
+    },
   };
 }
 
@@ -182,7 +210,7 @@ export async function ledgerThroughput(store: AnalyticsStore, from: number, coun
   const settledBeforePlain = await mergesSettled(store);
   let plain = 0;
   for await (const fills of fillChunks(store, from, count)) {
-    const rows = fills.map((r) => ledgerRow(toEvent(r)));
+    const rows = fills.map((r) => ledgerRow(mixedEvent(r)));
     const started = performance.now();
     for (let i = 0; i < rows.length; i += 5_000) await store.insert('bench_plain', rows.slice(i, i + 5_000));
     plain += performance.now() - started;
@@ -190,8 +218,10 @@ export async function ledgerThroughput(store: AnalyticsStore, from: number, coun
   const settledBeforeLedger = await mergesSettled(store);
   const ledger = new PositionLedger(store);
   let applied = 0;
+  let transfers = 0;
   for await (const rows of fillChunks(store, from, count)) {
-    const events = rows.map((r) => fromChain(toEvent(r))).filter((e): e is LedgerEvent => e !== null);
+    const events = rows.map((r) => fromChain(mixedEvent(r))).filter((e): e is LedgerEvent => e !== null);
+    transfers += events.filter((e) => e.kind === 'transfer').length;
     const started = performance.now();
     for (let i = 0; i < events.length; i += 5_000) await ledger.apply(events.slice(i, i + 5_000));
     applied += performance.now() - started;
@@ -202,6 +232,8 @@ export async function ledgerThroughput(store: AnalyticsStore, from: number, coun
     plain_seconds: plain / 1000,
     ledger_seconds: applied / 1000,
     ratio: plain / applied,
+    transfers,
+    transfers_uncovered: ledger.stats.transfers_uncovered,
     merges_settled_ms: { before_plain: settledBeforePlain, before_ledger: settledBeforeLedger },
     state: {
       never_stored: ledger.keys.stats.skipped_lookups,

@@ -109,7 +109,8 @@ async function main() {
   };
   process.on('exit', remove);
   // A run of one part keeps the other part's figures from the previous results file (each part says when it was measured).
-  const resultsFile = path.join(here, 'results', 'scale.json');
+  // BENCH_RESULTS_NAME: a run at other sizes or with another mix than the recorded one writes a file of its own.
+  const resultsFile = path.join(here, 'results', process.env.BENCH_RESULTS_NAME ?? 'scale.json');
   const previousRun = fs.existsSync(resultsFile)
     ? (JSON.parse(fs.readFileSync(resultsFile, 'utf8')) as {
         scales?: Record<string, Record<string, unknown>>;
@@ -246,6 +247,9 @@ async function main() {
         ledger_fills_per_second: Math.round((scale - previous) / throughput.ledger_seconds),
         ratio_to_plain_insert: Math.round(throughput.ratio * 100) / 100,
         merges_settled_ms: throughput.merges_settled_ms,
+        // Events of the mix that were transfers (bench/ledger-scale.ts TRANSFER_EVERY_BLOCKS), and how many had an uncovered sender.
+        transfers: throughput.transfers,
+        transfers_uncovered: throughput.transfers_uncovered,
         state: { ...throughput.state, lookup_seconds: Math.round(throughput.state.lookup_seconds * 10) / 10 },
       };
       const [counts] = await store.query<{ wallets: string; busiest: string }>(

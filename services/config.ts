@@ -150,6 +150,10 @@ const environmentSchema = z.object({
   // Where a follower without a checkpoint starts; empty = the current confirmed head (history comes
   // from `npm run backfill -- --source chain`).
   CHAIN_START_BLOCK: z.preprocess((v) => (v === '' ? undefined : v), blockNumber.optional()),
+  // ERC-1155 TransferSingle/TransferBatch of the CTF (wallet-to-wallet moves of shares) in the same
+  // eth_getLogs as the settlement events; off reads them only from adapter actions' receipts and
+  // positions ignore transfers between wallets (docs/CHAIN.md "Transfers").
+  CHAIN_READ_TRANSFERS: booleanFlag,
   // Contracts on Polygon (chain id 137): services/chain/polygon-contracts.ts says where each comes from.
   CHAIN_EXCHANGE_V1: addressOr(POLYGON_CONTRACTS.exchangeV1),
   CHAIN_NEG_RISK_EXCHANGE_V1: addressOr(POLYGON_CONTRACTS.negRiskExchangeV1),
@@ -588,6 +592,8 @@ export type ChainConfig = Readonly<{
   logRangeMaxBlocks: number;
   startBlock: number | null;
   holdMaxMs: number;
+  /** Read CTF ERC-1155 transfers between wallets (default on). */
+  readTransfers: boolean;
   contracts: Readonly<{
     exchangeV1: ChainContract;
     negRiskExchangeV1: ChainContract;
@@ -675,6 +681,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       logRangeMaxBlocks: e.CHAIN_LOG_RANGE_MAX_BLOCKS,
       startBlock: e.CHAIN_START_BLOCK ?? null,
       holdMaxMs: e.CHAIN_HOLD_MAX_MS,
+      readTransfers: e.CHAIN_READ_TRANSFERS ?? true,
       contracts: {
         exchangeV1: { address: e.CHAIN_EXCHANGE_V1, startBlock: e.CHAIN_START_BLOCK_EXCHANGE_V1 },
         negRiskExchangeV1: { address: e.CHAIN_NEG_RISK_EXCHANGE_V1, startBlock: e.CHAIN_START_BLOCK_NEG_RISK_EXCHANGE_V1 },

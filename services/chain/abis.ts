@@ -64,7 +64,13 @@ export const TOPIC0 = {
   negRiskQuestionPrepared: selector(negRiskAdapterAbi, 'QuestionPrepared'),
 } as const;
 
-/** The topic0 filter of eth_getLogs per contract kind (ERC-1155 transfers are read from receipts only, when needed). */
+/**
+ * The topic0 filter of eth_getLogs per contract kind. The CTF's ERC-1155 transfers are asked for apart
+ * (`TRANSFER_TOPICS`): they can be left out (CHAIN_READ_TRANSFERS), and then only adapter actions'
+ * receipts are read for them.
+ */
+export const TRANSFER_TOPICS = [TOPIC0.ctfTransferSingle, TOPIC0.ctfTransferBatch] as const;
+
 export const LOG_TOPICS = {
   exchangeV1: [TOPIC0.v1OrderFilled, TOPIC0.v1OrdersMatched],
   exchangeV2: [TOPIC0.v2OrderFilled, TOPIC0.v2OrdersMatched],

@@ -73,7 +73,7 @@ export function startChainSource(options: ChainSourceOptions): ChainSource | nul
       timeoutMs: chain.timeoutMs,
       batchSize: chain.batchSize,
     });
-  const book = new ContractBook(chain.contracts);
+  const book = new ContractBook(chain.contracts, { readTransfers: chain.readTransfers });
   options.health.register(CHAIN_SOURCE, chain.confirmations * BLOCK_MS + 15_000);
   let follower: ChainFollower | null = null;
   let stopped = false;

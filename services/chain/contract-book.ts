@@ -3,7 +3,7 @@
  * addresses are system actors (exchanges, the NegRiskAdapter, collateral adapters) rather than users.
  */
 import type { ChainConfig } from '../config.js';
-import { LOG_TOPICS } from './abis.js';
+import { LOG_TOPICS, TRANSFER_TOPICS } from './abis.js';
 
 export type ContractKind = 'exchangeV1' | 'exchangeV2' | 'conditionalTokens' | 'negRiskAdapter';
 
@@ -21,8 +21,12 @@ export class ContractBook {
   readonly negRiskExchanges: ReadonlySet<string>;
   readonly collateralAdapters: ReadonlySet<string>;
   readonly wrappedCollateral: string;
+  /** Whether eth_getLogs asks the CTF for its ERC-1155 transfers (CHAIN_READ_TRANSFERS). */
+  readonly readsTransfers: boolean;
+  /** Every configured contract and token: never a user's wallet, so never one side of a wallet-to-wallet transfer. */
+  private readonly system: ReadonlySet<string>;
 
-  constructor(contracts: ChainConfig['contracts']) {
+  constructor(contracts: ChainConfig['contracts'], options: { readTransfers?: boolean } = {}) {
     const add = (kind: ContractKind, contract: { address: string; startBlock: number }) => {
       this.kinds.set(contract.address, kind);
       this.starts.set(contract.address, contract.startBlock);
@@ -44,6 +48,26 @@ export class ContractBook {
     this.negRiskExchanges = new Set([contracts.negRiskExchangeV1.address, contracts.negRiskExchangeV2.address]);
     this.collateralAdapters = new Set(contracts.collateralAdapters);
     this.wrappedCollateral = contracts.wrappedCollateral;
+    this.readsTransfers = options.readTransfers ?? true;
+    this.system = new Set(
+      [
+        ...this.kinds.keys(),
+        ...contracts.collateralAdapters,
+        contracts.usdcE,
+        contracts.pusd,
+        contracts.wrappedCollateral,
+        '0x0000000000000000000000000000000000000000',
+      ].map((a) => a.toLowerCase()),
+    );
+  }
+
+  /**
+   * The zero address (mints and burns), the exchanges, the CTF, the NegRiskAdapter, the collateral
+   * adapters and the collateral tokens: a transfer to or from one is a leg of a fill, split, merge,
+   * redemption or conversion, already represented by that event.
+   */
+  isSystem(address: string): boolean {
+    return this.system.has(address.toLowerCase());
   }
 
   kindOf(address: string): ContractKind | undefined {
@@ -73,6 +97,7 @@ export class ContractBook {
       if ((this.starts.get(address) ?? 0) > toBlock) continue;
       addresses.push(address);
       for (const topic of LOG_TOPICS[kind]) topics.add(topic);
+      if (kind === 'conditionalTokens' && this.readsTransfers) for (const topic of TRANSFER_TOPICS) topics.add(topic);
     }
     return { addresses, topics: [...topics] };
   }

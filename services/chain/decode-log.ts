@@ -96,6 +96,8 @@ export interface ResolutionLog {
 
 export interface TransferLog {
   type: 'transfer';
+  /** TransferBatch (its legs' event ids carry their place in it) or TransferSingle. */
+  batch: boolean;
   operator: string;
   from: string;
   to: string;
@@ -300,8 +302,11 @@ function conditionalTokens(log: ChainLog): DecodedLog {
         collateralToken: lower(args.collateralToken),
       };
     default:
+      if (eventName === 'TransferBatch' && (args.ids as unknown[]).length !== (args.values as unknown[]).length)
+        throw new RangeError(`TransferBatch has ${(args.ids as unknown[]).length} ids and ${(args.values as unknown[]).length} values`);
       return {
         type: 'transfer',
+        batch: eventName === 'TransferBatch',
         operator: lower(args.operator),
         from: lower(args.from),
         to: lower(args.to),

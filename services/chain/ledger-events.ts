@@ -37,6 +37,12 @@ export type LedgerOutcome =
 
 export const chainEventId = (chainId: number, at: Pick<LogPosition, 'txHash' | 'logIndex'>) => `${chainId}:${at.txHash}:${at.logIndex}`;
 
+/** A record's event id: the log's, and for a token of a TransferBatch its place in the batch too. */
+const recordEventId = (chainId: number, record: SettlementRecord) =>
+  record.kind === 'transfer' && record.transfer.part !== null
+    ? `${chainEventId(chainId, record.at)}:${record.transfer.part}`
+    : chainEventId(chainId, record.at);
+
 /** A price in 0..1 from exact amounts, rounded to 6 decimals as the Data API path rounds. */
 export function priceOf(usdcMicro: string, sharesMicro: string): number {
   const shares = BigInt(sharesMicro);
@@ -49,7 +55,7 @@ export function priceOf(usdcMicro: string, sharesMicro: string): number {
 function base(record: SettlementRecord, context: EventContext, market: CatalogMarket | null, group: string) {
   const { at } = record;
   return {
-    event_id: chainEventId(context.chainId, at),
+    event_id: recordEventId(context.chainId, record),
     source: context.source,
     chain_id: context.chainId,
     block_number: at.blockNumber,
@@ -65,6 +71,7 @@ function base(record: SettlementRecord, context: EventContext, market: CatalogMa
     fill: null,
     position_change: null,
     conversion: null,
+    transfer: null,
     ingested_at_ms: context.nowMs,
   };
 }
@@ -131,6 +138,31 @@ export function toLedgerEvent(
             redeemed_micro: change.type === 'redemption' ? change.redeemedMicro : [],
             outcome_token_ids: [...market.tokenIds],
             collateral_token: change.collateralToken,
+          },
+        },
+      };
+    }
+    case 'transfer': {
+      const { transfer } = record;
+      // Keyed by the token's ledger group, so the sender's and the receiver's changes of it are on one
+      // partition, in chain order with the fills of both.
+      const token = catalog.token(transfer.tokenId);
+      if (!token) return { status: 'unknown', tokenId: transfer.tokenId };
+      const { market, outcomeIndex } = token;
+      return {
+        status: 'ready',
+        event: {
+          ...base(record, context, market, ledgerGroupOf(market)),
+          kind: 'transfer',
+          wallet: transfer.from,
+          via: '',
+          transfer: {
+            from: transfer.from,
+            to: transfer.to,
+            asset_id: transfer.tokenId,
+            outcome: market.outcomes[outcomeIndex] ?? '',
+            outcome_index: outcomeIndex,
+            shares_micro: transfer.sharesMicro,
           },
         },
       };
@@ -290,6 +322,7 @@ export function blockRetraction(
     fill: null,
     position_change: null,
     conversion: null,
+    transfer: null,
     ingested_at_ms: context.nowMs,
   };
 }

@@ -1,8 +1,9 @@
 /**
  * Reads one block range of settlement logs: eth_getLogs (configured contracts and topics), the headers
  * of the blocks with logs (times, batched) plus any the caller asks for, and the receipts of adapter
- * actions and of conversions in neg-risk markets whose fee the source does not know (their transfers
- * tell it: conversion-evidence.ts). Every log is checked against its block's header: a log whose block hash is not the
+ * actions (when the CTF's transfers are not among the logs) and of conversions in neg-risk markets whose
+ * fee the source does not know (their transfers, collateral included, tell it: conversion-evidence.ts).
+ * Every log is checked against its block's header: a log whose block hash is not the
  * header's hash (or a log the node flags `removed`) means a reorg happened while reading, and the range
  * is read again later rather than published half from each fork.
  */
@@ -107,10 +108,21 @@ export async function readRange(
         !feeKnown(r.conversion.negRiskMarketId),
     ),
   );
-  const receiptHashes = new Set([...interpreted.receiptsNeeded, ...[...feeUnknown].map((r) => r.at.txHash)]);
   const receipts = new Map<string, ChainLog[]>();
+  // With the CTF's transfers in the range's logs, an adapter action's transfers are there already: its
+  // transaction's CTF logs are what its receipt would add, so no receipt is fetched.
+  // A conversion whose fee is unknown needs its whole receipt: the collateral it releases is an ERC-20
+  // transfer, never among the range's logs.
+  const needed = new Set([...(book.readsTransfers ? [] : interpreted.receiptsNeeded), ...[...feeUnknown].map((r) => r.at.txHash)]);
+  if (book.readsTransfers) {
+    const wanted = new Set(interpreted.receiptsNeeded);
+    for (const log of logs) {
+      if (!wanted.has(log.transactionHash)) continue;
+      receipts.set(log.transactionHash, [...(receipts.get(log.transactionHash) ?? []), log]);
+    }
+  }
   // Concurrent: the reader paces them within its budget and batches what the provider allows.
-  const fetched = await Promise.all([...receiptHashes].map(async (hash) => [hash, await reader.receipt(hash)] as const));
+  const fetched = await Promise.all([...needed].map(async (hash) => [hash, await reader.receipt(hash)] as const));
   for (const [hash, receipt] of fetched) {
     const block = receipt ? headers.get(Number(receipt.blockNumber)) : undefined;
     if (!receipt || block?.hash !== receipt.blockHash)

@@ -16,7 +16,7 @@ import type { ChainConditionResolved, ChainLedgerEvent } from '../events/types.j
 import type { ChainCatalog } from './catalog.js';
 import { conversionQuestions, type EventContext, type LedgerOutcome, toLedgerEvent, toResolutionEvent } from './ledger-events.js';
 import type { NegRiskBook } from './neg-risk-book.js';
-import { type SettlementRecord, walletOf } from './settlement-records.js';
+import { type SettlementRecord, walletsOf } from './settlement-records.js';
 
 export interface Released {
   ledger: ChainLedgerEvent[];
@@ -79,12 +79,14 @@ export class SettlementGate {
         released.resolutions.push(toResolutionEvent(record, context));
         continue;
       }
-      const wallet = walletOf(record);
+      // A transfer changes two wallets: it waits behind either's held records, and holds both back.
+      const wallets = walletsOf(record);
       // The limit counts from when the record was first held, for itself or behind its wallet's.
       const heldSinceMs = record.heldSinceMs ?? context.nowMs;
       const hold = () => stillHeld.push(record.heldSinceMs === undefined ? { ...record, heldSinceMs } : record);
-      if (blockedWallets.has(wallet)) {
+      if (wallets.some((wallet) => blockedWallets.has(wallet))) {
         hold();
+        for (const wallet of wallets) blockedWallets.add(wallet);
         continue;
       }
       let outcome = toLedgerEvent(record, this.catalog, context, this.negRisk);
@@ -101,7 +103,7 @@ export class SettlementGate {
       } else if (outcome.status === 'rejected') released.rejected.push({ record, reason: outcome.reason });
       else {
         hold();
-        blockedWallets.add(wallet);
+        for (const wallet of wallets) blockedWallets.add(wallet);
       }
     }
     this.held = stillHeld;
@@ -142,6 +144,8 @@ export class SettlementGate {
     for (const record of this.held) {
       if (record.kind === 'fill') {
         if (!this.catalog.token(record.fill.tokenId)) tokens.add(record.fill.tokenId);
+      } else if (record.kind === 'transfer') {
+        if (!this.catalog.token(record.transfer.tokenId)) tokens.add(record.transfer.tokenId);
       } else if (record.kind === 'split' || record.kind === 'merge' || record.kind === 'redemption') {
         if (!this.catalog.condition(record.change.conditionId)) conditions.add(record.change.conditionId);
       } else if (record.kind === 'conversion') {

@@ -48,11 +48,22 @@ export type SettlementRecord = (
   | ({ kind: 'conversion'; at: LogPosition; conversion: ConversionLog; evidence?: ConversionEvidence } & Attributed)
   /** A neg-risk market or question the adapter prepared: what conversions are priced from (neg-risk-book.ts). */
   | { kind: 'prepared'; at: LogPosition; prepared: MarketPreparedLog | QuestionPreparedLog }
+  | { kind: 'transfer'; at: LogPosition; transfer: WalletTransfer }
   | { kind: 'resolution'; at: LogPosition; resolution: ResolutionLog }
 ) & {
   /** When the gate first held it (wall clock, ms): a record is held at most CHAIN_HOLD_MAX_MS (settlement-gate.ts). */
   heldSinceMs?: number;
 };
+
+/** One token of an ERC-1155 transfer between two user wallets. */
+export interface WalletTransfer {
+  from: string;
+  to: string;
+  tokenId: string;
+  sharesMicro: string;
+  /** The token's place in a TransferBatch (its event id says it); null for a TransferSingle. */
+  part: number | null;
+}
 
 export interface Rejected {
   log: ChainLog;
@@ -147,6 +158,9 @@ export function interpretLogs(logs: readonly ChainLog[], blockTimes: ReadonlyMap
       case 'resolution':
         records.push({ kind: 'resolution', at, resolution: value });
         break;
+      case 'transfer':
+        records.push(...walletTransfers(value, at, book));
+        break;
       default:
         // OrdersMatched repeats the taker fill (volume is counted once, from the taker fill).
         break;
@@ -195,9 +209,33 @@ function isSystem(address: string, book: ContractBook): boolean {
   return book.isInternalActor(address) || book.isCollateralAdapter(address) || /^0x0{40}$/.test(address);
 }
 
-/** The wallet whose positions a record changes (empty for resolutions and preparations). */
-export function walletOf(record: SettlementRecord): string {
-  if (record.kind === 'fill') return record.fill.maker;
-  if (record.kind === 'resolution' || record.kind === 'prepared') return '';
-  return record.wallet;
+/**
+ * The wallet-to-wallet legs of an ERC-1155 transfer, one per token with shares moved. A leg from or to
+ * a system address (the zero address, an exchange, the CTF, the NegRiskAdapter, a collateral adapter,
+ * a collateral token), or made by one as the operator, belongs to a fill, split, merge, redemption or
+ * conversion, already recorded from that contract's event: the exchanges move every fill's shares
+ * themselves, and a v1 operator's direct fillOrder moves them between the operator and the maker with
+ * the exchange as the CTF's operator. A transfer to oneself changes nothing.
+ */
+function walletTransfers(value: TransferLog, at: LogPosition, book: ContractBook): SettlementRecord[] {
+  if (book.isSystem(value.operator) || book.isSystem(value.from) || book.isSystem(value.to) || value.from === value.to) return [];
+  return value.ids.flatMap((tokenId, i) =>
+    value.values[i] === '0'
+      ? []
+      : [
+          {
+            kind: 'transfer' as const,
+            at,
+            transfer: { from: value.from, to: value.to, tokenId, sharesMicro: value.values[i]!, part: value.batch ? i : null },
+          },
+        ],
+  );
+}
+
+/** The wallets whose positions a record changes (none for resolutions and preparations; a transfer's sender and receiver). */
+export function walletsOf(record: SettlementRecord): string[] {
+  if (record.kind === 'fill') return [record.fill.maker];
+  if (record.kind === 'resolution' || record.kind === 'prepared') return [];
+  if (record.kind === 'transfer') return [record.transfer.from, record.transfer.to];
+  return [record.wallet];
 }

@@ -80,7 +80,7 @@ export interface ChainConditionResolved {
   ingested_at_ms: number;
 }
 
-export type ChainLedgerKind = 'fill' | 'split' | 'merge' | 'redemption' | 'conversion' | 'block_retracted' | 'watermark';
+export type ChainLedgerKind = 'fill' | 'split' | 'merge' | 'redemption' | 'conversion' | 'block_retracted' | 'watermark' | 'transfer';
 
 export type FillRole = 'maker' | 'taker';
 
@@ -159,13 +159,27 @@ export interface ChainConversion {
   fee_from: string;
 }
 
-/** One position-changing settlement event read from Polygon (a fill of one order, a split, merge, redemption or neg-risk conversion), or the retraction of a block orphaned by a reorg. Key: ledger_group (the neg-risk market id for neg-risk markets, else the condition id), so a position-ledger consumer sees every change of a wallet's token in chain order on one partition (docs/CHAIN.md). Amounts are exact integers in micro-units (6 decimals) as decimal strings: a uint256 can exceed 2^53, which a JSON or JS number cannot hold exactly. */
+/** One token of a CTF TransferSingle/TransferBatch between two user wallets (never a leg from or to the zero address or a Polymarket contract, nor one a contract made as the operator: those belong to fills, splits, merges, redemptions and conversions). Shares leave `from` at its average cost and reach `to` with that cost (docs/POSITIONS.md). */
+export interface ChainTransfer {
+  /** Sender, lower-case (also `wallet`). */
+  from: string;
+  /** Receiver, lower-case. */
+  to: string;
+  /** Outcome token id (uint256 as a decimal string). */
+  asset_id: string;
+  outcome: string;
+  outcome_index: number;
+  /** Shares moved, micro-units (decimal integer). */
+  shares_micro: string;
+}
+
+/** One position-changing settlement event read from Polygon (a fill of one order, a split, merge, redemption, neg-risk conversion or a transfer of shares between wallets), or the retraction of a block orphaned by a reorg. Key: ledger_group (the neg-risk market id for neg-risk markets, else the condition id), so a position-ledger consumer sees every change of a wallet's token in chain order on one partition (docs/CHAIN.md). Amounts are exact integers in micro-units (6 decimals) as decimal strings: a uint256 can exceed 2^53, which a JSON or JS number cannot hold exactly. */
 export interface ChainLedgerEvent {
-  /** <chain_id>:<tx_hash>:<log_index>, the log's identity; a retraction: <chain_id>:<block_hash>:<ledger_group>:retracted; a watermark: <chain_id>:watermark:<ledger_group>:<block_number>. */
+  /** <chain_id>:<tx_hash>:<log_index>, the log's identity (a TransferBatch: <chain_id>:<tx_hash>:<log_index>:<i>, one event per token i of the batch); a retraction: <chain_id>:<block_hash>:<ledger_group>:retracted; a watermark: <chain_id>:watermark:<ledger_group>:<block_number>. */
   event_id: string;
   /** polymarket or simulator. */
   source: 'polymarket' | 'simulator';
-  /** block_retracted: every event of block_hash in this ledger group is void (a reorg orphaned the block); its replacement arrives as new events. watermark: the source has published everything up to block_number; one goes to every partition (ledger_group is then a key chosen to land on it) after each range, so a consumer knows how far each partition is complete. */
+  /** transfer: ERC-1155 shares moved between two user wallets (`wallet` is the sender; see the transfer record). block_retracted: every event of block_hash in this ledger group is void (a reorg orphaned the block); its replacement arrives as new events. watermark: the source has published everything up to block_number; one goes to every partition (ledger_group is then a key chosen to land on it) after each range, so a consumer knows how far each partition is complete. */
   kind: ChainLedgerKind;
   /** 137 for Polygon PoS. */
   chain_id: number;
@@ -186,13 +200,14 @@ export interface ChainLedgerEvent {
   market_id: string;
   market_title: string;
   neg_risk: boolean;
-  /** Whose position changed: the order's owner, the stakeholder or the redeemer, lower-case; empty for block_retracted. */
+  /** Whose position changed: the order's owner, the stakeholder, the redeemer or a transfer's sender, lower-case; empty for block_retracted. */
   wallet: string;
   /** The v2 collateral adapter the wallet acted through (the event names the adapter; the wallet comes from the ERC-1155 transfers of the same transaction); empty when direct. */
   via: string;
   fill: null | ChainFill;
   position_change: null | ChainPositionChange;
   conversion: null | ChainConversion;
+  transfer: null | ChainTransfer;
   ingested_at_ms: number;
 }
 

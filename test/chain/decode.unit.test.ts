@@ -17,11 +17,11 @@ import {
   zeroHash,
 } from 'viem';
 import { TOPIC0 } from '../../services/chain/abis.js';
+import { SettlementGate } from '../../services/chain/settlement-gate.js';
 import { ChainCatalog } from '../../services/chain/catalog.js';
 import { ContractBook } from '../../services/chain/contract-book.js';
 import { NegRiskBook, negRiskConditionId, negRiskQuestionId } from '../../services/chain/neg-risk-book.js';
 import { priceOf, toLedgerEvent, toResolutionEvent } from '../../services/chain/ledger-events.js';
-import { SettlementGate } from '../../services/chain/settlement-gate.js';
 import { attributeAdapterActions, interpretLogs, type SettlementRecord } from '../../services/chain/settlement-records.js';
 import { loadConfig } from '../../services/config.js';
 import type { ChainLedgerEvent } from '../../services/events/types.js';
@@ -43,6 +43,7 @@ const PUBLISHED = {
     'event PositionSplit(address indexed stakeholder, address collateralToken, bytes32 indexed parentCollectionId, bytes32 indexed conditionId, uint256[] partition, uint256 amount)',
     'event PositionsMerge(address indexed stakeholder, address collateralToken, bytes32 indexed parentCollectionId, bytes32 indexed conditionId, uint256[] partition, uint256 amount)',
     'event PayoutRedemption(address indexed redeemer, address indexed collateralToken, bytes32 indexed parentCollectionId, bytes32 conditionId, uint256[] indexSets, uint256 payout)',
+    'event TransferSingle(address indexed operator, address indexed from, address indexed to, uint256 id, uint256 value)',
     'event TransferBatch(address indexed operator, address indexed from, address indexed to, uint256[] ids, uint256[] values)',
   ]),
   negRisk: parseAbi([
@@ -648,4 +649,120 @@ test('prices from exact amounts: 6 decimals, half up', () => {
   expect(priceOf('1', '3')).toBe(0.333333);
   expect(priceOf('2', '3')).toBe(0.666667);
   expect(priceOf('0', '5')).toBe(0);
+});
+
+const single = (operator: string, from: string, to: string, id: bigint, value: bigint, txHash = tx(20)) =>
+  log(C.conditionalTokens.address, PUBLISHED.ctf, 'TransferSingle', { operator, from, to, id, value }, txHash);
+const R = '0x3333333333333333333333333333333333333333';
+
+test('ERC-1155 transfers between wallets: a TransferSingle is one transfer of the sender, keyed by the token ledger group', () => {
+  const logged = single(T, T, R, YES, 25_000_000n);
+  const [event] = events([logged]);
+  expect(event).toMatchObject({
+    kind: 'transfer',
+    event_id: `137:${tx(20)}:${logged.logIndex}`,
+    wallet: T,
+    ledger_group: ceasefire.market_id,
+    market_id: ceasefire.market_id,
+    fill: null,
+    transfer: { from: T, to: R, asset_id: YES.toString(), outcome: 'Yes', outcome_index: 0, shares_micro: '25000000' },
+  });
+  // Transfer legs are the shares' topic0 in the CTF's eth_getLogs, unless turned off.
+  expect(book.logQuery(BLOCK).topics).toEqual(expect.arrayContaining([TOPIC0.ctfTransferSingle, TOPIC0.ctfTransferBatch]));
+  const off = new ContractBook(C, { readTransfers: false });
+  expect(off.logQuery(BLOCK).topics).not.toContain(TOPIC0.ctfTransferSingle);
+  expect(off.logQuery(BLOCK).topics).not.toContain(TOPIC0.ctfTransferBatch);
+});
+
+test('a TransferBatch is one transfer per token, each with its place in the batch in its event id and its own ledger group', () => {
+  const logged = log(
+    C.conditionalTokens.address,
+    PUBLISHED.ctf,
+    'TransferBatch',
+    { operator: T, from: T, to: R, ids: [NO, NEWSOM_YES, YES], values: [1_000_000n, 2_000_000n, 0n] },
+    tx(21),
+  );
+  const result = events([logged]);
+  expect(
+    result.map((e) => [e.event_id, e.ledger_group, e.transfer?.asset_id, e.transfer?.outcome_index, e.transfer?.shares_micro]),
+  ).toEqual([
+    [`137:${tx(21)}:${logged.logIndex}:0`, ceasefire.market_id, NO.toString(), 1, '1000000'],
+    [`137:${tx(21)}:${logged.logIndex}:1`, newsom.neg_risk_market_id, NEWSOM_YES.toString(), 0, '2000000'],
+  ]);
+});
+
+test('transfers from or to a system address, or made by one as operator, are legs of other events and not read as transfers', () => {
+  const zero = '0x0000000000000000000000000000000000000000';
+  const legs = [
+    single(T, zero, R, YES, 1n), // mint (a split)
+    single(T, T, zero, YES, 1n), // burn (a merge, a redemption)
+    single(C.exchangeV2.address, T, C.exchangeV2.address, YES, 1n), // a fill's maker leg
+    single(C.exchangeV1.address, C.exchangeV1.address, R, YES, 1n), // a fill's taker leg
+    single(C.exchangeV1.address, T, R, YES, 1n), // v1 fillOrder: the operator's shares to the maker, the exchange as operator
+    single(C.negRiskExchangeV2.address, T, R, NEWSOM_YES, 1n),
+    single(C.negRiskAdapter.address, C.negRiskAdapter.address, R, NEWSOM_YES, 1n), // a neg-risk split or conversion
+    single(T, T, C.negRiskAdapter.address, NEWSOM_YES, 1n),
+    single(C.collateralAdapters[1]!, C.collateralAdapters[1]!, R, YES, 1n), // a split through a collateral adapter
+    single(T, T, C.collateralAdapters[2]!, YES, 1n),
+    single(T, C.conditionalTokens.address, R, YES, 1n),
+    single(T, T, C.wrappedCollateral, YES, 1n),
+    single(T, T, C.usdcE, YES, 1n),
+    single(T, T, C.pusd, YES, 1n),
+    single(T, T, T, YES, 1n), // to oneself
+    single(T, T, R, YES, 0n), // nothing moved
+  ];
+  expect(events(legs)).toEqual([]);
+  // The operator may be an approved third party: the shares still move between the two wallets.
+  expect(events([single(M, T, R, YES, 5n)]).map((e) => [e.wallet, e.transfer?.to])).toEqual([[T, R]]);
+});
+
+test('a transfer of a token the catalog does not know waits, and holds both wallets later records behind it', () => {
+  const unknown = 123_456_789n;
+  const interpreted = interpretLogs(
+    [
+      single(T, T, R, unknown, 1_000_000n, tx(30)),
+      log(
+        C.exchangeV2.address,
+        PUBLISHED.v2,
+        'OrderFilled',
+        {
+          orderHash: hash('r'),
+          maker: R,
+          taker: C.exchangeV2.address,
+          side: 1,
+          tokenId: YES,
+          makerAmountFilled: 1_000_000n,
+          takerAmountFilled: 500_000n,
+          fee: 0n,
+          builder: zeroHash,
+          metadata: zeroHash,
+        },
+        tx(31),
+      ),
+      single(M, M, M.replace('2', '4'), YES, 1_000_000n, tx(32)),
+    ],
+    new Map([[BLOCK, TIME_MS]]),
+    book,
+  );
+  const gate = new SettlementGate(catalog, new NegRiskBook(C.negRiskAdapter.address), config.chain.holdMaxMs);
+  const released = gate.admit(interpreted.records, context);
+  // The receiver's later fill waits behind the held transfer; another wallet's transfer goes out.
+  expect(released.ledger.map((e) => [e.kind, e.wallet])).toEqual([['transfer', M]]);
+  expect(gate.pending.map((r) => r.kind)).toEqual(['transfer', 'fill']);
+  expect(gate.unknownIds().tokens).toEqual([unknown.toString()]);
+  const outcome = toLedgerEvent(
+    interpreted.records[0] as Extract<SettlementRecord, { kind: 'transfer' }>,
+    catalog,
+    context,
+    new NegRiskBook(C.negRiskAdapter.address),
+  );
+  expect(outcome).toEqual({ status: 'unknown', tokenId: unknown.toString() });
+});
+
+test('a TransferBatch whose ids and values differ in length is refused with a reason', () => {
+  const bad = log(C.conditionalTokens.address, PUBLISHED.ctf, 'TransferBatch', { operator: T, from: T, to: R, ids: [YES], values: [1n] });
+  const data = encodeAbiParameters([{ type: 'uint256[]' }, { type: 'uint256[]' }], [[YES, NO], [1n]]).toLowerCase();
+  const interpreted = interpretLogs([{ ...bad, data }], new Map([[BLOCK, TIME_MS]]), book);
+  expect(interpreted.records).toEqual([]);
+  expect(interpreted.rejected[0]?.reason).toMatch(/TransferBatch has 2 ids and 1 values/);
 });

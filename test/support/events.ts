@@ -385,6 +385,7 @@ export function chainFill(over: Partial<Omit<ChainLedgerEvent, 'fill'>> & { fill
     via: '',
     position_change: null,
     conversion: null,
+    transfer: null,
     ingested_at_ms: T0,
     ...rest,
     fill: {
@@ -546,6 +547,7 @@ export function chainLedgerEvent(over: Partial<ChainLedgerEvent> = {}): ChainLed
       collateral_token: '0x2791bca1f2de4661ed88a30c99a7a9449aa84174',
     },
     conversion: null,
+    transfer: null,
     ingested_at_ms: T0,
     ...over,
   };

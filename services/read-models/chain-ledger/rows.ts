@@ -7,6 +7,7 @@ export function ledgerRow(e: ChainLedgerEvent) {
   const fill = e.fill;
   const change = e.position_change;
   const conversion = e.conversion;
+  const transfer = e.transfer;
   return {
     event_id: e.event_id,
     source: e.source,
@@ -26,11 +27,11 @@ export function ledgerRow(e: ChainLedgerEvent) {
     via: e.via,
     role: fill?.role ?? '',
     side: fill?.side ?? '',
-    asset_id: fill?.asset_id ?? '',
-    outcome: fill?.outcome ?? '',
-    outcome_index: fill?.outcome_index ?? -1,
+    asset_id: fill?.asset_id ?? transfer?.asset_id ?? '',
+    outcome: fill?.outcome ?? transfer?.outcome ?? '',
+    outcome_index: fill?.outcome_index ?? transfer?.outcome_index ?? -1,
     // Decimal strings into UInt64 columns: exact (a JS number is not past 2^53).
-    shares_micro: fill?.shares_micro ?? '0',
+    shares_micro: fill?.shares_micro ?? transfer?.shares_micro ?? '0',
     usdc_micro: fill?.usdc_micro ?? '0',
     fee_micro: fill?.fee_micro ?? '0',
     fee_asset: fill?.fee_asset ?? '',
@@ -38,7 +39,8 @@ export function ledgerRow(e: ChainLedgerEvent) {
     yes_price: fill?.yes_price ?? 0,
     exchange_version: fill?.exchange_version ?? 0,
     order_hash: fill?.order_hash ?? '',
-    counterparty: fill?.counterparty ?? '',
+    // A transfer's receiver (its sender is the wallet).
+    counterparty: fill?.counterparty ?? transfer?.to ?? '',
     amount_micro: change?.amount_micro ?? conversion?.amount_micro ?? '0',
     index_sets: change?.index_sets ?? (conversion ? [conversion.index_set] : []),
     redeemed_micro: change?.redeemed_micro ?? [],

@@ -14,7 +14,7 @@ import { ChainCatalog } from '../../chain/catalog.js';
 import { ContractBook } from '../../chain/contract-book.js';
 import { NegRiskBook, negRiskConditionId, negRiskQuestionId } from '../../chain/neg-risk-book.js';
 import { SettlementGate } from '../../chain/settlement-gate.js';
-import { interpretLogs, walletOf } from '../../chain/settlement-records.js';
+import { interpretLogs, walletsOf } from '../../chain/settlement-records.js';
 import { loadConfig } from '../../config.js';
 import type { ChainLedgerEvent, MarketUpserted } from '../../events/types.generated.js';
 import type { ChainLog } from '../../ports/chain-reader.js';
@@ -362,7 +362,7 @@ test("the hold limit: a stuck conversion goes out with the catalog's questions o
     [priced, OLD, 5, 'transaction'],
     [unpriced, OLD, 5, 'transaction'],
   ]);
-  expect(released.rejected.map((r) => [walletOf(r.record), r.reason])).toEqual([
+  expect(released.rejected.map((r) => [walletsOf(r.record)[0], r.reason])).toEqual([
     [
       unpriced,
       expect.stringMatching(/^conversion held 60 s \(limit 60 s\): neither the chain .* nor the catalog tell market 0x0+800's questions$/),

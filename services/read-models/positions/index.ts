@@ -1,7 +1,7 @@
 /**
  * Positions and trader intelligence: the position ledger (ledger.ts) applies every change of a
  * (wallet, outcome token) - chain fills of both sides, splits, merges, redemptions, neg-risk
- * conversions, and Data API records where the chain does not cover - and views over its rows keep
+ * conversions, transfers between wallets, and Data API records where the chain does not cover - and views over its rows keep
  * per-wallet, per-market and per-day figures; the marks refresher keeps each market's marks, and the
  * snapshot refresher each wallet's rows, as one value read by key; the valuation pass values wallets
  * at current marks for the mark-dependent rankings. docs/POSITIONS.md.

@@ -1,6 +1,7 @@
 /**
  * What the position ledger applies, normalized from its three inputs: the chain ledger stream (every
- * fill of both sides, splits, merges, redemptions, neg-risk conversions, reorg retractions) and, for
+ * fill of both sides, splits, merges, redemptions, neg-risk conversions, transfers between wallets,
+ * reorg retractions) and, for
  * ranges the chain does not cover, the Data API's taker trades and tracked wallets' activity
  * (docs/POSITIONS.md "Sources"). Amounts are integer micro-units.
  */
@@ -55,6 +56,8 @@ export type LedgerEvent =
       /** The market's questions as the chain had them when converted; empty on events published before the source read them. */
       questions: ConversionQuestion[];
     })
+  /** ERC-1155 shares moved from `wallet` to `to` (docs/POSITIONS.md "Transfers"). */
+  | (EventMeta & { kind: 'transfer'; to: string; assetId: string; outcome: string; outcomeIndex: number; shares: bigint })
   | (EventMeta & { kind: 'block_retracted' });
 
 /** One question of a neg-risk market: its condition (`marketId`) and tokens. */
@@ -152,6 +155,19 @@ export function fromChain(e: ChainLedgerEvent): LedgerEvent | null {
           outcomes: q.outcomes,
           yesIndex: q.yes_index,
         })),
+      };
+    }
+    case 'transfer': {
+      const t = e.transfer;
+      if (!t) return null;
+      return {
+        ...meta,
+        kind: 'transfer',
+        to: t.to,
+        assetId: t.asset_id,
+        outcome: t.outcome,
+        outcomeIndex: t.outcome_index,
+        shares: micro(t.shares_micro),
       };
     }
     case 'block_retracted':

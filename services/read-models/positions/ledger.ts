@@ -12,13 +12,16 @@
  * backfill reaching into the past, a Data API trade older than the chain's coverage) or the removal
  * of one (a reorg's retraction, a Data API trade replaced by its chain fill) rewinds that (wallet,
  * token): the live rows from that point on are cancelled (sign -1 copies) and replayed in order with
- * new revisions. Views sum `value x sign`, so cancelled rows drop out of every aggregate.
+ * new revisions. Views sum `value x sign`, so cancelled rows drop out of every aggregate. A rewind that
+ * changes what a transfer's sender or a conversion's NO leg took out re-prices that event's legs on
+ * its other keys (`applyRelinks`, bounded).
  */
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { readCoverage } from '../chain-ledger/queries.js';
-import { comparePositions, type ConversionQuestion, type LedgerEvent, type LedgerPosition } from './ledger-events.js';
+import { comparePositions, type ConversionQuestion, type EventMeta, type LedgerEvent, type LedgerPosition } from './ledger-events.js';
 import { applyLeg, divRound, EMPTY_STATE, inferPayout, type LegAction, minBig, type PositionState } from './ledger-math.js';
 import { iso } from '../../shared/time.js';
+import { feeBipsFor } from '../../chain/conversion-evidence.js';
 import { KeyFilter } from './key-filter.js';
 
 export const LEDGER_TABLE = 'position_ledger';
@@ -61,6 +64,8 @@ export interface LedgerRow {
   qty_after: string;
   cost_after: string;
   opened_at: string;
+  /** A transfer's other wallet (migrations/0068); empty on other rows. */
+  counterparty: string;
 }
 
 interface Leg {
@@ -76,6 +81,8 @@ interface Leg {
   price: number;
   volume: bigint;
   trades: number;
+  /** A transfer's other wallet. */
+  counterparty?: string;
 }
 
 interface KeyState extends PositionState {
@@ -102,7 +109,17 @@ export interface LedgerStats {
   stored_rows_cached: number;
   /** Writes of trader_touches that failed (their touches go with the next batch's). */
   touch_failures: number;
+  /** Transfers whose sender held fewer shares than it sent (history not covered): the rest moved at cost 0. */
+  transfers_uncovered: number;
+  /** Rewinds of a key whose leg of a transfer or conversion was re-priced by a rewind of another key. */
+  relinked_rewinds: number;
+  /** Re-pricings not made: past the depth or the per-batch count of cross-key rewinds (those legs keep their price). */
+  relinks_beyond_bound: number;
 }
+
+/** How far a re-pricing follows transfers and conversions from key to key, and how many rewinds it makes per batch. */
+export const RELINK_MAX_DEPTH = 16;
+export const RELINK_MAX_PER_BATCH = 5_000;
 
 interface MarketInfo {
   outcomes: string[];
@@ -130,6 +147,9 @@ export class PositionLedger {
     state_lookup_ms: 0,
     stored_rows_cached: 0,
     touch_failures: 0,
+    transfers_uncovered: 0,
+    relinked_rewinds: 0,
+    relinks_beyond_bound: 0,
   };
   /** (wallet, market) touches not written yet: a failed write's, kept for the next batch. */
   private readonly untouched = new Map<string, { wallet: string; market_id: string }>();
@@ -248,6 +268,13 @@ class Batch {
    * built anew is a new string each time, hashed again (a fill's key is about 120 characters).
    */
   private readonly eventKeys = new Map<LedgerEvent, string[]>();
+  /**
+   * Transfers and conversions whose source leg (a transfer's sender, a conversion's NO legs) a rewind
+   * replayed at another cost: their legs on the other keys are re-priced after the batch's rewinds.
+   */
+  private readonly relinks: Array<{ eventId: string; key: string; depth: number }> = [];
+  private readonly relinkQueued = new Set<string>();
+  private relinkRewinds = 0;
 
   constructor(
     private readonly store: AnalyticsStore,
@@ -350,9 +377,12 @@ class Batch {
         return undefined;
       }
     }
-    // A redemption's and a conversion's legs are priced from the states of all their keys: first
+    // A redemption's, a conversion's and a transfer's legs are priced from the states of all their keys: first
     // settle the rewinds pending for those keys in this batch, so the states include every earlier change.
-    if ((event.kind === 'redemption' || event.kind === 'conversion') && this.keysOf(event).some((key) => this.deferred.has(key)))
+    if (
+      (event.kind === 'redemption' || event.kind === 'conversion' || event.kind === 'transfer') &&
+      this.keysOf(event).some((key) => this.deferred.has(key))
+    )
       return this.settleThenApply(event);
     return this.applyLegs(event, this.legsOf(event), 0);
   }
@@ -380,10 +410,12 @@ class Batch {
   private applyLegs(event: LedgerEvent, legs: Leg[], from: number): Promise<void> | undefined {
     // A chain record replaces the Data API record of the same transaction, wallet and token.
     const twins =
-      event.origin === 'chain' && this.dataApiTwins.size > 0 ? (this.dataApiTwins.get(`${event.txHash}|${event.wallet}`) ?? []) : [];
+      event.origin === 'chain' && event.kind !== 'transfer' && this.dataApiTwins.size > 0
+        ? (this.dataApiTwins.get(`${event.txHash}|${event.wallet}`) ?? [])
+        : [];
     for (let i = from; i < legs.length; i++) {
       const leg = legs[i]!;
-      const key = event.kind === 'fill' ? this.keysOf(event)[0]! : keyOf(event.wallet, leg.assetId);
+      const key = event.kind === 'fill' ? this.keysOf(event)[0]! : keyOf(leg.meta.wallet, leg.assetId);
       if (event.origin === 'data_api' && this.chainTx.has(`${event.txHash}|${event.wallet}|${leg.assetId}`)) {
         this.stats.skipped_covered_by_chain += 1;
         continue;
@@ -396,6 +428,7 @@ class Batch {
       const state = this.stateOf(key);
       if (state.last === null || comparePositions(event, state.last) > 0) {
         this.append(key, leg);
+        this.noteUncovered(key, leg);
         continue;
       }
       return this.applyBehind(event, legs, i, key);
@@ -423,11 +456,118 @@ class Batch {
     await this.loadStoredRows([...this.deferred.keys()]);
     for (const [key, { added, removed }] of this.deferred) await this.rewind(key, added, removed);
     this.deferred.clear();
+    await this.applyRelinks();
+  }
+
+  /**
+   * Cross-key rewinds. A transfer's receiver leg costs what the sender's leg took out, and a
+   * conversion's YES legs (and the collateral realized on its first NO leg) what its NO legs took out.
+   * When a rewind replayed such a source leg at another cost, the event's legs are computed again from
+   * the states its keys had just before it, and every key whose leg differs from its live row is
+   * rewound from that event on with the new leg (which may replay further transfers and conversions:
+   * followed up to RELINK_MAX_DEPTH keys deep and RELINK_MAX_PER_BATCH rewinds a batch; beyond, the
+   * legs keep the price they were applied at and `relinks_beyond_bound` counts them). A leg equal to
+   * its row is left alone, so a redelivery, or a rewind that changed no cost, rewinds nothing more.
+   */
+  private async applyRelinks(): Promise<void> {
+    while (this.relinks.length > 0) {
+      const link = this.relinks.shift()!;
+      this.relinkQueued.delete(`${link.eventId}|${link.key}`);
+      if (link.depth > RELINK_MAX_DEPTH || this.relinkRewinds >= RELINK_MAX_PER_BATCH) {
+        this.stats.relinks_beyond_bound += 1;
+        continue;
+      }
+      const source = (await this.liveRows(link.key)).find((r) => r.event_id === link.eventId);
+      if (!source) continue;
+      const linked = source.kind === 'transfer_out' ? await this.transferOfRow(source) : await this.conversionOfRow(source);
+      if (!linked) continue;
+      const legs =
+        linked.event.kind === 'transfer'
+          ? this.transferLegs(linked.event, (key) => linked.before.get(key) ?? EMPTY_STATE)
+          : this.conversionLegs(
+              linked.event as Extract<LedgerEvent, { kind: 'conversion' }>,
+              (key) => linked.before.get(key) ?? EMPTY_STATE,
+            );
+      for (const leg of legs) {
+        const key = keyOf(leg.meta.wallet, leg.assetId);
+        const row = linked.rows.get(key);
+        if (row && sameInput(leg, row)) continue;
+        this.relinkRewinds += 1;
+        this.stats.relinked_rewinds += 1;
+        await this.rewind(key, [leg], new Set([link.eventId]), link.depth);
+      }
+    }
+  }
+
+  /** A transfer rebuilt from its sender's row, with its rows and each key's state just before it. */
+  private async transferOfRow(source: LedgerRow): Promise<Linked | null> {
+    if (source.counterparty === '') return null;
+    const receiverKey = keyOf(source.counterparty, source.asset_id);
+    const received = (await this.liveRows(receiverKey)).find((r) => r.event_id === source.event_id);
+    const event: LedgerEvent = {
+      ...metaOfRow(source),
+      kind: 'transfer',
+      to: source.counterparty,
+      assetId: source.asset_id,
+      outcome: source.outcome,
+      outcomeIndex: Number(source.outcome_index),
+      shares: BigInt(source.in_qty),
+    };
+    const senderKey = keyOf(source.wallet, source.asset_id);
+    const rows = new Map<string, LedgerRow>([[senderKey, source]]);
+    if (received) rows.set(receiverKey, received);
+    return { event, rows, before: new Map([[senderKey, stateBefore(source)]]) };
+  }
+
+  /**
+   * A conversion rebuilt from its rows: the neg-risk market is the rows' ledger group, the amount
+   * their shares, the index set the questions whose NO token has a NO leg (sell_at_cost) among them.
+   */
+  private async conversionOfRow(source: LedgerRow): Promise<Linked | null> {
+    const marketId = source.ledger_group.toLowerCase();
+    if (!this.negRisk.has(marketId)) await this.loadNegRisk([marketId]);
+    const questions = this.negRisk.get(marketId) ?? [];
+    const rows = new Map<string, LedgerRow>();
+    const before = new Map<string, PositionState>();
+    const keys = questions.flatMap((q) => [keyOf(source.wallet, q.yesToken), keyOf(source.wallet, q.noToken)]);
+    await this.loadStoredRows(keys);
+    for (const key of keys) {
+      const row = (await this.liveRows(key)).find((r) => r.event_id === source.event_id);
+      if (!row) continue;
+      rows.set(key, row);
+      before.set(key, stateBefore(row));
+    }
+    let indexSet = 0n;
+    for (const q of questions) if (rows.get(keyOf(source.wallet, q.noToken))?.action === 'sell_at_cost') indexSet |= 1n << BigInt(q.index);
+    if (indexSet === 0n) return null;
+    // The conversion's own questions are those with a row of it (a question prepared after it has none),
+    // and its fee is what its rows show: the YES legs hold amount - fee, the first NO leg (k - 1) x fee.
+    const own = questions.filter((q) => rows.has(keyOf(source.wallet, q.noToken)) || rows.has(keyOf(source.wallet, q.yesToken)));
+    const amount = BigInt(source.in_qty);
+    const yesRow = own.map((q) => rows.get(keyOf(source.wallet, q.yesToken))).find((r) => r?.action === 'buy');
+    const k = BigInt(own.filter((q) => rows.get(keyOf(source.wallet, q.noToken))?.action === 'sell_at_cost').length);
+    const feeRow = own
+      .map((q) => rows.get(keyOf(source.wallet, q.noToken)))
+      .find((r) => r?.action === 'sell_at_cost' && BigInt(r.fee_micro) > 0n);
+    const fee = yesRow ? amount - BigInt(yesRow.in_qty) : feeRow && k > 1n ? BigInt(feeRow.fee_micro) / (k - 1n) : 0n;
+    const event: LedgerEvent = {
+      ...metaOfRow(source),
+      kind: 'conversion',
+      negRiskMarketId: source.ledger_group,
+      indexSet,
+      amount,
+      feeBips: BigInt(feeBipsFor(amount.toString(), (amount - fee).toString()) ?? 0),
+      questions: own,
+    };
+    return { event, rows, before };
   }
 
   private stateOf(key: string): KeyState {
     return this.states.get(key) ?? NEVER_HELD;
   }
+
+  /** The state a key has now in this batch, as a pricing input. */
+  private readonly currentState = (key: string): PositionState => this.stateOf(key);
 
   /** This batch's rows of a (wallet, token) so far. */
   private pendingRows(key: string): LedgerRow[] {
@@ -455,7 +595,7 @@ class Batch {
    * Re-derives a (wallet, token) from the earliest change affected: cancels the live rows from there
    * on and replays them (without `removed`, with `added`) in order.
    */
-  private async rewind(key: string, added: Leg[], removed: Set<string>): Promise<void> {
+  private async rewind(key: string, added: Leg[], removed: Set<string>, depth = 0): Promise<void> {
     this.stats.rewinds += 1;
     const live = (await this.liveRows(key)).sort(compareRows);
     const removedRows = live.filter((r) => removed.has(r.event_id));
@@ -485,13 +625,33 @@ class Batch {
     }
     const replay: Leg[] = [...after.filter((r) => !removed.has(r.event_id)).map(legOfRow), ...added];
     replay.sort((a, b) => comparePositions(a.meta, b.meta));
+    // What each replayed source leg (a transfer's sender, a conversion's NO leg) took out before.
+    const removedBefore = new Map(after.filter(isSourceRow).map((r) => [r.event_id, BigInt(r.cash) - BigInt(r.realized)]));
     let state: KeyState = { ...base, rev, last: baseRow ? rowPosition(baseRow) : null };
     this.states.set(key, state);
     for (const leg of replay) {
       this.append(key, leg);
+      if (added.includes(leg) && removed.size === 0) this.noteUncovered(key, leg);
       state = this.stateOf(key);
+      if (!isSourceLeg(leg)) continue;
+      const row = this.pendingRows(key).at(-1)!;
+      if (removedBefore.get(row.event_id) !== BigInt(row.cash) - BigInt(row.realized)) this.queueRelink(row.event_id, key, depth + 1);
     }
     this.states.set(key, { ...state, rev: Math.max(state.rev, rev) });
+  }
+
+  /** A transfer leaving a sender that held fewer shares than it sent, applied for the first time. */
+  private noteUncovered(key: string, leg: Leg): void {
+    if (leg.kind !== 'transfer_out') return;
+    const row = this.pendingRows(key).at(-1)!;
+    if (-BigInt(row.qty_delta) < BigInt(row.in_qty)) this.stats.transfers_uncovered += 1;
+  }
+
+  private queueRelink(eventId: string, key: string, depth: number): void {
+    const id = `${eventId}|${key}`;
+    if (this.relinkQueued.has(id)) return;
+    this.relinkQueued.add(id);
+    this.relinks.push({ eventId, key, depth });
   }
 
   /** Stored rows of these (wallet, token)s, read once per batch. */
@@ -562,6 +722,7 @@ class Batch {
       qty_after: after.qty.toString(),
       cost_after: after.cost.toString(),
       opened_at: this.isoOf(after.openedMs),
+      counterparty: leg.counterparty ?? '',
     };
   }
 
@@ -624,6 +785,8 @@ class Batch {
         return this.redemptionLegs(e);
       case 'conversion':
         return this.conversionLegs(e);
+      case 'transfer':
+        return this.transferLegs(e);
       default:
         return [];
     }
@@ -697,7 +860,10 @@ class Batch {
    * with the event (the chain's count, the catalog's tokens); events published before the source
    * carried them use the catalog's.
    */
-  private conversionLegs(e: Extract<LedgerEvent, { kind: 'conversion' }>): Leg[] {
+  private conversionLegs(
+    e: Extract<LedgerEvent, { kind: 'conversion' }>,
+    stateOf: (key: string) => PositionState = this.currentState,
+  ): Leg[] {
     const questions = this.questionsOf(e);
     const no = questions.filter((q) => (e.indexSet >> BigInt(q.index)) & 1n);
     const yes = questions.filter((q) => !((e.indexSet >> BigInt(q.index)) & 1n));
@@ -707,7 +873,7 @@ class Batch {
     let noCost = 0n;
     const legs: Leg[] = [];
     for (const q of no) {
-      const state = this.stateOf(keyOf(e.wallet, q.noToken));
+      const state = stateOf(keyOf(e.wallet, q.noToken));
       const closed = minBig(e.amount, state.qty);
       noCost += state.qty === 0n ? 0n : closed === state.qty ? state.cost : divRound(state.cost * closed, state.qty);
       legs.push({
@@ -758,6 +924,41 @@ class Batch {
     return e.questions.length > 0 ? e.questions : (this.negRisk.get(e.negRiskMarketId.toLowerCase()) ?? []);
   }
 
+  /**
+   * A transfer of q shares: they leave the sender at its average cost (`transfer_out`, sell_at_cost:
+   * no PnL, no volume, no trade) and reach the receiver with that cost (`transfer_in`, a buy of q for
+   * it). A sender holding fewer than q (history the ledger does not cover) moves what it holds at cost
+   * and the rest at cost 0 (counted in `transfers_uncovered`). `stateOf` gives the sender's state just
+   * before the transfer (the batch's current one, or a row's when re-priced).
+   */
+  private transferLegs(e: Extract<LedgerEvent, { kind: 'transfer' }>, stateOf: (key: string) => PositionState = this.currentState): Leg[] {
+    const sender = stateOf(keyOf(e.wallet, e.assetId));
+    const moved = minBig(e.shares, sender.qty);
+    const cost = sender.qty === 0n ? 0n : moved === sender.qty ? sender.cost : divRound(sender.cost * moved, sender.qty);
+    const price = e.shares === 0n ? 0 : Number(cost) / Number(e.shares);
+    const leg = {
+      assetId: e.assetId,
+      marketId: e.marketId,
+      outcome: e.outcome,
+      outcomeIndex: e.outcomeIndex,
+      role: '',
+      fee: 0n,
+      price: Math.round(price * 1e6) / 1e6,
+      volume: 0n,
+      trades: 0,
+    };
+    return [
+      { ...leg, meta: e, kind: 'transfer_out', action: { side: 'sell_at_cost', qty: e.shares }, counterparty: e.to },
+      {
+        ...leg,
+        meta: { ...e, wallet: e.to },
+        kind: 'transfer_in',
+        action: { side: 'buy', qty: e.shares, usdc: cost },
+        counterparty: e.wallet,
+      },
+    ];
+  }
+
   /** The (wallet, token)s an event changes (after prepare loaded the batch's markets). */
   private keysOf(e: LedgerEvent): string[] {
     let keys = this.eventKeys.get(e);
@@ -770,6 +971,7 @@ class Batch {
 
   private keysOfEvent(e: LedgerEvent): string[] {
     if (e.kind === 'fill') return [keyOf(e.wallet, e.assetId)];
+    if (e.kind === 'transfer') return [keyOf(e.wallet, e.assetId), keyOf(e.to, e.assetId)];
     if (e.kind === 'split' || e.kind === 'merge' || e.kind === 'redemption') {
       const ids = e.tokenIds.length > 0 ? e.tokenIds : (this.markets.get(e.marketId)?.tokenIds ?? []);
       return ids.map((id) => keyOf(e.wallet, id));
@@ -933,17 +1135,7 @@ function legOfRow(r: LedgerRow): Leg {
         : r.action === 'sell_at_cost'
           ? { side: 'sell_at_cost', qty, ...(usdc > 0n ? { usdc } : {}) }
           : { side: 'sell', qty, usdc };
-  const meta = {
-    origin: r.origin,
-    source: r.source,
-    wallet: r.wallet,
-    marketId: r.market_id,
-    txHash: r.tx_hash,
-    blockHash: r.block_hash,
-    ledgerGroup: r.ledger_group,
-    ...rowPosition(r),
-    kind: 'block_retracted',
-  } as LedgerEvent;
+  const meta = { ...metaOfRow(r), kind: 'block_retracted' } as LedgerEvent;
   return {
     meta,
     assetId: r.asset_id,
@@ -957,7 +1149,49 @@ function legOfRow(r: LedgerRow): Leg {
     price: Number(r.price),
     volume: BigInt(r.volume),
     trades: Number(r.trades),
+    counterparty: r.counterparty ?? '',
   };
+}
+
+/** The event fields of a stored row (what a replayed or re-priced leg needs of its event). */
+function metaOfRow(r: LedgerRow): EventMeta {
+  return {
+    origin: r.origin as EventMeta['origin'],
+    source: r.source,
+    wallet: r.wallet,
+    marketId: r.market_id,
+    txHash: r.tx_hash,
+    blockHash: r.block_hash,
+    ledgerGroup: r.ledger_group,
+    ...rowPosition(r),
+  };
+}
+
+/** A transfer or conversion rebuilt from its rows: its rows per key and each key's state just before it. */
+interface Linked {
+  event: LedgerEvent;
+  rows: Map<string, LedgerRow>;
+  before: Map<string, PositionState>;
+}
+
+/** A leg whose cost taken out prices the event's legs on other keys: a transfer's sender, a conversion's NO leg. */
+const isSourceLeg = (leg: Leg) => leg.kind === 'transfer_out' || (leg.kind === 'conversion' && leg.action.side === 'sell_at_cost');
+const isSourceRow = (r: LedgerRow) => r.kind === 'transfer_out' || (r.kind === 'conversion' && r.action === 'sell_at_cost');
+
+/** The state of a key just before the change a row applied (the row holds the state after and the change). */
+function stateBefore(r: LedgerRow): PositionState {
+  const qty = BigInt(r.qty_after) - BigInt(r.qty_delta);
+  // A buy added its collateral to the basis; a sell took out its cash less what it realized.
+  const removed = r.action === 'buy' ? -BigInt(r.in_usdc) : BigInt(r.cash) - BigInt(r.realized);
+  return { qty, cost: BigInt(r.cost_after) + removed, openedMs: 0 };
+}
+
+/** Whether a leg applies the same input as a row (what `row` writes of its action). */
+function sameInput(leg: Leg, r: LedgerRow): boolean {
+  const a = leg.action;
+  const inQty = a.side === 'sell_all' ? 0n : a.qty;
+  const inUsdc = a.side === 'buy' || a.side === 'sell' ? a.usdc : a.side === 'sell_all' ? (a.capUsdc ?? 0n) : (a.usdc ?? 0n);
+  return r.action === a.side && BigInt(r.in_qty) === inQty && BigInt(r.in_usdc) === inUsdc;
 }
 
 /** Stored rows per (wallet, token), bounded by their total count (cleared when it is passed). */

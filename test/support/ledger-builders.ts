@@ -1,0 +1,130 @@
+/**
+ * Chain ledger events for position-ledger tests that need more than fills: transfers between wallets
+ * and neg-risk conversions, each in a block of its own (the block orders it whatever order it is
+ * applied in) at a given time. Amounts are in shares (6-decimal micro-units on the event).
+ */
+import type { ChainLedgerEvent } from '../../services/events/types.generated.js';
+import { chainLedgerEvent, outcomeToken, txHash } from './events.js';
+
+const micro = (shares: number) => String(Math.round(shares * 1e6));
+const blockHash = (block: number) => `0x${block.toString(16).padStart(64, '0')}`;
+
+/** `shares` of outcome `index` of `market` moved from `from` to `to` (the ERC-1155 TransferSingle of a wallet). */
+export function chainTransfer(o: {
+  tx: number;
+  block: number;
+  at: number;
+  from: string;
+  to: string;
+  market: string;
+  index: number;
+  shares: number;
+  group?: string;
+}): ChainLedgerEvent {
+  return chainLedgerEvent({
+    kind: 'transfer',
+    tx_hash: txHash(o.tx),
+    log_index: 4,
+    block_number: o.block,
+    block_hash: blockHash(o.block),
+    block_time_ms: o.at,
+    contract: '0x4d97dcd97ec945f40cf65f87097ace5ea0476045',
+    market_id: o.market,
+    ledger_group: o.group ?? o.market,
+    wallet: o.from,
+    position_change: null,
+    transfer: {
+      from: o.from,
+      to: o.to,
+      asset_id: outcomeToken(o.market, o.index),
+      outcome: o.index === 0 ? 'Yes' : 'No',
+      outcome_index: o.index,
+      shares_micro: micro(o.shares),
+    },
+  });
+}
+
+/** NegRiskAdapter.convertPositions of `shares` NO of each question in `indexSet` of neg-risk market `negRiskMarketId`. */
+export function chainConversion(o: {
+  tx: number;
+  block: number;
+  at: number;
+  wallet: string;
+  negRiskMarketId: string;
+  indexSet: number;
+  shares: number;
+}): ChainLedgerEvent {
+  return chainLedgerEvent({
+    kind: 'conversion',
+    tx_hash: txHash(o.tx),
+    log_index: 3,
+    block_number: o.block,
+    block_hash: blockHash(o.block),
+    block_time_ms: o.at,
+    contract: '0xd91e80cf2e7be2e162c6513ced06f1dd0da35296',
+    market_id: '',
+    ledger_group: o.negRiskMarketId,
+    neg_risk: true,
+    wallet: o.wallet,
+    position_change: null,
+    // No questions: the ledger takes the catalog's, as for a conversion published before events carried them.
+    conversion: {
+      neg_risk_market_id: o.negRiskMarketId,
+      index_set: String(o.indexSet),
+      amount_micro: micro(o.shares),
+      question_count: 0,
+      fee_bips: 0,
+      questions: [],
+      questions_from: '',
+      fee_from: '',
+    },
+  });
+}
+
+/** A CTF redemption of `market` by `wallet` paying `paid` USDC (the redeemer's whole balance of both outcomes). */
+export function chainRedemption(o: {
+  tx: number;
+  block: number;
+  at: number;
+  wallet: string;
+  market: string;
+  paid: number;
+}): ChainLedgerEvent {
+  return chainLedgerEvent({
+    kind: 'redemption',
+    tx_hash: txHash(o.tx),
+    log_index: 2,
+    block_number: o.block,
+    block_hash: blockHash(o.block),
+    block_time_ms: o.at,
+    market_id: o.market,
+    ledger_group: o.market,
+    wallet: o.wallet,
+    position_change: {
+      amount_micro: micro(o.paid),
+      index_sets: ['1', '2'],
+      redeemed_micro: [],
+      outcome_token_ids: [outcomeToken(o.market, 0), outcomeToken(o.market, 1)],
+      collateral_token: '0x2791bca1f2de4661ed88a30c99a7a9449aa84174',
+    },
+  });
+}
+
+/**
+ * The collateral each wallet paid (negative) or received on these events, read from the events alone
+ * (not the ledger): fills' USDC, redemptions' payouts, conversions' (k - 1) x amount; a transfer moves
+ * no collateral. The accounting identity of a set of wallets: realized + cost basis left = this sum.
+ */
+export function collateralByWallet(events: readonly ChainLedgerEvent[]): Map<string, bigint> {
+  const cash = new Map<string, bigint>();
+  const add = (wallet: string, amount: bigint) => cash.set(wallet, (cash.get(wallet) ?? 0n) + amount);
+  for (const e of events) {
+    if (e.kind === 'fill' && e.fill) add(e.wallet, (e.fill.side === 'buy' ? -1n : 1n) * BigInt(e.fill.usdc_micro));
+    else if (e.kind === 'redemption' && e.position_change) add(e.wallet, BigInt(e.position_change.amount_micro));
+    else if (e.kind === 'conversion' && e.conversion) {
+      const k = BigInt(e.conversion.index_set).toString(2).replace(/0/g, '').length;
+      add(e.wallet, BigInt(k - 1) * BigInt(e.conversion.amount_micro));
+    }
+  }
+  return cash;
+}
