@@ -53,7 +53,17 @@ export function chainConversion(o: {
   negRiskMarketId: string;
   indexSet: number;
   shares: number;
+  /** The market's questions as the chain had them (condition ids; tokens outcomeToken(id, 0) YES, 1 NO); none: the catalog's. */
+  questions?: string[];
+  feeBips?: number;
 }): ChainLedgerEvent {
+  const questions = (o.questions ?? []).map((id, i) => ({
+    question_index: i,
+    market_id: id,
+    outcomes: ['Yes', 'No'],
+    outcome_token_ids: [outcomeToken(id, 0), outcomeToken(id, 1)],
+    yes_index: 0,
+  }));
   return chainLedgerEvent({
     kind: 'conversion',
     tx_hash: txHash(o.tx),
@@ -67,16 +77,16 @@ export function chainConversion(o: {
     neg_risk: true,
     wallet: o.wallet,
     position_change: null,
-    // No questions: the ledger takes the catalog's, as for a conversion published before events carried them.
+    // Without questions the ledger takes the catalog's, as for a conversion published before events carried them.
     conversion: {
       neg_risk_market_id: o.negRiskMarketId,
       index_set: String(o.indexSet),
       amount_micro: micro(o.shares),
-      question_count: 0,
-      fee_bips: 0,
-      questions: [],
-      questions_from: '',
-      fee_from: '',
+      question_count: questions.length,
+      fee_bips: o.feeBips ?? 0,
+      questions,
+      questions_from: questions.length > 0 ? 'chain' : '',
+      fee_from: o.feeBips === undefined ? '' : 'chain',
     },
   });
 }

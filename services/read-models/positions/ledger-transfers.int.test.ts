@@ -179,6 +179,34 @@ test('R6: a NO buy arriving after the conversion that used it re-prices the conv
   expect(await figures(e)).toEqual(f);
 });
 
+test('R6: a re-priced conversion keeps its own questions and fee', async () => {
+  const e = W('5');
+  // The chain had prepared questions 0 and 1 when the wallet converted 100 NO of question 0 with a 1 %
+  // fee: 99 YES of question 1, none of question 2 (prepared later; the catalog lists it). Applied before
+  // the wallet's NO buy (100 for 30) arrives from a backfill: re-priced, the 99 YES cost 30, and
+  // question 2 still gets nothing.
+  const conversion = chainConversion({
+    ...next(),
+    at: T + 5_000,
+    wallet: e,
+    negRiskMarketId: NR,
+    indexSet: 1,
+    shares: 100,
+    questions: [Q[0]!, Q[1]!],
+    feeBips: 100,
+  });
+  const backfill = buy(e, Q[0]!, 1, 100, 0.3, T);
+  await apply([conversion]);
+  expect((await figures(e))[outcomeToken(Q[1]!, 0)]).toMatchObject({ qty: 99, cost: 0 });
+  await apply([backfill]);
+  const f = await figures(e);
+  expect(f[outcomeToken(Q[0]!, 1)]).toMatchObject({ qty: 0, realized: 0, cost: 0 });
+  expect(f[outcomeToken(Q[1]!, 0)]).toMatchObject({ qty: 99, realized: 0, cost: 30 });
+  expect(f[outcomeToken(Q[2]!, 0)]).toBeUndefined();
+  await apply([backfill, conversion]);
+  expect(await figures(e)).toEqual(f);
+});
+
 test('R6: a sender backfilled buy re-prices its receiver, and the receiver own transfer on', async () => {
   const [sender, receiver, third] = [W('7'), W('8'), W('9')];
   const yes = outcomeToken(OPEN, 0);
