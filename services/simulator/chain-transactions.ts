@@ -10,15 +10,16 @@
  * - After it: CTF Exchange v2, a taker fee of 0.02 x shares x p x (1 - p) in collateral, and splits,
  *   merges and redemptions through the collateral adapters, which name themselves in the CTF events
  *   while the ERC-1155 TransferBatch names the user.
- * Amounts are the Data API's numbers in micro-units: shares = size x 1e6, collateral = size x price x 1e6.
+ * Amounts are micro-units: a fill's are the Data API's numbers x 1e6 (fill-amounts.ts), a split's, merge's
+ * and redemption's the ledger's exact balances.
  */
 import { type Abi, type AbiEvent, encodeAbiParameters, encodeEventTopics, getAbiItem, type Hex, keccak256, toHex, zeroHash } from 'viem';
 import { conditionalTokensAbi, exchangeV1Abi, exchangeV2Abi, negRiskAdapterAbi } from '../chain/abis.js';
 import { POLYGON_CONTRACTS } from '../chain/polygon-contracts.js';
 import type { JournalEntry } from './chain-journal.js';
+import { fillAmounts } from './fill-amounts.js';
 import type { ActivityEntry } from './ledger.js';
 import type { SimulatorState } from './state.js';
-import type { SimTrade } from './trades.js';
 import type { SimMarket } from './world-types.js';
 
 export interface SimLog {
@@ -73,32 +74,12 @@ function encodeLog(address: string, abi: Abi, eventName: string, args: Record<st
   return { address, topics, data: encodeAbiParameters(dataInputs, dataValues) };
 }
 
-/** A Data API number (shares or USDC) in the chain's micro-units. */
-export const micro = (value: number) => BigInt(Math.round(value * 1e6));
-
-/** What a taker fill moves on chain, in micro-units: shares, collateral, and the taker's fee (v2 only, in collateral; makers pay none). */
-export interface FillAmounts {
-  shares: bigint;
-  usdc: bigint;
-  takerFee: bigint;
-}
-
-export function fillAmounts(trade: Pick<SimTrade, 'size' | 'price'>, v2: boolean): FillAmounts {
-  const shares = micro(trade.size);
-  const usdc = micro(trade.size * trade.price);
-  // v2's taker fee: 0.02 x shares x p x (1 - p) with p = usdc / shares, in collateral, rounded down.
-  const takerFee = v2 && shares > 0n ? (2n * usdc * (shares - usdc)) / (100n * shares) : 0n;
-  return { shares, usdc, takerFee };
-}
-
-/** What a redemption burns per outcome (index 0, 1) and pays out, in micro-units. */
+/** What a redemption burns per outcome (index 0, 1) and pays out, in micro-units: the ledger's exact balances. */
 export function redemptionAmounts(activity: ActivityEntry, winningOutcome: 0 | 1): { burned: [bigint, bigint]; payout: bigint } {
-  const voided = activity.voidedHeld;
-  // A voided market pays 0.5 per share of either outcome: the payout is half of all shares burned.
-  const won = voided ? micro(activity.usdcSize) : micro(activity.size);
-  const lost = micro(activity.losingSize ?? 0);
-  const burned: [bigint, bigint] = voided ? [micro(voided[0]), micro(voided[1])] : winningOutcome === 0 ? [won, lost] : [lost, won];
-  return { burned, payout: won };
+  if (activity.voidedHeld) return { burned: [...activity.voidedHeld], payout: activity.usdc };
+  const won = activity.shares;
+  const lost = activity.losingShares ?? 0n;
+  return { burned: winningOutcome === 0 ? [won, lost] : [lost, won], payout: activity.usdc };
 }
 
 const orderHash = (tx: string, role: string) => keccak256(toHex(`${tx}:${role}`));
@@ -241,7 +222,7 @@ export class SimTransactions {
     switch (activity.type) {
       case 'SPLIT':
       case 'MERGE': {
-        const amount = micro(activity.size);
+        const amount = activity.shares;
         const eventName = activity.type === 'SPLIT' ? 'PositionSplit' : 'PositionsMerge';
         if (adapter && activity.type === 'MERGE') logs.push(transfer(user, adapter, [amount, amount]));
         if (negRisk) {

@@ -10,7 +10,8 @@
  * by second (block), then in the block's transaction order, which a reorg reverses (chain.ts).
  */
 import type { JournalEntry } from './chain-journal.js';
-import { fillAmounts, micro, redemptionAmounts } from './chain-transactions.js';
+import { redemptionAmounts } from './chain-transactions.js';
+import { fillAmounts } from './fill-amounts.js';
 import type { SimulatedChain } from './chain.js';
 import type { SimulatorState } from './state.js';
 import type { SimMarket } from './world-types.js';
@@ -274,7 +275,7 @@ export class SimulatorTruth {
     const no = book.token(market.index, 1);
     switch (activity.type) {
       case 'SPLIT': {
-        const amount = micro(activity.size);
+        const amount = activity.shares;
         const [yesCost, noCost] = halves(amount);
         yes.receive(amount, yesCost);
         no.receive(amount, noCost);
@@ -282,7 +283,7 @@ export class SimulatorTruth {
         return;
       }
       case 'MERGE': {
-        const amount = micro(activity.size);
+        const amount = activity.shares;
         const [yesProceeds, noProceeds] = halves(amount);
         book.realize(entry.second, yes.send(amount, yesProceeds) + no.send(amount, noProceeds));
         book.receive(market.index, amount);
@@ -291,10 +292,11 @@ export class SimulatorTruth {
       case 'REDEEM': {
         const { burned, payout } = redemptionAmounts(activity, market.winningOutcome);
         // Each outcome's shares leave at its payout; after a void the total payout is the chain's, the
-        // first outcome taking half its shares rounded half up and the second the rest.
+        // first outcome taking half its shares rounded down (the CTF pays each index set so) and the
+        // second the rest.
         let proceeds: [bigint, bigint];
         if (market.voided) {
-          const first = mulDivHalfUp(burned[0], 1n, 2n);
+          const first = burned[0] / 2n;
           proceeds = [first, payout - first];
         } else proceeds = market.winningOutcome === 0 ? [payout, 0n] : [0n, payout];
         book.realize(entry.second, yes.send(burned[0], proceeds[0]) + no.send(burned[1], proceeds[1]));

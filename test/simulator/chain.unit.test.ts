@@ -110,7 +110,14 @@ test('each tape trade is one taker fill with the Data API numbers, and its resti
 test('splits, merges and redemptions of the ledger, by wallet and amount, direct and through the adapters', () => {
   const activity = state.world.wallets.flatMap((w) => state.ledger.activityOf(w.index).map((a) => ({ a, wallet: w.address })));
   const expected = activity
-    .map(({ a, wallet }) => [a.transactionHash, a.type.toLowerCase().replace('redeem', 'redemption'), wallet, micro(a.size)].join('|'))
+    .map(({ a, wallet }) =>
+      [
+        a.transactionHash,
+        a.type.toLowerCase().replace('redeem', 'redemption'),
+        wallet,
+        String(a.type === 'REDEEM' ? a.usdc : a.shares),
+      ].join('|'),
+    )
     .sort();
   const actual = records
     .flatMap((r) => {

@@ -14,6 +14,7 @@
  *   E7 day 2 A redeems 70 YES             A gets 70, cost out 28: +42
  */
 import { SimulatedChain } from '../../services/simulator/chain.js';
+import { micro } from '../../services/simulator/fill-amounts.js';
 import type { ActivityEntry } from '../../services/simulator/ledger.js';
 import type { SimTrade } from '../../services/simulator/trades.js';
 import { SimulatorTruth, type WalletTruth } from '../../services/simulator/truth.js';
@@ -55,8 +56,8 @@ const activity = (second: number, wallet: number, type: ActivityEntry['type'], s
     walletIndex: wallet,
     marketIndex: market.index,
     timestamp: second,
-    size,
-    usdcSize: size,
+    shares: micro(size),
+    usdc: micro(size),
     transactionHash: `0x${String(1000 + sequence++).padStart(64, '0')}`,
     tradesBefore: 0,
     sequence,
@@ -71,7 +72,7 @@ activity(DAY2, B, 'SPLIT', 3.000001);
 trade(DAY2, A, M, 'SELL', 30, 0.7);
 trade(DAY2 + 1, B, M, 'SELL', 1, 0.6);
 state.journal.append({ kind: 'resolution', second: RESOLVED, marketIndex: market.index });
-activity(RESOLVED, A, 'REDEEM', 70, { losingSize: 0 });
+activity(RESOLVED, A, 'REDEEM', 70, { losingShares: 0n });
 
 const headSecond = RESOLVED;
 const of = (wallet: number, through = headSecond): WalletTruth => truth.wallet(wallet, through);
