@@ -5,15 +5,27 @@
  * - A taker fill is a COMPLEMENTARY match: the resting order's OrderFilled (its owner on the opposite
  *   side), the taker order's OrderFilled (counterparty = the exchange), then OrdersMatched. Without a
  *   market maker it is the operator filling the order directly (v1 fillOrder: no OrdersMatched).
- * - Before the v2 switch: CTF Exchange v1 (NegRisk v1 for neg-risk markets), fees 0, splits, merges
- *   and redemptions straight on the CTF (through the NegRiskAdapter for neg-risk markets).
+ * - Before the v2 switch: CTF Exchange v1 (NegRisk v1 for neg-risk markets), a taker fee in what the
+ *   taker receives (fill-amounts.ts; a match also emits the exchange's FeeCharged to the operator),
+ *   splits, merges and redemptions straight on the CTF (through the NegRiskAdapter for neg-risk markets).
  * - After it: CTF Exchange v2, a taker fee of 0.02 x shares x p x (1 - p) in collateral, and splits,
  *   merges and redemptions through the collateral adapters, which name themselves in the CTF events
  *   while the ERC-1155 TransferBatch names the user.
  * Amounts are micro-units: a fill's are the Data API's numbers x 1e6 (fill-amounts.ts), a split's, merge's
  * and redemption's the ledger's exact balances.
  */
-import { type Abi, type AbiEvent, encodeAbiParameters, encodeEventTopics, getAbiItem, type Hex, keccak256, toHex, zeroHash } from 'viem';
+import {
+  type Abi,
+  type AbiEvent,
+  encodeAbiParameters,
+  encodeEventTopics,
+  getAbiItem,
+  type Hex,
+  keccak256,
+  parseAbi,
+  toHex,
+  zeroHash,
+} from 'viem';
 import { conditionalTokensAbi, exchangeV1Abi, exchangeV2Abi, negRiskAdapterAbi } from '../chain/abis.js';
 import { POLYGON_CONTRACTS } from '../chain/polygon-contracts.js';
 import type { JournalEntry } from './chain-journal.js';
@@ -51,6 +63,9 @@ const C = {
 /** The exchange operator (fills orders directly) and the UMA adapter resolving binary markets. */
 export const SIM_OPERATOR = '0x0000000000000000000000000000000000000a11';
 const UMA_ORACLE = '0x157ce2d672854c848c9b79c49a8cc6cc89176a49';
+
+/** CTF Exchange v1's fee event (ctf-exchange src/exchange/interfaces/IFees.sol); the service does not read it. */
+const exchangeV1FeeAbi = parseAbi(['event FeeCharged(address indexed receiver, uint256 tokenId, uint256 amount)']);
 
 const eventCache = new Map<string, AbiEvent>();
 function encodeLog(address: string, abi: Abi, eventName: string, args: Record<string, unknown>): SimLog {
@@ -136,7 +151,7 @@ export class SimTransactions {
     const v2 = this.isV2(second);
     const exchange = v2 ? (negRisk ? C.negRiskExchangeV2 : C.exchangeV2) : negRisk ? C.negRiskExchangeV1 : C.exchangeV1;
     const token = BigInt(market.tokenIds[trade.outcomeIndex] as string);
-    const { shares, usdc, takerFee } = fillAmounts(trade, v2);
+    const { shares, usdc, takerFee, takerFeeAsset } = fillAmounts(trade, v2);
     const taker = this.wallet(trade.walletIndex);
     const takerBuys = trade.side === 'BUY';
     const fill = (owner: string, counterparty: string, buy: boolean, fee: bigint, role: string): SimLog =>
@@ -163,8 +178,9 @@ export class SimTransactions {
             takerAmountFilled: buy ? shares : usdc,
             fee,
           });
+    // The operator filling the order directly (fillOrder) keeps the fee implicitly: no FeeCharged.
     if (trade.makerWalletIndex < 0) {
-      return { hash, from: SIM_OPERATOR, to: exchange, logs: [fill(taker, SIM_OPERATOR, takerBuys, 0n, 'taker')] };
+      return { hash, from: SIM_OPERATOR, to: exchange, logs: [fill(taker, SIM_OPERATOR, takerBuys, takerFee, 'taker')] };
     }
     const matched = v2
       ? encodeLog(exchange, exchangeV2Abi, 'OrdersMatched', {
@@ -189,6 +205,16 @@ export class SimTransactions {
       to: exchange,
       logs: [
         fill(this.wallet(trade.makerWalletIndex), taker, !takerBuys, 0n, 'maker'),
+        // _matchOrders charges the taker order's fee (in the asset it receives) before its OrderFilled.
+        ...(!v2 && takerFee > 0n
+          ? [
+              encodeLog(exchange, exchangeV1FeeAbi, 'FeeCharged', {
+                receiver: SIM_OPERATOR,
+                tokenId: takerFeeAsset === 'shares' ? token : 0n,
+                amount: takerFee,
+              }),
+            ]
+          : []),
         fill(taker, exchange, takerBuys, takerFee, 'taker'),
         matched,
       ],

@@ -294,7 +294,7 @@ export class SimulatorState {
     const makerWalletIndex = this.makerWallets.length > 0 ? rng.pick(this.makerWallets) : -1;
     const token = tokenKey(plan.marketIndex, plan.outcomeIndex);
     // The chain's amounts of this fill: what every balance below moves by.
-    const { shares, usdc, takerFee } = fillAmounts(plan, second * 1000 >= this.v2FromMs);
+    const { shares, usdc, takerFee, takerFeeAsset } = fillAmounts(plan, second * 1000 >= this.v2FromMs);
     if (makerWalletIndex >= 0 && plan.side === 'BUY') this.coverMakerSell(makerWalletIndex, token, plan.marketIndex, shares, second);
     const trade = this.tape.append({
       walletIndex: plan.walletIndex,
@@ -308,7 +308,8 @@ export class SimulatorState {
       transactionHash: `0x${rng.hex(64)}`,
     });
     this.journal.append({ kind: 'trade', second, trade });
-    if (plan.side === 'BUY') this.ledger.buy(plan.walletIndex, token, shares, usdc);
+    // A v1 buy's fee is taken out of the shares it receives; every other fee out of the collateral.
+    if (plan.side === 'BUY') this.ledger.buy(plan.walletIndex, token, takerFeeAsset === 'shares' ? shares - takerFee : shares, usdc);
     else this.ledger.sell(plan.walletIndex, token, shares, usdc - takerFee);
     // The resting order is on the other side: the maker sells what the taker buys, and buys what it sells.
     if (makerWalletIndex >= 0) {

@@ -30,6 +30,9 @@ export interface TokenTruth {
   realized_micro: bigint;
   /** Collateral paid for this token: buys, and its half of splits. */
   cost_paid_in_micro: bigint;
+  /** Shares v1 buys of this token paid as fees (they went to the exchange), and their value at the fill prices (in fees). */
+  fee_shares_micro: bigint;
+  fee_shares_value_micro: bigint;
 }
 
 /** One (wallet, market) for win/loss and the zero-sum check. */
@@ -54,11 +57,11 @@ export interface MarketTruth {
 
 export interface WalletTruth {
   address: string;
-  /** Collateral paid: buys (before fees) and splits. */
+  /** Collateral paid: buys (before fees: a v1 buy's fee shares at their fill price are not in it) and splits. */
   cash_paid_micro: bigint;
   /** Collateral received: sells (before fees), merges and redemption payouts. */
   cash_received_micro: bigint;
-  /** Fees charged (USDC; the simulated v1 exchange charges none). */
+  /** Fees charged, USDC (a v1 buy's, taken in shares, at the fill price). */
   fees_micro: bigint;
   realized_micro: bigint;
   cost_basis_micro: bigint;
@@ -94,6 +97,9 @@ class TokenBook {
   cost = 0n;
   realized = 0n;
   paidIn = 0n;
+  /** Shares v1 buys of this token paid as fees (they went to the exchange), and their value at the fill prices. */
+  feeShares = 0n;
+  feeSharesValue = 0n;
 
   constructor(
     readonly marketIndex: number,
@@ -181,17 +187,33 @@ class WalletBook {
     this.realizedByDay.set(day, (this.realizedByDay.get(day) ?? 0n) + amount);
   }
 
-  fill(second: number, marketIndex: number, outcomeIndex: 0 | 1, buys: boolean, shares: bigint, usdc: bigint, fee: bigint): void {
+  /**
+   * One fill of this wallet: `shares` for `usdc`, and its fee: in collateral, or (a v1 buy) `feeShares`
+   * of the shares bought, which never reach the wallet. Those are valued at the fill's price
+   * (usdc x feeShares / shares, half up): the fee in USDC; the shares kept cost the rest. Cash paid and
+   * received are before fees.
+   */
+  fill(
+    second: number,
+    marketIndex: number,
+    outcomeIndex: 0 | 1,
+    buys: boolean,
+    amounts: { shares: bigint; usdc: bigint; fee: bigint; feeShares: bigint },
+  ): void {
+    const { shares, usdc, fee, feeShares } = amounts;
     const book = this.token(marketIndex, outcomeIndex);
+    const feeValue = feeShares === 0n ? 0n : mulDivHalfUp(usdc, feeShares, shares);
     if (buys) {
-      book.receive(shares, usdc);
-      this.pay(marketIndex, usdc);
+      book.receive(shares - feeShares, usdc - feeValue);
+      this.pay(marketIndex, usdc - feeValue);
+      book.feeShares += feeShares;
+      book.feeSharesValue += feeValue;
     } else {
       this.realize(second, book.send(shares, usdc));
       this.receive(marketIndex, usdc);
     }
-    this.fees += fee;
-    this.market(marketIndex).fees += fee;
+    this.fees += fee + feeValue;
+    this.market(marketIndex).fees += fee + feeValue;
     this.market(marketIndex).traded = true;
     this.volume += usdc;
     this.trades += 1;
@@ -260,11 +282,22 @@ export class SimulatorTruth {
       const takerBuys = trade.side === 'BUY';
       // A wallet is never both sides of a match (makers never take), but count each role it has.
       if (trade.walletIndex === walletIndex) {
-        book.fill(entry.second, trade.marketIndex, trade.outcomeIndex, takerBuys, amounts.shares, amounts.usdc, amounts.takerFee);
+        const inShares = amounts.takerFeeAsset === 'shares';
+        book.fill(entry.second, trade.marketIndex, trade.outcomeIndex, takerBuys, {
+          shares: amounts.shares,
+          usdc: amounts.usdc,
+          fee: inShares ? 0n : amounts.takerFee,
+          feeShares: inShares ? amounts.takerFee : 0n,
+        });
         if (trade.makerWalletIndex < 0) book.market(trade.marketIndex).operatorFills = true;
       }
       if (trade.makerWalletIndex === walletIndex) {
-        book.fill(entry.second, trade.marketIndex, trade.outcomeIndex, !takerBuys, amounts.shares, amounts.usdc, 0n);
+        book.fill(entry.second, trade.marketIndex, trade.outcomeIndex, !takerBuys, {
+          shares: amounts.shares,
+          usdc: amounts.usdc,
+          fee: 0n,
+          feeShares: 0n,
+        });
       }
       return;
     }
@@ -323,6 +356,8 @@ export class SimulatorTruth {
         cost_basis_micro: token.cost,
         realized_micro: token.realized,
         cost_paid_in_micro: token.paidIn,
+        fee_shares_micro: token.feeShares,
+        fee_shares_value_micro: token.feeSharesValue,
       });
       realized += token.realized;
       costBasis += token.cost;

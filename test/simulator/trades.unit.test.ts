@@ -1,6 +1,6 @@
 import { SimulatorState } from '../../services/simulator/state.js';
 import { tokenKey } from '../../services/simulator/ledger.js';
-import { micro } from '../../services/simulator/fill-amounts.js';
+import { fillAmounts } from '../../services/simulator/fill-amounts.js';
 import type { SimTrade } from '../../services/simulator/trades.js';
 import { FIXED_NOW_MS, fixedClock, smallState, SMALL_WORLD } from './fixtures.js';
 
@@ -96,8 +96,14 @@ describe('simulator trade tape', () => {
       ...state.trades.map((t) => ({
         order: t.sequence * 2 + 1,
         apply: () => {
-          const shares = micro(t.size);
-          apply(t.walletIndex, t.marketIndex, t.outcomeIndex, t.side === 'BUY' ? shares : -shares);
+          const { shares, takerFee, takerFeeAsset } = fillAmounts(t, t.timestamp * 1000 >= state.v2FromMs);
+          // A v1 buy's fee is taken out of the shares the taker receives.
+          apply(
+            t.walletIndex,
+            t.marketIndex,
+            t.outcomeIndex,
+            t.side === 'BUY' ? shares - (takerFeeAsset === 'shares' ? takerFee : 0n) : -shares,
+          );
           // The resting order's owner takes the other side, from shares it holds too.
           if (t.makerWalletIndex >= 0) apply(t.makerWalletIndex, t.marketIndex, t.outcomeIndex, t.side === 'BUY' ? -shares : shares);
         },

@@ -180,7 +180,12 @@ export function zeroSum(population: Population, hasTruth: boolean): CheckResult[
       // resolution in the simulator, and a wallet's figures are rebuilt after each change of it.
       const sum = sums.get(m.market_id) ?? { api: 0n, truth: 0n, covered: true };
       sum.covered &&= m.both_sides_wallets;
-      const cash = big(m.cash_received_micro) - big(m.cash_paid_micro);
+      let cash = big(m.cash_received_micro) - big(m.cash_paid_micro);
+      // A v1 buy's fee shares went to the exchange: the wallets' shares are short of them at the payout,
+      // and their cash paid (before fees) of their value at the fill price; both are put back.
+      for (const t of w.truth?.tokens ?? [])
+        if (t.market_id === m.market_id)
+          cash += (atPayout(payout, t.token_id, big(t.fee_shares_micro)) ?? 0n) - big(t.fee_shares_value_micro);
       sum.api += cash;
       sum.truth += cash;
       for (const t of w.truth?.tokens ?? []) {

@@ -32,6 +32,9 @@ export interface TruthWallet {
     shares_micro: string;
     held_micro: string;
     cost_basis_micro: string;
+    /** Shares v1 buys paid to the exchange as fees, and their value at the fill prices (in fees_micro). */
+    fee_shares_micro: string;
+    fee_shares_value_micro: string;
   }>;
   markets: Array<{
     market_id: string;
