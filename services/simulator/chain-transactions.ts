@@ -11,6 +11,7 @@
  * - After it: CTF Exchange v2, a taker fee of 0.02 x shares x p x (1 - p) in collateral, and splits,
  *   merges and redemptions through the collateral adapters, which name themselves in the CTF events
  *   while the ERC-1155 TransferBatch names the user.
+ * - A wallet-to-wallet transfer: the CTF's TransferSingle (one token) or TransferBatch, operator = sender.
  * Amounts are micro-units: a fill's are the Data API's numbers x 1e6 (fill-amounts.ts), a split's, merge's
  * and redemption's the ledger's exact balances.
  */
@@ -30,7 +31,7 @@ import { conditionalTokensAbi, exchangeV1Abi, exchangeV2Abi, negRiskAdapterAbi }
 import { POLYGON_CONTRACTS } from '../chain/polygon-contracts.js';
 import type { JournalEntry } from './chain-journal.js';
 import { fillAmounts } from './fill-amounts.js';
-import type { ActivityEntry } from './ledger.js';
+import type { ActivityEntry, ShareTransfer } from './ledger.js';
 import type { SimulatorState } from './state.js';
 import type { SimMarket } from './world-types.js';
 
@@ -118,6 +119,7 @@ export class SimTransactions {
   txHashOf(entry: JournalEntry): string {
     if (entry.kind === 'trade') return entry.trade.transactionHash;
     if (entry.kind === 'activity') return entry.activity.transactionHash;
+    if (entry.kind === 'transfer') return entry.transfer.transactionHash;
     return this.resolutionTxHash(entry.marketIndex);
   }
 
@@ -128,9 +130,23 @@ export class SimTransactions {
         return this.tradeTransaction(entry.trade, hash, entry.second);
       case 'activity':
         return this.activityTransaction(entry.activity, hash, entry.second);
+      case 'transfer':
+        return this.transferTransaction(entry.transfer, hash);
       case 'resolution':
         return this.resolutionTransaction(entry.marketIndex, hash);
     }
+  }
+
+  /** A wallet's own safeTransferFrom / safeBatchTransferFrom on the CTF: it is its own operator. */
+  private transferTransaction(transfer: ShareTransfer, hash: string): SimTransaction {
+    const from = this.wallet(transfer.fromWalletIndex);
+    const to = this.wallet(transfer.toWalletIndex);
+    const ids = transfer.legs.map((leg) => BigInt(this.market(leg.marketIndex).tokenIds[leg.outcomeIndex] as string));
+    const values = transfer.legs.map((leg) => leg.shares);
+    const log = transfer.batch
+      ? encodeLog(C.ctf, conditionalTokensAbi, 'TransferBatch', { operator: from, from, to, ids, values })
+      : encodeLog(C.ctf, conditionalTokensAbi, 'TransferSingle', { operator: from, from, to, id: ids[0], value: values[0] });
+    return { hash, from, to: C.ctf, logs: [log] };
   }
 
   private market(index: number): SimMarket {

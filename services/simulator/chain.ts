@@ -128,6 +128,9 @@ export class SimulatedChain {
       block.transactions.forEach((tx, transactionIndex) => {
         tx.logs.forEach((log, offset) => {
           if (query.addresses && !query.addresses.has(log.address)) return;
+          // A log with fewer topics than the filter has positions never matches, even where they are
+          // wildcards (geth's filterLogs).
+          if (query.topics.length > log.topics.length) return;
           if (query.topics.some((wanted, position) => wanted !== null && !wanted.has(log.topics[position] ?? ''))) return;
           out.push({
             ...log,

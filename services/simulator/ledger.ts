@@ -42,6 +42,19 @@ export interface ActivityEntry {
   voidedHeld?: [bigint, bigint];
 }
 
+/**
+ * Shares one wallet sends another with the CTF's safeTransferFrom (one token: TransferSingle) or
+ * safeBatchTransferFrom (TransferBatch), the sender its own operator. Not a trade: no collateral moves.
+ */
+export interface ShareTransfer {
+  fromWalletIndex: number;
+  toWalletIndex: number;
+  legs: Array<{ marketIndex: number; outcomeIndex: 0 | 1; shares: bigint }>;
+  batch: boolean;
+  timestamp: number;
+  transactionHash: string;
+}
+
 /** When and in which transaction a split/merge/redeem happened. */
 export interface ActivityStamp {
   timestamp: number;
@@ -105,6 +118,20 @@ export class Ledger {
     }
     holding.realizedPnl += fromMicro(usdc) - fromMicro(shares) * holding.avgPrice;
     holding.shares -= shares;
+  }
+
+  /** Moves `shares` from one wallet to another: the receiver's shares cost what the sender's did on average. */
+  transfer(fromWalletIndex: number, toWalletIndex: number, token: number, shares: bigint): void {
+    if (shares <= 0n) return;
+    const from = this.holding(fromWalletIndex, token);
+    if (shares > from.shares) {
+      throw new RangeError(`wallet ${fromWalletIndex} token ${token}: transfers ${shares} micro-shares, holds ${from.shares}`);
+    }
+    from.shares -= shares;
+    const to = this.holding(toWalletIndex, token);
+    const size = fromMicro(to.shares);
+    to.avgPrice = (to.avgPrice * size + from.avgPrice * fromMicro(shares)) / (size + fromMicro(shares));
+    to.shares += shares;
   }
 
   /** Split q USDC into q of each outcome: a buy of both at 0.50. */

@@ -49,6 +49,12 @@ export interface SimulatorStateOptions {
   scenarios?: SimScenarios;
   /** Epoch ms from which trades settle on the v2 exchanges; default: the middle of the generated history. */
   v2FromMs?: number;
+  /**
+   * Wallets move shares to other wallets by ERC-1155 transfer (some of what they just bought, sometimes
+   * with other positions in one TransferBatch); default off (`SIM_TRANSFERS`): the service's ledger does
+   * not read transfers yet.
+   */
+  transfers?: boolean;
 }
 
 export interface MarketStatus {
@@ -77,6 +83,10 @@ const HISTORY_BUCKET_SECONDS = 60;
 /** Share of wallets that merge both outcomes back to USDC at close, and that redeem winnings at once. */
 const MERGE_CHANCE = 0.8;
 const REDEEM_CHANCE = 0.75;
+/** With transfers on: share of taker buys followed by a transfer, of those that send everything, and that batch. */
+const TRANSFER_CHANCE = 0.03;
+const TRANSFER_ALL_CHANCE = 0.35;
+const TRANSFER_BATCH_CHANCE = 0.3;
 
 export class SimulatorState {
   readonly seed: number;
@@ -112,6 +122,8 @@ export class SimulatorState {
   private readonly makerWallets: number[];
   /** Epoch ms from which trades settle on the v2 exchanges (their fees differ from v1's). */
   readonly v2FromMs: number;
+  /** With transfers on: per market, the wallets (not market makers) it is a favourite of, which receive its shares. */
+  private readonly transferReceivers: number[][] | null;
 
   constructor(options: SimulatorStateOptions = {}) {
     const settings = { ...DEFAULT_STATE_OPTIONS, ...definedOnly(options) };
@@ -141,6 +153,7 @@ export class SimulatorState {
       .filter((market) => market.closesAtMs !== null)
       .sort((a, b) => (a.closesAtMs as number) - (b.closesAtMs as number) || a.index - b.index);
     this.makerWallets = wallets.filter((wallet) => wallet.behaviour === 'market-maker').map((wallet) => wallet.index);
+    this.transferReceivers = options.transfers ? favouredBy(markets.length, wallets) : null;
     this.indexLookups();
 
     this.tradeContext = {
@@ -316,6 +329,51 @@ export class SimulatorState {
       if (plan.side === 'BUY') this.ledger.sell(makerWalletIndex, token, shares, usdc);
       else this.ledger.buy(makerWalletIndex, token, shares, usdc);
     }
+    if (this.transferReceivers && plan.side === 'BUY') this.maybeTransfer(plan.walletIndex, token, second);
+  }
+
+  /**
+   * After a buy, now and then the buyer sends some or all of that position to another wallet (one that
+   * trades the market, so it may sell what it received; else any trader), sometimes in one batch with
+   * up to two more of its open positions. A stream of its own per tape position: with transfers off
+   * nothing is drawn and the world is the same.
+   */
+  private maybeTransfer(walletIndex: number, token: number, second: number): void {
+    const rng = createRng(this.seed, 'transfer', this.trades.length);
+    if (!rng.chance(TRANSFER_CHANCE)) return;
+    const marketIndex = floor(token / 2);
+    const candidates = (this.transferReceivers?.[marketIndex] ?? []).filter((index) => index !== walletIndex);
+    const traders = this.world.wallets.filter((w) => w.behaviour !== 'market-maker' && w.index !== walletIndex);
+    const receiver = candidates.length > 0 ? rng.pick(candidates) : traders.length > 0 ? rng.pick(traders).index : -1;
+    if (receiver < 0) return;
+    const part = (held: bigint) => (rng.chance(TRANSFER_ALL_CHANCE) ? held : (held * BigInt(rng.int(100, 900))) / 1000n);
+    const tokens = [token];
+    const batch = rng.chance(TRANSFER_BATCH_CHANCE);
+    if (batch) {
+      for (const [other, holding] of this.ledger.holdingsOf(walletIndex)) {
+        if (tokens.length >= 3) break;
+        if (other !== token && holding.shares > 0n && rng.chance(0.5) && this.isTradable(floor(other / 2), second * 1000))
+          tokens.push(other);
+      }
+    }
+    const legs = tokens
+      .map((key) => ({
+        marketIndex: floor(key / 2),
+        outcomeIndex: (key % 2) as 0 | 1,
+        shares: part(this.ledger.heldMicro(walletIndex, key)),
+      }))
+      .filter((leg) => leg.shares > 0n);
+    if (legs.length === 0) return;
+    for (const leg of legs) this.ledger.transfer(walletIndex, receiver, tokenKey(leg.marketIndex, leg.outcomeIndex), leg.shares);
+    const transfer = {
+      fromWalletIndex: walletIndex,
+      toWalletIndex: receiver,
+      legs,
+      batch: batch || legs.length > 1,
+      timestamp: second,
+      transactionHash: `0x${rng.hex(64)}`,
+    };
+    this.journal.append({ kind: 'transfer', second, transfer });
   }
 
   /**
@@ -433,6 +491,16 @@ export class SimulatorState {
 }
 
 const minMicro = (a: bigint, b: bigint): bigint => (a < b ? a : b);
+
+/** Per market, the traders (not market makers) whose favourites include it. */
+function favouredBy(marketCount: number, wallets: readonly SimWallet[]): number[][] {
+  const byMarket: number[][] = Array.from({ length: marketCount }, () => []);
+  for (const wallet of wallets) {
+    if (wallet.behaviour === 'market-maker') continue;
+    for (const market of wallet.favouriteMarkets) byMarket[market]?.push(wallet.index);
+  }
+  return byMarket;
+}
 
 function definedOnly<T extends object>(options: T): Partial<T> {
   return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;

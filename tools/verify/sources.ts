@@ -18,6 +18,9 @@ export interface TruthWallet {
   cash_paid_micro: string;
   cash_received_micro: string;
   fees_micro: string;
+  /** The cost that left with shares sent to other wallets by ERC-1155 transfer, and came with shares received. */
+  transfer_out_cost_micro: string;
+  transfer_in_cost_micro: string;
   realized_micro: string;
   volume_micro: string;
   trades: number;
