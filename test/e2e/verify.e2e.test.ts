@@ -40,6 +40,9 @@ test('npm run verify: every wallet of the demo holds up against the identities a
       SIM_HISTORY_HOURS: '12',
       // The verifier reads three figures per wallet: let it go faster than a client's default budget.
       RATE_TIER2_PER_SECOND: '2000',
+      // Off unless this run's environment turns them on: SIM_TRANSFERS=1 shows what the ledger makes of
+      // ERC-1155 transfers (docs/VERIFY.md).
+      ...(process.env.SIM_TRANSFERS ? { SIM_TRANSFERS: process.env.SIM_TRANSFERS } : {}),
     },
     300_000,
   );
