@@ -20,9 +20,10 @@ const WALLETS = 2_100;
 const MIN_TRADING_WALLETS = 2_000;
 
 let demo: Demo | undefined;
+// Stopping a demo of 2,100 wallets flushes its stores: more than the default minute on a loaded machine.
 afterAll(async () => {
   await demo?.stop();
-});
+}, 180_000);
 
 test('npm run verify: every wallet of the demo holds up against the identities and the simulator truth', async () => {
   // Seconds from the start at which each phase ended: printed, so a slow run says where its time went.
