@@ -1,14 +1,15 @@
 /**
  * Everything the simulated chain settles, in the order it happened: taker fills (with their maker),
- * splits, merges, redemptions and resolutions. The simulator's blocks are one per simulated second, so
+ * splits, merges, redemptions, wallet-to-wallet ERC-1155 transfers and resolutions. The simulator's blocks are one per simulated second, so
  * a block's transactions are the journal entries of its second, in journal order.
  */
-import type { ActivityEntry } from './ledger.js';
+import type { ActivityEntry, ShareTransfer } from './ledger.js';
 import type { SimTrade } from './trades.js';
 
 export type JournalEntry =
   | { kind: 'trade'; second: number; trade: SimTrade }
   | { kind: 'activity'; second: number; activity: ActivityEntry }
+  | { kind: 'transfer'; second: number; transfer: ShareTransfer }
   | { kind: 'resolution'; second: number; marketIndex: number };
 
 export class ChainJournal {

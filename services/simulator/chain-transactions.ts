@@ -5,20 +5,34 @@
  * - A taker fill is a COMPLEMENTARY match: the resting order's OrderFilled (its owner on the opposite
  *   side), the taker order's OrderFilled (counterparty = the exchange), then OrdersMatched. Without a
  *   market maker it is the operator filling the order directly (v1 fillOrder: no OrdersMatched).
- * - Before the v2 switch: CTF Exchange v1 (NegRisk v1 for neg-risk markets), fees 0, splits, merges
- *   and redemptions straight on the CTF (through the NegRiskAdapter for neg-risk markets).
+ * - Before the v2 switch: CTF Exchange v1 (NegRisk v1 for neg-risk markets), a taker fee in what the
+ *   taker receives (fill-amounts.ts; a match also emits the exchange's FeeCharged to the operator),
+ *   splits, merges and redemptions straight on the CTF (through the NegRiskAdapter for neg-risk markets).
  * - After it: CTF Exchange v2, a taker fee of 0.02 x shares x p x (1 - p) in collateral, and splits,
  *   merges and redemptions through the collateral adapters, which name themselves in the CTF events
  *   while the ERC-1155 TransferBatch names the user.
- * Amounts are the Data API's numbers in micro-units: shares = size x 1e6, collateral = size x price x 1e6.
+ * - A wallet-to-wallet transfer: the CTF's TransferSingle (one token) or TransferBatch, operator = sender.
+ * Amounts are micro-units: a fill's are the Data API's numbers x 1e6 (fill-amounts.ts), a split's, merge's
+ * and redemption's the ledger's exact balances.
  */
-import { type Abi, type AbiEvent, encodeAbiParameters, encodeEventTopics, getAbiItem, type Hex, keccak256, toHex, zeroHash } from 'viem';
+import {
+  type Abi,
+  type AbiEvent,
+  encodeAbiParameters,
+  encodeEventTopics,
+  getAbiItem,
+  type Hex,
+  keccak256,
+  parseAbi,
+  toHex,
+  zeroHash,
+} from 'viem';
 import { conditionalTokensAbi, exchangeV1Abi, exchangeV2Abi, negRiskAdapterAbi } from '../chain/abis.js';
 import { POLYGON_CONTRACTS } from '../chain/polygon-contracts.js';
 import type { JournalEntry } from './chain-journal.js';
-import type { ActivityEntry } from './ledger.js';
+import { fillAmounts } from './fill-amounts.js';
+import type { ActivityEntry, ShareTransfer } from './ledger.js';
 import type { SimulatorState } from './state.js';
-import type { SimTrade } from './trades.js';
 import type { SimMarket } from './world-types.js';
 
 export interface SimLog {
@@ -51,6 +65,9 @@ const C = {
 export const SIM_OPERATOR = '0x0000000000000000000000000000000000000a11';
 const UMA_ORACLE = '0x157ce2d672854c848c9b79c49a8cc6cc89176a49';
 
+/** CTF Exchange v1's fee event (ctf-exchange src/exchange/interfaces/IFees.sol); the service does not read it. */
+const exchangeV1FeeAbi = parseAbi(['event FeeCharged(address indexed receiver, uint256 tokenId, uint256 amount)']);
+
 const eventCache = new Map<string, AbiEvent>();
 function encodeLog(address: string, abi: Abi, eventName: string, args: Record<string, unknown>): SimLog {
   const key = `${address}:${eventName}`;
@@ -73,32 +90,12 @@ function encodeLog(address: string, abi: Abi, eventName: string, args: Record<st
   return { address, topics, data: encodeAbiParameters(dataInputs, dataValues) };
 }
 
-/** A Data API number (shares or USDC) in the chain's micro-units. */
-export const micro = (value: number) => BigInt(Math.round(value * 1e6));
-
-/** What a taker fill moves on chain, in micro-units: shares, collateral, and the taker's fee (v2 only, in collateral; makers pay none). */
-export interface FillAmounts {
-  shares: bigint;
-  usdc: bigint;
-  takerFee: bigint;
-}
-
-export function fillAmounts(trade: Pick<SimTrade, 'size' | 'price'>, v2: boolean): FillAmounts {
-  const shares = micro(trade.size);
-  const usdc = micro(trade.size * trade.price);
-  // v2's taker fee: 0.02 x shares x p x (1 - p) with p = usdc / shares, in collateral, rounded down.
-  const takerFee = v2 && shares > 0n ? (2n * usdc * (shares - usdc)) / (100n * shares) : 0n;
-  return { shares, usdc, takerFee };
-}
-
-/** What a redemption burns per outcome (index 0, 1) and pays out, in micro-units. */
+/** What a redemption burns per outcome (index 0, 1) and pays out, in micro-units: the ledger's exact balances. */
 export function redemptionAmounts(activity: ActivityEntry, winningOutcome: 0 | 1): { burned: [bigint, bigint]; payout: bigint } {
-  const voided = activity.voidedHeld;
-  // A voided market pays 0.5 per share of either outcome: the payout is half of all shares burned.
-  const won = voided ? micro(activity.usdcSize) : micro(activity.size);
-  const lost = micro(activity.losingSize ?? 0);
-  const burned: [bigint, bigint] = voided ? [micro(voided[0]), micro(voided[1])] : winningOutcome === 0 ? [won, lost] : [lost, won];
-  return { burned, payout: won };
+  if (activity.voidedHeld) return { burned: [...activity.voidedHeld], payout: activity.usdc };
+  const won = activity.shares;
+  const lost = activity.losingShares ?? 0n;
+  return { burned: winningOutcome === 0 ? [won, lost] : [lost, won], payout: activity.usdc };
 }
 
 const orderHash = (tx: string, role: string) => keccak256(toHex(`${tx}:${role}`));
@@ -122,6 +119,7 @@ export class SimTransactions {
   txHashOf(entry: JournalEntry): string {
     if (entry.kind === 'trade') return entry.trade.transactionHash;
     if (entry.kind === 'activity') return entry.activity.transactionHash;
+    if (entry.kind === 'transfer') return entry.transfer.transactionHash;
     return this.resolutionTxHash(entry.marketIndex);
   }
 
@@ -132,9 +130,23 @@ export class SimTransactions {
         return this.tradeTransaction(entry.trade, hash, entry.second);
       case 'activity':
         return this.activityTransaction(entry.activity, hash, entry.second);
+      case 'transfer':
+        return this.transferTransaction(entry.transfer, hash);
       case 'resolution':
         return this.resolutionTransaction(entry.marketIndex, hash);
     }
+  }
+
+  /** A wallet's own safeTransferFrom / safeBatchTransferFrom on the CTF: it is its own operator. */
+  private transferTransaction(transfer: ShareTransfer, hash: string): SimTransaction {
+    const from = this.wallet(transfer.fromWalletIndex);
+    const to = this.wallet(transfer.toWalletIndex);
+    const ids = transfer.legs.map((leg) => BigInt(this.market(leg.marketIndex).tokenIds[leg.outcomeIndex] as string));
+    const values = transfer.legs.map((leg) => leg.shares);
+    const log = transfer.batch
+      ? encodeLog(C.ctf, conditionalTokensAbi, 'TransferBatch', { operator: from, from, to, ids, values })
+      : encodeLog(C.ctf, conditionalTokensAbi, 'TransferSingle', { operator: from, from, to, id: ids[0], value: values[0] });
+    return { hash, from, to: C.ctf, logs: [log] };
   }
 
   private market(index: number): SimMarket {
@@ -155,7 +167,7 @@ export class SimTransactions {
     const v2 = this.isV2(second);
     const exchange = v2 ? (negRisk ? C.negRiskExchangeV2 : C.exchangeV2) : negRisk ? C.negRiskExchangeV1 : C.exchangeV1;
     const token = BigInt(market.tokenIds[trade.outcomeIndex] as string);
-    const { shares, usdc, takerFee } = fillAmounts(trade, v2);
+    const { shares, usdc, takerFee, takerFeeAsset } = fillAmounts(trade, v2);
     const taker = this.wallet(trade.walletIndex);
     const takerBuys = trade.side === 'BUY';
     const fill = (owner: string, counterparty: string, buy: boolean, fee: bigint, role: string): SimLog =>
@@ -182,8 +194,9 @@ export class SimTransactions {
             takerAmountFilled: buy ? shares : usdc,
             fee,
           });
+    // The operator filling the order directly (fillOrder) keeps the fee implicitly: no FeeCharged.
     if (trade.makerWalletIndex < 0) {
-      return { hash, from: SIM_OPERATOR, to: exchange, logs: [fill(taker, SIM_OPERATOR, takerBuys, 0n, 'taker')] };
+      return { hash, from: SIM_OPERATOR, to: exchange, logs: [fill(taker, SIM_OPERATOR, takerBuys, takerFee, 'taker')] };
     }
     const matched = v2
       ? encodeLog(exchange, exchangeV2Abi, 'OrdersMatched', {
@@ -208,6 +221,16 @@ export class SimTransactions {
       to: exchange,
       logs: [
         fill(this.wallet(trade.makerWalletIndex), taker, !takerBuys, 0n, 'maker'),
+        // _matchOrders charges the taker order's fee (in the asset it receives) before its OrderFilled.
+        ...(!v2 && takerFee > 0n
+          ? [
+              encodeLog(exchange, exchangeV1FeeAbi, 'FeeCharged', {
+                receiver: SIM_OPERATOR,
+                tokenId: takerFeeAsset === 'shares' ? token : 0n,
+                amount: takerFee,
+              }),
+            ]
+          : []),
         fill(taker, exchange, takerBuys, takerFee, 'taker'),
         matched,
       ],
@@ -241,7 +264,7 @@ export class SimTransactions {
     switch (activity.type) {
       case 'SPLIT':
       case 'MERGE': {
-        const amount = micro(activity.size);
+        const amount = activity.shares;
         const eventName = activity.type === 'SPLIT' ? 'PositionSplit' : 'PositionsMerge';
         if (adapter && activity.type === 'MERGE') logs.push(transfer(user, adapter, [amount, amount]));
         if (negRisk) {

@@ -18,7 +18,7 @@ export const SIM_GENESIS_BLOCK = 80_000_000;
 const CACHED_BLOCKS = 4_096;
 
 export interface SimChainOptions {
-  /** Epoch ms from which trades settle on the v2 exchanges; default: the middle of the generated history. */
+  /** Epoch ms from which trades settle on the v2 exchanges; default: the state's (which decided its fees with it). */
   v2FromMs?: number;
 }
 
@@ -62,7 +62,7 @@ export class SimulatedChain {
   ) {
     // Markets that closed before the generated history still resolve on chain: start there.
     this.originSecond = Math.min(Math.floor(state.world.originMs / 1000), state.journal.entries[0]?.second ?? Number.POSITIVE_INFINITY);
-    const v2FromMs = options.v2FromMs ?? (state.world.originMs + state.world.generatedAtMs) / 2;
+    const v2FromMs = options.v2FromMs ?? state.v2FromMs;
     this.transactions = new SimTransactions(state, v2FromMs);
   }
 
@@ -128,6 +128,9 @@ export class SimulatedChain {
       block.transactions.forEach((tx, transactionIndex) => {
         tx.logs.forEach((log, offset) => {
           if (query.addresses && !query.addresses.has(log.address)) return;
+          // A log with fewer topics than the filter has positions never matches, even where they are
+          // wildcards (geth's filterLogs).
+          if (query.topics.length > log.topics.length) return;
           if (query.topics.some((wanted, position) => wanted !== null && !wanted.has(log.topics[position] ?? ''))) return;
           out.push({
             ...log,

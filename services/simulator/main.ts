@@ -23,6 +23,8 @@ const ConfigSchema = z.object({
   SIM_HISTORICAL_MARKETS: z.coerce.number().int().min(0).optional(),
   // Start of the world (epoch ms); set it to restart into the same world and tape.
   SIM_EPOCH_MS: z.coerce.number().int().positive().optional(),
+  // Wallet-to-wallet ERC-1155 transfers (1 = on); off by default while the service's ledger does not read them.
+  SIM_TRANSFERS: z.enum(['0', '1']).default('0'),
   SIM_HTTP429_RATE: rate.optional(),
   SIM_HTTP500_RATE: rate.optional(),
   SIM_MALFORMED_TRADE_RATE: rate.optional(),
@@ -49,6 +51,7 @@ async function main(): Promise<void> {
     historicTrades: config.SIM_HISTORIC_TRADES,
     historicalMarkets: config.SIM_HISTORICAL_MARKETS,
     epochMs: config.SIM_EPOCH_MS,
+    transfers: config.SIM_TRANSFERS === '1',
     faults: {
       http429Rate: config.SIM_HTTP429_RATE,
       http500Rate: config.SIM_HTTP500_RATE,

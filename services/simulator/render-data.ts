@@ -5,7 +5,8 @@
  */
 
 import { dateOnly, roundTo } from './formats.js';
-import { DUST_SHARES, tokenKey, type ActivityEntry, type Holding } from './ledger.js';
+import { fromMicro } from './fill-amounts.js';
+import { tokenKey, type ActivityEntry, type Holding } from './ledger.js';
 import type { SimulatorState } from './state.js';
 import type { Side, SimTrade } from './trades.js';
 import type { SimEvent, SimMarket, SimWallet } from './world-types.js';
@@ -83,8 +84,8 @@ export function renderLedgerActivity(state: SimulatorState, entry: ActivityEntry
     timestamp: entry.timestamp,
     conditionId: market.conditionId,
     type: entry.type,
-    size: roundTo(entry.size, 6),
-    usdcSize: roundTo(entry.usdcSize, 6),
+    size: fromMicro(entry.shares),
+    usdcSize: fromMicro(entry.usdc),
     transactionHash: entry.transactionHash,
     price: 0,
     asset: '',
@@ -110,16 +111,18 @@ export interface PositionRow {
 export function positionRows(state: SimulatorState, wallet: SimWallet): PositionRow[] {
   const rows: PositionRow[] = [];
   for (const [token, holding] of state.ledger.holdingsOf(wallet.index)) {
-    if (holding.size <= DUST_SHARES) continue;
+    if (holding.shares <= 0n) continue;
+    const size = fromMicro(holding.shares);
+    const totalBought = fromMicro(holding.totalBought);
     const marketIndex = Math.floor(token / 2);
     const outcomeIndex = (token % 2) as 0 | 1;
     const { market, event } = marketContext(state, state.world.markets[marketIndex] as SimMarket);
     const opposite = outcomeIndex === 0 ? 1 : 0;
     const status = state.status[marketIndex];
     const curPrice = state.outcomePrice(marketIndex, outcomeIndex);
-    const initialValue = holding.size * holding.avgPrice;
-    const currentValue = holding.size * curPrice;
-    const boughtCost = holding.totalBought * holding.avgPrice;
+    const initialValue = size * holding.avgPrice;
+    const currentValue = size * curPrice;
+    const boughtCost = totalBought * holding.avgPrice;
     rows.push({
       marketIndex,
       outcomeIndex,
@@ -128,18 +131,18 @@ export function positionRows(state: SimulatorState, wallet: SimWallet): Position
         proxyWallet: wallet.address,
         asset: market.tokenIds[outcomeIndex],
         conditionId: market.conditionId,
-        size: roundTo(holding.size, 4),
+        size: roundTo(size, 4),
         avgPrice: roundTo(holding.avgPrice, 4),
         initialValue: roundTo(initialValue, 4),
         currentValue: roundTo(currentValue, 4),
         cashPnl: roundTo(currentValue - initialValue, 4),
         percentPnl: initialValue > 0 ? roundTo(((currentValue - initialValue) / initialValue) * 100, 4) : 0,
-        totalBought: roundTo(holding.totalBought, 4),
+        totalBought: roundTo(totalBought, 4),
         realizedPnl: roundTo(holding.realizedPnl, 4),
         percentRealizedPnl: boughtCost > 0 ? roundTo(((currentValue + holding.realizedPnl - boughtCost) / boughtCost) * 100, 4) : 0,
         curPrice: roundTo(curPrice, 4),
         redeemable: status?.resolved ?? false,
-        mergeable: state.ledger.held(wallet.index, tokenKey(marketIndex, opposite)) > DUST_SHARES,
+        mergeable: state.ledger.heldMicro(wallet.index, tokenKey(marketIndex, opposite)) > 0n,
         title: market.question,
         slug: market.slug,
         icon: market.image,
@@ -162,7 +165,7 @@ export function renderHolders(state: SimulatorState, market: SimMarket, limit: n
   return market.tokenIds.map((token, outcomeIndex) => {
     const holders = state.world.wallets
       .map((wallet) => ({ wallet, amount: state.ledger.held(wallet.index, tokenKey(market.index, outcomeIndex)) }))
-      .filter((entry) => entry.amount >= minBalance && entry.amount > DUST_SHARES)
+      .filter((entry) => entry.amount >= minBalance && entry.amount > 0)
       .sort((a, b) => b.amount - a.amount || a.wallet.index - b.wallet.index)
       .slice(0, limit)
       .map(({ wallet, amount }) => ({
@@ -170,7 +173,7 @@ export function renderHolders(state: SimulatorState, market: SimMarket, limit: n
         bio: '',
         asset: token,
         pseudonym: wallet.pseudonym,
-        amount: roundTo(amount, 6),
+        amount,
         displayUsernamePublic: wallet.name !== '',
         outcomeIndex,
         name: wallet.name,

@@ -6,6 +6,7 @@
 
 import { Router } from 'express';
 import { maybeMalformTrade } from './faults.js';
+import { fromMicro } from './fill-amounts.js';
 import { roundTo } from './formats.js';
 import {
   HttpError,
@@ -158,7 +159,7 @@ export function dataRouter(state: SimulatorState, options: { malformedTradeRate:
     const rows = positionRows(state, wallet)
       .filter(
         (row) =>
-          row.holding.size >= sizeThreshold &&
+          fromMicro(row.holding.shares) >= sizeThreshold &&
           (scope === null || scope.has(row.marketIndex)) &&
           (redeemable === undefined || row.json.redeemable === redeemable) &&
           (mergeable === undefined || row.json.mergeable === mergeable) &&
@@ -213,8 +214,8 @@ export function dataRouter(state: SimulatorState, options: { malformedTradeRate:
         json: renderLedgerActivity(state, entry),
         timestamp: entry.timestamp,
         tape: entry.tradesBefore * 2 + entry.sequence / 1e9,
-        size: entry.size,
-        cash: entry.usdcSize,
+        size: fromMicro(entry.shares),
+        cash: fromMicro(entry.usdc),
       });
     }
     const selected = rows.filter(

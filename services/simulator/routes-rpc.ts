@@ -94,16 +94,23 @@ function renderBlock(block: ChainBlock, full: boolean) {
   };
 }
 
+/** `address`: one or a list (any of them); absent, null or an empty list: any address (as geth's filter). */
 function addressSet(value: unknown): Set<string> | null {
   if (value === undefined || value === null) return null;
   const list = Array.isArray(value) ? value : [value];
-  return new Set(list.map((a) => String(a).toLowerCase()));
+  return list.length === 0 ? null : new Set(list.map((a) => String(a).toLowerCase()));
 }
 
+/** `topics`: per position null, one topic or a list (any of them); null or an empty list is a wildcard. */
 function topicFilters(value: unknown): Array<Set<string> | null> {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw new RpcError(-32602, 'topics must be an array');
-  return value.map((t) => (t === null ? null : new Set((Array.isArray(t) ? t : [t]).map((x) => String(x).toLowerCase()))));
+  if (value.length > 4) throw new RpcError(-32602, 'exceed max topics');
+  return value.map((t) => {
+    if (t === null) return null;
+    const list = Array.isArray(t) ? t : [t];
+    return list.length === 0 ? null : new Set(list.map((x) => String(x).toLowerCase()));
+  });
 }
 
 export function rpcRouter(chain: SimulatedChain, faults: RpcFaultOptions = {}): Router {

@@ -12,7 +12,8 @@
 import { createRng, cumulativeWeights, type Rng } from './prng.js';
 import { buildWorld } from './world.js';
 import { PricePaths, type Quote } from './price-paths.js';
-import { DUST_SHARES, Ledger, tokenKey, type ActivityStamp } from './ledger.js';
+import { Ledger, tokenKey, type ActivityStamp } from './ledger.js';
+import { fillAmounts, micro, MICRO_PER_UNIT } from './fill-amounts.js';
 import { planTrade, type SimTrade, type TradeContext, type TradePlan } from './trades.js';
 import { TradeTape } from './tape.js';
 import { applyScenarios, burstTradesInSecond, type ScenarioMarkets, type SimScenarios, type TradeBurst } from './scenarios.js';
@@ -20,7 +21,7 @@ import { ChainJournal } from './chain-journal.js';
 import type { SimEvent, SimMarket, SimSeries, SimWallet, World } from './world-types.js';
 
 // Math functions bound once: inside Jest's vm sandbox every global lookup (Math, Infinity) is slow.
-const { ceil, floor, max, min } = Math;
+const { floor, max, min } = Math;
 
 export interface SimulatorStateOptions {
   seed?: number;
@@ -46,6 +47,14 @@ export interface SimulatorStateOptions {
   historicalMarkets?: number;
   /** Late resolutions, voids and trade bursts layered on the world. */
   scenarios?: SimScenarios;
+  /** Epoch ms from which trades settle on the v2 exchanges; default: the middle of the generated history. */
+  v2FromMs?: number;
+  /**
+   * Wallets move shares to other wallets by ERC-1155 transfer (some of what they just bought, sometimes
+   * with other positions in one TransferBatch); default off (`SIM_TRANSFERS`): the service's ledger does
+   * not read transfers yet.
+   */
+  transfers?: boolean;
 }
 
 export interface MarketStatus {
@@ -74,6 +83,10 @@ const HISTORY_BUCKET_SECONDS = 60;
 /** Share of wallets that merge both outcomes back to USDC at close, and that redeem winnings at once. */
 const MERGE_CHANCE = 0.8;
 const REDEEM_CHANCE = 0.75;
+/** With transfers on: share of taker buys followed by a transfer, of those that send everything, and that batch. */
+const TRANSFER_CHANCE = 0.03;
+const TRANSFER_ALL_CHANCE = 0.35;
+const TRANSFER_BATCH_CHANCE = 0.3;
 
 export class SimulatorState {
   readonly seed: number;
@@ -107,6 +120,10 @@ export class SimulatorState {
   private closureCursor = 0;
   private readonly tradeContext: TradeContext;
   private readonly makerWallets: number[];
+  /** Epoch ms from which trades settle on the v2 exchanges (their fees differ from v1's). */
+  readonly v2FromMs: number;
+  /** With transfers on: per market, the wallets (not market makers) it is a favourite of, which receive its shares. */
+  private readonly transferReceivers: number[][] | null;
 
   constructor(options: SimulatorStateOptions = {}) {
     const settings = { ...DEFAULT_STATE_OPTIONS, ...definedOnly(options) };
@@ -123,6 +140,7 @@ export class SimulatorState {
       nowMs: startMs,
       historicalMarkets: options.historicalMarkets,
     });
+    this.v2FromMs = options.v2FromMs ?? (this.world.originMs + this.world.generatedAtMs) / 2;
     this.scenarioMarkets = applyScenarios(this.world, options.scenarios ?? {}, startMs);
     this.bursts = options.scenarios?.bursts ?? [];
     const { markets, wallets } = this.world;
@@ -135,6 +153,7 @@ export class SimulatorState {
       .filter((market) => market.closesAtMs !== null)
       .sort((a, b) => (a.closesAtMs as number) - (b.closesAtMs as number) || a.index - b.index);
     this.makerWallets = wallets.filter((wallet) => wallet.behaviour === 'market-maker').map((wallet) => wallet.index);
+    this.transferReceivers = options.transfers ? favouredBy(markets.length, wallets) : null;
     this.indexLookups();
 
     this.tradeContext = {
@@ -248,14 +267,15 @@ export class SimulatorState {
    */
   openInterest(marketIndex: number): number {
     const market = this.world.markets[marketIndex] as SimMarket;
-    let yes = 0;
-    let no = 0;
+    let yes = 0n;
+    let no = 0n;
     for (const wallet of this.world.wallets) {
-      yes += this.ledger.held(wallet.index, tokenKey(marketIndex, 0));
-      no += this.ledger.held(wallet.index, tokenKey(marketIndex, 1));
+      yes += this.ledger.heldMicro(wallet.index, tokenKey(marketIndex, 0));
+      no += this.ledger.heldMicro(wallet.index, tokenKey(marketIndex, 1));
     }
-    if (this.status[marketIndex]?.resolved) return market.voided ? (yes + no) / 2 : market.winningOutcome === 0 ? yes : no;
-    return max(yes, no);
+    let locked = yes > no ? yes : no;
+    if (this.status[marketIndex]?.resolved) locked = market.voided ? (yes + no) / 2n : market.winningOutcome === 0 ? yes : no;
+    return Number(locked) / 1e6;
   }
 
   private generateSeconds(startSecond: number, endSecond: number, ratePerSecond: number, rng: Rng): void {
@@ -281,12 +301,14 @@ export class SimulatorState {
 
   private record(plan: TradePlan, second: number, rng: Rng): void {
     if (plan.splitShares > 0) {
-      const activity = this.ledger.split(plan.walletIndex, plan.marketIndex, plan.splitShares, this.stamp(second, rng));
+      const activity = this.ledger.split(plan.walletIndex, plan.marketIndex, micro(plan.splitShares), this.stamp(second, rng));
       this.journal.append({ kind: 'activity', second, activity });
     }
     const makerWalletIndex = this.makerWallets.length > 0 ? rng.pick(this.makerWallets) : -1;
     const token = tokenKey(plan.marketIndex, plan.outcomeIndex);
-    if (makerWalletIndex >= 0 && plan.side === 'BUY') this.coverMakerSell(makerWalletIndex, plan, second);
+    // The chain's amounts of this fill: what every balance below moves by.
+    const { shares, usdc, takerFee, takerFeeAsset } = fillAmounts(plan, second * 1000 >= this.v2FromMs);
+    if (makerWalletIndex >= 0 && plan.side === 'BUY') this.coverMakerSell(makerWalletIndex, token, plan.marketIndex, shares, second);
     const trade = this.tape.append({
       walletIndex: plan.walletIndex,
       makerWalletIndex,
@@ -299,13 +321,59 @@ export class SimulatorState {
       transactionHash: `0x${rng.hex(64)}`,
     });
     this.journal.append({ kind: 'trade', second, trade });
-    if (plan.side === 'BUY') this.ledger.buy(plan.walletIndex, token, plan.size, plan.price);
-    else this.ledger.sell(plan.walletIndex, token, plan.size, plan.price);
+    // A v1 buy's fee is taken out of the shares it receives; every other fee out of the collateral.
+    if (plan.side === 'BUY') this.ledger.buy(plan.walletIndex, token, takerFeeAsset === 'shares' ? shares - takerFee : shares, usdc);
+    else this.ledger.sell(plan.walletIndex, token, shares, usdc - takerFee);
     // The resting order is on the other side: the maker sells what the taker buys, and buys what it sells.
     if (makerWalletIndex >= 0) {
-      if (plan.side === 'BUY') this.ledger.sell(makerWalletIndex, token, plan.size, plan.price);
-      else this.ledger.buy(makerWalletIndex, token, plan.size, plan.price);
+      if (plan.side === 'BUY') this.ledger.sell(makerWalletIndex, token, shares, usdc);
+      else this.ledger.buy(makerWalletIndex, token, shares, usdc);
     }
+    if (this.transferReceivers && plan.side === 'BUY') this.maybeTransfer(plan.walletIndex, token, second);
+  }
+
+  /**
+   * After a buy, now and then the buyer sends some or all of that position to another wallet (one that
+   * trades the market, so it may sell what it received; else any trader), sometimes in one batch with
+   * up to two more of its open positions. A stream of its own per tape position: with transfers off
+   * nothing is drawn and the world is the same.
+   */
+  private maybeTransfer(walletIndex: number, token: number, second: number): void {
+    const rng = createRng(this.seed, 'transfer', this.trades.length);
+    if (!rng.chance(TRANSFER_CHANCE)) return;
+    const marketIndex = floor(token / 2);
+    const candidates = (this.transferReceivers?.[marketIndex] ?? []).filter((index) => index !== walletIndex);
+    const traders = this.world.wallets.filter((w) => w.behaviour !== 'market-maker' && w.index !== walletIndex);
+    const receiver = candidates.length > 0 ? rng.pick(candidates) : traders.length > 0 ? rng.pick(traders).index : -1;
+    if (receiver < 0) return;
+    const part = (held: bigint) => (rng.chance(TRANSFER_ALL_CHANCE) ? held : (held * BigInt(rng.int(100, 900))) / 1000n);
+    const tokens = [token];
+    const batch = rng.chance(TRANSFER_BATCH_CHANCE);
+    if (batch) {
+      for (const [other, holding] of this.ledger.holdingsOf(walletIndex)) {
+        if (tokens.length >= 3) break;
+        if (other !== token && holding.shares > 0n && rng.chance(0.5) && this.isTradable(floor(other / 2), second * 1000))
+          tokens.push(other);
+      }
+    }
+    const legs = tokens
+      .map((key) => ({
+        marketIndex: floor(key / 2),
+        outcomeIndex: (key % 2) as 0 | 1,
+        shares: part(this.ledger.heldMicro(walletIndex, key)),
+      }))
+      .filter((leg) => leg.shares > 0n);
+    if (legs.length === 0) return;
+    for (const leg of legs) this.ledger.transfer(walletIndex, receiver, tokenKey(leg.marketIndex, leg.outcomeIndex), leg.shares);
+    const transfer = {
+      fromWalletIndex: walletIndex,
+      toWalletIndex: receiver,
+      legs,
+      batch: batch || legs.length > 1,
+      timestamp: second,
+      transactionHash: `0x${rng.hex(64)}`,
+    };
+    this.journal.append({ kind: 'transfer', second, transfer });
   }
 
   /**
@@ -313,11 +381,12 @@ export class SimulatorState {
    * collateral first (whole shares, as sellers do), in its own transaction just before the match. Its
    * stamp draws from a stream of its own, so the takers' tape is the same with or without it.
    */
-  private coverMakerSell(makerWalletIndex: number, plan: TradePlan, second: number): void {
-    const short = plan.size - this.ledger.held(makerWalletIndex, tokenKey(plan.marketIndex, plan.outcomeIndex));
-    if (short <= 0) return;
+  private coverMakerSell(makerWalletIndex: number, token: number, marketIndex: number, shares: bigint, second: number): void {
+    const short = shares - this.ledger.heldMicro(makerWalletIndex, token);
+    if (short <= 0n) return;
     const rng = createRng(this.seed, 'maker-split', this.trades.length);
-    const activity = this.ledger.split(makerWalletIndex, plan.marketIndex, ceil(short), this.stamp(second, rng));
+    const whole = ((short + MICRO_PER_UNIT - 1n) / MICRO_PER_UNIT) * MICRO_PER_UNIT;
+    const activity = this.ledger.split(makerWalletIndex, marketIndex, whole, this.stamp(second, rng));
     this.journal.append({ kind: 'activity', second, activity });
   }
 
@@ -342,11 +411,13 @@ export class SimulatorState {
   /** At resolution most holders merge complete sets and redeem winnings (both sides at 0.5 after a void); the rest stay redeemable. */
   private settle(market: SimMarket, second: number): void {
     const rng = createRng(this.seed, 'settle', market.index);
+    const yes = tokenKey(market.index, 0);
+    const no = tokenKey(market.index, 1);
     if (market.voided) {
       for (const wallet of this.world.wallets) {
         if (wallet.behaviour === 'market-maker') continue;
-        const held = this.ledger.held(wallet.index, tokenKey(market.index, 0)) + this.ledger.held(wallet.index, tokenKey(market.index, 1));
-        if (held > DUST_SHARES && rng.chance(REDEEM_CHANCE)) {
+        const held = this.ledger.heldMicro(wallet.index, yes) + this.ledger.heldMicro(wallet.index, no);
+        if (held > 0n && rng.chance(REDEEM_CHANCE)) {
           const activity = this.ledger.redeemVoid(wallet.index, market.index, this.stamp(second, rng));
           this.journal.append({ kind: 'activity', second, activity });
         }
@@ -354,17 +425,15 @@ export class SimulatorState {
       this.settleMakers(market, second);
       return;
     }
-    const yes = tokenKey(market.index, 0);
-    const no = tokenKey(market.index, 1);
     for (const wallet of this.world.wallets) {
       if (wallet.behaviour === 'market-maker') continue;
-      const both = min(this.ledger.held(wallet.index, yes), this.ledger.held(wallet.index, no));
-      if (both > DUST_SHARES && rng.chance(MERGE_CHANCE)) {
+      const both = minMicro(this.ledger.heldMicro(wallet.index, yes), this.ledger.heldMicro(wallet.index, no));
+      if (both > 0n && rng.chance(MERGE_CHANCE)) {
         const activity = this.ledger.merge(wallet.index, market.index, both, this.stamp(second, rng));
         this.journal.append({ kind: 'activity', second, activity });
       }
-      const winning = this.ledger.held(wallet.index, tokenKey(market.index, market.winningOutcome));
-      if (winning > DUST_SHARES && rng.chance(REDEEM_CHANCE)) {
+      const winning = this.ledger.heldMicro(wallet.index, tokenKey(market.index, market.winningOutcome));
+      if (winning > 0n && rng.chance(REDEEM_CHANCE)) {
         const activity = this.ledger.redeem(wallet.index, market.index, market.winningOutcome, this.stamp(second, rng));
         this.journal.append({ kind: 'activity', second, activity });
       }
@@ -383,16 +452,16 @@ export class SimulatorState {
     const no = tokenKey(market.index, 1);
     for (const maker of this.makerWallets) {
       if (market.voided) {
-        if (this.ledger.held(maker, yes) + this.ledger.held(maker, no) > DUST_SHARES) {
+        if (this.ledger.heldMicro(maker, yes) + this.ledger.heldMicro(maker, no) > 0n) {
           this.journal.append({ kind: 'activity', second, activity: this.ledger.redeemVoid(maker, market.index, this.stamp(second, rng)) });
         }
         continue;
       }
-      const both = min(this.ledger.held(maker, yes), this.ledger.held(maker, no));
-      if (both > DUST_SHARES) {
+      const both = minMicro(this.ledger.heldMicro(maker, yes), this.ledger.heldMicro(maker, no));
+      if (both > 0n) {
         this.journal.append({ kind: 'activity', second, activity: this.ledger.merge(maker, market.index, both, this.stamp(second, rng)) });
       }
-      if (this.ledger.held(maker, tokenKey(market.index, market.winningOutcome)) > DUST_SHARES) {
+      if (this.ledger.heldMicro(maker, tokenKey(market.index, market.winningOutcome)) > 0n) {
         const activity = this.ledger.redeem(maker, market.index, market.winningOutcome, this.stamp(second, rng));
         this.journal.append({ kind: 'activity', second, activity });
       }
@@ -419,6 +488,18 @@ export class SimulatorState {
     for (const series of this.world.series) this.seriesById.set(series.id, series);
     for (const wallet of this.world.wallets) this.walletByAddress.set(wallet.address, wallet);
   }
+}
+
+const minMicro = (a: bigint, b: bigint): bigint => (a < b ? a : b);
+
+/** Per market, the traders (not market makers) whose favourites include it. */
+function favouredBy(marketCount: number, wallets: readonly SimWallet[]): number[][] {
+  const byMarket: number[][] = Array.from({ length: marketCount }, () => []);
+  for (const wallet of wallets) {
+    if (wallet.behaviour === 'market-maker') continue;
+    for (const market of wallet.favouriteMarkets) byMarket[market]?.push(wallet.index);
+  }
+  return byMarket;
 }
 
 function definedOnly<T extends object>(options: T): Partial<T> {

@@ -82,7 +82,8 @@ export function planTrade(ctx: TradeContext, rng: Rng, ms: number): TradePlan | 
   let { side, shares } = intent;
   let splitShares = 0;
   if (side === 'SELL') {
-    const held = floor(ctx.ledger.held(wallet.index, token) * 1e6) / 1e6;
+    // Exactly the chain's balance (a Data API number of at most 6 decimals), so selling all of it empties it.
+    const held = ctx.ledger.held(wallet.index, token);
     if (held >= 1) {
       shares = shares >= held ? held : floor(shares * 100) / 100;
     } else if (intent.maySplit) {

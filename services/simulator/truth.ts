@@ -10,8 +10,10 @@
  * by second (block), then in the block's transaction order, which a reorg reverses (chain.ts).
  */
 import type { JournalEntry } from './chain-journal.js';
-import { fillAmounts, micro, redemptionAmounts } from './chain-transactions.js';
+import { redemptionAmounts } from './chain-transactions.js';
+import { fillAmounts } from './fill-amounts.js';
 import type { SimulatedChain } from './chain.js';
+import type { ShareTransfer } from './ledger.js';
 import type { SimulatorState } from './state.js';
 import type { SimMarket } from './world-types.js';
 
@@ -29,6 +31,12 @@ export interface TokenTruth {
   realized_micro: bigint;
   /** Collateral paid for this token: buys, and its half of splits. */
   cost_paid_in_micro: bigint;
+  /** Shares v1 buys of this token paid as fees (they went to the exchange), and their value at the fill prices (in fees). */
+  fee_shares_micro: bigint;
+  fee_shares_value_micro: bigint;
+  /** Shares received from and sent to other wallets by ERC-1155 transfer. */
+  transferred_in_micro: bigint;
+  transferred_out_micro: bigint;
 }
 
 /** One (wallet, market) for win/loss and the zero-sum check. */
@@ -47,18 +55,30 @@ export interface MarketTruth {
   cash_paid_micro: bigint;
   cash_received_micro: bigint;
   fees_micro: bigint;
+  /** The cost that left with shares transferred out, and came with shares transferred in. */
+  transfer_out_cost_micro: bigint;
+  transfer_in_cost_micro: bigint;
   /** Whether every fill in it had a simulated wallet on both sides (no operator fills). */
   both_sides_wallets: boolean;
 }
 
 export interface WalletTruth {
   address: string;
-  /** Collateral paid: buys (before fees) and splits. */
+  /** Collateral paid: buys (before fees: a v1 buy's fee shares at their fill price are not in it) and splits. */
   cash_paid_micro: bigint;
   /** Collateral received: sells (before fees), merges and redemption payouts. */
   cash_received_micro: bigint;
-  /** Fees charged (USDC; the simulated v1 exchange charges none). */
+  /** Fees charged, USDC (a v1 buy's, taken in shares, at the fill price). */
   fees_micro: bigint;
+  /**
+   * ERC-1155 transfers to and from other wallets move shares at the sender's average cost: the sender
+   * realizes nothing and its basis leaves with them (out), the receiver's basis is that cost (in, counted
+   * as paid in). So realized = cash received - cash paid + cost basis + out - in.
+   */
+  transfer_out_cost_micro: bigint;
+  transfer_in_cost_micro: bigint;
+  transfers_out: number;
+  transfers_in: number;
   realized_micro: bigint;
   cost_basis_micro: bigint;
   /** Collateral of every fill, maker and taker. */
@@ -93,6 +113,11 @@ class TokenBook {
   cost = 0n;
   realized = 0n;
   paidIn = 0n;
+  /** Shares v1 buys of this token paid as fees (they went to the exchange), and their value at the fill prices. */
+  feeShares = 0n;
+  feeSharesValue = 0n;
+  transferredIn = 0n;
+  transferredOut = 0n;
 
   constructor(
     readonly marketIndex: number,
@@ -104,6 +129,24 @@ class TokenBook {
     this.held += quantity;
     this.cost += cost;
     this.paidIn += cost;
+  }
+
+  /** Receives `quantity` shares another wallet sent, at the cost they had there (as if paid in). */
+  transferIn(quantity: bigint, cost: bigint): void {
+    this.receive(quantity, cost);
+    this.transferredIn += quantity;
+  }
+
+  /** Sends `quantity` shares to another wallet at their average cost: nothing realized; returns the cost that left. */
+  transferOut(quantity: bigint): bigint {
+    this.shares -= quantity;
+    this.transferredOut += quantity;
+    const counted = quantity < this.held ? quantity : this.held;
+    if (counted <= 0n) return 0n;
+    const costOut = counted === this.held ? this.cost : mulDivHalfUp(this.cost, counted, this.held);
+    this.held -= counted;
+    this.cost -= costOut;
+    return costOut;
   }
 
   /** Sends `quantity` shares away for `proceeds`; returns the realized PnL of the change. */
@@ -128,6 +171,8 @@ interface MarketFlows {
   cashPaid: bigint;
   cashReceived: bigint;
   fees: bigint;
+  transferOutCost: bigint;
+  transferInCost: bigint;
   operatorFills: boolean;
   traded: boolean;
 }
@@ -140,6 +185,10 @@ class WalletBook {
   cashPaid = 0n;
   cashReceived = 0n;
   fees = 0n;
+  transferOutCost = 0n;
+  transferInCost = 0n;
+  transfersOut = 0;
+  transfersIn = 0;
   volume = 0n;
   trades = 0;
   firstTrade: number | null = null;
@@ -158,7 +207,7 @@ class WalletBook {
   market(marketIndex: number): MarketFlows {
     let flows = this.flows.get(marketIndex);
     if (!flows) {
-      flows = { cashPaid: 0n, cashReceived: 0n, fees: 0n, operatorFills: false, traded: false };
+      flows = { cashPaid: 0n, cashReceived: 0n, fees: 0n, transferOutCost: 0n, transferInCost: 0n, operatorFills: false, traded: false };
       this.flows.set(marketIndex, flows);
     }
     return flows;
@@ -180,17 +229,33 @@ class WalletBook {
     this.realizedByDay.set(day, (this.realizedByDay.get(day) ?? 0n) + amount);
   }
 
-  fill(second: number, marketIndex: number, outcomeIndex: 0 | 1, buys: boolean, shares: bigint, usdc: bigint, fee: bigint): void {
+  /**
+   * One fill of this wallet: `shares` for `usdc`, and its fee: in collateral, or (a v1 buy) `feeShares`
+   * of the shares bought, which never reach the wallet. Those are valued at the fill's price
+   * (usdc x feeShares / shares, half up): the fee in USDC; the shares kept cost the rest. Cash paid and
+   * received are before fees.
+   */
+  fill(
+    second: number,
+    marketIndex: number,
+    outcomeIndex: 0 | 1,
+    buys: boolean,
+    amounts: { shares: bigint; usdc: bigint; fee: bigint; feeShares: bigint },
+  ): void {
+    const { shares, usdc, fee, feeShares } = amounts;
     const book = this.token(marketIndex, outcomeIndex);
+    const feeValue = feeShares === 0n ? 0n : mulDivHalfUp(usdc, feeShares, shares);
     if (buys) {
-      book.receive(shares, usdc);
-      this.pay(marketIndex, usdc);
+      book.receive(shares - feeShares, usdc - feeValue);
+      this.pay(marketIndex, usdc - feeValue);
+      book.feeShares += feeShares;
+      book.feeSharesValue += feeValue;
     } else {
       this.realize(second, book.send(shares, usdc));
       this.receive(marketIndex, usdc);
     }
-    this.fees += fee;
-    this.market(marketIndex).fees += fee;
+    this.fees += fee + feeValue;
+    this.market(marketIndex).fees += fee + feeValue;
     this.market(marketIndex).traded = true;
     this.volume += usdc;
     this.trades += 1;
@@ -212,6 +277,8 @@ export class SimulatorTruth {
   private resolvedAt = new Map<number, number>();
   private indexed = 0;
   private lastIndexed: JournalEntry | undefined;
+  private readonly transferCosts = new Map<ShareTransfer, bigint[]>();
+  private costsAtReorgs = 0;
 
   constructor(
     private readonly state: SimulatorState,
@@ -234,6 +301,29 @@ export class SimulatorTruth {
     const book = new WalletBook();
     for (const entry of this.chainOrder(this.byWallet[walletIndex] ?? [], throughSecond)) this.apply(book, walletIndex, entry);
     return this.report(walletIndex, book, throughSecond);
+  }
+
+  /**
+   * The cost each leg of a transfer takes from its sender: the sender's book replayed in chain order up to
+   * the transfer (the receiver's cost is the sender's, by definition). Cached per transfer until the next
+   * reorg, which may reorder the sender's history.
+   */
+  private costsSent(entry: Extract<JournalEntry, { kind: 'transfer' }>): bigint[] {
+    if (this.costsAtReorgs !== this.chain.reorgs) {
+      this.transferCosts.clear();
+      this.costsAtReorgs = this.chain.reorgs;
+    }
+    const cached = this.transferCosts.get(entry.transfer);
+    if (cached) return cached;
+    const sender = entry.transfer.fromWalletIndex;
+    const book = new WalletBook();
+    for (const earlier of this.chainOrder(this.byWallet[sender] ?? [], entry.second)) {
+      if (earlier === entry) break;
+      this.apply(book, sender, earlier);
+    }
+    const costs = entry.transfer.legs.map((leg) => book.token(leg.marketIndex, leg.outcomeIndex).transferOut(leg.shares));
+    this.transferCosts.set(entry.transfer, costs);
+    return costs;
   }
 
   /** Entries up to `throughSecond` in chain order: by second, a reorged block's transactions reversed. */
@@ -259,11 +349,44 @@ export class SimulatorTruth {
       const takerBuys = trade.side === 'BUY';
       // A wallet is never both sides of a match (makers never take), but count each role it has.
       if (trade.walletIndex === walletIndex) {
-        book.fill(entry.second, trade.marketIndex, trade.outcomeIndex, takerBuys, amounts.shares, amounts.usdc, amounts.takerFee);
+        const inShares = amounts.takerFeeAsset === 'shares';
+        book.fill(entry.second, trade.marketIndex, trade.outcomeIndex, takerBuys, {
+          shares: amounts.shares,
+          usdc: amounts.usdc,
+          fee: inShares ? 0n : amounts.takerFee,
+          feeShares: inShares ? amounts.takerFee : 0n,
+        });
         if (trade.makerWalletIndex < 0) book.market(trade.marketIndex).operatorFills = true;
       }
       if (trade.makerWalletIndex === walletIndex) {
-        book.fill(entry.second, trade.marketIndex, trade.outcomeIndex, !takerBuys, amounts.shares, amounts.usdc, 0n);
+        book.fill(entry.second, trade.marketIndex, trade.outcomeIndex, !takerBuys, {
+          shares: amounts.shares,
+          usdc: amounts.usdc,
+          fee: 0n,
+          feeShares: 0n,
+        });
+      }
+      return;
+    }
+    if (entry.kind === 'transfer') {
+      const { transfer } = entry;
+      // Both ends are this wallet only if it sent to itself, which the simulator never does.
+      if (transfer.fromWalletIndex === walletIndex) book.transfersOut += 1;
+      if (transfer.toWalletIndex === walletIndex) book.transfersIn += 1;
+      const costs = this.costsSent(entry);
+      for (const [i, leg] of transfer.legs.entries()) {
+        const cost = costs[i] as bigint;
+        const flows = book.market(leg.marketIndex);
+        if (transfer.fromWalletIndex === walletIndex) {
+          book.token(leg.marketIndex, leg.outcomeIndex).transferOut(leg.shares);
+          book.transferOutCost += cost;
+          flows.transferOutCost += cost;
+        }
+        if (transfer.toWalletIndex === walletIndex) {
+          book.token(leg.marketIndex, leg.outcomeIndex).transferIn(leg.shares, cost);
+          book.transferInCost += cost;
+          flows.transferInCost += cost;
+        }
       }
       return;
     }
@@ -274,7 +397,7 @@ export class SimulatorTruth {
     const no = book.token(market.index, 1);
     switch (activity.type) {
       case 'SPLIT': {
-        const amount = micro(activity.size);
+        const amount = activity.shares;
         const [yesCost, noCost] = halves(amount);
         yes.receive(amount, yesCost);
         no.receive(amount, noCost);
@@ -282,7 +405,7 @@ export class SimulatorTruth {
         return;
       }
       case 'MERGE': {
-        const amount = micro(activity.size);
+        const amount = activity.shares;
         const [yesProceeds, noProceeds] = halves(amount);
         book.realize(entry.second, yes.send(amount, yesProceeds) + no.send(amount, noProceeds));
         book.receive(market.index, amount);
@@ -291,10 +414,11 @@ export class SimulatorTruth {
       case 'REDEEM': {
         const { burned, payout } = redemptionAmounts(activity, market.winningOutcome);
         // Each outcome's shares leave at its payout; after a void the total payout is the chain's, the
-        // first outcome taking half its shares rounded half up and the second the rest.
+        // first outcome taking half its shares rounded down (the CTF pays each index set so) and the
+        // second the rest.
         let proceeds: [bigint, bigint];
         if (market.voided) {
-          const first = mulDivHalfUp(burned[0], 1n, 2n);
+          const first = burned[0] / 2n;
           proceeds = [first, payout - first];
         } else proceeds = market.winningOutcome === 0 ? [payout, 0n] : [0n, payout];
         book.realize(entry.second, yes.send(burned[0], proceeds[0]) + no.send(burned[1], proceeds[1]));
@@ -321,6 +445,10 @@ export class SimulatorTruth {
         cost_basis_micro: token.cost,
         realized_micro: token.realized,
         cost_paid_in_micro: token.paidIn,
+        transferred_in_micro: token.transferredIn,
+        transferred_out_micro: token.transferredOut,
+        fee_shares_micro: token.feeShares,
+        fee_shares_value_micro: token.feeSharesValue,
       });
       realized += token.realized;
       costBasis += token.cost;
@@ -339,6 +467,8 @@ export class SimulatorTruth {
           cash_paid_micro: flows.cashPaid,
           cash_received_micro: flows.cashReceived,
           fees_micro: flows.fees,
+          transfer_out_cost_micro: flows.transferOutCost,
+          transfer_in_cost_micro: flows.transferInCost,
           both_sides_wallets: !flows.operatorFills,
         };
         perMarket.set(token.marketIndex, entry);
@@ -361,6 +491,10 @@ export class SimulatorTruth {
       cash_paid_micro: book.cashPaid,
       cash_received_micro: book.cashReceived,
       fees_micro: book.fees,
+      transfer_out_cost_micro: book.transferOutCost,
+      transfer_in_cost_micro: book.transferInCost,
+      transfers_out: book.transfersOut,
+      transfers_in: book.transfersIn,
       realized_micro: realized,
       cost_basis_micro: costBasis,
       volume_micro: book.volume,
@@ -396,6 +530,7 @@ export class SimulatorTruth {
     if (this.indexed > 0 && entries[this.indexed - 1] !== this.lastIndexed) {
       this.byWallet = [];
       this.resolvedAt.clear();
+      this.transferCosts.clear();
       this.indexed = 0;
     }
     const add = (walletIndex: number, entry: JournalEntry) => {
@@ -410,7 +545,10 @@ export class SimulatorTruth {
         add(entry.trade.walletIndex, entry);
         if (entry.trade.makerWalletIndex !== entry.trade.walletIndex) add(entry.trade.makerWalletIndex, entry);
       } else if (entry.kind === 'activity') add(entry.activity.walletIndex, entry);
-      else this.resolvedAt.set(entry.marketIndex, entry.second);
+      else if (entry.kind === 'transfer') {
+        add(entry.transfer.fromWalletIndex, entry);
+        add(entry.transfer.toWalletIndex, entry);
+      } else this.resolvedAt.set(entry.marketIndex, entry.second);
     }
     this.lastIndexed = entries[this.indexed - 1];
   }

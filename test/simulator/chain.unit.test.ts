@@ -10,6 +10,7 @@ import { attributeAdapterActions, interpretLogs, type SettlementRecord } from '.
 import { loadConfig } from '../../services/config.js';
 import type { ChainLog } from '../../services/ports/chain-reader.js';
 import { type ChainLogEntry, SIM_GENESIS_BLOCK, SimulatedChain } from '../../services/simulator/chain.js';
+import { fillAmounts } from '../../services/simulator/fill-amounts.js';
 import { smallState } from './fixtures.js';
 
 const book = new ContractBook(loadConfig({}).chain.contracts);
@@ -100,6 +101,19 @@ test('each tape trade is one taker fill with the Data API numbers, and its resti
   // Both exchange generations appear: v1 before the switch, v2 (with taker fees) after.
   expect(new Set(takers.map((f) => f.fill.version))).toEqual(new Set([1, 2]));
   expect(takers.some((f) => f.fill.version === 2 && f.fill.feeMicro !== '0')).toBe(true);
+  // v1 charges a taker's buy in the shares it receives, its sell in collateral; makers pay none.
+  for (const side of ['buy', 'sell']) {
+    const asset = side === 'buy' ? 'shares' : 'usdc';
+    expect(takers.some((f) => f.fill.version === 1 && f.fill.side === side && f.fill.feeAsset === asset && f.fill.feeMicro !== '0')).toBe(
+      true,
+    );
+  }
+  expect(makers.every((f) => f.fill.feeMicro === '0')).toBe(true);
+  // Each taker fee is the one the simulator's ledger and truth charge.
+  for (const f of takers) {
+    const trade = state.trades.find((t) => t.transactionHash === f.at.txHash)!;
+    expect(f.fill.feeMicro).toBe(String(fillAmounts(trade, f.fill.version === 2).takerFee));
+  }
   // A block's time is its trades' Data API timestamp.
   for (const f of takers.slice(0, 50)) {
     const trade = state.trades.find((t) => t.transactionHash === f.at.txHash)!;
@@ -110,7 +124,14 @@ test('each tape trade is one taker fill with the Data API numbers, and its resti
 test('splits, merges and redemptions of the ledger, by wallet and amount, direct and through the adapters', () => {
   const activity = state.world.wallets.flatMap((w) => state.ledger.activityOf(w.index).map((a) => ({ a, wallet: w.address })));
   const expected = activity
-    .map(({ a, wallet }) => [a.transactionHash, a.type.toLowerCase().replace('redeem', 'redemption'), wallet, micro(a.size)].join('|'))
+    .map(({ a, wallet }) =>
+      [
+        a.transactionHash,
+        a.type.toLowerCase().replace('redeem', 'redemption'),
+        wallet,
+        String(a.type === 'REDEEM' ? a.usdc : a.shares),
+      ].join('|'),
+    )
     .sort();
   const actual = records
     .flatMap((r) => {

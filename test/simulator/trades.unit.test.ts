@@ -1,5 +1,6 @@
 import { SimulatorState } from '../../services/simulator/state.js';
 import { tokenKey } from '../../services/simulator/ledger.js';
+import { fillAmounts } from '../../services/simulator/fill-amounts.js';
 import type { SimTrade } from '../../services/simulator/trades.js';
 import { FIXED_NOW_MS, fixedClock, smallState, SMALL_WORLD } from './fixtures.js';
 
@@ -88,38 +89,53 @@ describe('simulator trade tape', () => {
   });
 
   it('never lets a wallet sell more than it holds, taker or maker (sells are covered by holdings or a split)', () => {
-    const replay = new Map<string, number>();
+    // Replayed in micro-units, as the chain moves them: every balance stays >= 0 and ends at the ledger's.
+    const replay = new Map<string, bigint>();
     const ledgerRows = state.world.wallets.flatMap((w) => state.ledger.activityOf(w.index));
-    // Replay trades and ledger rows in tape order.
     const events = [
       ...state.trades.map((t) => ({
         order: t.sequence * 2 + 1,
         apply: () => {
-          apply(t.walletIndex, t.marketIndex, t.outcomeIndex, t.side === 'BUY' ? t.size : -t.size);
+          const { shares, takerFee, takerFeeAsset } = fillAmounts(t, t.timestamp * 1000 >= state.v2FromMs);
+          // A v1 buy's fee is taken out of the shares the taker receives.
+          apply(
+            t.walletIndex,
+            t.marketIndex,
+            t.outcomeIndex,
+            t.side === 'BUY' ? shares - (takerFeeAsset === 'shares' ? takerFee : 0n) : -shares,
+          );
           // The resting order's owner takes the other side, from shares it holds too.
-          if (t.makerWalletIndex >= 0) apply(t.makerWalletIndex, t.marketIndex, t.outcomeIndex, t.side === 'BUY' ? -t.size : t.size);
+          if (t.makerWalletIndex >= 0) apply(t.makerWalletIndex, t.marketIndex, t.outcomeIndex, t.side === 'BUY' ? -shares : shares);
         },
       })),
       ...ledgerRows.map((e) => ({
         order: e.tradesBefore * 2 + e.sequence / 1e9,
         apply: () => {
-          if (e.type === 'SPLIT') for (const o of [0, 1] as const) apply(e.walletIndex, e.marketIndex, o, e.size);
-          if (e.type === 'MERGE') for (const o of [0, 1] as const) apply(e.walletIndex, e.marketIndex, o, -e.size);
-          if (e.type === 'REDEEM') for (const o of [0, 1] as const) replay.set(`${e.walletIndex}:${tokenKey(e.marketIndex, o)}`, 0);
+          if (e.type === 'SPLIT') for (const o of [0, 1] as const) apply(e.walletIndex, e.marketIndex, o, e.shares);
+          if (e.type === 'MERGE') for (const o of [0, 1] as const) apply(e.walletIndex, e.marketIndex, o, -e.shares);
+          if (e.type === 'REDEEM') {
+            // A redemption burns the whole balance of both outcomes: exactly what the replay holds.
+            const market = state.world.markets[e.marketIndex]!;
+            const burned = e.voidedHeld ?? (market.winningOutcome === 0 ? [e.shares, e.losingShares!] : [e.losingShares!, e.shares]);
+            for (const o of [0, 1] as const) {
+              expect(burned[o]).toBe(replay.get(`${e.walletIndex}:${tokenKey(e.marketIndex, o)}`) ?? 0n);
+              apply(e.walletIndex, e.marketIndex, o, -burned[o]!);
+            }
+          }
         },
       })),
     ].sort((a, b) => a.order - b.order);
-    function apply(wallet: number, market: number, outcome: 0 | 1, delta: number) {
+    function apply(wallet: number, market: number, outcome: 0 | 1, delta: bigint) {
       const key = `${wallet}:${tokenKey(market, outcome)}`;
-      const next = (replay.get(key) ?? 0) + delta;
-      expect(next).toBeGreaterThanOrEqual(-1e-6);
+      const next = (replay.get(key) ?? 0n) + delta;
+      expect(next).toBeGreaterThanOrEqual(0n);
       replay.set(key, next);
     }
     for (const event of events) event.apply();
-    // The replay ends where the ledger is.
+    // The replay ends where the ledger is, to the micro-unit.
     for (const wallet of state.world.wallets) {
       for (const [token, holding] of state.ledger.holdingsOf(wallet.index)) {
-        expect(replay.get(`${wallet.index}:${token}`) ?? 0).toBeCloseTo(holding.size, 4);
+        expect(replay.get(`${wallet.index}:${token}`) ?? 0n).toBe(holding.shares);
       }
     }
     expect(ledgerRows.some((e) => e.type === 'SPLIT')).toBe(true);

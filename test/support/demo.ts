@@ -22,11 +22,12 @@ export interface Demo {
   stop(): Promise<void>;
 }
 
-export async function startDemo(env: Record<string, string> = {}): Promise<Demo> {
+/** `readyMs`: how long the demo may take to serve a market with trades and candles (a large population takes longer). */
+export async function startDemo(env: Record<string, string> = {}, readyMs = 90_000): Promise<Demo> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-clients-demo-'));
   const child = startChild('services/demo.ts', { DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', ...env });
-  await child.waitForLog((line) => line.msg === 'tapeline is serving', 90_000);
+  await child.waitForLog((line) => line.msg === 'tapeline is serving', readyMs);
   const apiBase = `http://127.0.0.1:${port}/v1`;
   const sandboxKey = (await postJson(`${apiBase}/agents/register`, { name: 'client-tests' })).body.data.api_key as string;
   const tier2Key = (await runAdminCli(dataDir, ['keys', 'create', '--tier', '2'])).api_key as string;
@@ -41,7 +42,7 @@ export async function startDemo(env: Record<string, string> = {}): Promise<Demo>
       }
       return null;
     },
-    90_000,
+    readyMs,
     'an active market with trades, candles and a book',
     500,
   );

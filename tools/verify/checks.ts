@@ -119,7 +119,7 @@ export function internalIdentity(population: Population): CheckResult {
 
 /** 1 realized + unrealized = cash received - cash paid + value of the held shares, at the positions' own marks. */
 export function cashIdentity(population: Population, hasTruth: boolean): CheckResult {
-  const name = 'identity: realized + unrealized = cash in - cash out + value held';
+  const name = 'identity: realized + unrealized = cash in - cash out + cost transferred out - in + value held';
   if (!hasTruth)
     return skipped('1', name, 'needs each wallet’s cash flows (splits, merges, redemptions), which /v1 does not serve: give --truth');
   const tally = new Tally('1', name, '0 micro: cost out + basis left = cost paid in, and both sides use the served values');
@@ -133,7 +133,10 @@ export function cashIdentity(population: Population, hasTruth: boolean): CheckRe
       held += p.current_value_usdc === null ? usdcMicro(p.cost_basis_usdc) : usdcMicro(p.current_value_usdc);
     }
     const left = usdcMicro(w.trader.lifetime.total_realized_pnl) + unrealized;
-    const right = big(w.truth.cash_received_micro) - big(w.truth.cash_paid_micro) + held;
+    // Shares moved by transfer carry their cost: a transfer out counts as that cost received in cash,
+    // a transfer in as that cost paid (the sender realizes nothing, the receiver's basis is the cost).
+    const transferred = big(w.truth.transfer_out_cost_micro) - big(w.truth.transfer_in_cost_micro);
+    const right = big(w.truth.cash_received_micro) - big(w.truth.cash_paid_micro) + transferred + held;
     tally.see(
       left === right,
       () => `${short(w.wallet)} realized+unrealized ${shown(left)} vs cash+held ${shown(right)} (off ${shown(left - right)})`,
@@ -180,7 +183,12 @@ export function zeroSum(population: Population, hasTruth: boolean): CheckResult[
       // resolution in the simulator, and a wallet's figures are rebuilt after each change of it.
       const sum = sums.get(m.market_id) ?? { api: 0n, truth: 0n, covered: true };
       sum.covered &&= m.both_sides_wallets;
-      const cash = big(m.cash_received_micro) - big(m.cash_paid_micro);
+      let cash = big(m.cash_received_micro) - big(m.cash_paid_micro);
+      // A v1 buy's fee shares went to the exchange: the wallets' shares are short of them at the payout,
+      // and their cash paid (before fees) of their value at the fill price; both are put back.
+      for (const t of w.truth?.tokens ?? [])
+        if (t.market_id === m.market_id)
+          cash += (atPayout(payout, t.token_id, big(t.fee_shares_micro)) ?? 0n) - big(t.fee_shares_value_micro);
       sum.api += cash;
       sum.truth += cash;
       for (const t of w.truth?.tokens ?? []) {

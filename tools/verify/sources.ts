@@ -18,6 +18,9 @@ export interface TruthWallet {
   cash_paid_micro: string;
   cash_received_micro: string;
   fees_micro: string;
+  /** The cost that left with shares sent to other wallets by ERC-1155 transfer, and came with shares received. */
+  transfer_out_cost_micro: string;
+  transfer_in_cost_micro: string;
   realized_micro: string;
   volume_micro: string;
   trades: number;
@@ -32,6 +35,9 @@ export interface TruthWallet {
     shares_micro: string;
     held_micro: string;
     cost_basis_micro: string;
+    /** Shares v1 buys paid to the exchange as fees, and their value at the fill prices (in fees_micro). */
+    fee_shares_micro: string;
+    fee_shares_value_micro: string;
   }>;
   markets: Array<{
     market_id: string;
