@@ -374,7 +374,7 @@ export type Usage = {
   quota: number;
   used: number;
   remaining: number;
-  /** Pay-as-you-go credits left; drawn past the quota, and by every Tier 2 call that only credits unlock. */
+  /** Pay-as-you-go credits left, the one balance credit fees draw from too; drawn past the quota, and by every Tier 2 call that only credits unlock, before the call is answered. */
   credits_balance: number;
   /** Credits one call draws (past the quota, or for a Tier 2 call without the Tier 2 token balance); Tier 2 through credits needs at least this many. */
   credits_per_call_over_quota: number;

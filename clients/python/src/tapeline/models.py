@@ -380,7 +380,7 @@ class Usage(Model):
     quota: int = Field(description="Metered calls included per period by the plan.")
     used: int
     remaining: int
-    credits_balance: Decimal = Field(description="Pay-as-you-go credits left; drawn past the quota, and by every Tier 2 call that only credits unlock.")
+    credits_balance: Decimal = Field(description="Pay-as-you-go credits left, the one balance credit fees draw from too; drawn past the quota, and by every Tier 2 call that only credits unlock, before the call is answered.")
     credits_per_call_over_quota: Decimal = Field(description="Credits one call draws (past the quota, or for a Tier 2 call without the Tier 2 token balance); Tier 2 through credits needs at least this many.")
     rate_limit: UsageRateLimit
 
