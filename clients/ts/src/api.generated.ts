@@ -464,7 +464,7 @@ export type Error = {
   code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "PAYMENT_REQUIRED" | "CONFLICT" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
   /** Human-readable message. */
   error: string;
-  /** A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed; account_limit: a per-account cap, named in the message, is reached). */
+  /** A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed; account_limit: a per-account cap, named in the message, is reached; backlog_full: a webhook subscription holds as many undelivered deliveries as allowed). */
   reason?: string;
 };
 
@@ -4436,7 +4436,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "POST",
     "path": "/webhooks",
     "summary": "Subscribe a URL to events; returns the subscription with its signing secret (shown in full only here).",
-    "description": "Deliveries are signed (see the Webhooks section of docs/WEBHOOKS.md): `X-Service-Signature:\nsha256=<lowercase hex HMAC-SHA256(secret, timestamp + '.' + raw body)>`. Delivery is at least once\nand unordered: deduplicate on the body's `id`. The URL must be http(s) and resolve to public\naddresses only (private, loopback, link-local, CGNAT, multicast and metadata addresses are refused).\nAn account holds at most 10 subscriptions by default (`409 CONFLICT` past it). Each subscription\nkeeps at most 10,000 undelivered deliveries by default; events past that are counted in\n`dropped_events` instead of queued. Finished deliveries are kept 30 days.",
+    "description": "Deliveries are signed (see the Webhooks section of docs/WEBHOOKS.md): `X-Service-Signature:\nsha256=<lowercase hex HMAC-SHA256(secret, timestamp + '.' + raw body)>`. Delivery is at least once\nand unordered: deduplicate on the body's `id`. The URL must be http(s) and resolve to public\naddresses only (private, loopback, link-local, CGNAT, multicast and metadata addresses are refused).\nAn account holds at most 10 subscriptions by default (`409 CONFLICT` past it). Each subscription\nkeeps at most 10,000 undelivered deliveries by default (`WEBHOOK_PENDING_PER_SUBSCRIPTION`); events\npast that are counted in `dropped_events` instead of queued, whatever produced them (market and\ntrade signals, copy trading, strategies, test events, redeliveries). Finished deliveries are kept 30 days.",
     "paginated": false,
     "parameters": [],
     "body": [
@@ -4540,6 +4540,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "POST",
     "path": "/webhooks/{id}/test",
     "summary": "Queue a signed `webhook.test` delivery to the subscription's URL now.",
+    "description": "The test delivery joins the subscription's backlog like any event: with the backlog full\n(`WEBHOOK_PENDING_PER_SUBSCRIPTION` undelivered deliveries) it is refused with `409 CONFLICT`,\n`reason: backlog_full`, and counted in `dropped_events`.",
     "paginated": false,
     "parameters": [
       {
@@ -4614,6 +4615,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "POST",
     "path": "/webhooks/{id}/deliveries/{delivery_id}/redeliver",
     "summary": "Send a delivery again now (same delivery id, same body, signed afresh; a new attempt in its log).",
+    "description": "A finished delivery sent again joins the subscription's backlog: with the backlog full\n(`WEBHOOK_PENDING_PER_SUBSCRIPTION` undelivered deliveries) it is refused with `409 CONFLICT`,\n`reason: backlog_full`, and counted in `dropped_events`. A delivery still pending is only made due now.",
     "paginated": false,
     "parameters": [
       {

@@ -454,7 +454,7 @@ class Error(Model):
     success: Literal[False]
     code: Literal["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "PAYMENT_REQUIRED", "CONFLICT", "METHOD_NOT_ALLOWED", "RATE_LIMITED", "SERVICE_UNAVAILABLE", "INTERNAL_ERROR"]
     error: str = Field(description="Human-readable message.")
-    reason: Optional[str] = Field(None, description="A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed; account_limit: a per-account cap, named in the message, is reached).")
+    reason: Optional[str] = Field(None, description="A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed; account_limit: a per-account cap, named in the message, is reached; backlog_full: a webhook subscription holds as many undelivered deliveries as allowed).")
 
 
 class DeveloperRegistration(Model):
