@@ -1722,7 +1722,7 @@ export interface Operations {
       search?: string;
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -1780,7 +1780,7 @@ export interface Operations {
       id: string;
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
       /** Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides. */
       wallet?: string;
@@ -1808,7 +1808,7 @@ export interface Operations {
     params: {
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
       /** Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides. */
       wallet?: string;
@@ -1844,7 +1844,7 @@ export interface Operations {
       category?: string;
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -1862,7 +1862,7 @@ export interface Operations {
       category?: string;
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
       /** Minimum lifetime volume in USDC (at most 10^12 USDC, so the bound stays exact in micro-units). */
       min_volume?: number;
@@ -1926,7 +1926,7 @@ export interface Operations {
       kind?: "last_trade" | "midpoint" | "best_bid_ask" | "history";
       /** Page size (default 100, max 1000). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
       /** Inclusive lower bound on the tick time (ISO 8601). */
       from?: string;
@@ -1981,7 +1981,7 @@ export interface Operations {
       category?: string;
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -1993,7 +1993,7 @@ export interface Operations {
     params: {
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2022,7 +2022,7 @@ export interface Operations {
     params: {
       /** Page size (default 20, max 100). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2043,7 +2043,7 @@ export interface Operations {
       status?: "live" | "all";
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2117,7 +2117,7 @@ export interface Operations {
       epoch?: number;
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2181,7 +2181,7 @@ export interface Operations {
       epoch?: number;
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2195,7 +2195,7 @@ export interface Operations {
       epoch?: number;
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2224,7 +2224,7 @@ export interface Operations {
       state?: "quoted" | "settled" | "expired" | "all";
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2285,7 +2285,7 @@ export interface Operations {
     params: {
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2379,7 +2379,7 @@ export interface Operations {
       id: string;
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
       status?: "pending" | "succeeded" | "failed";
     };
@@ -2403,7 +2403,7 @@ export interface Operations {
     params: {
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2472,7 +2472,7 @@ export interface Operations {
       status?: "submitted" | "dry_run" | "blocked";
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2552,7 +2552,7 @@ export interface Operations {
       min_resolved?: number;
       /** Page size (default 20, max 100). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2564,7 +2564,7 @@ export interface Operations {
     params: {
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2819,7 +2819,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -2985,7 +2985,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -3110,7 +3110,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -3287,7 +3287,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -3363,7 +3363,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -3559,7 +3559,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -3744,7 +3744,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -3777,7 +3777,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -3843,7 +3843,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -3900,7 +3900,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -4069,7 +4069,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -4208,7 +4208,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -4252,7 +4252,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -4316,7 +4316,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -4422,7 +4422,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -4588,7 +4588,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -4663,7 +4663,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -4802,7 +4802,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -5102,7 +5102,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -5135,7 +5135,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
