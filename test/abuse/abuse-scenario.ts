@@ -1,8 +1,10 @@
 /**
  * The abuse scenario, run as its own process (a plain Node load generator, so the test runner's
  * sandbox is not the bottleneck of the floods): starts the demo, measures a control client at idle,
- * then under 10,000 registrations, 100,000 cache-busting URLs, 1,000 concurrent slow queries and
- * 1,000 subscriptions to a hanging receiver, and prints one JSON report as its last stdout line.
+ * then under 10,000 registrations, 100,000 cache-busting URLs, 1,000 concurrent slow queries,
+ * 1,000 subscriptions to a hanging receiver, a burst of made-up keys from many addresses (issue 59
+ * H1), 1,000 copy subscriptions to the busiest wallets (H2) and a webhook backlog flood (M2), and
+ * prints one JSON report as its last stdout line.
  * test/abuse/service.abuse.test.ts runs it and holds the report to the bounds.
  *
  *   node --import tsx test/abuse/abuse-scenario.ts
@@ -23,6 +25,16 @@ const FLOOD_CONCURRENCY = 32;
  */
 const BUSTING_CONCURRENCY = 256;
 const CONTROL_INTERVAL_MS = 40;
+/** Each subscription's backlog in the demo: small, so the backlog flood reaches it within its phase. */
+const BACKLOG = 20;
+/** The lock-out burst: made-up keys from this many addresses (issue 59 H1 used 21), this many each. */
+const LOCKOUT_ADDRESSES = 24;
+const LOCKOUT_KEYS_PER_ADDRESS = 40;
+/** The subscription flood: Tier 2 accounts, each trying a few more copy subscriptions than its cap of 25. */
+const FLOOD_ACCOUNTS = 40;
+const COPY_TRIES_PER_ACCOUNT = 30;
+/** Test events one account sends to one subscription in the backlog flood. */
+const BACKLOG_TEST_EVENTS = 200;
 
 interface Sample {
   phase: string;
@@ -122,6 +134,7 @@ async function main(): Promise<Record<string, unknown>> {
     WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
     // A hanging receiver holds a slot this long per attempt (15 s in production; shorter keeps the run bounded).
     WEBHOOK_TIMEOUT_MS: '5000',
+    WEBHOOK_PENDING_PER_SUBSCRIPTION: String(BACKLOG),
   });
   await waitFor(async () => (await fetch(`${base}/api/openapi.yaml`).catch(() => null))?.ok, 90_000, 'the demo to serve', 500);
   const pid = demo.process.pid!;
@@ -173,6 +186,20 @@ async function main(): Promise<Record<string, unknown>> {
     for (let i = 0; controlRunning; i++) {
       const { ms, status } = await controlClient.request(controlUrls[i % controlUrls.length]!, { key: controlKey });
       samples.push({ phase, ms, status });
+      await new Promise((resolve) => setTimeout(resolve, CONTROL_INTERVAL_MS));
+    }
+  })();
+  // The probe: another account's key list and paper account, the reads one account's copy fan-out
+  // used to starve (issue 59 H2), sampled from an address of its own.
+  const probeClient = new Client(base, '127.0.0.98', 2);
+  const probeAgent = await probeClient.request('/v1/agents/register', { body: { name: 'probe' } });
+  if (probeAgent.status !== 201) throw new Error(`probe agent: HTTP ${probeAgent.status} ${probeAgent.body}`);
+  const probeKey = JSON.parse(probeAgent.body).data.api_key as string;
+  const probeSamples: Sample[] = [];
+  const probeLoop = (async () => {
+    for (let i = 0; controlRunning; i++) {
+      const { ms, status } = await probeClient.request(i % 2 === 0 ? '/v1/keys' : '/v1/paper/account', { key: probeKey });
+      probeSamples.push({ phase, ms, status });
       await new Promise((resolve) => setTimeout(resolve, CONTROL_INTERVAL_MS));
     }
   })();
@@ -282,11 +309,132 @@ async function main(): Promise<Record<string, unknown>> {
     attackStatuses.set('webhooks-setup', hookStatuses);
     hookClient.close();
     report.webhooks = { hanging_requests: hanging.at('/hang').length, control_deliveries_during: fast.at('/ok').length - deliveriesBefore };
+
+    // 5. Lock-out burst (issue 59 H1): made-up keys from many addresses at once, while keys never used
+    // before (so no process has them cached) and web sign-ins must all be served.
+    phase = 'lockout';
+    progress('lockout');
+    const freshKeys = await Promise.all(Array.from({ length: 40 }, (_, i) => issue('1', `fresh-${i}`)));
+    const guessers = Array.from({ length: LOCKOUT_ADDRESSES }, (_, i) => new Client(base, `127.0.1.${1 + i}`, 8));
+    const validClient = new Client(base, '127.0.0.101', 4);
+    const valid = { requests: 0, ok: 0, statuses: new Map<number, number>() };
+    let bursting = true;
+    const validLoop = (async () => {
+      for (let i = 0; bursting || i < 4; i++) {
+        const key = freshKeys[i % freshKeys.length]!;
+        const result =
+          i % 4 === 3
+            ? await validClient.request('/v1/session', { body: { api_key: key } })
+            : await validClient.request('/v1/usage', { key });
+        valid.requests++;
+        if (result.status === 200 || result.status === 201) valid.ok++;
+        valid.statuses.set(result.status, (valid.statuses.get(result.status) ?? 0) + 1);
+      }
+    })();
+    const burstStarted = Date.now();
+    const bogus = LOCKOUT_ADDRESSES * LOCKOUT_KEYS_PER_ADDRESS;
+    attackStatuses.set(
+      phase,
+      await flood(bogus, 64, (i) =>
+        guessers[i % LOCKOUT_ADDRESSES]!.request('/v1/usage', { key: `aif_${i.toString(36).padStart(8, '0')}${'x'.repeat(35)}` }),
+      ),
+    );
+    const burstSeconds = (Date.now() - burstStarted) / 1000;
+    // The valid keys keep going a little after the burst, while its failures are still being counted.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 5_000 - (Date.now() - burstStarted))));
+    bursting = false;
+    await validLoop;
+    for (const client of guessers) client.close();
+    validClient.close();
+    report.lockout = {
+      bogus_requests: bogus,
+      addresses: LOCKOUT_ADDRESSES,
+      burst_seconds: burstSeconds,
+      valid_requests: valid.requests,
+      valid_served: valid.ok,
+      valid_statuses: Object.fromEntries(valid.statuses),
+    };
+
+    // 6. Subscription flood (issue 59 H2): Tier 2 accounts each follow the busiest wallets with as
+    // many copy subscriptions as they may (and a few more, refused), each with a webhook for its copy
+    // events to the hanging receiver; then 40 s of the leaders' fills fanned out.
+    phase = 'subscriptions-setup';
+    progress('subscriptions-setup');
+    const recent = JSON.parse((await controlClient.request('/v1/trades?limit=500', { key: controlKey })).body).data as Array<{
+      wallet: string;
+    }>;
+    const tally = new Map<string, number>();
+    for (const { wallet } of recent) tally.set(wallet, (tally.get(wallet) ?? 0) + 1);
+    const leaders = [...tally]
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .slice(0, 3)
+      .map(([wallet]) => wallet);
+    if (leaders.length === 0) throw new Error('no wallets traded yet to follow');
+    const followers = await Promise.all(Array.from({ length: FLOOD_ACCOUNTS }, (_, i) => issue('2', `follower-${i}`)));
+    const followerClient = new Client(base, '127.0.0.50', 16);
+    const followerHooks: string[] = [];
+    for (const key of followers) {
+      const hook = await followerClient.request('/v1/webhooks', {
+        key,
+        body: { url: `${hanging!.url}/copy`, events: ['copy.executed', 'risk.blocked'] },
+      });
+      if (hook.status === 201) followerHooks.push(JSON.parse(hook.body).data.id as string);
+    }
+    attackStatuses.set(
+      phase,
+      await flood(FLOOD_ACCOUNTS * COPY_TRIES_PER_ACCOUNT, 16, (i) =>
+        followerClient.request('/v1/copy/subscriptions', {
+          key: followers[i % FLOOD_ACCOUNTS],
+          body: {
+            leader_wallet: leaders[i % leaders.length],
+            sizing: { rule: 'fixed', usdc: '1' },
+            limits: { max_daily_notional_usdc: 1_000_000 },
+          },
+        }),
+      ),
+    );
+    phase = 'subscriptions';
+    progress('subscriptions');
+    await new Promise((resolve) => setTimeout(resolve, 40_000));
+    report.subscriptions = { leaders: leaders.length, accounts: FLOOD_ACCOUNTS, tries_per_account: COPY_TRIES_PER_ACCOUNT };
+
+    // 7. Backlog flood (issue 59 M2): test events on top of the copy events each follower's webhook
+    // already holds; no subscription may hold more than its backlog, and what did not fit is counted.
+    phase = 'backlog';
+    progress('backlog');
+    const backlogStatuses = await flood(BACKLOG_TEST_EVENTS * 4, 16, (i) =>
+      followerClient.request(`/v1/webhooks/${followerHooks[i % 4]}/test`, { key: followers[i % 4], method: 'POST' }),
+    );
+    attackStatuses.set(phase, backlogStatuses);
+    let pendingMax = 0;
+    let dropped = 0;
+    for (const [i, hookId] of followerHooks.entries()) {
+      const shown = JSON.parse((await followerClient.request(`/v1/webhooks/${hookId}`, { key: followers[i] })).body).data as {
+        dropped_events: number;
+      };
+      dropped += shown.dropped_events;
+      const pending = JSON.parse(
+        (await followerClient.request(`/v1/webhooks/${hookId}/deliveries?status=pending&limit=500`, { key: followers[i] })).body,
+      ).data as unknown[];
+      pendingMax = Math.max(pendingMax, pending.length);
+    }
+    followerClient.close();
+    report.backlog = {
+      cap: BACKLOG,
+      subscriptions: followerHooks.length,
+      test_events: BACKLOG_TEST_EVENTS * 4,
+      test_events_queued: backlogStatuses.get(202) ?? 0,
+      test_events_refused: backlogStatuses.get(409) ?? 0,
+      pending_max: pendingMax,
+      dropped_events: dropped,
+    };
   } finally {
     controlRunning = false;
     await controlLoop;
+    await probeLoop;
     clearInterval(rssTimer);
     controlClient.close();
+    probeClient.close();
   }
 
   // Control latency per phase against its idle p99.
@@ -295,11 +443,26 @@ async function main(): Promise<Record<string, unknown>> {
     byPhase('idle').map((s) => s.ms),
     99,
   );
-  const phases = ['registrations', 'cache-busting', 'slow-queries', 'webhooks'];
+  const phases = ['registrations', 'cache-busting', 'slow-queries', 'webhooks', 'lockout', 'subscriptions', 'backlog'];
   const control = Object.fromEntries(
     ['idle', ...phases].map((name) => {
       const list = byPhase(name).map((s) => s.ms);
       return [name, { samples: list.length, p50_ms: round(percentile(list, 50)), p99_ms: round(percentile(list, 99)) }];
+    }),
+  );
+  const probeOf = (name: string) => probeSamples.filter((s) => s.phase === name).map((s) => s.ms);
+  const probe = Object.fromEntries(
+    ['idle', 'subscriptions', 'backlog'].map((name) => {
+      const list = probeOf(name);
+      return [
+        name,
+        {
+          samples: list.length,
+          p50_ms: round(percentile(list, 50)),
+          p90_ms: round(percentile(list, 90)),
+          p99_ms: round(percentile(list, 99)),
+        },
+      ];
     }),
   );
   const rssByPhase = Object.fromEntries(
@@ -311,6 +474,8 @@ async function main(): Promise<Record<string, unknown>> {
   const lateness = deliveries.filter((d) => d.delivered_at).map((d) => Date.parse(d.delivered_at!) - Date.parse(d.created_at));
   Object.assign(report, {
     control,
+    probe,
+    probe_non_200: probeSamples.filter((s) => s.status !== 200).length,
     rss_mb_max: rssByPhase,
     control_webhook_delivery_ms: { count: lateness.length, p50: percentile(lateness, 50), p99: percentile(lateness, 99) },
     attack_statuses: Object.fromEntries([...attackStatuses].map(([name, counts]) => [name, Object.fromEntries(counts)])),

@@ -1,7 +1,11 @@
 /**
  * Abuse suite against the demo (the whole service as a child process, on loopback only, bounded in
- * count and time): 10,000 registrations, 100,000 cache-busting URLs, 1,000 concurrent slow queries
- * and 1,000 webhook subscriptions to a hanging receiver. Throughout, a control client on its own key
+ * count and time): 10,000 registrations, 100,000 cache-busting URLs, 1,000 concurrent slow queries,
+ * 1,000 webhook subscriptions to a hanging receiver, 960 made-up keys from 24 addresses at once
+ * (issue 59 H1: valid keys never used before and web sign-ins must all be served meanwhile), 1,000
+ * copy subscriptions to the three busiest wallets (H2: another account's key list and paper account,
+ * the probe, must keep answering) and a webhook backlog flood (M2: no subscription holds more than
+ * its backlog, the rest counted as dropped). Throughout, a control client on its own key
  * and address keeps reading; the service must keep answering it (every control request a 200, p99
  * bounded against its idle p99), its RSS must stay bounded, and no response may be a 5xx. The floods
  * run in their own process (test/abuse/abuse-scenario.ts), which prints the report checked here.
@@ -37,17 +41,29 @@ test('abuse: the service keeps answering other keys, memory stays bounded, no 5x
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   expect(code).toBe(0);
   const report = JSON.parse(stdout.trim().split('\n').at(-1)!) as any;
-  const phases = ['registrations', 'cache-busting', 'slow-queries', 'webhooks'];
+  const phases = ['registrations', 'cache-busting', 'slow-queries', 'webhooks', 'lockout', 'subscriptions', 'backlog'];
   report.p99_ratio_to_idle = Object.fromEntries(
     phases.map((name) => [name, Math.round((report.control[name].p99_ms / report.idle_p99_ms) * 10) / 10]),
   );
   report.p99_within_target = Object.fromEntries(phases.map((name) => [name, report.p99_ratio_to_idle[name] <= P99_TARGET_FACTOR]));
+  const probePhases = ['subscriptions', 'backlog'];
+  report.probe_ratio_to_idle = Object.fromEntries(
+    probePhases.map((name) => [
+      name,
+      {
+        p50: Math.round((report.probe[name].p50_ms / report.probe.idle.p50_ms) * 10) / 10,
+        p90: Math.round((report.probe[name].p90_ms / report.probe.idle.p90_ms) * 10) / 10,
+        p99: Math.round((report.probe[name].p99_ms / report.probe.idle.p99_ms) * 10) / 10,
+      },
+    ]),
+  );
   console.log(JSON.stringify(report, null, 2));
 
   expect(report.attack_5xx).toEqual([]);
   expect(report.control_5xx).toBe(0);
   expect(report.control_non_200).toBe(0);
   for (const name of ['idle', ...phases]) expect(report.control[name].samples).toBeGreaterThan(20);
+  for (const name of ['idle', ...probePhases]) expect(report.probe[name].samples).toBeGreaterThan(20);
   expect(Number.isFinite(report.idle_p99_ms)).toBe(true);
   for (const name of phases) expect(report.control[name].p99_ms).toBeLessThanOrEqual(P99_STALL_FACTOR * report.idle_p99_ms);
   // Registrations: at most ten per address per hour got through (eight addresses).
@@ -61,6 +77,28 @@ test('abuse: the service keeps answering other keys, memory stays bounded, no 5x
   for (const name of phases) expect(report.rss_mb_max[name]).toBeLessThanOrEqual(report.rss_mb_max.idle + RSS_GROWTH_MB);
   // The webhook flood did not stop the control account's deliveries.
   expect(report.webhooks.control_deliveries_during).toBeGreaterThan(0);
+  // Lock-out burst: every request of a valid key and every web sign-in was served; the made-up keys
+  // got 401 or, past their address's or network's limit, 429.
+  expect(report.lockout.valid_requests).toBeGreaterThan(20);
+  expect(report.lockout.valid_served).toBe(report.lockout.valid_requests);
+  expect(Object.keys(report.attack_statuses.lockout).sort()).toEqual(expect.arrayContaining(['401']));
+  for (const status of Object.keys(report.attack_statuses.lockout)) expect(['401', '429']).toContain(status);
+  // Subscription flood: at most 25 copy subscriptions per account, the rest 409; the other account's
+  // reads kept answering, within the stall bound of their idle percentiles.
+  const copyStatuses = report.attack_statuses['subscriptions-setup'];
+  expect(copyStatuses['201'] ?? 0).toBeLessThanOrEqual(25 * report.subscriptions.accounts);
+  expect(copyStatuses['409'] ?? 0).toBeGreaterThanOrEqual(5 * report.subscriptions.accounts);
+  expect(report.probe_non_200).toBe(0);
+  for (const name of probePhases) {
+    expect(report.probe[name].p50_ms).toBeLessThanOrEqual(P99_STALL_FACTOR * report.probe.idle.p50_ms);
+    expect(report.probe[name].p90_ms).toBeLessThanOrEqual(P99_STALL_FACTOR * report.probe.idle.p90_ms);
+  }
+  // Backlog flood: no subscription holds more than its backlog; test events past it were refused and
+  // counted, with the copy events that did not fit.
+  expect(report.backlog.pending_max).toBeLessThanOrEqual(report.backlog.cap);
+  expect(report.backlog.test_events_queued + report.backlog.test_events_refused).toBe(report.backlog.test_events);
+  expect(report.backlog.test_events_refused).toBeGreaterThan(0);
+  expect(report.backlog.dropped_events).toBeGreaterThanOrEqual(report.backlog.test_events_refused);
   // 180 s in CI with the free keys' shared address bucket; 397-1,500 s before it, when the cache-busting
   // flood served thousands of uncached pages and was most of the run.
 }, 1_500_000);
