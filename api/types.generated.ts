@@ -374,7 +374,7 @@ export type Usage = {
   quota: number;
   used: number;
   remaining: number;
-  /** Pay-as-you-go credits left; drawn past the quota, and by every Tier 2 call that only credits unlock. */
+  /** Pay-as-you-go credits left, the one balance credit fees draw from too; drawn past the quota, and by every Tier 2 call that only credits unlock, before the call is answered. */
   credits_balance: number;
   /** Credits one call draws (past the quota, or for a Tier 2 call without the Tier 2 token balance); Tier 2 through credits needs at least this many. */
   credits_per_call_over_quota: number;
@@ -464,7 +464,7 @@ export type Error = {
   code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "PAYMENT_REQUIRED" | "CONFLICT" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
   /** Human-readable message. */
   error: string;
-  /** A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed; account_limit: a per-account cap, named in the message, is reached). */
+  /** A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed; account_limit: a per-account cap, named in the message, is reached; backlog_full: a webhook subscription holds as many undelivered deliveries as allowed). */
   reason?: string;
 };
 

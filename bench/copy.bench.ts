@@ -32,6 +32,10 @@ import { sinkLag, startSink } from '../services/sink/sink-service.js';
 import { WebhookSubscriptions } from '../services/webhooks/subscriptions.js';
 import { UrlGuard } from '../services/webhooks/url-guard.js';
 import { bookSnapshot, chainFill, conditionId, marketUpserted, txHash, walletAddress } from '../test/support/events.js';
+import { loadConfig } from '../services/config.js';
+
+/** The service's backlog cap per webhook subscription (WEBHOOK_PENDING_PER_SUBSCRIPTION's default). */
+const BACKLOG = loadConfig({}).webhooks.pendingPerSubscription;
 
 const LATENCY_FILLS = Number(process.env.BENCH_LATENCY_FILLS ?? 300);
 const FILLS_PER_DAY = Number(process.env.BENCH_FILLS_PER_DAY ?? 20);
@@ -188,6 +192,7 @@ async function main() {
     store,
     logger: silent,
     maxFillAgeMs: 120_000,
+    maxPendingPerSubscription: BACKLOG,
     onEmitted: (emitted) => {
       const at = performance.timeOrigin + performance.now();
       for (const e of emitted) emittedAt.set(e.loggedAtMs, at);

@@ -31,6 +31,10 @@ import { signatureOf } from '../services/webhooks/signature.js';
 import { WebhookSubscriptions } from '../services/webhooks/subscriptions.js';
 import { UrlGuard } from '../services/webhooks/url-guard.js';
 import { syntheticTrades } from './synthetic-trades.js';
+import { loadConfig } from '../services/config.js';
+
+/** The service's backlog cap per webhook subscription (WEBHOOK_PENDING_PER_SUBSCRIPTION's default). */
+const BACKLOG = loadConfig({}).webhooks.pendingPerSubscription;
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 3_000);
 const LATENCY_EVENTS = Number(process.env.BENCH_LATENCY_EVENTS ?? 400);
@@ -83,6 +87,7 @@ async function main() {
       return { subscriptionId: subscription.id, eventId: payload.id, eventType: payload.event, payload };
     }),
     Date.now(),
+    BACKLOG,
   );
   const transport = createHttpTransport(guard);
   const policy = { scheduleMs: [0, 1000], jitter: 0.2, throttleMinDelayMs: 1000, retryAfterMaxMs: 1000 };
@@ -117,6 +122,7 @@ async function main() {
     control,
     traderContext: async () => ({ trades_24h: 0, volume_24h_usdc: 0, markets_24h: 0, largest_trade_24h_usdc: 0 }),
     largeTradeUsdc: Number.MAX_SAFE_INTEGER,
+    maxPendingPerSubscription: BACKLOG,
     priceChangePct: 1000,
     priceWindowMs: 60_000,
     logger: silent,

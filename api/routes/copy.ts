@@ -28,7 +28,7 @@ export function copyRoutes(control: ControlStore, clock: () => number = Date.now
     response.json(
       await keysetPage(request, {
         filters: {},
-        shape: ['string'],
+        shape: ['id'],
         fetch: (after, take) => subscriptions.list(accountId, after ? String(after[0]) : null, take),
         keyOf: (s) => [s.id],
         present: subscriptionView,
@@ -65,7 +65,7 @@ export function copyRoutes(control: ControlStore, clock: () => number = Date.now
     response.json(
       await keysetPage(request, {
         filters: { subscriptionId, status },
-        shape: ['string'],
+        shape: ['id'],
         fetch: (after, take) => listIntents(control, accountId, { subscriptionId, status }, after ? String(after[0]) : null, take),
         keyOf: (intent) => [intent.id],
         present: intentView,

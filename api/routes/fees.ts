@@ -18,7 +18,7 @@ export function feeRoutes(ledger: FeeLedger): Router {
     response.json(
       await keysetPage(request, {
         filters: { state },
-        shape: ['string'],
+        shape: ['id'],
         fetch: (after, take) => ledger.list(accountId, state, after, take),
         keyOf: (fee) => [fee.seq],
         present: ({ seq: _seq, ...fee }) => fee,

@@ -35,7 +35,7 @@ export function paperRoutes(paper: PaperService): Router {
     response.json(
       await keysetPage(request, {
         filters: { status, epoch },
-        shape: ['string'],
+        shape: ['id'],
         fetch: (after, take) => paper.orders(accountId, epoch, status, after, take),
         keyOf: (order) => [order.seq],
         present: (order) => orderView(order),
@@ -62,7 +62,7 @@ export function paperRoutes(paper: PaperService): Router {
     response.json(
       await keysetPage(request, {
         filters: { epoch },
-        shape: ['string'],
+        shape: ['id'],
         fetch: (after, take) => paper.fills(accountId, epoch, after, take),
         keyOf: (fill) => [fill.seq],
         present: fillView,
@@ -76,7 +76,7 @@ export function paperRoutes(paper: PaperService): Router {
     response.json(
       await keysetPage(request, {
         filters: { epoch },
-        shape: ['string'],
+        shape: ['id'],
         fetch: (after, take) => paper.settlements(accountId, epoch, after, take),
         keyOf: (settlement) => [settlement.seq],
         present: settlementView,

@@ -29,7 +29,7 @@ export function strategyRoutes(
     response.json(
       await keysetPage(request, {
         filters: {},
-        shape: ['string'],
+        shape: ['id'],
         fetch: (after, take) => strategies.list(accountId, after ? String(after[0]) : null, take),
         keyOf: (s) => [s.id],
         present: strategyView,

@@ -22,7 +22,7 @@ export function usageHistoryRoutes({ control, clock }: UsageHistoryOptions): Rou
     response.json(
       await keysetPage(request, {
         filters: {},
-        shape: ['string'],
+        shape: ['id'],
         defaultLimit: 20,
         fetch: (after, take) => recentRefusals(control, request.owner!.account_id, take, after ? String(after[0]) : null),
         keyOf: (row) => [row.id],

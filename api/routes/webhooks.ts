@@ -25,7 +25,19 @@ export interface WebhooksApi {
   clock: () => number;
   /** Tells the dispatcher a delivery is due now (test events, redeliveries). */
   wake: () => void;
+  /** WEBHOOK_PENDING_PER_SUBSCRIPTION: test events and redeliveries join the same backlog as events. */
+  maxPendingPerSubscription: number;
 }
+
+/** A test event or redelivery with the subscription's backlog full: 409, counted as dropped like any event. */
+const backlogFull = (api: WebhooksApi) =>
+  new ApiError(
+    409,
+    'CONFLICT',
+    `the subscription already holds ${api.maxPendingPerSubscription} undelivered deliveries (WEBHOOK_PENDING_PER_SUBSCRIPTION); ` +
+      'retry once its receiver has taken some (GET /webhooks/{id}/deliveries?status=pending)',
+    { reason: 'backlog_full' },
+  );
 
 /** PostgreSQL timestamps arrive as Date. */
 const iso = (value: Date | null) => isoOrNull(value?.getTime());
@@ -146,7 +158,15 @@ export function webhookRoutes(api: WebhooksApi): Router {
     const now = api.clock();
     const eventId = `evt_test_${crypto.randomBytes(12).toString('hex')}`;
     const payload = { event: TEST_EVENT_TYPE, id: eventId, subscription_id: subscription.id, timestamp: new Date(now).toISOString() };
-    await enqueueDeliveries(api.store, [{ subscriptionId: subscription.id, eventId, eventType: TEST_EVENT_TYPE, payload }], now);
+    const done = await api.store.transaction((tx) =>
+      enqueueDeliveries(
+        tx,
+        [{ subscriptionId: subscription.id, eventId, eventType: TEST_EVENT_TYPE, payload }],
+        now,
+        api.maxPendingPerSubscription,
+      ),
+    );
+    if (done.enqueued === 0) throw backlogFull(api);
     api.wake();
     const [delivery] = await listDeliveries(api.store, subscription.id, 1, null, null);
     response.status(202).json(success(presentDelivery(delivery!, [])));
@@ -175,8 +195,12 @@ export function webhookRoutes(api: WebhooksApi): Router {
 
   router.post('/webhooks/:id/deliveries/:delivery_id/redeliver', async (request, response) => {
     const subscription = await requireSubscription(request);
-    const delivery = await redeliver(api.store, subscription.id, String(request.params.delivery_id), api.clock());
-    if (!delivery) throw ApiError.notFound(`delivery not found: ${request.params.delivery_id}`);
+    const done = await api.store.transaction((tx) =>
+      redeliver(tx, subscription.id, String(request.params.delivery_id), api.clock(), api.maxPendingPerSubscription),
+    );
+    if ('notFound' in done) throw ApiError.notFound(`delivery not found: ${request.params.delivery_id}`);
+    if ('backlogFull' in done) throw backlogFull(api);
+    const { delivery } = done;
     api.wake();
     response.status(202).json(success(presentDelivery(delivery, await attemptsOf(api.store, [delivery.seq]))));
   });

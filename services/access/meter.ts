@@ -1,16 +1,22 @@
 /**
  * Metering: each account has a plan quota of calls per UTC day; past it, each call draws
  * `creditsPerCall` credits; with no credits left the call is refused with 402.
- * Counts are kept in memory and flushed to the control store every `flushIntervalMs` as deltas,
- * so several API processes add up, a request never waits on a write, and admin changes to
- * balances are picked up on the next flush. A crash loses at most one interval of counts
+ * Call counts are kept in memory and flushed to the control store every `flushIntervalMs` as deltas,
+ * so several API processes add up, a request within its quota never waits on a write, and admin
+ * changes to balances are picked up on the next flush. A crash loses at most one interval of counts
  * (in the caller's favour). With N API processes an account can exceed its quota by at most what
  * N processes admit in one flush interval.
+ * Credits are different: they are money, and fee settlement draws from the same balance
+ * (services/fees/fee-ledger.ts). A call paid with credits draws them from the store before it is
+ * served (`credits = credits - n WHERE credits >= n`), so every process and every fee see one
+ * balance and a credit is spent once; the copy held here only answers "could credits pay?" without a
+ * write, and is replaced by what each draw returns.
  * The plan follows the token balance alone. Credits open Tier 2 endpoints pay-as-you-go: a Tier 2
  * call that only credits allow draws `creditsPerCall` (within the quota too), so credits unlock
  * exactly the calls they pay for and no more.
  * A failed flush (control store unreachable) keeps its deltas for the next one and is reported to
- * `onFlushError`; it never rejects where nobody waits, so it cannot take the process down.
+ * `onFlushError`; it never rejects where nobody waits, so it cannot take the process down. A draw
+ * that cannot reach the store fails its call (503): nothing is served on credits it could not draw.
  * The same flush stores when each key was last used.
  * The token balance is the larger of the operator-granted balance (accounts.token_balance) and the
  * on-chain balance of the account's linked wallet (token-balances.ts, cached with its own TTL).
@@ -47,9 +53,11 @@ interface AccountState {
   /** The linked wallet's balance as last read (null: no wallet, or unknown). */
   chainTokens: number | null;
   persistedCalls: number;
-  persistedCredits: number;
+  /** The store's balance as last read or drawn: a hint, never spent from. */
+  credits: number;
   pendingCalls: number;
-  pendingCredits: number;
+  /** Credits already drawn from the balance, not yet added to usage_counters.credits_spent. */
+  pendingCreditsSpent: number;
   lastSeenMs: number;
 }
 
@@ -140,29 +148,46 @@ export class Meter {
     const quota = this.options.quotasPerDay[this.planOf(state)];
     const standing = { kind: state.kind, tokenBalance: effectiveTokens(state), credits: availableCredits(state) };
     if (unlockedByCredits(access, standing, this.options.thresholds)) {
-      if (availableCredits(state) < this.options.creditsPerCall) {
-        return {
-          ok: false,
-          reason: `Tier 2 calls without the platform tokens draw ${this.options.creditsPerCall} credits each; add credits`,
-        };
-      }
-      state.pendingCalls += 1;
-      state.pendingCredits += this.options.creditsPerCall;
-      return { ok: true, paidWithCredits: true };
+      if (await this.draw(state)) return { ok: true, paidWithCredits: true };
+      return {
+        ok: false,
+        reason: `Tier 2 calls without the platform tokens draw ${this.options.creditsPerCall} credits each; add credits`,
+      };
     }
     if (state.persistedCalls + state.pendingCalls < quota) {
       state.pendingCalls += 1;
       return { ok: true, paidWithCredits: false };
     }
-    if (availableCredits(state) >= this.options.creditsPerCall) {
-      state.pendingCalls += 1;
-      state.pendingCredits += this.options.creditsPerCall;
-      return { ok: true, paidWithCredits: true };
-    }
+    if (await this.draw(state)) return { ok: true, paidWithCredits: true };
     return {
       ok: false,
       reason: `daily quota of ${quota} calls used and no credits left; add credits or wait for ${nextPeriod(state.periodStart)}`,
     };
+  }
+
+  /**
+   * Draws one call's credits from the store, only if the balance holds them, and counts the call.
+   * With no credits known here it refuses without a write (a flood of refused calls costs no store
+   * work); credits added meanwhile show at the next flush's reload.
+   */
+  private async draw(state: AccountState): Promise<boolean> {
+    const price = this.options.creditsPerCall;
+    if (state.credits < price) return false;
+    const [row] = await this.store.query<{ credits: string }>(
+      'UPDATE accounts SET credits = credits - $2 WHERE id = $1 AND credits >= $2 RETURNING credits::text AS credits',
+      [state.accountId, price],
+    );
+    if (!row) {
+      const [current] = await this.store.query<{ credits: string }>('SELECT credits::text AS credits FROM accounts WHERE id = $1', [
+        state.accountId,
+      ]);
+      state.credits = Number(current?.credits ?? 0);
+      return false;
+    }
+    state.credits = Number(row.credits);
+    state.pendingCalls += 1;
+    state.pendingCreditsSpent += price;
+    return true;
   }
 
   async usage(accountId: string): Promise<Usage> {
@@ -225,22 +250,20 @@ export class Meter {
 
   private async flushAccount(state: AccountState, now: number): Promise<void> {
     const calls = state.pendingCalls;
-    const credits = state.pendingCredits;
+    const credits = state.pendingCreditsSpent;
     if (calls > 0 || credits > 0) {
-      await this.store.transaction(async (tx) => {
-        await tx.query(
+      await this.store.transaction((tx) =>
+        tx.query(
           `INSERT INTO usage_counters (account_id, period_start, calls, credits_spent) VALUES ($1, $2, $3, $4)
            ON CONFLICT (account_id, period_start)
            DO UPDATE SET calls = usage_counters.calls + EXCLUDED.calls, credits_spent = usage_counters.credits_spent + EXCLUDED.credits_spent`,
           [state.accountId, state.periodStart, calls, credits],
-        );
-        if (credits > 0)
-          await tx.query('UPDATE accounts SET credits = GREATEST(credits - $2, 0) WHERE id = $1', [state.accountId, credits]);
-      });
+        ),
+      );
       state.pendingCalls -= calls;
-      state.pendingCredits -= credits;
+      state.pendingCreditsSpent -= credits;
     }
-    if (now - state.lastSeenMs > IDLE_EVICT_MS && state.pendingCalls === 0 && state.pendingCredits === 0) {
+    if (now - state.lastSeenMs > IDLE_EVICT_MS && state.pendingCalls === 0 && state.pendingCreditsSpent === 0) {
       this.accounts.delete(state.accountId);
       return;
     }
@@ -249,7 +272,7 @@ export class Meter {
     if (reloaded.periodStart === state.periodStart)
       Object.assign(state, reloaded, {
         pendingCalls: state.pendingCalls,
-        pendingCredits: state.pendingCredits,
+        pendingCreditsSpent: state.pendingCreditsSpent,
         lastSeenMs: state.lastSeenMs,
         chainTokens: state.chainTokens,
       });
@@ -304,9 +327,9 @@ export class Meter {
       wallet: row.wallet_address,
       chainTokens: null,
       persistedCalls: Number(row.calls ?? 0),
-      persistedCredits: Number(row.credits),
+      credits: Number(row.credits),
       pendingCalls: 0,
-      pendingCredits: 0,
+      pendingCreditsSpent: 0,
       lastSeenMs: this.clock(),
     };
   }
@@ -317,7 +340,7 @@ function effectiveTokens(state: AccountState): number {
 }
 
 function availableCredits(state: AccountState): number {
-  return Math.max(0, Math.round((state.persistedCredits - state.pendingCredits) * 1e6) / 1e6);
+  return Math.max(0, state.credits);
 }
 
 function periodOf(ms: number): string {

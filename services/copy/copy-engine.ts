@@ -39,6 +39,8 @@ export interface CopyEngineOptions {
   logger: Logger;
   /** A fill older than this when it reaches the engine is blocked as stale_fill (copying it late would chase an old price). */
   maxFillAgeMs: number;
+  /** Backlog cap per webhook subscription (WEBHOOK_PENDING_PER_SUBSCRIPTION): copy events queue like any other. */
+  maxPendingPerSubscription: number;
   /** Subscriptions decided per control-store transaction (COPY_FANOUT_CHUNK; default 25). */
   fanoutChunk?: number;
   clock?: () => number;
@@ -63,6 +65,8 @@ export interface CopyEngineStats {
   duplicates: number;
   strategy_signals: number;
   enqueued: number;
+  /** Deliveries refused by a full backlog (also counted per webhook subscription). */
+  dropped: number;
 }
 
 export interface CopyEngine {
@@ -84,7 +88,16 @@ export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyE
   const clock = options.clock ?? Date.now;
   const subscriptions = new CopySubscriptions(options.control, clock);
   const categories = new MarketCategories(options.store);
-  const stats: CopyEngineStats = { batches: 0, leader_fills: 0, intents: 0, blocked: 0, duplicates: 0, strategy_signals: 0, enqueued: 0 };
+  const stats: CopyEngineStats = {
+    batches: 0,
+    leader_fills: 0,
+    intents: 0,
+    blocked: 0,
+    duplicates: 0,
+    strategy_signals: 0,
+    enqueued: 0,
+    dropped: 0,
+  };
   const evaluator = new StrategyEvaluator();
   const chunk = options.fanoutChunk ?? 25;
 
@@ -103,13 +116,13 @@ export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyE
     const categoryOf = needsCategory ? await categories.of(relevant.map((f) => f.fill.marketId)) : new Map<string, string>();
     const hooks = await accountHooks(options.control, [...new Set(following.map((s) => s.accountId))]);
     const emitted: EmittedIntent[] = [];
-    let enqueued = 0;
+    const queued = { enqueued: 0, dropped: 0 };
     for (const { fill, loggedAtMs } of relevant) {
       stats.leader_fills += 1;
       const due = takingTurns((byLeader.get(fill.wallet) ?? []).filter((s) => loggedAtMs >= s.createdAtMs));
       for (let start = 0; start < due.length; start += chunk) {
         // Each chunk commits its intents with their deliveries; a redelivered batch finds them and skips.
-        enqueued += await options.control.transaction(async (tx) => {
+        const done = await options.control.transaction(async (tx) => {
           const deliveries: NewDelivery[] = [];
           for (const subscription of due.slice(start, start + chunk)) {
             const decision = await decide(tx, subscription, fill, (categoryOf.get(fill.marketId) ?? '').toLowerCase());
@@ -125,8 +138,10 @@ export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyE
               }
             }
           }
-          return enqueueDeliveries(tx, deliveries, clock());
+          return enqueueDeliveries(tx, deliveries, clock(), options.maxPendingPerSubscription);
         });
+        queued.enqueued += done.enqueued;
+        queued.dropped += done.dropped;
         // Between chunks the store is free: queued requests of other accounts run before the next chunk.
         await new Promise((resolve) => setImmediate(resolve));
       }
@@ -135,7 +150,8 @@ export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyE
       stats.intents += 1;
       if (e.status === 'blocked') stats.blocked += 1;
     }
-    stats.enqueued += enqueued;
+    stats.enqueued += queued.enqueued;
+    stats.dropped += queued.dropped;
     if (emitted.length > 0) options.onEmitted?.(emitted);
   };
 
@@ -169,9 +185,12 @@ export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyE
           }
         }
       }
-      const enqueued = await options.control.transaction((tx) => enqueueDeliveries(tx, deliveries, clock()));
+      const { enqueued, dropped } = await options.control.transaction((tx) =>
+        enqueueDeliveries(tx, deliveries, clock(), options.maxPendingPerSubscription),
+      );
       stats.strategy_signals += fired.length;
       stats.enqueued += enqueued;
+      stats.dropped += dropped;
       if (enqueued > 0) options.onEmitted?.([]);
     } catch (error) {
       restore();

@@ -20,6 +20,7 @@ export const copyPart: PartDefinition = {
       logger: resources.logger.child({ part: 'copy' }),
       maxFillAgeMs: config.copy.maxFillAgeMs,
       fanoutChunk: config.copy.fanoutChunk,
+      maxPendingPerSubscription: config.webhooks.pendingPerSubscription,
       onEmitted: () => resources.wakeDispatcher(),
     });
   },

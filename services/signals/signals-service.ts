@@ -33,8 +33,8 @@ export interface SignalsOptions {
   largeTradeUsdc: number;
   /** Floor under every subscription's own large-trade threshold (subscriptions made before the floor may hold lower ones). */
   minLargeTradeUsdc?: number;
-  /** Backlog cap per subscription (see outbox.ts); default none. */
-  maxPendingPerSubscription?: number;
+  /** Backlog cap per subscription (WEBHOOK_PENDING_PER_SUBSCRIPTION; see outbox.ts). */
+  maxPendingPerSubscription: number;
   priceChangePct: number;
   priceWindowMs: number;
   /** market.volume_spike rule; off when absent. */
@@ -49,6 +49,8 @@ export interface SignalsOptions {
 export interface SignalsStats {
   batches: number;
   enqueued: number;
+  /** Deliveries refused by a full backlog (also counted per subscription). */
+  dropped: number;
   price_signals: number;
   volume_spikes: number;
   resolutions: number;
@@ -63,7 +65,7 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
   const clock = options.clock ?? Date.now;
   const windows = new PriceWindows(options.priceWindowMs, options.priceChangePct);
   const volumes = options.volume ? new VolumeWindows(options.volume, options.volume.seed, clock) : null;
-  const stats: SignalsStats = { batches: 0, enqueued: 0, price_signals: 0, volume_spikes: 0, resolutions: 0 };
+  const stats: SignalsStats = { batches: 0, enqueued: 0, dropped: 0, price_signals: 0, volume_spikes: 0, resolutions: 0 };
 
   const loadSubscriptions = (control: ControlStore) =>
     control.query<Subscription>(
@@ -85,10 +87,11 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
       const deliveries = await detectTradeEvents(trades, subscriptions);
       const settlements = lifecycle.filter(({ event }) => isNotifiedSettlement(event));
       deliveries.push(...resolutionDeliveries(settlements, subscriptions));
-      const enqueued = await enqueueInChunks(options.control, deliveries, clock(), options.maxPendingPerSubscription);
+      const { enqueued, dropped } = await enqueueInChunks(options.control, deliveries, clock(), options.maxPendingPerSubscription);
       const resolutions = settlements.length;
       stats.batches += 1;
       stats.enqueued += enqueued;
+      stats.dropped += dropped;
       stats.resolutions += resolutions;
       if (enqueued > 0) options.onEnqueued?.(enqueued);
     } catch (error) {

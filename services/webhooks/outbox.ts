@@ -1,7 +1,7 @@
 /**
  * The durable outbox of webhook deliveries in the control store. Producers enqueue idempotently
- * (one row per subscription and event id), up to a backlog cap per subscription (events past it
- * are counted as dropped on the subscription); dispatchers claim due rows under a lease, so a
+ * (one row per subscription and event id), up to a backlog cap per subscription that every producer
+ * and redelivery goes through (events past it are counted as dropped on the subscription); dispatchers claim due rows under a lease, so a
  * killed dispatcher's in-flight deliveries become due again when the lease runs out. Claims are
  * fair: each account and each receiver host has at most a few deliveries in flight (leased) across
  * all dispatchers, failing receivers wait behind healthy ones, and accounts take turns for the free
@@ -57,48 +57,49 @@ export function newDeliveryId(): string {
   return `dlv_${crypto.randomBytes(16).toString('hex')}`;
 }
 
+/** What an enqueue did: deliveries added, and deliveries refused because their subscription's backlog was full. */
+export interface Enqueued {
+  enqueued: number;
+  dropped: number;
+}
+
 /**
- * Inserts the deliveries not already in the outbox; returns how many were new. With
- * `maxPendingPerSubscription`, a subscription already holding that many undelivered deliveries
- * gets none of these: they are counted in its dropped_events instead.
+ * Inserts the deliveries not already in the outbox. A subscription already holding
+ * `maxPendingPerSubscription` undelivered deliveries gets none of these: they are counted in its
+ * dropped_events instead. The cap is not optional: every producer (signals, the copy engine, test
+ * events) goes through it, or one of them can grow a backlog without bound. The subscriptions' rows
+ * are locked (in id order, so producers never deadlock) before their room is read, so producers
+ * enqueueing at once cannot both take the last place; call it inside a transaction.
  */
 export async function enqueueDeliveries(
   db: SqlExecutor,
   wanted: NewDelivery[],
   nowMs: number,
+  maxPendingPerSubscription: number,
   newId: () => string = newDeliveryId,
-  maxPendingPerSubscription = Number.POSITIVE_INFINITY,
-): Promise<number> {
-  if (wanted.length === 0) return 0;
-  let deliveries = wanted;
-  if (Number.isFinite(maxPendingPerSubscription)) {
-    const ids = [...new Set(wanted.map((d) => d.subscriptionId))];
-    // Each subscription keeps its count of pending deliveries (below), so this costs one row per subscription.
-    const backlog = await db.query<{ subscription_id: string; pending: string }>(
-      `SELECT id::text AS subscription_id, pending_deliveries::text AS pending FROM webhook_subscriptions WHERE id = ANY($1::bigint[])`,
-      [ids],
-    );
-    const room = new Map(ids.map((id) => [id, maxPendingPerSubscription]));
-    for (const row of backlog) room.set(row.subscription_id, maxPendingPerSubscription - Number(row.pending));
-    const dropped = new Map<string, number>();
-    deliveries = wanted.filter((d) => {
-      const left = room.get(d.subscriptionId)!;
-      if (left > 0) {
-        room.set(d.subscriptionId, left - 1);
-        return true;
-      }
-      dropped.set(d.subscriptionId, (dropped.get(d.subscriptionId) ?? 0) + 1);
-      return false;
-    });
-    if (dropped.size > 0) {
-      await db.query(
-        `UPDATE webhook_subscriptions s SET dropped_events = s.dropped_events + t.n, last_dropped_at = $3
-           FROM unnest($1::bigint[], $2::bigint[]) AS t(id, n) WHERE s.id = t.id`,
-        [[...dropped.keys()], [...dropped.values()], new Date(nowMs)],
-      );
+): Promise<Enqueued> {
+  if (wanted.length === 0) return { enqueued: 0, dropped: 0 };
+  const subscriptionIds = [...new Set(wanted.map((d) => d.subscriptionId))];
+  // Each subscription keeps its count of pending deliveries (below), so this costs one row per subscription.
+  const backlog = await db.query<{ subscription_id: string; pending: string }>(
+    `SELECT id::text AS subscription_id, pending_deliveries::text AS pending FROM webhook_subscriptions
+      WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`,
+    [subscriptionIds],
+  );
+  const room = new Map(subscriptionIds.map((id) => [id, maxPendingPerSubscription]));
+  for (const row of backlog) room.set(row.subscription_id, maxPendingPerSubscription - Number(row.pending));
+  const dropped = new Map<string, number>();
+  const deliveries = wanted.filter((d) => {
+    const left = room.get(d.subscriptionId)!;
+    if (left > 0) {
+      room.set(d.subscriptionId, left - 1);
+      return true;
     }
-    if (deliveries.length === 0) return 0;
-  }
+    dropped.set(d.subscriptionId, (dropped.get(d.subscriptionId) ?? 0) + 1);
+    return false;
+  });
+  const droppedCount = await countDropped(db, dropped, nowMs);
+  if (deliveries.length === 0) return { enqueued: 0, dropped: droppedCount };
   const ids = deliveries.map(() => newId());
   // The body is fixed here, once: every attempt sends (and signs) exactly these bytes.
   const bodies = deliveries.map((d, i) => JSON.stringify({ event: d.payload.event, id: d.eventId, delivery_id: ids[i], ...d.payload }));
@@ -123,7 +124,17 @@ export async function enqueueDeliveries(
       new Date(nowMs),
     ],
   );
-  return rows.length;
+  return { enqueued: rows.length, dropped: droppedCount };
+}
+
+async function countDropped(db: SqlExecutor, dropped: Map<string, number>, nowMs: number): Promise<number> {
+  if (dropped.size === 0) return 0;
+  await db.query(
+    `UPDATE webhook_subscriptions s SET dropped_events = s.dropped_events + t.n, last_dropped_at = $3
+       FROM unnest($1::bigint[], $2::bigint[]) AS t(id, n) WHERE s.id = t.id`,
+    [[...dropped.keys()], [...dropped.values()], new Date(nowMs)],
+  );
+  return [...dropped.values()].reduce((sum, n) => sum + n, 0);
 }
 
 /**
@@ -144,15 +155,17 @@ export async function enqueueInChunks(
   store: ControlStore,
   wanted: NewDelivery[],
   nowMs: number,
-  maxPendingPerSubscription = Number.POSITIVE_INFINITY,
-): Promise<number> {
-  let enqueued = 0;
+  maxPendingPerSubscription: number,
+): Promise<Enqueued> {
+  const total = { enqueued: 0, dropped: 0 };
   for (let start = 0; start < wanted.length; start += ENQUEUE_CHUNK) {
     if (start > 0) await new Promise((resolve) => setImmediate(resolve));
     const chunk = wanted.slice(start, start + ENQUEUE_CHUNK);
-    enqueued += await store.transaction((tx) => enqueueDeliveries(tx, chunk, nowMs, undefined, maxPendingPerSubscription));
+    const done = await store.transaction((tx) => enqueueDeliveries(tx, chunk, nowMs, maxPendingPerSubscription));
+    total.enqueued += done.enqueued;
+    total.dropped += done.dropped;
   }
-  return enqueued;
+  return total;
 }
 
 export interface ClaimCaps {
@@ -326,28 +339,41 @@ export function attemptsOf(db: SqlExecutor, deliverySeqs: string[]): Promise<Att
   );
 }
 
-/** Makes a delivery due now again (same delivery id, a new attempt appended to its log). */
+export type Redelivery = { delivery: DeliveryRecord } | { backlogFull: true } | { notFound: true };
+
+/**
+ * Makes a delivery due now again (same delivery id, a new attempt appended to its log). A finished
+ * delivery made pending again takes a place in the backlog like a new one: with the backlog full it
+ * is refused and counted as dropped. Call it inside a transaction (the row locks hold the count).
+ */
 export async function redeliver(
   db: SqlExecutor,
   subscriptionId: string,
   deliveryId: string,
   nowMs: number,
-): Promise<DeliveryRecord | null> {
-  // The row lock makes a concurrent second redelivery see 'pending', so the backlog is counted once.
+  maxPendingPerSubscription: number,
+): Promise<Redelivery> {
+  const [subscription] = await db.query<{ pending: number }>(
+    'SELECT pending_deliveries AS pending FROM webhook_subscriptions WHERE id = $1 FOR UPDATE',
+    [subscriptionId],
+  );
+  const [target] = await db.query<{ status: DeliveryRecord['status'] }>(
+    'SELECT status FROM webhook_deliveries WHERE subscription_id = $1 AND id = $2 FOR UPDATE',
+    [subscriptionId, deliveryId],
+  );
+  if (!subscription || !target) return { notFound: true };
+  const joinsBacklog = target.status !== 'pending';
+  if (joinsBacklog && Number(subscription.pending) >= maxPendingPerSubscription) {
+    await countDropped(db, new Map([[subscriptionId, 1]]), nowMs);
+    return { backlogFull: true };
+  }
   const [row] = await db.query<DeliveryRecord>(
-    `WITH target AS (
-       SELECT seq, status AS previous FROM webhook_deliveries WHERE subscription_id = $1 AND id = $2 FOR UPDATE
-     ), updated AS (
-       UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = $3, lease_until = NULL
-         FROM target t WHERE d.seq = t.seq
-       RETURNING d.seq::text AS seq, d.id, d.event_id, d.event_type, d.status, d.attempts, d.next_attempt_at, d.last_status_code,
-                 d.last_error, d.created_at, d.delivered_at, t.previous
-     ), counted AS (
-       UPDATE webhook_subscriptions SET pending_deliveries = pending_deliveries + 1
-        WHERE id = $1 AND EXISTS (SELECT 1 FROM updated WHERE previous <> 'pending')
-     )
-     SELECT seq, id, event_id, event_type, status, attempts, next_attempt_at, last_status_code, last_error, created_at, delivered_at FROM updated`,
+    `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $3, lease_until = NULL
+      WHERE subscription_id = $1 AND id = $2
+      RETURNING seq::text AS seq, id, event_id, event_type, status, attempts, next_attempt_at, last_status_code, last_error, created_at, delivered_at`,
     [subscriptionId, deliveryId, new Date(nowMs)],
   );
-  return row ?? null;
+  if (joinsBacklog)
+    await db.query('UPDATE webhook_subscriptions SET pending_deliveries = pending_deliveries + 1 WHERE id = $1', [subscriptionId]);
+  return { delivery: row! };
 }

@@ -97,7 +97,7 @@ export function webhooksApi(config: Config, control: ControlStore, wake: () => v
     maxPerAccount: config.webhooks.subscriptionsPerAccount,
     minLargeTradeUsdc: config.webhooks.largeTradeMinUsdc,
   });
-  return { subscriptions, store: control, clock: Date.now, wake };
+  return { subscriptions, store: control, clock: Date.now, wake, maxPendingPerSubscription: config.webhooks.pendingPerSubscription };
 }
 
 export async function startWebhooks(

@@ -1,8 +1,10 @@
 /**
  * The abuse scenario, run as its own process (a plain Node load generator, so the test runner's
  * sandbox is not the bottleneck of the floods): starts the demo, measures a control client at idle,
- * then under 10,000 registrations, 100,000 cache-busting URLs, 1,000 concurrent slow queries and
- * 1,000 subscriptions to a hanging receiver, and prints one JSON report as its last stdout line.
+ * then under 10,000 registrations, 100,000 cache-busting URLs, 1,000 concurrent slow queries,
+ * 1,000 subscriptions to a hanging receiver, a burst of made-up keys from many addresses (issue 59
+ * H1), 1,000 copy subscriptions to the busiest wallets (H2) and a webhook backlog flood (M2), and
+ * prints one JSON report as its last stdout line.
  * test/abuse/service.abuse.test.ts runs it and holds the report to the bounds.
  *
  *   node --import tsx test/abuse/abuse-scenario.ts
@@ -23,6 +25,17 @@ const FLOOD_CONCURRENCY = 32;
  */
 const BUSTING_CONCURRENCY = 256;
 const CONTROL_INTERVAL_MS = 40;
+const PROBE_INTERVAL_MS = 250;
+/** Each subscription's backlog in the demo: small, so the backlog flood reaches it within its phase. */
+const BACKLOG = 20;
+/** The lock-out burst: made-up keys from this many addresses (issue 59 H1 used 21), this many each. */
+const LOCKOUT_ADDRESSES = 24;
+const LOCKOUT_KEYS_PER_ADDRESS = 40;
+/** The subscription flood: Tier 2 accounts, each trying a few more copy subscriptions than its cap of 25. */
+const FLOOD_ACCOUNTS = 40;
+const COPY_TRIES_PER_ACCOUNT = 30;
+/** Test events one account sends to one subscription in the backlog flood. */
+const BACKLOG_TEST_EVENTS = 200;
 
 interface Sample {
   phase: string;
@@ -101,6 +114,14 @@ function rssBytes(pid: number): number {
   return match ? Number(match[1]) * 1024 : 0;
 }
 
+/**
+ * ABUSE_PHASES (comma-separated) runs some phases only, e.g. `lockout,subscriptions,backlog`; the
+ * backlog flood needs the subscription flood's webhooks. Default: every phase.
+ */
+export const PHASES = ['registrations', 'cache-busting', 'slow-queries', 'webhooks', 'lockout', 'subscriptions', 'backlog'];
+const selected = new Set(process.env.ABUSE_PHASES ? process.env.ABUSE_PHASES.split(',').map((name) => name.trim()) : PHASES);
+if (selected.has('backlog')) selected.add('subscriptions');
+
 const startedAt = Date.now();
 /** Progress on stderr as the suite runs (jest buffers console output until the end). */
 const progress = (message: string) => process.stderr.write(`[abuse +${Math.round((Date.now() - startedAt) / 1000)} s] ${message}\n`);
@@ -122,6 +143,7 @@ async function main(): Promise<Record<string, unknown>> {
     WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
     // A hanging receiver holds a slot this long per attempt (15 s in production; shorter keeps the run bounded).
     WEBHOOK_TIMEOUT_MS: '5000',
+    WEBHOOK_PENDING_PER_SUBSCRIPTION: String(BACKLOG),
   });
   await waitFor(async () => (await fetch(`${base}/api/openapi.yaml`).catch(() => null))?.ok, 90_000, 'the demo to serve', 500);
   const pid = demo.process.pid!;
@@ -176,6 +198,25 @@ async function main(): Promise<Record<string, unknown>> {
       await new Promise((resolve) => setTimeout(resolve, CONTROL_INTERVAL_MS));
     }
   })();
+  // The probe: another account's key list and paper account, the reads one account's copy fan-out
+  // used to starve (issue 59 H2), sampled from an address of its own.
+  const probeClient = new Client(base, '127.0.0.98', 2);
+  const probeAgent = await probeClient.request('/v1/agents/register', { body: { name: 'probe' } });
+  if (probeAgent.status !== 201) throw new Error(`probe agent: HTTP ${probeAgent.status} ${probeAgent.body}`);
+  const probeKey = JSON.parse(probeAgent.body).data.api_key as string;
+  const probeSamples: Sample[] = [];
+  // A sandbox key's rate (RATE_SANDBOX_PER_SECOND, 5) and daily quota (2,000) bound the probe: it reads
+  // four times a second, and only in the phases it measures.
+  const probed = new Set(['idle', 'subscriptions', 'backlog']);
+  const probeLoop = (async () => {
+    for (let i = 0; controlRunning; i++) {
+      if (probed.has(phase)) {
+        const { ms, status } = await probeClient.request(i % 2 === 0 ? '/v1/keys' : '/v1/paper/account', { key: probeKey });
+        probeSamples.push({ phase, ms, status });
+      }
+      await new Promise((resolve) => setTimeout(resolve, PROBE_INTERVAL_MS));
+    }
+  })();
   const rss: Array<{ phase: string; bytes: number }> = [];
   const rssTimer = setInterval(() => rss.push({ phase, bytes: rssBytes(pid) }), 500);
   const attackStatuses = new Map<string, Map<number, number>>();
@@ -187,106 +228,239 @@ async function main(): Promise<Record<string, unknown>> {
     progress('idle');
     await new Promise((resolve) => setTimeout(resolve, 12_000));
 
-    // 1. 10,000 registrations from eight addresses.
-    phase = 'registrations';
-    progress('registrations');
-    const registrars = Array.from({ length: 8 }, (_, i) => new Client(base, `127.0.0.${2 + i}`, FLOOD_CONCURRENCY));
-    attackStatuses.set(
-      phase,
-      await flood(10_000, FLOOD_CONCURRENCY, (i) => registrars[i % 8]!.request('/v1/agents/register', { body: { name: `flood-${i}` } })),
-    );
-    for (const client of registrars) client.close();
-
-    // 2. 100,000 cache-busting URLs from ten Tier 1 keys: spellings, orders, values and undeclared parameters.
-    phase = 'cache-busting';
-    progress('cache-busting');
-    const bustingStarted = Date.now();
-    // Free (Tier 1) keys: what a cache-busting attacker would hold. Their rate limits refuse most of the
-    // flood cheaply, and the ten share one address's bucket (RATE_FREE_PER_IP_PER_SECOND).
-    const busters = await Promise.all(Array.from({ length: 10 }, (_, i) => issue('1', `buster-${i}`)));
-    const busterClient = new Client(base, '127.0.0.20', BUSTING_CONCURRENCY);
-    const statuses = ['active', 'all', 'closed', 'resolved'];
-    const sorts = ['volume', 'volume_total', 'liquidity', 'created', 'end_date'];
-    const bustingUrl = (i: number) => {
-      if (i % 10_000 === 0) progress(`cache-busting: ${i} sent`);
-      const limit = 1 + (i % 500);
-      const status = statuses[Math.floor(i / 500) % 4]!;
-      const sort = sorts[Math.floor(i / 2000) % 5]!;
-      switch (i % 5) {
-        case 0:
-          return `/v1/markets?limit=${limit}&status=${status}&sort=${sort}`;
-        case 1:
-          return `/v1/markets?sort=${sort}&status=${encodeURIComponent(status).replace(/a/g, '%61')}&limit=0${limit}`;
-        case 2:
-          return `/v1/MARKETS?status=${status}&limit=${limit}.0&sort=${sort}`;
-        case 3:
-          return `/v1/markets?limit=${limit}&status=${status}&sort=${sort}&cb=${i}`;
-        default:
-          return `/v1/markets?limit=${limit}&limit=${limit + 1}&status=${status}`;
-      }
-    };
-    attackStatuses.set(
-      phase,
-      await flood(100_000, FLOOD_CONCURRENCY, (i) => busterClient.request(bustingUrl(i), { key: busters[i % 10] })),
-    );
-    busterClient.close();
-    report.cache_busting_seconds = (Date.now() - bustingStarted) / 1000;
-    const metrics = await (await fetch(`${admin.url}/metrics`)).text();
-    const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
-    report.read_cache = { entries: gauge('tapeline_read_cache_entries'), bytes: gauge('tapeline_read_cache_bytes') };
-
-    // 3. 1,000 concurrent slow queries, three waves, from ten Tier 2 keys.
-    phase = 'slow-queries';
-    progress('slow-queries');
-    const slowKeys = await Promise.all(Array.from({ length: 10 }, (_, i) => issue('2', `slow-${i}`)));
-    const slowClient = new Client(base, '127.0.0.30', 1_000);
-    const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString();
-    const slowUrls = [
-      '/v1/trades?min_size=1000000000000',
-      `/v1/trades?outcome=zzz&from=${monthAgo}&limit=500`,
-      `/v1/trades?min_size=1000000000000&from=${monthAgo}&limit=500`,
-      `/v1/markets/${top.id}/price/ticks?kind=history&limit=1000`,
-      `/v1/orderbook/history?market=${top.id}&interval=1m&from=${new Date(Date.now() - 86_400_000).toISOString()}`,
-      '/v1/leaderboard?sort_by=volume&limit=500',
-      '/v1/markets?search=zzzz&status=all&limit=500',
-    ];
-    const slowStatuses = new Map<number, number>();
-    for (let wave = 0; wave < 3; wave++) {
-      const results = await Promise.all(
-        Array.from({ length: 1_000 }, (_, i) => slowClient.request(slowUrls[i % slowUrls.length]!, { key: slowKeys[i % 10] })),
+    if (selected.has('registrations')) {
+      // 1. 10,000 registrations from eight addresses.
+      phase = 'registrations';
+      progress('registrations');
+      const registrars = Array.from({ length: 8 }, (_, i) => new Client(base, `127.0.0.${2 + i}`, FLOOD_CONCURRENCY));
+      attackStatuses.set(
+        phase,
+        await flood(10_000, FLOOD_CONCURRENCY, (i) => registrars[i % 8]!.request('/v1/agents/register', { body: { name: `flood-${i}` } })),
       );
-      for (const { status } of results) slowStatuses.set(status, (slowStatuses.get(status) ?? 0) + 1);
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      for (const client of registrars) client.close();
     }
-    attackStatuses.set(phase, slowStatuses);
-    slowClient.close();
-
-    // 4. 1,000 subscriptions (100 accounts x 10, the per-account limit) to a receiver that never answers.
-    phase = 'webhooks-setup';
-    progress('webhooks-setup');
-    const hookClient = new Client(base, '127.0.0.40', 16);
-    const hookStatuses = new Map<number, number>();
-    const owners = await Promise.all(Array.from({ length: 100 }, (_, i) => issue('1', `hooked-${i}`)));
-    await flood(1_000, 16, async (i) => {
-      const result = await hookClient.request('/v1/webhooks', {
-        key: owners[Math.floor(i / 10)],
-        body: { url: `${hanging!.url}/hang`, events: ['trade.executed'] },
+    if (selected.has('cache-busting')) {
+      // 2. 100,000 cache-busting URLs from ten Tier 1 keys: spellings, orders, values and undeclared parameters.
+      phase = 'cache-busting';
+      progress('cache-busting');
+      const bustingStarted = Date.now();
+      // Free (Tier 1) keys: what a cache-busting attacker would hold. Their rate limits refuse most of the
+      // flood cheaply, and the ten share one address's bucket (RATE_FREE_PER_IP_PER_SECOND).
+      const busters = await Promise.all(Array.from({ length: 10 }, (_, i) => issue('1', `buster-${i}`)));
+      const busterClient = new Client(base, '127.0.0.20', BUSTING_CONCURRENCY);
+      const statuses = ['active', 'all', 'closed', 'resolved'];
+      const sorts = ['volume', 'volume_total', 'liquidity', 'created', 'end_date'];
+      const bustingUrl = (i: number) => {
+        if (i % 10_000 === 0) progress(`cache-busting: ${i} sent`);
+        const limit = 1 + (i % 500);
+        const status = statuses[Math.floor(i / 500) % 4]!;
+        const sort = sorts[Math.floor(i / 2000) % 5]!;
+        switch (i % 5) {
+          case 0:
+            return `/v1/markets?limit=${limit}&status=${status}&sort=${sort}`;
+          case 1:
+            return `/v1/markets?sort=${sort}&status=${encodeURIComponent(status).replace(/a/g, '%61')}&limit=0${limit}`;
+          case 2:
+            return `/v1/MARKETS?status=${status}&limit=${limit}.0&sort=${sort}`;
+          case 3:
+            return `/v1/markets?limit=${limit}&status=${status}&sort=${sort}&cb=${i}`;
+          default:
+            return `/v1/markets?limit=${limit}&limit=${limit + 1}&status=${status}`;
+        }
+      };
+      attackStatuses.set(
+        phase,
+        await flood(100_000, FLOOD_CONCURRENCY, (i) => busterClient.request(bustingUrl(i), { key: busters[i % 10] })),
+      );
+      busterClient.close();
+      report.cache_busting_seconds = (Date.now() - bustingStarted) / 1000;
+      const metrics = await (await fetch(`${admin.url}/metrics`)).text();
+      const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? Number.NaN);
+      report.read_cache = { entries: gauge('tapeline_read_cache_entries'), bytes: gauge('tapeline_read_cache_bytes') };
+    }
+    if (selected.has('slow-queries')) {
+      // 3. 1,000 concurrent slow queries, three waves, from ten Tier 2 keys.
+      phase = 'slow-queries';
+      progress('slow-queries');
+      const slowKeys = await Promise.all(Array.from({ length: 10 }, (_, i) => issue('2', `slow-${i}`)));
+      const slowClient = new Client(base, '127.0.0.30', 1_000);
+      const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString();
+      const slowUrls = [
+        '/v1/trades?min_size=1000000000000',
+        `/v1/trades?outcome=zzz&from=${monthAgo}&limit=500`,
+        `/v1/trades?min_size=1000000000000&from=${monthAgo}&limit=500`,
+        `/v1/markets/${top.id}/price/ticks?kind=history&limit=1000`,
+        `/v1/orderbook/history?market=${top.id}&interval=1m&from=${new Date(Date.now() - 86_400_000).toISOString()}`,
+        '/v1/leaderboard?sort_by=volume&limit=500',
+        '/v1/markets?search=zzzz&status=all&limit=500',
+      ];
+      const slowStatuses = new Map<number, number>();
+      for (let wave = 0; wave < 3; wave++) {
+        const results = await Promise.all(
+          Array.from({ length: 1_000 }, (_, i) => slowClient.request(slowUrls[i % slowUrls.length]!, { key: slowKeys[i % 10] })),
+        );
+        for (const { status } of results) slowStatuses.set(status, (slowStatuses.get(status) ?? 0) + 1);
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+      }
+      attackStatuses.set(phase, slowStatuses);
+      slowClient.close();
+    }
+    if (selected.has('webhooks')) {
+      // 4. 1,000 subscriptions (100 accounts x 10, the per-account limit) to a receiver that never answers.
+      phase = 'webhooks-setup';
+      progress('webhooks-setup');
+      const hookClient = new Client(base, '127.0.0.40', 16);
+      const hookStatuses = new Map<number, number>();
+      const owners = await Promise.all(Array.from({ length: 100 }, (_, i) => issue('1', `hooked-${i}`)));
+      await flood(1_000, 16, async (i) => {
+        const result = await hookClient.request('/v1/webhooks', {
+          key: owners[Math.floor(i / 10)],
+          body: { url: `${hanging!.url}/hang`, events: ['trade.executed'] },
+        });
+        hookStatuses.set(result.status, (hookStatuses.get(result.status) ?? 0) + 1);
+        return result;
       });
-      hookStatuses.set(result.status, (hookStatuses.get(result.status) ?? 0) + 1);
-      return result;
-    });
-    phase = 'webhooks';
-    progress('webhooks');
-    const deliveriesBefore = fast.at('/ok').length;
-    await new Promise((resolve) => setTimeout(resolve, 40_000));
-    attackStatuses.set('webhooks-setup', hookStatuses);
-    hookClient.close();
-    report.webhooks = { hanging_requests: hanging.at('/hang').length, control_deliveries_during: fast.at('/ok').length - deliveriesBefore };
+      phase = 'webhooks';
+      progress('webhooks');
+      const deliveriesBefore = fast.at('/ok').length;
+      await new Promise((resolve) => setTimeout(resolve, 40_000));
+      attackStatuses.set('webhooks-setup', hookStatuses);
+      hookClient.close();
+      report.webhooks = {
+        hanging_requests: hanging.at('/hang').length,
+        control_deliveries_during: fast.at('/ok').length - deliveriesBefore,
+      };
+    }
+    if (selected.has('lockout')) {
+      // 5. Lock-out burst (issue 59 H1): made-up keys from many addresses at once, while keys never used
+      // before (so no process has them cached) and web sign-ins must all be served.
+      phase = 'lockout';
+      progress('lockout');
+      const freshKeys = await Promise.all(Array.from({ length: 40 }, (_, i) => issue('1', `fresh-${i}`)));
+      const guessers = Array.from({ length: LOCKOUT_ADDRESSES }, (_, i) => new Client(base, `127.0.1.${1 + i}`, 8));
+      const validClient = new Client(base, '127.0.0.101', 4);
+      const valid = { requests: 0, ok: 0, statuses: new Map<number, number>() };
+      let bursting = true;
+      const validLoop = (async () => {
+        for (let i = 0; bursting || i < 4; i++) {
+          const key = freshKeys[i % freshKeys.length]!;
+          const result =
+            i % 4 === 3
+              ? await validClient.request('/v1/session', { body: { api_key: key } })
+              : await validClient.request('/v1/usage', { key });
+          valid.requests++;
+          if (result.status === 200 || result.status === 201) valid.ok++;
+          valid.statuses.set(result.status, (valid.statuses.get(result.status) ?? 0) + 1);
+        }
+      })();
+      const burstStarted = Date.now();
+      const bogus = LOCKOUT_ADDRESSES * LOCKOUT_KEYS_PER_ADDRESS;
+      attackStatuses.set(
+        phase,
+        await flood(bogus, 64, (i) =>
+          guessers[i % LOCKOUT_ADDRESSES]!.request('/v1/usage', { key: `aif_${i.toString(36).padStart(8, '0')}${'x'.repeat(35)}` }),
+        ),
+      );
+      const burstSeconds = (Date.now() - burstStarted) / 1000;
+      // The valid keys keep going a little after the burst, while its failures are still being counted.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, 5_000 - (Date.now() - burstStarted))));
+      bursting = false;
+      await validLoop;
+      for (const client of guessers) client.close();
+      validClient.close();
+      report.lockout = {
+        bogus_requests: bogus,
+        addresses: LOCKOUT_ADDRESSES,
+        burst_seconds: burstSeconds,
+        valid_requests: valid.requests,
+        valid_served: valid.ok,
+        valid_statuses: Object.fromEntries(valid.statuses),
+      };
+    }
+    if (selected.has('subscriptions')) {
+      // 6. Subscription flood (issue 59 H2): Tier 2 accounts each follow the busiest wallets with as
+      // many copy subscriptions as they may (and a few more, refused), each with a webhook for its copy
+      // events to the hanging receiver; then 40 s of the leaders' fills fanned out.
+      phase = 'subscriptions-setup';
+      progress('subscriptions-setup');
+      const recent = JSON.parse((await controlClient.request('/v1/trades?limit=500', { key: controlKey })).body).data as Array<{
+        wallet: string;
+      }>;
+      const tally = new Map<string, number>();
+      for (const { wallet } of recent) tally.set(wallet, (tally.get(wallet) ?? 0) + 1);
+      const leaders = [...tally]
+        .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+        .slice(0, 3)
+        .map(([wallet]) => wallet);
+      if (leaders.length === 0) throw new Error('no wallets traded yet to follow');
+      const followers = await Promise.all(Array.from({ length: FLOOD_ACCOUNTS }, (_, i) => issue('2', `follower-${i}`)));
+      const followerClient = new Client(base, '127.0.0.50', 16);
+      const followerHooks: Array<{ id: string; key: string }> = [];
+      for (const key of followers) {
+        const hook = await followerClient.request('/v1/webhooks', {
+          key,
+          body: { url: `${hanging!.url}/copy`, events: ['copy.executed', 'risk.blocked'] },
+        });
+        if (hook.status === 201) followerHooks.push({ id: JSON.parse(hook.body).data.id as string, key });
+      }
+      attackStatuses.set(
+        phase,
+        await flood(FLOOD_ACCOUNTS * COPY_TRIES_PER_ACCOUNT, 16, (i) =>
+          followerClient.request('/v1/copy/subscriptions', {
+            key: followers[i % FLOOD_ACCOUNTS],
+            body: {
+              leader_wallet: leaders[i % leaders.length],
+              sizing: { rule: 'fixed', usdc: '1' },
+              limits: { max_daily_notional_usdc: 1_000_000 },
+            },
+          }),
+        ),
+      );
+      phase = 'subscriptions';
+      progress('subscriptions');
+      await new Promise((resolve) => setTimeout(resolve, 40_000));
+      report.subscriptions = { leaders: leaders.length, accounts: FLOOD_ACCOUNTS, tries_per_account: COPY_TRIES_PER_ACCOUNT };
+
+      if (selected.has('backlog')) {
+        // 7. Backlog flood (issue 59 M2): test events on top of the copy events each follower's webhook
+        // already holds; no subscription may hold more than its backlog, and what did not fit is counted.
+        phase = 'backlog';
+        progress('backlog');
+        const backlogStatuses = await flood(BACKLOG_TEST_EVENTS * 4, 16, (i) =>
+          followerClient.request(`/v1/webhooks/${followerHooks[i % 4]!.id}/test`, { key: followerHooks[i % 4]!.key, method: 'POST' }),
+        );
+        attackStatuses.set(phase, backlogStatuses);
+        let pendingMax = 0;
+        let dropped = 0;
+        for (const hook of followerHooks) {
+          const shown = JSON.parse((await followerClient.request(`/v1/webhooks/${hook.id}`, { key: hook.key })).body).data as {
+            dropped_events: number;
+          };
+          dropped += shown.dropped_events;
+          const pending = JSON.parse(
+            (await followerClient.request(`/v1/webhooks/${hook.id}/deliveries?status=pending&limit=500`, { key: hook.key })).body,
+          ).data as unknown[];
+          pendingMax = Math.max(pendingMax, pending.length);
+        }
+        report.backlog = {
+          cap: BACKLOG,
+          subscriptions: followerHooks.length,
+          test_events: BACKLOG_TEST_EVENTS * 4,
+          test_events_queued: backlogStatuses.get(202) ?? 0,
+          test_events_refused: backlogStatuses.get(409) ?? 0,
+          pending_max: pendingMax,
+          dropped_events: dropped,
+        };
+      }
+      followerClient.close();
+    }
   } finally {
     controlRunning = false;
     await controlLoop;
+    await probeLoop;
     clearInterval(rssTimer);
     controlClient.close();
+    probeClient.close();
   }
 
   // Control latency per phase against its idle p99.
@@ -295,12 +469,29 @@ async function main(): Promise<Record<string, unknown>> {
     byPhase('idle').map((s) => s.ms),
     99,
   );
-  const phases = ['registrations', 'cache-busting', 'slow-queries', 'webhooks'];
+  const phases = PHASES.filter((name) => selected.has(name));
   const control = Object.fromEntries(
     ['idle', ...phases].map((name) => {
       const list = byPhase(name).map((s) => s.ms);
       return [name, { samples: list.length, p50_ms: round(percentile(list, 50)), p99_ms: round(percentile(list, 99)) }];
     }),
+  );
+  const probeOf = (name: string) => probeSamples.filter((s) => s.phase === name).map((s) => s.ms);
+  const probe = Object.fromEntries(
+    ['idle', 'subscriptions', 'backlog']
+      .filter((name) => name === 'idle' || selected.has(name))
+      .map((name) => {
+        const list = probeOf(name);
+        return [
+          name,
+          {
+            samples: list.length,
+            p50_ms: round(percentile(list, 50)),
+            p90_ms: round(percentile(list, 90)),
+            p99_ms: round(percentile(list, 99)),
+          },
+        ];
+      }),
   );
   const rssByPhase = Object.fromEntries(
     ['idle', ...phases].map((name) => [name, Math.round(Math.max(...rss.filter((r) => r.phase === name).map((r) => r.bytes)) / 1024 ** 2)]),
@@ -310,7 +501,16 @@ async function main(): Promise<Record<string, unknown>> {
   ).data as Array<{ created_at: string; delivered_at: string | null }>;
   const lateness = deliveries.filter((d) => d.delivered_at).map((d) => Date.parse(d.delivered_at!) - Date.parse(d.created_at));
   Object.assign(report, {
+    phases,
     control,
+    probe,
+    probe_non_200: probeSamples.filter((s) => s.status !== 200).length,
+    probe_statuses: Object.fromEntries(
+      [...new Set(probeSamples.map((s) => `${s.phase}:${s.status}`))].map((k) => [
+        k,
+        probeSamples.filter((s) => `${s.phase}:${s.status}` === k).length,
+      ]),
+    ),
     rss_mb_max: rssByPhase,
     control_webhook_delivery_ms: { count: lateness.length, p50: percentile(lateness, 50), p99: percentile(lateness, 99) },
     attack_statuses: Object.fromEntries([...attackStatuses].map(([name, counts]) => [name, Object.fromEntries(counts)])),

@@ -22,6 +22,10 @@ import { chainFill, conditionId, marketUpserted, T0, tradeExecuted, txHash, wall
 import { requestJson, waitFor } from '../support/http.js';
 import { WebhookSubscriptions } from '../../services/webhooks/subscriptions.js';
 import { UrlGuard } from '../../services/webhooks/url-guard.js';
+import { loadConfig } from '../../services/config.js';
+
+/** The service's backlog cap per webhook subscription (WEBHOOK_PENDING_PER_SUBSCRIPTION's default). */
+const BACKLOG = loadConfig({}).webhooks.pendingPerSubscription;
 
 const LEADER = walletAddress(0xabc);
 const MARKET = conditionId(7);
@@ -74,6 +78,7 @@ beforeAll(async () => {
     store,
     logger: pino({ level: process.env.DEBUG_COPY ? 'debug' : 'silent' }),
     maxFillAgeMs: 120_000,
+    maxPendingPerSubscription: BACKLOG,
     clock: () => now,
     fromBeginning: true,
   });
@@ -243,6 +248,7 @@ test('leader fills -> intents and outbox deliveries with the spec fields; twins 
     store,
     logger: pino({ level: 'silent' }),
     maxFillAgeMs: 120_000,
+    maxPendingPerSubscription: BACKLOG,
     clock: () => now,
     groupId: 'copy-replay',
     fromBeginning: true,

@@ -27,6 +27,10 @@ import { UrlGuard } from '../../services/webhooks/url-guard.js';
 import { type ApiHarness, startApiHarness } from '../support/api-harness.js';
 import { conditionId, marketUpserted, T0, tradeExecuted } from '../support/events.js';
 import { requestJson, waitFor } from '../support/http.js';
+import { loadConfig } from '../../services/config.js';
+
+/** The service's backlog cap per webhook subscription (WEBHOOK_PENDING_PER_SUBSCRIPTION's default). */
+const BACKLOG = loadConfig({}).webhooks.pendingPerSubscription;
 
 const X = conditionId(0x51);
 const Y = conditionId(0x52);
@@ -66,6 +70,7 @@ beforeAll(async () => {
     store,
     logger: pino({ level: 'silent' }),
     maxFillAgeMs: 120_000,
+    maxPendingPerSubscription: BACKLOG,
     clock: () => now,
   });
 }, 60_000);

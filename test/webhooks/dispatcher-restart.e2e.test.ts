@@ -16,6 +16,10 @@ import { verifyWebhook } from '../../clients/webhooks/verify.js';
 import { waitFor } from '../support/http.js';
 import { startChild, type Child } from '../support/processes.js';
 import { startReceiver, type Receiver } from './receiver.js';
+import { loadConfig } from '../../services/config.js';
+
+/** The service's backlog cap per webhook subscription (WEBHOOK_PENDING_PER_SUBSCRIPTION's default). */
+const BACKLOG = loadConfig({}).webhooks.pendingPerSubscription;
 
 const DELIVERIES = 20;
 let receiver: Receiver | undefined;
@@ -52,6 +56,7 @@ test('kill -9 mid-retry, restart: every delivery arrives, nothing lost', async (
       payload: { event: 'trade.executed', id },
     })),
     Date.now(),
+    BACKLOG,
   );
   await store.close();
 

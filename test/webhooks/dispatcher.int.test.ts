@@ -21,6 +21,10 @@ import { WebhookSubscriptions, type Subscription } from '../../services/webhooks
 import { UrlGuard } from '../../services/webhooks/url-guard.js';
 import { waitFor } from '../support/http.js';
 import { startReceiver, type Receiver } from './receiver.js';
+import { loadConfig } from '../../services/config.js';
+
+/** The service's backlog cap per webhook subscription (WEBHOOK_PENDING_PER_SUBSCRIPTION's default). */
+const BACKLOG = loadConfig({}).webhooks.pendingPerSubscription;
 
 const silent = pino({ level: 'silent' });
 const SCHEDULE = [0, 30, 30, 30];
@@ -84,7 +88,7 @@ async function subscribeAndEnqueue(pathName: string, events = 1): Promise<{ subs
       payload: { event: 'trade.executed', id, trade_id: `t-${counter}`, price: 0.5 },
     });
   }
-  await enqueueDeliveries(control, deliveries, Date.now());
+  await enqueueDeliveries(control, deliveries, Date.now(), BACKLOG);
   return { subscription, eventIds };
 }
 
@@ -202,6 +206,7 @@ test('410 Gone fails the delivery at once and disables the subscription with a v
     control,
     [{ subscriptionId: subscription.id, eventId: id, eventType: 'trade.executed', payload: { event: 'trade.executed', id } }],
     Date.now(),
+    BACKLOG,
   );
   const due = await claimDue(control, Date.now() + 1, Date.now() + 1000, 100);
   expect(due.filter((d) => d.subscription_id === subscription.id)).toEqual([]);
@@ -258,6 +263,7 @@ test('after a rotation both secrets sign during the grace period', async () => {
     control,
     [{ subscriptionId: subscription.id, eventId: id, eventType: 'trade.executed', payload: { event: 'trade.executed', id } }],
     Date.now(),
+    BACKLOG,
   );
   await settled(subscription.id, 'succeeded');
   const [request] = receiver.at('/rotated');

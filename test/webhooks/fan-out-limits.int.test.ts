@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
+import { loadConfig } from '../../services/config.js';
 import { Accounts } from '../../services/control/accounts.js';
 import { migrateControlStore } from '../../services/control/migrate.js';
 import { openPgliteStore } from '../../services/control/pglite-store.js';
@@ -32,6 +33,8 @@ import { waitFor } from '../support/http.js';
 import { type Receiver, startReceiver } from './receiver.js';
 
 const silent = pino({ level: 'silent' });
+/** The service's backlog cap per webhook subscription (WEBHOOK_PENDING_PER_SUBSCRIPTION's default). */
+const BACKLOG = loadConfig({}).webhooks.pendingPerSubscription;
 let control: ControlStore;
 let receiver: Receiver;
 let subscriptions: WebhookSubscriptions;
@@ -57,12 +60,12 @@ afterAll(async () => {
 });
 
 let counter = 0;
-async function enqueue(subscription: Subscription, count: number, maxPending?: number): Promise<number> {
+async function enqueue(subscription: Subscription, count: number, maxPending = BACKLOG): Promise<number> {
   const deliveries = Array.from({ length: count }, () => {
     const id = eventId('trade.executed', `fan-out-${counter++}`);
     return { subscriptionId: subscription.id, eventId: id, eventType: 'trade.executed', payload: { event: 'trade.executed', id } };
   });
-  return enqueueDeliveries(control, deliveries, Date.now(), undefined, maxPending);
+  return (await control.transaction((tx) => enqueueDeliveries(tx, deliveries, Date.now(), maxPending))).enqueued;
 }
 
 test('an account holds at most its limit of subscriptions; a large-trade threshold has a floor', async () => {
@@ -202,12 +205,12 @@ test('fan-out is enqueued in chunks that commit one by one, with turns for the e
   // A macrotask queued before the enqueue runs before it ends: the event loop had a turn between chunks.
   let turn = false;
   setImmediate(() => (turn = true));
-  const enqueued = enqueueInChunks(counting, wanted, Date.now());
-  expect(await enqueued).toBe(count);
+  const enqueued = enqueueInChunks(counting, wanted, Date.now(), BACKLOG);
+  expect(await enqueued).toEqual({ enqueued: count, dropped: 0 });
   expect(turn).toBe(true);
   expect(transactions).toBe(3);
   // A retried batch (the signals processor replays it after a failure part way) adds no second copy.
-  expect(await enqueueInChunks(control, wanted, Date.now())).toBe(0);
+  expect(await enqueueInChunks(control, wanted, Date.now(), BACKLOG)).toEqual({ enqueued: 0, dropped: 0 });
   const [stored] = await control.query<{ n: string; counted: string }>(
     `SELECT count(*)::text AS n, (SELECT sum(pending_deliveries) FROM webhook_subscriptions WHERE id = ANY($1::bigint[]))::text AS counted
        FROM webhook_deliveries WHERE subscription_id = ANY($1::bigint[])`,

@@ -26,6 +26,9 @@ import { UrlGuard } from '../../services/webhooks/url-guard.js';
 import { getJson, postJson, waitFor } from '../support/http.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
+/** The service's backlog cap per webhook subscription (WEBHOOK_PENDING_PER_SUBSCRIPTION's default). */
+const BACKLOG = loadConfig({}).webhooks.pendingPerSubscription;
+
 const silent = pino({ level: 'silent' });
 let control: ControlStore;
 let server: http.Server;
@@ -85,7 +88,7 @@ beforeAll(async () => {
     access,
     auth: { cacheTtlMs: 0, negativeCacheTtlMs: 0, failuresPerIpPerMinute: 100_000, trustProxyHops: 0 },
     health: { version: 'test', sources: () => [], sinkLag: async () => ({}) },
-    webhooks: { subscriptions, store: control, clock: Date.now, wake: () => dispatcher.wake() },
+    webhooks: { subscriptions, store: control, clock: Date.now, wake: () => dispatcher.wake(), maxPendingPerSubscription: BACKLOG },
   });
   server = http.createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -374,7 +374,7 @@ export type Usage = {
   quota: number;
   used: number;
   remaining: number;
-  /** Pay-as-you-go credits left; drawn past the quota, and by every Tier 2 call that only credits unlock. */
+  /** Pay-as-you-go credits left, the one balance credit fees draw from too; drawn past the quota, and by every Tier 2 call that only credits unlock, before the call is answered. */
   credits_balance: number;
   /** Credits one call draws (past the quota, or for a Tier 2 call without the Tier 2 token balance); Tier 2 through credits needs at least this many. */
   credits_per_call_over_quota: number;
@@ -464,7 +464,7 @@ export type Error = {
   code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "PAYMENT_REQUIRED" | "CONFLICT" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
   /** Human-readable message. */
   error: string;
-  /** A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed; account_limit: a per-account cap, named in the message, is reached). */
+  /** A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed; account_limit: a per-account cap, named in the message, is reached; backlog_full: a webhook subscription holds as many undelivered deliveries as allowed). */
   reason?: string;
 };
 
@@ -1738,7 +1738,7 @@ export interface Operations {
       search?: string;
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -1796,7 +1796,7 @@ export interface Operations {
       id: string;
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
       /** Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides. */
       wallet?: string;
@@ -1824,7 +1824,7 @@ export interface Operations {
     params: {
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
       /** Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides. */
       wallet?: string;
@@ -1860,7 +1860,7 @@ export interface Operations {
       category?: string;
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -1878,7 +1878,7 @@ export interface Operations {
       category?: string;
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
       /** Minimum lifetime volume in USDC (at most 10^12 USDC, so the bound stays exact in micro-units). */
       min_volume?: number;
@@ -1942,7 +1942,7 @@ export interface Operations {
       kind?: "last_trade" | "midpoint" | "best_bid_ask" | "history";
       /** Page size (default 100, max 1000). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
       /** Inclusive lower bound on the tick time (ISO 8601). */
       from?: string;
@@ -1997,7 +1997,7 @@ export interface Operations {
       category?: string;
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2009,7 +2009,7 @@ export interface Operations {
     params: {
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2038,7 +2038,7 @@ export interface Operations {
     params: {
       /** Page size (default 20, max 100). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2059,7 +2059,7 @@ export interface Operations {
       status?: "live" | "all";
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2133,7 +2133,7 @@ export interface Operations {
       epoch?: number;
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2197,7 +2197,7 @@ export interface Operations {
       epoch?: number;
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2211,7 +2211,7 @@ export interface Operations {
       epoch?: number;
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2240,7 +2240,7 @@ export interface Operations {
       state?: "quoted" | "settled" | "expired" | "all";
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2301,7 +2301,7 @@ export interface Operations {
     params: {
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2395,7 +2395,7 @@ export interface Operations {
       id: string;
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
       status?: "pending" | "succeeded" | "failed";
     };
@@ -2419,7 +2419,7 @@ export interface Operations {
     params: {
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2488,7 +2488,7 @@ export interface Operations {
       status?: "submitted" | "dry_run" | "blocked";
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2568,7 +2568,7 @@ export interface Operations {
       min_resolved?: number;
       /** Page size (default 20, max 100). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2580,7 +2580,7 @@ export interface Operations {
     params: {
       /** Page size (default 50, max 500). */
       limit?: number;
-      /** Opaque cursor from the previous page's `pagination.next_cursor`. */
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
     };
     paramsOptional: true;
@@ -2835,7 +2835,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -3001,7 +3001,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -3126,7 +3126,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -3303,7 +3303,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -3379,7 +3379,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -3575,7 +3575,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -3760,7 +3760,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -3793,7 +3793,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -3859,7 +3859,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -3916,7 +3916,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -4085,7 +4085,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -4224,7 +4224,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -4268,7 +4268,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -4332,7 +4332,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -4438,7 +4438,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -4452,7 +4452,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "POST",
     "path": "/webhooks",
     "summary": "Subscribe a URL to events; returns the subscription with its signing secret (shown in full only here).",
-    "description": "Deliveries are signed (see the Webhooks section of docs/WEBHOOKS.md): `X-Service-Signature:\nsha256=<lowercase hex HMAC-SHA256(secret, timestamp + '.' + raw body)>`. Delivery is at least once\nand unordered: deduplicate on the body's `id`. The URL must be http(s) and resolve to public\naddresses only (private, loopback, link-local, CGNAT, multicast and metadata addresses are refused).\nAn account holds at most 10 subscriptions by default (`409 CONFLICT` past it). Each subscription\nkeeps at most 10,000 undelivered deliveries by default; events past that are counted in\n`dropped_events` instead of queued. Finished deliveries are kept 30 days.",
+    "description": "Deliveries are signed (see the Webhooks section of docs/WEBHOOKS.md): `X-Service-Signature:\nsha256=<lowercase hex HMAC-SHA256(secret, timestamp + '.' + raw body)>`. Delivery is at least once\nand unordered: deduplicate on the body's `id`. The URL must be http(s) and resolve to public\naddresses only (private, loopback, link-local, CGNAT, multicast and metadata addresses are refused).\nAn account holds at most 10 subscriptions by default (`409 CONFLICT` past it). Each subscription\nkeeps at most 10,000 undelivered deliveries by default (`WEBHOOK_PENDING_PER_SUBSCRIPTION`); events\npast that are counted in `dropped_events` instead of queued, whatever produced them (market and\ntrade signals, copy trading, strategies, test events, redeliveries). Finished deliveries are kept 30 days.",
     "paginated": false,
     "parameters": [],
     "body": [
@@ -4556,6 +4556,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "POST",
     "path": "/webhooks/{id}/test",
     "summary": "Queue a signed `webhook.test` delivery to the subscription's URL now.",
+    "description": "The test delivery joins the subscription's backlog like any event: with the backlog full\n(`WEBHOOK_PENDING_PER_SUBSCRIPTION` undelivered deliveries) it is refused with `409 CONFLICT`,\n`reason: backlog_full`, and counted in `dropped_events`.",
     "paginated": false,
     "parameters": [
       {
@@ -4603,7 +4604,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -4630,6 +4631,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "POST",
     "path": "/webhooks/{id}/deliveries/{delivery_id}/redeliver",
     "summary": "Send a delivery again now (same delivery id, same body, signed afresh; a new attempt in its log).",
+    "description": "A finished delivery sent again joins the subscription's backlog: with the backlog full\n(`WEBHOOK_PENDING_PER_SUBSCRIPTION` undelivered deliveries) it is refused with `409 CONFLICT`,\n`reason: backlog_full`, and counted in `dropped_events`. A delivery still pending is only made due now.",
     "paginated": false,
     "parameters": [
       {
@@ -4677,7 +4679,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -4816,7 +4818,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -5116,7 +5118,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -5149,7 +5151,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "cursor",
         "in": "query",
         "required": false,
-        "description": "Opaque cursor from the previous page's `pagination.next_cursor`.",
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
         "schema": {
           "type": "string",
           "minLength": 1,

@@ -204,7 +204,7 @@ class SyncOperations:
             category: Only this category (case-insensitive; see /markets/categories).
             search: Case-insensitive text match in the title, slug or event title.
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return self._call("listMarkets", {}, {"status": status, "sort": sort, "category": category, "search": search, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -256,7 +256,7 @@ class SyncOperations:
         Args:
             id: Condition id (0x + 64 hex) or market slug.
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
             wallet: Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides.
             role: `taker` (default): one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both, so a wallet's complete record is `?wallet=<address>&role=all`.
             side: The trade's own side (the taker's on a taker record, the resting order owner's on a maker record).
@@ -275,7 +275,7 @@ class SyncOperations:
 
         Args:
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
             wallet: Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides.
             market: Only this market (condition id, 0x + 64 hex).
             role: `taker` (default): one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both, so a wallet's complete record is `?wallet=<address>&role=all`.
@@ -298,7 +298,7 @@ class SyncOperations:
             window: all (lifetime) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover the whole history and refuse 30d with 400.
             category: Rank by figures within one market category.
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return self._call("getLeaderboard", {}, {"sort_by": sort_by, "window": window, "category": category, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -312,7 +312,7 @@ class SyncOperations:
             window: all (lifetime) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover the whole history and refuse 30d with 400.
             category: Rank by figures within one market category.
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
             min_volume: Minimum lifetime volume in USDC (at most 10^12 USDC, so the bound stays exact in micro-units).
             min_win_rate: Minimum win rate in percent.
         """
@@ -368,7 +368,7 @@ class SyncOperations:
             id: Condition id (0x + 64 hex) or market slug.
             kind: last_trade (websocket last trade price), midpoint, best_bid_ask, history (/prices-history backfill).
             limit: Page size (default 100, max 1000).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
             from_: Inclusive lower bound on the tick time (ISO 8601).
             to: Exclusive upper bound on the tick time (ISO 8601).
         """
@@ -414,7 +414,7 @@ class SyncOperations:
 
         Args:
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return self._call("listEvents", {}, {"status": status, "category": category, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -425,7 +425,7 @@ class SyncOperations:
 
         Args:
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return self._call("listSeries", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -453,7 +453,7 @@ class SyncOperations:
 
         Args:
             limit: Page size (default 20, max 100).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return self._call("getUsageRefusals", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -472,7 +472,7 @@ class SyncOperations:
         Args:
             status: `live` (default): keys that work now; `all`: revoked ones too.
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return self._call("getKeys", {}, {"status": status, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -541,7 +541,7 @@ class SyncOperations:
             status: `open` = resting (open or partially filled); `all` includes filled and cancelled.
             epoch: The account epoch to list (default the current one; each reset starts a new epoch).
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return self._call("getPaperOrders", {}, {"status": status, "epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -597,7 +597,7 @@ class SyncOperations:
         Args:
             epoch: The account epoch to list (default the current one; each reset starts a new epoch).
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return self._call("getPaperFills", {}, {"epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -609,7 +609,7 @@ class SyncOperations:
         Args:
             epoch: The account epoch to list (default the current one; each reset starts a new epoch).
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return self._call("getPaperSettlements", {}, {"epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -633,7 +633,7 @@ class SyncOperations:
         Args:
             state: `expired` = quoted and past expires_at without settling.
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return self._call("getFeesLedger", {}, {"state": state, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -690,7 +690,7 @@ class SyncOperations:
 
         Args:
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return self._call("listWebhooks", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -766,7 +766,7 @@ class SyncOperations:
         Args:
             id: Webhook subscription id.
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return self._call("listWebhookDeliveries", {"id": id}, {"limit": limit, "cursor": cursor, "status": status}, {})  # type: ignore[no-any-return]
 
@@ -787,7 +787,7 @@ class SyncOperations:
 
         Args:
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return self._call("listCopySubscriptions", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -841,7 +841,7 @@ class SyncOperations:
             subscription_id: Only this copy subscription's intents.
             status: Only intents with this status.
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return self._call("listCopyIntents", {}, {"subscription_id": subscription_id, "status": status, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -883,7 +883,7 @@ class SyncOperations:
             window: The copier simulation's and the recency figures' window: the last 7, 30 or 90 days.
             min_resolved: Fewest resolved markets in the topic a leader needs (sample size).
             limit: Page size (default 20, max 100).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return self._call("getCopyPicks", {}, {"topic": topic, "window": window, "min_resolved": min_resolved, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -894,7 +894,7 @@ class SyncOperations:
 
         Args:
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return self._call("listStrategies", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -1022,7 +1022,7 @@ class AsyncOperations:
             category: Only this category (case-insensitive; see /markets/categories).
             search: Case-insensitive text match in the title, slug or event title.
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return await self._call("listMarkets", {}, {"status": status, "sort": sort, "category": category, "search": search, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -1074,7 +1074,7 @@ class AsyncOperations:
         Args:
             id: Condition id (0x + 64 hex) or market slug.
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
             wallet: Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides.
             role: `taker` (default): one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both, so a wallet's complete record is `?wallet=<address>&role=all`.
             side: The trade's own side (the taker's on a taker record, the resting order owner's on a maker record).
@@ -1093,7 +1093,7 @@ class AsyncOperations:
 
         Args:
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
             wallet: Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides.
             market: Only this market (condition id, 0x + 64 hex).
             role: `taker` (default): one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both, so a wallet's complete record is `?wallet=<address>&role=all`.
@@ -1116,7 +1116,7 @@ class AsyncOperations:
             window: all (lifetime) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover the whole history and refuse 30d with 400.
             category: Rank by figures within one market category.
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return await self._call("getLeaderboard", {}, {"sort_by": sort_by, "window": window, "category": category, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -1130,7 +1130,7 @@ class AsyncOperations:
             window: all (lifetime) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover the whole history and refuse 30d with 400.
             category: Rank by figures within one market category.
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
             min_volume: Minimum lifetime volume in USDC (at most 10^12 USDC, so the bound stays exact in micro-units).
             min_win_rate: Minimum win rate in percent.
         """
@@ -1186,7 +1186,7 @@ class AsyncOperations:
             id: Condition id (0x + 64 hex) or market slug.
             kind: last_trade (websocket last trade price), midpoint, best_bid_ask, history (/prices-history backfill).
             limit: Page size (default 100, max 1000).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
             from_: Inclusive lower bound on the tick time (ISO 8601).
             to: Exclusive upper bound on the tick time (ISO 8601).
         """
@@ -1232,7 +1232,7 @@ class AsyncOperations:
 
         Args:
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return await self._call("listEvents", {}, {"status": status, "category": category, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -1243,7 +1243,7 @@ class AsyncOperations:
 
         Args:
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return await self._call("listSeries", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -1271,7 +1271,7 @@ class AsyncOperations:
 
         Args:
             limit: Page size (default 20, max 100).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return await self._call("getUsageRefusals", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -1290,7 +1290,7 @@ class AsyncOperations:
         Args:
             status: `live` (default): keys that work now; `all`: revoked ones too.
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return await self._call("getKeys", {}, {"status": status, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -1359,7 +1359,7 @@ class AsyncOperations:
             status: `open` = resting (open or partially filled); `all` includes filled and cancelled.
             epoch: The account epoch to list (default the current one; each reset starts a new epoch).
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return await self._call("getPaperOrders", {}, {"status": status, "epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -1415,7 +1415,7 @@ class AsyncOperations:
         Args:
             epoch: The account epoch to list (default the current one; each reset starts a new epoch).
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return await self._call("getPaperFills", {}, {"epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -1427,7 +1427,7 @@ class AsyncOperations:
         Args:
             epoch: The account epoch to list (default the current one; each reset starts a new epoch).
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return await self._call("getPaperSettlements", {}, {"epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -1451,7 +1451,7 @@ class AsyncOperations:
         Args:
             state: `expired` = quoted and past expires_at without settling.
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return await self._call("getFeesLedger", {}, {"state": state, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -1508,7 +1508,7 @@ class AsyncOperations:
 
         Args:
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return await self._call("listWebhooks", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -1584,7 +1584,7 @@ class AsyncOperations:
         Args:
             id: Webhook subscription id.
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return await self._call("listWebhookDeliveries", {"id": id}, {"limit": limit, "cursor": cursor, "status": status}, {})  # type: ignore[no-any-return]
 
@@ -1605,7 +1605,7 @@ class AsyncOperations:
 
         Args:
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return await self._call("listCopySubscriptions", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -1659,7 +1659,7 @@ class AsyncOperations:
             subscription_id: Only this copy subscription's intents.
             status: Only intents with this status.
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return await self._call("listCopyIntents", {}, {"subscription_id": subscription_id, "status": status, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -1701,7 +1701,7 @@ class AsyncOperations:
             window: The copier simulation's and the recency figures' window: the last 7, 30 or 90 days.
             min_resolved: Fewest resolved markets in the topic a leader needs (sample size).
             limit: Page size (default 20, max 100).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return await self._call("getCopyPicks", {}, {"topic": topic, "window": window, "min_resolved": min_resolved, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
@@ -1712,7 +1712,7 @@ class AsyncOperations:
 
         Args:
             limit: Page size (default 50, max 500).
-            cursor: Opaque cursor from the previous page's `pagination.next_cursor`.
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
         return await self._call("listStrategies", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 

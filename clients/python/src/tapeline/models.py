@@ -380,7 +380,7 @@ class Usage(Model):
     quota: int = Field(description="Metered calls included per period by the plan.")
     used: int
     remaining: int
-    credits_balance: Decimal = Field(description="Pay-as-you-go credits left; drawn past the quota, and by every Tier 2 call that only credits unlock.")
+    credits_balance: Decimal = Field(description="Pay-as-you-go credits left, the one balance credit fees draw from too; drawn past the quota, and by every Tier 2 call that only credits unlock, before the call is answered.")
     credits_per_call_over_quota: Decimal = Field(description="Credits one call draws (past the quota, or for a Tier 2 call without the Tier 2 token balance); Tier 2 through credits needs at least this many.")
     rate_limit: UsageRateLimit
 
@@ -454,7 +454,7 @@ class Error(Model):
     success: Literal[False]
     code: Literal["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "PAYMENT_REQUIRED", "CONFLICT", "METHOD_NOT_ALLOWED", "RATE_LIMITED", "SERVICE_UNAVAILABLE", "INTERNAL_ERROR"]
     error: str = Field(description="Human-readable message.")
-    reason: Optional[str] = Field(None, description="A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed; account_limit: a per-account cap, named in the message, is reached).")
+    reason: Optional[str] = Field(None, description="A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed; account_limit: a per-account cap, named in the message, is reached; backlog_full: a webhook subscription holds as many undelivered deliveries as allowed).")
 
 
 class DeveloperRegistration(Model):

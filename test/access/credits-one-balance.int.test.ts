@@ -1,0 +1,72 @@
+/**
+ * Credits are one balance (issue 59 M1): a call paid with credits and a fee settled in credits draw
+ * from the same row, each only what is there. The meter used to spend from a copy of the balance in
+ * memory, written back every flush with GREATEST(credits - n, 0), while fee settlement drew straight
+ * from the store, so the same credits paid for both.
+ */
+import { hashApiKey } from '../../services/control/api-keys.js';
+import { type ApiHarness, startApiHarness } from '../support/api-harness.js';
+
+let h: ApiHarness;
+
+beforeAll(async () => {
+  // A flush far away: what an API call spends must be in the store when the call is answered, not later.
+  h = await startApiHarness({ env: { CREDITS_PER_CALL: '1', METER_FLUSH_INTERVAL_MS: '600000' } });
+}, 60_000);
+afterAll(() => h?.close());
+
+async function request(method: string, pathAndQuery: string, key: string, body?: unknown) {
+  const response = await fetch(`${h.base}/v1${pathAndQuery}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+async function register(name: string): Promise<string> {
+  const response = await fetch(`${h.base}/v1/agents/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name }),
+  });
+  return ((await response.json()) as { data: { api_key: string } }).data.api_key;
+}
+
+const storedCredits = async (key: string) => {
+  const [row] = await h.control.query<{ credits: string }>(
+    `SELECT a.credits::text AS credits FROM accounts a JOIN api_keys k ON k.account_id = a.id WHERE k.key_hash = $1`,
+    [hashApiKey(key)],
+  );
+  return Number(row!.credits);
+};
+
+test('11 credits pay one call and a 10-credit fee, and nothing more: the calls after it are refused with 402', async () => {
+  const key = await register('double-spender');
+  await h.admin.addCredits(key, 11);
+  // The first Tier 2 call loads the account into the meter and draws 1 credit.
+  expect((await request('GET', '/trades?limit=1', key)).status).toBe(200);
+  // 20 USDC x 50 bps = 0.1 USDC = 10 credits at 100 credits per USDC.
+  const quote = await request('POST', '/fees/quote', key, { notional_usdc: '20', currency: 'credits' });
+  expect(quote.body.data).toMatchObject({ amount: '10', state: 'quoted' });
+  expect((await request('POST', `/fees/${quote.body.data.fee_id}/settle`, key)).status).toBe(200);
+  // Every credit is spent: ten more Tier 2 calls would spend them twice.
+  const statuses = [];
+  for (let i = 0; i < 10; i++) statuses.push((await request('GET', '/trades?limit=1', key)).status);
+  expect(statuses).toEqual(Array(10).fill(402));
+  await h.meter.flush();
+  expect(await storedCredits(key)).toBe(0);
+});
+
+test('calls in parallel spend exactly the balance: 10 credits serve 10 of 30 calls, the rest 402', async () => {
+  const key = await register('parallel-spender');
+  await h.admin.addCredits(key, 10);
+  const statuses = await Promise.all(Array.from({ length: 30 }, () => request('GET', '/trades?limit=1', key).then((r) => r.status)));
+  expect(statuses.filter((s) => s === 200)).toHaveLength(10);
+  expect(statuses.filter((s) => s === 402)).toHaveLength(20);
+  expect(await storedCredits(key)).toBe(0);
+  // The balance a fee sees is the one the calls left: nothing.
+  const quote = await request('POST', '/fees/quote', key, { notional_usdc: '20', currency: 'credits' });
+  const settle = await request('POST', `/fees/${quote.body.data.fee_id}/settle`, key);
+  expect(settle.status).toBe(402);
+});
