@@ -103,14 +103,17 @@ test('many scrapes and health checks cost one sink-lag read and one indexed coun
   const key = (await postJson(`${server.url}/v1/agents/register`, { name: 'prober' })).body.data.api_key;
   calls.positions = 0;
   calls.counts = 0;
+  const started = Date.now();
   for (let i = 0; i < 20; i++) {
     expect((await fetch(`${server.adminUrl}/metrics`)).status).toBe(200);
     expect((await getJson(`${server.url}/v1/health`, key)).status).toBe(200);
   }
-  // The log's positions (the sink's and the ledger's lags) once per 5 s period, which the scrape before
-  // this burst began; one indexed count (30 s period).
-  expect(calls.positions).toBeLessThanOrEqual(2);
-  expect(calls.counts).toBeLessThanOrEqual(1);
+  // The log's positions (the sink's and the ledger's lags) once per 5 s period the burst overlaps (on a
+  // loaded machine 40 requests can span several), not once per request; one indexed count (30 s period).
+  const periods = Math.ceil((Date.now() - started) / 5_000) + 1;
+  expect(calls.positions).toBeLessThanOrEqual(periods);
+  expect(calls.positions).toBeLessThan(20);
+  expect(calls.counts).toBeLessThanOrEqual(Math.ceil((Date.now() - started) / 30_000) + 1);
 });
 
 test('/v1/health shows a failing source by its kind, never upstream text or URLs', async () => {
