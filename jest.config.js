@@ -12,6 +12,10 @@ const shared = {
 export default {
   // Per-project testTimeout is ignored by jest 30; e2e tests pass their own, longer timeouts.
   testTimeout: 60_000,
+  // A worker is replaced after every test file: chDB allows one data directory per process, and a
+  // suite whose engine session outlives its afterAll (a native close still under way) made the next
+  // suite in that worker fail to open its own.
+  workerIdleMemoryLimit: '1MB',
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{test,services,api,tools,clients,webui}/**/*.unit.test.ts'] },
     { ...shared, displayName: 'integration', testMatch: ['<rootDir>/{test,services,api,tools,clients}/**/*.int.test.ts'] },
