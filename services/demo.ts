@@ -38,7 +38,7 @@ try {
     walletCount,
     ...(historyHours === undefined ? {} : { historyHours }),
     ...(frozen ? { clock: () => marker.epoch_ms } : {}),
-    // Wallet-to-wallet ERC-1155 transfers (SIM_TRANSFERS=1), off by default: the ledger does not read them yet.
+    // Wallet-to-wallet ERC-1155 transfers (SIM_TRANSFERS=1), off by default (the verify e2e turns them on).
     transfers: process.env.SIM_TRANSFERS === '1',
     // The chain misbehaves as public RPCs do: wide getLogs ranges are refused, and every 10 minutes a
     // reorg replaces the newest 5 blocks (deeper than the 3 confirmations, so it is retracted downstream).

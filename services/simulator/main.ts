@@ -23,7 +23,7 @@ const ConfigSchema = z.object({
   SIM_HISTORICAL_MARKETS: z.coerce.number().int().min(0).optional(),
   // Start of the world (epoch ms); set it to restart into the same world and tape.
   SIM_EPOCH_MS: z.coerce.number().int().positive().optional(),
-  // Wallet-to-wallet ERC-1155 transfers (1 = on); off by default while the service's ledger does not read them.
+  // Wallet-to-wallet ERC-1155 transfers (1 = on); off by default, so the default world stays the one every other test was built on.
   SIM_TRANSFERS: z.enum(['0', '1']).default('0'),
   SIM_HTTP429_RATE: rate.optional(),
   SIM_HTTP500_RATE: rate.optional(),

@@ -51,8 +51,8 @@ export interface SimulatorStateOptions {
   v2FromMs?: number;
   /**
    * Wallets move shares to other wallets by ERC-1155 transfer (some of what they just bought, sometimes
-   * with other positions in one TransferBatch); default off (`SIM_TRANSFERS`): the service's ledger does
-   * not read transfers yet.
+   * with other positions in one TransferBatch); default off (`SIM_TRANSFERS`): the default world, which
+   * other tests are built on, stays without them; the verify e2e turns them on.
    */
   transfers?: boolean;
 }

@@ -1,6 +1,6 @@
 /**
  * `npm run verify` against the demo with a population of 2,100 simulated wallets (over 2,000 of them
- * trade) and the chain source reading from genesis: once the ledger has caught up with the chain, the
+ * trade, and some send shares to others by ERC-1155 transfer) and the chain source reading from genesis: once the ledger has caught up with the chain, the
  * verifier reads every wallet through /v1 and the simulator's truth, and must find no violation of the
  * identities, the zero sums, the shares or any figure against the truth. Its result is also what
  * /v1/health reports as `verification`.
@@ -41,15 +41,16 @@ test('npm run verify: every wallet of the demo holds up against the identities a
       SIM_HISTORY_HOURS: '12',
       // The verifier reads three figures per wallet: let it go faster than a client's default budget.
       RATE_TIER2_PER_SECOND: '2000',
-      // Off unless this run's environment turns them on: SIM_TRANSFERS=1 shows what the ledger makes of
-      // ERC-1155 transfers (docs/VERIFY.md).
-      ...(process.env.SIM_TRANSFERS ? { SIM_TRANSFERS: process.env.SIM_TRANSFERS } : {}),
+      // Wallet-to-wallet ERC-1155 transfers: the ledger moves shares at the sender's average cost, the
+      // truth does so from the sender's own history (docs/VERIFY.md).
+      SIM_TRANSFERS: '1',
     },
     300_000,
   );
   phaseEnded('demo serving');
   const { apiBase, tier2Key, dataDir } = demo;
-  expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'simulator-truth.json'), 'utf8')).truth_url).toMatch(/\/truth$/);
+  const truthUrl = JSON.parse(fs.readFileSync(path.join(dataDir, 'simulator-truth.json'), 'utf8')).truth_url as string;
+  expect(truthUrl).toMatch(/\/truth$/);
 
   // Caught up: the chain source is at the (still) head, the sink's and the position ledger's inputs
   // are drained, and the snapshots have had a run after that (the refresher's interval, 5 s, twice).
@@ -80,6 +81,7 @@ test('npm run verify: every wallet of the demo holds up against the identities a
   phaseEnded('verify');
   console.info(`verify e2e: phases ended at (s) ${JSON.stringify(phases)}`);
   const output = verify.output();
+  console.info(`verify e2e: the verifier's output\n${output}`);
 
   const run = JSON.parse(fs.readFileSync(path.join(dataDir, 'verify-last.json'), 'utf8')) as VerificationRun;
   expect(run.with_truth).toBe(true);
@@ -100,6 +102,19 @@ test('npm run verify: every wallet of the demo holds up against the identities a
     '/v1/health to report the run',
   );
   expect(health).toEqual(run);
+
+  // The world had transfers for the checks to hold up against: the truth's count over every wallet.
+  let transfers = 0;
+  for (let cursor: string | null = '0'; cursor !== null; ) {
+    const page = (await (await fetch(`${truthUrl}/wallets?limit=500&cursor=${cursor}`)).json()) as {
+      data: Array<{ transfers_out: number }>;
+      next_cursor: string | null;
+    };
+    transfers += page.data.reduce((sum, wallet) => sum + wallet.transfers_out, 0);
+    cursor = page.next_cursor;
+  }
+  console.info(`verify e2e: ${run.wallets} wallets, ${transfers} transfers between them`);
+  expect(transfers).toBeGreaterThan(0);
 
   // No violations: the exit code, and the table as the failure message.
   const violations = Object.fromEntries(run.checks.filter((c) => c.violations > 0).map((c) => [c.id, c.violations]));

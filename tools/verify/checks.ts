@@ -146,8 +146,26 @@ export function cashIdentity(population: Population, hasTruth: boolean): CheckRe
 }
 
 /**
+ * 0 Every listed wallet (the board's and the truth's) was read: the API knows it and its statistics,
+ * positions and curve named one data_as_of. A wallet the API does not know while the truth says it
+ * moved shares or cash is a wallet whose figures the service lost.
+ */
+export function coverage(population: Population): CheckResult {
+  const tally = new Tally('0', 'every listed wallet read: known to the API (no 404), its three reads at one data_as_of', '-');
+  const unread = new Map(population.unread.map((u) => [u.wallet, u]));
+  for (const wallet of [...population.wallets.map((w) => w.wallet), ...unread.keys()].sort()) {
+    const missed = unread.get(wallet);
+    tally.see(missed === undefined, () => `${short(wallet)} ${missed?.detail}`);
+  }
+  return tally.result();
+}
+
+/**
  * 2 Per fully covered resolved market, the wallets' PnL before fees sums to 0 (net of fees: to minus
- * the fees paid; each wallet's fees are held to the truth's in 4).
+ * the fees paid; each wallet's fees are held to the truth's in 4). A wallet the API does not know is
+ * counted as the API serves it: holding nothing (its truth's cash still counts, so a market where it
+ * held shares is a violation, not skipped); a wallet read inconsistently skips the markets its truth
+ * names (all of them without a truth).
  */
 export function zeroSum(population: Population, hasTruth: boolean): CheckResult[] {
   const name = 'zero sum per resolved market: Σ PnL before fees = 0 (cash from truth, shares from API positions)';
@@ -158,11 +176,21 @@ export function zeroSum(population: Population, hasTruth: boolean): CheckResult[
   }
   const tally = new Tally('2', name, '0 micro', 'markets');
   const truthTally = new Tally('2t', truthName, '0 micro', 'markets');
+  // Each wallet's truth and the positions the API serves for it (none for a wallet it does not know).
+  const accounts: Array<{ truth: TruthWallet; positions: ApiPosition[] }> = [];
+  for (const w of population.wallets) if (w.truth) accounts.push({ truth: w.truth, positions: w.positions.positions });
+  const unreadMarkets = new Set<string>();
+  let unreadWithoutTruth = false;
+  for (const u of population.unread) {
+    if (u.reason === 'unknown' && u.truth) accounts.push({ truth: u.truth, positions: [] });
+    else if (u.truth) for (const m of u.truth.markets) unreadMarkets.add(m.market_id);
+    else unreadWithoutTruth = true;
+  }
   const outcomeOf = new Map<string, number>();
   const payoutOf = new Map<string, bigint[]>();
-  for (const w of population.wallets) {
-    for (const t of w.truth?.tokens ?? []) outcomeOf.set(t.token_id, t.outcome_index);
-    for (const m of w.truth?.markets ?? []) if (m.payout) payoutOf.set(m.market_id, m.payout.map(BigInt));
+  for (const { truth } of accounts) {
+    for (const t of truth.tokens) outcomeOf.set(t.token_id, t.outcome_index);
+    for (const m of truth.markets) if (m.payout) payoutOf.set(m.market_id, m.payout.map(BigInt));
   }
   interface Sum {
     /** Σ cash in - cash out (truth) + Σ shares held at the payout: the API's shares, the truth's. */
@@ -175,8 +203,8 @@ export function zeroSum(population: Population, hasTruth: boolean): CheckResult[
     const outcome = outcomeOf.get(tokenId);
     return outcome === undefined ? null : (shares * (payout[outcome] as bigint)) / 1_000_000n;
   };
-  for (const w of population.wallets) {
-    for (const m of w.truth?.markets ?? []) {
+  for (const { truth, positions } of accounts) {
+    for (const m of truth.markets) {
       const payout = payoutOf.get(m.market_id);
       if (!payout) continue;
       // A wallet read before the market resolved still counts: nothing of a market moves after its
@@ -186,15 +214,15 @@ export function zeroSum(population: Population, hasTruth: boolean): CheckResult[
       let cash = big(m.cash_received_micro) - big(m.cash_paid_micro);
       // A v1 buy's fee shares went to the exchange: the wallets' shares are short of them at the payout,
       // and their cash paid (before fees) of their value at the fill price; both are put back.
-      for (const t of w.truth?.tokens ?? [])
+      for (const t of truth.tokens)
         if (t.market_id === m.market_id)
           cash += (atPayout(payout, t.token_id, big(t.fee_shares_micro)) ?? 0n) - big(t.fee_shares_value_micro);
       sum.api += cash;
       sum.truth += cash;
-      for (const t of w.truth?.tokens ?? []) {
+      for (const t of truth.tokens) {
         if (t.market_id === m.market_id) sum.truth += atPayout(payout, t.token_id, BigInt(t.shares_micro)) ?? 0n;
       }
-      for (const p of w.positions.positions) {
+      for (const p of positions) {
         if (p.market_id !== m.market_id) continue;
         const value = atPayout(payout, p.asset_id, sharesOf(p));
         if (value === null) sum.covered = false;
@@ -204,8 +232,8 @@ export function zeroSum(population: Population, hasTruth: boolean): CheckResult[
     }
   }
   for (const [market, sum] of sums) {
-    // Fully covered: every fill had wallets on both sides and every listed wallet was read.
-    if (!sum.covered || population.unread.length > 0) continue;
+    // Fully covered: every fill had wallets on both sides and every wallet in it was read.
+    if (!sum.covered || unreadWithoutTruth || unreadMarkets.has(market)) continue;
     tally.see(sum.api === 0n, () => `${market.slice(0, 10)}… Σ PnL before fees ${shown(sum.api)} (expected 0)`);
     truthTally.see(sum.truth === 0n, () => `${market.slice(0, 10)}… truth Σ PnL ${shown(sum.truth)}`);
   }
@@ -302,6 +330,7 @@ export function againstTruth(population: Population, hasTruth: boolean): CheckRe
 
 export function runChecks(population: Population, hasTruth: boolean): CheckResult[] {
   return [
+    coverage(population),
     internalIdentity(population),
     cashIdentity(population, hasTruth),
     ...zeroSum(population, hasTruth),

@@ -5,7 +5,7 @@
  * in as its cost paid, both wallets would be violations.
  */
 import type { Population, WalletObservation } from './collect.js';
-import { cashIdentity } from './checks.js';
+import { cashIdentity, coverage, zeroSum } from './checks.js';
 import type { ApiCurve, ApiPositions, ApiTrader, TruthWallet } from './sources.js';
 
 function wallet(
@@ -56,4 +56,90 @@ test('identity 1 counts a transfer out as its cost received and a transfer in as
 test('identity 1 still finds a wallet off by a micro-unit', () => {
   const receiver = wallet('0xb', 6.000001, null, { paid: '0', received: '30000000', out: '0', into: '24000000' });
   expect(cashIdentity(population([receiver]), true)).toMatchObject({ checked: 1, violations: 1 });
+});
+
+/**
+ * The zero sum with a wallet the API does not know, worked out by hand on one resolved market (YES pays
+ * 1): B splits 100 (pays 100) and sells the 100 YES to A for 40; A sends them to C, which never traded.
+ * By the truth the market sums to 0 (A -40, B +40 - 100, C 100 shares x 1). The API does not know C: it
+ * serves C holding nothing, so the market sums to -100, a violation, and check 0 names C. Before, any
+ * unread wallet skipped every market (0 checked).
+ */
+describe('a wallet the API does not know', () => {
+  const market = 'm';
+  const token = (id: string, outcome: number, shares: string) => ({
+    token_id: id,
+    market_id: market,
+    outcome_index: outcome,
+    shares_micro: shares,
+    held_micro: shares,
+    cost_basis_micro: '0',
+    fee_shares_micro: '0',
+    fee_shares_value_micro: '0',
+  });
+  const truthOf = (address: string, paid: string, received: string, tokens: ReturnType<typeof token>[]) =>
+    ({
+      address,
+      tokens,
+      markets: [
+        {
+          market_id: market,
+          payout: ['1000000', '0'],
+          both_sides_wallets: true,
+          cash_paid_micro: paid,
+          cash_received_micro: received,
+        },
+      ],
+    }) as unknown as TruthWallet;
+  const observed = (truth: TruthWallet, held: Array<{ asset: string; shares: string }>): WalletObservation => ({
+    wallet: truth.address,
+    trader: {} as ApiTrader,
+    positions: {
+      positions: held.map((h) => ({ asset_id: h.asset, market_id: market, size_shares_micro: h.shares })),
+    } as unknown as ApiPositions,
+    curve: { points: [] } as unknown as ApiCurve,
+    truth,
+  });
+  const a = truthOf('0xa', '40000000', '0', [token('yes', 0, '0')]);
+  const b = truthOf('0xb', '100000000', '40000000', [token('yes', 0, '0'), token('no', 1, '100000000')]);
+  const c = truthOf('0xc', '0', '0', [token('yes', 0, '100000000')]);
+  const read = [observed(a, []), observed(b, [{ asset: 'no', shares: '100000000' }])];
+
+  test('is counted in the zero sum as holding nothing, so its market is checked and off', () => {
+    const [api, truth] = zeroSum(
+      {
+        wallets: read,
+        unread: [{ wallet: '0xc', reason: 'unknown', detail: '404', truth: c }],
+        listed: { board: 2, truth: 3, union: 3, truncated: false },
+      },
+      true,
+    );
+    expect(api).toMatchObject({ checked: 1, violations: 1 });
+    expect(api?.examples[0]).toContain('-100.000000');
+    expect(truth).toMatchObject({ checked: 1, violations: 0 });
+  });
+
+  test('read, it closes the sum', () => {
+    const [api] = zeroSum(population([...read, observed(c, [{ asset: 'yes', shares: '100000000' }])]), true);
+    expect(api).toMatchObject({ checked: 1, violations: 0 });
+  });
+
+  test('is reported by check 0; a wallet read inconsistently skips only the markets it touched', () => {
+    const unread: Population['unread'] = [{ wallet: '0xc', reason: 'unknown', detail: 'the API does not know it (404)', truth: c }];
+    expect(coverage({ wallets: read, unread, listed: { board: 2, truth: 3, union: 3, truncated: false } })).toMatchObject({
+      checked: 3,
+      violations: 1,
+      examples: ['0xc… the API does not know it (404)'],
+    });
+    const other = truthOf('0xd', '0', '0', []);
+    (other.markets[0] as { market_id: string }).market_id = 'elsewhere';
+    const inconsistent = (truth: TruthWallet | null): Population => ({
+      wallets: [...read, observed(c, [{ asset: 'yes', shares: '100000000' }])],
+      unread: [{ wallet: '0xd', reason: 'inconsistent', detail: 'data_as_of', truth }],
+      listed: { board: 4, truth: 4, union: 4, truncated: false },
+    });
+    expect(zeroSum(inconsistent(other), true)[0]).toMatchObject({ checked: 1, violations: 0 });
+    expect(zeroSum(inconsistent(b), true)[0]).toMatchObject({ checked: 0 });
+    expect(zeroSum(inconsistent(null), true)[0]).toMatchObject({ checked: 0 });
+  });
 });

@@ -16,10 +16,23 @@ export interface WalletObservation {
   truth: TruthWallet | null;
 }
 
+/**
+ * A listed wallet the verifier could not read: the API does not know it (404), or its three reads never
+ * named one data_as_of. `truth` is its account at the truth's head (null without a truth or when the
+ * truth does not know it): the zero sum counts an unknown wallet as holding nothing by the API, and
+ * skips only the markets a wallet read inconsistently touched.
+ */
+export interface UnreadWallet {
+  wallet: string;
+  reason: 'unknown' | 'inconsistent';
+  detail: string;
+  truth: TruthWallet | null;
+}
+
 export interface Population {
   wallets: WalletObservation[];
-  /** Wallets listed but whose three reads never agreed on data_as_of, or that the API does not know. */
-  unread: Array<{ wallet: string; reason: string }>;
+  /** Wallets listed but not read (reported by check 0 and failing the run). */
+  unread: UnreadWallet[];
   listed: { board: number; truth: number; union: number; truncated: boolean };
 }
 
@@ -46,7 +59,8 @@ export async function collect(api: ServiceApi, truth: SimulatorTruthApi | null, 
         api.curve(wallet, options.curveDays),
       ]);
       if (!trader || !positions || !curve) {
-        unread.push({ wallet, reason: 'the API does not know the wallet (404)' });
+        const account = truth ? await truth.wallet(wallet) : null;
+        unread.push({ wallet, reason: 'unknown', detail: 'the API does not know the wallet (404)', truth: account });
         return;
       }
       const asOf = trader.data_as_of;
@@ -55,9 +69,15 @@ export async function collect(api: ServiceApi, truth: SimulatorTruthApi | null, 
       wallets.push({ wallet, trader, positions, curve, truth: account });
       return;
     }
-    unread.push({ wallet, reason: `statistics, positions and curve named different data_as_of ${options.readAttempts} times` });
+    unread.push({
+      wallet,
+      reason: 'inconsistent',
+      detail: `statistics, positions and curve named different data_as_of ${options.readAttempts} times`,
+      truth: truth ? await truth.wallet(wallet) : null,
+    });
   });
   wallets.sort((a, b) => a.wallet.localeCompare(b.wallet));
+  unread.sort((a, b) => a.wallet.localeCompare(b.wallet));
 
   return {
     wallets,

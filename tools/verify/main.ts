@@ -61,7 +61,7 @@ try {
   console.log(
     `verify: ${population.wallets.length} wallets read of ${population.listed.union} listed (board ${population.listed.board}, truth ${population.listed.truth}${population.listed.truncated ? ', listing truncated at --max-pages' : ''}); ${population.unread.length} unread; truth ${truthUrl ?? 'none'}; ${http.requests} requests in ${Math.round(run.duration_ms / 1000)} s`,
   );
-  for (const { wallet, reason } of population.unread.slice(0, 5)) console.log(`  unread ${wallet}: ${reason}`);
+  for (const { wallet, detail } of population.unread.slice(0, 5)) console.log(`  unread ${wallet}: ${detail}`);
   console.log(table(results));
   console.log(`tolerances:\n${toleranceNotes(results)}`);
   if (population.unread.length > 0) run.ok = false;

@@ -131,10 +131,10 @@ export class SimulatorTruthApi {
     return { addresses, truncated: true };
   }
 
-  async wallet(address: string, throughTime: string): Promise<TruthWallet | null> {
-    const body = await this.http.getJson<{ source: string; data: TruthWallet }>(
-      `${this.base}/wallets/${address}?through_time=${encodeURIComponent(throughTime)}`,
-    );
+  /** The wallet's account as of `throughTime` (ISO), else at the truth's head. */
+  async wallet(address: string, throughTime?: string): Promise<TruthWallet | null> {
+    const through = throughTime === undefined ? '' : `?through_time=${encodeURIComponent(throughTime)}`;
+    const body = await this.http.getJson<{ source: string; data: TruthWallet }>(`${this.base}/wallets/${address}${through}`);
     return body?.data ?? null;
   }
 }
