@@ -20,6 +20,9 @@ export default {
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{test,services,api,tools,clients,webui}/**/*.unit.test.ts'] },
     { ...shared, displayName: 'integration', testMatch: ['<rootDir>/{test,services,api,tools,clients}/**/*.int.test.ts'] },
     { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/{test,services,api,tools,clients}/**/*.e2e.test.ts'] },
+    // Checks over a whole simulated population (the verify e2e): one demo of 2,000+ wallets that takes a
+    // core for minutes, run alone so the e2e suites' time limits never compete with it.
+    { ...shared, displayName: 'population', testMatch: ['<rootDir>/test/**/*.population.test.ts'] },
     // The abuse suite: the demo as a child process under floods, bounded in count and time.
     { ...shared, displayName: 'abuse', testMatch: ['<rootDir>/{test,services,api,tools}/**/*.abuse.test.ts'] },
     // Real engines as local servers (Kafka, schema registry, PostgreSQL), started once per run.

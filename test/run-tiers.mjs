@@ -31,6 +31,7 @@ const TIERS = [
   // suites spend much of their time waiting on their engines and child processes (README, Tests).
   { name: 'integration', kind: 'jest', command: [...jest, '--selectProjects', 'integration', '--maxWorkers=100%'] },
   { name: 'e2e', kind: 'jest', command: [...jest, '--selectProjects', 'e2e', '--maxWorkers=100%'] },
+  { name: 'population', kind: 'jest', command: [...jest, '--selectProjects', 'population'] },
   { name: 'abuse', kind: 'jest', command: [...jest, '--selectProjects', 'abuse'] },
   { name: 'engines', kind: 'jest', command: [...jest, '--selectProjects', 'engines'] },
   { name: 'browser', kind: 'jest', command: [...jest, '--selectProjects', 'browser'] },
