@@ -4,6 +4,7 @@
  * applied in) at a given time. Amounts are in shares (6-decimal micro-units on the event).
  */
 import type { ChainLedgerEvent } from '../../services/events/types.generated.js';
+import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import { chainLedgerEvent, outcomeToken, txHash } from './events.js';
 
 const micro = (shares: number) => String(Math.round(shares * 1e6));
@@ -137,4 +138,23 @@ export function collateralByWallet(events: readonly ChainLedgerEvent[]): Map<str
     }
   }
   return cash;
+}
+
+/** A wallet's ledger figures per token (USDC) from its rows: qty, realized, cost basis (realized - cash) and fees, and its realized total. */
+export async function ledgerFigures(store: AnalyticsStore, wallet: string) {
+  const usdc = (micro: string | bigint) => Number(micro) / 1e6;
+  const rows = await store.query<{ asset_id: string; qty: string; realized: string; cash: string; fees: string }>(
+    `SELECT asset_id, toString(sum(qty_delta * sign)) AS qty, toString(sum(realized * sign)) AS realized, toString(sum(cash * sign)) AS cash,
+            toString(sum(toInt64(fee_micro) * sign)) AS fees
+       FROM position_ledger WHERE wallet = {wallet:String} GROUP BY asset_id ORDER BY asset_id`,
+    { wallet },
+  );
+  const byToken = Object.fromEntries(
+    rows.map((r) => [
+      r.asset_id,
+      // realized + cost basis = net cash of the tracked shares, so the basis is realized - cash.
+      { qty: usdc(r.qty), realized: usdc(r.realized), cost: usdc(BigInt(r.realized) - BigInt(r.cash)), fees: usdc(r.fees) },
+    ]),
+  );
+  return { byToken, realized: usdc(rows.reduce((sum, r) => sum + BigInt(r.realized), 0n)) };
 }

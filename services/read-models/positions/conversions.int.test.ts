@@ -8,6 +8,7 @@
  * Every figure is computed by hand in the comments (USDC). The markets table knows only some questions
  * on purpose: the ledger must not count k or the YES legs from it.
  */
+import { ledgerFigures } from '../../../test/support/ledger-builders.js';
 import { type Abi, type AbiEvent, encodeAbiParameters, encodeEventTopics, getAbiItem, type Hex, zeroHash } from 'viem';
 import { conditionalTokensAbi, negRiskAdapterAbi } from '../../chain/abis.js';
 import { ChainCatalog } from '../../chain/catalog.js';
@@ -31,7 +32,6 @@ const context = { chainId: 137, source: 'polymarket' as const, nowMs: 0, negRisk
 const HOLD_MAX_MS = 60_000;
 const T = Date.UTC(2026, 3, 3, 12);
 const W = (c: string) => `0x${c.repeat(40)}`;
-const usdc = (micro: string | bigint) => Number(micro) / 1e6;
 
 /** A neg-risk market of the adapter (zero low byte) and the condition of its question i, as the adapter derives it. */
 const marketId = (n: number) => `0x${n.toString(16).padStart(62, '0')}00`;
@@ -142,22 +142,7 @@ function newGate(catalog: ChainCatalog, held: SettlementGate['pending'] = []) {
 const admit = (gate: SettlementGate, logs: ChainLog[], nowMs = 0) =>
   gate.admit(interpretLogs(logs, blockTimes, book).records, { ...context, nowMs });
 
-async function figures(wallet: string) {
-  const rows = await h.rows<{ asset_id: string; qty: string; realized: string; cash: string; fees: string }>(
-    `SELECT asset_id, toString(sum(qty_delta * sign)) AS qty, toString(sum(realized * sign)) AS realized, toString(sum(cash * sign)) AS cash,
-            toString(sum(toInt64(fee_micro) * sign)) AS fees
-       FROM position_ledger WHERE wallet = {wallet:String} GROUP BY asset_id ORDER BY asset_id`,
-    { wallet },
-  );
-  const byToken = Object.fromEntries(
-    rows.map((r) => [
-      r.asset_id,
-      // realized + cost basis = net cash of the tracked shares, so the basis is realized - cash.
-      { qty: usdc(r.qty), realized: usdc(r.realized), cost: usdc(BigInt(r.realized) - BigInt(r.cash)), fees: usdc(r.fees) },
-    ]),
-  );
-  return { byToken, realized: usdc(rows.reduce((sum, r) => sum + BigInt(r.realized), 0n)) };
-}
+const figures = (wallet: string) => ledgerFigures(h.store, wallet);
 
 const PARTIAL = marketId(1);
 const LATE = marketId(2);
