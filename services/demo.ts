@@ -57,6 +57,8 @@ try {
     CHAIN_RPC_BUDGET_PER_10S: '100000',
     CHAIN_RPC_BATCH_SIZE: '100',
     CHAIN_POLL_INTERVAL_MS: '1000',
+    // A demo's webhook receivers are the developer's own, on this machine (production refuses loopback).
+    WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost,::1',
     // A still chain never reorganizes: its head is final (else its last blocks would wait forever).
     ...(frozen ? { CHAIN_CONFIRMATIONS: '0' } : {}),
     ...process.env,

@@ -56,7 +56,7 @@ export function accountRoutes(options: AccountRouteOptions): Router {
         },
         rule:
           '402 PAYMENT_REQUIRED when tokens or credits would unlock the call; 403 FORBIDDEN when this kind of key can never reach it. ' +
-          `A Tier 2 call that only credits unlock draws ${options.thresholds.tier2Credits} credits.`,
+          `A Tier 2 call that only credits unlock draws ${options.thresholds.tier2Credits} credit${options.thresholds.tier2Credits === 1 ? '' : 's'}.`,
         allowed_endpoints: endpoints.filter((e) => e.allowed).length,
         lacking,
         endpoints,

@@ -57,7 +57,13 @@ function reference(body: Record<string, unknown>): KeyReference {
 async function runDirect(request: Request): Promise<unknown> {
   const config = loadConfig();
   // The embedded control store lives in DATA_DIR: no service or backfill may have it open meanwhile.
-  const lock: DataDirLock | null = config.engines.databaseUrl ? null : acquireDataDirLock(config.dataDir, 'admin');
+  const lock: DataDirLock | null = config.engines.databaseUrl
+    ? null
+    : acquireDataDirLock(config.dataDir, 'admin', (holder) =>
+        holder.role === 'service'
+          ? `${config.dataDir} is in use by a tapeline service (pid ${holder.pid}) that has not opened its operator port yet (it writes admin.json there once started): try again in a few seconds`
+          : `${config.dataDir} is in use by a tapeline ${holder.role} (pid ${holder.pid})`,
+      );
   try {
     const store = await openControlStore(config);
     try {

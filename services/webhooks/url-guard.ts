@@ -78,7 +78,10 @@ export class UrlGuard {
   assertAddress(address: string, host: string): void {
     if (this.allowed.has(normalizeHost(address))) return;
     const reason = forbiddenReason(address);
-    if (reason) throw new UnsafeUrlError(`url: ${host} resolves to ${address}, a ${reason} address; webhooks only go to public addresses`);
+    if (reason)
+      throw new UnsafeUrlError(
+        `url: ${host} resolves to ${address}, a ${reason} address; webhooks only go to public addresses unless the operator lists the host in WEBHOOK_ALLOWED_HOSTS`,
+      );
   }
 
   /** A drop-in for `dns.lookup` on an http(s) request: resolves, then refuses forbidden addresses. */

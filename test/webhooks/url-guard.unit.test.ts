@@ -54,6 +54,13 @@ test('a bracketed IPv4-compatible loopback URL is refused before any lookup', as
   await expect(guard.check('http://[2002:7f00:1::1]/hook')).rejects.toThrow(/6to4/);
 });
 
+test('a refused loopback receiver names the setting that allows it, and a listed host (as the demo lists) is allowed', async () => {
+  await expect(new UrlGuard([], stub({})).check('http://127.0.0.1:9000/hook')).rejects.toThrow(/WEBHOOK_ALLOWED_HOSTS/);
+  const demo = new UrlGuard(['127.0.0.1', 'localhost', '::1'], stub({}));
+  await expect(demo.check('http://127.0.0.1:9000/hook')).resolves.toBeInstanceOf(URL);
+  await expect(demo.check('http://[::1]:9000/hook')).resolves.toBeInstanceOf(URL);
+});
+
 test('only http and https, no credentials, must resolve', async () => {
   const guard = new UrlGuard([], stub({ 'example.com': ['93.184.216.34'] }));
   await expect(guard.check('https://example.com/hook')).resolves.toBeInstanceOf(URL);
