@@ -364,6 +364,14 @@ describe('trades', () => {
       'trade-00004',
       'trade-05000',
     ]);
+    // A slug names the same market, in any case of its condition id; an unknown slug is a 404 naming the parameter.
+    const bySlug = await walkPages(`${base}/v1/trades?market=market-1&limit=100`, tier2Key);
+    expect(bySlug.items.map((t: any) => t.trade_id)).toEqual(byMarket.items.map((t: any) => t.trade_id));
+    const upperId = await walkPages(`${base}/v1/trades?market=${cid(1).toUpperCase().replace('0X', '0x')}&limit=100`, tier2Key);
+    expect(upperId.items).toHaveLength(5);
+    const unknown = await getJson(`${base}/v1/trades?market=no-such-market`, tier2Key);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toMatch(/^market: /);
   });
 
   test('filters: side, outcome (any case), size bounds in USDC and a time window', async () => {
@@ -420,7 +428,7 @@ describe('trades', () => {
   test.each([
     ['/v1/trades?wallet=0x123', /wallet/],
     ['/v1/trades?wallet=not-a-wallet', /wallet/],
-    ['/v1/trades?market=abc', /market/],
+    [`/v1/trades?market=${'x'.repeat(301)}`, /market/],
     ['/v1/trades?limit=501', /limit/],
     ['/v1/trades?min_size=5&max_size=1', /min_size/],
     ['/v1/trades?side=buy', /^from: required with side/],

@@ -1798,9 +1798,9 @@ export interface Operations {
       limit?: number;
       /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
-      /** Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides. */
+      /** Only this wallet's fills (0x + 40 hex, any case), both sides unless `role` says otherwise. */
       wallet?: string;
-      /** `taker` (default): one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both, so a wallet's complete record is `?wallet=<address>&role=all`. */
+      /** `taker`: one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both. Default: `all` when `wallet` is given (a wallet's list is its whole record, a market maker's too), else `taker` (the feed lists each match once). */
       role?: "taker" | "maker" | "all";
       /** The trade's own side (the taker's on a taker record, the resting order owner's on a maker record). */
       side?: "buy" | "sell";
@@ -1826,11 +1826,11 @@ export interface Operations {
       limit?: number;
       /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
-      /** Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides. */
+      /** Only this wallet's fills (0x + 40 hex, any case), both sides unless `role` says otherwise. */
       wallet?: string;
-      /** Only this market (condition id, 0x + 64 hex). */
+      /** Only this market, by condition id (0x + 64 hex, any case) or slug, as in `/markets/{id}` (`404 NOT_FOUND` naming `market` for an unknown slug; an unknown condition id lists nothing). */
       market?: string;
-      /** `taker` (default): one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both, so a wallet's complete record is `?wallet=<address>&role=all`. */
+      /** `taker`: one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both. Default: `all` when `wallet` is given (a wallet's list is its whole record, a market maker's too), else `taker` (the feed lists each match once). */
       role?: "taker" | "maker" | "all";
       /** The trade's own side (the taker's on a taker record, the resting order owner's on a maker record). */
       side?: "buy" | "sell";
@@ -3012,7 +3012,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "wallet",
         "in": "query",
         "required": false,
-        "description": "Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides.",
+        "description": "Only this wallet's fills (0x + 40 hex, any case), both sides unless `role` says otherwise.",
         "schema": {
           "type": "string",
           "pattern": "^0x[0-9a-fA-F]{40}$"
@@ -3022,15 +3022,14 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "role",
         "in": "query",
         "required": false,
-        "description": "`taker` (default): one record per match, the taker order's fill - what volume and candles count.\n`maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both,\nso a wallet's complete record is `?wallet=<address>&role=all`.",
+        "description": "`taker`: one record per match, the taker order's fill - what volume and candles count.\n`maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both.\nDefault: `all` when `wallet` is given (a wallet's list is its whole record, a market maker's too),\nelse `taker` (the feed lists each match once).",
         "schema": {
           "type": "string",
           "enum": [
             "taker",
             "maker",
             "all"
-          ],
-          "default": "taker"
+          ]
         }
       },
       {
@@ -3137,7 +3136,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "wallet",
         "in": "query",
         "required": false,
-        "description": "Only this wallet's fills (0x + 40 hex, any case); with role=all, both sides.",
+        "description": "Only this wallet's fills (0x + 40 hex, any case), both sides unless `role` says otherwise.",
         "schema": {
           "type": "string",
           "pattern": "^0x[0-9a-fA-F]{40}$"
@@ -3147,25 +3146,25 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "market",
         "in": "query",
         "required": false,
-        "description": "Only this market (condition id, 0x + 64 hex).",
+        "description": "Only this market, by condition id (0x + 64 hex, any case) or slug, as in `/markets/{id}` (`404 NOT_FOUND` naming `market` for an unknown slug; an unknown condition id lists nothing).",
         "schema": {
           "type": "string",
-          "pattern": "^0x[0-9a-fA-F]{64}$"
+          "minLength": 1,
+          "maxLength": 300
         }
       },
       {
         "name": "role",
         "in": "query",
         "required": false,
-        "description": "`taker` (default): one record per match, the taker order's fill - what volume and candles count.\n`maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both,\nso a wallet's complete record is `?wallet=<address>&role=all`.",
+        "description": "`taker`: one record per match, the taker order's fill - what volume and candles count.\n`maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both.\nDefault: `all` when `wallet` is given (a wallet's list is its whole record, a market maker's too),\nelse `taker` (the feed lists each match once).",
         "schema": {
           "type": "string",
           "enum": [
             "taker",
             "maker",
             "all"
-          ],
-          "default": "taker"
+          ]
         }
       },
       {

@@ -210,6 +210,9 @@ test('the feed: taker records by default in (block, log index) order; makers on 
     ['maker', 'buy', 100],
     ['maker', 'sell', 10],
   ]);
+  // A named wallet lists both sides by default: a market maker's own list is not empty.
+  expect((await h.get(`/trades?wallet=${W2}`)).body.data).toEqual(w2);
+  expect((await h.get(`/trades?wallet=${W2}&role=taker`)).body.data).toEqual([]);
 });
 
 test('a cursor walk over role=all returns every record once, in order', async () => {

@@ -18,7 +18,7 @@ import type { Trade } from '../../../api/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
 import { type ChainCoverage, chainCoverage } from '../chain-ledger/queries.js';
-import { requireMarket } from '../markets/queries.js';
+import { findMarket, requireMarket } from '../markets/queries.js';
 
 type Role = 'taker' | 'maker' | 'all';
 
@@ -74,7 +74,9 @@ function filtersFrom(request: Request, market: string | undefined): TradeFilters
     max_size: q.max_size !== undefined ? Number(q.max_size) : undefined,
     from: timeParam('from', q.from),
     to: timeParam('to', q.to),
-    role: (q.role ? String(q.role) : 'taker') as Role,
+    // A named wallet's list is its whole record, both sides (a market maker's own list is not empty);
+    // a feed without one lists each match once, by its taker fill.
+    role: (q.role ? String(q.role) : q.wallet ? 'all' : 'taker') as Role,
   };
   if (filters.min_size !== undefined && filters.max_size !== undefined && filters.min_size > filters.max_size) {
     throw ApiError.badRequest('min_size: must not exceed max_size');
@@ -242,11 +244,22 @@ async function tradePage(store: AnalyticsStore, request: Request, filters: Trade
   });
 }
 
+const CONDITION_ID = /^0x[0-9a-fA-F]{64}$/;
+
+/** The `market` filter: a condition id as given (any case), or the condition id of a slug; 404 for an unknown slug. */
+async function marketFilter(store: AnalyticsStore, value: unknown): Promise<string | undefined> {
+  if (value === undefined || value === '') return undefined;
+  const idOrSlug = String(value);
+  if (CONDITION_ID.test(idOrSlug)) return idOrSlug.toLowerCase();
+  const market = await findMarket(store, idOrSlug);
+  if (!market) throw ApiError.notFound(`market: no market with slug ${idOrSlug}`);
+  return market.market_id;
+}
+
 export function tradeRoutes(store: AnalyticsStore): Router {
   const router = Router();
   router.get('/trades', async (request, response) => {
-    const market = request.query.market ? String(request.query.market).toLowerCase() : undefined;
-    response.json(await tradePage(store, request, filtersFrom(request, market)));
+    response.json(await tradePage(store, request, filtersFrom(request, await marketFilter(store, request.query.market))));
   });
   router.get('/markets/:id/trades', async (request, response) => {
     const market = await requireMarket(store, request);
