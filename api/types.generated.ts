@@ -52,7 +52,8 @@ export type OrderBook = {
   title: string;
   depth: number;
   yes: BookTop;
-  source: string;
+  /** Where the books came from; null while no book of the market is captured yet. */
+  source: string | null;
   outcomes: Array<BookTop & {
     outcome: string;
     asset_id: string;
@@ -95,8 +96,10 @@ export type PriceTick = {
 
 export type Holders = {
   market_id: string;
-  as_of: Timestamp;
-  source: string;
+  /** When the snapshot was taken; null while none is indexed for this market. */
+  as_of: Timestamp | null;
+  /** Where the snapshot came from; null while none is indexed. */
+  source: string | null;
   outcomes: Array<{
     outcome: string;
     asset_id: string;
@@ -110,11 +113,14 @@ export type Holders = {
 
 export type OpenInterest = {
   market_id: string;
-  open_interest_usdc: number;
-  as_of: Timestamp;
+  /** Latest value; null while no snapshot is indexed for this market. */
+  open_interest_usdc: number | null;
+  /** When the latest snapshot was taken; null while none is indexed. */
+  as_of: Timestamp | null;
   /** How the figure is obtained. */
   method: string;
-  source: string;
+  /** Where the snapshots came from; null while none is indexed. */
+  source: string | null;
   history: Array<{
     timestamp: Timestamp;
     open_interest_usdc: number;

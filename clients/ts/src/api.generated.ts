@@ -52,7 +52,8 @@ export type OrderBook = {
   title: string;
   depth: number;
   yes: BookTop;
-  source: string;
+  /** Where the books came from; null while no book of the market is captured yet. */
+  source: string | null;
   outcomes: Array<BookTop & {
     outcome: string;
     asset_id: string;
@@ -95,8 +96,10 @@ export type PriceTick = {
 
 export type Holders = {
   market_id: string;
-  as_of: Timestamp;
-  source: string;
+  /** When the snapshot was taken; null while none is indexed for this market. */
+  as_of: Timestamp | null;
+  /** Where the snapshot came from; null while none is indexed. */
+  source: string | null;
   outcomes: Array<{
     outcome: string;
     asset_id: string;
@@ -110,11 +113,14 @@ export type Holders = {
 
 export type OpenInterest = {
   market_id: string;
-  open_interest_usdc: number;
-  as_of: Timestamp;
+  /** Latest value; null while no snapshot is indexed for this market. */
+  open_interest_usdc: number | null;
+  /** When the latest snapshot was taken; null while none is indexed. */
+  as_of: Timestamp | null;
   /** How the figure is obtained. */
   method: string;
-  source: string;
+  /** Where the snapshots came from; null while none is indexed. */
+  source: string | null;
   history: Array<{
     timestamp: Timestamp;
     open_interest_usdc: number;
@@ -3507,7 +3513,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "GET",
     "path": "/markets/{id}/orderbook",
     "summary": "Live level-2 book - top 20 bid and 20 ask levels per outcome, best first, with the spread in basis points.",
-    "description": "best_bid = highest bid, best_ask = lowest ask, mid = (bid + ask) / 2, spread = ask - bid,\nspread_bps = (ask - bid) / mid x 10000. mid, spread and spread_bps are null when a side is empty.\nSizes are in outcome shares. 404 when the market has no indexed token ids or no book yet.",
+    "description": "best_bid = highest bid, best_ask = lowest ask, mid = (bid + ask) / 2, spread = ask - bid,\nspread_bps = (ask - bid) / mid x 10000. mid, spread and spread_bps are null when a side is empty.\nSizes are in outcome shares. 404 when the market is unknown or has no indexed token ids; a known\nmarket whose book is not captured yet (the first seconds after start) answers 200 with empty\nlevels, `timestamp: null` per outcome and `source: null`.",
     "access": "tier1",
     "paginated": false,
     "parameters": [
@@ -3608,6 +3614,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "GET",
     "path": "/markets/{id}/holders",
     "summary": "Top holders per outcome from the latest upstream holder snapshot.",
+    "description": "A known market with no holder snapshot indexed yet (the first minute after start, or a market the\npoller has not reached) answers 200 with `as_of: null`, `source: null` and empty lists; 404 only\nfor an unknown market.",
     "access": "tier2",
     "paginated": false,
     "parameters": [
@@ -3629,6 +3636,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "GET",
     "path": "/markets/{id}/oi",
     "summary": "Open interest - collateral locked in the market (USDC), latest value and recent history.",
+    "description": "A known market with no snapshot indexed yet answers 200 with `open_interest_usdc: null`,\n`as_of: null`, `source: null` and an empty history; 404 only for an unknown market.",
     "access": "tier2",
     "paginated": false,
     "parameters": [

@@ -5,13 +5,17 @@ import { type ProjectionHarness, projectionHarness } from '../../../test/support
 const M = conditionId(0x33);
 const YES = '7'.repeat(77);
 const NO = '8'.repeat(77);
+const QUIET = conditionId(0x44);
 
 let h: ProjectionHarness;
 
 beforeAll(async () => {
   h = await projectionHarness('holders');
   await h.given({
-    markets: [marketUpserted({ market_id: M, outcome_token_ids: [YES, NO] })],
+    markets: [
+      marketUpserted({ market_id: M, outcome_token_ids: [YES, NO] }),
+      marketUpserted({ market_id: QUIET, outcome_token_ids: ['5'.repeat(77)] }),
+    ],
     holders: [
       holderSnapshot({ event_id: 'a', market_id: M, asset_id: YES, wallet: walletAddress(1), amount: 50, rank: 2 }),
       holderSnapshot({ event_id: 'b', market_id: M, asset_id: YES, wallet: walletAddress(2), amount: 500, rank: 1 }),
@@ -59,4 +63,16 @@ test('holders per outcome from the latest snapshot, largest first', async () => 
       { outcome: 'No', asset_id: NO, holders: [{ rank: 1, wallet: walletAddress(3), amount_shares: 70 }] },
     ],
   });
+});
+
+test('a known market with no snapshot yet is empty (as_of and source null); an unknown market is 404', async () => {
+  const { status, body } = await h.get(`/markets/${QUIET}/holders`);
+  expect(status).toBe(200);
+  expect(body.data).toEqual({
+    market_id: QUIET,
+    as_of: null,
+    source: null,
+    outcomes: [{ outcome: 'Yes', asset_id: '5'.repeat(77), holders: [] }],
+  });
+  expect((await h.get(`/markets/${conditionId(0x99)}/holders`)).status).toBe(404);
 });

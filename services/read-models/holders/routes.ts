@@ -1,7 +1,6 @@
 /** GET /markets/:id/holders: the latest snapshot's holders per outcome, largest first. */
 import { Router } from 'express';
 import { success } from '../../../api/envelope.js';
-import { ApiError } from '../../../api/errors.js';
 import type { Holders } from '../../../api/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
@@ -21,11 +20,11 @@ export function holderRoutes(store: AnalyticsStore): Router {
         ORDER BY asset_id, amount DESC`,
       { id: market.market_id },
     );
-    if (rows.length === 0) throw ApiError.notFound(`no holder snapshot indexed yet for market ${market.market_id}`);
+    // A known market with no snapshot yet is empty, not missing: the 404 is for unknown markets.
     const body: Holders = {
       market_id: market.market_id,
-      as_of: iso(rows[0]!.snapshot_at_ms),
-      source: rows[0]!.source,
+      as_of: rows[0] ? iso(rows[0].snapshot_at_ms) : null,
+      source: rows[0]?.source ?? null,
       outcomes: market.outcome_token_ids.map((assetId, index) => ({
         outcome: market.outcomes[index] ?? String(index),
         asset_id: assetId,

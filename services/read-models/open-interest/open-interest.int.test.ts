@@ -31,7 +31,7 @@ test('one row per snapshot, the value under the same name as the event field and
   ]);
 });
 
-test('the latest value with its history, oldest first; 404 without data', async () => {
+test('the latest value with its history, oldest first; a known market without data is empty, an unknown one 404', async () => {
   const { status, body } = await h.get(`/markets/${M}/oi`);
   expect(status).toBe(200);
   expect(body.data).toEqual({
@@ -45,5 +45,8 @@ test('the latest value with its history, oldest first; 404 without data', async 
       { timestamp: at(T0), open_interest_usdc: 1250.5 },
     ],
   });
-  expect((await h.get(`/markets/${BARE}/oi`)).status).toBe(404);
+  const bare = await h.get(`/markets/${BARE}/oi`);
+  expect(bare.status).toBe(200);
+  expect(bare.body.data).toMatchObject({ market_id: BARE, open_interest_usdc: null, as_of: null, source: null, history: [] });
+  expect((await h.get(`/markets/${conditionId(0x99)}/oi`)).status).toBe(404);
 });

@@ -1,7 +1,6 @@
 /** GET /markets/:id/oi: the latest open interest and up to 200 earlier snapshots, oldest first. */
 import { Router } from 'express';
 import { success } from '../../../api/envelope.js';
-import { ApiError } from '../../../api/errors.js';
 import type { OpenInterest } from '../../../api/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
@@ -19,13 +18,13 @@ export function openInterestRoutes(store: AnalyticsStore): Router {
       { id: market.market_id },
     );
     const latest = rows[0];
-    if (!latest) throw ApiError.notFound(`no open interest indexed yet for market ${market.market_id}`);
+    // A known market with no snapshot yet is empty, not missing: the 404 is for unknown markets.
     const body: OpenInterest = {
       market_id: market.market_id,
-      open_interest_usdc: round6(latest.open_interest_usdc),
-      as_of: iso(latest.snapshot_at_ms),
+      open_interest_usdc: latest ? round6(latest.open_interest_usdc) : null,
+      as_of: latest ? iso(latest.snapshot_at_ms) : null,
       method: 'upstream Data API /oi: collateral locked in the market (complete sets outstanding, USDC)',
-      source: latest.source,
+      source: latest?.source ?? null,
       history: rows.reverse().map((r) => ({ timestamp: iso(r.snapshot_at_ms), open_interest_usdc: round6(r.open_interest_usdc) })),
     };
     response.json(success(body));

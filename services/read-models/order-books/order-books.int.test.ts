@@ -6,6 +6,7 @@ import { type ProjectionHarness, projectionHarness } from '../../../test/support
 
 const M = conditionId(0x33);
 const BARE = conditionId(0x44);
+const UNBOOKED = conditionId(0x55);
 const YES = '7'.repeat(77);
 const NO = '8'.repeat(77);
 const at = (ms: number) => new Date(ms).toISOString();
@@ -25,6 +26,7 @@ beforeAll(async () => {
     markets: [
       marketUpserted({ market_id: M, slug: 'book-33', outcome_token_ids: [YES, NO] }),
       marketUpserted({ market_id: BARE, outcome_token_ids: [] }),
+      marketUpserted({ market_id: UNBOOKED, outcome_token_ids: ['5'.repeat(77), '6'.repeat(77)] }),
     ],
     bookSnapshots: [
       bookSnapshot({ market_id: M, asset_id: YES, hash: 'old', timestamp_ms: T0 - 600_000, bids: [level(0.4, 1)], asks: [level(0.6, 1)] }),
@@ -132,6 +134,17 @@ test('a market without token ids -> 404 saying so; unknown market -> 404', async
   expect(bare.status).toBe(404);
   expect(bare.body.error).toMatch(/no indexed outcome token ids/);
   expect((await getJson(`${h.api.base}/v1/markets/nope/orderbook`, tier1)).status).toBe(404);
+});
+
+test('a known market whose book is not captured yet -> 200 with empty levels, null timestamps and source', async () => {
+  const { status, body } = await getJson(`${h.api.base}/v1/markets/${UNBOOKED}/orderbook`, tier1);
+  expect(status).toBe(200);
+  expect(body.data.source).toBeNull();
+  expect(body.data.yes).toEqual({ best_bid: null, best_ask: null, mid: null, spread: null, spread_bps: null });
+  expect(body.data.outcomes.map((o: any) => [o.asset_id, o.bids, o.asks, o.hash, o.timestamp])).toEqual([
+    ['5'.repeat(77), [], [], null, null],
+    ['6'.repeat(77), [], [], null, null],
+  ]);
 });
 
 test('order-book history: the last snapshot per bucket; Tier 2', async () => {

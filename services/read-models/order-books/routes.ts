@@ -61,7 +61,7 @@ export function orderBookRoutes(store: AnalyticsStore): Router {
         ),
       )
     ).flat();
-    if (books.length === 0) throw ApiError.notFound(`no order book indexed yet for market ${market.market_id}`);
+    // A known market whose book is not captured yet is empty, not missing: the 404 is for unknown markets.
     const byAsset = new Map(books.map((b) => [b.asset_id, b]));
     const outcomes = market.outcome_token_ids.map((assetId, index) => {
       const book = byAsset.get(assetId);
@@ -88,7 +88,7 @@ export function orderBookRoutes(store: AnalyticsStore): Router {
       depth: DEPTH,
       yes: { best_bid: yes.best_bid, best_ask: yes.best_ask, mid: yes.mid, spread: yes.spread, spread_bps: yes.spread_bps },
       outcomes,
-      source: books[0]!.source,
+      source: books[0]?.source ?? null,
     };
     response.json(success(body));
   });

@@ -104,7 +104,7 @@ class OrderBook(Model):
     title: str
     depth: int
     yes: BookTop
-    source: str
+    source: Optional[str] = Field(description="Where the books came from; null while no book of the market is captured yet.")
     outcomes: list[OrderBookOutcome]
 
 
@@ -153,8 +153,8 @@ class HoldersOutcome(Model):
 
 class Holders(Model):
     market_id: str
-    as_of: Timestamp
-    source: str
+    as_of: Optional[Timestamp] = Field(description="When the snapshot was taken; null while none is indexed for this market.")
+    source: Optional[str] = Field(description="Where the snapshot came from; null while none is indexed.")
     outcomes: list[HoldersOutcome]
 
 
@@ -165,10 +165,10 @@ class OpenInterestHistory(Model):
 
 class OpenInterest(Model):
     market_id: str
-    open_interest_usdc: Decimal
-    as_of: Timestamp
+    open_interest_usdc: Optional[Decimal] = Field(description="Latest value; null while no snapshot is indexed for this market.")
+    as_of: Optional[Timestamp] = Field(description="When the latest snapshot was taken; null while none is indexed.")
     method: str = Field(description="How the figure is obtained.")
-    source: str
+    source: Optional[str] = Field(description="Where the snapshots came from; null while none is indexed.")
     history: list[OpenInterestHistory]
 
 
