@@ -188,7 +188,7 @@ export const settings = {
     schemaRegistryUrl: env(
       'SCHEMA_REGISTRY_URL',
       optionalUrl,
-      'A Confluent-compatible schema registry; required with KAFKA_BROKERS (values on Kafka are Avro in the Confluent wire format).',
+      'A Confluent-compatible schema registry (on Apicurio: .../apis/ccompat/v7); required with KAFKA_BROKERS, since values on Kafka are Avro in the Confluent wire format.',
     ),
     clickhouseUrl: env('CLICKHOUSE_URL', optionalUrl, 'A ClickHouse server over HTTP; unset: chDB, the engine in-process.'),
     clickhouseDatabase: env(
