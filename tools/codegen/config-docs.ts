@@ -33,7 +33,13 @@ export function configDocs(header: string): string {
     groups.set(group, rows);
   }
   const sections = [...groups].map(([group, rows]) =>
-    [`## ${GROUP_TITLES[group] ?? group}`, '', '| variable | default | `Config` field | description |', '| --- | --- | --- | --- |', ...rows].join('\n'),
+    [
+      `## ${GROUP_TITLES[group] ?? group}`,
+      '',
+      '| variable | default | `Config` field | description |',
+      '| --- | --- | --- | --- |',
+      ...rows,
+    ].join('\n'),
   );
   return `${[
     header,
