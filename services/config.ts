@@ -12,7 +12,7 @@ import { POLYGON_CONTRACTS, POLYGON_START_BLOCKS } from './chain/polygon-contrac
 import { WALLET } from './shared/ids.js';
 
 /** One environment variable and its schema (default and `.describe()` text included). */
-export class Setting<S extends z.ZodType = z.ZodType> {
+class Setting<S extends z.ZodType = z.ZodType> {
   readonly kind = 'setting';
   constructor(
     readonly env: string,
@@ -30,7 +30,7 @@ class Derived<T extends SettingTree = SettingTree, R = unknown> {
   ) {}
 }
 
-export interface SettingTree {
+interface SettingTree {
   readonly [field: string]: Setting | Derived | SettingTree;
 }
 
@@ -132,7 +132,7 @@ const contract = (name: keyof typeof POLYGON_START_BLOCKS & keyof typeof POLYGON
   ),
 });
 
-export const settings = {
+const settings = {
   port: env('PORT', portNumber.default(8080), 'HTTP port of the public API: the conventional unprivileged HTTP port.'),
   host: env('HOST', z.string().default('127.0.0.1'), 'Bind address; loopback, so a fresh machine exposes nothing until asked to.'),
   admin: derived(

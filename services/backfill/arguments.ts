@@ -26,13 +26,13 @@ export interface BackfillArguments {
   index: boolean;
 }
 
-export const USAGE = [
+const USAGE = [
   'usage: npm run backfill -- [--from <ISO date>] [--to <ISO date>] [--market <condition id or slug> ...] [--fidelity <minutes>] [--restart] [--no-index]',
   '       npm run backfill -- --source chain [--from-block <n> | --from <ISO date>] [--to-block <n> | --to <ISO date>] [--restart] [--no-index]',
 ].join('\n');
 export const DEFAULT_RANGE_DAYS = 7;
 // 5 minutes: the finest candle interval; finer points multiply rows without serving a query.
-export const DEFAULT_FIDELITY_MINUTES = 5;
+const DEFAULT_FIDELITY_MINUTES = 5;
 
 export class UsageError extends Error {}
 
