@@ -887,19 +887,19 @@ export type Config = ValuesOf<typeof settings>;
 export type ChainConfig = Config['chain'];
 
 /** Every setting with the path of its value in `Config`, in declaration order (a shared one once, where it first appears). */
-export function settingList(tree: SettingTree = settings, prefix: readonly string[] = []): { path: string[]; setting: Setting }[] {
-  const seen = new Set<string>();
+export function settingList(): { path: string[]; setting: Setting }[] {
+  const seen = new Set<Setting>();
   const list: { path: string[]; setting: Setting }[] = [];
   const walk = (node: SettingTree, at: readonly string[]) => {
     for (const [field, child] of Object.entries(node)) {
       const here = [...at, field];
       if (child instanceof Setting) {
-        if (!seen.has(child.env)) list.push({ path: here, setting: child });
-        seen.add(child.env);
+        if (!seen.has(child)) list.push({ path: here, setting: child });
+        seen.add(child);
       } else walk(child instanceof Derived ? child.tree : child, here);
     }
   };
-  walk(tree, prefix);
+  walk(settings, []);
   return list;
 }
 
