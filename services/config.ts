@@ -421,6 +421,7 @@ const settings = {
   ),
   access: derived(
     {
+      creditsPerCall,
       thresholds: {
         tier2Tokens: env(
           'TIER2_TOKEN_THRESHOLD',
@@ -444,7 +445,6 @@ const settings = {
           'Tier 3 calls per UTC day before credits are drawn: a data pipeline.',
         ),
       },
-      creditsPerCall,
       ratePerSecond: {
         sandbox: env(
           'RATE_SANDBOX_PER_SECOND',
