@@ -7,8 +7,6 @@ import type { Logger } from './logger.js';
 import { PARTS, startParts } from './parts/registry.js';
 import { PartResources } from './parts/resources.js';
 
-export { SERVICE_VERSION } from './api-server.js';
-
 export interface RunningStack {
   url: string;
   stop(): Promise<void>;

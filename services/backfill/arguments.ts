@@ -7,6 +7,8 @@
  * resumes the interrupted run (even though "the last 7 days" has moved on since, the resumed run
  * keeps the range it planned), different arguments refuse to clobber it unless --restart.
  */
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+
 export interface BackfillArguments {
   /** data-api: trades and price history from Polymarket's APIs; chain: settlement events from Polygon. */
   source: 'data-api' | 'chain';
@@ -24,80 +26,70 @@ export interface BackfillArguments {
   index: boolean;
 }
 
-export const USAGE = [
+const USAGE = [
   'usage: npm run backfill -- [--from <ISO date>] [--to <ISO date>] [--market <condition id or slug> ...] [--fidelity <minutes>] [--restart] [--no-index]',
   '       npm run backfill -- --source chain [--from-block <n> | --from <ISO date>] [--to-block <n> | --to <ISO date>] [--restart] [--no-index]',
 ].join('\n');
 export const DEFAULT_RANGE_DAYS = 7;
 // 5 minutes: the finest candle interval; finer points multiply rows without serving a query.
-export const DEFAULT_FIDELITY_MINUTES = 5;
+const DEFAULT_FIDELITY_MINUTES = 5;
 
 export class UsageError extends Error {}
 
+const OPTIONS = {
+  from: { type: 'string' },
+  to: { type: 'string' },
+  market: { type: 'string', multiple: true },
+  fidelity: { type: 'string' },
+  source: { type: 'string' },
+  'from-block': { type: 'string' },
+  'to-block': { type: 'string' },
+  restart: { type: 'boolean' },
+  'no-index': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
 export function parseBackfillArguments(argv: readonly string[]): BackfillArguments {
-  const parsed: BackfillArguments = {
-    source: 'data-api',
-    fromBlock: null,
-    toBlock: null,
-    fromArg: null,
-    toArg: null,
-    markets: [],
-    fidelityMinutes: DEFAULT_FIDELITY_MINUTES,
-    restart: false,
-    index: true,
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i]!;
-    const value = () => {
-      const next = argv[i + 1];
-      if (next === undefined || next.startsWith('--')) throw new UsageError(`${flag} needs a value\n${USAGE}`);
-      i++;
-      return next;
-    };
-    switch (flag) {
-      case '--from':
-        parsed.fromArg = checkedDate(value(), '--from');
-        break;
-      case '--to':
-        parsed.toArg = checkedDate(value(), '--to');
-        break;
-      case '--market':
-        // Repeatable, and also accepts several ids after one flag.
-        parsed.markets.push(value().trim());
-        while (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--')) parsed.markets.push(argv[++i]!.trim());
-        break;
-      case '--fidelity': {
-        const minutes = Number(value());
-        if (!Number.isInteger(minutes) || minutes < 1 || minutes > 1440)
-          throw new UsageError(`--fidelity must be whole minutes in 1..1440\n${USAGE}`);
-        parsed.fidelityMinutes = minutes;
-        break;
-      }
-      case '--source': {
-        const source = value();
-        if (source !== 'chain' && source !== 'data-api') throw new UsageError(`--source must be chain or data-api\n${USAGE}`);
-        parsed.source = source;
-        break;
-      }
-      case '--from-block':
-        parsed.fromBlock = checkedBlock(value(), '--from-block');
-        break;
-      case '--to-block':
-        parsed.toBlock = checkedBlock(value(), '--to-block');
-        break;
-      case '--restart':
-        parsed.restart = true;
-        break;
-      case '--no-index':
-        parsed.index = false;
-        break;
-      case '--help':
-      case '-h':
-        throw new UsageError(USAGE);
-      default:
-        throw new UsageError(`unknown argument ${JSON.stringify(flag)}\n${USAGE}`);
+  // Not strict: parseArgs' own errors would not name the usage; the tokens are checked below instead.
+  const { values, tokens } = parseArgs({ args: [...argv], options: OPTIONS, strict: false, allowPositionals: true, tokens: true });
+  const markets: string[] = [];
+  let previous: string | undefined;
+  for (const token of tokens) {
+    if (token.kind === 'option') {
+      const option = OPTIONS[token.name as keyof typeof OPTIONS] as { type: 'string' | 'boolean' } | undefined;
+      if (!option) throw new UsageError(`unknown argument ${JSON.stringify(token.rawName)}\n${USAGE}`);
+      if (option.type === 'string' && (token.value === undefined || token.value.startsWith('--')))
+        throw new UsageError(`${token.rawName} needs a value\n${USAGE}`);
+      if (option.type === 'boolean' && token.value !== undefined) throw new UsageError(`${token.rawName} takes no value\n${USAGE}`);
+      if (token.name === 'market') markets.push(token.value!.trim());
+    } else if (token.kind === 'positional' && previous === 'market') {
+      // --market also accepts several ids after one flag.
+      markets.push(token.value.trim());
+      continue;
+    } else {
+      throw new UsageError(`unknown argument ${JSON.stringify(token.kind === 'positional' ? token.value : '--')}\n${USAGE}`);
     }
+    previous = token.name;
   }
+  if (values.help) throw new UsageError(USAGE);
+  const text = (name: keyof typeof OPTIONS) => values[name] as string | undefined;
+
+  const source = text('source') ?? 'data-api';
+  if (source !== 'chain' && source !== 'data-api') throw new UsageError(`--source must be chain or data-api\n${USAGE}`);
+  const fidelityMinutes = Number(text('fidelity') ?? DEFAULT_FIDELITY_MINUTES);
+  if (!Number.isInteger(fidelityMinutes) || fidelityMinutes < 1 || fidelityMinutes > 1440)
+    throw new UsageError(`--fidelity must be whole minutes in 1..1440\n${USAGE}`);
+  const parsed: BackfillArguments = {
+    source,
+    fromBlock: optional(text('from-block'), (v) => checkedBlock(v, '--from-block')),
+    toBlock: optional(text('to-block'), (v) => checkedBlock(v, '--to-block')),
+    fromArg: optional(text('from'), (v) => checkedDate(v, '--from')),
+    toArg: optional(text('to'), (v) => checkedDate(v, '--to')),
+    markets,
+    fidelityMinutes,
+    restart: values.restart === true,
+    index: values['no-index'] !== true,
+  };
   if (parsed.markets.some((m) => m === '')) throw new UsageError(`--market needs a condition id or slug\n${USAGE}`);
   if (parsed.source === 'chain') {
     // The chain is read block by block for every market at once.
@@ -113,6 +105,8 @@ export function parseBackfillArguments(argv: readonly string[]): BackfillArgumen
     throw new UsageError('--from must not be after --to');
   return parsed;
 }
+
+const optional = <T>(text: string | undefined, check: (text: string) => T): T | null => (text === undefined ? null : check(text));
 
 function checkedBlock(text: string, flag: string): number {
   if (!/^\d{1,15}$/.test(text)) throw new UsageError(`${flag} must be a block number, got ${JSON.stringify(text)}`);

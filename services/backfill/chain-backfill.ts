@@ -25,7 +25,7 @@ import { type BackfillArguments, DEFAULT_RANGE_DAYS, requestKey, UsageError } fr
 import { formatDuration, type ProgressOutput } from './progress.js';
 import { chainLedger } from '../read-models/chain-ledger/index.js';
 
-export interface ChainBackfillRequest {
+interface ChainBackfillRequest {
   version: 1;
   key: string;
   from_block: number;
@@ -33,7 +33,7 @@ export interface ChainBackfillRequest {
   totals: ChainBackfillTotals;
 }
 
-export interface ChainBackfillTotals {
+interface ChainBackfillTotals {
   events: number;
   dead_letters: number;
 }
@@ -180,7 +180,7 @@ export async function runChainBackfill(options: ChainBackfillOptions): Promise<C
  * otherwise the range extends its coverage down (when it reaches the follower's first block) and the
  * records still waiting for the catalog join the follower's (older ones first).
  */
-export function handOver(done: FollowerCheckpoint, followerFile: CheckpointFile<FollowerCheckpoint | null>): void {
+function handOver(done: FollowerCheckpoint, followerFile: CheckpointFile<FollowerCheckpoint | null>): void {
   const follower = followerFile.read();
   if (!follower) {
     followerFile.write(done);
@@ -196,7 +196,7 @@ export function handOver(done: FollowerCheckpoint, followerFile: CheckpointFile<
 }
 
 /** Blocks/s and ETA: a redrawn bar on a terminal, a plain line every 5 s otherwise (stderr). */
-export class ChainBackfillProgress {
+class ChainBackfillProgress {
   private readonly startedAt: number;
   private startBlock: number | null = null;
   private lastDraw = 0;

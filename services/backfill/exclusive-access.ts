@@ -4,7 +4,7 @@
  * other when it finds the lock held.
  */
 import { readLiveAdminEndpoint } from '../admin/admin-endpoint.js';
-import { acquireDataDirLock, DataDirBusyError, type DataDirLock, type LockHolder } from '../shared/data-dir-lock.js';
+import { acquireDataDirLock, type DataDirLock, type LockHolder } from '../shared/data-dir-lock.js';
 
 export { DataDirBusyError } from '../shared/data-dir-lock.js';
 
@@ -30,8 +30,4 @@ export function serviceRefusal(dataDir: string, holder: LockHolder): string {
   }
   if (holder.role === 'admin') return `an admin command (pid ${holder.pid}) has ${dataDir} open; retry when it finished`;
   return `another tapeline process (pid ${holder.pid}) is running on ${dataDir}; its embedded event log and databases belong to it (give this one its own DATA_DIR, or use Kafka, ClickHouse and PostgreSQL servers to run several)`;
-}
-
-export function isBusy(error: unknown): error is DataDirBusyError {
-  return error instanceof DataDirBusyError;
 }

@@ -31,7 +31,7 @@ export function fractionDone(checkpoint: BackfillCheckpoint): number {
   return Math.min(1, (checkpoint.next_market + partial) / total);
 }
 
-export function progressLine(checkpoint: BackfillCheckpoint): string {
+function progressLine(checkpoint: BackfillCheckpoint): string {
   const t = checkpoint.totals;
   return `${checkpoint.next_market}/${checkpoint.markets.length} markets · ${t.trades} trades · ${t.ticks} price points · ${t.dead_letters} dead-lettered`;
 }

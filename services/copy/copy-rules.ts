@@ -45,16 +45,6 @@ export type BlockReason =
   | 'below_min_order'
   | 'max_daily_notional';
 
-export const BLOCK_REASONS: readonly BlockReason[] = [
-  'stale_fill',
-  'market_not_allowed',
-  'category_not_allowed',
-  'max_price',
-  'no_position',
-  'below_min_order',
-  'max_daily_notional',
-];
-
 export type CopyDecision =
   | { kind: 'intent'; status: 'submitted' | 'dry_run'; childMicros: bigint; childSharesMicros: bigint }
   | { kind: 'blocked'; reason: BlockReason };

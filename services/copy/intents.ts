@@ -77,15 +77,6 @@ export async function insertIntent(db: SqlExecutor, intent: NewIntent): Promise<
   return rows[0]?.id ?? null;
 }
 
-/** Whether the subscription already decided on this fill (a redelivery, or the other source's report). */
-export async function decided(db: SqlExecutor, subscriptionId: string, fillKey: string): Promise<boolean> {
-  const rows = await db.query('SELECT 1 FROM copy_trade_intents WHERE copy_subscription_id = $1 AND fill_key = $2', [
-    subscriptionId,
-    fillKey,
-  ]);
-  return rows.length > 0;
-}
-
 /** Copied buy notional (submitted and dry-run intents) in the UTC day of `nowMs`. */
 export async function spentToday(db: SqlExecutor, subscriptionId: string, nowMs: number): Promise<bigint> {
   const dayStart = Math.floor(nowMs / DAY_MS) * DAY_MS;

@@ -33,7 +33,7 @@ export interface WalletPollerOptions {
   health: SourceHealth;
   logger: Logger;
   checkpointFile: string;
-  configuredWallets: string[];
+  configuredWallets: readonly string[];
   topWallets: number;
   clock?: () => number;
 }

@@ -53,12 +53,6 @@ export const ALL_STREAMS: readonly Stream[] = Object.values(STREAMS);
 
 export const ALL_PROJECTIONS: readonly Projection[] = READ_MODELS.flatMap((model): Projection[] => [...model.projections]);
 
-const byTopic = new Map(ALL_STREAMS.map((stream) => [stream.topic, stream]));
-
-export function streamOfTopic(topic: string): Stream | undefined {
-  return byTopic.get(topic);
-}
-
 /** The admin step's topic list: every stream's topic with its partition count. */
 export function allTopicSpecs(): TopicSpec[] {
   return ALL_STREAMS.map(({ topic, partitions }) => ({ name: topic, partitions }));

@@ -53,12 +53,6 @@ function readHolder(file: string): LockHolder | null {
   }
 }
 
-/** The live process holding the folder (other than this one), or null. */
-export function dataDirHolder(dataDir: string): LockHolder | null {
-  const holder = readHolder(path.join(dataDir, LOCK_FILE));
-  return holder && holder.pid !== process.pid && isAlive(holder.pid) ? holder : null;
-}
-
 /**
  * Takes the folder for this process, or throws DataDirBusyError naming the live holder (whose role
  * lets the caller explain what to do). `describe` words the refusal for the caller's situation.

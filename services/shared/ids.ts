@@ -9,7 +9,4 @@ export const TX_HASH = /^0x[0-9a-f]{64}$/;
 /** Wallet (proxy wallet) address: 0x + 40 hex. */
 export const WALLET = /^0x[0-9a-fA-F]{40}$/;
 
-/** Outcome token id: a uint256 as a decimal string (up to 78 digits). */
-export const TOKEN_ID = /^[0-9]{1,78}$/;
-
 export const isConditionId = (value: string): boolean => CONDITION_ID.test(value);

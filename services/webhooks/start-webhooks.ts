@@ -18,13 +18,6 @@ import type { RetryPolicy } from './retry-policy.js';
 import { WebhookSubscriptions } from './subscriptions.js';
 import { UrlGuard } from './url-guard.js';
 
-export interface RunningWebhooks {
-  api: WebhooksApi;
-  dispatcher: Dispatcher;
-  signals: SignalsService;
-  stop(): Promise<void>;
-}
-
 export function retryPolicyFrom(config: Config): RetryPolicy {
   return {
     scheduleMs: config.webhooks.retryScheduleMs,
@@ -100,28 +93,8 @@ export function webhooksApi(config: Config, control: ControlStore, wake: () => v
   return { subscriptions, store: control, clock: Date.now, wake, maxPendingPerSubscription: config.webhooks.pendingPerSubscription };
 }
 
-export async function startWebhooks(
-  config: Config,
-  log: EventLog,
-  control: ControlStore,
-  analytics: AnalyticsStore,
-  logger: Logger,
-): Promise<RunningWebhooks> {
-  const delivery = startWebhookDispatcher(config, control, logger);
-  const signals = await startSignalsProcessor(config, log, control, analytics, logger, () => delivery.dispatcher.wake());
-  return {
-    api: webhooksApi(config, control, () => delivery.dispatcher.wake()),
-    dispatcher: delivery.dispatcher,
-    signals,
-    async stop() {
-      await signals.stop();
-      await delivery.stop();
-    },
-  };
-}
-
 /** Markets' indexed taker volume per minute in [from, to) (volume-spike baselines after a start), in one query. */
-export function indexedVolume(analytics: AnalyticsStore): BaselineSeed {
+function indexedVolume(analytics: AnalyticsStore): BaselineSeed {
   return async (marketIds, fromMs, toMs) => {
     const rows = await analytics.query<{ market_id: string; minute_ms: string; usdc: number }>(
       `SELECT market_id, toUnixTimestamp64Milli(toStartOfMinute(ts)::DateTime64(3)) AS minute_ms, sum(size_usdc) AS usdc FROM trades FINAL

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export interface LaunchedBrowser {
   context: BrowserContext;
@@ -73,7 +73,7 @@ export async function waitForReady(page: Page, timeoutMs = 15_000): Promise<void
   await page.waitForSelector('html[data-ready="true"]', { state: 'attached', timeout: timeoutMs });
 }
 
-export const SCREENSHOTS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../test-results/webui');
+const SCREENSHOTS = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../test-results/webui');
 
 export async function screenshot(page: Page, name: string): Promise<string> {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });

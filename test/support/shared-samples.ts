@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const SAMPLES_DIRECTORY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/upstream-samples');
+const SAMPLES_DIRECTORY = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/upstream-samples');
 
 export function readSample(relativePath: string): unknown {
   return JSON.parse(fs.readFileSync(path.join(SAMPLES_DIRECTORY, relativePath), 'utf8'));
@@ -20,11 +20,7 @@ export function readNdjsonSample(relativePath: string): unknown[] {
     .map((line) => JSON.parse(line));
 }
 
-export function listSamples(folder: string): string[] {
-  return fs.readdirSync(path.join(SAMPLES_DIRECTORY, folder)).map((f) => `${folder}/${f}`);
-}
-
-export const SHARED_NOTES_DIRECTORY = path.resolve(SAMPLES_DIRECTORY, '../notes');
+const SHARED_NOTES_DIRECTORY = path.resolve(SAMPLES_DIRECTORY, '../notes');
 
 /** One of the shared fact notes (../shared/notes/<name>), read in place. */
 export function readSharedNote(name: string): string {

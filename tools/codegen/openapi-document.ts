@@ -25,7 +25,7 @@ export type JsonSchema = {
   [keyword: string]: unknown;
 };
 
-export interface Parameter {
+interface Parameter {
   name: string;
   in: 'path' | 'query' | 'header';
   required: boolean;
@@ -124,7 +124,7 @@ export function readApiDocument(file: string): ApiDocument {
 }
 
 /** `get /markets/{id}/ohlcv` -> getMarketsByIdOhlcv; only used for operations without an operationId. */
-export function derivedId(method: string, path: string): string {
+function derivedId(method: string, path: string): string {
   const words = path
     .split('/')
     .filter(Boolean)

@@ -24,7 +24,7 @@ const PY_KEYWORDS = new Set(
   ),
 );
 
-export const pyName = (name: string) => {
+const pyName = (name: string) => {
   const snake = name
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .replace(/[^A-Za-z0-9_]/g, '_')

@@ -24,7 +24,7 @@ const EXAMPLES = 5;
 const MARK_SCALE = 18;
 const MARK_ONE = 10n ** 18n;
 
-export const usdcMicro = (value: number): bigint => BigInt(Math.round(value * 1e6));
+const usdcMicro = (value: number): bigint => BigInt(Math.round(value * 1e6));
 const big = (value: string | undefined | null): bigint => (value ? BigInt(value) : 0n);
 const shown = (micro: bigint): string => {
   const negative = micro < 0n;
@@ -85,7 +85,7 @@ const skipped = (id: string, name: string, reason: string, unit: 'wallets' | 'ma
 });
 
 /** 1' The API's figures agree with each other: total = realized + unrealized, unrealized = Σ positions, each position = value - cost. */
-export function internalIdentity(population: Population): CheckResult {
+function internalIdentity(population: Population): CheckResult {
   const tally = new Tally(
     "1'",
     'API identity: total = realized + unrealized = realized + Σ(value at mark - cost)',
@@ -241,7 +241,7 @@ export function zeroSum(population: Population, hasTruth: boolean): CheckResult[
 }
 
 /** 3 Shares per (wallet, token): never negative, and (with the truth) the chain's balance. */
-export function shares(population: Population, hasTruth: boolean): CheckResult {
+function shares(population: Population, hasTruth: boolean): CheckResult {
   const tally = new Tally(
     '3',
     hasTruth ? 'shares per (wallet, token) >= 0 and = chain balance (truth)' : 'shares per (wallet, token) >= 0',
@@ -284,7 +284,7 @@ function unrealizedAtApiMarks(w: WalletObservation, truth: TruthWallet): bigint 
 }
 
 /** 4 Every served figure against the truth's, per figure. */
-export function againstTruth(population: Population, hasTruth: boolean): CheckResult[] {
+function againstTruth(population: Population, hasTruth: boolean): CheckResult[] {
   const figures = ['realized', 'unrealized', 'volume', 'trades', 'markets_traded', 'fees', 'won', 'lost', 'daily_curve'] as const;
   if (!hasTruth) return figures.map((f) => skipped(`4 ${f}`, `${f} = truth`, 'no truth: the simulator is not there in production'));
   const t = Object.fromEntries(

@@ -22,7 +22,7 @@ export interface WalletObservation {
  * truth does not know it): the zero sum counts an unknown wallet as holding nothing by the API, and
  * skips only the markets a wallet read inconsistently touched.
  */
-export interface UnreadWallet {
+interface UnreadWallet {
   wallet: string;
   reason: 'unknown' | 'inconsistent';
   detail: string;

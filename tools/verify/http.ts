@@ -11,7 +11,7 @@ export interface HttpOptions {
   attempts: number;
 }
 
-export class HttpError extends Error {
+class HttpError extends Error {
   constructor(
     readonly url: string,
     readonly status: number,

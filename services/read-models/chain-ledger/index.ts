@@ -10,7 +10,7 @@ import { applyRetractions } from './retraction.js';
 import { ledgerRow, resolutionRow, unseenLedgerEvents, watermarkRow } from './rows.js';
 import { chainLedger, chainResolutions } from './streams.js';
 
-export { chainLedger, chainResolutions } from './streams.js';
+export { chainLedger } from './streams.js';
 
 export const chainLedgerReadModel = defineReadModel({
   name: 'chain-ledger',

@@ -20,7 +20,6 @@ import { applyLeg, EMPTY_STATE, type PositionState } from '../positions/ledger-m
 import { exclusion, score, washShare } from './picks.js';
 
 export const WINDOWS = { '7d': 7, '30d': 30, '90d': 90 } as const;
-export type PickWindow = keyof typeof WINDOWS;
 const DAY_MS = 86_400_000;
 const STARTING_CASH = 1_000_000_000n * MICRO;
 const MAX_OPEN_POSITIONS = 10;

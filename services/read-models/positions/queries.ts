@@ -29,7 +29,7 @@ import {
 } from './trader-report.js';
 
 export type { MarketInfo } from './market-data.js';
-export type { TraderReport, ValuedPosition, CategoryFigures } from './trader-report.js';
+export type { TraderReport, ValuedPosition } from './trader-report.js';
 
 const big = (v: unknown) => BigInt(String(v ?? '0'));
 
@@ -51,11 +51,6 @@ export function asOfFrom([lastMs, lastBlock, count]: Progress): DataAsOf {
   if (Number(count) === 0) return { time: null, block: null };
   const block = Number(lastBlock);
   return { time: iso(Number(lastMs)), block: block > 0 ? block : null };
-}
-
-export async function dataAsOf(store: AnalyticsStore): Promise<DataAsOf> {
-  const { progress } = await readParts<{ progress: Progress }>(store, { progress: PROGRESS_PART });
-  return asOfFrom(progress);
 }
 
 const num = (v: unknown) => Number(v ?? 0);

@@ -284,8 +284,6 @@ export async function walletReconciliation(store: AnalyticsStore, wallet: string
   };
 }
 
-export type ServedReconciliation = NonNullable<Awaited<ReturnType<typeof walletReconciliation>>>;
-
 /** Wallets by status in their newest check of the last day, and the summed size drift: the /metrics families' input. */
 export async function reconciliationSummary(store: AnalyticsStore, nowMs: number = Date.now()) {
   const [row] = await store.query<{ wallets: string; drifting: string; drift: string }>(

@@ -20,7 +20,6 @@ import {
   createWalletClient,
   defineChain,
   type Hash,
-  type Hex,
   http as httpTransport,
   hexToBytes,
   type PublicClient,
@@ -61,7 +60,7 @@ function edrContext(edr: EdrModule) {
   return contextPromise;
 }
 
-export const TOKEN_ARTIFACT = () => compileContract('TestToken.sol', 'TestToken');
+const TOKEN_ARTIFACT = () => compileContract('TestToken.sol', 'TestToken');
 
 export interface DeployedToken {
   address: Address;
@@ -242,5 +241,3 @@ export async function startLocalEvm(options: { chainId?: number } = {}): Promise
     },
   };
 }
-
-export type { Hex };
