@@ -622,7 +622,7 @@ const settings = {
     allowedHosts: env(
       'WEBHOOK_ALLOWED_HOSTS',
       z.string().default('').transform(commaList),
-      'Hosts or IPs exempt from the SSRF guard, comma-separated: empty in production, 127.0.0.1 for tests and local receivers.',
+      'Hosts or IPs exempt from the SSRF guard, comma-separated: empty in production; npm run demo sets 127.0.0.1,localhost,::1 for receivers on this machine.',
     ),
     retryScheduleMs: env(
       'WEBHOOK_RETRY_SCHEDULE_MS',
