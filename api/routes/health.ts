@@ -65,6 +65,14 @@ export function healthRoutes(store: AnalyticsStore, inputs: HealthInputs): Route
       ...sources
         .filter((s) => s.consecutive_failures >= FAILING_AFTER)
         .map((s) => `${s.source}: ${s.consecutive_failures} consecutive failures; last error: ${s.last_error}`),
+      // A source that has never succeeded is named at its first failure: an offline start says at once
+      // that nothing is coming, whichever source failed (the catalog sync fails once, then waits).
+      ...sources
+        .filter((s) => s.last_success_at === null && s.consecutive_failures > 0 && s.consecutive_failures < FAILING_AFTER)
+        .map(
+          (s) =>
+            `${s.source}: has not succeeded yet (${s.consecutive_failures} failed attempt${s.consecutive_failures === 1 ? '' : 's'}); last error: ${s.last_error}`,
+        ),
       ...sources.filter((s) => s.degraded).map((s) => `${s.source}: degraded: ${s.degraded_reason}`),
     ];
     const unmatched = hours.reduce((sum, h) => sum + h.unmatched, 0);

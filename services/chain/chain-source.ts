@@ -10,6 +10,7 @@
 import type { ChainConfig } from '../config.js';
 import type { EventPublisher } from '../events/publisher.js';
 import type { Source } from '../events/types.js';
+import { failureLog as failureLogOf, UPSTREAM_HINT } from '../ingest/failure-log.js';
 import type { SourceHealth } from '../ingest/source-health.js';
 import type { UpstreamClient } from '../ingest/upstream-client.js';
 import type { Logger } from '../logger.js';
@@ -80,6 +81,7 @@ export function startChainSource(options: ChainSourceOptions): ChainSource | nul
   let timer: NodeJS.Timeout | undefined;
   let wake: (() => void) | null = null;
   let failures = 0;
+  const failureLog = failureLogOf(logger);
 
   const connect = async (): Promise<ChainFollower> => {
     const [chainId, clientVersion] = await Promise.all([reader.chainId(), reader.clientVersion()]);
@@ -112,13 +114,14 @@ export function startChainSource(options: ChainSourceOptions): ChainSource | nul
       follower ??= await connect();
       const result = await follower.step();
       failures = 0;
+      failureLog.succeeded('chain step');
       const status = follower.status();
       options.health.succeeded(CHAIN_SOURCE, result.published, result.deadLettered, status.ingested_block_time_ms);
       return result.caughtUp ? chain.pollIntervalMs : 0;
     } catch (error) {
       failures++;
       options.health.failed(CHAIN_SOURCE, error);
-      logger.warn({ err: error, failures }, 'chain step failed; backing off');
+      failureLog.failed('chain step', error, `backing off ${Math.round(backoffMs(FAILURE_BACKOFF, failures) / 1000)} s; ${UPSTREAM_HINT}`);
       return backoffMs(FAILURE_BACKOFF, failures);
     }
   };

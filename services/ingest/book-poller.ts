@@ -34,7 +34,12 @@ export class BookPoller {
   async pollOnce(): Promise<{ published: number; deadLettered: number }> {
     const started = (this.options.clock ?? Date.now)();
     try {
-      const result = await this.fetchAndPublish(this.options.tokens());
+      const tokens = this.options.tokens();
+      if (tokens.length === 0) {
+        this.options.health.idle(BOOKS_SOURCE);
+        return { published: 0, deadLettered: 0 };
+      }
+      const result = await this.fetchAndPublish(tokens);
       this.options.health.succeeded(BOOKS_SOURCE, result.published, result.deadLettered, started);
       return result;
     } catch (error) {

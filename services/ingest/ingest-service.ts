@@ -25,6 +25,7 @@ import { CatalogPoller } from './catalog-poller.js';
 import { CatalogSync } from './catalog-sync.js';
 import { UnresolvedMarkets } from './unresolved-markets.js';
 import { MarketStream } from './market-stream.js';
+import { failureLog, UPSTREAM_HINT } from './failure-log.js';
 import { MarketHoldingsPoller } from './market-holdings-poller.js';
 import { WalletPoller } from './wallet-poller.js';
 
@@ -105,7 +106,18 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
     gapMarketsPerPoll: ingest.gapMarketsPerPoll,
   });
 
-  const logFailure = (what: string) => (error: unknown) => logger.error({ err: error }, `${what} failed`);
+  // Failures are logged by state change (failure-log.ts): an offline start prints one line per task.
+  const failures = failureLog(logger);
+  const logFailure = (what: string) => (error: unknown) => failures.failed(what, error, UPSTREAM_HINT);
+  const periodic = (what: string, task: () => Promise<void>, intervalMs: number) =>
+    runPeriodically(
+      async () => {
+        await task();
+        failures.succeeded(what);
+      },
+      intervalMs,
+      logFailure(what),
+    );
   const tasks: PeriodicTask[] = [];
   let backfill: Promise<void> | null = null;
   let stopped = false;
@@ -121,7 +133,8 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
     }
   };
 
-  const marketsTask = runPeriodically(
+  const marketsTask = periodic(
+    'markets poll',
     async () => {
       const result = await markets.pollOnce();
       tokenCatalog.add(markets.markets);
@@ -133,34 +146,33 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
       }
     },
     ingest.marketsPollIntervalMs,
-    logFailure('markets poll'),
   );
-  const tradesTask = runPeriodically(
+  const tradesTask = periodic(
+    'trades poll',
     async () => {
       const result = await trades.pollOnce();
       if (result.published > 0 || result.deadLettered > 0 || result.backfilled > 0) logger.info(result, 'trades polled');
     },
     ingest.tradesPollIntervalMs,
-    logFailure('trades poll'),
   );
   tasks.push(marketsTask, tradesTask);
 
-  const catalogTask = runPeriodically(
+  const catalogTask = periodic(
+    'catalog poll',
     async () => {
       const result = await catalog.pollOnce();
       if (result.published > 0 || result.deadLettered > 0) logger.info(result, 'catalog polled');
     },
     ingest.marketsPollIntervalMs,
-    logFailure('catalog poll'),
   );
   // The whole catalog once (resumable), then what changed; a run is one long task, never overlapping.
-  const catalogSyncTask = runPeriodically(
+  const catalogSyncTask = periodic(
+    'catalog sync',
     async () => {
       const result = await catalogSync.runOnce();
       if (result.published > 0 || result.deadLettered > 0) logger.info(result, 'catalog synced');
     },
     ingest.catalogSyncIntervalMs,
-    logFailure('catalog sync'),
   );
   // The chain source starts after the first market poll, so the catalog knows the listed markets.
   let chain: ChainSource | null = null;
@@ -211,30 +223,30 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
       stream.follow(tradableTokens());
     }
     return [
-      runPeriodically(
+      periodic(
+        'books poll',
         async () => {
           await books.pollOnce();
           // Markets listed since the last poll are followed on the websocket too.
           stream?.follow(tradableTokens());
         },
         ingest.clobPollIntervalMs,
-        logFailure('books poll'),
       ),
-      runPeriodically(
+      periodic(
+        'wallets poll',
         async () => {
           const result = await wallets.pollOnce();
           if (result.published > 0 || result.deadLettered > 0) logger.info(result, 'tracked wallets polled');
         },
         ingest.walletsPollIntervalMs,
-        logFailure('wallets poll'),
       ),
-      runPeriodically(
+      periodic(
+        'holders and open interest poll',
         async () => {
           const result = await holdings.pollOnce();
           if (result.published > 0 || result.deadLettered > 0) logger.info(result, 'holders and open interest polled');
         },
         ingest.walletsPollIntervalMs,
-        logFailure('holders and open interest poll'),
       ),
     ];
   });

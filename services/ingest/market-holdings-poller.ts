@@ -31,6 +31,10 @@ export class MarketHoldingsPoller {
   async pollOnce(): Promise<{ published: number; deadLettered: number }> {
     const started = (this.options.clock ?? Date.now)();
     try {
+      if (!this.options.catalog().some((m) => m.status === 'active')) {
+        this.options.health.idle(MARKET_HOLDINGS_SOURCE);
+        return { published: 0, deadLettered: 0 };
+      }
       const result = await this.poll(started);
       this.options.health.succeeded(MARKET_HOLDINGS_SOURCE, result.published, result.deadLettered, started);
       return result;

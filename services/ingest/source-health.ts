@@ -110,6 +110,17 @@ export class SourceHealth {
     status.lastEventMs = Math.max(status.lastEventMs ?? 0, coveredUntilMs ?? now);
   }
 
+  /**
+   * A poll that had nothing to read (no markets or wallets known yet): an attempt, not a success, so
+   * the source is not called fresh for a view it does not have.
+   */
+  idle(source: string): void {
+    const status = this.entry(source);
+    status.lastAttemptMs = this.clock();
+    status.lastError = null;
+    status.consecutiveFailures = 0;
+  }
+
   /** Records published along the way of a long run, without claiming the run succeeded. */
   counted(source: string, published: number, deadLettered: number): void {
     const status = this.entry(source);

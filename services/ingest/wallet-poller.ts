@@ -65,7 +65,12 @@ export class WalletPoller {
     const started = this.now();
     const out = { published: 0, deadLettered: 0 };
     try {
-      for (const wallet of this.trackedWallets()) {
+      const wallets = this.trackedWallets();
+      if (wallets.length === 0) {
+        this.options.health.idle(WALLETS_SOURCE);
+        return out;
+      }
+      for (const wallet of wallets) {
         const result = await this.pollWallet(wallet, started);
         out.published += result.published;
         out.deadLettered += result.deadLettered;

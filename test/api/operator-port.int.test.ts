@@ -62,6 +62,8 @@ beforeAll(async () => {
       'data.trades',
       Object.assign(new Error('data-api https://internal.example/trades?key=s3cret: HTTP 503 upstream says: maintenance'), { status: 503 }),
     );
+  // The catalog sync fails once and then waits: named at once, as it has never succeeded.
+  health.failed('gamma.catalog-sync', new Error('gamma http://127.0.0.1:9/markets/keyset: fetch failed (ENOTFOUND)'));
   server = await startApiServer({
     config: loadConfig({ PORT: '0', ADMIN_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', RATE_SANDBOX_PER_SECOND: '1000' }),
     store,
@@ -122,6 +124,7 @@ test('/v1/health shows a failing source by its kind, never upstream text or URLs
   expect(health.status).toBe('degraded');
   const source = health.sources.find((s: any) => s.source === 'data.trades');
   expect(source.last_error).toBe('upstream answered HTTP 503');
+  expect(health.issues).toContainEqual('gamma.catalog-sync: has not succeeded yet (1 failed attempt); last error: upstream unreachable');
   const serialized = JSON.stringify(health);
   expect(serialized).not.toContain('internal.example');
   expect(serialized).not.toContain('s3cret');

@@ -33,3 +33,12 @@ test('records counted along a long run do not claim success', () => {
   health.counted('gamma.catalog-sync', 100, 2);
   expect(health.snapshot()[0]).toMatchObject({ records_published: 100, records_dead_lettered: 2, last_success_at: null, lag_ms: null });
 });
+
+test('a poll with nothing to read is an attempt, not a success: the source is not called fresh', () => {
+  const health = new SourceHealth(() => 5_000);
+  health.register('data.wallets', 600_000);
+  health.idle('data.wallets');
+  expect(health.snapshot()[0]).toMatchObject({ last_attempt_at: new Date(5_000).toISOString(), last_success_at: null, fresh: null });
+  health.succeeded('data.wallets', 3, 0);
+  expect(health.snapshot()[0]).toMatchObject({ fresh: true });
+});
