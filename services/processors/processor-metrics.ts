@@ -7,7 +7,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { EventLog } from '../ports/event-log.js';
 
-export const processorRegistry = new Registry();
+const processorRegistry = new Registry();
 
 const LAG_TTL_MS = 5_000;
 
