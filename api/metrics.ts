@@ -204,6 +204,8 @@ export function positionReconciliationMetrics(summary: { match: number; drift: n
 /** What /metrics renders: each collector returns its families (collected in order). */
 export interface MetricsSource {
   collect(): Promise<Family[]>;
+  /** Families kept by prom-client (the processors'), already in the text format, rendered after the others. */
+  exposition?(): Promise<string>;
 }
 
 /** A gauge or counter family from plain numbers (one sample, no labels). */
@@ -235,7 +237,8 @@ export function metricsRoutes(source: MetricsSource): Router {
   const router = Router();
   router.get('/metrics', async (_request, response, next) => {
     try {
-      response.type('text/plain; version=0.0.4; charset=utf-8').send(renderPrometheus(await source.collect()));
+      const text = renderPrometheus(await source.collect()) + ((await source.exposition?.()) ?? '');
+      response.type('text/plain; version=0.0.4; charset=utf-8').send(text);
     } catch (error) {
       next(error);
     }

@@ -37,6 +37,7 @@ import type { Logger } from './logger.js';
 import type { AnalyticsStore } from './ports/analytics-store.js';
 import type { ControlStore } from './ports/control-store.js';
 import type { EventLog } from './ports/event-log.js';
+import { processorMetricsText } from './processors/processor-metrics.js';
 import { reconciliationHours } from './read-models/chain-ledger/queries.js';
 import { reconciliationSummary } from './read-models/positions/upstream-reconciliation.js';
 import { STREAMS } from './read-models/registry.js';
@@ -174,6 +175,7 @@ export function composeApi(options: ComposeOptions): ComposedApi {
         ...(options.metrics?.() ?? []),
       ];
     },
+    exposition: processorMetricsText,
   };
   return {
     handler,

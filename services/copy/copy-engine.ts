@@ -16,7 +16,9 @@
 import type { Logger } from '../logger.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import type { ControlStore, SqlExecutor } from '../ports/control-store.js';
-import type { EventLog, LogMessage, MessageBatch, RunningConsumer } from '../ports/event-log.js';
+import type { Stream } from '../events/stream.js';
+import type { EventLog, LogMessage } from '../ports/event-log.js';
+import { defineProcessor, type ProcessorBatch, type ProcessorContext, recordsOf, runProcessor } from '../processors/processor.js';
 import { STREAMS } from '../read-models/registry.js';
 import { MarketCategories } from '../sandbox/market-categories.js';
 import { wants } from '../signals/matching.js';
@@ -101,10 +103,10 @@ export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyE
   const evaluator = new StrategyEvaluator();
   const chunk = options.fanoutChunk ?? 25;
 
-  const handleBatch = async (batch: MessageBatch) => {
+  const handleBatch = async (batch: ProcessorBatch, context: ProcessorContext) => {
     stats.batches += 1;
     if (batch.topic === STREAMS.trades.topic) await strategiesOn(batch);
-    const fills = leaderFillsOf(batch, options.logger);
+    const fills = await leaderFillsOf(batch, context);
     if (fills.length === 0) return;
     const following = await subscriptions.following([...new Set(fills.map((f) => f.fill.wallet))]);
     if (following.length === 0) return;
@@ -156,16 +158,10 @@ export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyE
   };
 
   /** Saved strategies on a batch of trades: strategy.signal to the owners' webhook subscriptions. */
-  const strategiesOn = async (batch: MessageBatch) => {
+  const strategiesOn = async (batch: ProcessorBatch) => {
     const strategies = await enabledStrategies(options.control);
     if (strategies.length === 0) return;
-    const trades = batch.messages.flatMap((message) => {
-      try {
-        return [{ trade: STREAMS.trades.codec.decode(message.value), loggedAtMs: message.timestamp }];
-      } catch {
-        return [];
-      }
-    });
+    const trades = recordsOf(batch, STREAMS.trades).map(({ event, message }) => ({ trade: event, loggedAtMs: message.timestamp }));
     const restore = evaluator.checkpoint(new Set(trades.map((t) => t.trade.market_id)));
     try {
       const fired = evaluator.evaluate(
@@ -251,19 +247,19 @@ export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyE
     };
   };
 
-  const consumer: RunningConsumer = await options.log.runConsumer({
-    groupId: options.groupId ?? COPY_GROUP_ID,
-    topics: [STREAMS.chainLedger.topic, STREAMS.trades.topic],
-    maxBatchSize: 2_000,
-    fromBeginning: options.fromBeginning ?? false,
-    handleBatch,
-    onError: (error, batch) =>
-      options.logger.warn(
-        { err: error, topic: batch.topic, partition: batch.partition, offset: batch.firstOffset },
-        'copy batch failed; retrying',
-      ),
-  });
-  return { stats, stop: () => consumer.stop() };
+  const processor = await runProcessor(
+    options.log,
+    defineProcessor({
+      name: 'copy',
+      group: options.groupId ?? COPY_GROUP_ID,
+      streams: [STREAMS.chainLedger, STREAMS.trades],
+      maxBatchSize: 2_000,
+      fromBeginning: options.fromBeginning ?? false,
+      handle: handleBatch,
+    }),
+    options.logger,
+  );
+  return { stats, stop: () => processor.stop() };
 }
 
 /** Subscriptions ordered so accounts take turns (each account's first, then each one's second, ...), by id within an account. */
@@ -288,22 +284,25 @@ async function accountHooks(control: ControlStore, accountIds: string[]): Promis
   return byAccount;
 }
 
-/** Undecodable messages are the sink's to dead-letter; here they are skipped. */
-function leaderFillsOf(batch: MessageBatch, logger: Logger): Array<{ fill: LeaderFill; loggedAtMs: number }> {
-  const out: Array<{ fill: LeaderFill; loggedAtMs: number }> = [];
-  for (const message of batch.messages) {
-    const fill = decodeFill(batch.topic, message, logger);
-    if (fill) out.push({ fill, loggedAtMs: message.timestamp });
-  }
-  return out;
-}
-
-function decodeFill(topic: string, message: LogMessage, logger: Logger): LeaderFill | null {
-  try {
-    if (topic === STREAMS.chainLedger.topic) return fromChainEvent(STREAMS.chainLedger.codec.decode(message.value));
-    if (topic === STREAMS.trades.topic) return fromTrade(STREAMS.trades.codec.decode(message.value));
-  } catch (error) {
-    logger.debug({ err: error, topic, offset: message.offset }, 'copy: skipping undecodable message');
-  }
-  return null;
+/**
+ * The batch's fills (chain ledger events or Data API trades), with the time each reached the log; an
+ * event that cannot be read as a fill is dead-lettered rather than stalling its partition.
+ */
+async function leaderFillsOf(batch: ProcessorBatch, context: ProcessorContext): Promise<Array<{ fill: LeaderFill; loggedAtMs: number }>> {
+  const fills: Array<{ fill: LeaderFill; loggedAtMs: number }> = [];
+  const unreadable: Array<{ message: LogMessage; reason: string }> = [];
+  const read = <E>(stream: Stream<E>, toFill: (event: E) => LeaderFill | null) => {
+    for (const { event, message } of recordsOf(batch, stream)) {
+      try {
+        const fill = toFill(event);
+        if (fill) fills.push({ fill, loggedAtMs: message.timestamp });
+      } catch (error) {
+        unreadable.push({ message, reason: `cannot read a leader fill from ${stream.name} event: ${(error as Error).message}` });
+      }
+    }
+  };
+  read(STREAMS.chainLedger, fromChainEvent);
+  read(STREAMS.trades, fromTrade);
+  await context.deadLetter(unreadable);
+  return fills;
 }

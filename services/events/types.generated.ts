@@ -213,8 +213,8 @@ export interface ChainLedgerEvent {
 
 /** A record that could not be normalized or decoded, kept with the reason so it can be inspected and replayed. */
 export interface DeadLetter {
-  /** ingest or sink. */
-  stage: 'ingest' | 'sink';
+  /** ingest, or the processor that consumed the record. */
+  stage: 'ingest' | 'sink' | 'ledger' | 'lifecycle' | 'signals' | 'copy' | 'sandbox';
   source: string;
   /** Upstream endpoint, or topic/partition/offset for a sink failure. */
   origin: string;

@@ -5,13 +5,15 @@
  * order, publish the transitions to the lifecycle stream, store the new states; then the log commits
  * the batch. A crash anywhere redelivers the batch: either the states were not stored (the same
  * transitions are published again, with the same ids: market + revision) or they were (nothing new
- * happens). Undecodable messages are the sink's to dead-letter; here they are skipped.
+ * happens). Undecodable messages are dead-lettered by the runner (services/processors/processor.ts)
+ * and counted as skipped.
  */
 import type { EventPublisher } from '../events/publisher.js';
 import type { MarketLifecycleTransition } from '../events/types.js';
 import type { Logger } from '../logger.js';
 import type { ControlStore, SqlExecutor } from '../ports/control-store.js';
-import type { EventLog, MessageBatch, RunningConsumer } from '../ports/event-log.js';
+import type { EventLog, LogMessage } from '../ports/event-log.js';
+import { defineProcessor, type ProcessorBatch, type ProcessorContext, runProcessor } from '../processors/processor.js';
 import { OBSERVATION_SOURCES } from './observations.js';
 import { type MarketLifecycle, type Observation, step } from './state-machine.js';
 
@@ -57,22 +59,24 @@ interface StateRow {
 export async function startLifecycle(options: LifecycleOptions): Promise<LifecycleService> {
   const clock = options.clock ?? Date.now;
   const stats: LifecycleStats = { batches: 0, observations: 0, transitions: 0, skipped: 0 };
-  const sources = new Map(OBSERVATION_SOURCES.map((source) => [source.topic, source]));
+  const sources = new Map(OBSERVATION_SOURCES.map((source) => [source.stream.topic, source]));
   const epochMs = await lifecycleEpoch(options.control, clock());
 
-  const handleBatch = async (batch: MessageBatch) => {
+  const handleBatch = async (batch: ProcessorBatch, context: ProcessorContext) => {
     const source = sources.get(batch.topic);
     if (!source) return;
     const observations: Observation[] = [];
-    for (const message of batch.messages) {
+    const unobservable: Array<{ message: LogMessage; reason: string }> = [];
+    for (const { event, message } of batch.records) {
       try {
-        const observation = source.decode(message.value);
+        const observation = source.observe(event);
         if (observation) observations.push(observation);
       } catch (error) {
-        stats.skipped += 1;
-        options.logger.debug({ err: error, topic: message.topic, offset: message.offset }, 'lifecycle: skipping undecodable message');
+        unobservable.push({ message, reason: `cannot observe ${batch.stream.name} event: ${(error as Error).message}` });
       }
     }
+    await context.deadLetter(unobservable);
+    stats.skipped += batch.deadLettered + unobservable.length;
     if (observations.length === 0) return;
     const transitions = await options.control.transaction(async (tx) => {
       const states = await loadStates(tx, [...new Set(observations.map((o) => o.market_id))]);
@@ -95,19 +99,19 @@ export async function startLifecycle(options: LifecycleOptions): Promise<Lifecyc
     stats.transitions += transitions.length;
   };
 
-  const consumer: RunningConsumer = await options.log.runConsumer({
-    groupId: options.groupId ?? LIFECYCLE_GROUP_ID,
-    topics: [...sources.keys()],
-    maxBatchSize: 1_000,
-    fromBeginning: true,
-    handleBatch,
-    onError: (error, batch) =>
-      options.logger.warn(
-        { err: error, topic: batch.topic, partition: batch.partition, offset: batch.firstOffset },
-        'lifecycle batch failed; retrying',
-      ),
-  });
-  return { stats, stop: () => consumer.stop() };
+  const processor = await runProcessor(
+    options.log,
+    defineProcessor({
+      name: 'lifecycle',
+      group: options.groupId ?? LIFECYCLE_GROUP_ID,
+      streams: OBSERVATION_SOURCES.map((source) => source.stream),
+      maxBatchSize: 1_000,
+      fromBeginning: true,
+      handle: handleBatch,
+    }),
+    options.logger,
+  );
+  return { stats, stop: () => processor.stop() };
 }
 
 /** When the lifecycle began watching: set on the first start, read ever after. */

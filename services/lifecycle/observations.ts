@@ -1,7 +1,7 @@
 /**
  * Each stream that reports on a market's lifecycle, turned into observations for the state machine.
- * A new authority plugs in as one more entry here: its topic, its decoder and a function from its
- * event to an Observation (or null when the event reports nothing about the lifecycle).
+ * A new authority plugs in as one more entry here: its stream and a function from its event to an
+ * Observation (or null when the event reports nothing about the lifecycle).
  */
 import type { Stream } from '../events/stream.js';
 import type { ChainConditionResolved, MarketResolved, MarketUpserted } from '../events/types.js';
@@ -9,14 +9,14 @@ import { STREAMS } from '../read-models/registry.js';
 import { type Observation, settlementOf } from './state-machine.js';
 
 export interface ObservationSource {
-  topic: string;
-  /** Decodes a log value of the topic into an observation; null: nothing to observe (throws on an undecodable value). */
-  decode(value: Buffer): Observation | null;
+  stream: Stream;
+  /** The observation an event of the stream makes; null: nothing to observe. */
+  observe(event: unknown): Observation | null;
 }
 
 const source = <E>(stream: Stream<E>, observe: (event: E) => Observation | null): ObservationSource => ({
-  topic: stream.topic,
-  decode: (value) => observe(stream.codec.decode(value)),
+  stream: stream as Stream,
+  observe: (event) => observe(event as E),
 });
 
 const yesIndexOf = (outcomes: readonly string[]): number | null =>

@@ -11,8 +11,8 @@
 import type { Logger } from '../logger.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import type { ControlStore, SqlExecutor } from '../ports/control-store.js';
-import type { EventLog, LogMessage, MessageBatch, RunningConsumer } from '../ports/event-log.js';
-import type { Stream } from '../events/stream.js';
+import type { EventLog } from '../ports/event-log.js';
+import { defineProcessor, eventsOf, type ProcessorBatch, runProcessor } from '../processors/processor.js';
 import type { BookSnapshot, MarketResolved, TradeExecuted } from '../events/types.js';
 import { STREAMS } from '../read-models/registry.js';
 import { microsOf } from '../shared/decimal.js';
@@ -69,11 +69,10 @@ export async function startSandboxProcessor(options: SandboxOptions): Promise<Sa
   const categories = new MarketCategories(options.store);
   let lastPrune = 0;
 
-  const handleBatch = async (batch: MessageBatch) => {
-    const books = batch.topic === STREAMS.bookSnapshots.topic ? decodeAll(STREAMS.bookSnapshots, batch.messages, options.logger) : [];
-    const trades = batch.topic === STREAMS.trades.topic ? decodeAll(STREAMS.trades, batch.messages, options.logger) : [];
-    const resolutions =
-      batch.topic === STREAMS.marketResolutions.topic ? decodeAll(STREAMS.marketResolutions, batch.messages, options.logger) : [];
+  const handleBatch = async (batch: ProcessorBatch) => {
+    const books = eventsOf(batch, STREAMS.bookSnapshots);
+    const trades = eventsOf(batch, STREAMS.trades);
+    const resolutions = eventsOf(batch, STREAMS.marketResolutions);
     const before = windows.snapshot(new Set(trades.map((t) => t.market_id)));
     try {
       const signals = detectSignals(trades, resolutions, windows, options.largeTradeUsdc);
@@ -114,19 +113,19 @@ export async function startSandboxProcessor(options: SandboxOptions): Promise<Sa
     }
   };
 
-  const consumer: RunningConsumer = await options.log.runConsumer({
-    groupId: options.groupId ?? SANDBOX_GROUP_ID,
-    topics: [STREAMS.bookSnapshots.topic, STREAMS.trades.topic, STREAMS.marketResolutions.topic],
-    maxBatchSize: 1_000,
-    fromBeginning: options.fromBeginning ?? false,
-    handleBatch,
-    onError: (error, batch) =>
-      options.logger.warn(
-        { err: error, topic: batch.topic, partition: batch.partition, offset: batch.firstOffset },
-        'sandbox batch failed; retrying',
-      ),
-  });
-  return { stats, stop: () => consumer.stop() };
+  const processor = await runProcessor(
+    options.log,
+    defineProcessor({
+      name: 'sandbox',
+      group: options.groupId ?? SANDBOX_GROUP_ID,
+      streams: [STREAMS.bookSnapshots, STREAMS.trades, STREAMS.marketResolutions],
+      maxBatchSize: 1_000,
+      fromBeginning: options.fromBeginning ?? false,
+      handle: handleBatch,
+    }),
+    options.logger,
+  );
+  return { stats, stop: () => processor.stop() };
 }
 
 function bookEvent(book: BookSnapshot): MarketEvent {
@@ -222,17 +221,4 @@ async function recordProgress(tx: SqlExecutor, topic: string, eventMs: number, n
      ON CONFLICT (topic) DO UPDATE SET event_at = GREATEST(sandbox_progress.event_at, EXCLUDED.event_at), applied_at = EXCLUDED.applied_at`,
     [topic, new Date(eventMs), now],
   );
-}
-
-/** Undecodable messages are the sink's to dead-letter; here they are skipped. */
-function decodeAll<T>(stream: Stream<T>, messages: LogMessage[], logger: Logger): T[] {
-  const decoded: T[] = [];
-  for (const message of messages) {
-    try {
-      decoded.push(stream.codec.decode(message.value));
-    } catch (error) {
-      logger.debug({ err: error, topic: message.topic, offset: message.offset }, 'sandbox: skipping undecodable message');
-    }
-  }
-  return decoded;
 }

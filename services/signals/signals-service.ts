@@ -10,8 +10,8 @@
  */
 import type { Logger } from '../logger.js';
 import type { ControlStore } from '../ports/control-store.js';
-import type { EventLog, LogMessage, MessageBatch, RunningConsumer } from '../ports/event-log.js';
-import type { Stream } from '../events/stream.js';
+import type { EventLog } from '../ports/event-log.js';
+import { defineProcessor, type ProcessorBatch, type ProcessorRecord, recordsOf, runProcessor } from '../processors/processor.js';
 import type { MarketLifecycleTransition, TradeExecuted } from '../events/types.js';
 import { STREAMS } from '../read-models/registry.js';
 import { enqueueInChunks, type NewDelivery } from '../webhooks/outbox.js';
@@ -73,11 +73,10 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
       [SIGNAL_EVENTS],
     );
 
-  const handleBatch = async (batch: MessageBatch) => {
+  const handleBatch = async (batch: ProcessorBatch) => {
     const subscriptions = await loadSubscriptions(options.control);
-    const trades = batch.topic === STREAMS.trades.topic ? decodeAll(STREAMS.trades, batch.messages, options.logger) : [];
-    const lifecycle =
-      batch.topic === STREAMS.marketLifecycle.topic ? decodeAll(STREAMS.marketLifecycle, batch.messages, options.logger) : [];
+    const trades = recordsOf(batch, STREAMS.trades);
+    const lifecycle = recordsOf(batch, STREAMS.marketLifecycle);
     // A failed batch is redelivered; the price windows must then look as they did before it.
     const marketIds = new Set(trades.map((t) => t.event.market_id));
     const before = windows.snapshot(marketIds);
@@ -129,20 +128,20 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
     return deliveries;
   };
 
-  const consumer: RunningConsumer = await options.log.runConsumer({
-    groupId: options.groupId ?? SIGNALS_GROUP_ID,
-    topics: [STREAMS.marketLifecycle.topic, STREAMS.trades.topic],
-    maxBatchSize: 2_000,
-    // From the beginning: replayed history reaches no subscriber (each gets only events logged after it was created).
-    fromBeginning: true,
-    handleBatch,
-    onError: (error, batch) =>
-      options.logger.warn(
-        { err: error, topic: batch.topic, partition: batch.partition, offset: batch.firstOffset },
-        'signals batch failed; retrying',
-      ),
-  });
-  return { stats, stop: () => consumer.stop() };
+  const processor = await runProcessor(
+    options.log,
+    defineProcessor({
+      name: 'signals',
+      group: options.groupId ?? SIGNALS_GROUP_ID,
+      streams: [STREAMS.marketLifecycle, STREAMS.trades],
+      maxBatchSize: 2_000,
+      // From the beginning: replayed history reaches no subscriber (each gets only events logged after it was created).
+      fromBeginning: true,
+      handle: handleBatch,
+    }),
+    options.logger,
+  );
+  return { stats, stop: () => processor.stop() };
 }
 
 /** A settlement subscribers are told about: resolved, voided or corrected, watched as it happened. */
@@ -164,20 +163,4 @@ function delivery(subscription: Subscription, payload: { event: string; id: stri
   return { subscriptionId: subscription.id, eventId: payload.id, eventType: payload.event, payload };
 }
 
-interface Decoded<T> {
-  event: T;
-  message: LogMessage;
-}
-
-/** Undecodable messages are the sink's to dead-letter; here they are skipped. */
-function decodeAll<T>(stream: Stream<T>, messages: LogMessage[], logger: Logger): Decoded<T>[] {
-  const decoded: Decoded<T>[] = [];
-  for (const message of messages) {
-    try {
-      decoded.push({ event: stream.codec.decode(message.value), message });
-    } catch (error) {
-      logger.debug({ err: error, topic: message.topic, offset: message.offset }, 'signals: skipping undecodable message');
-    }
-  }
-  return decoded;
-}
+type Decoded<T> = ProcessorRecord<T>;

@@ -1,5 +1,6 @@
 /**
- * The ClickHouse sink: consume a partition batch -> decode with the stream's schema -> for each
+ * The ClickHouse sink (a processor, services/processors/processor.ts): a partition batch decoded with
+ * the stream's schema -> for each
  * projection of that stream (services/read-models/registry.ts): drop rows already stored where the
  * projection says so -> insert with a deterministic dedup token -> the projection's after-insert
  * effects (retractions) -> (the log commits the offsets after this resolves).
@@ -12,12 +13,16 @@
  *   the split adds nothing twice. One bad record no longer stalls its partition. When every record
  *   is refused on its own the cause is not the records (a schema drift): the batch keeps retrying.
  */
-import type { DeadLetter } from '../events/dead-letters.js';
-import { EventPublisher } from '../events/publisher.js';
-import type { Stream } from '../events/stream.js';
 import type { Logger } from '../logger.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
-import { type EventLog, type LogMessage, type MessageBatch, type RunningConsumer, UNDECODABLE_HEADER } from '../ports/event-log.js';
+import type { EventLog, LogMessage } from '../ports/event-log.js';
+import {
+  defineProcessor,
+  type ProcessorBatch,
+  type ProcessorContext,
+  type ProcessorRecord,
+  runProcessor,
+} from '../processors/processor.js';
 import type { Projection, Row } from '../read-models/read-model.js';
 import { ALL_PROJECTIONS } from '../read-models/registry.js';
 import { storeErrorKind } from '../analytics/store-errors.js';
@@ -51,6 +56,8 @@ export interface SinkStats {
 }
 
 export interface SinkOptions {
+  /** The processor's name (metrics label, dead letters' stage): the position ledger runs the same code as `ledger`. */
+  name?: 'sink' | 'ledger';
   groupId?: string;
   projections?: readonly Projection[];
   /** Consecutive data refusals of one batch before it is split to find the refused records (default 5). */
@@ -77,17 +84,16 @@ export async function startSink(log: EventLog, store: AnalyticsStore, logger: Lo
   const projections = options.projections ?? SINK_PROJECTIONS;
   const poisonAfter = options.poisonAfterFailures ?? 5;
   const stats: SinkStats = { batches: 0, inserted: {}, already_stored: {}, dead_lettered: 0, poison_records: 0, failed_attempts: 0 };
-  const publisher = new EventPublisher(log);
   const byTopic = projectionsByTopic(projections);
   /** Consecutive data refusals per batch (topic/partition/first offset); one entry per stuck partition at most. */
   const refusals = new Map<string, number>();
 
-  const deadLetter = async (entries: DeadLetter[]) => {
-    await publisher.deadLetter(entries);
-    stats.dead_lettered += entries.length;
-  };
-
-  const insertProjection = async (projection: Projection, batch: MessageBatch, events: Decoded[]) => {
+  const insertProjection = async (projection: Projection, batch: ProcessorBatch, context: ProcessorContext) => {
+    const events = batch.records;
+    const deadLetter = async (entries: Array<{ message: LogMessage; reason: string }>) => {
+      await context.deadLetter(entries);
+      stats.dead_lettered += entries.length;
+    };
     const accepted = projection.accepts ? events.filter((decoded) => projection.accepts?.(decoded.event)) : events;
     const fresh = projection.unseen ? await unseenOf(projection, store, accepted) : accepted;
     if (projection.apply) {
@@ -101,12 +107,12 @@ export async function startSink(log: EventLog, store: AnalyticsStore, logger: Lo
       return;
     }
     const rows: Array<{ row: Row; source: Decoded }> = [];
-    const unmappable: DeadLetter[] = [];
+    const unmappable: Array<{ message: LogMessage; reason: string }> = [];
     for (const decoded of fresh) {
       try {
         rows.push({ row: projection.row(decoded.event), source: decoded });
       } catch (error) {
-        unmappable.push(deadLetterOf(decoded.message, `cannot map to ${projection.table}: ${(error as Error).message}`));
+        unmappable.push({ message: decoded.message, reason: `cannot map to ${projection.table}: ${(error as Error).message}` });
       }
     }
     if (unmappable.length > 0) await deadLetter(unmappable);
@@ -131,13 +137,19 @@ export async function startSink(log: EventLog, store: AnalyticsStore, logger: Lo
         token,
       );
       if (refused.length === rows.length && rows.length > 1) throw error;
-      const poison = refused.map(({ index, error: cause }) =>
-        deadLetterOf(rows[index]!.source.message, `refused by ${projection.table}: ${(cause as Error).message.slice(0, 500)}`),
-      );
+      const poison = refused.map(({ index, error: cause }) => ({
+        message: rows[index]!.source.message,
+        reason: `refused by ${projection.table}: ${(cause as Error).message.slice(0, 500)}`,
+      }));
       await deadLetter(poison);
       stats.poison_records += poison.length;
       logger.warn(
-        { topic: batch.topic, partition: batch.partition, offsets: poison.map((p) => p.origin), table: projection.table },
+        {
+          topic: batch.topic,
+          partition: batch.partition,
+          offsets: poison.map((p) => `${p.message.topic}/${p.message.partition}/${p.message.offset}`),
+          table: projection.table,
+        },
         'poison records dead-lettered; the rest of the batch is inserted',
       );
       const kept = rows.length - refused.length;
@@ -157,28 +169,26 @@ export async function startSink(log: EventLog, store: AnalyticsStore, logger: Lo
     stats.already_stored[projection.table] = (stats.already_stored[projection.table] ?? 0) + accepted.length - fresh.length;
   };
 
-  const handleBatch = async (batch: MessageBatch) => {
-    const targets = byTopic.get(batch.topic) ?? [];
-    const stream = targets[0]?.stream;
-    if (stream) {
-      const { events, deadLetters } = decodeAll(stream, batch.messages);
-      await deadLetter(deadLetters);
-      for (const projection of targets) await insertProjection(projection, batch, events);
-    }
-    refusals.delete(`${batch.topic}/${batch.partition}/${batch.firstOffset}`);
-    stats.batches += 1;
-  };
-  const consumer: RunningConsumer = await log.runConsumer({
-    groupId: options.groupId ?? SINK_GROUP_ID,
-    topics: [...byTopic.keys()],
-    maxBatchSize: 5_000,
-    handleBatch,
-    onError: (error, batch) => {
-      stats.failed_attempts += 1;
-      logger.warn({ err: error, topic: batch.topic, partition: batch.partition, offset: batch.firstOffset }, 'sink batch failed; retrying');
-    },
-  });
-  return { stats, stop: () => consumer.stop() };
+  const processor = await runProcessor(
+    log,
+    defineProcessor({
+      name: options.name ?? 'sink',
+      group: options.groupId ?? SINK_GROUP_ID,
+      streams: [...byTopic.values()].map((targets) => targets[0]!.stream),
+      maxBatchSize: 5_000,
+      async handle(batch, context) {
+        stats.dead_lettered += batch.deadLettered;
+        for (const projection of byTopic.get(batch.topic) ?? []) await insertProjection(projection, batch, context);
+        refusals.delete(`${batch.topic}/${batch.partition}/${batch.firstOffset}`);
+        stats.batches += 1;
+      },
+      onError: () => {
+        stats.failed_attempts += 1;
+      },
+    }),
+    logger,
+  );
+  return { stats, stop: () => processor.stop() };
 }
 
 /**
@@ -216,10 +226,7 @@ async function isolateRefused(
   return refused;
 }
 
-interface Decoded {
-  event: unknown;
-  message: LogMessage;
-}
+type Decoded = ProcessorRecord<unknown>;
 
 /** `unseen` filters events; the messages they came from are kept alongside by identity. */
 async function unseenOf(projection: Projection, store: AnalyticsStore, events: Decoded[]): Promise<Decoded[]> {
@@ -229,33 +236,6 @@ async function unseenOf(projection: Projection, store: AnalyticsStore, events: D
     events.map((decoded) => decoded.event),
   );
   return fresh.map((event) => byEvent.get(event)!);
-}
-
-function deadLetterOf(message: LogMessage, reason: string): DeadLetter {
-  return {
-    stage: 'sink',
-    source: message.headers.source ?? 'unknown',
-    origin: `${message.topic}/${message.partition}/${message.offset}`,
-    reason,
-    raw: message.value.toString('base64'),
-    at_ms: Date.now(),
-  };
-}
-
-function decodeAll(stream: Stream, messages: LogMessage[]) {
-  const events: Decoded[] = [];
-  const deadLetters: DeadLetter[] = [];
-  for (const message of messages) {
-    try {
-      // The adapter flags values it could not bring into the current schema (wire format, unknown writer schema).
-      const undecodable = message.headers[UNDECODABLE_HEADER];
-      if (undecodable !== undefined) throw new Error(undecodable);
-      events.push({ event: stream.codec.decode(message.value), message });
-    } catch (error) {
-      deadLetters.push(deadLetterOf(message, `undecodable ${stream.name} event: ${(error as Error).message}`));
-    }
-  }
-  return { events, deadLetters };
 }
 
 /** The sink's figures for /metrics. */
@@ -295,7 +275,7 @@ export function startStatefulProjections(
   logger: Logger,
   groupId = LEDGER_GROUP_ID,
 ): Promise<SinkService> {
-  return startSink(log, store, logger, { groupId, projections: STATEFUL_PROJECTIONS });
+  return startSink(log, store, logger, { name: 'ledger', groupId, projections: STATEFUL_PROJECTIONS });
 }
 
 /** Every topic the sink consumes. */

@@ -1,9 +1,10 @@
-/** GET /metrics: per-source lag, target, last success and failures, and sink lag, in Prometheus text format. */
+/** GET /metrics: per-source lag, target, last success and failures, sink lag and the processors' figures, in Prometheus text format. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { ingestionMetrics, metricsRoutes, renderPrometheus } from '../../api/metrics.js';
 import { SourceHealth } from '../../services/ingest/source-health.js';
+import { processorMetricsText } from '../../services/processors/processor-metrics.js';
 
 function healthAt(nowMs: number) {
   let clock = nowMs - 4_000;
@@ -50,6 +51,26 @@ test('served over HTTP as text/plain version 0.0.4', async () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(await response.text()).toContain('tapeline_sink_lag_messages{topic="tapeline.markets.v1"} 0');
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+
+test("the processors' prom-client families follow the hand-made ones on the same endpoint", async () => {
+  const app = express().use(
+    metricsRoutes({
+      collect: async () => ingestionMetrics([], { 'tapeline.trades.v1': 3 }),
+      exposition: processorMetricsText,
+    }),
+  );
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`)).text();
+    expect(text).toContain('tapeline_sink_lag_messages{topic="tapeline.trades.v1"} 3\n');
+    expect(text).toContain('# TYPE tapeline_processor_batch_duration_seconds histogram\n');
+    expect(text).toContain('# TYPE tapeline_processor_dead_lettered_total counter\n');
+    expect(text).toContain('# TYPE tapeline_processor_lag_messages gauge\n');
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
