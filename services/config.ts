@@ -80,6 +80,21 @@ const environmentSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9._-]*$/)
     .default(''),
+  // Embedded event log (no KAFKA_BROKERS): segment size, and retention per partition as Kafka's
+  // retention.ms / retention.bytes (-1: unbounded), never deleting what a consumer group has not
+  // committed past unless the partition is over EVENT_LOG_HARD_CAP_BYTES (-1: never).
+  EVENT_LOG_SEGMENT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024 * 1024),
+  EVENT_LOG_RETENTION_MS: z.coerce
+    .number()
+    .int()
+    .min(-1)
+    .default(7 * 24 * 3_600_000),
+  EVENT_LOG_RETENTION_BYTES: z.coerce.number().int().min(-1).default(-1),
+  EVENT_LOG_HARD_CAP_BYTES: z.coerce.number().int().min(-1).default(-1),
 
   // Polling cadences. Spec freshness: prices ~5 min, trades ~1 min; we poll well inside both.
   MARKETS_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
@@ -452,6 +467,8 @@ export type Config = Readonly<{
     clickhouseDatabase: string;
     databaseUrl?: string;
     kafkaNamespace: string;
+    /** The embedded log's segments and retention (null: unbounded). */
+    fileLog: Readonly<{ segmentBytes: number; retentionMs: number | null; retentionBytes: number | null; hardCapBytes: number | null }>;
   }>;
   ingest: Readonly<{
     enabled: boolean;
@@ -638,6 +655,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       clickhouseDatabase: e.CLICKHOUSE_DATABASE,
       databaseUrl: e.DATABASE_URL,
       kafkaNamespace: e.KAFKA_NAMESPACE,
+      fileLog: {
+        segmentBytes: e.EVENT_LOG_SEGMENT_BYTES,
+        retentionMs: e.EVENT_LOG_RETENTION_MS === -1 ? null : e.EVENT_LOG_RETENTION_MS,
+        retentionBytes: e.EVENT_LOG_RETENTION_BYTES === -1 ? null : e.EVENT_LOG_RETENTION_BYTES,
+        hardCapBytes: e.EVENT_LOG_HARD_CAP_BYTES === -1 ? null : e.EVENT_LOG_HARD_CAP_BYTES,
+      },
     },
     ingest: {
       enabled: e.INGEST_ENABLED ?? true,
