@@ -414,6 +414,9 @@ const environmentSchema = z.object({
   // (crypto_fees: rate 0.25, exponent 2) rather than none, and say so on the order.
   PAPER_FEE_FALLBACK_RATE: decimalText.default('0.25'),
   PAPER_FEE_FALLBACK_EXPONENT: z.coerce.number().int().min(0).max(8).default(2),
+  // A paper order is refused when the newest indexed book of its token is older than this: filling
+  // against a book of any age gave prices the market left long ago (5 minutes: the price freshness target).
+  PAPER_MAX_BOOK_AGE_MS: z.coerce.number().int().positive().default(300_000),
   // Turns the sandbox processor part (resting fills, settlement, briefing signals) off.
   SANDBOX_ENABLED: booleanFlag,
   // Suggested briefing cadence: fast while orders rest or a held market is about to end, slow when idle.
@@ -572,6 +575,7 @@ export type Config = Readonly<{
     startingBalanceUsdc: string;
     maxOpenOrders: number;
     feeFallback: Readonly<{ rate: string; exponent: number }>;
+    maxBookAgeMs: number;
     pollSeconds: Readonly<{ normal: number; fast: number; idle: number }>;
     resolvingSoonHours: number;
     drawdownAlertPct: number;
@@ -818,6 +822,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       startingBalanceUsdc: e.PAPER_STARTING_BALANCE_USDC,
       maxOpenOrders: e.PAPER_MAX_OPEN_ORDERS,
       feeFallback: { rate: e.PAPER_FEE_FALLBACK_RATE, exponent: e.PAPER_FEE_FALLBACK_EXPONENT },
+      maxBookAgeMs: e.PAPER_MAX_BOOK_AGE_MS,
       pollSeconds: { normal: e.BRIEFING_POLL_SECONDS, fast: e.BRIEFING_POLL_FAST_SECONDS, idle: e.BRIEFING_POLL_IDLE_SECONDS },
       resolvingSoonHours: e.BRIEFING_RESOLVING_SOON_HOURS,
       drawdownAlertPct: e.BRIEFING_DRAWDOWN_ALERT_PCT,

@@ -31,6 +31,8 @@ export interface PaperSettings {
   startingBalanceUsdc: string;
   maxOpenOrders: number;
   feeFallback: { rate: string; exponent: number };
+  /** PAPER_MAX_BOOK_AGE_MS: an order against an older book is refused. */
+  maxBookAgeMs: number;
 }
 
 export interface PlacedOrder {
@@ -136,6 +138,11 @@ export async function placeOrder(
     if (existing) return replay(existing, hash);
   }
   const v = await validateOrder(store, input);
+  const bookAgeMs = now() - v.book.timestampMs;
+  if (bookAgeMs > settings.maxBookAgeMs)
+    throw ApiError.badRequest(
+      `market_id: the newest indexed book of ${v.terms.outcomes[v.outcomeIndex]} is ${Math.round(bookAgeMs / 1000)} s old, older than ${settings.maxBookAgeMs / 1000} s (PAPER_MAX_BOOK_AGE_MS); paper orders fill only against a fresh book`,
+    );
   const levels = v.side === 'buy' ? v.book.asks : v.book.bids;
   const bestPrice = levels[0]?.priceMicros ?? null;
   const bid = v.book.bids[0]?.priceMicros;
