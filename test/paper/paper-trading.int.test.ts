@@ -135,6 +135,21 @@ test('a market buy walks the book level by level, pays the taker fee per fill an
   });
 });
 
+test("a book's liquidity is taken once per agent: a second order walks what the first left; another agent sees the whole book (issue 59, low)", async () => {
+  const agent = await h.register('paper-agent-liquidity');
+  const take = async () =>
+    (
+      await h.request('POST', '/paper/orders', agent, { market_id: MARKET, outcome: 'YES', side: 'buy', type: 'market', size: '150' })
+    ).body.data.fills.map((f: any) => [f.price, f.size]);
+  // Book b1 asks: 100 @ 0.50, 200 @ 0.52, 500 @ 0.55 (the first test's agent took from it too, which does not count here).
+  expect(await take()).toEqual([
+    ['0.5', '100'],
+    ['0.52', '50'],
+  ]);
+  expect(await take()).toEqual([['0.52', '150']]);
+  expect(await take()).toEqual([['0.55', '150']]);
+});
+
 test('bad orders are 400s naming the field', async () => {
   const cases: Array<[Record<string, unknown>, RegExp]> = [
     [{ size: '0' }, /^size: must be greater than 0/],
