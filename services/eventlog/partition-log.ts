@@ -119,15 +119,13 @@ export class PartitionLog {
   /** Indexes what other processes appended, including segments they started. */
   async refresh(): Promise<void> {
     if (this.closed) return;
-    const known = new Set(this.segments.map((s) => s.baseOffset));
+    // A roll in progress has created its file but not listed it yet: wait, so it is not taken for another process's.
+    while (this.rolling) await this.rolling;
     const directory = dirname(this.path);
     for (const base of await segmentBases(directory, this.partition)) {
-      if (base > this.active.baseOffset && !known.has(base)) {
+      if (base > this.active.baseOffset && !this.segments.some((s) => s.baseOffset === base)) {
         await this.active.file.refresh();
-        this.segments.push({
-          baseOffset: base,
-          file: await PartitionFile.open(segmentPath(directory, this.partition, base), this.options),
-        });
+        await this.adopt(base, await PartitionFile.open(segmentPath(directory, this.partition, base), this.options));
       }
     }
     await this.active.file.refresh();
@@ -179,6 +177,15 @@ export class PartitionLog {
     const path = segmentPath(dirname(this.path), this.partition, base);
     const file = await PartitionFile.open(path, this.options);
     if (this.options.fsync) await fsyncDirectory(dirname(this.path));
+    await this.adopt(base, file);
+  }
+
+  /** Lists a segment once, however many paths found it (a handle opened twice is closed). */
+  private async adopt(base: number, file: PartitionFile): Promise<void> {
+    if (this.segments.some((s) => s.baseOffset === base) || base <= this.active.baseOffset) {
+      await file.close();
+      return;
+    }
     this.segments.push({ baseOffset: base, file });
   }
 }

@@ -167,3 +167,15 @@ test('a log written as one file per partition (before segments) is read as is, t
   expect(all.map(indexOf)).toEqual(Array.from({ length: 150 }, (_, i) => i));
   expect(all.map((m) => m.offset)).toEqual(Array.from({ length: 150 }, (_, i) => i));
 });
+
+test('a consumer refreshing while segments roll lists each segment once (retention then deletes each file once)', async () => {
+  const log = await open({ pollIntervalMs: 1, segmentBytes: 2_048, retention: { retentionMs: 0 } });
+  await log.createTopics([{ name: TOPIC, partitions: 1 }]);
+  const reading = consume(log, 'reader', 600);
+  for (let i = 0; i < 600; i += 10) await produce(log, i, i + 10);
+  await reading;
+  const { segments } = (await log.storage()).topics.find((t) => t.topic === TOPIC)!;
+  expect(segments).toBe((await segmentFiles()).length);
+  await expect(log.enforceRetention()).resolves.toBeUndefined();
+  expect((await log.storage()).topics.find((t) => t.topic === TOPIC)!.segments).toBe((await segmentFiles()).length);
+});
