@@ -415,8 +415,9 @@ const environmentSchema = z.object({
   PAPER_FEE_FALLBACK_RATE: decimalText.default('0.25'),
   PAPER_FEE_FALLBACK_EXPONENT: z.coerce.number().int().min(0).max(8).default(2),
   // A paper order is refused when the newest indexed book of its token is older than this: filling
-  // against a book of any age gave prices the market left long ago (5 minutes: the price freshness target).
-  PAPER_MAX_BOOK_AGE_MS: z.coerce.number().int().positive().default(300_000),
+  // against a book of any age gave prices the market left long ago. A book is republished only when it
+  // changes, so its age is the time since its last change: an hour leaves quiet markets tradable.
+  PAPER_MAX_BOOK_AGE_MS: z.coerce.number().int().positive().default(3_600_000),
   // Turns the sandbox processor part (resting fills, settlement, briefing signals) off.
   SANDBOX_ENABLED: booleanFlag,
   // Suggested briefing cadence: fast while orders rest or a held market is about to end, slow when idle.

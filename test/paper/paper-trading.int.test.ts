@@ -65,12 +65,12 @@ beforeAll(async () => {
         asks: [{ price: 0.3, size: 1000 }],
         bids: [{ price: 0.28, size: 1000 }],
       }),
-      // Older than PAPER_MAX_BOOK_AGE_MS (5 minutes by default).
+      // Older than PAPER_MAX_BOOK_AGE_MS (an hour by default).
       bookSnapshot({
         market_id: STALE_MARKET,
         asset_id: '1041',
         hash: 's1',
-        timestamp_ms: now - 600_000,
+        timestamp_ms: now - 2 * 3_600_000,
         asks: [{ price: 0.3, size: 1000 }],
         bids: [{ price: 0.28, size: 1000 }],
       }),
@@ -83,7 +83,9 @@ afterAll(() => h?.close());
 test('an order against a book older than PAPER_MAX_BOOK_AGE_MS is refused, naming the market and the bound (issue 59, low)', async () => {
   const refused = await order({ market_id: STALE_MARKET, outcome: 'YES', side: 'buy', type: 'market', size: '10' });
   expect(refused.status).toBe(400);
-  expect(refused.body.error).toMatch(/^market_id: the newest indexed book of Yes is \d+ s old, older than 300 s \(PAPER_MAX_BOOK_AGE_MS\)/);
+  expect(refused.body.error).toMatch(
+    /^market_id: the newest indexed book of Yes is \d+ s old, older than 3600 s \(PAPER_MAX_BOOK_AGE_MS\)/,
+  );
   const account = (await h.request('GET', '/paper/account', key)).body.data;
   expect(account.open_positions).toBe(0);
 });
