@@ -28,6 +28,7 @@ import type { MarketLookup } from '../services/ingest/market-lookup.js';
 import { docsRoutes } from './docs-page.js';
 import { errorRenderer, sendError } from './error-renderer.js';
 import { ApiError } from './errors.js';
+import { numericQueryCheck } from './numeric-params.js';
 import { type Operation, OperationIndex, readOperations } from './operations.js';
 import { fastCachedReads, ReadCache, responseCache } from './response-cache.js';
 import { accountRoutes } from './routes/account.js';
@@ -183,10 +184,13 @@ function buildApp(
     return authenticate(request, response, next);
   });
   app.use('/v1', responseCache(cache, check));
+  app.use('/v1', numericQueryCheck(new OperationIndex(operations)));
   app.use(
     OpenApiValidator.middleware({
       apiSpec: OPENAPI_PATH,
-      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true },
+      // Query and path parameters are always coerced (after numericQueryCheck); a JSON body is taken as typed,
+      // so a string such as "0x10" where a number is declared is a 400, not 16 (issue 59, low).
+      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
       validateResponses: deps.validateResponses ? { removeAdditional: false } : false,
       validateSecurity: false,
       ignoreUndocumented: false,

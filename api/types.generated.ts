@@ -655,6 +655,31 @@ export type Health = {
       [key: string]: number;
     };
   };
+  /** Disk use of the embedded event log (no Kafka) and what its retention did; null with Kafka or when the log is not in this process. Retention deletes whole segments past `retention_ms` or while a partition holds more than `retention_bytes` (Kafka's settings, per partition), never records a consumer group has not committed past, unless the partition is over `hard_cap_bytes`: then the group's loss is counted in `lost_records` and listed in `issues`, and it resumes at the first record still held. */
+  event_log?: null | {
+    /** Bytes of every partition's segments. */
+    bytes: number;
+    /** Free bytes on the file system holding the log. */
+    free_bytes: number;
+    /** free_bytes, or, when a hard cap is set, the smaller of free_bytes and (hard_cap_bytes x partitions - bytes). */
+    headroom_bytes: number;
+    /** EVENT_LOG_SEGMENT_BYTES: a segment this large takes no more appends. */
+    segment_bytes: number;
+    /** EVENT_LOG_RETENTION_MS; null keeps segments whatever their age. */
+    retention_ms: number | null;
+    /** EVENT_LOG_RETENTION_BYTES per partition; null: no size bound. */
+    retention_bytes: number | null;
+    /** EVENT_LOG_HARD_CAP_BYTES per partition; null: never deletes unread records. */
+    hard_cap_bytes: number | null;
+    /** Segments retention deleted since this process started. */
+    deleted_segments: number;
+    /** Their bytes. */
+    deleted_bytes: number;
+    /** Per consumer group, records the hard cap deleted before the group read them (since this process started). */
+    lost_records: {
+      [key: string]: number;
+    };
+  };
   /** The last `npm run verify` run whose result was left in this service's data folder (verify-last.json; docs/VERIFY.md): accounting identities over every wallet's trader figures and, against the bundled simulator, every figure compared with the simulator's own accounting. null when no run left one. It reports; it never changes `status`. */
   verification?: null | {
     time: Timestamp;

@@ -262,6 +262,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       ledgerLag,
       chainEnabled: chainSourceRefusal(config.chain, config.upstream.gammaUrl) === null,
       chain: options.chain ?? (() => null),
+      eventLog: log.storage ? cached(() => log.storage!(), SINK_LAG_TTL_MS) : undefined,
       // A small file, written whole then renamed by the verifier; read at most every few seconds.
       verification: cached(async () => readVerificationRun(config.dataDir), VERIFICATION_TTL_MS),
     },

@@ -208,6 +208,40 @@ const settings = {
         .default(''),
       'Prefix of every Kafka topic and consumer group, so environments can share one cluster.',
     ),
+    // The embedded log (no KAFKA_BROKERS): retention per partition as Kafka's retention.ms /
+    // retention.bytes, never deleting what a consumer group has not committed past unless the
+    // partition is over the hard cap.
+    fileLog: {
+      segmentBytes: env(
+        'EVENT_LOG_SEGMENT_BYTES',
+        positiveInt().default(64 * 1024 * 1024),
+        'Embedded event log: a partition rolls into a new segment file at this size.',
+      ),
+      retentionMs: env(
+        'EVENT_LOG_RETENTION_MS',
+        int()
+          .min(-1)
+          .default(7 * 24 * 3_600_000)
+          .transform((v) => (v === -1 ? null : v)),
+        'Embedded event log: whole segments older than this go once every consumer group committed past them (-1: kept forever).',
+      ),
+      retentionBytes: env(
+        'EVENT_LOG_RETENTION_BYTES',
+        int()
+          .min(-1)
+          .default(-1)
+          .transform((v) => (v === -1 ? null : v)),
+        'Embedded event log: the oldest committed segments go while a partition is over this size (-1: no bound).',
+      ),
+      hardCapBytes: env(
+        'EVENT_LOG_HARD_CAP_BYTES',
+        int()
+          .min(-1)
+          .default(-1)
+          .transform((v) => (v === -1 ? null : v)),
+        'Embedded event log: over this size a partition drops even unread segments, the lagging group told and its loss counted in /v1/health (-1: never).',
+      ),
+    },
   },
   ingest: {
     enabled: env('INGEST_ENABLED', flag(true), 'Runs the ingestors; off for an API-only process.'),
@@ -498,7 +532,7 @@ const settings = {
       registrationsPerIpPerHour: env(
         'REGISTRATIONS_PER_IP_PER_HOUR',
         positiveInt().default(10),
-        'Self-registrations (POST /v1/agents/register and sign-ups) per client address per hour.',
+        'Self-registrations (POST /v1/agents/register and sign-ups) per client (an IPv4 address, an IPv6 /64) per hour; an IPv4 /24 gets 5 clients' worth.',
       ),
       registrationsPerHour: env(
         'REGISTRATIONS_PER_HOUR',
@@ -809,6 +843,11 @@ const settings = {
       ),
       exponent: env('PAPER_FEE_FALLBACK_EXPONENT', int().min(0).max(8).default(2), 'Exponent of that fallback schedule.'),
     },
+    maxBookAgeMs: env(
+      'PAPER_MAX_BOOK_AGE_MS',
+      positiveInt().default(3_600_000),
+      'A paper order is refused when the newest indexed book of its token is older than this; a book is republished only when it changes, so an hour leaves quiet markets tradable.',
+    ),
     pollSeconds: {
       normal: env('BRIEFING_POLL_SECONDS', positiveInt().default(60), 'Suggested briefing cadence (docs/SANDBOX.md).'),
       fast: env(

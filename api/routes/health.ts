@@ -8,6 +8,7 @@ import { Router } from 'express';
 import type { ChainStatus } from '../../services/chain/follower.js';
 import type { SourceStatus } from '../../services/ingest/source-health.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
+import type { EventLogStorage } from '../../services/ports/event-log.js';
 import { chainCoverage, type ReconciliationHour, reconciliationHours } from '../../services/read-models/chain-ledger/queries.js';
 import { isoOrNull } from '../../services/shared/time.js';
 import type { VerificationRun } from '../../services/shared/verification.js';
@@ -26,6 +27,8 @@ export interface HealthInputs {
   chainEnabled?: boolean;
   /** The chain source's figures when it runs in this process. */
   chain?: () => ChainStatus | null;
+  /** The embedded event log's disk use and retention figures (absent with Kafka). */
+  eventLog?: () => Promise<EventLogStorage>;
   /** The last `npm run verify` run left in the data folder, if any. */
   verification?: () => Promise<VerificationRun | null>;
 }
@@ -43,6 +46,24 @@ export function reconciliationSummary(hours: ReconciliationHour[]) {
   return {
     hours,
     last_24h: { data_api: total('data_api'), matched: total('matched'), unmatched: total('unmatched'), chain_only: total('chain_only') },
+  };
+}
+
+/** The health view of the log's storage (api/openapi.yaml Health.event_log). */
+export function eventLogFigures(storage: EventLogStorage) {
+  const partitions = storage.topics.reduce((sum, t) => sum + t.partitions, 0);
+  const capRoom = storage.hardCapBytes === null ? Number.POSITIVE_INFINITY : storage.hardCapBytes * partitions - storage.bytes;
+  return {
+    bytes: storage.bytes,
+    free_bytes: storage.freeBytes,
+    headroom_bytes: Math.max(0, Math.min(storage.freeBytes, capRoom)),
+    segment_bytes: storage.segmentBytes,
+    retention_ms: storage.retentionMs,
+    retention_bytes: storage.retentionBytes,
+    hard_cap_bytes: storage.hardCapBytes,
+    deleted_segments: storage.deletedSegments,
+    deleted_bytes: storage.deletedBytes,
+    lost_records: storage.lostRecordsByGroup,
   };
 }
 
@@ -79,6 +100,12 @@ export function healthRoutes(store: AnalyticsStore, inputs: HealthInputs): Route
     if (unmatched > 0)
       issues.push(`reconciliation: ${unmatched} Data API trades in the last 24 reconciled hours have no matching chain fill`);
     const status = inputs.chain?.() ?? null;
+    const eventLog = inputs.eventLog ? eventLogFigures(await inputs.eventLog()) : null;
+    for (const [group, records] of Object.entries(eventLog?.lost_records ?? {})) {
+      issues.push(
+        `event log: the hard byte cap (EVENT_LOG_HARD_CAP_BYTES) deleted ${records} records consumer group ${group} had not read`,
+      );
+    }
     response.json(
       success({
         status: issues.length === 0 ? 'ok' : 'degraded',
@@ -95,6 +122,7 @@ export function healthRoutes(store: AnalyticsStore, inputs: HealthInputs): Route
         },
         reconciliation: reconciliationSummary(hours),
         pipeline: { sink_lag: await inputs.sinkLag(), ledger_lag: (await inputs.ledgerLag?.()) ?? {} },
+        event_log: eventLog,
         verification: (await inputs.verification?.()) ?? null,
         counts: {
           markets: Number(counts?.markets ?? 0),

@@ -181,7 +181,7 @@ async function chainMain(args: BackfillArguments, config: Config, log: EventLog,
     batchSize: config.chain.batchSize,
   });
   const [chainId, clientVersion] = await Promise.all([reader.chainId(), reader.clientVersion()]);
-  const source = /^tapeline-simulator\//.test(clientVersion) ? 'simulator' : 'polymarket';
+  const source = clientVersion !== null && /^tapeline-simulator\//.test(clientVersion) ? 'simulator' : 'polymarket';
   const store = await openAnalyticsStore(config);
   try {
     // Markets the service already knows; the rest are looked up on Gamma as the chain names them.

@@ -85,7 +85,7 @@ export function startChainSource(options: ChainSourceOptions): ChainSource | nul
 
   const connect = async (): Promise<ChainFollower> => {
     const [chainId, clientVersion] = await Promise.all([reader.chainId(), reader.clientVersion()]);
-    const source: Source = SIMULATOR_CLIENT.test(clientVersion) ? 'simulator' : 'polymarket';
+    const source: Source = clientVersion !== null && SIMULATOR_CLIENT.test(clientVersion) ? 'simulator' : 'polymarket';
     logger.info({ chainId, clientVersion, source, rpc: new URL(chain.rpcUrl as string).host }, 'chain source connected');
     return new ChainFollower({
       reader,

@@ -87,6 +87,19 @@ function isNetworkFailure(error: unknown): boolean {
   );
 }
 
+/**
+ * The node (or a gateway) answered, and the answer is no: a JSON-RPC error object or an HTTP 4xx.
+ * Outages (no answer, 5xx, 429) are not refusals: they are retried like any other call.
+ */
+function isRefusal(error: unknown): boolean {
+  return errorChain(error).some((e) => {
+    const status = e.status;
+    if (typeof status === 'number') return status >= 400 && status < 500 && status !== 408 && status !== 429;
+    const code = (e as { code?: unknown }).code;
+    return typeof code === 'number' && code < 0 && code !== -32603 && code !== -32005;
+  });
+}
+
 async function retryNetwork<T>(call: () => Promise<T>, attempts = 3): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
@@ -119,7 +132,14 @@ export function openRpcChainReader(options: RpcChainReaderOptions): ChainReader 
   };
   return {
     chainId: () => paced(() => client.getChainId()),
-    clientVersion: () => paced(() => client.request({ method: 'web3_clientVersion' })),
+    async clientVersion() {
+      try {
+        return await paced(() => client.request({ method: 'web3_clientVersion' }));
+      } catch (error) {
+        if (isRefusal(error)) return null;
+        throw error;
+      }
+    },
     blockNumber: () => paced(() => client.getBlockNumber()),
     block,
     async blocks(numbers) {

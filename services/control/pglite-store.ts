@@ -1,10 +1,16 @@
-/** Embedded twin of the control store: PGlite (PostgreSQL compiled to WASM), persistent to a folder. */
+/**
+ * Embedded twin of the control store: PGlite (PostgreSQL compiled to WASM), persistent to a folder.
+ * The folder is owner-only (0700), existing ones included: PGlite creates its files, the WAL among
+ * them (webhook secrets in plain text), mode 0666 whatever the umask, so the folder is what keeps
+ * other local users out (issue 59, low).
+ */
 import { PGlite } from '@electric-sql/pglite';
 import fs from 'node:fs';
 import type { ControlStore, SqlExecutor } from '../ports/control-store.js';
 
 export async function openPgliteStore(directory: string): Promise<ControlStore> {
-  fs.mkdirSync(directory, { recursive: true });
+  fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
+  fs.chmodSync(directory, 0o700);
   const db = await PGlite.create(directory);
   return {
     async query<Row>(sql: string, params: unknown[] = []) {

@@ -4,7 +4,8 @@
  * subscription of that leader (services/copy/copy-rules.ts), in control-store transactions of at most
  * `fanoutChunk` subscriptions (the store has one connection: a fill followed by a thousand
  * subscriptions must not hold it for seconds while other accounts' requests wait), accounts taking
- * turns within a fill:
+ * turns within a fill, each chunk decided with one read of the subscriptions' copied figures and one
+ * insert of their intents (copy-engine.ts decideChunk):
  * an intent row, then a `copy.executed` (submitted or dry run) or `risk.blocked` delivery into the
  * webhook outbox for the subscribing account's own webhook subscriptions. The signed delivery is the
  * dispatcher's. A redelivered batch, or the same match arriving from the other source, finds its
@@ -26,7 +27,7 @@ import { enqueueDeliveries, type NewDelivery } from '../webhooks/outbox.js';
 import type { EventType, SubscriptionFilters } from '../webhooks/event-types.js';
 import { decideCopy } from './copy-rules.js';
 import { type CopySubscription, CopySubscriptions } from './copy-subscriptions.js';
-import { heldShares, insertIntent, spentToday } from './intents.js';
+import { copiedFigures, insertIntents, type NewIntent } from './intents.js';
 import { fromChainEvent, fromTrade, type LeaderFill } from './leader-fill.js';
 import { copyExecuted, type IntentFacts, riskBlocked, strategySignal } from './payloads.js';
 import { enabledStrategies } from './strategies.js';
@@ -126,8 +127,8 @@ export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyE
         // Each chunk commits its intents with their deliveries; a redelivered batch finds them and skips.
         const done = await options.control.transaction(async (tx) => {
           const deliveries: NewDelivery[] = [];
-          for (const subscription of due.slice(start, start + chunk)) {
-            const decision = await decide(tx, subscription, fill, (categoryOf.get(fill.marketId) ?? '').toLowerCase());
+          const category = (categoryOf.get(fill.marketId) ?? '').toLowerCase();
+          for (const { subscription, decision } of await decideChunk(tx, due.slice(start, start + chunk), fill, category)) {
             if (!decision) {
               stats.duplicates += 1;
               continue;
@@ -194,57 +195,69 @@ export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyE
     }
   };
 
-  const decide = async (
+  /**
+   * Decides one fill for a chunk of subscriptions with two statements whatever the chunk's size: one
+   * read of every subscription's copied figures, one insert of every intent (a subscription that had
+   * already decided on the fill gets null).
+   */
+  const decideChunk = async (
     tx: SqlExecutor,
-    subscription: CopySubscription,
+    subscriptions: readonly CopySubscription[],
     fill: LeaderFill,
     category: string,
-  ): Promise<IntentFacts | null> => {
+  ): Promise<Array<{ subscription: CopySubscription; decision: IntentFacts | null }>> => {
     const now = clock();
-    const [spent, held] = await Promise.all([
-      spentToday(tx, subscription.id, now),
-      fill.side === 'sell' ? heldShares(tx, subscription.id, fill.assetId) : Promise.resolve(0n),
-    ]);
-    const decision = decideCopy({
-      fill,
-      category,
-      sizing: subscription.sizing,
-      limits: subscription.limits,
-      dryRun: subscription.dryRun,
-      spentTodayMicros: spent,
-      heldSharesMicros: held,
-      nowMs: now,
-      maxFillAgeMs: options.maxFillAgeMs,
+    const figures = await copiedFigures(
+      tx,
+      subscriptions.map((s) => s.id),
+      fill.side === 'sell' ? fill.assetId : null,
+      now,
+    );
+    const intents: NewIntent[] = subscriptions.map((subscription) => {
+      const { spentTodayMicros, heldSharesMicros } = figures.get(subscription.id)!;
+      const decision = decideCopy({
+        fill,
+        category,
+        sizing: subscription.sizing,
+        limits: subscription.limits,
+        dryRun: subscription.dryRun,
+        spentTodayMicros,
+        heldSharesMicros,
+        nowMs: now,
+        maxFillAgeMs: options.maxFillAgeMs,
+      });
+      const intent =
+        decision.kind === 'intent'
+          ? { childMicros: decision.childMicros, childSharesMicros: decision.childSharesMicros, status: decision.status, reason: null }
+          : { childMicros: null, childSharesMicros: null, status: 'blocked' as const, reason: decision.reason };
+      return { subscriptionId: subscription.id, accountId: subscription.accountId, fill, createdAtMs: now, ...intent };
     });
-    const intent =
-      decision.kind === 'intent'
-        ? { childMicros: decision.childMicros, childSharesMicros: decision.childSharesMicros, status: decision.status, reason: null }
-        : { childMicros: null, childSharesMicros: null, status: 'blocked' as const, reason: decision.reason };
-    const intentId = await insertIntent(tx, {
-      subscriptionId: subscription.id,
-      accountId: subscription.accountId,
-      fill,
-      createdAtMs: now,
-      ...intent,
+    const ids = await insertIntents(tx, intents);
+    return subscriptions.map((subscription, index) => {
+      const intentId = ids.get(subscription.id);
+      const intent = intents[index]!;
+      if (intentId === undefined) return { subscription, decision: null };
+      return {
+        subscription,
+        decision: {
+          intentId,
+          accountId: subscription.accountId,
+          subscriptionId: subscription.id,
+          leaderWallet: fill.wallet,
+          leaderTradeId: fill.tradeId,
+          fillKey: fill.key,
+          marketId: fill.marketId,
+          side: fill.side,
+          outcome: fill.outcome,
+          leaderUsdcMicros: fill.usdcMicros,
+          childMicros: intent.childMicros,
+          status: intent.status,
+          reason: intent.reason,
+          decidedAtMs: now,
+          source: fill.source,
+        },
+      };
     });
-    if (intentId === null) return null;
-    return {
-      intentId,
-      accountId: subscription.accountId,
-      subscriptionId: subscription.id,
-      leaderWallet: fill.wallet,
-      leaderTradeId: fill.tradeId,
-      fillKey: fill.key,
-      marketId: fill.marketId,
-      side: fill.side,
-      outcome: fill.outcome,
-      leaderUsdcMicros: fill.usdcMicros,
-      childMicros: intent.childMicros,
-      status: intent.status,
-      reason: intent.reason,
-      decidedAtMs: now,
-      source: fill.source,
-    };
   };
 
   const processor = await runProcessor(

@@ -42,60 +42,89 @@ export interface IntentRecord {
   created_at: Date;
 }
 
-/** Inserts the intent unless this subscription already decided on this fill; returns its id, or null when it had. */
-export async function insertIntent(db: SqlExecutor, intent: NewIntent): Promise<string | null> {
+const INTENT_INSERT_COLUMNS = `copy_subscription_id, account_id, fill_key, leader_wallet, leader_trade_id, leader_origin, market_id,
+  market_title, asset_id, outcome, side, leader_price, leader_size_usdc, child_size_usdc, child_shares, status, reason, source,
+  leader_filled_at, created_at`;
+const INTENT_INSERT_WIDTH = 20;
+
+function intentParameters(intent: NewIntent): unknown[] {
   const f = intent.fill;
-  const rows = await db.query<{ id: string }>(
-    `INSERT INTO copy_trade_intents (copy_subscription_id, account_id, fill_key, leader_wallet, leader_trade_id, leader_origin, market_id,
-        market_title, asset_id, outcome, side, leader_price, leader_size_usdc, child_size_usdc, child_shares, status, reason, source,
-        leader_filled_at, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
-     ON CONFLICT (copy_subscription_id, fill_key) DO NOTHING RETURNING id::text AS id`,
-    [
-      intent.subscriptionId,
-      intent.accountId,
-      f.key,
-      f.wallet,
-      f.tradeId,
-      f.origin,
-      f.marketId,
-      f.marketTitle,
-      f.assetId,
-      f.outcome,
-      f.side,
-      formatScaled(f.priceMicros),
-      formatScaled(f.usdcMicros),
-      intent.childMicros === null ? null : formatScaled(intent.childMicros),
-      intent.childSharesMicros === null ? null : formatScaled(intent.childSharesMicros),
-      intent.status,
-      intent.reason,
-      f.source,
-      new Date(f.timestampMs),
-      new Date(intent.createdAtMs),
-    ],
-  );
-  return rows[0]?.id ?? null;
+  return [
+    intent.subscriptionId,
+    intent.accountId,
+    f.key,
+    f.wallet,
+    f.tradeId,
+    f.origin,
+    f.marketId,
+    f.marketTitle,
+    f.assetId,
+    f.outcome,
+    f.side,
+    formatScaled(f.priceMicros),
+    formatScaled(f.usdcMicros),
+    intent.childMicros === null ? null : formatScaled(intent.childMicros),
+    intent.childSharesMicros === null ? null : formatScaled(intent.childSharesMicros),
+    intent.status,
+    intent.reason,
+    f.source,
+    new Date(f.timestampMs),
+    new Date(intent.createdAtMs),
+  ];
 }
 
-/** Copied buy notional (submitted and dry-run intents) in the UTC day of `nowMs`. */
-export async function spentToday(db: SqlExecutor, subscriptionId: string, nowMs: number): Promise<bigint> {
+/**
+ * Inserts the intents in one statement, skipping each subscription that already decided on its fill;
+ * returns the new intent ids by subscription id (a subscription missing from the map had decided).
+ * At most one intent per subscription and fill (the unique key), as the engine decides them.
+ */
+export async function insertIntents(db: SqlExecutor, intents: readonly NewIntent[]): Promise<Map<string, string>> {
+  if (intents.length === 0) return new Map();
+  const rows = intents.map(
+    (_, row) => `(${Array.from({ length: INTENT_INSERT_WIDTH }, (_, column) => `$${row * INTENT_INSERT_WIDTH + column + 1}`).join(', ')})`,
+  );
+  const inserted = await db.query<{ id: string; subscription_id: string }>(
+    `INSERT INTO copy_trade_intents (${INTENT_INSERT_COLUMNS}) VALUES ${rows.join(', ')}
+     ON CONFLICT (copy_subscription_id, fill_key) DO NOTHING RETURNING id::text AS id, copy_subscription_id::text AS subscription_id`,
+    intents.flatMap(intentParameters),
+  );
+  return new Map(inserted.map((row) => [row.subscription_id, row.id]));
+}
+
+export interface CopiedFigures {
+  /** Copied buy notional (submitted and dry-run intents) in the UTC day of `nowMs`. */
+  spentTodayMicros: bigint;
+  /** Copied shares of the token held: copied buys minus copied sells (0 when no token was asked for). */
+  heldSharesMicros: bigint;
+}
+
+/**
+ * The figures copy rules need for each subscription, in one query for all of them (a fill followed
+ * by many subscriptions costs one read, not two per subscription). `assetId` null skips holdings
+ * (a buy does not need them).
+ */
+export async function copiedFigures(
+  db: SqlExecutor,
+  subscriptionIds: readonly string[],
+  assetId: string | null,
+  nowMs: number,
+): Promise<Map<string, CopiedFigures>> {
   const dayStart = Math.floor(nowMs / DAY_MS) * DAY_MS;
-  const [row] = await db.query<{ total: string }>(
-    `SELECT coalesce(sum(child_size_usdc), 0)::text AS total FROM copy_trade_intents
-      WHERE copy_subscription_id = $1 AND side = 'buy' AND status <> 'blocked' AND created_at >= $2 AND created_at < $3`,
-    [subscriptionId, new Date(dayStart), new Date(dayStart + DAY_MS)],
+  const rows = await db.query<{ id: string; spent: string; held: string }>(
+    `SELECT copy_subscription_id::text AS id,
+            coalesce(sum(child_size_usdc) FILTER (WHERE side = 'buy' AND created_at >= $2 AND created_at < $3), 0)::text AS spent,
+            coalesce(sum(CASE WHEN side = 'buy' THEN child_shares ELSE -child_shares END) FILTER (WHERE asset_id = $4), 0)::text AS held
+       FROM copy_trade_intents
+      WHERE copy_subscription_id = ANY($1::bigint[]) AND status <> 'blocked'
+        AND ((side = 'buy' AND created_at >= $2 AND created_at < $3) OR asset_id = $4)
+      GROUP BY copy_subscription_id`,
+    [subscriptionIds, new Date(dayStart), new Date(dayStart + DAY_MS), assetId],
   );
-  return parseScaled(row!.total) ?? 0n;
-}
-
-/** Copied shares of a token the subscription holds: copied buys minus copied sells. */
-export async function heldShares(db: SqlExecutor, subscriptionId: string, assetId: string): Promise<bigint> {
-  const [row] = await db.query<{ held: string }>(
-    `SELECT coalesce(sum(CASE WHEN side = 'buy' THEN child_shares ELSE -child_shares END), 0)::text AS held FROM copy_trade_intents
-      WHERE copy_subscription_id = $1 AND asset_id = $2 AND status <> 'blocked'`,
-    [subscriptionId, assetId],
-  );
-  return parseScaled(row!.held) ?? 0n;
+  const figures = new Map<string, CopiedFigures>(subscriptionIds.map((id) => [id, { spentTodayMicros: 0n, heldSharesMicros: 0n }]));
+  for (const row of rows) {
+    figures.set(row.id, { spentTodayMicros: parseScaled(row.spent) ?? 0n, heldSharesMicros: parseScaled(row.held) ?? 0n });
+  }
+  return figures;
 }
 
 const INTENT_COLUMNS = `id::text AS id, copy_subscription_id::text AS copy_subscription_id, leader_wallet, leader_trade_id, leader_origin,

@@ -7,7 +7,7 @@
 import type { ConsumerOptions, LogMessage, MessageBatch } from '../ports/event-log.js';
 import { type BackoffPolicy, backoffMs } from '../shared/backoff.js';
 import type { GroupOffsets } from './offset-store.js';
-import type { PartitionFile } from './partition-file.js';
+import { OffsetOutOfRangeError, type PartitionLog } from './partition-log.js';
 import type { StoredRecord } from './record-codec.js';
 
 const DEFAULT_MAX_BATCH_SIZE = 1000;
@@ -17,7 +17,7 @@ const RETRY_BACKOFF: BackoffPolicy = { baseMs: 50, maxMs: 2000, jitter: 'none' }
 export interface Assignment {
   topic: string;
   partition: number;
-  file: PartitionFile;
+  file: PartitionLog;
   /** Next offset to hand to the handler; equals the committed offset between batches. */
   nextOffset: number;
 }
@@ -95,11 +95,27 @@ export class ConsumerLoop {
   private async serve(assignment: Assignment): Promise<void> {
     const { options } = this.deps;
     const firstOffset = assignment.nextOffset;
+    let outOfRange: OffsetOutOfRangeError | null = null;
     const records = await this.retryUntilStopped(
-      () => assignment.file.read(firstOffset, this.maxBatchSize),
+      async () => {
+        try {
+          return await assignment.file.read(firstOffset, this.maxBatchSize);
+        } catch (error) {
+          if (!(error instanceof OffsetOutOfRangeError)) throw error;
+          outOfRange = error;
+          return [];
+        }
+      },
       // A read failure has no messages to show; the empty batch still tells where it happened.
       (error) => this.report(error, toBatch(assignment, firstOffset, [])),
     );
+    if (outOfRange !== null) {
+      // Retention forced out records this group had not read (the hard cap): it is told, and goes on
+      // from the first record still held, as Kafka's auto.offset.reset=earliest.
+      this.report(outOfRange, toBatch(assignment, firstOffset, []));
+      assignment.nextOffset = (outOfRange as OffsetOutOfRangeError).logStartOffset;
+      return;
+    }
     if (records === STOPPED || records.length === 0) return;
     const batch = toBatch(assignment, firstOffset, records);
 

@@ -3,7 +3,8 @@
  * keyed partitions, consumer groups and committed offsets, all in one directory:
  *
  *   <directory>/topics/<topic>/meta.json        {name, partitions}
- *   <directory>/topics/<topic>/<partition>.log  framed records (record-codec.ts)
+ *   <directory>/topics/<topic>/<partition>.log  framed records (record-codec.ts), the first segment;
+ *   <directory>/topics/<topic>/<partition>.<base>.log  later segments (partition-log.ts)
  *   <directory>/groups/<groupId>.json           committed offsets (offset-store.ts)
  *   <directory>/schemas/<fingerprint>.avsc      writer schemas of Avro topics (schema-store.ts)
  *
@@ -12,6 +13,12 @@
  * torn tail left by a crash (and only a tail: damage followed by valid records is kept or refused,
  * see partition-file.ts); a failed append (disk full) is rolled back before the next one. Topics given a schema resolve schema evolution like Kafka with a
  * registry: consumers see every value in the current schema, whatever schema wrote it.
+ *
+ * Retention (retention.ts) deletes whole segments past `retentionMs` or over `retentionBytes` per
+ * partition, checked every `retentionCheckMs`, but only those every consumer group that committed
+ * on the partition has read, unless the partition is over `hardCapBytes`; a group then finds its
+ * position gone (OffsetOutOfRangeError, reported through onError) and goes on from the first record
+ * still held. A new group reading from the beginning starts at the first record held.
  *
  * Limits (documented differences from Kafka):
  * - one consumer-group member per process: a second runConsumer with a group already running in
@@ -25,19 +32,31 @@
  */
 import { getOrInsert } from '../shared/collections.js';
 import { EventEmitter } from 'node:events';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ConsumerOptions, EventLog, OutgoingMessage, PartitionPosition, RunningConsumer, TopicSpec } from '../ports/event-log.js';
+import type {
+  ConsumerOptions,
+  EventLog,
+  EventLogStorage,
+  OutgoingMessage,
+  PartitionPosition,
+  RunningConsumer,
+  TopicSpec,
+} from '../ports/event-log.js';
 import { fsyncDirectory } from './atomic-file.js';
 import { ConsumerLoop, type Assignment } from './consumer-loop.js';
 import { OffsetStore } from './offset-store.js';
 import type { TruncatedTail } from './partition-file.js';
+import { lastWrittenMs } from './partition-log.js';
 import { partitionForKey } from './partitioner.js';
+import { type RetentionPolicy, segmentsToDelete } from './retention.js';
 import { encodeFrames, type StoredRecord } from './record-codec.js';
 import { FileSchemaStore, type TopicSchema } from './schema-store.js';
 import { TopicRegistry } from './topic-registry.js';
 
 export { UnknownTopicError } from './topic-registry.js';
+export { OffsetOutOfRangeError } from './partition-log.js';
+export type { RetentionPolicy } from './retention.js';
 export type { TruncatedTail } from './partition-file.js';
 
 export interface FileEventLogOptions {
@@ -54,12 +73,38 @@ export interface FileEventLogOptions {
   onCorruptRecord?: (record: { path: string; offset: number; position: number }) => void;
   /** Topics whose values are Avro of these (current) schemas. */
   schemas?: readonly TopicSchema[];
+  /** A partition's segment this large (bytes) takes no more appends. Default 64 MiB. */
+  segmentBytes?: number;
+  /** Default: 7 days, no size bound, no hard cap (Kafka's defaults, plus the committed-offset rule). */
+  retention?: Partial<RetentionPolicy>;
+  /** How often retention runs (0: only when enforceRetention is called). Default 60 s. */
+  retentionCheckMs?: number;
+  /** Told when the hard cap deleted records a group had not read. */
+  onRecordsLost?: (loss: { topic: string; partition: number; group: string; records: number }) => void;
 }
 
 const DEFAULT_POLL_INTERVAL_MS = 200;
+export const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_RETENTION_MS = 7 * 24 * 3_600_000;
+const DEFAULT_RETENTION_CHECK_MS = 60_000;
 
-export async function openFileEventLog(options: FileEventLogOptions): Promise<EventLog> {
+/** The file log's own operations beyond the port. */
+export interface FileEventLog extends EventLog {
+  /** Runs retention once over every partition (also run every retentionCheckMs). */
+  enforceRetention(): Promise<void>;
+  storage(): Promise<EventLogStorage>;
+}
+
+export async function openFileEventLog(options: FileEventLogOptions): Promise<FileEventLog> {
   const fsync = options.fsync ?? true;
+  const segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
+  if (!(Number.isSafeInteger(segmentBytes) && segmentBytes > 0))
+    throw new RangeError(`segmentBytes must be a positive integer, got ${segmentBytes}`);
+  const retention: RetentionPolicy = {
+    retentionMs: options.retention?.retentionMs === undefined ? DEFAULT_RETENTION_MS : options.retention.retentionMs,
+    retentionBytes: options.retention?.retentionBytes ?? null,
+    hardCapBytes: options.retention?.hardCapBytes ?? null,
+  };
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
   if (!(pollIntervalMs > 0)) throw new RangeError(`pollIntervalMs must be positive, got ${pollIntervalMs}`);
   const topicsDirectory = join(options.directory, 'topics');
@@ -70,6 +115,7 @@ export async function openFileEventLog(options: FileEventLogOptions): Promise<Ev
   const schemas = await FileSchemaStore.open(join(options.directory, 'schemas'), options.schemas ?? [], { fsync });
   const topics = new TopicRegistry(topicsDirectory, {
     fsync,
+    segmentBytes,
     onTruncatedTail: options.onTruncatedTail,
     onCorruptRecord: options.onCorruptRecord,
   });
@@ -79,14 +125,33 @@ export async function openFileEventLog(options: FileEventLogOptions): Promise<Ev
     await topics.close();
     throw error;
   }
-  return new FileEventLog(topics, schemas, new OffsetStore(groupsDirectory, { fsync }), options.clock ?? Date.now, pollIntervalMs);
+  const log = new FileLog(topics, schemas, new OffsetStore(groupsDirectory, { fsync }), options.clock ?? Date.now, pollIntervalMs, {
+    directory: options.directory,
+    segmentBytes,
+    policy: retention,
+    onRecordsLost: options.onRecordsLost,
+  });
+  const checkMs = options.retentionCheckMs ?? DEFAULT_RETENTION_CHECK_MS;
+  if (checkMs > 0) log.scheduleRetention(checkMs);
+  return log;
 }
 
-class FileEventLog implements EventLog {
+interface RetentionSettings {
+  directory: string;
+  segmentBytes: number;
+  policy: RetentionPolicy;
+  onRecordsLost?: FileEventLogOptions['onRecordsLost'];
+}
+
+class FileLog implements FileEventLog {
   /** Emits the topic name after records of that topic became readable. */
   private readonly appended = new EventEmitter().setMaxListeners(0);
   private readonly runningGroups = new Map<string, RunningConsumer>();
   private closing: Promise<void> | null = null;
+  private retentionTimer: NodeJS.Timeout | undefined;
+  /** One retention pass at a time. */
+  private retentionRun: Promise<void> | null = null;
+  private readonly retentionFigures = { deletedSegments: 0, deletedBytes: 0, lostRecordsByGroup: {} as Record<string, number> };
 
   constructor(
     private readonly topics: TopicRegistry,
@@ -94,7 +159,79 @@ class FileEventLog implements EventLog {
     private readonly offsets: OffsetStore,
     private readonly clock: () => number,
     private readonly pollIntervalMs: number,
+    private readonly retention: RetentionSettings,
   ) {}
+
+  scheduleRetention(everyMs: number): void {
+    this.retentionTimer = setInterval(() => {
+      // A failed pass (a file busy, a disk error) is tried again at the next tick.
+      if (!this.closing) this.enforceRetention().catch(() => undefined);
+    }, everyMs);
+    this.retentionTimer.unref();
+  }
+
+  enforceRetention(): Promise<void> {
+    this.assertOpen();
+    this.retentionRun ??= this.runRetention().finally(() => {
+      this.retentionRun = null;
+    });
+    return this.retentionRun;
+  }
+
+  async storage(): Promise<EventLogStorage> {
+    this.assertOpen();
+    const topics = this.topics.list().map((topic) => ({
+      topic: topic.name,
+      partitions: topic.partitions.length,
+      bytes: topic.partitions.reduce((sum, p) => sum + p.sizeBytes, 0),
+      segments: topic.partitions.reduce((sum, p) => sum + p.segmentList.length, 0),
+      startOffset: Math.min(...topic.partitions.map((p) => p.startOffset)),
+      endOffset: Math.max(...topic.partitions.map((p) => p.endOffset)),
+    }));
+    const fs = await statfs(this.retention.directory);
+    return {
+      bytes: topics.reduce((sum, t) => sum + t.bytes, 0),
+      freeBytes: Number(fs.bavail) * Number(fs.bsize),
+      segmentBytes: this.retention.segmentBytes,
+      ...this.retention.policy,
+      deletedSegments: this.retentionFigures.deletedSegments,
+      deletedBytes: this.retentionFigures.deletedBytes,
+      lostRecordsByGroup: { ...this.retentionFigures.lostRecordsByGroup },
+      topics,
+    };
+  }
+
+  private async runRetention(): Promise<void> {
+    const groups = await this.offsets.loadAll();
+    const now = this.clock();
+    for (const topic of this.topics.list()) {
+      for (const [partition, log] of topic.partitions.entries()) {
+        await log.refresh();
+        const committed = new Map<string, number>();
+        for (const group of groups) {
+          const next = group.get(topic.name, partition);
+          if (next !== undefined) committed.set(group.groupId, next);
+        }
+        const segments = await Promise.all(
+          log.segmentList.map(async (segment, index, all) => ({
+            baseOffset: segment.baseOffset,
+            endOffset: index + 1 < all.length ? all[index + 1]!.baseOffset : segment.baseOffset + segment.file.endOffset,
+            bytes: segment.file.sizeBytes,
+            lastWrittenMs: await lastWrittenMs(segment),
+          })),
+        );
+        const decision = segmentsToDelete(segments, this.retention.policy, now, committed);
+        if (decision.count === 0) continue;
+        const removed = await log.deleteOldest(decision.count);
+        this.retentionFigures.deletedSegments += removed.length;
+        this.retentionFigures.deletedBytes += segments.slice(0, removed.length).reduce((sum, s) => sum + s.bytes, 0);
+        for (const [group, records] of decision.lostByGroup) {
+          this.retentionFigures.lostRecordsByGroup[group] = (this.retentionFigures.lostRecordsByGroup[group] ?? 0) + records;
+          this.retention.onRecordsLost?.({ topic: topic.name, partition, group, records });
+        }
+      }
+    }
+  }
 
   async createTopics(specs: TopicSpec[]): Promise<void> {
     this.assertOpen();
@@ -173,6 +310,8 @@ class FileEventLog implements EventLog {
 
   close(): Promise<void> {
     this.closing ??= (async () => {
+      clearInterval(this.retentionTimer);
+      await this.retentionRun?.catch(() => undefined);
       await Promise.all([...this.runningGroups.values()].map((consumer) => consumer.stop()));
       await this.topics.close();
     })();
@@ -187,7 +326,7 @@ class FileEventLog implements EventLog {
     for (const topic of topics) {
       for (const [partition, file] of topic.partitions.entries()) {
         await file.refresh();
-        const startOffset = options.fromBeginning === false ? file.endOffset : 0;
+        const startOffset = options.fromBeginning === false ? file.endOffset : file.startOffset;
         assignments.push({
           topic: topic.name,
           partition,

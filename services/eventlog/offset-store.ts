@@ -3,7 +3,7 @@
  * every topic-partition the next offset the group will read (Kafka's convention: lastOffset + 1).
  * Every commit rewrites the file atomically, so a crash leaves the previous or the new commit.
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomically, type DurabilityOptions } from './atomic-file.js';
 
@@ -17,6 +17,13 @@ export class GroupOffsets {
   private readonly byTopic = new Map<string, Map<number, number>>();
 
   constructor(readonly groupId: string) {}
+
+  /** Topics and partitions this group has committed on. */
+  entries(): Array<{ topic: string; partition: number; nextOffset: number }> {
+    return [...this.byTopic].flatMap(([topic, partitions]) =>
+      [...partitions].map(([partition, nextOffset]) => ({ topic, partition, nextOffset })),
+    );
+  }
 
   get(topic: string, partition: number): number | undefined {
     return this.byTopic.get(topic)?.get(partition);
@@ -70,6 +77,16 @@ export class OffsetStore {
       throw error;
     }
     return GroupOffsets.fromFile(groupId, JSON.parse(text) as GroupOffsetsFile);
+  }
+
+  /** Every group that has committed (retention keeps what any of them has not read). */
+  async loadAll(): Promise<GroupOffsets[]> {
+    const groups: GroupOffsets[] = [];
+    for (const name of await readdir(this.directory)) {
+      if (!name.endsWith('.json')) continue;
+      groups.push(await this.load(decodeURIComponent(name.slice(0, -'.json'.length))));
+    }
+    return groups;
   }
 
   async save(offsets: GroupOffsets): Promise<void> {

@@ -17,6 +17,10 @@ export async function openEventLog(config: Config, logger?: Logger): Promise<Eve
     return openFileEventLog({
       directory: path.join(config.dataDir, 'log'),
       schemas: topicSchemas(),
+      segmentBytes: config.engines.fileLog.segmentBytes,
+      retention: config.engines.fileLog,
+      onRecordsLost: (loss) =>
+        logger?.error({ loss }, 'event log: the hard byte cap deleted records a consumer group had not read (EVENT_LOG_HARD_CAP_BYTES)'),
       // A torn tail is what a crash mid-append leaves; cutting it is expected, but worth a line in the log.
       onTruncatedTail: (tail) => logger?.warn({ tail }, 'event log: cut a torn tail left by an interrupted append'),
       onCorruptRecord: (record) => logger?.error({ record }, 'event log: damaged record kept at its offset; it will be dead-lettered'),

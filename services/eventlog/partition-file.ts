@@ -106,6 +106,16 @@ export class PartitionFile {
     return this.frameStarts.length;
   }
 
+  /** Bytes of indexed (acknowledged) frames. */
+  get sizeBytes(): number {
+    return this.indexedBytes;
+  }
+
+  /** Resolves once every append queued so far has been written (or has failed). */
+  async idle(): Promise<void> {
+    while (this.flushing) await this.flushing;
+  }
+
   /** Resolves once the frames are written and (unless fsync is off) flushed to disk. */
   append(frames: EncodedFrames): Promise<void> {
     if (this.closed) return Promise.reject(new Error(`partition file ${this.path} is closed`));

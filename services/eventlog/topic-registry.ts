@@ -1,6 +1,6 @@
 /**
- * Topics on disk: `<topics>/<name>/meta.json` ({name, partitions}) next to one `<partition>.log`
- * per partition. meta.json is written last, atomically, so a topic whose meta.json exists has all
+ * Topics on disk: `<topics>/<name>/meta.json` ({name, partitions}) next to each partition's segment
+ * files (`<partition>.log`, then `<partition>.<base offset>.log`: partition-log.ts). meta.json is written last, atomically, so a topic whose meta.json exists has all
  * its partition files (a directory without one is a creation cut short, finished by the next
  * createTopics). Topics created by another process are picked up on first use.
  */
@@ -8,12 +8,13 @@ import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TopicSpec } from '../ports/event-log.js';
 import { fsyncDirectory, writeFileAtomically } from './atomic-file.js';
-import { PartitionFile, type PartitionFileOptions } from './partition-file.js';
+import { PartitionFile } from './partition-file.js';
+import { PartitionLog, type PartitionLogOptions } from './partition-log.js';
 
 export interface Topic {
   name: string;
   /** Index = partition number. */
-  partitions: PartitionFile[];
+  partitions: PartitionLog[];
 }
 
 interface TopicMeta {
@@ -49,7 +50,7 @@ export class TopicRegistry {
 
   constructor(
     private readonly directory: string,
-    private readonly partitionFileOptions: PartitionFileOptions,
+    private readonly partitionFileOptions: PartitionLogOptions,
   ) {}
 
   /** Opens every existing topic, so crash damage is repaired (and reported) at start-up, not on first use. */
@@ -95,6 +96,11 @@ export class TopicRegistry {
     return topic;
   }
 
+  /** The topics opened so far (every topic on disk after loadAll). */
+  list(): Topic[] {
+    return [...this.loaded.values()];
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await this.adminQueue;
@@ -120,10 +126,10 @@ export class TopicRegistry {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
-    const partitions: PartitionFile[] = [];
+    const partitions: PartitionLog[] = [];
     try {
       for (let partition = 0; partition < meta.partitions; partition++) {
-        partitions.push(await PartitionFile.open(this.partitionPath(name, partition), this.partitionFileOptions));
+        partitions.push(await PartitionLog.open(join(this.directory, name), partition, this.partitionFileOptions));
       }
     } catch (error) {
       await Promise.all(partitions.map((file) => file.close()));

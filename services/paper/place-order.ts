@@ -14,7 +14,7 @@ import { formatScaled, MICRO, parseScaled } from '../shared/decimal.js';
 import { feeScheduleOf, takerFeeMicros } from '../fees/taker-fee.js';
 import { adjustAccount, applyToPosition, insertFill } from './ledger.js';
 import { marketTerms, outcomeIndexOf, type MarketTerms } from './market-terms.js';
-import { type BookFill, matchAgainstBook, notionalOf, type Side } from './matching.js';
+import { type BookFill, type Level, matchAgainstBook, notionalOf, type Side } from './matching.js';
 import { ORDER_COLUMNS, type OrderType, paperAccount, type PaperOrder, type TimeInForce, toOrder } from './paper-store.js';
 
 export interface OrderInput {
@@ -31,6 +31,8 @@ export interface PaperSettings {
   startingBalanceUsdc: string;
   maxOpenOrders: number;
   feeFallback: { rate: string; exponent: number };
+  /** PAPER_MAX_BOOK_AGE_MS: an order against an older book is refused. */
+  maxBookAgeMs: number;
 }
 
 export interface PlacedOrder {
@@ -136,26 +138,17 @@ export async function placeOrder(
     if (existing) return replay(existing, hash);
   }
   const v = await validateOrder(store, input);
+  const bookAgeMs = now() - v.book.timestampMs;
+  if (bookAgeMs > settings.maxBookAgeMs)
+    throw ApiError.badRequest(
+      `market_id: the newest indexed book of ${v.terms.outcomes[v.outcomeIndex]} is ${Math.round(bookAgeMs / 1000)} s old, older than ${settings.maxBookAgeMs / 1000} s (PAPER_MAX_BOOK_AGE_MS); paper orders fill only against a fresh book`,
+    );
   const levels = v.side === 'buy' ? v.book.asks : v.book.bids;
   const bestPrice = levels[0]?.priceMicros ?? null;
   const bid = v.book.bids[0]?.priceMicros;
   const ask = v.book.asks[0]?.priceMicros;
   const mid = bid !== undefined && ask !== undefined ? (bid + ask) / 2n : null;
   const schedule = feeScheduleOf(v.terms.fees, { rate: Number(settings.feeFallback.rate), exponent: settings.feeFallback.exponent });
-
-  let match = matchAgainstBook(v.side, v.size, v.limit, levels);
-  let cancelReason: string | null = null;
-  if (v.tif === 'FOK' && match.remainingMicros > 0n) {
-    match = { fills: [], filledMicros: 0n, notionalMicros: 0n, remainingMicros: v.size };
-    cancelReason = 'fok_not_fillable';
-  }
-  const fees = match.fills.map((fill) => takerFeeMicros(fill.sizeMicros, fill.priceMicros, schedule));
-  const feeTotal = fees.reduce((sum, fee) => sum + fee, 0n);
-  const rests = v.tif === 'GTC' && match.remainingMicros > 0n;
-  if (!rests && match.remainingMicros > 0n && !cancelReason) cancelReason = match.filledMicros > 0n ? 'ioc_remainder' : 'no_liquidity';
-  const status = rests ? (match.filledMicros > 0n ? 'partial' : 'open') : match.remainingMicros === 0n ? 'filled' : 'cancelled';
-  // A resting buy holds remaining x limit of cash; a resting sell holds its remaining shares.
-  const reserved = rests ? (v.side === 'buy' ? notionalOf(match.remainingMicros, v.limit!) : match.remainingMicros) : 0n;
 
   const at = new Date(now());
   const orderId = newOrderId();
@@ -167,6 +160,21 @@ export async function placeOrder(
         const existing = await orderByKey(tx, accountId, idempotencyKey);
         if (existing) return replay(existing, hash);
       }
+      // Matched under the account lock: what this account's earlier orders took from this book is gone.
+      const left = await liquidityLeft(tx, accountId, account.epoch, v, levels);
+      let match = matchAgainstBook(v.side, v.size, v.limit, left);
+      let cancelReason: string | null = null;
+      if (v.tif === 'FOK' && match.remainingMicros > 0n) {
+        match = { fills: [], filledMicros: 0n, notionalMicros: 0n, remainingMicros: v.size };
+        cancelReason = 'fok_not_fillable';
+      }
+      const fees = match.fills.map((fill) => takerFeeMicros(fill.sizeMicros, fill.priceMicros, schedule));
+      const feeTotal = fees.reduce((sum, fee) => sum + fee, 0n);
+      const rests = v.tif === 'GTC' && match.remainingMicros > 0n;
+      if (!rests && match.remainingMicros > 0n && !cancelReason) cancelReason = match.filledMicros > 0n ? 'ioc_remainder' : 'no_liquidity';
+      const status = rests ? (match.filledMicros > 0n ? 'partial' : 'open') : match.remainingMicros === 0n ? 'filled' : 'cancelled';
+      // A resting buy holds remaining x limit of cash; a resting sell holds its remaining shares.
+      const reserved = rests ? (v.side === 'buy' ? notionalOf(match.remainingMicros, v.limit!) : match.remainingMicros) : 0n;
       if (rests) {
         const [{ count }] = (await tx.query<{ count: string }>(
           `SELECT count(*)::text AS count FROM paper_orders WHERE account_id = $1 AND epoch = $2 AND status IN ('open', 'partial')`,
@@ -257,6 +265,23 @@ export async function placeOrder(
     }
     throw error;
   }
+}
+
+/**
+ * The side of the book an order takes from, less what this account's earlier orders (this epoch)
+ * already took from the same book: a book's liquidity is used once, until a newer book replaces it.
+ * Other accounts' orders do not take it (each agent's paper trading is its own).
+ */
+async function liquidityLeft(tx: SqlExecutor, accountId: string, epoch: number, v: Validated, levels: readonly Level[]): Promise<Level[]> {
+  const taken = await tx.query<{ price: string; size: string }>(
+    `SELECT price::text AS price, sum(size)::text AS size FROM paper_fills
+      WHERE account_id = $1 AND epoch = $2 AND source_ref = $3 AND side = $4 AND trigger = 'submission'
+      GROUP BY price`,
+    [accountId, epoch, `book:${v.book.hash}`, v.side],
+  );
+  if (taken.length === 0) return [...levels];
+  const byPrice = new Map(taken.map((row) => [parseScaled(row.price)!, parseScaled(row.size)!]));
+  return levels.map((level) => ({ priceMicros: level.priceMicros, sizeMicros: level.sizeMicros - (byPrice.get(level.priceMicros) ?? 0n) }));
 }
 
 async function recordSubmissionFills(tx: SqlExecutor, order: PaperOrder, v: Validated, fills: BookFill[], fees: bigint[], at: Date) {

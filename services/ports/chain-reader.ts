@@ -60,8 +60,12 @@ export class LogRangeTooLargeError extends Error {
 
 export interface ChainReader {
   chainId(): Promise<number>;
-  /** The node's web3_clientVersion (the project's simulator answers `tapeline-simulator/...`). */
-  clientVersion(): Promise<string>;
+  /**
+   * The node's web3_clientVersion (the project's simulator answers `tapeline-simulator/...`), or null
+   * when the node or a gateway in front of it refuses the method: it only tells the simulator apart,
+   * so a provider that closes the `web3_` namespace must not keep the chain source from starting.
+   */
+  clientVersion(): Promise<string | null>;
   blockNumber(): Promise<bigint>;
   /** null when the node does not have the block (yet). */
   block(number: bigint): Promise<ChainBlock | null>;

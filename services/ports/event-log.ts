@@ -73,6 +73,25 @@ export interface PartitionPosition {
   committedOffset: number;
 }
 
+/** Disk use of an embedded log and what its retention did (the file log; Kafka's brokers report their own). */
+export interface EventLogStorage {
+  /** Bytes of every partition's segments. */
+  bytes: number;
+  /** Free bytes on the file system holding the log. */
+  freeBytes: number;
+  segmentBytes: number;
+  retentionMs: number | null;
+  /** Per partition, as Kafka's retention.bytes. */
+  retentionBytes: number | null;
+  /** Per partition: over it, segments go even if a group has not read them. */
+  hardCapBytes: number | null;
+  deletedSegments: number;
+  deletedBytes: number;
+  /** Records the hard cap deleted before the group read them, per consumer group. */
+  lostRecordsByGroup: Record<string, number>;
+  topics: Array<{ topic: string; partitions: number; bytes: number; segments: number; startOffset: number; endOffset: number }>;
+}
+
 export interface EventLog {
   /** Admin step: creates topics that do not exist yet (idempotent). */
   createTopics(topics: TopicSpec[]): Promise<void>;
@@ -80,5 +99,7 @@ export interface EventLog {
   runConsumer(options: ConsumerOptions): Promise<RunningConsumer>;
   /** Per-partition end and committed offsets of a group, for lag and readiness checks. */
   positions(groupId: string, topic: string): Promise<PartitionPosition[]>;
+  /** Disk use and retention figures, where the adapter keeps the data itself. */
+  storage?(): Promise<EventLogStorage>;
   close(): Promise<void>;
 }

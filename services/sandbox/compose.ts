@@ -53,6 +53,7 @@ export function composeSandboxApis(
       startingBalanceUsdc: config.sandbox.startingBalanceUsdc,
       maxOpenOrders: config.sandbox.maxOpenOrders,
       feeFallback: config.sandbox.feeFallback,
+      maxBookAgeMs: config.sandbox.maxBookAgeMs,
     },
     clock,
   );

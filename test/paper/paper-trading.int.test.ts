@@ -10,6 +10,7 @@ const MARKET = conditionId(101);
 const YES = '1011';
 const NO = '1012';
 const VOID_MARKET = conditionId(102);
+const STALE_MARKET = conditionId(104);
 const now = Date.now();
 
 let h: SandboxHarness;
@@ -38,6 +39,7 @@ beforeAll(async () => {
       }),
       marketUpserted({ market_id: VOID_MARKET, outcome_token_ids: ['1021', '1022'], tick_size: 0.01 }),
       marketUpserted({ market_id: conditionId(103), outcome_token_ids: ['1031', '1032'], status: 'resolved', outcome_prices: [1, 0] }),
+      marketUpserted({ market_id: STALE_MARKET, outcome_token_ids: ['1041', '1042'], tick_size: 0.01 }),
     ],
     bookSnapshots: [
       bookSnapshot({
@@ -63,11 +65,30 @@ beforeAll(async () => {
         asks: [{ price: 0.3, size: 1000 }],
         bids: [{ price: 0.28, size: 1000 }],
       }),
+      // Older than PAPER_MAX_BOOK_AGE_MS (an hour by default).
+      bookSnapshot({
+        market_id: STALE_MARKET,
+        asset_id: '1041',
+        hash: 's1',
+        timestamp_ms: now - 2 * 3_600_000,
+        asks: [{ price: 0.3, size: 1000 }],
+        bids: [{ price: 0.28, size: 1000 }],
+      }),
     ],
   });
   key = await h.register('paper-agent');
 }, 60_000);
 afterAll(() => h?.close());
+
+test('an order against a book older than PAPER_MAX_BOOK_AGE_MS is refused, naming the market and the bound (issue 59, low)', async () => {
+  const refused = await order({ market_id: STALE_MARKET, outcome: 'YES', side: 'buy', type: 'market', size: '10' });
+  expect(refused.status).toBe(400);
+  expect(refused.body.error).toMatch(
+    /^market_id: the newest indexed book of Yes is \d+ s old, older than 3600 s \(PAPER_MAX_BOOK_AGE_MS\)/,
+  );
+  const account = (await h.request('GET', '/paper/account', key)).body.data;
+  expect(account.open_positions).toBe(0);
+});
 
 test('a market buy walks the book level by level, pays the taker fee per fill and reports slippage', async () => {
   const response = await buy('250');
@@ -114,6 +135,21 @@ test('a market buy walks the book level by level, pays the taker fee per fill an
     mark_price: '0.49',
     mark_basis: 'mid',
   });
+});
+
+test("a book's liquidity is taken once per agent: a second order walks what the first left; another agent sees the whole book (issue 59, low)", async () => {
+  const agent = await h.register('paper-agent-liquidity');
+  const take = async () =>
+    (
+      await h.request('POST', '/paper/orders', agent, { market_id: MARKET, outcome: 'YES', side: 'buy', type: 'market', size: '150' })
+    ).body.data.fills.map((f: any) => [f.price, f.size]);
+  // Book b1 asks: 100 @ 0.50, 200 @ 0.52, 500 @ 0.55 (the first test's agent took from it too, which does not count here).
+  expect(await take()).toEqual([
+    ['0.5', '100'],
+    ['0.52', '50'],
+  ]);
+  expect(await take()).toEqual([['0.52', '150']]);
+  expect(await take()).toEqual([['0.55', '150']]);
 });
 
 test('bad orders are 400s naming the field', async () => {

@@ -26,6 +26,8 @@ export function describeSandboxConcurrency(name: string, openControl: () => Prom
             market_id: conditionId(201),
             asset_id: '2011',
             hash: 'c1',
+            // Fresh: an older book is refused (PAPER_MAX_BOOK_AGE_MS).
+            timestamp_ms: Date.now(),
             asks: [{ price: 0.4, size: 1000 }],
             bids: [{ price: 0.38, size: 1000 }],
           }),

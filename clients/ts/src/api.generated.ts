@@ -655,6 +655,31 @@ export type Health = {
       [key: string]: number;
     };
   };
+  /** Disk use of the embedded event log (no Kafka) and what its retention did; null with Kafka or when the log is not in this process. Retention deletes whole segments past `retention_ms` or while a partition holds more than `retention_bytes` (Kafka's settings, per partition), never records a consumer group has not committed past, unless the partition is over `hard_cap_bytes`: then the group's loss is counted in `lost_records` and listed in `issues`, and it resumes at the first record still held. */
+  event_log?: null | {
+    /** Bytes of every partition's segments. */
+    bytes: number;
+    /** Free bytes on the file system holding the log. */
+    free_bytes: number;
+    /** free_bytes, or, when a hard cap is set, the smaller of free_bytes and (hard_cap_bytes x partitions - bytes). */
+    headroom_bytes: number;
+    /** EVENT_LOG_SEGMENT_BYTES: a segment this large takes no more appends. */
+    segment_bytes: number;
+    /** EVENT_LOG_RETENTION_MS; null keeps segments whatever their age. */
+    retention_ms: number | null;
+    /** EVENT_LOG_RETENTION_BYTES per partition; null: no size bound. */
+    retention_bytes: number | null;
+    /** EVENT_LOG_HARD_CAP_BYTES per partition; null: never deletes unread records. */
+    hard_cap_bytes: number | null;
+    /** Segments retention deleted since this process started. */
+    deleted_segments: number;
+    /** Their bytes. */
+    deleted_bytes: number;
+    /** Per consumer group, records the hard cap deleted before the group read them (since this process started). */
+    lost_records: {
+      [key: string]: number;
+    };
+  };
   /** The last `npm run verify` run whose result was left in this service's data folder (verify-last.json; docs/VERIFY.md): accounting identities over every wallet's trader figures and, against the bundled simulator, every figure compared with the simulator's own accounting. null when no run left one. It reports; it never changes `status`. */
   verification?: null | {
     time: Timestamp;
@@ -4106,7 +4131,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "POST",
     "path": "/paper/orders",
     "summary": "Places a paper order, filled against the live indexed book level by level.",
-    "description": "A buy takes asks from the lowest price, a sell hits bids from the highest, each level at its own\nprice, up to the limit price (a market order's optional `price` is its worst acceptable price).\nWhat cannot fill at once: a `market` order (IOC or FOK) cancels it; a `limit` order rests (GTC)\nor cancels it (IOC, FOK). FOK fills everything or nothing. Resting orders fill later as the maker\nat their own price when a newer book or a trade crosses them (docs/SANDBOX.md). Taker fills pay\nthe market's fee, shares x rate x (p x (1 - p))^exponent at each fill's price; makers pay none.\nPaper fills never change the indexed book: every order sees the book as it was last indexed.\n\n**Idempotency.** With an `Idempotency-Key` header, a repeat of the same key with the same body\nreturns the original order (200, `Idempotent-Replayed: true`) instead of placing another; the\nsame key with a different body is `409 CONFLICT`. Keys are scoped to the agent and kept forever.\n\n**Refusals** are `400 BAD_REQUEST` naming the field: a size not above 0 or with more than 2\ndecimals, a price outside (0, 1) or off the market's tick grid, an unknown, closed or resolved\nmarket, an outcome the market does not have, no indexed book, insufficient paper cash (buys pay\nnotional + fee, and a resting buy holds size x price), or more shares sold than held.",
+    "description": "A buy takes asks from the lowest price, a sell hits bids from the highest, each level at its own\nprice, up to the limit price (a market order's optional `price` is its worst acceptable price).\nWhat cannot fill at once: a `market` order (IOC or FOK) cancels it; a `limit` order rests (GTC)\nor cancels it (IOC, FOK). FOK fills everything or nothing. Resting orders fill later as the maker\nat their own price when a newer book or a trade crosses them (docs/SANDBOX.md). Taker fills pay\nthe market's fee, shares x rate x (p x (1 - p))^exponent at each fill's price; makers pay none.\nA book's liquidity is taken once per agent: an order walks what the agent's earlier orders of\nthis epoch left of the same book, until a newer book is indexed; other agents' orders do not take it.\n\n**Idempotency.** With an `Idempotency-Key` header, a repeat of the same key with the same body\nreturns the original order (200, `Idempotent-Replayed: true`) instead of placing another; the\nsame key with a different body is `409 CONFLICT`. Keys are scoped to the agent and kept forever.\n\n**Refusals** are `400 BAD_REQUEST` naming the field: a size not above 0 or with more than 2\ndecimals, a price outside (0, 1) or off the market's tick grid, an unknown, closed or resolved\nmarket, an outcome the market does not have, no indexed book or only one older than\n`PAPER_MAX_BOOK_AGE_MS` (an hour since its last change by default), insufficient paper cash (buys pay\nnotional + fee, and a resting buy holds size x price), or more shares sold than held.",
     "access": "sandbox",
     "paginated": false,
     "parameters": [

@@ -22,10 +22,24 @@ DRY_RUN = DryRunSubmitter()
 
 log = logging.getLogger("tapeline_executor")
 MAX_BODY_BYTES = 1_000_000
+# A client that stops sending mid-body is dropped after this long instead of holding a thread.
+READ_TIMEOUT_SECONDS = 10
+
+
+def declared_length(headers: Any) -> int | None:
+    """The body length a request declares: plain digits only (no sign, no -1, no chunked body of unknown length)."""
+    if headers.get("transfer-encoding"):
+        return None
+    text = headers.get("content-length")
+    if text is None or not text.isascii() or not text.isdigit():
+        return None
+    return int(text)
 
 
 def make_server(config: ExecutorConfig, engine: Engine, journal: Journal, submitter: Submitter) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
+        timeout = READ_TIMEOUT_SECONDS
+
         def log_message(self, format: str, *args: Any) -> None:  # quiet the default access log
             pass
 
@@ -40,8 +54,14 @@ def make_server(config: ExecutorConfig, engine: Engine, journal: Journal, submit
         def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
             if self.path.rstrip("/") != "/webhook":
                 return self._answer(404, {"error": "POST /webhook"})
-            length = int(self.headers.get("content-length") or 0)
+            # The length is checked before a byte of the body is read: "-1" made read() buffer until the
+            # client closed, any size, before the signature was looked at (issue 59, low).
+            length = declared_length(self.headers)
+            if length is None:
+                self.close_connection = True
+                return self._answer(411, {"error": f"a Content-Length of 0 to {MAX_BODY_BYTES} bytes is required"})
             if length > MAX_BODY_BYTES:
+                self.close_connection = True
                 return self._answer(413, {"error": "body too large"})
             raw = self.rfile.read(length)
             headers = {key: value for key, value in self.headers.items()}

@@ -61,7 +61,9 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, datetime):
         return _wire(value)
     if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+        # Python mode keeps Decimals as Decimals, so they go out as JSON numbers (this function again);
+        # JSON mode would send them as strings, which the API refuses where a number is declared.
+        return value.model_dump(mode="python", by_alias=True, exclude_none=True)
     raise TypeError(f"cannot send {type(value).__name__} as JSON")
 
 
