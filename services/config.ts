@@ -532,7 +532,7 @@ const settings = {
       registrationsPerIpPerHour: env(
         'REGISTRATIONS_PER_IP_PER_HOUR',
         positiveInt().default(10),
-        'Self-registrations (POST /v1/agents/register and sign-ups) per client (an IPv4 address, an IPv6 /64) per hour; an IPv4 /24 gets 5 clients' worth.',
+        'Self-registrations (POST /v1/agents/register and sign-ups) per client (an IPv4 address, an IPv6 /64) per hour; an IPv4 /24 counts as 5 clients.',
       ),
       registrationsPerHour: env(
         'REGISTRATIONS_PER_HOUR',
