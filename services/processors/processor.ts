@@ -148,6 +148,15 @@ export async function runProcessor(log: EventLog, definition: ProcessorDefinitio
     fromBeginning: definition.fromBeginning ?? true,
     handleBatch,
     onError: (error, batch) => {
+      if ((error as Error | null)?.name === 'OffsetOutOfRangeError') {
+        // The file log's hard cap removed records this group had not read; it goes on from the log start.
+        logger.error(
+          { err: error, topic: batch.topic, partition: batch.partition },
+          `${name} lost unread records to the event log's hard cap`,
+        );
+        definition.onError?.(error, batch);
+        return;
+      }
       stats.failed_attempts += 1;
       instruments.failedAttempts.inc({ processor: name });
       logger.warn(
