@@ -816,9 +816,10 @@ class Batch {
       const total = given.reduce((a, b) => a + b, 0n);
       return total > 0n ? { num: e.amount, den: total } : { num: e.amount > 0n ? 1n : 0n, den: 1n };
     };
+    // Rounded down per outcome, as the CTF pays (payoutNumerator x stake / payoutDenominator).
     const expected = indices.map((_, j) => {
       const { num, den } = perShare(j);
-      return divRound(given[j]! * num, den);
+      return den === 0n ? 0n : (given[j]! * num) / den;
     });
     const total = expected.reduce((a, b) => a + b, 0n);
     // More than was paid out: the ledger holds shares the chain did not; each leg gets its share of it.
