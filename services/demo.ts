@@ -13,6 +13,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { claimForSimulator } from './shared/data-dir-guard.js';
 import { SIM_GENESIS_BLOCK } from './simulator/chain.js';
+import { HOUR_MS } from './simulator/drafts.js';
 import { simulatorUpstreamEnv, startSimulator } from './simulator/server.js';
 import { writeTruthEndpoint } from './simulator/truth-endpoint.js';
 import { startStack, stopOnSignals } from './stack.js';
@@ -28,6 +29,9 @@ try {
   if (historyHours !== undefined && !(Number.isInteger(historyHours) && historyHours >= 1 && historyHours <= 48)) {
     throw new ConfigError(`SIM_HISTORY_HOURS must be an integer from 1 to 48, got ${process.env.SIM_HISTORY_HOURS}`);
   }
+  const voids = Number(process.env.SIM_VOIDS ?? 0);
+  if (!(Number.isInteger(voids) && voids >= 0))
+    throw new ConfigError(`SIM_VOIDS must be a non-negative integer, got ${process.env.SIM_VOIDS}`);
   // A still world (SIM_FROZEN=1): the simulated clock stays at the world's start, so its history is
   // all there is and a run can check every figure against a chain that no longer moves.
   const frozen = process.env.SIM_FROZEN === '1';
@@ -40,6 +44,10 @@ try {
     ...(frozen ? { clock: () => marker.epoch_ms } : {}),
     // Wallet-to-wallet ERC-1155 transfers (SIM_TRANSFERS=1), off by default (the verify e2e turns them on).
     transfers: process.env.SIM_TRANSFERS === '1',
+    // Neg-risk conversions (SIM_CONVERSIONS=1) and SIM_VOIDS markets resolved 50-50 inside the history
+    // (an hour before the world's start, or halfway through a shorter one), off by default (the verify e2e turns them on).
+    conversions: process.env.SIM_CONVERSIONS === '1',
+    ...(voids > 0 ? { scenarios: { voids, voidInMs: -Math.min(HOUR_MS, ((historyHours ?? 48) * HOUR_MS) / 2) } } : {}),
     // The chain misbehaves as public RPCs do: wide getLogs ranges are refused, and every 10 minutes a
     // reorg replaces the newest 5 blocks (deeper than the 3 confirmations, so it is retracted downstream).
     faults: { rpcMaxBlockRange: 1_000, reorgEveryBlocks: Number(process.env.SIM_REORG_EVERY_BLOCKS ?? 600), reorgDepth: 5 },

@@ -1,16 +1,21 @@
 /**
  * Everything the simulated chain settles, in the order it happened: taker fills (with their maker),
- * splits, merges, redemptions, wallet-to-wallet ERC-1155 transfers and resolutions. The simulator's blocks are one per simulated second, so
+ * splits, merges, redemptions, wallet-to-wallet ERC-1155 transfers, neg-risk preparations and
+ * conversions, and resolutions. The simulator's blocks are one per simulated second, so
  * a block's transactions are the journal entries of its second, in journal order.
  */
-import type { ActivityEntry, ShareTransfer } from './ledger.js';
+import type { ActivityEntry, NegRiskConversion, ShareTransfer } from './ledger.js';
+import type { NegRiskPlan } from './neg-risk.js';
 import type { SimTrade } from './trades.js';
 
 export type JournalEntry =
   | { kind: 'trade'; second: number; trade: SimTrade }
   | { kind: 'activity'; second: number; activity: ActivityEntry }
   | { kind: 'transfer'; second: number; transfer: ShareTransfer }
-  | { kind: 'resolution'; second: number; marketIndex: number };
+  | { kind: 'resolution'; second: number; marketIndex: number }
+  /** The NegRiskAdapter preparing a neg-risk market (with `market`) and questions of it, by index. */
+  | { kind: 'neg-risk-prepare'; second: number; plan: NegRiskPlan; market: boolean; questions: number[] }
+  | { kind: 'conversion'; second: number; conversion: NegRiskConversion };
 
 export class ChainJournal {
   readonly entries: JournalEntry[] = [];

@@ -20,6 +20,7 @@ import {
   type AbiEvent,
   encodeAbiParameters,
   encodeEventTopics,
+  erc20Abi,
   getAbiItem,
   type Hex,
   keccak256,
@@ -31,7 +32,8 @@ import { conditionalTokensAbi, exchangeV1Abi, exchangeV2Abi, negRiskAdapterAbi }
 import { POLYGON_CONTRACTS } from '../chain/polygon-contracts.js';
 import type { JournalEntry } from './chain-journal.js';
 import { fillAmounts } from './fill-amounts.js';
-import type { ActivityEntry, ShareTransfer } from './ledger.js';
+import type { ActivityEntry, NegRiskConversion, ShareTransfer } from './ledger.js';
+import type { NegRiskPlan } from './neg-risk.js';
 import type { SimulatorState } from './state.js';
 import type { SimMarket } from './world-types.js';
 
@@ -64,6 +66,11 @@ const C = {
 /** The exchange operator (fills orders directly) and the UMA adapter resolving binary markets. */
 export const SIM_OPERATOR = '0x0000000000000000000000000000000000000a11';
 const UMA_ORACLE = '0x157ce2d672854c848c9b79c49a8cc6cc89176a49';
+/** NegRiskAdapter.NO_TOKEN_BURN_ADDRESS: address(bytes20(bytes32(keccak256("NO_TOKEN_BURN_ADDRESS")))). */
+export const NO_TOKEN_BURN_ADDRESS = `0x${keccak256(toHex('NO_TOKEN_BURN_ADDRESS')).slice(2, 42)}`;
+/** The simulated adapter's fee vault (the adapter's constructor argument). */
+export const SIM_NEG_RISK_VAULT = '0x0000000000000000000000000000000000000fee';
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 /** CTF Exchange v1's fee event (ctf-exchange src/exchange/interfaces/IFees.sol); the service does not read it. */
 const exchangeV1FeeAbi = parseAbi(['event FeeCharged(address indexed receiver, uint256 tokenId, uint256 amount)']);
@@ -120,6 +127,9 @@ export class SimTransactions {
     if (entry.kind === 'trade') return entry.trade.transactionHash;
     if (entry.kind === 'activity') return entry.activity.transactionHash;
     if (entry.kind === 'transfer') return entry.transfer.transactionHash;
+    if (entry.kind === 'conversion') return entry.conversion.transactionHash;
+    if (entry.kind === 'neg-risk-prepare')
+      return keccak256(toHex(`neg-risk-prepare:${this.state.seed}:${entry.plan.eventIndex}:${entry.questions.join(',')}`));
     return this.resolutionTxHash(entry.marketIndex);
   }
 
@@ -134,7 +144,112 @@ export class SimTransactions {
         return this.transferTransaction(entry.transfer, hash);
       case 'resolution':
         return this.resolutionTransaction(entry.marketIndex, hash);
+      case 'neg-risk-prepare':
+        return this.prepareTransaction(entry.plan, entry.market, entry.questions, hash);
+      case 'conversion':
+        return this.conversionTransaction(entry.conversion, hash);
     }
+  }
+
+  /** The operator's prepareMarket (MarketPrepared) and prepareQuestion calls (QuestionPrepared), as one transaction. */
+  private prepareTransaction(plan: NegRiskPlan, market: boolean, questions: number[], hash: string): SimTransaction {
+    const logs: SimLog[] = [];
+    if (market)
+      logs.push(
+        encodeLog(C.negRiskAdapter, negRiskAdapterAbi, 'MarketPrepared', {
+          marketId: plan.marketId,
+          oracle: SIM_OPERATOR,
+          feeBips: BigInt(plan.feeBips),
+          data: '0x',
+        }),
+      );
+    for (const index of questions) {
+      const questionId = this.market(plan.marketIndexes[index] as number).questionId;
+      logs.push(
+        encodeLog(C.negRiskAdapter, negRiskAdapterAbi, 'QuestionPrepared', {
+          marketId: plan.marketId,
+          questionId,
+          index: BigInt(index),
+          data: '0x',
+        }),
+      );
+    }
+    return { hash, from: SIM_OPERATOR, to: C.negRiskAdapter, logs };
+  }
+
+  /**
+   * NegRiskAdapter.convertPositions, log for log: the wrapped collateral minted for the other questions,
+   * their splits on the CTF (the adapter the stakeholder), the caller's NO and the split NO sent to the
+   * burn address, the collateral released (fee to the vault first), the YES shares sent (fee to the
+   * vault first), then PositionsConverted.
+   */
+  private conversionTransaction(conversion: NegRiskConversion, hash: string): SimTransaction {
+    const user = this.wallet(conversion.walletIndex);
+    const adapter = C.negRiskAdapter;
+    const token = (market: number, outcome: 0 | 1) => BigInt(this.market(market).tokenIds[outcome] as string);
+    const { amount, fee, yesOut, collateralOut, yesMarkets, noMarkets } = conversion;
+    const k = BigInt(noMarkets.length);
+    const erc20 = (address: string, from: string, to: string, value: bigint) =>
+      encodeLog(address, erc20Abi as Abi, 'Transfer', { from, to, value });
+    const batch = (from: string, to: string, ids: bigint[], value: bigint) =>
+      encodeLog(C.ctf, conditionalTokensAbi, 'TransferBatch', { operator: adapter, from, to, ids, values: ids.map(() => value) });
+    const yesIds = yesMarkets.map((m) => token(m, 0));
+    const logs: SimLog[] = [erc20(C.wcol, ZERO_ADDRESS, adapter, BigInt(yesMarkets.length) * amount)];
+    for (const m of yesMarkets) {
+      logs.push(erc20(C.wcol, adapter, C.ctf, amount));
+      logs.push(
+        encodeLog(C.ctf, conditionalTokensAbi, 'TransferBatch', {
+          operator: adapter,
+          from: ZERO_ADDRESS,
+          to: adapter,
+          ids: [token(m, 0), token(m, 1)],
+          values: [amount, amount],
+        }),
+      );
+      logs.push(
+        encodeLog(C.ctf, conditionalTokensAbi, 'PositionSplit', {
+          stakeholder: adapter,
+          collateralToken: C.wcol,
+          parentCollectionId: zeroHash,
+          conditionId: this.market(m).conditionId,
+          partition: [1n, 2n],
+          amount,
+        }),
+      );
+    }
+    logs.push(
+      batch(
+        user,
+        NO_TOKEN_BURN_ADDRESS,
+        noMarkets.map((m) => token(m, 1)),
+        amount,
+      ),
+    );
+    logs.push(
+      batch(
+        adapter,
+        NO_TOKEN_BURN_ADDRESS,
+        yesMarkets.map((m) => token(m, 1)),
+        amount,
+      ),
+    );
+    if (k > 1n) {
+      if (fee > 0n) logs.push(erc20(C.usdcE, C.wcol, SIM_NEG_RISK_VAULT, (k - 1n) * fee));
+      logs.push(erc20(C.usdcE, C.wcol, user, collateralOut));
+    }
+    if (yesIds.length > 0) {
+      if (fee > 0n) logs.push(batch(adapter, SIM_NEG_RISK_VAULT, yesIds, fee));
+      logs.push(batch(adapter, user, yesIds, yesOut));
+    }
+    logs.push(
+      encodeLog(adapter, negRiskAdapterAbi, 'PositionsConverted', {
+        stakeholder: user,
+        marketId: conversion.negRiskMarketId,
+        indexSet: conversion.indexSet,
+        amount,
+      }),
+    );
+    return { hash, from: user, to: adapter, logs };
   }
 
   /** A wallet's own safeTransferFrom / safeBatchTransferFrom on the CTF: it is its own operator. */

@@ -7,7 +7,7 @@
  *
  * Token keys are `marketIndex * 2 + outcomeIndex`.
  */
-import { fromMicro } from './fill-amounts.js';
+import { fromMicro, micro } from './fill-amounts.js';
 
 export interface Holding {
   /** Shares held, micro-units: the chain's balance. */
@@ -51,6 +51,29 @@ export interface ShareTransfer {
   toWalletIndex: number;
   legs: Array<{ marketIndex: number; outcomeIndex: 0 | 1; shares: bigint }>;
   batch: boolean;
+  timestamp: number;
+  transactionHash: string;
+}
+
+/**
+ * A NegRiskAdapter.convertPositions of `amount` NO shares of each question in `noMarkets` (the index
+ * set) into `yesOut` YES shares of each of `yesMarkets` (every other question prepared by then) and
+ * `collateralOut` collateral (neg-risk.ts has the amounts).
+ */
+export interface NegRiskConversion {
+  walletIndex: number;
+  eventIndex: number;
+  /** The neg-risk market id (0x + 64 hex). */
+  negRiskMarketId: string;
+  feeBips: number;
+  indexSet: bigint;
+  /** Markets of the converted questions and of the other questions, each in question order. */
+  noMarkets: number[];
+  yesMarkets: number[];
+  amount: bigint;
+  fee: bigint;
+  yesOut: bigint;
+  collateralOut: bigint;
   timestamp: number;
   transactionHash: string;
 }
@@ -178,6 +201,25 @@ export class Ledger {
       voidedHeld: [yes, no],
       ...stamp,
     });
+  }
+
+  /**
+   * A neg-risk conversion: the NO shares leave at their average price (the Data API's realizedPnl is
+   * unchanged), the YES shares received cost what the NO shares did less the collateral received, spread
+   * evenly (never below 0).
+   */
+  convert(conversion: NegRiskConversion): void {
+    const { walletIndex, amount } = conversion;
+    let noCost = 0;
+    for (const market of conversion.noMarkets) {
+      const token = tokenKey(market, 1);
+      const avg = this.holding(walletIndex, token).avgPrice;
+      noCost += avg * fromMicro(amount);
+      this.sell(walletIndex, token, amount, micro(avg * fromMicro(amount)));
+    }
+    const yesCost = Math.max(0, noCost - fromMicro(conversion.collateralOut));
+    const each = conversion.yesMarkets.length > 0 ? yesCost / conversion.yesMarkets.length : 0;
+    for (const market of conversion.yesMarkets) this.buy(walletIndex, tokenKey(market, 0), conversion.yesOut, micro(each));
   }
 
   private holding(walletIndex: number, token: number): Holding {

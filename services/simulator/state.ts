@@ -12,7 +12,8 @@
 import { createRng, cumulativeWeights, type Rng } from './prng.js';
 import { buildWorld } from './world.js';
 import { PricePaths, type Quote } from './price-paths.js';
-import { Ledger, tokenKey, type ActivityStamp } from './ledger.js';
+import { Ledger, tokenKey, type ActivityStamp, type NegRiskConversion } from './ledger.js';
+import { conversionAmounts, indexSetOf, type NegRiskPlan, planNegRisk } from './neg-risk.js';
 import { fillAmounts, micro, MICRO_PER_UNIT } from './fill-amounts.js';
 import { planTrade, type SimTrade, type TradeContext, type TradePlan } from './trades.js';
 import { TradeTape } from './tape.js';
@@ -55,6 +56,12 @@ export interface SimulatorStateOptions {
    * other tests are built on, stays without them; the verify e2e turns them on.
    */
   transfers?: boolean;
+  /**
+   * Neg-risk conversions (neg-risk.ts): the NegRiskAdapter prepares the neg-risk events' questions on
+   * chain and wallets convert NO positions into YES and collateral; default off (`SIM_CONVERSIONS`), so
+   * the default world (its condition ids included) stays the same; the verify e2e turns them on.
+   */
+  conversions?: boolean;
 }
 
 export interface MarketStatus {
@@ -87,6 +94,9 @@ const REDEEM_CHANCE = 0.75;
 const TRANSFER_CHANCE = 0.03;
 const TRANSFER_ALL_CHANCE = 0.35;
 const TRANSFER_BATCH_CHANCE = 0.3;
+/** With conversions on: share of taker NO buys in a neg-risk event followed by a conversion, and at most how many NO positions it converts. */
+const CONVERSION_CHANCE = 0.2;
+const CONVERSION_MAX_K = 4;
 
 export class SimulatorState {
   readonly seed: number;
@@ -124,6 +134,11 @@ export class SimulatorState {
   readonly v2FromMs: number;
   /** With transfers on: per market, the wallets (not market makers) it is a favourite of, which receive its shares. */
   private readonly transferReceivers: number[][] | null;
+  /** With conversions on: the neg-risk events the adapter prepares, and per market its event's plan and question index. */
+  readonly negRiskPlans: readonly NegRiskPlan[];
+  private readonly questionOf = new Map<number, { plan: NegRiskPlan; index: number }>();
+  /** Question preparations still to put on the chain, by second. */
+  private readonly pendingPreparations: Array<{ second: number; plan: NegRiskPlan; index: number }> = [];
 
   constructor(options: SimulatorStateOptions = {}) {
     const settings = { ...DEFAULT_STATE_OPTIONS, ...definedOnly(options) };
@@ -143,6 +158,7 @@ export class SimulatorState {
     this.v2FromMs = options.v2FromMs ?? (this.world.originMs + this.world.generatedAtMs) / 2;
     this.scenarioMarkets = applyScenarios(this.world, options.scenarios ?? {}, startMs);
     this.bursts = options.scenarios?.bursts ?? [];
+    this.negRiskPlans = options.conversions ? planNegRisk(this.world, this.seed) : [];
     const { markets, wallets } = this.world;
     this.paths = new PricePaths(this.seed, markets, this.world.originMs);
     this.ledger = new Ledger(wallets.length);
@@ -155,6 +171,7 @@ export class SimulatorState {
     this.makerWallets = wallets.filter((wallet) => wallet.behaviour === 'market-maker').map((wallet) => wallet.index);
     this.transferReceivers = options.transfers ? favouredBy(markets.length, wallets) : null;
     this.indexLookups();
+    this.prepareNegRisk();
 
     this.tradeContext = {
       markets,
@@ -330,6 +347,8 @@ export class SimulatorState {
       else this.ledger.buy(makerWalletIndex, token, shares, usdc);
     }
     if (this.transferReceivers && plan.side === 'BUY') this.maybeTransfer(plan.walletIndex, token, second);
+    if (this.negRiskPlans.length > 0 && plan.side === 'BUY' && plan.outcomeIndex === 1)
+      this.maybeConvert(plan.walletIndex, plan.marketIndex, second);
   }
 
   /**
@@ -390,7 +409,84 @@ export class SimulatorState {
     this.journal.append({ kind: 'activity', second, activity });
   }
 
+  /** The adapter prepares each planned market and its first questions at the world's start, the late ones when their second comes. */
+  private prepareNegRisk(): void {
+    for (const plan of this.negRiskPlans) {
+      const first = plan.preparedAtSecond[0] as number;
+      const now = plan.preparedAtSecond.flatMap((second, index) => (second === first ? [index] : []));
+      this.journal.append({ kind: 'neg-risk-prepare', second: first, plan, market: true, questions: now });
+      plan.preparedAtSecond.forEach((second, index) => {
+        this.questionOf.set(plan.marketIndexes[index] as number, { plan, index });
+        if (second !== first) this.pendingPreparations.push({ second, plan, index });
+      });
+    }
+    this.pendingPreparations.sort((a, b) => a.second - b.second || a.plan.eventIndex - b.plan.eventIndex);
+  }
+
+  private prepareQuestionsUpTo(ms: number): void {
+    while (this.pendingPreparations.length > 0 && (this.pendingPreparations[0]?.second as number) * 1000 <= ms) {
+      const { second, plan, index } = this.pendingPreparations.shift() as (typeof this.pendingPreparations)[number];
+      this.journal.append({ kind: 'neg-risk-prepare', second, plan, market: false, questions: [index] });
+    }
+  }
+
+  /**
+   * After a taker's NO buy in a prepared neg-risk event, now and then the buyer converts: part of that
+   * NO position with the NO of up to three more questions of the event (splitting collateral first for
+   * any it holds less of), into YES of the event's other questions prepared by then and collateral. A
+   * stream of its own per tape position: with conversions off nothing is drawn.
+   */
+  private maybeConvert(walletIndex: number, marketIndex: number, second: number): void {
+    const question = this.questionOf.get(marketIndex);
+    if (!question) return;
+    const rng = createRng(this.seed, 'conversion', this.trades.length);
+    if (!rng.chance(CONVERSION_CHANCE)) return;
+    const { plan } = question;
+    const prepared = plan.marketIndexes.filter((_, index) => (plan.preparedAtSecond[index] as number) <= second);
+    // Every question still open: a conversion mints YES of the others.
+    if (prepared.some((m) => !this.isOpenAt(m, second * 1000))) return;
+    const held = this.ledger.heldMicro(walletIndex, tokenKey(marketIndex, 1));
+    const amount = (held * BigInt(rng.int(300, 1000))) / 1000n;
+    if (amount <= 0n) return;
+    const k = rng.int(1, min(CONVERSION_MAX_K, prepared.length));
+    const others = prepared.filter((m) => m !== marketIndex);
+    const converted = [marketIndex];
+    while (converted.length < k) converted.push(others.splice(rng.int(0, others.length - 1), 1)[0] as number);
+    const indexOf = (m: number) => (this.questionOf.get(m) as { index: number }).index;
+    const noMarkets = converted.sort((a, b) => indexOf(a) - indexOf(b));
+    for (const m of noMarkets) {
+      const short = amount - this.ledger.heldMicro(walletIndex, tokenKey(m, 1));
+      if (short > 0n)
+        this.journal.append({ kind: 'activity', second, activity: this.ledger.split(walletIndex, m, short, this.stamp(second, rng)) });
+    }
+    const yesMarkets = prepared.filter((m) => !noMarkets.includes(m)).sort((a, b) => indexOf(a) - indexOf(b));
+    const amounts = conversionAmounts(amount, noMarkets.length, plan.feeBips);
+    const conversion: NegRiskConversion = {
+      walletIndex,
+      eventIndex: plan.eventIndex,
+      negRiskMarketId: plan.marketId,
+      feeBips: plan.feeBips,
+      indexSet: indexSetOf(noMarkets.map(indexOf)),
+      noMarkets,
+      yesMarkets,
+      amount,
+      fee: amounts.fee,
+      yesOut: amounts.yesOut,
+      collateralOut: amounts.collateralOut,
+      timestamp: second,
+      transactionHash: `0x${rng.hex(64)}`,
+    };
+    this.ledger.convert(conversion);
+    this.journal.append({ kind: 'conversion', second, conversion });
+  }
+
+  private isOpenAt(marketIndex: number, ms: number): boolean {
+    const closesAt = this.world.markets[marketIndex]?.closesAtMs;
+    return closesAt === null || closesAt === undefined || ms < closesAt;
+  }
+
   private closeMarketsUpTo(ms: number): void {
+    this.prepareQuestionsUpTo(ms);
     while (this.closureCursor < this.closureQueue.length) {
       const market = this.closureQueue[this.closureCursor] as SimMarket;
       if ((market.closesAtMs as number) > ms) return;

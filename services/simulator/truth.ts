@@ -13,7 +13,7 @@ import type { JournalEntry } from './chain-journal.js';
 import { redemptionAmounts } from './chain-transactions.js';
 import { fillAmounts } from './fill-amounts.js';
 import type { SimulatedChain } from './chain.js';
-import type { ShareTransfer } from './ledger.js';
+import type { NegRiskConversion, ShareTransfer } from './ledger.js';
 import type { SimulatorState } from './state.js';
 import type { SimMarket } from './world-types.js';
 
@@ -60,6 +60,29 @@ export interface MarketTruth {
   transfer_in_cost_micro: bigint;
   /** Whether every fill in it had a simulated wallet on both sides (no operator fills). */
   both_sides_wallets: boolean;
+  /**
+   * Voided markets: balances (one per outcome) the wallet redeemed with an odd number of micro-shares.
+   * The CTF pays each outcome's half rounded down, so each keeps half a micro-unit (the zero sum counts them).
+   */
+  void_odd_redeemed: number;
+}
+
+/**
+ * One neg-risk conversion of the wallet, for the zero sum (the adapter is its counterparty): `amount`
+ * NO of each `no_market_ids` market went to the burn address, `yes_out` YES of each `yes_market_ids`
+ * market and `collateral_out` collateral (counted in `cash_market_id`'s cash received) came back.
+ */
+export interface ConversionTruth {
+  neg_risk_market_id: string;
+  at: number;
+  index_set: string;
+  amount_micro: bigint;
+  fee_micro: bigint;
+  yes_out_micro: bigint;
+  collateral_out_micro: bigint;
+  no_market_ids: string[];
+  yes_market_ids: string[];
+  cash_market_id: string;
 }
 
 export interface WalletTruth {
@@ -79,6 +102,7 @@ export interface WalletTruth {
   transfer_in_cost_micro: bigint;
   transfers_out: number;
   transfers_in: number;
+  conversions: ConversionTruth[];
   realized_micro: bigint;
   cost_basis_micro: bigint;
   /** Collateral of every fill, maker and taker. */
@@ -149,6 +173,17 @@ class TokenBook {
     return costOut;
   }
 
+  /** Gives up `quantity` shares at their average cost (a conversion's NO): nothing realized; returns the cost that left. */
+  sendAtCost(quantity: bigint): bigint {
+    this.shares -= quantity;
+    const counted = quantity < this.held ? quantity : this.held;
+    if (counted <= 0n) return 0n;
+    const costOut = counted === this.held ? this.cost : mulDivHalfUp(this.cost, counted, this.held);
+    this.held -= counted;
+    this.cost -= costOut;
+    return costOut;
+  }
+
   /** Sends `quantity` shares away for `proceeds`; returns the realized PnL of the change. */
   send(quantity: bigint, proceeds: bigint): bigint {
     this.shares -= quantity;
@@ -175,6 +210,7 @@ interface MarketFlows {
   transferInCost: bigint;
   operatorFills: boolean;
   traded: boolean;
+  voidOddRedeemed: number;
 }
 
 /** Accumulates one wallet's changes in chain order. */
@@ -189,6 +225,7 @@ class WalletBook {
   transferInCost = 0n;
   transfersOut = 0;
   transfersIn = 0;
+  readonly conversions: ConversionTruth[] = [];
   volume = 0n;
   trades = 0;
   firstTrade: number | null = null;
@@ -207,7 +244,16 @@ class WalletBook {
   market(marketIndex: number): MarketFlows {
     let flows = this.flows.get(marketIndex);
     if (!flows) {
-      flows = { cashPaid: 0n, cashReceived: 0n, fees: 0n, transferOutCost: 0n, transferInCost: 0n, operatorFills: false, traded: false };
+      flows = {
+        cashPaid: 0n,
+        cashReceived: 0n,
+        fees: 0n,
+        transferOutCost: 0n,
+        transferInCost: 0n,
+        operatorFills: false,
+        traded: false,
+        voidOddRedeemed: 0,
+      };
       this.flows.set(marketIndex, flows);
     }
     return flows;
@@ -295,11 +341,14 @@ export class SimulatorTruth {
     return out;
   }
 
-  /** The wallet's accounts over every change in blocks up to `throughSecond`'s. */
-  wallet(walletIndex: number, throughSecond: number): WalletTruth {
+  /** The wallet's accounts over every change in blocks up to `throughSecond`'s (or, given `before`, up to that change, without it). */
+  wallet(walletIndex: number, throughSecond: number, before?: JournalEntry): WalletTruth {
     this.index();
     const book = new WalletBook();
-    for (const entry of this.chainOrder(this.byWallet[walletIndex] ?? [], throughSecond)) this.apply(book, walletIndex, entry);
+    for (const entry of this.chainOrder(this.byWallet[walletIndex] ?? [], throughSecond)) {
+      if (entry === before) break;
+      this.apply(book, walletIndex, entry);
+    }
     return this.report(walletIndex, book, throughSecond);
   }
 
@@ -390,6 +439,10 @@ export class SimulatorTruth {
       }
       return;
     }
+    if (entry.kind === 'conversion') {
+      this.convert(book, entry.second, entry.conversion);
+      return;
+    }
     if (entry.kind !== 'activity') return;
     const { activity } = entry;
     const market = this.market(activity.marketIndex);
@@ -420,12 +473,54 @@ export class SimulatorTruth {
         if (market.voided) {
           const first = burned[0] / 2n;
           proceeds = [first, payout - first];
+          book.market(market.index).voidOddRedeemed += Number(burned[0] % 2n) + Number(burned[1] % 2n);
         } else proceeds = market.winningOutcome === 0 ? [payout, 0n] : [0n, payout];
         book.realize(entry.second, yes.send(burned[0], proceeds[0]) + no.send(burned[1], proceeds[1]));
         book.receive(market.index, payout);
         return;
       }
     }
+  }
+
+  /**
+   * A neg-risk conversion, by docs/POSITIONS.md's definition: the NO shares leave at their average cost
+   * (no PnL); their cost less the collateral received becomes the cost of the YES shares received,
+   * split evenly over the other questions (the remainder of the division on the first); collateral
+   * beyond the NO cost is realized, on the first converted question's NO. The adapter's collateral fee,
+   * (k - 1) x f, counts in the fees; its cut of the YES shares never reaches the wallet.
+   */
+  private convert(book: WalletBook, second: number, conversion: NegRiskConversion): void {
+    const { amount, fee, yesOut, collateralOut, noMarkets, yesMarkets } = conversion;
+    let noCost = 0n;
+    for (const m of noMarkets) noCost += book.token(m, 1).sendAtCost(amount);
+    const first = noMarkets[0] as number;
+    if (collateralOut > noCost) {
+      book.token(first, 1).realized += collateralOut - noCost;
+      book.realize(second, collateralOut - noCost);
+    }
+    book.receive(first, collateralOut);
+    const collateralFee = BigInt(noMarkets.length - 1) * fee;
+    book.fees += collateralFee;
+    book.market(first).fees += collateralFee;
+    const yesCost = noCost > collateralOut ? noCost - collateralOut : 0n;
+    const n = BigInt(yesMarkets.length);
+    yesMarkets.forEach((m, i) => {
+      const each = yesCost / n;
+      book.token(m, 0).receive(yesOut, i === 0 ? yesCost - each * (n - 1n) : each);
+    });
+    const id = (m: number) => this.market(m).conditionId;
+    book.conversions.push({
+      neg_risk_market_id: conversion.negRiskMarketId,
+      at: second,
+      index_set: conversion.indexSet.toString(),
+      amount_micro: amount,
+      fee_micro: fee,
+      yes_out_micro: yesOut,
+      collateral_out_micro: collateralOut,
+      no_market_ids: noMarkets.map(id),
+      yes_market_ids: yesMarkets.map(id),
+      cash_market_id: id(first),
+    });
   }
 
   private report(walletIndex: number, book: WalletBook, throughSecond: number): WalletTruth {
@@ -470,6 +565,7 @@ export class SimulatorTruth {
           transfer_out_cost_micro: flows.transferOutCost,
           transfer_in_cost_micro: flows.transferInCost,
           both_sides_wallets: !flows.operatorFills,
+          void_odd_redeemed: flows.voidOddRedeemed,
         };
         perMarket.set(token.marketIndex, entry);
       }
@@ -495,6 +591,7 @@ export class SimulatorTruth {
       transfer_in_cost_micro: book.transferInCost,
       transfers_out: book.transfersOut,
       transfers_in: book.transfersIn,
+      conversions: book.conversions,
       realized_micro: realized,
       cost_basis_micro: costBasis,
       volume_micro: book.volume,
@@ -548,7 +645,8 @@ export class SimulatorTruth {
       else if (entry.kind === 'transfer') {
         add(entry.transfer.fromWalletIndex, entry);
         add(entry.transfer.toWalletIndex, entry);
-      } else this.resolvedAt.set(entry.marketIndex, entry.second);
+      } else if (entry.kind === 'conversion') add(entry.conversion.walletIndex, entry);
+      else if (entry.kind === 'resolution') this.resolvedAt.set(entry.marketIndex, entry.second);
     }
     this.lastIndexed = entries[this.indexed - 1];
   }

@@ -18,6 +18,7 @@ import { startChild } from '../support/processes.js';
 
 const WALLETS = 2_100;
 const MIN_TRADING_WALLETS = 2_000;
+const VOIDS = 6;
 
 let demo: Demo | undefined;
 // Stopping a demo of 2,100 wallets flushes its stores: more than the default minute on a loaded machine.
@@ -44,6 +45,10 @@ test('npm run verify: every wallet of the demo holds up against the identities a
       // Wallet-to-wallet ERC-1155 transfers: the ledger moves shares at the sender's average cost, the
       // truth does so from the sender's own history (docs/VERIFY.md).
       SIM_TRANSFERS: '1',
+      // Neg-risk conversions (k = 1..4 NO positions, some events with a fee, some with a question prepared
+      // after their first conversions) and markets resolved 50-50 inside the history (docs/VERIFY.md).
+      SIM_CONVERSIONS: '1',
+      SIM_VOIDS: String(VOIDS),
     },
     300_000,
   );
@@ -103,18 +108,40 @@ test('npm run verify: every wallet of the demo holds up against the identities a
   );
   expect(health).toEqual(run);
 
-  // The world had transfers for the checks to hold up against: the truth's count over every wallet.
+  // The world had transfers, conversions (of every k from 1 to 4, some before a question of their event
+  // was prepared) and voided markets for the checks to hold up against: the truth's counts over every wallet.
   let transfers = 0;
+  const conversionsByK = new Map<number, number>();
+  const conversionMarkets = new Set<string>();
+  const voidedMarkets = new Set<string>();
   for (let cursor: string | null = '0'; cursor !== null; ) {
     const page = (await (await fetch(`${truthUrl}/wallets?limit=500&cursor=${cursor}`)).json()) as {
-      data: Array<{ transfers_out: number }>;
+      data: Array<{
+        transfers_out: number;
+        conversions: Array<{ no_market_ids: string[]; yes_market_ids: string[] }>;
+        markets: Array<{ market_id: string; voided: boolean; payout: unknown }>;
+      }>;
       next_cursor: string | null;
     };
-    transfers += page.data.reduce((sum, wallet) => sum + wallet.transfers_out, 0);
+    for (const wallet of page.data) {
+      transfers += wallet.transfers_out;
+      for (const c of wallet.conversions) {
+        conversionsByK.set(c.no_market_ids.length, (conversionsByK.get(c.no_market_ids.length) ?? 0) + 1);
+        for (const market of [...c.no_market_ids, ...c.yes_market_ids]) conversionMarkets.add(market);
+      }
+      for (const m of wallet.markets) if (m.voided && m.payout) voidedMarkets.add(m.market_id);
+    }
     cursor = page.next_cursor;
   }
-  console.info(`verify e2e: ${run.wallets} wallets, ${transfers} transfers between them`);
+  const conversions = [...conversionsByK.values()].reduce((a, b) => a + b, 0);
+  console.info(
+    `verify e2e: ${run.wallets} wallets, ${transfers} transfers between them, ${conversions} conversions (by k: ${JSON.stringify(
+      Object.fromEntries(conversionsByK),
+    )}) in ${conversionMarkets.size} markets, ${voidedMarkets.size} voided markets`,
+  );
   expect(transfers).toBeGreaterThan(0);
+  expect([1, 2, 3, 4].map((k) => (conversionsByK.get(k) ?? 0) > 0)).toEqual([true, true, true, true]);
+  expect(voidedMarkets.size).toBe(VOIDS);
 
   // No violations: the exit code, and the table as the failure message.
   const violations = Object.fromEntries(run.checks.filter((c) => c.violations > 0).map((c) => [c.id, c.violations]));

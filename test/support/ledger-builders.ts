@@ -123,7 +123,7 @@ export function chainRedemption(o: {
 
 /**
  * The collateral each wallet paid (negative) or received on these events, read from the events alone
- * (not the ledger): fills' USDC, redemptions' payouts, conversions' (k - 1) x amount; a transfer moves
+ * (not the ledger): fills' USDC, redemptions' payouts, conversions' (k - 1) x (amount - fee); a transfer moves
  * no collateral. The accounting identity of a set of wallets: realized + cost basis left = this sum.
  */
 export function collateralByWallet(events: readonly ChainLedgerEvent[]): Map<string, bigint> {
@@ -134,7 +134,9 @@ export function collateralByWallet(events: readonly ChainLedgerEvent[]): Map<str
     else if (e.kind === 'redemption' && e.position_change) add(e.wallet, BigInt(e.position_change.amount_micro));
     else if (e.kind === 'conversion' && e.conversion) {
       const k = BigInt(e.conversion.index_set).toString(2).replace(/0/g, '').length;
-      add(e.wallet, BigInt(k - 1) * BigInt(e.conversion.amount_micro));
+      const amount = BigInt(e.conversion.amount_micro);
+      // The adapter keeps its fee (amount x fee bips / 10,000, rounded down) of each collateral unit.
+      add(e.wallet, BigInt(k - 1) * (amount - (amount * BigInt(e.conversion.fee_bips)) / 10_000n));
     }
   }
   return cash;

@@ -196,6 +196,12 @@ export function zeroSum(population: Population, hasTruth: boolean): CheckResult[
     /** Σ cash in - cash out (truth) + Σ shares held at the payout: the API's shares, the truth's. */
     api: bigint;
     truth: bigint;
+    /**
+     * After a void: balances with an odd number of micro-shares (redeemed, held, a v1 buy's fee shares),
+     * each paid half a micro-unit less than half its shares (the CTF rounds each outcome's half down).
+     */
+    oddApi: bigint;
+    oddTruth: bigint;
     covered: boolean;
   }
   const sums = new Map<string, Sum>();
@@ -203,20 +209,29 @@ export function zeroSum(population: Population, hasTruth: boolean): CheckResult[
     const outcome = outcomeOf.get(tokenId);
     return outcome === undefined ? null : (shares * (payout[outcome] as bigint)) / 1_000_000n;
   };
+  const voided = (payout: bigint[]) => payout.every((p) => p === 500_000n);
+  const odd = (payout: bigint[], shares: bigint): bigint => (voided(payout) ? shares % 2n : 0n);
   for (const { truth, positions } of accounts) {
     for (const m of truth.markets) {
       const payout = payoutOf.get(m.market_id);
       if (!payout) continue;
       // A wallet read before the market resolved still counts: nothing of a market moves after its
       // resolution in the simulator, and a wallet's figures are rebuilt after each change of it.
-      const sum = sums.get(m.market_id) ?? { api: 0n, truth: 0n, covered: true };
+      const sum = sums.get(m.market_id) ?? { api: 0n, truth: 0n, oddApi: 0n, oddTruth: 0n, covered: true };
+      if (voided(payout)) {
+        sum.oddApi += BigInt(m.void_odd_redeemed ?? 0);
+        sum.oddTruth += BigInt(m.void_odd_redeemed ?? 0);
+      }
       sum.covered &&= m.both_sides_wallets;
       let cash = big(m.cash_received_micro) - big(m.cash_paid_micro);
       // A v1 buy's fee shares went to the exchange: the wallets' shares are short of them at the payout,
       // and their cash paid (before fees) of their value at the fill price; both are put back.
       for (const t of truth.tokens)
-        if (t.market_id === m.market_id)
+        if (t.market_id === m.market_id) {
           cash += (atPayout(payout, t.token_id, big(t.fee_shares_micro)) ?? 0n) - big(t.fee_shares_value_micro);
+          sum.oddApi += odd(payout, big(t.fee_shares_micro));
+          sum.oddTruth += odd(payout, big(t.fee_shares_micro)) + odd(payout, BigInt(t.shares_micro));
+        }
       sum.api += cash;
       sum.truth += cash;
       for (const t of truth.tokens) {
@@ -227,15 +242,46 @@ export function zeroSum(population: Population, hasTruth: boolean): CheckResult[
         const value = atPayout(payout, p.asset_id, sharesOf(p));
         if (value === null) sum.covered = false;
         else sum.api += value;
+        sum.oddApi += odd(payout, sharesOf(p));
       }
       sums.set(m.market_id, sum);
+    }
+  }
+  // A neg-risk conversion's counterparty is the adapter: it takes the NO shares (to the burn address,
+  // worth their payout), gives the YES shares and the collateral (the vault's fee never reached the
+  // wallet). Counting it makes each market's sum close again; the collateral is in the market whose
+  // cash the truth counts it in.
+  for (const { truth } of accounts) {
+    for (const c of truth.conversions ?? []) {
+      const adapter = (market: string, amount: bigint) => {
+        const sum = sums.get(market);
+        if (!sum) return;
+        sum.api += amount;
+        sum.truth += amount;
+      };
+      for (const market of c.no_market_ids) {
+        const payout = payoutOf.get(market);
+        if (payout) adapter(market, (BigInt(c.amount_micro) * (payout[1] as bigint)) / 1_000_000n);
+      }
+      for (const market of c.yes_market_ids) {
+        const payout = payoutOf.get(market);
+        if (payout) adapter(market, -(BigInt(c.yes_out_micro) * (payout[0] as bigint)) / 1_000_000n);
+      }
+      adapter(c.cash_market_id, -BigInt(c.collateral_out_micro));
     }
   }
   for (const [market, sum] of sums) {
     // Fully covered: every fill had wallets on both sides and every wallet in it was read.
     if (!sum.covered || unreadWithoutTruth || unreadMarkets.has(market)) continue;
-    tally.see(sum.api === 0n, () => `${market.slice(0, 10)}… Σ PnL before fees ${shown(sum.api)} (expected 0)`);
-    truthTally.see(sum.truth === 0n, () => `${market.slice(0, 10)}… truth Σ PnL ${shown(sum.truth)}`);
+    // 2 x Σ + odd balances = 0: after a void the sum is minus half a micro-unit per odd balance.
+    tally.see(
+      2n * sum.api + sum.oddApi === 0n,
+      () => `${market.slice(0, 10)}… Σ PnL before fees ${shown(sum.api)} (expected ${-sum.oddApi}/2 micro)`,
+    );
+    truthTally.see(
+      2n * sum.truth + sum.oddTruth === 0n,
+      () => `${market.slice(0, 10)}… truth Σ PnL ${shown(sum.truth)} (expected ${-sum.oddTruth}/2 micro)`,
+    );
   }
   return [tally.result(), truthTally.result()];
 }

@@ -143,3 +143,124 @@ describe('a wallet the API does not know', () => {
     expect(zeroSum(inconsistent(null), true)[0]).toMatchObject({ checked: 0 });
   });
 });
+
+/** One wallet's truth in one or more markets, and the positions the API serves for it (the truth's). */
+const held = (
+  address: string,
+  markets: TruthWallet['markets'],
+  tokens: Array<{ id: string; market: string; outcome: number; shares: string }>,
+) => {
+  const truth = {
+    address,
+    markets,
+    tokens: tokens.map((t) => ({
+      token_id: t.id,
+      market_id: t.market,
+      outcome_index: t.outcome,
+      shares_micro: t.shares,
+      held_micro: t.shares,
+      cost_basis_micro: '0',
+      fee_shares_micro: '0',
+      fee_shares_value_micro: '0',
+    })),
+  } as unknown as TruthWallet;
+  return {
+    wallet: address,
+    trader: {} as ApiTrader,
+    positions: {
+      positions: tokens.filter((t) => t.shares !== '0').map((t) => ({ asset_id: t.id, market_id: t.market, size_shares_micro: t.shares })),
+    } as unknown as ApiPositions,
+    curve: { points: [] } as unknown as ApiCurve,
+    truth,
+  } satisfies WalletObservation;
+};
+const resolved = (id: string, payout: [string, string], paid: string, received: string, voidOdd = 0) =>
+  ({
+    market_id: id,
+    payout,
+    both_sides_wallets: true,
+    cash_paid_micro: paid,
+    cash_received_micro: received,
+    void_odd_redeemed: voidOdd,
+  }) as unknown as TruthWallet['markets'][number];
+
+/**
+ * A void, in micro-units: B splits 3 (pays 3) and sells the 3 YES to A for 2; both redeem after the
+ * 50-50 resolution, and the CTF pays each 3 micro-shares' half rounded down: 1. A: -2 + 1, B: -3 + 2 + 1,
+ * so the market sums to -1, half a micro-unit per odd balance redeemed: 2 x (-1) + 2 = 0.
+ */
+describe('the zero sum of a voided market', () => {
+  const half: [string, string] = ['500000', '500000'];
+  test('is minus half a micro-unit per odd balance', () => {
+    const a = held('0xa', [resolved('v', half, '2', '1', 1)], [{ id: 'y', market: 'v', outcome: 0, shares: '0' }]);
+    const b = held('0xb', [resolved('v', half, '3', '3', 1)], [{ id: 'n', market: 'v', outcome: 1, shares: '0' }]);
+    expect(zeroSum(population([a, b]), true).map((r) => r.violations)).toEqual([0, 0]);
+  });
+
+  test('a payout a micro-unit off, or an odd balance not counted, is a violation', () => {
+    const a = held('0xa', [resolved('v', half, '2', '2', 1)], [{ id: 'y', market: 'v', outcome: 0, shares: '0' }]);
+    const b = held('0xb', [resolved('v', half, '3', '3', 1)], [{ id: 'n', market: 'v', outcome: 1, shares: '0' }]);
+    expect(zeroSum(population([a, b]), true).map((r) => r.violations)).toEqual([1, 1]);
+    const uncounted = held('0xa', [resolved('v', half, '2', '1', 0)], [{ id: 'y', market: 'v', outcome: 0, shares: '0' }]);
+    expect(zeroSum(population([uncounted, b]), true).map((r) => r.violations)).toEqual([1, 1]);
+  });
+
+  test('held, an odd balance counts from its shares', () => {
+    // A keeps its 3 YES: valued at 1 (half rounded down), odd.
+    const a = held('0xa', [resolved('v', half, '2', '0', 0)], [{ id: 'y', market: 'v', outcome: 0, shares: '3' }]);
+    const b = held('0xb', [resolved('v', half, '3', '3', 1)], [{ id: 'n', market: 'v', outcome: 1, shares: '0' }]);
+    expect(zeroSum(population([a, b]), true).map((r) => r.violations)).toEqual([0, 0]);
+  });
+});
+
+/**
+ * A conversion, with the adapter as counterparty: a two-question neg-risk event, question 1 wins. W
+ * splits 10 on question 0 (pays 10: 10 YES0, 10 NO0) and converts its 10 NO0 (k = 1, fee 1 %: 0.1) into
+ * 9.9 YES1 and no collateral; C split 20 on question 1 and holds both sides. Without the adapter,
+ * question 0 sums to -10 (W paid 10, its YES0 pays 0, its NO0 are burned) and question 1 to +9.9 (W's
+ * YES1, C's 0); the adapter took 10 NO0, worth 10, and gave 9.9 YES1, worth 9.9: both close.
+ */
+describe('the zero sum with a conversion', () => {
+  const conversion = {
+    neg_risk_market_id: '0xevent',
+    amount_micro: '10000000',
+    yes_out_micro: '9900000',
+    collateral_out_micro: '0',
+    no_market_ids: ['q0'],
+    yes_market_ids: ['q1'],
+    cash_market_id: 'q0',
+  };
+  const w = held(
+    '0xw',
+    [resolved('q0', ['0', '1000000'], '10000000', '0'), resolved('q1', ['1000000', '0'], '0', '0')],
+    [
+      { id: 'y0', market: 'q0', outcome: 0, shares: '10000000' },
+      { id: 'n0', market: 'q0', outcome: 1, shares: '0' },
+      { id: 'y1', market: 'q1', outcome: 0, shares: '9900000' },
+    ],
+  );
+  const c = held(
+    '0xc',
+    [resolved('q1', ['1000000', '0'], '20000000', '0')],
+    [
+      { id: 'y1', market: 'q1', outcome: 0, shares: '20000000' },
+      { id: 'n1', market: 'q1', outcome: 1, shares: '20000000' },
+    ],
+  );
+
+  test('closes each market with the adapter counted', () => {
+    (w.truth as { conversions?: unknown }).conversions = [conversion];
+    expect(zeroSum(population([w, c]), true).map((r) => [r.checked, r.violations])).toEqual([
+      [2, 0],
+      [2, 0],
+    ]);
+  });
+
+  test('without it, both markets are off', () => {
+    (w.truth as { conversions?: unknown }).conversions = [];
+    expect(zeroSum(population([w, c]), true).map((r) => [r.checked, r.violations])).toEqual([
+      [2, 2],
+      [2, 2],
+    ]);
+  });
+});

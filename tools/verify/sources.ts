@@ -21,6 +21,16 @@ export interface TruthWallet {
   /** The cost that left with shares sent to other wallets by ERC-1155 transfer, and came with shares received. */
   transfer_out_cost_micro: string;
   transfer_in_cost_micro: string;
+  /** Neg-risk conversions (docs/VERIFY.md: the adapter is their counterparty in the zero sum); absent from truths before them. */
+  conversions?: Array<{
+    neg_risk_market_id: string;
+    amount_micro: string;
+    yes_out_micro: string;
+    collateral_out_micro: string;
+    no_market_ids: string[];
+    yes_market_ids: string[];
+    cash_market_id: string;
+  }>;
   realized_micro: string;
   volume_micro: string;
   trades: number;
@@ -51,6 +61,8 @@ export interface TruthWallet {
     cash_received_micro: string;
     fees_micro: string;
     both_sides_wallets: boolean;
+    /** Voided markets: balances redeemed with an odd number of micro-shares (each keeps half a micro-unit in the CTF). */
+    void_odd_redeemed?: number;
   }>;
 }
 

@@ -5,7 +5,8 @@
  *   collateral per share (the demo's leaderboard showed trillions);
  * - a redemption realized more than the collateral it paid out;
  * - a neg-risk conversion of two NO positions lost the collateral it paid (R1);
- * - a v1 buy whose fee was taken in shares kept the fee's shares (R2).
+ * - a v1 buy whose fee was taken in shares kept the fee's shares (R2);
+ * - a voided market's redemption paid each outcome's half rounded up, where the CTF rounds it down.
  */
 import type { ChainLedgerEvent } from '../../events/types.generated.js';
 import {
@@ -27,6 +28,7 @@ const W = (c: string) => `0x${c.repeat(40)}`;
 const UNRESOLVED = M('1');
 const RESOLVED = M('2');
 const FEES = M('3');
+const VOIDED = M('8');
 const NR = `0x${'9'.repeat(62)}00`;
 const Q = [M('4'), M('5'), M('6')];
 const usdc = (micro: string | number | bigint) => Number(micro) / 1e6;
@@ -92,9 +94,17 @@ beforeAll(async () => {
       binary(UNRESOLVED),
       binary(RESOLVED),
       binary(FEES),
+      binary(VOIDED),
       ...Q.map((id, i) => binary(id, { neg_risk: true, neg_risk_market_id: NR, question_id: `${NR.slice(0, -2)}0${i}` })),
     ],
     chainResolutions: [
+      chainResolution({
+        event_id: 'void-resolution',
+        market_id: VOIDED,
+        payout_numerators: ['1', '1'],
+        payouts: [0.5, 0.5],
+        winning_outcome_index: -1,
+      }),
       chainResolution({ market_id: RESOLVED, payout_numerators: ['1', '0'], payouts: [1, 0], winning_outcome_index: 0 }),
       chainResolution({
         event_id: 'fees-resolution',
@@ -146,6 +156,22 @@ test('a redemption whose payout is not known yet is read from what it paid for t
   const f = await figures(wallet);
   expect(f.byToken[outcomeToken(M('7'), 0)]).toMatchObject({ qty: 0, realized: -20 });
   expect(f.byToken[outcomeToken(M('7'), 1)]).toMatchObject({ qty: 0, realized: 12 });
+});
+
+test("a voided market's redemption pays each outcome's half rounded down, as the CTF does", async () => {
+  const wallet = W('8');
+  // 5.999999 YES for 2.999999 and 1.999999 NO for 0.999999 (0.5 each, rounded down); after the 50-50
+  // resolution the CTF pays floor(5,999,999 / 2) + floor(1,999,999 / 2) = 3,999,998 micro: each
+  // outcome's half rounded down, so realized 0 on both. Rounded up, the NO leg realized 0.000001.
+  await apply([
+    buy(wallet, VOIDED, 0, 5.999999, 0.5, T),
+    buy(wallet, VOIDED, 1, 1.999999, 0.5, T + 1_000),
+    redemption(wallet, VOIDED, 3.999998, T + 2_000),
+  ]);
+  const f = await figures(wallet);
+  expect(f.byToken[outcomeToken(VOIDED, 0)]).toMatchObject({ qty: 0, realized: 0, cost: 0 });
+  expect(f.byToken[outcomeToken(VOIDED, 1)]).toMatchObject({ qty: 0, realized: 0, cost: 0 });
+  expect(f.realized).toBe(0);
 });
 
 test('a redemption realizes no more than the collateral it paid out', async () => {

@@ -23,7 +23,8 @@ export type LegAction =
   | { side: 'buy'; qty: bigint; usdc: bigint }
   | { side: 'sell'; qty: bigint; usdc: bigint }
   /**
-   * Sell every held share at payout num/den per share (a redemption), the proceeds never more than
+   * Sell every held share at payout num/den per share (a redemption: shares x num / den rounded down,
+   * as the CTF pays each outcome, so a void pays an odd balance half a micro-unit less than half of it), the proceeds never more than
    * `capUsdc` when given: the collateral the redemption paid out, so shares the ledger holds and the
    * chain did not (outside coverage, mispriced) cannot realize more than was paid.
    */
@@ -72,7 +73,7 @@ export function applyLeg(state: PositionState, action: LegAction, atMs: number):
   let proceeds: bigint;
   if (action.side === 'sell') proceeds = action.qty === 0n ? 0n : divRound(action.usdc * closed, action.qty);
   else if (action.side === 'sell_all') {
-    proceeds = action.payoutDen === 0n ? 0n : divRound(closed * action.payoutNum, action.payoutDen);
+    proceeds = action.payoutDen === 0n ? 0n : (closed * action.payoutNum) / action.payoutDen;
     if (action.capUsdc !== undefined) proceeds = minBig(proceeds, action.capUsdc);
   } else proceeds = removed + (action.usdc ?? 0n);
   const qty = held - closed;

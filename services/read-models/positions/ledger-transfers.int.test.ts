@@ -26,6 +26,9 @@ const RESOLVED = M('a');
 const OPEN = M('b');
 const NR = `0x${'8'.repeat(62)}00`;
 const Q = [M('c'), M('d'), M('e')];
+/** A second neg-risk market whose questions' market ids sort in another order than their indexes (0, 1, 2). */
+const NR2 = `0x${'7'.repeat(62)}00`;
+const QX = [M('f'), M('2'), M('9')];
 const usdc = (micro: string | number | bigint) => Number(micro) / 1e6;
 
 let block = 71_000_000;
@@ -88,6 +91,7 @@ beforeAll(async () => {
       binary(RESOLVED, { status: 'resolved', resolved_outcome: 'Yes', outcome_prices: [1, 0], accepting_orders: false }),
       binary(OPEN),
       ...Q.map((id, i) => binary(id, { neg_risk: true, neg_risk_market_id: NR, question_id: `${NR.slice(0, -2)}0${i}` })),
+      ...QX.map((id, i) => binary(id, { neg_risk: true, neg_risk_market_id: NR2, question_id: `${NR2.slice(0, -2)}0${i}` })),
     ],
     chainResolutions: [chainResolution({ market_id: RESOLVED, payout_numerators: ['1', '0'], payouts: [1, 0], winning_outcome_index: 0 })],
   });
@@ -205,6 +209,58 @@ test('R6: a re-priced conversion keeps its own questions and fee', async () => {
   expect(f[outcomeToken(Q[2]!, 0)]).toBeUndefined();
   await apply([backfill, conversion]);
   expect(await figures(e)).toEqual(f);
+});
+
+test('R6: a re-priced conversion keeps its collateral and fee on its first question by index, whatever order the catalog lists them in', async () => {
+  const e = W('4');
+  // NO of questions 0 and 2 (100 each for 30) converted (k = 2, fee 1 %: f = 1): 99 collateral, 99 YES
+  // of question 1. The NO cost 60, so 39 is realized, with the fee (k - 1) x f = 1, on question 0's NO
+  // leg (the first converted question). A backfilled buy of 10 NO of question 2 for 2, older than all,
+  // re-prices it: question 2's NO now gives up 100 of 110 costing 32, 29.090909, so 39.909091 is
+  // realized, still on question 0, and the fee stays 1. The catalog lists the questions in another
+  // order (here 2, 1, 0): taken in that order, the collateral and the fee moved to question 2, and the
+  // fee was left on question 0 as well (a leg's fee was not compared when re-priced).
+  const buys = [buy(e, QX[0]!, 1, 100, 0.3, T + 1_000), buy(e, QX[2]!, 1, 100, 0.3, T + 2_000)];
+  const conversion = chainConversion({
+    ...next(),
+    at: T + 5_000,
+    wallet: e,
+    negRiskMarketId: NR2,
+    indexSet: 0b101,
+    shares: 100,
+    questions: QX,
+    feeBips: 100,
+  });
+  const backfill = buy(e, QX[2]!, 1, 10, 0.2, T);
+  await apply([...buys, conversion]);
+  const first = await figures(e);
+  expect(first[outcomeToken(QX[0]!, 1)]).toMatchObject({ qty: 0, realized: 39 });
+  // Question 0's listing is updated (a newer version of its row): the catalog's rows come back in an
+  // order of their own, question 0 now last.
+  await h.given({
+    markets: [
+      marketUpserted({
+        event_id: `${QX[0]}:2`,
+        market_id: QX[0]!,
+        outcome_token_ids: [outcomeToken(QX[0]!, 0), outcomeToken(QX[0]!, 1)],
+        neg_risk: true,
+        neg_risk_market_id: NR2,
+        question_id: `${NR2.slice(0, -2)}00`,
+      }),
+    ],
+  });
+  await apply([backfill]);
+  const f = await figures(e);
+  expect(f[outcomeToken(QX[0]!, 1)]).toMatchObject({ qty: 0, realized: 39.909091, cost: 0 });
+  expect(f[outcomeToken(QX[2]!, 1)]).toMatchObject({ qty: 10, realized: 0, cost: 2.909091 });
+  expect(f[outcomeToken(QX[1]!, 0)]).toMatchObject({ qty: 99, realized: 0, cost: 0 });
+  const [fees] = await h.rows<{ fees: string }>(
+    `SELECT toString(sum(toInt64(fee_micro) * sign)) AS fees FROM position_ledger WHERE wallet = {wallet:String}`,
+    { wallet: e },
+  );
+  expect(fees?.fees).toBe('1000000');
+  const id = await identity([e], [...buys, conversion, backfill]);
+  expect(id.ledger).toBe(id.events);
 });
 
 test('R6: a sender backfilled buy re-prices its receiver, and the receiver own transfer on', async () => {

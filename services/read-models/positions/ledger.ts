@@ -816,9 +816,10 @@ class Batch {
       const total = given.reduce((a, b) => a + b, 0n);
       return total > 0n ? { num: e.amount, den: total } : { num: e.amount > 0n ? 1n : 0n, den: 1n };
     };
+    // Rounded down per outcome, as the CTF pays (payoutNumerator x stake / payoutDenominator).
     const expected = indices.map((_, j) => {
       const { num, den } = perShare(j);
-      return divRound(given[j]! * num, den);
+      return den === 0n ? 0n : (given[j]! * num) / den;
     });
     const total = expected.reduce((a, b) => a + b, 0n);
     // More than was paid out: the ledger holds shares the chain did not; each leg gets its share of it.
@@ -1089,6 +1090,10 @@ class Batch {
       });
       this.negRisk.set(r.neg_risk_market_id.toLowerCase(), list);
     }
+    // By question index: the catalog's rows come in no order, and a conversion's legs are priced in
+    // index order (its collateral and fee on the first converted question, the YES cost's remainder on
+    // the first other one), the order of the chain's questions on first application.
+    for (const list of this.negRisk.values()) list.sort((a, b) => a.index - b.index);
   }
 }
 
@@ -1191,7 +1196,8 @@ function sameInput(leg: Leg, r: LedgerRow): boolean {
   const a = leg.action;
   const inQty = a.side === 'sell_all' ? 0n : a.qty;
   const inUsdc = a.side === 'buy' || a.side === 'sell' ? a.usdc : a.side === 'sell_all' ? (a.capUsdc ?? 0n) : (a.usdc ?? 0n);
-  return r.action === a.side && BigInt(r.in_qty) === inQty && BigInt(r.in_usdc) === inUsdc;
+  // The fee too: a conversion's collateral fee sits on one leg, and a leg that lost or gained it is another leg.
+  return r.action === a.side && BigInt(r.in_qty) === inQty && BigInt(r.in_usdc) === inUsdc && BigInt(r.fee_micro) === leg.fee;
 }
 
 /** Stored rows per (wallet, token), bounded by their total count (cleared when it is passed). */
