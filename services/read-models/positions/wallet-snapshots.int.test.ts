@@ -118,7 +118,8 @@ test('the statement reads wallet_snapshots and market_marks by key, and a rebuil
 });
 
 test('a touched wallet is rebuilt when a run first sees the touch and once more after the overlap, not by every run between', async () => {
-  const overlap = 1_500;
+  // Long enough that the run after the touch ends inside it on a loaded machine (1.5 s did not, once).
+  const overlap = 6_000;
   const refresher = new WalletSnapshots(h.store, overlap);
   // Past the overlap of every touch written so far: this run rebuilds them for good.
   await new Promise((resolve) => setTimeout(resolve, overlap + 500));
