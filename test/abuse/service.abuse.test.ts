@@ -24,6 +24,11 @@ import { REPO_ROOT } from '../support/processes.js';
 
 const P99_TARGET_FACTOR = 3;
 const P99_STALL_FACTOR = 10;
+// A stall bound never below this: with the other account's idle p50 at 15 ms, 10x is 150 ms, and the
+// backlog flood's 800 refused test deliveries (each a control-store transaction) measured 155 ms at p50;
+// the stall the bound is for (issue 59 H2) was 1,871 ms at p50.
+const STALL_FLOOR_MS = 250;
+const stallBound = (idleMs: number) => Math.max(P99_STALL_FACTOR * idleMs, STALL_FLOOR_MS);
 // RSS may grow this much over idle during any phase. The growth is cumulative (the engine's allocator
 // keeps what earlier phases used) and peaks in the last phase, the webhook flood: measured 160-442 MB
 // over idle in 8 clean-clone runs (median ~250). Unbounded growth (a cache or queue without a bound over
@@ -106,8 +111,8 @@ test('abuse: the service keeps answering other keys, memory stays bounded, no 5x
     expect(copyStatuses['409'] ?? 0).toBeGreaterThanOrEqual(5 * report.subscriptions.accounts);
     expect(report.probe_non_200).toBe(0);
     for (const name of probePhases) {
-      expect(report.probe[name].p50_ms).toBeLessThanOrEqual(P99_STALL_FACTOR * report.probe.idle.p50_ms);
-      expect(report.probe[name].p90_ms).toBeLessThanOrEqual(P99_STALL_FACTOR * report.probe.idle.p90_ms);
+      expect(report.probe[name].p50_ms).toBeLessThanOrEqual(stallBound(report.probe.idle.p50_ms));
+      expect(report.probe[name].p90_ms).toBeLessThanOrEqual(stallBound(report.probe.idle.p90_ms));
     }
   }
   if (ran('backlog')) {
