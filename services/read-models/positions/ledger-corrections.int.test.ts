@@ -18,6 +18,7 @@ import {
   tradeExecuted,
   txHash,
 } from '../../../test/support/events.js';
+import { ledgerFigures } from '../../../test/support/ledger-builders.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import { fromChain, fromDataApiTrade, type LedgerEvent } from './ledger-events.js';
 import { PositionLedger } from './ledger.js';
@@ -67,23 +68,7 @@ let h: ProjectionHarness;
 let ledger: PositionLedger;
 const apply = (events: ChainLedgerEvent[]) => ledger.apply(events.map(fromChain) as LedgerEvent[]);
 
-async function figures(wallet: string) {
-  const rows = await h.rows<{ asset_id: string; qty: string; realized: string; cash: string; fees: string }>(
-    `SELECT asset_id, toString(sum(qty_delta * sign)) AS qty, toString(sum(realized * sign)) AS realized, toString(sum(cash * sign)) AS cash,
-            toString(sum(toInt64(fee_micro) * sign)) AS fees
-       FROM position_ledger WHERE wallet = {wallet:String} GROUP BY asset_id ORDER BY asset_id`,
-    { wallet },
-  );
-  const byToken = Object.fromEntries(
-    rows.map((r) => [
-      r.asset_id,
-      // realized + cost basis = net cash of the tracked shares, so the basis is realized - cash.
-      { qty: usdc(r.qty), realized: usdc(r.realized), cost: usdc(BigInt(r.realized) - BigInt(r.cash)), fees: usdc(r.fees) },
-    ]),
-  );
-  const realized = rows.reduce((sum, r) => sum + BigInt(r.realized), 0n);
-  return { byToken, realized: usdc(realized) };
-}
+const figures = (wallet: string) => ledgerFigures(h.store, wallet);
 
 beforeAll(async () => {
   h = await projectionHarness('ledger-corrections');
