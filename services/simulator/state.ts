@@ -448,10 +448,10 @@ export class SimulatorState {
     const held = this.ledger.heldMicro(walletIndex, tokenKey(marketIndex, 1));
     const amount = (held * BigInt(rng.int(300, 1000))) / 1000n;
     if (amount <= 0n) return;
-    // At least one question left out: converting every question's NO mints no YES, and the ledger
-    // cannot yet realize the loss of NO cost above the collateral then (docs/POSITIONS.md, Limits).
+    // The adapter converts only in an event of two questions or more (NoConvertiblePositions); k may
+    // be every question, which mints no YES.
     if (prepared.length < 2) return;
-    const k = rng.int(1, min(CONVERSION_MAX_K, prepared.length - 1));
+    const k = rng.int(1, min(CONVERSION_MAX_K, prepared.length));
     const others = prepared.filter((m) => m !== marketIndex);
     const converted = [marketIndex];
     while (converted.length < k) converted.push(others.splice(rng.int(0, others.length - 1), 1)[0] as number);

@@ -486,7 +486,8 @@ export class SimulatorTruth {
    * A neg-risk conversion, by docs/POSITIONS.md's definition: the NO shares leave at their average cost
    * (no PnL); their cost less the collateral received becomes the cost of the YES shares received,
    * split evenly over the other questions (the remainder of the division on the first); collateral
-   * beyond the NO cost is realized, on the first converted question's NO. The adapter's collateral fee,
+   * beyond the NO cost is realized, on the first converted question's NO, and so is a loss when every
+   * question is converted (no YES shares to carry the cost). The adapter's collateral fee,
    * (k - 1) x f, counts in the fees; its cut of the YES shares never reaches the wallet.
    */
   private convert(book: WalletBook, second: number, conversion: NegRiskConversion): void {
@@ -494,15 +495,18 @@ export class SimulatorTruth {
     let noCost = 0n;
     for (const m of noMarkets) noCost += book.token(m, 1).sendAtCost(amount);
     const first = noMarkets[0] as number;
-    if (collateralOut > noCost) {
-      book.token(first, 1).realized += collateralOut - noCost;
-      book.realize(second, collateralOut - noCost);
+    // What the YES shares do not carry on is realized: collateral beyond the NO cost, or with no YES
+    // shares at all (every question converted) the difference whatever its sign.
+    const realized = yesMarkets.length === 0 || collateralOut > noCost ? collateralOut - noCost : 0n;
+    if (realized !== 0n) {
+      book.token(first, 1).realized += realized;
+      book.realize(second, realized);
     }
     book.receive(first, collateralOut);
     const collateralFee = BigInt(noMarkets.length - 1) * fee;
     book.fees += collateralFee;
     book.market(first).fees += collateralFee;
-    const yesCost = noCost > collateralOut ? noCost - collateralOut : 0n;
+    const yesCost = yesMarkets.length > 0 && noCost > collateralOut ? noCost - collateralOut : 0n;
     const n = BigInt(yesMarkets.length);
     yesMarkets.forEach((m, i) => {
       const each = yesCost / n;

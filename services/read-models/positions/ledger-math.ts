@@ -31,7 +31,8 @@ export type LegAction =
   | { side: 'sell_all'; payoutNum: bigint; payoutDen: bigint; capUsdc?: bigint }
   /**
    * Sell q shares at their own average cost (a neg-risk conversion's NO legs: no PnL), plus `usdc`
-   * collateral received with them, all of it realized (the conversion paying more than the NO shares cost).
+   * collateral, signed, all of it realized: the conversion paying more than the NO shares cost, or, when
+   * every question is converted and nothing carries their cost on, less.
    */
   | { side: 'sell_at_cost'; qty: bigint; usdc?: bigint };
 

@@ -183,6 +183,43 @@ test('R6: a NO buy arriving after the conversion that used it re-prices the conv
   expect(await figures(e)).toEqual(f);
 });
 
+test("a conversion of every question's NO realizes the loss of their cost above the collateral, and a backfill re-prices its sign", async () => {
+  const [e, g] = [W('a'), W('b')];
+  const no = (i: number) => outcomeToken(Q[i]!, 1);
+  // E buys 100 NO of each of the three questions at 0.80 (cost 240) and converts all three (index set
+  // 0b111): 2 x 100 = 200 collateral and no YES to carry the cost on, so 200 - 240 = -40 is realized.
+  const events = [buy(e, Q[0]!, 1, 100, 0.8, T), buy(e, Q[1]!, 1, 100, 0.8, T + 100), buy(e, Q[2]!, 1, 100, 0.8, T + 200)];
+  const conversion = chainConversion({ ...next(), at: T + 5_000, wallet: e, negRiskMarketId: NR, indexSet: 7, shares: 100 });
+  await apply([...events, conversion]);
+  const f = await figures(e);
+  expect(f[no(0)]).toMatchObject({ qty: 0, realized: -40, cost: 0 });
+  expect([f[no(1)], f[no(2)]]).toMatchObject([
+    { qty: 0, realized: 0, cost: 0 },
+    { qty: 0, realized: 0, cost: 0 },
+  ]);
+  expect(Object.keys(f)).toHaveLength(3);
+  const id = await identity([e], [...events, conversion]);
+  expect(id.ledger).toBe(id.events);
+  await apply([conversion]);
+  expect(await figures(e)).toEqual(f);
+
+  // G's conversion is applied when only two of its NO buys are known (cost 160 < 200: +40 realized);
+  // the third (100 at 0.80), older, arrives from a backfill: the NO now cost
+  // 240 and the same conversion realizes -40. The re-priced leg's signed amount is in its row's realized.
+  const gBuys = [buy(g, Q[1]!, 1, 100, 0.8, T + 100), buy(g, Q[2]!, 1, 100, 0.8, T + 200)];
+  const gConversion = chainConversion({ ...next(), at: T + 5_000, wallet: g, negRiskMarketId: NR, indexSet: 7, shares: 100 });
+  await apply([...gBuys, gConversion]);
+  expect((await figures(g))[no(0)]).toMatchObject({ qty: 0, realized: 40, cost: 0 });
+  const backfill = buy(g, Q[0]!, 1, 100, 0.8, T);
+  await apply([backfill]);
+  const gf = await figures(g);
+  expect(gf[no(0)]).toMatchObject({ qty: 0, realized: -40, cost: 0 });
+  const gid = await identity([g], [...gBuys, gConversion, backfill]);
+  expect(gid.ledger).toBe(gid.events);
+  await apply([backfill, ...gBuys, gConversion]);
+  expect(await figures(g)).toEqual(gf);
+});
+
 test('R6: a re-priced conversion keeps its own questions and fee', async () => {
   const e = W('5');
   // The chain had prepared questions 0 and 1 when the wallet converted 100 NO of question 0 with a 1 %

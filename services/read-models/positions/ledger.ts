@@ -19,7 +19,7 @@
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { readCoverage } from '../chain-ledger/queries.js';
 import { comparePositions, type ConversionQuestion, type EventMeta, type LedgerEvent, type LedgerPosition } from './ledger-events.js';
-import { applyLeg, divRound, EMPTY_STATE, inferPayout, type LegAction, minBig, type PositionState } from './ledger-math.js';
+import { applyLeg, divRound, EMPTY_STATE, inferPayout, type LegAction, maxBig, minBig, type PositionState } from './ledger-math.js';
 import { iso } from '../../shared/time.js';
 import { feeBipsFor } from '../../chain/conversion-evidence.js';
 import { KeyFilter } from './key-filter.js';
@@ -709,7 +709,7 @@ class Batch {
       block_hash: leg.meta.blockHash,
       ledger_group: leg.meta.ledgerGroup,
       in_qty: (a.side === 'sell_all' ? 0n : a.qty).toString(),
-      in_usdc: (a.side === 'buy' || a.side === 'sell' ? a.usdc : a.side === 'sell_all' ? (a.capUsdc ?? 0n) : (a.usdc ?? 0n)).toString(),
+      in_usdc: storedUsdc(a).toString(),
       pay_num: (a.side === 'sell_all' ? a.payoutNum : 0n).toString(),
       pay_den: (a.side === 'sell_all' ? a.payoutDen : 0n).toString(),
       fee_micro: leg.fee.toString(),
@@ -857,7 +857,8 @@ class Batch {
    * (none when k = 1); the vault keeps f YES shares of each and (k - 1) x f collateral (the first NO
    * leg's fee). The NO legs leave at their average cost (no PnL); that cost, less the collateral
    * received, becomes the YES legs' cost, split evenly (Polymarket's PnL subgraph prices the YES legs
-   * the same way); collateral beyond the NO cost is realized with the first NO leg. The questions come
+   * the same way); collateral beyond the NO cost is realized with the first NO leg, and so is the loss of
+   * NO cost beyond the collateral when every question is converted (no YES leg to carry it). The questions come
    * with the event (the chain's count, the catalog's tokens); events published before the source
    * carried them use the catalog's.
    */
@@ -894,10 +895,13 @@ class Batch {
     }
     const collateral = BigInt(no.length - 1) * out;
     legs[0] = { ...legs[0]!, fee: BigInt(no.length - 1) * fee };
-    const yesCost = noCost > collateral ? noCost - collateral : 0n;
-    // The conversion paid more than the NO shares cost: the difference is realized with the first NO
-    // leg (one row per key and event: a second row of the same event would read as a redelivery).
-    if (collateral > noCost) legs[0] = { ...legs[0]!, action: { side: 'sell_at_cost', qty: e.amount, usdc: collateral - noCost } };
+    // With YES legs to carry it, NO cost above the collateral becomes their cost; with none (every
+    // question converted) it is lost, so collateral minus NO cost is realized whatever its sign.
+    const yesCost = yes.length > 0 && noCost > collateral ? noCost - collateral : 0n;
+    const realized = yes.length > 0 && collateral <= noCost ? 0n : collateral - noCost;
+    // Realized with the first NO leg (one row per key and event: a second row of the same event would
+    // read as a redelivery).
+    if (realized !== 0n) legs[0] = { ...legs[0]!, action: { side: 'sell_at_cost', qty: e.amount, usdc: realized } };
     const n = BigInt(yes.length);
     for (const [i, q] of yes.entries()) {
       const share = n === 0n ? 0n : yesCost / n;
@@ -1131,14 +1135,15 @@ function normalizeStored(r: LedgerRow & { time_ms?: string; opened_ms?: string }
 function legOfRow(r: LedgerRow): Leg {
   const qty = BigInt(r.in_qty);
   const usdc = BigInt(r.in_usdc);
-  // A redemption's cap and a conversion's collateral are in in_usdc; rows written without them hold 0 there.
+  // A redemption's cap is in in_usdc (rows written without one hold 0 there); a sell at cost's signed
+  // collateral is what it realized.
   const action: LegAction =
     r.action === 'buy'
       ? { side: 'buy', qty, usdc }
       : r.action === 'sell_all'
         ? { side: 'sell_all', payoutNum: BigInt(r.pay_num), payoutDen: BigInt(r.pay_den), ...(usdc > 0n ? { capUsdc: usdc } : {}) }
         : r.action === 'sell_at_cost'
-          ? { side: 'sell_at_cost', qty, ...(usdc > 0n ? { usdc } : {}) }
+          ? { side: 'sell_at_cost', qty, ...(BigInt(r.realized) !== 0n ? { usdc: BigInt(r.realized) } : {}) }
           : { side: 'sell', qty, usdc };
   const meta = { ...metaOfRow(r), kind: 'block_retracted' } as LedgerEvent;
   return {
@@ -1195,9 +1200,21 @@ function stateBefore(r: LedgerRow): PositionState {
 function sameInput(leg: Leg, r: LedgerRow): boolean {
   const a = leg.action;
   const inQty = a.side === 'sell_all' ? 0n : a.qty;
-  const inUsdc = a.side === 'buy' || a.side === 'sell' ? a.usdc : a.side === 'sell_all' ? (a.capUsdc ?? 0n) : (a.usdc ?? 0n);
+  // A sell at cost realizes exactly its signed collateral, which in_usdc (unsigned) cannot hold when negative.
+  const sameUsdc = a.side === 'sell_at_cost' ? BigInt(r.realized) === (a.usdc ?? 0n) : BigInt(r.in_usdc) === storedUsdc(a);
   // The fee too: a conversion's collateral fee sits on one leg, and a leg that lost or gained it is another leg.
-  return r.action === a.side && BigInt(r.in_qty) === inQty && BigInt(r.in_usdc) === inUsdc && BigInt(r.fee_micro) === leg.fee;
+  return r.action === a.side && BigInt(r.in_qty) === inQty && sameUsdc && BigInt(r.fee_micro) === leg.fee;
+}
+
+/**
+ * The collateral a row stores of its action: a buy's cost, a sell's proceeds, a redemption's cap, and of
+ * a sell at cost the collateral received beyond cost (0 when it is a loss: the signed amount is the
+ * row's `realized`, which a sell at cost always equals).
+ */
+function storedUsdc(a: LegAction): bigint {
+  if (a.side === 'buy' || a.side === 'sell') return a.usdc;
+  if (a.side === 'sell_all') return a.capUsdc ?? 0n;
+  return maxBig(a.usdc ?? 0n, 0n);
 }
 
 /** Stored rows per (wallet, token), bounded by their total count (cleared when it is passed). */
