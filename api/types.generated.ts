@@ -1573,6 +1573,25 @@ export type BacktestResult = {
   }>;
 };
 
+/** The latest run of the picks job, for the request's window and topic. */
+export type CopyPicksStatus = {
+  /** When the latest run computed the list; null before the first run. */
+  computed_at: string | null;
+  /** When the next run is due (the latest run plus COPY_PICKS_INTERVAL_MS); null before the first run. */
+  next_run_at: string | null;
+  /** Leaders the latest run judged in the window and topic (listed or not). */
+  candidates: number;
+  /** Candidates left out, by the first rule that excluded each (min_resolved first, then the rules in the description). */
+  excluded: {
+    below_min_resolved: number;
+    no_fills_in_window: number;
+    wash_trading: number;
+    negative_copier_roi: number;
+  };
+  /** Why a first page has no pick: `not_computed_yet` (the job has not run since the store was created; see next_run_at), `no_candidates` (no leader has resolved markets in the topic in the trader statistics), `all_excluded` (see excluded). Null when the page has picks, and on later pages. */
+  empty_reason: "not_computed_yet" | "no_candidates" | "all_excluded" | null;
+};
+
 export type CopyPick = {
   wallet: string;
   topic: string;

@@ -1573,6 +1573,25 @@ export type BacktestResult = {
   }>;
 };
 
+/** The latest run of the picks job, for the request's window and topic. */
+export type CopyPicksStatus = {
+  /** When the latest run computed the list; null before the first run. */
+  computed_at: string | null;
+  /** When the next run is due (the latest run plus COPY_PICKS_INTERVAL_MS); null before the first run. */
+  next_run_at: string | null;
+  /** Leaders the latest run judged in the window and topic (listed or not). */
+  candidates: number;
+  /** Candidates left out, by the first rule that excluded each (min_resolved first, then the rules in the description). */
+  excluded: {
+    below_min_resolved: number;
+    no_fills_in_window: number;
+    wash_trading: number;
+    negative_copier_roi: number;
+  };
+  /** Why a first page has no pick: `not_computed_yet` (the job has not run since the store was created; see next_run_at), `no_candidates` (no leader has resolved markets in the topic in the trader statistics), `all_excluded` (see excluded). Null when the page has picks, and on later pages. */
+  empty_reason: "not_computed_yet" | "no_candidates" | "all_excluded" | null;
+};
+
 export type CopyPick = {
   wallet: string;
   topic: string;
@@ -5092,7 +5111,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "GET",
     "path": "/copy-picks",
     "summary": "Leaders worth copying per topic (market category), with why they were picked, their open positions you can still enter, and what copying them would have earned after fees and slippage.",
-    "description": "Recomputed every `COPY_PICKS_INTERVAL_MS` (10 minutes) from the trader statistics (per-topic realized\nPnL, resolution-based win rate, risk score) and a copier simulation: a follower copying every fill of\nthe leader in the topic's markets within the window, `order_usdc` per leader fill, `delay_seconds`\nafter it, filled like `GET /backtest` (order-book history where it exists, else the impact model;\nPolymarket taker fees).\n\n**Excluded** (never listed): fewer resolved markets in the topic than `min_resolved`; no fills in the\nwindow; wash trading - 20 % or more of the leader's window volume went straight back (a sell of a\ntoken within 10 minutes of buying it, or buying both outcomes of a market within 10 minutes),\ncounted on both legs; a negative copier ROI.\n\n**Score** (0..100) = 100 x (0.40 x clamp(copier_roi_pct / 50) + 0.25 x win_rate_pct / 100 + 0.15 x\nexp(-days since the last fill / 7) + 0.10 x min(resolved / 50, 1) + 0.10 x (1 - risk_score / 100)).\nRanked by score, then topic and wallet.",
+    "description": "Recomputed every `COPY_PICKS_INTERVAL_MS` (10 minutes) from the trader statistics (per-topic realized\nPnL, resolution-based win rate, risk score) and a copier simulation: a follower copying every fill of\nthe leader in the topic's markets within the window, `order_usdc` per leader fill, `delay_seconds`\nafter it, filled like `GET /backtest` (order-book history where it exists, else the impact model;\nPolymarket taker fees).\n\n**Excluded** (never listed): fewer resolved markets in the topic than `min_resolved`; no fills in the\nwindow; wash trading - 20 % or more of the leader's window volume went straight back (a sell of a\ntoken within 10 minutes of buying it, or buying both outcomes of a market within 10 minutes),\ncounted on both legs; a negative copier ROI.\n\n**Score** (0..100) = 100 x (0.40 x clamp(copier_roi_pct / 50) + 0.25 x win_rate_pct / 100 + 0.15 x\nexp(-days since the last fill / 7) + 0.10 x min(resolved / 50, 1) + 0.10 x (1 - risk_score / 100)).\nRanked by score, then topic and wallet.\n\n**Status**: every page carries `status`, the latest run's account of the request's window and topic:\nwhen it ran, when the next run is due, how many candidates it judged and how many of them each rule\nleft out; a first page with no pick says why (`empty_reason`). A run that finds no candidate is the\nlatest run: the previous run's picks are not served after it.",
     "access": "tier2",
     "paginated": true,
     "parameters": [

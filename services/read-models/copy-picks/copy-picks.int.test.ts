@@ -15,6 +15,7 @@ import { TraderValuation } from '../positions/valuation.js';
 import { conditionId, marketUpserted, tradeExecuted, txHash, walletAddress } from '../../../test/support/events.js';
 import { DAY_MS, startOfUtcDay } from '../../shared/time.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
+import type { LeaderStatsSource } from '../../copy/leader-stats.js';
 import { recomputeCopyPicks } from './picks-job.js';
 
 const GOOD = walletAddress(0x600d);
@@ -28,10 +29,12 @@ const HOUR = 3_600_000;
 // TTL), so a fixed date would expire them, and this test began failing 2 days after its fixed date.
 const T0 = startOfUtcDay(Date.now()) - 2 * DAY_MS + 12 * HOUR;
 const NOW = T0 + 24 * HOUR;
-const SETTINGS = { orderUsdc: '100', delaySeconds: 15, candidates: 50, feeFallback: { rate: '0.25', exponent: 2 } };
+const SETTINGS = { orderUsdc: '100', delaySeconds: 15, candidates: 50, feeFallback: { rate: '0.25', exponent: 2 }, intervalMs: 600_000 };
 
 let h: ProjectionHarness;
 let n = 0;
+/** GET /copy-picks before the job's first run. */
+let beforeRun: { status: number; body: any };
 const trade = (wallet: string, market: string, outcome: 'Yes' | 'No', side: 'buy' | 'sell', size: number, price: number, at: number) => {
   n += 1;
   const index = outcome === 'Yes' ? 0 : 1;
@@ -80,6 +83,7 @@ beforeAll(async () => {
     ],
   });
   await new TraderValuation(h.store).run(NOW);
+  beforeRun = await h.get('/copy-picks');
   await recomputeCopyPicks(h.store, SETTINGS, NOW);
 }, 90_000);
 
@@ -135,4 +139,37 @@ test('exclusions: wash trading and too few resolved markets; min_resolved lets t
   const second = (await h.get(`/copy-picks?min_resolved=1&limit=1&cursor=${encodeURIComponent(first.pagination.next_cursor)}`)).body;
   expect([first.data[0].wallet, second.data[0].wallet]).toEqual(wider.slice(0, 2));
   expect((await h.get('/copy-picks?window=1y')).status).toBe(400);
+});
+
+test('status: when the list was computed, when the next run is due, what each rule left out, and why a list is empty', async () => {
+  const none = { below_min_resolved: 0, no_fills_in_window: 0, wash_trading: 0, negative_copier_roi: 0 };
+  expect(beforeRun.status).toBe(200);
+  expect(beforeRun.body).toMatchObject({
+    data: [],
+    status: { computed_at: null, next_run_at: null, candidates: 0, excluded: none, empty_reason: 'not_computed_yet' },
+  });
+  // GOOD listed, WASHER out for wash trading, ONE (1 resolved market) below min_resolved=2.
+  const listed = (await h.get('/copy-picks?topic=politics&min_resolved=2&window=30d')).body;
+  expect(listed.status).toEqual({
+    computed_at: new Date(NOW).toISOString(),
+    next_run_at: new Date(NOW + SETTINGS.intervalMs).toISOString(),
+    candidates: 3,
+    excluded: { ...none, below_min_resolved: 1, wash_trading: 1 },
+    empty_reason: null,
+  });
+  expect((await h.get('/copy-picks?topic=politics&min_resolved=50')).body).toMatchObject({
+    data: [],
+    status: { candidates: 3, excluded: { ...none, below_min_resolved: 3 }, empty_reason: 'all_excluded' },
+  });
+  expect((await h.get('/copy-picks?topic=sports')).body).toMatchObject({
+    data: [],
+    status: { candidates: 0, excluded: none, empty_reason: 'no_candidates' },
+  });
+  // A run that finds no candidate is the latest: the earlier run's picks are no longer served.
+  const nothing: LeaderStatsSource = { categories: async () => [], candidates: async () => [] };
+  await recomputeCopyPicks(h.store, SETTINGS, NOW + HOUR, nothing);
+  expect((await h.get('/copy-picks?min_resolved=1')).body).toMatchObject({
+    data: [],
+    status: { computed_at: new Date(NOW + HOUR).toISOString(), candidates: 0, empty_reason: 'no_candidates' },
+  });
 });

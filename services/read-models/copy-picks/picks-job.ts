@@ -29,6 +29,8 @@ export interface PicksSettings {
   delaySeconds: number;
   candidates: number;
   feeFallback: { rate: string; exponent: number };
+  /** The job's interval, recorded with each run so readers can say when the next one is due. */
+  intervalMs?: number;
 }
 
 export async function recomputeCopyPicks(
@@ -39,7 +41,8 @@ export async function recomputeCopyPicks(
 ): Promise<{ rows: number; wallets: number }> {
   const computedAt = new Date(nowMs).toISOString();
   const byWallet = new Map<string, LeaderStats[]>();
-  for (const category of await source.categories()) {
+  const categories = await source.categories();
+  for (const category of categories) {
     for (const stats of await source.candidates(category, settings.candidates, 1))
       byWallet.set(stats.wallet, [...(byWallet.get(stats.wallet) ?? []), stats]);
   }
@@ -47,11 +50,14 @@ export async function recomputeCopyPicks(
   const delayMs = settings.delaySeconds * 1000;
   const longest = Math.max(...Object.values(WINDOWS)) * DAY_MS;
   const rows: Record<string, unknown>[] = [];
+  let skipped = 0;
   for (const [wallet, perCategory] of [...byWallet.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
     let fills: LeaderFill[];
     try {
       fills = await walletFills(store, wallet, nowMs - longest - delayMs, nowMs - delayMs);
     } catch {
+      // Over the backtest's row cap: bounded work, so the wallet is left out of this run.
+      skipped += 1;
       continue;
     }
     const marketIds = [...new Set(fills.map((f) => f.marketId))];
@@ -121,6 +127,16 @@ export async function recomputeCopyPicks(
     }
   }
   if (rows.length > 0) await store.insert('copy_picks', rows);
+  await store.insert('copy_picks_runs', [
+    {
+      computed_at: computedAt,
+      interval_ms: settings.intervalMs ?? 0,
+      topics: categories.length,
+      candidates: byWallet.size,
+      skipped_wallets: skipped,
+      picks: rows.length,
+    },
+  ]);
   return { rows: rows.length, wallets: byWallet.size };
 }
 

@@ -1,7 +1,7 @@
 /** GET /copy-picks: the latest run of the picks job for a window, eligible leaders best first (keyset by score, topic, wallet). */
 import { Router } from 'express';
 import { keysetPage } from '../../../api/keyset.js';
-import type { CopyPick } from '../../../api/types.generated.js';
+import type { CopyPick, CopyPicksStatus } from '../../../api/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { isoOrNull } from '../../shared/time.js';
 
@@ -76,6 +76,14 @@ export interface PicksQuery {
   take: number;
 }
 
+/**
+ * The latest run: the newest of the run log's and the picks' (stores written before the run log have
+ * picks only). A run that found no candidate is the latest, so the previous run's picks are not served.
+ */
+const LATEST_RUN = `greatest(
+  (SELECT max(computed_at) FROM copy_picks_runs),
+  (SELECT max(computed_at) FROM copy_picks WHERE window = {window:String}))`;
+
 /** Eligible picks of the latest run of a window, best first. */
 export function latestPicks(store: AnalyticsStore, q: PicksQuery): Promise<PickRow[]> {
   return store.query<PickRow>(
@@ -85,7 +93,7 @@ export function latestPicks(store: AnalyticsStore, q: PicksQuery): Promise<PickR
             toUnixTimestamp64Milli(computed_at) AS computed_ms
        FROM copy_picks
       WHERE window = {window:String}
-        AND computed_at = (SELECT max(computed_at) FROM copy_picks WHERE window = {window:String})
+        AND computed_at = ${LATEST_RUN}
         AND excluded = '' AND resolved >= {min:UInt32}
         ${q.topics === null ? '' : 'AND lower(topic) IN {topics:Array(String)}'}
         ${q.after ? 'AND (score < {s:Float64} OR (score = {s:Float64} AND (topic, wallet) > ({t:String}, {w:String})))' : ''}
@@ -107,22 +115,63 @@ export async function briefingPicks(store: AnalyticsStore, topics: string[], tak
   return rows.map(presentPick);
 }
 
+/**
+ * What the latest run says of a request's window and topic: when it ran, when the next is due, how many
+ * candidates it judged and why those not listed were left out; with an empty first page, why it is empty.
+ */
+export async function picksStatus(store: AnalyticsStore, q: Omit<PicksQuery, 'after' | 'take'>, empty: boolean): Promise<CopyPicksStatus> {
+  const [run] = await store.query<{ computed_ms: string | null; interval_ms: string | null }>(
+    `SELECT toUnixTimestamp64Milli(r) AS computed_ms,
+            (SELECT toString(argMax(interval_ms, computed_at)) FROM copy_picks_runs WHERE computed_at = r) AS interval_ms
+       FROM (SELECT ${LATEST_RUN} AS r) WHERE r > toDateTime64(0, 3, 'UTC')`,
+    { window: q.window },
+  );
+  const excluded = { below_min_resolved: 0, no_fills_in_window: 0, wash_trading: 0, negative_copier_roi: 0 };
+  if (!run?.computed_ms) {
+    return { computed_at: null, next_run_at: null, candidates: 0, excluded, empty_reason: empty ? 'not_computed_yet' : null };
+  }
+  const computedMs = Number(run.computed_ms);
+  const counts = await store.query<{ reason: string; n: string }>(
+    `SELECT if(resolved < {min:UInt32}, 'below_min_resolved', excluded) AS reason, toString(count()) AS n
+       FROM copy_picks
+      WHERE window = {window:String} AND computed_at = fromUnixTimestamp64Milli({at:Int64})
+        ${q.topics === null ? '' : 'AND lower(topic) IN {topics:Array(String)}'}
+      GROUP BY reason`,
+    { window: q.window, at: computedMs, min: q.minResolved, topics: q.topics?.map((t) => t.toLowerCase()) ?? [] },
+  );
+  let candidates = 0;
+  for (const { reason, n } of counts) {
+    candidates += Number(n);
+    if (reason in excluded) excluded[reason as keyof typeof excluded] = Number(n);
+  }
+  const intervalMs = Number(run.interval_ms ?? 0);
+  return {
+    computed_at: new Date(computedMs).toISOString(),
+    next_run_at: intervalMs > 0 ? new Date(computedMs + intervalMs).toISOString() : null,
+    candidates,
+    excluded,
+    empty_reason: !empty ? null : candidates === 0 ? 'no_candidates' : 'all_excluded',
+  };
+}
+
 export function copyPickRoutes(store: AnalyticsStore): Router {
   const router = Router();
   router.get('/copy-picks', async (request, response) => {
     const window = String(request.query.window ?? '30d');
     const topic = request.query.topic === undefined ? null : String(request.query.topic);
     const minResolved = Number(request.query.min_resolved ?? 10);
-    response.json(
-      await keysetPage<PickRow, CopyPick>(request, {
-        filters: { window, topic: topic?.toLowerCase() ?? null, minResolved },
-        shape: ['number', 'string', 'string'],
-        defaultLimit: 20,
-        fetch: (after, take) => latestPicks(store, { window, topics: topic === null ? null : [topic], minResolved, after, take }),
-        keyOf: (row) => [row.score, row.topic, row.wallet],
-        present: presentPick,
-      }),
-    );
+    const topics = topic === null ? null : [topic];
+    const page = await keysetPage<PickRow, CopyPick>(request, {
+      filters: { window, topic: topic?.toLowerCase() ?? null, minResolved },
+      shape: ['number', 'string', 'string'],
+      defaultLimit: 20,
+      fetch: (after, take) => latestPicks(store, { window, topics, minResolved, after, take }),
+      keyOf: (row) => [row.score, row.topic, row.wallet],
+      present: presentPick,
+    });
+    // Only a first page can be empty for a reason; a later one is the end of the list.
+    const empty = page.data.length === 0 && request.query.cursor === undefined;
+    response.json({ ...page, status: await picksStatus(store, { window, topics, minResolved }, empty) });
   });
   return router;
 }
