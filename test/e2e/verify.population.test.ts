@@ -113,6 +113,8 @@ test('npm run verify: every wallet of the demo holds up against the identities a
   let transfers = 0;
   const conversionsByK = new Map<number, number>();
   const conversionMarkets = new Set<string>();
+  // Conversions of every question's NO: no YES minted, collateral minus the NO cost realized whatever its sign.
+  let everyQuestion = 0;
   const voidedMarkets = new Set<string>();
   for (let cursor: string | null = '0'; cursor !== null; ) {
     const page = (await (await fetch(`${truthUrl}/wallets?limit=500&cursor=${cursor}`)).json()) as {
@@ -127,6 +129,7 @@ test('npm run verify: every wallet of the demo holds up against the identities a
       transfers += wallet.transfers_out;
       for (const c of wallet.conversions) {
         conversionsByK.set(c.no_market_ids.length, (conversionsByK.get(c.no_market_ids.length) ?? 0) + 1);
+        if (c.yes_market_ids.length === 0) everyQuestion += 1;
         for (const market of [...c.no_market_ids, ...c.yes_market_ids]) conversionMarkets.add(market);
       }
       for (const m of wallet.markets) if (m.voided && m.payout) voidedMarkets.add(m.market_id);
@@ -137,10 +140,11 @@ test('npm run verify: every wallet of the demo holds up against the identities a
   console.info(
     `verify e2e: ${run.wallets} wallets, ${transfers} transfers between them, ${conversions} conversions (by k: ${JSON.stringify(
       Object.fromEntries(conversionsByK),
-    )}) in ${conversionMarkets.size} markets, ${voidedMarkets.size} voided markets`,
+    )}, ${everyQuestion} of every question) in ${conversionMarkets.size} markets, ${voidedMarkets.size} voided markets`,
   );
   expect(transfers).toBeGreaterThan(0);
   expect([1, 2, 3, 4].map((k) => (conversionsByK.get(k) ?? 0) > 0)).toEqual([true, true, true, true]);
+  expect(everyQuestion).toBeGreaterThan(0);
   expect(voidedMarkets.size).toBe(VOIDS);
 
   // No violations: the exit code, and the table as the failure message.
