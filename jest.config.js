@@ -25,6 +25,9 @@ export default {
     { ...shared, displayName: 'population', testMatch: ['<rootDir>/test/**/*.population.test.ts'] },
     // The abuse suite: the demo as a child process under floods, bounded in count and time.
     { ...shared, displayName: 'abuse', testMatch: ['<rootDir>/{test,services,api,tools}/**/*.abuse.test.ts'] },
+    // The service started, read and stopped as a child process: run by the Node version tiers under each
+    // supported major (test/node-versions/run-on.mjs), beside the unit tier.
+    { ...shared, displayName: 'smoke', testMatch: ['<rootDir>/test/smoke/**/*.smoke.test.ts'] },
     // Real engines as local servers (Kafka, schema registry, PostgreSQL), started once per run.
     {
       ...shared,

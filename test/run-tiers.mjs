@@ -35,6 +35,22 @@ const TIERS = [
   { name: 'abuse', kind: 'jest', command: [...jest, '--selectProjects', 'abuse'] },
   { name: 'engines', kind: 'jest', command: [...jest, '--selectProjects', 'engines'] },
   { name: 'browser', kind: 'jest', command: [...jest, '--selectProjects', 'browser'] },
+  // The unit tier and a start/read/stop of the service under the other supported Node majors (the machine's
+  // runs every tier), each binary pinned and cached by the wrapper.
+  ...[22, 24].map((major) => ({
+    name: `node${major}`,
+    kind: /** @type {const} */ ('jest'),
+    command: [
+      'node',
+      'test/node-versions/run-on.mjs',
+      String(major),
+      ...jest.slice(1),
+      '--selectProjects',
+      'unit',
+      'smoke',
+      '--maxWorkers=100%',
+    ],
+  })),
   { name: 'fuzz', kind: 'junit', command: ['bash', 'test/fuzz/schemathesis.sh'] },
   // The Python SDK's pytest suite and the signal executor's end-to-end suite, each against its own demo.
   { name: 'python', kind: 'junit', command: ['bash', 'clients/python/test.sh'] },

@@ -2,8 +2,8 @@
  * A read model is one folder under services/read-models/: the streams it introduces, how their
  * events become ClickHouse rows, the migrations that create those tables, its queries and routes,
  * and its projection tests. registry.ts lists every read model; the publisher, the sink, the
- * migrator, the API and the tests all iterate that list, so adding a read model is its folder plus
- * one line there (docs/ARCHITECTURE.md lists the exact places).
+ * migrator, the API and the tests all iterate that list (docs/ARCHITECTURE.md lists what else adding
+ * one touches: its schema, producer, API document and tests).
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
