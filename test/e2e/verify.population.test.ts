@@ -49,6 +49,8 @@ test('npm run verify: every wallet of the demo holds up against the identities a
       // after their first conversions) and markets resolved 50-50 inside the history (docs/VERIFY.md).
       SIM_CONVERSIONS: '1',
       SIM_VOIDS: String(VOIDS),
+      // Tracked wallets' Data API positions against the ledger's, often enough to run after the catch-up.
+      POSITION_RECONCILIATION_INTERVAL_MS: '15000',
     },
     300_000,
   );
@@ -72,6 +74,7 @@ test('npm run verify: every wallet of the demo holds up against the identities a
     2_000,
   );
   phaseEnded('ledger caught up');
+  const caughtUpMs = Date.now();
   await new Promise((resolve) => setTimeout(resolve, 10_000));
 
   const verify = startChild('tools/verify/main.ts', {}, ['--api', apiBase, '--key', tier2Key, '--data-dir', dataDir, '--concurrency', '6']);
@@ -146,6 +149,32 @@ test('npm run verify: every wallet of the demo holds up against the identities a
   expect([1, 2, 3, 4].map((k) => (conversionsByK.get(k) ?? 0) > 0)).toEqual([true, true, true, true]);
   expect(everyQuestion).toBeGreaterThan(0);
   expect(voidedMarkets.size).toBe(VOIDS);
+
+  // Polymarket's own view (the simulator's Data API /positions, computed by the simulator) agrees with
+  // the ledger on every tracked wallet once a check ran after the catch-up: coverage is complete, so any
+  // difference is the ledger's.
+  type Reconciliation = { status: string; checked_at: string; positions: { compared: number }; differences: unknown[] };
+  const { body: board } = await getJson(`${apiBase}/leaderboard?sort_by=volume&limit=50`, tier2Key);
+  const wallets = (board.data as Array<{ wallet: string }>).map((e) => e.wallet);
+  const reconciled = await waitFor(
+    async () => {
+      const checks: Array<{ wallet: string; reconciliation: Reconciliation }> = [];
+      for (const wallet of wallets) {
+        const { body } = await getJson(`${apiBase}/traders/${wallet}`, tier2Key);
+        const reconciliation = body.data.reconciliation as Reconciliation | null;
+        if (reconciliation === null) continue;
+        if (Date.parse(reconciliation.checked_at) <= caughtUpMs) return null;
+        checks.push({ wallet, reconciliation });
+      }
+      return checks.length > 0 ? checks : null;
+    },
+    120_000,
+    "a reconciliation of the tracked wallets' positions after the catch-up",
+    5_000,
+  );
+  const compared = reconciled.reduce((sum, c) => sum + c.reconciliation.positions.compared, 0);
+  console.info(`verify e2e: ${reconciled.length} tracked wallets reconciled with the Data API, ${compared} positions compared`);
+  expect(reconciled.filter((c) => c.reconciliation.status !== 'match')).toEqual([]);
 
   // No violations: the exit code, and the table as the failure message.
   const violations = Object.fromEntries(run.checks.filter((c) => c.violations > 0).map((c) => [c.id, c.violations]));
