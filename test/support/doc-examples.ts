@@ -13,7 +13,8 @@
  * Any other block is an error: an example nothing checks is one that drifts.
  *
  * Examples are written for `npm run demo` on :8080; the runner points them at the test's demo by
- * replacing the placeholders of `placeholders` and exporting `KEY`, `TAPELINE_API_KEY` and `TAPELINE_BASE_URL`.
+ * replacing the placeholders of `placeholders` and exporting `KEY`, `TAPELINE_API_KEY` and `TAPELINE_BASE_URL`
+ * (and `EXECUTOR_STATE_DIR`, a scratch folder, so nothing is left in the checkout).
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -124,6 +125,10 @@ export interface ExampleRun {
 export async function runExample(example: DocExample, context: ExampleContext, timeoutMs = 90_000): Promise<ExampleRun> {
   const started = Date.now();
   const code = substitute(example.code, context);
+  // Under the repository's node_modules, so an example's package imports resolve as they would in the checkout.
+  const scratchRoot = path.join(REPO_ROOT, 'node_modules', '.cache', 'tapeline-doc-examples');
+  fs.mkdirSync(scratchRoot, { recursive: true });
+  const scratch = fs.mkdtempSync(path.join(scratchRoot, 'example-'));
   const env: NodeJS.ProcessEnv = {
     PATH: `${path.join(context.venv, 'bin')}:${path.join(REPO_ROOT, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
     HOME: process.env.HOME ?? '',
@@ -132,11 +137,9 @@ export async function runExample(example: DocExample, context: ExampleContext, t
     TAPELINE_API_KEY: context.key,
     TAPELINE_BASE_URL: `${context.origin}/v1`,
     LOG_PRETTY: 'false',
+    // The executor's state (its webhook secret) goes to the scratch folder, not the checkout.
+    EXECUTOR_STATE_DIR: path.join(scratch, 'executor-state'),
   };
-  // Under the repository's node_modules, so an example's package imports resolve as they would in the checkout.
-  const scratchRoot = path.join(REPO_ROOT, 'node_modules', '.cache', 'tapeline-doc-examples');
-  fs.mkdirSync(scratchRoot, { recursive: true });
-  const scratch = fs.mkdtempSync(path.join(scratchRoot, 'example-'));
   try {
     switch (example.kind) {
       case 'shell': {
