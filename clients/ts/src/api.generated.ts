@@ -1693,7 +1693,7 @@ export interface Operations {
     paginated: false;
   };
   /** POST /developers/register: Self-serve developer sign-up; returns a Tier 1 API key (shown once). No mail is sent. */
-  postDevelopersRegister: {
+  registerDeveloper: {
     params: {
       /** Display name of the developer or their project (no control characters). */
       name: string;
@@ -1712,7 +1712,7 @@ export interface Operations {
     paginated: false;
   };
   /** POST /session: Start a browser session - the key goes into an HttpOnly, SameSite=Strict cookie (the web UI signs in this way). */
-  postSession: {
+  createSession: {
     params: {
       /** The API key (aif_...). */
       api_key: string;
@@ -1741,7 +1741,7 @@ export interface Operations {
     paginated: false;
   };
   /** PATCH /agents/me: Updates the agent's topics (market categories its briefing signals are narrowed to). */
-  patchAgentsMe: {
+  updateAgent: {
     params: {
       topics: AgentTopics;
     };
@@ -2065,7 +2065,7 @@ export interface Operations {
     paginated: false;
   };
   /** GET /usage/refusals: The account's most recent refused calls (402 PAYMENT_REQUIRED, 429 RATE_LIMITED), newest first. */
-  getUsageRefusals: {
+  listUsageRefusals: {
     params: {
       /** Page size (default 20, max 100). */
       limit?: number;
@@ -2084,7 +2084,7 @@ export interface Operations {
     paginated: false;
   };
   /** GET /keys: The calling account's API keys by their safe prefix, newest first, with tier, creation and last use. */
-  getKeys: {
+  listKeys: {
     params: {
       /** `live` (default): keys that work now; `all`: revoked ones too. */
       status?: "live" | "all";
@@ -2098,7 +2098,7 @@ export interface Operations {
     paginated: true;
   };
   /** POST /keys: Add a key to the calling account; the key is in the response, shown once. */
-  postKeys: {
+  createKey: {
     params: {
       /** A name for the key (where it is used), shown in listings. */
       label?: string;
@@ -2108,7 +2108,7 @@ export interface Operations {
     paginated: false;
   };
   /** POST /keys/{id}/rotate: Replace a key with a new one (shown once); the old key stops now or after a grace period. */
-  postKeysByIdRotate: {
+  rotateKey: {
     params: {
       /** API key id (from GET /keys). */
       id: string;
@@ -2120,7 +2120,7 @@ export interface Operations {
     paginated: false;
   };
   /** POST /keys/{id}/revoke: End a key now. */
-  postKeysByIdRevoke: {
+  revokeKey: {
     params: {
       /** API key id (from GET /keys). */
       id: string;
@@ -2149,14 +2149,14 @@ export interface Operations {
     paginated: false;
   };
   /** POST /paper/reset: Starts a new epoch - resting orders cancelled, positions dropped, cash back to the starting balance. */
-  postPaperReset: {
+  resetPaperAccount: {
     params: Record<string, never>;
     paramsOptional: true;
     data: PaperAccount;
     paginated: false;
   };
   /** GET /paper/orders: The agent's paper orders, newest first. */
-  getPaperOrders: {
+  listPaperOrders: {
     params: {
       /** `open` = resting (open or partially filled); `all` includes filled and cancelled. */
       status?: "open" | "filled" | "cancelled" | "all";
@@ -2172,7 +2172,7 @@ export interface Operations {
     paginated: true;
   };
   /** POST /paper/orders: Places a paper order, filled against the live indexed book level by level. */
-  postPaperOrders: {
+  createPaperOrder: {
     params: {
       /** Condition id or slug. */
       market_id: string;
@@ -2192,7 +2192,7 @@ export interface Operations {
     paginated: false;
   };
   /** GET /paper/orders/{order_id}: One paper order with its fills. */
-  getPaperOrdersByOrderId: {
+  getPaperOrder: {
     params: {
       /** Paper order id. */
       order_id: string;
@@ -2202,7 +2202,7 @@ export interface Operations {
     paginated: false;
   };
   /** POST /paper/orders/{order_id}/cancel: Cancels a resting paper order (its held cash or shares are released). */
-  postPaperOrdersByOrderIdCancel: {
+  cancelPaperOrder: {
     params: {
       /** Paper order id. */
       order_id: string;
@@ -2212,7 +2212,7 @@ export interface Operations {
     paginated: false;
   };
   /** GET /paper/positions: Paper positions of the current epoch with average entry and unrealized PnL at the live marks. */
-  getPaperPositions: {
+  listPaperPositions: {
     params: {
       /** `open` (default): shares held; `all` adds closed, settled and voided positions. */
       status?: "open" | "all";
@@ -2222,7 +2222,7 @@ export interface Operations {
     paginated: false;
   };
   /** GET /paper/fills: Paper fills, newest first. */
-  getPaperFills: {
+  listPaperFills: {
     params: {
       /** The account epoch to list (default the current one; each reset starts a new epoch). */
       epoch?: number;
@@ -2236,7 +2236,7 @@ export interface Operations {
     paginated: true;
   };
   /** GET /paper/settlements: Positions settled at resolution or voided, newest first. */
-  getPaperSettlements: {
+  listPaperSettlements: {
     params: {
       /** The account epoch to list (default the current one; each reset starts a new epoch). */
       epoch?: number;
@@ -2250,7 +2250,7 @@ export interface Operations {
     paginated: true;
   };
   /** POST /fees/quote: Quotes the fee of a copy trade in one currency; the quote expires. */
-  postFeesQuote: {
+  quoteFee: {
     params: {
       /** The copy trade's notional in USDC, above 0, at most 6 decimals. */
       notional_usdc: DecimalInput;
@@ -2265,7 +2265,7 @@ export interface Operations {
     paginated: false;
   };
   /** GET /fees/ledger: The account's fee ledger, newest first. */
-  getFeesLedger: {
+  listFees: {
     params: {
       /** `expired` = quoted and past expires_at without settling. */
       state?: "quoted" | "settled" | "expired" | "all";
@@ -2279,7 +2279,7 @@ export interface Operations {
     paginated: true;
   };
   /** GET /fees/{fee_id}: One fee ledger entry. */
-  getFeesByFeeId: {
+  getFee: {
     params: {
       /** Fee ledger id. */
       fee_id: string;
@@ -2289,7 +2289,7 @@ export interface Operations {
     paginated: false;
   };
   /** POST /fees/{fee_id}/settle: Charges a quoted fee - at most once. */
-  postFeesByFeeIdSettle: {
+  settleFee: {
     params: {
       /** Fee ledger id. */
       fee_id: string;
@@ -2310,7 +2310,7 @@ export interface Operations {
     paginated: false;
   };
   /** PUT /account/wallet: Links a wallet by an EIP-191 signature of `link_message` (personal_sign) from that wallet. */
-  putAccountWallet: {
+  linkAccountWallet: {
     params: {
       address: string;
       /** 65-byte signature of the account's link_message for this address. */
@@ -2321,7 +2321,7 @@ export interface Operations {
     paginated: false;
   };
   /** DELETE /account/wallet: Unlinks the wallet (the tier falls back to credits and operator-granted tokens). */
-  deleteAccountWallet: {
+  unlinkAccountWallet: {
     params: Record<string, never>;
     paramsOptional: true;
     data: WalletLink;
@@ -2351,7 +2351,7 @@ export interface Operations {
     paginated: false;
   };
   /** GET /webhooks/event-types: The event types a subscription can list, what each means, and whether the service emits it yet. */
-  getWebhooksEventTypes: {
+  listWebhookEventTypes: {
     params: Record<string, never>;
     paramsOptional: true;
     data: Array<{
@@ -2717,7 +2717,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
       "topics"
     ]
   },
-  "postDevelopersRegister": {
+  "registerDeveloper": {
     "method": "POST",
     "path": "/developers/register",
     "summary": "Self-serve developer sign-up; returns a Tier 1 API key (shown once). No mail is sent.",
@@ -2738,7 +2738,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "parameters": [],
     "body": []
   },
-  "postSession": {
+  "createSession": {
     "method": "POST",
     "path": "/session",
     "summary": "Start a browser session - the key goes into an HttpOnly, SameSite=Strict cookie (the web UI signs in this way).",
@@ -2767,7 +2767,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "parameters": [],
     "body": []
   },
-  "patchAgentsMe": {
+  "updateAgent": {
     "method": "PATCH",
     "path": "/agents/me",
     "summary": "Updates the agent's topics (market categories its briefing signals are narrowed to).",
@@ -3867,7 +3867,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     ],
     "body": []
   },
-  "getUsageRefusals": {
+  "listUsageRefusals": {
     "method": "GET",
     "path": "/usage/refusals",
     "summary": "The account's most recent refused calls (402 PAYMENT_REQUIRED, 429 RATE_LIMITED), newest first.",
@@ -3910,7 +3910,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "parameters": [],
     "body": []
   },
-  "getKeys": {
+  "listKeys": {
     "method": "GET",
     "path": "/keys",
     "summary": "The calling account's API keys by their safe prefix, newest first, with tier, creation and last use.",
@@ -3958,7 +3958,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     ],
     "body": []
   },
-  "postKeys": {
+  "createKey": {
     "method": "POST",
     "path": "/keys",
     "summary": "Add a key to the calling account; the key is in the response, shown once.",
@@ -3970,7 +3970,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
       "label"
     ]
   },
-  "postKeysByIdRotate": {
+  "rotateKey": {
     "method": "POST",
     "path": "/keys/{id}/rotate",
     "summary": "Replace a key with a new one (shown once); the old key stops now or after a grace period.",
@@ -3993,7 +3993,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
       "expire_previous_in_seconds"
     ]
   },
-  "postKeysByIdRevoke": {
+  "revokeKey": {
     "method": "POST",
     "path": "/keys/{id}/revoke",
     "summary": "End a key now.",
@@ -4057,7 +4057,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "parameters": [],
     "body": []
   },
-  "postPaperReset": {
+  "resetPaperAccount": {
     "method": "POST",
     "path": "/paper/reset",
     "summary": "Starts a new epoch - resting orders cancelled, positions dropped, cash back to the starting balance.",
@@ -4067,7 +4067,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "parameters": [],
     "body": []
   },
-  "getPaperOrders": {
+  "listPaperOrders": {
     "method": "GET",
     "path": "/paper/orders",
     "summary": "The agent's paper orders, newest first.",
@@ -4127,7 +4127,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     ],
     "body": []
   },
-  "postPaperOrders": {
+  "createPaperOrder": {
     "method": "POST",
     "path": "/paper/orders",
     "summary": "Places a paper order, filled against the live indexed book level by level.",
@@ -4158,7 +4158,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
       "time_in_force"
     ]
   },
-  "getPaperOrdersByOrderId": {
+  "getPaperOrder": {
     "method": "GET",
     "path": "/paper/orders/{order_id}",
     "summary": "One paper order with its fills.",
@@ -4178,7 +4178,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     ],
     "body": []
   },
-  "postPaperOrdersByOrderIdCancel": {
+  "cancelPaperOrder": {
     "method": "POST",
     "path": "/paper/orders/{order_id}/cancel",
     "summary": "Cancels a resting paper order (its held cash or shares are released).",
@@ -4198,7 +4198,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     ],
     "body": []
   },
-  "getPaperPositions": {
+  "listPaperPositions": {
     "method": "GET",
     "path": "/paper/positions",
     "summary": "Paper positions of the current epoch with average entry and unrealized PnL at the live marks.",
@@ -4222,7 +4222,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     ],
     "body": []
   },
-  "getPaperFills": {
+  "listPaperFills": {
     "method": "GET",
     "path": "/paper/fills",
     "summary": "Paper fills, newest first.",
@@ -4266,7 +4266,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     ],
     "body": []
   },
-  "getPaperSettlements": {
+  "listPaperSettlements": {
     "method": "GET",
     "path": "/paper/settlements",
     "summary": "Positions settled at resolution or voided, newest first.",
@@ -4310,7 +4310,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     ],
     "body": []
   },
-  "postFeesQuote": {
+  "quoteFee": {
     "method": "POST",
     "path": "/fees/quote",
     "summary": "Quotes the fee of a copy trade in one currency; the quote expires.",
@@ -4325,7 +4325,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
       "reference"
     ]
   },
-  "getFeesLedger": {
+  "listFees": {
     "method": "GET",
     "path": "/fees/ledger",
     "summary": "The account's fee ledger, newest first.",
@@ -4374,7 +4374,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     ],
     "body": []
   },
-  "getFeesByFeeId": {
+  "getFee": {
     "method": "GET",
     "path": "/fees/{fee_id}",
     "summary": "One fee ledger entry.",
@@ -4394,7 +4394,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     ],
     "body": []
   },
-  "postFeesByFeeIdSettle": {
+  "settleFee": {
     "method": "POST",
     "path": "/fees/{fee_id}/settle",
     "summary": "Charges a quoted fee - at most once.",
@@ -4427,7 +4427,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "parameters": [],
     "body": []
   },
-  "putAccountWallet": {
+  "linkAccountWallet": {
     "method": "PUT",
     "path": "/account/wallet",
     "summary": "Links a wallet by an EIP-191 signature of `link_message` (personal_sign) from that wallet.",
@@ -4439,7 +4439,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
       "signature"
     ]
   },
-  "deleteAccountWallet": {
+  "unlinkAccountWallet": {
     "method": "DELETE",
     "path": "/account/wallet",
     "summary": "Unlinks the wallet (the tier falls back to credits and operator-granted tokens).",
@@ -4493,7 +4493,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
       "filters"
     ]
   },
-  "getWebhooksEventTypes": {
+  "listWebhookEventTypes": {
     "method": "GET",
     "path": "/webhooks/event-types",
     "summary": "The event types a subscription can list, what each means, and whether the service emits it yet.",
