@@ -283,7 +283,7 @@ class SyncOperations:
             outcome: Outcome name, case-insensitive (e.g. YES, No, a team name).
             min_size: Minimum trade size in USDC (inclusive), compared with size_usdc.
             max_size: Maximum trade size in USDC (inclusive).
-            from_: Inclusive lower bound on the trade time (ISO 8601).
+            from_: Inclusive lower bound on the trade time (ISO 8601). Required when filtering by `side`, `outcome`, `min_size` or `max_size` without `market` or `wallet`, with `from`..`to` spanning at most 31 days (`400 BAD_REQUEST` naming `from` otherwise).
             to: Exclusive upper bound on the trade time (ISO 8601).
         """
         return self._call("listTrades", {}, {"limit": limit, "cursor": cursor, "wallet": wallet, "market": market, "role": role, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
@@ -1101,7 +1101,7 @@ class AsyncOperations:
             outcome: Outcome name, case-insensitive (e.g. YES, No, a team name).
             min_size: Minimum trade size in USDC (inclusive), compared with size_usdc.
             max_size: Maximum trade size in USDC (inclusive).
-            from_: Inclusive lower bound on the trade time (ISO 8601).
+            from_: Inclusive lower bound on the trade time (ISO 8601). Required when filtering by `side`, `outcome`, `min_size` or `max_size` without `market` or `wallet`, with `from`..`to` spanning at most 31 days (`400 BAD_REQUEST` naming `from` otherwise).
             to: Exclusive upper bound on the trade time (ISO 8601).
         """
         return await self._call("listTrades", {}, {"limit": limit, "cursor": cursor, "wallet": wallet, "market": market, "role": role, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
