@@ -16,7 +16,7 @@
  * replacing the placeholders of `placeholders` and exporting `KEY`, `TAPELINE_API_KEY` and `TAPELINE_BASE_URL`
  * (and `EXECUTOR_STATE_DIR`, a scratch folder, so nothing is left in the checkout).
  */
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -180,11 +180,39 @@ function finish(result: { code: number | null; output: string }, started: number
   return { ok: result.code === 0, output: result.output, ms: Date.now() - started };
 }
 
+/**
+ * Runs the example in a process group of its own and ends the whole group when it finishes or times
+ * out: an example that starts something long-lived (or a bash killed on timeout) must not leave its
+ * children running, which execFile's timeout alone would (it signals only the direct child).
+ */
 function run(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd: REPO_ROOT, env, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, output: `${stdout}${stderr}`.slice(-4000) });
+    const child = spawn(command, args, { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const append = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-16_000);
+    };
+    child.stdout!.on('data', append);
+    child.stderr!.on('data', append);
+    const endGroup = () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // the group is already gone
+      }
+    };
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      endGroup();
+    }, timeoutMs);
+    // Its children end with it (their pipes would otherwise keep 'close' from firing).
+    child.once('exit', () => {
+      clearTimeout(timer);
+      endGroup();
+    });
+    child.once('close', (code) => {
+      resolve({ code: timedOut ? null : code, output: `${output}${timedOut ? `\n(timed out after ${timeoutMs} ms)` : ''}`.slice(-4000) });
     });
   });
 }
