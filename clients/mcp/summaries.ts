@@ -7,7 +7,11 @@ import type { ToolName } from './tools.js';
 
 type Row = Record<string, unknown>;
 
-const money = (value: unknown) => (typeof value === 'number' ? `$${Math.round(value).toLocaleString('en-US')}` : String(value));
+// Paper and fee money is sent as exact decimal strings, market data as numbers: both read as dollars here.
+const money = (value: unknown) => {
+  const amount = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof amount === 'number' && Number.isFinite(amount) ? `$${Math.round(amount).toLocaleString('en-US')}` : String(value);
+};
 const price = (value: unknown) => (typeof value === 'number' ? value.toFixed(3) : 'n/a');
 
 function listLine(tool: ToolName, rows: Row[]): string {
@@ -20,6 +24,13 @@ function listLine(tool: ToolName, rows: Row[]): string {
       return top.map((t) => `${t.wallet} PnL ${money(t.total_realized_pnl)}`).join('; ');
     case 'get_recent_trades':
       return top.map((t) => `${t.side} ${t.outcome} ${money(t.size_usdc)} @ ${price(t.price)} in ${t.market_title}`).join('; ');
+    case 'get_copy_picks':
+      return top
+        .map((p) => {
+          const roi = (p.copier_roi ?? {}) as Row;
+          return `${p.wallet} in ${p.topic} (score ${typeof p.score === 'number' ? p.score.toFixed(2) : 'n/a'}, copier ROI ${roi.roi_pct ?? 'n/a'}%)`;
+        })
+        .join('; ');
     default:
       return '';
   }
@@ -45,6 +56,22 @@ function objectLine(tool: ToolName, data: Row): string {
       return `open interest ${money(data.open_interest_usdc)} as of ${data.as_of}`;
     case 'get_market_holders':
       return `${((data.outcomes ?? []) as Row[]).map((o) => `${o.outcome}: ${((o.holders ?? []) as Row[]).length} holders`).join(', ')}`;
+    case 'get_briefing': {
+      const signals = (data.signals ?? {}) as Row;
+      const paper = (data.paper ?? {}) as Row;
+      const account = (paper.account ?? {}) as Row;
+      const alerts = (data.risk_alerts ?? []) as Row[];
+      const picks = (data.copy_picks ?? {}) as Row;
+      return [
+        `${((signals.items ?? []) as unknown[]).length} new signals${signals.has_more ? ' (more: pass since=next_since)' : ''}`,
+        `paper equity ${money(account.equity_usdc)}, cash ${money(account.cash_usdc)}, ${((paper.positions ?? []) as unknown[]).length} positions, ${((paper.open_orders ?? []) as unknown[]).length} open orders`,
+        `${alerts.length} risk alerts${alerts.length > 0 ? ` (${alerts.map((a) => a.kind).join(', ')})` : ''}`,
+        picks.available
+          ? `${((picks.items ?? []) as unknown[]).length} copy picks`
+          : `copy picks unavailable${picks.reason ? `: ${picks.reason}` : ''}`,
+        `poll again in ${data.next_poll_seconds} s`,
+      ].join('; ');
+    }
     case 'get_api_usage':
       return `tier ${data.tier}: ${data.used}/${data.quota} calls used today, ${data.remaining} left, credits ${data.credits_balance}`;
     default:

@@ -43,6 +43,20 @@ const ACCESS: Record<string, string> = {
   sandbox: 'sandbox agent keys',
 };
 
+/** The document's conventions, which a model cannot guess from a field name alone. */
+const UNITS = 'Units: `*_usdc` amounts in USDC, `*_micro` exact integer millionths, prices per share from 0 to 1, times ISO 8601 UTC.';
+
+/**
+ * Parameters the schema cannot mark required because only some combinations need them (the trade
+ * feed's `from` with a size filter): their own description says "Required when ...", and a model
+ * that skips it gets a 400, so the tool description repeats it up front.
+ */
+function conditionallyRequired(operation: OperationSpec): string[] {
+  return operation.parameters
+    .filter((parameter) => !parameter.required && parameter.description && /\bRequired when\b/.test(parameter.description))
+    .map((parameter) => `\`${parameter.name}\`: ${parameter.description!.slice(parameter.description!.search(/\bRequired when\b/))}`);
+}
+
 /** The tools whose operation exists in `operations`, in the product's order. */
 export function toolsFor(operations: Readonly<Record<string, OperationSpec>>): ToolDefinition[] {
   const byRoute = new Map(Object.entries(operations).map(([id, op]) => [`${op.method} ${op.path}`, [id, op] as const]));
@@ -60,10 +74,14 @@ export function toolsFor(operations: Readonly<Record<string, OperationSpec>>): T
     }
     const notes = [
       operation.summary,
+      required.length > 0 ? `Required: ${required.map((name) => `\`${name}\``).join(', ')}.` : '',
+      ...conditionallyRequired(operation),
+      `Returns ${operation.returns}.`,
       operation.paginated
         ? 'Paged: the result has pagination.next_cursor; pass it as `cursor` (same other arguments) for the next page.'
         : '',
       operation.access ? `Needs ${ACCESS[operation.access] ?? operation.access}.` : '',
+      UNITS,
     ];
     tools.push({
       name,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { stringify, parse } from 'yaml';
 import { readApiDocument } from '../../tools/codegen/openapi-document.js';
 import { OPERATIONS, type OperationSpec } from '../ts/src/api.generated.js';
+import { summarize } from './summaries.js';
 import { TOOL_OPERATIONS, toolsFor } from './tools.js';
 
 const SPEC_TOOLS = [
@@ -83,4 +84,46 @@ test('get_copy_picks is live: GET /copy-picks is in the document, with its topic
   expect(picks.operationId).toBe('getCopyPicks');
   expect(Object.keys(picks.inputSchema.properties)).toEqual(expect.arrayContaining(['topic', 'window', 'min_resolved', 'limit', 'cursor']));
   expect(picks.inputSchema.properties.window).toMatchObject({ enum: ['7d', '30d', '90d'] });
+});
+
+test('descriptions say what a first call needs and what comes back: required and conditionally required inputs, result fields, units', () => {
+  const tools = toolsFor(OPERATIONS);
+  const trades = tools.find((tool) => tool.name === 'get_recent_trades')!.description;
+  // An assistant's first call with min_size alone was a 400 naming `from`; the description says so up front.
+  expect(trades).toMatch(/`from`: Required when filtering by `side`, `outcome`, `min_size` or `max_size` without `market` or `wallet`/);
+  expect(trades).toContain('31 days');
+  expect(trades).toContain('Returns a list of Trade: trade_id,');
+  expect(trades).toContain('size_usdc');
+  expect(trades).toContain('`*_usdc` amounts in USDC');
+  const market = tools.find((tool) => tool.name === 'get_market')!.description;
+  expect(market).toContain('Required: `id`.');
+  expect(market).toContain('Returns MarketDetail:');
+  expect(tools.find((tool) => tool.name === 'get_market_ohlcv')!.description).toContain('Returns a list of Candle: bucket_start,');
+});
+
+test('result summaries read as sentences: the briefing and copy picks say what is in them, not their key names', () => {
+  const briefing = summarize('get_briefing', {
+    agent: { agent_id: 'a1', name: 'bot', topics: [] },
+    signals: { since: null, next_since: 's2', has_more: true, items: [{}, {}] },
+    paper: {
+      account: { equity_usdc: '10250.5', cash_usdc: '9000' },
+      positions: [{}],
+      open_orders: [],
+      fills_since_last: [],
+      settlements_since_last: [],
+    },
+    risk_alerts: [{ kind: 'drawdown', severity: 'warning', message: 'm' }],
+    copy_picks: { available: false, reason: 'not computed yet', items: [] },
+    next_poll_at: '2026-11-28T12:00:00.000Z',
+    next_poll_seconds: 60,
+  });
+  expect(briefing).toBe(
+    '2 new signals (more: pass since=next_since); paper equity $10,251, cash $9,000, 1 positions, 0 open orders; 1 risk alerts (drawdown); copy picks unavailable: not computed yet; poll again in 60 s.',
+  );
+  const picks = summarize('get_copy_picks', [{ wallet: '0xabc', topic: 'Politics', score: 1.234, copier_roi: { roi_pct: 12.5 } }], {
+    limit: 1,
+    has_more: false,
+    next_cursor: null,
+  });
+  expect(picks).toBe('1 result: 0xabc in Politics (score 1.23, copier ROI 12.5%). Last page.');
 });

@@ -2,15 +2,20 @@
  * The README's demo promise, as a user would check it: `npm run demo` on a fresh data folder serves
  * the ten busiest active markets within a minute, with candles, a trade feed that pages to the end
  * without duplicates, both sides of trades from the simulated chain, keys that work and bad keys that
- * get 401 in the envelope.
+ * get 401 in the envelope. Then every example of the documentation runs against the same demo
+ * (test/support/doc-examples.ts), so none can drift from the service.
  */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { allExamples, type ExampleContext, isRunnable, runExample } from '../support/doc-examples.js';
 import { getJson, postJson, waitFor, walkPages } from '../support/http.js';
-import { freePort, runAdminCli, startChild, type Child } from '../support/processes.js';
+import { freePort, REPO_ROOT, runAdminCli, startChild, type Child } from '../support/processes.js';
 
 let demo: Child | undefined;
+/** What the first test learnt about the demo, for the examples. */
+let examples: Omit<ExampleContext, 'venv'> | undefined;
 afterAll(async () => {
   await demo?.kill('SIGTERM');
 });
@@ -76,4 +81,27 @@ test('npm run demo: markets, candles, trades and keys within a minute', async ()
   const bad = await getJson(`${base}/v1/markets`, `aif_${'x'.repeat(38)}`);
   expect(bad.status).toBe(401);
   expect(bad.body).toMatchObject({ success: false, code: 'UNAUTHORIZED' });
+
+  examples = { origin: base, dataDir, key: tier2Key, marketSlug: markets[0].slug, wallet: makers[0].wallet };
 }, 300_000);
+
+test('every example of README.md, docs/ and clients/*/README.md runs as written against the demo', async () => {
+  if (!examples) throw new Error('the demo test above did not get as far as the examples');
+  // The Python clients' environment (made once, then reused by the python and executor tiers).
+  const venv = await new Promise<string>((resolve, reject) =>
+    execFile('bash', ['clients/python/venv.sh'], { cwd: REPO_ROOT }, (error, stdout, stderr) =>
+      error ? reject(new Error(`clients/python/venv.sh: ${stderr}`)) : resolve(stdout.trim()),
+    ),
+  );
+  const runnable = allExamples().filter(isRunnable);
+  expect(runnable.length).toBeGreaterThan(20);
+  const failures: string[] = [];
+  const started = Date.now();
+  for (const example of runnable) {
+    const result = await runExample(example, { ...examples, venv });
+    if (!result.ok)
+      failures.push(`${example.file}:${example.line} (\`\`\`${example.info}) failed after ${result.ms} ms:\n${result.output}`);
+  }
+  console.log(`${runnable.length} documentation examples ran in ${Date.now() - started} ms`);
+  expect(failures).toEqual([]);
+}, 600_000);

@@ -1,6 +1,32 @@
 /** Generated sources are never stale: a schema or API-document edit without `npm run gen` fails here. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { staleFiles } from './main.js';
+import { readApiDocument } from './openapi-document.js';
 
 test('every generated file matches what its source generates now (run `npm run gen`)', () => {
   expect(staleFiles()).toEqual([]);
+});
+
+test('an operation without an operationId is refused, naming it (SDK and MCP names come from it)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-codegen-'));
+  const file = path.join(dir, 'openapi.yaml');
+  const responses = { '200': { description: 'ok' } };
+  const document = (cancel: Record<string, unknown>) => ({
+    openapi: '3.1.0',
+    info: { title: 't', version: '1' },
+    paths: {
+      '/paper/orders': { get: { operationId: 'listPaperOrders', summary: 's', responses } },
+      '/paper/orders/{order_id}/cancel': { post: { ...cancel, summary: 's', responses } },
+    },
+  });
+  try {
+    fs.writeFileSync(file, JSON.stringify(document({})));
+    expect(() => readApiDocument(file)).toThrow('POST /paper/orders/{order_id}/cancel has no operationId');
+    fs.writeFileSync(file, JSON.stringify(document({ operationId: 'cancelPaperOrder' })));
+    expect(readApiDocument(file).operations.map((op) => op.id)).toEqual(['listPaperOrders', 'cancelPaperOrder']);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -34,7 +34,7 @@ interface Parameter {
 }
 
 export interface Operation {
-  /** The document's operationId, or one derived from method and path when it has none (`GET /copy-picks` -> getCopyPicks). */
+  /** The document's operationId (required: the SDK method and MCP names). */
   id: string;
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Path template relative to the server URL (`/markets/{id}`). */
@@ -97,8 +97,12 @@ export function readApiDocument(file: string): ApiDocument {
       const bodySchema = body?.content?.['application/json']?.schema as JsonSchema | undefined;
       const [status, response] = Object.entries<Yaml>(op.responses ?? {}).find(([code]) => /^2\d\d$/.test(code)) ?? [];
       const envelope = deref<JsonSchema | undefined>(response ? deref<Yaml>(response).content?.['application/json']?.schema : undefined);
+      // The SDK method and MCP names come from it; a name derived from the path reads badly
+      // (postPaperOrdersByOrderIdCancel), so every operation names itself.
+      if (typeof op.operationId !== 'string' || op.operationId === '')
+        throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
       operations.push({
-        id: op.operationId ?? derivedId(method, path),
+        id: op.operationId,
         method: method.toUpperCase() as Operation['method'],
         path,
         summary: String(op.summary ?? '').trim(),
@@ -121,18 +125,6 @@ export function readApiDocument(file: string): ApiDocument {
     schema: item.post?.requestBody?.content?.['application/json']?.schema ?? {},
   }));
   return { version: String(document.info?.version ?? ''), schemas: components.schemas ?? {}, operations, webhooks };
-}
-
-/** `get /markets/{id}/ohlcv` -> getMarketsByIdOhlcv; only used for operations without an operationId. */
-function derivedId(method: string, path: string): string {
-  const words = path
-    .split('/')
-    .filter(Boolean)
-    .flatMap((segment) => {
-      const param = /^\{(.+)\}$/.exec(segment);
-      return param ? ['by', ...param[1]!.split(/[-_]/)] : segment.split(/[-_.]/);
-    });
-  return method.toLowerCase() + words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('');
 }
 
 /** The `data` member of a success envelope: `allOf: [Success | ListSuccess, {properties: {data: X}}]`. */

@@ -34,6 +34,27 @@ export function bodyMembers(
   }));
 }
 
+/** `Trade` list -> "a list of Trade: trade_id, market_id, ..."; fields of allOf parts included. */
+function returnsOf(data: JsonSchema, schemas: Record<string, JsonSchema>): string {
+  const list = data.type === 'array' && data.items !== undefined;
+  const item = (list ? data.items : data) as JsonSchema;
+  const name = typeof item.$ref === 'string' ? item.$ref.split('/').at(-1)! : undefined;
+  const fields = new Set<string>();
+  const collect = (schema: JsonSchema | undefined, depth: number): void => {
+    if (!schema || depth > 4) return;
+    if (typeof schema.$ref === 'string') {
+      collect(schemas[schema.$ref.split('/').at(-1)!], depth + 1);
+      return;
+    }
+    for (const part of schema.allOf ?? []) collect(part, depth + 1);
+    for (const field of Object.keys(schema.properties ?? {})) fields.add(field);
+  };
+  collect(item, 0);
+  const what = name ?? (fields.size > 0 ? 'an object' : 'a value');
+  const head = list ? `a list of ${name ?? 'objects'}` : what;
+  return fields.size > 0 ? `${head}: ${[...fields].join(', ')}` : head;
+}
+
 function paramsType(op: Operation, schemas: Record<string, JsonSchema>): { type: string; optional: boolean } {
   const members = [
     ...op.parameters.filter((p) => p.in !== 'header').map((p) => ({ ...p, docText: p.description ?? '' })),
@@ -68,6 +89,7 @@ export function tsClientModule(api: ApiDocument, header: string): string {
         ...(op.description ? { description: op.description } : {}),
         ...(op.access ? { access: op.access } : {}),
         paginated: op.paginated,
+        returns: returnsOf(op.data, schemas),
         parameters: op.parameters.map((p) => ({ ...p, schema: inlineRefs(p.schema, schemas) })),
         body: bodyMembers(op, schemas).map((m) => m.name),
       },
@@ -99,6 +121,8 @@ export interface OperationSpec {
   /** The document's x-access: any, tier1, tier2, tier3 or sandbox. */
   access?: string;
   paginated: boolean;
+  /** What \`data\` holds, in words: the schema's name and its top-level fields (MCP tool descriptions). */
+  returns: string;
   parameters: ParameterSpec[];
   /** Names of the flattened parameters that travel in the JSON body. */
   body: string[];

@@ -1712,7 +1712,7 @@ export interface Operations {
     paginated: false;
   };
   /** POST /developers/register: Self-serve developer sign-up; returns a Tier 1 API key (shown once). No mail is sent. */
-  postDevelopersRegister: {
+  registerDeveloper: {
     params: {
       /** Display name of the developer or their project (no control characters). */
       name: string;
@@ -1731,7 +1731,7 @@ export interface Operations {
     paginated: false;
   };
   /** POST /session: Start a browser session - the key goes into an HttpOnly, SameSite=Strict cookie (the web UI signs in this way). */
-  postSession: {
+  createSession: {
     params: {
       /** The API key (aif_...). */
       api_key: string;
@@ -1760,7 +1760,7 @@ export interface Operations {
     paginated: false;
   };
   /** PATCH /agents/me: Updates the agent's topics (market categories its briefing signals are narrowed to). */
-  patchAgentsMe: {
+  updateAgent: {
     params: {
       topics: AgentTopics;
     };
@@ -1890,7 +1890,7 @@ export interface Operations {
       min_size?: number;
       /** Maximum trade size in USDC (inclusive). */
       max_size?: number;
-      /** Inclusive lower bound on the trade time (ISO 8601). */
+      /** Inclusive lower bound on the trade time (ISO 8601). Required when filtering by `side`, `outcome`, `min_size` or `max_size` without `market` or `wallet`, with `from`..`to` spanning at most 31 days (`400 BAD_REQUEST` naming `from` otherwise). */
       from?: string;
       /** Exclusive upper bound on the trade time (ISO 8601). */
       to?: string;
@@ -2084,7 +2084,7 @@ export interface Operations {
     paginated: false;
   };
   /** GET /usage/refusals: The account's most recent refused calls (402 PAYMENT_REQUIRED, 429 RATE_LIMITED), newest first. */
-  getUsageRefusals: {
+  listUsageRefusals: {
     params: {
       /** Page size (default 20, max 100). */
       limit?: number;
@@ -2103,7 +2103,7 @@ export interface Operations {
     paginated: false;
   };
   /** GET /keys: The calling account's API keys by their safe prefix, newest first, with tier, creation and last use. */
-  getKeys: {
+  listKeys: {
     params: {
       /** `live` (default): keys that work now; `all`: revoked ones too. */
       status?: "live" | "all";
@@ -2117,7 +2117,7 @@ export interface Operations {
     paginated: true;
   };
   /** POST /keys: Add a key to the calling account; the key is in the response, shown once. */
-  postKeys: {
+  createKey: {
     params: {
       /** A name for the key (where it is used), shown in listings. */
       label?: string;
@@ -2127,7 +2127,7 @@ export interface Operations {
     paginated: false;
   };
   /** POST /keys/{id}/rotate: Replace a key with a new one (shown once); the old key stops now or after a grace period. */
-  postKeysByIdRotate: {
+  rotateKey: {
     params: {
       /** API key id (from GET /keys). */
       id: string;
@@ -2139,7 +2139,7 @@ export interface Operations {
     paginated: false;
   };
   /** POST /keys/{id}/revoke: End a key now. */
-  postKeysByIdRevoke: {
+  revokeKey: {
     params: {
       /** API key id (from GET /keys). */
       id: string;
@@ -2168,14 +2168,14 @@ export interface Operations {
     paginated: false;
   };
   /** POST /paper/reset: Starts a new epoch - resting orders cancelled, positions dropped, cash back to the starting balance. */
-  postPaperReset: {
+  resetPaperAccount: {
     params: Record<string, never>;
     paramsOptional: true;
     data: PaperAccount;
     paginated: false;
   };
   /** GET /paper/orders: The agent's paper orders, newest first. */
-  getPaperOrders: {
+  listPaperOrders: {
     params: {
       /** `open` = resting (open or partially filled); `all` includes filled and cancelled. */
       status?: "open" | "filled" | "cancelled" | "all";
@@ -2191,7 +2191,7 @@ export interface Operations {
     paginated: true;
   };
   /** POST /paper/orders: Places a paper order, filled against the live indexed book level by level. */
-  postPaperOrders: {
+  createPaperOrder: {
     params: {
       /** Condition id or slug. */
       market_id: string;
@@ -2211,7 +2211,7 @@ export interface Operations {
     paginated: false;
   };
   /** GET /paper/orders/{order_id}: One paper order with its fills. */
-  getPaperOrdersByOrderId: {
+  getPaperOrder: {
     params: {
       /** Paper order id. */
       order_id: string;
@@ -2221,7 +2221,7 @@ export interface Operations {
     paginated: false;
   };
   /** POST /paper/orders/{order_id}/cancel: Cancels a resting paper order (its held cash or shares are released). */
-  postPaperOrdersByOrderIdCancel: {
+  cancelPaperOrder: {
     params: {
       /** Paper order id. */
       order_id: string;
@@ -2231,7 +2231,7 @@ export interface Operations {
     paginated: false;
   };
   /** GET /paper/positions: Paper positions of the current epoch with average entry and unrealized PnL at the live marks. */
-  getPaperPositions: {
+  listPaperPositions: {
     params: {
       /** `open` (default): shares held; `all` adds closed, settled and voided positions. */
       status?: "open" | "all";
@@ -2241,7 +2241,7 @@ export interface Operations {
     paginated: false;
   };
   /** GET /paper/fills: Paper fills, newest first. */
-  getPaperFills: {
+  listPaperFills: {
     params: {
       /** The account epoch to list (default the current one; each reset starts a new epoch). */
       epoch?: number;
@@ -2255,7 +2255,7 @@ export interface Operations {
     paginated: true;
   };
   /** GET /paper/settlements: Positions settled at resolution or voided, newest first. */
-  getPaperSettlements: {
+  listPaperSettlements: {
     params: {
       /** The account epoch to list (default the current one; each reset starts a new epoch). */
       epoch?: number;
@@ -2269,7 +2269,7 @@ export interface Operations {
     paginated: true;
   };
   /** POST /fees/quote: Quotes the fee of a copy trade in one currency; the quote expires. */
-  postFeesQuote: {
+  quoteFee: {
     params: {
       /** The copy trade's notional in USDC, above 0, at most 6 decimals. */
       notional_usdc: DecimalInput;
@@ -2284,7 +2284,7 @@ export interface Operations {
     paginated: false;
   };
   /** GET /fees/ledger: The account's fee ledger, newest first. */
-  getFeesLedger: {
+  listFees: {
     params: {
       /** `expired` = quoted and past expires_at without settling. */
       state?: "quoted" | "settled" | "expired" | "all";
@@ -2298,7 +2298,7 @@ export interface Operations {
     paginated: true;
   };
   /** GET /fees/{fee_id}: One fee ledger entry. */
-  getFeesByFeeId: {
+  getFee: {
     params: {
       /** Fee ledger id. */
       fee_id: string;
@@ -2308,7 +2308,7 @@ export interface Operations {
     paginated: false;
   };
   /** POST /fees/{fee_id}/settle: Charges a quoted fee - at most once. */
-  postFeesByFeeIdSettle: {
+  settleFee: {
     params: {
       /** Fee ledger id. */
       fee_id: string;
@@ -2329,7 +2329,7 @@ export interface Operations {
     paginated: false;
   };
   /** PUT /account/wallet: Links a wallet by an EIP-191 signature of `link_message` (personal_sign) from that wallet. */
-  putAccountWallet: {
+  linkAccountWallet: {
     params: {
       address: string;
       /** 65-byte signature of the account's link_message for this address. */
@@ -2340,7 +2340,7 @@ export interface Operations {
     paginated: false;
   };
   /** DELETE /account/wallet: Unlinks the wallet (the tier falls back to credits and operator-granted tokens). */
-  deleteAccountWallet: {
+  unlinkAccountWallet: {
     params: Record<string, never>;
     paramsOptional: true;
     data: WalletLink;
@@ -2370,7 +2370,7 @@ export interface Operations {
     paginated: false;
   };
   /** GET /webhooks/event-types: The event types a subscription can list, what each means, and whether the service emits it yet. */
-  getWebhooksEventTypes: {
+  listWebhookEventTypes: {
     params: Record<string, never>;
     paramsOptional: true;
     data: Array<{
@@ -2717,6 +2717,8 @@ export interface OperationSpec {
   /** The document's x-access: any, tier1, tier2, tier3 or sandbox. */
   access?: string;
   paginated: boolean;
+  /** What `data` holds, in words: the schema's name and its top-level fields (MCP tool descriptions). */
+  returns: string;
   parameters: ParameterSpec[];
   /** Names of the flattened parameters that travel in the JSON body. */
   body: string[];
@@ -2730,18 +2732,20 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "path": "/agents/register",
     "summary": "Self-serve registration of a sandbox agent; returns its API key (shown once).",
     "paginated": false,
+    "returns": "Registration: agent_id, name, api_key, topics, tier, created_at",
     "parameters": [],
     "body": [
       "name",
       "topics"
     ]
   },
-  "postDevelopersRegister": {
+  "registerDeveloper": {
     "method": "POST",
     "path": "/developers/register",
     "summary": "Self-serve developer sign-up; returns a Tier 1 API key (shown once). No mail is sent.",
     "description": "Creates a developer account and its first key, free and at once. The email is a contact address,\nstored as given and never verified or mailed, so it is not unique (uniqueness would tell anyone which\naddresses have accounts). Store the key now: only its SHA-256 is kept. Sign-ups share the\nregistration limits of `POST /agents/register` (per client address and for the whole service, per\nhour: `REGISTRATIONS_PER_IP_PER_HOUR`, `REGISTRATIONS_PER_HOUR`); past them the answer is 429 with\n`Retry-After`.",
     "paginated": false,
+    "returns": "DeveloperRegistration: account_id, name, email, api_key, tier, created_at",
     "parameters": [],
     "body": [
       "name",
@@ -2754,15 +2758,17 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Who the calling key (or session cookie) is, with the session's CSRF token.",
     "access": "any",
     "paginated": false,
+    "returns": "Session: account_id, name, kind, email, tier, key_hint, authenticated_by, csrf_token",
     "parameters": [],
     "body": []
   },
-  "postSession": {
+  "createSession": {
     "method": "POST",
     "path": "/session",
     "summary": "Start a browser session - the key goes into an HttpOnly, SameSite=Strict cookie (the web UI signs in this way).",
     "description": "Sets `tapeline_session=<key>` (`Path=/`, `HttpOnly`, `SameSite=Strict`, `Secure` over HTTPS,\n`Max-Age` = `expires_in_seconds`). Requests with the cookie and no `Authorization` header are\nauthenticated by it; state-changing ones must send `X-CSRF-Token: <csrf_token>`. A request whose\n`Origin` names another site is refused with 403.",
     "paginated": false,
+    "returns": "an object: account_id, name, kind, email, tier, key_hint, authenticated_by, csrf_token, expires_in_seconds",
     "parameters": [],
     "body": [
       "api_key"
@@ -2774,6 +2780,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "End the browser session (clears the cookie; the key itself stays valid).",
     "access": "any",
     "paginated": false,
+    "returns": "an object: signed_out",
     "parameters": [],
     "body": []
   },
@@ -2783,15 +2790,17 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "The calling agent's record (sandbox agent keys only).",
     "access": "sandbox",
     "paginated": false,
+    "returns": "Agent: agent_id, name, topics, tier, token_balance, credits, created_at",
     "parameters": [],
     "body": []
   },
-  "patchAgentsMe": {
+  "updateAgent": {
     "method": "PATCH",
     "path": "/agents/me",
     "summary": "Updates the agent's topics (market categories its briefing signals are narrowed to).",
     "access": "sandbox",
     "paginated": false,
+    "returns": "Agent: agent_id, name, topics, tier, token_balance, credits, created_at",
     "parameters": [],
     "body": [
       "topics"
@@ -2803,6 +2812,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Service status and per-source freshness. Any valid key; no tier needed.",
     "access": "any",
     "paginated": false,
+    "returns": "Health: status, version, time, issues, sources, trade_coverage, chain, reconciliation, pipeline, event_log, verification, counts",
     "parameters": [],
     "body": []
   },
@@ -2812,6 +2822,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "List markets.",
     "access": "tier1",
     "paginated": true,
+    "returns": "a list of Market: id, gamma_id, slug, title, category, status, outcomes, outcome_token_ids, outcome_prices, yes_price, no_price, best_bid, best_ask, spread, last_trade_price, volume_24h_usdc, volume_total_usdc, liquidity_usdc, neg_risk, event, resolved_outcome, start_date, end_date, closed_at, created_at, updated_at, source",
     "parameters": [
       {
         "name": "status",
@@ -2901,6 +2912,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Market categories with counts and 24h volume, busiest first.",
     "access": "tier1",
     "paginated": false,
+    "returns": "a list of Category: category, markets_active, markets_total, volume_24h_usdc",
     "parameters": [],
     "body": []
   },
@@ -2911,6 +2923,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "description": "Days without trades are included with zero volume, oldest first, ending today (UTC). A day the\nchain source has published completely counts on-chain taker fills; other days (today, or all\nof them without an RPC) the Data API fast path, as the daily candles do.",
     "access": "tier1",
     "paginated": false,
+    "returns": "a list of VolumePoint: date, volume_usdc, trade_count",
     "parameters": [
       {
         "name": "range_days",
@@ -2934,6 +2947,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "description": "Every market Polymarket lists is in the catalog once the first catalog sync finished\n(progress in `GET /health`, source `gamma.catalog-sync`). A condition id or slug the catalog\ndoes not hold yet is looked up upstream on demand: bounded to `MARKET_LOOKUP_TIMEOUT_MS`\n(3 s), at most `MARKET_LOOKUP_PER_SECOND` (2) upstream lookups per second for the whole\nservice, one lookup at a time per id, and an id upstream does not know is remembered for\n`MARKET_LOOKUP_MISS_TTL_MS` (10 min). Found markets are answered at once and indexed like any\nother; when the lookup cannot run now (rate limit, timeout) the answer is 404 with a message\nsaying so, and a retry a little later can succeed.",
     "access": "tier1",
     "paginated": false,
+    "returns": "MarketDetail: id, gamma_id, slug, title, category, status, outcomes, outcome_token_ids, outcome_prices, yes_price, no_price, best_bid, best_ask, spread, last_trade_price, volume_24h_usdc, volume_total_usdc, liquidity_usdc, neg_risk, event, resolved_outcome, start_date, end_date, closed_at, created_at, updated_at, source, lifecycle, snapshot",
     "parameters": [
       {
         "name": "id",
@@ -2956,6 +2970,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "description": "Built from taker fills (one per upstream match, never the maker side): open = first trade price\nin the bucket, high = max, low = min, close = last, volume = sum of size_usdc. Prices are on the\nYES outcome (the outcome named Yes, else the first outcome); a trade on the other outcome at p\ncounts as 1 - p. Buckets are aligned to UTC. Buckets without trades are omitted (not carried\nforward). Returns the most recent `limit` candles within [from, to), oldest first.\n\nEach candle comes from one source, named in `origin`: a bucket the chain source has published\ncompletely (it lies between its first and its last published block) is computed from on-chain\ntaker fills, first and last in (block, log index) order, volumes summed exactly in micro-units;\nany other bucket (the current one, or all of them when no RPC is configured) from the Data API\nfast path. A reorg that orphans fills rebuilds the chain buckets they were in.",
     "access": "tier1",
     "paginated": false,
+    "returns": "a list of Candle: bucket_start, interval, open, high, low, close, volume_usdc, volume_shares, trade_count, origin",
     "parameters": [
       {
         "name": "id",
@@ -3023,6 +3038,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "One market's trade tape, newest first (same sources, order, filters and cursor rules as /trades).",
     "access": "tier2",
     "paginated": true,
+    "returns": "a list of Trade: trade_id, market_id, market_title, wallet, role, side, outcome, outcome_index, price, size_shares, size_usdc, size_shares_micro, size_usdc_micro, fee_micro, fee_asset, timestamp, block_number, log_index, tx_hash, origin, source",
     "parameters": [
       {
         "name": "id",
@@ -3158,6 +3174,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "description": "Fills from two sources, each record labelled with its `origin`:\n- `chain`: settlement events read from Polygon (authoritative): every fill of both sides, with\n  `block_number` and `log_index`, published once its block has `CHAIN_CONFIRMATIONS`\n  confirmations, retracted and replaced if a reorg orphans its block;\n- `data_api`: Polymarket's Data API feed (the fast path): taker fills only, no block or log\n  index. Served where the chain source has not published: newer than its last published block,\n  older than its first one, or everywhere when no RPC is configured (`/v1/health`\n  `trade_coverage` says `taker_only` then). Inside the chain's coverage the chain's records\n  replace them; `/v1/health` counts per hour the Data API trades the chain matches and does not.\n\nOrder: (timestamp, block_number, log_index, trade_id) descending - the chain's own order, never\na hash, so fills in one second keep their on-chain sequence (a `data_api` record sorts after\n`chain` records of the same millisecond). Walking the cursor to the end returns every record at\nor before the first page exactly once, even while new ones arrive (they appear before the first\npage, not inside the walk).\n\nWithout `market` or `wallet`, the filters `side`, `outcome`, `min_size` and `max_size` need a\ntime window: `from` is required and `from`..`to` (default: now) spans at most 31 days\n(`400 BAD_REQUEST` naming `from` otherwise), because they cannot use an index.",
     "access": "tier2",
     "paginated": true,
+    "returns": "a list of Trade: trade_id, market_id, market_title, wallet, role, side, outcome, outcome_index, price, size_shares, size_usdc, size_shares_micro, size_usdc_micro, fee_micro, fee_asset, timestamp, block_number, log_index, tx_hash, origin, source",
     "parameters": [
       {
         "name": "limit",
@@ -3267,7 +3284,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "from",
         "in": "query",
         "required": false,
-        "description": "Inclusive lower bound on the trade time (ISO 8601).",
+        "description": "Inclusive lower bound on the trade time (ISO 8601). Required when filtering by `side`, `outcome`, `min_size` or `max_size` without `market` or `wallet`, with `from`..`to` spanning at most 31 days (`400 BAD_REQUEST` naming `from` otherwise).",
         "schema": {
           "type": "string",
           "format": "date-time"
@@ -3293,6 +3310,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "description": "Boards without a category are served from their last build: the first LEADERBOARD_PAGE_DEPTH (1,000) ranks\nof each board in rank order with all of their figures, rebuilt every LEADERBOARD_BUILD_INTERVAL_MS (5 s) when\nthe ledger, the valuation pass, the 30-day window or the UTC day moved. Each entry's data_as_of is the ledger\nposition that build read, so a fill shows on these boards within about one interval plus a build. A page the\nbuild does not hold whole (one reaching past that depth, or a filter keeping fewer of the built ranks), category\nboards, and every board before the first build, are ranked when requested, as fresh as the ledger. Every board\nholds every wallet it ranks, whatever the depth.",
     "access": "tier2",
     "paginated": true,
+    "returns": "a list of LeaderEntry: rank, wallet, category, total_realized_pnl, unrealized_pnl, total_pnl, volume_usdc, won, lost, win_rate_pct, risk_score, trades, realized_pnl_30d, volume_30d_usdc, fees_paid_usdc, fees_paid_30d_usdc, last_trade_at, stats_as_of, data_as_of",
     "parameters": [
       {
         "name": "sort_by",
@@ -3369,6 +3387,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "description": "The boards of /leaderboard with its freshness (built pages to LEADERBOARD_PAGE_DEPTH ranks, the rest ranked when\nrequested), filtered: a page is served from the build only when the built ranks hold it whole after the filters.",
     "access": "tier2",
     "paginated": true,
+    "returns": "a list of LeaderEntry: rank, wallet, category, total_realized_pnl, unrealized_pnl, total_pnl, volume_usdc, won, lost, win_rate_pct, risk_score, trades, realized_pnl_30d, volume_30d_usdc, fees_paid_usdc, fees_paid_30d_usdc, last_trade_at, stats_as_of, data_as_of",
     "parameters": [
       {
         "name": "sort_by",
@@ -3487,6 +3506,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "description": "The position ledger applies every change of each (wallet, outcome token) in chain order, in\nexact micro-units, with weighted-average cost: a buy of q for c adds q shares and c to the cost\nbasis; a sell of q' <= held shares realizes proceeds - cost x q' / held (shares that arrived\noutside the ledger earn no PnL). Splits buy every outcome at 0.50, merges sell every outcome at\n0.50, redemptions sell the held shares at the payout, a neg-risk conversion's NO legs leave at\ntheir cost and its YES legs take that cost less the collateral received. An ERC-1155 transfer\nbetween wallets writes two ledger rows: `transfer_out` on the sender (the shares leave at its\naverage cost: no realized PnL, no volume, no trade) and `transfer_in` on the receiver (the shares\narrive with that cost, as if bought for it); a sender holding fewer shares than it sent moves\nthose at cost and the rest at cost 0. Ledger row kinds: `fill`, `split`, `merge`, `redemption`,\n`conversion`, `transfer_out`, `transfer_in`. Fees are not in the basis.\nunrealized = value of the held shares at the mark - their cost basis, the mark being the payout\nonce the market settled (1 or 0; 0.5 after a 50-50 void), else the mid of the outcome's book when\ntwo-sided with a spread of at most 0.10, else its last trade (the market's newest close: on the\nnewest day with trades, the chain's last taker fill in (block, log index) order, else the Data\nAPI's last trade), else the catalog price.\nWin rate is market-level and resolution-based: 100 x won / (won + lost) over resolved markets\nthe wallet paid a cost basis in, a market being won when the wallet's net PnL there (realized +\npayout value - cost of what is still held) is above 0 and lost when below; exactly 0, no cost\nbasis, or a voided market count neither way. A position transferred out whole before the market\nresolved has net PnL 0 there (its cost left with it) and counts neither way; the receiver's\ntransferred cost is a cost basis it paid in.\nrisk_score (0 low .. 100 high) = 40 x concentration (largest open cost basis / all open cost\nbasis) + 30 x long-shot share (bought USDC at prices below 0.15 / all bought USDC) + 30 x drawdown:\nthe largest fall of equity from its running peak over the 30-day daily curve, as a fraction of\nthat peak, where equity = capital at risk + the curve's PnL and capital at risk\n(`risk_components.capital_at_risk_usdc`) = the peak of the wallet's net cash invested (USDC paid\nfor shares less USDC received for them, fees apart; a transfer counts as its cost moved, paid in\nby the receiver and taken out by the sender) over its history, taken per UTC day as the\nnet invested at the day's start plus what it paid that day (exact when a day's buys precede its\nsells, otherwise above the true peak). Example: a $1,000 bankroll bought and sold back every day\nfor 100 days, ending $900 down, has capital at risk 1,000 and drawdown 0.9; measured against its\nturnover (about $55,000) it would be under 0.02.\nFees (`fees_paid_usdc`) are the fees charged on the wallet's fills, in USDC: a v1 buy's fee is\ntaken in shares and counts at the fill price. PnL figures are before fees; net of fees is\ntotal_pnl - fees_paid_usdc.\nvolume_usdc and trades count every fill of the wallet, maker and taker (never a transfer);\nmarkets_traded the markets with at least one fill. last_30d covers the last 30 UTC days, today included.\nBasis: fills of both sides, splits, merges, redemptions, conversions and transfers between wallets read from Polygon; the\nData API's taker trades and tracked wallets' activity only outside the chain's coverage (a chain\nrecord replaces the Data API record of the same transaction). data_as_of says how fresh it is.",
     "access": "tier2",
     "paginated": false,
+    "returns": "TraderStats: wallet, lifetime, last_30d, risk_score, risk_components, category_pnl, open_positions, first_trade_at, last_trade_at, basis, reconciliation, data_as_of, data_as_of_block",
     "parameters": [
       {
         "name": "wallet",
@@ -3507,6 +3527,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Daily PnL curve - realized to date plus unrealized at each UTC day's closing marks.",
     "access": "tier2",
     "paginated": false,
+    "returns": "PnlCurve: wallet, days, data_as_of, data_as_of_block, points",
     "parameters": [
       {
         "name": "wallet",
@@ -3539,6 +3560,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Open positions of a wallet with average entry price and unrealized PnL.",
     "access": "tier2",
     "paginated": false,
+    "returns": "Positions: wallet, as_of, data_as_of, data_as_of_block, positions",
     "parameters": [
       {
         "name": "wallet",
@@ -3560,6 +3582,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "description": "best_bid = highest bid, best_ask = lowest ask, mid = (bid + ask) / 2, spread = ask - bid,\nspread_bps = (ask - bid) / mid x 10000. mid, spread and spread_bps are null when a side is empty.\nSizes are in outcome shares. 404 when the market is unknown or has no indexed token ids; a known\nmarket whose book is not captured yet (the first seconds after start) answers 200 with empty\nlevels, `timestamp: null` per outcome and `source: null`.",
     "access": "tier1",
     "paginated": false,
+    "returns": "OrderBook: market_id, title, depth, yes, source, outcomes",
     "parameters": [
       {
         "name": "id",
@@ -3581,6 +3604,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Price ticks of the market's outcome tokens, newest first.",
     "access": "tier1",
     "paginated": true,
+    "returns": "a list of PriceTick: tick_id, asset_id, outcome, kind, price, best_bid, best_ask, side, size_shares, timestamp, source",
     "parameters": [
       {
         "name": "id",
@@ -3661,6 +3685,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "description": "A known market with no holder snapshot indexed yet (the first minute after start, or a market the\npoller has not reached) answers 200 with `as_of: null`, `source: null` and empty lists; 404 only\nfor an unknown market.",
     "access": "tier2",
     "paginated": false,
+    "returns": "Holders: market_id, as_of, source, outcomes",
     "parameters": [
       {
         "name": "id",
@@ -3683,6 +3708,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "description": "A known market with no snapshot indexed yet answers 200 with `open_interest_usdc: null`,\n`as_of: null`, `source: null` and an empty history; 404 only for an unknown market.",
     "access": "tier2",
     "paginated": false,
+    "returns": "OpenInterest: market_id, open_interest_usdc, as_of, method, source, history",
     "parameters": [
       {
         "name": "id",
@@ -3704,6 +3730,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Order-book history of one outcome token - the last snapshot per time bucket.",
     "access": "tier2",
     "paginated": false,
+    "returns": "OrderBookHistory: market_id, outcome, asset_id, interval, from, to, points",
     "parameters": [
       {
         "name": "market",
@@ -3770,6 +3797,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Events (groups of markets) from Gamma, busiest first by 24h volume.",
     "access": "tier1",
     "paginated": true,
+    "returns": "a list of Event: id, slug, title, category, status, neg_risk, start_date, end_date, volume_usdc, volume_24h_usdc, liquidity_usdc, open_interest_usdc, market_ids, series_ids, source",
     "parameters": [
       {
         "name": "status",
@@ -3827,6 +3855,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Recurring series of events (e.g. daily crypto up/down), busiest first by 24h volume.",
     "access": "tier1",
     "paginated": true,
+    "returns": "a list of Series: id, slug, ticker, title, series_type, recurrence, status, volume_usdc, volume_24h_usdc, liquidity_usdc, event_ids, source",
     "parameters": [
       {
         "name": "limit",
@@ -3860,6 +3889,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Quota and usage of the calling key's account in the current period (UTC day).",
     "access": "tier1",
     "paginated": false,
+    "returns": "Usage: period, period_start, period_end, tier, plan, quota, used, remaining, credits_balance, credits_per_call_over_quota, rate_limit",
     "parameters": [],
     "body": []
   },
@@ -3870,6 +3900,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "description": "One entry per UTC day for the last `days` days, today included; days without activity are zero.\n`calls` counts metered calls (the quota's unit), `credits_spent` the credits drawn past the quota,\n`refused_402` the calls refused with 402 PAYMENT_REQUIRED, `refused_429` those refused with\n429 RATE_LIMITED. Counts reach the store at the metering flush interval (about a second).",
     "access": "tier1",
     "paginated": false,
+    "returns": "a list of UsageDay: date, calls, credits_spent, refused_402, refused_429",
     "parameters": [
       {
         "name": "days",
@@ -3886,13 +3917,14 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     ],
     "body": []
   },
-  "getUsageRefusals": {
+  "listUsageRefusals": {
     "method": "GET",
     "path": "/usage/refusals",
     "summary": "The account's most recent refused calls (402 PAYMENT_REQUIRED, 429 RATE_LIMITED), newest first.",
     "description": "The newest 100 itemised refusals per account are kept. During a flood at most 100 per metering flush\n(about a second) are itemised; the per-day counts in /usage/history cover every refusal.",
     "access": "tier1",
     "paginated": true,
+    "returns": "a list of Refusal: id, at, status, code, method, path, reason",
     "parameters": [
       {
         "name": "limit",
@@ -3926,16 +3958,18 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "The calling key's tier, balances, and every endpoint it can or cannot call (and why).",
     "access": "tier1",
     "paginated": false,
+    "returns": "AccessReport: tier, kind, token_balance, credits, thresholds, rule, allowed_endpoints, lacking, endpoints",
     "parameters": [],
     "body": []
   },
-  "getKeys": {
+  "listKeys": {
     "method": "GET",
     "path": "/keys",
     "summary": "The calling account's API keys by their safe prefix, newest first, with tier, creation and last use.",
     "description": "Live keys (active, or rotated and still in their grace period) unless `status=all`, which adds\nrevoked ones. The key itself is never shown again after the response that created it.",
     "access": "any",
     "paginated": true,
+    "returns": "a list of ApiKey: id, prefix, label, tier, created_at, last_used_at, expires_at, status, rotated_from, current",
     "parameters": [
       {
         "name": "status",
@@ -3977,25 +4011,27 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     ],
     "body": []
   },
-  "postKeys": {
+  "createKey": {
     "method": "POST",
     "path": "/keys",
     "summary": "Add a key to the calling account; the key is in the response, shown once.",
     "description": "An account holds at most 10 live keys by default (`KEYS_PER_ACCOUNT`; `409 CONFLICT` past it). Keys of one account share its tier, quota and rate limit. A key in its rotation grace period cannot add keys (`403 FORBIDDEN`).",
     "access": "any",
     "paginated": false,
+    "returns": "NewApiKey: id, prefix, label, tier, created_at, last_used_at, expires_at, status, rotated_from, current, api_key",
     "parameters": [],
     "body": [
       "label"
     ]
   },
-  "postKeysByIdRotate": {
+  "rotateKey": {
     "method": "POST",
     "path": "/keys/{id}/rotate",
     "summary": "Replace a key with a new one (shown once); the old key stops now or after a grace period.",
     "description": "Only an active key can be rotated (`409 CONFLICT` for one already rotated or revoked). With\n`expire_previous_in_seconds` the old key keeps working that long (at most 7 days), so running\nclients can switch without a gap - for reading: in its grace period it cannot add, rotate or\nrevoke keys (`403 FORBIDDEN`).",
     "access": "any",
     "paginated": false,
+    "returns": "RotatedApiKey: api_key, previous",
     "parameters": [
       {
         "name": "id",
@@ -4012,13 +4048,14 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
       "expire_previous_in_seconds"
     ]
   },
-  "postKeysByIdRevoke": {
+  "revokeKey": {
     "method": "POST",
     "path": "/keys/{id}/revoke",
     "summary": "End a key now.",
     "description": "The key stops working at once on the server that handles this call and within 10 seconds on\nthe others. An account keeps at least one active key: revoking the last one is `409 CONFLICT`\n(create or rotate another first). Revoking a key that already ended returns it unchanged. A key\nin its rotation grace period cannot revoke keys (`403 FORBIDDEN`).",
     "access": "any",
     "paginated": false,
+    "returns": "ApiKey: id, prefix, label, tier, created_at, last_used_at, expires_at, status, rotated_from, current",
     "parameters": [
       {
         "name": "id",
@@ -4040,6 +4077,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "description": "One call per heartbeat. Signals (large trades, price signals, resolutions) are those recorded after\nthe agent's cursor: by default where its previous briefing ended (each call moves it), or the\n`since` cursor given (a previous `signals.next_since`), which does not move the stored one -\nso a lost response is re-read by passing the cursor it was issued after. Topics (the agent's\nmarket categories, see PATCH /agents/me) narrow the signals; resolutions of markets the agent\nholds always come through. Fills and settlements are those since the previous briefing.",
     "access": "sandbox",
     "paginated": false,
+    "returns": "Briefing: agent, data_as_of, generated_at, copy_picks, signals, paper, risk_alerts, next_poll_at, next_poll_seconds",
     "parameters": [
       {
         "name": "since",
@@ -4073,25 +4111,28 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "The agent's paper account, valued at the live indexed books.",
     "access": "sandbox",
     "paginated": false,
+    "returns": "PaperAccount: epoch, starting_balance_usdc, cash_usdc, reserved_usdc, positions_value_usdc, equity_usdc, realized_pnl_usdc, unrealized_pnl_usdc, fees_paid_usdc, net_pnl_usdc, peak_equity_usdc, drawdown_pct, open_positions, open_orders, epoch_started_at, valued_at",
     "parameters": [],
     "body": []
   },
-  "postPaperReset": {
+  "resetPaperAccount": {
     "method": "POST",
     "path": "/paper/reset",
     "summary": "Starts a new epoch - resting orders cancelled, positions dropped, cash back to the starting balance.",
     "description": "The previous epochs' orders, fills and settlements remain in the history (`epoch` filter).",
     "access": "sandbox",
     "paginated": false,
+    "returns": "PaperAccount: epoch, starting_balance_usdc, cash_usdc, reserved_usdc, positions_value_usdc, equity_usdc, realized_pnl_usdc, unrealized_pnl_usdc, fees_paid_usdc, net_pnl_usdc, peak_equity_usdc, drawdown_pct, open_positions, open_orders, epoch_started_at, valued_at",
     "parameters": [],
     "body": []
   },
-  "getPaperOrders": {
+  "listPaperOrders": {
     "method": "GET",
     "path": "/paper/orders",
     "summary": "The agent's paper orders, newest first.",
     "access": "sandbox",
     "paginated": true,
+    "returns": "a list of PaperOrder: order_id, epoch, market_id, market_title, asset_id, outcome, side, type, time_in_force, status, cancel_reason, size, limit_price, filled_size, remaining_size, avg_fill_price, filled_notional_usdc, fees_usdc, best_price_at_submission, mid_at_submission, slippage_usdc, slippage_bps, fee_schedule, book, idempotency_key, fills, created_at, updated_at",
     "parameters": [
       {
         "name": "status",
@@ -4146,13 +4187,14 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     ],
     "body": []
   },
-  "postPaperOrders": {
+  "createPaperOrder": {
     "method": "POST",
     "path": "/paper/orders",
     "summary": "Places a paper order, filled against the live indexed book level by level.",
     "description": "A buy takes asks from the lowest price, a sell hits bids from the highest, each level at its own\nprice, up to the limit price (a market order's optional `price` is its worst acceptable price).\nWhat cannot fill at once: a `market` order (IOC or FOK) cancels it; a `limit` order rests (GTC)\nor cancels it (IOC, FOK). FOK fills everything or nothing. Resting orders fill later as the maker\nat their own price when a newer book or a trade crosses them (docs/SANDBOX.md). Taker fills pay\nthe market's fee, shares x rate x (p x (1 - p))^exponent at each fill's price; makers pay none.\nA book's liquidity is taken once per agent: an order walks what the agent's earlier orders of\nthis epoch left of the same book, until a newer book is indexed; other agents' orders do not take it.\n\n**Idempotency.** With an `Idempotency-Key` header, a repeat of the same key with the same body\nreturns the original order (200, `Idempotent-Replayed: true`) instead of placing another; the\nsame key with a different body is `409 CONFLICT`. Keys are scoped to the agent and kept forever.\n\n**Refusals** are `400 BAD_REQUEST` naming the field: a size not above 0 or with more than 2\ndecimals, a price outside (0, 1) or off the market's tick grid, an unknown, closed or resolved\nmarket, an outcome the market does not have, no indexed book or only one older than\n`PAPER_MAX_BOOK_AGE_MS` (an hour since its last change by default), insufficient paper cash (buys pay\nnotional + fee, and a resting buy holds size x price), or more shares sold than held.",
     "access": "sandbox",
     "paginated": false,
+    "returns": "PaperOrder: order_id, epoch, market_id, market_title, asset_id, outcome, side, type, time_in_force, status, cancel_reason, size, limit_price, filled_size, remaining_size, avg_fill_price, filled_notional_usdc, fees_usdc, best_price_at_submission, mid_at_submission, slippage_usdc, slippage_bps, fee_schedule, book, idempotency_key, fills, created_at, updated_at",
     "parameters": [
       {
         "name": "Idempotency-Key",
@@ -4177,12 +4219,13 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
       "time_in_force"
     ]
   },
-  "getPaperOrdersByOrderId": {
+  "getPaperOrder": {
     "method": "GET",
     "path": "/paper/orders/{order_id}",
     "summary": "One paper order with its fills.",
     "access": "sandbox",
     "paginated": false,
+    "returns": "PaperOrder: order_id, epoch, market_id, market_title, asset_id, outcome, side, type, time_in_force, status, cancel_reason, size, limit_price, filled_size, remaining_size, avg_fill_price, filled_notional_usdc, fees_usdc, best_price_at_submission, mid_at_submission, slippage_usdc, slippage_bps, fee_schedule, book, idempotency_key, fills, created_at, updated_at",
     "parameters": [
       {
         "name": "order_id",
@@ -4197,12 +4240,13 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     ],
     "body": []
   },
-  "postPaperOrdersByOrderIdCancel": {
+  "cancelPaperOrder": {
     "method": "POST",
     "path": "/paper/orders/{order_id}/cancel",
     "summary": "Cancels a resting paper order (its held cash or shares are released).",
     "access": "sandbox",
     "paginated": false,
+    "returns": "PaperOrder: order_id, epoch, market_id, market_title, asset_id, outcome, side, type, time_in_force, status, cancel_reason, size, limit_price, filled_size, remaining_size, avg_fill_price, filled_notional_usdc, fees_usdc, best_price_at_submission, mid_at_submission, slippage_usdc, slippage_bps, fee_schedule, book, idempotency_key, fills, created_at, updated_at",
     "parameters": [
       {
         "name": "order_id",
@@ -4217,12 +4261,13 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     ],
     "body": []
   },
-  "getPaperPositions": {
+  "listPaperPositions": {
     "method": "GET",
     "path": "/paper/positions",
     "summary": "Paper positions of the current epoch with average entry and unrealized PnL at the live marks.",
     "access": "sandbox",
     "paginated": false,
+    "returns": "a list of PaperPosition: market_id, market_title, asset_id, outcome, status, shares, reserved_shares, avg_entry_price, cost_basis_usdc, mark_price, mark_basis, market_value_usdc, unrealized_pnl_usdc, realized_pnl_usdc, fees_paid_usdc, settlement_price, settled_at, market_end_date, opened_at, updated_at",
     "parameters": [
       {
         "name": "status",
@@ -4241,12 +4286,13 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     ],
     "body": []
   },
-  "getPaperFills": {
+  "listPaperFills": {
     "method": "GET",
     "path": "/paper/fills",
     "summary": "Paper fills, newest first.",
     "access": "sandbox",
     "paginated": true,
+    "returns": "a list of PaperFill: fill_id, order_id, market_id, asset_id, outcome, side, price, size, notional_usdc, fee_usdc, liquidity, trigger, level, created_at",
     "parameters": [
       {
         "name": "epoch",
@@ -4285,12 +4331,13 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     ],
     "body": []
   },
-  "getPaperSettlements": {
+  "listPaperSettlements": {
     "method": "GET",
     "path": "/paper/settlements",
     "summary": "Positions settled at resolution or voided, newest first.",
     "access": "sandbox",
     "paginated": true,
+    "returns": "a list of PaperSettlement: market_id, market_title, asset_id, outcome, kind, winning_outcome, shares, price, proceeds_usdc, cost_basis_usdc, realized_pnl_usdc, settled_at",
     "parameters": [
       {
         "name": "epoch",
@@ -4329,13 +4376,14 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     ],
     "body": []
   },
-  "postFeesQuote": {
+  "quoteFee": {
     "method": "POST",
     "path": "/fees/quote",
     "summary": "Quotes the fee of a copy trade in one currency; the quote expires.",
     "description": "fee_usdc = notional_usdc x rate_bps / 10000, rounded half up to one micro-USDC (rates per\ncurrency in the service configuration). `amount` is what to pay in the chosen currency: credits\nat the configured credits per USDC; `usdc` 1:1 in the stablecoin's 6-decimal units; the\nplatform token and the native coin at their configured USDC price, rounded up to the smallest unit.\nOn-chain currencies need `payer_address` (the only sender accepted for the payment).",
     "access": "tier1",
     "paginated": false,
+    "returns": "Fee: fee_id, state, currency, notional_usdc, rate_bps, fee_usdc, amount, amount_base_units, decimals, price_usdc, chain_id, pay_to, token_contracts, payer_address, payer_message, reference, quoted_at, expires_at, settled_at, payment",
     "parameters": [],
     "body": [
       "notional_usdc",
@@ -4344,12 +4392,13 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
       "reference"
     ]
   },
-  "getFeesLedger": {
+  "listFees": {
     "method": "GET",
     "path": "/fees/ledger",
     "summary": "The account's fee ledger, newest first.",
     "access": "tier1",
     "paginated": true,
+    "returns": "a list of Fee: fee_id, state, currency, notional_usdc, rate_bps, fee_usdc, amount, amount_base_units, decimals, price_usdc, chain_id, pay_to, token_contracts, payer_address, payer_message, reference, quoted_at, expires_at, settled_at, payment",
     "parameters": [
       {
         "name": "state",
@@ -4393,12 +4442,13 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     ],
     "body": []
   },
-  "getFeesByFeeId": {
+  "getFee": {
     "method": "GET",
     "path": "/fees/{fee_id}",
     "summary": "One fee ledger entry.",
     "access": "tier1",
     "paginated": false,
+    "returns": "Fee: fee_id, state, currency, notional_usdc, rate_bps, fee_usdc, amount, amount_base_units, decimals, price_usdc, chain_id, pay_to, token_contracts, payer_address, payer_message, reference, quoted_at, expires_at, settled_at, payment",
     "parameters": [
       {
         "name": "fee_id",
@@ -4413,13 +4463,14 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     ],
     "body": []
   },
-  "postFeesByFeeIdSettle": {
+  "settleFee": {
     "method": "POST",
     "path": "/fees/{fee_id}/settle",
     "summary": "Charges a quoted fee - at most once.",
     "description": "Credits are drawn from the account (`402 PAYMENT_REQUIRED` when too few). An on-chain fee is\nsettled by its payment: `tx_hash` names a transaction that moved at least `amount` to the\ntreasury from `payer_address` - an ERC-20 `Transfer` of one of `token_contracts`, or a native\ntransfer - mined in or after the quote's second (block times are whole seconds) and before it\nexpired, with the configured confirmations, and not used for another fee. The payer must be\nproven: `payer_signature` is that wallet's EIP-191 `personal_sign` of the fee's `payer_message`\n(which names the fee and the account), unless `payer_address` is the account's linked wallet\n(`PUT /account/wallet`); otherwise `400` with reason `payer_not_proven`, before the chain is read -\nso no one can claim another wallet's payment by quoting with its address. A refused payment is\n`400 BAD_REQUEST` with `reason` (payer_not_proven, tx_not_found, tx_pending,\ntx_reverted, insufficient_confirmations, wrong_recipient, wrong_payer, wrong_token,\namount_too_small, tx_before_quote, tx_after_expiry, tx_already_used) and the fee stays quoted.\nA fee already settled, or expired, is `409 CONFLICT`; an unknown fee is `404 NOT_FOUND`.\nWhen the chain cannot be read (the transaction, its receipt or its block), `503` with\n`Retry-After`: settle again.",
     "access": "tier1",
     "paginated": false,
+    "returns": "Fee: fee_id, state, currency, notional_usdc, rate_bps, fee_usdc, amount, amount_base_units, decimals, price_usdc, chain_id, pay_to, token_contracts, payer_address, payer_message, reference, quoted_at, expires_at, settled_at, payment",
     "parameters": [
       {
         "name": "fee_id",
@@ -4443,27 +4494,30 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "The wallet whose platform-token balance sets this account's tier, and the message to sign to link one.",
     "access": "tier1",
     "paginated": false,
+    "returns": "WalletLink: address, linked_at, link_message, token_balance, token_balance_as_of, chain_id, token_contract, cache_ttl_seconds",
     "parameters": [],
     "body": []
   },
-  "putAccountWallet": {
+  "linkAccountWallet": {
     "method": "PUT",
     "path": "/account/wallet",
     "summary": "Links a wallet by an EIP-191 signature of `link_message` (personal_sign) from that wallet.",
     "access": "tier1",
     "paginated": false,
+    "returns": "WalletLink: address, linked_at, link_message, token_balance, token_balance_as_of, chain_id, token_contract, cache_ttl_seconds",
     "parameters": [],
     "body": [
       "address",
       "signature"
     ]
   },
-  "deleteAccountWallet": {
+  "unlinkAccountWallet": {
     "method": "DELETE",
     "path": "/account/wallet",
     "summary": "Unlinks the wallet (the tier falls back to credits and operator-granted tokens).",
     "access": "tier1",
     "paginated": false,
+    "returns": "WalletLink: address, linked_at, link_message, token_balance, token_balance_as_of, chain_id, token_contract, cache_ttl_seconds",
     "parameters": [],
     "body": []
   },
@@ -4472,6 +4526,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "path": "/webhooks",
     "summary": "The account's subscriptions, newest first (secrets are not shown).",
     "paginated": true,
+    "returns": "a list of WebhookSubscription: id, url, events, filters, enabled, disabled_reason, disabled_at, secret, secret_hint, previous_secret_expires_at, dropped_events, last_dropped_at, created_at, updated_at",
     "parameters": [
       {
         "name": "limit",
@@ -4505,6 +4560,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Subscribe a URL to events; returns the subscription with its signing secret (shown in full only here).",
     "description": "Deliveries are signed (see the Webhooks section of docs/WEBHOOKS.md): `X-Service-Signature:\nsha256=<lowercase hex HMAC-SHA256(secret, timestamp + '.' + raw body)>`. Delivery is at least once\nand unordered: deduplicate on the body's `id`. The URL must be http(s) and resolve to public\naddresses only (private, loopback, link-local, CGNAT, multicast and metadata addresses are refused).\nAn account holds at most 10 subscriptions by default (`409 CONFLICT` past it). Each subscription\nkeeps at most 10,000 undelivered deliveries by default (`WEBHOOK_PENDING_PER_SUBSCRIPTION`); events\npast that are counted in `dropped_events` instead of queued, whatever produced them (market and\ntrade signals, copy trading, strategies, test events, redeliveries). Finished deliveries are kept 30 days.",
     "paginated": false,
+    "returns": "WebhookSubscription: id, url, events, filters, enabled, disabled_reason, disabled_at, secret, secret_hint, previous_secret_expires_at, dropped_events, last_dropped_at, created_at, updated_at",
     "parameters": [],
     "body": [
       "url",
@@ -4512,12 +4568,13 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
       "filters"
     ]
   },
-  "getWebhooksEventTypes": {
+  "listWebhookEventTypes": {
     "method": "GET",
     "path": "/webhooks/event-types",
     "summary": "The event types a subscription can list, what each means, and whether the service emits it yet.",
     "access": "tier1",
     "paginated": false,
+    "returns": "a list of objects: event, description, emitted",
     "parameters": [],
     "body": []
   },
@@ -4526,6 +4583,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "path": "/webhooks/{id}",
     "summary": "One subscription, including why it was disabled, if it was.",
     "paginated": false,
+    "returns": "WebhookSubscription: id, url, events, filters, enabled, disabled_reason, disabled_at, secret, secret_hint, previous_secret_expires_at, dropped_events, last_dropped_at, created_at, updated_at",
     "parameters": [
       {
         "name": "id",
@@ -4545,6 +4603,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "path": "/webhooks/{id}",
     "summary": "Change url, events, filters or enabled. Enabling again clears the disabled reason and resumes pending deliveries.",
     "paginated": false,
+    "returns": "WebhookSubscription: id, url, events, filters, enabled, disabled_reason, disabled_at, secret, secret_hint, previous_secret_expires_at, dropped_events, last_dropped_at, created_at, updated_at",
     "parameters": [
       {
         "name": "id",
@@ -4569,6 +4628,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "path": "/webhooks/{id}",
     "summary": "Delete a subscription and its pending deliveries.",
     "paginated": false,
+    "returns": "an object: id, deleted",
     "parameters": [
       {
         "name": "id",
@@ -4589,6 +4649,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "New signing secret (returned once); the old one keeps signing alongside for a grace period (default 24 h).",
     "description": "During the grace period `X-Service-Signature` carries two comma-separated entries, the new\nsecret's first: `sha256=<new>,sha256=<old>`. A delivery is valid when any entry matches.",
     "paginated": false,
+    "returns": "WebhookSubscription: id, url, events, filters, enabled, disabled_reason, disabled_at, secret, secret_hint, previous_secret_expires_at, dropped_events, last_dropped_at, created_at, updated_at",
     "parameters": [
       {
         "name": "id",
@@ -4609,6 +4670,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Queue a signed `webhook.test` delivery to the subscription's URL now.",
     "description": "The test delivery joins the subscription's backlog like any event: with the backlog full\n(`WEBHOOK_PENDING_PER_SUBSCRIPTION` undelivered deliveries) it is refused with `409 CONFLICT`,\n`reason: backlog_full`, and counted in `dropped_events`.",
     "paginated": false,
+    "returns": "WebhookDelivery: id, event, event_id, status, attempts, next_attempt_at, last_status_code, last_error, created_at, delivered_at, attempt_log",
     "parameters": [
       {
         "name": "id",
@@ -4628,6 +4690,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "path": "/webhooks/{id}/deliveries",
     "summary": "The delivery log, newest first, each with its attempts (status code, error, latency).",
     "paginated": true,
+    "returns": "a list of WebhookDelivery: id, event, event_id, status, attempts, next_attempt_at, last_status_code, last_error, created_at, delivered_at, attempt_log",
     "parameters": [
       {
         "name": "id",
@@ -4684,6 +4747,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Send a delivery again now (same delivery id, same body, signed afresh; a new attempt in its log).",
     "description": "A finished delivery sent again joins the subscription's backlog: with the backlog full\n(`WEBHOOK_PENDING_PER_SUBSCRIPTION` undelivered deliveries) it is refused with `409 CONFLICT`,\n`reason: backlog_full`, and counted in `dropped_events`. A delivery still pending is only made due now.",
     "paginated": false,
+    "returns": "WebhookDelivery: id, event, event_id, status, attempts, next_attempt_at, last_status_code, last_error, created_at, delivered_at, attempt_log",
     "parameters": [
       {
         "name": "id",
@@ -4713,6 +4777,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "The account's copy subscriptions, oldest first.",
     "access": "tier2",
     "paginated": true,
+    "returns": "a list of CopySubscription: id, leader_wallet, sizing, limits, dry_run, enabled, created_at, updated_at",
     "parameters": [
       {
         "name": "limit",
@@ -4747,6 +4812,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "description": "The copy engine reads the leader's fills from the event log (the chain source publishes both sides\nof every match seconds after settlement; the Data API feed covers what the chain has not) and,\nfor each fill that reaches the log after the subscription was created, applies the sizing rule\nand the risk limits. The result is a trade intent (`GET /copy/intents`) and a webhook event to the\naccount's own webhook subscriptions for `copy.executed` / `risk.blocked`. The service never\nplaces orders: the local executor (`clients/executor`) does, with keys that never leave its machine.\n`dry_run: true` (the default) marks every intent as a dry run (status `dry_run`).\nAn account keeps at most `COPY_SUBSCRIPTIONS_PER_ACCOUNT` subscriptions (default 25; each one is\nwork for every fill of its leader): past it `409 CONFLICT` with `reason: account_limit`.",
     "access": "tier2",
     "paginated": false,
+    "returns": "CopySubscription: id, leader_wallet, sizing, limits, dry_run, enabled, created_at, updated_at",
     "parameters": [],
     "body": [
       "leader_wallet",
@@ -4762,6 +4828,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "One copy subscription.",
     "access": "tier2",
     "paginated": false,
+    "returns": "CopySubscription: id, leader_wallet, sizing, limits, dry_run, enabled, created_at, updated_at",
     "parameters": [
       {
         "name": "id",
@@ -4782,6 +4849,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Change a subscription; `sizing` and `limits` are replaced whole when given. Applies to fills decided after it.",
     "access": "tier2",
     "paginated": false,
+    "returns": "CopySubscription: id, leader_wallet, sizing, limits, dry_run, enabled, created_at, updated_at",
     "parameters": [
       {
         "name": "id",
@@ -4808,6 +4876,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Stop copying and delete the subscription with its intents.",
     "access": "tier2",
     "paginated": false,
+    "returns": "an object: id, deleted",
     "parameters": [
       {
         "name": "id",
@@ -4828,6 +4897,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Trade intents the copy engine made for the account's subscriptions, newest first (one per subscription and leader fill).",
     "access": "tier2",
     "paginated": true,
+    "returns": "a list of CopyIntent: trade_intent_id, copy_subscription_id, leader_wallet, leader_trade_id, leader_origin, market_id, market_title, asset_id, outcome, side, leader_price, leader_size_usdc, child_size_usdc, child_shares, status, reason, source, leader_filled_at, created_at",
     "parameters": [
       {
         "name": "subscription_id",
@@ -4886,6 +4956,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "description": "Strategies: `copy_wallet` (copy every fill of `wallet` with a sizing rule, `delay_seconds` after it),\n`price_threshold` (enter when the YES price moved more than `change_pct` within `window_minutes`, as\nmarket.price_signal detects moves: `momentum` buys the side that rose, `reversion` the other; sold\n`hold_hours` later, else held), `buy_and_hold` (`order_usdc` of `outcome` in each market at `from`).\n\nFills: the follower is always the taker. Where order-book history has a book of the token at the\norder's time (the latest snapshot at or before it, at most 10 minutes old) the order walks it level by\nlevel (paper trading's matcher); elsewhere it fills at the reference price (the leader's price, or the\ntrade that triggered the signal) moved against it by half a cent plus 0.0001 per 100 USDC of notional,\nwithin [0.001, 0.999]. Every fill pays Polymarket's taker fee of the market\n(shares x rate x (p x (1 - p))^exponent). Markets that resolve in the range pay their payouts then.\nA buy the cash cannot pay is skipped (`insufficient_cash`); sells are clipped to what is held.\n\nDeterministic: the same parameters over the same stored data give byte-identical output (`to` defaults\nto the start of the current UTC hour, `from` to 30 days before `to`; both are echoed). The range is at\nmost 366 days and at most 250,000 fills or trades; `POST /backtest` takes the same members as a JSON body\n(market_ids as an array) for long market lists.",
     "access": "tier2",
     "paginated": false,
+    "returns": "BacktestResult: strategy, from, to, starting_cash_usdc, summary, equity_curve, trades, trades_truncated, settlements, skipped",
     "parameters": [
       {
         "name": "strategy",
@@ -5086,6 +5157,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "The same backtest with its configuration as a JSON body (GET /backtest describes every member).",
     "access": "tier2",
     "paginated": false,
+    "returns": "BacktestResult: strategy, from, to, starting_cash_usdc, summary, equity_curve, trades, trades_truncated, settlements, skipped",
     "parameters": [],
     "body": [
       "strategy",
@@ -5114,6 +5186,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "description": "Recomputed every `COPY_PICKS_INTERVAL_MS` (10 minutes) from the trader statistics (per-topic realized\nPnL, resolution-based win rate, risk score) and a copier simulation: a follower copying every fill of\nthe leader in the topic's markets within the window, `order_usdc` per leader fill, `delay_seconds`\nafter it, filled like `GET /backtest` (order-book history where it exists, else the impact model;\nPolymarket taker fees).\n\n**Excluded** (never listed): fewer resolved markets in the topic than `min_resolved`; no fills in the\nwindow; wash trading - 20 % or more of the leader's window volume went straight back (a sell of a\ntoken within 10 minutes of buying it, or buying both outcomes of a market within 10 minutes),\ncounted on both legs; a negative copier ROI.\n\n**Score** (0..100) = 100 x (0.40 x clamp(copier_roi_pct / 50) + 0.25 x win_rate_pct / 100 + 0.15 x\nexp(-days since the last fill / 7) + 0.10 x min(resolved / 50, 1) + 0.10 x (1 - risk_score / 100)).\nRanked by score, then topic and wallet.\n\n**Status**: every page carries `status`, the latest run's account of the request's window and topic:\nwhen it ran, when the next run is due, how many candidates it judged and how many of them each rule\nleft out; a first page with no pick says why (`empty_reason`). A run that finds no candidate is the\nlatest run: the previous run's picks are not served after it.",
     "access": "tier2",
     "paginated": true,
+    "returns": "a list of CopyPick: wallet, topic, window, score, why, copier_roi, open_positions, computed_at",
     "parameters": [
       {
         "name": "topic",
@@ -5185,6 +5258,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "The account's saved strategies, oldest first.",
     "access": "tier2",
     "paginated": true,
+    "returns": "a list of Strategy: id, name, signal_type, kind, config, edge, confidence, backtest, enabled, created_at, updated_at",
     "parameters": [
       {
         "name": "limit",
@@ -5219,6 +5293,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "description": "A strategy is a price_threshold rule on up to 100 markets, the backtest's: the YES price moved more than\n`change_pct` within `window_minutes` (as market.price_signal detects moves, at the strategy's own\nthreshold). Live, each detected move is a `strategy.signal` to the account's webhook subscriptions for\nit: side `buy` (momentum after an up move, reversion after a down move) or `sell` on the market's YES\noutcome, entry_price = the YES price of the trade that completed the move. `confidence` and `edge` are\nthe strategy's own backtest over the 30 days before it was saved (with `order_usdc` per entry and\n`hold_hours`): confidence = won / (won + lost), edge = net result / buy notional and fees.\nAn account keeps at most `STRATEGIES_PER_ACCOUNT` strategies (default 25; each one is evaluated on\nevery trade): past it `409 CONFLICT` with `reason: account_limit`, before any backtest runs.",
     "access": "tier2",
     "paginated": false,
+    "returns": "Strategy: id, name, signal_type, kind, config, edge, confidence, backtest, enabled, created_at, updated_at",
     "parameters": [],
     "body": [
       "name",
@@ -5237,6 +5312,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "One saved strategy with its backtest figures.",
     "access": "tier2",
     "paginated": false,
+    "returns": "Strategy: id, name, signal_type, kind, config, edge, confidence, backtest, enabled, created_at, updated_at",
     "parameters": [
       {
         "name": "id",
@@ -5257,6 +5333,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Change a strategy (backtested again unless only `enabled` changes); live windows start afresh.",
     "access": "tier2",
     "paginated": false,
+    "returns": "Strategy: id, name, signal_type, kind, config, edge, confidence, backtest, enabled, created_at, updated_at",
     "parameters": [
       {
         "name": "id",
@@ -5286,6 +5363,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Delete a strategy; it emits no further signals.",
     "access": "tier2",
     "paginated": false,
+    "returns": "an object: id, deleted",
     "parameters": [
       {
         "name": "id",

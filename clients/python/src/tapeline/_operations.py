@@ -13,7 +13,7 @@ from ._base import AsyncPage, Model, OperationSpec, Page
 
 API_VERSION = "0.5.0"
 
-class PostSessionData(m.Session):
+class CreateSessionData(m.Session):
     expires_in_seconds: int = Field(description="Lifetime of the cookie (Max-Age).")
 
 
@@ -21,7 +21,7 @@ class DeleteSessionData(Model):
     signed_out: Literal[True]
 
 
-class GetWebhooksEventTypesData(Model):
+class ListWebhookEventTypesData(Model):
     event: str
     description: str
     emitted: bool = Field(description="false for events whose producing part has not landed yet (subscribable now).")
@@ -44,12 +44,12 @@ class DeleteStrategyData(Model):
 
 OPERATIONS: dict[str, OperationSpec] = {
     "registerAgent": OperationSpec("POST", "/agents/register", False, m.Registration),
-    "postDevelopersRegister": OperationSpec("POST", "/developers/register", False, m.DeveloperRegistration),
+    "registerDeveloper": OperationSpec("POST", "/developers/register", False, m.DeveloperRegistration),
     "getSession": OperationSpec("GET", "/session", False, m.Session),
-    "postSession": OperationSpec("POST", "/session", False, PostSessionData),
+    "createSession": OperationSpec("POST", "/session", False, CreateSessionData),
     "deleteSession": OperationSpec("DELETE", "/session", False, DeleteSessionData),
     "getAgent": OperationSpec("GET", "/agents/me", False, m.Agent),
-    "patchAgentsMe": OperationSpec("PATCH", "/agents/me", False, m.Agent),
+    "updateAgent": OperationSpec("PATCH", "/agents/me", False, m.Agent),
     "getHealth": OperationSpec("GET", "/health", False, m.Health),
     "listMarkets": OperationSpec("GET", "/markets", True, list[m.Market]),
     "listMarketCategories": OperationSpec("GET", "/markets/categories", False, list[m.Category]),
@@ -72,32 +72,32 @@ OPERATIONS: dict[str, OperationSpec] = {
     "listSeries": OperationSpec("GET", "/series", True, list[m.Series]),
     "getUsage": OperationSpec("GET", "/usage", False, m.Usage),
     "getUsageHistory": OperationSpec("GET", "/usage/history", False, list[m.UsageDay]),
-    "getUsageRefusals": OperationSpec("GET", "/usage/refusals", True, list[m.Refusal]),
+    "listUsageRefusals": OperationSpec("GET", "/usage/refusals", True, list[m.Refusal]),
     "getPricingAccess": OperationSpec("GET", "/pricing/access", False, m.AccessReport),
-    "getKeys": OperationSpec("GET", "/keys", True, list[m.ApiKey]),
-    "postKeys": OperationSpec("POST", "/keys", False, m.NewApiKey),
-    "postKeysByIdRotate": OperationSpec("POST", "/keys/{id}/rotate", False, m.RotatedApiKey),
-    "postKeysByIdRevoke": OperationSpec("POST", "/keys/{id}/revoke", False, m.ApiKey),
+    "listKeys": OperationSpec("GET", "/keys", True, list[m.ApiKey]),
+    "createKey": OperationSpec("POST", "/keys", False, m.NewApiKey),
+    "rotateKey": OperationSpec("POST", "/keys/{id}/rotate", False, m.RotatedApiKey),
+    "revokeKey": OperationSpec("POST", "/keys/{id}/revoke", False, m.ApiKey),
     "getBriefing": OperationSpec("GET", "/briefing", False, m.Briefing),
     "getPaperAccount": OperationSpec("GET", "/paper/account", False, m.PaperAccount),
-    "postPaperReset": OperationSpec("POST", "/paper/reset", False, m.PaperAccount),
-    "getPaperOrders": OperationSpec("GET", "/paper/orders", True, list[m.PaperOrder]),
-    "postPaperOrders": OperationSpec("POST", "/paper/orders", False, m.PaperOrder),
-    "getPaperOrdersByOrderId": OperationSpec("GET", "/paper/orders/{order_id}", False, m.PaperOrder),
-    "postPaperOrdersByOrderIdCancel": OperationSpec("POST", "/paper/orders/{order_id}/cancel", False, m.PaperOrder),
-    "getPaperPositions": OperationSpec("GET", "/paper/positions", False, list[m.PaperPosition]),
-    "getPaperFills": OperationSpec("GET", "/paper/fills", True, list[m.PaperFill]),
-    "getPaperSettlements": OperationSpec("GET", "/paper/settlements", True, list[m.PaperSettlement]),
-    "postFeesQuote": OperationSpec("POST", "/fees/quote", False, m.Fee),
-    "getFeesLedger": OperationSpec("GET", "/fees/ledger", True, list[m.Fee]),
-    "getFeesByFeeId": OperationSpec("GET", "/fees/{fee_id}", False, m.Fee),
-    "postFeesByFeeIdSettle": OperationSpec("POST", "/fees/{fee_id}/settle", False, m.Fee),
+    "resetPaperAccount": OperationSpec("POST", "/paper/reset", False, m.PaperAccount),
+    "listPaperOrders": OperationSpec("GET", "/paper/orders", True, list[m.PaperOrder]),
+    "createPaperOrder": OperationSpec("POST", "/paper/orders", False, m.PaperOrder),
+    "getPaperOrder": OperationSpec("GET", "/paper/orders/{order_id}", False, m.PaperOrder),
+    "cancelPaperOrder": OperationSpec("POST", "/paper/orders/{order_id}/cancel", False, m.PaperOrder),
+    "listPaperPositions": OperationSpec("GET", "/paper/positions", False, list[m.PaperPosition]),
+    "listPaperFills": OperationSpec("GET", "/paper/fills", True, list[m.PaperFill]),
+    "listPaperSettlements": OperationSpec("GET", "/paper/settlements", True, list[m.PaperSettlement]),
+    "quoteFee": OperationSpec("POST", "/fees/quote", False, m.Fee),
+    "listFees": OperationSpec("GET", "/fees/ledger", True, list[m.Fee]),
+    "getFee": OperationSpec("GET", "/fees/{fee_id}", False, m.Fee),
+    "settleFee": OperationSpec("POST", "/fees/{fee_id}/settle", False, m.Fee),
     "getAccountWallet": OperationSpec("GET", "/account/wallet", False, m.WalletLink),
-    "putAccountWallet": OperationSpec("PUT", "/account/wallet", False, m.WalletLink),
-    "deleteAccountWallet": OperationSpec("DELETE", "/account/wallet", False, m.WalletLink),
+    "linkAccountWallet": OperationSpec("PUT", "/account/wallet", False, m.WalletLink),
+    "unlinkAccountWallet": OperationSpec("DELETE", "/account/wallet", False, m.WalletLink),
     "listWebhooks": OperationSpec("GET", "/webhooks", True, list[m.WebhookSubscription]),
     "createWebhook": OperationSpec("POST", "/webhooks", False, m.WebhookSubscription),
-    "getWebhooksEventTypes": OperationSpec("GET", "/webhooks/event-types", False, list[GetWebhooksEventTypesData]),
+    "listWebhookEventTypes": OperationSpec("GET", "/webhooks/event-types", False, list[ListWebhookEventTypesData]),
     "getWebhook": OperationSpec("GET", "/webhooks/{id}", False, m.WebhookSubscription),
     "updateWebhook": OperationSpec("PATCH", "/webhooks/{id}", False, m.WebhookSubscription),
     "deleteWebhook": OperationSpec("DELETE", "/webhooks/{id}", False, DeleteWebhookData),
@@ -137,7 +137,7 @@ class SyncOperations:
         """
         return self._call("registerAgent", {}, {}, {"name": name, "topics": topics})  # type: ignore[no-any-return]
 
-    def post_developers_register(self, *, name: str, email: str) -> m.DeveloperRegistration:
+    def register_developer(self, *, name: str, email: str) -> m.DeveloperRegistration:
         """Self-serve developer sign-up; returns a Tier 1 API key (shown once). No mail is sent.
 
         POST /developers/register.
@@ -146,7 +146,7 @@ class SyncOperations:
             name: Display name of the developer or their project (no control characters).
             email: Contact address (one @, a dot in the domain); stored lower-cased.
         """
-        return self._call("postDevelopersRegister", {}, {}, {"name": name, "email": email})  # type: ignore[no-any-return]
+        return self._call("registerDeveloper", {}, {}, {"name": name, "email": email})  # type: ignore[no-any-return]
 
     def get_session(self) -> m.Session:
         """Who the calling key (or session cookie) is, with the session's CSRF token.
@@ -155,7 +155,7 @@ class SyncOperations:
         """
         return self._call("getSession", {}, {}, {})  # type: ignore[no-any-return]
 
-    def post_session(self, *, api_key: str) -> PostSessionData:
+    def create_session(self, *, api_key: str) -> CreateSessionData:
         """Start a browser session - the key goes into an HttpOnly, SameSite=Strict cookie (the web UI signs in this way).
 
         POST /session.
@@ -163,7 +163,7 @@ class SyncOperations:
         Args:
             api_key: The API key (aif_...).
         """
-        return self._call("postSession", {}, {}, {"api_key": api_key})  # type: ignore[no-any-return]
+        return self._call("createSession", {}, {}, {"api_key": api_key})  # type: ignore[no-any-return]
 
     def delete_session(self) -> DeleteSessionData:
         """End the browser session (clears the cookie; the key itself stays valid).
@@ -179,12 +179,12 @@ class SyncOperations:
         """
         return self._call("getAgent", {}, {}, {})  # type: ignore[no-any-return]
 
-    def patch_agents_me(self, *, topics: m.AgentTopics) -> m.Agent:
+    def update_agent(self, *, topics: m.AgentTopics) -> m.Agent:
         """Updates the agent's topics (market categories its briefing signals are narrowed to).
 
         PATCH /agents/me (access: sandbox).
         """
-        return self._call("patchAgentsMe", {}, {}, {"topics": topics})  # type: ignore[no-any-return]
+        return self._call("updateAgent", {}, {}, {"topics": topics})  # type: ignore[no-any-return]
 
     def get_health(self) -> m.Health:
         """Service status and per-source freshness. Any valid key; no tier needed.
@@ -283,7 +283,7 @@ class SyncOperations:
             outcome: Outcome name, case-insensitive (e.g. YES, No, a team name).
             min_size: Minimum trade size in USDC (inclusive), compared with size_usdc.
             max_size: Maximum trade size in USDC (inclusive).
-            from_: Inclusive lower bound on the trade time (ISO 8601).
+            from_: Inclusive lower bound on the trade time (ISO 8601). Required when filtering by `side`, `outcome`, `min_size` or `max_size` without `market` or `wallet`, with `from`..`to` spanning at most 31 days (`400 BAD_REQUEST` naming `from` otherwise).
             to: Exclusive upper bound on the trade time (ISO 8601).
         """
         return self._call("listTrades", {}, {"limit": limit, "cursor": cursor, "wallet": wallet, "market": market, "role": role, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
@@ -446,7 +446,7 @@ class SyncOperations:
         """
         return self._call("getUsageHistory", {}, {"days": days}, {})  # type: ignore[no-any-return]
 
-    def get_usage_refusals(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.Refusal]:
+    def list_usage_refusals(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.Refusal]:
         """The account's most recent refused calls (402 PAYMENT_REQUIRED, 429 RATE_LIMITED), newest first.
 
         GET /usage/refusals (access: tier1).
@@ -455,7 +455,7 @@ class SyncOperations:
             limit: Page size (default 20, max 100).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
-        return self._call("getUsageRefusals", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+        return self._call("listUsageRefusals", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
     def get_pricing_access(self) -> m.AccessReport:
         """The calling key's tier, balances, and every endpoint it can or cannot call (and why).
@@ -464,7 +464,7 @@ class SyncOperations:
         """
         return self._call("getPricingAccess", {}, {}, {})  # type: ignore[no-any-return]
 
-    def get_keys(self, *, status: Optional[Literal["live", "all"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.ApiKey]:
+    def list_keys(self, *, status: Optional[Literal["live", "all"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.ApiKey]:
         """The calling account's API keys by their safe prefix, newest first, with tier, creation and last use.
 
         GET /keys (access: any).
@@ -474,9 +474,9 @@ class SyncOperations:
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
-        return self._call("getKeys", {}, {"status": status, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+        return self._call("listKeys", {}, {"status": status, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
-    def post_keys(self, *, label: Optional[str] = None) -> m.NewApiKey:
+    def create_key(self, *, label: Optional[str] = None) -> m.NewApiKey:
         """Add a key to the calling account; the key is in the response, shown once.
 
         POST /keys (access: any).
@@ -484,9 +484,9 @@ class SyncOperations:
         Args:
             label: A name for the key (where it is used), shown in listings.
         """
-        return self._call("postKeys", {}, {}, {"label": label})  # type: ignore[no-any-return]
+        return self._call("createKey", {}, {}, {"label": label})  # type: ignore[no-any-return]
 
-    def post_keys_by_id_rotate(self, *, id: str, expire_previous_in_seconds: Optional[int] = None) -> m.RotatedApiKey:
+    def rotate_key(self, *, id: str, expire_previous_in_seconds: Optional[int] = None) -> m.RotatedApiKey:
         """Replace a key with a new one (shown once); the old key stops now or after a grace period.
 
         POST /keys/{id}/rotate (access: any).
@@ -495,9 +495,9 @@ class SyncOperations:
             id: API key id (from GET /keys).
             expire_previous_in_seconds: Grace period of the old key (0: it stops now).
         """
-        return self._call("postKeysByIdRotate", {"id": id}, {}, {"expire_previous_in_seconds": expire_previous_in_seconds})  # type: ignore[no-any-return]
+        return self._call("rotateKey", {"id": id}, {}, {"expire_previous_in_seconds": expire_previous_in_seconds})  # type: ignore[no-any-return]
 
-    def post_keys_by_id_revoke(self, *, id: str) -> m.ApiKey:
+    def revoke_key(self, *, id: str) -> m.ApiKey:
         """End a key now.
 
         POST /keys/{id}/revoke (access: any).
@@ -505,7 +505,7 @@ class SyncOperations:
         Args:
             id: API key id (from GET /keys).
         """
-        return self._call("postKeysByIdRevoke", {"id": id}, {}, {})  # type: ignore[no-any-return]
+        return self._call("revokeKey", {"id": id}, {}, {})  # type: ignore[no-any-return]
 
     def get_briefing(self, *, since: Optional[str] = None, limit: Optional[int] = None) -> m.Briefing:
         """The agent heartbeat - signals since the last briefing, paper state, risk alerts, when to poll next.
@@ -525,14 +525,14 @@ class SyncOperations:
         """
         return self._call("getPaperAccount", {}, {}, {})  # type: ignore[no-any-return]
 
-    def post_paper_reset(self) -> m.PaperAccount:
+    def reset_paper_account(self) -> m.PaperAccount:
         """Starts a new epoch - resting orders cancelled, positions dropped, cash back to the starting balance.
 
         POST /paper/reset (access: sandbox).
         """
-        return self._call("postPaperReset", {}, {}, {})  # type: ignore[no-any-return]
+        return self._call("resetPaperAccount", {}, {}, {})  # type: ignore[no-any-return]
 
-    def get_paper_orders(self, *, status: Optional[Literal["open", "filled", "cancelled", "all"]] = None, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.PaperOrder]:
+    def list_paper_orders(self, *, status: Optional[Literal["open", "filled", "cancelled", "all"]] = None, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.PaperOrder]:
         """The agent's paper orders, newest first.
 
         GET /paper/orders (access: sandbox).
@@ -543,9 +543,9 @@ class SyncOperations:
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
-        return self._call("getPaperOrders", {}, {"status": status, "epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+        return self._call("listPaperOrders", {}, {"status": status, "epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
-    def post_paper_orders(self, *, market_id: str, outcome: str, side: Literal["buy", "sell"], type: Literal["market", "limit"], size: m.DecimalInput, price: Optional[m.DecimalInput] = None, time_in_force: Optional[Literal["GTC", "IOC", "FOK"]] = None) -> m.PaperOrder:
+    def create_paper_order(self, *, market_id: str, outcome: str, side: Literal["buy", "sell"], type: Literal["market", "limit"], size: m.DecimalInput, price: Optional[m.DecimalInput] = None, time_in_force: Optional[Literal["GTC", "IOC", "FOK"]] = None) -> m.PaperOrder:
         """Places a paper order, filled against the live indexed book level by level.
 
         POST /paper/orders (access: sandbox).
@@ -557,9 +557,9 @@ class SyncOperations:
             price: Limit price: required for `limit`; for `market`, the worst acceptable price. Strictly inside (0, 1) and on the market's tick grid.
             time_in_force: limit: GTC (default; the remainder rests), IOC or FOK. market: IOC (default) or FOK.
         """
-        return self._call("postPaperOrders", {}, {}, {"market_id": market_id, "outcome": outcome, "side": side, "type": type, "size": size, "price": price, "time_in_force": time_in_force})  # type: ignore[no-any-return]
+        return self._call("createPaperOrder", {}, {}, {"market_id": market_id, "outcome": outcome, "side": side, "type": type, "size": size, "price": price, "time_in_force": time_in_force})  # type: ignore[no-any-return]
 
-    def get_paper_orders_by_order_id(self, *, order_id: str) -> m.PaperOrder:
+    def get_paper_order(self, *, order_id: str) -> m.PaperOrder:
         """One paper order with its fills.
 
         GET /paper/orders/{order_id} (access: sandbox).
@@ -567,9 +567,9 @@ class SyncOperations:
         Args:
             order_id: Paper order id.
         """
-        return self._call("getPaperOrdersByOrderId", {"order_id": order_id}, {}, {})  # type: ignore[no-any-return]
+        return self._call("getPaperOrder", {"order_id": order_id}, {}, {})  # type: ignore[no-any-return]
 
-    def post_paper_orders_by_order_id_cancel(self, *, order_id: str) -> m.PaperOrder:
+    def cancel_paper_order(self, *, order_id: str) -> m.PaperOrder:
         """Cancels a resting paper order (its held cash or shares are released).
 
         POST /paper/orders/{order_id}/cancel (access: sandbox).
@@ -577,9 +577,9 @@ class SyncOperations:
         Args:
             order_id: Paper order id.
         """
-        return self._call("postPaperOrdersByOrderIdCancel", {"order_id": order_id}, {}, {})  # type: ignore[no-any-return]
+        return self._call("cancelPaperOrder", {"order_id": order_id}, {}, {})  # type: ignore[no-any-return]
 
-    def get_paper_positions(self, *, status: Optional[Literal["open", "all"]] = None) -> list[m.PaperPosition]:
+    def list_paper_positions(self, *, status: Optional[Literal["open", "all"]] = None) -> list[m.PaperPosition]:
         """Paper positions of the current epoch with average entry and unrealized PnL at the live marks.
 
         GET /paper/positions (access: sandbox).
@@ -587,9 +587,9 @@ class SyncOperations:
         Args:
             status: `open` (default): shares held; `all` adds closed, settled and voided positions.
         """
-        return self._call("getPaperPositions", {}, {"status": status}, {})  # type: ignore[no-any-return]
+        return self._call("listPaperPositions", {}, {"status": status}, {})  # type: ignore[no-any-return]
 
-    def get_paper_fills(self, *, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.PaperFill]:
+    def list_paper_fills(self, *, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.PaperFill]:
         """Paper fills, newest first.
 
         GET /paper/fills (access: sandbox).
@@ -599,9 +599,9 @@ class SyncOperations:
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
-        return self._call("getPaperFills", {}, {"epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+        return self._call("listPaperFills", {}, {"epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
-    def get_paper_settlements(self, *, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.PaperSettlement]:
+    def list_paper_settlements(self, *, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.PaperSettlement]:
         """Positions settled at resolution or voided, newest first.
 
         GET /paper/settlements (access: sandbox).
@@ -611,9 +611,9 @@ class SyncOperations:
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
-        return self._call("getPaperSettlements", {}, {"epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+        return self._call("listPaperSettlements", {}, {"epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
-    def post_fees_quote(self, *, notional_usdc: m.DecimalInput, currency: Literal["credits", "platform_token", "usdc", "native"], payer_address: Optional[str] = None, reference: Optional[str] = None) -> m.Fee:
+    def quote_fee(self, *, notional_usdc: m.DecimalInput, currency: Literal["credits", "platform_token", "usdc", "native"], payer_address: Optional[str] = None, reference: Optional[str] = None) -> m.Fee:
         """Quotes the fee of a copy trade in one currency; the quote expires.
 
         POST /fees/quote (access: tier1).
@@ -623,9 +623,9 @@ class SyncOperations:
             payer_address: Required for platform_token, usdc and native: the wallet that will pay.
             reference: Your reference (e.g. the copied trade's id), echoed back; no control characters.
         """
-        return self._call("postFeesQuote", {}, {}, {"notional_usdc": notional_usdc, "currency": currency, "payer_address": payer_address, "reference": reference})  # type: ignore[no-any-return]
+        return self._call("quoteFee", {}, {}, {"notional_usdc": notional_usdc, "currency": currency, "payer_address": payer_address, "reference": reference})  # type: ignore[no-any-return]
 
-    def get_fees_ledger(self, *, state: Optional[Literal["quoted", "settled", "expired", "all"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.Fee]:
+    def list_fees(self, *, state: Optional[Literal["quoted", "settled", "expired", "all"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.Fee]:
         """The account's fee ledger, newest first.
 
         GET /fees/ledger (access: tier1).
@@ -635,9 +635,9 @@ class SyncOperations:
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
-        return self._call("getFeesLedger", {}, {"state": state, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+        return self._call("listFees", {}, {"state": state, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
-    def get_fees_by_fee_id(self, *, fee_id: str) -> m.Fee:
+    def get_fee(self, *, fee_id: str) -> m.Fee:
         """One fee ledger entry.
 
         GET /fees/{fee_id} (access: tier1).
@@ -645,9 +645,9 @@ class SyncOperations:
         Args:
             fee_id: Fee ledger id.
         """
-        return self._call("getFeesByFeeId", {"fee_id": fee_id}, {}, {})  # type: ignore[no-any-return]
+        return self._call("getFee", {"fee_id": fee_id}, {}, {})  # type: ignore[no-any-return]
 
-    def post_fees_by_fee_id_settle(self, *, fee_id: str, tx_hash: Optional[str] = None, payer_signature: Optional[str] = None) -> m.Fee:
+    def settle_fee(self, *, fee_id: str, tx_hash: Optional[str] = None, payer_signature: Optional[str] = None) -> m.Fee:
         """Charges a quoted fee - at most once.
 
         POST /fees/{fee_id}/settle (access: tier1).
@@ -657,7 +657,7 @@ class SyncOperations:
             tx_hash: The payment transaction (on-chain currencies).
             payer_signature: The payer wallet's EIP-191 personal_sign of the fee's `payer_message` (on-chain currencies; not needed when payer_address is the account's linked wallet).
         """
-        return self._call("postFeesByFeeIdSettle", {"fee_id": fee_id}, {}, {"tx_hash": tx_hash, "payer_signature": payer_signature})  # type: ignore[no-any-return]
+        return self._call("settleFee", {"fee_id": fee_id}, {}, {"tx_hash": tx_hash, "payer_signature": payer_signature})  # type: ignore[no-any-return]
 
     def get_account_wallet(self) -> m.WalletLink:
         """The wallet whose platform-token balance sets this account's tier, and the message to sign to link one.
@@ -666,7 +666,7 @@ class SyncOperations:
         """
         return self._call("getAccountWallet", {}, {}, {})  # type: ignore[no-any-return]
 
-    def put_account_wallet(self, *, address: str, signature: str) -> m.WalletLink:
+    def link_account_wallet(self, *, address: str, signature: str) -> m.WalletLink:
         """Links a wallet by an EIP-191 signature of `link_message` (personal_sign) from that wallet.
 
         PUT /account/wallet (access: tier1).
@@ -674,14 +674,14 @@ class SyncOperations:
         Args:
             signature: 65-byte signature of the account's link_message for this address.
         """
-        return self._call("putAccountWallet", {}, {}, {"address": address, "signature": signature})  # type: ignore[no-any-return]
+        return self._call("linkAccountWallet", {}, {}, {"address": address, "signature": signature})  # type: ignore[no-any-return]
 
-    def delete_account_wallet(self) -> m.WalletLink:
+    def unlink_account_wallet(self) -> m.WalletLink:
         """Unlinks the wallet (the tier falls back to credits and operator-granted tokens).
 
         DELETE /account/wallet (access: tier1).
         """
-        return self._call("deleteAccountWallet", {}, {}, {})  # type: ignore[no-any-return]
+        return self._call("unlinkAccountWallet", {}, {}, {})  # type: ignore[no-any-return]
 
     def list_webhooks(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.WebhookSubscription]:
         """The account's subscriptions, newest first (secrets are not shown).
@@ -701,12 +701,12 @@ class SyncOperations:
         """
         return self._call("createWebhook", {}, {}, {"url": url, "events": events, "filters": filters})  # type: ignore[no-any-return]
 
-    def get_webhooks_event_types(self) -> list[GetWebhooksEventTypesData]:
+    def list_webhook_event_types(self) -> list[ListWebhookEventTypesData]:
         """The event types a subscription can list, what each means, and whether the service emits it yet.
 
         GET /webhooks/event-types (access: tier1).
         """
-        return self._call("getWebhooksEventTypes", {}, {}, {})  # type: ignore[no-any-return]
+        return self._call("listWebhookEventTypes", {}, {}, {})  # type: ignore[no-any-return]
 
     def get_webhook(self, *, id: str) -> m.WebhookSubscription:
         """One subscription, including why it was disabled, if it was.
@@ -955,7 +955,7 @@ class AsyncOperations:
         """
         return await self._call("registerAgent", {}, {}, {"name": name, "topics": topics})  # type: ignore[no-any-return]
 
-    async def post_developers_register(self, *, name: str, email: str) -> m.DeveloperRegistration:
+    async def register_developer(self, *, name: str, email: str) -> m.DeveloperRegistration:
         """Self-serve developer sign-up; returns a Tier 1 API key (shown once). No mail is sent.
 
         POST /developers/register.
@@ -964,7 +964,7 @@ class AsyncOperations:
             name: Display name of the developer or their project (no control characters).
             email: Contact address (one @, a dot in the domain); stored lower-cased.
         """
-        return await self._call("postDevelopersRegister", {}, {}, {"name": name, "email": email})  # type: ignore[no-any-return]
+        return await self._call("registerDeveloper", {}, {}, {"name": name, "email": email})  # type: ignore[no-any-return]
 
     async def get_session(self) -> m.Session:
         """Who the calling key (or session cookie) is, with the session's CSRF token.
@@ -973,7 +973,7 @@ class AsyncOperations:
         """
         return await self._call("getSession", {}, {}, {})  # type: ignore[no-any-return]
 
-    async def post_session(self, *, api_key: str) -> PostSessionData:
+    async def create_session(self, *, api_key: str) -> CreateSessionData:
         """Start a browser session - the key goes into an HttpOnly, SameSite=Strict cookie (the web UI signs in this way).
 
         POST /session.
@@ -981,7 +981,7 @@ class AsyncOperations:
         Args:
             api_key: The API key (aif_...).
         """
-        return await self._call("postSession", {}, {}, {"api_key": api_key})  # type: ignore[no-any-return]
+        return await self._call("createSession", {}, {}, {"api_key": api_key})  # type: ignore[no-any-return]
 
     async def delete_session(self) -> DeleteSessionData:
         """End the browser session (clears the cookie; the key itself stays valid).
@@ -997,12 +997,12 @@ class AsyncOperations:
         """
         return await self._call("getAgent", {}, {}, {})  # type: ignore[no-any-return]
 
-    async def patch_agents_me(self, *, topics: m.AgentTopics) -> m.Agent:
+    async def update_agent(self, *, topics: m.AgentTopics) -> m.Agent:
         """Updates the agent's topics (market categories its briefing signals are narrowed to).
 
         PATCH /agents/me (access: sandbox).
         """
-        return await self._call("patchAgentsMe", {}, {}, {"topics": topics})  # type: ignore[no-any-return]
+        return await self._call("updateAgent", {}, {}, {"topics": topics})  # type: ignore[no-any-return]
 
     async def get_health(self) -> m.Health:
         """Service status and per-source freshness. Any valid key; no tier needed.
@@ -1101,7 +1101,7 @@ class AsyncOperations:
             outcome: Outcome name, case-insensitive (e.g. YES, No, a team name).
             min_size: Minimum trade size in USDC (inclusive), compared with size_usdc.
             max_size: Maximum trade size in USDC (inclusive).
-            from_: Inclusive lower bound on the trade time (ISO 8601).
+            from_: Inclusive lower bound on the trade time (ISO 8601). Required when filtering by `side`, `outcome`, `min_size` or `max_size` without `market` or `wallet`, with `from`..`to` spanning at most 31 days (`400 BAD_REQUEST` naming `from` otherwise).
             to: Exclusive upper bound on the trade time (ISO 8601).
         """
         return await self._call("listTrades", {}, {"limit": limit, "cursor": cursor, "wallet": wallet, "market": market, "role": role, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
@@ -1264,7 +1264,7 @@ class AsyncOperations:
         """
         return await self._call("getUsageHistory", {}, {"days": days}, {})  # type: ignore[no-any-return]
 
-    async def get_usage_refusals(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.Refusal]:
+    async def list_usage_refusals(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.Refusal]:
         """The account's most recent refused calls (402 PAYMENT_REQUIRED, 429 RATE_LIMITED), newest first.
 
         GET /usage/refusals (access: tier1).
@@ -1273,7 +1273,7 @@ class AsyncOperations:
             limit: Page size (default 20, max 100).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
-        return await self._call("getUsageRefusals", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+        return await self._call("listUsageRefusals", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
     async def get_pricing_access(self) -> m.AccessReport:
         """The calling key's tier, balances, and every endpoint it can or cannot call (and why).
@@ -1282,7 +1282,7 @@ class AsyncOperations:
         """
         return await self._call("getPricingAccess", {}, {}, {})  # type: ignore[no-any-return]
 
-    async def get_keys(self, *, status: Optional[Literal["live", "all"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.ApiKey]:
+    async def list_keys(self, *, status: Optional[Literal["live", "all"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.ApiKey]:
         """The calling account's API keys by their safe prefix, newest first, with tier, creation and last use.
 
         GET /keys (access: any).
@@ -1292,9 +1292,9 @@ class AsyncOperations:
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
-        return await self._call("getKeys", {}, {"status": status, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+        return await self._call("listKeys", {}, {"status": status, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
-    async def post_keys(self, *, label: Optional[str] = None) -> m.NewApiKey:
+    async def create_key(self, *, label: Optional[str] = None) -> m.NewApiKey:
         """Add a key to the calling account; the key is in the response, shown once.
 
         POST /keys (access: any).
@@ -1302,9 +1302,9 @@ class AsyncOperations:
         Args:
             label: A name for the key (where it is used), shown in listings.
         """
-        return await self._call("postKeys", {}, {}, {"label": label})  # type: ignore[no-any-return]
+        return await self._call("createKey", {}, {}, {"label": label})  # type: ignore[no-any-return]
 
-    async def post_keys_by_id_rotate(self, *, id: str, expire_previous_in_seconds: Optional[int] = None) -> m.RotatedApiKey:
+    async def rotate_key(self, *, id: str, expire_previous_in_seconds: Optional[int] = None) -> m.RotatedApiKey:
         """Replace a key with a new one (shown once); the old key stops now or after a grace period.
 
         POST /keys/{id}/rotate (access: any).
@@ -1313,9 +1313,9 @@ class AsyncOperations:
             id: API key id (from GET /keys).
             expire_previous_in_seconds: Grace period of the old key (0: it stops now).
         """
-        return await self._call("postKeysByIdRotate", {"id": id}, {}, {"expire_previous_in_seconds": expire_previous_in_seconds})  # type: ignore[no-any-return]
+        return await self._call("rotateKey", {"id": id}, {}, {"expire_previous_in_seconds": expire_previous_in_seconds})  # type: ignore[no-any-return]
 
-    async def post_keys_by_id_revoke(self, *, id: str) -> m.ApiKey:
+    async def revoke_key(self, *, id: str) -> m.ApiKey:
         """End a key now.
 
         POST /keys/{id}/revoke (access: any).
@@ -1323,7 +1323,7 @@ class AsyncOperations:
         Args:
             id: API key id (from GET /keys).
         """
-        return await self._call("postKeysByIdRevoke", {"id": id}, {}, {})  # type: ignore[no-any-return]
+        return await self._call("revokeKey", {"id": id}, {}, {})  # type: ignore[no-any-return]
 
     async def get_briefing(self, *, since: Optional[str] = None, limit: Optional[int] = None) -> m.Briefing:
         """The agent heartbeat - signals since the last briefing, paper state, risk alerts, when to poll next.
@@ -1343,14 +1343,14 @@ class AsyncOperations:
         """
         return await self._call("getPaperAccount", {}, {}, {})  # type: ignore[no-any-return]
 
-    async def post_paper_reset(self) -> m.PaperAccount:
+    async def reset_paper_account(self) -> m.PaperAccount:
         """Starts a new epoch - resting orders cancelled, positions dropped, cash back to the starting balance.
 
         POST /paper/reset (access: sandbox).
         """
-        return await self._call("postPaperReset", {}, {}, {})  # type: ignore[no-any-return]
+        return await self._call("resetPaperAccount", {}, {}, {})  # type: ignore[no-any-return]
 
-    async def get_paper_orders(self, *, status: Optional[Literal["open", "filled", "cancelled", "all"]] = None, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.PaperOrder]:
+    async def list_paper_orders(self, *, status: Optional[Literal["open", "filled", "cancelled", "all"]] = None, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.PaperOrder]:
         """The agent's paper orders, newest first.
 
         GET /paper/orders (access: sandbox).
@@ -1361,9 +1361,9 @@ class AsyncOperations:
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
-        return await self._call("getPaperOrders", {}, {"status": status, "epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+        return await self._call("listPaperOrders", {}, {"status": status, "epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
-    async def post_paper_orders(self, *, market_id: str, outcome: str, side: Literal["buy", "sell"], type: Literal["market", "limit"], size: m.DecimalInput, price: Optional[m.DecimalInput] = None, time_in_force: Optional[Literal["GTC", "IOC", "FOK"]] = None) -> m.PaperOrder:
+    async def create_paper_order(self, *, market_id: str, outcome: str, side: Literal["buy", "sell"], type: Literal["market", "limit"], size: m.DecimalInput, price: Optional[m.DecimalInput] = None, time_in_force: Optional[Literal["GTC", "IOC", "FOK"]] = None) -> m.PaperOrder:
         """Places a paper order, filled against the live indexed book level by level.
 
         POST /paper/orders (access: sandbox).
@@ -1375,9 +1375,9 @@ class AsyncOperations:
             price: Limit price: required for `limit`; for `market`, the worst acceptable price. Strictly inside (0, 1) and on the market's tick grid.
             time_in_force: limit: GTC (default; the remainder rests), IOC or FOK. market: IOC (default) or FOK.
         """
-        return await self._call("postPaperOrders", {}, {}, {"market_id": market_id, "outcome": outcome, "side": side, "type": type, "size": size, "price": price, "time_in_force": time_in_force})  # type: ignore[no-any-return]
+        return await self._call("createPaperOrder", {}, {}, {"market_id": market_id, "outcome": outcome, "side": side, "type": type, "size": size, "price": price, "time_in_force": time_in_force})  # type: ignore[no-any-return]
 
-    async def get_paper_orders_by_order_id(self, *, order_id: str) -> m.PaperOrder:
+    async def get_paper_order(self, *, order_id: str) -> m.PaperOrder:
         """One paper order with its fills.
 
         GET /paper/orders/{order_id} (access: sandbox).
@@ -1385,9 +1385,9 @@ class AsyncOperations:
         Args:
             order_id: Paper order id.
         """
-        return await self._call("getPaperOrdersByOrderId", {"order_id": order_id}, {}, {})  # type: ignore[no-any-return]
+        return await self._call("getPaperOrder", {"order_id": order_id}, {}, {})  # type: ignore[no-any-return]
 
-    async def post_paper_orders_by_order_id_cancel(self, *, order_id: str) -> m.PaperOrder:
+    async def cancel_paper_order(self, *, order_id: str) -> m.PaperOrder:
         """Cancels a resting paper order (its held cash or shares are released).
 
         POST /paper/orders/{order_id}/cancel (access: sandbox).
@@ -1395,9 +1395,9 @@ class AsyncOperations:
         Args:
             order_id: Paper order id.
         """
-        return await self._call("postPaperOrdersByOrderIdCancel", {"order_id": order_id}, {}, {})  # type: ignore[no-any-return]
+        return await self._call("cancelPaperOrder", {"order_id": order_id}, {}, {})  # type: ignore[no-any-return]
 
-    async def get_paper_positions(self, *, status: Optional[Literal["open", "all"]] = None) -> list[m.PaperPosition]:
+    async def list_paper_positions(self, *, status: Optional[Literal["open", "all"]] = None) -> list[m.PaperPosition]:
         """Paper positions of the current epoch with average entry and unrealized PnL at the live marks.
 
         GET /paper/positions (access: sandbox).
@@ -1405,9 +1405,9 @@ class AsyncOperations:
         Args:
             status: `open` (default): shares held; `all` adds closed, settled and voided positions.
         """
-        return await self._call("getPaperPositions", {}, {"status": status}, {})  # type: ignore[no-any-return]
+        return await self._call("listPaperPositions", {}, {"status": status}, {})  # type: ignore[no-any-return]
 
-    async def get_paper_fills(self, *, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.PaperFill]:
+    async def list_paper_fills(self, *, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.PaperFill]:
         """Paper fills, newest first.
 
         GET /paper/fills (access: sandbox).
@@ -1417,9 +1417,9 @@ class AsyncOperations:
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
-        return await self._call("getPaperFills", {}, {"epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+        return await self._call("listPaperFills", {}, {"epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
-    async def get_paper_settlements(self, *, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.PaperSettlement]:
+    async def list_paper_settlements(self, *, epoch: Optional[int] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.PaperSettlement]:
         """Positions settled at resolution or voided, newest first.
 
         GET /paper/settlements (access: sandbox).
@@ -1429,9 +1429,9 @@ class AsyncOperations:
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
-        return await self._call("getPaperSettlements", {}, {"epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+        return await self._call("listPaperSettlements", {}, {"epoch": epoch, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
-    async def post_fees_quote(self, *, notional_usdc: m.DecimalInput, currency: Literal["credits", "platform_token", "usdc", "native"], payer_address: Optional[str] = None, reference: Optional[str] = None) -> m.Fee:
+    async def quote_fee(self, *, notional_usdc: m.DecimalInput, currency: Literal["credits", "platform_token", "usdc", "native"], payer_address: Optional[str] = None, reference: Optional[str] = None) -> m.Fee:
         """Quotes the fee of a copy trade in one currency; the quote expires.
 
         POST /fees/quote (access: tier1).
@@ -1441,9 +1441,9 @@ class AsyncOperations:
             payer_address: Required for platform_token, usdc and native: the wallet that will pay.
             reference: Your reference (e.g. the copied trade's id), echoed back; no control characters.
         """
-        return await self._call("postFeesQuote", {}, {}, {"notional_usdc": notional_usdc, "currency": currency, "payer_address": payer_address, "reference": reference})  # type: ignore[no-any-return]
+        return await self._call("quoteFee", {}, {}, {"notional_usdc": notional_usdc, "currency": currency, "payer_address": payer_address, "reference": reference})  # type: ignore[no-any-return]
 
-    async def get_fees_ledger(self, *, state: Optional[Literal["quoted", "settled", "expired", "all"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.Fee]:
+    async def list_fees(self, *, state: Optional[Literal["quoted", "settled", "expired", "all"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.Fee]:
         """The account's fee ledger, newest first.
 
         GET /fees/ledger (access: tier1).
@@ -1453,9 +1453,9 @@ class AsyncOperations:
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
-        return await self._call("getFeesLedger", {}, {"state": state, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+        return await self._call("listFees", {}, {"state": state, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
-    async def get_fees_by_fee_id(self, *, fee_id: str) -> m.Fee:
+    async def get_fee(self, *, fee_id: str) -> m.Fee:
         """One fee ledger entry.
 
         GET /fees/{fee_id} (access: tier1).
@@ -1463,9 +1463,9 @@ class AsyncOperations:
         Args:
             fee_id: Fee ledger id.
         """
-        return await self._call("getFeesByFeeId", {"fee_id": fee_id}, {}, {})  # type: ignore[no-any-return]
+        return await self._call("getFee", {"fee_id": fee_id}, {}, {})  # type: ignore[no-any-return]
 
-    async def post_fees_by_fee_id_settle(self, *, fee_id: str, tx_hash: Optional[str] = None, payer_signature: Optional[str] = None) -> m.Fee:
+    async def settle_fee(self, *, fee_id: str, tx_hash: Optional[str] = None, payer_signature: Optional[str] = None) -> m.Fee:
         """Charges a quoted fee - at most once.
 
         POST /fees/{fee_id}/settle (access: tier1).
@@ -1475,7 +1475,7 @@ class AsyncOperations:
             tx_hash: The payment transaction (on-chain currencies).
             payer_signature: The payer wallet's EIP-191 personal_sign of the fee's `payer_message` (on-chain currencies; not needed when payer_address is the account's linked wallet).
         """
-        return await self._call("postFeesByFeeIdSettle", {"fee_id": fee_id}, {}, {"tx_hash": tx_hash, "payer_signature": payer_signature})  # type: ignore[no-any-return]
+        return await self._call("settleFee", {"fee_id": fee_id}, {}, {"tx_hash": tx_hash, "payer_signature": payer_signature})  # type: ignore[no-any-return]
 
     async def get_account_wallet(self) -> m.WalletLink:
         """The wallet whose platform-token balance sets this account's tier, and the message to sign to link one.
@@ -1484,7 +1484,7 @@ class AsyncOperations:
         """
         return await self._call("getAccountWallet", {}, {}, {})  # type: ignore[no-any-return]
 
-    async def put_account_wallet(self, *, address: str, signature: str) -> m.WalletLink:
+    async def link_account_wallet(self, *, address: str, signature: str) -> m.WalletLink:
         """Links a wallet by an EIP-191 signature of `link_message` (personal_sign) from that wallet.
 
         PUT /account/wallet (access: tier1).
@@ -1492,14 +1492,14 @@ class AsyncOperations:
         Args:
             signature: 65-byte signature of the account's link_message for this address.
         """
-        return await self._call("putAccountWallet", {}, {}, {"address": address, "signature": signature})  # type: ignore[no-any-return]
+        return await self._call("linkAccountWallet", {}, {}, {"address": address, "signature": signature})  # type: ignore[no-any-return]
 
-    async def delete_account_wallet(self) -> m.WalletLink:
+    async def unlink_account_wallet(self) -> m.WalletLink:
         """Unlinks the wallet (the tier falls back to credits and operator-granted tokens).
 
         DELETE /account/wallet (access: tier1).
         """
-        return await self._call("deleteAccountWallet", {}, {}, {})  # type: ignore[no-any-return]
+        return await self._call("unlinkAccountWallet", {}, {}, {})  # type: ignore[no-any-return]
 
     async def list_webhooks(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.WebhookSubscription]:
         """The account's subscriptions, newest first (secrets are not shown).
@@ -1519,12 +1519,12 @@ class AsyncOperations:
         """
         return await self._call("createWebhook", {}, {}, {"url": url, "events": events, "filters": filters})  # type: ignore[no-any-return]
 
-    async def get_webhooks_event_types(self) -> list[GetWebhooksEventTypesData]:
+    async def list_webhook_event_types(self) -> list[ListWebhookEventTypesData]:
         """The event types a subscription can list, what each means, and whether the service emits it yet.
 
         GET /webhooks/event-types (access: tier1).
         """
-        return await self._call("getWebhooksEventTypes", {}, {}, {})  # type: ignore[no-any-return]
+        return await self._call("listWebhookEventTypes", {}, {}, {})  # type: ignore[no-any-return]
 
     async def get_webhook(self, *, id: str) -> m.WebhookSubscription:
         """One subscription, including why it was disabled, if it was.
