@@ -12,6 +12,7 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { claimForSimulator } from './shared/data-dir-guard.js';
+import { claimDataDirPrivately } from './shared/data-dir-privacy.js';
 import { SIM_GENESIS_BLOCK } from './simulator/chain.js';
 import { HOUR_MS } from './simulator/drafts.js';
 import { simulatorUpstreamEnv, startSimulator } from './simulator/server.js';
@@ -20,6 +21,8 @@ import { startStack, stopOnSignals } from './stack.js';
 
 try {
   const dataDir = path.resolve(process.env.DATA_DIR || './data-demo');
+  // Before the first file (simulator.json) lands in it; the service's logger does not exist yet.
+  claimDataDirPrivately(dataDir, { warn: (details, message) => console.warn(`${message} (${JSON.stringify(details)})`) });
   const marker = claimForSimulator(dataDir, Number(process.env.SIM_SEED ?? 42), Date.now());
   const walletCount = process.env.SIM_WALLET_COUNT ? Number(process.env.SIM_WALLET_COUNT) : undefined;
   if (walletCount !== undefined && !(Number.isInteger(walletCount) && walletCount >= 1)) {

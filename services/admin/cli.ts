@@ -15,6 +15,7 @@ import { Accounts } from '../control/accounts.js';
 import { KeyLifecycle } from '../control/key-lifecycle.js';
 import { openControlStore } from '../control/open-control.js';
 import { acquireDataDirLock, type DataDirLock } from '../shared/data-dir-lock.js';
+import { claimDataDirPrivately } from '../shared/data-dir-privacy.js';
 import { readLiveAdminEndpoint } from './admin-endpoint.js';
 import { AdminOperations, type IssuableTier, type KeyReference } from './operations.js';
 
@@ -56,6 +57,7 @@ function reference(body: Record<string, unknown>): KeyReference {
 
 async function runDirect(request: Request): Promise<unknown> {
   const config = loadConfig();
+  claimDataDirPrivately(config.dataDir, { warn: (details, message) => console.error(`${message} (${JSON.stringify(details)})`) });
   // The embedded control store lives in DATA_DIR: no service or backfill may have it open meanwhile.
   const lock: DataDirLock | null = config.engines.databaseUrl
     ? null

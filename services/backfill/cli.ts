@@ -36,6 +36,7 @@ import { sinkLag, startSink } from '../sink/sink-service.js';
 import { parseBackfillArguments, requestKey, resolveRange, UsageError, type BackfillArguments } from './arguments.js';
 import { emptyTotals, plannedMarket, runBackfill, type BackfillCheckpoint } from './backfill-run.js';
 import { chainBackfillFiles, runChainBackfill } from './chain-backfill.js';
+import { claimDataDirPrivately } from '../shared/data-dir-privacy.js';
 import { acquireBackfillAccess, DataDirBusyError } from './exclusive-access.js';
 import { planMarkets, UnknownMarketError } from './plan-markets.js';
 import { BackfillProgress } from './progress.js';
@@ -51,6 +52,7 @@ async function main(): Promise<number> {
     say('KAFKA_BROKERS is set, but this build only has the embedded event log');
     return 1;
   }
+  claimDataDirPrivately(config.dataDir, { warn: (details, message) => say(`${message} (${JSON.stringify(details)})`) });
   const lock = acquireBackfillAccess(config.dataDir);
   let log: EventLog | null = null;
   try {

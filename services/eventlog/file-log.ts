@@ -298,11 +298,15 @@ class FileLog implements FileEventLog {
     return Promise.all(
       topic.partitions.map(async (file, partition) => {
         await file.refresh();
+        // What the group would read next: a group that never committed here starts at the first record
+        // retention left, and one whose position the hard cap deleted goes on from there too, so
+        // neither is counted lag for records that no longer exist.
+        const next = committed.get(topicName, partition);
         return {
           topic: topicName,
           partition,
           endOffset: file.endOffset,
-          committedOffset: committed.get(topicName, partition) ?? 0,
+          committedOffset: Math.max(next ?? file.startOffset, file.startOffset),
         };
       }),
     );

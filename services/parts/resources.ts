@@ -3,8 +3,9 @@
  * between parts that happen to run together (the API reports the in-process ingest's source health
  * and the sink's figures; signals and the API wake an in-process dispatcher at once instead of
  * waiting for its poll). Opening the resources runs the start-up guards, so every way of starting
- * tapeline gets them: no real upstream into a simulator data folder, and the folder's exclusive lock
- * whenever an embedded engine lives in it (services/shared/data-dir-lock.ts).
+ * tapeline gets them: the folder owner-only (services/shared/data-dir-privacy.ts), no real upstream
+ * into a simulator data folder, and the folder's exclusive lock whenever an embedded engine lives in
+ * it (services/shared/data-dir-lock.ts).
  */
 import type { Family } from '../../api/metrics.js';
 import { openAnalyticsStore } from '../analytics/open-analytics.js';
@@ -21,6 +22,7 @@ import type { EventLog } from '../ports/event-log.js';
 import { allTopicSpecs } from '../read-models/registry.js';
 import { assertNotSimulatorData } from '../shared/data-dir-guard.js';
 import { acquireDataDirLock, type DataDirLock, usesEmbeddedEngines } from '../shared/data-dir-lock.js';
+import { claimDataDirPrivately } from '../shared/data-dir-privacy.js';
 import { sinkMetrics, type SinkStats } from '../sink/sink-service.js';
 
 export interface LocalLinks {
@@ -43,6 +45,7 @@ export class PartResources {
     readonly config: Config,
     readonly logger: Logger,
   ) {
+    claimDataDirPrivately(config.dataDir, logger);
     assertNotSimulatorData(config.dataDir, config.upstream.gammaUrl);
     this.lock = usesEmbeddedEngines(config.engines)
       ? acquireDataDirLock(config.dataDir, 'service', (holder) => serviceRefusal(config.dataDir, holder))

@@ -69,7 +69,7 @@ export interface PartitionPosition {
   partition: number;
   /** Offset the next produced message will get (the log end). */
   endOffset: number;
-  /** Next offset the group will read (its committed offset), 0 when none. */
+  /** Next offset the group will read: its committed offset, or the partition's first retained offset when it has none or retention deleted it. */
   committedOffset: number;
 }
 

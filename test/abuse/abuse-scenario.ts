@@ -3,8 +3,9 @@
  * sandbox is not the bottleneck of the floods): starts the demo, measures a control client at idle,
  * then under 10,000 registrations, 100,000 cache-busting URLs, 1,000 concurrent slow queries,
  * 1,000 subscriptions to a hanging receiver, a burst of made-up keys from many addresses (issue 59
- * H1), 1,000 copy subscriptions to the busiest wallets (H2) and a webhook backlog flood (M2), and
- * prints one JSON report as its last stdout line.
+ * H1), 1,000 copy subscriptions to the busiest wallets (H2), a webhook backlog flood (M2), and the
+ * low findings an attacker probes (crafted cursors and numbers, registrations spread over a /24,
+ * paper orders reusing a book's depth), and prints one JSON report as its last stdout line.
  * test/abuse/service.abuse.test.ts runs it and holds the report to the bounds.
  *
  *   node --import tsx test/abuse/abuse-scenario.ts
@@ -13,6 +14,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { encodeCursor, queryFingerprint } from '../../api/cursor.js';
 import { freePort, startChild, type Child } from '../support/processes.js';
 import { waitFor } from '../support/http.js';
 import { type Receiver, startReceiver } from '../webhooks/receiver.js';
@@ -36,6 +38,20 @@ const FLOOD_ACCOUNTS = 40;
 const COPY_TRIES_PER_ACCOUNT = 30;
 /** Test events one account sends to one subscription in the backlog flood. */
 const BACKLOG_TEST_EVENTS = 200;
+/**
+ * The low findings' phases each last at least this long, so the control client's samples of them are
+ * enough to compare (10 s, as the lock-out and backlog phases: 6 s gave 9 samples on a loaded machine).
+ */
+const LOW_PHASE_MIN_MS = 10_000;
+/**
+ * The registration spread (issue 59, low): addresses of one IPv4 /24, each registering once; counted
+ * per address alone, all 60 would be served (and 50 addresses x 10 used up REGISTRATIONS_PER_HOUR). Each
+ * attempt is a control-store write, so the spread is kept just past the network's 50.
+ */
+const SPREAD_ADDRESSES = 60;
+const SPREAD_TRIES_PER_ADDRESS = 1;
+/** Paper market orders one agent sends at once against one book (issue 59, low: each found the whole depth). */
+const PAPER_ORDERS = 8;
 
 interface Sample {
   phase: string;
@@ -98,6 +114,32 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 };
 
+/**
+ * Runs `make` for every item, `concurrency` at a time, starting one at most every `intervalMs`: under the
+ * key's rate limit however fast the service answers, and not one at a time when it answers slowly.
+ */
+async function paced<T, R>(items: readonly T[], intervalMs: number, concurrency: number, make: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  let nextStartMs = Date.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        const waitMs = nextStartMs - Date.now();
+        nextStartMs = Math.max(Date.now(), nextStartMs) + intervalMs;
+        if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+        results[index] = await make(items[index]!);
+      }
+    }),
+  );
+  return results;
+}
+
+/** Waits out the rest of a phase that started at `startedMs` and lasts at least LOW_PHASE_MIN_MS. */
+const phaseRest = (startedMs: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.max(0, LOW_PHASE_MIN_MS - (Date.now() - startedMs))));
+
 /** Runs `count` requests made by `make(i)`, `concurrency` at a time; returns status counts. */
 async function flood(count: number, concurrency: number, make: (i: number) => Promise<{ status: number }>): Promise<Map<number, number>> {
   const statuses = new Map<number, number>();
@@ -122,7 +164,18 @@ function rssBytes(pid: number): number {
  * ABUSE_PHASES (comma-separated) runs some phases only, e.g. `lockout,subscriptions,backlog`; the
  * backlog flood needs the subscription flood's webhooks. Default: every phase.
  */
-export const PHASES = ['registrations', 'cache-busting', 'slow-queries', 'webhooks', 'lockout', 'subscriptions', 'backlog'];
+export const PHASES = [
+  'registrations',
+  'cache-busting',
+  'slow-queries',
+  'webhooks',
+  'lockout',
+  'subscriptions',
+  'backlog',
+  'crafted-input',
+  'registration-spread',
+  'paper-liquidity',
+];
 const selected = new Set(process.env.ABUSE_PHASES ? process.env.ABUSE_PHASES.split(',').map((name) => name.trim()) : PHASES);
 if (selected.has('backlog')) selected.add('subscriptions');
 
@@ -467,6 +520,223 @@ async function main(): Promise<Record<string, unknown>> {
         };
       }
       followerClient.close();
+    }
+    if (selected.has('crafted-input')) {
+      // 8. Crafted input (issue 59, low): cursors whose key is not a row id, bound to the public
+      // fingerprint of each control-store listing, and numbers spelled to slip past a type check
+      // (1e309 is Infinity, 0x10 is 16), in query strings and JSON bodies. Each must be a 400, never a
+      // 500 from a store or a value read as another number. Paced under each key's rate limit, so
+      // every answer is the check's own.
+      phase = 'crafted-input';
+      progress('crafted-input');
+      const phaseStarted = Date.now();
+      const crafterKey = await issue('2', 'crafter');
+      const crafterClient = new Client(base, '127.0.0.60', 4);
+      const agentClient = new Client(base, '127.0.0.61', 4);
+      const agent = await agentClient.request('/v1/agents/register', { body: { name: 'crafter-agent' } });
+      if (agent.status !== 201) throw new Error(`crafter agent: HTTP ${agent.status} ${agent.body}`);
+      const agentKey = JSON.parse(agent.body).data.api_key as string;
+      const listings: Array<{ path: string; filters: Record<string, unknown>; agent: boolean }> = [
+        { path: '/copy/subscriptions', filters: {}, agent: false },
+        { path: '/copy/intents', filters: {}, agent: false },
+        { path: '/strategies', filters: {}, agent: false },
+        { path: '/usage/refusals', filters: {}, agent: false },
+        { path: '/fees/ledger', filters: { state: 'all' }, agent: false },
+        { path: '/paper/orders?epoch=1', filters: { status: 'all', epoch: 1 }, agent: true },
+        { path: '/paper/fills?epoch=1', filters: { epoch: 1 }, agent: true },
+        { path: '/paper/settlements?epoch=1', filters: { epoch: 1 }, agent: true },
+      ];
+      const craftedKeys = [['abc'], ['1e3'], ['-1'], ['99999999999999999999']];
+      const numeric: Array<{ path: string; name: string }> = [
+        { path: '/markets', name: 'limit' },
+        { path: '/events', name: 'limit' },
+        { path: '/trades', name: 'limit' },
+        { path: '/leaderboard', name: 'limit' },
+        { path: '/traders/browse', name: 'limit' },
+        { path: '/trades', name: 'min_size' },
+        { path: '/volume/timeseries', name: 'range_days' },
+        { path: '/keys', name: 'limit' },
+        { path: '/copy/intents', name: 'limit' },
+        { path: '/webhooks', name: 'limit' },
+      ];
+      const badNumbers = ['1e309', '-1e309', 'Infinity', 'NaN', '0x10', '0b11', '1e400', ''];
+      type Probe = { what: string; key: string; client: Client; url: string; body?: unknown };
+      const probes: Probe[] = [];
+      for (const listing of listings) {
+        for (const crafted of craftedKeys) {
+          const separator = listing.path.includes('?') ? '&' : '?';
+          probes.push({
+            what: `${listing.path} cursor ${JSON.stringify(crafted)}`,
+            key: listing.agent ? agentKey : crafterKey,
+            client: listing.agent ? agentClient : crafterClient,
+            url: `/v1${listing.path}${separator}cursor=${encodeCursor(crafted, queryFingerprint(listing.filters))}`,
+          });
+        }
+      }
+      for (const { path: route, name } of numeric) {
+        for (const value of badNumbers) {
+          probes.push({
+            what: `${route} ${name}=${value}`,
+            key: crafterKey,
+            client: crafterClient,
+            url: `/v1${route}?${name}=${encodeURIComponent(value)}`,
+          });
+        }
+      }
+      for (const value of ['0x10', '1e309']) {
+        probes.push({
+          what: `webhook filters.min_size_usdc ${value}`,
+          key: crafterKey,
+          client: crafterClient,
+          url: '/v1/webhooks',
+          body: { url: `${fast!.url}/crafted`, events: ['trade.executed'], filters: { min_size_usdc: value } },
+        });
+        probes.push({
+          what: `paper order size ${value}`,
+          key: agentKey,
+          client: agentClient,
+          url: '/v1/paper/orders',
+          body: { market_id: top.id, outcome: 'YES', side: 'buy', type: 'market', size: value },
+        });
+      }
+      // Tier 2 keys may make 50 requests a second and sandbox keys 5: 40 ms and 250 ms apart stay under both.
+      const answers = await Promise.all(
+        [false, true].map((forAgent) =>
+          paced(
+            probes.filter((probe) => (probe.key === agentKey) === forAgent),
+            forAgent ? 250 : 40,
+            4,
+            async (probe) => ({ what: probe.what, ...(await probe.client.request(probe.url, { key: probe.key, body: probe.body })) }),
+          ),
+        ),
+      );
+      const all = answers.flat();
+      const statuses = new Map<number, number>();
+      for (const { status } of all) statuses.set(status, (statuses.get(status) ?? 0) + 1);
+      attackStatuses.set(phase, statuses);
+      await phaseRest(phaseStarted);
+      crafterClient.close();
+      agentClient.close();
+      report.crafted_input = {
+        requests: all.length,
+        cursors: listings.length * craftedKeys.length,
+        numbers: numeric.length * badNumbers.length + 4,
+        not_400: all
+          .filter((answer) => answer.status !== 400)
+          .map(({ what, status, body }) => ({ what, status, body: body.slice(0, 200) })),
+      };
+    }
+    if (selected.has('registration-spread')) {
+      // 9. Registration spread (issue 59, low): every address of one /24 registers as often as one
+      // address may; counted per address only, 50 of them used up the service-wide hourly cap for
+      // everyone. The network gets a few clients' worth, and an address of another network can still register.
+      phase = 'registration-spread';
+      progress('registration-spread');
+      const phaseStarted = Date.now();
+      const spreaders = Array.from({ length: SPREAD_ADDRESSES }, (_, i) => new Client(base, `127.0.2.${1 + i}`, 2));
+      const spreadStatuses = await flood(SPREAD_ADDRESSES * SPREAD_TRIES_PER_ADDRESS, 16, (i) =>
+        spreaders[i % SPREAD_ADDRESSES]!.request('/v1/agents/register', { body: { name: `spread-${i}` } }),
+      );
+      attackStatuses.set(phase, spreadStatuses);
+      const outsider = new Client(base, '127.0.3.1', 1);
+      const outsiderAnswer = await outsider.request('/v1/agents/register', { body: { name: 'outsider' } });
+      await phaseRest(phaseStarted);
+      for (const client of [...spreaders, outsider]) client.close();
+      report.registration_spread = {
+        addresses: SPREAD_ADDRESSES,
+        tries: SPREAD_ADDRESSES * SPREAD_TRIES_PER_ADDRESS,
+        registered: spreadStatuses.get(201) ?? 0,
+        other_network_status: outsiderAnswer.status,
+      };
+    }
+    if (selected.has('paper-liquidity')) {
+      // 10. Paper liquidity (issue 59, low): one agent sends market buys at once, together asking for
+      // more than the best ask holds. Every order met the same depth before; now what one order took
+      // from a book is gone for the agent's next, so per book and price the agent's fills never add up
+      // to more than the book offered.
+      phase = 'paper-liquidity';
+      progress('paper-liquidity');
+      const phaseStarted = Date.now();
+      const paperClient = new Client(base, '127.0.0.62', PAPER_ORDERS);
+      const registered = await paperClient.request('/v1/agents/register', { body: { name: 'liquidity-taker' } });
+      if (registered.status !== 201) throw new Error(`paper agent: HTTP ${registered.status} ${registered.body}`);
+      const paperKey = JSON.parse(registered.body).data.api_key as string;
+      type Level = { price: number; size_shares: number };
+      type Outcome = { outcome: string; hash: string | null; timestamp: string | null; asks: Level[] };
+      const booksSeen = new Map<string, Level[]>();
+      const bookOf = async (marketId: string): Promise<Outcome | null> => {
+        const answer = await controlClient.request(`/v1/markets/${marketId}/orderbook`, { key: controlKey });
+        if (answer.status !== 200) return null;
+        const first = (JSON.parse(answer.body).data.outcomes as Outcome[])[0];
+        if (!first?.hash || first.asks.length === 0) return null;
+        booksSeen.set(first.hash, first.asks);
+        return first;
+      };
+      // The market whose book changed longest ago (within the hour paper orders accept), so that the
+      // orders most likely meet the book read just before them. A demo started moments ago may not
+      // have indexed books yet: they are waited for, at most 90 s.
+      const candidates = await waitFor(
+        async () => {
+          const found: Array<{ id: string; book: Outcome }> = [];
+          for (const market of markets) {
+            const book = await bookOf(market.id);
+            if (book?.timestamp && Date.now() - Date.parse(book.timestamp) < 3_000_000) found.push({ id: market.id, book });
+          }
+          return found.length > 0 ? found : null;
+        },
+        90_000,
+        'a fresh book with asks to trade against',
+        2_000,
+      );
+      candidates.sort((a, b) => Date.parse(a.book.timestamp!) - Date.parse(b.book.timestamp!));
+      const target = candidates[0]!;
+      const best = target.book.asks[0]!;
+      // Each order asks for the whole best level, or what 1,000 USDC buys there: eight of them stay within the paper cash.
+      const size = Math.max(1, Math.floor(Math.min(best.size_shares, 1_000 / best.price) * 100) / 100).toFixed(2);
+      const orders = await Promise.all(
+        Array.from({ length: PAPER_ORDERS }, () =>
+          paperClient.request('/v1/paper/orders', {
+            key: paperKey,
+            body: { market_id: target.id, outcome: target.book.outcome, side: 'buy', type: 'market', size },
+          }),
+        ),
+      );
+      await bookOf(target.id);
+      const paperStatuses = new Map<number, number>();
+      for (const { status } of orders) paperStatuses.set(status, (paperStatuses.get(status) ?? 0) + 1);
+      attackStatuses.set(phase, paperStatuses);
+      // Per book the orders met and price: what the agent's orders filled, against what the book offered.
+      const taken = new Map<string, bigint>();
+      const micros = (value: string | number) => BigInt(Math.round(Number(value) * 1e6));
+      let checkedOrders = 0;
+      for (const answer of orders.filter((o) => o.status === 201)) {
+        const order = JSON.parse(answer.body).data as { book: { hash: string | null }; fills: Array<{ price: string; size: string }> };
+        if (!order.book.hash || !booksSeen.has(order.book.hash)) continue;
+        checkedOrders++;
+        for (const fill of order.fills) {
+          const at = `${order.book.hash}@${Number(fill.price)}`;
+          taken.set(at, (taken.get(at) ?? 0n) + micros(fill.size));
+        }
+      }
+      const overTaken = [...taken].flatMap(([at, filled]) => {
+        const [hash, price] = at.split('@') as [string, string];
+        const offered = booksSeen
+          .get(hash)!
+          .filter((level) => level.price === Number(price))
+          .reduce((sum, level) => sum + micros(level.size_shares), 0n);
+        return filled > offered ? [{ book: hash, price, filled: Number(filled) / 1e6, offered: Number(offered) / 1e6 }] : [];
+      });
+      await phaseRest(phaseStarted);
+      paperClient.close();
+      report.paper_liquidity = {
+        market: target.id,
+        orders: PAPER_ORDERS,
+        size,
+        best_ask: best,
+        asked_over_best_level: Number(size) * PAPER_ORDERS > best.size_shares,
+        orders_on_a_known_book: checkedOrders,
+        over_taken: overTaken,
+      };
     }
   } finally {
     controlRunning = false;

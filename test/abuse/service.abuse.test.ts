@@ -5,7 +5,10 @@
  * (issue 59 H1: valid keys never used before and web sign-ins must all be served meanwhile), 1,000
  * copy subscriptions to the three busiest wallets (H2: another account's key list and paper account,
  * the probe, must keep answering) and a webhook backlog flood (M2: no subscription holds more than
- * its backlog, the rest counted as dropped). Throughout, a control client on its own key
+ * its backlog, the rest counted as dropped), then the low findings an attacker probes: crafted cursors and
+ * numbers spelled to slip past a type check (each a 400), every address of one /24 registering (the
+ * network held to a few addresses' allowance, another network still served) and one agent's market
+ * orders at once against one book (its depth taken once). Throughout, a control client on its own key
  * and address keeps reading; the service must keep answering it (every control request a 200, p99
  * bounded against its idle p99), its RSS must stay bounded, and no response may be a 5xx. The floods
  * run in their own process (test/abuse/abuse-scenario.ts), which prints the report checked here.
@@ -122,6 +125,27 @@ test('abuse: the service keeps answering other keys, memory stays bounded, no 5x
     expect(report.backlog.test_events_queued + report.backlog.test_events_refused).toBe(report.backlog.test_events);
     expect(report.backlog.test_events_refused).toBeGreaterThan(0);
     expect(report.backlog.dropped_events).toBeGreaterThanOrEqual(report.backlog.test_events_refused);
+  }
+  if (ran('crafted-input')) {
+    // Every crafted cursor and every number spelled to slip past a type check was a 400 (issue 59, low).
+    expect(report.crafted_input.requests).toBe(report.crafted_input.cursors + report.crafted_input.numbers);
+    expect(report.crafted_input.not_400).toEqual([]);
+  }
+  if (ran('registration-spread')) {
+    // One /24 registered no more than five addresses' allowance (REGISTRATIONS_PER_IP_PER_HOUR 10), the
+    // rest refused, and the service-wide cap was left for an address of another network.
+    expect(report.registration_spread.registered).toBeGreaterThan(0);
+    expect(report.registration_spread.registered).toBeLessThanOrEqual(10 * 5);
+    for (const status of Object.keys(report.attack_statuses['registration-spread'])) expect(['201', '429']).toContain(status);
+    expect(report.registration_spread.other_network_status).toBe(201);
+  }
+  if (ran('paper-liquidity')) {
+    // The agent's orders together asked for more than the best level held, and per book and price
+    // they filled no more than the book offered.
+    expect(report.attack_statuses['paper-liquidity']).toEqual({ '201': report.paper_liquidity.orders });
+    expect(report.paper_liquidity.asked_over_best_level).toBe(true);
+    expect(report.paper_liquidity.orders_on_a_known_book).toBeGreaterThanOrEqual(2);
+    expect(report.paper_liquidity.over_taken).toEqual([]);
   }
   // 180 s in CI with the free keys' shared address bucket; 397-1,500 s before it, when the cache-busting
   // flood served thousands of uncached pages and was most of the run.

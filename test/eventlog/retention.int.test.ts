@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { type FileEventLog, type FileEventLogOptions, OffsetOutOfRangeError, openFileEventLog } from '../../services/eventlog/file-log.js';
 import { eventLogFigures } from '../../api/routes/health.js';
 import { encodeFrames } from '../../services/eventlog/record-codec.js';
+import { sinkLag } from '../../services/sink/sink-service.js';
 import type { LogMessage } from '../../services/ports/event-log.js';
 import { waitFor } from './helpers.js';
 
@@ -148,6 +149,23 @@ test('over the hard cap a group that has not read a segment loses it, is told, c
   expect(errors[0]).toBeInstanceOf(OffsetOutOfRangeError);
   expect(errors[0]).toMatchObject({ requestedOffset: 10, logStartOffset: start });
   expect(resumed.map((m) => m.offset)).toEqual(Array.from({ length: 200 - start }, (_, i) => start + i));
+});
+
+test('lag counts from the first retained record: a group that never committed, or whose position the hard cap deleted, is not owed deleted records', async () => {
+  const log = await open({ retention: { retentionMs: null, hardCapBytes: 8_192 } });
+  await log.createTopics([{ name: TOPIC, partitions: 1 }]);
+  await produce(log, 0, 200);
+  await consume(log, 'stuck', 10);
+  await log.enforceRetention();
+  const start = (await log.storage()).topics.find((t) => t.topic === TOPIC)!.startOffset;
+  expect(start).toBeGreaterThan(10);
+  // What each group would read next, and the lag /v1/health and /metrics derive from it.
+  for (const group of ['never-committed', 'stuck']) {
+    expect(await log.positions(group, TOPIC)).toEqual([{ topic: TOPIC, partition: 0, endOffset: 200, committedOffset: start }]);
+    expect(await sinkLag(log, [TOPIC], group)).toEqual({ [TOPIC]: 200 - start });
+  }
+  // A group that never committed and reads from the beginning indeed starts there.
+  expect((await consume(log, 'never-committed', 1))[0]!.offset).toBe(start);
 });
 
 test('a log written as one file per partition (before segments) is read as is, then rolls on', async () => {

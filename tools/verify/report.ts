@@ -45,7 +45,8 @@ export function writeLastRun(dir: string, run: LastRun): string {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, VERIFY_LAST_RUN_FILE);
   // Written whole then renamed, so the service never reads half a file.
-  fs.writeFileSync(`${file}.tmp`, JSON.stringify(run, null, 2));
+  // Owner-only, as everything in a service's DATA_DIR (services/shared/data-dir-privacy.ts).
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify(run, null, 2), { mode: 0o600 });
   fs.renameSync(`${file}.tmp`, file);
   return file;
 }

@@ -243,13 +243,17 @@ class KafkaEventLog implements EventLog {
       this.admin.fetchTopicOffsets(this.onBroker(topic)),
       this.admin.fetchOffsets({ groupId: this.onBroker(groupId), topics: [this.onBroker(topic)] }),
     ]);
-    const committedByPartition = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Math.max(0, Number(p.offset))]));
+    // The broker answers -1 for a partition the group never committed on.
+    const committedByPartition = new Map(
+      (committed[0]?.partitions ?? []).filter((p) => Number(p.offset) >= 0).map((p) => [p.partition, Number(p.offset)]),
+    );
     return ends
       .map((end) => ({
         topic,
         partition: end.partition,
         endOffset: Number(end.high),
-        committedOffset: committedByPartition.get(end.partition) ?? 0,
+        // From the first retained record (the log start), as the group reading from the beginning would.
+        committedOffset: Math.max(committedByPartition.get(end.partition) ?? Number(end.low), Number(end.low)),
       }))
       .sort((a, b) => a.partition - b.partition);
   }
