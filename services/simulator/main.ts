@@ -25,8 +25,8 @@ const ConfigSchema = z.object({
   SIM_EPOCH_MS: z.coerce.number().int().positive().optional(),
   // Wallet-to-wallet ERC-1155 transfers (1 = on); off by default, so the default world stays the one every other test was built on.
   SIM_TRANSFERS: z.enum(['0', '1']).default('0'),
-  // Neg-risk conversions (1 = on); off by default for the same reason.
-  SIM_CONVERSIONS: z.enum(['0', '1']).default('0'),
+  // Neg-risk conversions (1 = on, all = on and some of every question's NO); off by default for the same reason.
+  SIM_CONVERSIONS: z.enum(['0', '1', 'all']).default('0'),
   SIM_HTTP429_RATE: rate.optional(),
   SIM_HTTP500_RATE: rate.optional(),
   SIM_MALFORMED_TRADE_RATE: rate.optional(),
@@ -54,7 +54,8 @@ async function main(): Promise<void> {
     historicalMarkets: config.SIM_HISTORICAL_MARKETS,
     epochMs: config.SIM_EPOCH_MS,
     transfers: config.SIM_TRANSFERS === '1',
-    conversions: config.SIM_CONVERSIONS === '1',
+    conversions: config.SIM_CONVERSIONS !== '0',
+    conversionsOfEveryQuestion: config.SIM_CONVERSIONS === 'all',
     faults: {
       http429Rate: config.SIM_HTTP429_RATE,
       http500Rate: config.SIM_HTTP500_RATE,

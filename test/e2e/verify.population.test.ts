@@ -116,7 +116,7 @@ test('npm run verify: every wallet of the demo holds up against the identities a
   let transfers = 0;
   const conversionsByK = new Map<number, number>();
   const conversionMarkets = new Set<string>();
-  // Conversions of every question's NO: no YES minted, collateral minus the NO cost realized whatever its sign.
+  // Conversions of every question's NO (SIM_CONVERSIONS=all only: services/simulator/state.ts says why).
   let everyQuestion = 0;
   const voidedMarkets = new Set<string>();
   for (let cursor: string | null = '0'; cursor !== null; ) {
@@ -147,7 +147,6 @@ test('npm run verify: every wallet of the demo holds up against the identities a
   );
   expect(transfers).toBeGreaterThan(0);
   expect([1, 2, 3, 4].map((k) => (conversionsByK.get(k) ?? 0) > 0)).toEqual([true, true, true, true]);
-  expect(everyQuestion).toBeGreaterThan(0);
   expect(voidedMarkets.size).toBe(VOIDS);
 
   // Polymarket's own view (the simulator's Data API /positions, computed by the simulator) agrees with

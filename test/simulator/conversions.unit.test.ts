@@ -51,7 +51,15 @@ describe('conversionAmounts: NegRiskAdapter.convertPositions', () => {
 describe('conversions on the simulated chain, read by the service', () => {
   const book = new ContractBook(loadConfig({}).chain.contracts);
   const adapter = book.negRiskAdapter;
-  const state = smallState({ seed: 5, marketCount: 200, walletCount: 120, historyHours: 24, historicTrades: 12_000, conversions: true });
+  const state = smallState({
+    seed: 5,
+    marketCount: 200,
+    walletCount: 120,
+    historyHours: 24,
+    historicTrades: 12_000,
+    conversions: true,
+    conversionsOfEveryQuestion: true,
+  });
   const chain = new SimulatedChain(state);
   const query = book.logQuery(chain.head());
   const logs = chain.logs({
