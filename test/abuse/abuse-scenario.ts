@@ -531,8 +531,9 @@ async function main(): Promise<Record<string, unknown>> {
       progress('crafted-input');
       const phaseStarted = Date.now();
       const crafterKey = await issue('2', 'crafter');
-      const crafterClient = new Client(base, '127.0.0.60', 4);
-      const agentClient = new Client(base, '127.0.0.61', 4);
+      // Networks of their own: the registrations flood has used 127.0.0.0/24's hourly registrations.
+      const crafterClient = new Client(base, '127.0.4.60', 4);
+      const agentClient = new Client(base, '127.0.4.61', 4);
       const agent = await agentClient.request('/v1/agents/register', { body: { name: 'crafter-agent' } });
       if (agent.status !== 201) throw new Error(`crafter agent: HTTP ${agent.status} ${agent.body}`);
       const agentKey = JSON.parse(agent.body).data.api_key as string;
@@ -657,7 +658,7 @@ async function main(): Promise<Record<string, unknown>> {
       phase = 'paper-liquidity';
       progress('paper-liquidity');
       const phaseStarted = Date.now();
-      const paperClient = new Client(base, '127.0.0.62', PAPER_ORDERS);
+      const paperClient = new Client(base, '127.0.5.62', PAPER_ORDERS);
       const registered = await paperClient.request('/v1/agents/register', { body: { name: 'liquidity-taker' } });
       if (registered.status !== 201) throw new Error(`paper agent: HTTP ${registered.status} ${registered.body}`);
       const paperKey = JSON.parse(registered.body).data.api_key as string;
