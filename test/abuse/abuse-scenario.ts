@@ -676,10 +676,14 @@ async function main(): Promise<Record<string, unknown>> {
       // The market whose book changed longest ago (within the hour paper orders accept), so that the
       // orders most likely meet the book read just before them. A demo started moments ago may not
       // have indexed books yet: they are waited for, at most 90 s.
+      // Markets still accepting orders now: the list read at the start may have closed since, and a
+      // closed market's book is the quietest of all (a full CI run met 8 x 400 on one).
+      const open = await controlClient.request('/v1/markets?status=active&sort=volume&limit=20', { key: controlKey });
+      const tradable = open.status === 200 ? (JSON.parse(open.body).data as Array<{ id: string }>) : [];
       const candidates = await waitFor(
         async () => {
           const found: Array<{ id: string; book: Outcome }> = [];
-          for (const market of markets) {
+          for (const market of tradable) {
             const book = await bookOf(market.id);
             if (book?.timestamp && Date.now() - Date.parse(book.timestamp) < 3_000_000) found.push({ id: market.id, book });
           }
@@ -737,6 +741,7 @@ async function main(): Promise<Record<string, unknown>> {
         asked_over_best_level: Number(size) * PAPER_ORDERS > best.size_shares,
         orders_on_a_known_book: checkedOrders,
         over_taken: overTaken,
+        first_refusal: orders.find((o) => o.status !== 201)?.body.slice(0, 300) ?? null,
       };
     }
   } finally {
