@@ -115,7 +115,7 @@ export function accessCheck(
     const owner = request.owner;
     if (!owner) return;
     meter.touchKey(owner.key_id);
-    const standing = await meter.standing(owner.account_id);
+    let standing = await meter.standing(owner.account_id);
     const tier = tierName(standing, policy.thresholds);
     const bucket = bucketFor(tier, policy, share);
     const rate = limiter.take(owner.account_id, bucket);
@@ -129,7 +129,12 @@ export function accessCheck(
       if (!byAddress.allowed) throw addressLimited(policy, shared, byAddress.resetSeconds);
     }
     const access = operation['x-access'] ?? 'tier1';
-    const decision = decide(access, standing, policy.thresholds);
+    let decision = decide(access, standing, policy.thresholds);
+    if (!decision.allowed && decision.status === 402) {
+      // Credits or tokens may have been added since the copy in memory was read.
+      standing = await meter.refreshedStanding(owner.account_id);
+      decision = decide(access, standing, policy.thresholds);
+    }
     if (!decision.allowed) throw new ApiError(decision.status, decision.status === 402 ? 'PAYMENT_REQUIRED' : 'FORBIDDEN', decision.reason);
     if (operation['x-metered'] !== false || unlockedByCredits(access, standing, policy.thresholds)) {
       const charge = await meter.charge(owner.account_id, access);

@@ -18,6 +18,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const jest = ['node', '--experimental-vm-modules', 'node_modules/jest/bin/jest.js'];
@@ -87,6 +88,14 @@ for (const tier of TIERS) {
   results.push({ name: tier.name, seconds: Math.round((Date.now() - started) / 1000), exitCode, ...counted });
 }
 
+// What failed, short, just above the totals: a CI log is often read from its end only.
+const failures = results.flatMap((r) => (r.failures ?? []).map((f) => `[${r.name}] ${f}`));
+if (failures.length > 0) {
+  console.log('\n== failures (each cut to its first and last lines; the full text is above)');
+  for (const failure of failures.slice(0, 12)) console.log(`${failure}\n`);
+  if (failures.length > 12) console.log(`... and ${failures.length - 12} more`);
+}
+
 console.log('\n== totals by tier');
 for (const r of results) {
   const extra = r.note ? `, ${r.note}` : '';
@@ -107,7 +116,12 @@ function count(tier, exitCode, report) {
     const failed = json.numFailedTests + json.numRuntimeErrorTestSuites;
     // Jest exits non-zero on, e.g., open handles or a failing global setup even with every test green.
     const stray = exitCode !== 0 && failed === 0 ? 1 : 0;
-    return { passed: json.numPassedTests, failed: failed + stray, note: stray ? `exit code ${exitCode}` : undefined };
+    return {
+      passed: json.numPassedTests,
+      failed: failed + stray,
+      note: stray ? `exit code ${exitCode}` : undefined,
+      failures: jestFailures(json),
+    };
   }
   const xml = fs.existsSync(report) ? fs.readFileSync(report, 'utf8') : '';
   const cases = [...xml.matchAll(/<testcase\b[^>]*?(\/>|>([\s\S]*?)<\/testcase>)/g)];
@@ -122,6 +136,29 @@ function count(tier, exitCode, report) {
       [generated ? `${generated[1]} generated cases` : null, stray ? `exit code ${exitCode}` : null].filter(Boolean).join(', ') ||
       undefined,
   };
+}
+
+function jestFailures(json) {
+  const out = [];
+  for (const suite of json.testResults ?? []) {
+    const file = path.relative(root, suite.name ?? '');
+    const failedTests = (suite.assertionResults ?? []).filter((a) => a.status === 'failed');
+    for (const test of failedTests) out.push(`${file}: ${test.fullName}\n${excerpt((test.failureMessages ?? []).join('\n'))}`);
+    if (failedTests.length === 0 && suite.status === 'failed') out.push(`${file}\n${excerpt(suite.message ?? '')}`);
+  }
+  return out;
+}
+
+/** The first and last lines of a failure, without terminal colours. */
+function excerpt(text, head = 14, tail = 10) {
+  const lines = stripVTControlCharacters(text)
+    .split('\n')
+    .map((line) => line.slice(0, 240));
+  const shown =
+    lines.length <= head + tail
+      ? lines
+      : [...lines.slice(0, head), `    [... ${lines.length - head - tail} lines ...]`, ...lines.slice(-tail)];
+  return shown.map((line) => `    ${line}`).join('\n');
 }
 
 function readJson(file) {

@@ -17,6 +17,10 @@
  * A failed flush (control store unreachable) keeps its deltas for the next one and is reported to
  * `onFlushError`; it never rejects where nobody waits, so it cannot take the process down. A draw
  * that cannot reach the store fails its call (503): nothing is served on credits it could not draw.
+ * A call that the copy here would refuse for want of credits or tokens first re-reads the account
+ * (`refresh`): credits added by an operator or another process count from the next call, not from the
+ * next flush. Refused calls arriving together share one read that started after they arrived, so a
+ * flood of them costs at most one indexed read at a time per account (and the rate limit bounds it).
  * The same flush stores when each key was last used.
  * The token balance is the larger of the operator-granted balance (accounts.token_balance) and the
  * on-chain balance of the account's linked wallet (token-balances.ts, cached with its own TTL).
@@ -89,6 +93,9 @@ export class Meter {
   private flushing: Promise<void> = Promise.resolve();
   private readonly clock: () => number;
   private readonly counters = { flushes: 0, flush_failures: 0 };
+  /** The account re-read in flight, with the ticket it started at (see `refresh`). */
+  private readonly refreshing = new Map<string, { ticket: number; done: Promise<void> }>();
+  private tickets = 0;
 
   constructor(
     private readonly store: ControlStore,
@@ -131,6 +138,49 @@ export class Meter {
     return { kind: state.kind, tokenBalance: await this.tokensOf(state), credits: availableCredits(state) };
   }
 
+  /**
+   * The standing after re-reading the account from the store: what a call about to be refused for
+   * want of credits or tokens is decided on, so a balance changed elsewhere counts at once.
+   */
+  async refreshedStanding(accountId: string): Promise<Standing> {
+    const state = await this.state(accountId);
+    await this.refresh(state);
+    return { kind: state.kind, tokenBalance: await this.tokensOf(state), credits: availableCredits(state) };
+  }
+
+  /**
+   * Re-reads the account's balances into `state` by a read that starts after this call: waits for a
+   * read in flight, and returns when that one had started after it; otherwise starts its own.
+   * Checking the map and setting it happen without an await between, so waiters woken together
+   * start one read, not one each.
+   */
+  private async refresh(state: AccountState): Promise<void> {
+    const ticket = ++this.tickets;
+    for (;;) {
+      const running = this.refreshing.get(state.accountId);
+      if (!running) break;
+      await running.done;
+      if (running.ticket > ticket) return;
+    }
+    const entry = {
+      ticket: ++this.tickets,
+      done: this.load(state.accountId).then(
+        (reloaded) => {
+          // Balances only: the call counts stay the flush's (a read racing a flush must not lose its delta).
+          if (reloaded.periodStart !== state.periodStart) return;
+          state.kind = reloaded.kind;
+          state.tokenBalance = reloaded.tokenBalance;
+          state.wallet = reloaded.wallet;
+          state.credits = reloaded.credits;
+        },
+        () => undefined,
+      ),
+    };
+    this.refreshing.set(state.accountId, entry);
+    await entry.done;
+    if (this.refreshing.get(state.accountId) === entry) this.refreshing.delete(state.accountId);
+  }
+
   private async tokensOf(state: AccountState): Promise<number> {
     if (state.wallet && this.options.tokenBalances) {
       const balance = await this.options.tokenBalances.balanceOf(state.wallet);
@@ -167,11 +217,11 @@ export class Meter {
 
   /**
    * Draws one call's credits from the store, only if the balance holds them, and counts the call.
-   * With no credits known here it refuses without a write (a flood of refused calls costs no store
-   * work); credits added meanwhile show at the next flush's reload.
+   * With no credits known here it re-reads the account (`refresh`) before refusing, never writes.
    */
   private async draw(state: AccountState): Promise<boolean> {
     const price = this.options.creditsPerCall;
+    if (state.credits < price) await this.refresh(state);
     if (state.credits < price) return false;
     const [row] = await this.store.query<{ credits: string }>(
       'UPDATE accounts SET credits = credits - $2 WHERE id = $1 AND credits >= $2 RETURNING credits::text AS credits',

@@ -70,3 +70,20 @@ test('calls in parallel spend exactly the balance: 10 credits serve 10 of 30 cal
   const settle = await request('POST', `/fees/${quote.body.data.fee_id}/settle`, key);
   expect(settle.status).toBe(402);
 });
+
+test('credits added by another process count from the next call, not from the next flush', async () => {
+  const key = await register('tops-up-elsewhere');
+  // The meter holds this account with no credits (a Tier 1 call loads it; a Tier 2 call is refused).
+  expect((await request('GET', '/markets?limit=1', key)).status).toBe(200);
+  const refused = await Promise.all(Array.from({ length: 20 }, () => request('GET', '/trades?limit=1', key).then((r) => r.status)));
+  expect(refused).toEqual(Array(20).fill(402));
+  // What `npm run admin -- credits add` does from its own process: a write to the store this meter does not see.
+  await h.control.query(
+    `UPDATE accounts SET credits = credits + 3 WHERE id = (SELECT account_id FROM api_keys WHERE key_hash = $1)`,
+    [hashApiKey(key)],
+  );
+  const statuses = await Promise.all(Array.from({ length: 20 }, () => request('GET', '/trades?limit=1', key).then((r) => r.status)));
+  expect(statuses.filter((s) => s === 200)).toHaveLength(3);
+  expect(statuses.filter((s) => s === 402)).toHaveLength(17);
+  expect(await storedCredits(key)).toBe(0);
+});
