@@ -78,10 +78,9 @@ test('credits added by another process count from the next call, not from the ne
   const refused = await Promise.all(Array.from({ length: 20 }, () => request('GET', '/trades?limit=1', key).then((r) => r.status)));
   expect(refused).toEqual(Array(20).fill(402));
   // What `npm run admin -- credits add` does from its own process: a write to the store this meter does not see.
-  await h.control.query(
-    `UPDATE accounts SET credits = credits + 3 WHERE id = (SELECT account_id FROM api_keys WHERE key_hash = $1)`,
-    [hashApiKey(key)],
-  );
+  await h.control.query(`UPDATE accounts SET credits = credits + 3 WHERE id = (SELECT account_id FROM api_keys WHERE key_hash = $1)`, [
+    hashApiKey(key),
+  ]);
   const statuses = await Promise.all(Array.from({ length: 20 }, () => request('GET', '/trades?limit=1', key).then((r) => r.status)));
   expect(statuses.filter((s) => s === 200)).toHaveLength(3);
   expect(statuses.filter((s) => s === 402)).toHaveLength(17);
