@@ -22,6 +22,9 @@ const lagSources = new Map<string, LagSource>();
 
 let instruments: ReturnType<typeof createInstruments> | null = null;
 
+/** Counters of the position ledgers in this process (weakly held: a closed store's ledger goes away). */
+const ledgerFigures = new Set<WeakRef<object>>();
+
 function createInstruments() {
   const labelNames = ['processor'] as const;
   const registers = [processorRegistry];
@@ -51,6 +54,26 @@ function createInstruments() {
       labelNames,
       buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
+    }),
+    ledger: new Gauge({
+      name: 'tapeline_position_ledger_figure',
+      help: "The position ledger's counts since start, per figure: events applied, skipped (already applied, covered by chain), rewinds, relinked rewinds and relinks beyond the bound, transfers uncovered, legs waiting for a payout, state reads (docs/POSITIONS.md).",
+      labelNames: ['figure'] as const,
+      registers,
+      collect() {
+        this.reset();
+        const sums = new Map<string, number>();
+        for (const ref of ledgerFigures) {
+          const figures = ref.deref();
+          if (!figures) {
+            ledgerFigures.delete(ref);
+            continue;
+          }
+          for (const [figure, value] of Object.entries(figures as Record<string, number>))
+            sums.set(figure, (sums.get(figure) ?? 0) + value);
+        }
+        for (const [figure, value] of sums) this.set({ figure }, value);
+      },
     }),
     lag: new Gauge({
       name: 'tapeline_processor_lag_messages',
@@ -101,6 +124,12 @@ export function trackLag(processor: string, log: EventLog, group: string, topics
   return () => {
     if (lagSources.get(processor) === source) lagSources.delete(processor);
   };
+}
+
+/** Reports a position ledger's counters (read when scraped) for as long as the object lives. */
+export function trackLedgerFigures<T extends Record<keyof T, number>>(figures: T): void {
+  processorInstruments();
+  ledgerFigures.add(new WeakRef(figures));
 }
 
 /** The processors' figures in the Prometheus text format. */

@@ -5,6 +5,8 @@ import express from 'express';
 import { ingestionMetrics, metricsRoutes, renderPrometheus } from '../../api/metrics.js';
 import { SourceHealth } from '../../services/ingest/source-health.js';
 import { processorMetricsText } from '../../services/processors/processor-metrics.js';
+import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
+import { ledgerOf } from '../../services/read-models/positions/ledger-projection.js';
 
 function healthAt(nowMs: number) {
   let clock = nowMs - 4_000;
@@ -74,4 +76,18 @@ test("the processors' prom-client families follow the hand-made ones on the same
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
+});
+
+test("the position ledgers' counts are served per figure, summed over the ledgers of the process", async () => {
+  // Two stores' ledgers as the sink's projection makes them; the store is never queried by a count.
+  const first = ledgerOf({} as AnalyticsStore).ledger;
+  const second = ledgerOf({} as AnalyticsStore).ledger;
+  first.stats.applied += 7;
+  second.stats.applied += 5;
+  second.stats.relinks_beyond_bound += 2;
+  const text = await processorMetricsText();
+  expect(text).toContain('# TYPE tapeline_position_ledger_figure gauge\n');
+  expect(text).toContain('tapeline_position_ledger_figure{figure="applied"} 12\n');
+  expect(text).toContain('tapeline_position_ledger_figure{figure="relinks_beyond_bound"} 2\n');
+  expect(text).toContain('tapeline_position_ledger_figure{figure="rewinds"} 0\n');
 });

@@ -2,6 +2,7 @@
 import type { ChainLedgerEvent, TradeExecuted, WalletActivity } from '../../events/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { comparePositions, fromChain, fromDataApiActivity, fromDataApiTrade, type LedgerEvent } from './ledger-events.js';
+import { trackLedgerFigures } from '../../processors/processor-metrics.js';
 import { PositionLedger } from './ledger.js';
 
 export class LedgerProjection {
@@ -48,6 +49,7 @@ export function ledgerOf(store: AnalyticsStore): LedgerProjection {
   const known = ledgers.get(store);
   if (known) return known;
   const created = new LedgerProjection(store);
+  trackLedgerFigures(created.ledger.stats);
   ledgers.set(store, created);
   return created;
 }
