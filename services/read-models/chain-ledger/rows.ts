@@ -54,6 +54,20 @@ export function watermarkRow(e: ChainLedgerEvent) {
   return { source: e.source, ledger_group: e.ledger_group, last_time: iso(e.block_time_ms), last_block: e.block_number };
 }
 
+/** The coverage a follower's watermark states (accepted only when it states one). */
+export function contiguousRow(e: ChainLedgerEvent) {
+  const coverage = e.coverage as NonNullable<ChainLedgerEvent['coverage']>;
+  return {
+    source: e.source,
+    ledger_group: e.ledger_group,
+    from_block: coverage.from_block,
+    from_time: iso(coverage.from_time_ms),
+    history_start_block: coverage.history_start_block,
+    last_block: e.block_number,
+    last_time: iso(e.block_time_ms),
+  };
+}
+
 export function resolutionRow(e: ChainConditionResolved) {
   return {
     event_id: e.event_id,
