@@ -54,9 +54,12 @@ export function watermarkRow(e: ChainLedgerEvent) {
   return { source: e.source, ledger_group: e.ledger_group, last_time: iso(e.block_time_ms), last_block: e.block_number };
 }
 
-/** The coverage a follower's watermark states (accepted only when it states one). */
+/**
+ * The coverage a follower's watermark states (the projection accepts only those). An event without a
+ * statement maps to the least a watermark says, its own block read, with no history start known.
+ */
 export function contiguousRow(e: ChainLedgerEvent) {
-  const coverage = e.coverage as NonNullable<ChainLedgerEvent['coverage']>;
+  const coverage = e.coverage ?? { from_block: e.block_number, from_time_ms: e.block_time_ms, history_start_block: 0 };
   return {
     source: e.source,
     ledger_group: e.ledger_group,
