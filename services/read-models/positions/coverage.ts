@@ -23,21 +23,27 @@ export async function ledgerCoverage(store: AnalyticsStore): Promise<Coverage> {
 }
 
 /**
- * The coverage with whether the wallet was active before it. Detectable from the ledger alone, in one
- * read of the wallet's rows: it holds a change of the wallet older than from_time (a Data API record
- * of the time before the chain's coverage, or a backfilled range below a hole), or it disposed of
- * shares it never acquired within the ledger (a sell, merge, conversion or transfer of more than it
- * held: net over the live rows, so a rewind that re-prices a sale counts as it stands now). Never
- * when the coverage is complete: nothing can predate the contracts' first block.
+ * The coverage with whether the wallet was active before it. Detectable from the ledger alone: it
+ * holds a change of the wallet older than from_time (a Data API record of the time before the chain's
+ * coverage, or a backfilled range below a hole), or it disposed of shares it never acquired within the
+ * ledger (a sell, merge, conversion or transfer of more than it held: net over the live rows, so a
+ * rewind that re-prices a sale counts as it stands now). Never when the coverage is complete: nothing
+ * can predate the contracts' first block. The first test reads the wallet's position_state rows (by
+ * key); only when it does not decide does the second read the wallet's ledger rows.
  */
 export async function walletCoverage(store: AnalyticsStore, wallet: string, coverage: Coverage): Promise<TraderCoverage> {
   if (coverage.complete) return { ...coverage, wallet_predates: false };
-  const [row] = await store.query<{ first_ms: string | null; unheld: string }>(
-    `SELECT if(countIf(sign > 0) = 0, NULL, toUnixTimestamp64Milli(minIf(time, sign > 0))) AS first_ms,
-            toString(sumIf(sign * (toInt64(in_qty) + qty_delta), action IN ('sell', 'sell_at_cost'))) AS unheld
+  if (coverage.from_time !== null) {
+    const [first] = await store.query<{ first_ms: string | null }>(
+      `SELECT if(count() = 0, NULL, toUnixTimestamp64Milli(min(first_time))) AS first_ms FROM position_state WHERE wallet = {wallet:String}`,
+      { wallet },
+    );
+    if (first?.first_ms != null && Number(first.first_ms) < Date.parse(coverage.from_time)) return { ...coverage, wallet_predates: true };
+  }
+  const [row] = await store.query<{ unheld: string }>(
+    `SELECT toString(sumIf(sign * (toInt64(in_qty) + qty_delta), action IN ('sell', 'sell_at_cost'))) AS unheld
        FROM position_ledger WHERE wallet = {wallet:String}`,
     { wallet },
   );
-  const before = coverage.from_time !== null && row?.first_ms != null && Number(row.first_ms) < Date.parse(coverage.from_time);
-  return { ...coverage, wallet_predates: before || BigInt(row?.unheld ?? '0') > 0n };
+  return { ...coverage, wallet_predates: BigInt(row?.unheld ?? '0') > 0n };
 }
