@@ -133,7 +133,7 @@ export type LeaderEntry = {
   wallet: string;
   /** The category ranked in, or null for overall. */
   category: string | null;
-  /** Realized PnL (USDC, weighted-average cost) over the wallet's history, within the category when ranked in one. */
+  /** Realized PnL (USDC, weighted-average cost) within coverage (the response's coverage), within the category when ranked in one. */
   total_realized_pnl: number;
   /** Value of the held shares at their marks - their cost basis (USDC), as of stats_as_of. */
   unrealized_pnl: number;
@@ -149,13 +149,13 @@ export type LeaderEntry = {
   win_rate_pct: number | null;
   /** 0 (low) .. 100 (high): 40 x concentration + 30 x long-shot share + 30 x drawdown (see GET /traders/{wallet}); null per category. */
   risk_score: number | null;
-  /** Fills of the wallet (maker and taker). */
+  /** Fills of the wallet (maker and taker) within coverage. */
   trades: number | null;
   /** Realized PnL of the changes in the last 30 UTC days (today included). */
   realized_pnl_30d?: number | null;
   /** Volume of the last 30 UTC days. */
   volume_30d_usdc?: number | null;
-  /** Fees charged on the wallet's fills over its history (USDC; a fee taken in shares counts at the fill price); null on category boards. */
+  /** Fees charged on the wallet's fills within coverage (USDC; a fee taken in shares counts at the fill price); null on category boards. */
   fees_paid_usdc?: number | null;
   /** The same over the last 30 UTC days; null on category boards. */
   fees_paid_30d_usdc?: number | null;
@@ -167,8 +167,29 @@ export type LeaderEntry = {
   data_as_of?: Timestamp | null;
 };
 
+/** What the figures of a trader, positions or leaderboard response cover. The position ledger holds every settlement event (fills of both sides, splits, merges, redemptions, conversions, transfers between wallets) of the Polygon blocks from from_block to to_block, which the chain source states it read without a hole (a backfilled range below a hole counts once the hole is filled); outside them (before from_block, after to_block, or everywhere when no chain source runs) it holds only the Data API's taker trades and tracked wallets' activity. So a figure "within coverage" is whole from from_time on and partial before it unless complete. With no chain source (POLYGON_RPC_URL empty) from_block, from_time, to_block and to_time are null, complete is false, and the figures are the Data API's taker trades and tracked wallets' activity only (no maker fills). docs/POSITIONS.md "Coverage". */
+export type Coverage = {
+  /** The first Polygon block from which every settlement event up to to_block is in the ledger; null when no chain source states a coverage. */
+  from_block: number | null;
+  /** Block time of from_block; null with from_block. */
+  from_time: Timestamp | null;
+  /** The last block every partition of the chain's event stream has been read to (the lowest partition's latest watermark); null with from_block. The ledger applies what the stream holds up to it within seconds (data_as_of). */
+  to_block: number | null;
+  /** Block time of to_block; null with from_block. */
+  to_time: Timestamp | null;
+  /** True when from_block is at or before the earliest configured contract's first block (the smallest non-zero CHAIN_START_BLOCK_<contract>; on Polygon the ConditionalTokens' 4,023,686): every settlement event there is, up to to_block, is in the ledger. False otherwise and without a chain source. */
+  complete: boolean;
+};
+
+/** Coverage, and whether this wallet was active before it. */
+export type TraderCoverage = Coverage & {
+  /** True when the ledger shows the wallet active before the coverage, so its figures miss part of its history: it holds a change of the wallet older than from_time (a Data API record, or a backfilled range below a hole), or the wallet sold, merged, converted or transferred out more shares than the ledger saw it acquire (net over the rows that stand after rewinds). Always false when complete. A wallet that only bought before the coverage and has not touched those shares since is not detectable and reads false. */
+  wallet_predates: boolean;
+};
+
 export type TraderStats = {
   wallet: string;
+  /** The wallet's figures within coverage (see coverage): whole from coverage.from_time on, partial before it unless coverage.complete. */
   lifetime: {
     total_realized_pnl: number;
     unrealized_pnl: number;
@@ -222,6 +243,7 @@ export type TraderStats = {
   data_as_of: Timestamp | null;
   /** The Polygon block of that change (null when the newest change came from the Data API). */
   data_as_of_block?: number | null;
+  coverage: TraderCoverage;
 };
 
 /** The newest check (every POSITION_RECONCILIATION_INTERVAL_MS, 5 minutes by default) of the wallet's latest Data API /positions snapshot against the position ledger, per outcome token. A token whose ledger position changed less than 2 minutes before the snapshot, or after it, is not compared (`changed_since`): the two sides were read at different moments. Sizes match within 0.0001 shares (the Data API rounds them). Values and PnL are summed over the tokens on both sides, at the Data API's price (`curPrice`), so a value gap is a size gap; Polymarket's PnL definitions differ from the ledger's (docs/POSITIONS.md). */
@@ -282,6 +304,7 @@ export type PositionReconciliation = {
 
 export type PnlCurve = {
   wallet: string;
+  coverage: Coverage;
   days: number;
   /** Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request. */
   data_as_of: Timestamp | null;
@@ -300,6 +323,7 @@ export type PnlCurve = {
 
 export type Positions = {
   wallet: string;
+  coverage: Coverage;
   as_of: Timestamp;
   /** Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request. */
   data_as_of: Timestamp | null;
@@ -329,7 +353,7 @@ export type Positions = {
     current_value_usdc: number | null;
     /** current_value_usdc - cost_basis_usdc; 0 when unmarked. */
     unrealized_pnl_usdc: number;
-    /** Realized PnL of this token over the wallet's history: for each sell, proceeds of the held shares sold - their cost; merges sell at 0.50, redemptions at the payout. */
+    /** Realized PnL of this token within coverage: for each sell, proceeds of the held shares sold - their cost; merges sell at 0.50, redemptions at the payout. */
     realized_pnl_usdc: number;
     /** Fees charged on the wallet's fills of this token over its history (USDC; a v1 buy's fee, taken in shares, at the fill price). Not in the cost basis. */
     fees_paid_usdc: number;

@@ -164,6 +164,7 @@ function toEvent(r: FillRow): ChainLedgerEvent {
     position_change: null,
     conversion: null,
     transfer: null,
+    coverage: null,
     ingested_at_ms: Date.now(),
   };
 }

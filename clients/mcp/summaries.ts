@@ -36,13 +36,21 @@ function listLine(tool: ToolName, rows: Row[]): string {
   }
 }
 
+/** What a trader's figures cover, in words: a model must not read partial figures as a whole history. */
+function coverageNote(value: unknown): string {
+  const coverage = (value ?? {}) as Row;
+  if (coverage.complete) return 'whole history';
+  const since = coverage.from_time ? `complete since ${coverage.from_time}` : 'Data API trades only (no chain coverage)';
+  return coverage.wallet_predates ? `${since}; the wallet was active before, so its history is partial` : since;
+}
+
 function objectLine(tool: ToolName, data: Row): string {
   switch (tool) {
     case 'get_market':
       return `${data.title}: YES ${price(data.yes_price)}, NO ${price(data.no_price)}, 24h volume ${money(data.volume_24h_usdc)}, status ${data.status}`;
     case 'get_trader_stats': {
       const lifetime = (data.lifetime ?? {}) as Row;
-      return `${data.wallet}: realized PnL ${money(lifetime.total_realized_pnl)}, win rate ${lifetime.win_rate_pct ?? 'n/a'}%, risk ${data.risk_score}`;
+      return `${data.wallet}: realized PnL ${money(lifetime.total_realized_pnl)}, win rate ${lifetime.win_rate_pct ?? 'n/a'}%, risk ${data.risk_score}; ${coverageNote(data.coverage)}`;
     }
     case 'get_trader_pnl': {
       const points = (data.points ?? []) as Row[];

@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { ChainCatalog } from '../chain/catalog.js';
 import type { CatalogLookup } from '../chain/catalog-lookup.js';
 import type { ContractBook } from '../chain/contract-book.js';
-import { ChainFollower, type FollowerCheckpoint } from '../chain/follower.js';
+import { ChainFollower, type CoveredRange, type FollowerCheckpoint } from '../chain/follower.js';
 import type { Config } from '../config.js';
 import type { EventPublisher } from '../events/publisher.js';
 import type { Source } from '../events/types.js';
@@ -151,6 +151,7 @@ export async function runChainBackfill(options: ChainBackfillOptions): Promise<C
     logRangeMaxBlocks: config.chain.logRangeMaxBlocks,
     startBlock: request.from_block,
     untilBlock: request.to_block,
+    statesCoverage: false,
     negRiskAdapter: config.chain.contracts.negRiskAdapter.address,
     holdMaxMs: config.chain.holdMaxMs,
     ledgerPartitions: chainLedger.partitions,
@@ -177,8 +178,9 @@ export async function runChainBackfill(options: ChainBackfillOptions): Promise<C
 
 /**
  * The service's follower takes over: it continues after the range when it has no checkpoint yet;
- * otherwise the range extends its coverage down (when it reaches the follower's first block) and the
- * records still waiting for the catalog join the follower's (older ones first).
+ * otherwise the range extends its coverage down (when it reaches the follower's first block, or a
+ * range kept below it that does: extendCoverage) and the records still waiting for the catalog join
+ * the follower's (older ones first).
  */
 function handOver(done: FollowerCheckpoint, followerFile: CheckpointFile<FollowerCheckpoint | null>): void {
   const follower = followerFile.read();
@@ -188,11 +190,47 @@ function handOver(done: FollowerCheckpoint, followerFile: CheckpointFile<Followe
   }
   if (follower.chain_id !== done.chain_id)
     throw new Error(`the follower's checkpoint is of chain ${follower.chain_id}, the backfill read ${done.chain_id}`);
-  followerFile.write({
-    ...follower,
-    first_block: done.next_block >= follower.first_block ? Math.min(follower.first_block, done.first_block) : follower.first_block,
-    pending: [...done.pending, ...follower.pending],
-  });
+  const range: CoveredRange = {
+    from_block: done.first_block,
+    to_block: done.next_block - 1,
+    from_time_ms: done.first_time_ms,
+  };
+  followerFile.write({ ...follower, ...extendCoverage(follower, range), pending: [...done.pending, ...follower.pending] });
+}
+
+/**
+ * The follower's contiguous coverage after a backfilled range: a range reaching the first block (or
+ * the block before it) moves it down, and so does every range kept below that the move now reaches; a
+ * range below a hole is kept (covered_below) until a later backfill fills the hole, and a range inside
+ * the coverage adds nothing.
+ */
+export function extendCoverage(
+  follower: Pick<FollowerCheckpoint, 'first_block' | 'first_time_ms' | 'covered_below'>,
+  range: CoveredRange,
+): Pick<FollowerCheckpoint, 'first_block' | 'first_time_ms' | 'covered_below'> {
+  let first = follower.first_block;
+  let firstTime = follower.first_time_ms;
+  // Highest first: each join can only make the next lower range reach.
+  let rest = [...(follower.covered_below ?? []), range].sort((a, b) => b.to_block - a.to_block);
+  for (let joined = true; joined; ) {
+    joined = false;
+    const below: CoveredRange[] = [];
+    for (const r of rest) {
+      if (r.from_block >= first) continue;
+      if (r.to_block >= first - 1) {
+        first = r.from_block;
+        firstTime = r.from_time_ms;
+        joined = true;
+      } else below.push(r);
+    }
+    rest = below;
+  }
+  return {
+    first_block: first,
+    // Undefined when the range's time was not kept: the follower then reads it from the node.
+    first_time_ms: firstTime,
+    covered_below: rest.sort((a, b) => a.from_block - b.from_block),
+  };
 }
 
 /** Blocks/s and ETA: a redrawn bar on a terminal, a plain line every 5 s otherwise (stderr). */

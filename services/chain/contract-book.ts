@@ -106,4 +106,15 @@ export class ContractBook {
   earliestStartBlock(): number {
     return Math.min(...this.starts.values());
   }
+
+  /**
+   * Where the history ends downwards: the earliest known (non-zero) start among the contracts; 0 when
+   * none is known. A contract configured with 0 (its deployment block not published, e.g. the v2
+   * exchanges) does not pull it to 0: every fill, split and transfer is of ConditionalTokens
+   * positions, so no configured contract has settlement events before the CTF's first block.
+   */
+  historyStartBlock(): number {
+    const known = [...this.starts.values()].filter((block) => block > 0);
+    return known.length === 0 ? 0 : Math.min(...known);
+  }
 }

@@ -14,7 +14,7 @@
  * partitions.
  */
 import path from 'node:path';
-import type { ChainConditionResolved, ChainLedgerEvent, DeadLetter, Source } from '../events/types.js';
+import type { ChainConditionResolved, ChainCoverageStatement, ChainLedgerEvent, DeadLetter, Source } from '../events/types.js';
 import type { EventPublisher } from '../events/publisher.js';
 import { CheckpointFile } from '../ingest/checkpoint.js';
 import type { Logger } from '../logger.js';
@@ -37,11 +37,23 @@ export interface PublishedBlock {
   resolutions: ChainConditionResolved[];
 }
 
+/** A block range read whole (by a backfill) below the follower's first block, not joined to it yet. */
+export interface CoveredRange {
+  from_block: number;
+  to_block: number;
+  /** Time of from_block (ms); absent when the backfill's checkpoint did not keep it (then read from the node). */
+  from_time_ms?: number;
+}
+
 export interface FollowerCheckpoint {
   version: 1;
   chain_id: number;
-  /** First block this source covers (backfills move it down). */
+  /** First block this source covers without a hole up to its tip (backfills that reach it move it down). */
   first_block: number;
+  /** Time of first_block (ms); absent in checkpoints written before it was kept (then read from the node once). */
+  first_time_ms?: number;
+  /** Backfilled ranges below a hole: they join first_block once the blocks between are read (chain-backfill.ts). */
+  covered_below?: CoveredRange[];
   next_block: number;
   /** The last block read and its hash (the parent the next range must name). */
   tip: { number: number; hash: string; time_ms: number } | null;
@@ -68,6 +80,11 @@ export interface FollowerOptions {
   startBlock: number | null;
   /** Stop at this block (a backfill of a fixed range); default: follow the head. */
   untilBlock?: number;
+  /**
+   * Whether its watermarks state the contiguous coverage (ChainCoverageStatement): the service's
+   * follower does; a backfill's range is not known to join the follower's until it hands over.
+   */
+  statesCoverage?: boolean;
   negRiskAdapter: string;
   /** The neg-risk markets the chain prepared (neg-risk-book.ts); default: `chain-neg-risk.json` beside the checkpoint. */
   negRiskFile?: string;
@@ -256,9 +273,15 @@ export class ChainFollower {
     await this.options.publisher.deadLetter(read.deadLetters);
     const { published, deadLettered } = await this.release(read.records, state, this.gate.pending);
     const last = read.headers.get(to) as NonNullable<ReturnType<typeof read.headers.get>>;
+    if (from === state.first_block && first) state.first_time_ms = first.timestamp * 1000;
     await this.options.publisher.publish(
       'chainLedger',
-      watermarks({ number: to, hash: last.hash, timeMs: last.timestamp * 1000 }, this.watermarkKeys, this.context()),
+      watermarks(
+        { number: to, hash: last.hash, timeMs: last.timestamp * 1000 },
+        this.watermarkKeys,
+        this.context(),
+        await this.coverageStatement(state),
+      ),
     );
     state.tip = { number: to, hash: last.hash, time_ms: last.timestamp * 1000 };
     state.next_block = to + 1;
@@ -266,6 +289,17 @@ export class ChainFollower {
     this.window.succeeded(to - from + 1);
     this.save(state);
     return { published, deadLettered: read.deadLetters.length + deadLettered, caughtUp: to >= target };
+  }
+
+  /** What this follower's watermarks say about its coverage (null for a backfill's). */
+  private async coverageStatement(state: FollowerCheckpoint): Promise<ChainCoverageStatement | null> {
+    if (this.options.statesCoverage === false) return null;
+    if (state.first_time_ms === undefined) {
+      const block = await this.options.reader.block(BigInt(state.first_block));
+      if (!block) return null;
+      state.first_time_ms = block.timestamp * 1000;
+    }
+    return { from_block: state.first_block, from_time_ms: state.first_time_ms, history_start_block: this.options.book.historyStartBlock() };
   }
 
   private fresh(target: number): FollowerCheckpoint {

@@ -4,7 +4,7 @@
  * token or condition the catalog does not know yet comes back as `unknown` and waits; it is never
  * dropped.
  */
-import type { ChainConditionResolved, ChainLedgerEvent, Source } from '../events/types.js';
+import type { ChainConditionResolved, ChainCoverageStatement, ChainLedgerEvent, Source } from '../events/types.js';
 import { partitionForKey } from '../eventlog/partitioner.js';
 import { type CatalogMarket, type ChainCatalog, ledgerGroupOf } from './catalog.js';
 import {
@@ -72,6 +72,7 @@ function base(record: SettlementRecord, context: EventContext, market: CatalogMa
     position_change: null,
     conversion: null,
     transfer: null,
+    coverage: null,
     ingested_at_ms: context.nowMs,
   };
 }
@@ -323,6 +324,7 @@ export function blockRetraction(
     position_change: null,
     conversion: null,
     transfer: null,
+    coverage: null,
     ingested_at_ms: context.nowMs,
   };
 }
@@ -346,15 +348,18 @@ export function watermarkKeys(partitions: number): string[] {
  * "Everything up to this block is published", once per partition of the ledger topic: it follows the
  * range's events on each partition, so once a consumer has it from every partition, it has every
  * event up to that block (the read side's coverage; services/read-models/chain-ledger/queries.ts).
+ * `coverage`, from the service's follower only, also says from which block it is so without a hole.
  */
 export function watermarks(
   block: { number: number; hash: string; timeMs: number },
   keys: readonly string[],
   context: EventContext,
+  coverage: ChainCoverageStatement | null = null,
 ): ChainLedgerEvent[] {
   return keys.map((key) => ({
     ...blockRetraction(block, key, context),
     event_id: `${context.chainId}:watermark:${key}:${block.number}`,
     kind: 'watermark',
+    coverage,
   }));
 }

@@ -173,6 +173,16 @@ export interface ChainTransfer {
   shares_micro: string;
 }
 
+/** On a watermark of the service's follower (never a backfill's): from which block the source has read every block up to this watermark without a hole, so a consumer can state from where its figures are whole (docs/CHAIN.md "Coverage"). */
+export interface ChainCoverageStatement {
+  /** The first block of the contiguous range ending at block_number: the follower's first block, moved down by backfills that reach it (a backfilled range below a hole does not count until the hole is filled). */
+  from_block: number;
+  /** The time of from_block. */
+  from_time_ms: number;
+  /** The earliest block any configured contract can have events in (the smallest non-zero CHAIN_START_BLOCK_<contract>; 0 when none is known): the history is whole when from_block is at or before it. */
+  history_start_block: number;
+}
+
 /** One position-changing settlement event read from Polygon (a fill of one order, a split, merge, redemption, neg-risk conversion or a transfer of shares between wallets), or the retraction of a block orphaned by a reorg. Key: ledger_group (the neg-risk market id for neg-risk markets, else the condition id), so a position-ledger consumer sees every change of a wallet's token in chain order on one partition (docs/CHAIN.md). Amounts are exact integers in micro-units (6 decimals) as decimal strings: a uint256 can exceed 2^53, which a JSON or JS number cannot hold exactly. */
 export interface ChainLedgerEvent {
   /** <chain_id>:<tx_hash>:<log_index>, the log's identity (a TransferBatch: <chain_id>:<tx_hash>:<log_index>:<i>, one event per token i of the batch); a retraction: <chain_id>:<block_hash>:<ledger_group>:retracted; a watermark: <chain_id>:watermark:<ledger_group>:<block_number>. */
@@ -208,6 +218,7 @@ export interface ChainLedgerEvent {
   position_change: null | ChainPositionChange;
   conversion: null | ChainConversion;
   transfer: null | ChainTransfer;
+  coverage: null | ChainCoverageStatement;
   ingested_at_ms: number;
 }
 

@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { OrderBooks } from './books.js';
-import { type SimChainOptions, SimulatedChain } from './chain.js';
+import { SIM_GENESIS_BLOCK, type SimChainOptions, SimulatedChain } from './chain.js';
 import { httpFaults, type FaultOptions } from './faults.js';
 import { errorHandler, notFoundHandler } from './http-params.js';
 import { clobRouter } from './routes-clob.js';
@@ -147,7 +147,9 @@ export type { FaultOptions } from './faults.js';
 
 /**
  * The service's upstream settings pointed at this simulator, websocket included (a REST upstream on
- * the simulator with the websocket left on Polymarket would mix real and simulated data).
+ * the simulator with the websocket left on Polymarket would mix real and simulated data). Its
+ * contracts have no blocks before the simulated chain's genesis: their start blocks say so, so a
+ * service that reads from genesis has the world's whole history (its coverage is complete).
  */
 export function simulatorUpstreamEnv(
   simulator: Pick<RunningSimulator, 'gammaUrl' | 'clobUrl' | 'dataUrl' | 'wsUrl' | 'rpcUrl'>,
@@ -158,5 +160,15 @@ export function simulatorUpstreamEnv(
     POLYMARKET_DATA_URL: simulator.dataUrl,
     POLYMARKET_WS_URL: simulator.wsUrl,
     POLYGON_RPC_URL: simulator.rpcUrl,
+    ...Object.fromEntries(
+      [
+        'CHAIN_START_BLOCK_EXCHANGE_V1',
+        'CHAIN_START_BLOCK_NEG_RISK_EXCHANGE_V1',
+        'CHAIN_START_BLOCK_EXCHANGE_V2',
+        'CHAIN_START_BLOCK_NEG_RISK_EXCHANGE_V2',
+        'CHAIN_START_BLOCK_CONDITIONAL_TOKENS',
+        'CHAIN_START_BLOCK_NEG_RISK_ADAPTER',
+      ].map((name) => [name, String(SIM_GENESIS_BLOCK)]),
+    ),
   };
 }

@@ -53,6 +53,11 @@ const NOT_A_COLUMN: Record<string, Record<string, string>> = {
     'conversion.questions_from': 'log only: where question_count came from (chain, transaction, catalog)',
     'conversion.fee_from': 'log only: where fee_bips came from (chain, transaction, assumed)',
     'transfer.from': "the sender is the event's wallet (chain_ledger.wallet), the same value by construction",
+    // A watermark's statement: the stream's example is a fill, which chain_contiguous does not accept
+    // (test/chain/coverage.int.test.ts and test/api/coverage.int.test.ts carry it to the responses).
+    'coverage.from_block': 'on watermarks only: chain_contiguous.from_block',
+    'coverage.from_time_ms': 'on watermarks only: chain_contiguous.from_time',
+    'coverage.history_start_block': 'on watermarks only: chain_contiguous.history_start_block',
   },
   'gamma.event.upserted.v1': { event_id: DERIVED_ID },
   'holder.snapshot.v1': { event_id: DERIVED_ID },

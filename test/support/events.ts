@@ -386,6 +386,7 @@ export function chainFill(over: Partial<Omit<ChainLedgerEvent, 'fill'>> & { fill
     position_change: null,
     conversion: null,
     transfer: null,
+    coverage: null,
     ingested_at_ms: T0,
     ...rest,
     fill: {
@@ -548,6 +549,7 @@ export function chainLedgerEvent(over: Partial<ChainLedgerEvent> = {}): ChainLed
     },
     conversion: null,
     transfer: null,
+    coverage: null,
     ingested_at_ms: T0,
     ...over,
   };

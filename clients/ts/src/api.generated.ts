@@ -133,7 +133,7 @@ export type LeaderEntry = {
   wallet: string;
   /** The category ranked in, or null for overall. */
   category: string | null;
-  /** Realized PnL (USDC, weighted-average cost) over the wallet's history, within the category when ranked in one. */
+  /** Realized PnL (USDC, weighted-average cost) within coverage (the response's coverage), within the category when ranked in one. */
   total_realized_pnl: number;
   /** Value of the held shares at their marks - their cost basis (USDC), as of stats_as_of. */
   unrealized_pnl: number;
@@ -149,13 +149,13 @@ export type LeaderEntry = {
   win_rate_pct: number | null;
   /** 0 (low) .. 100 (high): 40 x concentration + 30 x long-shot share + 30 x drawdown (see GET /traders/{wallet}); null per category. */
   risk_score: number | null;
-  /** Fills of the wallet (maker and taker). */
+  /** Fills of the wallet (maker and taker) within coverage. */
   trades: number | null;
   /** Realized PnL of the changes in the last 30 UTC days (today included). */
   realized_pnl_30d?: number | null;
   /** Volume of the last 30 UTC days. */
   volume_30d_usdc?: number | null;
-  /** Fees charged on the wallet's fills over its history (USDC; a fee taken in shares counts at the fill price); null on category boards. */
+  /** Fees charged on the wallet's fills within coverage (USDC; a fee taken in shares counts at the fill price); null on category boards. */
   fees_paid_usdc?: number | null;
   /** The same over the last 30 UTC days; null on category boards. */
   fees_paid_30d_usdc?: number | null;
@@ -167,8 +167,29 @@ export type LeaderEntry = {
   data_as_of?: Timestamp | null;
 };
 
+/** What the figures of a trader, positions or leaderboard response cover. The position ledger holds every settlement event (fills of both sides, splits, merges, redemptions, conversions, transfers between wallets) of the Polygon blocks from from_block to to_block, which the chain source states it read without a hole (a backfilled range below a hole counts once the hole is filled); outside them (before from_block, after to_block, or everywhere when no chain source runs) it holds only the Data API's taker trades and tracked wallets' activity. So a figure "within coverage" is whole from from_time on and partial before it unless complete. With no chain source (POLYGON_RPC_URL empty) from_block, from_time, to_block and to_time are null, complete is false, and the figures are the Data API's taker trades and tracked wallets' activity only (no maker fills). docs/POSITIONS.md "Coverage". */
+export type Coverage = {
+  /** The first Polygon block from which every settlement event up to to_block is in the ledger; null when no chain source states a coverage. */
+  from_block: number | null;
+  /** Block time of from_block; null with from_block. */
+  from_time: Timestamp | null;
+  /** The last block every partition of the chain's event stream has been read to (the lowest partition's latest watermark); null with from_block. The ledger applies what the stream holds up to it within seconds (data_as_of). */
+  to_block: number | null;
+  /** Block time of to_block; null with from_block. */
+  to_time: Timestamp | null;
+  /** True when from_block is at or before the earliest configured contract's first block (the smallest non-zero CHAIN_START_BLOCK_<contract>; on Polygon the ConditionalTokens' 4,023,686): every settlement event there is, up to to_block, is in the ledger. False otherwise and without a chain source. */
+  complete: boolean;
+};
+
+/** Coverage, and whether this wallet was active before it. */
+export type TraderCoverage = Coverage & {
+  /** True when the ledger shows the wallet active before the coverage, so its figures miss part of its history: it holds a change of the wallet older than from_time (a Data API record, or a backfilled range below a hole), or the wallet sold, merged, converted or transferred out more shares than the ledger saw it acquire (net over the rows that stand after rewinds). Always false when complete. A wallet that only bought before the coverage and has not touched those shares since is not detectable and reads false. */
+  wallet_predates: boolean;
+};
+
 export type TraderStats = {
   wallet: string;
+  /** The wallet's figures within coverage (see coverage): whole from coverage.from_time on, partial before it unless coverage.complete. */
   lifetime: {
     total_realized_pnl: number;
     unrealized_pnl: number;
@@ -222,6 +243,7 @@ export type TraderStats = {
   data_as_of: Timestamp | null;
   /** The Polygon block of that change (null when the newest change came from the Data API). */
   data_as_of_block?: number | null;
+  coverage: TraderCoverage;
 };
 
 /** The newest check (every POSITION_RECONCILIATION_INTERVAL_MS, 5 minutes by default) of the wallet's latest Data API /positions snapshot against the position ledger, per outcome token. A token whose ledger position changed less than 2 minutes before the snapshot, or after it, is not compared (`changed_since`): the two sides were read at different moments. Sizes match within 0.0001 shares (the Data API rounds them). Values and PnL are summed over the tokens on both sides, at the Data API's price (`curPrice`), so a value gap is a size gap; Polymarket's PnL definitions differ from the ledger's (docs/POSITIONS.md). */
@@ -282,6 +304,7 @@ export type PositionReconciliation = {
 
 export type PnlCurve = {
   wallet: string;
+  coverage: Coverage;
   days: number;
   /** Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request. */
   data_as_of: Timestamp | null;
@@ -300,6 +323,7 @@ export type PnlCurve = {
 
 export type Positions = {
   wallet: string;
+  coverage: Coverage;
   as_of: Timestamp;
   /** Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request. */
   data_as_of: Timestamp | null;
@@ -329,7 +353,7 @@ export type Positions = {
     current_value_usdc: number | null;
     /** current_value_usdc - cost_basis_usdc; 0 when unmarked. */
     unrealized_pnl_usdc: number;
-    /** Realized PnL of this token over the wallet's history: for each sell, proceeds of the held shares sold - their cost; merges sell at 0.50, redemptions at the payout. */
+    /** Realized PnL of this token within coverage: for each sell, proceeds of the held shares sold - their cost; merges sell at 0.50, redemptions at the payout. */
     realized_pnl_usdc: number;
     /** Fees charged on the wallet's fills of this token over its history (USDC; a v1 buy's fee, taken in shares, at the fill price). Not in the cost basis. */
     fees_paid_usdc: number;
@@ -1904,7 +1928,7 @@ export interface Operations {
     params: {
       /** total_realized_pnl, total_pnl and volume rank highest first; win_rate_pct highest first (wallets with resolved markets only); risk_score lowest first. */
       sort_by?: "total_realized_pnl" | "total_pnl" | "win_rate_pct" | "volume" | "risk_score";
-      /** all (lifetime) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover the whole history and refuse 30d with 400. */
+      /** all (everything within coverage: see the response's coverage) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover everything within coverage and refuse 30d with 400. */
       window?: "all" | "30d";
       /** Rank by figures within one market category. */
       category?: string;
@@ -1922,7 +1946,7 @@ export interface Operations {
     params: {
       /** total_realized_pnl, total_pnl and volume rank highest first; win_rate_pct highest first (wallets with resolved markets only); risk_score lowest first. */
       sort_by?: "total_realized_pnl" | "total_pnl" | "win_rate_pct" | "volume" | "risk_score";
-      /** all (lifetime) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover the whole history and refuse 30d with 400. */
+      /** all (everything within coverage: see the response's coverage) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover everything within coverage and refuse 30d with 400. */
       window?: "all" | "30d";
       /** Rank by figures within one market category. */
       category?: string;
@@ -1930,7 +1954,7 @@ export interface Operations {
       limit?: number;
       /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
       cursor?: string;
-      /** Minimum lifetime volume in USDC (at most 10^12 USDC, so the bound stays exact in micro-units). */
+      /** Minimum volume within coverage in USDC (at most 10^12 USDC, so the bound stays exact in micro-units). */
       min_volume?: number;
       min_trades?: number;
       /** Minimum win rate in percent. */
@@ -1941,7 +1965,7 @@ export interface Operations {
     data: Array<LeaderEntry>;
     paginated: true;
   };
-  /** GET /traders/{wallet}: Lifetime and 30-day statistics of a wallet, from its position ledger's pre-aggregated rows. */
+  /** GET /traders/{wallet}: Statistics of a wallet within coverage and over the last 30 days, from its position ledger's pre-aggregated rows, with what they cover. */
   getTraderStats: {
     params: {
       /** Wallet address, 0x + 40 hex (any case). */
@@ -3333,7 +3357,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "window",
         "in": "query",
         "required": false,
-        "description": "all (lifetime) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover the whole history and refuse 30d with 400.",
+        "description": "all (everything within coverage: see the response's coverage) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover everything within coverage and refuse 30d with 400.",
         "schema": {
           "type": "string",
           "enum": [
@@ -3410,7 +3434,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "window",
         "in": "query",
         "required": false,
-        "description": "all (lifetime) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover the whole history and refuse 30d with 400.",
+        "description": "all (everything within coverage: see the response's coverage) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover everything within coverage and refuse 30d with 400.",
         "schema": {
           "type": "string",
           "enum": [
@@ -3458,7 +3482,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "min_volume",
         "in": "query",
         "required": false,
-        "description": "Minimum lifetime volume in USDC (at most 10^12 USDC, so the bound stays exact in micro-units).",
+        "description": "Minimum volume within coverage in USDC (at most 10^12 USDC, so the bound stays exact in micro-units).",
         "schema": {
           "type": "number",
           "minimum": 0,
@@ -3502,11 +3526,11 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
   "getTraderStats": {
     "method": "GET",
     "path": "/traders/{wallet}",
-    "summary": "Lifetime and 30-day statistics of a wallet, from its position ledger's pre-aggregated rows.",
-    "description": "The position ledger applies every change of each (wallet, outcome token) in chain order, in\nexact micro-units, with weighted-average cost: a buy of q for c adds q shares and c to the cost\nbasis; a sell of q' <= held shares realizes proceeds - cost x q' / held (shares that arrived\noutside the ledger earn no PnL). Splits buy every outcome at 0.50, merges sell every outcome at\n0.50, redemptions sell the held shares at the payout, a neg-risk conversion's NO legs leave at\ntheir cost and its YES legs take that cost less the collateral received. An ERC-1155 transfer\nbetween wallets writes two ledger rows: `transfer_out` on the sender (the shares leave at its\naverage cost: no realized PnL, no volume, no trade) and `transfer_in` on the receiver (the shares\narrive with that cost, as if bought for it); a sender holding fewer shares than it sent moves\nthose at cost and the rest at cost 0. Ledger row kinds: `fill`, `split`, `merge`, `redemption`,\n`conversion`, `transfer_out`, `transfer_in`. Fees are not in the basis.\nunrealized = value of the held shares at the mark - their cost basis, the mark being the payout\nonce the market settled (1 or 0; 0.5 after a 50-50 void), else the mid of the outcome's book when\ntwo-sided with a spread of at most 0.10, else its last trade (the market's newest close: on the\nnewest day with trades, the chain's last taker fill in (block, log index) order, else the Data\nAPI's last trade), else the catalog price.\nWin rate is market-level and resolution-based: 100 x won / (won + lost) over resolved markets\nthe wallet paid a cost basis in, a market being won when the wallet's net PnL there (realized +\npayout value - cost of what is still held) is above 0 and lost when below; exactly 0, no cost\nbasis, or a voided market count neither way. A position transferred out whole before the market\nresolved has net PnL 0 there (its cost left with it) and counts neither way; the receiver's\ntransferred cost is a cost basis it paid in.\nrisk_score (0 low .. 100 high) = 40 x concentration (largest open cost basis / all open cost\nbasis) + 30 x long-shot share (bought USDC at prices below 0.15 / all bought USDC) + 30 x drawdown:\nthe largest fall of equity from its running peak over the 30-day daily curve, as a fraction of\nthat peak, where equity = capital at risk + the curve's PnL and capital at risk\n(`risk_components.capital_at_risk_usdc`) = the peak of the wallet's net cash invested (USDC paid\nfor shares less USDC received for them, fees apart; a transfer counts as its cost moved, paid in\nby the receiver and taken out by the sender) over its history, taken per UTC day as the\nnet invested at the day's start plus what it paid that day (exact when a day's buys precede its\nsells, otherwise above the true peak). Example: a $1,000 bankroll bought and sold back every day\nfor 100 days, ending $900 down, has capital at risk 1,000 and drawdown 0.9; measured against its\nturnover (about $55,000) it would be under 0.02.\nFees (`fees_paid_usdc`) are the fees charged on the wallet's fills, in USDC: a v1 buy's fee is\ntaken in shares and counts at the fill price. PnL figures are before fees; net of fees is\ntotal_pnl - fees_paid_usdc.\nvolume_usdc and trades count every fill of the wallet, maker and taker (never a transfer);\nmarkets_traded the markets with at least one fill. last_30d covers the last 30 UTC days, today included.\nBasis: fills of both sides, splits, merges, redemptions, conversions and transfers between wallets read from Polygon; the\nData API's taker trades and tracked wallets' activity only outside the chain's coverage (a chain\nrecord replaces the Data API record of the same transaction). data_as_of says how fresh it is.",
+    "summary": "Statistics of a wallet within coverage and over the last 30 days, from its position ledger's pre-aggregated rows, with what they cover.",
+    "description": "The position ledger applies every change of each (wallet, outcome token) in chain order, in\nexact micro-units, with weighted-average cost: a buy of q for c adds q shares and c to the cost\nbasis; a sell of q' <= held shares realizes proceeds - cost x q' / held (shares that arrived\noutside the ledger earn no PnL). Splits buy every outcome at 0.50, merges sell every outcome at\n0.50, redemptions sell the held shares at the payout, a neg-risk conversion's NO legs leave at\ntheir cost and its YES legs take that cost less the collateral received. An ERC-1155 transfer\nbetween wallets writes two ledger rows: `transfer_out` on the sender (the shares leave at its\naverage cost: no realized PnL, no volume, no trade) and `transfer_in` on the receiver (the shares\narrive with that cost, as if bought for it); a sender holding fewer shares than it sent moves\nthose at cost and the rest at cost 0. Ledger row kinds: `fill`, `split`, `merge`, `redemption`,\n`conversion`, `transfer_out`, `transfer_in`. Fees are not in the basis.\nunrealized = value of the held shares at the mark - their cost basis, the mark being the payout\nonce the market settled (1 or 0; 0.5 after a 50-50 void), else the mid of the outcome's book when\ntwo-sided with a spread of at most 0.10, else its last trade (the market's newest close: on the\nnewest day with trades, the chain's last taker fill in (block, log index) order, else the Data\nAPI's last trade), else the catalog price.\nWin rate is market-level and resolution-based: 100 x won / (won + lost) over resolved markets\nthe wallet paid a cost basis in, a market being won when the wallet's net PnL there (realized +\npayout value - cost of what is still held) is above 0 and lost when below; exactly 0, no cost\nbasis, or a voided market count neither way. A position transferred out whole before the market\nresolved has net PnL 0 there (its cost left with it) and counts neither way; the receiver's\ntransferred cost is a cost basis it paid in.\nrisk_score (0 low .. 100 high) = 40 x concentration (largest open cost basis / all open cost\nbasis) + 30 x long-shot share (bought USDC at prices below 0.15 / all bought USDC) + 30 x drawdown:\nthe largest fall of equity from its running peak over the 30-day daily curve, as a fraction of\nthat peak, where equity = capital at risk + the curve's PnL and capital at risk\n(`risk_components.capital_at_risk_usdc`) = the peak of the wallet's net cash invested (USDC paid\nfor shares less USDC received for them, fees apart; a transfer counts as its cost moved, paid in\nby the receiver and taken out by the sender) over its history, taken per UTC day as the\nnet invested at the day's start plus what it paid that day (exact when a day's buys precede its\nsells, otherwise above the true peak). Example: a $1,000 bankroll bought and sold back every day\nfor 100 days, ending $900 down, has capital at risk 1,000 and drawdown 0.9; measured against its\nturnover (about $55,000) it would be under 0.02.\nFees (`fees_paid_usdc`) are the fees charged on the wallet's fills, in USDC: a v1 buy's fee is\ntaken in shares and counts at the fill price. PnL figures are before fees; net of fees is\ntotal_pnl - fees_paid_usdc.\nvolume_usdc and trades count every fill of the wallet, maker and taker (never a transfer);\nmarkets_traded the markets with at least one fill. last_30d covers the last 30 UTC days, today included.\nBasis: fills of both sides, splits, merges, redemptions, conversions and transfers between wallets read from Polygon; the\nData API's taker trades and tracked wallets' activity only outside the chain's coverage (a chain\nrecord replaces the Data API record of the same transaction). data_as_of says how fresh it is.\nCoverage: `lifetime` and every other figure here are within coverage (`coverage`): whole from\ncoverage.from_time on, and before it only what the Data API listed (taker trades, tracked\nwallets' activity); coverage.complete is true when the chain is read from the contracts' first\nblock, and coverage.wallet_predates flags a wallet the ledger shows active before the coverage.",
     "access": "tier2",
     "paginated": false,
-    "returns": "TraderStats: wallet, lifetime, last_30d, risk_score, risk_components, category_pnl, open_positions, first_trade_at, last_trade_at, basis, reconciliation, data_as_of, data_as_of_block",
+    "returns": "TraderStats: wallet, lifetime, last_30d, risk_score, risk_components, category_pnl, open_positions, first_trade_at, last_trade_at, basis, reconciliation, data_as_of, data_as_of_block, coverage",
     "parameters": [
       {
         "name": "wallet",
@@ -3527,7 +3551,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Daily PnL curve - realized to date plus unrealized at each UTC day's closing marks.",
     "access": "tier2",
     "paginated": false,
-    "returns": "PnlCurve: wallet, days, data_as_of, data_as_of_block, points",
+    "returns": "PnlCurve: wallet, coverage, days, data_as_of, data_as_of_block, points",
     "parameters": [
       {
         "name": "wallet",
@@ -3560,7 +3584,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Open positions of a wallet with average entry price and unrealized PnL.",
     "access": "tier2",
     "paginated": false,
-    "returns": "Positions: wallet, as_of, data_as_of, data_as_of_block, positions",
+    "returns": "Positions: wallet, coverage, as_of, data_as_of, data_as_of_block, positions",
     "parameters": [
       {
         "name": "wallet",

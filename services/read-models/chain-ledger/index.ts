@@ -7,7 +7,7 @@
 import { defineReadModel, migrationsBeside, project } from '../read-model.js';
 import { startReconciliation } from './reconciliation.js';
 import { applyRetractions } from './retraction.js';
-import { ledgerRow, resolutionRow, unseenLedgerEvents, watermarkRow } from './rows.js';
+import { contiguousRow, ledgerRow, resolutionRow, unseenLedgerEvents, watermarkRow } from './rows.js';
 import { chainLedger, chainResolutions } from './streams.js';
 
 export { chainLedger } from './streams.js';
@@ -24,6 +24,11 @@ export const chainLedgerReadModel = defineReadModel({
       afterInsert: applyRetractions,
     }),
     project(chainLedger, { table: 'chain_watermarks', accepts: (event) => event.kind === 'watermark', row: watermarkRow }),
+    project(chainLedger, {
+      table: 'chain_contiguous',
+      accepts: (event) => event.kind === 'watermark' && event.coverage !== null,
+      row: contiguousRow,
+    }),
     project(chainResolutions, { table: 'chain_resolutions', row: resolutionRow }),
   ],
   migrations: migrationsBeside(import.meta.url),

@@ -54,6 +54,55 @@ export async function readCoverage(store: AnalyticsStore): Promise<ChainCoverage
   return coverage.lastMs >= coverage.firstMs ? coverage : null;
 }
 
+/** The follower's stated contiguous coverage (chain_contiguous): every block from fromBlock to toBlock is read, without a hole. */
+export interface ContiguousCoverage {
+  fromBlock: number;
+  fromMs: number;
+  toBlock: number;
+  toMs: number;
+  /** Where the configured contracts' history starts: the coverage is whole from there. */
+  historyStartBlock: number;
+}
+
+/**
+ * The block range the chain source states it has read without a hole, up to the lowest partition's
+ * latest statement; null until every partition of the ledger topic has one (a chain source that
+ * never ran, or ran before statements existed). The first block is the highest any partition states
+ * (they agree but for a partition the sink has not caught up on).
+ */
+export async function contiguousCoverage(store: AnalyticsStore): Promise<ContiguousCoverage | null> {
+  const cached = contiguousCache.get(store);
+  if (cached && cached.expiresAt > Date.now()) return cached.coverage;
+  const [row] = await store.query<{
+    from_block: string;
+    from_ms: string;
+    to_block: string;
+    to_ms: string;
+    history_start: string;
+    partitions: string;
+  }>(
+    `SELECT toString(max(f)) AS from_block, toUnixTimestamp64Milli(argMax(ft, f)) AS from_ms, toString(min(l)) AS to_block,
+            toUnixTimestamp64Milli(min(lt)) AS to_ms, toString(max(h)) AS history_start, toString(count()) AS partitions
+       FROM (SELECT ledger_group, argMax(from_block, last_block) AS f, argMax(from_time, last_block) AS ft,
+                    argMax(history_start_block, last_block) AS h, max(last_block) AS l, max(last_time) AS lt
+               FROM chain_contiguous GROUP BY ledger_group)`,
+  );
+  const coverage =
+    !row || Number(row.partitions) < chainLedger.partitions
+      ? null
+      : {
+          fromBlock: Number(row.from_block),
+          fromMs: Number(row.from_ms),
+          toBlock: Number(row.to_block),
+          toMs: Number(row.to_ms),
+          historyStartBlock: Number(row.history_start),
+        };
+  contiguousCache.set(store, { coverage, expiresAt: Date.now() + COVERAGE_TTL_MS });
+  return coverage;
+}
+
+const contiguousCache = new WeakMap<AnalyticsStore, { coverage: ContiguousCoverage | null; expiresAt: number }>();
+
 export interface ReconciliationHour {
   hour: string;
   data_api: number;

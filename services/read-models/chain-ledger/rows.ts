@@ -54,6 +54,23 @@ export function watermarkRow(e: ChainLedgerEvent) {
   return { source: e.source, ledger_group: e.ledger_group, last_time: iso(e.block_time_ms), last_block: e.block_number };
 }
 
+/**
+ * The coverage a follower's watermark states (the projection accepts only those). An event without a
+ * statement maps to the least a watermark says, its own block read, with no history start known.
+ */
+export function contiguousRow(e: ChainLedgerEvent) {
+  const coverage = e.coverage ?? { from_block: e.block_number, from_time_ms: e.block_time_ms, history_start_block: 0 };
+  return {
+    source: e.source,
+    ledger_group: e.ledger_group,
+    from_block: coverage.from_block,
+    from_time: iso(coverage.from_time_ms),
+    history_start_block: coverage.history_start_block,
+    last_block: e.block_number,
+    last_time: iso(e.block_time_ms),
+  };
+}
+
 export function resolutionRow(e: ChainConditionResolved) {
   return {
     event_id: e.event_id,

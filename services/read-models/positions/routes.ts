@@ -2,13 +2,16 @@
  * Trader intelligence over the position ledger: per-wallet statistics, daily PnL curve and open
  * positions from the wallet's pre-aggregated rows; leaderboard and browse from one row per wallet.
  * Every response carries data_as_of: the newest change the ledger had applied when the rows served
- * were read (a wallet's snapshot lags the ledger by up to a refresher run: wallet-snapshots.ts).
+ * were read (a wallet's snapshot lags the ledger by up to a refresher run: wallet-snapshots.ts), and
+ * coverage: from which block the figures are whole (coverage.ts); in `data` where it is one object,
+ * beside `pagination` where it is a page of wallets.
  */
 import { type Request, Router } from 'express';
 import { success } from '../../../api/envelope.js';
 import { ApiError } from '../../../api/errors.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
+import { ledgerCoverage, walletCoverage } from './coverage.js';
 import { rankedTraders } from './leaderboard.js';
 import { walletPositions, walletReports } from './queries.js';
 import { round, usdc } from './trader-report.js';
@@ -29,16 +32,17 @@ export function traderRoutes(store: AnalyticsStore): Router {
   const router = Router();
 
   router.get('/traders/browse', async (request, response) => {
-    response.json(await rankedTraders(store, request, false));
+    response.json({ ...(await rankedTraders(store, request, false)), coverage: await ledgerCoverage(store) });
   });
 
   router.get('/leaderboard', async (request, response) => {
-    response.json(await rankedTraders(store, request, true));
+    response.json({ ...(await rankedTraders(store, request, true)), coverage: await ledgerCoverage(store) });
   });
 
   router.get('/traders/:wallet', async (request, response) => {
     const { wallet, data, report, asOf } = await loadReport(store, request);
     const reconciliation = await walletReconciliation(store, wallet);
+    const coverage = await walletCoverage(store, wallet, await ledgerCoverage(store));
     response.json(
       success({
         wallet,
@@ -86,6 +90,7 @@ export function traderRoutes(store: AnalyticsStore): Router {
         reconciliation,
         data_as_of: asOf.time,
         data_as_of_block: asOf.block,
+        coverage,
       }),
     );
   });
@@ -105,6 +110,7 @@ export function traderRoutes(store: AnalyticsStore): Router {
         })),
         data_as_of: asOf.time,
         data_as_of_block: asOf.block,
+        coverage: await ledgerCoverage(store),
       }),
     );
   });
@@ -137,7 +143,10 @@ export function traderRoutes(store: AnalyticsStore): Router {
         last_trade_at: iso(p.last_ms),
       }))
       .sort((a, b) => (b.current_value_usdc ?? 0) - (a.current_value_usdc ?? 0) || (a.asset_id < b.asset_id ? -1 : 1));
-    response.json(success({ wallet, as_of: iso(Date.now()), data_as_of: asOf.time, data_as_of_block: asOf.block, positions: open }));
+    const coverage = await ledgerCoverage(store);
+    response.json(
+      success({ wallet, as_of: iso(Date.now()), data_as_of: asOf.time, data_as_of_block: asOf.block, coverage, positions: open }),
+    );
   });
 
   return router;

@@ -295,7 +295,7 @@ class SyncOperations:
 
         Args:
             sort_by: total_realized_pnl, total_pnl and volume rank highest first; win_rate_pct highest first (wallets with resolved markets only); risk_score lowest first.
-            window: all (lifetime) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover the whole history and refuse 30d with 400.
+            window: all (everything within coverage: see the response's coverage) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover everything within coverage and refuse 30d with 400.
             category: Rank by figures within one market category.
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
@@ -309,17 +309,17 @@ class SyncOperations:
 
         Args:
             sort_by: total_realized_pnl, total_pnl and volume rank highest first; win_rate_pct highest first (wallets with resolved markets only); risk_score lowest first.
-            window: all (lifetime) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover the whole history and refuse 30d with 400.
+            window: all (everything within coverage: see the response's coverage) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover everything within coverage and refuse 30d with 400.
             category: Rank by figures within one market category.
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
-            min_volume: Minimum lifetime volume in USDC (at most 10^12 USDC, so the bound stays exact in micro-units).
+            min_volume: Minimum volume within coverage in USDC (at most 10^12 USDC, so the bound stays exact in micro-units).
             min_win_rate: Minimum win rate in percent.
         """
         return self._call("browseTraders", {}, {"sort_by": sort_by, "window": window, "category": category, "limit": limit, "cursor": cursor, "min_volume": min_volume, "min_trades": min_trades, "min_win_rate": min_win_rate, "max_risk_score": max_risk_score}, {})  # type: ignore[no-any-return]
 
     def get_trader_stats(self, *, wallet: str) -> m.TraderStats:
-        """Lifetime and 30-day statistics of a wallet, from its position ledger's pre-aggregated rows.
+        """Statistics of a wallet within coverage and over the last 30 days, from its position ledger's pre-aggregated rows, with what they cover.
 
         GET /traders/{wallet} (access: tier2).
 
@@ -1113,7 +1113,7 @@ class AsyncOperations:
 
         Args:
             sort_by: total_realized_pnl, total_pnl and volume rank highest first; win_rate_pct highest first (wallets with resolved markets only); risk_score lowest first.
-            window: all (lifetime) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover the whole history and refuse 30d with 400.
+            window: all (everything within coverage: see the response's coverage) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover everything within coverage and refuse 30d with 400.
             category: Rank by figures within one market category.
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
@@ -1127,17 +1127,17 @@ class AsyncOperations:
 
         Args:
             sort_by: total_realized_pnl, total_pnl and volume rank highest first; win_rate_pct highest first (wallets with resolved markets only); risk_score lowest first.
-            window: all (lifetime) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover the whole history and refuse 30d with 400.
+            window: all (everything within coverage: see the response's coverage) or 30d: the last 30 UTC days, today included. 30d ranks sort_by=total_realized_pnl or volume by the window's figures; other sorts and category rankings cover everything within coverage and refuse 30d with 400.
             category: Rank by figures within one market category.
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
-            min_volume: Minimum lifetime volume in USDC (at most 10^12 USDC, so the bound stays exact in micro-units).
+            min_volume: Minimum volume within coverage in USDC (at most 10^12 USDC, so the bound stays exact in micro-units).
             min_win_rate: Minimum win rate in percent.
         """
         return await self._call("browseTraders", {}, {"sort_by": sort_by, "window": window, "category": category, "limit": limit, "cursor": cursor, "min_volume": min_volume, "min_trades": min_trades, "min_win_rate": min_win_rate, "max_risk_score": max_risk_score}, {})  # type: ignore[no-any-return]
 
     async def get_trader_stats(self, *, wallet: str) -> m.TraderStats:
-        """Lifetime and 30-day statistics of a wallet, from its position ledger's pre-aggregated rows.
+        """Statistics of a wallet within coverage and over the last 30 days, from its position ledger's pre-aggregated rows, with what they cover.
 
         GET /traders/{wallet} (access: tier2).
 

@@ -176,7 +176,7 @@ class LeaderEntry(Model):
     rank: Optional[int] = Field(None, description="1-based position in this ranking (leaderboard only).")
     wallet: str
     category: Optional[str] = Field(description="The category ranked in, or null for overall.")
-    total_realized_pnl: Decimal = Field(description="Realized PnL (USDC, weighted-average cost) over the wallet's history, within the category when ranked in one.")
+    total_realized_pnl: Decimal = Field(description="Realized PnL (USDC, weighted-average cost) within coverage (the response's coverage), within the category when ranked in one.")
     unrealized_pnl: Decimal = Field(description="Value of the held shares at their marks - their cost basis (USDC), as of stats_as_of.")
     total_pnl: Decimal = Field(description="total_realized_pnl + unrealized_pnl (USDC).")
     volume_usdc: Decimal = Field(description="USDC of every fill of the wallet, maker and taker (each is the wallet's own trade); splits, merges, redemptions and conversions are not volume.")
@@ -184,17 +184,35 @@ class LeaderEntry(Model):
     lost: int = Field(description="Resolved markets with a cost basis and a net PnL below 0 (exactly 0 is neither).")
     win_rate_pct: Optional[Decimal] = Field(description="100 x won / (won + lost), 2 decimals; null without any won or lost market.")
     risk_score: Optional[Decimal] = Field(description="0 (low) .. 100 (high): 40 x concentration + 30 x long-shot share + 30 x drawdown (see GET /traders/{wallet}); null per category.")
-    trades: Optional[int] = Field(description="Fills of the wallet (maker and taker).")
+    trades: Optional[int] = Field(description="Fills of the wallet (maker and taker) within coverage.")
     realized_pnl_30d: Optional[Decimal] = Field(None, description="Realized PnL of the changes in the last 30 UTC days (today included).")
     volume_30d_usdc: Optional[Decimal] = Field(None, description="Volume of the last 30 UTC days.")
-    fees_paid_usdc: Optional[Decimal] = Field(None, description="Fees charged on the wallet's fills over its history (USDC; a fee taken in shares counts at the fill price); null on category boards.")
+    fees_paid_usdc: Optional[Decimal] = Field(None, description="Fees charged on the wallet's fills within coverage (USDC; a fee taken in shares counts at the fill price); null on category boards.")
     fees_paid_30d_usdc: Optional[Decimal] = Field(None, description="The same over the last 30 UTC days; null on category boards.")
     last_trade_at: Optional[Timestamp] = Field(None, description="Block time of the wallet's newest fill; null on category boards and for a wallet without fills.")
     stats_as_of: Timestamp = Field(description="When this wallet's mark-dependent figures (unrealized_pnl, total_pnl, won, lost, win_rate_pct, risk_score) were last valued (the board's build, or the request, for a wallet never valued); realized PnL, volume and trades are as of data_as_of.")
     data_as_of: Optional[Timestamp] = Field(None, description="Block time of the newest change the position ledger had applied when the board was read: at its last build for a page a board without a category serves from its build, at the request for a page ranked when requested (category boards, pages past the build's depth: see /leaderboard; null before any).")
 
 
+class Coverage(Model):
+    """What the figures of a trader, positions or leaderboard response cover. The position ledger holds every settlement event (fills of both sides, splits, merges, redemptions, conversions, transfers between wallets) of the Polygon blocks from from_block to to_block, which the chain source states it read without a hole (a backfilled range below a hole counts once the hole is filled); outside them (before from_block, after to_block, or everywhere when no chain source runs) it holds only the Data API's taker trades and tracked wallets' activity. So a figure "within coverage" is whole from from_time on and partial before it unless complete. With no chain source (POLYGON_RPC_URL empty) from_block, from_time, to_block and to_time are null, complete is false, and the figures are the Data API's taker trades and tracked wallets' activity only (no maker fills). docs/POSITIONS.md "Coverage"."""
+
+    from_block: Optional[int] = Field(description="The first Polygon block from which every settlement event up to to_block is in the ledger; null when no chain source states a coverage.")
+    from_time: Optional[Timestamp] = Field(description="Block time of from_block; null with from_block.")
+    to_block: Optional[int] = Field(description="The last block every partition of the chain's event stream has been read to (the lowest partition's latest watermark); null with from_block. The ledger applies what the stream holds up to it within seconds (data_as_of).")
+    to_time: Optional[Timestamp] = Field(description="Block time of to_block; null with from_block.")
+    complete: bool = Field(description="True when from_block is at or before the earliest configured contract's first block (the smallest non-zero CHAIN_START_BLOCK_<contract>; on Polygon the ConditionalTokens' 4,023,686): every settlement event there is, up to to_block, is in the ledger. False otherwise and without a chain source.")
+
+
+class TraderCoverage(Coverage):
+    """Coverage, and whether this wallet was active before it."""
+
+    wallet_predates: bool = Field(description="True when the ledger shows the wallet active before the coverage, so its figures miss part of its history: it holds a change of the wallet older than from_time (a Data API record, or a backfilled range below a hole), or the wallet sold, merged, converted or transferred out more shares than the ledger saw it acquire (net over the rows that stand after rewinds). Always false when complete. A wallet that only bought before the coverage and has not touched those shares since is not detectable and reads false.")
+
+
 class TraderStatsLifetime(Model):
+    """The wallet's figures within coverage (see coverage): whole from coverage.from_time on, partial before it unless coverage.complete."""
+
     total_realized_pnl: Decimal
     unrealized_pnl: Decimal
     total_pnl: Decimal = Field(description="realized + unrealized, before fees.")
@@ -235,7 +253,7 @@ class TraderStatsCategoryPnl(Model):
 
 class TraderStats(Model):
     wallet: str
-    lifetime: TraderStatsLifetime
+    lifetime: TraderStatsLifetime = Field(description="The wallet's figures within coverage (see coverage): whole from coverage.from_time on, partial before it unless coverage.complete.")
     last_30d: TraderStatsLast30d
     risk_score: Decimal
     risk_components: TraderStatsRiskComponents
@@ -247,6 +265,7 @@ class TraderStats(Model):
     reconciliation: Optional[PositionReconciliation] = Field(description="The wallet's open positions compared with Polymarket's own (Data API /positions), for wallets the service tracks (TRACKED_WALLETS and the top wallets by taker volume); null for any other wallet. docs/POSITIONS.md explains why the two can legitimately differ.")
     data_as_of: Optional[Timestamp] = Field(description="Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request.")
     data_as_of_block: Optional[int] = Field(None, description="The Polygon block of that change (null when the newest change came from the Data API).")
+    coverage: TraderCoverage
 
 
 class PositionReconciliationPositions(Model):
@@ -308,6 +327,7 @@ class PnlCurvePoint(Model):
 
 class PnlCurve(Model):
     wallet: str
+    coverage: Coverage
     days: int
     data_as_of: Optional[Timestamp] = Field(description="Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request.")
     data_as_of_block: Optional[int] = Field(None, description="The Polygon block of that change (null when the newest change came from the Data API).")
@@ -329,7 +349,7 @@ class PositionsPosition(Model):
     cost_basis_micro: Optional[str] = Field(None, description="Cost basis in micro-USDC")
     current_value_usdc: Optional[Decimal] = Field(description="size x mark_price (USDC, rounded to a micro-unit); null when unmarked.")
     unrealized_pnl_usdc: Decimal = Field(description="current_value_usdc - cost_basis_usdc; 0 when unmarked.")
-    realized_pnl_usdc: Decimal = Field(description="Realized PnL of this token over the wallet's history: for each sell, proceeds of the held shares sold - their cost; merges sell at 0.50, redemptions at the payout.")
+    realized_pnl_usdc: Decimal = Field(description="Realized PnL of this token within coverage: for each sell, proceeds of the held shares sold - their cost; merges sell at 0.50, redemptions at the payout.")
     fees_paid_usdc: Decimal = Field(description="Fees charged on the wallet's fills of this token over its history (USDC; a v1 buy's fee, taken in shares, at the fill price). Not in the cost basis.")
     opened_at: Optional[Timestamp] = None
     last_trade_at: Optional[Timestamp] = None
@@ -337,6 +357,7 @@ class PositionsPosition(Model):
 
 class Positions(Model):
     wallet: str
+    coverage: Coverage
     as_of: Timestamp
     data_as_of: Optional[Timestamp] = Field(description="Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request.")
     data_as_of_block: Optional[int] = Field(None, description="The Polygon block of that change (null when the newest change came from the Data API).")
@@ -1482,5 +1503,5 @@ WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "webhook.test": WebhookTestEvent,
 }
 
-for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PositionReconciliationPositions, PositionReconciliationValueUsdc, PositionReconciliationUnrealizedPnlUsdc, PositionReconciliationRealizedPnlUsdc, PositionReconciliationDifference, PositionReconciliation, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthEventLog, HealthVerificationCheck, HealthVerification, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPicksStatusExcluded, CopyPicksStatus, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
+for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, Coverage, TraderCoverage, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PositionReconciliationPositions, PositionReconciliationValueUsdc, PositionReconciliationUnrealizedPnlUsdc, PositionReconciliationRealizedPnlUsdc, PositionReconciliationDifference, PositionReconciliation, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthEventLog, HealthVerificationCheck, HealthVerification, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPicksStatusExcluded, CopyPicksStatus, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
     _model.model_rebuild()
