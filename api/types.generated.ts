@@ -862,14 +862,14 @@ export type Trade = {
   source: "polymarket" | "simulator";
 };
 
-/** An exact USDC amount as a decimal string (up to 6 decimals, the unit of USDC). */
-export type Usdc = string;
+/** A USDC amount, exact to its unit (at most 6 decimals; kept internally in micro-USDC). */
+export type Usdc = number;
 
-/** Outcome shares as an exact decimal string (up to 6 decimals). */
-export type Shares = string;
+/** Outcome shares, exact to their unit (at most 6 decimals; kept internally in micro-shares). */
+export type Shares = number;
 
-/** A price in USDC per share (0..1) as an exact decimal string. */
-export type DecimalPrice = string;
+/** A price in USDC per share (0..1), exact to 6 decimals (the tick grid or finer). */
+export type DecimalPrice = number;
 
 export type NullableDecimalPrice = DecimalPrice | null;
 
@@ -946,8 +946,8 @@ export type PaperOrder = {
   /** slippage_usdc / (submission size x best price) x 10000, to 2 decimals. */
   slippage_bps: number | null;
   fee_schedule: {
-    /** Taker fee rate (Gamma feeSchedule.rate) as a decimal string. */
-    rate: string;
+    /** Taker fee rate (Gamma feeSchedule.rate), exact to 6 decimals. */
+    rate: number;
     exponent: number;
     /** market: the market's schedule; fallback: fees on but no schedule indexed, the configured one applies; none: the market charges no fee. */
     basis: "market" | "fallback" | "none";
@@ -1125,12 +1125,12 @@ export type Fee = {
   rate_bps: number;
   /** notional_usdc x rate_bps / 10000, half up to one micro-USDC. */
   fee_usdc: Usdc;
-  /** What to pay in `currency` as a decimal string (amount_base_units / 10^decimals). */
+  /** What to pay in `currency` (amount_base_units / 10^decimals) as an exact decimal string: a token's unit can be 10^-18, finer than a JSON number holds. */
   amount: string;
   /** The amount in the currency's smallest unit (micro-credits, token base units, wei). */
   amount_base_units: string;
   decimals: number;
-  /** USDC per whole token used to convert (platform_token, native); null otherwise. */
+  /** USDC per whole token used to convert (platform_token, native), the configured exact decimal (up to 18 decimals); null otherwise. */
   price_usdc: string | null;
   chain_id: number | null;
   /** The treasury address (on-chain currencies). */
@@ -1423,7 +1423,8 @@ export type CopySubscription = {
   sizing: {
     rule: "fixed" | "proportional" | "capped";
     usdc?: Usdc;
-    ratio?: string;
+    /** Exact to 6 decimals. */
+    ratio?: number;
     cap_usdc?: Usdc;
   };
   limits: {
