@@ -919,7 +919,10 @@ export type PaperOrder = {
   market_id: string;
   market_title: string;
   asset_id: string;
+  /** The market's own outcome label (`Yes`, `No`, a name), whatever case or YES/NO form the order used. */
   outcome: string;
+  /** Index of the outcome in the market's outcomes. */
+  outcome_index: number;
   side: "buy" | "sell";
   type: "market" | "limit";
   time_in_force: "GTC" | "IOC" | "FOK";
@@ -969,7 +972,10 @@ export type PaperPosition = {
   market_id: string;
   market_title: string;
   asset_id: string;
+  /** The market's own outcome label (`Yes`, `No`, a name), whatever case or YES/NO form the order used. */
   outcome: string;
+  /** Index of the outcome in the market's outcomes. */
+  outcome_index: number;
   /** closed: every share sold; settled: paid out at resolution; voided: returned at average entry. */
   status: "open" | "closed" | "settled" | "voided";
   shares: Shares;

@@ -919,7 +919,10 @@ export type PaperOrder = {
   market_id: string;
   market_title: string;
   asset_id: string;
+  /** The market's own outcome label (`Yes`, `No`, a name), whatever case or YES/NO form the order used. */
   outcome: string;
+  /** Index of the outcome in the market's outcomes. */
+  outcome_index: number;
   side: "buy" | "sell";
   type: "market" | "limit";
   time_in_force: "GTC" | "IOC" | "FOK";
@@ -969,7 +972,10 @@ export type PaperPosition = {
   market_id: string;
   market_title: string;
   asset_id: string;
+  /** The market's own outcome label (`Yes`, `No`, a name), whatever case or YES/NO form the order used. */
   outcome: string;
+  /** Index of the outcome in the market's outcomes. */
+  outcome_index: number;
   /** closed: every share sold; settled: paid out at resolution; voided: returned at average entry. */
   status: "open" | "closed" | "settled" | "voided";
   shares: Shares;
@@ -4133,7 +4139,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "The agent's paper orders, newest first.",
     "access": "sandbox",
     "paginated": true,
-    "returns": "a list of PaperOrder: order_id, epoch, market_id, market_title, asset_id, outcome, side, type, time_in_force, status, cancel_reason, size, limit_price, filled_size, remaining_size, avg_fill_price, filled_notional_usdc, fees_usdc, best_price_at_submission, mid_at_submission, slippage_usdc, slippage_bps, fee_schedule, book, idempotency_key, fills, created_at, updated_at",
+    "returns": "a list of PaperOrder: order_id, epoch, market_id, market_title, asset_id, outcome, outcome_index, side, type, time_in_force, status, cancel_reason, size, limit_price, filled_size, remaining_size, avg_fill_price, filled_notional_usdc, fees_usdc, best_price_at_submission, mid_at_submission, slippage_usdc, slippage_bps, fee_schedule, book, idempotency_key, fills, created_at, updated_at",
     "parameters": [
       {
         "name": "status",
@@ -4195,7 +4201,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "description": "A buy takes asks from the lowest price, a sell hits bids from the highest, each level at its own\nprice, up to the limit price (a market order's optional `price` is its worst acceptable price).\nWhat cannot fill at once: a `market` order (IOC or FOK) cancels it; a `limit` order rests (GTC)\nor cancels it (IOC, FOK). FOK fills everything or nothing. Resting orders fill later as the maker\nat their own price when a newer book or a trade crosses them (docs/SANDBOX.md). Taker fills pay\nthe market's fee, shares x rate x (p x (1 - p))^exponent at each fill's price; makers pay none.\nA book's liquidity is taken once per agent: an order walks what the agent's earlier orders of\nthis epoch left of the same book, until a newer book is indexed; other agents' orders do not take it.\n\n**Idempotency.** With an `Idempotency-Key` header, a repeat of the same key with the same body\nreturns the original order (200, `Idempotent-Replayed: true`) instead of placing another; the\nsame key with a different body is `409 CONFLICT`. Keys are scoped to the agent and kept forever.\n\n**Refusals** are `400 BAD_REQUEST` naming the field: a size not above 0 or with more than 2\ndecimals, a price outside (0, 1) or off the market's tick grid, an unknown, closed or resolved\nmarket, an outcome the market does not have, no indexed book or only one older than\n`PAPER_MAX_BOOK_AGE_MS` (an hour since its last change by default), insufficient paper cash (buys pay\nnotional + fee, and a resting buy holds size x price), or more shares sold than held.",
     "access": "sandbox",
     "paginated": false,
-    "returns": "PaperOrder: order_id, epoch, market_id, market_title, asset_id, outcome, side, type, time_in_force, status, cancel_reason, size, limit_price, filled_size, remaining_size, avg_fill_price, filled_notional_usdc, fees_usdc, best_price_at_submission, mid_at_submission, slippage_usdc, slippage_bps, fee_schedule, book, idempotency_key, fills, created_at, updated_at",
+    "returns": "PaperOrder: order_id, epoch, market_id, market_title, asset_id, outcome, outcome_index, side, type, time_in_force, status, cancel_reason, size, limit_price, filled_size, remaining_size, avg_fill_price, filled_notional_usdc, fees_usdc, best_price_at_submission, mid_at_submission, slippage_usdc, slippage_bps, fee_schedule, book, idempotency_key, fills, created_at, updated_at",
     "parameters": [
       {
         "name": "Idempotency-Key",
@@ -4226,7 +4232,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "One paper order with its fills.",
     "access": "sandbox",
     "paginated": false,
-    "returns": "PaperOrder: order_id, epoch, market_id, market_title, asset_id, outcome, side, type, time_in_force, status, cancel_reason, size, limit_price, filled_size, remaining_size, avg_fill_price, filled_notional_usdc, fees_usdc, best_price_at_submission, mid_at_submission, slippage_usdc, slippage_bps, fee_schedule, book, idempotency_key, fills, created_at, updated_at",
+    "returns": "PaperOrder: order_id, epoch, market_id, market_title, asset_id, outcome, outcome_index, side, type, time_in_force, status, cancel_reason, size, limit_price, filled_size, remaining_size, avg_fill_price, filled_notional_usdc, fees_usdc, best_price_at_submission, mid_at_submission, slippage_usdc, slippage_bps, fee_schedule, book, idempotency_key, fills, created_at, updated_at",
     "parameters": [
       {
         "name": "order_id",
@@ -4247,7 +4253,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Cancels a resting paper order (its held cash or shares are released).",
     "access": "sandbox",
     "paginated": false,
-    "returns": "PaperOrder: order_id, epoch, market_id, market_title, asset_id, outcome, side, type, time_in_force, status, cancel_reason, size, limit_price, filled_size, remaining_size, avg_fill_price, filled_notional_usdc, fees_usdc, best_price_at_submission, mid_at_submission, slippage_usdc, slippage_bps, fee_schedule, book, idempotency_key, fills, created_at, updated_at",
+    "returns": "PaperOrder: order_id, epoch, market_id, market_title, asset_id, outcome, outcome_index, side, type, time_in_force, status, cancel_reason, size, limit_price, filled_size, remaining_size, avg_fill_price, filled_notional_usdc, fees_usdc, best_price_at_submission, mid_at_submission, slippage_usdc, slippage_bps, fee_schedule, book, idempotency_key, fills, created_at, updated_at",
     "parameters": [
       {
         "name": "order_id",
@@ -4268,7 +4274,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Paper positions of the current epoch with average entry and unrealized PnL at the live marks.",
     "access": "sandbox",
     "paginated": false,
-    "returns": "a list of PaperPosition: market_id, market_title, asset_id, outcome, status, shares, reserved_shares, avg_entry_price, cost_basis_usdc, mark_price, mark_basis, market_value_usdc, unrealized_pnl_usdc, realized_pnl_usdc, fees_paid_usdc, settlement_price, settled_at, market_end_date, opened_at, updated_at",
+    "returns": "a list of PaperPosition: market_id, market_title, asset_id, outcome, outcome_index, status, shares, reserved_shares, avg_entry_price, cost_basis_usdc, mark_price, mark_basis, market_value_usdc, unrealized_pnl_usdc, realized_pnl_usdc, fees_paid_usdc, settlement_price, settled_at, market_end_date, opened_at, updated_at",
     "parameters": [
       {
         "name": "status",

@@ -805,7 +805,8 @@ class PaperOrder(Model):
     market_id: str
     market_title: str
     asset_id: str
-    outcome: str
+    outcome: str = Field(description="The market's own outcome label (`Yes`, `No`, a name), whatever case or YES/NO form the order used.")
+    outcome_index: int = Field(description="Index of the outcome in the market's outcomes.")
     side: Literal["buy", "sell"]
     type: Literal["market", "limit"]
     time_in_force: Literal["GTC", "IOC", "FOK"]
@@ -834,7 +835,8 @@ class PaperPosition(Model):
     market_id: str
     market_title: str
     asset_id: str
-    outcome: str
+    outcome: str = Field(description="The market's own outcome label (`Yes`, `No`, a name), whatever case or YES/NO form the order used.")
+    outcome_index: int = Field(description="Index of the outcome in the market's outcomes.")
     status: Literal["open", "closed", "settled", "voided"] = Field(description="closed: every share sold; settled: paid out at resolution; voided: returned at average entry.")
     shares: Shares
     reserved_shares: Shares = Field(description="Shares held for resting sell orders.")
