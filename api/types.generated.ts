@@ -1165,7 +1165,7 @@ export type WalletLink = {
   linked_at: NullableTimestamp;
   /** The exact text to personal_sign (EIP-191) with the wallet to link; it names this account, so a signature cannot link the wallet elsewhere. */
   link_message: string;
-  /** Platform tokens the linked wallet holds on chain (whole tokens, decimal string), as last read; null when unknown. */
+  /** Platform tokens the linked wallet holds on chain (whole tokens, an exact decimal string: a token's unit can be 10^-18), as last read; null when unknown. */
   token_balance: string | null;
   token_balance_as_of: NullableTimestamp;
   chain_id: number | null;

@@ -128,7 +128,7 @@ test('a leader fill in the simulator -> signed copy.executed (dry run) and risk.
   const secret = hook.body.data.secret as string;
   const dry = await postJson(
     `${base}/copy/subscriptions`,
-    { leader_wallet: leader, sizing: { rule: 'fixed', usdc: '5' } },
+    { leader_wallet: leader, sizing: { rule: 'fixed', usdc: 5 } },
     { apiKey: key },
   );
   expect(dry.status).toBe(201);
@@ -136,8 +136,8 @@ test('a leader fill in the simulator -> signed copy.executed (dry run) and risk.
     `${base}/copy/subscriptions`,
     {
       leader_wallet: leader,
-      sizing: { rule: 'fixed', usdc: '5' },
-      limits: { max_daily_notional_usdc: '2', min_order_usdc: '1' },
+      sizing: { rule: 'fixed', usdc: 5 },
+      limits: { max_daily_notional_usdc: 2, min_order_usdc: 1 },
       dry_run: false,
     },
     { apiKey: key },

@@ -69,7 +69,7 @@ test('one read and one insert of intents per fill for 40 subscriptions of two ac
     for (let i = 0; i < PER_ACCOUNT; i++) {
       const created = await requestJson('POST', `${api.base}/v1/copy/subscriptions`, key, {
         leader_wallet: LEADER,
-        sizing: { rule: 'fixed', usdc: '10' },
+        sizing: { rule: 'fixed', usdc: 10 },
       });
       expect(created.status).toBe(201);
     }

@@ -58,7 +58,7 @@ test('register, brief, paper-buy through the book with fees, resolve upstream, s
   const key = registration.body.data.api_key as string;
   const first = await getJson(`${base}/v1/briefing`, key);
   expect(first.status).toBe(200);
-  expect(first.body.data.paper.account).toMatchObject({ cash_usdc: '10000', open_positions: 0 });
+  expect(first.body.data.paper.account).toMatchObject({ cash_usdc: 10000, open_positions: 0 });
 
   // The live book of the market's YES outcome, as the service indexed it from the simulator.
   const yesIndex = Math.max(

@@ -989,7 +989,7 @@ class WalletLink(Model):
     address: Optional[str]
     linked_at: NullableTimestamp
     link_message: str = Field(description="The exact text to personal_sign (EIP-191) with the wallet to link; it names this account, so a signature cannot link the wallet elsewhere.")
-    token_balance: Optional[str] = Field(description="Platform tokens the linked wallet holds on chain (whole tokens, decimal string), as last read; null when unknown.")
+    token_balance: Optional[str] = Field(description="Platform tokens the linked wallet holds on chain (whole tokens, an exact decimal string: a token's unit can be 10^-18), as last read; null when unknown.")
     token_balance_as_of: NullableTimestamp
     chain_id: Optional[int]
     token_contract: Optional[str]
