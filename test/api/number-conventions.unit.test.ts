@@ -63,7 +63,7 @@ function walk(schema: unknown, where: string, findings: Finding[], visit: (name:
   }
   for (const key of ['items', 'additionalProperties', 'allOf', 'oneOf', 'anyOf']) {
     const child = s[key];
-    if (Array.isArray(child)) child.forEach((c, i) => walk(c, `${where}.${key}[${i}]`, findings, visit));
+    if (Array.isArray(child)) for (const [i, c] of child.entries()) walk(c, `${where}.${key}[${i}]`, findings, visit);
     else walk(child, `${where}.${key}`, findings, visit);
   }
 }
