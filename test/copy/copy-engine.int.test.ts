@@ -184,10 +184,10 @@ test('leader fills -> intents and outbox deliveries with the spec fields; twins 
 
   const intents = (await call('GET', `/copy/intents?subscription_id=${a.body.data.id}&limit=50`, follower)).body.data.reverse();
   expect(intents.map((i: any) => [i.status, i.reason, i.child_size_usdc, i.child_shares])).toEqual([
-    ['dry_run', null, '25', '50'],
-    ['dry_run', null, '25', '62.5'],
+    ['dry_run', null, 25, 50],
+    ['dry_run', null, 25, 62.5],
     ['blocked', 'max_daily_notional', null, null],
-    ['dry_run', null, '25', '45.454545'],
+    ['dry_run', null, 25, 45.454545],
     ['blocked', 'stale_fill', null, null],
   ]);
   expect(intents[0]).toMatchObject({
