@@ -101,6 +101,6 @@ test('one read and one insert of intents per fill for 40 subscriptions of two ac
   expect(intents).toHaveLength(2 * PER_ACCOUNT);
   const bySide = (side: string) =>
     intents.filter((i: any) => i.side === side).map((i: any) => [i.status, i.child_size_usdc, i.child_shares]);
-  expect(bySide('buy')).toEqual(Array(PER_ACCOUNT).fill(['dry_run', '10', '20']));
-  expect(bySide('sell')).toEqual(Array(PER_ACCOUNT).fill(['dry_run', '8', '20']));
+  expect(bySide('buy')).toEqual(Array(PER_ACCOUNT).fill(['dry_run', 10, 20]));
+  expect(bySide('sell')).toEqual(Array(PER_ACCOUNT).fill(['dry_run', 8, 20]));
 });
