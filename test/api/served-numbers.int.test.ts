@@ -151,7 +151,8 @@ test('paper, fees, copy, backtest, strategies and picks serve amounts as numbers
 
   const fee = await read('POST', '/fees/quote', developer, { notional_usdc: '123.456789', currency: 'credits' }, 201);
   expect(fee.data).toMatchObject({ notional_usdc: 123.456789, amount: expect.any(String), amount_base_units: expect.any(String) });
-  const fees = await read('GET', '/fees', developer);
+  const fees = await read('GET', '/fees/ledger', developer);
+  const oneFee = await read('GET', `/fees/${fee.data.fee_id}`, developer);
 
   const subscription = await read(
     'POST',
@@ -213,7 +214,7 @@ test('paper, fees, copy, backtest, strategies and picks serve amounts as numbers
   const picks = await read('GET', '/copy-picks', developer);
 
   expect(
-    breaches({ placed, resting, paper, fee, fees, subscription, intents, subscriptions, backtest, strategy, strategies, picks }),
+    breaches({ placed, resting, paper, fee, fees, oneFee, subscription, intents, subscriptions, backtest, strategy, strategies, picks }),
   ).toEqual([]);
 });
 
