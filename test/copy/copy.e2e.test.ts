@@ -126,11 +126,7 @@ test('a leader fill in the simulator -> signed copy.executed (dry run) and risk.
   );
   expect(hook.status).toBe(201);
   const secret = hook.body.data.secret as string;
-  const dry = await postJson(
-    `${base}/copy/subscriptions`,
-    { leader_wallet: leader, sizing: { rule: 'fixed', usdc: 5 } },
-    { apiKey: key },
-  );
+  const dry = await postJson(`${base}/copy/subscriptions`, { leader_wallet: leader, sizing: { rule: 'fixed', usdc: 5 } }, { apiKey: key });
   expect(dry.status).toBe(201);
   const limited = await postJson(
     `${base}/copy/subscriptions`,

@@ -300,9 +300,8 @@ test('the account’s linked wallet needs no signature per fee (it proved itself
     signature: await wallet.signMessage({ message: link }),
   });
   expect(linked.status).toBe(200);
-  const fee = (
-    await requestAs(linkedKey, 'POST', '/fees/quote', { notional_usdc: 1000, currency: 'usdc', payer_address: wallet.address })
-  ).body.data;
+  const fee = (await requestAs(linkedKey, 'POST', '/fees/quote', { notional_usdc: 1000, currency: 'usdc', payer_address: wallet.address }))
+    .body.data;
   const paid = await evm.transfer(usd, wallet, treasury, 5_000_000n);
   await confirm();
   const settled = await requestAs(linkedKey, 'POST', `/fees/${fee.fee_id}/settle`, { tx_hash: paid });

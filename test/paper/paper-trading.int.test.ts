@@ -344,9 +344,7 @@ test('resolution settles positions at the payout; a void returns them at average
     }),
   ]);
   const voided = (await h.request('GET', '/paper/settlements', voidKey)).body.data;
-  expect(voided).toEqual([
-    expect.objectContaining({ kind: 'voided', shares: 100, price: 0.3, proceeds_usdc: 30, realized_pnl_usdc: 0 }),
-  ]);
+  expect(voided).toEqual([expect.objectContaining({ kind: 'voided', shares: 100, price: 0.3, proceeds_usdc: 30, realized_pnl_usdc: 0 })]);
   expect((await h.request('GET', '/paper/account', voidKey)).body.data).toMatchObject({ cash_usdc: 10000, equity_usdc: 10000 });
   // The market is resolved now: new orders are refused.
   expect((await buy('1')).body.error).toMatch(/is resolved/);
