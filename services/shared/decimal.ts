@@ -44,11 +44,11 @@ export function formatScaled(value: bigint, scale = MICRO_SCALE): string {
 
 /**
  * The served form of an amount (api/openapi.yaml "Conventions"): a JSON number rounded to its unit,
- * 6 decimals, with no float noise. Amounts kept exact in micro-units convert through their decimal
- * text (stored decimal text is parsed exactly first), whose nearest double prints back as that text; floats computed in storage round half away
- * from zero at the sixth decimal first. A double holds any 15 significant digits, so every amount
- * below 10^9 is served to the exact micro-unit. Every money, share and price field a response serves
- * goes through here, so the rule has one place.
+ * 6 decimals, with no float noise. Exact micro-units (and stored decimal text, parsed exactly) convert
+ * through their decimal text, whose nearest double prints back as that text; floats computed upstream
+ * or in storage round half away from zero at the sixth decimal first. A double holds any 15
+ * significant digits, so every amount below 10^9 is served to the exact micro-unit. Every money,
+ * share and price field a response serves goes through here, so the rule has one place.
  */
 export function servedAmount(value: bigint | number | string): number {
   if (typeof value === 'string') {
