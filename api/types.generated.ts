@@ -886,14 +886,14 @@ export type Trade = {
   source: "polymarket" | "simulator";
 };
 
-/** An exact USDC amount as a decimal string (up to 6 decimals, the unit of USDC). */
-export type Usdc = string;
+/** A USDC amount, exact to its unit (at most 6 decimals; kept internally in micro-USDC). */
+export type Usdc = number;
 
-/** Outcome shares as an exact decimal string (up to 6 decimals). */
-export type Shares = string;
+/** Outcome shares, exact to their unit (at most 6 decimals; kept internally in micro-shares). */
+export type Shares = number;
 
-/** A price in USDC per share (0..1) as an exact decimal string. */
-export type DecimalPrice = string;
+/** A price in USDC per share (0..1), exact to 6 decimals (the tick grid or finer). */
+export type DecimalPrice = number;
 
 export type NullableDecimalPrice = DecimalPrice | null;
 
@@ -943,7 +943,10 @@ export type PaperOrder = {
   market_id: string;
   market_title: string;
   asset_id: string;
+  /** The market's own outcome label (`Yes`, `No`, a name), whatever case or YES/NO form the order used. */
   outcome: string;
+  /** Index of the outcome in the market's outcomes. */
+  outcome_index: number;
   side: "buy" | "sell";
   type: "market" | "limit";
   time_in_force: "GTC" | "IOC" | "FOK";
@@ -970,8 +973,8 @@ export type PaperOrder = {
   /** slippage_usdc / (submission size x best price) x 10000, to 2 decimals. */
   slippage_bps: number | null;
   fee_schedule: {
-    /** Taker fee rate (Gamma feeSchedule.rate) as a decimal string. */
-    rate: string;
+    /** Taker fee rate (Gamma feeSchedule.rate), exact to 6 decimals. */
+    rate: number;
     exponent: number;
     /** market: the market's schedule; fallback: fees on but no schedule indexed, the configured one applies; none: the market charges no fee. */
     basis: "market" | "fallback" | "none";
@@ -993,7 +996,10 @@ export type PaperPosition = {
   market_id: string;
   market_title: string;
   asset_id: string;
+  /** The market's own outcome label (`Yes`, `No`, a name), whatever case or YES/NO form the order used. */
   outcome: string;
+  /** Index of the outcome in the market's outcomes. */
+  outcome_index: number;
   /** closed: every share sold; settled: paid out at resolution; voided: returned at average entry. */
   status: "open" | "closed" | "settled" | "voided";
   shares: Shares;
@@ -1149,12 +1155,12 @@ export type Fee = {
   rate_bps: number;
   /** notional_usdc x rate_bps / 10000, half up to one micro-USDC. */
   fee_usdc: Usdc;
-  /** What to pay in `currency` as a decimal string (amount_base_units / 10^decimals). */
+  /** What to pay in `currency` (amount_base_units / 10^decimals) as an exact decimal string: a token's unit can be 10^-18, finer than a JSON number holds. */
   amount: string;
   /** The amount in the currency's smallest unit (micro-credits, token base units, wei). */
   amount_base_units: string;
   decimals: number;
-  /** USDC per whole token used to convert (platform_token, native); null otherwise. */
+  /** USDC per whole token used to convert (platform_token, native), the configured exact decimal (up to 18 decimals); null otherwise. */
   price_usdc: string | null;
   chain_id: number | null;
   /** The treasury address (on-chain currencies). */
@@ -1183,7 +1189,7 @@ export type WalletLink = {
   linked_at: NullableTimestamp;
   /** The exact text to personal_sign (EIP-191) with the wallet to link; it names this account, so a signature cannot link the wallet elsewhere. */
   link_message: string;
-  /** Platform tokens the linked wallet holds on chain (whole tokens, decimal string), as last read; null when unknown. */
+  /** Platform tokens the linked wallet holds on chain (whole tokens, an exact decimal string: a token's unit can be 10^-18), as last read; null when unknown. */
   token_balance: string | null;
   token_balance_as_of: NullableTimestamp;
   chain_id: number | null;
@@ -1447,7 +1453,8 @@ export type CopySubscription = {
   sizing: {
     rule: "fixed" | "proportional" | "capped";
     usdc?: Usdc;
-    ratio?: string;
+    /** Exact to 6 decimals. */
+    ratio?: number;
     cap_usdc?: Usdc;
   };
   limits: {

@@ -7,11 +7,9 @@ import type { ToolName } from './tools.js';
 
 type Row = Record<string, unknown>;
 
-// Paper and fee money is sent as exact decimal strings, market data as numbers: both read as dollars here.
-const money = (value: unknown) => {
-  const amount = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  return typeof amount === 'number' && Number.isFinite(amount) ? `$${Math.round(amount).toLocaleString('en-US')}` : String(value);
-};
+// Money is a JSON number rounded to micro-USDC (api/openapi.yaml, Conventions); read as whole dollars here.
+const money = (value: unknown) =>
+  typeof value === 'number' && Number.isFinite(value) ? `$${Math.round(value).toLocaleString('en-US')}` : String(value);
 const price = (value: unknown) => (typeof value === 'number' ? value.toFixed(3) : 'n/a');
 
 function listLine(tool: ToolName, rows: Row[]): string {

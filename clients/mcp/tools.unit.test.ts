@@ -106,7 +106,7 @@ test('result summaries read as sentences: the briefing and copy picks say what i
     agent: { agent_id: 'a1', name: 'bot', topics: [] },
     signals: { since: null, next_since: 's2', has_more: true, items: [{}, {}] },
     paper: {
-      account: { equity_usdc: '10250.5', cash_usdc: '9000' },
+      account: { equity_usdc: 10250.5, cash_usdc: 9000 },
       positions: [{}],
       open_orders: [],
       fills_since_last: [],

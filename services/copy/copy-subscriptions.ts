@@ -6,7 +6,8 @@
 import { ApiError } from '../../api/errors.js';
 import { assertUnderAccountCap } from '../control/account-caps.js';
 import type { ControlStore } from '../ports/control-store.js';
-import { formatScaled, MICRO, parseScaled } from '../shared/decimal.js';
+import type { CopySubscription as CopySubscriptionView } from '../../api/types.generated.js';
+import { formatScaled, MICRO, parseScaled, servedAmount, servedAmountOrNull } from '../shared/decimal.js';
 import { WALLET, CONDITION_ID } from '../shared/ids.js';
 import type { RiskLimits, SizingRule } from './copy-rules.js';
 
@@ -272,25 +273,25 @@ function limitValues(limits: RiskLimits): unknown[] {
   ];
 }
 
-/** The API view (api/openapi.yaml CopySubscription): exact decimal strings. */
-export function subscriptionView(s: CopySubscription) {
+/** The API view (api/openapi.yaml CopySubscription): amounts as served numbers (servedAmount). */
+export function subscriptionView(s: CopySubscription): CopySubscriptionView {
   const sizing =
     s.sizing.rule === 'fixed'
-      ? { rule: 'fixed' as const, usdc: formatScaled(s.sizing.usdcMicros) }
+      ? { rule: 'fixed' as const, usdc: servedAmount(s.sizing.usdcMicros) }
       : s.sizing.rule === 'proportional'
-        ? { rule: 'proportional' as const, ratio: formatScaled(s.sizing.ratioMicros) }
-        : { rule: 'capped' as const, ratio: formatScaled(s.sizing.ratioMicros), cap_usdc: formatScaled(s.sizing.capMicros) };
+        ? { rule: 'proportional' as const, ratio: servedAmount(s.sizing.ratioMicros) }
+        : { rule: 'capped' as const, ratio: servedAmount(s.sizing.ratioMicros), cap_usdc: servedAmount(s.sizing.capMicros) };
   return {
     id: Number(s.id),
     leader_wallet: s.leaderWallet,
     sizing,
     limits: {
-      max_per_trade_usdc: orNull(s.limits.maxPerTradeMicros),
-      max_daily_notional_usdc: orNull(s.limits.maxDailyNotionalMicros),
+      max_per_trade_usdc: servedAmountOrNull(s.limits.maxPerTradeMicros),
+      max_daily_notional_usdc: servedAmountOrNull(s.limits.maxDailyNotionalMicros),
       allowed_markets: s.limits.allowedMarkets,
       allowed_categories: s.limits.allowedCategories,
-      max_price: orNull(s.limits.maxPriceMicros),
-      min_order_usdc: formatScaled(s.limits.minOrderMicros),
+      max_price: servedAmountOrNull(s.limits.maxPriceMicros),
+      min_order_usdc: servedAmount(s.limits.minOrderMicros),
     },
     dry_run: s.dryRun,
     enabled: s.enabled,

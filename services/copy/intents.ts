@@ -5,7 +5,8 @@
  * placed by the local executor, so holdings are what the intents asked for).
  */
 import type { SqlExecutor } from '../ports/control-store.js';
-import { formatScaled, parseScaled } from '../shared/decimal.js';
+import type { CopyIntent as CopyIntentView } from '../../api/types.generated.js';
+import { formatScaled, parseScaled, servedAmount, servedAmountOrNull } from '../shared/decimal.js';
 import { DAY_MS } from '../shared/time.js';
 import type { LeaderFill } from './leader-fill.js';
 
@@ -149,26 +150,26 @@ export function listIntents(
 }
 
 /** The API view (api/openapi.yaml CopyIntent). */
-export function intentView(r: IntentRecord) {
-  const trim = (text: string | null) => (text === null ? null : formatScaled(parseScaled(text)!));
+export function intentView(r: IntentRecord): CopyIntentView {
+  const amount = servedAmountOrNull;
   return {
     trade_intent_id: Number(r.id),
     copy_subscription_id: Number(r.copy_subscription_id),
     leader_wallet: r.leader_wallet,
     leader_trade_id: r.leader_trade_id,
-    leader_origin: r.leader_origin,
+    leader_origin: r.leader_origin as CopyIntentView['leader_origin'],
     market_id: r.market_id,
     market_title: r.market_title,
     asset_id: r.asset_id,
     outcome: r.outcome,
-    side: r.side,
-    leader_price: trim(r.leader_price)!,
-    leader_size_usdc: trim(r.leader_size_usdc)!,
-    child_size_usdc: trim(r.child_size_usdc),
-    child_shares: trim(r.child_shares),
-    status: r.status,
+    leader_price: servedAmount(r.leader_price),
+    leader_size_usdc: servedAmount(r.leader_size_usdc),
+    child_size_usdc: amount(r.child_size_usdc),
+    child_shares: amount(r.child_shares),
+    side: r.side as CopyIntentView['side'],
+    status: r.status as CopyIntentView['status'],
     reason: r.reason,
-    source: r.source,
+    source: r.source as CopyIntentView['source'],
     leader_filled_at: new Date(r.leader_filled_at).toISOString(),
     created_at: new Date(r.created_at).toISOString(),
   };

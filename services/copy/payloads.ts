@@ -1,15 +1,13 @@
 /**
  * Account-scoped webhook payloads of copy trading and strategies, field for field as the service
  * spec's event tables list them, plus the project's envelope members every payload carries
- * (`event`, `id`, `source`; the outbox adds `delivery_id`). Amounts are numbers here because the
- * spec types them so; the exact decimal strings are in the API (`/v1/copy/intents`).
+ * (`event`, `id`, `source`; the outbox adds `delivery_id`). Amounts are numbers rounded to their unit,
+ * as the spec types them and as the API serves them (servedAmount).
  */
-import { formatScaled } from '../shared/decimal.js';
+import { servedAmount } from '../shared/decimal.js';
 import { iso } from '../shared/time.js';
 import { presentOutcome } from '../signals/payloads.js';
 import { eventId } from '../webhooks/event-types.js';
-
-const usdcNumber = (micros: bigint) => Number(formatScaled(micros));
 
 export interface IntentFacts {
   intentId: string;
@@ -44,8 +42,8 @@ export function copyExecuted(facts: IntentFacts) {
     market_id: facts.marketId,
     side: facts.side,
     outcome: presentOutcome(facts.outcome),
-    child_size_usdc: usdcNumber(facts.childMicros ?? 0n),
-    leader_size_usdc: usdcNumber(facts.leaderUsdcMicros),
+    child_size_usdc: servedAmount(facts.childMicros ?? 0n),
+    leader_size_usdc: servedAmount(facts.leaderUsdcMicros),
     // The service never places orders (keys stay with the local executor), so there is no exchange
     // order id to report; the executor journals the one it gets.
     clob_order_id: '',
@@ -66,7 +64,7 @@ export function riskBlocked(facts: IntentFacts) {
     leader_wallet: facts.leaderWallet,
     market_id: facts.marketId,
     reason: facts.reason ?? '',
-    leader_size_usdc: usdcNumber(facts.leaderUsdcMicros),
+    leader_size_usdc: servedAmount(facts.leaderUsdcMicros),
     trade_intent_id: Number(facts.intentId),
     timestamp: iso(facts.decidedAtMs),
     source: facts.source,
@@ -101,7 +99,7 @@ export function strategySignal(facts: StrategySignalFacts) {
     market_id: facts.marketId,
     market_title: facts.marketTitle,
     side: facts.side,
-    entry_price: Number(formatScaled(facts.entryPriceMicros)),
+    entry_price: servedAmount(facts.entryPriceMicros),
     confidence: facts.confidence,
     edge: facts.edge,
     emitted_at: iso(facts.emittedAtMs),

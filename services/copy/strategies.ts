@@ -11,7 +11,7 @@ import { ApiError } from '../../api/errors.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import { type AccountCap, assertUnderAccountCap } from '../control/account-caps.js';
 import type { ControlStore, SqlExecutor } from '../ports/control-store.js';
-import { formatScaled, parseScaled } from '../shared/decimal.js';
+import { formatScaled, parseScaled, servedAmount } from '../shared/decimal.js';
 import { type BacktestSettings, parseBacktest, runBacktest } from './backtest/backtest-service.js';
 
 export interface StrategyInput {
@@ -222,16 +222,23 @@ export async function enabledStrategies(db: SqlExecutor): Promise<Strategy[]> {
   return (await db.query<Row>(`SELECT ${COLUMNS} FROM strategies WHERE enabled ORDER BY id`)).map(fromRow);
 }
 
+/** A saved backtest summary as served: rows saved before amounts were served as numbers hold decimal text. */
+function servedSummary(summary: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(summary).map(([key, value]) => [key, key.endsWith('_usdc') && typeof value === 'string' ? servedAmount(value) : value]),
+  );
+}
+
 export function strategyView(s: Strategy) {
   return {
     id: Number(s.id),
     name: s.name,
     signal_type: 'strategy_lab' as const,
     kind: s.kind,
-    config: s.config,
+    config: { ...s.config, order_usdc: servedAmount(s.config.order_usdc) },
     edge: s.edge,
     confidence: s.confidence,
-    backtest: s.backtest,
+    backtest: s.backtest === null ? null : servedSummary(s.backtest),
     enabled: s.enabled,
     created_at: new Date(s.createdAtMs).toISOString(),
     updated_at: new Date(s.updatedAtMs).toISOString(),

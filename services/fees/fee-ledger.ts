@@ -13,7 +13,7 @@ import type { Fee } from '../../api/types.generated.js';
 import type { FeeCurrency } from '../config.js';
 import type { ChainReader } from '../ports/chain-reader.js';
 import type { ControlStore, SqlExecutor } from '../ports/control-store.js';
-import { formatScaled, parseScaled } from '../shared/decimal.js';
+import { formatScaled, parseScaled, servedAmount } from '../shared/decimal.js';
 import { iso, isoOrNull } from '../shared/time.js';
 import { feeTerms, type FeesSettings } from './fee-terms.js';
 import { checkPayment } from './payment-check.js';
@@ -284,9 +284,9 @@ export class FeeLedger {
       fee_id: row.fee_id,
       state: expired ? 'expired' : row.state,
       currency: row.currency,
-      notional_usdc: formatScaled(parseScaled(row.notional_usdc)!),
+      notional_usdc: servedAmount(parseScaled(row.notional_usdc)!),
       rate_bps: Number(row.rate_bps),
-      fee_usdc: formatScaled(parseScaled(row.fee_usdc)!),
+      fee_usdc: servedAmount(parseScaled(row.fee_usdc)!),
       amount: formatScaled(amount, Number(row.decimals)),
       amount_base_units: amount.toString(),
       decimals: Number(row.decimals),

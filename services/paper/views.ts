@@ -1,6 +1,6 @@
 /**
  * Paper state as the API serves it (api/openapi.yaml PaperAccount, PaperPosition, PaperOrder, ...):
- * exact decimal strings throughout. Valuation marks open positions at the live indexed books
+ * money, shares and prices as numbers rounded to their unit (servedAmount), computed exactly in micro-units. Valuation marks open positions at the live indexed books
  * (mid when the spread is at most 0.10, else the last trade; the payout once the market resolved)
  * and raises the epoch's peak equity, the reference of the drawdown.
  */
@@ -14,13 +14,13 @@ import type {
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import type { SqlExecutor } from '../ports/control-store.js';
 import { latestBooks, markMicros } from '../read-models/order-books/queries.js';
-import { divide, formatScaled, MICRO, maxBig, microsOf, mulDiv } from '../shared/decimal.js';
+import { divide, formatScaled, MICRO, maxBig, microsOf, mulDiv, servedAmount, servedAmountOrNull } from '../shared/decimal.js';
 import { iso, isoOrNull } from '../shared/time.js';
 import { marketTermsById, type MarketTerms } from './market-terms.js';
 import type { PaperAccount, PaperFill, PaperOrder, PaperPosition, PaperSettlement } from './paper-store.js';
 
-const usdc = (value: bigint) => formatScaled(value);
-const priceOrNull = (value: bigint | null) => (value === null ? null : formatScaled(value));
+const usdc = (value: bigint) => servedAmount(value);
+const priceOrNull = (value: bigint | null) => servedAmountOrNull(value);
 
 export function fillView(fill: PaperFill): FillView {
   return {
@@ -30,8 +30,8 @@ export function fillView(fill: PaperFill): FillView {
     asset_id: fill.assetId,
     outcome: fill.outcome,
     side: fill.side,
-    price: formatScaled(fill.price),
-    size: formatScaled(fill.size),
+    price: servedAmount(fill.price),
+    size: servedAmount(fill.size),
     notional_usdc: usdc(fill.notional),
     fee_usdc: usdc(fill.fee),
     liquidity: fill.liquidity,
@@ -59,16 +59,17 @@ export function orderView(order: PaperOrder, fills?: PaperFill[]): OrderView {
     market_title: order.marketTitle,
     asset_id: order.assetId,
     outcome: order.outcome,
+    outcome_index: order.outcomeIndex,
     side: order.side,
     type: order.type,
     time_in_force: order.timeInForce,
     status: order.status,
     cancel_reason: order.cancelReason as OrderView['cancel_reason'],
-    size: formatScaled(order.size),
+    size: servedAmount(order.size),
     limit_price: priceOrNull(order.limitPrice),
-    filled_size: formatScaled(order.filledSize),
-    remaining_size: formatScaled(order.size - order.filledSize),
-    avg_fill_price: order.filledSize > 0n ? formatScaled(divide(order.filledNotional * MICRO, order.filledSize)) : null,
+    filled_size: servedAmount(order.filledSize),
+    remaining_size: servedAmount(order.size - order.filledSize),
+    avg_fill_price: order.filledSize > 0n ? servedAmount(divide(order.filledNotional * MICRO, order.filledSize)) : null,
     filled_notional_usdc: usdc(order.filledNotional),
     fees_usdc: usdc(order.fees),
     best_price_at_submission: priceOrNull(order.bestPrice),
@@ -76,7 +77,7 @@ export function orderView(order: PaperOrder, fills?: PaperFill[]): OrderView {
     slippage_usdc: slippage === null ? null : usdc(slippage),
     slippage_bps: slippageBps,
     fee_schedule: {
-      rate: formatScaled(order.feeRate),
+      rate: servedAmount(order.feeRate),
       exponent: order.feeExponent,
       basis: order.feeBasis as 'market' | 'fallback' | 'none',
     },
@@ -100,8 +101,8 @@ export function settlementView(s: PaperSettlement): SettlementView {
     outcome: s.outcome,
     kind: s.kind,
     winning_outcome: s.winningOutcome,
-    shares: formatScaled(s.shares),
-    price: formatScaled(s.price),
+    shares: servedAmount(s.shares),
+    price: servedAmount(s.price),
     proceeds_usdc: usdc(s.proceeds),
     cost_basis_usdc: usdc(s.cost),
     realized_pnl_usdc: usdc(s.realizedPnl),
@@ -137,10 +138,11 @@ function positionView(
     market_title: position.marketTitle,
     asset_id: position.assetId,
     outcome: position.outcome,
+    outcome_index: position.outcomeIndex,
     status,
-    shares: formatScaled(position.shares),
-    reserved_shares: formatScaled(position.reservedShares),
-    avg_entry_price: position.shares > 0n ? formatScaled(divide(position.cost * MICRO, position.shares)) : null,
+    shares: servedAmount(position.shares),
+    reserved_shares: servedAmount(position.reservedShares),
+    avg_entry_price: position.shares > 0n ? servedAmount(divide(position.cost * MICRO, position.shares)) : null,
     cost_basis_usdc: usdc(position.cost),
     mark_price: open ? priceOrNull(mark) : null,
     mark_basis: open ? basis : 'none',

@@ -42,6 +42,30 @@ export function formatScaled(value: bigint, scale = MICRO_SCALE): string {
   return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
 }
 
+/**
+ * The served form of an amount (api/openapi.yaml "Conventions"): a JSON number rounded to its unit,
+ * 6 decimals, with no float noise. Exact micro-units (and stored decimal text, parsed exactly) convert
+ * through their decimal text, whose nearest double prints back as that text; floats computed upstream
+ * or in storage round half away from zero at the sixth decimal first. A double holds any 15
+ * significant digits, so every amount below 10^9 is served to the exact micro-unit. Every money,
+ * share and price field a response serves goes through here, so the rule has one place.
+ */
+export function servedAmount(value: bigint | number | string): number {
+  if (typeof value === 'string') {
+    const micros = parseScaled(value);
+    if (micros === null) throw new RangeError(`not an amount of at most 6 decimals: ${value}`);
+    return Number(formatScaled(micros));
+  }
+  if (typeof value === 'bigint') return Number(formatScaled(value));
+  if (!Number.isFinite(value)) throw new RangeError(`not a finite amount: ${value}`);
+  const micros = Math.round(Math.abs(value) * 1e6);
+  return micros === 0 ? 0 : (Math.sign(value) * micros) / 1e6;
+}
+
+/** servedAmount of a nullable value. */
+export const servedAmountOrNull = (value: bigint | number | string | null | undefined): number | null =>
+  value === null || value === undefined ? null : servedAmount(value);
+
 /** a x b / d, rounded. d must be positive. */
 export function mulDiv(a: bigint, b: bigint, d: bigint, rounding: Rounding = 'half-up'): bigint {
   return divide(a * b, d, rounding);

@@ -4,6 +4,7 @@
  * ISO 8601 UTC with milliseconds.
  */
 import type { MarketLifecycleTransition, TradeExecuted } from '../events/types.js';
+import { servedAmount } from '../shared/decimal.js';
 import { eventId, isoMillis } from '../webhooks/event-types.js';
 import type { VolumeSpike } from './volume-windows.js';
 
@@ -23,8 +24,8 @@ export function tradeExecuted(trade: TradeExecuted) {
     wallet: trade.wallet,
     side: trade.side,
     outcome: presentOutcome(trade.outcome),
-    price: trade.price,
-    size_usdc: trade.size_usdc,
+    price: servedAmount(trade.price),
+    size_usdc: servedAmount(trade.size_usdc),
     timestamp: isoMillis(trade.timestamp_ms),
     source: trade.source,
   };
@@ -92,8 +93,8 @@ export function marketResolved(transition: MarketLifecycleTransition) {
     market_id: transition.market_id,
     market_title: transition.title,
     resolved_outcome: presentOutcome(transition.resolved_outcome ?? ''),
-    final_yes_price: yes,
-    final_no_price: no,
+    final_yes_price: servedAmount(yes),
+    final_no_price: servedAmount(no),
     timestamp: isoMillis(transition.occurred_at_ms ?? transition.observed_at_ms),
     status: transition.to_state === 'voided' ? ('voided' as const) : ('resolved' as const),
     payouts: transition.payouts,

@@ -47,7 +47,7 @@ test('11 credits pay one call and a 10-credit fee, and nothing more: the calls a
   // The first Tier 2 call loads the account into the meter and draws 1 credit.
   expect((await request('GET', '/trades?limit=1', key)).status).toBe(200);
   // 20 USDC x 50 bps = 0.1 USDC = 10 credits at 100 credits per USDC.
-  const quote = await request('POST', '/fees/quote', key, { notional_usdc: '20', currency: 'credits' });
+  const quote = await request('POST', '/fees/quote', key, { notional_usdc: 20, currency: 'credits' });
   expect(quote.body.data).toMatchObject({ amount: '10', state: 'quoted' });
   expect((await request('POST', `/fees/${quote.body.data.fee_id}/settle`, key)).status).toBe(200);
   // Every credit is spent: ten more Tier 2 calls would spend them twice.
@@ -66,7 +66,7 @@ test('calls in parallel spend exactly the balance: 10 credits serve 10 of 30 cal
   expect(statuses.filter((s) => s === 402)).toHaveLength(20);
   expect(await storedCredits(key)).toBe(0);
   // The balance a fee sees is the one the calls left: nothing.
-  const quote = await request('POST', '/fees/quote', key, { notional_usdc: '20', currency: 'credits' });
+  const quote = await request('POST', '/fees/quote', key, { notional_usdc: 20, currency: 'credits' });
   const settle = await request('POST', `/fees/${quote.body.data.fee_id}/settle`, key);
   expect(settle.status).toBe(402);
 });

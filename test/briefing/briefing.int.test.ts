@@ -82,7 +82,7 @@ test("an agent sees its topics' signals once, its paper fills since last time, r
     agent: { name: 'briefed', topics: ['sports'], previous_briefing_at: null },
     copy_picks: { available: false, items: [] },
     signals: { items: [], has_more: false },
-    paper: { account: { cash_usdc: '10000', epoch: 1 }, positions: [], open_orders: [], fills_since_last: [] },
+    paper: { account: { cash_usdc: 10000, epoch: 1 }, positions: [], open_orders: [], fills_since_last: [] },
     risk_alerts: [],
     // Idle: nothing held, nothing resting, no signals.
     next_poll_seconds: 300,
@@ -120,7 +120,7 @@ test("an agent sees its topics' signals once, its paper fills since last time, r
     direction: 'up',
   });
   expect(second.paper.fills_since_last).toHaveLength(1);
-  expect(second.paper.positions[0]).toMatchObject({ shares: '100', avg_entry_price: '0.6' });
+  expect(second.paper.positions[0]).toMatchObject({ shares: 100, avg_entry_price: 0.6 });
   expect(second.agent.previous_briefing_at).not.toBeNull();
   expect(second.data_as_of).toBe(new Date(now + 3_000).toISOString());
   // The held market ends within the hour: a warning, and the fast poll.
@@ -147,8 +147,8 @@ test("an agent sees its topics' signals once, its paper fills since last time, r
   const fourth = (await h.request('GET', '/briefing', key)).body.data;
   expect(fourth.signals.items.map((s: any) => s.kind)).toEqual(['resolution']);
   // 100 shares bought at 0.60 pay 1: realized 40.
-  expect(fourth.paper.settlements_since_last).toEqual([expect.objectContaining({ kind: 'resolved', realized_pnl_usdc: '40' })]);
-  expect(fourth.paper.account).toMatchObject({ realized_pnl_usdc: '40', cash_usdc: '10040', open_positions: 0 });
+  expect(fourth.paper.settlements_since_last).toEqual([expect.objectContaining({ kind: 'resolved', realized_pnl_usdc: 40 })]);
+  expect(fourth.paper.account).toMatchObject({ realized_pnl_usdc: 40, cash_usdc: 10040, open_positions: 0 });
 });
 
 test('topics narrow signals, but markets the agent holds always come through; an agent with no topics sees all', async () => {
@@ -193,7 +193,7 @@ test('drawdown past the configured share of peak equity raises an alert', async 
     ],
   });
   const briefing = (await h.request('GET', '/briefing', key)).body.data;
-  expect(briefing.paper.account).toMatchObject({ equity_usdc: '9810', peak_equity_usdc: '10000', drawdown_pct: 1.9 });
+  expect(briefing.paper.account).toMatchObject({ equity_usdc: 9810, peak_equity_usdc: 10000, drawdown_pct: 1.9 });
   expect(briefing.risk_alerts).toEqual(
     expect.arrayContaining([expect.objectContaining({ kind: 'drawdown', severity: 'warning', drawdown_pct: 1.9 })]),
   );

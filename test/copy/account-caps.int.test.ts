@@ -16,7 +16,7 @@ afterAll(() => api.close());
 const call = (method: string, path: string, key: string, body?: unknown) => requestJson(method, `${api.base}/v1${path}`, key, body);
 const leader = (i: number) => `0x${i.toString(16).padStart(40, '0')}`;
 const subscribe = (key: string, i: number) =>
-  call('POST', '/copy/subscriptions', key, { leader_wallet: leader(i), sizing: { rule: 'fixed', usdc: '5' } });
+  call('POST', '/copy/subscriptions', key, { leader_wallet: leader(i), sizing: { rule: 'fixed', usdc: 5 } });
 
 test('copy subscriptions: at most COPY_SUBSCRIPTIONS_PER_ACCOUNT per account, even when created concurrently', async () => {
   const key = (await api.admin.createKey('flooder', '2')).api_key;
@@ -37,7 +37,7 @@ test('copy subscriptions: at most COPY_SUBSCRIPTIONS_PER_ACCOUNT per account, ev
 test('strategies: at most STRATEGIES_PER_ACCOUNT per account; the refusal comes before any backtest', async () => {
   const key = (await api.admin.createKey('strategist', '2')).api_key;
   const strategy = (name: string) =>
-    call('POST', '/strategies', key, { name, market_ids: [`0x${'ab'.repeat(32)}`], change_pct: 20, window_minutes: 30, order_usdc: '100' });
+    call('POST', '/strategies', key, { name, market_ids: [`0x${'ab'.repeat(32)}`], change_pct: 20, window_minutes: 30, order_usdc: 100 });
   expect((await strategy('one')).status).toBe(201);
   expect((await strategy('two')).status).toBe(201);
   const refused = await strategy('three');

@@ -113,9 +113,9 @@ test('copy_wallet: three trades, a fee, book and impact fills - every figure as 
   const response = await h.get(copyQuery(30));
   expect(response.status).toBe(200);
   const data = response.body.data;
-  expect(data.strategy).toEqual({ kind: 'copy_wallet', wallet: LEADER, sizing: { rule: 'fixed', usdc: '10' }, delay_seconds: 30 });
+  expect(data.strategy).toEqual({ kind: 'copy_wallet', wallet: LEADER, sizing: { rule: 'fixed', usdc: 10 }, delay_seconds: 30 });
   expect(data.summary).toEqual({
-    final_equity_usdc: '1005.587305',
+    final_equity_usdc: 1005.587305,
     total_return_pct: 0.5587,
     max_drawdown_pct: 0,
     win_rate_pct: null,
@@ -123,18 +123,18 @@ test('copy_wallet: three trades, a fee, book and impact fills - every figure as 
     lost: 0,
     trades: 3,
     skipped: 0,
-    fees_paid_usdc: '0.296028',
-    slippage_paid_usdc: '0.858731',
-    volume_usdc: '29.716666',
+    fees_paid_usdc: 0.296028,
+    slippage_paid_usdc: 0.858731,
+    volume_usdc: 29.716666,
     book_fills: 2,
     impact_fills: 1,
   });
   expect(data.equity_curve).toEqual([
     {
       date: new Date(DAY_START).toISOString().slice(0, 10),
-      cash_usdc: '989.420638',
-      positions_usdc: '16.166667',
-      equity_usdc: '1005.587305',
+      cash_usdc: 989.420638,
+      positions_usdc: 16.166667,
+      equity_usdc: 1005.587305,
     },
   ]);
   const [one, two, three] = data.trades;
@@ -146,36 +146,36 @@ test('copy_wallet: three trades, a fee, book and impact fills - every figure as 
     outcome: 'Yes',
     side: 'buy',
     trigger: `137:${txHash(0x101)}:0`,
-    reference_price: '0.4',
-    avg_price: '0.42',
-    shares: '23.809523',
-    notional_usdc: '10',
-    fee_usdc: '0.116',
-    slippage_usdc: '0.476191',
+    reference_price: 0.4,
+    avg_price: 0.42,
+    shares: 23.809523,
+    notional_usdc: 10,
+    fee_usdc: 0.116,
+    slippage_usdc: 0.476191,
     basis: 'book',
     book_at: new Date(T0 + 10_000).toISOString(),
-    fills: [{ level: 1, price: '0.42', shares: '23.809523', notional_usdc: '10', fee_usdc: '0.116' }],
+    fills: [{ level: 1, price: 0.42, shares: 23.809523, notional_usdc: 10, fee_usdc: 0.116 }],
   });
   expect(two).toMatchObject({
     basis: 'trade_impact',
     book_at: null,
-    avg_price: '0.50501',
-    shares: '19.801588',
-    fee_usdc: '0.098998',
-    slippage_usdc: '0.099206',
-    fills: [{ level: null, price: '0.50501', shares: '19.801588', notional_usdc: '10', fee_usdc: '0.098998' }],
+    avg_price: 0.50501,
+    shares: 19.801588,
+    fee_usdc: 0.098998,
+    slippage_usdc: 0.099206,
+    fills: [{ level: null, price: 0.50501, shares: 19.801588, notional_usdc: 10, fee_usdc: 0.098998 }],
   });
   expect(three).toMatchObject({
     side: 'sell',
     basis: 'book',
-    shares: '16.666666',
-    notional_usdc: '9.716666',
-    fee_usdc: '0.08103',
-    avg_price: '0.583',
-    slippage_usdc: '0.283334',
+    shares: 16.666666,
+    notional_usdc: 9.716666,
+    fee_usdc: 0.08103,
+    avg_price: 0.583,
+    slippage_usdc: 0.283334,
     fills: [
-      { level: 1, price: '0.59', shares: '5', notional_usdc: '2.95', fee_usdc: '0.02419' },
-      { level: 2, price: '0.58', shares: '11.666666', notional_usdc: '6.766666', fee_usdc: '0.05684' },
+      { level: 1, price: 0.59, shares: 5, notional_usdc: 2.95, fee_usdc: 0.02419 },
+      { level: 2, price: 0.58, shares: 11.666666, notional_usdc: 6.766666, fee_usdc: 0.05684 },
     ],
   });
   expect(data.settlements).toEqual([]);
@@ -186,18 +186,18 @@ test('the delay changes the fill price: without it the first buy walks the T0-60
   const data = (await h.get(copyQuery(0))).body.data;
   // 10 @ 0.40 = 4 USDC, then 6 USDC / 0.41 = 14.634146 shares; fees 0.048 and 0.0708.
   expect(data.trades[0]).toMatchObject({
-    avg_price: '0.405941',
-    shares: '24.634146',
-    fee_usdc: '0.1188',
-    slippage_usdc: '0.146342',
+    avg_price: 0.405941,
+    shares: 24.634146,
+    fee_usdc: 0.1188,
+    slippage_usdc: 0.146342,
     book_at: new Date(T0 - 60_000).toISOString(),
     fills: [
-      { level: 1, price: '0.4', shares: '10', notional_usdc: '4', fee_usdc: '0.048' },
-      { level: 2, price: '0.41', shares: '14.634146', notional_usdc: '6', fee_usdc: '0.0708' },
+      { level: 1, price: 0.4, shares: 10, notional_usdc: 4, fee_usdc: 0.048 },
+      { level: 2, price: 0.41, shares: 14.634146, notional_usdc: 6, fee_usdc: 0.0708 },
     ],
   });
   // The sell at T0+2h comes before the T0+2h+20s book: the impact model, 0.60 - 0.005 - 10 x 0.000001.
-  expect(data.trades[2]).toMatchObject({ basis: 'trade_impact', avg_price: '0.59499' });
+  expect(data.trades[2]).toMatchObject({ basis: 'trade_impact', avg_price: 0.59499 });
 });
 
 test('deterministic: the same backtest twice is byte-identical, GET and POST alike', async () => {
@@ -209,9 +209,9 @@ test('deterministic: the same backtest twice is byte-identical, GET and POST ali
     strategy: 'copy_wallet',
     wallet: LEADER,
     sizing: 'fixed',
-    usdc: '10',
+    usdc: 10,
     delay_seconds: 30,
-    starting_cash_usdc: '1000',
+    starting_cash_usdc: 1000,
     from: new Date(DAY_START).toISOString(),
     to: new Date(DAY_START + 24 * HOUR).toISOString(),
   };
@@ -235,7 +235,7 @@ test('buy_and_hold and price_threshold over the same tape; bad input is a 400 na
     )
   ).body.data;
   expect(held.trades).toHaveLength(1);
-  expect(held.trades[0]).toMatchObject({ trigger: 'entry', reference_price: '0.4', shares: '24.634146', basis: 'book' });
+  expect(held.trades[0]).toMatchObject({ trigger: 'entry', reference_price: 0.4, shares: 24.634146, basis: 'book' });
   // The YES price moved 0.40 -> 0.50 (+25 %) within 90 minutes: momentum buys YES at the move's trade.
   const threshold = (
     await h.get(`/backtest?strategy=price_threshold&market_ids=${MARKET}&change_pct=20&window_minutes=90&order_usdc=10&${range}`)

@@ -124,21 +124,21 @@ test('leader fills -> intents and outbox deliveries with the spec fields; twins 
   // A: 25 USDC per leader fill, at most 60 USDC of buys a day, dry run.
   const a = await call('POST', '/copy/subscriptions', follower, {
     leader_wallet: LEADER.toUpperCase().replace('0X', '0x'),
-    sizing: { rule: 'fixed', usdc: '25' },
+    sizing: { rule: 'fixed', usdc: 25 },
     limits: { max_daily_notional_usdc: 60 },
   });
   expect(a.status).toBe(201);
-  expect(a.body.data).toMatchObject({ leader_wallet: LEADER, dry_run: true, sizing: { rule: 'fixed', usdc: '25' } });
+  expect(a.body.data).toMatchObject({ leader_wallet: LEADER, dry_run: true, sizing: { rule: 'fixed', usdc: 25 } });
   // B: half the leader's size, only in sports: everything here is blocked.
   const b = await call('POST', '/copy/subscriptions', follower, {
     leader_wallet: LEADER,
-    sizing: { rule: 'proportional', ratio: '0.5' },
+    sizing: { rule: 'proportional', ratio: 0.5 },
     limits: { allowed_categories: ['Sports'] },
     dry_run: false,
   });
   expect(b.status).toBe(201);
   // Bad input names the parameter.
-  const bad = await call('POST', '/copy/subscriptions', follower, { leader_wallet: LEADER, sizing: { rule: 'capped', ratio: '0.1' } });
+  const bad = await call('POST', '/copy/subscriptions', follower, { leader_wallet: LEADER, sizing: { rule: 'capped', ratio: 0.1 } });
   expect(bad.status).toBe(400);
   expect(bad.body.error).toMatch(/sizing\.cap_usdc/);
   expect(
@@ -184,17 +184,17 @@ test('leader fills -> intents and outbox deliveries with the spec fields; twins 
 
   const intents = (await call('GET', `/copy/intents?subscription_id=${a.body.data.id}&limit=50`, follower)).body.data.reverse();
   expect(intents.map((i: any) => [i.status, i.reason, i.child_size_usdc, i.child_shares])).toEqual([
-    ['dry_run', null, '25', '50'],
-    ['dry_run', null, '25', '62.5'],
+    ['dry_run', null, 25, 50],
+    ['dry_run', null, 25, 62.5],
     ['blocked', 'max_daily_notional', null, null],
-    ['dry_run', null, '25', '45.454545'],
+    ['dry_run', null, 25, 45.454545],
     ['blocked', 'stale_fill', null, null],
   ]);
   expect(intents[0]).toMatchObject({
     leader_origin: 'chain',
     leader_trade_id: `137:${txHash(1)}:0`,
-    leader_size_usdc: '100',
-    leader_price: '0.5',
+    leader_size_usdc: 100,
+    leader_price: 0.5,
   });
   const bIntents = (await call('GET', `/copy/intents?subscription_id=${b.body.data.id}`, follower)).body.data;
   expect(bIntents.map((i: any) => i.reason).sort()).toEqual([

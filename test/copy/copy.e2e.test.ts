@@ -126,18 +126,14 @@ test('a leader fill in the simulator -> signed copy.executed (dry run) and risk.
   );
   expect(hook.status).toBe(201);
   const secret = hook.body.data.secret as string;
-  const dry = await postJson(
-    `${base}/copy/subscriptions`,
-    { leader_wallet: leader, sizing: { rule: 'fixed', usdc: '5' } },
-    { apiKey: key },
-  );
+  const dry = await postJson(`${base}/copy/subscriptions`, { leader_wallet: leader, sizing: { rule: 'fixed', usdc: 5 } }, { apiKey: key });
   expect(dry.status).toBe(201);
   const limited = await postJson(
     `${base}/copy/subscriptions`,
     {
       leader_wallet: leader,
-      sizing: { rule: 'fixed', usdc: '5' },
-      limits: { max_daily_notional_usdc: '2', min_order_usdc: '1' },
+      sizing: { rule: 'fixed', usdc: 5 },
+      limits: { max_daily_notional_usdc: 2, min_order_usdc: 1 },
       dry_run: false,
     },
     { apiKey: key },

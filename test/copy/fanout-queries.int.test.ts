@@ -69,7 +69,7 @@ test('one read and one insert of intents per fill for 40 subscriptions of two ac
     for (let i = 0; i < PER_ACCOUNT; i++) {
       const created = await requestJson('POST', `${api.base}/v1/copy/subscriptions`, key, {
         leader_wallet: LEADER,
-        sizing: { rule: 'fixed', usdc: '10' },
+        sizing: { rule: 'fixed', usdc: 10 },
       });
       expect(created.status).toBe(201);
     }
@@ -101,6 +101,6 @@ test('one read and one insert of intents per fill for 40 subscriptions of two ac
   expect(intents).toHaveLength(2 * PER_ACCOUNT);
   const bySide = (side: string) =>
     intents.filter((i: any) => i.side === side).map((i: any) => [i.status, i.child_size_usdc, i.child_shares]);
-  expect(bySide('buy')).toEqual(Array(PER_ACCOUNT).fill(['dry_run', '10', '20']));
-  expect(bySide('sell')).toEqual(Array(PER_ACCOUNT).fill(['dry_run', '8', '20']));
+  expect(bySide('buy')).toEqual(Array(PER_ACCOUNT).fill(['dry_run', 10, 20]));
+  expect(bySide('sell')).toEqual(Array(PER_ACCOUNT).fill(['dry_run', 8, 20]));
 });

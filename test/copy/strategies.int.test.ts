@@ -142,14 +142,14 @@ test('a saved strategy is backtested when saved and fires strategy.signal on a l
     market_ids: [X, Y],
     change_pct: 20,
     window_minutes: 30,
-    order_usdc: '100',
+    order_usdc: 100,
   });
   expect(created.status).toBe(201);
   expect(created.body.data).toMatchObject({
     name: 'Momentum 20',
     signal_type: 'strategy_lab',
     kind: 'price_threshold',
-    config: { market_ids: [X, Y], change_pct: 20, window_minutes: 30, mode: 'momentum', hold_hours: null, order_usdc: '100' },
+    config: { market_ids: [X, Y], change_pct: 20, window_minutes: 30, mode: 'momentum', hold_hours: null, order_usdc: 100 },
     edge: 0.979805,
     confidence: 1,
     enabled: true,

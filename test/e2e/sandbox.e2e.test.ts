@@ -58,7 +58,7 @@ test('register, brief, paper-buy through the book with fees, resolve upstream, s
   const key = registration.body.data.api_key as string;
   const first = await getJson(`${base}/v1/briefing`, key);
   expect(first.status).toBe(200);
-  expect(first.body.data.paper.account).toMatchObject({ cash_usdc: '10000', open_positions: 0 });
+  expect(first.body.data.paper.account).toMatchObject({ cash_usdc: 10000, open_positions: 0 });
 
   // The live book of the market's YES outcome, as the service indexed it from the simulator.
   const yesIndex = Math.max(
@@ -103,7 +103,7 @@ test('register, brief, paper-buy through the book with fees, resolve upstream, s
     'the paper position to settle at resolution',
   );
   const won = settlement.winning_outcome === outcome;
-  expect(settlement).toMatchObject({ kind: 'resolved', market_id: target!.conditionId, shares: order.filled_size, price: won ? '1' : '0' });
+  expect(settlement).toMatchObject({ kind: 'resolved', market_id: target!.conditionId, shares: order.filled_size, price: won ? 1 : 0 });
   // proceeds - cost: shares x payout - the filled notional.
   const expectedPnl = (won ? Number(order.filled_size) : 0) - Number(order.filled_notional_usdc);
   expect(Number(settlement.realized_pnl_usdc)).toBeCloseTo(expectedPnl, 6);

@@ -95,7 +95,7 @@ test('a stablecoin Transfer of the quoted amount to the treasury settles the fee
   // 1000 x 50 bps = 5 USDC = 5,000,000 base units, payable to the treasury in the configured stablecoin.
   expect(fee).toMatchObject({
     state: 'quoted',
-    fee_usdc: '5',
+    fee_usdc: 5,
     amount: '5',
     amount_base_units: '5000000',
     decimals: 6,
@@ -184,7 +184,7 @@ test('native coin and platform-token fees are converted at the configured prices
 
   // The platform token pays 25 bps: 1000 x 25 bps = 2.5 USDC at 0.5 USDC per token = 5 tokens.
   const token = await quote('platform_token', payer);
-  expect(token).toMatchObject({ rate_bps: 25, fee_usdc: '2.5', amount: '5', amount_base_units: '5000000000000000000' });
+  expect(token).toMatchObject({ rate_bps: 25, fee_usdc: 2.5, amount: '5', amount_base_units: '5000000000000000000' });
   await evm.mint(platform, payer.address, 10n ** 19n);
   const paid = await evm.transfer(platform, payer, treasury, 5n * 10n ** 18n);
   await confirm();
@@ -227,10 +227,10 @@ test('input errors: 404 for an unknown fee, 400 for a missing tx_hash or a credi
   const missing = await settle(fee.fee_id);
   expect(missing.status).toBe(400);
   expect(missing.body.error).toMatch(/^tx_hash: required/);
-  const credits = (await request('POST', '/fees/quote', { notional_usdc: '10', currency: 'credits' })).body.data;
+  const credits = (await request('POST', '/fees/quote', { notional_usdc: 10, currency: 'credits' })).body.data;
   expect((await settle(credits.fee_id, `0x${'ab'.repeat(32)}`)).body.error).toMatch(/^tx_hash: a credits fee/);
-  expect((await request('POST', '/fees/quote', { notional_usdc: '10', currency: 'usdc' })).body.error).toMatch(/^payer_address: required/);
-  expect((await request('POST', '/fees/quote', { notional_usdc: '0', currency: 'credits' })).body.error).toMatch(/^notional_usdc/);
+  expect((await request('POST', '/fees/quote', { notional_usdc: 10, currency: 'usdc' })).body.error).toMatch(/^payer_address: required/);
+  expect((await request('POST', '/fees/quote', { notional_usdc: 0, currency: 'credits' })).body.error).toMatch(/^notional_usdc/);
 
   const tx = await evm.transfer(usd, payer, treasury, 5_000_000n);
   await confirm();
@@ -263,7 +263,7 @@ test('another account cannot claim a wallet’s payment by quoting with its addr
   const attackerWallet = await evm.newAccount();
   const victimFee = await quote('usdc', victim, '1000', victimKey);
   const claim = (
-    await requestAs(attackerKey, 'POST', '/fees/quote', { notional_usdc: '1000', currency: 'usdc', payer_address: victim.address })
+    await requestAs(attackerKey, 'POST', '/fees/quote', { notional_usdc: 1000, currency: 'usdc', payer_address: victim.address })
   ).body.data;
   const paid = await evm.transfer(usd, victim, treasury, 5_000_000n);
   await confirm();
@@ -300,9 +300,8 @@ test('the account’s linked wallet needs no signature per fee (it proved itself
     signature: await wallet.signMessage({ message: link }),
   });
   expect(linked.status).toBe(200);
-  const fee = (
-    await requestAs(linkedKey, 'POST', '/fees/quote', { notional_usdc: '1000', currency: 'usdc', payer_address: wallet.address })
-  ).body.data;
+  const fee = (await requestAs(linkedKey, 'POST', '/fees/quote', { notional_usdc: 1000, currency: 'usdc', payer_address: wallet.address }))
+    .body.data;
   const paid = await evm.transfer(usd, wallet, treasury, 5_000_000n);
   await confirm();
   const settled = await requestAs(linkedKey, 'POST', `/fees/${fee.fee_id}/settle`, { tx_hash: paid });

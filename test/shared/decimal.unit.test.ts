@@ -1,5 +1,5 @@
 /** Exact decimal amounts: parsing refuses what it cannot hold exactly; rounding is explicit. */
-import { divide, formatScaled, mulDiv, parseScaled } from '../../services/shared/decimal.js';
+import { divide, formatScaled, mulDiv, parseScaled, servedAmount, servedAmountOrNull } from '../../services/shared/decimal.js';
 
 test('parses decimal strings and JSON numbers exactly, refusing more digits than the scale', () => {
   expect(parseScaled('12.5')).toBe(12_500_000n);
@@ -33,4 +33,23 @@ test('rounds half up, down or up as asked, for either sign', () => {
   // 173 x 100 / 350 = 49.428571428... -> 49.428571
   expect(formatScaled(mulDiv(173_000_000n, 100_000_000n, 350_000_000n))).toBe('49.428571');
   expect(() => divide(1n, 0n)).toThrow();
+});
+
+test('serves amounts as numbers rounded to 6 decimals that print without float noise', () => {
+  // Exact micro-units and stored decimal text serve as the number whose text is that decimal.
+  expect(servedAmount(9_870_126_800n)).toBe(9870.1268);
+  expect(String(servedAmount(-6_428_571n))).toBe('-6.428571');
+  expect(servedAmount('123.571429')).toBe(123.571429);
+  expect(() => servedAmount('1.0000001')).toThrow(RangeError);
+  // Floats computed upstream or in storage are rounded at the sixth decimal.
+  expect(servedAmount(401922.3434441496)).toBe(401922.343444);
+  expect(String(servedAmount(0.57 * 3.3))).toBe('1.881');
+  expect(String(servedAmount(1 - 0.37))).toBe('0.63');
+  expect(servedAmount(-0.0000004)).toBe(0);
+  expect(Object.is(servedAmount(-0.0000004), -0)).toBe(false);
+  expect(() => servedAmount(Number.NaN)).toThrow(RangeError);
+  expect(servedAmountOrNull(null)).toBeNull();
+  // A double keeps any 15 significant digits: every amount below 10^9 survives to the micro-unit.
+  for (const micros of [1n, 999_999n, 123_456_789_012_345n, 999_999_999_999_999n])
+    expect(String(servedAmount(micros))).toBe(formatScaled(micros));
 });

@@ -886,14 +886,14 @@ export type Trade = {
   source: "polymarket" | "simulator";
 };
 
-/** An exact USDC amount as a decimal string (up to 6 decimals, the unit of USDC). */
-export type Usdc = string;
+/** A USDC amount, exact to its unit (at most 6 decimals; kept internally in micro-USDC). */
+export type Usdc = number;
 
-/** Outcome shares as an exact decimal string (up to 6 decimals). */
-export type Shares = string;
+/** Outcome shares, exact to their unit (at most 6 decimals; kept internally in micro-shares). */
+export type Shares = number;
 
-/** A price in USDC per share (0..1) as an exact decimal string. */
-export type DecimalPrice = string;
+/** A price in USDC per share (0..1), exact to 6 decimals (the tick grid or finer). */
+export type DecimalPrice = number;
 
 export type NullableDecimalPrice = DecimalPrice | null;
 
@@ -943,7 +943,10 @@ export type PaperOrder = {
   market_id: string;
   market_title: string;
   asset_id: string;
+  /** The market's own outcome label (`Yes`, `No`, a name), whatever case or YES/NO form the order used. */
   outcome: string;
+  /** Index of the outcome in the market's outcomes. */
+  outcome_index: number;
   side: "buy" | "sell";
   type: "market" | "limit";
   time_in_force: "GTC" | "IOC" | "FOK";
@@ -970,8 +973,8 @@ export type PaperOrder = {
   /** slippage_usdc / (submission size x best price) x 10000, to 2 decimals. */
   slippage_bps: number | null;
   fee_schedule: {
-    /** Taker fee rate (Gamma feeSchedule.rate) as a decimal string. */
-    rate: string;
+    /** Taker fee rate (Gamma feeSchedule.rate), exact to 6 decimals. */
+    rate: number;
     exponent: number;
     /** market: the market's schedule; fallback: fees on but no schedule indexed, the configured one applies; none: the market charges no fee. */
     basis: "market" | "fallback" | "none";
@@ -993,7 +996,10 @@ export type PaperPosition = {
   market_id: string;
   market_title: string;
   asset_id: string;
+  /** The market's own outcome label (`Yes`, `No`, a name), whatever case or YES/NO form the order used. */
   outcome: string;
+  /** Index of the outcome in the market's outcomes. */
+  outcome_index: number;
   /** closed: every share sold; settled: paid out at resolution; voided: returned at average entry. */
   status: "open" | "closed" | "settled" | "voided";
   shares: Shares;
@@ -1149,12 +1155,12 @@ export type Fee = {
   rate_bps: number;
   /** notional_usdc x rate_bps / 10000, half up to one micro-USDC. */
   fee_usdc: Usdc;
-  /** What to pay in `currency` as a decimal string (amount_base_units / 10^decimals). */
+  /** What to pay in `currency` (amount_base_units / 10^decimals) as an exact decimal string: a token's unit can be 10^-18, finer than a JSON number holds. */
   amount: string;
   /** The amount in the currency's smallest unit (micro-credits, token base units, wei). */
   amount_base_units: string;
   decimals: number;
-  /** USDC per whole token used to convert (platform_token, native); null otherwise. */
+  /** USDC per whole token used to convert (platform_token, native), the configured exact decimal (up to 18 decimals); null otherwise. */
   price_usdc: string | null;
   chain_id: number | null;
   /** The treasury address (on-chain currencies). */
@@ -1183,7 +1189,7 @@ export type WalletLink = {
   linked_at: NullableTimestamp;
   /** The exact text to personal_sign (EIP-191) with the wallet to link; it names this account, so a signature cannot link the wallet elsewhere. */
   link_message: string;
-  /** Platform tokens the linked wallet holds on chain (whole tokens, decimal string), as last read; null when unknown. */
+  /** Platform tokens the linked wallet holds on chain (whole tokens, an exact decimal string: a token's unit can be 10^-18), as last read; null when unknown. */
   token_balance: string | null;
   token_balance_as_of: NullableTimestamp;
   chain_id: number | null;
@@ -1447,7 +1453,8 @@ export type CopySubscription = {
   sizing: {
     rule: "fixed" | "proportional" | "capped";
     usdc?: Usdc;
-    ratio?: string;
+    /** Exact to 6 decimals. */
+    ratio?: number;
     cap_usdc?: Usdc;
   };
   limits: {
@@ -4156,7 +4163,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "The agent's paper orders, newest first.",
     "access": "sandbox",
     "paginated": true,
-    "returns": "a list of PaperOrder: order_id, epoch, market_id, market_title, asset_id, outcome, side, type, time_in_force, status, cancel_reason, size, limit_price, filled_size, remaining_size, avg_fill_price, filled_notional_usdc, fees_usdc, best_price_at_submission, mid_at_submission, slippage_usdc, slippage_bps, fee_schedule, book, idempotency_key, fills, created_at, updated_at",
+    "returns": "a list of PaperOrder: order_id, epoch, market_id, market_title, asset_id, outcome, outcome_index, side, type, time_in_force, status, cancel_reason, size, limit_price, filled_size, remaining_size, avg_fill_price, filled_notional_usdc, fees_usdc, best_price_at_submission, mid_at_submission, slippage_usdc, slippage_bps, fee_schedule, book, idempotency_key, fills, created_at, updated_at",
     "parameters": [
       {
         "name": "status",
@@ -4218,7 +4225,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "description": "A buy takes asks from the lowest price, a sell hits bids from the highest, each level at its own\nprice, up to the limit price (a market order's optional `price` is its worst acceptable price).\nWhat cannot fill at once: a `market` order (IOC or FOK) cancels it; a `limit` order rests (GTC)\nor cancels it (IOC, FOK). FOK fills everything or nothing. Resting orders fill later as the maker\nat their own price when a newer book or a trade crosses them (docs/SANDBOX.md). Taker fills pay\nthe market's fee, shares x rate x (p x (1 - p))^exponent at each fill's price; makers pay none.\nA book's liquidity is taken once per agent: an order walks what the agent's earlier orders of\nthis epoch left of the same book, until a newer book is indexed; other agents' orders do not take it.\n\n**Idempotency.** With an `Idempotency-Key` header, a repeat of the same key with the same body\nreturns the original order (200, `Idempotent-Replayed: true`) instead of placing another; the\nsame key with a different body is `409 CONFLICT`. Keys are scoped to the agent and kept forever.\n\n**Refusals** are `400 BAD_REQUEST` naming the field: a size not above 0 or with more than 2\ndecimals, a price outside (0, 1) or off the market's tick grid, an unknown, closed or resolved\nmarket, an outcome the market does not have, no indexed book or only one older than\n`PAPER_MAX_BOOK_AGE_MS` (an hour since its last change by default), insufficient paper cash (buys pay\nnotional + fee, and a resting buy holds size x price), or more shares sold than held.",
     "access": "sandbox",
     "paginated": false,
-    "returns": "PaperOrder: order_id, epoch, market_id, market_title, asset_id, outcome, side, type, time_in_force, status, cancel_reason, size, limit_price, filled_size, remaining_size, avg_fill_price, filled_notional_usdc, fees_usdc, best_price_at_submission, mid_at_submission, slippage_usdc, slippage_bps, fee_schedule, book, idempotency_key, fills, created_at, updated_at",
+    "returns": "PaperOrder: order_id, epoch, market_id, market_title, asset_id, outcome, outcome_index, side, type, time_in_force, status, cancel_reason, size, limit_price, filled_size, remaining_size, avg_fill_price, filled_notional_usdc, fees_usdc, best_price_at_submission, mid_at_submission, slippage_usdc, slippage_bps, fee_schedule, book, idempotency_key, fills, created_at, updated_at",
     "parameters": [
       {
         "name": "Idempotency-Key",
@@ -4249,7 +4256,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "One paper order with its fills.",
     "access": "sandbox",
     "paginated": false,
-    "returns": "PaperOrder: order_id, epoch, market_id, market_title, asset_id, outcome, side, type, time_in_force, status, cancel_reason, size, limit_price, filled_size, remaining_size, avg_fill_price, filled_notional_usdc, fees_usdc, best_price_at_submission, mid_at_submission, slippage_usdc, slippage_bps, fee_schedule, book, idempotency_key, fills, created_at, updated_at",
+    "returns": "PaperOrder: order_id, epoch, market_id, market_title, asset_id, outcome, outcome_index, side, type, time_in_force, status, cancel_reason, size, limit_price, filled_size, remaining_size, avg_fill_price, filled_notional_usdc, fees_usdc, best_price_at_submission, mid_at_submission, slippage_usdc, slippage_bps, fee_schedule, book, idempotency_key, fills, created_at, updated_at",
     "parameters": [
       {
         "name": "order_id",
@@ -4270,7 +4277,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Cancels a resting paper order (its held cash or shares are released).",
     "access": "sandbox",
     "paginated": false,
-    "returns": "PaperOrder: order_id, epoch, market_id, market_title, asset_id, outcome, side, type, time_in_force, status, cancel_reason, size, limit_price, filled_size, remaining_size, avg_fill_price, filled_notional_usdc, fees_usdc, best_price_at_submission, mid_at_submission, slippage_usdc, slippage_bps, fee_schedule, book, idempotency_key, fills, created_at, updated_at",
+    "returns": "PaperOrder: order_id, epoch, market_id, market_title, asset_id, outcome, outcome_index, side, type, time_in_force, status, cancel_reason, size, limit_price, filled_size, remaining_size, avg_fill_price, filled_notional_usdc, fees_usdc, best_price_at_submission, mid_at_submission, slippage_usdc, slippage_bps, fee_schedule, book, idempotency_key, fills, created_at, updated_at",
     "parameters": [
       {
         "name": "order_id",
@@ -4291,7 +4298,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Paper positions of the current epoch with average entry and unrealized PnL at the live marks.",
     "access": "sandbox",
     "paginated": false,
-    "returns": "a list of PaperPosition: market_id, market_title, asset_id, outcome, status, shares, reserved_shares, avg_entry_price, cost_basis_usdc, mark_price, mark_basis, market_value_usdc, unrealized_pnl_usdc, realized_pnl_usdc, fees_paid_usdc, settlement_price, settled_at, market_end_date, opened_at, updated_at",
+    "returns": "a list of PaperPosition: market_id, market_title, asset_id, outcome, outcome_index, status, shares, reserved_shares, avg_entry_price, cost_basis_usdc, mark_price, mark_basis, market_value_usdc, unrealized_pnl_usdc, realized_pnl_usdc, fees_paid_usdc, settlement_price, settled_at, market_end_date, opened_at, updated_at",
     "parameters": [
       {
         "name": "status",

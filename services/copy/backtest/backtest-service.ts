@@ -8,7 +8,7 @@
 import { ApiError } from '../../../api/errors.js';
 import { timeParam } from '../../../api/time-params.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
-import { divide, formatScaled, MICRO, parseScaled } from '../../shared/decimal.js';
+import { divide, formatScaled, MICRO, parseScaled, servedAmount } from '../../shared/decimal.js';
 import { CONDITION_ID, WALLET } from '../../shared/ids.js';
 import { HOUR_MS, iso } from '../../shared/time.js';
 import type { SizingRule } from '../copy-rules.js';
@@ -143,9 +143,10 @@ export async function runBacktest(store: AnalyticsStore, run: BacktestRun, setti
   return present(run, result, markets);
 }
 
-const usdc = (micros: bigint) => formatScaled(micros);
+const usdc = (micros: bigint) => servedAmount(micros);
 /** A fraction in parts per million as a percentage: 123456 ppm = 12.3456 %. */
 const pct = (ppm: bigint) => Number(formatScaled(ppm, 4));
+const amount = servedAmount;
 
 function echo(config: StrategyConfig) {
   switch (config.kind) {
@@ -155,8 +156,8 @@ function echo(config: StrategyConfig) {
         s.rule === 'fixed'
           ? { rule: s.rule, usdc: usdc(s.usdcMicros) }
           : s.rule === 'proportional'
-            ? { rule: s.rule, ratio: formatScaled(s.ratioMicros) }
-            : { rule: s.rule, ratio: formatScaled(s.ratioMicros), cap_usdc: usdc(s.capMicros) };
+            ? { rule: s.rule, ratio: amount(s.ratioMicros) }
+            : { rule: s.rule, ratio: amount(s.ratioMicros), cap_usdc: usdc(s.capMicros) };
       return { kind: config.kind, wallet: config.wallet, sizing, delay_seconds: config.delayMs / 1000 };
     }
     case 'price_threshold':
@@ -213,9 +214,9 @@ function present(run: BacktestRun, r: SimResult, markets: Map<string, { title: s
       outcome: t.outcome,
       side: t.side,
       trigger: t.ref,
-      reference_price: formatScaled(t.referenceMicros),
-      avg_price: formatScaled(divide(t.execution.notionalMicros * MICRO, t.execution.sharesMicros)),
-      shares: formatScaled(t.execution.sharesMicros),
+      reference_price: amount(t.referenceMicros),
+      avg_price: amount(divide(t.execution.notionalMicros * MICRO, t.execution.sharesMicros)),
+      shares: amount(t.execution.sharesMicros),
       notional_usdc: usdc(t.execution.notionalMicros),
       fee_usdc: usdc(t.execution.feeMicros),
       slippage_usdc: usdc(t.execution.slippageMicros),
@@ -223,8 +224,8 @@ function present(run: BacktestRun, r: SimResult, markets: Map<string, { title: s
       book_at: t.execution.bookAtMs === null ? null : iso(t.execution.bookAtMs),
       fills: t.execution.fills.map((f) => ({
         level: f.level,
-        price: formatScaled(f.priceMicros),
-        shares: formatScaled(f.sharesMicros),
+        price: amount(f.priceMicros),
+        shares: amount(f.sharesMicros),
         notional_usdc: usdc(f.notionalMicros),
         fee_usdc: usdc(f.feeMicros),
       })),
@@ -234,7 +235,7 @@ function present(run: BacktestRun, r: SimResult, markets: Map<string, { title: s
       at: iso(s.atMs),
       market_id: s.marketId,
       asset_id: s.assetId,
-      shares: formatScaled(s.sharesMicros),
+      shares: amount(s.sharesMicros),
       payout_usdc: usdc(s.payoutMicros),
     })),
     skipped: r.skipped

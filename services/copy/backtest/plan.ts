@@ -140,8 +140,12 @@ export function holdTriggers(
   for (const marketId of [...config.marketIds].sort()) {
     const market = markets.get(marketId);
     if (!market) continue;
-    const index = market.outcomes.findIndex((o) => o.toLowerCase() === config.outcome.toLowerCase());
-    const outcomeIndex = index >= 0 ? index : config.outcome.toLowerCase() === 'yes' ? market.yesIndex : -1;
+    // The API's outcome rule (as paper orders): a name, or YES / NO for either side of a binary market, case-insensitive.
+    const wanted = config.outcome.trim().toLowerCase();
+    const named = market.outcomes.findIndex((o) => o.toLowerCase() === wanted);
+    const binary = market.outcomes.length === 2;
+    const outcomeIndex =
+      named >= 0 ? named : binary && wanted === 'yes' ? market.yesIndex : binary && wanted === 'no' ? 1 - market.yesIndex : -1;
     if (outcomeIndex < 0) continue;
     const last = lastTradeAt(
       trades.filter((t) => t.marketId === marketId),

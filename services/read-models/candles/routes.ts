@@ -14,11 +14,10 @@ import { DAY_MS, iso } from '../../shared/time.js';
 import { chainCoverage } from '../chain-ledger/queries.js';
 import { CHAIN_CANDLE_TABLES } from '../chain-ledger/retraction.js';
 import { requireMarket } from '../markets/queries.js';
+import { servedAmount } from '../../shared/decimal.js';
 
 const INTERVAL_TABLES = { '5m': 'candles_5m', '1h': 'candles_1h', '1d': 'candles_1d' } as const;
 const INTERVAL_SECONDS = { '5m': 300, '1h': 3600, '1d': 86_400 } as const;
-
-const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
 
 /** Buckets inside [covered_from, covered_to]: starting at or after the first published block, ending at or before the last. */
 const CHAIN_BUCKET = `(toUnixTimestamp(bucket) * 1000 >= {covered_from:Int64} AND (toUnixTimestamp(bucket) + {seconds:UInt32}) * 1000 <= {covered_to:Int64})`;
@@ -80,12 +79,12 @@ export function candleRoutes(store: AnalyticsStore): Router {
     const candles: Candle[] = rows.map((r) => ({
       bucket_start: iso(r.bucket_ms),
       interval,
-      open: r.open,
-      high: r.high,
-      low: r.low,
-      close: r.close,
-      volume_usdc: round6(r.volume_usdc),
-      volume_shares: round6(r.volume_shares),
+      open: servedAmount(r.open),
+      high: servedAmount(r.high),
+      low: servedAmount(r.low),
+      close: servedAmount(r.close),
+      volume_usdc: servedAmount(r.volume_usdc),
+      volume_shares: servedAmount(r.volume_shares),
       trade_count: Number(r.trade_count),
       origin: r.origin,
     }));
@@ -116,7 +115,7 @@ export function candleRoutes(store: AnalyticsStore): Router {
     const points: VolumePoint[] = Array.from({ length: days }, (_, i) => {
       const day = iso(today - (days - 1 - i) * DAY_MS).slice(0, 10);
       const row = byDay.get(day);
-      return { date: day, volume_usdc: row ? round6(row.volume_usdc) : 0, trade_count: row ? Number(row.trade_count) : 0 };
+      return { date: day, volume_usdc: row ? servedAmount(row.volume_usdc) : 0, trade_count: row ? Number(row.trade_count) : 0 };
     });
     response.json(success(points));
   });

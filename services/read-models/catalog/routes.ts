@@ -4,6 +4,7 @@ import { keysetPage } from '../../../api/keyset.js';
 import type { Event, Series } from '../../../api/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { isoOrNull } from '../../shared/time.js';
+import { servedAmount } from '../../shared/decimal.js';
 
 interface EventRow {
   id: string;
@@ -74,10 +75,10 @@ export function catalogRoutes(store: AnalyticsStore): Router {
           neg_risk: Boolean(r.neg_risk),
           start_date: isoOrNull(r.start_date_ms),
           end_date: isoOrNull(r.end_date_ms),
-          volume_usdc: r.volume_usdc,
-          volume_24h_usdc: r.volume_24h_usdc,
-          liquidity_usdc: r.liquidity_usdc,
-          open_interest_usdc: r.open_interest_usdc,
+          volume_usdc: servedAmount(r.volume_usdc),
+          volume_24h_usdc: servedAmount(r.volume_24h_usdc),
+          liquidity_usdc: servedAmount(r.liquidity_usdc),
+          open_interest_usdc: servedAmount(r.open_interest_usdc),
           market_ids: r.market_ids,
           series_ids: r.series_ids,
           source: r.source,
@@ -108,9 +109,9 @@ export function catalogRoutes(store: AnalyticsStore): Router {
           series_type: r.series_type,
           recurrence: r.recurrence,
           status: r.closed ? 'closed' : 'active',
-          volume_usdc: r.volume_usdc,
-          volume_24h_usdc: r.volume_24h_usdc,
-          liquidity_usdc: r.liquidity_usdc,
+          volume_usdc: servedAmount(r.volume_usdc),
+          volume_24h_usdc: servedAmount(r.volume_24h_usdc),
+          liquidity_usdc: servedAmount(r.liquidity_usdc),
           event_ids: r.event_ids,
           source: r.source,
         }),

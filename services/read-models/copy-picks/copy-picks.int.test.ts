@@ -103,7 +103,7 @@ test('eligible leaders only, with their figures; the copier ROI is the backtest 
     why: { won: 2, lost: 0, resolved_markets: 2, win_rate_pct: 100, realized_pnl_usdc: 40, fills_in_window: 5, wash_share: 0 },
     computed_at: new Date(NOW).toISOString(),
   });
-  expect(pick.copier_roi).toMatchObject({ order_usdc: '100', delay_seconds: 15, copied_trades: 5, impact_fills: 5, book_fills: 0 });
+  expect(pick.copier_roi).toMatchObject({ order_usdc: 100, delay_seconds: 15, copied_trades: 5, impact_fills: 5, book_fills: 0 });
 
   const backtest = (
     await h.get(

@@ -3,6 +3,7 @@ import { Router } from 'express';
 import { keysetPage } from '../../../api/keyset.js';
 import type { CopyPick, CopyPicksStatus } from '../../../api/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import { servedAmount } from '../../shared/decimal.js';
 import { isoOrNull } from '../../shared/time.js';
 
 export interface PickRow {
@@ -40,7 +41,7 @@ export function presentPick(row: PickRow): CopyPick {
     window: row.window as CopyPick['window'],
     score: row.score,
     why: {
-      realized_pnl_usdc: row.realized_pnl_usdc,
+      realized_pnl_usdc: servedAmount(row.realized_pnl_usdc),
       win_rate_pct: row.win_rate_pct,
       won: Number(row.won),
       lost: Number(row.lost),
@@ -52,14 +53,14 @@ export function presentPick(row: PickRow): CopyPick {
     },
     copier_roi: {
       roi_pct: row.copier_roi_pct,
-      follower_pnl_usdc: row.follower_pnl_usdc,
-      invested_usdc: row.invested_usdc,
-      fees_usdc: row.fees_usdc,
-      slippage_usdc: row.slippage_usdc,
+      follower_pnl_usdc: servedAmount(row.follower_pnl_usdc),
+      invested_usdc: servedAmount(row.invested_usdc),
+      fees_usdc: servedAmount(row.fees_usdc),
+      slippage_usdc: servedAmount(row.slippage_usdc),
       copied_trades: Number(row.copied_trades),
       book_fills: Number(row.book_fills),
       impact_fills: Number(row.impact_fills),
-      order_usdc: row.order_usdc,
+      order_usdc: servedAmount(row.order_usdc),
       delay_seconds: Number(row.delay_seconds),
     },
     open_positions: JSON.parse(row.open_positions),

@@ -5,8 +5,7 @@ import type { Holders } from '../../../api/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
 import { requireMarket } from '../markets/queries.js';
-
-const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
+import { servedAmount } from '../../shared/decimal.js';
 
 export function holderRoutes(store: AnalyticsStore): Router {
   const router = Router();
@@ -30,7 +29,7 @@ export function holderRoutes(store: AnalyticsStore): Router {
         asset_id: assetId,
         holders: rows
           .filter((r) => r.asset_id === assetId)
-          .map((r, i) => ({ rank: i + 1, wallet: r.wallet, amount_shares: round6(r.amount) })),
+          .map((r, i) => ({ rank: i + 1, wallet: r.wallet, amount_shares: servedAmount(r.amount) })),
       })),
     };
     response.json(success(body));

@@ -8,6 +8,7 @@ import { iso, isoOrNull } from '../../shared/time.js';
 import { marketLifecycle } from '../market-lifecycle/queries.js';
 import type { MarketLookup } from '../../ingest/market-lookup.js';
 import { MARKET_COLUMNS, type MarketRow, requireMarketOrLookUp } from './queries.js';
+import { servedAmount, servedAmountOrNull } from '../../shared/decimal.js';
 
 /** Sort key per `sort` value; `direction` is the order of the first page. Missing dates sort last. */
 const SORTS = {
@@ -17,8 +18,6 @@ const SORTS = {
   created: { expression: 'ifNull(toUnixTimestamp64Milli(created_at), 0)', direction: 'DESC' },
   end_date: { expression: 'ifNull(toUnixTimestamp64Milli(end_date), 9007199254740991)', direction: 'ASC' },
 } as const;
-
-const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
 
 export function presentMarket(row: MarketRow): Market {
   const yes = row.outcome_prices[row.yes_index] ?? null;
@@ -32,16 +31,16 @@ export function presentMarket(row: MarketRow): Market {
     status: row.status,
     outcomes: row.outcomes,
     outcome_token_ids: row.outcome_token_ids,
-    outcome_prices: row.outcome_prices,
-    yes_price: yes,
-    no_price: no,
-    best_bid: row.best_bid,
-    best_ask: row.best_ask,
-    spread: row.best_bid !== null && row.best_ask !== null ? round6(row.best_ask - row.best_bid) : null,
-    last_trade_price: row.last_trade_price,
-    volume_24h_usdc: row.volume_24h_usdc,
-    volume_total_usdc: row.volume_total_usdc,
-    liquidity_usdc: row.liquidity_usdc,
+    outcome_prices: row.outcome_prices.map((p) => servedAmount(p)),
+    yes_price: servedAmountOrNull(yes),
+    no_price: servedAmountOrNull(no),
+    best_bid: servedAmountOrNull(row.best_bid),
+    best_ask: servedAmountOrNull(row.best_ask),
+    spread: row.best_bid !== null && row.best_ask !== null ? servedAmount(row.best_ask - row.best_bid) : null,
+    last_trade_price: servedAmountOrNull(row.last_trade_price),
+    volume_24h_usdc: servedAmount(row.volume_24h_usdc),
+    volume_total_usdc: servedAmount(row.volume_total_usdc),
+    liquidity_usdc: servedAmount(row.liquidity_usdc),
     neg_risk: Boolean(row.neg_risk),
     event: row.event_id ? { id: row.event_id, slug: row.event_slug, title: row.event_title } : null,
     resolved_outcome: row.resolved_outcome,
@@ -134,7 +133,7 @@ export function marketRoutes(store: AnalyticsStore, lookup?: MarketLookup): Rout
         last_trade_price: snapshot?.last_yes ?? null,
         last_trade_at: isoOrNull(snapshot?.last_ms),
         trades_24h: Number(snapshot?.trades_24h ?? 0),
-        volume_24h_usdc_indexed: round6(Number(snapshot?.volume_24h ?? 0)),
+        volume_24h_usdc_indexed: servedAmount(Number(snapshot?.volume_24h ?? 0)),
         trades_total: Number(snapshot?.total ?? 0),
         as_of: iso(snapshot?.now_ms ?? Date.now()),
       },

@@ -5,8 +5,7 @@ import type { OpenInterest } from '../../../api/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
 import { requireMarket } from '../markets/queries.js';
-
-const round6 = (value: number) => Math.round(value * 1e6) / 1e6;
+import { servedAmount } from '../../shared/decimal.js';
 
 export function openInterestRoutes(store: AnalyticsStore): Router {
   const router = Router();
@@ -21,11 +20,11 @@ export function openInterestRoutes(store: AnalyticsStore): Router {
     // A known market with no snapshot yet is empty, not missing: the 404 is for unknown markets.
     const body: OpenInterest = {
       market_id: market.market_id,
-      open_interest_usdc: latest ? round6(latest.open_interest_usdc) : null,
+      open_interest_usdc: latest ? servedAmount(latest.open_interest_usdc) : null,
       as_of: latest ? iso(latest.snapshot_at_ms) : null,
       method: 'upstream Data API /oi: collateral locked in the market (complete sets outstanding, USDC)',
       source: latest?.source ?? null,
-      history: rows.reverse().map((r) => ({ timestamp: iso(r.snapshot_at_ms), open_interest_usdc: round6(r.open_interest_usdc) })),
+      history: rows.reverse().map((r) => ({ timestamp: iso(r.snapshot_at_ms), open_interest_usdc: servedAmount(r.open_interest_usdc) })),
     };
     response.json(success(body));
   });

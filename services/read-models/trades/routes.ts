@@ -19,6 +19,7 @@ import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
 import { type ChainCoverage, chainCoverage } from '../chain-ledger/queries.js';
 import { findMarket, requireMarket } from '../markets/queries.js';
+import { servedAmount } from '../../shared/decimal.js';
 
 type Role = 'taker' | 'maker' | 'all';
 
@@ -133,8 +134,6 @@ function leadingSortKey(filters: TradeFilters): string {
   return '';
 }
 
-const microToNumber = (micro: string) => Number(micro) / 1e6;
-
 function presentTrade(t: TradeRow): Trade {
   const chain = t.origin === 'chain';
   return {
@@ -146,9 +145,9 @@ function presentTrade(t: TradeRow): Trade {
     side: t.side,
     outcome: t.outcome,
     outcome_index: Number(t.outcome_index),
-    price: t.price,
-    size_shares: chain ? microToNumber(t.shares_text) : t.size,
-    size_usdc: chain ? microToNumber(t.usdc_text) : t.size_usdc,
+    price: servedAmount(t.price),
+    size_shares: servedAmount(chain ? BigInt(t.shares_text) : t.size),
+    size_usdc: servedAmount(chain ? BigInt(t.usdc_text) : t.size_usdc),
     size_shares_micro: t.shares_text,
     size_usdc_micro: t.usdc_text,
     fee_micro: t.fee_text,

@@ -24,14 +24,14 @@ Price = Decimal
 
 NullablePrice = Optional[Decimal]
 
-# An exact USDC amount as a decimal string (up to 6 decimals, the unit of USDC).
-Usdc = str
+# A USDC amount, exact to its unit (at most 6 decimals; kept internally in micro-USDC).
+Usdc = Decimal
 
-# Outcome shares as an exact decimal string (up to 6 decimals).
-Shares = str
+# Outcome shares, exact to their unit (at most 6 decimals; kept internally in micro-shares).
+Shares = Decimal
 
-# A price in USDC per share (0..1) as an exact decimal string.
-DecimalPrice = str
+# A price in USDC per share (0..1), exact to 6 decimals (the tick grid or finer).
+DecimalPrice = Decimal
 
 NullableDecimalPrice = Optional[DecimalPrice]
 
@@ -809,7 +809,7 @@ class PaperFill(Model):
 
 
 class PaperOrderFeeSchedule(Model):
-    rate: str = Field(description="Taker fee rate (Gamma feeSchedule.rate) as a decimal string.")
+    rate: Decimal = Field(description="Taker fee rate (Gamma feeSchedule.rate), exact to 6 decimals.")
     exponent: int
     basis: Literal["market", "fallback", "none"] = Field(description="market: the market's schedule; fallback: fees on but no schedule indexed, the configured one applies; none: the market charges no fee.")
 
@@ -826,7 +826,8 @@ class PaperOrder(Model):
     market_id: str
     market_title: str
     asset_id: str
-    outcome: str
+    outcome: str = Field(description="The market's own outcome label (`Yes`, `No`, a name), whatever case or YES/NO form the order used.")
+    outcome_index: int = Field(description="Index of the outcome in the market's outcomes.")
     side: Literal["buy", "sell"]
     type: Literal["market", "limit"]
     time_in_force: Literal["GTC", "IOC", "FOK"]
@@ -855,7 +856,8 @@ class PaperPosition(Model):
     market_id: str
     market_title: str
     asset_id: str
-    outcome: str
+    outcome: str = Field(description="The market's own outcome label (`Yes`, `No`, a name), whatever case or YES/NO form the order used.")
+    outcome_index: int = Field(description="Index of the outcome in the market's outcomes.")
     status: Literal["open", "closed", "settled", "voided"] = Field(description="closed: every share sold; settled: paid out at resolution; voided: returned at average entry.")
     shares: Shares
     reserved_shares: Shares = Field(description="Shares held for resting sell orders.")
@@ -988,10 +990,10 @@ class Fee(Model):
     notional_usdc: Usdc
     rate_bps: int = Field(description="The configured fee rate of this currency in basis points of the notional.")
     fee_usdc: Usdc = Field(description="notional_usdc x rate_bps / 10000, half up to one micro-USDC.")
-    amount: str = Field(description="What to pay in `currency` as a decimal string (amount_base_units / 10^decimals).")
+    amount: str = Field(description="What to pay in `currency` (amount_base_units / 10^decimals) as an exact decimal string: a token's unit can be 10^-18, finer than a JSON number holds.")
     amount_base_units: str = Field(description="The amount in the currency's smallest unit (micro-credits, token base units, wei).")
     decimals: int
-    price_usdc: Optional[str] = Field(description="USDC per whole token used to convert (platform_token, native); null otherwise.")
+    price_usdc: Optional[str] = Field(description="USDC per whole token used to convert (platform_token, native), the configured exact decimal (up to 18 decimals); null otherwise.")
     chain_id: Optional[int]
     pay_to: Optional[str] = Field(description="The treasury address (on-chain currencies).")
     token_contracts: list[str] = Field(description="ERC-20 contracts accepted for the payment (usdc: each configured stablecoin; platform_token: the token); empty otherwise.")
@@ -1008,7 +1010,7 @@ class WalletLink(Model):
     address: Optional[str]
     linked_at: NullableTimestamp
     link_message: str = Field(description="The exact text to personal_sign (EIP-191) with the wallet to link; it names this account, so a signature cannot link the wallet elsewhere.")
-    token_balance: Optional[str] = Field(description="Platform tokens the linked wallet holds on chain (whole tokens, decimal string), as last read; null when unknown.")
+    token_balance: Optional[str] = Field(description="Platform tokens the linked wallet holds on chain (whole tokens, an exact decimal string: a token's unit can be 10^-18), as last read; null when unknown.")
     token_balance_as_of: NullableTimestamp
     chain_id: Optional[int]
     token_contract: Optional[str]
@@ -1235,7 +1237,7 @@ class CopySubscriptionPatch(Model):
 class CopySubscriptionSizing(Model):
     rule: Literal["fixed", "proportional", "capped"]
     usdc: Optional[Usdc] = None
-    ratio: Optional[str] = None
+    ratio: Optional[Decimal] = Field(None, description="Exact to 6 decimals.")
     cap_usdc: Optional[Usdc] = None
 
 
