@@ -6,7 +6,15 @@ const snapshot = (tsMs: number, bids: [number, number][], asks: [number, number]
   bids: bids.map(([price, size]) => ({ price, size })),
   asks: asks.map(([price, size]) => ({ price, size })),
 });
-const delta = (tsMs: number, side: 'bid' | 'ask', price: number, size: number, bestBid: number | null, bestAsk: number | null, hash = `d${tsMs}`): StoredDelta => ({
+const delta = (
+  tsMs: number,
+  side: 'bid' | 'ask',
+  price: number,
+  size: number,
+  bestBid: number | null,
+  bestAsk: number | null,
+  hash = `d${tsMs}`,
+): StoredDelta => ({
   tsMs,
   side,
   price,
@@ -16,7 +24,14 @@ const delta = (tsMs: number, side: 'bid' | 'ask', price: number, size: number, b
   bestAsk,
 });
 
-const anchor = snapshot(1000, [[0.4, 10], [0.39, 5]], [[0.6, 7]]);
+const anchor = snapshot(
+  1000,
+  [
+    [0.4, 10],
+    [0.39, 5],
+  ],
+  [[0.6, 7]],
+);
 
 test('applies the deltas up to at, best first; as_of, hash and count follow the last group applied', () => {
   const book = replayBook({
@@ -34,7 +49,12 @@ test('applies the deltas up to at, best first; as_of, hash and count follow the 
 });
 
 test('no delta applied: the snapshot itself with its hash', () => {
-  expect(replayBook({ atMs: 1500, anchor, deltas: [], next: null })).toMatchObject({ asOfMs: 1000, deltasApplied: 0, hash: 's1000', gaps: [] });
+  expect(replayBook({ atMs: 1500, anchor, deltas: [], next: null })).toMatchObject({
+    asOfMs: 1000,
+    deltasApplied: 0,
+    hash: 's1000',
+    gaps: [],
+  });
 });
 
 test('a group whose printed best disagrees is a lost message: the last known book, gap until the next snapshot', () => {
@@ -52,9 +72,25 @@ test('a group whose printed best disagrees is a lost message: the last known boo
 
 test('the next snapshot not reproduced is a capture gap over the replay; one reproduced is none', () => {
   const deltas = [delta(2000, 'bid', 0.41, 3, 0.41, 0.6)];
-  const reproduced = snapshot(6000, [[0.41, 3], [0.4, 10], [0.39, 5]], [[0.6, 7]]);
+  const reproduced = snapshot(
+    6000,
+    [
+      [0.41, 3],
+      [0.4, 10],
+      [0.39, 5],
+    ],
+    [[0.6, 7]],
+  );
   expect(replayBook({ atMs: 3000, anchor, deltas, next: reproduced }).gaps).toEqual([]);
-  const changed = snapshot(6000, [[0.41, 3], [0.4, 10], [0.39, 4]], [[0.6, 7]]);
+  const changed = snapshot(
+    6000,
+    [
+      [0.41, 3],
+      [0.4, 10],
+      [0.39, 4],
+    ],
+    [[0.6, 7]],
+  );
   expect(replayBook({ atMs: 3000, anchor, deltas, next: changed }).gaps).toEqual([{ fromMs: 1000, toMs: 6000 }]);
 });
 
