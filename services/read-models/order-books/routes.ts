@@ -12,7 +12,7 @@ import type { BookLevel, BookTop, OrderBook, OrderBookHistory } from '../../../a
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
 import { type MarketRow, requireMarketWithTokens } from '../markets/queries.js';
-import { type BookAt, bookAt } from './book-at.js';
+import { booksAt } from './book-at.js';
 import { bookEventsPage } from './book-events.js';
 
 const DEPTH = 20;
@@ -162,9 +162,7 @@ export function orderBookRoutes(store: AnalyticsStore): Router {
 
 /** Every outcome's full book at `atMs`; a token with no book stored at or before it refuses the whole request. */
 async function orderBookAt(store: AnalyticsStore, market: MarketRow, atMs: number): Promise<OrderBook> {
-  const books: BookAt[] = [];
-  // One at a time: chDB runs one statement at a time anyway, and a refusal stops before the next token's reads.
-  for (const assetId of market.outcome_token_ids) books.push(await bookAt(store, assetId, atMs));
+  const books = await booksAt(store, market.outcome_token_ids, atMs);
   const outcomes = market.outcome_token_ids.map((assetId, index) => {
     const book = books[index]!;
     const bids = book.bids.map((l) => ({ price: l.price, size_shares: l.size }));
