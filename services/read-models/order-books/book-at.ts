@@ -54,57 +54,34 @@ const SNAPSHOT_COLUMNS = 'toUnixTimestamp64Milli(ts) AS ts_ms, hash, bid_prices,
 const ORDERED = { limits: { maxRowsToRead: 0 } };
 
 /**
- * Every token's book at `atMs` in three statements whatever the number of tokens (chDB runs one
- * statement at a time, and each costs a fixed share): the keys of the snapshots around `atMs`, then
- * those snapshots' levels, then the deltas between them. Keys first because a granule of levels is
- * megabytes: the snapshots before and after `atMs` are read from the granule they share, once.
- * A token with no book stored at or before `atMs` refuses the request.
+ * Every token's book at `atMs` in two statements whatever the number of outcomes (chDB runs one
+ * statement at a time, each with a fixed cost): the snapshots around `atMs`, then the deltas
+ * between them. A token with no book stored at or before `atMs` refuses the request.
  */
 export async function booksAt(store: AnalyticsStore, assetIds: readonly string[], atMs: number): Promise<BookAt[]> {
-  const keyParams: Record<string, unknown> = { at: atMs };
+  const snapshotParams: Record<string, unknown> = { at: atMs };
   const aroundAt = assetIds.flatMap((asset, i) => {
-    keyParams[`a${i}`] = asset;
+    snapshotParams[`a${i}`] = asset;
     return [
-      `(SELECT ${i} AS token, 0 AS next, toUnixTimestamp64Milli(ts) AS ts_ms, book_id FROM order_books
+      `(SELECT ${i} AS token, 0 AS next, ${SNAPSHOT_COLUMNS} FROM order_books
          WHERE asset_id = {a${i}:String} AND ts <= fromUnixTimestamp64Milli({at:Int64})
          ORDER BY ts DESC, ingested_at DESC LIMIT 1)`,
       // The latest snapshot stored at the first instant after `at`.
-      `(SELECT ${i} AS token, 1 AS next, toUnixTimestamp64Milli(ts) AS ts_ms, book_id FROM order_books
+      `(SELECT ${i} AS token, 1 AS next, ${SNAPSHOT_COLUMNS} FROM order_books
          WHERE asset_id = {a${i}:String} AND ts > fromUnixTimestamp64Milli({at:Int64})
          ORDER BY ts ASC, ingested_at DESC LIMIT 1)`,
     ];
   });
-  const keys = await store.query<{ token: number; next: number; ts_ms: number | string; book_id: string }>(
+  const snapshotRows = await store.query<SnapshotRow & { token: number; next: number }>(
     aroundAt.join(' UNION ALL '),
-    keyParams,
+    snapshotParams,
     ORDERED,
   );
-  const levelParams: Record<string, unknown> = {};
-  const wanted = keys.map((k, j) => {
-    const i = Number(k.token);
-    Object.assign(levelParams, { [`a${j}`]: assetIds[i], [`t${j}`]: Number(k.ts_ms), [`b${j}`]: k.book_id });
-    return `(asset_id = {a${j}:String} AND ts = fromUnixTimestamp64Milli({t${j}:Int64}) AND book_id = {b${j}:String})`;
-  });
-  const levelRows =
-    wanted.length === 0
-      ? []
-      : await store.query<SnapshotRow & { asset_id: string; book_id: string }>(
-          `SELECT asset_id, book_id, ${SNAPSHOT_COLUMNS} FROM order_books WHERE ${wanted.join(' OR ')} ORDER BY ingested_at`,
-          levelParams,
-          ORDERED,
-        );
-  // The newest version of each (ReplacingMergeTree keeps duplicates until a merge; they hold the same book).
-  const rowOf = (k: (typeof keys)[number] | undefined) =>
-    k &&
-    levelRows
-      .filter((r) => r.asset_id === assetIds[Number(k.token)] && r.book_id === k.book_id && Number(r.ts_ms) === Number(k.ts_ms))
-      .at(-1);
-  const snapshotRows = keys.map((k) => ({ ...k, row: rowOf(k) }));
   const take = MAX_REPLAY_DELTAS + MAX_CHECK_DELTAS + 1;
   const windows = assetIds.map((assetId, i) => {
-    const anchorRow = snapshotRows.find((r) => Number(r.token) === i && Number(r.next) === 0)?.row;
+    const anchorRow = snapshotRows.find((r) => Number(r.token) === i && Number(r.next) === 0);
     if (!anchorRow) throw ApiError.badRequest(`at: no book of token ${assetId} is stored at or before ${iso(atMs)}`);
-    const nextRow = snapshotRows.find((r) => Number(r.token) === i && Number(r.next) === 1)?.row;
+    const nextRow = snapshotRows.find((r) => Number(r.token) === i && Number(r.next) === 1);
     return { anchorRow, anchor: snapshotOf(anchorRow), next: nextRow ? snapshotOf(nextRow) : null };
   });
   const deltaParams: Record<string, unknown> = { take };
