@@ -15,3 +15,16 @@ export function timeParam(name: string, raw: unknown): number | undefined {
     throw ApiError.badRequest(`${name}: must be a time between 2000-01-01 and 2100-01-01`);
   return ms;
 }
+
+/** An instant given as ISO 8601 or as unix seconds (digits, optionally with a fraction down to milliseconds). */
+export function instantParam(name: string, raw: unknown): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const text = String(raw);
+  if (/^\d{1,12}(\.\d{1,3})?$/.test(text)) {
+    const ms = Math.round(Number(text) * 1000);
+    if (ms < EARLIEST || ms > LATEST) throw ApiError.badRequest(`${name}: must be a time between 2000-01-01 and 2100-01-01`);
+    return ms;
+  }
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text)) throw ApiError.badRequest(`${name}: must be an ISO 8601 time or unix seconds`);
+  return timeParam(name, text);
+}

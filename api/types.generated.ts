@@ -50,17 +50,39 @@ export type BookTop = {
 export type OrderBook = {
   market_id: string;
   title: string;
-  depth: number;
+  /** The instant asked for (with `at` only). */
+  at?: Timestamp;
+  /** Levels per side at most: 20 for the live book; null with `at` (every level). */
+  depth: number | null;
   yes: BookTop;
   /** Where the books came from; null while no book of the market is captured yet. */
   source: string | null;
   outcomes: Array<BookTop & {
     outcome: string;
     asset_id: string;
+    /** Best (highest) first; at most `depth`. */
     bids: Array<BookLevel>;
+    /** Best (lowest) first; at most `depth`. */
     asks: Array<BookLevel>;
+    /** Upstream's hash of this book. With `at`: the snapshot's when no change was applied, else the hash upstream printed with the last changes applied (null when changes of that instant carry different hashes, as their order within a frame is not stored, or none). */
     hash: string | null;
+    /** Time of the book (with `at`: `as_of`). */
     timestamp: Timestamp | null;
+    /** With `at`: the instant of the last event applied (the snapshot or the last change). */
+    as_of?: Timestamp;
+    /** With `at`: the instant of the stored snapshot the rebuild started from (the last at or before `at`). */
+    snapshot_at?: Timestamp;
+    /** With `at`: the first snapshot after `at`, which the replay was checked against; null when none is stored yet or it lies beyond the bound. */
+    next_snapshot_at?: Timestamp | null;
+    /** With `at`: stored level changes applied after `snapshot_at` up to `at`. */
+    deltas_applied?: number;
+    /** With `at`: capture gaps overlapping `snapshot_at`..`at` (see the operation's description for how a gap is known). */
+    gaps?: Array<{
+      /** Last instant the book is known before the gap. */
+      from: Timestamp;
+      /** The snapshot that ends the gap; null when none is stored yet. */
+      to: Timestamp | null;
+    }>;
   }>;
 };
 
@@ -78,6 +100,46 @@ export type OrderBookHistory = {
     ask_depth_shares: number;
     snapshots: number;
   }>;
+};
+
+export type OrderBookEvents = {
+  market_id: string;
+  outcome: string;
+  asset_id: string;
+  format: "deltas";
+  from: Timestamp;
+  to: Timestamp;
+  events: Array<BookEvent>;
+  pagination: Pagination;
+};
+
+export type BookEvent = {
+  kind: "snapshot";
+  /** Book id (token id : upstream hash). */
+  id: string;
+  timestamp: Timestamp;
+  /** Upstream's hash of this book. */
+  hash: string;
+  /** clob-rest (REST poll or resync), clob-ws (websocket book message) or clob-ws-replay (rebuilt by the ingestor from changes). */
+  origin: string;
+  /** Every level */
+  bids: Array<BookLevel>;
+  /** Every level */
+  asks: Array<BookLevel>;
+} | {
+  kind: "delta";
+  id: string;
+  timestamp: Timestamp;
+  /** Upstream's hash of the book after the change; null when upstream printed none. */
+  hash: string | null;
+  side: "bid" | "ask";
+  price: Price;
+  /** The level's new resting size in shares; 0 removes the level. */
+  size_shares: number;
+  /** Upstream's best bid after the change (0 for an empty side; null when not printed). */
+  best_bid: NullablePrice;
+  /** Upstream's best ask after the change (1 for an empty side; null when not printed). */
+  best_ask: NullablePrice;
 };
 
 export type PriceTick = {

@@ -56,7 +56,11 @@ function objectLine(tool: ToolName, data: Row): string {
     }
     case 'get_orderbook': {
       const yes = (data.yes ?? {}) as Row;
-      return `${data.title}: best bid ${price(yes.best_bid)}, best ask ${price(yes.best_ask)}, spread ${yes.spread_bps ?? 'n/a'} bps`;
+      const top = `${data.title}: best bid ${price(yes.best_bid)}, best ask ${price(yes.best_ask)}, spread ${yes.spread_bps ?? 'n/a'} bps`;
+      if (!data.at) return top;
+      // A rebuilt book says how sure it is: capture gaps make it the last known book, not the book at `at`.
+      const gaps = ((data.outcomes ?? []) as Row[]).reduce((n, o) => n + ((o.gaps ?? []) as unknown[]).length, 0);
+      return `${top} at ${data.at}${gaps > 0 ? ` (${gaps} capture gap${gaps === 1 ? '' : 's'}: see gaps)` : ''}`;
     }
     case 'get_market_oi':
       return `open interest ${money(data.open_interest_usdc)} as of ${data.as_of}`;

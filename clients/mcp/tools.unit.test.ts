@@ -127,3 +127,19 @@ test('result summaries read as sentences: the briefing and copy picks say what i
   });
   expect(picks).toBe('1 result: 0xabc in Politics (score 1.23, copier ROI 12.5%). Last page.');
 });
+
+test('the order book summary says the instant of a rebuilt book and its capture gaps', () => {
+  const book = (extra: Record<string, unknown>, gaps?: unknown[]) => ({
+    title: 'Q',
+    yes: { best_bid: 0.4, best_ask: 0.6, spread_bps: 4000 },
+    outcomes: [{ gaps }, { gaps: [] }],
+    ...extra,
+  });
+  expect(summarize('get_orderbook', book({}))).toBe('Q: best bid 0.400, best ask 0.600, spread 4000 bps.');
+  expect(summarize('get_orderbook', book({ at: '2026-11-20T00:00:00.000Z' }, []))).toBe(
+    'Q: best bid 0.400, best ask 0.600, spread 4000 bps at 2026-11-20T00:00:00.000Z.',
+  );
+  expect(summarize('get_orderbook', book({ at: '2026-11-20T00:00:00.000Z' }, [{ from: 'a', to: null }]))).toBe(
+    'Q: best bid 0.400, best ask 0.600, spread 4000 bps at 2026-11-20T00:00:00.000Z (1 capture gap: see gaps).',
+  );
+});

@@ -33,6 +33,8 @@ export type Given = { [N in StreamName]?: EventOfStream<N>[] };
 
 export interface ProjectionHarness {
   store: AnalyticsStore;
+  /** The event log the sink consumes (for tests that run a real producer, such as the ingest part). */
+  log: EventLog;
   api: ApiHarness;
   /** A Tier 2 key (every read endpoint). */
   key: string;
@@ -66,6 +68,7 @@ export async function projectionHarness(name: string): Promise<ProjectionHarness
   const key = (await api.admin.createKey(`${name}-tier2`, '2')).api_key;
   return {
     store,
+    log,
     api,
     key,
     async given(events, options) {

@@ -50,17 +50,39 @@ export type BookTop = {
 export type OrderBook = {
   market_id: string;
   title: string;
-  depth: number;
+  /** The instant asked for (with `at` only). */
+  at?: Timestamp;
+  /** Levels per side at most: 20 for the live book; null with `at` (every level). */
+  depth: number | null;
   yes: BookTop;
   /** Where the books came from; null while no book of the market is captured yet. */
   source: string | null;
   outcomes: Array<BookTop & {
     outcome: string;
     asset_id: string;
+    /** Best (highest) first; at most `depth`. */
     bids: Array<BookLevel>;
+    /** Best (lowest) first; at most `depth`. */
     asks: Array<BookLevel>;
+    /** Upstream's hash of this book. With `at`: the snapshot's when no change was applied, else the hash upstream printed with the last changes applied (null when changes of that instant carry different hashes, as their order within a frame is not stored, or none). */
     hash: string | null;
+    /** Time of the book (with `at`: `as_of`). */
     timestamp: Timestamp | null;
+    /** With `at`: the instant of the last event applied (the snapshot or the last change). */
+    as_of?: Timestamp;
+    /** With `at`: the instant of the stored snapshot the rebuild started from (the last at or before `at`). */
+    snapshot_at?: Timestamp;
+    /** With `at`: the first snapshot after `at`, which the replay was checked against; null when none is stored yet or it lies beyond the bound. */
+    next_snapshot_at?: Timestamp | null;
+    /** With `at`: stored level changes applied after `snapshot_at` up to `at`. */
+    deltas_applied?: number;
+    /** With `at`: capture gaps overlapping `snapshot_at`..`at` (see the operation's description for how a gap is known). */
+    gaps?: Array<{
+      /** Last instant the book is known before the gap. */
+      from: Timestamp;
+      /** The snapshot that ends the gap; null when none is stored yet. */
+      to: Timestamp | null;
+    }>;
   }>;
 };
 
@@ -78,6 +100,46 @@ export type OrderBookHistory = {
     ask_depth_shares: number;
     snapshots: number;
   }>;
+};
+
+export type OrderBookEvents = {
+  market_id: string;
+  outcome: string;
+  asset_id: string;
+  format: "deltas";
+  from: Timestamp;
+  to: Timestamp;
+  events: Array<BookEvent>;
+  pagination: Pagination;
+};
+
+export type BookEvent = {
+  kind: "snapshot";
+  /** Book id (token id : upstream hash). */
+  id: string;
+  timestamp: Timestamp;
+  /** Upstream's hash of this book. */
+  hash: string;
+  /** clob-rest (REST poll or resync), clob-ws (websocket book message) or clob-ws-replay (rebuilt by the ingestor from changes). */
+  origin: string;
+  /** Every level */
+  bids: Array<BookLevel>;
+  /** Every level */
+  asks: Array<BookLevel>;
+} | {
+  kind: "delta";
+  id: string;
+  timestamp: Timestamp;
+  /** Upstream's hash of the book after the change; null when upstream printed none. */
+  hash: string | null;
+  side: "bid" | "ask";
+  price: Price;
+  /** The level's new resting size in shares; 0 removes the level. */
+  size_shares: number;
+  /** Upstream's best bid after the change (0 for an empty side; null when not printed). */
+  best_bid: NullablePrice;
+  /** Upstream's best ask after the change (1 for an empty side; null when not printed). */
+  best_ask: NullablePrice;
 };
 
 export type PriceTick = {
@@ -2009,6 +2071,8 @@ export interface Operations {
     params: {
       /** Condition id (0x + 64 hex) or market slug. */
       id: string;
+      /** Rebuild the full book at this instant: ISO 8601 or unix seconds (up to 3 decimals); not in the future. */
+      at?: string;
     };
     paramsOptional: false;
     data: OrderBook;
@@ -2054,21 +2118,28 @@ export interface Operations {
     data: OpenInterest;
     paginated: false;
   };
-  /** GET /orderbook/history: Order-book history of one outcome token - the last snapshot per time bucket. */
+  /** GET /orderbook/history: Order-book history of one outcome token - the last snapshot per time bucket, or (format=deltas) every stored snapshot and delta in replay order. */
   getOrderbookHistory: {
     params: {
       /** Condition id or slug. */
       market: string;
       /** Outcome name (default the YES outcome). */
       outcome?: string;
+      /** Bucket width (format=buckets only). */
       interval?: "1m" | "5m" | "1h";
+      /** `buckets` (the last snapshot per interval) or `deltas` (every stored snapshot and change, paged, for replay). */
+      format?: "buckets" | "deltas";
       /** Inclusive start (ISO 8601); default 24 h before `to`. */
       from?: string;
       /** Exclusive end (ISO 8601); default now. */
       to?: string;
+      /** Events per page (format=deltas only; default 500, max 1000). */
+      limit?: number;
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
+      cursor?: string;
     };
     paramsOptional: false;
-    data: OrderBookHistory;
+    data: OrderBookHistory | OrderBookEvents;
     paginated: false;
   };
   /** GET /events: Events (groups of markets) from Gamma, busiest first by 24h volume. */
@@ -3610,10 +3681,10 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "GET",
     "path": "/markets/{id}/orderbook",
     "summary": "Live level-2 book - top 20 bid and 20 ask levels per outcome, best first, with the spread in basis points.",
-    "description": "best_bid = highest bid, best_ask = lowest ask, mid = (bid + ask) / 2, spread = ask - bid,\nspread_bps = (ask - bid) / mid x 10000. mid, spread and spread_bps are null when a side is empty.\nSizes are in outcome shares. 404 when the market is unknown or has no indexed token ids; a known\nmarket whose book is not captured yet (the first seconds after start) answers 200 with empty\nlevels, `timestamp: null` per outcome and `source: null`.",
+    "description": "best_bid = highest bid, best_ask = lowest ask, mid = (bid + ask) / 2, spread = ask - bid,\nspread_bps = (ask - bid) / mid x 10000. mid, spread and spread_bps are null when a side is empty.\nSizes are in outcome shares. 404 when the market is unknown or has no indexed token ids; a known\nmarket whose book is not captured yet (the first seconds after start) answers 200 with empty\nlevels, `timestamp: null` per outcome and `source: null`.\n\n**Point in time (`at`).** Every level of each outcome's book at that instant (not only 20),\nrebuilt from the last stored snapshot at or before `at` (`snapshot_at`) and the stored\nlevel changes after it up to `at` (`deltas_applied`); `as_of` is the instant of the last event\napplied. A change sets a level's size (0 removes it), so sizes are upstream's, never computed.\nChanges at the snapshot's own instant are part of it. The replay is then continued to the\nfirst snapshot after `at` (`next_snapshot_at`) to check it.\nCapture gaps (`gaps`, those overlapping `snapshot_at`..`at`) are known from stored data:\n(1) a lost message: after the changes of one instant, the rebuilt best bid/ask differ from the\nbest bid/ask upstream printed with them; the book is unknown from the previous event until the\nnext snapshot (the ingestor resyncs from REST), `to: null` while none is stored yet. When `at`\nfalls inside such a gap, the levels are the last known book (as of `as_of`, before the gap).\n(2) capture down (service stopped, websocket lost): the next snapshot is not the book the\nreplay reaches; which change was missed cannot be told, so the gap spans `snapshot_at` to that\nsnapshot. A rebuild after a gap starts from the snapshot that ends it. An outage in which the\nbook did not change is no gap of the book. Bounds: at most 20,000 changes between the snapshot\nand `at` (more is `400` naming `at`; snapshots are stored after every websocket flush that\nchanged the book, so real windows are short) and 20,000 after `at` for the check (beyond,\n`next_snapshot_at: null` and a gap after `as_of` is not checked). `400` naming `at` too when no\nbook of an outcome is stored at or before `at` (books are kept 30 days, changes 7).",
     "access": "tier1",
     "paginated": false,
-    "returns": "OrderBook: market_id, title, depth, yes, source, outcomes",
+    "returns": "OrderBook: market_id, title, at, depth, yes, source, outcomes",
     "parameters": [
       {
         "name": "id",
@@ -3624,6 +3695,17 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
           "type": "string",
           "minLength": 1,
           "maxLength": 300
+        }
+      },
+      {
+        "name": "at",
+        "in": "query",
+        "required": false,
+        "description": "Rebuild the full book at this instant: ISO 8601 or unix seconds (up to 3 decimals); not in the future.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 40
         }
       }
     ],
@@ -3758,10 +3840,11 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
   "getOrderbookHistory": {
     "method": "GET",
     "path": "/orderbook/history",
-    "summary": "Order-book history of one outcome token - the last snapshot per time bucket.",
+    "summary": "Order-book history of one outcome token - the last snapshot per time bucket, or (format=deltas) every stored snapshot and delta in replay order.",
+    "description": "`format=buckets` (default): best levels and top-20 depth of the last snapshot per `interval` bucket.\n`format=deltas`: the token's stored snapshots (every level) and level changes between `from` and\n`to`, keyset-paged (`limit`, `cursor`; the page's `pagination` is inside `data`), ordered by\ninstant, then changes before snapshots (a snapshot holds the changes of its own instant), then\ningestion time, then id. Applying them in order - a snapshot replaces the book, a change sets\none level's size (0 removes it) - gives the book `GET /markets/{id}/orderbook?at=` rebuilds.\nSnapshots are kept 30 days, changes 7.",
     "access": "tier2",
     "paginated": false,
-    "returns": "OrderBookHistory: market_id, outcome, asset_id, interval, from, to, points",
+    "returns": "a value",
     "parameters": [
       {
         "name": "market",
@@ -3789,6 +3872,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "interval",
         "in": "query",
         "required": false,
+        "description": "Bucket width (format=buckets only).",
         "schema": {
           "type": "string",
           "enum": [
@@ -3797,6 +3881,20 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
             "1h"
           ],
           "default": "5m"
+        }
+      },
+      {
+        "name": "format",
+        "in": "query",
+        "required": false,
+        "description": "`buckets` (the last snapshot per interval) or `deltas` (every stored snapshot and change, paged, for replay).",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "buckets",
+            "deltas"
+          ],
+          "default": "buckets"
         }
       },
       {
@@ -3817,6 +3915,29 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "schema": {
           "type": "string",
           "format": "date-time"
+        }
+      },
+      {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "description": "Events per page (format=deltas only; default 500, max 1000).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 1000,
+          "default": 500
+        }
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512
         }
       }
     ],

@@ -1,16 +1,19 @@
 /**
- * GET /markets/:id/orderbook (live top-20 book per outcome) and /orderbook/history (best levels and
- * depth per bucket). Definitions: best bid = highest bid, best ask = lowest ask, mid = (bid + ask) / 2,
+ * GET /markets/:id/orderbook (live top-20 book per outcome; with `at`, every level at that instant,
+ * rebuilt by book-at.ts) and /orderbook/history (best levels and depth per bucket; with
+ * `format=deltas`, the stored snapshots and deltas in replay order, book-events.ts). Definitions: best bid = highest bid, best ask = lowest ask, mid = (bid + ask) / 2,
  * spread_bps = (ask - bid) / mid x 10000; mid and spread are null when a side is empty.
  */
 import { Router } from 'express';
 import { success } from '../../../api/envelope.js';
 import { ApiError } from '../../../api/errors.js';
-import { timeParam } from '../../../api/time-params.js';
+import { instantParam, timeParam } from '../../../api/time-params.js';
 import type { BookLevel, BookTop, OrderBook, OrderBookHistory } from '../../../api/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
-import { requireMarketWithTokens } from '../markets/queries.js';
+import { type MarketRow, requireMarketWithTokens } from '../markets/queries.js';
+import { booksAt } from './book-at.js';
+import { bookEventsPage } from './book-events.js';
 
 const DEPTH = 20;
 const round = (v: number, d = 6) => Math.round(v * 10 ** d) / 10 ** d;
@@ -44,7 +47,13 @@ export function orderBookRoutes(store: AnalyticsStore): Router {
   const router = Router();
 
   router.get('/markets/:id/orderbook', async (request, response) => {
+    const atMs = instantParam('at', request.query.at);
+    if (atMs !== undefined && atMs > Date.now()) throw ApiError.badRequest('at: must not be in the future');
     const market = await requireMarketWithTokens(store, request);
+    if (atMs !== undefined) {
+      response.json(success(await orderBookAt(store, market, atMs)));
+      return;
+    }
     // Each token's latest snapshot, read in the table's order (asset_id, ts, ...) from the newest end:
     // a few granules, not the token's whole history (its 30 days).
     const books = (
@@ -99,6 +108,10 @@ export function orderBookRoutes(store: AnalyticsStore): Router {
       ? market.outcomes.findIndex((o) => o.toLowerCase() === String(request.query.outcome).toLowerCase())
       : market.yes_index;
     if (outcomeIndex < 0) throw ApiError.badRequest(`outcome: not an outcome of this market (${market.outcomes.join(', ')})`);
+    if (request.query.format === 'deltas') {
+      response.json(success(await bookEventsPage(store, request, market, outcomeIndex)));
+      return;
+    }
     const interval = String(request.query.interval ?? '5m') as '1m' | '5m' | '1h';
     const seconds = { '1m': 60, '5m': 300, '1h': 3600 }[interval];
     const to = timeParam('to', request.query.to) ?? Date.now();
@@ -145,4 +158,42 @@ export function orderBookRoutes(store: AnalyticsStore): Router {
   });
 
   return router;
+}
+
+/** Every outcome's full book at `atMs`; a token with no book stored at or before it refuses the whole request. */
+async function orderBookAt(store: AnalyticsStore, market: MarketRow, atMs: number): Promise<OrderBook> {
+  const books = await booksAt(store, market.outcome_token_ids, atMs);
+  const outcomes = market.outcome_token_ids.map((assetId, index) => {
+    const book = books[index]!;
+    const bids = book.bids.map((l) => ({ price: l.price, size_shares: l.size }));
+    const asks = book.asks.map((l) => ({ price: l.price, size_shares: l.size }));
+    const bestBid = bids[0]?.price ?? null;
+    const bestAsk = asks[0]?.price ?? null;
+    return {
+      outcome: market.outcomes[index] ?? String(index),
+      asset_id: assetId,
+      best_bid: bestBid,
+      best_ask: bestAsk,
+      ...bookSummary(bestBid, bestAsk),
+      bids,
+      asks,
+      hash: book.hash,
+      timestamp: iso(book.asOfMs),
+      as_of: iso(book.asOfMs),
+      snapshot_at: iso(book.snapshotAtMs),
+      next_snapshot_at: book.nextSnapshotAtMs === null ? null : iso(book.nextSnapshotAtMs),
+      deltas_applied: book.deltasApplied,
+      gaps: book.gaps.map((g) => ({ from: iso(g.fromMs), to: g.toMs === null ? null : iso(g.toMs) })),
+    };
+  });
+  const yes = outcomes[market.yes_index] ?? outcomes[0]!;
+  return {
+    market_id: market.market_id,
+    title: market.title,
+    at: iso(atMs),
+    depth: null,
+    yes: { best_bid: yes.best_bid, best_ask: yes.best_ask, mid: yes.mid, spread: yes.spread, spread_bps: yes.spread_bps },
+    outcomes,
+    source: books[0]?.source ?? null,
+  };
 }

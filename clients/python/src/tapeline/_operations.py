@@ -67,7 +67,7 @@ OPERATIONS: dict[str, OperationSpec] = {
     "listPriceTicks": OperationSpec("GET", "/markets/{id}/price/ticks", True, list[m.PriceTick]),
     "getMarketHolders": OperationSpec("GET", "/markets/{id}/holders", False, m.Holders),
     "getMarketOi": OperationSpec("GET", "/markets/{id}/oi", False, m.OpenInterest),
-    "getOrderbookHistory": OperationSpec("GET", "/orderbook/history", False, m.OrderBookHistory),
+    "getOrderbookHistory": OperationSpec("GET", "/orderbook/history", False, Union[m.OrderBookHistory, m.OrderBookEvents]),
     "listEvents": OperationSpec("GET", "/events", True, list[m.Event]),
     "listSeries": OperationSpec("GET", "/series", True, list[m.Series]),
     "getUsage": OperationSpec("GET", "/usage", False, m.Usage),
@@ -349,15 +349,16 @@ class SyncOperations:
         """
         return self._call("getPositions", {"wallet": wallet}, {}, {})  # type: ignore[no-any-return]
 
-    def get_orderbook(self, *, id: str) -> m.OrderBook:
+    def get_orderbook(self, *, id: str, at: Optional[str] = None) -> m.OrderBook:
         """Live level-2 book - top 20 bid and 20 ask levels per outcome, best first, with the spread in basis points.
 
         GET /markets/{id}/orderbook (access: tier1).
 
         Args:
             id: Condition id (0x + 64 hex) or market slug.
+            at: Rebuild the full book at this instant: ISO 8601 or unix seconds (up to 3 decimals); not in the future.
         """
-        return self._call("getOrderbook", {"id": id}, {}, {})  # type: ignore[no-any-return]
+        return self._call("getOrderbook", {"id": id}, {"at": at}, {})  # type: ignore[no-any-return]
 
     def list_price_ticks(self, *, id: str, kind: Optional[Literal["last_trade", "midpoint", "best_bid_ask", "history"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> Page[m.PriceTick]:
         """Price ticks of the market's outcome tokens, newest first.
@@ -394,18 +395,22 @@ class SyncOperations:
         """
         return self._call("getMarketOi", {"id": id}, {}, {})  # type: ignore[no-any-return]
 
-    def get_orderbook_history(self, *, market: str, outcome: Optional[str] = None, interval: Optional[Literal["1m", "5m", "1h"]] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> m.OrderBookHistory:
-        """Order-book history of one outcome token - the last snapshot per time bucket.
+    def get_orderbook_history(self, *, market: str, outcome: Optional[str] = None, interval: Optional[Literal["1m", "5m", "1h"]] = None, format: Optional[Literal["buckets", "deltas"]] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Union[m.OrderBookHistory, m.OrderBookEvents]:
+        """Order-book history of one outcome token - the last snapshot per time bucket, or (format=deltas) every stored snapshot and delta in replay order.
 
         GET /orderbook/history (access: tier2).
 
         Args:
             market: Condition id or slug.
             outcome: Outcome name (default the YES outcome).
+            interval: Bucket width (format=buckets only).
+            format: `buckets` (the last snapshot per interval) or `deltas` (every stored snapshot and change, paged, for replay).
             from_: Inclusive start (ISO 8601); default 24 h before `to`.
             to: Exclusive end (ISO 8601); default now.
+            limit: Events per page (format=deltas only; default 500, max 1000).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
-        return self._call("getOrderbookHistory", {}, {"market": market, "outcome": outcome, "interval": interval, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
+        return self._call("getOrderbookHistory", {}, {"market": market, "outcome": outcome, "interval": interval, "format": format, "from": from_, "to": to, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
     def list_events(self, *, status: Optional[Literal["active", "closed", "all"]] = None, category: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.Event]:
         """Events (groups of markets) from Gamma, busiest first by 24h volume.
@@ -1167,15 +1172,16 @@ class AsyncOperations:
         """
         return await self._call("getPositions", {"wallet": wallet}, {}, {})  # type: ignore[no-any-return]
 
-    async def get_orderbook(self, *, id: str) -> m.OrderBook:
+    async def get_orderbook(self, *, id: str, at: Optional[str] = None) -> m.OrderBook:
         """Live level-2 book - top 20 bid and 20 ask levels per outcome, best first, with the spread in basis points.
 
         GET /markets/{id}/orderbook (access: tier1).
 
         Args:
             id: Condition id (0x + 64 hex) or market slug.
+            at: Rebuild the full book at this instant: ISO 8601 or unix seconds (up to 3 decimals); not in the future.
         """
-        return await self._call("getOrderbook", {"id": id}, {}, {})  # type: ignore[no-any-return]
+        return await self._call("getOrderbook", {"id": id}, {"at": at}, {})  # type: ignore[no-any-return]
 
     async def list_price_ticks(self, *, id: str, kind: Optional[Literal["last_trade", "midpoint", "best_bid_ask", "history"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> AsyncPage[m.PriceTick]:
         """Price ticks of the market's outcome tokens, newest first.
@@ -1212,18 +1218,22 @@ class AsyncOperations:
         """
         return await self._call("getMarketOi", {"id": id}, {}, {})  # type: ignore[no-any-return]
 
-    async def get_orderbook_history(self, *, market: str, outcome: Optional[str] = None, interval: Optional[Literal["1m", "5m", "1h"]] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> m.OrderBookHistory:
-        """Order-book history of one outcome token - the last snapshot per time bucket.
+    async def get_orderbook_history(self, *, market: str, outcome: Optional[str] = None, interval: Optional[Literal["1m", "5m", "1h"]] = None, format: Optional[Literal["buckets", "deltas"]] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> Union[m.OrderBookHistory, m.OrderBookEvents]:
+        """Order-book history of one outcome token - the last snapshot per time bucket, or (format=deltas) every stored snapshot and delta in replay order.
 
         GET /orderbook/history (access: tier2).
 
         Args:
             market: Condition id or slug.
             outcome: Outcome name (default the YES outcome).
+            interval: Bucket width (format=buckets only).
+            format: `buckets` (the last snapshot per interval) or `deltas` (every stored snapshot and change, paged, for replay).
             from_: Inclusive start (ISO 8601); default 24 h before `to`.
             to: Exclusive end (ISO 8601); default now.
+            limit: Events per page (format=deltas only; default 500, max 1000).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
-        return await self._call("getOrderbookHistory", {}, {"market": market, "outcome": outcome, "interval": interval, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
+        return await self._call("getOrderbookHistory", {}, {"market": market, "outcome": outcome, "interval": interval, "format": format, "from": from_, "to": to, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
     async def list_events(self, *, status: Optional[Literal["active", "closed", "all"]] = None, category: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.Event]:
         """Events (groups of markets) from Gamma, busiest first by 24h volume.

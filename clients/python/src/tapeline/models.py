@@ -10,6 +10,8 @@ from pydantic import Field
 
 from ._base import Model
 
+BookEvent = Union[BookEventItem, BookEventItemItem]
+
 # Market categories (as /markets/categories names them, case-insensitive) that narrow the agent's briefing signals; empty = every category.
 AgentTopics = list[str]
 
@@ -90,19 +92,30 @@ class BookTop(Model):
     spread_bps: Optional[Decimal]
 
 
+class OrderBookOutcomeGap(Model):
+    from_: Timestamp = Field(alias="from", description="Last instant the book is known before the gap.")
+    to: Optional[Timestamp] = Field(description="The snapshot that ends the gap; null when none is stored yet.")
+
+
 class OrderBookOutcome(BookTop):
     outcome: str
     asset_id: str
-    bids: list[BookLevel]
-    asks: list[BookLevel]
-    hash: Optional[str]
-    timestamp: Optional[Timestamp]
+    bids: list[BookLevel] = Field(description="Best (highest) first; at most `depth`.")
+    asks: list[BookLevel] = Field(description="Best (lowest) first; at most `depth`.")
+    hash: Optional[str] = Field(description="Upstream's hash of this book. With `at`: the snapshot's when no change was applied, else the hash upstream printed with the last changes applied (null when changes of that instant carry different hashes, as their order within a frame is not stored, or none).")
+    timestamp: Optional[Timestamp] = Field(description="Time of the book (with `at`: `as_of`).")
+    as_of: Optional[Timestamp] = Field(None, description="With `at`: the instant of the last event applied (the snapshot or the last change).")
+    snapshot_at: Optional[Timestamp] = Field(None, description="With `at`: the instant of the stored snapshot the rebuild started from (the last at or before `at`).")
+    next_snapshot_at: Optional[Timestamp] = Field(None, description="With `at`: the first snapshot after `at`, which the replay was checked against; null when none is stored yet or it lies beyond the bound.")
+    deltas_applied: Optional[int] = Field(None, description="With `at`: stored level changes applied after `snapshot_at` up to `at`.")
+    gaps: Optional[list[OrderBookOutcomeGap]] = Field(None, description="With `at`: capture gaps overlapping `snapshot_at`..`at` (see the operation's description for how a gap is known).")
 
 
 class OrderBook(Model):
     market_id: str
     title: str
-    depth: int
+    at: Optional[Timestamp] = Field(None, description="The instant asked for (with `at` only).")
+    depth: Optional[int] = Field(description="Levels per side at most: 20 for the live book; null with `at` (every level).")
     yes: BookTop
     source: Optional[str] = Field(description="Where the books came from; null while no book of the market is captured yet.")
     outcomes: list[OrderBookOutcome]
@@ -123,6 +136,43 @@ class OrderBookHistory(Model):
     from_: Timestamp = Field(alias="from")
     to: Timestamp
     points: list[OrderBookHistoryPoint]
+
+
+class OrderBookEvents(Model):
+    market_id: str
+    outcome: str
+    asset_id: str
+    format: Literal["deltas"]
+    from_: Timestamp = Field(alias="from")
+    to: Timestamp
+    events: list[BookEvent]
+    pagination: Pagination
+
+
+class BookEventItem(Model):
+    """A stored full book (replaces the book)."""
+
+    kind: Literal["snapshot"]
+    id: str = Field(description="Book id (token id : upstream hash).")
+    timestamp: Timestamp
+    hash: str = Field(description="Upstream's hash of this book.")
+    origin: str = Field(description="clob-rest (REST poll or resync), clob-ws (websocket book message) or clob-ws-replay (rebuilt by the ingestor from changes).")
+    bids: list[BookLevel] = Field(description="Every level")
+    asks: list[BookLevel] = Field(description="Every level")
+
+
+class BookEventItemItem(Model):
+    """One level change (sets the level's size)."""
+
+    kind: Literal["delta"]
+    id: str
+    timestamp: Timestamp
+    hash: Optional[str] = Field(description="Upstream's hash of the book after the change; null when upstream printed none.")
+    side: Literal["bid", "ask"]
+    price: Price
+    size_shares: Decimal = Field(description="The level's new resting size in shares; 0 removes the level.")
+    best_bid: NullablePrice = Field(description="Upstream's best bid after the change (0 for an empty side; null when not printed).")
+    best_ask: NullablePrice = Field(description="Upstream's best ask after the change (1 for an empty side; null when not printed).")
 
 
 class PriceTick(Model):
@@ -1505,5 +1555,5 @@ WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "webhook.test": WebhookTestEvent,
 }
 
-for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, Coverage, TraderCoverage, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PositionReconciliationPositions, PositionReconciliationValueUsdc, PositionReconciliationUnrealizedPnlUsdc, PositionReconciliationRealizedPnlUsdc, PositionReconciliationDifference, PositionReconciliation, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthEventLog, HealthVerificationCheck, HealthVerification, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPicksStatusExcluded, CopyPicksStatus, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
+for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcomeGap, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, OrderBookEvents, BookEventItem, BookEventItemItem, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, Coverage, TraderCoverage, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PositionReconciliationPositions, PositionReconciliationValueUsdc, PositionReconciliationUnrealizedPnlUsdc, PositionReconciliationRealizedPnlUsdc, PositionReconciliationDifference, PositionReconciliation, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthEventLog, HealthVerificationCheck, HealthVerification, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPicksStatusExcluded, CopyPicksStatus, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
     _model.model_rebuild()
