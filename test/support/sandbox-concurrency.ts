@@ -42,7 +42,7 @@ export function describeSandboxConcurrency(name: string, openControl: () => Prom
       const quote = await h.request('POST', '/fees/quote', key, { notional_usdc: '1000', currency: 'credits' });
       expect(quote.status).toBe(201);
       // 1000 x 50 bps = 5 USDC = 500 credits at 100 credits per USDC.
-      expect(quote.body.data).toMatchObject({ fee_usdc: '5', amount: '500', state: 'quoted' });
+      expect(quote.body.data).toMatchObject({ fee_usdc: 5, amount: '500', state: 'quoted' });
       await h.api.admin.addCredits(key, 900);
       const feeId = quote.body.data.fee_id;
       const responses = await Promise.all(Array.from({ length: PARALLEL }, () => h.request('POST', `/fees/${feeId}/settle`, key)));
@@ -74,7 +74,7 @@ export function describeSandboxConcurrency(name: string, openControl: () => Prom
       );
       expect(orders[0]!.n).toBe('1');
       // 10 x 0.40 = 4 spent once (no fee on this market).
-      expect((await h.request('GET', '/paper/account', key)).body.data.cash_usdc).toBe('9996');
+      expect((await h.request('GET', '/paper/account', key)).body.data.cash_usdc).toBe(9996);
       // The same key with another body is a conflict.
       const other = await h.request('POST', '/paper/orders', key, { ...body, size: '11' }, { 'idempotency-key': 'one-order' });
       expect(other.status).toBe(409);
