@@ -209,9 +209,11 @@ from pydantic import Field
 
 from ._base import Model
 
-${writer.aliases.join('\n')}
-
 ${writer.classes.join('\n\n')}
+
+# Type aliases after the classes: an alias is evaluated when the module runs (a union of classes needs
+# them defined), while the classes' annotations are resolved only by model_rebuild below.
+${writer.aliases.join('\n')}
 
 #: Webhook delivery bodies by event type.
 WEBHOOK_EVENTS: dict[str, type[Model]] = {

@@ -10,42 +10,6 @@ from pydantic import Field
 
 from ._base import Model
 
-BookEvent = Union[BookEventItem, BookEventItemItem]
-
-# Market categories (as /markets/categories names them, case-insensitive) that narrow the agent's briefing signals; empty = every category.
-AgentTopics = list[str]
-
-TierName = Literal["sandbox", "1", "2", "3"]
-
-# ISO 8601 UTC with milliseconds.
-Timestamp = _datetime
-
-NullableTimestamp = Optional[Timestamp]
-
-Price = Decimal
-
-NullablePrice = Optional[Decimal]
-
-# A USDC amount, exact to its unit (at most 6 decimals; kept internally in micro-USDC).
-Usdc = Decimal
-
-# Outcome shares, exact to their unit (at most 6 decimals; kept internally in micro-shares).
-Shares = Decimal
-
-# A price in USDC per share (0..1), exact to 6 decimals (the tick grid or finer).
-DecimalPrice = Decimal
-
-NullableDecimalPrice = Optional[DecimalPrice]
-
-# A decimal as a string ("12.5") or a JSON number; it must be exact at the precision the field allows.
-DecimalInput = Union[str, Decimal]
-
-# Receiver URL, http or https, resolving to public addresses only.
-WebhookUrl = str
-
-WebhookEventList = list[Literal["trade.executed", "trader.large_trade", "market.price_signal", "market.volume_spike", "market.resolved", "copy.executed", "risk.blocked", "strategy.signal"]]
-
-
 class Event(Model):
     id: str
     slug: str
@@ -1540,6 +1504,44 @@ class Strategy(Model):
     enabled: bool
     created_at: Timestamp
     updated_at: Timestamp
+
+
+# Type aliases after the classes: an alias is evaluated when the module runs (a union of classes needs
+# them defined), while the classes' annotations are resolved only by model_rebuild below.
+BookEvent = Union[BookEventItem, BookEventItemItem]
+
+# Market categories (as /markets/categories names them, case-insensitive) that narrow the agent's briefing signals; empty = every category.
+AgentTopics = list[str]
+
+TierName = Literal["sandbox", "1", "2", "3"]
+
+# ISO 8601 UTC with milliseconds.
+Timestamp = _datetime
+
+NullableTimestamp = Optional[Timestamp]
+
+Price = Decimal
+
+NullablePrice = Optional[Decimal]
+
+# A USDC amount, exact to its unit (at most 6 decimals; kept internally in micro-USDC).
+Usdc = Decimal
+
+# Outcome shares, exact to their unit (at most 6 decimals; kept internally in micro-shares).
+Shares = Decimal
+
+# A price in USDC per share (0..1), exact to 6 decimals (the tick grid or finer).
+DecimalPrice = Decimal
+
+NullableDecimalPrice = Optional[DecimalPrice]
+
+# A decimal as a string ("12.5") or a JSON number; it must be exact at the precision the field allows.
+DecimalInput = Union[str, Decimal]
+
+# Receiver URL, http or https, resolving to public addresses only.
+WebhookUrl = str
+
+WebhookEventList = list[Literal["trade.executed", "trader.large_trade", "market.price_signal", "market.volume_spike", "market.resolved", "copy.executed", "risk.blocked", "strategy.signal"]]
 
 
 #: Webhook delivery bodies by event type.
