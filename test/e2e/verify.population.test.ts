@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { VerificationRun } from '../../services/shared/verification.js';
 import { type Demo, startDemo } from '../support/demo.js';
 import { getJson, waitFor } from '../support/http.js';
-import { startChild } from '../support/processes.js';
+import { freePort, REPO_ROOT, startChild } from '../support/processes.js';
 
 const WALLETS = 2_100;
 const MIN_TRADING_WALLETS = 2_000;
@@ -33,8 +33,11 @@ test('npm run verify: every wallet of the demo holds up against the identities a
   const phaseEnded = (name: string) => {
     phases[name] = Math.round((Date.now() - started) / 1000);
   };
+  const adminPort = await freePort();
   demo = await startDemo(
     {
+      // The operator port, read for the ledger's figures when the verifier finds a violation.
+      ADMIN_PORT: String(adminPort),
       SIM_WALLET_COUNT: String(WALLETS),
       // A still world of 12 hours: the chain stops at the world's start, so the ledger catches up once
       // and every figure is compared with a chain that no longer moves.
@@ -174,6 +177,25 @@ test('npm run verify: every wallet of the demo holds up against the identities a
   const compared = reconciled.reduce((sum, c) => sum + c.reconciliation.positions.compared, 0);
   console.info(`verify e2e: ${reconciled.length} tracked wallets reconciled with the Data API, ${compared} positions compared`);
   expect(reconciled.filter((c) => c.reconciliation.status !== 'match')).toEqual([]);
+
+  // A failing run leaves what it takes to explain it: the ledger's figures in the log and the stopped
+  // demo's data folder under .cache/population-failure/ (the tier's temporary folder goes with the tier).
+  if (!run.ok) {
+    const metrics = await fetch(`http://127.0.0.1:${adminPort}/metrics`)
+      .then((response) => response.text())
+      .catch((error: unknown) => String(error));
+    console.info(
+      `verify e2e: the ledger's figures\n${metrics
+        .split('\n')
+        .filter((line) => line.startsWith('tapeline_position_ledger_figure'))
+        .join('\n')}`,
+    );
+    await demo.child.kill('SIGTERM');
+    const kept = path.join(REPO_ROOT, '.cache', 'population-failure');
+    fs.rmSync(kept, { recursive: true, force: true });
+    fs.cpSync(dataDir, kept, { recursive: true });
+    console.info(`verify e2e: the demo's data folder is kept in ${kept}`);
+  }
 
   // No violations: the exit code, and the table as the failure message.
   const violations = Object.fromEntries(run.checks.filter((c) => c.violations > 0).map((c) => [c.id, c.violations]));
