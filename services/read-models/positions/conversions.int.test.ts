@@ -152,11 +152,12 @@ const OLD = marketId(5);
 const UNFIT = marketId(6);
 const STUCK = marketId(7);
 const NOWHERE = marketId(8);
+const REPRICED = marketId(9);
 
 beforeAll(async () => {
   h = await projectionHarness('conversions');
   // Gamma lists questions 0 and 2 of PARTIAL only; the others are not in the markets table at all.
-  await h.given({ markets: [catalogEntry(PARTIAL, 0), catalogEntry(PARTIAL, 2)] });
+  await h.given({ markets: [catalogEntry(PARTIAL, 0), catalogEntry(PARTIAL, 2), catalogEntry(REPRICED, 0), catalogEntry(REPRICED, 2)] });
   ledger = new PositionLedger(h.store);
 }, 120_000);
 afterAll(() => h.close());
@@ -328,6 +329,8 @@ test("the hold limit: a stuck conversion goes out with the catalog's questions o
   catalog.add([0, 1, 2, 3, 4].map((i) => catalogEntry(OLD, i)));
   let gate = newGate(catalog);
   const t0 = T;
+  // The NO it converts, bought before the conversion (its blocks come first).
+  const bought = [buyNo(priced, STUCK, 0, 10, 0.5), buyNo(priced, STUCK, 1, 10, 0.5)];
   const logs = [
     // Neither the chain (no preparations read, splits that do not fit) nor anything else tells these.
     ...convertWithSplits(priced, STUCK, 0b011n, 10, [2], 9),
@@ -356,8 +359,37 @@ test("the hold limit: a stuck conversion goes out with the catalog's questions o
   expect(gate.counts).toMatchObject({ releasedAtHoldLimit: 1, deadLetteredAtHoldLimit: 1 });
   expect(gate.pending).toEqual([]);
   // The released one is priced as the catalog's 3 questions: k = 2, 10 collateral, 10 YES of question 2.
-  await apply([buyNo(priced, STUCK, 0, 10, 0.5), buyNo(priced, STUCK, 1, 10, 0.5), released.ledger[0]!]);
+  await apply([...bought, released.ledger[0]!]);
   const f = await figures(priced);
   expect(f.byToken[YES(STUCK, 2)]).toMatchObject({ qty: 10, cost: 0 });
   expect(f.realized).toBe(0);
+});
+
+test('a rewind that re-prices a conversion rebuilds it from its own rows: the markets table, listing 2 of its 4 questions, gives neither k nor the YES legs', async () => {
+  const wallet = W('7');
+  const catalog = new ChainCatalog();
+  catalog.add([0, 1, 2, 3].map((i) => catalogEntry(REPRICED, i)));
+  const gate = newGate(catalog);
+  const first = buyNo(wallet, REPRICED, 0, 100, 0.3);
+  // Older than the conversion but applied after it (a backfill's range): 100 more NO of question 0 at 0.6.
+  const late = buyNo(wallet, REPRICED, 0, 100, 0.6);
+  const released = admit(gate, [
+    prepareMarket(REPRICED),
+    ...[0, 1, 2, 3].map((i) => prepareQuestion(REPRICED, i)),
+    convert(wallet, REPRICED, 0b0001n, 100),
+  ]).ledger;
+  await apply([first, ...released]);
+  // k = 1: the NO cost 30 becomes the cost of 100 YES of questions 1, 2 and 3: 10 each.
+  const before = await figures(wallet);
+  for (const i of [1, 2, 3]) expect(before.byToken[YES(REPRICED, i)]).toMatchObject({ qty: 100, cost: 10 });
+  await apply([late]);
+  // 200 NO for 90 before the conversion: the 100 converted cost 45, 15 for each YES; the 100 left keep 45.
+  // Rebuilt from the markets table, the conversion had 1 YES leg (question 2) at 45 and left the others at 10.
+  const f = await figures(wallet);
+  expect(f.byToken[NO(REPRICED, 0)]).toMatchObject({ qty: 100, cost: 45 });
+  for (const i of [1, 2, 3]) expect(f.byToken[YES(REPRICED, i)]).toMatchObject({ qty: 100, cost: 15 });
+  expect(f.realized).toBe(0);
+  // Applied again (a redelivery): nothing changes.
+  await apply([late, ...released]);
+  expect(await figures(wallet)).toEqual(f);
 });

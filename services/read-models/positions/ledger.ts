@@ -66,6 +66,8 @@ export interface LedgerRow {
   opened_at: string;
   /** A transfer's other wallet (migrations/0068); empty on other rows. */
   counterparty: string;
+  /** A conversion leg's question index in its neg-risk market (migrations/0074); -1 on other rows. */
+  question_index: number;
 }
 
 interface Leg {
@@ -83,6 +85,8 @@ interface Leg {
   trades: number;
   /** A transfer's other wallet. */
   counterparty?: string;
+  /** A conversion leg's question index. */
+  questionIndex?: number;
 }
 
 interface KeyState extends PositionState {
@@ -274,6 +278,8 @@ class Batch {
    */
   private readonly relinks: Array<{ eventId: string; key: string; depth: number }> = [];
   private readonly relinkQueued = new Set<string>();
+  /** The keys this batch wrote a row of each conversion on (wallet|event id): a re-pricing finds its legs by them and the stored rows. */
+  private readonly conversionKeys = new Map<string, Set<string>>();
   private relinkRewinds = 0;
 
   constructor(
@@ -520,35 +526,46 @@ class Batch {
   }
 
   /**
-   * A conversion rebuilt from its rows: the neg-risk market is the rows' ledger group, the amount
-   * their shares, the index set the questions whose NO token has a NO leg (sell_at_cost) among them.
+   * A conversion rebuilt from its rows (the wallet's rows of the event, stored or of this batch): the
+   * neg-risk market is their ledger group, the amount their shares, its questions those with a row (a
+   * NO leg, sell_at_cost, or a YES leg, buy; a question prepared after it has none), each at the
+   * index its row holds. Not from the markets table: it may not list every question yet, and a question
+   * missing there changed k and the YES legs' cost (docs/POSITIONS.md "Conversions").
    */
   private async conversionOfRow(source: LedgerRow): Promise<Linked | null> {
-    const marketId = source.ledger_group.toLowerCase();
-    if (!this.negRisk.has(marketId)) await this.loadNegRisk([marketId]);
-    const questions = this.negRisk.get(marketId) ?? [];
+    const keys = await this.keysOfConversion(source.wallet, source.event_id);
+    await this.loadStoredRows(keys);
     const rows = new Map<string, LedgerRow>();
     const before = new Map<string, PositionState>();
-    const keys = questions.flatMap((q) => [keyOf(source.wallet, q.yesToken), keyOf(source.wallet, q.noToken)]);
-    await this.loadStoredRows(keys);
     for (const key of keys) {
       const row = (await this.liveRows(key)).find((r) => r.event_id === source.event_id);
-      if (!row) continue;
+      if (!row || (row.action !== 'buy' && row.action !== 'sell_at_cost')) continue;
       rows.set(key, row);
       before.set(key, stateBefore(row));
     }
-    let indexSet = 0n;
-    for (const q of questions) if (rows.get(keyOf(source.wallet, q.noToken))?.action === 'sell_at_cost') indexSet |= 1n << BigInt(q.index);
-    if (indexSet === 0n) return null;
-    // The conversion's own questions are those with a row of it (a question prepared after it has none),
-    // and its fee is what its rows show: the YES legs hold amount - fee, the first NO leg (k - 1) x fee.
-    const own = questions.filter((q) => rows.has(keyOf(source.wallet, q.noToken)) || rows.has(keyOf(source.wallet, q.yesToken)));
+    const indexOf = await this.questionIndices(source.ledger_group, [...rows.values()]);
+    const own = [...rows.values()]
+      .map((r): ConversionQuestion => {
+        const outcomeIndex = Number(r.outcome_index);
+        const yes = r.action === 'buy';
+        return {
+          index: indexOf(r),
+          marketId: r.market_id,
+          yesToken: yes ? r.asset_id : '',
+          noToken: yes ? '' : r.asset_id,
+          outcomes: outcomeIndex === 0 ? [r.outcome, ''] : ['', r.outcome],
+          yesIndex: yes ? outcomeIndex : 1 - outcomeIndex,
+        };
+      })
+      .sort((a, b) => a.index - b.index);
+    const no = own.filter((q) => q.noToken !== '');
+    if (no.length === 0) return null;
+    const indexSet = no.reduce((set, q) => set | (1n << BigInt(q.index)), 0n);
+    // Its fee is what its rows show: the YES legs hold amount - fee, the first NO leg (k - 1) x fee.
     const amount = BigInt(source.in_qty);
-    const yesRow = own.map((q) => rows.get(keyOf(source.wallet, q.yesToken))).find((r) => r?.action === 'buy');
-    const k = BigInt(own.filter((q) => rows.get(keyOf(source.wallet, q.noToken))?.action === 'sell_at_cost').length);
-    const feeRow = own
-      .map((q) => rows.get(keyOf(source.wallet, q.noToken)))
-      .find((r) => r?.action === 'sell_at_cost' && BigInt(r.fee_micro) > 0n);
+    const yesRow = [...rows.values()].find((r) => r.action === 'buy');
+    const k = BigInt(no.length);
+    const feeRow = [...rows.values()].find((r) => r.action === 'sell_at_cost' && BigInt(r.fee_micro) > 0n);
     const fee = yesRow ? amount - BigInt(yesRow.in_qty) : feeRow && k > 1n ? BigInt(feeRow.fee_micro) / (k - 1n) : 0n;
     const event: LedgerEvent = {
       ...metaOfRow(source),
@@ -560,6 +577,37 @@ class Batch {
       questions: own,
     };
     return { event, rows, before };
+  }
+
+  /** The (wallet, token)s with a row of a conversion: stored ones, and those this batch wrote. */
+  private async keysOfConversion(wallet: string, eventId: string): Promise<string[]> {
+    const stored = await this.store.query<{ asset_id: string }>(
+      `SELECT DISTINCT asset_id FROM ${LEDGER_TABLE} WHERE wallet = {wallet:String} AND event_id = {eventId:String}`,
+      { wallet, eventId },
+    );
+    const keys = new Set(stored.map((r) => keyOf(wallet, r.asset_id)));
+    for (const key of this.conversionKeys.get(`${wallet}|${eventId}`) ?? []) keys.add(key);
+    return [...keys];
+  }
+
+  /**
+   * Each conversion row's question index: the row's own, or for a row stored before migrations/0074,
+   * the markets table's, failing that one after every known index (by token id): the index orders the
+   * legs (the fee and collateral on the first NO leg, the YES cost's remainder on the first YES leg).
+   */
+  private async questionIndices(negRiskMarketId: string, rows: LedgerRow[]): Promise<(r: LedgerRow) => number> {
+    const own = (r: LedgerRow) => Number(r.question_index ?? -1);
+    const unindexed = rows.filter((r) => own(r) < 0);
+    if (unindexed.length === 0) return own;
+    const id = negRiskMarketId.toLowerCase();
+    if (!this.negRisk.has(id)) await this.loadNegRisk([id]);
+    const listed = new Map<string, number>();
+    for (const q of this.negRisk.get(id) ?? []) listed.set(q.yesToken, q.index).set(q.noToken, q.index);
+    const unlisted = unindexed
+      .map((r) => r.asset_id)
+      .filter((asset) => !listed.has(asset))
+      .sort();
+    return (r) => (own(r) >= 0 ? own(r) : (listed.get(r.asset_id) ?? 256 + unlisted.indexOf(r.asset_id)));
   }
 
   private stateOf(key: string): KeyState {
@@ -580,6 +628,10 @@ class Batch {
   }
 
   private append(key: string, leg: Leg): void {
+    if (leg.kind === 'conversion') {
+      const id = `${leg.meta.wallet}|${leg.meta.eventId}`;
+      this.conversionKeys.set(id, (this.conversionKeys.get(id) ?? new Set()).add(key));
+    }
     const state = this.stateOf(key);
     const effect = applyLeg(state, leg.action, leg.meta.timeMs);
     const rev = state.rev + 1;
@@ -723,6 +775,7 @@ class Batch {
       cost_after: after.cost.toString(),
       opened_at: this.isoOf(after.openedMs),
       counterparty: leg.counterparty ?? '',
+      question_index: leg.questionIndex ?? -1,
     };
   }
 
@@ -891,6 +944,7 @@ class Batch {
         price: 0,
         volume: 0n,
         trades: 0,
+        questionIndex: q.index,
       });
     }
     const collateral = BigInt(no.length - 1) * out;
@@ -919,6 +973,7 @@ class Batch {
         price: out === 0n ? 0 : Number(usdc) / Number(out),
         volume: 0n,
         trades: 0,
+        questionIndex: q.index,
       });
     }
     return legs;
@@ -1128,6 +1183,7 @@ function normalizeStored(r: LedgerRow & { time_ms?: string; opened_ms?: string }
     rev: Number(r.rev),
     sign: Number(r.sign),
     of_rev: Number(r.of_rev),
+    question_index: Number(r.question_index),
   };
 }
 
@@ -1160,6 +1216,7 @@ function legOfRow(r: LedgerRow): Leg {
     volume: BigInt(r.volume),
     trades: Number(r.trades),
     counterparty: r.counterparty ?? '',
+    questionIndex: Number(r.question_index ?? -1),
   };
 }
 
