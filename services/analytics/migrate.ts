@@ -57,10 +57,13 @@ export function optionalSetting(statement: string): string | undefined {
   return name !== undefined && OPTIONAL_SETTINGS.has(name) ? name : undefined;
 }
 
-export async function migrate(store: AnalyticsStore, migrations = readMigrations()): Promise<string[]> {
-  await store.command(`CREATE TABLE IF NOT EXISTS schema_migrations
+/** The migrator's record of applied versions (created before any migration runs). */
+export const SCHEMA_MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations
     (version UInt32, name String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3))
-    ENGINE = MergeTree ORDER BY version`);
+    ENGINE = MergeTree ORDER BY version`;
+
+export async function migrate(store: AnalyticsStore, migrations = readMigrations()): Promise<string[]> {
+  await store.command(SCHEMA_MIGRATIONS_TABLE);
   const applied = new Set(
     (await store.query<{ version: number }>('SELECT version FROM schema_migrations')).map((row) => Number(row.version)),
   );

@@ -1,0 +1,91 @@
+/**
+ * Where each ClickHouse table of the service lives in a multi-node deployment (clickhouse/README.md):
+ * - `sharded`: `<table>_local` (Replicated*MergeTree, one copy per replica of each shard) and `<table>`
+ *   (Distributed over the cluster, inserts routed by `key`). Wallet-keyed tables shard by the wallet,
+ *   market-keyed ones by the market, so a wallet's (or market's) rows and the views fed from them sit on
+ *   one shard. Views keep writing to the `_local` table of the shard the insert landed on.
+ * - `replicated`: one Replicated*MergeTree table with the same name on every server (a path without
+ *   `{shard}`): catalog and job-output tables that are small and read whole or joined everywhere.
+ * - `broadcast`: the EmbeddedRocksDB key-value copies, which no Replicated engine exists for: a
+ *   `<table>_local` on every server, written through `<table>` (Distributed over the broadcast cluster,
+ *   one shard holding every server, internal_replication false) so every insert reaches every server.
+ * The generator refuses a table not listed here, so a new migration makes this decision explicitly.
+ */
+export type Placement = { kind: 'sharded'; key: string } | { kind: 'replicated' } | { kind: 'broadcast' };
+
+const byWallet: Placement = { kind: 'sharded', key: 'cityHash64(wallet)' };
+const byMarket: Placement = { kind: 'sharded', key: 'cityHash64(market_id)' };
+const replicated: Placement = { kind: 'replicated' };
+const broadcast: Placement = { kind: 'broadcast' };
+
+export const PLACEMENT: Readonly<Record<string, Placement>> = {
+  // The migrator's own record: every server must see the same applied versions.
+  schema_migrations: replicated,
+  // Catalog: small, read whole and joined by market everywhere.
+  markets: replicated,
+  market_resolutions: replicated,
+  gamma_events: replicated,
+  gamma_series: replicated,
+  gamma_tags: replicated,
+  market_lifecycle: replicated,
+  chain_resolutions: replicated,
+  // Pipeline bookkeeping and job outputs: a handful of rows per source, hour, window or board.
+  chain_watermarks: replicated,
+  chain_contiguous: replicated,
+  trade_reconciliation: replicated,
+  copy_picks: replicated,
+  copy_picks_runs: replicated,
+  leaderboard_pages: replicated,
+  leaderboard_pages_next: replicated,
+  leaderboard_figures_next: replicated,
+  // Market-keyed event tables and the views they feed.
+  trades: byMarket,
+  candles_5m: byMarket,
+  candles_1h: byMarket,
+  candles_1d: byMarket,
+  price_ticks: byMarket,
+  order_books: byMarket,
+  order_book_deltas: byMarket,
+  book_tops: byMarket,
+  market_holders: byMarket,
+  open_interest: byMarket,
+  chain_ledger: byMarket,
+  chain_candles_5m: byMarket,
+  chain_candles_1h: byMarket,
+  chain_candles_1d: byMarket,
+  market_closes: byMarket,
+  market_touches: byMarket,
+  // Views over a sharded ledger keyed by something else than its shard key: each shard holds partial
+  // states per key, which reads merge (-Merge / max over GROUP BY) across shards.
+  chain_coverage: { kind: 'sharded', key: 'cityHash64(source)' },
+  ledger_progress: { kind: 'sharded', key: 'cityHash64(origin)' },
+  trader_window_counts: { kind: 'sharded', key: 'cityHash64(day)' },
+  // Wallet-keyed tables: the position ledger and every figure derived from it.
+  wallet_activity: byWallet,
+  wallet_positions: byWallet,
+  position_ledger: byWallet,
+  position_current: byWallet,
+  position_state: byWallet,
+  position_daily: byWallet,
+  position_reconciliation: byWallet,
+  trader_market_pnl: byWallet,
+  trader_daily: byWallet,
+  trader_totals: byWallet,
+  trader_days: byWallet,
+  trader_lifetime: byWallet,
+  trader_recent_days: byWallet,
+  trader_window: byWallet,
+  trader_touches: byWallet,
+  trader_curve: byWallet,
+  trader_valuation: byWallet,
+  trader_valuation_next: byWallet,
+  trader_category_valuation: byWallet,
+  trader_stats: byWallet,
+  trader_category_stats: byWallet,
+  // Key-value copies (EmbeddedRocksDB), per server.
+  position_head: broadcast,
+  market_marks: broadcast,
+  market_marks_progress: broadcast,
+  wallet_snapshots: broadcast,
+  wallet_snapshots_progress: broadcast,
+};
