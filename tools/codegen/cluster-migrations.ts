@@ -150,7 +150,8 @@ export class ClusterRewriter {
   private clusterEngine(table: string, engine: string): string {
     const tokens = tokenize(engine);
     const nameToken = tokens[2];
-    if (tokens[0]?.word !== 'ENGINE' || tokens[1]?.text !== '=' || !nameToken) throw new Error(`${table}: unreadable engine clause ${engine}`);
+    if (tokens[0]?.word !== 'ENGINE' || tokens[1]?.text !== '=' || !nameToken)
+      throw new Error(`${table}: unreadable engine clause ${engine}`);
     if (nameToken.text === 'EmbeddedRocksDB') {
       if (placementOf(table).kind !== 'broadcast') throw new Error(`${table}: EmbeddedRocksDB is per server; place it as broadcast`);
       return engine;
@@ -162,7 +163,9 @@ export class ClusterRewriter {
     if (tokens[3]?.text === '(') {
       const close = tokens.findIndex((token, index) => index > 3 && token.depth === 0 && token.text === ')');
       const args = engine.slice(tokens[3]!.end, tokens[close]!.start).trim();
-      return splice(engine, [{ start: nameToken.start, end: tokens[close]!.end, text: `${replicated}(${prefix}${args ? `, ${args}` : ''})` }]);
+      return splice(engine, [
+        { start: nameToken.start, end: tokens[close]!.end, text: `${replicated}(${prefix}${args ? `, ${args}` : ''})` },
+      ]);
     }
     return splice(engine, [{ start: nameToken.start, end: nameToken.end, text: `${replicated}(${prefix})` }]);
   }
@@ -264,7 +267,8 @@ export function clusterMigrations(migrations: readonly ClusterMigration[]): Clus
 
 /** Why a statement needs a word beside it in the file, if it does. */
 function noteOf(statement: string): string | undefined {
-  if (/^INSERT\b/i.test(statement)) return '-- Runs once, on the server the file is applied on (an INSERT has no ON CLUSTER): it writes through the Distributed tables.';
+  if (/^INSERT\b/i.test(statement))
+    return '-- Runs once, on the server the file is applied on (an INSERT has no ON CLUSTER): it writes through the Distributed tables.';
   const optional = optionalSetting(statement);
   if (optional !== undefined) return `-- Optional: skip it on a server without the MergeTree setting ${optional} (as the migrator does).`;
   return undefined;
