@@ -199,6 +199,11 @@ const settings = {
         .default('tapeline'),
       'Database of the analytics tables.',
     ),
+    clickhouseMigrations: env(
+      'CLICKHOUSE_MIGRATIONS',
+      z.enum(['service', 'cluster', 'none']).default('service'),
+      "Which migrations a part applies at start: `service` (the read models' own, one server or chDB), `cluster` (clickhouse/migrations/, ON CLUSTER, on a server of the cluster in clickhouse/config/), `none` (the schema is another part's or the operator's to apply; a read-only user's parts).",
+    ),
     databaseUrl: env('DATABASE_URL', optionalUrl, 'PostgreSQL for accounts and keys; unset: PGlite under DATA_DIR.'),
     kafkaNamespace: env(
       'KAFKA_NAMESPACE',

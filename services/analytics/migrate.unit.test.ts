@@ -4,7 +4,9 @@
  * statement, and the optional one on a server that has it, runs.
  */
 import type { AnalyticsStore } from '../ports/analytics-store.js';
-import { migrate, optionalSetting } from './migrate.js';
+import { loadConfig } from '../config.js';
+import { migrate, optionalSetting, readClusterMigrations, readMigrations } from './migrate.js';
+import { openAnalyticsStore } from './open-analytics.js';
 
 /** A store that records the statements it is sent and knows the given MergeTree settings. */
 function recordingStore(settings: string[]) {
@@ -46,4 +48,22 @@ test('a server with the setting runs every statement', async () => {
   const { store, commands } = recordingStore(['min_compress_block_size', 'auto_statistics_types']);
   await migrate(store, [MIGRATION]);
   expect(commands.slice(1)).toEqual(MIGRATION.statements);
+});
+
+test('the cluster variants: the same versions and names, recorded in a schema_migrations table created ON CLUSTER', async () => {
+  const { schemaTable, migrations } = readClusterMigrations();
+  expect(migrations.map((migration) => migration.name)).toEqual(readMigrations().map((migration) => migration.name));
+  expect(schemaTable).toEqual([
+    expect.stringMatching(/^CREATE TABLE IF NOT EXISTS schema_migrations ON CLUSTER '\{cluster\}'[\s\S]*ReplicatedMergeTree/),
+  ]);
+  const { store, commands } = recordingStore(['auto_statistics_types']);
+  expect(await migrate(store, migrations.slice(0, 2), schemaTable)).toEqual(['0001_markets', '0002_trades']);
+  expect(commands).toEqual([...schemaTable, ...migrations[0]!.statements, ...migrations[1]!.statements]);
+  expect(commands.slice(1).every((statement) => statement.includes("ON CLUSTER '{cluster}'"))).toBe(true);
+});
+
+test('CLICKHOUSE_MIGRATIONS=cluster is refused without a ClickHouse server, before any store opens', async () => {
+  const config = loadConfig({ CLICKHOUSE_MIGRATIONS: 'cluster', DATA_DIR: '/nonexistent/tapeline' });
+  await expect(openAnalyticsStore(config)).rejects.toThrow('CLICKHOUSE_MIGRATIONS=cluster needs CLICKHOUSE_URL');
+  expect(loadConfig({}).engines.clickhouseMigrations).toBe('service');
 });
