@@ -8,8 +8,8 @@
 import { optionalSetting } from '../../services/analytics/migrate.js';
 import { PLACEMENT, type Placement } from './cluster-placement.js';
 
-export const CLUSTER = `'{cluster}'`;
-export const BROADCAST_CLUSTER = `'{broadcast_cluster}'`;
+const CLUSTER = `'{cluster}'`;
+const BROADCAST_CLUSTER = `'{broadcast_cluster}'`;
 const ON_CLUSTER = `ON CLUSTER ${CLUSTER}`;
 
 interface Token {
@@ -22,7 +22,7 @@ interface Token {
 }
 
 /** Words, quoted strings and names, numbers and single punctuation, with their bracket depth. */
-export function tokenize(sql: string): Token[] {
+function tokenize(sql: string): Token[] {
   const tokens: Token[] = [];
   let depth = 0;
   let i = 0;
@@ -109,7 +109,7 @@ export class ClusterRewriter {
     if (first === 'ALTER' && second === 'TABLE') return this.alterTable(statement, tokens);
     if (first === 'DROP' && (second === 'TABLE' || second === 'VIEW')) return this.drop(statement, tokens);
     if (first === 'TRUNCATE' && second === 'TABLE') return [this.truncate(statement, tokens)];
-    if (first === 'EXCHANGE' && second === 'TABLES') return [this.exchange(statement, tokens)];
+    if (first === 'EXCHANGE' && second === 'TABLES') return [this.exchange(tokens)];
     if (first === 'INSERT' && second === 'INTO') return [statement];
     throw new Error(`no cluster variant for: ${statement.slice(0, 80)}`);
   }
@@ -212,7 +212,7 @@ export class ClusterRewriter {
   private drop(statement: string, tokens: Token[]): string[] {
     const nameAt = nameAfter(tokens, 2);
     const name = tokens[nameAt]!;
-    const on = (table: string) => splice(statement, [{ start: name.start, end: name.end, text: `${table} ${ON_CLUSTER}` }]) + ' SYNC';
+    const on = (table: string) => `${splice(statement, [{ start: name.start, end: name.end, text: `${table} ${ON_CLUSTER}` }])} SYNC`;
     if (tokens[1]!.word === 'VIEW' || placementOf(name.text).kind === 'replicated') return [on(name.text)];
     return [on(name.text), on(localName(name.text))];
   }
@@ -222,7 +222,7 @@ export class ClusterRewriter {
     return splice(statement, [{ start: name.start, end: name.end, text: `${storageName(name.text)} ${ON_CLUSTER}` }]);
   }
 
-  private exchange(statement: string, tokens: Token[]): string {
+  private exchange(tokens: Token[]): string {
     const [a, b] = [tokens[2]!, tokens[4]!];
     if (tokens[3]?.word !== 'AND' || placementOf(a.text).kind !== placementOf(b.text).kind) {
       throw new Error(`EXCHANGE TABLES ${a.text} AND ${b.text}: both must be placed alike`);
@@ -239,7 +239,7 @@ function keyColumns(placement: Placement): string[] {
 }
 
 /** The names of a column list's columns (first word of each top-level item; INDEX/PROJECTION items skipped). */
-export function columnNames(columns: string): string[] {
+function columnNames(columns: string): string[] {
   const tokens = tokenize(columns);
   const names: string[] = [];
   let expectName = true;
@@ -254,7 +254,7 @@ export function columnNames(columns: string): string[] {
   return names;
 }
 
-export interface ClusterMigration {
+interface ClusterMigration {
   name: string;
   statements: string[];
 }
