@@ -9,6 +9,7 @@ import path from 'node:path';
 import { parse } from 'yaml';
 import { INTERNAL_LIMITS, limitSettings } from '../../services/analytics/query-limits.js';
 import { loadConfig } from '../../services/config.js';
+import { RUNTIME_STATEMENTS_WITHOUT_VARIANT } from '../../tools/codegen/cluster-placement.js';
 import { ROOT } from '../../tools/codegen/main.js';
 
 const CLICKHOUSE = path.join(ROOT, 'clickhouse');
@@ -83,4 +84,28 @@ test("the API profile holds the service's request limits, the writer's its inter
   expect(settingsOf('tapeline_writer', numeric)).toEqual(Object.fromEntries(numeric.map((name) => [name, internal[name]])));
   // Read-only by grants: the API user may read the database and nothing else.
   expect(elements(one(one(users, 'users')!, 'tapeline_api')!, 'query')).toEqual(['GRANT SELECT, CREATE DATABASE ON tapeline.*']);
+});
+
+/** `file: statement head` of every ClickHouse mutation, OPTIMIZE, TRUNCATE or EXCHANGE in services/ code. */
+function runtimeStorageStatements(): string[] {
+  const found: string[] = [];
+  const walk = (directory: string) => {
+    for (const entry of fs.readdirSync(directory, { withFileTypes: true })) {
+      const file = path.join(directory, entry.name);
+      if (entry.isDirectory()) walk(file);
+      else if (entry.name.endsWith('.ts') && !entry.name.includes('.test.')) {
+        const pattern =
+          /['`]\s*(ALTER TABLE [\w${}.]+ (?:DELETE|UPDATE)|OPTIMIZE TABLE [\w${}.]+|TRUNCATE TABLE [\w${}.]+|EXCHANGE TABLES \w+ AND \w+|DROP TABLE [\w${}.]+)/g;
+        for (const match of fs.readFileSync(file, 'utf8').matchAll(pattern)) {
+          found.push(`${path.relative(ROOT, file)}: ${match[1]}`);
+        }
+      }
+    }
+  };
+  walk(path.join(ROOT, 'services'));
+  return [...new Set(found)].sort();
+}
+
+test('every statement outside the migrations that addresses storage is listed with what it needs on the cluster', () => {
+  expect(runtimeStorageStatements()).toEqual(Object.keys(RUNTIME_STATEMENTS_WITHOUT_VARIANT).sort());
 });

@@ -89,3 +89,27 @@ export const PLACEMENT: Readonly<Record<string, Placement>> = {
   wallet_snapshots: broadcast,
   wallet_snapshots_progress: broadcast,
 };
+
+/**
+ * Statements the service runs outside its migrations that address a table's storage, which on the
+ * cluster is the `_local` table of each shard or a table of each server: none has a cluster variant
+ * yet, so the parts cannot run on the cluster with the jobs that send them (clickhouse/README.md).
+ * test/clickhouse/cluster-config.unit.test.ts finds every such statement in services/ and fails on one
+ * not listed here.
+ */
+export const RUNTIME_STATEMENTS_WITHOUT_VARIANT: Readonly<Record<string, string>> = {
+  'services/read-models/chain-ledger/retraction.ts: ALTER TABLE ${table} DELETE':
+    'a mutation cannot go through a Distributed table: it needs ALTER TABLE chain_candles_*_local ON CLUSTER',
+  'services/read-models/chain-ledger/retraction.ts: ALTER TABLE chain_ledger DELETE': 'as above, chain_ledger_local ON CLUSTER',
+  'services/read-models/chain-ledger/retraction.ts: ALTER TABLE market_closes DELETE': 'as above, market_closes_local ON CLUSTER',
+  'services/read-models/chain-ledger/retraction.ts: ALTER TABLE trader_curve DELETE': 'as above, trader_curve_local ON CLUSTER',
+  'services/read-models/positions/board-pages.ts: EXCHANGE TABLES leaderboard_pages AND leaderboard_pages_next':
+    'EXCHANGE acts on the one server it is sent to; the other servers would keep the old pages: it needs ON CLUSTER',
+  'services/read-models/positions/board-pages.ts: TRUNCATE TABLE leaderboard_figures_next':
+    'runs as is (a Replicated table truncates on every replica); listed so the board job is reviewed as one',
+  'services/read-models/positions/board-pages.ts: TRUNCATE TABLE leaderboard_pages_next': 'as above',
+  'services/read-models/positions/trader-window.ts: OPTIMIZE TABLE trader_recent_days':
+    'OPTIMIZE cannot go through a Distributed table: it needs trader_recent_days_local ON CLUSTER',
+  'services/analytics/replacing-compaction.ts: OPTIMIZE TABLE ${this.table}':
+    'as above, trader_valuation_local and trader_category_valuation_local ON CLUSTER',
+};
