@@ -1,6 +1,7 @@
 /**
  * `npm run gen`: writes every generated source (event types from schemas/*.avsc, API types from
- * api/openapi.yaml, docs/CONFIG.md from the settings in services/config.ts). `--check` writes nothing and fails when a generated file is stale; the unit
+ * api/openapi.yaml, docs/CONFIG.md from the settings in services/config.ts, clickhouse/migrations/ from the
+ * read models' migrations). `--check` writes nothing and fails when a generated file is stale; the unit
  * tests run the same check, so a schema edit without regeneration fails `npm test`.
  */
 import fs from 'node:fs';
