@@ -52,24 +52,7 @@ function tokenize(sql: string): Token[] {
   return tokens;
 }
 
-function placementOf(table: string): Placement {
-  const placement = PLACEMENT[table];
-  if (!placement) throw new Error(`table ${table} has no placement: add it to tools/codegen/cluster-placement.ts`);
-  return placement;
-}
-
 const localName = (table: string) => `${table}_local`;
-
-/** The name a statement addresses for the table's storage (its `_local` table when it has one). */
-function storageName(table: string): string {
-  return placementOf(table).kind === 'replicated' ? table : localName(table);
-}
-
-function replicaPath(table: string): string {
-  return placementOf(table).kind === 'sharded'
-    ? `'/clickhouse/tables/{shard}/{database}/${localName(table)}'`
-    : `'/clickhouse/tables/all/{database}/${table}'`;
-}
 
 /** Index of the first token at `depth` whose word is `word`, from `from`. */
 function findWord(tokens: Token[], word: string, from = 0, depth = 0): number {
@@ -101,6 +84,25 @@ interface TableShape {
 export class ClusterRewriter {
   private readonly shapes = new Map<string, TableShape>();
 
+  constructor(private readonly placement: Readonly<Record<string, Placement>> = PLACEMENT) {}
+
+  private placementOf(table: string): Placement {
+    const placement = this.placement[table];
+    if (!placement) throw new Error(`table ${table} has no placement: add it to tools/codegen/cluster-placement.ts`);
+    return placement;
+  }
+
+  /** The name a statement addresses for the table's storage (its `_local` table when it has one). */
+  private storageName(table: string): string {
+    return this.placementOf(table).kind === 'replicated' ? table : localName(table);
+  }
+
+  private replicaPath(table: string): string {
+    return this.placementOf(table).kind === 'sharded'
+      ? `'/clickhouse/tables/{shard}/{database}/${localName(table)}'`
+      : `'/clickhouse/tables/all/{database}/${table}'`;
+  }
+
   rewrite(statement: string): string[] {
     const tokens = tokenize(statement);
     const [first, second] = [tokens[0]?.word, tokens[1]?.word];
@@ -118,7 +120,7 @@ export class ClusterRewriter {
     const nameAt = nameAfter(tokens, 2);
     const name = tokens[nameAt]!;
     const table = name.text;
-    const placement = placementOf(table);
+    const placement = this.placementOf(table);
     const open = tokens[nameAt + 1]?.text === '(' ? nameAt + 1 : -1;
     const close = open >= 0 ? tokens.findIndex((token, index) => index > open && token.depth === 0 && token.text === ')') : -1;
     const asAt = findWord(tokens, 'AS', close >= 0 ? close + 1 : nameAt + 1);
@@ -131,10 +133,10 @@ export class ClusterRewriter {
     this.shapes.set(table, { columns, engine });
 
     const ifNotExists = nameAt > 2 ? 'IF NOT EXISTS ' : '';
-    const head = `CREATE TABLE ${ifNotExists}${storageName(table)} ${ON_CLUSTER}`;
+    const head = `CREATE TABLE ${ifNotExists}${this.storageName(table)} ${ON_CLUSTER}`;
     // `AS source` copies the source's columns as they are when it runs (ALTERs included), from its
     // storage; the engine is always written out, as a copied Replicated engine would share its path.
-    const shape = source === undefined ? columns : `AS ${storageName(source)}`;
+    const shape = source === undefined ? columns : `AS ${this.storageName(source)}`;
     const body = `${head}\n${shape}\n${this.clusterEngine(table, engine)}`;
     if (placement.kind === 'replicated') return [body];
     for (const column of keyColumns(placement)) {
@@ -153,13 +155,13 @@ export class ClusterRewriter {
     if (tokens[0]?.word !== 'ENGINE' || tokens[1]?.text !== '=' || !nameToken)
       throw new Error(`${table}: unreadable engine clause ${engine}`);
     if (nameToken.text === 'EmbeddedRocksDB') {
-      if (placementOf(table).kind !== 'broadcast') throw new Error(`${table}: EmbeddedRocksDB is per server; place it as broadcast`);
+      if (this.placementOf(table).kind !== 'broadcast') throw new Error(`${table}: EmbeddedRocksDB is per server; place it as broadcast`);
       return engine;
     }
     if (!nameToken.text.endsWith('MergeTree')) throw new Error(`${table}: engine ${nameToken.text} has no cluster variant`);
-    if (placementOf(table).kind === 'broadcast') throw new Error(`${table}: only EmbeddedRocksDB tables are broadcast`);
+    if (this.placementOf(table).kind === 'broadcast') throw new Error(`${table}: only EmbeddedRocksDB tables are broadcast`);
     const replicated = `Replicated${nameToken.text}`;
-    const prefix = `${replicaPath(table)}, '{replica}'`;
+    const prefix = `${this.replicaPath(table)}, '{replica}'`;
     if (tokens[3]?.text === '(') {
       const close = tokens.findIndex((token, index) => index > 3 && token.depth === 0 && token.text === ')');
       const args = engine.slice(tokens[3]!.end, tokens[close]!.start).trim();
@@ -179,13 +181,13 @@ export class ClusterRewriter {
     const toAt = nameAt + 1;
     if (tokens[toAt]?.word !== 'TO') throw new Error(`materialized view ${tokens[nameAt]?.text} without TO: no cluster variant`);
     const target = tokens[toAt + 1]!;
-    const targetPlacement = placementOf(target.text);
+    const targetPlacement = this.placementOf(target.text);
     const edits = [{ start: tokens[nameAt]!.end, end: tokens[nameAt]!.end, text: ` ${ON_CLUSTER}` }];
     if (targetPlacement.kind === 'sharded') edits.push({ start: target.start, end: target.end, text: localName(target.text) });
     tokens.forEach((token, index) => {
       const before = tokens[index - 1]?.word;
       if (index <= toAt + 2 || (before !== 'FROM' && before !== 'JOIN') || token.word === '') return;
-      const placement = PLACEMENT[token.text];
+      const placement = this.placement[token.text];
       if (!placement) return;
       if (placement.kind === 'sharded' && targetPlacement.kind === 'replicated') {
         throw new Error(`view ${tokens[nameAt]!.text}: a sharded source (${token.text}) cannot feed a replicated table (${target.text})`);
@@ -201,8 +203,8 @@ export class ClusterRewriter {
    */
   private alterTable(statement: string, tokens: Token[]): string[] {
     const name = tokens[2]!;
-    const onStorage = splice(statement, [{ start: name.start, end: name.end, text: `${storageName(name.text)} ${ON_CLUSTER}` }]);
-    if (placementOf(name.text).kind === 'replicated') return [onStorage];
+    const onStorage = splice(statement, [{ start: name.start, end: name.end, text: `${this.storageName(name.text)} ${ON_CLUSTER}` }]);
+    if (this.placementOf(name.text).kind === 'replicated') return [onStorage];
     const changesColumns = tokens.some((token, index) => token.depth === 0 && token.word === 'COLUMN' && index > 2);
     const changesOther = tokens.some((token) => token.depth === 0 && ['SETTING', 'PROJECTION', 'INDEX', 'TTL'].includes(token.word));
     if (!changesColumns || changesOther) return [onStorage];
@@ -213,21 +215,21 @@ export class ClusterRewriter {
     const nameAt = nameAfter(tokens, 2);
     const name = tokens[nameAt]!;
     const on = (table: string) => `${splice(statement, [{ start: name.start, end: name.end, text: `${table} ${ON_CLUSTER}` }])} SYNC`;
-    if (tokens[1]!.word === 'VIEW' || placementOf(name.text).kind === 'replicated') return [on(name.text)];
+    if (tokens[1]!.word === 'VIEW' || this.placementOf(name.text).kind === 'replicated') return [on(name.text)];
     return [on(name.text), on(localName(name.text))];
   }
 
   private truncate(statement: string, tokens: Token[]): string {
     const name = tokens[2]!;
-    return splice(statement, [{ start: name.start, end: name.end, text: `${storageName(name.text)} ${ON_CLUSTER}` }]);
+    return splice(statement, [{ start: name.start, end: name.end, text: `${this.storageName(name.text)} ${ON_CLUSTER}` }]);
   }
 
   private exchange(tokens: Token[]): string {
     const [a, b] = [tokens[2]!, tokens[4]!];
-    if (tokens[3]?.word !== 'AND' || placementOf(a.text).kind !== placementOf(b.text).kind) {
+    if (tokens[3]?.word !== 'AND' || this.placementOf(a.text).kind !== this.placementOf(b.text).kind) {
       throw new Error(`EXCHANGE TABLES ${a.text} AND ${b.text}: both must be placed alike`);
     }
-    return `EXCHANGE TABLES ${storageName(a.text)} AND ${storageName(b.text)} ${ON_CLUSTER}`;
+    return `EXCHANGE TABLES ${this.storageName(a.text)} AND ${this.storageName(b.text)} ${ON_CLUSTER}`;
   }
 }
 
