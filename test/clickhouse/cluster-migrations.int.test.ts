@@ -155,3 +155,14 @@ test('a rewrite that changes anything but the cluster parts is caught', async ()
   // ON CLUSTER in the wrong place is a syntax error, not a statement.
   await expect(formatted("CREATE TABLE t (a UInt8) ON CLUSTER '{cluster}' ENGINE = MergeTree ORDER BY a")).rejects.toThrow();
 });
+
+test("every setting of the users' profiles is a setting the engine knows", async () => {
+  const profiles = /<profiles>([\s\S]*?)<\/profiles>/.exec(
+    fs.readFileSync(path.join(ROOT, 'clickhouse/config/server/users.xml'), 'utf8'),
+  )![1]!;
+  const withoutConstraints = profiles.replace(/<constraints>[\s\S]*?<\/constraints>/g, '');
+  const names = [...new Set([...withoutConstraints.matchAll(/<(\w+)>[^<]*<\/\1>/g)].map((match) => match[1]!))];
+  expect(names.length).toBeGreaterThan(10);
+  const known = await store.query<{ name: string }>('SELECT name FROM system.settings WHERE name IN {names:Array(String)}', { names });
+  expect(names.filter((name) => !known.some((row) => row.name === name))).toEqual([]);
+});
