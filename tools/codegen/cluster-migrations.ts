@@ -1,9 +1,10 @@
 /**
  * The cluster variant of every ClickHouse migration (clickhouse/migrations/, clickhouse/README.md):
- * each statement the migrator runs, rewritten for a sharded, replicated deployment. No SQL parser on
- * npm reads ClickHouse DDL (engines, projections, TTL, materialized views' TO), so this is a
- * statement-level rewrite over a small tokenizer (strings, quoted names, brackets); the engine itself
- * checks every output statement in clickhouse/cluster-migrations.int.test.ts.
+ * each statement the migrator runs, rewritten for a sharded, replicated deployment. The SQL parsers on
+ * npm do not read this DDL (engines with SETTINGS, projections, TTL, `IF NOT EXISTS` on columns;
+ * clickhouse/README.md says which was tried), so this is a statement-level rewrite over a small tokenizer
+ * (strings, quoted names, brackets); the engine itself checks every output statement in
+ * test/clickhouse/cluster-migrations.int.test.ts.
  */
 import { optionalSetting } from '../../services/analytics/migrate.js';
 import { PLACEMENT, type Placement } from './cluster-placement.js';
