@@ -128,6 +128,27 @@ test('every MergeTree table of the variants is Replicated, at a path named for i
   }
 });
 
+test('every view of the variants reads the local tables its trigger inserts into and writes a local table (a broadcast one through its Distributed table)', async () => {
+  const rewriter = new ClusterRewriter();
+  let views = 0;
+  for (const migration of serviceStatements()) {
+    for (const variant of migration.statements.flatMap((statement) => rewriter.rewrite(statement))) {
+      const text = await formatted(variant);
+      const target = /^CREATE MATERIALIZED VIEW (?:IF NOT EXISTS )?\w+ ON CLUSTER `\{cluster\}` TO (\w+)/.exec(text)?.[1];
+      if (!target) continue;
+      views++;
+      const targetPlacement = PLACEMENT[target.replace(/_local$/, '')]!.kind;
+      expect(target.endsWith('_local')).toBe(targetPlacement === 'sharded');
+      for (const [, source] of text.matchAll(/\b(?:FROM|JOIN) (\w+)/g)) {
+        const placement = PLACEMENT[source!.replace(/_local$/, '')];
+        const reads = (local: boolean) => `${source!.replace(/_local$/, '')} read ${local ? 'locally' : 'as is'}`;
+        if (placement) expect(reads(source!.endsWith('_local'))).toBe(reads(placement.kind !== 'replicated'));
+      }
+    }
+  }
+  expect(views).toBeGreaterThan(30);
+});
+
 test('a rewrite that changes anything but the cluster parts is caught', async () => {
   const statement = readMigrations()
     .flatMap((migration) => migration.statements)
