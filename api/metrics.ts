@@ -183,14 +183,19 @@ export function reconciliationMetrics(hours: ReconciliationHour[]): Family[] {
 }
 
 /** Tracked wallets whose newest position check (of the last day) matched Polymarket's Data API or drifted, and the summed size drift. */
-export function positionReconciliationMetrics(summary: { match: number; drift: number; sizeDriftShares: number }): Family[] {
-  if (summary.match + summary.drift === 0) return [];
+export function positionReconciliationMetrics(summary: {
+  match: number;
+  explained: number;
+  drift: number;
+  sizeDriftShares: number;
+}): Family[] {
+  if (summary.match + summary.explained + summary.drift === 0) return [];
   return [
     {
       name: 'tapeline_positions_reconciled_wallets',
-      help: "Tracked wallets whose open positions match Polymarket's Data API /positions (status=match) or not (status=drift), newest check of the last day.",
+      help: "Tracked wallets whose open positions match Polymarket's Data API /positions (status=match), differ only for known reasons (status=explained: the ledger behind the snapshot, history before the coverage) or differ without one (status=drift), newest check of the last day.",
       type: 'gauge',
-      samples: (['match', 'drift'] as const).map((status) => ({ labels: { status }, value: summary[status] })),
+      samples: (['match', 'explained', 'drift'] as const).map((status) => ({ labels: { status }, value: summary[status] })),
     },
     single(
       'tapeline_positions_reconciled_drift_shares',

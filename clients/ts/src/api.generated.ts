@@ -308,10 +308,27 @@ export type TraderStats = {
   coverage: TraderCoverage;
 };
 
-/** The newest check (every POSITION_RECONCILIATION_INTERVAL_MS, 5 minutes by default) of the wallet's latest Data API /positions snapshot against the position ledger, per outcome token. A token whose ledger position changed less than 2 minutes before the snapshot, or after it, is not compared (`changed_since`): the two sides were read at different moments. Sizes match within 0.0001 shares (the Data API rounds them). Values and PnL are summed over the tokens on both sides, at the Data API's price (`curPrice`), so a value gap is a size gap; Polymarket's PnL definitions differ from the ledger's (docs/POSITIONS.md). */
+/** The newest check (every POSITION_RECONCILIATION_INTERVAL_MS, 5 minutes by default) of the wallet's latest Data API /positions snapshot against the position ledger, per outcome token. A token whose ledger position changed less than 2 minutes before the snapshot, or after it, is not compared (`changed_since`): the two sides were read at different moments. Sizes match within 0.0001 shares (the Data API rounds them). Values and PnL are summed over the tokens on both sides, at the Data API's price (`curPrice`), so a value gap is a size gap; Polymarket's PnL definitions differ from the ledger's (docs/POSITIONS.md). Each token whose sizes differ gets the reason that explains it, when one does, judged against the ledger's progress and the chain coverage stored with the check (`ledger_to_time`, `coverage_from_time`, `coverage_complete`). */
 export type PositionReconciliation = {
-  /** match: every token compared matched and none is on one side only. */
-  status: "match" | "drift";
+  /** match: every token compared matched and none is on one side only. explained: some tokens differ, each for a reason (`differences[].reason`, counted in `reasons`). drift: some token differs for no known reason: the ledger had applied the snapshot's time and covers the position's history, and still holds another size. */
+  status: "match" | "explained" | "drift";
+  /** The Polygon block up to which the ledger held every settlement event at the check: the chain coverage's to_block when the ledger had applied every event the chain tables held up to it, else the block of the newest chain change it had applied. Null without a chain coverage (the ledger holds Data API records only) or before it applied any chain event. */
+  ledger_to_block: number | null;
+  /** Block time of ledger_to_block (without a chain coverage: the time of the newest Data API record the ledger had applied). A snapshot newer than it may show changes the ledger had not applied yet. Null: the ledger had applied nothing. */
+  ledger_to_time: Timestamp | null;
+  /** The chain coverage's from_time at the check (Coverage); null when no chain source stated a coverage. */
+  coverage_from_time: Timestamp | null;
+  /** The chain coverage's complete at the check (Coverage). */
+  coverage_complete: boolean;
+  /** Every token whose sizes differ (size_mismatch + only_upstream + only_here), counted by its reason. */
+  reasons: {
+    /** Tokens that differ with the reason ledger_behind. */
+    ledger_behind: number;
+    /** Tokens that differ with the reason history_not_covered. */
+    history_not_covered: number;
+    /** Tokens that differ for no known reason (reason null): the drift. */
+    unexplained: number;
+  };
   /** What the positions were compared with. */
   source: string;
   snapshot_at: Timestamp;
@@ -361,6 +378,8 @@ export type PositionReconciliation = {
     here_size_shares: number;
     upstream_avg_price: number;
     here_avg_price: number;
+    /** Why the sizes differ, the first that applies. ledger_behind: the snapshot is newer than ledger_to_time (or the ledger had applied nothing), so Polymarket may list changes the ledger had not applied yet. history_not_covered: the coverage is not complete and the position's history may lie before it, where the ledger holds only the Data API's taker trades and tracked wallets' activity: the ledger's first change of this token is older than coverage_from_time, or the ledger holds fewer shares than Polymarket and the wallet was active before the coverage (Coverage wallet_predates); without a chain coverage no history is covered whole. null: no known cause (a drift). Transfers are no reason: the ledger moves shares between wallets as their ERC-1155 balances move, and Polymarket's sizes follow the balances. */
+    reason: "ledger_behind" | "history_not_covered" | null;
   }>;
 };
 
