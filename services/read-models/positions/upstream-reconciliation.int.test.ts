@@ -9,6 +9,7 @@ import { watermarkKeys, watermarks } from '../../chain/ledger-events.js';
 import { binaryMarket, outcomeFill, outcomeToken, positionSnapshot, tradeExecuted, txHash } from '../../../test/support/events.js';
 import { waitFor } from '../../../test/support/http.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
+import { ledgerRow } from '../chain-ledger/rows.js';
 import { chainLedger } from '../chain-ledger/streams.js';
 import { ledgerCoverage } from './coverage.js';
 import { reconcilePositions, reconciliationSummary } from './upstream-reconciliation.js';
@@ -188,6 +189,20 @@ test('each token counted once: matching, size mismatch, only at Polymarket, only
     difference(M5, 0, 20, 0, 0.3, 0, 'history_not_covered'),
   ]);
   expect(await reconciliationSummary(h.store, SNAPSHOT + 90_000)).toEqual({ match: 1, explained: 1, drift: 1, sizeDriftShares: 130 });
+});
+
+test('the ledger behind the chain tables within the coverage: its own newest change is its progress', async () => {
+  // The sink and the ledger consume the chain's stream apart: here the sink has stored a fill (inside
+  // the coverage, after the ledger's newest change) that the ledger has not applied.
+  await h.store.insert('chain_ledger', [ledgerRow(buy(UNTRACKED, M1, 0, 1, 0.4, SNAPSHOT + 10_000, 80_001_500))]);
+  expect(await reconcilePositions(h.store, SNAPSHOT + 100_000)).toBe(3);
+  expect((await h.get(`/traders/${DRIFTING}`)).body.data.reconciliation).toMatchObject({
+    status: 'explained',
+    // The M4 buy, 30 s before the snapshot.
+    ledger_to_block: 80_001_000,
+    ledger_to_time: iso(SNAPSHOT - 30_000),
+    reasons: { ledger_behind: 3, history_not_covered: 0, unexplained: 0 },
+  });
 });
 
 test('a newer check replaces the older one; snapshots over a day old are not checked again', async () => {
