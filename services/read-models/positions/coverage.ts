@@ -32,18 +32,28 @@ export async function ledgerCoverage(store: AnalyticsStore): Promise<Coverage> {
  * key); only when it does not decide does the second read the wallet's ledger rows.
  */
 export async function walletCoverage(store: AnalyticsStore, wallet: string, coverage: Coverage): Promise<TraderCoverage> {
-  if (coverage.complete) return { ...coverage, wallet_predates: false };
+  return { ...coverage, wallet_predates: (await walletsPredating(store, [wallet], coverage)).has(wallet) };
+}
+
+/** Of `wallets`, those active before the coverage (walletCoverage's rule, two reads for them all). */
+export async function walletsPredating(store: AnalyticsStore, wallets: readonly string[], coverage: Coverage): Promise<Set<string>> {
+  const predating = new Set<string>();
+  if (coverage.complete || wallets.length === 0) return predating;
   if (coverage.from_time !== null) {
-    const [first] = await store.query<{ first_ms: string | null }>(
-      `SELECT if(count() = 0, NULL, toUnixTimestamp64Milli(min(first_time))) AS first_ms FROM position_state WHERE wallet = {wallet:String}`,
-      { wallet },
+    const firsts = await store.query<{ wallet: string }>(
+      `SELECT wallet FROM position_state WHERE wallet IN {wallets:Array(String)}
+        GROUP BY wallet HAVING min(first_time) < fromUnixTimestamp64Milli({from:Int64})`,
+      { wallets, from: Date.parse(coverage.from_time) },
     );
-    if (first?.first_ms != null && Number(first.first_ms) < Date.parse(coverage.from_time)) return { ...coverage, wallet_predates: true };
+    for (const row of firsts) predating.add(row.wallet);
   }
-  const [row] = await store.query<{ unheld: string }>(
-    `SELECT toString(sumIf(sign * (toInt64(in_qty) + qty_delta), action IN ('sell', 'sell_at_cost'))) AS unheld
-       FROM position_ledger WHERE wallet = {wallet:String}`,
-    { wallet },
+  const rest = wallets.filter((wallet) => !predating.has(wallet));
+  if (rest.length === 0) return predating;
+  const unheld = await store.query<{ wallet: string }>(
+    `SELECT wallet FROM position_ledger WHERE wallet IN {wallets:Array(String)}
+      GROUP BY wallet HAVING sumIf(sign * (toInt64(in_qty) + qty_delta), action IN ('sell', 'sell_at_cost')) > 0`,
+    { wallets: rest },
   );
-  return { ...coverage, wallet_predates: BigInt(row?.unheld ?? '0') > 0n };
+  for (const row of unheld) predating.add(row.wallet);
+  return predating;
 }

@@ -14,7 +14,7 @@ import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { runPeriodically } from '../../shared/periodic.js';
 import { DAY_MS, iso } from '../../shared/time.js';
 import type { RunningJob } from '../read-model.js';
-import { ledgerCoverage, walletCoverage } from './coverage.js';
+import { ledgerCoverage, walletsPredating } from './coverage.js';
 import { positionsGrouped } from './queries.js';
 
 /** The Data API rounds sizes (4 decimals in the recorded samples): a difference within this many micro-shares is a match. */
@@ -363,11 +363,14 @@ export async function reconcilePositions(store: AnalyticsStore, nowMs: number = 
     store,
     undecided.flatMap((r) => r.differences.map((d) => [r.wallet, d.asset_id] as const)),
   );
-  const predates = new Set<string>();
-  if (reach.coverageFromMs !== null) {
-    const coverage = await ledgerCoverage(store);
-    for (const r of undecided) if ((await walletCoverage(store, r.wallet, coverage)).wallet_predates) predates.add(r.wallet);
-  }
+  const predates =
+    reach.coverageFromMs === null
+      ? new Set<string>()
+      : await walletsPredating(
+          store,
+          undecided.map((r) => r.wallet),
+          await ledgerCoverage(store),
+        );
   const rows = checks.map((r) => toRow(explainDifferences(r, reach, histories.get(r.wallet) ?? new Map(), predates.has(r.wallet)), reach));
   await store.insert('position_reconciliation', rows);
   return rows.length;
