@@ -10,6 +10,7 @@ import {
   reconcileWallet,
   reconciliationStatus,
 } from './upstream-reconciliation.js';
+import { positionReconciliationMetrics } from '../../../api/metrics.js';
 
 const FROM = Date.UTC(2026, 9, 1, 11);
 const SNAPSHOT = FROM + 2 * 3_600_000;
@@ -95,4 +96,14 @@ test('status: match without differences, explained when each has a reason, drift
   expect(reconciliationStatus(drifting)).toBe('drift');
   const same = reconcileWallet('w', SNAPSHOT, [up('t00', 100)], [row('t00', 100, FROM)], SNAPSHOT, null);
   expect(reconciliationStatus(explainDifferences(same, partial, new Map(), true))).toBe('match');
+});
+
+test('/metrics: wallets by status, explained apart from drift', () => {
+  const [wallets] = positionReconciliationMetrics({ match: 4, explained: 2, drift: 1, sizeDriftShares: 12.5 });
+  expect(wallets?.samples).toEqual([
+    { labels: { status: 'match' }, value: 4 },
+    { labels: { status: 'explained' }, value: 2 },
+    { labels: { status: 'drift' }, value: 1 },
+  ]);
+  expect(positionReconciliationMetrics({ match: 0, explained: 0, drift: 0, sizeDriftShares: 0 })).toEqual([]);
 });
