@@ -327,7 +327,9 @@ export async function reconcilePositions(store: AnalyticsStore, nowMs: number = 
   if (latest.length === 0) return 0;
   const wallets = latest.map((row) => row.wallet);
   const at = latest.map((row) => Number(row.at));
-  const [upstream, ledger, progress, reach] = await Promise.all([
+  // Read before the positions, so the rows read hold everything up to it.
+  const reach = await ledgerProgress(store);
+  const [upstream, ledger, progress] = await Promise.all([
     store.query<UpstreamRow & { snapshot_ms: number }>(
       `SELECT wallet, asset_id, market_id, outcome, size, avg_price, cur_price, current_value_usdc, cash_pnl_usdc, realized_pnl_usdc
          FROM wallet_positions FINAL
@@ -342,7 +344,6 @@ export async function reconcilePositions(store: AnalyticsStore, nowMs: number = 
     store.query<{ last_ms: number | null }>(
       `SELECT if(count() = 0, NULL, toUnixTimestamp64Milli(max(last_time))) AS last_ms FROM ledger_progress`,
     ),
-    ledgerProgress(store),
   ]);
   const group = <T extends { wallet: string }>(rows: readonly T[]) => {
     const by = new Map<string, T[]>();
