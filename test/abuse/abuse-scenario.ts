@@ -680,24 +680,29 @@ async function main(): Promise<Record<string, unknown>> {
       // closed market's book is the quietest of all (a full CI run met 8 x 400 on one).
       const open = await controlClient.request('/v1/markets?status=active&sort=volume&limit=20', { key: controlKey });
       const tradable = open.status === 200 ? (JSON.parse(open.body).data as Array<{ id: string }>) : [];
+      // Each order asks for the whole best level, or what 1,000 USDC buys there: eight of them stay within the paper cash.
+      const orderSizeAt = (best: Level) => Math.max(1, Math.floor(Math.min(best.size_shares, 1_000 / best.price) * 100) / 100);
+      // Only a best level the orders together ask more than is a test of the depth: one deeper than the
+      // paper cash buys would be met by every order whatever the service does.
+      const askedOver = (best: Level) => orderSizeAt(best) * PAPER_ORDERS > best.size_shares;
       const candidates = await waitFor(
         async () => {
           const found: Array<{ id: string; book: Outcome }> = [];
           for (const market of tradable) {
             const book = await bookOf(market.id);
-            if (book?.timestamp && Date.now() - Date.parse(book.timestamp) < 3_000_000) found.push({ id: market.id, book });
+            if (book?.timestamp && Date.now() - Date.parse(book.timestamp) < 3_000_000 && askedOver(book.asks[0]!))
+              found.push({ id: market.id, book });
           }
           return found.length > 0 ? found : null;
         },
         90_000,
-        'a fresh book with asks to trade against',
+        'a fresh book whose best ask the orders together exceed',
         2_000,
       );
       candidates.sort((a, b) => Date.parse(a.book.timestamp!) - Date.parse(b.book.timestamp!));
       const target = candidates[0]!;
       const best = target.book.asks[0]!;
-      // Each order asks for the whole best level, or what 1,000 USDC buys there: eight of them stay within the paper cash.
-      const size = Math.max(1, Math.floor(Math.min(best.size_shares, 1_000 / best.price) * 100) / 100).toFixed(2);
+      const size = orderSizeAt(best).toFixed(2);
       const orders = await Promise.all(
         Array.from({ length: PAPER_ORDERS }, () =>
           paperClient.request('/v1/paper/orders', {
