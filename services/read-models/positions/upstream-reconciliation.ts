@@ -14,6 +14,7 @@ import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { runPeriodically } from '../../shared/periodic.js';
 import { DAY_MS, iso } from '../../shared/time.js';
 import type { RunningJob } from '../read-model.js';
+import type { Coverage } from '../../../api/types.generated.js';
 import { ledgerCoverage, walletsPredating } from './coverage.js';
 import { positionsGrouped } from './queries.js';
 
@@ -273,8 +274,7 @@ export function reconciliationStatus(r: Pick<WalletReconciliation, 'differences'
  * their newest change, so a lag within one partition can read as caught up: then a difference is
  * called a drift, never excused.
  */
-async function ledgerProgress(store: AnalyticsStore): Promise<LedgerProgress> {
-  const coverage = await ledgerCoverage(store);
+async function ledgerProgress(store: AnalyticsStore, coverage: Coverage): Promise<LedgerProgress> {
   const chain = coverage.to_time !== null && coverage.to_block !== null;
   const [applied] = await store.query<{ time: number | null; block: string | null }>(
     `SELECT if(count() = 0, NULL, toUnixTimestamp64Milli(max(last_time))) AS time, if(count() = 0, NULL, toString(max(last_block))) AS block
@@ -328,7 +328,8 @@ export async function reconcilePositions(store: AnalyticsStore, nowMs: number = 
   const wallets = latest.map((row) => row.wallet);
   const at = latest.map((row) => Number(row.at));
   // Read before the positions, so the rows read hold everything up to it.
-  const reach = await ledgerProgress(store);
+  const coverage = await ledgerCoverage(store);
+  const reach = await ledgerProgress(store, coverage);
   const [upstream, ledger, progress] = await Promise.all([
     store.query<UpstreamRow & { snapshot_ms: number }>(
       `SELECT wallet, asset_id, market_id, outcome, size, avg_price, cur_price, current_value_usdc, cash_pnl_usdc, realized_pnl_usdc
@@ -370,7 +371,7 @@ export async function reconcilePositions(store: AnalyticsStore, nowMs: number = 
       : await walletsPredating(
           store,
           undecided.map((r) => r.wallet),
-          await ledgerCoverage(store),
+          coverage,
         );
   const rows = checks.map((r) => toRow(explainDifferences(r, reach, histories.get(r.wallet) ?? new Map(), predates.has(r.wallet)), reach));
   await store.insert('position_reconciliation', rows);
