@@ -412,6 +412,7 @@ export type Positions = {
   data_as_of_block?: number | null;
   positions: Array<{
     market_id: string;
+    /** The market's question; empty while the catalog does not list the market yet (the chain can be ahead of it). */
     market_title: string;
     market_status?: string | null;
     asset_id: string;

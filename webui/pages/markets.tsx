@@ -107,7 +107,7 @@ export function MarketsPage() {
               {markets.map((m) => (
                 <tr key={m.id}>
                   <td>
-                    <Link href={`/app/markets/${encodeURIComponent(m.slug)}`}>{m.title}</Link>
+                    <Link href={`/app/markets/${encodeURIComponent(m.slug)}`}>{m.title || m.slug}</Link>
                     <div class="hint">
                       {m.category} · {m.status}
                       {m.source === 'simulator' ? ' · source: simulator' : ''}

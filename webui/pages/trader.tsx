@@ -139,7 +139,8 @@ function TraderDetail(props: { wallet: string }) {
                 {positions.data.positions.map((p) => (
                   <tr key={p.asset_id}>
                     <td>
-                      <Link href={`/app/markets/${p.market_id}`}>{p.market_title}</Link>
+                      {/* A market the catalog has not listed yet has no title: its id keeps the link readable. */}
+                      <Link href={`/app/markets/${p.market_id}`}>{p.market_title || `Market ${shortId(p.market_id)}`}</Link>
                     </td>
                     <td>{p.outcome}</td>
                     <td class="num">{formatShares(p.size_shares)}</td>

@@ -364,7 +364,7 @@ class PnlCurve(Model):
 
 class PositionsPosition(Model):
     market_id: str
-    market_title: str
+    market_title: str = Field(description="The market's question; empty while the catalog does not list the market yet (the chain can be ahead of it).")
     market_status: Optional[str] = None
     asset_id: str
     outcome: str
