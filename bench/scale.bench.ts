@@ -287,7 +287,7 @@ async function main() {
       };
       row.merges_settled_ms = await mergesSettled(store);
       // Every per-wallet read opens each part of every table it reads: the figures depend on how many
-      // the engine's merges have left (docs/POSITIONS.md, "What a wallet read costs"). With the
+      // the engine's merges have left (docs/POSITIONS.md at 2ee4e77, "What a wallet read costs"). With the
       // process's heap (the API shares it with the pipeline that applied the load).
       const walletReadParts: Record<string, number> = {};
       for (const table of WALLET_READ_TABLES) walletReadParts[table] = await activeParts(store, table);

@@ -86,7 +86,7 @@ type Settings = Record<string, string | number>;
  * embedded engine that pool started and stopped a thread per read: reading a leaderboard page's
  * figures from trader_lifetime (51 wallets, 79 key ranges) made 304 such reads and took 31-35 ms,
  * against 10 with `pread` (p50, 1M profiling store). Over HTTP the leaderboards' p50s fell from 65-77 ms
- * to 34-40 and every wallet figure's by 2-5 ms (docs/POSITIONS.md, "How chDB reads its files").
+ * to 34-40 and every wallet figure's by 2-5 ms (docs/POSITIONS.md at 2ee4e77, "How chDB reads its files").
  * Measured on chDB only, so a server keeps its own default.
  */
 const CHDB_READ_SETTINGS: Settings = { local_filesystem_read_method: 'pread' };
@@ -107,7 +107,7 @@ function settingsClause(settings: Settings): string {
  * run before it, and chDB keeps them for every later statement. Statements run one at a time on chDB
  * (the fair queue's concurrency is 1), so the store knows what the session holds and sends only the
  * values that differ: eight SETs before every statement cost 0.5-0.9 ms of a `SELECT 1` taking 1.1
- * (docs/POSITIONS.md). After a failed statement the session is not known (its SETs may or may not have
+ * (docs/POSITIONS.md at 2ee4e77). After a failed statement the session is not known (its SETs may or may not have
  * run), so the next one sends everything again.
  */
 class SessionSettings {
@@ -174,7 +174,7 @@ class ClickHouseAnalyticsStore implements AnalyticsStore {
       input_format_skip_unknown_fields: 0,
       // The ledger's insert feeds ten views, one after another by default, while the other core
       // idles: with these settings a 5,000-row ledger insert took 132-158 ms against 163-191 (p50 of
-      // three runs, docs/POSITIONS.md).
+      // three runs, docs/POSITIONS.md at 2ee4e77).
       // optimize_on_insert merges equal keys within a block, which the views' GROUP BY already did.
       ...(options.fanOut ? { parallel_view_processing: 1, optimize_on_insert: 0 } : {}),
     };
@@ -184,7 +184,7 @@ class ClickHouseAnalyticsStore implements AnalyticsStore {
       // statement a multi-statement text that chDB splits by reading through the rows: a 5,000-row
       // insert of four columns took 12.1 ms that way and 6.5 with the clause (6.3 with no settings), and
       // bench:scale's plain insert of 1M ledger rows 36.5 s against 16.9 with only the rows
-      // (docs/POSITIONS.md). Nothing an insert sets stays in the session either.
+      // (docs/POSITIONS.md at 2ee4e77). Nothing an insert sets stays in the session either.
       const body = rows.map((row) => JSON.stringify(row)).join('\n');
       await this.admit(() =>
         this.client.command({ query: `INSERT INTO ${qualified} SETTINGS ${settingsClause(settings)} FORMAT JSONEachRow\n${body}` }),

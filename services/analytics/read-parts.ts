@@ -3,7 +3,7 @@
  * of scalar subqueries. The engine runs a statement's scalar subqueries one after another while it
  * analyses the statement, each with its own plan; the branches of a UNION ALL are one pipeline, run on
  * the statement's threads together. On chDB this took the busiest bench wallet's report statement from
- * 37.9 to 29.4 ms (p50, 1M fills; docs/POSITIONS.md).
+ * 37.9 to 29.4 ms (p50, 1M fills; docs/POSITIONS.md at 2ee4e77).
  *
  * Each part is a SELECT returning exactly one row with one column named `value` (an aggregate without
  * GROUP BY, such as groupArray of tuples). It comes back as JSON text (toJSONString: the JSON the
@@ -16,7 +16,7 @@
  * or newline. As JSONEachRow, each payload was escaped into a JSON string, which the client decoded
  * into a second copy before parsing it here. The busiest bench wallet's report returns 352 KB that
  * way; strings that large are allocated in V8's old generation, whose growth sets how often the
- * process stops for a mark-compact (docs/POSITIONS.md, "The p99").
+ * process stops for a mark-compact (docs/POSITIONS.md at 2ee4e77, "The p99").
  */
 import type { AnalyticsStore, QueryParams } from '../ports/analytics-store.js';
 

@@ -5,7 +5,7 @@
  * daily curve sweep) writes a second row for every wallet, and the engine's own merges, which pick parts
  * by size, may leave both for a long time: with 100,000 wallets the total_pnl leaderboard took 26.1 ms
  * (p50, over HTTP) with one row per wallet, 32.4 with a second generation half merged, and 24.0 once
- * merged into one part, which took 55 ms (docs/POSITIONS.md, "The valuation pass").
+ * merged into one part, which took 55 ms (docs/POSITIONS.md at 2ee4e77, "The valuation pass").
  *
  * The writer reports each insert; once the rows written since the table was last merged reach a tenth
  * of the rows it held then (and at least `minRows`), the table is merged into one part (OPTIMIZE FINAL).

@@ -77,7 +77,7 @@ test('limits follow each statement while chDB sends only the settings its sessio
 
 test('chDB reads its files with pread on every statement: requests, the pipeline, commands, and after a failed one', async () => {
   // clickhouse-store.ts CHDB_READ_SETTINGS: the default pread_threadpool started a thread per read of a
-  // column's range in chDB (a leaderboard page's figures: 31-35 ms against 10, docs/POSITIONS.md).
+  // column's range in chDB (a leaderboard page's figures: 31-35 ms against 10, docs/POSITIONS.md at 2ee4e77).
   const method = async (inRequest: boolean) => {
     const read = () => api.store.query<{ m: string }>("SELECT getSetting('local_filesystem_read_method') AS m");
     const [row] = inRequest ? await runInRequestContext({ lane: 'account:reads' }, read) : await read();

@@ -1,13 +1,11 @@
 /**
  * The boards without a category, built as pages: the first `depth` ranks of each board (1,000 by
  * default, LEADERBOARD_PAGE_DEPTH) in rank order with every figure an entry shows (leaderboard_pages,
- * migrations 0063-0064), so serving a page reads one key range in key order (3.5 ms p50 for 51 rows on
- * the 1M profiling store) instead of ranking every wallet and then completing the page from three
- * tables (35-38 ms, with a p99 the engine spreads to 1.5-2 times that; docs/POSITIONS.md "Board pages").
+ * migrations 0063-0064), so serving a page reads one key range in key order instead of ranking every
+ * wallet and then completing the page from three tables (docs/POSITIONS.md "Board pages").
  * A page the build does not hold whole (past the depth of a board with more wallets) is ranked live,
- * which is exact either way. Only the depth is written because writing is most of a board's cost: on
- * the 1M profiling store a board of 99,287 wallets took 70-74 ms written whole and 17-19 ms to its
- * first 1,000, so a build took 655-705 ms against 334-442 (docs/POSITIONS.md).
+ * which is exact either way. Only the depth is written because writing a board's rows is most of its
+ * cost.
  *
  * What it changes: a board is as fresh as its last build (`data_as_of` of each entry is the ledger's
  * position the build read), not as the ledger. A build runs every LEADERBOARD_BUILD_INTERVAL_MS when
@@ -167,8 +165,7 @@ export class BoardPages {
       bounds,
     );
     // A board's rows are the first `depth` of the figures' rows it holds, ranked, and whether it holds
-    // more (17-19 ms per board of 99,287 wallets on the 1M profiling store, against 70-74 written whole;
-    // one statement of all seven as a UNION ALL took as long as seven).
+    // more: writing only the depth is what keeps a build's cost down.
     const built = Date.now();
     for (const board of PAGED_BOARDS) {
       const direction = directionOf(board.sortBy);

@@ -1,10 +1,8 @@
 /**
  * Which (wallet, token) keys may have a stored state, so the ledger can skip the state lookup of keys
- * that certainly have none. Most fills open a (wallet, token) the wallet never held (in bench:scale
- * over nine in ten), and without this every one of them costs a point lookup that finds nothing: over
- * a third of the ledger's time when lookups read position_state. From position_head (0060) 760 keys
- * take about 13 ms (1M profiling store), so a 5,000-fill batch's ~4,500 new keys would still cost far
- * more than hashing them here.
+ * that certainly have none. Most fills open a (wallet, token) the wallet never held, and without this
+ * every one of them costs a point lookup that finds nothing; even a point get from position_head (0060)
+ * costs far more than hashing the key here.
  *
  * A Bloom filter over every key in position_state: `mightHave(key) === false` means certainly not
  * stored; true may be a false positive (about 1 %, then the lookup runs as before). It is only ever

@@ -103,9 +103,8 @@ export interface LedgerStats {
   /** Keys whose state came from the in-memory cache. */
   state_cache_hits: number;
   /**
-   * Keys whose state was read from position_head, and the ms those reads took. When they were read
-   * from position_state they were the part of the ledger's cost that grew with the store (bench:scale,
-   * docs/POSITIONS.md "Ledger throughput").
+   * Keys whose state was read from position_head, and the ms those reads took: the part of the
+   * ledger's cost that grows with the store (bench:scale reports them).
    */
   state_lookups: number;
   state_lookup_ms: number;
@@ -164,8 +163,8 @@ export class PositionLedger {
    * Every stored row of recently changed (wallet, token)s, as a read of the table would return them;
    * only updated after an insert succeeded. With the Data API's fast path and the chain source both on,
    * nearly every chain fill replaces the Data API row of the same trade, applied a batch or two
-   * before, which rewinds its key and needs the key's rows: on the demo that read was up to 1,449 statements
-   * a minute and 15-39 % of the engine's time (docs/POSITIONS.md). Like `cache`, it assumes one consumer writes the ledger.
+   * before, which rewinds its key and needs the key's rows: kept here, they cost no read per replaced
+   * fill (docs/POSITIONS.md "The ledger and its consumer"). Like `cache`, it assumes one consumer writes the ledger.
    */
   private readonly rowCache: RowCache;
   /** Keys that may have a stored state: the others need no lookup (key-filter.ts). */
@@ -223,9 +222,9 @@ export class PositionLedger {
   /**
    * Notes the (wallet, market)s the batch wrote in trader_touches, after its insert returned: the
    * snapshot refresher and the valuation pass rebuild what is touched, and a touch must not be
-   * visible before the rows it stands for. A view over the ledger stamped it inside the insert, before
-   * the insert's other views had written their rows; under load a snapshot rebuilt from that touch
-   * missed the change yet stored progress past it, and no later run rebuilt it (docs/POSITIONS.md).
+   * visible before the rows it stands for. A view over the ledger would stamp it inside the insert,
+   * before the insert's other views had written their rows: a snapshot rebuilt from that touch could
+   * miss the change yet store progress past it, and no later run would rebuild it.
    * A failed write is not the batch's failure (its rows are stored): its touches go with the next one.
    */
   private async touch(rows: LedgerRow[]): Promise<void> {
@@ -792,7 +791,7 @@ class Batch {
   /** The legs of one event, one per token it changes (states are those before the event). */
   private legsOf(e: LedgerEvent): Leg[] {
     // A fill's leg is built in one literal, not spread over a base: fills are nearly every event, and
-    // the copies took 2.0 of the ledger's 19.1 s over 300,000 bench fills (CPU profile).
+    // a spread copies the base object once more for each of them.
     if (e.kind === 'fill')
       return [
         {

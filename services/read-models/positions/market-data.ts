@@ -65,10 +65,9 @@ const BOOK_DAYS = 30;
  * market_id, or an array parameter) that reads what they are valued with, by key from market_marks
  * (migration 0065), one value per market that the marks refresher rebuilds from three tables after
  * each write to them (market-marks.ts). Reading those tables here instead (markets FINAL,
- * market_closes and book_tops, each by key under one set of the wallet's markets) cost a /positions
- * read 4-8 ms more at p50 on the 1M profiling store (docs/POSITIONS.md "Marks by key"). The values
- * travel as they are stored: building the rows in the statement (lambdas over the arrays, JSON per
- * row) cost 4-5 ms more than doing it in marketDataRows.
+ * market_closes and book_tops) would add three tables to plan and open to every wallet statement
+ * (docs/POSITIONS.md "Marks by key"). The values travel as they are stored: building the rows in the
+ * statement (lambdas over the arrays, JSON per row) costs more than doing it in marketDataRows.
  */
 export function marketDataPart(ids: string): Record<keyof MarketDataArrays, string> {
   return {

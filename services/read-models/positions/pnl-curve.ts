@@ -2,11 +2,9 @@
  * The daily PnL curve's unrealized part on closed days. ClickHouse sends what changes: each held token's
  * end-of-day states on the days it changed (from the newest one on or before the curve's first day),
  * and each market's daily close on every day of the curve as one dense array. JavaScript walks the
- * days. Sending the states expanded to every day cost a busy wallet a few MB of JSON (tokens x days
- * tuples). Valuing every (token, day) row inside ClickHouse cost more still: on chDB, 90 ms of a
- * 125 ms statement for a wallet with 300 tokens and 10,000 changes over 30 days whose markets all
- * have closes, against about 25 ms to send the states and closes and value them here (measured in
- * process on a 1.6M-fill store; docs/POSITIONS.md).
+ * days. Sending the states expanded to every day would cost a busy wallet tokens x days tuples of
+ * JSON, and valuing every (token, day) row inside ClickHouse costs more than sending the changes and
+ * valuing them here.
  *
  * Definition (the same as today's point, trader-report.ts, and docs/POSITIONS.md): on a closed UTC day
  * d, each token the wallet held at the end of d (its newest end-of-day state on or before d) is worth
@@ -26,9 +24,9 @@ import { valueAt } from './trader-report.js';
 /**
  * The held tokens' states as flat columns: per token its wallet, market, outcome index and how many
  * states it has; then every token's states one after the other, sorted by day: UTC day number, qty and
- * cost (micro-units). Flat arrays of numbers, not a tuple per state: on chDB a busy wallet's 10,000
- * states cost 22 ms as tuples with decimal strings and 16 ms as flat numbers (in process, 10M-fill
- * store). Numbers are exact up to 2^53 micro-units (9 billion), the bound the responses already have
+ * cost (micro-units). Flat arrays of numbers, not a tuple per state with decimal strings: a busy
+ * wallet has thousands of states, and numbers are cheaper to send and parse. Numbers are exact up
+ * to 2^53 micro-units (9 billion), the bound the responses already have
  * (trader-report.ts usdc); curveUnrealized refuses a state beyond it rather than round it.
  */
 export type CurveStates = [

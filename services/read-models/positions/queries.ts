@@ -206,9 +206,9 @@ async function fromSnapshots<T extends object>(
  * (wallet, token) rows (their totals and per-market rows are summed from them in walletData), daily
  * rows, their stored curves (stored-curve.ts), and what their markets are valued with now. Each part is
  * a one-row read of the wallets' own pre-aggregated rows (read-parts.ts: a UNION ALL, its branches run
- * together): one statement, and as few tables as possible, because on chDB each table read costs a few
- * ms before it reads anything (reading totals and per-market rows from trader_lifetime and
- * trader_market_pnl cost a 10M-fill bench wallet 11 ms). curveDays 0 reads no curve (positions and
+ * together): one statement, and as few tables as possible, because on chDB each table read costs its
+ * planning before it reads anything (so totals and per-market rows are summed from the (wallet, token)
+ * rows, not read from trader_lifetime and trader_market_pnl). curveDays 0 reads no curve (positions and
  * category figures need none; risk's drawdown is then 0). The daily rows cover the wallets' whole
  * history (one row per active day): the curve's witness counts the ledger rows of every day before today.
  * `fromSnapshot` reads the rows from the wallets' snapshots when each has one (lagging the ledger by up

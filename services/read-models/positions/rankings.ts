@@ -35,8 +35,8 @@ export function rankingSql(sortBy: SortBy, window: BoardWindow, category: string
     const column = sortBy === 'volume' ? 'volume' : 'realized';
     // The window's closed days summed once per wallet by the valuation pass, plus today (trader-window.ts).
     if (window === '30d') return windowRankingSql(column);
-    // FINAL merges the table's sorted parts in order, one row per wallet: at 100,000 wallets about a
-    // third of hashing every wallet with GROUP BY (bench:scale /leaderboard).
+    // FINAL merges the table's sorted parts in order, one row per wallet, where GROUP BY would hash
+    // every wallet.
     return `SELECT wallet, ${column} AS v FROM trader_lifetime FINAL`;
   }
   if (window === '30d') throw ApiError.badRequest(`window: 30d ranks by total_realized_pnl or volume; ${sortBy} covers the whole history`);

@@ -107,9 +107,8 @@ export class TraderWindow {
    * boards read with FINAL, holds one row per wallet again. A summing writes a row for every wallet
    * whose closed sums changed (every wallet on a new day or after a backfill into the window), in a
    * part of its own, and the engine's merges, which pick parts by size, can leave it beside the
-   * earlier sums for hours: every request then merges two rows per wallet. On the 10M bench store
-   * after its two summings, today's range was 200,029 rows in 3 parts and the 30-day ranking took
-   * 23.7 ms; merged (611 ms, the whole window: 3.1M rows, 6 parts), 10.4 ms (docs/POSITIONS.md).
+   * earlier sums for hours: every request then merges two rows per wallet, and the board's cost
+   * would depend on when the engine happened to merge.
    * It runs only after a summing (at most once a minute) and rewrites the window's rows, never the
    * history. A failed merge throws nothing (the sums are stored and served; only reads cost more
    * until the next summing merges): it is kept for `takeError`.

@@ -1,8 +1,7 @@
 -- trader_daily and trader_totals (0042) are read per wallet - a leaderboard page's 50 wallets, one
 -- wallet's /traders report - but kept the default 8,192-row granules, so 50 wallets read 50 granules:
--- about 400,000 rows of trader_daily at 1M fills for a few hundred wanted. The same tables with
--- 256-row granules read a few hundred rows per wallet (the leaderboard's figures in 6 ms instead of 15
--- at 1M). index_granularity cannot be altered, so they are rebuilt under new names from
+-- 8,192 rows each for the few hundred wanted. With 256-row granules a wallet reads a few hundred rows.
+-- index_granularity cannot be altered, so they are rebuilt under new names from
 -- position_ledger itself, like position_state (0043): a rerun after a crash empties and rebuilds them.
 CREATE TABLE IF NOT EXISTS trader_days
 (

@@ -1,6 +1,6 @@
 -- A wallet's report read trader_lifetime (totals) and trader_market_pnl (per-market rows and the
--- wallet's market ids) besides position_state, and on chDB every table read costs 4-7 ms before it
--- reads anything (a 10M-fill bench wallet: 4.7 and 6.4 ms). Both are sums of position_state's rows
+-- wallet's market ids) besides position_state, and on chDB every table read costs its planning before
+-- it reads anything. Both are sums of position_state's rows
 -- (every ledger row has its wallet, token and market) except two figures it lacked: the USDC paid in
 -- by buys of any kind (splits included: a market where the wallet never had a cost basis is neither
 -- won nor lost) and the first/last fill (Nullable as in 0051: NULL for an insert without fills).

@@ -1,7 +1,6 @@
 -- The PnL curve's closed days, stored by the valuation pass (../valuation.ts, ../stored-curve.ts):
 -- valuing a busy wallet's closed days reads every end-of-day state of its tokens and every daily close
--- of its markets (the 10M-fill bench wallet: 10,424 states, 300 markets x 31 days, about 20 ms of a
--- 60 ms report on chDB). A stored curve is served only while what it was valued with is unchanged,
+-- of its markets, the largest part of a busy wallet's report. A stored curve is served only while what it was valued with is unchanged,
 -- checked on every read from rows the report reads anyway:
 -- - the wallet's ledger rows dated before the curve's "today": trader_days.changes (checked) and
 --   position_daily.changes (stamped) count every ledger row (cancellations and replays included: rows
@@ -9,7 +8,7 @@
 --   sum, while today's fills do not touch it;
 -- - per market held on a curve day, its daily closes before today and its settlement (marks);
 -- - the curve's first day and today.
--- Otherwise the report values the closed days itself, as before.
+-- Otherwise the report values the closed days itself.
 DROP VIEW IF EXISTS trader_days_mv;
 
 ALTER TABLE trader_days ADD COLUMN IF NOT EXISTS changes SimpleAggregateFunction(sum, UInt64);

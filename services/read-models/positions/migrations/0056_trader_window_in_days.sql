@@ -1,9 +1,9 @@
 -- The 30-day boards read one table in wallet order instead of hashing two (../trader-window.ts).
--- Until now a request added today's trader_recent_days rows to a generation of trader_window with a
--- GROUP BY over both: about 18 ms of hashing 100,000 wallets even when none traded today, against 5 ms
--- for merging one sorted table with FINAL (the profiling store, in process).
+-- Adding today's trader_recent_days rows to a generation of trader_window with a GROUP BY over both
+-- hashed every wallet on every request, even when none traded today; merging one sorted table with
+-- FINAL does not.
 --
--- Now the valuation pass writes the window's closed-day sums into today's rows of trader_recent_days
+-- The valuation pass writes the window's closed-day sums into today's rows of trader_recent_days
 -- itself (closed_*), so today's (day, wallet) rows hold both parts and `FINAL` on today's key range
 -- merges them per wallet in order. The pass adds the difference between the closed days' sums now
 -- and what today's rows already hold (it is the only writer of these columns; the view leaves them 0),

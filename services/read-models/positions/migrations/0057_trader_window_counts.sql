@@ -1,8 +1,7 @@
 -- The 30-day boards' check without reading trader_recent_days' day total rows (../trader-window.ts).
 -- Each board request compares today's stamp with the ledger rows dated on the window's closed days.
--- Read from trader_recent_days' day totals (wallet ''), that took about 4 ms of every request on the
--- 10M profiling store: each part's first granule of every day, 1,024 wallet rows each, for one row.
--- Here the same counts are one row per day.
+-- Read from trader_recent_days' day totals (wallet ''), that reads each part's first granule of every
+-- day, 1,024 wallet rows each, for one row. Here the same counts are one row per day.
 --
 -- trader_window_counts: per UTC day, the ledger rows dated on it (the view, as trader_recent_days'
 -- day totals), and on today's row the stamp (closed_changes, written by the valuation pass after

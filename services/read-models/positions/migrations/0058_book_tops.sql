@@ -1,8 +1,7 @@
 -- Each outcome token's newest order book top (best bid and ask), what positions are marked with
 -- (../mark-price.ts), one row per (market, token) instead of the token's snapshots. Reports read the
 -- books of their markets' tokens (../market-data.ts). Read from order_books, that grouped every
--- snapshot of each token, 30 days of them: at 5,000 snapshots per token (one per 500 s) the books of
--- a 10M profiling wallet's 95 tokens took 100 ms, against 5 from this table.
+-- snapshot of each token, 30 days of them, so a wallet read's cost grew with how often books change.
 --
 -- The top is argMax by (ts, ingested_at), as order_books keeps them: the newest snapshot, and of two
 -- versions of one snapshot the later ingested. argMax and max are idempotent, so a redelivered or

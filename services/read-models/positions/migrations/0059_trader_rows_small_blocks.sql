@@ -1,9 +1,8 @@
 -- A leaderboard page completes its 51 wallets from trader_lifetime and trader_days (leaderboard.ts
 -- pageFigures): 51 key ranges spread over the tables. Each range is a 256-row granule, but a read
--- decompresses the whole compressed block holding it, by default at least 64 KiB of each column. With
--- blocks closed after 4 KiB (about two granules) the parts read for 51 wallets of the 10M profiling
--- store took 6.45 -> 5.19 ms (trader_lifetime) and 8.81 -> 5.88 ms (trader_days, 30 days), both tables
--- in one part (docs/POSITIONS.md). The setting applies to parts written from now on: new tables get it
+-- decompresses the whole compressed block holding it, by default at least 64 KiB of each column. Blocks
+-- closed after 4 KiB hold about two granules, so a wallet's read decompresses little more than its
+-- rows. The setting applies to parts written from now on: new tables get it
 -- for every part, existing parts take it as merges rewrite them.
 ALTER TABLE trader_lifetime MODIFY SETTING min_compress_block_size = 4096;
 

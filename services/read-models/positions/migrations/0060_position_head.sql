@@ -1,10 +1,9 @@
 -- The ledger reads the state of every (wallet, token) it changes that is neither in its cache nor new
 -- (ledger.ts loadStates). From position_state that read costs one granule per part per key, and the
--- share of such keys grows with the store: bench:scale's 10M run spent 182 of the ledger's 631 s on
--- it (docs/POSITIONS.md "Ledger throughput"). position_head keeps the same state - the row with the
+-- share of such keys grows with the store. position_head keeps the same state - the row with the
 -- highest rev, as position_state's argMax - in a key-value table (RocksDB), whose read of a key is a
--- point get, not a granule per part (bench:scale: 48 us a key at 1M and 62 over 1M-10M, against 115
--- and 235 from position_state).
+-- point get, not a granule per part (bench:scale reports the lookups: bench/results/scale.json,
+-- ledger_throughput.state).
 --
 -- Its view groups each inserted block by key and writes the row of the highest rev; a later write of
 -- a key replaces the earlier one. That is the highest rev overall because the ledger numbers a key's
@@ -13,8 +12,8 @@
 -- ledger, and is filled here from position_state (migrations run before any consumer starts). On a
 -- ClickHouse server the table lives on that server's disk and is not replicated, which suits the one
 -- ledger consumer that writes and reads it. Writes go to RocksDB's memtable (optimize_for_bulk_insert
--- = 0). The default ingests an SST file per insert: after 100 inserts of 5,000 keys that wrote in 7 ms
--- an insert against 15, but 760 gets took 41-49 ms against 14-18 (two runs each, chDB 26.7).
+-- = 0). The default ingests an SST file per insert, which wrote faster but made the ledger's gets
+-- slower (chDB 26.7).
 CREATE TABLE IF NOT EXISTS position_head
 (
     key           String,

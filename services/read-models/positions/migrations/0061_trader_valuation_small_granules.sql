@@ -1,9 +1,7 @@
 -- A leaderboard page completes its 51 wallets from trader_valuation (leaderboard.ts pageFigures). With
 -- the default 8,192-row granules 51 wallets touch nearly every granule, so the part read the whole
--- table (100,000 rows at the 1M bench) for 51 of them. With 256-row granules and 4 KiB compressed
--- blocks, as trader_lifetime and trader_days have (0044, 0059), the part took 6.58 -> 4.93 ms for the
--- 1M profiling store's top 51 wallets and the page's statement 13.32 -> 11.61 ms; ranking all 100,000
--- wallets (the total_pnl board) 4.36 -> 4.30 ms (one part each, p50 of 95; docs/POSITIONS.md).
+-- table for 51 of them. It gets 256-row granules and 4 KiB compressed blocks, as trader_lifetime and
+-- trader_days have (0044, 0059); a ranking of every wallet reads the whole table either way.
 -- index_granularity cannot be altered, so the rows are copied into a table that has it and the two are
 -- exchanged (atomically). trader_valuation holds every row at each step, so a rerun after a crash
 -- anywhere starts over from it: it first drops what an earlier run left (a partial copy, or after the

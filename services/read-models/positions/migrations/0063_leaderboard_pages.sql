@@ -1,7 +1,7 @@
 -- The boards without a category, built as pages (board-pages.ts): every wallet's row of each board in
 -- rank order, with every figure an entry shows, so a page is one read of a key range in key order
--- instead of ranking every wallet and then completing the page's wallets from three tables (35-38 ms
--- p50 for the realized-PnL board on the 1M profiling store against 3.5 ms; docs/POSITIONS.md). A build
+-- instead of ranking every wallet and then completing the page's wallets from three tables
+-- (docs/POSITIONS.md "Board pages"). A build
 -- fills leaderboard_pages_next and exchanges the two tables (atomically): a read sees one whole build.
 CREATE TABLE IF NOT EXISTS leaderboard_pages
 (

@@ -1,8 +1,7 @@
 -- What a wallet read values positions with (the markets' catalog records, newest closes and book
 -- tops: market-data.ts) as one value per market in a key-value table. Read from markets,
--- market_closes and book_tops under the wallet's markets, that part cost the /positions statement
--- 40.1 ms p50 against 27.3 read by key here (a sampled wallet of the 1M profiling store; the busiest
--- 54.9 against 41.1; docs/POSITIONS.md "Marks by key"). The value is rebuilt from those three
+-- market_closes and book_tops under the wallet's markets, that part added three tables to plan and
+-- open to every wallet statement (docs/POSITIONS.md "Marks by key"). The value is rebuilt from those three
 -- tables by the marks refresher (market-marks.ts) for every market they were written for: the views
 -- below note each write in market_touches (kept a day), and the refresher reads the touches since
 -- its previous run less an overlap, so a touch that became visible late is still picked up.

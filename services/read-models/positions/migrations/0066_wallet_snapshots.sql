@@ -1,9 +1,7 @@
 -- Each wallet's rows as one value in a key-value table: what a single wallet's reads (/traders/{wallet},
 -- its curve, /positions/{wallet}) took from position_state and trader_days, and the ledger's progress
--- when they were read. Grouped from those tables per request, the busiest wallet of the 1M profiling
--- store took 50.0 ms p50 for its report and 33.5 for its positions statement, against 26.6 and 20.4
--- read by key here (docs/POSITIONS.md "Wallet snapshots by key"): most of a wallet read was the engine
--- planning the reads of those tables, not reading rows. The value is rebuilt from them by the
+-- when they were read (docs/POSITIONS.md "Wallet snapshots by key"): most of a wallet read grouped from
+-- those tables per request is the engine planning the reads, not reading rows. The value is rebuilt from them by the
 -- snapshot refresher (wallet-snapshots.ts) for every wallet the ledger wrote a row of: the ledger's
 -- view already notes each in trader_touches (0042, kept two days), and the refresher reads the touches
 -- since its previous run less an overlap, as the marks refresher does (touch-refresher.ts). Its first
