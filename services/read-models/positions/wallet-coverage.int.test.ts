@@ -95,7 +95,9 @@ async function fromLedgerRows(): Promise<string[]> {
 beforeAll(async () => {
   h = await projectionHarness('wallet-coverage');
   await h.given({
-    markets: [marketUpserted({ event_id: 'm:1', market_id: MARKET, outcome_token_ids: [outcomeToken(MARKET, 0), outcomeToken(MARKET, 1)] })],
+    markets: [
+      marketUpserted({ event_id: 'm:1', market_id: MARKET, outcome_token_ids: [outcomeToken(MARKET, 0), outcomeToken(MARKET, 1)] }),
+    ],
   });
   ledger = new PositionLedger(h.store);
 }, 120_000);
