@@ -140,7 +140,8 @@ function TraderDetail(props: { wallet: string }) {
                 {positions.data.positions.map((p) => (
                   <tr key={p.asset_id}>
                     <td>
-                      <Link href={`/app/markets/${p.market_id}`}>{p.market_title}</Link>
+                      {/* A market the catalog does not know yet has no title: the link names its id. */}
+                      <Link href={`/app/markets/${p.market_id}`}>{p.market_title || shortId(p.market_id, 8, 6)}</Link>
                     </td>
                     <td>{p.outcome}</td>
                     <td class="num">{formatShares(p.size_shares)}</td>
