@@ -227,6 +227,8 @@ export type LeaderEntry = {
   stats_as_of: Timestamp;
   /** Block time of the newest change the position ledger had applied when the board was read: at its last build for a page a board without a category serves from its build, at the request for a page ranked when requested (category boards, pages past the build's depth: see /leaderboard; null before any). */
   data_as_of?: Timestamp | null;
+  /** The wallet's TraderCoverage.wallet_predates against the response's coverage, as of the request: true when the ledger shows it active before the coverage, so its figures here miss part of its history. Always false when the coverage is complete. */
+  wallet_predates: boolean;
 };
 
 /** What the figures of a trader, positions or leaderboard response cover. The position ledger holds every settlement event (fills of both sides, splits, merges, redemptions, conversions, transfers between wallets) of the Polygon blocks from from_block to to_block, which the chain source states it read without a hole (a backfilled range below a hole counts once the hole is filled); outside them (before from_block, after to_block, or everywhere when no chain source runs) it holds only the Data API's taker trades and tracked wallets' activity. So a figure "within coverage" is whole from from_time on and partial before it unless complete. With no chain source (POLYGON_RPC_URL empty) from_block, from_time, to_block and to_time are null, complete is false, and the figures are the Data API's taker trades and tracked wallets' activity only (no maker fills). docs/POSITIONS.md "Coverage". */
@@ -649,6 +651,23 @@ export type Price = number;
 
 export type NullablePrice = number | null;
 
+/** The coverage every trader, positions and leaderboard response states now (Coverage), and the chain backfill filling the history below it. */
+export type HealthCoverage = Coverage & {
+  /** The chain backfill (`npm run backfill -- --source chain`) checkpointed in this service's data folder and not finished, whichever process runs it; null when none is (never started, or finished: its range then counts in from_block once it reaches it). */
+  backfill: null | {
+    /** First block of the backfill's range. */
+    from_block: number;
+    /** Last block of the backfill's range (inclusive). */
+    to_block: number;
+    /** Blocks of the range read and published so far (it reads upwards from from_block). */
+    blocks_done: number;
+    /** Blocks of the range not read yet: to_block - from_block + 1 - blocks_done. */
+    blocks_to_do: number;
+    /** Settlement events the backfill has published so far. */
+    events: number;
+  };
+};
+
 export type Health = {
   /** `ok` when the stores answer and no upstream source is failing repeatedly; `degraded` otherwise (see `issues`). */
   status: "ok" | "degraded";
@@ -735,6 +754,7 @@ export type Health = {
     log_range_blocks?: number;
     confirmations?: number;
   };
+  coverage: HealthCoverage;
   /** Data API trades checked against chain taker fills per UTC hour inside the chain's coverage: a Data API trade is `matched` when a chain taker fill has the same transaction, wallet, token and size in micro-units, else `unmatched`; `chain_only` counts chain taker fills the Data API feed never listed. `data_api` = matched + unmatched. Newest hour first. */
   reconciliation: {
     hours: Array<{

@@ -26,6 +26,7 @@ import { RefusalLog } from './access/refusals.js';
 import { RegistrationLimits } from './access/registration-limits.js';
 import { newAdminToken, writeAdminEndpoint } from './admin/admin-endpoint.js';
 import { AdminOperations } from './admin/operations.js';
+import { chainBackfillFiles, readChainBackfillState } from './backfill/chain-backfill.js';
 import type { Config } from './config.js';
 import { Accounts } from './control/accounts.js';
 import { KeyLifecycle } from './control/key-lifecycle.js';
@@ -265,6 +266,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       eventLog: log.storage ? cached(() => log.storage!(), SINK_LAG_TTL_MS) : undefined,
       // A small file, written whole then renamed by the verifier; read at most every few seconds.
       verification: cached(async () => readVerificationRun(config.dataDir), VERIFICATION_TTL_MS),
+      // Two small files the backfill replaces whole after every range.
+      chainBackfill: cached(async () => readChainBackfillState(chainBackfillFiles(config.dataDir)), VERIFICATION_TTL_MS),
     },
   });
   await api.start();

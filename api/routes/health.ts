@@ -5,11 +5,13 @@
  * as their kind (the log has the upstream text).
  */
 import { Router } from 'express';
+import type { ChainBackfillState } from '../../services/backfill/chain-backfill.js';
 import type { ChainStatus } from '../../services/chain/follower.js';
 import type { SourceStatus } from '../../services/ingest/source-health.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import type { EventLogStorage } from '../../services/ports/event-log.js';
 import { chainCoverage, type ReconciliationHour, reconciliationHours } from '../../services/read-models/chain-ledger/queries.js';
+import { ledgerCoverage } from '../../services/read-models/positions/coverage.js';
 import { isoOrNull } from '../../services/shared/time.js';
 import type { VerificationRun } from '../../services/shared/verification.js';
 import { success } from '../envelope.js';
@@ -29,6 +31,8 @@ export interface HealthInputs {
   chain?: () => ChainStatus | null;
   /** The embedded event log's disk use and retention figures (absent with Kafka). */
   eventLog?: () => Promise<EventLogStorage>;
+  /** The progress of a chain backfill checkpointed in the data folder, null when none is. */
+  chainBackfill?: () => Promise<ChainBackfillState | null>;
   /** The last `npm run verify` run left in the data folder, if any. */
   verification?: () => Promise<VerificationRun | null>;
 }
@@ -80,7 +84,13 @@ export function healthRoutes(store: AnalyticsStore, inputs: HealthInputs): Route
   // Reconciled hours change once a minute (RECONCILIATION_INTERVAL_MS).
   const reconciled = cached(() => reconciliationHours(store, 24), RECONCILED_TTL_MS);
   router.get('/health', async (_request, response) => {
-    const [[counts], coverage, hours] = await Promise.all([indexedCounts(), chainCoverage(store), reconciled()]);
+    const [[counts], coverage, hours, stated, backfill] = await Promise.all([
+      indexedCounts(),
+      chainCoverage(store),
+      reconciled(),
+      ledgerCoverage(store),
+      inputs.chainBackfill?.() ?? null,
+    ]);
     const sources = inputs.sources();
     const issues = [
       ...sources
@@ -120,6 +130,7 @@ export function healthRoutes(store: AnalyticsStore, inputs: HealthInputs): Route
           covered_to: isoOrNull(coverage?.lastMs),
           ...(status ?? {}),
         },
+        coverage: { ...stated, backfill },
         reconciliation: reconciliationSummary(hours),
         pipeline: { sink_lag: await inputs.sinkLag(), ledger_lag: (await inputs.ledgerLag?.()) ?? {} },
         event_log: eventLog,

@@ -53,6 +53,36 @@ export function chainBackfillFiles(dataDir: string): ChainBackfillFiles {
   };
 }
 
+/** An unfinished chain backfill's range and how far it has read (api/openapi.yaml HealthCoverage.backfill). */
+export interface ChainBackfillState {
+  from_block: number;
+  to_block: number;
+  blocks_done: number;
+  blocks_to_do: number;
+  events: number;
+}
+
+/**
+ * The progress of the chain backfill checkpointed in `files`, null when none is (never started, or
+ * finished: a finished run clears its request). Read from its files, so the service shows the progress
+ * of a backfill another process runs on the same data folder; both files are replaced whole on write.
+ */
+export function readChainBackfillState(files: ChainBackfillFiles): ChainBackfillState | null {
+  const request = new CheckpointFile<ChainBackfillRequest | null>(files.request, null).read();
+  if (!request) return null;
+  const progress = new CheckpointFile<Pick<FollowerCheckpoint, 'next_block'> | null>(files.progress, null).read();
+  const total = request.to_block - request.from_block + 1;
+  // The run reads upwards from from_block; next_block is the first block it has not read.
+  const done = progress ? Math.min(total, Math.max(0, progress.next_block - request.from_block)) : 0;
+  return {
+    from_block: request.from_block,
+    to_block: request.to_block,
+    blocks_done: done,
+    blocks_to_do: total - done,
+    events: request.totals.events,
+  };
+}
+
 /** The first block whose time is at or after `ms` (binary search over block headers). */
 export async function blockAt(reader: ChainReader, ms: number, low: number, high: number): Promise<number> {
   let lo = low;

@@ -3,7 +3,8 @@
  * ingested from the simulator (chain source, Data API fast path, sink, position ledger, API with
  * response validation): a service reading the chain from the simulated world's genesis reports its
  * coverage complete; one started at a later block reports that block and its time, not complete, and
- * flags the wallets it saw active before it (their Data API trades older than the coverage).
+ * flags the wallets it saw active before it (their Data API trades older than the coverage) on their
+ * trader report and their leaderboard and browse entries. /v1/health states the same coverage.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -130,7 +131,12 @@ describe('a service reading the chain from genesis', () => {
     };
     const board = (await service.get('/leaderboard?limit=50')).body;
     expect(board.coverage).toEqual(expected);
-    expect((await service.get('/traders/browse?limit=5')).body.coverage).toEqual(expected);
+    expect(board.data.every((entry: { wallet_predates: boolean }) => entry.wallet_predates === false)).toBe(true);
+    const browse = (await service.get('/traders/browse?limit=5')).body;
+    expect(browse.coverage).toEqual(expected);
+    expect(browse.data.every((entry: { wallet_predates: boolean }) => entry.wallet_predates === false)).toBe(true);
+    // Health states the same coverage; no chain backfill is checkpointed.
+    expect((await service.get('/health')).body.data.coverage).toEqual({ ...expected, backfill: null });
     const wallets: string[] = board.data.map((entry: { wallet: string }) => entry.wallet);
     expect(wallets.length).toBeGreaterThan(5);
     for (const wallet of wallets) {
@@ -195,5 +201,16 @@ describe('a service whose chain source starts an hour back', () => {
     for (const wallet of wallets.filter((w) => !earlier.has(w))) {
       expect((await service.get(`/traders/${wallet}`)).body.data.coverage.wallet_predates).toBe(false);
     }
+    // Each board entry carries its wallet's flag: the same as /traders/{wallet} states.
+    const entries = (await service.get('/leaderboard?limit=50')).body.data as Array<{ wallet: string; wallet_predates: boolean }>;
+    expect(
+      entries
+        .filter((e) => e.wallet_predates)
+        .map((e) => e.wallet)
+        .sort(),
+    ).toEqual([...flagged].sort());
+    const browsed = (await service.get(`/traders/browse?limit=50`)).body.data as Array<{ wallet: string; wallet_predates: boolean }>;
+    for (const entry of browsed) expect(entry.wallet_predates).toBe(earlier.has(entry.wallet));
+    expect((await service.get('/health')).body.data.coverage).toEqual({ ...board.coverage, backfill: null });
   }, 150_000);
 });

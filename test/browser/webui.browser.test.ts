@@ -280,6 +280,12 @@ test('a trader page with the PnL curve and positions, and the usage page with th
   await page.waitForURL(/\/app\/traders\/0x[0-9a-f]{40}$/);
   await waitForReady(page, 20_000);
   await page.getByRole('heading', { name: /PnL curve/ }).waitFor();
+  // The figures say what they cover, as the API states it for this wallet.
+  const wallet = page.url().split('/').at(-1)!;
+  const coverage = (await getJson(`${base}/v1/traders/${wallet}`, apiKey)).body.data.coverage;
+  const note = await page.locator('p.note', { hasText: 'Coverage:' }).textContent();
+  expect(note).toContain(coverage.complete ? 'Complete history' : coverage.from_time === null ? 'No chain coverage' : 'Whole from');
+  expect(note?.includes('was active before the coverage')).toBe(coverage.wallet_predates);
   await expectCleanPage('08-trader');
 
   await page.getByRole('link', { name: 'Usage' }).click();

@@ -2,13 +2,14 @@
  * What the chain source states about its coverage, against the simulator's JSON-RPC and a real file
  * log: the service's follower states on every watermark the first block from which it read every
  * block without a hole; a chain backfill states nothing itself, and its range moves that block down
- * only once it joins the follower's (a range below a hole is kept until the hole is backfilled).
+ * only once it joins the follower's (a range below a hole is kept until the hole is backfilled). An
+ * unfinished backfill's progress is read from its files (what /v1/health shows).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
-import { chainBackfillFiles, runChainBackfill } from '../../services/backfill/chain-backfill.js';
+import { chainBackfillFiles, readChainBackfillState, runChainBackfill } from '../../services/backfill/chain-backfill.js';
 import type { BackfillArguments } from '../../services/backfill/arguments.js';
 import { ChainCatalog } from '../../services/chain/catalog.js';
 import { CatalogLookup } from '../../services/chain/catalog-lookup.js';
@@ -96,7 +97,8 @@ test('a backfill below a hole leaves the first block after the hole; filling the
     for (let i = 0; i < 200; i++) if ((await follower.step()).caughtUp) return;
     throw new Error('did not reach the head');
   };
-  const backfill = async (fromBlock: number, toBlock: number) => {
+  /** Runs a backfill of the range to its end, or stops it after `steps` ranges. */
+  const backfill = async (fromBlock: number, toBlock: number, steps = Number.POSITIVE_INFINITY) => {
     const args: BackfillArguments = {
       source: 'chain',
       fromBlock,
@@ -109,6 +111,7 @@ test('a backfill below a hole leaves the first block after the hole; filling the
       index: false,
     };
     const gamma = new UpstreamClient({ name: 'gamma', baseUrl: sim.gammaUrl, budgetPer10s: 100, timeoutMs: 5_000 });
+    let asked = 0;
     const done = await runChainBackfill({
       args,
       config,
@@ -122,9 +125,9 @@ test('a backfill below a hole leaves the first block after the hole; filling the
       chainId: 137,
       files,
       out: { write: () => true },
-      shouldStop: () => false,
+      shouldStop: () => asked++ >= steps,
     });
-    expect(done.outcome).toBe('complete');
+    expect(done.outcome).toBe(steps === Number.POSITIVE_INFINITY ? 'complete' : 'stopped');
   };
   const watermarks = async () =>
     (await readAll(log, STREAMS.chainLedger.topic))
@@ -152,8 +155,17 @@ test('a backfill below a hole leaves the first block after the hole; filling the
   await follow();
   expect((await latest()).statement).toEqual({ from_block: start, from_time_ms: await timeOf(start), history_start_block: genesis });
 
-  // The hole filled: both ranges join, the coverage starts at the first backfill's first block.
+  // The hole filled: both ranges join, the coverage starts at the first backfill's first block. Its
+  // backfill stopped after one range first: /v1/health's progress (from its files) shows part done.
+  expect(readChainBackfillState(files)).toBeNull();
+  await backfill(start - 100, start - 1, 1);
+  const part = readChainBackfillState(files)!;
+  expect(part).toMatchObject({ from_block: start - 100, to_block: start - 1 });
+  expect(part.blocks_done).toBeGreaterThan(0);
+  expect(part.blocks_to_do).toBeGreaterThan(0);
+  expect(part.blocks_done + part.blocks_to_do).toBe(100);
   await backfill(start - 100, start - 1);
+  expect(readChainBackfillState(files)).toBeNull();
   sim.advance(5_000);
   await follow();
   expect((await latest()).statement).toEqual({

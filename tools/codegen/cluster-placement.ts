@@ -73,6 +73,7 @@ export const PLACEMENT: Readonly<Record<string, Placement>> = {
   trader_totals: byWallet,
   trader_days: byWallet,
   trader_lifetime: byWallet,
+  wallet_coverage: byWallet,
   trader_recent_days: byWallet,
   trader_window: byWallet,
   trader_touches: byWallet,

@@ -1,6 +1,6 @@
 /** A trader (wallet): lifetime and 30-day figures, the daily PnL curve and open positions (Tier 2 endpoints). */
 import { useEffect, useState } from 'preact/hooks';
-import type { PnlCurve, Positions, TraderStats } from '../../api/types.generated.js';
+import type { PnlCurve, Positions, TraderCoverage, TraderStats } from '../../api/types.generated.js';
 import { Chart } from '../components/chart.js';
 import { ErrorNote, Gate, Link, Loading, Page, Stats } from '../components/ui.js';
 import { get } from '../lib/api.js';
@@ -48,6 +48,7 @@ function TraderDetail(props: { wallet: string }) {
             ]}
           />
           <p class="hint">{s.basis}</p>
+          <CoverageNote coverage={s.coverage} />
         </>
       )}
       <section class="panel" aria-labelledby="pnl-heading">
@@ -154,5 +155,22 @@ function TraderDetail(props: { wallet: string }) {
           ))}
       </section>
     </>
+  );
+}
+
+/** From when the figures are whole, and whether this wallet was active before (api/openapi.yaml TraderCoverage). */
+function CoverageNote(props: { coverage: TraderCoverage }) {
+  const c = props.coverage;
+  const span =
+    c.from_time === null
+      ? 'No chain coverage: the figures are the Data API’s taker trades only (no maker fills).'
+      : c.complete
+        ? `Complete history: every settlement event from the contracts’ first block to ${formatTime(c.to_time)}.`
+        : `Whole from ${formatTime(c.from_time)} (block ${formatInteger(c.from_block)}) to ${formatTime(c.to_time)}; earlier history is partial.`;
+  return (
+    <p class="note">
+      <strong>Coverage:</strong> {span}
+      {c.wallet_predates && ' This wallet was active before the coverage starts, so its figures miss part of its history.'}
+    </p>
   );
 }

@@ -227,6 +227,8 @@ export type LeaderEntry = {
   stats_as_of: Timestamp;
   /** Block time of the newest change the position ledger had applied when the board was read: at its last build for a page a board without a category serves from its build, at the request for a page ranked when requested (category boards, pages past the build's depth: see /leaderboard; null before any). */
   data_as_of?: Timestamp | null;
+  /** The wallet's TraderCoverage.wallet_predates against the response's coverage, as of the request: true when the ledger shows it active before the coverage, so its figures here miss part of its history. Always false when the coverage is complete. */
+  wallet_predates: boolean;
 };
 
 /** What the figures of a trader, positions or leaderboard response cover. The position ledger holds every settlement event (fills of both sides, splits, merges, redemptions, conversions, transfers between wallets) of the Polygon blocks from from_block to to_block, which the chain source states it read without a hole (a backfilled range below a hole counts once the hole is filled); outside them (before from_block, after to_block, or everywhere when no chain source runs) it holds only the Data API's taker trades and tracked wallets' activity. So a figure "within coverage" is whole from from_time on and partial before it unless complete. With no chain source (POLYGON_RPC_URL empty) from_block, from_time, to_block and to_time are null, complete is false, and the figures are the Data API's taker trades and tracked wallets' activity only (no maker fills). docs/POSITIONS.md "Coverage". */
@@ -649,6 +651,23 @@ export type Price = number;
 
 export type NullablePrice = number | null;
 
+/** The coverage every trader, positions and leaderboard response states now (Coverage), and the chain backfill filling the history below it. */
+export type HealthCoverage = Coverage & {
+  /** The chain backfill (`npm run backfill -- --source chain`) checkpointed in this service's data folder and not finished, whichever process runs it; null when none is (never started, or finished: its range then counts in from_block once it reaches it). */
+  backfill: null | {
+    /** First block of the backfill's range. */
+    from_block: number;
+    /** Last block of the backfill's range (inclusive). */
+    to_block: number;
+    /** Blocks of the range read and published so far (it reads upwards from from_block). */
+    blocks_done: number;
+    /** Blocks of the range not read yet: to_block - from_block + 1 - blocks_done. */
+    blocks_to_do: number;
+    /** Settlement events the backfill has published so far. */
+    events: number;
+  };
+};
+
 export type Health = {
   /** `ok` when the stores answer and no upstream source is failing repeatedly; `degraded` otherwise (see `issues`). */
   status: "ok" | "degraded";
@@ -735,6 +754,7 @@ export type Health = {
     log_range_blocks?: number;
     confirmations?: number;
   };
+  coverage: HealthCoverage;
   /** Data API trades checked against chain taker fills per UTC hour inside the chain's coverage: a Data API trade is `matched` when a chain taker fill has the same transaction, wallet, token and size in micro-units, else `unmatched`; `chain_only` counts chain taker fills the Data API feed never listed. `data_api` = matched + unmatched. Newest hour first. */
   reconciliation: {
     hours: Array<{
@@ -2934,7 +2954,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Service status and per-source freshness. Any valid key; no tier needed.",
     "access": "any",
     "paginated": false,
-    "returns": "Health: status, version, time, issues, sources, trade_coverage, chain, reconciliation, pipeline, event_log, verification, counts",
+    "returns": "Health: status, version, time, issues, sources, trade_coverage, chain, coverage, reconciliation, pipeline, event_log, verification, counts",
     "parameters": [],
     "body": []
   },
@@ -3432,7 +3452,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "description": "Boards without a category are served from their last build: the first LEADERBOARD_PAGE_DEPTH (1,000) ranks\nof each board in rank order with all of their figures, rebuilt every LEADERBOARD_BUILD_INTERVAL_MS (5 s) when\nthe ledger, the valuation pass, the 30-day window or the UTC day moved. Each entry's data_as_of is the ledger\nposition that build read, so a fill shows on these boards within about one interval plus a build. A page the\nbuild does not hold whole (one reaching past that depth, or a filter keeping fewer of the built ranks), category\nboards, and every board before the first build, are ranked when requested, as fresh as the ledger. Every board\nholds every wallet it ranks, whatever the depth.",
     "access": "tier2",
     "paginated": true,
-    "returns": "a list of LeaderEntry: rank, wallet, category, total_realized_pnl, unrealized_pnl, total_pnl, volume_usdc, won, lost, win_rate_pct, risk_score, trades, realized_pnl_30d, volume_30d_usdc, fees_paid_usdc, fees_paid_30d_usdc, last_trade_at, stats_as_of, data_as_of",
+    "returns": "a list of LeaderEntry: rank, wallet, category, total_realized_pnl, unrealized_pnl, total_pnl, volume_usdc, won, lost, win_rate_pct, risk_score, trades, realized_pnl_30d, volume_30d_usdc, fees_paid_usdc, fees_paid_30d_usdc, last_trade_at, stats_as_of, data_as_of, wallet_predates",
     "parameters": [
       {
         "name": "sort_by",
@@ -3509,7 +3529,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "description": "The boards of /leaderboard with its freshness (built pages to LEADERBOARD_PAGE_DEPTH ranks, the rest ranked when\nrequested), filtered: a page is served from the build only when the built ranks hold it whole after the filters.",
     "access": "tier2",
     "paginated": true,
-    "returns": "a list of LeaderEntry: rank, wallet, category, total_realized_pnl, unrealized_pnl, total_pnl, volume_usdc, won, lost, win_rate_pct, risk_score, trades, realized_pnl_30d, volume_30d_usdc, fees_paid_usdc, fees_paid_30d_usdc, last_trade_at, stats_as_of, data_as_of",
+    "returns": "a list of LeaderEntry: rank, wallet, category, total_realized_pnl, unrealized_pnl, total_pnl, volume_usdc, won, lost, win_rate_pct, risk_score, trades, realized_pnl_30d, volume_30d_usdc, fees_paid_usdc, fees_paid_30d_usdc, last_trade_at, stats_as_of, data_as_of, wallet_predates",
     "parameters": [
       {
         "name": "sort_by",

@@ -28,32 +28,36 @@ export async function ledgerCoverage(store: AnalyticsStore): Promise<Coverage> {
  * coverage, or a backfilled range below a hole), or it disposed of shares it never acquired within the
  * ledger (a sell, merge, conversion or transfer of more than it held: net over the live rows, so a
  * rewind that re-prices a sale counts as it stands now). Never when the coverage is complete: nothing
- * can predate the contracts' first block. The first test reads the wallet's position_state rows (by
- * key); only when it does not decide does the second read the wallet's ledger rows.
+ * can predate the contracts' first block. Both facts are kept per wallet by wallet_coverage (0076).
  */
 export async function walletCoverage(store: AnalyticsStore, wallet: string, coverage: Coverage): Promise<TraderCoverage> {
   return { ...coverage, wallet_predates: (await walletsPredating(store, [wallet], coverage)).has(wallet) };
 }
 
-/** Of `wallets`, those active before the coverage (walletCoverage's rule, two reads for them all). */
+/** Of `wallets`, those active before the coverage (walletCoverage's rule): one keyed read of their wallet_coverage rows. */
 export async function walletsPredating(store: AnalyticsStore, wallets: readonly string[], coverage: Coverage): Promise<Set<string>> {
-  const predating = new Set<string>();
-  if (coverage.complete || wallets.length === 0) return predating;
-  if (coverage.from_time !== null) {
-    const firsts = await store.query<{ wallet: string }>(
-      `SELECT wallet FROM position_state WHERE wallet IN {wallets:Array(String)}
-        GROUP BY wallet HAVING min(first_time) < fromUnixTimestamp64Milli({from:Int64})`,
-      { wallets, from: Date.parse(coverage.from_time) },
-    );
-    for (const row of firsts) predating.add(row.wallet);
-  }
-  const rest = wallets.filter((wallet) => !predating.has(wallet));
-  if (rest.length === 0) return predating;
-  const unheld = await store.query<{ wallet: string }>(
-    `SELECT wallet FROM position_ledger WHERE wallet IN {wallets:Array(String)}
-      GROUP BY wallet HAVING sumIf(sign * (toInt64(in_qty) + qty_delta), action IN ('sell', 'sell_at_cost')) > 0`,
-    { wallets: rest },
+  if (coverage.complete || wallets.length === 0) return new Set();
+  // Without a chain coverage no change is older than it; only a sale beyond holdings shows.
+  const fromMs = coverage.from_time === null ? null : Date.parse(coverage.from_time);
+  const rows = await store.query<{ wallet: string }>(
+    `SELECT wallet FROM wallet_coverage WHERE wallet IN {wallets:Array(String)}
+      GROUP BY wallet
+     HAVING sum(unheld) > 0 OR (${fromMs === null ? '0' : 'min(first_time) < fromUnixTimestamp64Milli({from:Int64})'})`,
+    { wallets, from: fromMs ?? 0 },
   );
-  for (const row of unheld) predating.add(row.wallet);
-  return predating;
+  return new Set(rows.map((row) => row.wallet));
+}
+
+/** A page of wallet entries with each one's wallet_predates (one read for the page). */
+export async function withWalletPredates<T extends { wallet: string }>(
+  store: AnalyticsStore,
+  entries: readonly T[],
+  coverage: Coverage,
+): Promise<Array<T & { wallet_predates: boolean }>> {
+  const predating = await walletsPredating(
+    store,
+    entries.map((entry) => entry.wallet),
+    coverage,
+  );
+  return entries.map((entry) => ({ ...entry, wallet_predates: predating.has(entry.wallet) }));
 }

@@ -77,7 +77,8 @@ export async function rankedTraders(store: AnalyticsStore, request: Request, wit
     );
     return rows.map((r) => liveRow(r, figures, category));
   };
-  const result = await keysetPage<BoardRow, LeaderEntry>(request, {
+  // wallet_predates is added by the route for the whole page (coverage.ts withWalletPredates).
+  const result = await keysetPage<BoardRow, Omit<LeaderEntry, 'wallet_predates'>>(request, {
     filters: { sortBy, window, category, ...filters },
     shape: ['number', 'string', 'int'],
     fetch: async (after, take) => {

@@ -11,7 +11,7 @@ import { success } from '../../../api/envelope.js';
 import { ApiError } from '../../../api/errors.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
-import { ledgerCoverage, walletCoverage } from './coverage.js';
+import { ledgerCoverage, walletCoverage, withWalletPredates } from './coverage.js';
 import { rankedTraders } from './leaderboard.js';
 import { walletPositions, walletReports } from './queries.js';
 import { round, usdc } from './trader-report.js';
@@ -31,12 +31,19 @@ async function loadReport(store: AnalyticsStore, request: Request, curveDays = 3
 export function traderRoutes(store: AnalyticsStore): Router {
   const router = Router();
 
+  // Each entry says whether its wallet predates the coverage: one read for the page (coverage.ts).
+  const boardPage = async (request: Request, withRank: boolean) => {
+    const page = await rankedTraders(store, request, withRank);
+    const coverage = await ledgerCoverage(store);
+    return { ...page, data: await withWalletPredates(store, page.data, coverage), coverage };
+  };
+
   router.get('/traders/browse', async (request, response) => {
-    response.json({ ...(await rankedTraders(store, request, false)), coverage: await ledgerCoverage(store) });
+    response.json(await boardPage(request, false));
   });
 
   router.get('/leaderboard', async (request, response) => {
-    response.json({ ...(await rankedTraders(store, request, true)), coverage: await ledgerCoverage(store) });
+    response.json(await boardPage(request, true));
   });
 
   router.get('/traders/:wallet', async (request, response) => {
