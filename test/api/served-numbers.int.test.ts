@@ -10,38 +10,13 @@ import { fromTrade } from '../../services/copy/leader-fill.js';
 import { insertIntents } from '../../services/copy/intents.js';
 import { bookSnapshot, conditionId, marketUpserted, tradeExecuted, walletAddress } from '../support/events.js';
 import { type SandboxHarness, sandboxHarness } from '../support/sandbox-harness.js';
+import { breaches } from '../support/served-numbers.js';
 
 const MARKET = conditionId(301);
 const YES = '3011';
 const NO = '3012';
 const LEADER = walletAddress(0x301);
 const now = Date.now();
-
-/** Strings that may hold digits: ids, hashes, token ids and the document's exact-integer / exact-decimal fields. */
-const TEXT_FIELD =
-  /(^id$|_id$|_ids$|_micro$|_base_units$|^hash$|_hash$|^amount$|^price_usdc$|^token_balance$|^cursor$|^next_cursor$|_key$|^epoch$)/;
-const NUMERIC_TEXT = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
-
-interface Breach {
-  path: string;
-  value: unknown;
-}
-
-/** Every number with more than 6 decimals and every numeric string outside TEXT_FIELD, by path. */
-function breaches(value: unknown, path = '$', field = ''): Breach[] {
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) return [{ path, value }];
-    const text = String(value);
-    const decimals = /e-/.test(text)
-      ? Number(text.split('e-')[1]) + (text.split('e')[0]!.split('.')[1]?.length ?? 0)
-      : (text.split('.')[1]?.length ?? 0);
-    return decimals > 6 ? [{ path, value }] : [];
-  }
-  if (typeof value === 'string') return NUMERIC_TEXT.test(value) && !TEXT_FIELD.test(field) ? [{ path, value }] : [];
-  if (Array.isArray(value)) return value.flatMap((item, i) => breaches(item, `${path}[${i}]`, field));
-  if (value && typeof value === 'object') return Object.entries(value).flatMap(([key, item]) => breaches(item, `${path}.${key}`, key));
-  return [];
-}
 
 let h: SandboxHarness;
 let agent: string;
