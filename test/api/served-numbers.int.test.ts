@@ -70,6 +70,15 @@ beforeAll(async () => {
         ],
         bids: [{ price: 0.36, size: 300 }],
       }),
+      // A book whose sizes carry float noise and more than 6 decimals.
+      bookSnapshot({
+        market_id: MARKET,
+        asset_id: NO,
+        hash: 'n2',
+        timestamp_ms: now - 60_000,
+        asks: [{ price: 0.64, size: 12.3456789 }],
+        bids: [{ price: 0.62, size: 0.1 + 0.2 }],
+      }),
     ],
   });
   agent = await h.register('served-numbers-agent');
@@ -92,6 +101,29 @@ test('market, trade and candle numbers are rounded to 6 decimals: upstream float
   const trades = await read('GET', `/trades?market=${MARKET}&from=${new Date(now - 3_600_000).toISOString()}`, developer);
   expect(trades.data).toEqual([expect.objectContaining({ price: 0.57, size_shares: 3.3, size_usdc: 1.881 })]);
   expect(breaches({ markets, detail, trades })).toEqual([]);
+});
+
+test('order book levels, tops and history are rounded to 6 decimals, live and at an instant', async () => {
+  const live = await read('GET', `/markets/${MARKET}/orderbook`, developer);
+  const at = await read('GET', `/markets/${MARKET}/orderbook?at=${encodeURIComponent(new Date(now - 30_000).toISOString())}`, developer);
+  const history = await read('GET', `/orderbook/history?market=${MARKET}&outcome=No&interval=1h`, developer);
+  for (const book of [live.data, at.data]) {
+    expect(book.outcomes[1]).toMatchObject({
+      best_bid: 0.62,
+      best_ask: 0.64,
+      mid: 0.63,
+      spread: 0.02,
+      spread_bps: 317.46,
+      bids: [{ price: 0.62, size_shares: 0.3 }],
+      asks: [{ price: 0.64, size_shares: 12.345679 }],
+    });
+    // 0.37 - 0.36 is 0.010000000000000009 in binary floating point.
+    expect(book.yes).toEqual({ best_bid: 0.36, best_ask: 0.37, mid: 0.365, spread: 0.01, spread_bps: 273.97 });
+  }
+  expect(history.data.points).toEqual([
+    expect.objectContaining({ best_bid: 0.62, best_ask: 0.64, bid_depth_shares: 0.3, ask_depth_shares: 12.345679 }),
+  ]);
+  expect(breaches({ live, at, history })).toEqual([]);
 });
 
 test('paper, fees, copy, backtest, strategies and picks serve amounts as numbers, never numeric strings', async () => {
