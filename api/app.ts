@@ -96,6 +96,8 @@ export interface AppDependencies {
   clock?: () => number;
   /** Fee fallback of markets with fees on but no schedule (the paper-trading setting); without it /backtest answers 404. */
   feeFallback?: { rate: string; exponent: number };
+  /** GET /copy-picks' default min_resolved (COPY_PICKS_MIN_RESOLVED). */
+  copyPicksMinResolved?: number;
   /** Validate every response against the document too (tests turn this on). */
   validateResponses?: boolean;
   /** Usage per day and refused calls (GET /usage/history, /usage/refusals); without it those answer 404. */
@@ -243,7 +245,9 @@ function buildApp(
   app.use('/v1', healthRoutes(deps.store, deps.health));
   app.use('/v1', accountRoutes({ meter: deps.meter, operations, ...deps.access }));
   app.use('/v1', keyRoutes({ keys: deps.keys, meter: deps.meter, thresholds: deps.access.thresholds, owners }));
-  for (const model of READ_MODELS) if (model.routes) app.use('/v1', model.routes({ store: deps.store, marketLookup: deps.marketLookup }));
+  for (const model of READ_MODELS)
+    if (model.routes)
+      app.use('/v1', model.routes({ store: deps.store, marketLookup: deps.marketLookup, copyPicksMinResolved: deps.copyPicksMinResolved }));
   if (deps.webhooks) app.use('/v1', webhookRoutes(deps.webhooks));
 
   app.use((_request, _response, next) => next(ApiError.notFound('no such route')));

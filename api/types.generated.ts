@@ -1212,7 +1212,7 @@ export type Briefing = {
     available: boolean;
     /** Why there are none. */
     reason: string | null;
-    /** The best 5 of GET /copy-picks (window 30d, min_resolved 10) for the agent's topics, all topics when it has none. */
+    /** The best 5 of GET /copy-picks (window 30d, min_resolved `COPY_PICKS_MIN_RESOLVED`, 10 by default) for the agent's topics, all topics when it has none. */
     items: Array<CopyPick>;
   };
   signals: {

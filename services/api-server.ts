@@ -110,6 +110,7 @@ export function composeApi(options: ComposeOptions): ComposedApi {
     control,
     sandbox,
     feeFallback: config.sandbox.feeFallback,
+    copyPicksMinResolved: config.copy.picks.minResolved,
     clock: options.clock,
     copyLimits: { subscriptionsPerAccount: config.copy.subscriptionsPerAccount, strategiesPerAccount: config.copy.strategiesPerAccount },
     keys,

@@ -821,6 +821,11 @@ const settings = {
         int().min(0).max(86_400).default(15),
         "Seconds after the leader that follower enters: the chain source's confirmation lag plus an executor's reaction.",
       ),
+      minResolved: env(
+        'COPY_PICKS_MIN_RESOLVED',
+        positiveInt().max(10_000).default(10),
+        "GET /copy-picks' and the briefing's default min_resolved: fewest resolved markets in the topic a listed leader needs (a request's min_resolved overrides it).",
+      ),
       candidates: env(
         'COPY_PICKS_CANDIDATES',
         positiveInt().max(2_000).default(100),

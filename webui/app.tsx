@@ -4,18 +4,22 @@ import { useEffect } from 'preact/hooks';
 import { Link, Loading } from './components/ui.js';
 import { navigate, useLocation } from './lib/router.js';
 import { SessionProvider, useSession } from './lib/session.js';
+import { AccessPage } from './pages/access.js';
 import { KeysPage } from './pages/keys.js';
 import { MarketPage } from './pages/market.js';
 import { MarketsPage } from './pages/markets.js';
 import { SignInPage } from './pages/sign-in.js';
 import { TraderPage } from './pages/trader.js';
+import { TradersPage } from './pages/traders.js';
 import { UsagePage } from './pages/usage.js';
 import { WebhookPage } from './pages/webhook.js';
 import { WebhooksPage } from './pages/webhooks.js';
 
 const NAV = [
   ['/app/markets', 'Markets'],
+  ['/app/traders', 'Traders'],
   ['/app/usage', 'Usage'],
+  ['/app/access', 'Tiers'],
   ['/app/webhooks', 'Webhooks'],
   ['/app/keys', 'Account and keys'],
 ] as const;
@@ -91,8 +95,10 @@ function Shell() {
 const ROUTES: Array<[RegExp, (match: string[]) => JSX.Element]> = [
   [/^\/app\/markets$/, () => <MarketsPage />],
   [/^\/app\/markets\/([^/]+)$/, ([, id]) => <MarketPage key={id} id={decodeURIComponent(id!)} />],
+  [/^\/app\/traders$/, () => <TradersPage />],
   [/^\/app\/traders\/(0x[0-9a-fA-F]{40})$/, ([, wallet]) => <TraderPage key={wallet} wallet={wallet!.toLowerCase()} />],
   [/^\/app\/usage$/, () => <UsagePage />],
+  [/^\/app\/access$/, () => <AccessPage />],
   [/^\/app\/webhooks$/, () => <WebhooksPage />],
   [/^\/app\/webhooks\/(\d{1,18})$/, ([, id]) => <WebhookPage key={id} id={id!} />],
   [/^\/app\/keys$/, () => <KeysPage />],

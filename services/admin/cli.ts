@@ -21,6 +21,9 @@ import { AdminOperations, type IssuableTier, type KeyReference } from './operati
 
 type Request = { path: string; body: Record<string, unknown> };
 
+/** The account name of a key created without --name: what the web UI's header and GET /v1/session show. */
+const DEFAULT_KEY_NAME = 'operator key';
+
 const USAGE =
   'usage: admin keys create --tier <1|2|3> [--name <name>] | admin keys list|revoke <api_key|key id> | ' +
   'admin keys rotate <api_key|key id> [--grace <seconds>] | admin credits add <api_key> <amount> | admin tokens set <api_key> <balance>';
@@ -38,7 +41,7 @@ function parse(argv: string[]): Request {
     return index >= 0 ? rest[index + 1] : undefined;
   };
   if (noun === 'keys' && verb === 'create') {
-    return { path: '/admin/keys', body: { tier: flag('tier') ?? '1', name: flag('name') ?? `developer-${new Date().toISOString()}` } };
+    return { path: '/admin/keys', body: { tier: flag('tier') ?? '1', name: flag('name') ?? DEFAULT_KEY_NAME } };
   }
   if (noun === 'keys' && verb === 'list') return { path: '/admin/keys/list', body: keyReference(rest[0]) };
   if (noun === 'keys' && verb === 'revoke') return { path: '/admin/keys/revoke', body: keyReference(rest[0]) };

@@ -46,6 +46,8 @@ export interface RouteContext {
   store: AnalyticsStore;
   /** On-demand upstream lookup of markets the catalog does not hold yet (absent: answer 404). */
   marketLookup?: MarketLookup;
+  /** GET /copy-picks' default min_resolved (COPY_PICKS_MIN_RESOLVED); absent: 10. */
+  copyPicksMinResolved?: number;
 }
 
 export interface JobContext {

@@ -67,7 +67,7 @@ export function composeSandboxApis(
       progressTopics: [STREAMS.trades.topic, STREAMS.bookSnapshots.topic],
     },
     clock,
-    (topics) => briefingPicks(store, topics),
+    (topics) => briefingPicks(store, topics, config.copy.picks.minResolved),
   );
   const tokenBalances = config.platformToken.contract
     ? new TokenBalances({

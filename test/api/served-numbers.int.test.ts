@@ -10,38 +10,13 @@ import { fromTrade } from '../../services/copy/leader-fill.js';
 import { insertIntents } from '../../services/copy/intents.js';
 import { bookSnapshot, conditionId, marketUpserted, tradeExecuted, walletAddress } from '../support/events.js';
 import { type SandboxHarness, sandboxHarness } from '../support/sandbox-harness.js';
+import { breaches } from '../support/served-numbers.js';
 
 const MARKET = conditionId(301);
 const YES = '3011';
 const NO = '3012';
 const LEADER = walletAddress(0x301);
 const now = Date.now();
-
-/** Strings that may hold digits: ids, hashes, token ids and the document's exact-integer / exact-decimal fields. */
-const TEXT_FIELD =
-  /(^id$|_id$|_ids$|_micro$|_base_units$|^hash$|_hash$|^amount$|^price_usdc$|^token_balance$|^cursor$|^next_cursor$|_key$|^epoch$)/;
-const NUMERIC_TEXT = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
-
-interface Breach {
-  path: string;
-  value: unknown;
-}
-
-/** Every number with more than 6 decimals and every numeric string outside TEXT_FIELD, by path. */
-function breaches(value: unknown, path = '$', field = ''): Breach[] {
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) return [{ path, value }];
-    const text = String(value);
-    const decimals = /e-/.test(text)
-      ? Number(text.split('e-')[1]) + (text.split('e')[0]!.split('.')[1]?.length ?? 0)
-      : (text.split('.')[1]?.length ?? 0);
-    return decimals > 6 ? [{ path, value }] : [];
-  }
-  if (typeof value === 'string') return NUMERIC_TEXT.test(value) && !TEXT_FIELD.test(field) ? [{ path, value }] : [];
-  if (Array.isArray(value)) return value.flatMap((item, i) => breaches(item, `${path}[${i}]`, field));
-  if (value && typeof value === 'object') return Object.entries(value).flatMap(([key, item]) => breaches(item, `${path}.${key}`, key));
-  return [];
-}
 
 let h: SandboxHarness;
 let agent: string;
@@ -95,6 +70,15 @@ beforeAll(async () => {
         ],
         bids: [{ price: 0.36, size: 300 }],
       }),
+      // A book whose sizes carry float noise and more than 6 decimals.
+      bookSnapshot({
+        market_id: MARKET,
+        asset_id: NO,
+        hash: 'n2',
+        timestamp_ms: now - 60_000,
+        asks: [{ price: 0.64, size: 12.3456789 }],
+        bids: [{ price: 0.62, size: 0.1 + 0.2 }],
+      }),
     ],
   });
   agent = await h.register('served-numbers-agent');
@@ -117,6 +101,29 @@ test('market, trade and candle numbers are rounded to 6 decimals: upstream float
   const trades = await read('GET', `/trades?market=${MARKET}&from=${new Date(now - 3_600_000).toISOString()}`, developer);
   expect(trades.data).toEqual([expect.objectContaining({ price: 0.57, size_shares: 3.3, size_usdc: 1.881 })]);
   expect(breaches({ markets, detail, trades })).toEqual([]);
+});
+
+test('order book levels, tops and history are rounded to 6 decimals, live and at an instant', async () => {
+  const live = await read('GET', `/markets/${MARKET}/orderbook`, developer);
+  const at = await read('GET', `/markets/${MARKET}/orderbook?at=${encodeURIComponent(new Date(now - 30_000).toISOString())}`, developer);
+  const history = await read('GET', `/orderbook/history?market=${MARKET}&outcome=No&interval=1h`, developer);
+  for (const book of [live.data, at.data]) {
+    expect(book.outcomes[1]).toMatchObject({
+      best_bid: 0.62,
+      best_ask: 0.64,
+      mid: 0.63,
+      spread: 0.02,
+      spread_bps: 317.46,
+      bids: [{ price: 0.62, size_shares: 0.3 }],
+      asks: [{ price: 0.64, size_shares: 12.345679 }],
+    });
+    // 0.37 - 0.36 is 0.010000000000000009 in binary floating point.
+    expect(book.yes).toEqual({ best_bid: 0.36, best_ask: 0.37, mid: 0.365, spread: 0.01, spread_bps: 273.97 });
+  }
+  expect(history.data.points).toEqual([
+    expect.objectContaining({ best_bid: 0.62, best_ask: 0.64, bid_depth_shares: 0.3, ask_depth_shares: 12.345679 }),
+  ]);
+  expect(breaches({ live, at, history })).toEqual([]);
 });
 
 test('paper, fees, copy, backtest, strategies and picks serve amounts as numbers, never numeric strings', async () => {

@@ -2,7 +2,8 @@
  * The web UI in headless Chromium against `npm run demo` (child process, fresh data folder) and a
  * local webhook receiver, as a person would use it: sign up, copy the key, create a webhook to the
  * receiver, send a test event and see the delivery; open a market and see candles and a live book;
- * a trader page; usage. Every page must load without a console error, an uncaught exception, a
+ * a trader page; usage; then, signed in with a key the admin CLI made, the leaderboard and trader
+ * search, and the tiers page. Every page must load without a console error, an uncaught exception, a
  * failed request or an HTTP error, pass axe-core's WCAG 2.1 A/AA rules, and work by keyboard.
  * Screenshots go to test-results/webui/.
  */
@@ -298,3 +299,62 @@ test('a trader page with the PnL curve and positions, and the usage page with th
   expect((await browser.context.cookies(base)).find((c) => c.name === 'tapeline_session')).toBeUndefined();
   expect(watched.problems).toEqual([]);
 }, 60_000);
+
+test('a key made by the admin CLI signs in under a readable name; the leaderboard, trader search and the tiers page show real data', async () => {
+  const issued = (await runAdminCli(dataDir, ['keys', 'create', '--tier', '2'])) as { api_key: string; name: string };
+  await page.getByLabel('API key', { exact: true }).fill(issued.api_key);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  // The account name in the header is the CLI's default, not a timestamp.
+  await page.getByText('operator key · Tier 2').waitFor();
+
+  await page.getByRole('link', { name: 'Traders' }).click();
+  await page.waitForURL(`${base}/app/traders`);
+  await waitForReady(page, 20_000);
+  const rows = page.locator('[data-testid="leaderboard"] tbody tr');
+  await rows.first().waitFor();
+  const served = (await getJson(`${base}/v1/leaderboard?limit=25`, issued.api_key)).body.data as Array<{ wallet: string }>;
+  expect(served.length).toBeGreaterThan(0);
+  expect(await rows.count()).toBe(served.length);
+  const firstWallet = (await rows.first().locator('a').getAttribute('href'))!.split('/').pop()!;
+  // The demo keeps trading: the page's leader is among the API's top ranks read just after.
+  expect(served.map((e) => e.wallet)).toContain(firstWallet);
+  expect(await rows.first().locator('td').nth(0).textContent()).toBe('1');
+  // Money as -$31.95 or $1,234.50: the sign before the currency symbol.
+  expect(await rows.first().locator('td.num').nth(1).textContent()).toMatch(/^-?\$[\d,]+\.\d\d$/);
+  await expectCleanPage('10-leaderboard');
+
+  // Ranked by volume: the URL carries the choice and the board re-ranks.
+  await page.getByLabel('Rank by').selectOption('volume');
+  await page.getByRole('button', { name: 'Rank', exact: true }).click();
+  await page.waitForURL(/sort_by=volume/);
+  await waitForReady(page);
+  await rows.first().waitFor();
+  const byVolume = (await getJson(`${base}/v1/leaderboard?sort_by=volume&limit=25`, issued.api_key)).body.data as Array<{ wallet: string }>;
+  expect(byVolume.map((e) => e.wallet)).toContain((await rows.first().locator('a').getAttribute('href'))!.split('/').pop());
+
+  // Trader search: a malformed address is explained; a wallet opens its page.
+  await page.getByLabel('Wallet address').fill('0x123');
+  await page.getByRole('button', { name: 'Open trader' }).click();
+  await page.getByText('A wallet address is 0x followed by 40 hexadecimal characters.').waitFor();
+  await page.getByLabel('Wallet address').fill(firstWallet.toUpperCase().replace('0X', '0x'));
+  await page.getByRole('button', { name: 'Open trader' }).click();
+  await page.waitForURL(`${base}/app/traders/${firstWallet}`);
+  await waitForReady(page, 20_000);
+  await page.getByRole('heading', { name: /PnL curve/ }).waitFor();
+  await expectCleanPage('11-trader-found');
+
+  await page.getByRole('link', { name: 'Tiers' }).click();
+  await page.waitForURL(`${base}/app/access`);
+  await waitForReady(page);
+  const report = (await getJson(`${base}/v1/pricing/access`, issued.api_key)).body.data as {
+    thresholds: { tier2_tokens: number };
+    lacking: unknown[];
+  };
+  expect(await page.getByText('Your tier').locator('..').locator('dd').textContent()).toBe('Tier 2');
+  await page.getByRole('heading', { name: 'How to reach Tier 2' }).waitFor();
+  await page.getByText('This key is Tier 2 already.').waitFor();
+  const tier2 = page.locator('[data-testid="tiers"] tbody tr', { hasText: 'Tier 2' });
+  expect(await tier2.textContent()).toContain(`${report.thresholds.tier2_tokens.toLocaleString('en-US')} platform tokens`);
+  expect(await page.locator('[data-testid="lacking"] tbody tr').count()).toBe(report.lacking.length);
+  await expectCleanPage('12-tiers');
+}, 90_000);

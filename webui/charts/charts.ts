@@ -13,6 +13,7 @@ import {
   type Time,
   type UTCTimestamp,
 } from 'lightweight-charts';
+import { formatAxisUsd } from '../lib/format.js';
 
 export interface Drawn {
   destroy(): void;
@@ -92,10 +93,26 @@ export interface LinePoint {
   value: number;
 }
 
-/** One line (PnL curve, open interest); `time` is an ISO timestamp or a YYYY-MM-DD day. */
+/**
+ * One USDC line (PnL curve, open interest); `time` is an ISO timestamp or a YYYY-MM-DD day. The axis
+ * is labelled as money, and a flat line (every value the same, e.g. a wallet with no PnL yet) gets a
+ * range of a dollar either side instead of the library's degenerate scale.
+ */
 export function drawLine(element: HTMLElement, points: LinePoint[]): Drawn {
   const chart = base(element);
-  const series = chart.addSeries(LineSeries, { color: palette().accent, lineWidth: 2 });
+  const series = chart.addSeries(LineSeries, {
+    color: palette().accent,
+    lineWidth: 2,
+    priceFormat: { type: 'custom', formatter: formatAxisUsd, minMove: 0.01 },
+    autoscaleInfoProvider: (original: () => AutoscaleInfo | null) => {
+      const info = original();
+      if (info?.priceRange && info.priceRange.maxValue - info.priceRange.minValue < 0.01) {
+        info.priceRange.minValue -= 1;
+        info.priceRange.maxValue += 1;
+      }
+      return info;
+    },
+  });
   // The library needs strictly ascending times: the last value per time wins.
   const byTime = new Map<number | string, number>();
   for (const p of points) byTime.set(p.time.length === 10 ? p.time : seconds(p.time), p.value);

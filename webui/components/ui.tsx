@@ -64,7 +64,7 @@ export function Gate(props: { operation: string; what: string; children: Compone
     <p class="note locked">
       <strong>{props.what}</strong> needs {entry.requires === 'tier2' ? 'Tier 2' : entry.requires} ({entry.status_if_called}{' '}
       {entry.status_if_called === 402 ? 'PAYMENT_REQUIRED' : 'FORBIDDEN'}): {entry.reason}{' '}
-      <Link href="/app/usage">See your usage and tier</Link>.
+      <Link href="/app/access">How to reach {entry.requires === 'tier2' ? 'Tier 2' : 'it'}</Link>.
     </p>
   );
 }

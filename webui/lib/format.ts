@@ -3,10 +3,17 @@ const usd = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2, minimumFr
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
 const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
+/** The sign before the currency symbol: -$31.95, not $-31.95 (and no "-$0.00" for a loss that rounds away). */
+const signedUsd = (value: number, format: Intl.NumberFormat): string => {
+  const text = format.format(Math.abs(value));
+  return value < 0 && /[1-9]/.test(text) ? `-$${text}` : `$${text}`;
+};
 export const formatUsd = (value: number | null | undefined): string =>
-  value === null || value === undefined ? '—' : `$${usd.format(value)}`;
+  value === null || value === undefined ? '—' : signedUsd(value, usd);
 export const formatCompactUsd = (value: number | null | undefined): string =>
-  value === null || value === undefined ? '—' : `$${compact.format(value)}`;
+  value === null || value === undefined ? '—' : signedUsd(value, compact);
+/** A USDC axis label: compact past 10,000 ($12.3K, -$1.2M), else to the cent. */
+export const formatAxisUsd = (value: number): string => signedUsd(value, Math.abs(value) >= 10_000 ? compact : usd);
 export const formatInteger = (value: number | null | undefined): string =>
   value === null || value === undefined ? '—' : integer.format(value);
 export const formatShares = (value: number): string => new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 }).format(value);

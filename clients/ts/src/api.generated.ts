@@ -1212,7 +1212,7 @@ export type Briefing = {
     available: boolean;
     /** Why there are none. */
     reason: string | null;
-    /** The best 5 of GET /copy-picks (window 30d, min_resolved 10) for the agent's topics, all topics when it has none. */
+    /** The best 5 of GET /copy-picks (window 30d, min_resolved `COPY_PICKS_MIN_RESOLVED`, 10 by default) for the agent's topics, all topics when it has none. */
     items: Array<CopyPick>;
   };
   signals: {
@@ -2756,7 +2756,7 @@ export interface Operations {
       topic?: string;
       /** The copier simulation's and the recency figures' window: the last 7, 30 or 90 days. */
       window?: "7d" | "30d" | "90d";
-      /** Fewest resolved markets in the topic a leader needs (sample size). */
+      /** Fewest resolved markets in the topic a leader needs (sample size). Absent: the service's `COPY_PICKS_MIN_RESOLVED` (10; the demo's is 1, as its simulated wallets resolve only a few markets per topic). No schema default, as it is the deployment's. */
       min_resolved?: number;
       /** Page size (default 20, max 100). */
       limit?: number;
@@ -5410,12 +5410,11 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "min_resolved",
         "in": "query",
         "required": false,
-        "description": "Fewest resolved markets in the topic a leader needs (sample size).",
+        "description": "Fewest resolved markets in the topic a leader needs (sample size). Absent: the service's `COPY_PICKS_MIN_RESOLVED` (10; the demo's is 1, as its simulated wallets resolve only a few markets per topic). No schema default, as it is the deployment's.",
         "schema": {
           "type": "integer",
           "minimum": 1,
-          "maximum": 10000,
-          "default": 10
+          "maximum": 10000
         }
       },
       {

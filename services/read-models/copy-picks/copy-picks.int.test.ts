@@ -14,6 +14,8 @@
 import { TraderValuation } from '../positions/valuation.js';
 import { conditionId, marketUpserted, tradeExecuted, txHash, walletAddress } from '../../../test/support/events.js';
 import { DAY_MS, startOfUtcDay } from '../../shared/time.js';
+import { startApiHarness } from '../../../test/support/api-harness.js';
+import { getJson } from '../../../test/support/http.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import type { LeaderStatsSource } from '../../copy/leader-stats.js';
 import { recomputeCopyPicks } from './picks-job.js';
@@ -139,6 +141,23 @@ test('exclusions: wash trading and too few resolved markets; min_resolved lets t
   const second = (await h.get(`/copy-picks?min_resolved=1&limit=1&cursor=${encodeURIComponent(first.pagination.next_cursor)}`)).body;
   expect([first.data[0].wallet, second.data[0].wallet]).toEqual(wider.slice(0, 2));
   expect((await h.get('/copy-picks?window=1y')).status).toBe(400);
+});
+
+test('COPY_PICKS_MIN_RESOLVED is the default min_resolved: a request without one lists leaders with that many resolved markets', async () => {
+  // The service's default (10): GOOD has 2 resolved markets in Politics and ONE 1, so nobody is listed.
+  expect((await h.get('/copy-picks?topic=Politics')).body.data).toEqual([]);
+  // A deployment whose traders resolve few markets (the demo) lowers the default; a request still overrides it.
+  const api = await startApiHarness({ store: h.store, env: { COPY_PICKS_MIN_RESOLVED: '1' } });
+  try {
+    const key = (await api.admin.createKey('picks-default', '2')).api_key;
+    const lowered = await getJson(`${api.base}/v1/copy-picks?topic=Politics`, key);
+    expect(lowered.body.data.map((p: any) => p.wallet)).toEqual(expect.arrayContaining([GOOD, ONE]));
+    expect(lowered.body.status.excluded.below_min_resolved).toBe(0);
+    const asked = await getJson(`${api.base}/v1/copy-picks?topic=Politics&min_resolved=2`, key);
+    expect(asked.body.data.map((p: any) => p.wallet)).toEqual([GOOD]);
+  } finally {
+    await api.close();
+  }
 });
 
 test('status: when the list was computed, when the next run is due, what each rule left out, and why a list is empty', async () => {

@@ -11,7 +11,7 @@ export const copyPicksReadModel = defineReadModel({
   streams: {},
   projections: [],
   migrations: migrationsBeside(import.meta.url),
-  routes: ({ store }) => copyPickRoutes(store),
+  routes: ({ store, copyPicksMinResolved }) => copyPickRoutes(store, copyPicksMinResolved),
   jobs: ({ store, config, logger }) => [
     startCopyPicks(
       store,

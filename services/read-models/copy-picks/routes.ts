@@ -110,9 +110,17 @@ export function latestPicks(store: AnalyticsStore, q: PicksQuery): Promise<PickR
   );
 }
 
+/** min_resolved when a request names none (COPY_PICKS_MIN_RESOLVED's default). */
+export const DEFAULT_MIN_RESOLVED = 10;
+
 /** The briefing's picks: the 30-day window's best for the agent's topics (all topics when it has none). */
-export async function briefingPicks(store: AnalyticsStore, topics: string[], take = 5): Promise<CopyPick[]> {
-  const rows = await latestPicks(store, { window: '30d', topics: topics.length > 0 ? topics : null, minResolved: 10, after: null, take });
+export async function briefingPicks(
+  store: AnalyticsStore,
+  topics: string[],
+  minResolved = DEFAULT_MIN_RESOLVED,
+  take = 5,
+): Promise<CopyPick[]> {
+  const rows = await latestPicks(store, { window: '30d', topics: topics.length > 0 ? topics : null, minResolved, after: null, take });
   return rows.map(presentPick);
 }
 
@@ -155,12 +163,12 @@ export async function picksStatus(store: AnalyticsStore, q: Omit<PicksQuery, 'af
   };
 }
 
-export function copyPickRoutes(store: AnalyticsStore): Router {
+export function copyPickRoutes(store: AnalyticsStore, defaultMinResolved = DEFAULT_MIN_RESOLVED): Router {
   const router = Router();
   router.get('/copy-picks', async (request, response) => {
     const window = String(request.query.window ?? '30d');
     const topic = request.query.topic === undefined ? null : String(request.query.topic);
-    const minResolved = Number(request.query.min_resolved ?? 10);
+    const minResolved = Number(request.query.min_resolved ?? defaultMinResolved);
     const topics = topic === null ? null : [topic];
     const page = await keysetPage<PickRow, CopyPick>(request, {
       filters: { window, topic: topic?.toLowerCase() ?? null, minResolved },

@@ -10,26 +10,62 @@ import { ApiError } from '../../../api/errors.js';
 import { instantParam, timeParam } from '../../../api/time-params.js';
 import type { BookLevel, BookTop, OrderBook, OrderBookHistory } from '../../../api/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import { divide, microsOf, servedAmount, servedAmountOrNull } from '../../shared/decimal.js';
 import { iso } from '../../shared/time.js';
 import { type MarketRow, requireMarketWithTokens } from '../markets/queries.js';
 import { booksAt } from './book-at.js';
 import { bookEventsPage } from './book-events.js';
 
 const DEPTH = 20;
-const round = (v: number, d = 6) => Math.round(v * 10 ** d) / 10 ** d;
 
+/**
+ * Mid, spread and spread in basis points of a best bid and ask, computed in micro-units and served
+ * through the Conventions' one rule (servedAmount); spread_bps is a ratio, kept to 2 decimals.
+ */
 export function bookSummary(bestBid: number | null, bestAsk: number | null): Pick<BookTop, 'mid' | 'spread' | 'spread_bps'> {
   if (bestBid === null || bestAsk === null) return { mid: null, spread: null, spread_bps: null };
-  const mid = (bestBid + bestAsk) / 2;
-  return { mid: round(mid), spread: round(bestAsk - bestBid), spread_bps: mid > 0 ? round(((bestAsk - bestBid) / mid) * 10_000, 2) : null };
+  const bid = microsOf(bestBid);
+  const ask = microsOf(bestAsk);
+  const mid = divide(bid + ask, 2n);
+  const spread = ask - bid;
+  return {
+    mid: servedAmount(mid),
+    spread: servedAmount(spread),
+    spread_bps: mid > 0n ? Math.round((Number(spread) * 1_000_000) / Number(mid)) / 100 : null,
+  };
 }
 
-function levels(prices: number[], sizes: number[], side: 'bid' | 'ask'): BookLevel[] {
-  return prices
-    .map((price, i) => ({ price, size_shares: sizes[i] ?? 0 }))
-    .filter((l) => l.size_shares > 0)
+/** A side's levels as served: price and size through servedAmount, empty levels dropped. */
+function served(levels: Array<{ price: number; size: number }>): BookLevel[] {
+  return levels.map((l) => ({ price: servedAmount(l.price), size_shares: servedAmount(l.size) })).filter((l) => l.size_shares > 0);
+}
+
+/** The live book's side: its best `DEPTH` levels, best first. */
+function topLevels(prices: number[], sizes: number[], side: 'bid' | 'ask'): BookLevel[] {
+  return served(prices.map((price, i) => ({ price, size: sizes[i] ?? 0 })))
     .sort((a, b) => (side === 'bid' ? b.price - a.price : a.price - b.price))
     .slice(0, DEPTH);
+}
+
+/** One outcome's head, the same for the live book and a book `at` an instant: its label, token, best levels and summary. */
+function outcomeHead(market: MarketRow, index: number, bids: BookLevel[], asks: BookLevel[]) {
+  const bestBid = bids[0]?.price ?? null;
+  const bestAsk = asks[0]?.price ?? null;
+  return {
+    outcome: market.outcomes[index] ?? String(index),
+    asset_id: market.outcome_token_ids[index]!,
+    best_bid: bestBid,
+    best_ask: bestAsk,
+    ...bookSummary(bestBid, bestAsk),
+    bids,
+    asks,
+  };
+}
+
+/** The market's YES book top (its first outcome's when no outcome is labelled YES). */
+function yesTop(market: MarketRow, outcomes: BookTop[]): BookTop {
+  const { best_bid, best_ask, mid, spread, spread_bps } = outcomes[market.yes_index] ?? outcomes[0]!;
+  return { best_bid, best_ask, mid, spread, spread_bps };
 }
 
 interface LatestBook {
@@ -74,28 +110,22 @@ export function orderBookRoutes(store: AnalyticsStore): Router {
     const byAsset = new Map(books.map((b) => [b.asset_id, b]));
     const outcomes = market.outcome_token_ids.map((assetId, index) => {
       const book = byAsset.get(assetId);
-      const bids = book ? levels(book.bid_prices, book.bid_sizes, 'bid') : [];
-      const asks = book ? levels(book.ask_prices, book.ask_sizes, 'ask') : [];
-      const bestBid = bids[0]?.price ?? null;
-      const bestAsk = asks[0]?.price ?? null;
       return {
-        outcome: market.outcomes[index] ?? String(index),
-        asset_id: assetId,
-        best_bid: bestBid,
-        best_ask: bestAsk,
-        ...bookSummary(bestBid, bestAsk),
-        bids,
-        asks,
+        ...outcomeHead(
+          market,
+          index,
+          book ? topLevels(book.bid_prices, book.bid_sizes, 'bid') : [],
+          book ? topLevels(book.ask_prices, book.ask_sizes, 'ask') : [],
+        ),
         hash: book?.hash ?? null,
         timestamp: book ? iso(book.ts_ms) : null,
       };
     });
-    const yes = outcomes[market.yes_index] ?? outcomes[0]!;
     const body: OrderBook = {
       market_id: market.market_id,
       title: market.title,
       depth: DEPTH,
-      yes: { best_bid: yes.best_bid, best_ask: yes.best_ask, mid: yes.mid, spread: yes.spread, spread_bps: yes.spread_bps },
+      yes: yesTop(market, outcomes),
       outcomes,
       source: books[0]?.source ?? null,
     };
@@ -146,11 +176,11 @@ export function orderBookRoutes(store: AnalyticsStore): Router {
       to: iso(to),
       points: rows.map((r) => ({
         bucket_start: iso(r.bucket_ms),
-        best_bid: r.best_bid,
-        best_ask: r.best_ask,
+        best_bid: servedAmountOrNull(r.best_bid),
+        best_ask: servedAmountOrNull(r.best_ask),
         ...bookSummary(r.best_bid, r.best_ask),
-        bid_depth_shares: round(r.bid_depth),
-        ask_depth_shares: round(r.ask_depth),
+        bid_depth_shares: servedAmount(r.bid_depth),
+        ask_depth_shares: servedAmount(r.ask_depth),
         snapshots: Number(r.snapshots),
       })),
     };
@@ -163,20 +193,10 @@ export function orderBookRoutes(store: AnalyticsStore): Router {
 /** Every outcome's full book at `atMs`; a token with no book stored at or before it refuses the whole request. */
 async function orderBookAt(store: AnalyticsStore, market: MarketRow, atMs: number): Promise<OrderBook> {
   const books = await booksAt(store, market.outcome_token_ids, atMs);
-  const outcomes = market.outcome_token_ids.map((assetId, index) => {
+  const outcomes = market.outcome_token_ids.map((_, index) => {
     const book = books[index]!;
-    const bids = book.bids.map((l) => ({ price: l.price, size_shares: l.size }));
-    const asks = book.asks.map((l) => ({ price: l.price, size_shares: l.size }));
-    const bestBid = bids[0]?.price ?? null;
-    const bestAsk = asks[0]?.price ?? null;
     return {
-      outcome: market.outcomes[index] ?? String(index),
-      asset_id: assetId,
-      best_bid: bestBid,
-      best_ask: bestAsk,
-      ...bookSummary(bestBid, bestAsk),
-      bids,
-      asks,
+      ...outcomeHead(market, index, served(book.bids), served(book.asks)),
       hash: book.hash,
       timestamp: iso(book.asOfMs),
       as_of: iso(book.asOfMs),
@@ -186,13 +206,12 @@ async function orderBookAt(store: AnalyticsStore, market: MarketRow, atMs: numbe
       gaps: book.gaps.map((g) => ({ from: iso(g.fromMs), to: g.toMs === null ? null : iso(g.toMs) })),
     };
   });
-  const yes = outcomes[market.yes_index] ?? outcomes[0]!;
   return {
     market_id: market.market_id,
     title: market.title,
     at: iso(atMs),
     depth: null,
-    yes: { best_bid: yes.best_bid, best_ask: yes.best_ask, mid: yes.mid, spread: yes.spread, spread_bps: yes.spread_bps },
+    yes: yesTop(market, outcomes),
     outcomes,
     source: books[0]?.source ?? null,
   };

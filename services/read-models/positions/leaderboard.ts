@@ -14,12 +14,17 @@ import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { keysetPage } from '../../../api/keyset.js';
 import type { LeaderEntry } from '../../../api/types.generated.js';
 import { iso } from '../../shared/time.js';
-import { microsOf } from '../../shared/decimal.js';
+import { microsOf, servedAmount } from '../../shared/decimal.js';
 import { readParts } from '../../analytics/read-parts.js';
 import { asOfFrom, PROGRESS_PART, type Progress } from './queries.js';
 import { type BoardRow, readBoardPage } from './board-pages.js';
 import { type BoardWindow, directionOf, rankingSql, type SortBy } from './rankings.js';
 import { windowBounds } from './trader-window.js';
+
+/** A stored micro-unit integer (Int64, read as a number or its text) as a bigint. */
+const micros = (value: number | string | bigint) => BigInt(value);
+/** A stored micro-unit integer as served: through the one rounding rule of the Conventions. */
+const usdc = (value: number | string | bigint) => servedAmount(micros(value));
 
 interface Ranked {
   wallet: string;
@@ -103,19 +108,19 @@ export async function rankedTraders(store: AnalyticsStore, request: Request, wit
       wallet: r.wallet,
       // The category as stored (its case), which a live category board reads.
       category: category ? (r.category ?? category) : null,
-      total_realized_pnl: Number(r.realized) / 1e6,
-      unrealized_pnl: Number(r.unrealized) / 1e6,
-      total_pnl: (Number(r.realized) + Number(r.unrealized)) / 1e6,
-      volume_usdc: Number(r.volume) / 1e6,
+      total_realized_pnl: usdc(r.realized),
+      unrealized_pnl: usdc(r.unrealized),
+      total_pnl: servedAmount(micros(r.realized) + micros(r.unrealized)),
+      volume_usdc: usdc(r.volume),
       won: Number(r.won),
       lost: Number(r.lost),
       win_rate_pct: r.win_rate_pct === null ? null : Number(r.win_rate_pct),
       risk_score: category || r.risk_score === null ? null : Number(r.risk_score),
       trades: category ? null : Number(r.trades),
-      realized_pnl_30d: category ? null : Number(r.realized_30d) / 1e6,
-      volume_30d_usdc: category ? null : Number(r.volume_30d) / 1e6,
-      fees_paid_usdc: category ? null : Number(r.fees) / 1e6,
-      fees_paid_30d_usdc: category ? null : Number(r.fees_30d) / 1e6,
+      realized_pnl_30d: category ? null : usdc(r.realized_30d),
+      volume_30d_usdc: category ? null : usdc(r.volume_30d),
+      fees_paid_usdc: category ? null : usdc(r.fees),
+      fees_paid_30d_usdc: category ? null : usdc(r.fees_30d),
       last_trade_at: category || !r.last_ms ? null : iso(Number(r.last_ms)),
       stats_as_of: iso(Number(r.valued_ms ?? r.built_ms)),
       data_as_of: Number(r.data_ms) > 0 ? iso(Number(r.data_ms)) : null,

@@ -10,11 +10,12 @@ import { type Request, Router } from 'express';
 import { success } from '../../../api/envelope.js';
 import { ApiError } from '../../../api/errors.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import { divide, MICRO, servedAmount, servedAmountOrNull } from '../../shared/decimal.js';
 import { iso } from '../../shared/time.js';
 import { ledgerCoverage, walletCoverage, withWalletPredates } from './coverage.js';
 import { rankedTraders } from './leaderboard.js';
 import { walletPositions, walletReports } from './queries.js';
-import { round, usdc } from './trader-report.js';
+import { round } from './trader-report.js';
 import { walletReconciliation } from './upstream-reconciliation.js';
 
 async function loadReport(store: AnalyticsStore, request: Request, curveDays = 30) {
@@ -54,11 +55,11 @@ export function traderRoutes(store: AnalyticsStore): Router {
       success({
         wallet,
         lifetime: {
-          total_realized_pnl: usdc(report.realized),
-          unrealized_pnl: usdc(report.unrealized),
-          total_pnl: usdc(report.realized + report.unrealized),
-          volume_usdc: usdc(data.totals.volume),
-          fees_paid_usdc: usdc(data.totals.fees),
+          total_realized_pnl: servedAmount(report.realized),
+          unrealized_pnl: servedAmount(report.unrealized),
+          total_pnl: servedAmount(report.realized + report.unrealized),
+          volume_usdc: servedAmount(data.totals.volume),
+          fees_paid_usdc: servedAmount(data.totals.fees),
           trades: data.totals.trades,
           markets_traded: report.marketsTraded,
           won: report.won,
@@ -67,9 +68,9 @@ export function traderRoutes(store: AnalyticsStore): Router {
           win_rate_pct: report.winRatePct,
         },
         last_30d: {
-          total_realized_pnl: usdc(data.last30.realized),
-          volume_usdc: usdc(data.last30.volume),
-          fees_paid_usdc: usdc(data.last30.fees),
+          total_realized_pnl: servedAmount(data.last30.realized),
+          volume_usdc: servedAmount(data.last30.volume),
+          fees_paid_usdc: servedAmount(data.last30.fees),
           trades: data.last30.trades,
         },
         risk_score: report.risk.score,
@@ -77,14 +78,14 @@ export function traderRoutes(store: AnalyticsStore): Router {
           concentration: report.risk.concentration,
           long_shot_share: report.risk.long_shot_share,
           drawdown: report.risk.drawdown,
-          capital_at_risk_usdc: usdc(data.capitalAtRisk),
+          capital_at_risk_usdc: servedAmount(data.capitalAtRisk),
         },
         category_pnl: report.categories.map((c) => ({
           category: c.category,
-          realized_pnl: usdc(c.realized),
-          unrealized_pnl: usdc(c.unrealized),
-          total_pnl: usdc(c.realized + c.unrealized),
-          volume_usdc: usdc(c.volume),
+          realized_pnl: servedAmount(c.realized),
+          unrealized_pnl: servedAmount(c.unrealized),
+          total_pnl: servedAmount(c.realized + c.unrealized),
+          volume_usdc: servedAmount(c.volume),
           won: c.won,
           lost: c.lost,
           win_rate_pct: c.won + c.lost === 0 ? null : round((100 * c.won) / (c.won + c.lost), 2),
@@ -111,9 +112,9 @@ export function traderRoutes(store: AnalyticsStore): Router {
         days,
         points: report.curve.map((p) => ({
           date: p.date,
-          realized: usdc(p.realized),
-          unrealized: usdc(p.unrealized),
-          total: usdc(p.total),
+          realized: servedAmount(p.realized),
+          unrealized: servedAmount(p.unrealized),
+          total: servedAmount(p.total),
         })),
         data_as_of: asOf.time,
         data_as_of_block: asOf.block,
@@ -135,17 +136,17 @@ export function traderRoutes(store: AnalyticsStore): Router {
         market_status: markets.get(p.market_id)?.status ?? null,
         asset_id: p.asset_id,
         outcome: p.outcome,
-        size_shares: usdc(p.qty),
+        size_shares: servedAmount(p.qty),
         size_shares_micro: p.qty.toString(),
-        avg_entry_price: round(Number(p.cost) / Number(p.qty), 6),
-        mark_price: p.mark,
+        avg_entry_price: servedAmount(divide(p.cost * MICRO, p.qty)),
+        mark_price: servedAmountOrNull(p.mark),
         mark_basis: p.mark_basis,
-        cost_basis_usdc: usdc(p.cost),
+        cost_basis_usdc: servedAmount(p.cost),
         cost_basis_micro: p.cost.toString(),
-        current_value_usdc: p.value === null ? null : usdc(p.value),
-        unrealized_pnl_usdc: usdc(p.unrealized),
-        realized_pnl_usdc: usdc(p.realized),
-        fees_paid_usdc: usdc(p.fees),
+        current_value_usdc: servedAmountOrNull(p.value),
+        unrealized_pnl_usdc: servedAmount(p.unrealized),
+        realized_pnl_usdc: servedAmount(p.realized),
+        fees_paid_usdc: servedAmount(p.fees),
         opened_at: iso(p.opened_ms),
         last_trade_at: iso(p.last_ms),
       }))

@@ -133,9 +133,6 @@ export function round(value: number, digits: number): number {
   return Math.round(value * f) / f;
 }
 
-/** Micro-units to USDC for the response (exact up to 2^53 micro-units, 9 billion USDC). */
-export const usdc = (micro: bigint) => Number(micro) / 1e6;
-
 /** Positions at the current marks: an open one is worth qty x mark; a closed one has no mark and 0 unrealized. */
 export function valuePositions(rows: PositionRow[], markets: Map<string, MarketInfo>, quotes: Map<string, OutcomeQuote>): ValuedPosition[] {
   return rows.map((p) => {

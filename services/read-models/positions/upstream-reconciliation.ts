@@ -11,6 +11,7 @@
  */
 import type { Logger } from '../../logger.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import { servedAmount } from '../../shared/decimal.js';
 import { runPeriodically } from '../../shared/periodic.js';
 import { DAY_MS, iso } from '../../shared/time.js';
 import type { RunningJob } from '../read-model.js';
@@ -414,7 +415,8 @@ function toRow(r: WalletReconciliation, progress: LedgerProgress) {
   };
 }
 
-const usd = (micro: string | bigint) => Number(micro) / 1e6;
+/** A stored micro-unit integer (its text) as served: through the one rounding rule of the Conventions. */
+const usd = (micro: string | bigint) => servedAmount(BigInt(micro));
 
 const msIso = (ms: string | number | null | undefined) => (ms == null ? null : iso(Number(ms)));
 
@@ -473,8 +475,8 @@ export async function walletReconciliation(store: AnalyticsStore, wallet: string
       outcome,
       upstream_size_shares: usd(up),
       here_size_shares: usd(here),
-      upstream_avg_price: upAvg,
-      here_avg_price: hereAvg,
+      upstream_avg_price: servedAmount(upAvg),
+      here_avg_price: servedAmount(hereAvg),
       reason: (row.reasons[i] || null) as DifferenceReason | null,
     })),
   };

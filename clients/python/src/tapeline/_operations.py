@@ -886,7 +886,7 @@ class SyncOperations:
         Args:
             topic: A market category (case-insensitive), as /markets/categories lists them; all topics when absent.
             window: The copier simulation's and the recency figures' window: the last 7, 30 or 90 days.
-            min_resolved: Fewest resolved markets in the topic a leader needs (sample size).
+            min_resolved: Fewest resolved markets in the topic a leader needs (sample size). Absent: the service's `COPY_PICKS_MIN_RESOLVED` (10; the demo's is 1, as its simulated wallets resolve only a few markets per topic). No schema default, as it is the deployment's.
             limit: Page size (default 20, max 100).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
@@ -1709,7 +1709,7 @@ class AsyncOperations:
         Args:
             topic: A market category (case-insensitive), as /markets/categories lists them; all topics when absent.
             window: The copier simulation's and the recency figures' window: the last 7, 30 or 90 days.
-            min_resolved: Fewest resolved markets in the topic a leader needs (sample size).
+            min_resolved: Fewest resolved markets in the topic a leader needs (sample size). Absent: the service's `COPY_PICKS_MIN_RESOLVED` (10; the demo's is 1, as its simulated wallets resolve only a few markets per topic). No schema default, as it is the deployment's.
             limit: Page size (default 20, max 100).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """

@@ -983,7 +983,7 @@ class BriefingAgent(Model):
 class BriefingCopyPicks(Model):
     available: bool = Field(description="True when there are picks for the agent's topics.")
     reason: Optional[str] = Field(description="Why there are none.")
-    items: list[CopyPick] = Field(description="The best 5 of GET /copy-picks (window 30d, min_resolved 10) for the agent's topics, all topics when it has none.")
+    items: list[CopyPick] = Field(description="The best 5 of GET /copy-picks (window 30d, min_resolved `COPY_PICKS_MIN_RESOLVED`, 10 by default) for the agent's topics, all topics when it has none.")
 
 
 class BriefingSignals(Model):
