@@ -69,9 +69,11 @@ try {
     CHAIN_RPC_BATCH_SIZE: '100',
     CHAIN_POLL_INTERVAL_MS: '1000',
     // Copy picks within the demo's first minutes, not after the production 10: the first run, at start,
-    // finds an empty ledger. And a default sample size the simulated world can meet: its wallets have
-    // at most a few resolved markets per category (4 at start, seed 42), so the production 10 lists nobody.
-    COPY_PICKS_INTERVAL_MS: '60000',
+    // finds an empty ledger. Not every minute either: a run replays every candidate's fills against the
+    // book history, and back-to-back runs would hold a core of the demo. And a default sample size the
+    // simulated world can meet: its wallets have at most a few resolved markets per category (4 at
+    // start, seed 42), so the production 10 lists nobody.
+    COPY_PICKS_INTERVAL_MS: '180000',
     COPY_PICKS_MIN_RESOLVED: '1',
     // A demo's webhook receivers are the developer's own, on this machine (production refuses loopback).
     WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost,::1',
