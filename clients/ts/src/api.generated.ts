@@ -572,10 +572,10 @@ export type Pagination = {
 
 export type Error = {
   success: false;
-  code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "PAYMENT_REQUIRED" | "CONFLICT" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+  code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "PAYMENT_REQUIRED" | "CONFLICT" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED" | "GONE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
   /** Human-readable message. */
   error: string;
-  /** A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed; account_limit: a per-account cap, named in the message, is reached; backlog_full: a webhook subscription holds as many undelivered deliveries as allowed). */
+  /** A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed; account_limit: a per-account cap, named in the message, is reached; backlog_full: a webhook subscription holds as many undelivered deliveries as allowed; cursor_expired: a stream cursor points at records the event log no longer holds). */
   reason?: string;
 };
 
@@ -965,6 +965,87 @@ export type Trade = {
   /** chain: read from Polygon after CHAIN_CONFIRMATIONS confirmations (authoritative, both sides); data_api: Polymarket's Data API fast path (taker fills only, not yet confirmed by the chain source). */
   origin: "chain" | "data_api";
   source: "polymarket" | "simulator";
+};
+
+/** Opaque position in the channel's event log (every partition's next offset): subscribing with it resumes right after the message that carried it. Valid while the log retains those records (EVENT_LOG_RETENTION_MS); older is `cursor_expired`. */
+export type StreamCursor = string;
+
+/** Filters of the `trades` channel (all optional, combined with AND). */
+export type StreamTradeFilters = {
+  /** Only this market: condition id (0x + 64 hex, any case) or slug. */
+  market?: string;
+  /** Only this wallet's fills (any case). */
+  wallet?: string;
+  /** The taker's side. */
+  side?: "buy" | "sell";
+  /** Minimum size_usdc (inclusive), compared in micro-USDC. */
+  min_size?: number;
+};
+
+/** A frame a WebSocket client sends. */
+export type StreamClientMessage = {
+  /** Authenticates a socket opened without a bearer header (first message). */
+  type: "auth";
+  /** The API key. */
+  key: string;
+} | {
+  type: "subscribe";
+  /** The channel to receive. */
+  channel: "trades";
+  /** Your id for it (echoed on each message); default s1, s2, ... */
+  subscription?: string;
+  filters?: StreamTradeFilters;
+  cursor?: StreamCursor;
+} | {
+  type: "unsubscribe";
+  /** The subscription to end. */
+  subscription: string;
+};
+
+/** A message the server sends (an SSE event's data, or a WebSocket frame). */
+export type StreamServerMessage = StreamSubscribed | StreamTradeMessage | StreamHeartbeat | StreamError;
+
+export type StreamSubscribed = {
+  type: "subscribed";
+  /** The subscription's id. */
+  subscription: string;
+  channel: "trades";
+  /** Where the subscription starts (the given cursor */
+  cursor: StreamCursor;
+};
+
+export type StreamTradeMessage = {
+  type: "trade";
+  /** The subscription's id. */
+  subscription: string;
+  channel: "trades";
+  /** The position right after this trade. */
+  cursor: StreamCursor;
+  /** The trade, the same object (fields and number conventions) as a /markets/{id}/trades item. */
+  data: Trade;
+};
+
+export type StreamHeartbeat = {
+  /** Sent after STREAM_HEARTBEAT_MS without another message of the subscription. */
+  type: "heartbeat";
+  subscription: string;
+  /** The position reached, past records the filters dropped. */
+  cursor: StreamCursor;
+  time: Timestamp;
+};
+
+export type StreamError = {
+  type: "error";
+  /** bad_request: a message or parameter is invalid (named in `parameter`); unauthorized, payment_required, forbidden: the key, its tier or kind; not_found: an unknown market slug; limit_reached: STREAM_CONNECTIONS_PER_KEY or STREAM_SUBSCRIPTIONS_PER_KEY; cursor_expired: the cursor's records are gone (resync from REST, subscribe without a cursor); slow_consumer: the send buffer stayed full for STREAM_SLOW_CONSUMER_MS, the connection closes (resume with `cursor`); idle_timeout: no subscription or no pong for STREAM_IDLE_TIMEOUT_MS; unavailable: the event log could not be read (retry with `cursor`). */
+  code: "bad_request" | "unauthorized" | "payment_required" | "forbidden" | "not_found" | "limit_reached" | "cursor_expired" | "slow_consumer" | "idle_timeout" | "unavailable";
+  /** Human-readable explanation. */
+  message: string;
+  /** The parameter or message field at fault (bad_request, not_found), else null. */
+  parameter: string | null;
+  /** The subscription concerned, or null for the connection. */
+  subscription: string | null;
+  /** Where to resume (slow_consumer, unavailable), else null. */
+  cursor: StreamCursor | null;
 };
 
 /** A USDC amount, exact to its unit (at most 6 decimals; kept internally in micro-USDC). */
@@ -1980,6 +2061,33 @@ export interface Operations {
     paramsOptional: false;
     data: Array<Trade>;
     paginated: true;
+  };
+  /** GET /stream/sse: A live stream of one channel as Server-Sent Events, resumable from a cursor (docs/STREAMING.md). */
+  streamEvents: {
+    params: {
+      /** The channel: `trades` (taker fills from the trades stream, the `data_api` records of `/trades`). */
+      channel: "trades";
+      /** Only this market, by condition id (0x + 64 hex, any case) or slug (`404 NOT_FOUND` naming `market` for an unknown slug). */
+      market?: string;
+      /** Only this wallet's fills (0x + 40 hex, any case). */
+      wallet?: string;
+      /** The trade's own side (the taker's on a taker record, the resting order owner's on a maker record). */
+      side?: "buy" | "sell";
+      /** Minimum trade size in USDC (inclusive), compared with size_usdc. */
+      min_size?: number;
+      /** A `cursor` of a message of this channel; the stream resumes after it. `Last-Event-ID` wins when both are sent. */
+      cursor?: string;
+    };
+    paramsOptional: false;
+    data: unknown;
+    paginated: false;
+  };
+  /** GET /stream: The same live streams over a WebSocket, several subscriptions per connection (docs/STREAMING.md). */
+  streamSocket: {
+    params: Record<string, never>;
+    paramsOptional: true;
+    data: unknown;
+    paginated: false;
   };
   /** GET /trades: The trade feed, newest first, in chain order. */
   listTrades: {
@@ -3286,6 +3394,108 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         }
       }
     ],
+    "body": []
+  },
+  "streamEvents": {
+    "method": "GET",
+    "path": "/stream/sse",
+    "summary": "A live stream of one channel as Server-Sent Events, resumable from a cursor (docs/STREAMING.md).",
+    "description": "One subscription per connection. Each event's `id:` is its cursor and its `data:` one\nStreamServerMessage (JSON): first `subscribed`, then `trade` messages as they reach the event log\n(replayed from the log first when a cursor is given), a `heartbeat` every `STREAM_HEARTBEAT_MS`\nwithout other traffic (it carries the cursor too, so a reconnect skips what the filters dropped),\nand a final `error` when the server ends the stream (`slow_consumer`, `cursor_expired`).\nReconnect with the last id as `Last-Event-ID` (EventSource does this itself) or as `cursor`:\nthe stream goes on after the last message delivered, with no gap and no duplicate. Without a\ncursor it starts at the log's end (live only). Order: per market (a market's records share a\npartition); records of different markets may interleave in any order.\nOne call is metered per connection. Refusals before the stream starts are the usual envelope:\n400 naming the parameter, 410 `GONE` with reason `cursor_expired` when the cursor points at\nrecords retention deleted (resync from `/markets/{id}/trades`, then subscribe without a cursor),\n429 with reason `account_limit` past `STREAM_CONNECTIONS_PER_KEY` or `STREAM_SUBSCRIPTIONS_PER_KEY`.\nThe key is the bearer header (or the web UI's session cookie), never a URL parameter.",
+    "access": "tier2",
+    "paginated": false,
+    "returns": "a value",
+    "parameters": [
+      {
+        "name": "channel",
+        "in": "query",
+        "required": true,
+        "description": "The channel: `trades` (taker fills from the trades stream, the `data_api` records of `/trades`).",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "trades"
+          ]
+        }
+      },
+      {
+        "name": "market",
+        "in": "query",
+        "required": false,
+        "description": "Only this market, by condition id (0x + 64 hex, any case) or slug (`404 NOT_FOUND` naming `market` for an unknown slug).",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 300
+        }
+      },
+      {
+        "name": "wallet",
+        "in": "query",
+        "required": false,
+        "description": "Only this wallet's fills (0x + 40 hex, any case).",
+        "schema": {
+          "type": "string",
+          "pattern": "^0x[0-9a-fA-F]{40}$"
+        }
+      },
+      {
+        "name": "side",
+        "in": "query",
+        "required": false,
+        "description": "The trade's own side (the taker's on a taker record, the resting order owner's on a maker record).",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "buy",
+            "sell"
+          ]
+        }
+      },
+      {
+        "name": "min_size",
+        "in": "query",
+        "required": false,
+        "description": "Minimum trade size in USDC (inclusive), compared with size_usdc.",
+        "schema": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 1000000000000
+        }
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "A `cursor` of a message of this channel; the stream resumes after it. `Last-Event-ID` wins when both are sent.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 4096
+        }
+      },
+      {
+        "name": "Last-Event-ID",
+        "in": "header",
+        "required": false,
+        "description": "The last event id received (a cursor), sent by EventSource when it reconnects.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 4096
+        }
+      }
+    ],
+    "body": []
+  },
+  "streamSocket": {
+    "method": "GET",
+    "path": "/stream",
+    "summary": "The same live streams over a WebSocket, several subscriptions per connection (docs/STREAMING.md).",
+    "description": "Upgrade with `Authorization: Bearer <key>`, or without it and send\n`{\"type\":\"auth\",\"key\":\"<key>\"}` first (within `STREAM_AUTH_TIMEOUT_MS`); a key in the URL is\nrefused (400 naming the parameter) and so is any other query parameter. Then send\nStreamClientMessage frames: `subscribe` (channel, filters, optional cursor and your own\nsubscription id) and `unsubscribe`. The server sends StreamServerMessage frames, each naming its\nsubscription, with the same content as the SSE events. Each subscription is metered as one\ncall and needs the channel's tier (trades: Tier 2). A bad message is answered by an `error`\nmessage naming the parameter, and the connection stays open. The server pings every\n`STREAM_HEARTBEAT_MS`; a socket that answers no ping or holds no subscription for\n`STREAM_IDLE_TIMEOUT_MS` is closed. Close codes: 1008 refused (auth), 4008 `slow_consumer`,\n4000 idle.\nA plain GET (no upgrade) is `400 BAD_REQUEST`.",
+    "access": "tier2",
+    "paginated": false,
+    "returns": "a value",
+    "parameters": [],
     "body": []
   },
   "listTrades": {
