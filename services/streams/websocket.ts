@@ -103,6 +103,7 @@ class SocketSession {
   private closed = false;
   private readonly timers: NodeJS.Timeout[] = [];
   private untrack: () => void = () => undefined;
+  private handling: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly ws: WebSocket,
@@ -115,7 +116,11 @@ class SocketSession {
   begin(): void {
     const { settings } = this.deps.service;
     this.untrack = this.deps.service.track(() => this.close(1001, 'server shutting down'));
-    this.ws.on('message', (data, isBinary) => void this.onMessage(isBinary ? null : data.toString()));
+    // One message at a time, in order: a subscribe sent right behind its auth must find the key verified.
+    this.ws.on('message', (data, isBinary) => {
+      const text = isBinary ? null : data.toString();
+      this.handling = this.handling.then(() => this.onMessage(text)).catch(() => undefined);
+    });
     this.ws.on('pong', () => (this.lastPongAt = Date.now()));
     this.ws.on('close', () => this.cleanUp());
     this.ws.on('error', () => this.cleanUp());
