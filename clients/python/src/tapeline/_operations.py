@@ -57,8 +57,6 @@ OPERATIONS: dict[str, OperationSpec] = {
     "getMarket": OperationSpec("GET", "/markets/{id}", False, m.MarketDetail),
     "getMarketOhlcv": OperationSpec("GET", "/markets/{id}/ohlcv", False, list[m.Candle]),
     "listMarketTrades": OperationSpec("GET", "/markets/{id}/trades", True, list[m.Trade]),
-    "streamEvents": OperationSpec("GET", "/stream/sse", False, Any),
-    "streamSocket": OperationSpec("GET", "/stream", False, Any),
     "listTrades": OperationSpec("GET", "/trades", True, list[m.Trade]),
     "getLeaderboard": OperationSpec("GET", "/leaderboard", True, list[m.LeaderEntry]),
     "browseTraders": OperationSpec("GET", "/traders/browse", True, list[m.LeaderEntry]),
@@ -269,28 +267,6 @@ class SyncOperations:
             to: Exclusive upper bound on the trade time (ISO 8601).
         """
         return self._call("listMarketTrades", {"id": id}, {"limit": limit, "cursor": cursor, "wallet": wallet, "role": role, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
-
-    def stream_events(self, *, channel: Literal["trades"], market: Optional[str] = None, wallet: Optional[str] = None, side: Optional[Literal["buy", "sell"]] = None, min_size: Optional[Decimal] = None, cursor: Optional[str] = None) -> Any:
-        """A live stream of one channel as Server-Sent Events, resumable from a cursor (docs/STREAMING.md).
-
-        GET /stream/sse (access: tier2).
-
-        Args:
-            channel: The channel: `trades` (taker fills from the trades stream, the `data_api` records of `/trades`).
-            market: Only this market, by condition id (0x + 64 hex, any case) or slug (`404 NOT_FOUND` naming `market` for an unknown slug).
-            wallet: Only this wallet's fills (0x + 40 hex, any case).
-            side: The trade's own side (the taker's on a taker record, the resting order owner's on a maker record).
-            min_size: Minimum trade size in USDC (inclusive), compared with size_usdc.
-            cursor: A `cursor` of a message of this channel; the stream resumes after it. `Last-Event-ID` wins when both are sent.
-        """
-        return self._call("streamEvents", {}, {"channel": channel, "market": market, "wallet": wallet, "side": side, "min_size": min_size, "cursor": cursor}, {})  # type: ignore[no-any-return]
-
-    def stream_socket(self) -> Any:
-        """The same live streams over a WebSocket, several subscriptions per connection (docs/STREAMING.md).
-
-        GET /stream (access: tier2).
-        """
-        return self._call("streamSocket", {}, {}, {})  # type: ignore[no-any-return]
 
     def list_trades(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, market: Optional[str] = None, role: Optional[Literal["taker", "maker", "all"]] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> Page[m.Trade]:
         """The trade feed, newest first, in chain order.
@@ -1114,28 +1090,6 @@ class AsyncOperations:
             to: Exclusive upper bound on the trade time (ISO 8601).
         """
         return await self._call("listMarketTrades", {"id": id}, {"limit": limit, "cursor": cursor, "wallet": wallet, "role": role, "side": side, "outcome": outcome, "min_size": min_size, "max_size": max_size, "from": from_, "to": to}, {})  # type: ignore[no-any-return]
-
-    async def stream_events(self, *, channel: Literal["trades"], market: Optional[str] = None, wallet: Optional[str] = None, side: Optional[Literal["buy", "sell"]] = None, min_size: Optional[Decimal] = None, cursor: Optional[str] = None) -> Any:
-        """A live stream of one channel as Server-Sent Events, resumable from a cursor (docs/STREAMING.md).
-
-        GET /stream/sse (access: tier2).
-
-        Args:
-            channel: The channel: `trades` (taker fills from the trades stream, the `data_api` records of `/trades`).
-            market: Only this market, by condition id (0x + 64 hex, any case) or slug (`404 NOT_FOUND` naming `market` for an unknown slug).
-            wallet: Only this wallet's fills (0x + 40 hex, any case).
-            side: The trade's own side (the taker's on a taker record, the resting order owner's on a maker record).
-            min_size: Minimum trade size in USDC (inclusive), compared with size_usdc.
-            cursor: A `cursor` of a message of this channel; the stream resumes after it. `Last-Event-ID` wins when both are sent.
-        """
-        return await self._call("streamEvents", {}, {"channel": channel, "market": market, "wallet": wallet, "side": side, "min_size": min_size, "cursor": cursor}, {})  # type: ignore[no-any-return]
-
-    async def stream_socket(self) -> Any:
-        """The same live streams over a WebSocket, several subscriptions per connection (docs/STREAMING.md).
-
-        GET /stream (access: tier2).
-        """
-        return await self._call("streamSocket", {}, {}, {})  # type: ignore[no-any-return]
 
     async def list_trades(self, *, limit: Optional[int] = None, cursor: Optional[str] = None, wallet: Optional[str] = None, market: Optional[str] = None, role: Optional[Literal["taker", "maker", "all"]] = None, side: Optional[Literal["buy", "sell"]] = None, outcome: Optional[str] = None, min_size: Optional[Decimal] = None, max_size: Optional[Decimal] = None, from_: Optional[_datetime] = None, to: Optional[_datetime] = None) -> AsyncPage[m.Trade]:
         """The trade feed, newest first, in chain order.
