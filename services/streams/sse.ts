@@ -52,6 +52,8 @@ export function sseRoutes(service: StreamService): Router {
         onEnd: (error) => {
           write(error);
           finish();
+          // A client that does not read the end either is cut after the same grace, so its buffer goes.
+          setTimeout(() => response.destroy(), service.settings.slowConsumerMs).unref();
         },
       });
     } catch (error) {

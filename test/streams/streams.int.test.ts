@@ -372,7 +372,11 @@ test('per-key connection and subscription caps refuse past the cap and free the 
   await expect(openWs(key)).rejects.toMatchObject({ status: 429 });
   open[0]!.close();
   await open[0]!.ended;
-  await waitFor('the slot back', async () => (await openSse('channel=trades', key).then((c) => (c.close(), c.status))) === 200);
+  await waitFor('the slot back', async () => {
+    const again = await openSse('channel=trades', key);
+    again.close();
+    return again.status === 200;
+  });
   for (const client of open) client.close();
 
   // 4 subscriptions per key, over all its connections.
