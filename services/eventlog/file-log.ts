@@ -94,6 +94,7 @@ const DEFAULT_RETENTION_CHECK_MS = 60_000;
 export interface FileEventLog extends EventLog {
   /** Runs retention once over every partition (also run every retentionCheckMs). */
   enforceRetention(): Promise<void>;
+  onAppended(listener: (topic: string) => void): () => void;
   storage(): Promise<EventLogStorage>;
 }
 
@@ -340,6 +341,11 @@ class FileLog implements FileEventLog {
     return Promise.all(
       records.map((record, index) => this.schemas.toReader({ topic: topicName, partition, offset: fromOffset + index, ...record })),
     );
+  }
+
+  onAppended(listener: (topic: string) => void): () => void {
+    this.appended.on('appended', listener);
+    return () => this.appended.off('appended', listener);
   }
 
   close(): Promise<void> {

@@ -136,6 +136,12 @@ export interface EventLog {
    * offset below the partition's start is an OffsetOutOfRangeError.
    */
   read(topic: string, partition: number, fromOffset: number, maxMessages: number): Promise<LogMessage[]>;
+  /**
+   * Calls `listener` with the topic's name after this process appended to it (optional: the file log,
+   * whose producers and readers share the process in `npm start`, has it; readers elsewhere poll
+   * `partitionOffsets`). Returns the function that stops it.
+   */
+  onAppended?(listener: (topic: string) => void): () => void;
   /** Disk use and retention figures, where the adapter keeps the data itself. */
   storage?(): Promise<EventLogStorage>;
   close(): Promise<void>;

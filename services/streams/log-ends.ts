@@ -1,5 +1,6 @@
 /**
- * Where the log ends, looked at once per STREAM_POLL_MS for every topic a stream in this process
+ * Where the log ends, looked at once per STREAM_POLL_MS (and at once after an append in this process,
+ * where the log tells) for every topic a stream in this process
  * reads, however many connections read it: a subscription that caught up waits here for the next
  * change instead of polling the log itself, then reads at its own pace.
  */
@@ -15,12 +16,21 @@ export class LogEnds {
   private readonly waiters = new Set<() => void>();
   private timer: NodeJS.Timeout | undefined;
   private polling = false;
+  /** An append arrived while a poll ran: poll again right after it. */
+  private pollAgain = false;
+  private readonly stopListening: () => void;
 
   constructor(
     private readonly log: EventLog,
     private readonly pollMs: number,
     private readonly onError: (error: unknown) => void,
-  ) {}
+  ) {
+    // Appends made in this process (the one-process stack) are looked at at once rather than at the next poll.
+    this.stopListening =
+      log.onAppended?.((topic) => {
+        if (this.watched.has(topic)) void this.poll();
+      }) ?? (() => undefined);
+  }
 
   /** The topic's offsets read now (a subscription starts from them), and watched until `release`. */
   async watch(topic: string): Promise<{ offsets: PartitionOffsets[]; release: () => void }> {
@@ -65,6 +75,7 @@ export class LogEnds {
   }
 
   close(): void {
+    this.stopListening();
     this.stopTimer();
     for (const wake of [...this.waiters]) wake();
   }
@@ -75,8 +86,12 @@ export class LogEnds {
   }
 
   private async poll(): Promise<void> {
-    if (this.polling) return;
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
     this.polling = true;
+    this.pollAgain = false;
     let moved = false;
     try {
       for (const [topic, entry] of this.watched) {
@@ -95,6 +110,7 @@ export class LogEnds {
       this.polling = false;
     }
     if (moved) for (const wake of [...this.waiters]) wake();
+    if (this.pollAgain) void this.poll();
   }
 }
 
