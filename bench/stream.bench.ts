@@ -122,7 +122,7 @@ async function main() {
     benchmark: 'stream',
     at: new Date().toISOString(),
     machine: { cpus: os.cpus().length, node: process.version },
-    note: 'latency: produce resolved -> frame parsed by the client; one poll of the log ends per STREAM_POLL_MS serves every subscription, so p50 is about half of it. rss_per_connection_kb includes the client side of each socket (same process); in the 1-subscriber run it is the process warming up. Not measured yet: the ratio to a bare ws server, 2,000 subscribers.',
+    note: 'latency: produce resolved -> frame parsed by the client. The producer shares the process (the one-process stack), so the file log wakes the streams on each append; a reader in another process waits for its next STREAM_POLL_MS look instead. rss_per_connection_kb includes the client side of each socket (same process); in the 1-subscriber run it is the process warming up. Not measured yet: the ratio to a bare ws server, 2,000 subscribers.',
     configurations: [...others, { settings, runs }].sort((a, b) => b.settings.STREAM_POLL_MS - a.settings.STREAM_POLL_MS),
   };
   fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
