@@ -822,7 +822,7 @@ const settings = {
     pollMs: env(
       'STREAM_POLL_MS',
       positiveInt().default(100),
-      "How often an API process looks at the log's end offsets for new records (one look serves every connection in the process).",
+      "How often an API process looks at the log's end offsets for new records (one look serves every connection in the process); appends made in the same process to the file log wake the streams at once.",
     ),
     readBatch: env(
       'STREAM_READ_BATCH',
