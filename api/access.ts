@@ -9,7 +9,15 @@ import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { Meter } from '../services/access/meter.js';
 import type { RateLimiter } from '../services/access/rate-limit.js';
-import { decide, tierName, unlockedByCredits, type Access, type TierName, type TierThresholds } from '../services/access/tiers.js';
+import {
+  decide,
+  tierName,
+  unlockedByCredits,
+  type Access,
+  type Standing,
+  type TierName,
+  type TierThresholds,
+} from '../services/access/tiers.js';
 import { ApiError } from './errors.js';
 
 export interface AccessPolicy {
@@ -115,7 +123,7 @@ export function accessCheck(
     const owner = request.owner;
     if (!owner) return;
     meter.touchKey(owner.key_id);
-    let standing = await meter.standing(owner.account_id);
+    const standing = await meter.standing(owner.account_id);
     const tier = tierName(standing, policy.thresholds);
     const bucket = bucketFor(tier, policy, share);
     const rate = limiter.take(owner.account_id, bucket);
@@ -128,19 +136,34 @@ export function accessCheck(
       const byAddress = limiter.take(addressBucketKey(addressOf(request)), shared);
       if (!byAddress.allowed) throw addressLimited(policy, shared, byAddress.resetSeconds);
     }
-    const access = operation['x-access'] ?? 'tier1';
-    let decision = decide(access, standing, policy.thresholds);
-    if (!decision.allowed && decision.status === 402) {
-      // Credits or tokens may have been added since the copy in memory was read.
-      standing = await meter.refreshedStanding(owner.account_id);
-      decision = decide(access, standing, policy.thresholds);
-    }
-    if (!decision.allowed) throw new ApiError(decision.status, decision.status === 402 ? 'PAYMENT_REQUIRED' : 'FORBIDDEN', decision.reason);
-    if (operation['x-metered'] !== false || unlockedByCredits(access, standing, policy.thresholds)) {
-      const charge = await meter.charge(owner.account_id, access);
-      if (!charge.ok) throw new ApiError(402, 'PAYMENT_REQUIRED', charge.reason);
-    }
+    await tierAndMeter(meter, policy.thresholds, owner.account_id, operation, standing);
   };
+}
+
+/**
+ * The tier rule and metering of one call needing `operation`'s access (also each stream
+ * subscription's, services/streams/): throws the 402/403 that refuses it, else draws the call.
+ */
+export async function tierAndMeter(
+  meter: Meter,
+  thresholds: TierThresholds,
+  accountId: string,
+  operation: OperationAccess,
+  known?: Standing,
+): Promise<void> {
+  let standing = known ?? (await meter.standing(accountId));
+  const access = operation['x-access'] ?? 'tier1';
+  let decision = decide(access, standing, thresholds);
+  if (!decision.allowed && decision.status === 402) {
+    // Credits or tokens may have been added since the copy in memory was read.
+    standing = await meter.refreshedStanding(accountId);
+    decision = decide(access, standing, thresholds);
+  }
+  if (!decision.allowed) throw new ApiError(decision.status, decision.status === 402 ? 'PAYMENT_REQUIRED' : 'FORBIDDEN', decision.reason);
+  if (operation['x-metered'] !== false || unlockedByCredits(access, standing, thresholds)) {
+    const charge = await meter.charge(accountId, access);
+    if (!charge.ok) throw new ApiError(402, 'PAYMENT_REQUIRED', charge.reason);
+  }
 }
 
 export function accessControl(check: AccessCheck) {

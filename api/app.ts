@@ -47,6 +47,10 @@ import { strategyRoutes } from './routes/strategies.js';
 import { feeRoutes } from './routes/fees.js';
 import { paperRoutes } from './routes/paper.js';
 import { walletRoutes } from './routes/wallet.js';
+import type { Duplex } from 'node:stream';
+import { sseRoutes } from '../services/streams/sse.js';
+import type { StreamService } from '../services/streams/stream-service.js';
+import { streamUpgrade } from '../services/streams/websocket.js';
 
 export const OPENAPI_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'openapi.yaml');
 
@@ -104,6 +108,8 @@ export interface AppDependencies {
   usageHistory?: { control: ControlStore; refusals: RefusalLog; clock?: () => number };
   /** Lifetime of the web UI's session cookie (default 12 h). */
   sessionMaxAgeSeconds?: number;
+  /** Live streams over the event log (/v1/stream, /v1/stream/sse); without it they answer 404. */
+  streams?: StreamService;
 }
 
 export interface ApiHandler {
@@ -114,6 +120,8 @@ export interface ApiHandler {
   cache: ReadCache;
   /** The web UI's assets (built on first use; `prepare()` builds them ahead). */
   webui: WebUi;
+  /** Node `upgrade` listener: the WebSocket stream (/v1/stream); absent without streams. */
+  upgrade?: (request: http.IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
 
 /** The web UI session's default lifetime: a working day, after which the key is asked for again. */
@@ -138,11 +146,22 @@ export function createApiHandler(deps: AppDependencies): ApiHandler {
   const app = buildApp(deps, owners, cache, check, operations, throttle, webui);
   const fast = fastCachedReads(cache, owners, check);
   const refusal = fastRateRefusal(deps.meter, limiter, deps.access, deps.rateShare);
+  const upgrade = deps.streams
+    ? streamUpgrade({
+        service: deps.streams,
+        owners,
+        throttle,
+        meter: deps.meter,
+        thresholds: deps.access.thresholds,
+        trustProxyHops: deps.auth.trustProxyHops,
+      })
+    : undefined;
   return {
     app,
     owners,
     cache,
     webui,
+    ...(upgrade ? { upgrade: (request, socket, head) => void upgrade(request, socket, head) } : {}),
     listener: (request, response) => {
       // A known key over its rate is refused here, before routing and validation: a flood costs little.
       const owner = request.url?.startsWith('/v1/') ? owners.peek(bearerKey(request.headers.authorization) ?? '') : undefined;
@@ -245,6 +264,12 @@ function buildApp(
   app.use('/v1', healthRoutes(deps.store, deps.health));
   app.use('/v1', accountRoutes({ meter: deps.meter, operations, ...deps.access }));
   app.use('/v1', keyRoutes({ keys: deps.keys, meter: deps.meter, thresholds: deps.access.thresholds, owners }));
+  if (deps.streams) {
+    app.use('/v1', sseRoutes(deps.streams));
+    app.get('/v1/stream', () => {
+      throw ApiError.badRequest('GET /v1/stream is a WebSocket: send Connection: Upgrade and Upgrade: websocket (or use /v1/stream/sse)');
+    });
+  }
   for (const model of READ_MODELS)
     if (model.routes)
       app.use('/v1', model.routes({ store: deps.store, marketLookup: deps.marketLookup, copyPicksMinResolved: deps.copyPicksMinResolved }));

@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'CONFLICT'
   | 'METHOD_NOT_ALLOWED'
   | 'RATE_LIMITED'
+  | 'GONE'
   | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_ERROR';
 

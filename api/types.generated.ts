@@ -575,10 +575,10 @@ export type Pagination = {
 
 export type Error = {
   success: false;
-  code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "PAYMENT_REQUIRED" | "CONFLICT" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
+  code: "BAD_REQUEST" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "PAYMENT_REQUIRED" | "CONFLICT" | "METHOD_NOT_ALLOWED" | "RATE_LIMITED" | "GONE" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR";
   /** Human-readable message. */
   error: string;
-  /** A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed; account_limit: a per-account cap, named in the message, is reached; backlog_full: a webhook subscription holds as many undelivered deliveries as allowed). */
+  /** A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed; account_limit: a per-account cap, named in the message, is reached; backlog_full: a webhook subscription holds as many undelivered deliveries as allowed; cursor_expired: a stream cursor points at records the event log no longer holds). */
   reason?: string;
 };
 
@@ -986,6 +986,87 @@ export type Trade = {
   /** chain: read from Polygon after CHAIN_CONFIRMATIONS confirmations (authoritative, both sides); data_api: Polymarket's Data API fast path (taker fills only, not yet confirmed by the chain source). */
   origin: "chain" | "data_api";
   source: "polymarket" | "simulator";
+};
+
+/** Opaque position in the channel's event log (every partition's next offset): subscribing with it resumes right after the message that carried it. Valid while the log retains those records (EVENT_LOG_RETENTION_MS); older is `cursor_expired`. */
+export type StreamCursor = string;
+
+/** Filters of the `trades` channel (all optional, combined with AND). */
+export type StreamTradeFilters = {
+  /** Only this market: condition id (0x + 64 hex, any case) or slug. */
+  market?: string;
+  /** Only this wallet's fills (any case). */
+  wallet?: string;
+  /** The taker's side. */
+  side?: "buy" | "sell";
+  /** Minimum size_usdc (inclusive), compared in micro-USDC. */
+  min_size?: number;
+};
+
+/** A frame a WebSocket client sends. */
+export type StreamClientMessage = {
+  /** Authenticates a socket opened without a bearer header (first message). */
+  type: "auth";
+  /** The API key. */
+  key: string;
+} | {
+  type: "subscribe";
+  /** The channel to receive. */
+  channel: "trades";
+  /** Your id for it (echoed on each message); default s1, s2, ... */
+  subscription?: string;
+  filters?: StreamTradeFilters;
+  cursor?: StreamCursor;
+} | {
+  type: "unsubscribe";
+  /** The subscription to end. */
+  subscription: string;
+};
+
+/** A message the server sends (an SSE event's data, or a WebSocket frame). */
+export type StreamServerMessage = StreamSubscribed | StreamTradeMessage | StreamHeartbeat | StreamError;
+
+export type StreamSubscribed = {
+  type: "subscribed";
+  /** The subscription's id. */
+  subscription: string;
+  channel: "trades";
+  /** Where the subscription starts (the given cursor */
+  cursor: StreamCursor;
+};
+
+export type StreamTradeMessage = {
+  type: "trade";
+  /** The subscription's id. */
+  subscription: string;
+  channel: "trades";
+  /** The position right after this trade. */
+  cursor: StreamCursor;
+  /** The trade, the same object (fields and number conventions) as a /markets/{id}/trades item. */
+  data: Trade;
+};
+
+export type StreamHeartbeat = {
+  /** Sent after STREAM_HEARTBEAT_MS without another message of the subscription. */
+  type: "heartbeat";
+  subscription: string;
+  /** The position reached, past records the filters dropped. */
+  cursor: StreamCursor;
+  time: Timestamp;
+};
+
+export type StreamError = {
+  type: "error";
+  /** bad_request: a message or parameter is invalid (named in `parameter`); unauthorized, payment_required, forbidden: the key, its tier or kind; not_found: an unknown market slug; limit_reached: STREAM_CONNECTIONS_PER_KEY or STREAM_SUBSCRIPTIONS_PER_KEY; cursor_expired: the cursor's records are gone (resync from REST, subscribe without a cursor); slow_consumer: the send buffer stayed full for STREAM_SLOW_CONSUMER_MS, the connection closes (resume with `cursor`); idle_timeout: no subscription or no pong for STREAM_IDLE_TIMEOUT_MS; unavailable: the event log could not be read (retry with `cursor`). */
+  code: "bad_request" | "unauthorized" | "payment_required" | "forbidden" | "not_found" | "limit_reached" | "cursor_expired" | "slow_consumer" | "idle_timeout" | "unavailable";
+  /** Human-readable explanation. */
+  message: string;
+  /** The parameter or message field at fault (bad_request, not_found), else null. */
+  parameter: string | null;
+  /** The subscription concerned, or null for the connection. */
+  subscription: string | null;
+  /** Where to resume (slow_consumer, unavailable), else null. */
+  cursor: StreamCursor | null;
 };
 
 /** A USDC amount, exact to its unit (at most 6 decimals; kept internally in micro-USDC). */

@@ -47,6 +47,8 @@ import { MarketLookup } from './ingest/market-lookup.js';
 import { UpstreamClient } from './ingest/upstream-client.js';
 import { LEDGER_GROUP_ID, STATEFUL_PROJECTIONS, sinkLag, sinkTopics } from './sink/sink-service.js';
 import { readVerificationRun } from './shared/verification.js';
+import { StreamService } from './streams/stream-service.js';
+import { streamMetrics } from './streams/stream-metrics.js';
 
 export const SERVICE_VERSION = '0.5.0';
 
@@ -68,6 +70,8 @@ export interface ComposeOptions {
   marketLookup?: MarketLookup;
   /** The clock of records the API writes (paper fills, fee quotes, copy subscriptions); default Date.now. */
   clock?: () => number;
+  /** The event log live streams read (/v1/stream, /v1/stream/sse); without it they answer 404. */
+  log?: EventLog;
 }
 
 export interface ComposedApi {
@@ -104,7 +108,9 @@ export function composeApi(options: ComposeOptions): ComposedApi {
   const instances = new ApiInstances(control, config.access.heartbeatIntervalMs, (error) =>
     logger.warn({ err: error }, 'API heartbeat failed; keeping the last count of API processes'),
   );
+  const streams = options.log ? new StreamService(options.log, options.store, config.streams, logger) : undefined;
   const handler = createApiHandler({
+    streams,
     store: options.store,
     accounts,
     control,
@@ -174,6 +180,7 @@ export function composeApi(options: ComposeOptions): ComposedApi {
               single('tapeline_analytics_queries_rejected_total', 'Statements refused by the queue bounds.', 'counter', queue.rejected),
             ]
           : []),
+        ...(streams ? streamMetrics(streams.figures()) : []),
         ...(options.metrics?.() ?? []),
       ];
     },
@@ -195,6 +202,7 @@ export function composeApi(options: ComposeOptions): ComposedApi {
       await instances.start();
     },
     async stop() {
+      streams?.close();
       await meter.stop();
       await refusals.stop();
       await instances.stop();
@@ -276,6 +284,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const webuiReady = api.handler.webui.prepare().catch((error: unknown) => logger.error({ err: error }, 'web ui bundle failed to build'));
   const adminToken = options.adminEndpoint ? newAdminToken() : undefined;
   const server = http.createServer(api.handler.listener);
+  if (api.handler.upgrade) server.on('upgrade', api.handler.upgrade);
   const adminServer = http.createServer(
     createAdminApp({
       admin: adminToken ? { operations: api.operations, token: adminToken } : undefined,

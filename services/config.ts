@@ -783,6 +783,53 @@ const settings = {
       ),
     },
   },
+  streams: {
+    heartbeatMs: env(
+      'STREAM_HEARTBEAT_MS',
+      positiveInt().default(15_000),
+      'Every live stream gets a heartbeat (with its cursor) this often when nothing else was sent, so a client can tell a quiet market from a dead connection and proxies keep it open.',
+    ),
+    idleTimeoutMs: env(
+      'STREAM_IDLE_TIMEOUT_MS',
+      positiveInt().default(45_000),
+      'A WebSocket that answers no ping, or holds no subscription, this long is closed (three missed heartbeats); clients should reconnect after the same silence.',
+    ),
+    authTimeoutMs: env(
+      'STREAM_AUTH_TIMEOUT_MS',
+      positiveInt().default(10_000),
+      'A WebSocket without a bearer header must send its auth message within this long, or it is closed (an unauthenticated socket costs a file descriptor and nothing else).',
+    ),
+    connectionsPerKey: env(
+      'STREAM_CONNECTIONS_PER_KEY',
+      positiveInt().default(10),
+      'Open stream connections (SSE and WebSocket together) per API key and API process: each reads the log at its own pace, so one key cannot take the readers of everyone else.',
+    ),
+    subscriptionsPerKey: env(
+      'STREAM_SUBSCRIPTIONS_PER_KEY',
+      positiveInt().default(50),
+      'Channel subscriptions per API key and API process, over all its connections (an SSE connection is one).',
+    ),
+    bufferBytes: env(
+      'STREAM_BUFFER_BYTES',
+      positiveInt().default(1_048_576),
+      'Bytes a connection may have waiting to be sent: past it the connection reads no more from the log; a client that leaves it full for STREAM_SLOW_CONSUMER_MS is told slow_consumer and dropped. Bounds memory per connection.',
+    ),
+    slowConsumerMs: env(
+      'STREAM_SLOW_CONSUMER_MS',
+      positiveInt().default(10_000),
+      'How long a full send buffer is tolerated before the client is told slow_consumer (with its cursor) and disconnected: long enough for a network hiccup, short enough that a stalled client does not hold its buffer.',
+    ),
+    pollMs: env(
+      'STREAM_POLL_MS',
+      positiveInt().default(100),
+      "How often an API process looks at the log's end offsets for new records (one look serves every connection in the process); appends made in the same process to the file log wake the streams at once.",
+    ),
+    readBatch: env(
+      'STREAM_READ_BATCH',
+      positiveInt().default(500),
+      'Records a subscription reads from the log at a time (replay goes in runs of this size, each sent before the next is read).',
+    ),
+  },
   copy: {
     enabled: env('COPY_ENABLED', flag(true), 'Runs the copy engine (leader fills -> trade intents -> copy.executed / risk.blocked).'),
     maxFillAgeMs: env(

@@ -38,7 +38,9 @@ import type {
   ConsumerOptions,
   EventLog,
   EventLogStorage,
+  LogMessage,
   OutgoingMessage,
+  PartitionOffsets,
   PartitionPosition,
   RunningConsumer,
   TopicSpec,
@@ -92,6 +94,7 @@ const DEFAULT_RETENTION_CHECK_MS = 60_000;
 export interface FileEventLog extends EventLog {
   /** Runs retention once over every partition (also run every retentionCheckMs). */
   enforceRetention(): Promise<void>;
+  onAppended(listener: (topic: string) => void): () => void;
   storage(): Promise<EventLogStorage>;
 }
 
@@ -310,6 +313,39 @@ class FileLog implements FileEventLog {
         };
       }),
     );
+  }
+
+  async partitionOffsets(topicName: string): Promise<PartitionOffsets[]> {
+    this.assertOpen();
+    const topic = await this.topics.require(topicName);
+    return Promise.all(
+      topic.partitions.map(async (file, partition) => {
+        await file.refresh();
+        return { partition, startOffset: file.startOffset, endOffset: file.endOffset };
+      }),
+    );
+  }
+
+  async read(topicName: string, partition: number, fromOffset: number, maxMessages: number): Promise<LogMessage[]> {
+    this.assertOpen();
+    if (!(Number.isSafeInteger(fromOffset) && fromOffset >= 0))
+      throw new RangeError(`read: fromOffset must be an offset, got ${fromOffset}`);
+    if (!(Number.isSafeInteger(maxMessages) && maxMessages > 0))
+      throw new RangeError(`read: maxMessages must be positive, got ${maxMessages}`);
+    const topic = await this.topics.require(topicName);
+    const file = topic.partitions[partition];
+    if (!file) throw new RangeError(`read: ${topicName} has no partition ${partition}`);
+    // Appends by other processes become visible on refresh; this process's own are indexed already.
+    if (fromOffset >= file.endOffset) await file.refresh();
+    const records = await file.read(fromOffset, maxMessages);
+    return Promise.all(
+      records.map((record, index) => this.schemas.toReader({ topic: topicName, partition, offset: fromOffset + index, ...record })),
+    );
+  }
+
+  onAppended(listener: (topic: string) => void): () => void {
+    this.appended.on('appended', listener);
+    return () => this.appended.off('appended', listener);
   }
 
   close(): Promise<void> {

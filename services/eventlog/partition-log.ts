@@ -20,21 +20,10 @@ import { basename, dirname, join } from 'node:path';
 import { fsyncDirectory } from './atomic-file.js';
 import { PartitionFile, type PartitionFileOptions } from './partition-file.js';
 import type { EncodedFrames, StoredRecord } from './record-codec.js';
+import { OffsetOutOfRangeError } from '../ports/event-log.js';
 
-/** A read below the first offset the partition still holds (retention deleted it). */
-export class OffsetOutOfRangeError extends Error {
-  override readonly name = 'OffsetOutOfRangeError';
-  constructor(
-    readonly path: string,
-    readonly requestedOffset: number,
-    /** The first offset still held; reading can resume there. */
-    readonly logStartOffset: number,
-  ) {
-    super(
-      `offset ${requestedOffset} of ${path} is no longer held (retention deleted it); the partition now starts at offset ${logStartOffset}: resync from the source of truth`,
-    );
-  }
-}
+/** A read below the first offset the partition still holds (retention deleted it): the port's error. */
+export { OffsetOutOfRangeError };
 
 export interface Segment {
   baseOffset: number;

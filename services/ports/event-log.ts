@@ -92,6 +92,34 @@ export interface EventLogStorage {
   topics: Array<{ topic: string; partitions: number; bytes: number; segments: number; startOffset: number; endOffset: number }>;
 }
 
+/** What a partition holds now: offsets startOffset..endOffset-1 can be read. */
+export interface PartitionOffsets {
+  partition: number;
+  /** The first offset still held (retention deletes from the oldest). */
+  startOffset: number;
+  /** The offset the next produced message will get. */
+  endOffset: number;
+}
+
+/**
+ * A read below the first offset a partition still holds: retention deleted it. Both adapters throw
+ * it from `read`, so a reader holding a position (a stream's cursor) can tell "gone" from "failed".
+ */
+export class OffsetOutOfRangeError extends Error {
+  override readonly name = 'OffsetOutOfRangeError';
+  constructor(
+    /** The partition, as the adapter names it (a file path, or topic/partition). */
+    readonly path: string,
+    readonly requestedOffset: number,
+    /** The first offset still held; reading can resume there. */
+    readonly logStartOffset: number,
+  ) {
+    super(
+      `offset ${requestedOffset} of ${path} is no longer held (retention deleted it); the partition now starts at offset ${logStartOffset}: resync from the source of truth`,
+    );
+  }
+}
+
 export interface EventLog {
   /** Admin step: creates topics that do not exist yet (idempotent). */
   createTopics(topics: TopicSpec[]): Promise<void>;
@@ -99,6 +127,21 @@ export interface EventLog {
   runConsumer(options: ConsumerOptions): Promise<RunningConsumer>;
   /** Per-partition end and committed offsets of a group, for lag and readiness checks. */
   positions(groupId: string, topic: string): Promise<PartitionPosition[]>;
+  /** Every partition's first held and end offsets, in partition order (for readers that keep their own positions). */
+  partitionOffsets(topic: string): Promise<PartitionOffsets[]>;
+  /**
+   * Up to `maxMessages` consecutive messages of one partition from `fromOffset`, values in the topic's
+   * current schema (as consumers get them), without any consumer group: nothing is committed, and
+   * any number of readers may read anywhere. Fewer (or none) when the partition ends sooner; an
+   * offset below the partition's start is an OffsetOutOfRangeError.
+   */
+  read(topic: string, partition: number, fromOffset: number, maxMessages: number): Promise<LogMessage[]>;
+  /**
+   * Calls `listener` with the topic's name after this process appended to it (optional: the file log,
+   * whose producers and readers share the process in `npm start`, has it; readers elsewhere poll
+   * `partitionOffsets`). Returns the function that stops it.
+   */
+  onAppended?(listener: (topic: string) => void): () => void;
   /** Disk use and retention figures, where the adapter keeps the data itself. */
   storage?(): Promise<EventLogStorage>;
   close(): Promise<void>;

@@ -405,5 +405,74 @@ export function describeEventLogContract(adapterName: string, open: () => Promis
         expect(position).toEqual({ topic, partition: position.partition, endOffset: delivered, committedOffset: delivered });
       }
     });
+
+    /** Reads a partition from `from` to its end with group-less reads of at most `max` messages. */
+    async function readToEnd(topic: string, partition: number, from: number, max: number): Promise<LogMessage[]> {
+      const end = (await log.partitionOffsets(topic))[partition]!.endOffset;
+      const read: LogMessage[] = [];
+      for (let next = from; next < end; ) {
+        const run = await log.read(topic, partition, next, max);
+        expect(run.length).toBeGreaterThan(0);
+        expect(run.length).toBeLessThanOrEqual(max);
+        read.push(...run);
+        next = run.at(-1)!.offset + 1;
+      }
+      return read;
+    }
+
+    test('partitionOffsets gives every partition its start and end; read returns a partition from any offset, in produce order', async () => {
+      const topic = uniqueName('read');
+      await log.createTopics([{ name: topic, partitions: 3 }]);
+      expect(await log.partitionOffsets(topic)).toEqual([0, 1, 2].map((partition) => ({ partition, startOffset: 0, endOffset: 0 })));
+      const keys = ['m-a', 'm-b', 'm-c', 'm-d'];
+      const produced = Array.from({ length: 40 }, (_, i) => message(keys[i % keys.length]!, `v${i}`, { headers: { seq: String(i) } }));
+      await log.produce(topic, produced.slice(0, 25));
+      await log.produce(topic, produced.slice(25));
+
+      const offsets = await log.partitionOffsets(topic);
+      expect(offsets.map((p) => p.partition)).toEqual([0, 1, 2]);
+      expect(offsets.every((p) => p.startOffset === 0)).toBe(true);
+      expect(offsets.reduce((sum, p) => sum + p.endOffset, 0)).toBe(40);
+      const all: LogMessage[] = [];
+      for (const { partition, endOffset } of offsets) {
+        const read = await readToEnd(topic, partition, 0, 7);
+        expect(read.map((m) => m.offset)).toEqual(Array.from({ length: endOffset }, (_, i) => i));
+        expect(read.every((m) => m.topic === topic && m.partition === partition)).toBe(true);
+        // One key, one partition; within it, the order of production.
+        for (const key of keys) {
+          const seqs = read.filter((m) => m.key === key).map((m) => Number(m.headers.seq));
+          expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+        }
+        all.push(...read);
+      }
+      expect(all.map((m) => m.value.toString()).sort()).toEqual(produced.map((m) => m.value.toString()).sort());
+
+      // From the middle of a partition, and at its end (nothing yet), and again once more arrives.
+      const busiest = [...offsets].sort((a, b) => b.endOffset - a.endOffset)[0]!;
+      const middle = Math.floor(busiest.endOffset / 2);
+      const tail = await readToEnd(topic, busiest.partition, middle, 100);
+      expect(tail.map((m) => m.offset)).toEqual(Array.from({ length: busiest.endOffset - middle }, (_, i) => middle + i));
+      expect(await log.read(topic, busiest.partition, busiest.endOffset, 10)).toEqual([]);
+      const key = all.find((m) => m.partition === busiest.partition)!.key;
+      await log.produce(topic, [message(key, 'later')]);
+      await waitFor('the new end', async () => (await log.partitionOffsets(topic))[busiest.partition]!.endOffset === busiest.endOffset + 1);
+      const later = await log.read(topic, busiest.partition, busiest.endOffset, 10);
+      expect(later.map((m) => [m.offset, m.key, m.value.toString()])).toEqual([[busiest.endOffset, key, 'later']]);
+    });
+
+    test('reads take no consumer group position, and readers at different offsets do not disturb each other', async () => {
+      const topic = uniqueName('read-free');
+      const group = uniqueName('g');
+      await log.createTopics([{ name: topic, partitions: 1 }]);
+      await log.produce(
+        topic,
+        Array.from({ length: 30 }, (_, i) => message('k', String(i))),
+      );
+      const [a, b] = await Promise.all([readToEnd(topic, 0, 0, 4), readToEnd(topic, 0, 17, 5)]);
+      expect(a.map((m) => m.value.toString())).toEqual(Array.from({ length: 30 }, (_, i) => String(i)));
+      expect(b.map((m) => m.value.toString())).toEqual(Array.from({ length: 13 }, (_, i) => String(17 + i)));
+      // A group that never consumed still starts at the beginning: reading committed nothing.
+      expect(await log.positions(group, topic)).toEqual([{ topic, partition: 0, endOffset: 30, committedOffset: 0 }]);
+    });
   });
 }

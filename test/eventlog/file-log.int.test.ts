@@ -394,3 +394,33 @@ describe('embedded file log', () => {
     });
   });
 });
+
+test('onAppended tells this process about each topic appended to, once the records are readable, until stopped', async () => {
+  const directory = await mkdtemp(join(tmpdir(), 'tapeline-eventlog-appended-'));
+  const log = await openFileEventLog({ directory, fsync: false });
+  try {
+    await log.createTopics([
+      { name: 'a', partitions: 2 },
+      { name: 'b', partitions: 1 },
+    ]);
+    const seen: Array<[string, number]> = [];
+    const stop = log.onAppended((topic) => {
+      // Readable by the time the listener hears of it.
+      void log.partitionOffsets(topic).then((offsets) => seen.push([topic, offsets.reduce((sum, p) => sum + p.endOffset, 0)]));
+    });
+    await log.produce('a', [{ key: 'k1', value: Buffer.from('1') }]);
+    await log.produce('b', [{ key: 'k1', value: Buffer.from('2') }]);
+    await waitFor('both appends told', () => seen.length === 2);
+    expect([...seen].sort()).toEqual([
+      ['a', 1],
+      ['b', 1],
+    ]);
+    stop();
+    await log.produce('a', [{ key: 'k1', value: Buffer.from('3') }]);
+    await sleep(50);
+    expect(seen).toHaveLength(2);
+  } finally {
+    await log.close();
+    await rm(directory, { recursive: true, force: true });
+  }
+});

@@ -11,7 +11,7 @@ import { type FileEventLog, type FileEventLogOptions, OffsetOutOfRangeError, ope
 import { eventLogFigures } from '../../api/routes/health.js';
 import { encodeFrames } from '../../services/eventlog/record-codec.js';
 import { sinkLag } from '../../services/sink/sink-service.js';
-import type { LogMessage } from '../../services/ports/event-log.js';
+import { type LogMessage, OffsetOutOfRangeError as PortOffsetOutOfRangeError } from '../../services/ports/event-log.js';
 import { waitFor } from './helpers.js';
 
 const TOPIC = 'retained';
@@ -196,4 +196,19 @@ test('a consumer refreshing while segments roll lists each segment once (retenti
   expect(segments).toBe((await segmentFiles()).length);
   await expect(log.enforceRetention()).resolves.toBeUndefined();
   expect((await log.storage()).topics.find((t) => t.topic === TOPIC)!.segments).toBe((await segmentFiles()).length);
+});
+
+test("a group-less read below the first retained offset is the port's OffsetOutOfRangeError naming the new start; from there it reads on", async () => {
+  const log = await open({ retention: { retentionMs: null, hardCapBytes: 8_192 } });
+  await log.createTopics([{ name: TOPIC, partitions: 1 }]);
+  await produce(log, 0, 200);
+  await log.enforceRetention();
+  const [held] = await log.partitionOffsets(TOPIC);
+  expect(held!.startOffset).toBeGreaterThan(0);
+  expect(held!.endOffset).toBe(200);
+  const error = await log.read(TOPIC, 0, 0, 10).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(PortOffsetOutOfRangeError);
+  expect(error).toMatchObject({ requestedOffset: 0, logStartOffset: held!.startOffset });
+  const first = await log.read(TOPIC, 0, held!.startOffset, 1);
+  expect(first.map((m) => m.value.toString().slice(0, 12))).toEqual([`record-${String(held!.startOffset).padStart(5, '0')}`]);
 });

@@ -21,6 +21,7 @@ import { openPgliteStore } from '../../services/control/pglite-store.js';
 import type { MarketLookup } from '../../services/ingest/market-lookup.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import type { ControlStore } from '../../services/ports/control-store.js';
+import type { EventLog } from '../../services/ports/event-log.js';
 import { webhooksApi } from '../../services/webhooks/start-webhooks.js';
 import type { SandboxApis } from '../../services/sandbox/compose.js';
 
@@ -51,6 +52,8 @@ export interface ApiHarnessOptions {
   clock?: () => number;
   /** Upstream lookup of markets the catalog does not hold (off unless given). */
   marketLookup?: MarketLookup;
+  /** The event log live streams read (/v1/stream, /v1/stream/sse: off unless given). */
+  log?: EventLog;
 }
 
 export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHarness> {
@@ -92,9 +95,11 @@ export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHa
     health: { version: 'test', sources: () => [], sinkLag: async () => ({ 'tapeline.trades.v1': 0 }) },
     webhooks: options.webhooks ? webhooksApi(config, control) : undefined,
     marketLookup: options.marketLookup,
+    log: options.log,
   });
   await api.start();
   const server = http.createServer(api.handler.listener);
+  if (api.handler.upgrade) server.on('upgrade', api.handler.upgrade);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -108,9 +113,10 @@ export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHa
     sandbox: api.sandbox,
     config,
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await api.stop();
+      server.closeAllConnections();
+      await closed;
       if (ownStore) await store.close();
       if (ownControl) await control.close();
     },

@@ -15,6 +15,8 @@ export function faultyLog(inner: EventLog): FaultyLog {
     createTopics: (topics) => inner.createTopics(topics),
     runConsumer: (options) => inner.runConsumer(options),
     positions: (group, topic) => inner.positions(group, topic),
+    partitionOffsets: (topic) => inner.partitionOffsets(topic),
+    read: (topic, partition, fromOffset, maxMessages) => inner.read(topic, partition, fromOffset, maxMessages),
     close: () => inner.close(),
     async produce(topic: string, messages: OutgoingMessage[]) {
       const left = failing.get(topic) ?? 0;

@@ -30,3 +30,31 @@ test('an operation without an operationId is refused, naming it (SDK and MCP nam
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('streams (an event stream, a protocol switch) get no SDK operation', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-codegen-'));
+  const file = path.join(dir, 'openapi.yaml');
+  try {
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        openapi: '3.1.0',
+        info: { title: 't', version: '1' },
+        paths: {
+          '/trades': { get: { operationId: 'listTrades', summary: 's', responses: { '200': { description: 'ok' } } } },
+          '/stream/sse': {
+            get: {
+              operationId: 'streamEvents',
+              summary: 's',
+              responses: { '200': { description: 'ok', content: { 'text/event-stream': { schema: {} } } } },
+            },
+          },
+          '/stream': { get: { operationId: 'streamSocket', summary: 's', responses: { '101': { description: 'switching' } } } },
+        },
+      }),
+    );
+    expect(readApiDocument(file).operations.map((op) => op.id)).toEqual(['listTrades']);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

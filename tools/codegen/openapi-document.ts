@@ -96,6 +96,9 @@ export function readApiDocument(file: string): ApiDocument {
       const body = op.requestBody ? deref<Record<string, Yaml>>(op.requestBody) : undefined;
       const bodySchema = body?.content?.['application/json']?.schema as JsonSchema | undefined;
       const [status, response] = Object.entries<Yaml>(op.responses ?? {}).find(([code]) => /^2\d\d$/.test(code)) ?? [];
+      // A stream (an event stream, a protocol switch) is no request/response call: the SDKs get no
+      // method for it, and the MCP server no tool (docs/STREAMING.md says how to read one).
+      if (op.responses?.['101'] || deref<Yaml>(response ?? {}).content?.['text/event-stream']) continue;
       const envelope = deref<JsonSchema | undefined>(response ? deref<Yaml>(response).content?.['application/json']?.schema : undefined);
       // The SDK method and MCP names come from it; a name derived from the path reads badly
       // (postPaperOrdersByOrderIdCancel), so every operation names itself.

@@ -17,13 +17,15 @@ import type {
   LogMessage,
   MessageBatch,
   OutgoingMessage,
+  PartitionOffsets,
   PartitionPosition,
   RunningConsumer,
   TopicSpec,
 } from '../../ports/event-log.js';
-import { UNDECODABLE_HEADER } from '../../ports/event-log.js';
+import { OffsetOutOfRangeError, UNDECODABLE_HEADER } from '../../ports/event-log.js';
 import { type BackoffPolicy, backoffMs } from '../../shared/backoff.js';
 import { ConfluentAvroCodec, type COMPATIBILITY, RegistryUnavailableError, type TopicSchema } from './confluent-avro.js';
+import { TopicReader } from './partition-reader.js';
 import { KAFKA_TOPIC_CONFIG } from './topic-config.js';
 
 export interface KafkaEventLogOptions {
@@ -91,6 +93,8 @@ class KafkaEventLog implements EventLog {
   private readonly running = new Set<RunningConsumer>();
   /** Topics seen to exist, so produce can refuse an unknown topic at once instead of retrying metadata. */
   private readonly knownTopics = new Set<string>();
+  /** Group-less readers (`read`), one per topic read so far. */
+  private readonly readers = new Map<string, TopicReader>();
   private closed = false;
 
   constructor(
@@ -258,9 +262,38 @@ class KafkaEventLog implements EventLog {
       .sort((a, b) => a.partition - b.partition);
   }
 
+  async partitionOffsets(topic: string): Promise<PartitionOffsets[]> {
+    this.assertOpen();
+    const ends = await this.admin.fetchTopicOffsets(this.onBroker(topic));
+    return ends
+      .map((end) => ({ partition: end.partition, startOffset: Number(end.low), endOffset: Number(end.high) }))
+      .sort((a, b) => a.partition - b.partition);
+  }
+
+  async read(topic: string, partition: number, fromOffset: number, maxMessages: number): Promise<LogMessage[]> {
+    this.assertOpen();
+    if (!(Number.isSafeInteger(fromOffset) && fromOffset >= 0))
+      throw new RangeError(`read: fromOffset must be an offset, got ${fromOffset}`);
+    if (!(Number.isSafeInteger(maxMessages) && maxMessages > 0))
+      throw new RangeError(`read: maxMessages must be positive, got ${maxMessages}`);
+    const held = (await this.partitionOffsets(topic)).find((p) => p.partition === partition);
+    if (!held) throw new RangeError(`read: ${topic} has no partition ${partition}`);
+    if (fromOffset < held.startOffset) throw new OffsetOutOfRangeError(`${topic}/${partition}`, fromOffset, held.startOffset);
+    if (fromOffset >= held.endOffset) return [];
+    const brokerTopic = this.onBroker(topic);
+    let reader = this.readers.get(brokerTopic);
+    if (!reader) {
+      reader = new TopicReader(this.kafka, brokerTopic, this.namespace);
+      this.readers.set(brokerTopic, reader);
+    }
+    const messages = await reader.read(partition, fromOffset, maxMessages);
+    return (await this.toPortBatch(brokerTopic, partition, messages)).messages;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await Promise.all([...this.readers.values()].map((reader) => reader.close()));
     await Promise.all([...this.running].map((consumer) => consumer.stop()));
     await this.producer.disconnect();
     await this.admin.disconnect();

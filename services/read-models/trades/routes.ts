@@ -14,39 +14,13 @@ import { type Request, Router } from 'express';
 import { ApiError } from '../../../api/errors.js';
 import { keysetPage } from '../../../api/keyset.js';
 import { timeParam } from '../../../api/time-params.js';
-import type { Trade } from '../../../api/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
-import { iso } from '../../shared/time.js';
 import { type ChainCoverage, chainCoverage } from '../chain-ledger/queries.js';
 import { findMarket, requireMarket } from '../markets/queries.js';
-import { servedAmount } from '../../shared/decimal.js';
+import type { Trade } from '../../../api/types.generated.js';
+import { presentTrade, type TradeRow } from './present.js';
 
 type Role = 'taker' | 'maker' | 'all';
-
-interface TradeRow {
-  trade_id: string;
-  market_id: string;
-  market_title: string;
-  wallet: string;
-  side: 'buy' | 'sell';
-  outcome: string;
-  outcome_index: number;
-  price: number;
-  /** Exact micro-units as decimal strings (aliases apart from the columns, which WHERE compares as numbers). */
-  shares_text: string;
-  usdc_text: string;
-  size: number;
-  size_usdc: number;
-  fee_text: string | null;
-  fee_asset_text: 'usdc' | 'shares' | null;
-  ts_ms: string;
-  tx_hash: string;
-  source: 'polymarket' | 'simulator';
-  role: 'maker' | 'taker';
-  block_number: string;
-  log_index: number;
-  origin: 'chain' | 'data_api';
-}
 
 interface TradeFilters {
   market?: string;
@@ -134,33 +108,6 @@ function leadingSortKey(filters: TradeFilters): string {
   return '';
 }
 
-function presentTrade(t: TradeRow): Trade {
-  const chain = t.origin === 'chain';
-  return {
-    trade_id: t.trade_id,
-    market_id: t.market_id,
-    market_title: t.market_title,
-    wallet: t.wallet,
-    role: t.role,
-    side: t.side,
-    outcome: t.outcome,
-    outcome_index: Number(t.outcome_index),
-    price: servedAmount(t.price),
-    size_shares: servedAmount(chain ? BigInt(t.shares_text) : t.size),
-    size_usdc: servedAmount(chain ? BigInt(t.usdc_text) : t.size_usdc),
-    size_shares_micro: t.shares_text,
-    size_usdc_micro: t.usdc_text,
-    fee_micro: t.fee_text,
-    fee_asset: t.fee_asset_text,
-    timestamp: iso(t.ts_ms),
-    block_number: chain ? Number(t.block_number) : null,
-    log_index: chain ? Number(t.log_index) : null,
-    tx_hash: t.tx_hash,
-    origin: t.origin,
-    source: t.source,
-  };
-}
-
 const conditionsOf = (filters: TradeFilters, table: Record<FilterKey, string>) =>
   (Object.keys(table) as FilterKey[]).filter((k) => filters[k] !== undefined).map((k) => table[k]);
 
@@ -246,7 +193,7 @@ async function tradePage(store: AnalyticsStore, request: Request, filters: Trade
 const CONDITION_ID = /^0x[0-9a-fA-F]{64}$/;
 
 /** The `market` filter: a condition id as given (any case), or the condition id of a slug; 404 for an unknown slug. */
-async function marketFilter(store: AnalyticsStore, value: unknown): Promise<string | undefined> {
+export async function marketFilter(store: AnalyticsStore, value: unknown): Promise<string | undefined> {
   if (value === undefined || value === '') return undefined;
   const idOrSlug = String(value);
   if (CONDITION_ID.test(idOrSlug)) return idOrSlug.toLowerCase();

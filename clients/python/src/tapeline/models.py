@@ -502,9 +502,9 @@ class Pagination(Model):
 
 class Error(Model):
     success: Literal[False]
-    code: Literal["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "PAYMENT_REQUIRED", "CONFLICT", "METHOD_NOT_ALLOWED", "RATE_LIMITED", "SERVICE_UNAVAILABLE", "INTERNAL_ERROR"]
+    code: Literal["BAD_REQUEST", "UNAUTHORIZED", "FORBIDDEN", "NOT_FOUND", "PAYMENT_REQUIRED", "CONFLICT", "METHOD_NOT_ALLOWED", "RATE_LIMITED", "GONE", "SERVICE_UNAVAILABLE", "INTERNAL_ERROR"]
     error: str = Field(description="Human-readable message.")
-    reason: Optional[str] = Field(None, description="A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed; account_limit: a per-account cap, named in the message, is reached; backlog_full: a webhook subscription holds as many undelivered deliveries as allowed).")
+    reason: Optional[str] = Field(None, description="A machine-readable refusal reason on errors that define one (fee settlement: the payment check that failed; account_limit: a per-account cap, named in the message, is reached; backlog_full: a webhook subscription holds as many undelivered deliveries as allowed; cursor_expired: a stream cursor points at records the event log no longer holds).")
 
 
 class DeveloperRegistration(Model):
@@ -823,6 +823,64 @@ class Trade(Model):
     tx_hash: str
     origin: Literal["chain", "data_api"] = Field(description="chain: read from Polygon after CHAIN_CONFIRMATIONS confirmations (authoritative, both sides); data_api: Polymarket's Data API fast path (taker fills only, not yet confirmed by the chain source).")
     source: Literal["polymarket", "simulator"]
+
+
+class StreamTradeFilters(Model):
+    """Filters of the `trades` channel (all optional, combined with AND)."""
+
+    market: Optional[str] = Field(None, description="Only this market: condition id (0x + 64 hex, any case) or slug.")
+    wallet: Optional[str] = Field(None, description="Only this wallet's fills (any case).")
+    side: Optional[Literal["buy", "sell"]] = Field(None, description="The taker's side.")
+    min_size: Optional[Decimal] = Field(None, description="Minimum size_usdc (inclusive), compared in micro-USDC.")
+
+
+class StreamClientMessageItem(Model):
+    type: Literal["auth"] = Field(description="Authenticates a socket opened without a bearer header (first message).")
+    key: str = Field(description="The API key.")
+
+
+class StreamClientMessageItemItem(Model):
+    type: Literal["subscribe"]
+    channel: Literal["trades"] = Field(description="The channel to receive.")
+    subscription: Optional[str] = Field(None, description="Your id for it (echoed on each message); default s1, s2, ...")
+    filters: Optional[StreamTradeFilters] = None
+    cursor: Optional[StreamCursor] = None
+
+
+class StreamClientMessageItemItemItem(Model):
+    type: Literal["unsubscribe"]
+    subscription: str = Field(description="The subscription to end.")
+
+
+class StreamSubscribed(Model):
+    type: Literal["subscribed"]
+    subscription: str = Field(description="The subscription's id.")
+    channel: Literal["trades"]
+    cursor: StreamCursor = Field(description="Where the subscription starts (the given cursor")
+
+
+class StreamTradeMessage(Model):
+    type: Literal["trade"]
+    subscription: str = Field(description="The subscription's id.")
+    channel: Literal["trades"]
+    cursor: StreamCursor = Field(description="The position right after this trade.")
+    data: Trade = Field(description="The trade, the same object (fields and number conventions) as a /markets/{id}/trades item.")
+
+
+class StreamHeartbeat(Model):
+    type: Literal["heartbeat"] = Field(description="Sent after STREAM_HEARTBEAT_MS without another message of the subscription.")
+    subscription: str
+    cursor: StreamCursor = Field(description="The position reached, past records the filters dropped.")
+    time: Timestamp
+
+
+class StreamError(Model):
+    type: Literal["error"]
+    code: Literal["bad_request", "unauthorized", "payment_required", "forbidden", "not_found", "limit_reached", "cursor_expired", "slow_consumer", "idle_timeout", "unavailable"] = Field(description="bad_request: a message or parameter is invalid (named in `parameter`); unauthorized, payment_required, forbidden: the key, its tier or kind; not_found: an unknown market slug; limit_reached: STREAM_CONNECTIONS_PER_KEY or STREAM_SUBSCRIPTIONS_PER_KEY; cursor_expired: the cursor's records are gone (resync from REST, subscribe without a cursor); slow_consumer: the send buffer stayed full for STREAM_SLOW_CONSUMER_MS, the connection closes (resume with `cursor`); idle_timeout: no subscription or no pong for STREAM_IDLE_TIMEOUT_MS; unavailable: the event log could not be read (retry with `cursor`).")
+    message: str = Field(description="Human-readable explanation.")
+    parameter: Optional[str] = Field(description="The parameter or message field at fault (bad_request, not_found), else null.")
+    subscription: Optional[str] = Field(description="The subscription concerned, or null for the connection.")
+    cursor: Optional[StreamCursor] = Field(description="Where to resume (slow_consumer, unavailable), else null.")
 
 
 class PaperOrderInput(Model):
@@ -1554,6 +1612,15 @@ Price = Decimal
 
 NullablePrice = Optional[Decimal]
 
+# Opaque position in the channel's event log (every partition's next offset): subscribing with it resumes right after the message that carried it. Valid while the log retains those records (EVENT_LOG_RETENTION_MS); older is `cursor_expired`.
+StreamCursor = str
+
+# A frame a WebSocket client sends.
+StreamClientMessage = Union[StreamClientMessageItem, StreamClientMessageItemItem, StreamClientMessageItemItemItem]
+
+# A message the server sends (an SSE event's data, or a WebSocket frame).
+StreamServerMessage = Union[StreamSubscribed, StreamTradeMessage, StreamHeartbeat, StreamError]
+
 # A USDC amount, exact to its unit (at most 6 decimals; kept internally in micro-USDC).
 Usdc = Decimal
 
@@ -1587,5 +1654,5 @@ WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "webhook.test": WebhookTestEvent,
 }
 
-for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcomeGap, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, OrderBookEvents, BookEventItem, BookEventItemItem, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, Coverage, TraderCoverage, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PositionReconciliationReasons, PositionReconciliationPositions, PositionReconciliationValueUsdc, PositionReconciliationUnrealizedPnlUsdc, PositionReconciliationRealizedPnlUsdc, PositionReconciliationDifference, PositionReconciliation, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthCoverageBackfill, HealthCoverage, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthEventLog, HealthVerificationCheck, HealthVerification, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPicksStatusExcluded, CopyPicksStatus, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
+for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcomeGap, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, OrderBookEvents, BookEventItem, BookEventItemItem, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, Coverage, TraderCoverage, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PositionReconciliationReasons, PositionReconciliationPositions, PositionReconciliationValueUsdc, PositionReconciliationUnrealizedPnlUsdc, PositionReconciliationRealizedPnlUsdc, PositionReconciliationDifference, PositionReconciliation, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthCoverageBackfill, HealthCoverage, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthEventLog, HealthVerificationCheck, HealthVerification, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, StreamTradeFilters, StreamClientMessageItem, StreamClientMessageItemItem, StreamClientMessageItemItemItem, StreamSubscribed, StreamTradeMessage, StreamHeartbeat, StreamError, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPicksStatusExcluded, CopyPicksStatus, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
     _model.model_rebuild()

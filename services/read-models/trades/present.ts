@@ -1,0 +1,100 @@
+/**
+ * A trade as the API serves it (`Trade` of api/openapi.yaml), from a row of either source, and a
+ * Data API trade event read straight from the log (the live stream) turned into the same row the
+ * `trades` table gives the REST tape, so both serve one object with one number convention.
+ */
+import type { Trade } from '../../../api/types.generated.js';
+import type { TradeExecuted } from '../../events/types.generated.js';
+import { servedAmount } from '../../shared/decimal.js';
+import { iso } from '../../shared/time.js';
+
+export interface TradeRow {
+  trade_id: string;
+  market_id: string;
+  market_title: string;
+  wallet: string;
+  side: 'buy' | 'sell';
+  outcome: string;
+  outcome_index: number;
+  price: number;
+  /** Exact micro-units as decimal strings (aliases apart from the columns, which WHERE compares as numbers). */
+  shares_text: string;
+  usdc_text: string;
+  size: number;
+  size_usdc: number;
+  fee_text: string | null;
+  fee_asset_text: 'usdc' | 'shares' | null;
+  ts_ms: string;
+  tx_hash: string;
+  source: 'polymarket' | 'simulator';
+  role: 'maker' | 'taker';
+  block_number: string;
+  log_index: number;
+  origin: 'chain' | 'data_api';
+}
+
+export function presentTrade(t: TradeRow): Trade {
+  const chain = t.origin === 'chain';
+  return {
+    trade_id: t.trade_id,
+    market_id: t.market_id,
+    market_title: t.market_title,
+    wallet: t.wallet,
+    role: t.role,
+    side: t.side,
+    outcome: t.outcome,
+    outcome_index: Number(t.outcome_index),
+    price: servedAmount(t.price),
+    size_shares: servedAmount(chain ? BigInt(t.shares_text) : t.size),
+    size_usdc: servedAmount(chain ? BigInt(t.usdc_text) : t.size_usdc),
+    size_shares_micro: t.shares_text,
+    size_usdc_micro: t.usdc_text,
+    fee_micro: t.fee_text,
+    fee_asset: t.fee_asset_text,
+    timestamp: iso(t.ts_ms),
+    block_number: chain ? Number(t.block_number) : null,
+    log_index: chain ? Number(t.log_index) : null,
+    tx_hash: t.tx_hash,
+    origin: t.origin,
+    source: t.source,
+  };
+}
+
+/** A trade event as the `trades` table row the REST tape reads (its Data API branch: micro-units rounded from the floats). */
+export function tradeRowOfEvent(t: TradeExecuted): TradeRow {
+  return {
+    trade_id: t.event_id,
+    market_id: t.market_id,
+    market_title: t.market_title,
+    wallet: t.wallet,
+    side: t.side,
+    outcome: t.outcome,
+    outcome_index: t.outcome_index,
+    price: t.price,
+    shares_text: String(microsLikeClickHouse(t.size)),
+    usdc_text: String(microsLikeClickHouse(t.size_usdc)),
+    size: t.size,
+    size_usdc: t.size_usdc,
+    fee_text: null,
+    fee_asset_text: null,
+    ts_ms: String(t.timestamp_ms),
+    tx_hash: t.tx_hash,
+    source: t.source,
+    role: 'taker',
+    block_number: '0',
+    log_index: 0,
+    origin: 'data_api',
+  };
+}
+
+/**
+ * `toUInt64(round(x * 1000000))` as ClickHouse computes it for the REST tape: round() of a float
+ * breaks ties to even (size_usdc = size x price can have a 7th decimal of 5), Math.round up.
+ */
+function microsLikeClickHouse(value: number): bigint {
+  const scaled = value * 1e6;
+  const floor = Math.floor(scaled);
+  const fraction = scaled - floor;
+  if (fraction === 0.5) return BigInt(floor % 2 === 0 ? floor : floor + 1);
+  return BigInt(Math.round(scaled));
+}

@@ -1,0 +1,79 @@
+/**
+ * GET /v1/stream/sse: one subscription as Server-Sent Events. Authentication, validation of the query
+ * against the API document, the tier rule and metering ran before this route (api/app.ts); here the
+ * filters and cursor are checked (a 4xx envelope before the stream starts), then every message is an
+ * event whose id is its cursor, so EventSource's Last-Event-ID resumes where it stopped.
+ */
+import { Router } from 'express';
+import type { StreamServerMessage } from '../../api/types.generated.js';
+import { ApiError } from '../../api/errors.js';
+import { channelNamed } from './channels.js';
+import type { StreamService } from './stream-service.js';
+import type { Subscription } from './subscription.js';
+
+const SUBSCRIPTION_ID = 'sse';
+
+export function sseRoutes(service: StreamService): Router {
+  const router = Router();
+  router.get('/stream/sse', async (request, response) => {
+    const owner = request.owner!;
+    const { channel: name, cursor: cursorParam, ...filterInput } = request.query as Record<string, unknown>;
+    const channel = channelNamed(name);
+    if (!channel) throw ApiError.badRequest('channel: unknown channel');
+    const filters = await channel.parseFilters(filterInput, '', service.store);
+    const lastEventId = request.header('last-event-id');
+    const cursor = lastEventId ?? (typeof cursorParam === 'string' ? cursorParam : undefined);
+    const releaseConnection = service.limits.openConnection(owner.key_id);
+    let subscription: Subscription | undefined;
+    let ended = false;
+    const write = (message: StreamServerMessage) => {
+      if (ended) return;
+      const id = 'cursor' in message && message.cursor ? `id: ${message.cursor}\n` : '';
+      response.write(`${id}event: ${message.type}\ndata: ${JSON.stringify(message)}\n\n`);
+    };
+    const finish = () => {
+      if (ended) return;
+      ended = true;
+      subscription?.stop();
+      releaseConnection();
+      untrack();
+      response.end();
+    };
+    const untrack = service.track(finish);
+    try {
+      subscription = await service.open({
+        keyId: owner.key_id,
+        id: SUBSCRIPTION_ID,
+        channel,
+        filters,
+        cursor,
+        cursorParameter: lastEventId !== undefined ? 'Last-Event-ID' : 'cursor',
+        sink: { send: write, bufferedBytes: () => response.writableLength },
+        onEnd: (error) => {
+          write(error);
+          finish();
+          // A client that does not read the end either is cut after the same grace, so its buffer goes.
+          setTimeout(() => response.destroy(), service.settings.slowConsumerMs).unref();
+        },
+      });
+    } catch (error) {
+      ended = true;
+      releaseConnection();
+      untrack();
+      throw error;
+    }
+    request.socket.setTimeout(0);
+    request.socket.setNoDelay(true);
+    response.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      // Proxies that buffer responses (nginx) would hold events back.
+      'X-Accel-Buffering': 'no',
+    });
+    response.flushHeaders();
+    write({ type: 'subscribed', subscription: SUBSCRIPTION_ID, channel: channel.name as 'trades', cursor: subscription.cursor });
+    response.on('close', finish);
+    subscription.start();
+  });
+  return router;
+}

@@ -1,0 +1,24 @@
+/** The live streams' figures of this API process, as /metrics families. */
+import { type Family, single } from '../../api/metrics.js';
+import type { StreamFigures } from './stream-service.js';
+
+export function streamMetrics(figures: StreamFigures): Family[] {
+  return [
+    single('tapeline_stream_connections', 'Open stream connections (SSE and WebSocket) holding a key.', 'gauge', figures.connections),
+    single('tapeline_stream_subscriptions', 'Open stream subscriptions.', 'gauge', figures.subscriptions),
+    single('tapeline_stream_messages_total', 'Data messages sent on streams (heartbeats not counted).', 'counter', figures.messages),
+    single('tapeline_stream_slow_consumers_total', 'Subscriptions ended with slow_consumer.', 'counter', figures.slowConsumers),
+    single(
+      'tapeline_stream_expired_cursors_total',
+      'Subscriptions refused or ended with cursor_expired.',
+      'counter',
+      figures.expiredCursors,
+    ),
+    single(
+      'tapeline_stream_undecodable_total',
+      'Log records streams skipped as undecodable (the sink dead-letters them).',
+      'counter',
+      figures.undecodable,
+    ),
+  ];
+}

@@ -1,0 +1,166 @@
+/**
+ * Live streams in one API process: opens subscriptions (cursor checked against the log, per-key caps
+ * taken), keeps the log's ends watched while any subscription reads, and closes every connection on
+ * shutdown. The transports (sse.ts, websocket.ts) carry the same messages. Each API process reads the
+ * log itself, so streams scale with API processes and need no consumer group.
+ */
+import { ApiError } from '../../api/errors.js';
+import type { StreamError } from '../../api/types.generated.js';
+import type { Logger } from '../logger.js';
+import type { AnalyticsStore } from '../ports/analytics-store.js';
+import type { EventLog, PartitionOffsets } from '../ports/event-log.js';
+import { partitionForKey } from '../eventlog/partitioner.js';
+import type { Channel } from './channels.js';
+import { decodeCursor, type Positions } from './cursor.js';
+import { KeyLimits } from './key-limits.js';
+import { LogEnds } from './log-ends.js';
+import { type StreamSettings, type StreamSink, Subscription, type SubscriptionCounters } from './subscription.js';
+
+export interface StreamServiceSettings extends StreamSettings {
+  idleTimeoutMs: number;
+  authTimeoutMs: number;
+  connectionsPerKey: number;
+  subscriptionsPerKey: number;
+}
+
+export interface OpenSubscription {
+  keyId: string;
+  id: string;
+  channel: Channel;
+  /** Parsed by the channel. */
+  filters: unknown;
+  cursor: string | undefined;
+  /** Names the cursor in errors: `cursor` (SSE query, WebSocket message) or `Last-Event-ID`. */
+  cursorParameter: string;
+  sink: StreamSink;
+  onEnd: (error: StreamError) => void;
+}
+
+export interface StreamFigures extends SubscriptionCounters {
+  connections: number;
+  subscriptions: number;
+  slowConsumers: number;
+  expiredCursors: number;
+}
+
+export class StreamService {
+  readonly limits: KeyLimits;
+  private readonly ends: LogEnds;
+  private readonly counters: SubscriptionCounters = { messages: 0, undecodable: 0 };
+  private slowConsumers = 0;
+  private expiredCursors = 0;
+  /** Closers of every open connection, for shutdown. */
+  private readonly connections = new Set<() => void>();
+
+  constructor(
+    private readonly log: EventLog,
+    readonly store: AnalyticsStore,
+    readonly settings: StreamServiceSettings,
+    logger: Logger,
+  ) {
+    this.limits = new KeyLimits(settings);
+    this.ends = new LogEnds(log, settings.pollMs, (error) => logger.warn({ err: error }, 'stream: reading the log ends failed; retrying'));
+  }
+
+  /** Registers a connection's closer; the returned function unregisters it. */
+  track(close: () => void): () => void {
+    this.connections.add(close);
+    return () => this.connections.delete(close);
+  }
+
+  /**
+   * Starts a subscription at the cursor (or the log's end). Throws ApiError: 400 naming the cursor
+   * parameter, 410 reason cursor_expired, 429 reason account_limit.
+   */
+  async open(request: OpenSubscription): Promise<Subscription> {
+    const releaseSlot = this.limits.openSubscription(request.keyId);
+    const watches: Array<{ offsets: PartitionOffsets[]; release: () => void }> = [];
+    const release = () => {
+      releaseSlot();
+      for (const watch of watches) watch.release();
+    };
+    try {
+      const { channel } = request;
+      for (const stream of channel.streams) watches.push(await this.ends.watch(stream.topic));
+      const held = new Map(channel.streams.map((stream, i) => [stream.topic, watches[i]!.offsets]));
+      const key = channel.partitionKey(request.filters);
+      const partitions = channel.streams.flatMap((stream) => {
+        const count = held.get(stream.topic)!.length;
+        // The stream's key is the market: its records are all in this one partition, in order.
+        const only = key === undefined ? undefined : partitionForKey(key, count);
+        return Array.from({ length: count }, (_, partition) => partition)
+          .filter((partition) => only === undefined || partition === only)
+          .map((partition) => ({ stream, partition }));
+      });
+      const positions = request.cursor === undefined ? endsOf(held) : this.checkedCursor(request, held, partitions);
+      const subscription = new Subscription({
+        id: request.id,
+        channel,
+        filters: request.filters,
+        positions,
+        partitions,
+        log: this.log,
+        ends: this.ends,
+        settings: this.settings,
+        sink: request.sink,
+        counters: this.counters,
+        onEnd: (error) => {
+          if (error.code === 'slow_consumer') this.slowConsumers++;
+          if (error.code === 'cursor_expired') this.expiredCursors++;
+          request.onEnd(error);
+        },
+      });
+      void subscription.done.finally(release);
+      return subscription;
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  figures(): StreamFigures {
+    const totals = this.limits.totals;
+    return { ...this.counters, ...totals, slowConsumers: this.slowConsumers, expiredCursors: this.expiredCursors };
+  }
+
+  close(): void {
+    for (const close of [...this.connections]) close();
+    this.ends.close();
+  }
+
+  private checkedCursor(
+    request: OpenSubscription,
+    held: Map<string, PartitionOffsets[]>,
+    partitions: Array<{ stream: { topic: string }; partition: number }>,
+  ): Positions {
+    const name = request.cursorParameter;
+    const positions = decodeCursor(request.cursor!);
+    if (!positions) throw ApiError.badRequest(`${name}: not a stream cursor (send back a message's cursor as it came)`);
+    const topics = [...held.keys()];
+    if (positions.size !== topics.length || !topics.every((topic) => positions.has(topic)))
+      throw ApiError.badRequest(`${name}: a cursor of another channel (this is ${request.channel.name})`);
+    for (const [topic, offsets] of held) {
+      const given = positions.get(topic)!;
+      if (given.length !== offsets.length) throw ApiError.badRequest(`${name}: does not match this event log (partition count)`);
+      if (given.some((offset, partition) => offset > offsets[partition]!.endOffset))
+        throw ApiError.badRequest(`${name}: ahead of this event log (a cursor of another deployment?)`);
+    }
+    const expired = partitions.filter(
+      ({ stream, partition }) => positions.get(stream.topic)![partition]! < held.get(stream.topic)![partition]!.startOffset,
+    );
+    if (expired.length > 0) {
+      this.expiredCursors++;
+      throw new ApiError(
+        410,
+        'GONE',
+        `${name}: the event log no longer holds the records after this cursor (retention deleted them): resync from REST (/v1/markets/{id}/trades), then subscribe without a cursor`,
+        { reason: 'cursor_expired' },
+      );
+    }
+    return positions;
+  }
+}
+
+function endsOf(held: Map<string, PartitionOffsets[]>): Positions {
+  return new Map([...held].map(([topic, offsets]) => [topic, offsets.map((p) => p.endOffset)]));
+}

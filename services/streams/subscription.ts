@@ -1,0 +1,222 @@
+/**
+ * One subscription: a reader of the log with positions of its own. It reads the partitions it needs
+ * from its positions, a run of STREAM_READ_BATCH at a time, sends what its filters keep, and waits
+ * for the log's end to move when it has caught up. Replay and live are the same loop, so there is no
+ * switch where a record could be missed or sent twice; each message's cursor is the positions right
+ * after it.
+ *
+ * Pace: it reads only while its connection has at most STREAM_BUFFER_BYTES waiting to be sent. A
+ * buffer that stays over it for STREAM_SLOW_CONSUMER_MS ends the subscription with `slow_consumer`
+ * (its cursor is the last message sent): memory per connection stays bounded, and since every
+ * subscription reads for itself, a slow one delays no other.
+ */
+import type { StreamError, StreamServerMessage } from '../../api/types.generated.js';
+import type { Stream } from '../events/stream.js';
+import { type EventLog, OffsetOutOfRangeError, UNDECODABLE_HEADER } from '../ports/event-log.js';
+import type { Channel } from './channels.js';
+import { encodeCursor, type Positions } from './cursor.js';
+import type { LogEnds } from './log-ends.js';
+
+export interface StreamSettings {
+  heartbeatMs: number;
+  bufferBytes: number;
+  slowConsumerMs: number;
+  readBatch: number;
+  pollMs: number;
+}
+
+/** Where a subscription's messages go: an SSE response or a WebSocket. */
+export interface StreamSink {
+  send(message: StreamServerMessage): void;
+  /** Bytes accepted by send but not yet handed to the network. */
+  bufferedBytes(): number;
+}
+
+export interface SubscriptionCounters {
+  messages: number;
+  /** Records skipped because they could not be decoded (the sink's processor dead-letters them). */
+  undecodable: number;
+}
+
+export interface SubscriptionOptions {
+  id: string;
+  channel: Channel;
+  filters: unknown;
+  positions: Positions;
+  /** The (stream, partition) pairs to read. */
+  partitions: Array<{ stream: Stream; partition: number }>;
+  log: EventLog;
+  ends: LogEnds;
+  settings: StreamSettings;
+  sink: StreamSink;
+  counters: SubscriptionCounters;
+  /** Told once when the subscription ends on its own (slow consumer, expired cursor, unreadable log). */
+  onEnd: (error: StreamError) => void;
+}
+
+/** Read failures other than an expired position are retried this many times before `unavailable`. */
+const READ_ATTEMPTS = 5;
+
+export class Subscription {
+  private stopped = false;
+  private wake: (() => void) | null = null;
+  private next = 0;
+  private lastSentAt = Date.now();
+  private finished!: () => void;
+  /** Resolves once the subscription stopped reading (ended, stopped, or stopped before it started). */
+  readonly done = new Promise<void>((resolve) => (this.finished = resolve));
+  private started = false;
+
+  constructor(private readonly options: SubscriptionOptions) {}
+
+  /** Starts reading (after the transport sent `subscribed`, so that comes first). */
+  start(): void {
+    if (this.started || this.stopped) return;
+    this.started = true;
+    this.run()
+      .catch((error: unknown) => {
+        if (!this.stopped) this.end('unavailable', `the event log could not be read: ${(error as Error).message}; resume with the cursor`);
+      })
+      .finally(() => this.finished());
+  }
+
+  get id(): string {
+    return this.options.id;
+  }
+
+  get cursor(): string {
+    return encodeCursor(this.options.positions);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.wake?.();
+    if (!this.started) this.finished();
+  }
+
+  /** The `error` message that ends this subscription with `code`, carrying its cursor. */
+  errorMessage(code: StreamError['code'], message: string): StreamError {
+    return { type: 'error', code, message, parameter: null, subscription: this.options.id, cursor: this.cursor };
+  }
+
+  private end(code: StreamError['code'], message: string): void {
+    this.stopped = true;
+    this.options.onEnd(this.errorMessage(code, message));
+  }
+
+  private async run(): Promise<void> {
+    const { settings, sink } = this.options;
+    while (!this.stopped) {
+      if (sink.bufferedBytes() > settings.bufferBytes) {
+        if (await this.drained()) continue;
+        if (!this.stopped)
+          this.end(
+            'slow_consumer',
+            `the connection's send buffer stayed over ${settings.bufferBytes} bytes for ${settings.slowConsumerMs} ms; reconnect with the cursor and read faster (or filter more)`,
+          );
+        return;
+      }
+      const target = this.nextWithBacklog();
+      if (!target) {
+        const quietFor = Date.now() - this.lastSentAt;
+        if (quietFor >= settings.heartbeatMs) {
+          this.heartbeat();
+          continue;
+        }
+        await this.sleep(settings.heartbeatMs - quietFor);
+        continue;
+      }
+      const read = await this.read(target.stream.topic, target.partition);
+      if (read === 'ended') return;
+      if (read === 0) await this.sleep(settings.pollMs);
+      if (Date.now() - this.lastSentAt >= settings.heartbeatMs) this.heartbeat();
+    }
+  }
+
+  /** Reads and sends one run of a partition; the number of records read, or 'ended'. */
+  private async read(topic: string, partition: number): Promise<number | 'ended'> {
+    const { log, positions, settings, channel, filters, sink, counters } = this.options;
+    const offsets = positions.get(topic)!;
+    const stream = this.options.partitions.find((p) => p.stream.topic === topic)!.stream;
+    let messages: Awaited<ReturnType<EventLog['read']>> = [];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        messages = await log.read(topic, partition, offsets[partition]!, settings.readBatch);
+        break;
+      } catch (error) {
+        if (error instanceof OffsetOutOfRangeError) {
+          this.end(
+            'cursor_expired',
+            `the log no longer holds this position (retention deleted it up to offset ${error.logStartOffset}); resync from REST, then subscribe without a cursor`,
+          );
+          return 'ended';
+        }
+        if (attempt >= READ_ATTEMPTS || this.stopped) throw error;
+        await this.sleep(settings.pollMs * 2 ** attempt);
+      }
+    }
+    for (const message of messages) {
+      if (this.stopped) return 'ended';
+      offsets[partition] = message.offset + 1;
+      let event: unknown;
+      try {
+        if (message.headers[UNDECODABLE_HEADER] !== undefined) throw new Error(message.headers[UNDECODABLE_HEADER]);
+        event = stream.codec.decode(message.value);
+      } catch {
+        counters.undecodable++;
+        continue;
+      }
+      const data = channel.select(stream, event, filters);
+      if (data === null) continue;
+      sink.send({
+        type: channel.messageType,
+        subscription: this.options.id,
+        channel: channel.name,
+        cursor: this.cursor,
+        data,
+      } as StreamServerMessage);
+      counters.messages++;
+      this.lastSentAt = Date.now();
+    }
+    return messages.length;
+  }
+
+  private heartbeat(): void {
+    this.options.sink.send({ type: 'heartbeat', subscription: this.options.id, cursor: this.cursor, time: new Date().toISOString() });
+    this.lastSentAt = Date.now();
+  }
+
+  /** Round-robin over the partitions with records past the position, so a busy one starves none. */
+  private nextWithBacklog(): { stream: Stream; partition: number } | undefined {
+    const { partitions, positions, ends } = this.options;
+    for (let step = 0; step < partitions.length; step++) {
+      const index = (this.next + step) % partitions.length;
+      const target = partitions[index]!;
+      if (positions.get(target.stream.topic)![target.partition]! < ends.end(target.stream.topic, target.partition)) {
+        this.next = (index + 1) % partitions.length;
+        return target;
+      }
+    }
+    return undefined;
+  }
+
+  /** Waits for the send buffer to fall to half the bound; false after STREAM_SLOW_CONSUMER_MS or on stop. */
+  private async drained(): Promise<boolean> {
+    const { settings, sink } = this.options;
+    const deadline = Date.now() + settings.slowConsumerMs;
+    while (!this.stopped && Date.now() < deadline) {
+      if (sink.bufferedBytes() <= settings.bufferBytes / 2) return true;
+      await this.sleep(Math.min(settings.pollMs, 50));
+    }
+    return false;
+  }
+
+  /** Sleeps until the log's end moves, `ms` pass or stop. */
+  private async sleep(ms: number): Promise<void> {
+    if (this.stopped) return;
+    const { done, wake } = this.options.ends.changed(ms);
+    this.wake = wake;
+    await done;
+    this.wake = null;
+  }
+}
