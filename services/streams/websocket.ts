@@ -37,6 +37,37 @@ const PATH = '/v1/stream';
 const MAX_CLIENT_FRAME_BYTES = 16 * 1024;
 const SUBSCRIPTION_ID = /^[A-Za-z0-9_.-]{1,64}$/;
 const KEY_PARAMETERS = new Set(['key', 'api_key', 'apikey', 'token', 'access_token', 'authorization']);
+/**
+ * Connections opened without a key hold a socket until their auth message or STREAM_AUTH_TIMEOUT_MS,
+ * before any per-key cap can count them: so they are bounded per address and in all.
+ */
+export const PENDING_AUTH_PER_ADDRESS = 8;
+export const PENDING_AUTH_IN_ALL = 1_000;
+
+/** Counts the connections still to authenticate; `take` refuses past the bounds, its release runs once. */
+function pendingAuthentications() {
+  const byAddress = new Map<string, number>();
+  let inAll = 0;
+  return (address: string): (() => void) => {
+    const mine = byAddress.get(address) ?? 0;
+    if (mine >= PENDING_AUTH_PER_ADDRESS || inAll >= PENDING_AUTH_IN_ALL)
+      throw ApiError.rateLimited(
+        `too many connections waiting to authenticate (${mine >= PENDING_AUTH_PER_ADDRESS ? `${PENDING_AUTH_PER_ADDRESS} from this address` : `${PENDING_AUTH_IN_ALL} in all`}): authenticate the open ones, or send Authorization: Bearer on the upgrade`,
+        1,
+      );
+    byAddress.set(address, mine + 1);
+    inAll++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      inAll--;
+      const left = (byAddress.get(address) ?? 1) - 1;
+      if (left > 0) byAddress.set(address, left);
+      else byAddress.delete(address);
+    };
+  };
+}
 
 export const CLOSE_REFUSED = 1008;
 export const CLOSE_IDLE = 4000;
@@ -45,6 +76,7 @@ export const CLOSE_SLOW_CONSUMER = 4008;
 /** The node `upgrade` listener: answers /v1/stream, refuses everything else. */
 export function streamUpgrade(deps: WebSocketDependencies) {
   const server = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES });
+  const takePending = pendingAuthentications();
   return async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     try {
       const url = new URL(request.url ?? '/', 'http://localhost');
@@ -66,14 +98,16 @@ export function streamUpgrade(deps: WebSocketDependencies) {
         owner = verified.owner;
         release = deps.service.limits.openConnection(owner.key_id);
       }
+      const releasePending = owner ? null : takePending(clientAddress(request, deps.trustProxyHops));
       let upgraded = false;
-      // A handshake the ws library refuses never reaches the callback: the slot goes back with the socket.
+      // A handshake the ws library refuses never reaches the callback: the slots go back with the socket.
       socket.once('close', () => {
         if (!upgraded) release?.();
+        releasePending?.();
       });
       server.handleUpgrade(request, socket, head, (ws) => {
         upgraded = true;
-        new SocketSession(ws, deps, request, owner, release).begin();
+        new SocketSession(ws, deps, request, owner, release, releasePending).begin();
       });
     } catch (error) {
       refuseUpgrade(socket, error);
@@ -111,6 +145,7 @@ class SocketSession {
     private readonly request: IncomingMessage,
     private owner: KeyOwner | null,
     private releaseConnection: (() => void) | null,
+    private readonly releasePending: (() => void) | null,
   ) {}
 
   begin(): void {
@@ -195,6 +230,7 @@ class SocketSession {
         return this.fail(streamErrorOf(error, null), CLOSE_REFUSED);
       }
       this.owner = verified.owner;
+      this.releasePending?.();
     } finally {
       this.authenticating = false;
     }
@@ -284,6 +320,7 @@ class SocketSession {
     this.subscriptions.clear();
     this.releaseConnection?.();
     this.releaseConnection = null;
+    this.releasePending?.();
     this.untrack();
   }
 }

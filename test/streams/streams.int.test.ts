@@ -17,6 +17,7 @@ import { type FileEventLog, openFileEventLog } from '../../services/eventlog/fil
 import { partitionForKey } from '../../services/eventlog/partitioner.js';
 import { allTopicSpecs, STREAMS, topicSchemas } from '../../services/read-models/registry.js';
 import { type SinkService, startSink } from '../../services/sink/sink-service.js';
+import { PENDING_AUTH_PER_ADDRESS } from '../../services/streams/websocket.js';
 import { type ApiHarness, startApiHarness } from '../support/api-harness.js';
 import { conditionId, marketUpserted, T0, tradeExecuted, txHash, walletAddress } from '../support/events.js';
 import { getJson, waitFor as poll } from '../support/http.js';
@@ -359,6 +360,25 @@ test('a key in the URL is refused; a Tier 1 key is refused the trades channel', 
   expect(await errorOf(anonymous)).toMatchObject({ code: 'unauthorized' });
   anonymous.send({ type: 'auth', key: 'aif_wrong' });
   expect((await anonymous.closed).code).toBe(1008);
+});
+
+test('connections waiting to authenticate are bounded per address; authenticating frees the place', async () => {
+  const waiting = await Promise.all(Array.from({ length: PENDING_AUTH_PER_ADDRESS }, () => openWs(undefined)));
+  await expect(openWs(undefined)).rejects.toMatchObject({
+    status: 429,
+    body: { code: 'RATE_LIMITED', error: expect.stringMatching(/waiting to authenticate/) },
+  });
+  // A key on the upgrade is never held back by the anonymous sockets of its address.
+  const keyed = await openWs(tier2Key);
+  keyed.ws.close();
+  waiting[0]!.send({ type: 'auth', key: tier2Key });
+  waiting[0]!.send({ type: 'subscribe', channel: 'trades', subscription: 'after-auth' });
+  await subscribed(waiting[0]!, 'after-auth');
+  const next = await openWs(undefined);
+  waiting[1]!.ws.close();
+  await waiting[1]!.closed;
+  const another = await poll(async () => openWs(undefined).catch(() => null), 20_000, 'the place of a closed socket back', 20);
+  for (const client of [...waiting, next, another]) client.ws.close();
 });
 
 test('per-key connection and subscription caps refuse past the cap and free the slot on close', async () => {
