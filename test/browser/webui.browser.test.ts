@@ -312,9 +312,19 @@ test('a key made by the admin CLI signs in under a readable name; the leaderboar
   await waitForReady(page, 20_000);
   const rows = page.locator('[data-testid="leaderboard"] tbody tr');
   await rows.first().waitFor();
-  const served = (await getJson(`${base}/v1/leaderboard?limit=25`, issued.api_key)).body.data as Array<{ wallet: string }>;
+  const served = (await getJson(`${base}/v1/leaderboard?limit=25`, issued.api_key)).body.data as Array<{
+    wallet: string;
+    wallet_predates: boolean;
+  }>;
   expect(served.length).toBeGreaterThan(0);
   expect(await rows.count()).toBe(served.length);
+  // A wallet active before the chain coverage carries a "partial history" badge, as the API flags it.
+  const predates = new Map(served.map((e) => [e.wallet, e.wallet_predates]));
+  for (let i = 0; i < served.length; i++) {
+    const row = rows.nth(i);
+    const wallet = (await row.locator('a').getAttribute('href'))!.split('/').pop()!;
+    if (predates.has(wallet)) expect((await row.getByText('partial history').count()) > 0).toBe(predates.get(wallet));
+  }
   const firstWallet = (await rows.first().locator('a').getAttribute('href'))!.split('/').pop()!;
   // The demo keeps trading: the page's leader is among the API's top ranks read just after.
   expect(served.map((e) => e.wallet)).toContain(firstWallet);

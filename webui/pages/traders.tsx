@@ -158,55 +158,69 @@ function Leaderboard() {
         (entries.length === 0 ? (
           <p class="muted">No trader matches.</p>
         ) : (
-          <table data-testid="leaderboard">
-            <caption class="sr-only">Traders ranked by {SORTS.find(([value]) => value === sortBy)?.[1] ?? sortBy}</caption>
-            <thead>
-              <tr>
-                <th scope="col" class="num">
-                  #
-                </th>
-                <th scope="col">Wallet</th>
-                <th scope="col" class="num">
-                  Total PnL
-                </th>
-                <th scope="col" class="num">
-                  Realized
-                </th>
-                <th scope="col" class="num">
-                  Volume
-                </th>
-                <th scope="col" class="num">
-                  Win rate
-                </th>
-                <th scope="col" class="num">
-                  Risk
-                </th>
-                <th scope="col" class="num">
-                  Trades
-                </th>
-                <th scope="col">Last trade</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((e, i) => (
-                <tr key={e.wallet}>
-                  <td class="num">{e.rank ?? i + 1}</td>
-                  <td>
-                    <Link href={`/app/traders/${e.wallet}`} class="mono" title={e.wallet}>
-                      {shortId(e.wallet, 8, 6)}
-                    </Link>
-                  </td>
-                  <td class="num">{formatUsd(e.total_pnl)}</td>
-                  <td class="num">{formatUsd(e.total_realized_pnl)}</td>
-                  <td class="num">{formatUsd(e.volume_usdc)}</td>
-                  <td class="num">{formatPct(e.win_rate_pct)}</td>
-                  <td class="num">{formatInteger(e.risk_score)}</td>
-                  <td class="num">{formatInteger(e.trades)}</td>
-                  <td>{formatTime(e.last_trade_at ?? null)}</td>
+          <>
+            {entries.some((e) => e.wallet_predates) && (
+              <p class="note">
+                <strong>Partial history:</strong> these wallets were active before the chain coverage starts, so their figures miss part of
+                their history (each trader page says from when the figures are whole).
+              </p>
+            )}
+            <table data-testid="leaderboard">
+              <caption class="sr-only">Traders ranked by {SORTS.find(([value]) => value === sortBy)?.[1] ?? sortBy}</caption>
+              <thead>
+                <tr>
+                  <th scope="col" class="num">
+                    #
+                  </th>
+                  <th scope="col">Wallet</th>
+                  <th scope="col" class="num">
+                    Total PnL
+                  </th>
+                  <th scope="col" class="num">
+                    Realized
+                  </th>
+                  <th scope="col" class="num">
+                    Volume
+                  </th>
+                  <th scope="col" class="num">
+                    Win rate
+                  </th>
+                  <th scope="col" class="num">
+                    Risk
+                  </th>
+                  <th scope="col" class="num">
+                    Trades
+                  </th>
+                  <th scope="col">Last trade</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {entries.map((e, i) => (
+                  <tr key={e.wallet}>
+                    <td class="num">{e.rank ?? i + 1}</td>
+                    <td>
+                      <Link href={`/app/traders/${e.wallet}`} class="mono" title={e.wallet}>
+                        {shortId(e.wallet, 8, 6)}
+                      </Link>
+                      {e.wallet_predates && (
+                        <>
+                          {' '}
+                          <span class="badge">partial history</span>
+                        </>
+                      )}
+                    </td>
+                    <td class="num">{formatUsd(e.total_pnl)}</td>
+                    <td class="num">{formatUsd(e.total_realized_pnl)}</td>
+                    <td class="num">{formatUsd(e.volume_usdc)}</td>
+                    <td class="num">{formatPct(e.win_rate_pct)}</td>
+                    <td class="num">{formatInteger(e.risk_score)}</td>
+                    <td class="num">{formatInteger(e.trades)}</td>
+                    <td>{formatTime(e.last_trade_at ?? null)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </>
         ))}
       {cursor && !error && (
         <button type="button" class="secondary" disabled={busy} onClick={() => void load(cursor)}>
