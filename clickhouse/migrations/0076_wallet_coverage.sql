@@ -8,7 +8,8 @@ CREATE TABLE IF NOT EXISTS wallet_coverage_local ON CLUSTER '{cluster}'
 )
 ENGINE = ReplicatedAggregatingMergeTree('/clickhouse/tables/{shard}/{database}/wallet_coverage_local', '{replica}')
 ORDER BY wallet
-SETTINGS index_granularity = 256;
+
+SETTINGS index_granularity = 256, auto_statistics_types = '';
 
 CREATE TABLE IF NOT EXISTS wallet_coverage ON CLUSTER '{cluster}' AS wallet_coverage_local
 ENGINE = Distributed('{cluster}', currentDatabase(), wallet_coverage_local, cityHash64(wallet));

@@ -39,6 +39,7 @@ test('the ledger and the MergeTree tables of its views have no automatic statist
     'trader_market_pnl',
     'trader_recent_days',
     'trader_window_counts',
+    'wallet_coverage',
   ]);
   for (const table of mergeTrees)
     expect([table.name, table.engine_full]).toEqual([table.name, expect.stringContaining("auto_statistics_types = ''")]);

@@ -17,7 +17,8 @@ CREATE TABLE IF NOT EXISTS wallet_coverage
 )
 ENGINE = AggregatingMergeTree
 ORDER BY wallet
-SETTINGS index_granularity = 256;
+-- Fed by a view of the ledger, so merged as often: no automatic statistics, as 0062 says.
+SETTINGS index_granularity = 256, auto_statistics_types = '';
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS wallet_coverage_mv TO wallet_coverage AS
 SELECT wallet, min(time) AS first_time,
