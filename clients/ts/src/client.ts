@@ -49,6 +49,7 @@ export class TapelineClient {
   private readonly retry: RetryOptions;
   private readonly fetchImpl: typeof fetch;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly injectedSleep: ((ms: number) => Promise<void>) | undefined;
   private readonly random: () => number;
   private readonly headers: Record<string, string>;
 
@@ -58,6 +59,7 @@ export class TapelineClient {
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.injectedSleep = options.sleep;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.random = options.random ?? Math.random;
     this.headers = { accept: 'application/json', ...options.headers };
@@ -96,7 +98,10 @@ export class TapelineClient {
    */
   stream<C extends StreamChannel>(options: StreamOptions<C>): TapelineStream<C> {
     const { accept: _, ...headers } = this.headers;
-    return new TapelineStream({ baseUrl: this.baseUrl, headers, fetch: this.fetchImpl, random: this.random }, options);
+    return new TapelineStream(
+      { baseUrl: this.baseUrl, headers, fetch: this.fetchImpl, sleep: this.injectedSleep, random: this.random },
+      options,
+    );
   }
 
   private buildRequest(spec: OperationSpec, params: Record<string, unknown>): { url: string; body: string | undefined } {

@@ -91,16 +91,20 @@ export interface StreamTransport {
   baseUrl: string;
   headers: Record<string, string>;
   fetch: typeof fetch;
+  /** Injected for tests; by default a timer that close() clears (so a closed stream holds no process open). */
+  sleep?: (ms: number) => Promise<void>;
   random: () => number;
 }
 
-/** Why one connection ended, when it ended without throwing. */
-type Ending = { retryAfterMs: number | null; delivered: boolean };
+/** How long to wait before the next connection (null: the backoff), when one ended without throwing. */
+type Ending = { retryAfterMs: number | null };
 
 export class TapelineStream<C extends StreamChannel> implements AsyncIterable<StreamMessage<C>> {
   private position: string | undefined;
   private readonly stopper = new AbortController();
   private iterated = false;
+  /** Whether the current connection was answered with `subscribed` (it worked: the backoff starts over). */
+  private subscribed = false;
   private readonly reconnect: ReconnectOptions;
   private readonly idleTimeoutMs: number;
   /** Connections made, the first included (a reconnect count for callers and tests). */
@@ -146,15 +150,16 @@ export class TapelineStream<C extends StreamChannel> implements AsyncIterable<St
         try {
           ending = yield* this.connect(connection);
         } catch (error) {
-          if (error instanceof TapelineStreamError || this.stopper.signal.aborted) throw error;
+          if (this.stopper.signal.aborted) return;
+          if (error instanceof TapelineStreamError) throw error;
           failure = error;
-          ending = { retryAfterMs: null, delivered: false };
+          ending = { retryAfterMs: null };
         } finally {
           this.stopper.signal.removeEventListener('abort', stop);
           connection.abort();
         }
         if (this.stopper.signal.aborted) return;
-        failures = ending.delivered ? 0 : failures + 1;
+        failures = this.subscribed ? 0 : failures + 1;
         if (failures >= this.reconnect.maxAttempts)
           throw new TapelineConnectionError(
             `stream ${this.options.channel}: ${failures} connection attempts in a row failed; resume later with the cursor`,
@@ -173,18 +178,21 @@ export class TapelineStream<C extends StreamChannel> implements AsyncIterable<St
     return Math.floor(this.transport.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** failures));
   }
 
-  private pause(ms: number): Promise<void> {
+  /** The client's sleep, cut short by close(), break or the caller's signal. */
+  private async pause(ms: number): Promise<void> {
     const signal = this.stopper.signal;
-    if (signal.aborted || ms <= 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      }
-      signal.addEventListener('abort', done, { once: true });
-    });
+    if (signal.aborted) return;
+    let stopped!: () => void;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const abort = new Promise<void>((resolve) => (stopped = resolve));
+    signal.addEventListener('abort', stopped, { once: true });
+    const slept = this.transport.sleep ? this.transport.sleep(ms) : new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+    try {
+      await Promise.race([slept, abort]);
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', stopped);
+    }
   }
 
   private url(): string {
@@ -197,6 +205,7 @@ export class TapelineStream<C extends StreamChannel> implements AsyncIterable<St
   /** One connection: yields its data messages; returns how it ended, throws what must not be retried. */
   private async *connect(connection: AbortController): AsyncGenerator<StreamMessage<C>, Ending> {
     this.connections++;
+    this.subscribed = false;
     const headers: Record<string, string> = { ...this.transport.headers, accept: 'text/event-stream' };
     if (this.position !== undefined) headers['last-event-id'] = this.position;
     let idle: ReturnType<typeof setTimeout> | undefined;
@@ -213,7 +222,7 @@ export class TapelineStream<C extends StreamChannel> implements AsyncIterable<St
         if (response.status === 429 || response.status >= 500) {
           // The per-key connection cap can still count the connection just dropped, and a 5xx is
           // the service's trouble: both are retried with the cursor.
-          return { retryAfterMs: retryAfter === null ? null : retryAfter * 1000, delivered: false };
+          return { retryAfterMs: retryAfter === null ? null : retryAfter * 1000 };
         }
         const envelope = parseJson(text) as { error?: string } | undefined;
         const message = envelope?.error ?? (text.slice(0, 200) || response.statusText);
@@ -225,7 +234,6 @@ export class TapelineStream<C extends StreamChannel> implements AsyncIterable<St
         );
       }
       if (!response.body) throw new TapelineConnectionError('the stream answer has no body');
-      let delivered = false;
       for await (const data of sseData(response.body)) {
         watch();
         const message = parseJson(data) as StreamServerMessage | undefined;
@@ -234,13 +242,13 @@ export class TapelineStream<C extends StreamChannel> implements AsyncIterable<St
         switch (message.type) {
           case 'subscribed':
             this.position = message.cursor;
-            delivered = true;
+            this.subscribed = true;
             break;
           case 'heartbeat':
             this.position = message.cursor;
             break;
           case 'error':
-            if (RESUMABLE.has(message.code)) return { retryAfterMs: null, delivered };
+            if (RESUMABLE.has(message.code)) return { retryAfterMs: null };
             throw new TapelineStreamError(message.code, message.message, null, message.parameter);
           default:
             // Handed out is delivered: a reconnect can only happen once the caller asks for the next one.
@@ -248,7 +256,7 @@ export class TapelineStream<C extends StreamChannel> implements AsyncIterable<St
             yield message as StreamMessage<C>;
         }
       }
-      return { retryAfterMs: null, delivered };
+      return { retryAfterMs: null };
     } finally {
       clearTimeout(idle);
     }
