@@ -192,6 +192,10 @@ class Stream(_StreamState):
                     restart = raised
                 except httpx.TransportError as error:
                     cause, restart = error, _Restart()
+                except Exception:
+                    if self._closed:  # close() from another thread closed the response under the read
+                        return
+                    raise
                 finally:
                     self._response = None
                 if self._closed:
