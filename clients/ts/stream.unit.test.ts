@@ -30,7 +30,7 @@ const frame = (message: StreamServerMessage) =>
 
 /** A scripted answer: an event stream (ending, failing or hanging after its frames) or a refusal. */
 type Answer =
-  | { frames: StreamServerMessage[]; then: 'end' | 'fail' | 'hang'; onCancel?: () => void }
+  | { frames: StreamServerMessage[]; after: 'end' | 'fail' | 'hang'; onCancel?: () => void }
   | { status: number; body: unknown; headers?: Record<string, string> };
 
 function scripted(answers: Answer[]) {
@@ -52,8 +52,8 @@ function scripted(answers: Answer[]) {
           for (const message of answer.frames) controller.enqueue(encoder.encode(frame(message)));
           return;
         }
-        if (answer.then === 'end') controller.close();
-        if (answer.then === 'fail') controller.error(new TypeError('terminated: other side closed'));
+        if (answer.after === 'end') controller.close();
+        if (answer.after === 'fail') controller.error(new TypeError('terminated: other side closed'));
         return new Promise<void>(() => undefined);
       },
       cancel: () => answer.onCancel?.(),
@@ -79,10 +79,10 @@ async function collect(iterable: AsyncIterable<{ data: { trade_id: string } }>, 
 
 test('resumes after a dropped connection and after slow_consumer with the cursor of the last message handed out', async () => {
   const { client, calls, sleeps } = scripted([
-    { frames: [subscribed('c0'), trade(1), trade(2)], then: 'fail' },
-    { frames: [subscribed('c2'), heartbeat('c3'), trade(4), streamError('slow_consumer', 'c4')], then: 'end' },
+    { frames: [subscribed('c0'), trade(1), trade(2)], after: 'fail' },
+    { frames: [subscribed('c2'), heartbeat('c3'), trade(4), streamError('slow_consumer', 'c4')], after: 'end' },
     // The heartbeat moves the cursor past records the filters dropped.
-    { frames: [subscribed('c4'), trade(5), heartbeat('c6')], then: 'end' },
+    { frames: [subscribed('c4'), trade(5), heartbeat('c6')], after: 'end' },
     { status: 410, body: { success: false, code: 'GONE', error: 'Last-Event-ID: the event log no longer holds the records' } },
   ]);
   const stream = client.stream({ channel: 'trades', filters: { market: 'some-market', side: 'buy', min_size: 1000 } });
@@ -121,14 +121,14 @@ test('refusals a retry cannot fix are thrown at once; 429 and 5xx are retried wi
   expect(failing.sleeps).toEqual([1000, 3000, 2000, 2000, 2000]);
   expect(failing.calls.every((call) => call.headers['last-event-id'] === 'c9')).toBe(true);
 
-  const badFilter = scripted([{ frames: [subscribed('c0'), streamError('bad_request')], then: 'end' }]);
+  const badFilter = scripted([{ frames: [subscribed('c0'), streamError('bad_request')], after: 'end' }]);
   await expect(collect(badFilter.client.stream({ channel: 'trades' }), [])).rejects.toMatchObject({ code: 'bad_request', status: null });
 });
 
 test('silence past idleTimeoutMs counts as a dead connection and resumes', async () => {
   const { client, calls } = scripted([
-    { frames: [subscribed('c0'), trade(1)], then: 'hang' },
-    { frames: [subscribed('c1'), trade(2)], then: 'end' },
+    { frames: [subscribed('c0'), trade(1)], after: 'hang' },
+    { frames: [subscribed('c1'), trade(2)], after: 'end' },
     { status: 401, body: { success: false, code: 'UNAUTHORIZED', error: 'key revoked' } },
   ]);
   const ids: string[] = [];
@@ -141,7 +141,7 @@ test('silence past idleTimeoutMs counts as a dead connection and resumes', async
 test('break out of the loop closes the connection and keeps the cursor of the last message handed out', async () => {
   let cancelled = false;
   const { client, calls } = scripted([
-    { frames: [subscribed('c0'), trade(1), trade(2), trade(3)], then: 'hang', onCancel: () => (cancelled = true) },
+    { frames: [subscribed('c0'), trade(1), trade(2), trade(3)], after: 'hang', onCancel: () => (cancelled = true) },
   ]);
   const stream = client.stream({ channel: 'trades' });
   for await (const message of stream) if (message.data.trade_id === 't2') break;
@@ -151,7 +151,7 @@ test('break out of the loop closes the connection and keeps the cursor of the la
   expect(() => stream[Symbol.asyncIterator]()).toThrow(/iterated once/);
 
   // close() from elsewhere ends a stream that is waiting for messages.
-  const waiting = scripted([{ frames: [subscribed('c0')], then: 'hang' }]);
+  const waiting = scripted([{ frames: [subscribed('c0')], after: 'hang' }]);
   const idle = waiting.client.stream({ channel: 'trades' });
   const done = collect(idle, []);
   await new Promise((resolve) => setTimeout(resolve, 20));
