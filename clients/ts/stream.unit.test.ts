@@ -117,8 +117,8 @@ test('refusals a retry cannot fix are thrown at once; 429 and 5xx are retried wi
   const gaveUp = await collect(stream, []).catch((e: unknown) => e);
   expect(gaveUp).toBeInstanceOf(TapelineConnectionError);
   expect((gaveUp as Error).message).toMatch(/6 connection attempts in a row failed/);
-  // Half of min(4000, 1000 * 2^n); Retry-After wins when given.
-  expect(failing.sleeps).toEqual([1000, 3000, 2000, 2000, 2000]);
+  // Half of min(4000, 1000 * 2^(failures - 1)); Retry-After wins when given.
+  expect(failing.sleeps).toEqual([500, 3000, 2000, 2000, 2000]);
   expect(failing.calls.every((call) => call.headers['last-event-id'] === 'c9')).toBe(true);
 
   const badFilter = scripted([{ frames: [subscribed('c0'), streamError('bad_request')], after: 'end' }]);

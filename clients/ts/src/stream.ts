@@ -172,10 +172,10 @@ export class TapelineStream<C extends StreamChannel> implements AsyncIterable<St
     }
   }
 
-  /** Capped exponential backoff with full jitter; the first reconnect after a working connection waits least. */
+  /** Capped exponential backoff with full jitter: up to baseDelayMs after a working connection or one failure, doubling per further failure. */
   private backoffMs(failures: number): number {
     const { baseDelayMs, maxDelayMs } = this.reconnect;
-    return Math.floor(this.transport.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** failures));
+    return Math.floor(this.transport.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** Math.max(0, failures - 1)));
   }
 
   /** The client's sleep, cut short by close(), break or the caller's signal. */
