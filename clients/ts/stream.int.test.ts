@@ -154,7 +154,7 @@ test('a connection cut under a running stream is resumed from the last cursor: e
 });
 
 test('a cursor the log no longer holds is thrown as cursor_expired; a Tier 1 key as payment_required, neither retried', async () => {
-  const client = createClient({ baseUrl: api.base, apiKey: tier2Key });
+  const client = createClient({ baseUrl: `${api.base}/v1`, apiKey: tier2Key });
   const stream = client.stream({ channel: 'trades', filters: { market: MARKET } });
   const iterator = stream[Symbol.asyncIterator]();
   const pending = iterator.next();
@@ -174,7 +174,7 @@ test('a cursor the log no longer holds is thrown as cursor_expired; a Tier 1 key
   expect(error).toMatchObject({ status: 410, parameter: 'Last-Event-ID' });
   expect(expired.connections).toBe(1);
 
-  const tier1 = createClient({ baseUrl: api.base, apiKey: (await api.admin.createKey('sdk-free', '1')).api_key });
+  const tier1 = createClient({ baseUrl: `${api.base}/v1`, apiKey: (await api.admin.createKey('sdk-free', '1')).api_key });
   const refused = tier1.stream({ channel: 'trades' });
   await expect(refused[Symbol.asyncIterator]().next()).rejects.toMatchObject({ code: 'payment_required', status: 402 });
   expect(refused.connections).toBe(1);
