@@ -1031,7 +1031,7 @@ export type StreamSubscribed = {
   /** The subscription's id. */
   subscription: string;
   channel: "trades";
-  /** Where the subscription starts (the given cursor */
+  /** Where the subscription starts (the given cursor, or the log's end). */
   cursor: StreamCursor;
 };
 

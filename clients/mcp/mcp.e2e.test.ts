@@ -10,6 +10,7 @@ import { type Demo, startDemo } from '../../test/support/demo.js';
 import { freePort, REPO_ROOT, startChild, type Child } from '../../test/support/processes.js';
 import { OPERATIONS } from '../ts/src/api.generated.js';
 import { toolsFor } from './tools.js';
+import { watchToolsFor } from './watch.js';
 
 let demo: Demo;
 let httpServer: Child | undefined;
@@ -72,7 +73,7 @@ const call = async (client: Client, name: string, args: Record<string, unknown> 
 test('stdio: lists the tools of the document, with input schemas from the operation parameters', async () => {
   const client = await stdioClient(demo.tier2Key);
   const { tools } = await client.listTools();
-  expect(tools.map((tool) => tool.name)).toEqual(toolsFor(OPERATIONS).map((tool) => tool.name));
+  expect(tools.map((tool) => tool.name)).toEqual([...toolsFor(OPERATIONS), ...watchToolsFor()].map((tool) => tool.name));
   const trades = tools.find((tool) => tool.name === 'get_recent_trades')!;
   expect(trades.inputSchema.properties).toHaveProperty('min_size');
   expect(trades.inputSchema.properties).toHaveProperty('cursor');
@@ -121,6 +122,18 @@ test('stdio: get_recent_trades honours min_size; market tools answer for a real 
   expect(usage.structuredContent.data).toMatchObject({ tier: '2' });
 }, 300_000);
 
+test('stdio: watch_trades collects live trades and the next call goes on from its cursor with none twice', async () => {
+  const client = await stdioClient(demo.tier2Key);
+  const first = await call(client, 'watch_trades', { max_messages: 3, max_seconds: 20 });
+  expect(first.isError).toBeFalsy();
+  expect(first.structuredContent.data.length).toBeGreaterThan(0);
+  expect(first.content[0]!.text).toContain(`cursor="${first.structuredContent.cursor}"`);
+  const second = await call(client, 'watch_trades', { max_messages: 3, max_seconds: 20, cursor: first.structuredContent.cursor });
+  expect(second.isError).toBeFalsy();
+  const ids = [...first.structuredContent.data, ...second.structuredContent.data].map((t: any) => t.trade_id);
+  expect(new Set(ids).size).toBe(ids.length);
+}, 300_000);
+
 test('stdio: API errors keep their code; a bad parameter is BAD_REQUEST naming it', async () => {
   const client = await stdioClient(demo.tier2Key);
   const bad = await call(client, 'get_trader_stats', { wallet: 'not-a-wallet' });
@@ -136,7 +149,7 @@ test('stdio: API errors keep their code; a bad parameter is BAD_REQUEST naming i
 test('streamable HTTP: the same tools; a sandbox key gets PAYMENT_REQUIRED for Tier 2 with what would unlock it', async () => {
   const client = await httpClient();
   const { tools } = await client.listTools();
-  expect(tools.map((tool) => tool.name)).toEqual(toolsFor(OPERATIONS).map((tool) => tool.name));
+  expect(tools.map((tool) => tool.name)).toEqual([...toolsFor(OPERATIONS), ...watchToolsFor()].map((tool) => tool.name));
   const markets = await call(client, 'search_markets', { limit: 3 });
   expect(markets.structuredContent.data).toHaveLength(3);
   const refused = await call(client, 'get_leaderboard', { limit: 5 });

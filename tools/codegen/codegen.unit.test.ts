@@ -31,7 +31,7 @@ test('an operation without an operationId is refused, naming it (SDK and MCP nam
   }
 });
 
-test('streams (an event stream, a protocol switch) get no SDK operation', () => {
+test('streams (an event stream, a protocol switch) get no SDK operation; event streams are listed apart', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-codegen-'));
   const file = path.join(dir, 'openapi.yaml');
   try {
@@ -53,7 +53,10 @@ test('streams (an event stream, a protocol switch) get no SDK operation', () => 
         },
       }),
     );
-    expect(readApiDocument(file).operations.map((op) => op.id)).toEqual(['listTrades']);
+    const document = readApiDocument(file);
+    expect(document.operations.map((op) => op.id)).toEqual(['listTrades']);
+    // The event stream's parameters are kept for the stream helpers; the WebSocket is not a table entry.
+    expect(document.streams.map((op) => [op.id, op.path])).toEqual([['streamEvents', '/stream/sse']]);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -52,10 +52,14 @@ export interface Operation {
   successStatus: number;
 }
 
+/** An event-stream operation (Server-Sent Events): no SDK method, but its parameters for the stream helpers and tools. */
+export type StreamOperation = Pick<Operation, 'id' | 'path' | 'summary' | 'description' | 'access' | 'parameters'>;
+
 export interface ApiDocument {
   version: string;
   schemas: Record<string, JsonSchema>;
   operations: Operation[];
+  streams: StreamOperation[];
   /** Webhook delivery bodies by event type (the document's top-level `webhooks`). */
   webhooks: Array<{ event: string; schema: JsonSchema }>;
 }
@@ -80,6 +84,7 @@ export function readApiDocument(file: string): ApiDocument {
   };
 
   const operations: Operation[] = [];
+  const streams: StreamOperation[] = [];
   for (const [path, item] of Object.entries<Record<string, Yaml>>(document.paths ?? {})) {
     const shared: Parameter[] = (item.parameters ?? []).map((p: unknown) => deref<Parameter>(p));
     for (const method of METHODS) {
@@ -97,8 +102,20 @@ export function readApiDocument(file: string): ApiDocument {
       const bodySchema = body?.content?.['application/json']?.schema as JsonSchema | undefined;
       const [status, response] = Object.entries<Yaml>(op.responses ?? {}).find(([code]) => /^2\d\d$/.test(code)) ?? [];
       // A stream (an event stream, a protocol switch) is no request/response call: the SDKs get no
-      // method for it, and the MCP server no tool (docs/STREAMING.md says how to read one).
-      if (op.responses?.['101'] || deref<Yaml>(response ?? {}).content?.['text/event-stream']) continue;
+      // method for it (their stream helpers read it; docs/STREAMING.md). An event stream's parameters
+      // are kept for those helpers and the MCP server's bounded watch tool.
+      if (op.responses?.['101']) continue;
+      if (deref<Yaml>(response ?? {}).content?.['text/event-stream']) {
+        streams.push({
+          id: String(op.operationId),
+          path,
+          summary: String(op.summary ?? '').trim(),
+          ...(op.description ? { description: String(op.description).trim() } : {}),
+          ...(op['x-access'] ? { access: String(op['x-access']) } : {}),
+          parameters,
+        });
+        continue;
+      }
       const envelope = deref<JsonSchema | undefined>(response ? deref<Yaml>(response).content?.['application/json']?.schema : undefined);
       // The SDK method and MCP names come from it; a name derived from the path reads badly
       // (postPaperOrdersByOrderIdCancel), so every operation names itself.
@@ -127,7 +144,7 @@ export function readApiDocument(file: string): ApiDocument {
     event,
     schema: item.post?.requestBody?.content?.['application/json']?.schema ?? {},
   }));
-  return { version: String(document.info?.version ?? ''), schemas: components.schemas ?? {}, operations, webhooks };
+  return { version: String(document.info?.version ?? ''), schemas: components.schemas ?? {}, operations, streams, webhooks };
 }
 
 /** The `data` member of a success envelope: `allOf: [Success | ListSuccess, {properties: {data: X}}]`. */

@@ -95,6 +95,17 @@ export function tsClientModule(api: ApiDocument, header: string): string {
       },
     ]),
   );
+  const streams = Object.fromEntries(
+    api.streams.map((op) => [
+      op.id,
+      {
+        path: op.path,
+        summary: op.summary,
+        ...(op.access ? { access: op.access } : {}),
+        parameters: op.parameters.map((p) => ({ ...p, schema: inlineRefs(p.schema, schemas) })),
+      },
+    ]),
+  );
   const events = api.webhooks.map((hook) => `  ${JSON.stringify(hook.event)}: ${tsType(hook.schema, '  ')};\n`).join('');
   return `${header}
 ${componentTypes(schemas)}
@@ -131,6 +142,16 @@ export interface OperationSpec {
 export const API_VERSION = ${JSON.stringify(api.version)};
 
 export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = ${JSON.stringify(table, null, 2)};
+
+/** An event-stream operation (GET, Server-Sent Events): read by the stream helpers, not called as a method. */
+export interface StreamSpec {
+  path: string;
+  summary: string;
+  access?: string;
+  parameters: ParameterSpec[];
+}
+
+export const STREAMS: { readonly [id: string]: StreamSpec } = ${JSON.stringify(streams, null, 2)};
 
 /** Webhook delivery bodies by event type. */
 export interface WebhookEvents {

@@ -1031,7 +1031,7 @@ export type StreamSubscribed = {
   /** The subscription's id. */
   subscription: string;
   channel: "trades";
-  /** Where the subscription starts (the given cursor */
+  /** Where the subscription starts (the given cursor, or the log's end). */
   cursor: StreamCursor;
 };
 
@@ -5649,6 +5649,103 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
       }
     ],
     "body": []
+  }
+};
+
+/** An event-stream operation (GET, Server-Sent Events): read by the stream helpers, not called as a method. */
+export interface StreamSpec {
+  path: string;
+  summary: string;
+  access?: string;
+  parameters: ParameterSpec[];
+}
+
+export const STREAMS: { readonly [id: string]: StreamSpec } = {
+  "streamEvents": {
+    "path": "/stream/sse",
+    "summary": "A live stream of one channel as Server-Sent Events, resumable from a cursor (docs/STREAMING.md).",
+    "access": "tier2",
+    "parameters": [
+      {
+        "name": "channel",
+        "in": "query",
+        "required": true,
+        "description": "The channel: `trades` (taker fills from the trades stream, the `data_api` records of `/trades`).",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "trades"
+          ]
+        }
+      },
+      {
+        "name": "market",
+        "in": "query",
+        "required": false,
+        "description": "Only this market, by condition id (0x + 64 hex, any case) or slug (`404 NOT_FOUND` naming `market` for an unknown slug).",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 300
+        }
+      },
+      {
+        "name": "wallet",
+        "in": "query",
+        "required": false,
+        "description": "Only this wallet's fills (0x + 40 hex, any case).",
+        "schema": {
+          "type": "string",
+          "pattern": "^0x[0-9a-fA-F]{40}$"
+        }
+      },
+      {
+        "name": "side",
+        "in": "query",
+        "required": false,
+        "description": "The trade's own side (the taker's on a taker record, the resting order owner's on a maker record).",
+        "schema": {
+          "type": "string",
+          "enum": [
+            "buy",
+            "sell"
+          ]
+        }
+      },
+      {
+        "name": "min_size",
+        "in": "query",
+        "required": false,
+        "description": "Minimum trade size in USDC (inclusive), compared with size_usdc.",
+        "schema": {
+          "type": "number",
+          "minimum": 0,
+          "maximum": 1000000000000
+        }
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "A `cursor` of a message of this channel; the stream resumes after it. `Last-Event-ID` wins when both are sent.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 4096
+        }
+      },
+      {
+        "name": "Last-Event-ID",
+        "in": "header",
+        "required": false,
+        "description": "The last event id received (a cursor), sent by EventSource when it reconnects.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 4096
+        }
+      }
+    ]
   }
 };
 

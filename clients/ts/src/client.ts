@@ -7,6 +7,7 @@
 import { OPERATIONS, type OperationId, type Operations, type OperationSpec, type Pagination } from './api.generated.js';
 import { codeForStatus, type ErrorCode, TapelineApiError, TapelineConnectionError } from './errors.js';
 import { DEFAULT_RETRY, isRetryableStatus, parseRetryAfter, type RetryOptions, retryDelayMs } from './retry.js';
+import { type StreamChannel, type StreamOptions, TapelineStream } from './stream.js';
 
 export interface ClientOptions {
   /** The API root, version segment included (default `http://127.0.0.1:8080/v1`). */
@@ -48,6 +49,7 @@ export class TapelineClient {
   private readonly retry: RetryOptions;
   private readonly fetchImpl: typeof fetch;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly injectedSleep: ((ms: number) => Promise<void>) | undefined;
   private readonly random: () => number;
   private readonly headers: Record<string, string>;
 
@@ -57,6 +59,7 @@ export class TapelineClient {
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.injectedSleep = options.sleep;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.random = options.random ?? Math.random;
     this.headers = { accept: 'application/json', ...options.headers };
@@ -86,6 +89,19 @@ export class TapelineClient {
   /** Every item of a list operation across pages: `for await (const trade of client.paginate('listTrades', { limit: 500 }))`. */
   async *paginate<K extends PaginatedId>(operation: K, ...params: ParamsArg<K>): AsyncGenerator<Item<K>> {
     for await (const page of this.pages(operation, ...params)) yield* (page as Page<Item<K>>).data;
+  }
+
+  /**
+   * A live stream of one channel (GET /stream/sse), resumed with its cursor after a dropped
+   * connection: `for await (const { data } of client.stream({ channel: 'trades', filters: { market } }))`.
+   * See stream.ts for what is retried and what is thrown.
+   */
+  stream<C extends StreamChannel>(options: StreamOptions<C>): TapelineStream<C> {
+    const { accept: _, ...headers } = this.headers;
+    return new TapelineStream(
+      { baseUrl: this.baseUrl, headers, fetch: this.fetchImpl, sleep: this.injectedSleep, random: this.random },
+      options,
+    );
   }
 
   private buildRequest(spec: OperationSpec, params: Record<string, unknown>): { url: string; body: string | undefined } {

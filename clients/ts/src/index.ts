@@ -14,6 +14,18 @@ export {
 export { codeForStatus, type ErrorCode, isApiError, TapelineApiError, TapelineConnectionError, TapelineError } from './errors.js';
 export { DEFAULT_RETRY, type RetryOptions } from './retry.js';
 export {
+  DEFAULT_RECONNECT,
+  isStreamError,
+  type ReconnectOptions,
+  type StreamChannel,
+  type StreamErrorCode,
+  type StreamFilters,
+  type StreamMessage,
+  type StreamOptions,
+  TapelineStream,
+  TapelineStreamError,
+} from './stream.js';
+export {
   constructEvent,
   DEFAULT_TOLERANCE_SECONDS,
   type VerifyFailure,

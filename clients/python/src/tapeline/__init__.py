@@ -23,6 +23,7 @@ from .errors import (
     RateLimitError,
     TapelineError,
 )
+from .stream import AsyncStream, Stream, StreamError
 from .webhooks import WebhookVerificationError, construct_event, verify
 
 __version__ = API_VERSION
@@ -33,6 +34,7 @@ __all__ = [
     "APIConnectionError",
     "APIError",
     "AsyncPage",
+    "AsyncStream",
     "AsyncTapeline",
     "AuthenticationError",
     "BadRequestError",
@@ -45,6 +47,8 @@ __all__ = [
     "PaymentRequiredError",
     "PermissionDeniedError",
     "RateLimitError",
+    "Stream",
+    "StreamError",
     "Tapeline",
     "TapelineError",
     "WebhookVerificationError",

@@ -23,6 +23,7 @@ from ._operations import API_VERSION, OPERATIONS, AsyncOperations, SyncOperation
 from ._retry import is_retryable_status, parse_retry_after, retry_delay
 from .errors import APIConnectionError, error_for
 from .models import Pagination
+from .stream import AsyncStream, Stream, stream_args
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8080/v1"
 T = TypeVar("T")
@@ -179,6 +180,32 @@ class Tapeline(_Core, SyncOperations):
             yield from page.data
             page = page.next_page()
 
+    def stream(
+        self,
+        channel: Literal["trades"] = "trades",
+        *,
+        market: Optional[str] = None,
+        wallet: Optional[str] = None,
+        side: Optional[Literal["buy", "sell"]] = None,
+        min_size: Optional[Decimal | float | int] = None,
+        cursor: Optional[str] = None,
+        idle_timeout: float = 45.0,
+        max_attempts: int = 10,
+        base_delay: float = 0.5,
+        max_delay: float = 30.0,
+    ) -> Stream:
+        """A live stream of one channel (GET /stream/sse) that resumes with its cursor after a dropped connection.
+
+        Filters as the channel declares them (trades: ``market`` id or slug, ``wallet``, ``side``, ``min_size`` in USDC);
+        ``cursor`` starts right after that message (none: live from now). ``idle_timeout``: seconds of silence (not even
+        a heartbeat) that count as a dead connection; ``max_attempts`` failed connections in a row end it with
+        ``APIConnectionError``; backoff from ``base_delay`` doubling to ``max_delay``, full jitter. See stream.py.
+        """
+        args = stream_args(
+            self, channel, {"market": market, "wallet": wallet, "side": side, "min_size": min_size}, cursor, idle_timeout, max_attempts, base_delay, max_delay
+        )
+        return Stream(self._http, self._sleep, *args)
+
     def close(self) -> None:
         self._http.close()
 
@@ -240,6 +267,32 @@ class AsyncTapeline(_Core, AsyncOperations):
             for item in page.data:
                 yield item
             page = await page.next_page()
+
+    def stream(
+        self,
+        channel: Literal["trades"] = "trades",
+        *,
+        market: Optional[str] = None,
+        wallet: Optional[str] = None,
+        side: Optional[Literal["buy", "sell"]] = None,
+        min_size: Optional[Decimal | float | int] = None,
+        cursor: Optional[str] = None,
+        idle_timeout: float = 45.0,
+        max_attempts: int = 10,
+        base_delay: float = 0.5,
+        max_delay: float = 30.0,
+    ) -> AsyncStream:
+        """A live stream of one channel (GET /stream/sse) that resumes with its cursor after a dropped connection.
+
+        Filters as the channel declares them (trades: ``market`` id or slug, ``wallet``, ``side``, ``min_size`` in USDC);
+        ``cursor`` starts right after that message (none: live from now). ``idle_timeout``: seconds of silence (not even
+        a heartbeat) that count as a dead connection; ``max_attempts`` failed connections in a row end it with
+        ``APIConnectionError``; backoff from ``base_delay`` doubling to ``max_delay``, full jitter. See stream.py.
+        """
+        args = stream_args(
+            self, channel, {"market": market, "wallet": wallet, "side": side, "min_size": min_size}, cursor, idle_timeout, max_attempts, base_delay, max_delay
+        )
+        return AsyncStream(self._http, self._sleep, *args)
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -856,7 +856,7 @@ class StreamSubscribed(Model):
     type: Literal["subscribed"]
     subscription: str = Field(description="The subscription's id.")
     channel: Literal["trades"]
-    cursor: StreamCursor = Field(description="Where the subscription starts (the given cursor")
+    cursor: StreamCursor = Field(description="Where the subscription starts (the given cursor, or the log's end).")
 
 
 class StreamTradeMessage(Model):

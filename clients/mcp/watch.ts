@@ -1,0 +1,122 @@
+/**
+ * Bounded watch tools over the live streams. An MCP tool call is one request and one result, so an
+ * unbounded subscription cannot be a tool; a bounded one can: collect at most `max_messages` or for
+ * at most `max_seconds`, return them with the stream's `cursor`, and the next call passes that cursor
+ * to go on where this one stopped (the service replays from it: no gap, no duplicate between calls).
+ * The filters and the cursor are the event-stream operation's parameters (STREAMS, generated from
+ * the API document), so the tool changes when the document does; the stream itself is the
+ * TypeScript SDK's (resume, typed errors).
+ */
+import { STREAMS, type StreamSpec } from '../ts/src/api.generated.js';
+import type { StreamChannel, TapelineClient } from '../ts/src/index.js';
+
+/** Each watch tool: the event-stream route it reads and the channel it fixes. */
+export const WATCH_TOOLS = {
+  watch_trades: { route: 'GET /stream/sse', channel: 'trades' },
+} as const satisfies Record<string, { route: string; channel: StreamChannel }>;
+
+export type WatchToolName = keyof typeof WATCH_TOOLS;
+
+/** Bounds of one call: an MCP host waits for the result (commonly up to 60 s). */
+export const MAX_MESSAGES = 500;
+export const MAX_SECONDS = 30;
+const DEFAULT_MESSAGES = 50;
+const DEFAULT_SECONDS = 10;
+
+export interface WatchToolDefinition {
+  name: WatchToolName;
+  channel: StreamChannel;
+  stream: StreamSpec;
+  description: string;
+  inputSchema: { type: 'object'; properties: Record<string, unknown>; required: string[]; additionalProperties: false };
+}
+
+/** The watch tools whose stream operation exists in `streams`. */
+export function watchToolsFor(streams: Readonly<Record<string, StreamSpec>> = STREAMS): WatchToolDefinition[] {
+  const byRoute = new Map(Object.values(streams).map((spec) => [`GET ${spec.path}`, spec]));
+  const tools: WatchToolDefinition[] = [];
+  for (const [name, { route, channel }] of Object.entries(WATCH_TOOLS) as Array<[WatchToolName, (typeof WATCH_TOOLS)[WatchToolName]]>) {
+    const stream = byRoute.get(route);
+    if (!stream) continue;
+    const properties: Record<string, unknown> = {};
+    // The channel is the tool's; headers (Last-Event-ID) are the transport's, and `cursor` says the same.
+    for (const parameter of stream.parameters) {
+      if (parameter.in !== 'query' || parameter.name === 'channel') continue;
+      properties[parameter.name] = { ...parameter.schema, ...(parameter.description ? { description: parameter.description } : {}) };
+    }
+    properties.max_messages = {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_MESSAGES,
+      default: DEFAULT_MESSAGES,
+      description: `Return once this many messages arrived (default ${DEFAULT_MESSAGES}).`,
+    };
+    properties.max_seconds = {
+      type: 'number',
+      minimum: 0,
+      maximum: MAX_SECONDS,
+      default: DEFAULT_SECONDS,
+      description: `Return after this many seconds with what arrived, possibly nothing (default ${DEFAULT_SECONDS}).`,
+    };
+    tools.push({
+      name,
+      channel,
+      stream,
+      description: [
+        `Collects ${channel} messages from the live stream (${stream.summary})`,
+        'Without `cursor` it starts now (live only); with the `cursor` of a previous call it replays from there, so successive calls see every message once, in order per market.',
+        `Returns {data: the messages' data, cursor} once \`max_messages\` arrived or \`max_seconds\` passed; pass \`cursor\` to the next call.`,
+        'An expired cursor (CURSOR_EXPIRED) means: read the REST history instead, then watch without a cursor.',
+        stream.access === 'tier2' ? 'Needs Tier 2 (platform tokens or credits).' : '',
+        'Units: `*_usdc` amounts in USDC, prices per share from 0 to 1, times ISO 8601 UTC.',
+      ]
+        .filter(Boolean)
+        .join(' '),
+      inputSchema: { type: 'object', properties, required: [], additionalProperties: false },
+    });
+  }
+  return tools;
+}
+
+export interface WatchResult {
+  data: unknown[];
+  /** Where the next call goes on (null only when the stream never started). */
+  cursor: string | null;
+}
+
+/** Runs one bounded watch; throws the SDK's TapelineStreamError / TapelineConnectionError. */
+export async function runWatch(client: TapelineClient, tool: WatchToolDefinition, args: Record<string, unknown>): Promise<WatchResult> {
+  const { cursor, max_messages, max_seconds, ...filters } = args;
+  const limit = Math.min(MAX_MESSAGES, Math.max(1, Math.floor(Number(max_messages ?? DEFAULT_MESSAGES))));
+  const seconds = Math.min(MAX_SECONDS, Math.max(0, Number(max_seconds ?? DEFAULT_SECONDS)));
+  const stream = client.stream({
+    channel: tool.channel,
+    filters: filters as never,
+    ...(typeof cursor === 'string' && cursor !== '' ? { cursor } : {}),
+    signal: AbortSignal.timeout(seconds * 1000),
+    // One call is short: a few reconnects, then the error goes back to the caller.
+    reconnect: { maxAttempts: 3, baseDelayMs: 200, maxDelayMs: 2_000 },
+  });
+  const data: unknown[] = [];
+  if (limit > 0)
+    for await (const message of stream) {
+      data.push(message.data);
+      if (data.length >= limit) break;
+    }
+  return { data, cursor: stream.cursor ?? (typeof cursor === 'string' ? cursor : null) };
+}
+
+/** One line for hosts and models that read text first. */
+export function summarizeWatch(result: WatchResult): string {
+  const rows = result.data as Array<Record<string, unknown>>;
+  const money = (value: unknown) => (typeof value === 'number' ? `$${Math.round(value).toLocaleString('en-US')}` : String(value));
+  const top = rows
+    .slice(-3)
+    .map(
+      (t) =>
+        `${t.side} ${t.outcome} ${money(t.size_usdc)} @ ${typeof t.price === 'number' ? t.price.toFixed(3) : 'n/a'} in ${t.market_title}`,
+    )
+    .join('; ');
+  const next = result.cursor ? ` Next call: cursor="${result.cursor}".` : '';
+  return `${rows.length} message${rows.length === 1 ? '' : 's'}${top ? ` (latest: ${top})` : ''}.${next}`;
+}
