@@ -16,6 +16,8 @@ export interface Channel<F = unknown> {
   /** The `type` of its data messages. */
   messageType: string;
   access: Access;
+  /** Where a client resyncs from when its cursor expired (the REST equivalent). */
+  resyncFrom: string;
   streams: readonly Stream[];
   /**
    * Checks and normalises the filters; throws ApiError 400 naming `${prefix}<filter>` (404 for an

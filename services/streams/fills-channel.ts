@@ -43,6 +43,7 @@ export const fillsChannel: Channel<FillFilters> = {
   name: 'fills',
   messageType: 'fill',
   access: 'tier2',
+  resyncFrom: '/v1/markets/{id}/trades?role=all',
   streams: [chainLedger],
   parseFilters,
   partitionKey: () => undefined,

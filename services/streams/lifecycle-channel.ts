@@ -57,6 +57,7 @@ export const lifecycleChannel: Channel<LifecycleFilters> = {
   name: 'lifecycle',
   messageType: 'lifecycle',
   access: 'tier1',
+  resyncFrom: '/v1/markets/{id} (its lifecycle block)',
   streams: [marketLifecycle],
   parseFilters,
   partitionKey: (filters) => filters.market,

@@ -34,6 +34,7 @@ export const tradesChannel: Channel<TradeFilters> = {
   name: 'trades',
   messageType: 'trade',
   access: 'tier2',
+  resyncFrom: '/v1/markets/{id}/trades',
   streams: [trades],
   parseFilters,
   partitionKey: (filters) => filters.market,
