@@ -13,7 +13,8 @@ import { pino } from 'pino';
 import { EventPublisher } from '../../services/events/publisher.js';
 import type { ChainLedgerEvent, MarketLifecycleTransition } from '../../services/events/types.generated.js';
 import { type FileEventLog, openFileEventLog } from '../../services/eventlog/file-log.js';
-import { allTopicSpecs, topicSchemas } from '../../services/read-models/registry.js';
+import { partitionForKey } from '../../services/eventlog/partitioner.js';
+import { allTopicSpecs, STREAMS, topicSchemas } from '../../services/read-models/registry.js';
 import { type SinkService, startSink } from '../../services/sink/sink-service.js';
 import { type ApiHarness, startApiHarness } from '../support/api-harness.js';
 import {
@@ -34,6 +35,13 @@ const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-channels-log-'));
 
 const FILLS_A = conditionId(301);
 const FILLS_B = conditionId(302);
+/** A neg-risk market: its fills are keyed by its neg-risk event's id, on another partition than its own id's. */
+const FILLS_NEG = conditionId(303);
+const NEG_GROUP = (() => {
+  const partitions = STREAMS.chainLedger.partitions;
+  for (let n = 400; ; n++)
+    if (partitionForKey(conditionId(n), partitions) !== partitionForKey(FILLS_NEG, partitions)) return conditionId(n);
+})();
 const LIFE_A = conditionId(311);
 const LIFE_B = conditionId(312);
 
@@ -90,7 +98,7 @@ let match = 0;
  * `count` matches of `market` in chain order, each a maker fill and its taker fill in one
  * transaction, with wallets, sides, sizes and fees that vary so every filter keeps some and drops some.
  */
-function matchesOf(market: string, count: number): ChainLedgerEvent[] {
+function matchesOf(market: string, count: number, ledgerGroup = market): ChainLedgerEvent[] {
   return Array.from({ length: count }, () => {
     const n = ++match;
     const block = 80_000_000 + n;
@@ -100,7 +108,8 @@ function matchesOf(market: string, count: number): ChainLedgerEvent[] {
     const price = Number(priceMicro) / 1e6;
     const common = {
       market_id: market,
-      ledger_group: market,
+      ledger_group: ledgerGroup,
+      neg_risk: ledgerGroup !== market,
       market_title: `Market ${market.slice(-4)}?`,
       tx_hash: txHash(5_000 + n),
       block_number: block,
@@ -139,8 +148,11 @@ test('fills: an SSE subscriber to one market receives exactly its chain fills of
   const client = await openSse(`channel=fills&market=${FILLS_A}`, tier2Key);
   expect(client.status).toBe(200);
   expect(await subscribed(client)).toMatchObject({ channel: 'fills', subscription: 'sse' });
+  const negRisk = await openSse(`channel=fills&market=${FILLS_NEG}`, tier2Key);
+  await subscribed(negRisk);
   const ofA = matchesOf(FILLS_A, 12);
   const ofB = matchesOf(FILLS_B, 12);
+  const ofNeg = matchesOf(FILLS_NEG, 4, NEG_GROUP);
   // Interleaved with the other market and with ledger events that are not fills, in several produce calls.
   for (let i = 0; i < ofA.length; i += 6) {
     const others = [
@@ -157,6 +169,7 @@ test('fills: an SSE subscriber to one market receives exactly its chain fills of
     ];
     await publisher.publish('chainLedger', [...ofA.slice(i, i + 6), ...others, ...ofB.slice(i, i + 6)]);
   }
+  await publisher.publish('chainLedger', ofNeg);
   await waitFor('24 fills', async () => messagesOf(client, 'fill').length >= ofA.length);
   await settle();
   expect(fillIds(client)).toEqual(ofA.map((e) => e.event_id));
@@ -170,6 +183,12 @@ test('fills: an SSE subscriber to one market receives exactly its chain fills of
   expect(rest.every((t) => t.origin === 'chain')).toBe(true);
   expect(messagesOf(client, 'fill').map((m) => m.data)).toEqual([...rest].reverse());
   client.close();
+
+  // A neg-risk market's fills travel on its event's partition: the market filter still finds them all.
+  await waitFor('the neg-risk fills', async () => messagesOf(negRisk, 'fill').length >= ofNeg.length);
+  await settle();
+  expect(fillIds(negRisk)).toEqual(ofNeg.map((e) => e.event_id));
+  negRisk.close();
 });
 
 test('fills: WebSocket filters (wallet, side, role, min_size) server-side; resume with the cursor has no gap and no duplicate', async () => {
