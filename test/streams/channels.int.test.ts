@@ -260,6 +260,7 @@ test("lifecycle: a subscriber to one market (by slug) receives exactly its trans
   expect(all.status).toBe(200);
   expect(await subscribed(all)).toMatchObject({ channel: 'lifecycle' });
   const settlements = await openSse(`channel=lifecycle&market=${LIFE_A}&event=closed,resolved`, tier2Key);
+  expect([settlements.status, settlements.body]).toEqual([200, undefined]);
   await subscribed(settlements);
   const ofA = lifeOf(LIFE_A, 'life-a-market');
   const ofB = lifeOf(LIFE_B, `market-${LIFE_B.slice(-4)}`);
