@@ -265,7 +265,7 @@ function buildApp(
   app.use('/v1', accountRoutes({ meter: deps.meter, operations, ...deps.access }));
   app.use('/v1', keyRoutes({ keys: deps.keys, meter: deps.meter, thresholds: deps.access.thresholds, owners }));
   if (deps.streams) {
-    app.use('/v1', sseRoutes(deps.streams));
+    app.use('/v1', sseRoutes(deps.streams, { meter: deps.meter, thresholds: deps.access.thresholds }));
     app.get('/v1/stream', () => {
       throw ApiError.badRequest('GET /v1/stream is a WebSocket: send Connection: Upgrade and Upgrade: websocket (or use /v1/stream/sse)');
     });

@@ -904,34 +904,45 @@ export type MarketLifecycle = {
   state: "active" | "closed" | "resolved" | "voided";
   /** Who reported the current state. */
   authority: "gamma" | "clob-ws" | "clob-rest" | "chain";
-  resolution: null | {
-    /** The winning outcome's name; `50-50` for a void. */
-    outcome: string | null;
-    /** -1 for a void (no single winner). */
-    winning_outcome_index: number;
-    /** USDC paid per share of each outcome, in outcome order. */
-    payouts: Array<Price>;
-    /** payouts[YES]: 1 or 0, 0.5 for a 50-50 void. */
-    final_yes_price: NullablePrice;
-    /** The other outcome's payout in a binary market. */
-    final_no_price: NullablePrice;
-    /** Upstream resolution time (umaEndDate, closedTime, message time), else when it was seen. */
-    resolved_at: NullableTimestamp;
-    /** 1 for the first resolution, +1 per correction. */
-    resolution_number: number;
-  };
+  resolution: null | MarketResolution;
   /** Every transition, oldest first (at most 100). */
-  transitions: Array<{
-    revision: number;
-    kind: "listed" | "closed" | "reopened" | "resolved" | "voided" | "confirmed" | "corrected";
-    from: "active" | "closed" | "resolved" | "voided" | null;
-    to: "active" | "closed" | "resolved" | "voided";
-    authority: "gamma" | "clob-ws" | "clob-rest" | "chain";
-    /** Upstream time of the change when it says. */
-    occurred_at: NullableTimestamp;
-    /** When this service saw it. */
-    observed_at: Timestamp;
-  }>;
+  transitions: Array<MarketLifecycleTransition>;
+};
+
+/** A market's settlement, present once resolved or voided. */
+export type MarketResolution = {
+  /** The winning outcome's name; `50-50` for a void. */
+  outcome: string | null;
+  /** -1 for a void (no single winner). */
+  winning_outcome_index: number;
+  /** USDC paid per share of each outcome, in outcome order. */
+  payouts: Array<Price>;
+  /** payouts[YES]: 1 or 0, 0.5 for a 50-50 void. */
+  final_yes_price: NullablePrice;
+  /** The other outcome's payout in a binary market. */
+  final_no_price: NullablePrice;
+  /** Upstream resolution time (umaEndDate, closedTime, message time), else when it was seen. */
+  resolved_at: NullableTimestamp;
+  /** 1 for the first resolution, +1 per correction. */
+  resolution_number: number;
+};
+
+/** One transition of a market's lifecycle state machine. */
+export type MarketLifecycleTransition = {
+  /** 1 for the first state recorded, +1 per transition. */
+  revision: number;
+  /** listed: the first state seen; closed, reopened, resolved, voided: the state changed so; confirmed: a higher authority reported the same settlement; corrected: an equal or higher authority changed the payouts (a new resolution number). */
+  kind: "listed" | "closed" | "reopened" | "resolved" | "voided" | "confirmed" | "corrected";
+  /** The state before (null for listed). */
+  from: "active" | "closed" | "resolved" | "voided" | null;
+  /** The state after. */
+  to: "active" | "closed" | "resolved" | "voided";
+  /** Who reported it. */
+  authority: "gamma" | "clob-ws" | "clob-rest" | "chain";
+  /** Upstream time of the change when it says. */
+  occurred_at: NullableTimestamp;
+  /** When this service saw it. */
+  observed_at: Timestamp;
 };
 
 export type Candle = {
@@ -1003,6 +1014,28 @@ export type StreamTradeFilters = {
   min_size?: number;
 };
 
+/** Filters of the `fills` channel (all optional, combined with AND). */
+export type StreamFillFilters = {
+  /** Only this market: condition id (0x + 64 hex, any case) or slug. */
+  market?: string;
+  /** Only this wallet's fills (any case): the fill's owner. */
+  wallet?: string;
+  /** The fill owner's side. */
+  side?: "buy" | "sell";
+  /** Only maker fills (resting orders) or taker fills (one per match). */
+  role?: "maker" | "taker";
+  /** Minimum size_usdc (inclusive), compared in micro-USDC. */
+  min_size?: number;
+};
+
+/** Filters of the `lifecycle` channel (all optional, combined with AND). */
+export type StreamLifecycleFilters = {
+  /** Only this market: condition id (0x + 64 hex, any case) or slug. */
+  market?: string;
+  /** Only these transition kinds (MarketLifecycleTransition.kind); also accepted as one comma-separated string. */
+  event?: Array<"listed" | "closed" | "reopened" | "resolved" | "voided" | "confirmed" | "corrected">;
+};
+
 /** A frame a WebSocket client sends. */
 export type StreamClientMessage = {
   /** Authenticates a socket opened without a bearer header (first message). */
@@ -1012,10 +1045,11 @@ export type StreamClientMessage = {
 } | {
   type: "subscribe";
   /** The channel to receive. */
-  channel: "trades";
+  channel: "trades" | "fills" | "lifecycle";
   /** Your id for it (echoed on each message); default s1, s2, ... */
   subscription?: string;
-  filters?: StreamTradeFilters;
+  /** The channel's filters: StreamTradeFilters (trades), StreamFillFilters (fills), StreamLifecycleFilters (lifecycle). */
+  filters?: StreamTradeFilters | StreamFillFilters | StreamLifecycleFilters;
   cursor?: StreamCursor;
 } | {
   type: "unsubscribe";
@@ -1024,13 +1058,13 @@ export type StreamClientMessage = {
 };
 
 /** A message the server sends (an SSE event's data, or a WebSocket frame). */
-export type StreamServerMessage = StreamSubscribed | StreamTradeMessage | StreamHeartbeat | StreamError;
+export type StreamServerMessage = StreamSubscribed | StreamTradeMessage | StreamFillMessage | StreamLifecycleMessage | StreamHeartbeat | StreamError;
 
 export type StreamSubscribed = {
   type: "subscribed";
   /** The subscription's id. */
   subscription: string;
-  channel: "trades";
+  channel: "trades" | "fills" | "lifecycle";
   /** Where the subscription starts (the given cursor, or the log's end). */
   cursor: StreamCursor;
 };
@@ -1044,6 +1078,44 @@ export type StreamTradeMessage = {
   cursor: StreamCursor;
   /** The trade, the same object (fields and number conventions) as a /markets/{id}/trades item. */
   data: Trade;
+};
+
+export type StreamFillMessage = {
+  /** A chain fill (one side of a match) of the `fills` channel. */
+  type: "fill";
+  /** The subscription's id. */
+  subscription: string;
+  channel: "fills";
+  /** The position right after this fill. */
+  cursor: StreamCursor;
+  /** The fill, the same object (fields and number conventions) as /trades serves for this chain record (origin `chain`, role maker or taker). */
+  data: Trade;
+};
+
+export type StreamLifecycleMessage = {
+  /** A market lifecycle transition of the `lifecycle` channel. */
+  type: "lifecycle";
+  /** The subscription's id. */
+  subscription: string;
+  channel: "lifecycle";
+  /** The position right after this transition. */
+  cursor: StreamCursor;
+  data: StreamLifecycleEvent;
+};
+
+/** A market's lifecycle transition, with the transition and settlement as the market detail's `lifecycle` block (GET /markets/{id}) serves them. */
+export type StreamLifecycleEvent = {
+  /** Condition id. */
+  market_id: string;
+  slug: string;
+  market_title: string;
+  /** The transition, equal to its item of the market's lifecycle.transitions. */
+  transition: MarketLifecycleTransition;
+  /** The settlement this transition leaves the market in (resolved or voided: equal to lifecycle.resolution while it is the market's latest transition), else null. */
+  resolution: null | MarketResolution;
+  /** Whether the service watched it happen (false for a state first seen long settled, from catalog history); webhooks (market.resolved) announce only notified settlements. */
+  notify: boolean;
+  source: "polymarket" | "simulator";
 };
 
 export type StreamHeartbeat = {

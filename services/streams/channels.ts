@@ -3,9 +3,12 @@
  * needs (as its REST equivalent), and how a decoded event becomes the message's `data` (null when the
  * filters drop it). Adding a channel is one entry here and its schemas in api/openapi.yaml.
  */
+import type { StreamSubscribed } from '../../api/types.generated.js';
 import type { Access } from '../access/tiers.js';
 import type { Stream } from '../events/stream.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
+import { fillsChannel } from './fills-channel.js';
+import { lifecycleChannel } from './lifecycle-channel.js';
 import { tradesChannel } from './trades-channel.js';
 
 export interface Channel<F = unknown> {
@@ -13,6 +16,8 @@ export interface Channel<F = unknown> {
   /** The `type` of its data messages. */
   messageType: string;
   access: Access;
+  /** Where a client resyncs from when its cursor expired (the REST equivalent). */
+  resyncFrom: string;
   streams: readonly Stream[];
   /**
    * Checks and normalises the filters; throws ApiError 400 naming `${prefix}<filter>` (404 for an
@@ -25,7 +30,18 @@ export interface Channel<F = unknown> {
   select(stream: Stream, event: unknown, filters: F): unknown | null;
 }
 
-export const CHANNELS: Record<string, Channel> = { trades: tradesChannel as Channel };
+export const CHANNELS: Record<string, Channel> = {
+  trades: tradesChannel as Channel,
+  fills: fillsChannel as Channel,
+  lifecycle: lifecycleChannel as Channel,
+};
+
+/** The channel names of the API document (StreamSubscribed.channel). */
+export type ChannelName = StreamSubscribed['channel'];
+
+export function channelNames(): string[] {
+  return Object.keys(CHANNELS);
+}
 
 export function channelNamed(name: unknown): Channel | undefined {
   return typeof name === 'string' && Object.hasOwn(CHANNELS, name) ? CHANNELS[name] : undefined;

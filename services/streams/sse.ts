@@ -1,26 +1,32 @@
 /**
  * GET /v1/stream/sse: one subscription as Server-Sent Events. Authentication, validation of the query
- * against the API document, the tier rule and metering ran before this route (api/app.ts); here the
- * filters and cursor are checked (a 4xx envelope before the stream starts), then every message is an
- * event whose id is its cursor, so EventSource's Last-Event-ID resumes where it stopped.
+ * against the API document and the rate limit ran before this route (api/app.ts); here the filters,
+ * the channel's tier (metering the connection as one call) and the cursor are checked (a 4xx envelope
+ * before the stream starts), then every message is an event whose id is its cursor, so EventSource's
+ * Last-Event-ID resumes where it stopped.
  */
 import { Router } from 'express';
+import { tierAndMeter } from '../../api/access.js';
 import type { StreamServerMessage } from '../../api/types.generated.js';
 import { ApiError } from '../../api/errors.js';
-import { channelNamed } from './channels.js';
+import type { Meter } from '../access/meter.js';
+import type { TierThresholds } from '../access/tiers.js';
+import { channelNamed, channelNames, type ChannelName } from './channels.js';
 import type { StreamService } from './stream-service.js';
 import type { Subscription } from './subscription.js';
 
 const SUBSCRIPTION_ID = 'sse';
 
-export function sseRoutes(service: StreamService): Router {
+export function sseRoutes(service: StreamService, access: { meter: Meter; thresholds: TierThresholds }): Router {
   const router = Router();
   router.get('/stream/sse', async (request, response) => {
     const owner = request.owner!;
     const { channel: name, cursor: cursorParam, ...filterInput } = request.query as Record<string, unknown>;
     const channel = channelNamed(name);
-    if (!channel) throw ApiError.badRequest('channel: unknown channel');
+    if (!channel) throw ApiError.badRequest(`channel: unknown channel (channels: ${channelNames().join(', ')})`);
     const filters = await channel.parseFilters(filterInput, '', service.store);
+    // The route's own x-access is the lowest channel's: each channel needs its REST equivalent's tier.
+    await tierAndMeter(access.meter, access.thresholds, owner.account_id, { 'x-access': channel.access });
     const lastEventId = request.header('last-event-id');
     const cursor = lastEventId ?? (typeof cursorParam === 'string' ? cursorParam : undefined);
     const releaseConnection = service.limits.openConnection(owner.key_id);
@@ -71,7 +77,7 @@ export function sseRoutes(service: StreamService): Router {
       'X-Accel-Buffering': 'no',
     });
     response.flushHeaders();
-    write({ type: 'subscribed', subscription: SUBSCRIPTION_ID, channel: channel.name as 'trades', cursor: subscription.cursor });
+    write({ type: 'subscribed', subscription: SUBSCRIPTION_ID, channel: channel.name as ChannelName, cursor: subscription.cursor });
     response.on('close', finish);
     subscription.start();
   });

@@ -153,7 +153,7 @@ export class StreamService {
       throw new ApiError(
         410,
         'GONE',
-        `${name}: the event log no longer holds the records after this cursor (retention deleted them): resync from REST (/v1/markets/{id}/trades), then subscribe without a cursor`,
+        `${name}: the event log no longer holds the records after this cursor (retention deleted them): resync from REST (${request.channel.resyncFrom}), then subscribe without a cursor`,
         { reason: 'cursor_expired' },
       );
     }

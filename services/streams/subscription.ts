@@ -166,7 +166,14 @@ export class Subscription {
         counters.undecodable++;
         continue;
       }
-      const data = channel.select(stream, event, filters);
+      let data: unknown;
+      try {
+        data = channel.select(stream, event, filters);
+      } catch {
+        // A record the channel cannot present (a malformed amount): skipped and counted like an undecodable one.
+        counters.undecodable++;
+        continue;
+      }
       if (data === null) continue;
       sink.send({
         type: channel.messageType,

@@ -18,7 +18,7 @@ import type { StreamError, StreamServerMessage } from '../../api/types.generated
 import type { Meter } from '../access/meter.js';
 import type { TierThresholds } from '../access/tiers.js';
 import type { KeyOwner } from '../control/accounts.js';
-import { channelNamed } from './channels.js';
+import { channelNamed, channelNames, type ChannelName } from './channels.js';
 import { streamError, streamErrorOf } from './stream-errors.js';
 import type { StreamService } from './stream-service.js';
 import type { Subscription } from './subscription.js';
@@ -241,7 +241,7 @@ class SocketSession {
     if (!owner) throw ApiError.unauthorized('authenticate first: send {"type":"auth","key":"<key>"} or connect with Authorization: Bearer');
     onlyFields(message, ['type', 'channel', 'subscription', 'filters', 'cursor']);
     const channel = channelNamed(message.channel);
-    if (!channel) throw ApiError.badRequest('channel: unknown channel (channels: trades)');
+    if (!channel) throw ApiError.badRequest(`channel: unknown channel (channels: ${channelNames().join(', ')})`);
     let id: string;
     if (message.subscription === undefined) {
       do id = `s${++this.counter}`;
@@ -270,7 +270,7 @@ class SocketSession {
     });
     if (this.closed) return subscription.stop();
     this.subscriptions.set(id, subscription);
-    this.send({ type: 'subscribed', subscription: id, channel: channel.name as 'trades', cursor: subscription.cursor });
+    this.send({ type: 'subscribed', subscription: id, channel: channel.name as ChannelName, cursor: subscription.cursor });
     subscription.start();
   }
 

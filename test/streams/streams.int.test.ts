@@ -6,11 +6,9 @@
  * a client that never reads is dropped with slow_consumer while another keeps receiving.
  */
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
-import WebSocket from 'ws';
 import { EventPublisher } from '../../services/events/publisher.js';
 import type { TradeExecuted } from '../../services/events/types.generated.js';
 import { type FileEventLog, openFileEventLog } from '../../services/eventlog/file-log.js';
@@ -21,9 +19,7 @@ import { PENDING_AUTH_PER_ADDRESS } from '../../services/streams/websocket.js';
 import { type ApiHarness, startApiHarness } from '../support/api-harness.js';
 import { conditionId, marketUpserted, T0, tradeExecuted, txHash, walletAddress } from '../support/events.js';
 import { getJson, waitFor as poll } from '../support/http.js';
-
-/** Polls `condition` every 20 ms for up to 20 s. */
-const waitFor = (what: string, condition: () => Promise<boolean>) => poll(async () => (await condition()) || null, 20_000, what, 20);
+import { errorOf, messagesOf, openSse as openSse_, openWs as openWs_, subscribed, waitFor } from '../support/stream-clients.js';
 
 const chdbPath = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-streams-chdb-'));
 const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-streams-log-'));
@@ -104,111 +100,10 @@ function tradesOf(market: string, count: number, over: Partial<TradeExecuted> = 
   });
 }
 
-// --- SSE client -----------------------------------------------------------------------------------
-
-interface SseClient {
-  status: number;
-  /** The error envelope of a refused request. */
-  body: any;
-  messages: any[];
-  close(): void;
-  ended: Promise<void>;
-}
-
-function openSse(query: string, key: string | undefined, headers: Record<string, string> = {}): Promise<SseClient> {
-  return new Promise((resolve, reject) => {
-    const request = http.get(
-      `${api.base}/v1/stream/sse?${query}`,
-      { headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } },
-      (response) => {
-        const client: SseClient = {
-          status: response.statusCode ?? 0,
-          body: undefined,
-          messages: [],
-          close: () => request.destroy(),
-          ended: new Promise((done) => response.on('close', () => done())),
-        };
-        let text = '';
-        response.setEncoding('utf8');
-        if (client.status !== 200) {
-          response.on('data', (chunk) => (text += chunk));
-          response.on('end', () => {
-            client.body = JSON.parse(text);
-            resolve(client);
-          });
-          return;
-        }
-        response.on('data', (chunk: string) => {
-          text += chunk;
-          let end = text.indexOf('\n\n');
-          while (end >= 0) {
-            const block = text.slice(0, end);
-            text = text.slice(end + 2);
-            const lines = block.split('\n');
-            const data = lines.find((line) => line.startsWith('data: '));
-            const id = lines.find((line) => line.startsWith('id: '));
-            if (data) {
-              const message = JSON.parse(data.slice(6));
-              // The event id is the message's cursor (what EventSource sends back as Last-Event-ID).
-              if (id) expect(id.slice(4)).toBe(message.cursor);
-              client.messages.push(message);
-            }
-            end = text.indexOf('\n\n');
-          }
-        });
-        response.on('error', () => undefined);
-        resolve(client);
-      },
-    );
-    request.on('error', reject);
-  });
-}
-
-// --- WebSocket client -----------------------------------------------------------------------------
-
-interface WsClient {
-  ws: WebSocket;
-  messages: any[];
-  closed: Promise<{ code: number; reason: string }>;
-  send(message: unknown): void;
-}
-
-function openWs(key: string | undefined, url = `${api.base.replace('http', 'ws')}/v1/stream`): Promise<WsClient> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, key ? { headers: { authorization: `Bearer ${key}` } } : {});
-    const client: WsClient = {
-      ws,
-      messages: [],
-      closed: new Promise((done) => ws.on('close', (code, reason) => done({ code, reason: reason.toString() }))),
-      send: (message) => ws.send(JSON.stringify(message)),
-    };
-    ws.on('message', (data) => client.messages.push(JSON.parse(data.toString())));
-    ws.on('open', () => resolve(client));
-    ws.on('unexpected-response', (_request, response) => {
-      let body = '';
-      response.on('data', (chunk) => (body += chunk));
-      response.on('end', () =>
-        reject(Object.assign(new Error(`refused ${response.statusCode}`), { status: response.statusCode, body: JSON.parse(body) })),
-      );
-    });
-    ws.on('error', reject);
-  });
-}
-
-const dataOf = (client: { messages: any[] }) => client.messages.filter((m) => m.type === 'trade');
+const openSse = (query: string, key: string | undefined, headers: Record<string, string> = {}) => openSse_(api.base, query, key, headers);
+const openWs = (key: string | undefined, url?: string) => openWs_(api.base, key, url);
+const dataOf = (client: { messages: any[] }) => messagesOf(client, 'trade');
 const idsOf = (client: { messages: any[] }) => dataOf(client).map((m) => m.data.trade_id);
-
-async function subscribed(client: { messages: any[] }, subscription?: string): Promise<any> {
-  await waitFor('subscribed', async () =>
-    client.messages.some((m) => m.type === 'subscribed' && (!subscription || m.subscription === subscription)),
-  );
-  return client.messages.find((m) => m.type === 'subscribed' && (!subscription || m.subscription === subscription));
-}
-
-async function errorOf(client: { messages: any[] }): Promise<any> {
-  await waitFor('an error message', async () => client.messages.some((m) => m.type === 'error'));
-  return client.messages.find((m) => m.type === 'error');
-}
 
 // --- tests ----------------------------------------------------------------------------------------
 

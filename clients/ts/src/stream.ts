@@ -14,14 +14,27 @@
  * retry cannot fix (`cursor_expired`, the key, its tier, bad filters) are thrown as
  * TapelineStreamError; 429 and 5xx answers are retried like a dropped connection.
  */
-import type { StreamClientMessage, StreamError, StreamHeartbeat, StreamServerMessage, StreamSubscribed } from './api.generated.js';
+import type {
+  StreamError,
+  StreamFillFilters,
+  StreamHeartbeat,
+  StreamLifecycleFilters,
+  StreamServerMessage,
+  StreamSubscribed,
+  StreamTradeFilters,
+} from './api.generated.js';
 import { TapelineConnectionError, TapelineError } from './errors.js';
 import { parseRetryAfter } from './retry.js';
 
 export type StreamChannel = StreamSubscribed['channel'];
-type SubscribeMessage = Extract<StreamClientMessage, { type: 'subscribe' }>;
-/** A channel's filters, as the subscribe message of the API document declares them. */
-export type StreamFilters<C extends StreamChannel> = NonNullable<Extract<SubscribeMessage, { channel: C }>['filters']>;
+/** Each channel's filters, the API document's schemas (its subscribe message takes any of them). */
+interface FiltersByChannel {
+  trades: StreamTradeFilters;
+  fills: StreamFillFilters;
+  lifecycle: StreamLifecycleFilters;
+}
+/** A channel's filters; a channel added to the document without an entry above fails to compile here. */
+export type StreamFilters<C extends StreamChannel> = FiltersByChannel[C];
 /** The data messages of a channel (`trade` for `trades`); control messages are handled by the stream. */
 export type StreamMessage<C extends StreamChannel> = Extract<
   Exclude<StreamServerMessage, StreamSubscribed | StreamHeartbeat | StreamError>,

@@ -1,9 +1,13 @@
-/** Reads of market_lifecycle: a market's transitions, oldest first, and its lifecycle block for the API. */
+/**
+ * Reads of market_lifecycle: a market's transitions, oldest first, and its lifecycle block for the API;
+ * the presenters also serve the live `lifecycle` stream (services/streams/lifecycle-channel.ts).
+ */
 import type { MarketLifecycle } from '../../../api/types.generated.js';
+import type { MarketLifecycleTransition } from '../../events/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { isoOrNull } from '../../shared/time.js';
 
-interface TransitionRow {
+export interface TransitionRow {
   revision: number;
   kind: string;
   from_state: string | null;
@@ -32,32 +36,58 @@ export async function marketLifecycle(store: AnalyticsStore, marketId: string): 
   );
   const latest = rows[0];
   if (!latest) return null;
-  const settled = latest.to_state === 'resolved' || latest.to_state === 'voided';
   return {
     state: latest.to_state as MarketLifecycle['state'],
     authority: latest.authority as MarketLifecycle['authority'],
-    resolution: settled
-      ? {
-          outcome: latest.resolved_outcome,
-          winning_outcome_index: Number(latest.winning_outcome_index),
-          payouts: latest.payouts,
-          final_yes_price: latest.final_yes_price,
-          final_no_price: latest.final_no_price,
-          resolved_at: isoOrNull(latest.occurred_at_ms === null ? latest.observed_at_ms : Number(latest.occurred_at_ms)),
-          resolution_number: Number(latest.resolution_number),
-        }
-      : null,
-    transitions: rows
-      .slice()
-      .reverse()
-      .map((r) => ({
-        revision: Number(r.revision),
-        kind: r.kind as MarketLifecycle['transitions'][number]['kind'],
-        from: r.from_state as MarketLifecycle['transitions'][number]['from'],
-        to: r.to_state as MarketLifecycle['transitions'][number]['to'],
-        authority: r.authority as MarketLifecycle['authority'],
-        occurred_at: isoOrNull(r.occurred_at_ms === null ? null : Number(r.occurred_at_ms)),
-        observed_at: isoOrNull(Number(r.observed_at_ms))!,
-      })),
+    resolution: presentResolution(latest),
+    transitions: rows.slice().reverse().map(presentTransition),
+  };
+}
+
+type Transition = MarketLifecycle['transitions'][number];
+
+/** One transition as the lifecycle block lists it. */
+export function presentTransition(r: TransitionRow): Transition {
+  return {
+    revision: Number(r.revision),
+    kind: r.kind as Transition['kind'],
+    from: r.from_state as Transition['from'],
+    to: r.to_state as Transition['to'],
+    authority: r.authority as MarketLifecycle['authority'],
+    occurred_at: isoOrNull(r.occurred_at_ms === null ? null : Number(r.occurred_at_ms)),
+    observed_at: isoOrNull(Number(r.observed_at_ms))!,
+  };
+}
+
+/** The settlement a transition leaves the market in (the block's `resolution` when it is the latest), or null. */
+export function presentResolution(r: TransitionRow): MarketLifecycle['resolution'] {
+  if (r.to_state !== 'resolved' && r.to_state !== 'voided') return null;
+  return {
+    outcome: r.resolved_outcome,
+    winning_outcome_index: Number(r.winning_outcome_index),
+    payouts: r.payouts,
+    final_yes_price: r.final_yes_price,
+    final_no_price: r.final_no_price,
+    resolved_at: isoOrNull(r.occurred_at_ms === null ? r.observed_at_ms : Number(r.occurred_at_ms)),
+    resolution_number: Number(r.resolution_number),
+  };
+}
+
+/** A transition event read from the log (the live stream) as the row the block is presented from. */
+export function transitionRowOfEvent(e: MarketLifecycleTransition): TransitionRow {
+  return {
+    revision: e.revision,
+    kind: e.kind,
+    from_state: e.from_state,
+    to_state: e.to_state,
+    authority: e.authority,
+    resolution_number: e.resolution_number,
+    resolved_outcome: e.resolved_outcome,
+    winning_outcome_index: e.winning_outcome_index,
+    payouts: e.payouts,
+    final_yes_price: e.final_yes_price,
+    final_no_price: e.final_no_price,
+    occurred_at_ms: e.occurred_at_ms,
+    observed_at_ms: e.observed_at_ms,
   };
 }

@@ -1,10 +1,10 @@
 /**
- * A trade as the API serves it (`Trade` of api/openapi.yaml), from a row of either source, and a
- * Data API trade event read straight from the log (the live stream) turned into the same row the
- * `trades` table gives the REST tape, so both serve one object with one number convention.
+ * A trade as the API serves it (`Trade` of api/openapi.yaml), from a row of either source, and an
+ * event read straight from the log (the live streams: a Data API trade, a chain fill) turned into the
+ * same row the REST tape reads for it, so both serve one object with one number convention.
  */
 import type { Trade } from '../../../api/types.generated.js';
-import type { TradeExecuted } from '../../events/types.generated.js';
+import type { ChainFill, ChainLedgerEvent, TradeExecuted } from '../../events/types.generated.js';
 import { servedAmount } from '../../shared/decimal.js';
 import { iso } from '../../shared/time.js';
 
@@ -84,6 +84,37 @@ export function tradeRowOfEvent(t: TradeExecuted): TradeRow {
     block_number: '0',
     log_index: 0,
     origin: 'data_api',
+  };
+}
+
+/**
+ * A chain fill event as the row the REST tape's chain branch selects from chain_ledger (ledgerRow,
+ * then routes.ts chainBranch): micro-units as the UInt64 columns print them, time the block's.
+ */
+export function tradeRowOfChainFill(e: ChainLedgerEvent & { fill: ChainFill }): TradeRow {
+  const fill = e.fill;
+  return {
+    trade_id: e.event_id,
+    market_id: e.market_id,
+    market_title: e.market_title,
+    wallet: e.wallet,
+    side: fill.side,
+    outcome: fill.outcome,
+    outcome_index: fill.outcome_index,
+    price: fill.price,
+    shares_text: BigInt(fill.shares_micro).toString(),
+    usdc_text: BigInt(fill.usdc_micro).toString(),
+    size: 0,
+    size_usdc: 0,
+    fee_text: BigInt(fill.fee_micro).toString(),
+    fee_asset_text: fill.fee_asset,
+    ts_ms: String(e.block_time_ms),
+    tx_hash: e.tx_hash,
+    source: e.source,
+    role: fill.role,
+    block_number: String(e.block_number),
+    log_index: e.log_index,
+    origin: 'chain',
   };
 }
 

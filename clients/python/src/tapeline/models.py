@@ -757,8 +757,17 @@ class MarketDetail(Market):
     snapshot: MarketDetailSnapshot = Field(description="Computed from the trades this service indexed.")
 
 
-class MarketLifecycleResolution(Model):
-    """Present once resolved or voided."""
+class MarketLifecycle(Model):
+    """The market's lifecycle state machine: `active` -> `closed` -> `resolved` | `voided` (`closed` -> `active` when upstream reopens). Reports come from authorities of two ranks: the fast path (`gamma`: the catalog; `clob-ws`/`clob-rest`: the CLOB's resolution messages) and the chain (`chain`: ConditionResolution on Polygon, the authority). The first settlement reported wins at once; later, the same payouts from a higher authority `confirmed` it, and different payouts from an equal or higher authority `corrected` it (a new resolution number). A settled market never goes back to active or closed. Null until the lifecycle processor has seen the market."""
+
+    state: Literal["active", "closed", "resolved", "voided"]
+    authority: Literal["gamma", "clob-ws", "clob-rest", "chain"] = Field(description="Who reported the current state.")
+    resolution: Optional[MarketResolution]
+    transitions: list[MarketLifecycleTransition] = Field(description="Every transition, oldest first (at most 100).")
+
+
+class MarketResolution(Model):
+    """A market's settlement, present once resolved or voided."""
 
     outcome: Optional[str] = Field(description="The winning outcome's name; `50-50` for a void.")
     winning_outcome_index: int = Field(description="-1 for a void (no single winner).")
@@ -770,22 +779,15 @@ class MarketLifecycleResolution(Model):
 
 
 class MarketLifecycleTransition(Model):
-    revision: int
-    kind: Literal["listed", "closed", "reopened", "resolved", "voided", "confirmed", "corrected"]
-    from_: Optional[Literal["active", "closed", "resolved", "voided"]] = Field(alias="from")
-    to: Literal["active", "closed", "resolved", "voided"]
-    authority: Literal["gamma", "clob-ws", "clob-rest", "chain"]
+    """One transition of a market's lifecycle state machine."""
+
+    revision: int = Field(description="1 for the first state recorded, +1 per transition.")
+    kind: Literal["listed", "closed", "reopened", "resolved", "voided", "confirmed", "corrected"] = Field(description="listed: the first state seen; closed, reopened, resolved, voided: the state changed so; confirmed: a higher authority reported the same settlement; corrected: an equal or higher authority changed the payouts (a new resolution number).")
+    from_: Optional[Literal["active", "closed", "resolved", "voided"]] = Field(alias="from", description="The state before (null for listed).")
+    to: Literal["active", "closed", "resolved", "voided"] = Field(description="The state after.")
+    authority: Literal["gamma", "clob-ws", "clob-rest", "chain"] = Field(description="Who reported it.")
     occurred_at: NullableTimestamp = Field(description="Upstream time of the change when it says.")
     observed_at: Timestamp = Field(description="When this service saw it.")
-
-
-class MarketLifecycle(Model):
-    """The market's lifecycle state machine: `active` -> `closed` -> `resolved` | `voided` (`closed` -> `active` when upstream reopens). Reports come from authorities of two ranks: the fast path (`gamma`: the catalog; `clob-ws`/`clob-rest`: the CLOB's resolution messages) and the chain (`chain`: ConditionResolution on Polygon, the authority). The first settlement reported wins at once; later, the same payouts from a higher authority `confirmed` it, and different payouts from an equal or higher authority `corrected` it (a new resolution number). A settled market never goes back to active or closed. Null until the lifecycle processor has seen the market."""
-
-    state: Literal["active", "closed", "resolved", "voided"]
-    authority: Literal["gamma", "clob-ws", "clob-rest", "chain"] = Field(description="Who reported the current state.")
-    resolution: Optional[MarketLifecycleResolution]
-    transitions: list[MarketLifecycleTransition] = Field(description="Every transition, oldest first (at most 100).")
 
 
 class Candle(Model):
@@ -834,6 +836,23 @@ class StreamTradeFilters(Model):
     min_size: Optional[Decimal] = Field(None, description="Minimum size_usdc (inclusive), compared in micro-USDC.")
 
 
+class StreamFillFilters(Model):
+    """Filters of the `fills` channel (all optional, combined with AND)."""
+
+    market: Optional[str] = Field(None, description="Only this market: condition id (0x + 64 hex, any case) or slug.")
+    wallet: Optional[str] = Field(None, description="Only this wallet's fills (any case): the fill's owner.")
+    side: Optional[Literal["buy", "sell"]] = Field(None, description="The fill owner's side.")
+    role: Optional[Literal["maker", "taker"]] = Field(None, description="Only maker fills (resting orders) or taker fills (one per match).")
+    min_size: Optional[Decimal] = Field(None, description="Minimum size_usdc (inclusive), compared in micro-USDC.")
+
+
+class StreamLifecycleFilters(Model):
+    """Filters of the `lifecycle` channel (all optional, combined with AND)."""
+
+    market: Optional[str] = Field(None, description="Only this market: condition id (0x + 64 hex, any case) or slug.")
+    event: Optional[list[Literal["listed", "closed", "reopened", "resolved", "voided", "confirmed", "corrected"]]] = Field(None, description="Only these transition kinds (MarketLifecycleTransition.kind); also accepted as one comma-separated string.")
+
+
 class StreamClientMessageItem(Model):
     type: Literal["auth"] = Field(description="Authenticates a socket opened without a bearer header (first message).")
     key: str = Field(description="The API key.")
@@ -841,9 +860,9 @@ class StreamClientMessageItem(Model):
 
 class StreamClientMessageItemItem(Model):
     type: Literal["subscribe"]
-    channel: Literal["trades"] = Field(description="The channel to receive.")
+    channel: Literal["trades", "fills", "lifecycle"] = Field(description="The channel to receive.")
     subscription: Optional[str] = Field(None, description="Your id for it (echoed on each message); default s1, s2, ...")
-    filters: Optional[StreamTradeFilters] = None
+    filters: Optional[Union[StreamTradeFilters, StreamFillFilters, StreamLifecycleFilters]] = Field(None, description="The channel's filters: StreamTradeFilters (trades), StreamFillFilters (fills), StreamLifecycleFilters (lifecycle).")
     cursor: Optional[StreamCursor] = None
 
 
@@ -855,7 +874,7 @@ class StreamClientMessageItemItemItem(Model):
 class StreamSubscribed(Model):
     type: Literal["subscribed"]
     subscription: str = Field(description="The subscription's id.")
-    channel: Literal["trades"]
+    channel: Literal["trades", "fills", "lifecycle"]
     cursor: StreamCursor = Field(description="Where the subscription starts (the given cursor, or the log's end).")
 
 
@@ -865,6 +884,34 @@ class StreamTradeMessage(Model):
     channel: Literal["trades"]
     cursor: StreamCursor = Field(description="The position right after this trade.")
     data: Trade = Field(description="The trade, the same object (fields and number conventions) as a /markets/{id}/trades item.")
+
+
+class StreamFillMessage(Model):
+    type: Literal["fill"] = Field(description="A chain fill (one side of a match) of the `fills` channel.")
+    subscription: str = Field(description="The subscription's id.")
+    channel: Literal["fills"]
+    cursor: StreamCursor = Field(description="The position right after this fill.")
+    data: Trade = Field(description="The fill, the same object (fields and number conventions) as /trades serves for this chain record (origin `chain`, role maker or taker).")
+
+
+class StreamLifecycleMessage(Model):
+    type: Literal["lifecycle"] = Field(description="A market lifecycle transition of the `lifecycle` channel.")
+    subscription: str = Field(description="The subscription's id.")
+    channel: Literal["lifecycle"]
+    cursor: StreamCursor = Field(description="The position right after this transition.")
+    data: StreamLifecycleEvent
+
+
+class StreamLifecycleEvent(Model):
+    """A market's lifecycle transition, with the transition and settlement as the market detail's `lifecycle` block (GET /markets/{id}) serves them."""
+
+    market_id: str = Field(description="Condition id.")
+    slug: str
+    market_title: str
+    transition: MarketLifecycleTransition = Field(description="The transition, equal to its item of the market's lifecycle.transitions.")
+    resolution: Optional[MarketResolution] = Field(description="The settlement this transition leaves the market in (resolved or voided: equal to lifecycle.resolution while it is the market's latest transition), else null.")
+    notify: bool = Field(description="Whether the service watched it happen (false for a state first seen long settled, from catalog history); webhooks (market.resolved) announce only notified settlements.")
+    source: Literal["polymarket", "simulator"]
 
 
 class StreamHeartbeat(Model):
@@ -1619,7 +1666,7 @@ StreamCursor = str
 StreamClientMessage = Union[StreamClientMessageItem, StreamClientMessageItemItem, StreamClientMessageItemItemItem]
 
 # A message the server sends (an SSE event's data, or a WebSocket frame).
-StreamServerMessage = Union[StreamSubscribed, StreamTradeMessage, StreamHeartbeat, StreamError]
+StreamServerMessage = Union[StreamSubscribed, StreamTradeMessage, StreamFillMessage, StreamLifecycleMessage, StreamHeartbeat, StreamError]
 
 # A USDC amount, exact to its unit (at most 6 decimals; kept internally in micro-USDC).
 Usdc = Decimal
@@ -1654,5 +1701,5 @@ WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "webhook.test": WebhookTestEvent,
 }
 
-for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcomeGap, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, OrderBookEvents, BookEventItem, BookEventItemItem, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, Coverage, TraderCoverage, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PositionReconciliationReasons, PositionReconciliationPositions, PositionReconciliationValueUsdc, PositionReconciliationUnrealizedPnlUsdc, PositionReconciliationRealizedPnlUsdc, PositionReconciliationDifference, PositionReconciliation, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthCoverageBackfill, HealthCoverage, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthEventLog, HealthVerificationCheck, HealthVerification, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycleResolution, MarketLifecycleTransition, MarketLifecycle, Candle, Trade, StreamTradeFilters, StreamClientMessageItem, StreamClientMessageItemItem, StreamClientMessageItemItemItem, StreamSubscribed, StreamTradeMessage, StreamHeartbeat, StreamError, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPicksStatusExcluded, CopyPicksStatus, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
+for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcomeGap, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, OrderBookEvents, BookEventItem, BookEventItemItem, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, Coverage, TraderCoverage, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PositionReconciliationReasons, PositionReconciliationPositions, PositionReconciliationValueUsdc, PositionReconciliationUnrealizedPnlUsdc, PositionReconciliationRealizedPnlUsdc, PositionReconciliationDifference, PositionReconciliation, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthCoverageBackfill, HealthCoverage, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthEventLog, HealthVerificationCheck, HealthVerification, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycle, MarketResolution, MarketLifecycleTransition, Candle, Trade, StreamTradeFilters, StreamFillFilters, StreamLifecycleFilters, StreamClientMessageItem, StreamClientMessageItemItem, StreamClientMessageItemItemItem, StreamSubscribed, StreamTradeMessage, StreamFillMessage, StreamLifecycleMessage, StreamLifecycleEvent, StreamHeartbeat, StreamError, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPicksStatusExcluded, CopyPicksStatus, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
     _model.model_rebuild()

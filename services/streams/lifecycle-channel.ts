@@ -1,0 +1,70 @@
+/**
+ * `lifecycle`: every transition of the markets' lifecycle (the market-lifecycle stream the lifecycle
+ * processor decides: closes, reopenings, resolutions, voids, confirmations, corrections, and the
+ * first state seen), keyed by market, so a market's transitions come in revision order. The
+ * transition and the settlement it leaves are presented as the market detail's `lifecycle` block
+ * serves them (services/read-models/market-lifecycle/queries.ts). Filters market and event (the
+ * transition kinds). Tier 1, as the market detail.
+ */
+import type { StreamLifecycleEvent } from '../../api/types.generated.js';
+import type { MarketLifecycleTransition } from '../events/types.generated.js';
+import type { AnalyticsStore } from '../ports/analytics-store.js';
+import { presentResolution, presentTransition, transitionRowOfEvent } from '../read-models/market-lifecycle/queries.js';
+import { marketLifecycle } from '../read-models/market-lifecycle/index.js';
+import type { Channel } from './channels.js';
+import { badFilter, marketOf, onlyFilters } from './filters.js';
+
+type Kind = MarketLifecycleTransition['kind'];
+
+export interface LifecycleFilters {
+  market?: string;
+  /** The transition kinds wanted; undefined: all. */
+  events?: ReadonlySet<Kind>;
+}
+
+const FILTERS = ['market', 'event'] as const;
+export const LIFECYCLE_EVENTS: readonly Kind[] = ['listed', 'closed', 'reopened', 'resolved', 'voided', 'confirmed', 'corrected'];
+
+/** `event`: kinds as a comma-separated string (an SSE query parameter) or an array of strings (a WebSocket message). */
+function eventsOf(value: unknown, prefix: string): ReadonlySet<Kind> | undefined {
+  if (value === undefined) return undefined;
+  const names = typeof value === 'string' ? value.split(',') : value;
+  const wrong = () => badFilter(prefix, 'event', `one or more of ${LIFECYCLE_EVENTS.join(', ')} (comma-separated, or an array)`);
+  if (!Array.isArray(names) || names.length === 0 || names.length > LIFECYCLE_EVENTS.length) throw wrong();
+  for (const name of names) if (!(LIFECYCLE_EVENTS as readonly unknown[]).includes(name)) throw wrong();
+  return new Set(names as Kind[]);
+}
+
+async function parseFilters(input: Record<string, unknown>, prefix: string, store: AnalyticsStore): Promise<LifecycleFilters> {
+  onlyFilters(input, prefix, 'lifecycle', FILTERS);
+  return { market: await marketOf(input.market, prefix, store), events: eventsOf(input.event, prefix) };
+}
+
+export function presentLifecycleEvent(e: MarketLifecycleTransition): StreamLifecycleEvent {
+  const row = transitionRowOfEvent(e);
+  return {
+    market_id: e.market_id,
+    slug: e.slug,
+    market_title: e.title,
+    transition: presentTransition(row),
+    resolution: presentResolution(row),
+    notify: e.notify,
+    source: e.source,
+  };
+}
+
+export const lifecycleChannel: Channel<LifecycleFilters> = {
+  name: 'lifecycle',
+  messageType: 'lifecycle',
+  access: 'tier1',
+  resyncFrom: '/v1/markets/{id} (its lifecycle block)',
+  streams: [marketLifecycle],
+  parseFilters,
+  partitionKey: (filters) => filters.market,
+  select(_stream, event, filters) {
+    const transition = event as MarketLifecycleTransition;
+    if (filters.market !== undefined && transition.market_id !== filters.market) return null;
+    if (filters.events !== undefined && !filters.events.has(transition.kind)) return null;
+    return presentLifecycleEvent(transition);
+  },
+};

@@ -1,0 +1,386 @@
+/**
+ * The `fills` and `lifecycle` stream channels over the real embedded file log and the API app (chDB,
+ * PGlite, the sink for the REST comparison): a subscriber receives exactly the records of its
+ * filters, in order, as the same objects REST serves for them (/markets/{id}/trades for chain fills,
+ * the market detail's lifecycle block for transitions); a reconnect with a cursor misses and repeats
+ * nothing; a filter the channel does not have, or a bad value, is refused naming it; each channel
+ * needs its REST equivalent's tier.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { EventPublisher } from '../../services/events/publisher.js';
+import type { ChainLedgerEvent, MarketLifecycleTransition } from '../../services/events/types.generated.js';
+import { type FileEventLog, openFileEventLog } from '../../services/eventlog/file-log.js';
+import { partitionForKey } from '../../services/eventlog/partitioner.js';
+import { allTopicSpecs, STREAMS, topicSchemas } from '../../services/read-models/registry.js';
+import { type SinkService, startSink } from '../../services/sink/sink-service.js';
+import { type ApiHarness, startApiHarness } from '../support/api-harness.js';
+import {
+  chainFill,
+  chainLedgerEvent,
+  conditionId,
+  marketTransition,
+  marketUpserted,
+  T0,
+  txHash,
+  walletAddress,
+} from '../support/events.js';
+import { getJson } from '../support/http.js';
+import { errorOf, messagesOf, openSse as openSse_, openWs as openWs_, subscribed, waitFor } from '../support/stream-clients.js';
+
+const chdbPath = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-channels-chdb-'));
+const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-channels-log-'));
+
+const FILLS_A = conditionId(301);
+const FILLS_B = conditionId(302);
+/** A neg-risk market: its fills are keyed by its neg-risk event's id, on another partition than its own id's. */
+const FILLS_NEG = conditionId(303);
+const NEG_GROUP = (() => {
+  const partitions = STREAMS.chainLedger.partitions;
+  for (let n = 400; ; n++)
+    if (partitionForKey(conditionId(n), partitions) !== partitionForKey(FILLS_NEG, partitions)) return conditionId(n);
+})();
+const LIFE_A = conditionId(311);
+const LIFE_B = conditionId(312);
+
+let log: FileEventLog;
+let api: ApiHarness;
+let sink: SinkService;
+let publisher: EventPublisher;
+let tier2Key: string;
+let tier1Key: string;
+
+const openSse = (query: string, key: string | undefined, headers: Record<string, string> = {}) => openSse_(api.base, query, key, headers);
+const openWs = (key: string | undefined) => openWs_(api.base, key);
+const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
+
+beforeAll(async () => {
+  log = await openFileEventLog({
+    directory: logDir,
+    fsync: false,
+    pollIntervalMs: 20,
+    schemas: topicSchemas(),
+    retention: { retentionMs: null, hardCapBytes: null },
+    retentionCheckMs: 0,
+  });
+  await log.createTopics(allTopicSpecs());
+  publisher = new EventPublisher(log);
+  api = await startApiHarness({
+    chdbPath,
+    database: 'channels',
+    log,
+    env: { STREAM_HEARTBEAT_MS: '300', STREAM_POLL_MS: '20', STREAM_READ_BATCH: '7' },
+  });
+  sink = await startSink(log, api.store, pino({ level: 'silent' }));
+  tier2Key = (await api.admin.createKey('streamer', '2')).api_key;
+  tier1Key = (await api.admin.createKey('free', '1')).api_key;
+  await publisher.publish('markets', [
+    marketUpserted({ market_id: FILLS_A, event_id: 'fills-a' }),
+    marketUpserted({ market_id: LIFE_A, event_id: 'life-a', slug: 'life-a-market' }),
+    marketUpserted({ market_id: LIFE_B, event_id: 'life-b' }),
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  await sink?.stop();
+  await api?.close();
+  await log?.close();
+  fs.rmSync(logDir, { recursive: true, force: true });
+});
+
+// --- fills ------------------------------------------------------------------------------------------
+
+let match = 0;
+
+/**
+ * `count` matches of `market` in chain order, each a maker fill and its taker fill in one
+ * transaction, with wallets, sides, sizes and fees that vary so every filter keeps some and drops some.
+ */
+function matchesOf(market: string, count: number, ledgerGroup = market): ChainLedgerEvent[] {
+  return Array.from({ length: count }, () => {
+    const n = ++match;
+    const block = 80_000_000 + n;
+    const shares = 1_000_000n * BigInt(5 + (n % 9));
+    const priceMicro = 300_000n + BigInt((n % 5) * 50_000);
+    const usdc = (shares * priceMicro) / 1_000_000n;
+    const price = Number(priceMicro) / 1e6;
+    const common = {
+      market_id: market,
+      ledger_group: ledgerGroup,
+      neg_risk: ledgerGroup !== market,
+      market_title: `Market ${market.slice(-4)}?`,
+      tx_hash: txHash(5_000 + n),
+      block_number: block,
+      block_hash: `0x${block.toString(16).padStart(64, '0')}`,
+      block_time_ms: T0 + n * 2_000,
+    };
+    const takerSide = n % 2 === 0 ? 'buy' : 'sell';
+    const fill = { shares_micro: String(shares), usdc_micro: String(usdc), price, yes_price: price, outcome: 'Yes', outcome_index: 0 };
+    return [
+      chainFill({
+        ...common,
+        log_index: 4,
+        wallet: walletAddress(n % 3 === 0 ? 20 : 25),
+        fill: { ...fill, role: 'maker', side: takerSide === 'buy' ? 'sell' : 'buy', fee_micro: '0' },
+      }),
+      chainFill({
+        ...common,
+        log_index: 5,
+        wallet: walletAddress(20 + (Math.floor(n / 2) % 2)),
+        fill: {
+          ...fill,
+          role: 'taker',
+          side: takerSide,
+          fee_micro: String(1_000n + BigInt(n)),
+          fee_asset: n % 4 === 0 ? 'shares' : 'usdc',
+        },
+      }),
+    ];
+  }).flat();
+}
+
+const fillIds = (client: { messages: any[] }, subscription?: string) =>
+  messagesOf(client, 'fill', subscription).map((m) => m.data.trade_id);
+
+test('fills: an SSE subscriber to one market receives exactly its chain fills of both sides, in chain order, as /markets/{id}/trades serves them', async () => {
+  const client = await openSse(`channel=fills&market=${FILLS_A}`, tier2Key);
+  expect(client.status).toBe(200);
+  expect(await subscribed(client)).toMatchObject({ channel: 'fills', subscription: 'sse' });
+  const negRisk = await openSse(`channel=fills&market=${FILLS_NEG}`, tier2Key);
+  await subscribed(negRisk);
+  const ofA = matchesOf(FILLS_A, 12);
+  const ofB = matchesOf(FILLS_B, 12);
+  const ofNeg = matchesOf(FILLS_NEG, 4, NEG_GROUP);
+  // Interleaved with the other market and with ledger events that are not fills, in several produce calls.
+  for (let i = 0; i < ofA.length; i += 6) {
+    const others = [
+      chainLedgerEvent({ market_id: FILLS_A, tx_hash: txHash(9_000 + i), block_number: 81_000_000 + i, block_time_ms: T0 + i }),
+      chainLedgerEvent({
+        kind: 'watermark',
+        market_id: '',
+        ledger_group: FILLS_A,
+        event_id: `137:watermark:${FILLS_A}:${i}`,
+        position_change: null,
+        tx_hash: '',
+        log_index: -1,
+      }),
+    ];
+    await publisher.publish('chainLedger', [...ofA.slice(i, i + 6), ...others, ...ofB.slice(i, i + 6)]);
+  }
+  await publisher.publish('chainLedger', ofNeg);
+  await waitFor('24 fills', async () => messagesOf(client, 'fill').length >= ofA.length);
+  await settle();
+  expect(fillIds(client)).toEqual(ofA.map((e) => e.event_id));
+  expect(messagesOf(client, 'fill').every((m) => m.channel === 'fills')).toBe(true);
+  expect(new Set(messagesOf(client, 'fill').map((m) => m.data.role))).toEqual(new Set(['maker', 'taker']));
+
+  // The same objects, field for field, as the REST tape serves for these chain records (both roles).
+  const restOf = async () => (await getJson(`${api.base}/v1/markets/${FILLS_A}/trades?role=all&limit=100`, tier2Key)).body.data as any[];
+  await waitFor('the REST tape', async () => (await restOf())?.length === ofA.length);
+  const rest = await restOf();
+  expect(rest.every((t) => t.origin === 'chain')).toBe(true);
+  expect(messagesOf(client, 'fill').map((m) => m.data)).toEqual([...rest].reverse());
+  client.close();
+
+  // A neg-risk market's fills travel on its event's partition: the market filter still finds them all.
+  await waitFor('the neg-risk fills', async () => messagesOf(negRisk, 'fill').length >= ofNeg.length);
+  await settle();
+  expect(fillIds(negRisk)).toEqual(ofNeg.map((e) => e.event_id));
+  negRisk.close();
+});
+
+test('fills: WebSocket filters (wallet, side, role, min_size) server-side; resume with the cursor has no gap and no duplicate', async () => {
+  const filters = { market: FILLS_A, wallet: walletAddress(20), side: 'buy', role: 'taker', min_size: 2.5 };
+  const client = await openWs(tier2Key);
+  client.send({ type: 'subscribe', channel: 'fills', subscription: 'f', filters });
+  await subscribed(client, 'f');
+  const produced = matchesOf(FILLS_A, 60);
+  const wanted = produced.filter(
+    (e) => e.wallet === filters.wallet && e.fill!.side === 'buy' && e.fill!.role === 'taker' && BigInt(e.fill!.usdc_micro) >= 2_500_000n,
+  );
+  expect(wanted.length).toBeGreaterThan(4);
+  // Each filter drops something the others keep.
+  const keeps = {
+    wallet: (e: ChainLedgerEvent) => e.wallet === filters.wallet,
+    side: (e: ChainLedgerEvent) => e.fill!.side === 'buy',
+    role: (e: ChainLedgerEvent) => e.fill!.role === 'taker',
+    min_size: (e: ChainLedgerEvent) => BigInt(e.fill!.usdc_micro) >= 2_500_000n,
+  };
+  for (const name of Object.keys(keeps) as Array<keyof typeof keeps>) {
+    const others = Object.entries(keeps).filter(([other]) => other !== name);
+    expect([name, produced.filter((e) => others.every(([, keep]) => keep(e))).length]).not.toEqual([name, wanted.length]);
+  }
+  await publisher.publish('chainLedger', produced.slice(0, 60));
+  const early = wanted.filter((e) => produced.indexOf(e) < 60);
+  await waitFor('the first half', async () => fillIds(client, 'f').length >= Math.min(3, early.length));
+  const kept = messagesOf(client, 'fill', 'f').slice(0, 3);
+  client.ws.terminate();
+
+  await publisher.publish('chainLedger', produced.slice(60));
+  const again = await openWs(tier2Key);
+  again.send({ type: 'subscribe', channel: 'fills', subscription: 'f', filters, cursor: kept.at(-1)!.cursor });
+  await waitFor('every wanted fill', async () => fillIds(again, 'f').length >= wanted.length - kept.length);
+  await settle();
+  expect([...kept.map((m) => m.data.trade_id), ...fillIds(again, 'f')]).toEqual(wanted.map((e) => e.event_id));
+  again.ws.close();
+});
+
+// --- lifecycle --------------------------------------------------------------------------------------
+
+/** A market's life: listed, closed, reopened, closed, resolved, confirmed by the chain. */
+function lifeOf(market: string, slug: string): MarketLifecycleTransition[] {
+  const base = { market_id: market, slug, title: `Market ${market.slice(-4)}?`, notify: true };
+  const settled = {
+    resolution_number: 1,
+    resolved_outcome: 'Yes',
+    winning_outcome_index: 0,
+    payouts: [1, 0],
+    final_yes_price: 1,
+    final_no_price: 0,
+  };
+  const steps: Array<Partial<MarketLifecycleTransition>> = [
+    { kind: 'listed', from_state: null, to_state: 'active', notify: false },
+    { kind: 'closed', from_state: 'active', to_state: 'closed', occurred_at_ms: T0 + 10_500 },
+    { kind: 'reopened', from_state: 'closed', to_state: 'active' },
+    { kind: 'closed', from_state: 'active', to_state: 'closed', occurred_at_ms: T0 + 30_250 },
+    { kind: 'resolved', from_state: 'closed', to_state: 'resolved', authority: 'clob-ws', occurred_at_ms: T0 + 40_125, ...settled },
+    { kind: 'confirmed', from_state: 'resolved', to_state: 'resolved', authority: 'chain', ...settled },
+  ];
+  return steps.map((step, i) =>
+    marketTransition({ ...base, ...step, revision: i + 1, event_id: `${market}:${i + 1}`, observed_at_ms: T0 + (i + 1) * 10_000 + 7 }),
+  );
+}
+
+const lifecycleOf = (client: { messages: any[] }, subscription?: string) => messagesOf(client, 'lifecycle', subscription);
+
+test("lifecycle: a subscriber to one market (by slug) receives exactly its transitions, in order, as the market detail's lifecycle block serves them", async () => {
+  const all = await openSse('channel=lifecycle&market=life-a-market', tier2Key);
+  expect(all.status).toBe(200);
+  expect(await subscribed(all)).toMatchObject({ channel: 'lifecycle' });
+  const settlements = await openSse(`channel=lifecycle&market=${LIFE_A}&event=closed,resolved`, tier2Key);
+  expect([settlements.status, settlements.body]).toEqual([200, undefined]);
+  await subscribed(settlements);
+  const ofA = lifeOf(LIFE_A, 'life-a-market');
+  const ofB = lifeOf(LIFE_B, `market-${LIFE_B.slice(-4)}`);
+  for (let i = 0; i < ofA.length; i += 2) await publisher.publish('marketLifecycle', [...ofA.slice(i, i + 2), ...ofB.slice(i, i + 2)]);
+  await waitFor('6 transitions', async () => lifecycleOf(all).length >= ofA.length);
+  await settle();
+  expect(lifecycleOf(all).map((m) => m.data.transition.revision)).toEqual([1, 2, 3, 4, 5, 6]);
+  expect(lifecycleOf(all).every((m) => m.data.market_id === LIFE_A && m.channel === 'lifecycle')).toBe(true);
+  expect(lifecycleOf(settlements).map((m) => [m.data.transition.revision, m.data.transition.kind])).toEqual([
+    [2, 'closed'],
+    [4, 'closed'],
+    [5, 'resolved'],
+  ]);
+
+  const detail = async () => (await getJson(`${api.base}/v1/markets/${LIFE_A}`, tier2Key)).body.data;
+  await waitFor('the lifecycle block', async () => (await detail())?.lifecycle?.transitions?.length === ofA.length);
+  const { lifecycle } = await detail();
+  expect(lifecycleOf(all).map((m) => m.data.transition)).toEqual(lifecycle.transitions);
+  // The settlement each message leaves is the block's while it is the latest transition.
+  expect(lifecycleOf(all).at(-1)!.data.resolution).toEqual(lifecycle.resolution);
+  expect(lifecycleOf(all).find((m) => m.data.transition.kind === 'resolved')!.data.resolution).toEqual({
+    ...lifecycle.resolution,
+    resolved_at: new Date(T0 + 40_125).toISOString(),
+  });
+  expect(
+    lifecycleOf(all)
+      .slice(0, 4)
+      .map((m) => m.data.resolution),
+  ).toEqual([null, null, null, null]);
+  expect(lifecycleOf(all).map((m) => m.data.notify)).toEqual([false, true, true, true, true, true]);
+  all.close();
+  settlements.close();
+});
+
+test('lifecycle: Tier 1 is enough (as the market detail); resume over the WebSocket with a cursor has no gap and no duplicate', async () => {
+  const market = conditionId(313);
+  await publisher.publish('markets', [marketUpserted({ market_id: market, event_id: 'life-c' })]);
+  const client = await openWs(tier1Key);
+  client.send({
+    type: 'subscribe',
+    channel: 'lifecycle',
+    subscription: 'l',
+    filters: { market, event: ['closed', 'reopened', 'resolved'] },
+  });
+  await subscribed(client, 'l');
+  const produced = lifeOf(market, 'life-c');
+  await publisher.publish('marketLifecycle', produced.slice(0, 3));
+  await waitFor('the first', async () => lifecycleOf(client, 'l').length >= 1);
+  const kept = lifecycleOf(client, 'l').slice(0, 1);
+  client.ws.terminate();
+  await publisher.publish('marketLifecycle', produced.slice(3));
+  const again = await openWs(tier1Key);
+  again.send({
+    type: 'subscribe',
+    channel: 'lifecycle',
+    subscription: 'l',
+    filters: { market, event: 'closed,reopened,resolved' },
+    cursor: kept[0].cursor,
+  });
+  await waitFor('the rest', async () => lifecycleOf(again, 'l').length >= 3);
+  await settle();
+  expect([...kept, ...lifecycleOf(again, 'l')].map((m) => m.data.transition.revision)).toEqual([2, 3, 4, 5]);
+  again.ws.close();
+});
+
+// --- refusals ---------------------------------------------------------------------------------------
+
+test('a filter the channel does not have, or a bad value, is a 4xx (SSE) or an error message (WebSocket) naming it', async () => {
+  const cases: Array<[string, number, RegExp]> = [
+    ['channel=fills&event=closed', 400, /^event: unknown filter \(fills filters: market, wallet, side, role, min_size\)/],
+    ['channel=fills&role=both', 400, /^role/],
+    ['channel=fills&min_size=0.0000001', 400, /^min_size/],
+    ['channel=lifecycle&wallet=0x0000000000000000000000000000000000000001', 400, /^wallet: unknown filter/],
+    ['channel=lifecycle&side=buy', 400, /^side: unknown filter/],
+    ['channel=lifecycle&event=closd', 400, /^event/],
+    ['channel=lifecycle&market=no-such-slug', 404, /^market/],
+    ['channel=trades&role=maker', 400, /^role: unknown filter/],
+  ];
+  for (const [query, status, message] of cases) {
+    const refused = await openSse(query, tier2Key);
+    expect([query, refused.status]).toEqual([query, status]);
+    expect([query, refused.body.error]).toEqual([query, expect.stringMatching(message)]);
+  }
+  const client = await openWs(tier2Key);
+  const asked: Array<[unknown, string]> = [
+    [{ type: 'subscribe', channel: 'fills', filters: { role: 'both' } }, 'filters.role'],
+    [{ type: 'subscribe', channel: 'fills', filters: { event: ['closed'] } }, 'filters.event'],
+    [{ type: 'subscribe', channel: 'lifecycle', filters: { event: ['closed', 'nope'] } }, 'filters.event'],
+    [{ type: 'subscribe', channel: 'lifecycle', filters: { event: [] } }, 'filters.event'],
+    [{ type: 'subscribe', channel: 'lifecycle', filters: { min_size: 1 } }, 'filters.min_size'],
+  ];
+  for (const [message, parameter] of asked) {
+    const before = client.messages.length;
+    client.send(message);
+    await waitFor('an answer', async () => client.messages.length > before);
+    expect([message, client.messages.at(-1)]).toEqual([
+      message,
+      expect.objectContaining({ type: 'error', code: 'bad_request', parameter }),
+    ]);
+  }
+  // A cursor of another channel.
+  const trades = await openSse('channel=trades', tier2Key);
+  const tradesCursor = (await subscribed(trades)).cursor;
+  trades.close();
+  const crossed = await openSse(`channel=fills&cursor=${tradesCursor}`, tier2Key);
+  expect(crossed.status).toBe(400);
+  expect(crossed.body.error).toMatch(/^cursor: a cursor of another channel/);
+  client.ws.close();
+});
+
+test('fills needs Tier 2 (as /trades): a Tier 1 key is refused it on SSE and WebSocket', async () => {
+  const sse = await openSse('channel=fills', tier1Key);
+  expect(sse.status).toBe(402);
+  expect(sse.body.code).toBe('PAYMENT_REQUIRED');
+  const client = await openWs(tier1Key);
+  client.send({ type: 'subscribe', channel: 'fills', subscription: 'x' });
+  expect(await errorOf(client)).toMatchObject({ code: 'payment_required', subscription: 'x' });
+  expect(client.messages.some((m) => m.type === 'subscribed')).toBe(false);
+  client.ws.close();
+  const lifecycle = await openSse('channel=lifecycle', tier1Key);
+  expect(lifecycle.status).toBe(200);
+  lifecycle.close();
+});

@@ -1,0 +1,115 @@
+/**
+ * Clients of the live streams for tests (services/streams/): an SSE reader that parses events and
+ * checks each event id is its message's cursor, a WebSocket that keeps every message, and waits for
+ * the messages a test expects.
+ */
+import http from 'node:http';
+import WebSocket from 'ws';
+import { waitFor as poll } from './http.js';
+
+/** Polls `condition` every 20 ms for up to 20 s. */
+export const waitFor = (what: string, condition: () => Promise<boolean>) => poll(async () => (await condition()) || null, 20_000, what, 20);
+
+export interface SseClient {
+  status: number;
+  /** The error envelope of a refused request. */
+  body: any;
+  messages: any[];
+  close(): void;
+  ended: Promise<void>;
+}
+
+export function openSse(base: string, query: string, key: string | undefined, headers: Record<string, string> = {}): Promise<SseClient> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(
+      `${base}/v1/stream/sse?${query}`,
+      { headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } },
+      (response) => {
+        const client: SseClient = {
+          status: response.statusCode ?? 0,
+          body: undefined,
+          messages: [],
+          close: () => request.destroy(),
+          ended: new Promise((done) => response.on('close', () => done())),
+        };
+        let text = '';
+        response.setEncoding('utf8');
+        if (client.status !== 200) {
+          response.on('data', (chunk) => (text += chunk));
+          response.on('end', () => {
+            client.body = JSON.parse(text);
+            resolve(client);
+          });
+          return;
+        }
+        response.on('data', (chunk: string) => {
+          text += chunk;
+          let end = text.indexOf('\n\n');
+          while (end >= 0) {
+            const block = text.slice(0, end);
+            text = text.slice(end + 2);
+            const lines = block.split('\n');
+            const data = lines.find((line) => line.startsWith('data: '));
+            const id = lines.find((line) => line.startsWith('id: '));
+            if (data) {
+              const message = JSON.parse(data.slice(6));
+              // The event id is the message's cursor (what EventSource sends back as Last-Event-ID).
+              if (id) expect(id.slice(4)).toBe(message.cursor);
+              client.messages.push(message);
+            }
+            end = text.indexOf('\n\n');
+          }
+        });
+        response.on('error', () => undefined);
+        resolve(client);
+      },
+    );
+    request.on('error', reject);
+  });
+}
+
+export interface WsClient {
+  ws: WebSocket;
+  messages: any[];
+  closed: Promise<{ code: number; reason: string }>;
+  send(message: unknown): void;
+}
+
+/** A WebSocket to `url` (default: base's /v1/stream), with the key as the bearer header when given. */
+export function openWs(base: string, key: string | undefined, url = `${base.replace('http', 'ws')}/v1/stream`): Promise<WsClient> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, key ? { headers: { authorization: `Bearer ${key}` } } : {});
+    const client: WsClient = {
+      ws,
+      messages: [],
+      closed: new Promise((done) => ws.on('close', (code, reason) => done({ code, reason: reason.toString() }))),
+      send: (message) => ws.send(JSON.stringify(message)),
+    };
+    ws.on('message', (data) => client.messages.push(JSON.parse(data.toString())));
+    ws.on('open', () => resolve(client));
+    ws.on('unexpected-response', (_request, response) => {
+      let body = '';
+      response.on('data', (chunk) => (body += chunk));
+      response.on('end', () =>
+        reject(Object.assign(new Error(`refused ${response.statusCode}`), { status: response.statusCode, body: JSON.parse(body) })),
+      );
+    });
+    ws.on('error', reject);
+  });
+}
+
+/** The data messages of `type` a client received (optionally of one subscription). */
+export const messagesOf = (client: { messages: any[] }, type: string, subscription?: string) =>
+  client.messages.filter((m) => m.type === type && (!subscription || m.subscription === subscription));
+
+export async function subscribed(client: { messages: any[] }, subscription?: string): Promise<any> {
+  await waitFor('subscribed', async () =>
+    client.messages.some((m) => m.type === 'subscribed' && (!subscription || m.subscription === subscription)),
+  );
+  return client.messages.find((m) => m.type === 'subscribed' && (!subscription || m.subscription === subscription));
+}
+
+export async function errorOf(client: { messages: any[] }): Promise<any> {
+  await waitFor('an error message', async () => client.messages.some((m) => m.type === 'error'));
+  return client.messages.find((m) => m.type === 'error');
+}
