@@ -11,9 +11,11 @@ import { STREAMS, type StreamSpec } from '../ts/src/api.generated.js';
 import type { StreamChannel, TapelineClient } from '../ts/src/index.js';
 
 /** Each watch tool: the event-stream route it reads and the channel it fixes. */
+// `access` is the channel's own tier (the route's x-access is its lowest channel's); watch.unit.test.ts
+// holds it to the service's channel.
 export const WATCH_TOOLS = {
-  watch_trades: { route: 'GET /stream/sse', channel: 'trades' },
-} as const satisfies Record<string, { route: string; channel: StreamChannel }>;
+  watch_trades: { route: 'GET /stream/sse', channel: 'trades', access: 'tier2' },
+} as const satisfies Record<string, { route: string; channel: StreamChannel; access: 'tier1' | 'tier2' }>;
 
 export type WatchToolName = keyof typeof WATCH_TOOLS;
 
@@ -35,13 +37,17 @@ export interface WatchToolDefinition {
 export function watchToolsFor(streams: Readonly<Record<string, StreamSpec>> = STREAMS): WatchToolDefinition[] {
   const byRoute = new Map(Object.values(streams).map((spec) => [`GET ${spec.path}`, spec]));
   const tools: WatchToolDefinition[] = [];
-  for (const [name, { route, channel }] of Object.entries(WATCH_TOOLS) as Array<[WatchToolName, (typeof WATCH_TOOLS)[WatchToolName]]>) {
+  for (const [name, { route, channel, access }] of Object.entries(WATCH_TOOLS) as Array<
+    [WatchToolName, (typeof WATCH_TOOLS)[WatchToolName]]
+  >) {
     const stream = byRoute.get(route);
     if (!stream) continue;
     const properties: Record<string, unknown> = {};
     // The channel is the tool's; headers (Last-Event-ID) are the transport's, and `cursor` says the same.
     for (const parameter of stream.parameters) {
       if (parameter.in !== 'query' || parameter.name === 'channel') continue;
+      // Another channel's filter would only earn the caller a 400 naming it.
+      if (parameter.channels && !parameter.channels.includes(channel)) continue;
       properties[parameter.name] = { ...parameter.schema, ...(parameter.description ? { description: parameter.description } : {}) };
     }
     properties.max_messages = {
@@ -67,7 +73,7 @@ export function watchToolsFor(streams: Readonly<Record<string, StreamSpec>> = ST
         'Without `cursor` it starts now (live only); with the `cursor` of a previous call it replays from there, so successive calls see every message once, in order per market.',
         `Returns {data: the messages' data, cursor} once \`max_messages\` arrived or \`max_seconds\` passed; pass \`cursor\` to the next call.`,
         'An expired cursor (CURSOR_EXPIRED) means: read the REST history instead, then watch without a cursor.',
-        stream.access === 'tier2' ? 'Needs Tier 2 (platform tokens or credits).' : '',
+        access === 'tier2' ? 'Needs Tier 2 (platform tokens or credits).' : '',
         'Units: `*_usdc` amounts in USDC, prices per share from 0 to 1, times ISO 8601 UTC.',
       ]
         .filter(Boolean)

@@ -7,7 +7,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createClient } from '../ts/src/index.js';
 import { createMcpServer } from './server.js';
-import { watchToolsFor } from './watch.js';
+import { channelNamed } from '../../services/streams/channels.js';
+import { WATCH_TOOLS, watchToolsFor } from './watch.js';
 
 const encoder = new TextEncoder();
 const frame = (message: Record<string, unknown>) => `id: ${message.cursor}\nevent: ${message.type}\ndata: ${JSON.stringify(message)}\n\n`;
@@ -66,6 +67,9 @@ test("watch_trades' inputs are the event stream's filters and cursor plus the ca
   expect(JSON.stringify(tool!.inputSchema)).not.toContain('$ref');
   expect(tool!.description).toMatch(/pass `cursor` to the next call/);
   expect(tool!.description).toContain('Tier 2');
+  // Each tool's tier is its channel's own, as the service enforces it.
+  for (const [name, { channel, access }] of Object.entries(WATCH_TOOLS))
+    expect([name, access]).toEqual([name, channelNamed(channel)?.access]);
   expect(watchToolsFor({})).toEqual([]);
 });
 

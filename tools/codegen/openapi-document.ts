@@ -31,7 +31,12 @@ interface Parameter {
   required: boolean;
   description?: string;
   schema: JsonSchema;
+  /** An event stream's filter that only some channels take: those channels (`x-channels`). */
+  channels?: string[];
 }
+
+/** A parameter as the document writes it. */
+type RawParameter = Omit<Parameter, 'channels'> & { 'x-channels'?: unknown };
 
 export interface Operation {
   /** The document's operationId (required: the SDK method and MCP names). */
@@ -86,17 +91,18 @@ export function readApiDocument(file: string): ApiDocument {
   const operations: Operation[] = [];
   const streams: StreamOperation[] = [];
   for (const [path, item] of Object.entries<Record<string, Yaml>>(document.paths ?? {})) {
-    const shared: Parameter[] = (item.parameters ?? []).map((p: unknown) => deref<Parameter>(p));
+    const shared: RawParameter[] = (item.parameters ?? []).map((p: unknown) => deref<RawParameter>(p));
     for (const method of METHODS) {
       const op = item[method];
       if (!op) continue;
-      const own: Parameter[] = (op.parameters ?? []).map((p: unknown) => deref<Parameter>(p));
-      const parameters = [...shared.filter((p) => !own.some((o) => o.name === p.name && o.in === p.in)), ...own].map((p) => ({
+      const own: RawParameter[] = (op.parameters ?? []).map((p: unknown) => deref<RawParameter>(p));
+      const parameters: Parameter[] = [...shared.filter((p) => !own.some((o) => o.name === p.name && o.in === p.in)), ...own].map((p) => ({
         name: p.name,
         in: p.in,
         required: p.in === 'path' ? true : Boolean(p.required),
         ...(p.description ? { description: String(p.description).trim() } : {}),
         schema: p.schema ?? {},
+        ...(Array.isArray(p['x-channels']) ? { channels: p['x-channels'].map(String) } : {}),
       }));
       const body = op.requestBody ? deref<Record<string, Yaml>>(op.requestBody) : undefined;
       const bodySchema = body?.content?.['application/json']?.schema as JsonSchema | undefined;

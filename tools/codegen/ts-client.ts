@@ -122,6 +122,8 @@ export interface ParameterSpec {
   description?: string;
   /** Self-contained JSON Schema (component references inlined). */
   schema: Record<string, unknown>;
+  /** An event stream's filter that only some channels take: those channels. */
+  channels?: string[];
 }
 
 export interface OperationSpec {

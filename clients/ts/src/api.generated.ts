@@ -3002,6 +3002,8 @@ export interface ParameterSpec {
   description?: string;
   /** Self-contained JSON Schema (component references inlined). */
   schema: Record<string, unknown>;
+  /** An event stream's filter that only some channels take: those channels. */
+  channels?: string[];
 }
 
 export interface OperationSpec {
@@ -5771,7 +5773,11 @@ export const STREAMS: { readonly [id: string]: StreamSpec } = {
         "schema": {
           "type": "string",
           "pattern": "^0x[0-9a-fA-F]{40}$"
-        }
+        },
+        "channels": [
+          "trades",
+          "fills"
+        ]
       },
       {
         "name": "side",
@@ -5808,7 +5814,10 @@ export const STREAMS: { readonly [id: string]: StreamSpec } = {
             "maker",
             "taker"
           ]
-        }
+        },
+        "channels": [
+          "fills"
+        ]
       },
       {
         "name": "event",
@@ -5831,7 +5840,10 @@ export const STREAMS: { readonly [id: string]: StreamSpec } = {
               "corrected"
             ]
           }
-        }
+        },
+        "channels": [
+          "lifecycle"
+        ]
       },
       {
         "name": "cursor",
