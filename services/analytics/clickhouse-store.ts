@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import type { AnalyticsStore, InsertOptions, QueryOptions, QueryParams } from '../ports/analytics-store.js';
 import { currentRequestContext } from '../shared/request-context.js';
 import { FairQueue, type FairQueueOptions, type FairQueueStats } from './fair-queue.js';
+import { AnalyticsClosedError } from './store-errors.js';
 import { INTERNAL_LIMITS, limitSettings, type QueryLimits } from './query-limits.js';
 
 /** How statements are admitted and bounded (services/config.ts `analytics`). */
@@ -242,6 +243,7 @@ class ClickHouseAnalyticsStore implements AnalyticsStore {
   }
 
   async close(): Promise<void> {
+    await this.queue.close(new AnalyticsClosedError());
     await this.client.close();
   }
 }

@@ -55,6 +55,9 @@ export class FairQueue {
   private running = 0;
   private queued = 0;
   private rejected = 0;
+  /** Set by `close`: the error every later statement is refused with. */
+  private closedWith: Error | undefined;
+  private onIdle: (() => void) | undefined;
 
   constructor(private readonly options: FairQueueOptions) {}
 
@@ -64,6 +67,7 @@ export class FairQueue {
 
   /** Runs `work` when it is this lane's turn; `limited` lanes (requests) are subject to the queue caps. */
   run<T>(lane: string, limited: boolean, work: () => Promise<T>): Promise<T> {
+    if (this.closedWith) return Promise.reject(this.closedWith);
     if (this.running < this.options.concurrency && this.queued === 0) return this.execute(lane, work);
     const waiting = this.lanes.get(lane);
     if (limited) {
@@ -104,6 +108,28 @@ export class FairQueue {
     });
   }
 
+  /**
+   * Refuses every waiting and later statement with `reason`, and resolves once the running ones have
+   * ended: chDB runs a statement on its own thread, and closing the engine under one crashed the
+   * process (a segfault in libchdb when the service stopped while a startup job's query ran).
+   */
+  close(reason: Error): Promise<void> {
+    this.closedWith = reason;
+    for (const tasks of this.lanes.values()) {
+      for (const task of tasks) {
+        if (task.timer) clearTimeout(task.timer);
+        task.fail(reason);
+      }
+    }
+    this.lanes.clear();
+    this.turn.length = 0;
+    this.queued = 0;
+    if (this.running === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.onIdle = resolve;
+    });
+  }
+
   private async execute<T>(lane: string, work: () => Promise<T>): Promise<T> {
     this.running++;
     this.runningIn.set(lane, (this.runningIn.get(lane) ?? 0) + 1);
@@ -118,6 +144,7 @@ export class FairQueue {
       const now = Date.now();
       this.usage.set(lane, { ms: this.decayed(lane, now) + (performance.now() - started), atMs: now });
       this.next();
+      if (this.running === 0) this.onIdle?.();
     }
   }
 

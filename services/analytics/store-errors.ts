@@ -24,6 +24,14 @@ export class AnalyticsBusyError extends Error {
   }
 }
 
+/** Thrown for a statement sent after the store began closing (the service is stopping). */
+export class AnalyticsClosedError extends Error {
+  override readonly name = 'AnalyticsClosedError';
+  constructor() {
+    super('the analytics store is closing');
+  }
+}
+
 // https://github.com/ClickHouse/ClickHouse/blob/master/src/Common/ErrorCodes.cpp
 const TOO_BROAD = new Set(['158', '307', '396']); // TOO_MANY_ROWS, TOO_MANY_BYTES, TOO_MANY_ROWS_OR_BYTES
 const TOO_SLOW = new Set(['159', '160', '241', '394']); // TIMEOUT_EXCEEDED, TOO_SLOW, MEMORY_LIMIT_EXCEEDED, QUERY_WAS_CANCELLED
@@ -58,6 +66,7 @@ export function clickHouseErrorOf(error: unknown): ClickHouseErrorShape | null {
 
 export function storeErrorKind(error: unknown): StoreErrorKind {
   if (error instanceof AnalyticsBusyError) return error.reason === 'queue_timeout' ? 'too_slow' : 'busy';
+  if (error instanceof AnalyticsClosedError) return 'unavailable';
   const clickhouse = clickHouseErrorOf(error);
   if (clickhouse) {
     if (TOO_BROAD.has(clickhouse.code)) return 'too_broad';

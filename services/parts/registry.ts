@@ -37,17 +37,24 @@ export interface RunningParts {
 }
 
 export async function startParts(names: readonly string[], resources: PartResources): Promise<RunningParts> {
-  const running: RunningPart[] = [];
+  const running: Array<{ name: string; part: RunningPart }> = [];
   const stop = async () => {
-    // Reverse order: the API stops taking requests before the stores under it close.
-    for (const part of running.reverse()) await part.stop();
+    // Reverse order: the API stops taking requests before the stores under it close. Each step's
+    // time is logged, so a slow stop names what it waited for.
+    for (const { name, part } of running.reverse()) {
+      const started = performance.now();
+      await part.stop();
+      resources.logger.info({ part: name, ms: Math.round(performance.now() - started) }, 'part stopped');
+    }
+    const started = performance.now();
     await resources.close();
+    resources.logger.info({ ms: Math.round(performance.now() - started) }, 'stores closed');
   };
   try {
     for (const name of names) {
       const part = findPart(name);
       if (!part) throw new Error(`unknown part ${name}`);
-      running.push(await part.start(resources));
+      running.push({ name, part: await part.start(resources) });
       resources.logger.info({ part: name }, 'part started');
     }
   } catch (error) {

@@ -1,6 +1,6 @@
 /** Admission to the analytics engine: lanes take turns, and per-lane and total waiting is bounded. */
 import { FairQueue } from '../../services/analytics/fair-queue.js';
-import { AnalyticsBusyError, storeErrorKind } from '../../services/analytics/store-errors.js';
+import { AnalyticsBusyError, AnalyticsClosedError, storeErrorKind } from '../../services/analytics/store-errors.js';
 
 function gate() {
   let open!: () => void;
@@ -69,4 +69,30 @@ test("a query that timed out beside its own lane's other work is the caller's 42
   await expect(alone).rejects.toMatchObject({ reason: 'queue_timeout' });
   hold.open();
   await Promise.all([runningA, runningB]);
+});
+
+test('closing refuses what waits and what comes later, and resolves only once the running statement ends', async () => {
+  const queue = new FairQueue({ concurrency: 1, maxQueuedPerLane: 10, maxQueued: 100, maxWaitMs: 60_000 });
+  const hold = gate();
+  let ran = false;
+  const running = queue.run('pipeline', false, async () => {
+    await hold.opened;
+    ran = true;
+  });
+  const waiting = queue.run('a', true, async () => 'never');
+  const reason = new AnalyticsClosedError();
+  let closed = false;
+  const closing = queue.close(reason).then(() => {
+    closed = true;
+  });
+  await expect(waiting).rejects.toBe(reason);
+  await expect(queue.run('pipeline', false, async () => 'late')).rejects.toBe(reason);
+  expect(storeErrorKind(reason)).toBe('unavailable');
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(closed).toBe(false);
+  hold.open();
+  await Promise.all([running, closing]);
+  expect(ran).toBe(true);
+  expect(closed).toBe(true);
+  expect(queue.stats()).toMatchObject({ running: 0, queued: 0 });
 });

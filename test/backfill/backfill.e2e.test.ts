@@ -14,9 +14,14 @@ import { normalizeDataTrade } from '../../services/ingest/normalize-trade.js';
 import { freePort, REPO_ROOT, startChild, type Child } from '../support/processes.js';
 
 const children: Child[] = [];
+const dataDirs: string[] = [];
 afterAll(async () => {
   for (const child of children) await child.kill('SIGKILL');
+  for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
 });
+
+/** A run that has not ended by then is killed and says so in its stderr, so a stall fails as itself. */
+const RUN_DEADLINE_MS = 150_000;
 
 interface CliRun {
   code: number | null;
@@ -48,12 +53,19 @@ function runBackfill(args: string[], env: Record<string, string>, killWhen?: (st
     });
     let stdout = '';
     let stderr = '';
+    const deadline = setTimeout(() => {
+      stderr += `\n[the test killed this run after ${RUN_DEADLINE_MS} ms]`;
+      child.kill('SIGKILL');
+    }, RUN_DEADLINE_MS);
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       if (killWhen?.(stderr)) child.kill('SIGKILL');
     });
-    child.once('exit', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.once('exit', (code, signal) => {
+      clearTimeout(deadline);
+      resolve({ code, signal, stdout, stderr });
+    });
   });
 }
 
@@ -109,6 +121,7 @@ test('interrupted, resumed and re-run: every upstream trade in the range exactly
   children.push(simulator);
   const base = String((await simulator.waitForLog((l) => typeof l.baseUrl === 'string', 30_000)).baseUrl);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-e2e-backfill-'));
+  dataDirs.push(dataDir);
   const env = upstreamEnv(base, dataDir);
   // A range that cuts the simulator's 48 h history in half, in whole seconds (the API's unit).
   const toMs = Math.floor(Date.now() / 1000) * 1000;
@@ -132,7 +145,7 @@ test('interrupted, resumed and re-run: every upstream trade in the range exactly
 
   // 2. The same command resumes where the checkpoint says and finishes (and indexes).
   const resumed = await runBackfill(args, env);
-  expect(resumed.code).toBe(0);
+  expect({ code: resumed.code, tail: resumed.stderr.slice(-2000) }).toMatchObject({ code: 0 });
   expect(resumed.stderr).toContain(`resuming: ${checkpoint.next_market} of ${truth.markets} markets done`);
   expect(marketsDone(resumed.stderr)).toBe(truth.markets);
   // Plain progress lines (not a TTY) and a JSON summary on stdout.
@@ -141,7 +154,7 @@ test('interrupted, resumed and re-run: every upstream trade in the range exactly
 
   // 3. Re-run once finished: a fresh pass over the same range, harmless.
   const again = await runBackfill(args, env);
-  expect(again.code).toBe(0);
+  expect({ code: again.code, tail: again.stderr.slice(-2000) }).toMatchObject({ code: 0 });
   expect(again.stderr).not.toContain('resuming');
   expect(JSON.parse(again.stdout.trim())).toMatchObject({ outcome: 'complete', trades: truth.tradeIds.size, ticks: truth.historyPoints });
 
@@ -151,7 +164,7 @@ test('interrupted, resumed and re-run: every upstream trade in the range exactly
   children.push(service);
   await service.waitForLog((l) => l.msg === 'tapeline is serving', 60_000);
   const refused = await runBackfill(args, env);
-  expect(refused.code).toBe(3);
+  expect({ code: refused.code, tail: refused.stderr.slice(-2000) }).toMatchObject({ code: 3 });
   expect(refused.stderr).toMatch(/tapeline service \(pid \d+.*\) is running on/);
   await service.kill('SIGTERM');
 

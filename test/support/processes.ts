@@ -6,6 +6,9 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
+/** How long a child may take to stop after a signal before the test fails naming it. */
+const STOP_DEADLINE_MS = 60_000;
+
 export interface Child {
   process: ChildProcess;
   output: () => string;
@@ -72,7 +75,18 @@ export function startChild(script: string, env: Record<string, string>, args: st
     async kill(signal = 'SIGTERM') {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill(signal);
-      await exited;
+      // A process that does not stop is a failure that names it, not a test timeout.
+      let timer: NodeJS.Timeout | undefined;
+      const stalled = new Promise<'stalled'>((resolve) => {
+        timer = setTimeout(() => resolve('stalled'), STOP_DEADLINE_MS);
+      });
+      const outcome = await Promise.race([exited, stalled]);
+      clearTimeout(timer);
+      if (outcome === 'stalled') {
+        child.kill('SIGKILL');
+        await exited;
+        throw new Error(`${label}: did not stop within ${STOP_DEADLINE_MS} ms of ${signal}; output:\n${output.slice(-3000)}`);
+      }
     },
   };
 }
