@@ -16,6 +16,8 @@ export interface Channel<F = unknown> {
   /** The `type` of its data messages. */
   messageType: string;
   access: Access;
+  /** The filters it takes (SSE query parameters, WebSocket `filters` members); others are a 400. */
+  filters: readonly string[];
   /** Where a client resyncs from when its cursor expired (the REST equivalent). */
   resyncFrom: string;
   streams: readonly Stream[];

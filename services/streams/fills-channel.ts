@@ -40,6 +40,7 @@ async function parseFilters(input: Record<string, unknown>, prefix: string, stor
 }
 
 export const fillsChannel: Channel<FillFilters> = {
+  filters: FILTERS,
   name: 'fills',
   messageType: 'fill',
   access: 'tier2',

@@ -54,6 +54,7 @@ export function presentLifecycleEvent(e: MarketLifecycleTransition): StreamLifec
 }
 
 export const lifecycleChannel: Channel<LifecycleFilters> = {
+  filters: FILTERS,
   name: 'lifecycle',
   messageType: 'lifecycle',
   access: 'tier1',

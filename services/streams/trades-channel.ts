@@ -31,6 +31,7 @@ async function parseFilters(input: Record<string, unknown>, prefix: string, stor
 }
 
 export const tradesChannel: Channel<TradeFilters> = {
+  filters: FILTERS,
   name: 'trades',
   messageType: 'trade',
   access: 'tier2',

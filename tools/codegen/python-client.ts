@@ -258,6 +258,27 @@ function pyParams(op: Operation, api: ApiDocument, writer: ModelWriter): PyParam
   return [...params.filter((p) => p.required), ...params.filter((p) => !p.required)];
 }
 
+/**
+ * The event stream's channels and the filters each takes (GET /stream/sse: the \`channel\` enum and each
+ * filter's x-channels), so the client's \`stream\` signature is checked against the document.
+ */
+function streamChannels(api: ApiDocument): string {
+  const sse = api.streams.find((op) => op.path === '/stream/sse');
+  if (!sse) throw new Error('the API document has no GET /stream/sse');
+  const channels = (sse.parameters.find((p) => p.name === 'channel')?.schema.enum ?? []) as string[];
+  const filters = sse.parameters.filter((p) => p.in === 'query' && p.name !== 'channel' && p.name !== 'cursor');
+  const rows = channels.map((channel) => {
+    const names = filters.filter((p) => !p.channels || p.channels.includes(channel)).map((p) => JSON.stringify(p.name));
+    return `    ${JSON.stringify(channel)}: (${names.join(', ')}${names.length === 1 ? ',' : ''}),\n`;
+  });
+  return `#: The channels of GET /stream/sse.
+StreamChannel = Literal[${channels.map((c) => JSON.stringify(c)).join(', ')}]
+
+#: The filters each channel takes (any other is a 400 naming it).
+STREAM_FILTERS: dict[str, tuple[str, ...]] = {
+${rows.join('')}}`;
+}
+
 export function pythonOperationsModule(api: ApiDocument, header: string): string {
   const writer = new ModelWriter(api.schemas, 'm.');
   const rendered = api.operations.map((op) => {
@@ -311,6 +332,8 @@ ${writer.classes.join('\n\n')}
 
 OPERATIONS: dict[str, OperationSpec] = {
 ${table.join('')}}
+
+${streamChannels(api)}
 
 
 class SyncOperations:

@@ -12,7 +12,9 @@ from decimal import Decimal
 import httpx
 import pytest
 
-from tapeline import APIConnectionError, AsyncTapeline, StreamError, Tapeline, models
+import inspect
+
+from tapeline import STREAM_FILTERS, APIConnectionError, AsyncTapeline, StreamError, Tapeline, models
 
 
 def _trade(n: int) -> dict:
@@ -81,6 +83,25 @@ RESUME_SCRIPT = lambda: [  # noqa: E731
     ([subscribed("c4"), trade(5), heartbeat("c6")], "end"),
     (410, {"success": False, "code": "GONE", "error": "Last-Event-ID: the event log no longer holds the records"}, {}),
 ]
+
+
+#: Keyword arguments of ``stream`` that are not filters.
+_NOT_FILTERS = {"self", "channel", "cursor", "idle_timeout", "max_attempts", "base_delay", "max_delay"}
+
+
+@pytest.mark.parametrize("method", [Tapeline.stream, AsyncTapeline.stream])
+def test_the_stream_takes_exactly_the_filters_the_document_gives_its_channels(method):
+    taken = set(inspect.signature(method).parameters) - _NOT_FILTERS
+    assert taken == {name for names in STREAM_FILTERS.values() for name in names}
+
+
+def test_a_lifecycle_stream_sends_its_event_kinds_comma_separated():
+    transport, calls = scripted([(400, {"success": False, "code": "BAD_REQUEST", "error": "stop here"}, {})])
+    with Tapeline("aif_test", base_url="http://127.0.0.1:9/v1", http_client=httpx.Client(transport=transport)) as client:
+        with pytest.raises(StreamError):
+            for _ in client.stream("lifecycle", market="m", event=["closed", "resolved"]):
+                pass
+    assert str(calls[0].url) == "http://127.0.0.1:9/v1/stream/sse?channel=lifecycle&market=m&event=closed%2Cresolved"
 
 
 def test_resumes_with_the_cursor_of_the_last_message_handed_out_and_raises_what_a_retry_cannot_fix():

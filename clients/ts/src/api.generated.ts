@@ -5783,25 +5783,33 @@ export const STREAMS: { readonly [id: string]: StreamSpec } = {
         "name": "side",
         "in": "query",
         "required": false,
-        "description": "The trade's own side (the taker's on a taker record, the resting order owner's on a maker record).",
+        "description": "Only this side (trades, fills): the trade's own side, the taker's on a taker record, the resting order owner's on a maker record.",
         "schema": {
           "type": "string",
           "enum": [
             "buy",
             "sell"
           ]
-        }
+        },
+        "channels": [
+          "trades",
+          "fills"
+        ]
       },
       {
         "name": "min_size",
         "in": "query",
         "required": false,
-        "description": "Minimum trade size in USDC (inclusive), compared with size_usdc.",
+        "description": "Only fills of at least this size in USDC (trades, fills; inclusive, compared with size_usdc).",
         "schema": {
           "type": "number",
           "minimum": 0,
           "maximum": 1000000000000
-        }
+        },
+        "channels": [
+          "trades",
+          "fills"
+        ]
       },
       {
         "name": "role",

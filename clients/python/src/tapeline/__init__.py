@@ -7,7 +7,7 @@
 """
 from . import models
 from ._base import AsyncPage, Model, Page
-from ._operations import API_VERSION, OPERATIONS
+from ._operations import API_VERSION, OPERATIONS, STREAM_FILTERS, StreamChannel
 from .client import DEFAULT_BASE_URL, AsyncTapeline, Tapeline
 from .errors import (
     APIConnectionError,
@@ -30,6 +30,8 @@ __version__ = API_VERSION
 __all__ = [
     "API_VERSION",
     "OPERATIONS",
+    "STREAM_FILTERS",
+    "StreamChannel",
     "DEFAULT_BASE_URL",
     "APIConnectionError",
     "APIError",

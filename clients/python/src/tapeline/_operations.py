@@ -121,6 +121,16 @@ OPERATIONS: dict[str, OperationSpec] = {
     "deleteStrategy": OperationSpec("DELETE", "/strategies/{id}", False, DeleteStrategyData),
 }
 
+#: The channels of GET /stream/sse.
+StreamChannel = Literal["trades", "fills", "lifecycle"]
+
+#: The filters each channel takes (any other is a 400 naming it).
+STREAM_FILTERS: dict[str, tuple[str, ...]] = {
+    "trades": ("market", "wallet", "side", "min_size"),
+    "fills": ("market", "wallet", "side", "min_size", "role"),
+    "lifecycle": ("market", "event"),
+}
+
 
 class SyncOperations:
     """One method per API operation (blocking); the client supplies `_call`."""

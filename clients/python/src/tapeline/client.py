@@ -19,7 +19,7 @@ import httpx
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ._base import AsyncPage, Page
-from ._operations import API_VERSION, OPERATIONS, AsyncOperations, SyncOperations
+from ._operations import API_VERSION, OPERATIONS, AsyncOperations, StreamChannel, SyncOperations
 from ._retry import is_retryable_status, parse_retry_after, retry_delay
 from .errors import APIConnectionError, error_for
 from .models import Pagination
@@ -182,12 +182,14 @@ class Tapeline(_Core, SyncOperations):
 
     def stream(
         self,
-        channel: Literal["trades"] = "trades",
+        channel: StreamChannel = "trades",
         *,
         market: Optional[str] = None,
         wallet: Optional[str] = None,
         side: Optional[Literal["buy", "sell"]] = None,
         min_size: Optional[Decimal | float | int] = None,
+        role: Optional[Literal["maker", "taker"]] = None,
+        event: Optional[list[str]] = None,
         cursor: Optional[str] = None,
         idle_timeout: float = 45.0,
         max_attempts: int = 10,
@@ -196,13 +198,15 @@ class Tapeline(_Core, SyncOperations):
     ) -> Stream:
         """A live stream of one channel (GET /stream/sse) that resumes with its cursor after a dropped connection.
 
-        Filters as the channel declares them (trades: ``market`` id or slug, ``wallet``, ``side``, ``min_size`` in USDC);
+        Filters as the channel declares them (``STREAM_FILTERS``; another is refused with ``StreamError`` bad_request):
+        ``market`` id or slug (every channel); ``wallet``, ``side``, ``min_size`` in USDC (trades, fills); ``role``
+        (fills); ``event``, transition kinds such as ``["closed", "resolved"]`` (lifecycle);
         ``cursor`` starts right after that message (none: live from now). ``idle_timeout``: seconds of silence (not even
         a heartbeat) that count as a dead connection; ``max_attempts`` failed connections in a row end it with
         ``APIConnectionError``; backoff from ``base_delay`` doubling to ``max_delay``, full jitter. See stream.py.
         """
         args = stream_args(
-            self, channel, {"market": market, "wallet": wallet, "side": side, "min_size": min_size}, cursor, idle_timeout, max_attempts, base_delay, max_delay
+            self, channel, {"market": market, "wallet": wallet, "side": side, "min_size": min_size, "role": role, "event": event}, cursor, idle_timeout, max_attempts, base_delay, max_delay
         )
         return Stream(self._http, self._sleep, *args)
 
@@ -270,12 +274,14 @@ class AsyncTapeline(_Core, AsyncOperations):
 
     def stream(
         self,
-        channel: Literal["trades"] = "trades",
+        channel: StreamChannel = "trades",
         *,
         market: Optional[str] = None,
         wallet: Optional[str] = None,
         side: Optional[Literal["buy", "sell"]] = None,
         min_size: Optional[Decimal | float | int] = None,
+        role: Optional[Literal["maker", "taker"]] = None,
+        event: Optional[list[str]] = None,
         cursor: Optional[str] = None,
         idle_timeout: float = 45.0,
         max_attempts: int = 10,
@@ -284,13 +290,15 @@ class AsyncTapeline(_Core, AsyncOperations):
     ) -> AsyncStream:
         """A live stream of one channel (GET /stream/sse) that resumes with its cursor after a dropped connection.
 
-        Filters as the channel declares them (trades: ``market`` id or slug, ``wallet``, ``side``, ``min_size`` in USDC);
+        Filters as the channel declares them (``STREAM_FILTERS``; another is refused with ``StreamError`` bad_request):
+        ``market`` id or slug (every channel); ``wallet``, ``side``, ``min_size`` in USDC (trades, fills); ``role``
+        (fills); ``event``, transition kinds such as ``["closed", "resolved"]`` (lifecycle);
         ``cursor`` starts right after that message (none: live from now). ``idle_timeout``: seconds of silence (not even
         a heartbeat) that count as a dead connection; ``max_attempts`` failed connections in a row end it with
         ``APIConnectionError``; backoff from ``base_delay`` doubling to ``max_delay``, full jitter. See stream.py.
         """
         args = stream_args(
-            self, channel, {"market": market, "wallet": wallet, "side": side, "min_size": min_size}, cursor, idle_timeout, max_attempts, base_delay, max_delay
+            self, channel, {"market": market, "wallet": wallet, "side": side, "min_size": min_size, "role": role, "event": event}, cursor, idle_timeout, max_attempts, base_delay, max_delay
         )
         return AsyncStream(self._http, self._sleep, *args)
 

@@ -88,7 +88,10 @@ class _StreamState:
         #: Connections made, the first included.
         self.connections = 0
         self._url = core.base_url + "/stream/sse"
-        self._params = [("channel", channel)] + [(name, _wire(value)) for name, value in filters.items() if value is not None]
+        # A list (lifecycle's `event`) travels comma-separated, as the document's form style without explode says.
+        self._params = [("channel", channel)] + [
+            (name, ",".join(value) if isinstance(value, list) else _wire(value)) for name, value in filters.items() if value is not None
+        ]
         self._headers = {name: value for name, value in core.headers.items() if name != "accept"}
         self._headers["accept"] = "text/event-stream"
         self._timeout = httpx.Timeout(core.timeout, read=idle_timeout)
