@@ -254,3 +254,12 @@ test('buy_and_hold and price_threshold over the same tape; bad input is a 400 na
     expect(response.body.error).toContain(parameter);
   }
 });
+
+test('GET takes 200 market ids with plain commas, the most its URL can carry; 201 is a 400 naming market_ids', async () => {
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => conditionId(0x7000 + i)).join(',');
+  const fits = await h.get(`/backtest?strategy=buy_and_hold&market_ids=${ids(200)}&order_usdc=10&${range}`);
+  expect([fits.status, fits.body.error]).toEqual([200, undefined]);
+  const over = await h.get(`/backtest?strategy=buy_and_hold&market_ids=${ids(201)}&order_usdc=10&${range}`);
+  expect(over.status).toBe(400);
+  expect(over.body.error).toContain('market_ids');
+});

@@ -2853,7 +2853,7 @@ export interface Operations {
       cap_usdc?: string;
       /** copy_wallet and price_threshold: how long after the signal the follower trades (default 0). */
       delay_seconds?: number;
-      /** price_threshold and buy_and_hold: comma-separated condition ids (at most 500). */
+      /** price_threshold and buy_and_hold: comma-separated condition ids, at most 200 here (13,399 characters: a longer URL would not fit the server's 16 KiB request head and be refused with 431, without an envelope); `POST /backtest` takes up to 500 as an array. */
       market_ids?: string;
       /** price_threshold: relative YES move, percent (default 5). */
       change_pct?: number;
@@ -5388,11 +5388,11 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "market_ids",
         "in": "query",
         "required": false,
-        "description": "price_threshold and buy_and_hold: comma-separated condition ids (at most 500).",
+        "description": "price_threshold and buy_and_hold: comma-separated condition ids, at most 200 here (13,399 characters: a longer URL would not fit the server's 16 KiB request head and be refused with 431, without an envelope); `POST /backtest` takes up to 500 as an array.",
         "schema": {
           "type": "string",
           "minLength": 66,
-          "maxLength": 34000,
+          "maxLength": 13399,
           "pattern": "^0x[0-9a-fA-F]{64}(,0x[0-9a-fA-F]{64})*$"
         }
       },

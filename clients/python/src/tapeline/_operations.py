@@ -869,7 +869,7 @@ class SyncOperations:
             wallet: copy_wallet: the leader.
             sizing: copy_wallet: fixed (usdc per leader fill, default 100), proportional (leader notional x ratio), capped (proportional, at most cap_usdc).
             delay_seconds: copy_wallet and price_threshold: how long after the signal the follower trades (default 0).
-            market_ids: price_threshold and buy_and_hold: comma-separated condition ids (at most 500).
+            market_ids: price_threshold and buy_and_hold: comma-separated condition ids, at most 200 here (13,399 characters: a longer URL would not fit the server's 16 KiB request head and be refused with 431, without an envelope); `POST /backtest` takes up to 500 as an array.
             change_pct: price_threshold: relative YES move, percent (default 5).
             window_minutes: price_threshold: the move's window (default 15).
             hold_hours: price_threshold: sell this long after entering (default: hold).
@@ -1692,7 +1692,7 @@ class AsyncOperations:
             wallet: copy_wallet: the leader.
             sizing: copy_wallet: fixed (usdc per leader fill, default 100), proportional (leader notional x ratio), capped (proportional, at most cap_usdc).
             delay_seconds: copy_wallet and price_threshold: how long after the signal the follower trades (default 0).
-            market_ids: price_threshold and buy_and_hold: comma-separated condition ids (at most 500).
+            market_ids: price_threshold and buy_and_hold: comma-separated condition ids, at most 200 here (13,399 characters: a longer URL would not fit the server's 16 KiB request head and be refused with 431, without an envelope); `POST /backtest` takes up to 500 as an array.
             change_pct: price_threshold: relative YES move, percent (default 5).
             window_minutes: price_threshold: the move's window (default 15).
             hold_hours: price_threshold: sell this long after entering (default: hold).
