@@ -9,6 +9,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ControlStore, SqlExecutor } from '../ports/control-store.js';
 
+/**
+ * PostgreSQL's default 128 MB of shared buffers live in PGlite's WASM memory, resident for the process's
+ * life; the control store (keys, accounts, subscriptions, intents) is small and its statements touch a
+ * few pages, so 16 MB holds its working set (bench/results/idle-rss.json measures the difference).
+ */
+const SHARED_BUFFERS = '16MB';
+
 export async function openPgliteStore(directory: string): Promise<ControlStore> {
   fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
   fs.chmodSync(directory, 0o700);
@@ -16,7 +23,7 @@ export async function openPgliteStore(directory: string): Promise<ControlStore> 
   // the instance that ran it and freed with it, ~500 MB of resident memory for the process's lifetime
   // (bench/results/idle-rss.json).
   if (!fs.existsSync(path.join(directory, 'PG_VERSION'))) await (await PGlite.create(directory)).close();
-  const db = await PGlite.create(directory);
+  const db = await PGlite.create(directory, { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`] });
   return {
     async query<Row>(sql: string, params: unknown[] = []) {
       return (await db.query<Row>(sql, params)).rows;
