@@ -2,14 +2,11 @@
  * A control-store hiccup during a usage flush must neither take the process down (an unhandled
  * rejection exits Node) nor stop metering: the counts wait for the next flush and arrive once.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { Meter } from '../../services/access/meter.js';
 import { loadConfig } from '../../services/config.js';
 import { Accounts } from '../../services/control/accounts.js';
 import { migrateControlStore } from '../../services/control/migrate.js';
-import { openPgliteStore } from '../../services/control/pglite-store.js';
+import { freshControlStore } from '../support/control-template.js';
 import type { ControlStore } from '../../services/ports/control-store.js';
 import { waitFor } from '../support/http.js';
 
@@ -19,7 +16,7 @@ let failing = 0;
 let flaky: ControlStore;
 
 beforeAll(async () => {
-  store = await openPgliteStore(fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-meter-')));
+  store = await freshControlStore();
   await migrateControlStore(store);
   flaky = {
     query: (sql, params) => store.query(sql, params),

@@ -4,17 +4,14 @@
  * so a handful of addresses of one network cannot use up the service-wide hourly cap for everyone
  * (issue 59, low). Counted in a real control store (PGlite), as the service counts them.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { PREFIX_MULTIPLE, RegistrationLimits } from '../../services/access/registration-limits.js';
 import { migrateControlStore } from '../../services/control/migrate.js';
-import { openPgliteStore } from '../../services/control/pglite-store.js';
+import { freshControlStore } from '../support/control-template.js';
 import type { ControlStore } from '../../services/ports/control-store.js';
 
 let control: ControlStore;
 beforeAll(async () => {
-  control = await openPgliteStore(fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-registration-prefix-')));
+  control = await freshControlStore();
   await migrateControlStore(control);
 }, 60_000);
 afterAll(() => control?.close());

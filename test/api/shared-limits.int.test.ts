@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { migrateControlStore } from '../../services/control/migrate.js';
-import { openPgliteStore } from '../../services/control/pglite-store.js';
+import { freshControlStore } from '../support/control-template.js';
 import type { ControlStore } from '../../services/ports/control-store.js';
 import { type ApiHarness, startApiHarness } from '../support/api-harness.js';
 import { getJson } from '../support/http.js';
@@ -15,7 +15,7 @@ import { getJson } from '../support/http.js';
 let control: ControlStore;
 const apis: ApiHarness[] = [];
 beforeAll(async () => {
-  control = await openPgliteStore(fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-shared-limits-')));
+  control = await freshControlStore();
   await migrateControlStore(control);
   // The test beats explicitly; the timers' own beats count processes seen within 3 intervals, and at
   // 200 ms a beat delayed while this one process served the test's requests (CI at 05eb2c1) made

@@ -17,7 +17,7 @@ import { composeApi, type ComposedApi } from '../../services/api-server.js';
 import { type Config, loadConfig } from '../../services/config.js';
 import type { Accounts } from '../../services/control/accounts.js';
 import { migrateControlStore } from '../../services/control/migrate.js';
-import { openPgliteStore } from '../../services/control/pglite-store.js';
+import { freshControlStore } from './control-template.js';
 import type { MarketLookup } from '../../services/ingest/market-lookup.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import type { ControlStore } from '../../services/ports/control-store.js';
@@ -84,7 +84,7 @@ export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHa
     }));
   if (ownStore) await migrate(store);
   const ownControl = !options.control;
-  const control = options.control ?? (await openPgliteStore(fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-api-pglite-'))));
+  const control = options.control ?? (await freshControlStore());
   if (ownControl) await migrateControlStore(control);
   const api = composeApi({
     config,

@@ -5,15 +5,12 @@
  * have a floor, and finished deliveries are purged after the retention period.
  */
 import dgram from 'node:dgram';
-import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../../services/config.js';
 import { Accounts } from '../../services/control/accounts.js';
 import { migrateControlStore } from '../../services/control/migrate.js';
-import { openPgliteStore } from '../../services/control/pglite-store.js';
+import { freshControlStore } from '../support/control-template.js';
 import type { ControlStore } from '../../services/ports/control-store.js';
 import { type Dispatcher, startDispatcher } from '../../services/webhooks/dispatcher.js';
 import { eventId } from '../../services/webhooks/event-types.js';
@@ -41,7 +38,7 @@ let subscriptions: WebhookSubscriptions;
 let accounts: Accounts;
 
 beforeAll(async () => {
-  control = await openPgliteStore(fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-fan-out-')));
+  control = await freshControlStore();
   await migrateControlStore(control);
   accounts = new Accounts(control);
   receiver = await startReceiver();
