@@ -84,10 +84,8 @@ type Settings = Record<string, string | number>;
 /**
  * How chDB reads its files: with `pread` each read is a plain pread(2) on the statement's own thread.
  * The default, `pread_threadpool`, hands every read of a column's range to a thread pool, and in this
- * embedded engine that pool started and stopped a thread per read: reading a leaderboard page's
- * figures from trader_lifetime (51 wallets, 79 key ranges) made 304 such reads and took 31-35 ms,
- * against 10 with `pread` (p50, 1M profiling store). Over HTTP the leaderboards' p50s fell from 65-77 ms
- * to 34-40 and every wallet figure's by 2-5 ms (docs/POSITIONS.md at 2ee4e77, "How chDB reads its files").
+ * embedded engine that pool started and stopped a thread per read, which cost a leaderboard page about
+ * three times its reads' time (measurements: docs/POSITIONS.md at 2ee4e77, "How chDB reads its files").
  * Measured on chDB only, so a server keeps its own default.
  */
 const CHDB_READ_SETTINGS: Settings = { local_filesystem_read_method: 'pread' };
@@ -107,9 +105,9 @@ function settingsClause(settings: Settings): string {
  * What chDB's one session holds: the connection turns each statement's settings into `SET` statements
  * run before it, and chDB keeps them for every later statement. Statements run one at a time on chDB
  * (the fair queue's concurrency is 1), so the store knows what the session holds and sends only the
- * values that differ: eight SETs before every statement cost 0.5-0.9 ms of a `SELECT 1` taking 1.1
- * (docs/POSITIONS.md at 2ee4e77). After a failed statement the session is not known (its SETs may or may not have
- * run), so the next one sends everything again.
+ * values that differ: eight SETs before every statement cost most of a small statement's time
+ * (measured: docs/POSITIONS.md at 2ee4e77). After a failed statement the session is not known (its SETs
+ * may or may not have run), so the next one sends everything again.
  */
 class SessionSettings {
   private held = new Map<string, string | number>();
@@ -174,18 +172,16 @@ class ClickHouseAnalyticsStore implements AnalyticsStore {
       // A row key that names no column is a mapper bug: fail the insert instead of dropping the value.
       input_format_skip_unknown_fields: 0,
       // The ledger's insert feeds ten views, one after another by default, while the other core
-      // idles: with these settings a 5,000-row ledger insert took 132-158 ms against 163-191 (p50 of
-      // three runs, docs/POSITIONS.md at 2ee4e77).
+      // idles; these settings run them side by side (measured: docs/POSITIONS.md at 2ee4e77).
       // optimize_on_insert merges equal keys within a block, which the views' GROUP BY already did.
       ...(options.fanOut ? { parallel_view_processing: 1, optimize_on_insert: 0 } : {}),
     };
     if (this.session) {
       // chDB: the settings go in the INSERT's own SETTINGS clause, for this insert only. Sent as SET
       // statements before it (what the connection does with clickhouse_settings), they make the
-      // statement a multi-statement text that chDB splits by reading through the rows: a 5,000-row
-      // insert of four columns took 12.1 ms that way and 6.5 with the clause (6.3 with no settings), and
-      // bench:scale's plain insert of 1M ledger rows 36.5 s against 16.9 with only the rows
-      // (docs/POSITIONS.md at 2ee4e77). Nothing an insert sets stays in the session either.
+      // statement a multi-statement text that chDB splits by reading through the rows, which about
+      // doubled an insert's time (measured: docs/POSITIONS.md at 2ee4e77). Nothing an insert sets stays
+      // in the session either.
       const body = rows.map((row) => JSON.stringify(row)).join('\n');
       await this.admit(() =>
         this.client.command({ query: `INSERT INTO ${qualified} SETTINGS ${settingsClause(settings)} FORMAT JSONEachRow\n${body}` }),

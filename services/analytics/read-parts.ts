@@ -2,8 +2,8 @@
  * Several one-row reads in one statement: a UNION ALL of SELECTs, one per part, instead of one SELECT
  * of scalar subqueries. The engine runs a statement's scalar subqueries one after another while it
  * analyses the statement, each with its own plan; the branches of a UNION ALL are one pipeline, run on
- * the statement's threads together. On chDB this took the busiest bench wallet's report statement from
- * 37.9 to 29.4 ms (p50, 1M fills; docs/POSITIONS.md at 2ee4e77).
+ * the statement's threads together, which made the busiest bench wallet's report statement about a
+ * fifth faster on chDB (measured: docs/POSITIONS.md at 2ee4e77).
  *
  * Each part is a SELECT returning exactly one row with one column named `value` (an aggregate without
  * GROUP BY, such as groupArray of tuples). It comes back as JSON text (toJSONString: the JSON the

@@ -3,15 +3,15 @@
  * of every part, the replaced ones included, so a ranking over trader_valuation costs in proportion to
  * the rows the table holds, not the wallets it ranks. A full revaluation (a bulk load caught up, the
  * daily curve sweep) writes a second row for every wallet, and the engine's own merges, which pick parts
- * by size, may leave both for a long time: with 100,000 wallets the total_pnl leaderboard took 26.1 ms
- * (p50, over HTTP) with one row per wallet, 32.4 with a second generation half merged, and 24.0 once
- * merged into one part, which took 55 ms (docs/POSITIONS.md at 2ee4e77, "The valuation pass").
+ * by size, may leave both for a long time, and a leaderboard read over a half-merged second generation
+ * was about a third slower than over one row per wallet (measured: docs/POSITIONS.md at 2ee4e77, "The
+ * valuation pass").
  *
  * The writer reports each insert; once the rows written since the table was last merged reach a tenth
  * of the rows it held then (and at least `minRows`), the table is merged into one part (OPTIMIZE FINAL).
  * Each merge rewrites the table once, after at least a tenth of it was written: at most eleven rows
- * rewritten per row written, little beside valuing the wallet a row is for (55 ms per 10,000 wallets,
- * which take about 14 s to value). The replaced rows a FINAL read merges stay under a tenth of the
+ * rewritten per row written, little beside valuing the wallet a row is for (a merge costs a small
+ * fraction of the valuation that wrote its rows). The replaced rows a FINAL read merges stay under a tenth of the
  * table (or the minimum). Merging changes no result: it keeps the row FINAL reads.
  */
 import type { AnalyticsStore } from '../ports/analytics-store.js';

@@ -185,8 +185,9 @@ export interface ClaimCaps {
  *
  * Subscriptions whose account or host has no room left are dropped before their deliveries are
  * looked up: a receiver that hangs holds its host's cap, and its subscriptions then cost a claim
- * nothing (with 1,000 of them behind one hanging host a claim took 40 ms of PGlite's thread, which is
- * the API's thread in the embedded service, and takes 3 ms this way; test/abuse).
+ * nothing: with 1,000 of them behind one hanging host, a claim looking them all up held PGlite's
+ * thread, which is the API's thread in the embedded service, for an order of magnitude longer
+ * (test/abuse floods it).
  */
 export function claimDue(
   db: SqlExecutor,
