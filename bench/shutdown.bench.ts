@@ -1,0 +1,104 @@
+/**
+ * Stopping a busy demo (issue 58: Ctrl-C took 31-74 s and once ended in a native abort). The demo runs
+ * on a fresh data folder until it serves, then BUSY_SECONDS more (catching up its simulated history, indexing, the chain
+ * follower and the jobs all at work), is sent SIGTERM, and timed to its exit; each part's stop time comes
+ * from its `part stopped` log line. RUNS times. The baseline in the same run is a bare Node process that
+ * loads the same TypeScript loader (tsx) and exits on SIGTERM. Writes bench/results/shutdown.json.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..');
+const BUSY_SECONDS = Number(process.env.BUSY_SECONDS ?? 60);
+const RUNS = Number(process.env.RUNS ?? 3);
+const GOAL_MS = 5_000;
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+
+interface Stop {
+  sigterm_to_exit_ms: number;
+  exit_code: number | null;
+  exit_signal: string | null;
+  parts_ms: Record<string, number>;
+  stores_closed_ms: number | null;
+  stderr_tail: string;
+}
+
+/**
+ * Starts `args` under node with tsx, waits for the log line `ready` (none: at once), lets it run `busyMs`
+ * more, stops it with SIGTERM and times the exit.
+ */
+async function stopAfter(args: string[], env: NodeJS.ProcessEnv, busyMs: number, ready?: string): Promise<Stop> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
+  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+  const exit = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const started = Date.now();
+  while (ready && !stdout.includes(`"msg":"${ready}"`)) {
+    if (child.exitCode !== null || Date.now() - started > 300_000) throw new Error(`not ${ready}: ${stderr.slice(-2000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  await new Promise((resolve) => setTimeout(resolve, busyMs));
+  if (child.exitCode !== null) throw new Error(`exited early (${child.exitCode}): ${stderr.slice(-2000)}`);
+  const stopped = Date.now();
+  child.kill('SIGTERM');
+  const { code, signal } = await exit;
+  const took = Date.now() - stopped;
+  const parts_ms: Record<string, number> = {};
+  let stores_closed_ms: number | null = null;
+  for (const text of stdout.split('\n')) {
+    if (!text.startsWith('{')) continue;
+    const line = JSON.parse(text) as { msg?: string; part?: string; ms?: number };
+    if (line.msg === 'part stopped' && line.part) parts_ms[line.part] = line.ms ?? -1;
+    if (line.msg === 'stores closed') stores_closed_ms = line.ms ?? null;
+  }
+  return { sigterm_to_exit_ms: took, exit_code: code, exit_signal: signal, parts_ms, stores_closed_ms, stderr_tail: stderr.slice(-600) };
+}
+
+const baseline = await stopAfter(['-e', 'setInterval(() => {}, 1000); process.on("SIGTERM", () => process.exit(0));'], process.env, 2_000);
+const runs: Stop[] = [];
+for (let run = 0; run < RUNS; run++) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-shutdown-'));
+  runs.push(
+    await stopAfter(
+      ['services/demo.ts'],
+      { ...process.env, DATA_DIR: dataDir, PORT: String(await freePort()), ADMIN_PORT: String(await freePort()), LOG_PRETTY: 'false' },
+      BUSY_SECONDS * 1000,
+      'tapeline is serving',
+    ),
+  );
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
+const times = runs.map((r) => r.sigterm_to_exit_ms).sort((a, b) => a - b);
+const result = {
+  bench: 'shutdown',
+  busy_seconds: BUSY_SECONDS,
+  goal_ms: GOAL_MS,
+  baseline_node_tsx: baseline,
+  demo: runs,
+  demo_median_ms: times[Math.floor(times.length / 2)],
+  demo_max_ms: times.at(-1),
+  ratio_median_to_baseline: Math.round((times[Math.floor(times.length / 2)]! / Math.max(1, baseline.sigterm_to_exit_ms)) * 10) / 10,
+  clean_exits: runs.filter((r) => r.exit_code === 0).length,
+  node: process.version,
+  cores: os.cpus().length,
+  load_average_1m: Math.round(os.loadavg()[0]! * 10) / 10,
+  at: new Date().toISOString(),
+};
+fs.writeFileSync(path.join(here, 'results', 'shutdown.json'), `${JSON.stringify(result, null, 2)}\n`);
+console.log(JSON.stringify(result, null, 2));
