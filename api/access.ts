@@ -39,7 +39,7 @@ export interface OperationAccess {
   'x-metered'?: boolean;
 }
 
-export function operationOf(request: Request): OperationAccess | undefined {
+function operationOf(request: Request): OperationAccess | undefined {
   return (request as Request & { openapi?: { schema?: OperationAccess } }).openapi?.schema;
 }
 

@@ -36,7 +36,7 @@ function keyReference(body: Record<string, unknown>): KeyReference {
   throw ApiError.badRequest('api_key or key_id: required');
 }
 
-export function adminRoutes(operations: AdminOperations, adminToken: string): Router {
+function adminRoutes(operations: AdminOperations, adminToken: string): Router {
   const router = Router();
   const expected = crypto.createHash('sha256').update(adminToken).digest();
   router.use(express.json({ limit: '8kb' }));

@@ -10,7 +10,7 @@ import type { OperationIndex } from './operations.js';
 
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
-export function plainFiniteNumber(text: string): boolean {
+function plainFiniteNumber(text: string): boolean {
   return DECIMAL.test(text) && Number.isFinite(Number(text));
 }
 

@@ -50,7 +50,7 @@ import { readVerificationRun } from './shared/verification.js';
 import { StreamService } from './streams/stream-service.js';
 import { streamMetrics } from './streams/stream-metrics.js';
 
-export const SERVICE_VERSION = '0.5.0';
+const SERVICE_VERSION = '0.5.0';
 
 /** The sink lag is read from the log at most this often, however often health or metrics ask. */
 const SINK_LAG_TTL_MS = 5_000;

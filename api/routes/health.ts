@@ -45,7 +45,7 @@ const RECONCILED_TTL_MS = 5_000;
 const FAILING_AFTER = 3;
 
 /** Reconciliation figures: the newest hours and their sum. */
-export function reconciliationSummary(hours: ReconciliationHour[]) {
+function reconciliationSummary(hours: ReconciliationHour[]) {
   const total = (key: 'data_api' | 'matched' | 'unmatched' | 'chain_only') => hours.reduce((sum, h) => sum + h[key], 0);
   return {
     hours,

@@ -37,7 +37,7 @@ async function lifecycle<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** The refusal for a key that is on its way out (rotated, in its grace period), else null. */
-export function expiringKeyRefusal(request: Request): ApiError | null {
+function expiringKeyRefusal(request: Request): ApiError | null {
   const expiresAt = request.owner?.expires_at_ms;
   if (expiresAt === null || expiresAt === undefined) return null;
   return new ApiError(

@@ -33,11 +33,11 @@ interface CursorState {
   last_briefing_at: Date | null;
 }
 
-export function encodeSince(seq: string): string {
+function encodeSince(seq: string): string {
   return `bs_${Buffer.from(JSON.stringify({ v: 1, s: seq })).toString('base64url')}`;
 }
 
-export function decodeSince(cursor: string): string {
+function decodeSince(cursor: string): string {
   try {
     const body = JSON.parse(Buffer.from(cursor.replace(/^bs_/, ''), 'base64url').toString('utf8')) as { v?: unknown; s?: unknown };
     if (cursor.startsWith('bs_') && body.v === 1 && typeof body.s === 'string' && /^\d{1,18}$/.test(body.s)) return body.s;

@@ -25,7 +25,7 @@ export interface StrategyInput {
   enabled?: boolean;
 }
 
-export interface StrategyConfigJson {
+interface StrategyConfigJson {
   market_ids: string[];
   change_pct: number;
   window_minutes: number;

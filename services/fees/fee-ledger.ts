@@ -61,7 +61,7 @@ const COLUMNS = `seq::text AS seq, fee_id, account_id::text AS account_id, state
  * What the payer wallet signs (EIP-191 personal_sign) to prove the payment is its own for this fee:
  * it names the fee and the account, so a signature cannot be replayed for another fee or account.
  */
-export const payerMessage = (feeId: string, payer: string, accountId: string) =>
+const payerMessage = (feeId: string, payer: string, accountId: string) =>
   `tapeline: wallet ${payer} pays fee ${feeId} of account ${accountId}.`;
 
 export interface FeeLedgerOptions {

@@ -31,7 +31,7 @@ import type { Family } from '../../api/metrics.js';
 export const SINK_GROUP_ID = 'tapeline-sink-clickhouse';
 
 /** Projections the sink writes row by row. */
-export const SINK_PROJECTIONS: readonly Projection[] = ALL_PROJECTIONS.filter((projection) => !projection.apply);
+const SINK_PROJECTIONS: readonly Projection[] = ALL_PROJECTIONS.filter((projection) => !projection.apply);
 
 /**
  * Projections with state of their own (the position ledger) consume the same topics in a group of

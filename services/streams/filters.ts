@@ -9,7 +9,7 @@ import { marketFilter } from '../read-models/trades/routes.js';
 import { parseScaled } from '../shared/decimal.js';
 import { WALLET } from '../shared/ids.js';
 
-export const MAX_MIN_SIZE = 1_000_000_000_000;
+const MAX_MIN_SIZE = 1_000_000_000_000;
 
 export const badFilter = (prefix: string, name: string, message: string) => ApiError.badRequest(`${prefix}${name}: ${message}`);
 

@@ -10,7 +10,7 @@ import type { Logger } from '../logger.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import type { EventLog, PartitionOffsets } from '../ports/event-log.js';
 import { partitionForKey } from '../eventlog/partitioner.js';
-import type { Channel } from './channels.js';
+import type { Channel } from './channel.js';
 import { decodeCursor, type Positions } from './cursor.js';
 import { KeyLimits } from './key-limits.js';
 import { LogEnds } from './log-ends.js';

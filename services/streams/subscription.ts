@@ -13,7 +13,7 @@
 import type { StreamError, StreamServerMessage } from '../../api/types.generated.js';
 import type { Stream } from '../events/stream.js';
 import { type EventLog, OffsetOutOfRangeError, UNDECODABLE_HEADER } from '../ports/event-log.js';
-import type { Channel } from './channels.js';
+import type { Channel } from './channel.js';
 import { encodeCursor, type Positions } from './cursor.js';
 import type { LogEnds } from './log-ends.js';
 

@@ -42,7 +42,7 @@ const KEY_PARAMETERS = new Set(['key', 'api_key', 'apikey', 'token', 'access_tok
  * before any per-key cap can count them: so they are bounded per address and in all.
  */
 export const PENDING_AUTH_PER_ADDRESS = 8;
-export const PENDING_AUTH_IN_ALL = 1_000;
+const PENDING_AUTH_IN_ALL = 1_000;
 
 /** Counts the connections still to authenticate; `take` refuses past the bounds, its release runs once. */
 function pendingAuthentications() {
@@ -69,9 +69,9 @@ function pendingAuthentications() {
   };
 }
 
-export const CLOSE_REFUSED = 1008;
-export const CLOSE_IDLE = 4000;
-export const CLOSE_SLOW_CONSUMER = 4008;
+const CLOSE_REFUSED = 1008;
+const CLOSE_IDLE = 4000;
+const CLOSE_SLOW_CONSUMER = 4008;
 
 /** The node `upgrade` listener: answers /v1/stream, refuses everything else. */
 export function streamUpgrade(deps: WebSocketDependencies) {

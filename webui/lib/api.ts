@@ -23,7 +23,7 @@ export function setCsrfToken(token: string): void {
 
 export type Query = Record<string, string | number | boolean | undefined | null>;
 
-export function v1Url(path: string, query?: Query): string {
+function v1Url(path: string, query?: Query): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query ?? {})) {
     if (value !== undefined && value !== null && value !== '') params.set(name, String(value));

@@ -16,7 +16,7 @@ import type { MarketTrade } from './plan.js';
 import type { MarketTerms, Trigger } from './simulate.js';
 
 /** More rows than this in one backtest is a 400 asking for a narrower range. */
-export const MAX_ROWS = 250_000;
+const MAX_ROWS = 250_000;
 
 interface FillRow {
   trade_id: string;

@@ -10,9 +10,9 @@ import { iso } from '../../shared/time.js';
 import { type ReplayedBook, replayBook, type StoredDelta, type StoredSnapshot } from './book-replay.js';
 
 /** Deltas replayed between the snapshot and `at` at most; a longer window is refused (400 naming `at`). */
-export const MAX_REPLAY_DELTAS = 20_000;
+const MAX_REPLAY_DELTAS = 20_000;
 /** Deltas after `at` read at most to check the replay against the next snapshot; beyond it the check is skipped. */
-export const MAX_CHECK_DELTAS = 20_000;
+const MAX_CHECK_DELTAS = 20_000;
 
 interface SnapshotRow {
   ts_ms: number | string;

@@ -22,7 +22,7 @@ const DEPTH = 20;
  * Mid, spread and spread in basis points of a best bid and ask, computed in micro-units and served
  * through the Conventions' one rule (servedAmount); spread_bps is a ratio, kept to 2 decimals.
  */
-export function bookSummary(bestBid: number | null, bestAsk: number | null): Pick<BookTop, 'mid' | 'spread' | 'spread_bps'> {
+function bookSummary(bestBid: number | null, bestAsk: number | null): Pick<BookTop, 'mid' | 'spread' | 'spread_bps'> {
   if (bestBid === null || bestAsk === null) return { mid: null, spread: null, spread_bps: null };
   const bid = microsOf(bestBid);
   const ask = microsOf(bestAsk);

@@ -35,7 +35,7 @@ interface TradeFilters {
 }
 
 /** Longest from..to window for side, outcome or size filters without a market or wallet. */
-export const FILTER_WINDOW_DAYS = 31;
+const FILTER_WINDOW_DAYS = 31;
 const DAY_MS = 86_400_000;
 
 function filtersFrom(request: Request, market: string | undefined): TradeFilters {
