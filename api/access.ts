@@ -18,7 +18,7 @@ import {
   type TierName,
   type TierThresholds,
 } from '../services/access/tiers.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../services/http/errors.js';
 
 export interface AccessPolicy {
   thresholds: TierThresholds;

@@ -8,9 +8,9 @@ import express, { Router } from 'express';
 import type { AdminOperations, KeyReference } from '../services/admin/operations.js';
 import { KeyLifecycleError } from '../services/control/key-lifecycle.js';
 import type { Logger } from '../services/logger.js';
-import { success } from './envelope.js';
+import { success } from '../services/http/envelope.js';
 import { errorRenderer } from './error-renderer.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../services/http/errors.js';
 import { type MetricsSource, metricsRoutes } from './metrics.js';
 
 export interface AdminAppOptions {

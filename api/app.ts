@@ -27,7 +27,7 @@ import type { SandboxApis } from '../services/sandbox/compose.js';
 import type { MarketLookup } from '../services/ingest/market-lookup.js';
 import { docsRoutes } from './docs-page.js';
 import { errorRenderer, sendError } from './error-renderer.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../services/http/errors.js';
 import { numericQueryCheck } from './numeric-params.js';
 import { type Operation, OperationIndex, readOperations } from './operations.js';
 import { fastCachedReads, ReadCache, responseCache } from './response-cache.js';

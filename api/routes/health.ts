@@ -14,7 +14,7 @@ import { chainCoverage, type ReconciliationHour, reconciliationHours } from '../
 import { ledgerCoverage } from '../../services/read-models/positions/coverage.js';
 import { isoOrNull } from '../../services/shared/time.js';
 import type { VerificationRun } from '../../services/shared/verification.js';
-import { success } from '../envelope.js';
+import { success } from '../../services/http/envelope.js';
 import { cached } from '../metrics.js';
 
 export interface HealthInputs {

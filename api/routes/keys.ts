@@ -11,9 +11,9 @@ import type { Meter } from '../../services/access/meter.js';
 import { tierName, type TierThresholds } from '../../services/access/tiers.js';
 import { KeyLifecycleError, type KeyLifecycle, type KeyRecord } from '../../services/control/key-lifecycle.js';
 import type { OwnerCache } from '../auth.js';
-import { decodeCursor, encodeCursor, queryFingerprint } from '../cursor.js';
-import { page, success } from '../envelope.js';
-import { ApiError } from '../errors.js';
+import { decodeCursor, encodeCursor, queryFingerprint } from '../../services/http/cursor.js';
+import { page, success } from '../../services/http/envelope.js';
+import { ApiError } from '../../services/http/errors.js';
 
 export interface KeyRouteOptions {
   keys: KeyLifecycle;

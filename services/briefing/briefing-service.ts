@@ -5,8 +5,8 @@
  * awaiting settlement, and drawdown from the epoch's peak equity. A briefing without `since` moves the
  * agent's stored cursors (signals, fills, settlements); with `since` it is a pure read.
  */
-import { ApiError } from '../../api/errors.js';
-import type { Briefing, BriefingSignal, RiskAlert } from '../../api/types.generated.js';
+import { ApiError } from '../http/errors.js';
+import type { Briefing, BriefingSignal, RiskAlert } from '../http/types.generated.js';
 import type { ControlStore } from '../ports/control-store.js';
 import { FILL_COLUMNS, openOrdersOf, SETTLEMENT_COLUMNS, toFill, toSettlement } from '../paper/paper-store.js';
 import type { PaperService } from '../paper/paper-service.js';

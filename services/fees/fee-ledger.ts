@@ -7,9 +7,9 @@
  * except by a payment mined before it expired.
  */
 import crypto from 'node:crypto';
-import type { CursorKey } from '../../api/cursor.js';
-import { ApiError } from '../../api/errors.js';
-import type { Fee } from '../../api/types.generated.js';
+import type { CursorKey } from '../http/cursor.js';
+import { ApiError } from '../http/errors.js';
+import type { Fee } from '../http/types.generated.js';
 import type { FeeCurrency } from '../config.js';
 import type { ChainReader } from '../ports/chain-reader.js';
 import type { ControlStore, SqlExecutor } from '../ports/control-store.js';

@@ -6,7 +6,7 @@
  * the same key with the same body returns the stored order, with another body a 409.
  */
 import crypto from 'node:crypto';
-import { ApiError } from '../../api/errors.js';
+import { ApiError } from '../http/errors.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import type { ControlStore, SqlExecutor } from '../ports/control-store.js';
 import { latestBooks, type LiveBook } from '../read-models/order-books/queries.js';

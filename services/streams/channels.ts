@@ -3,7 +3,7 @@
  * needs (as its REST equivalent), and how a decoded event becomes the message's `data` (null when the
  * filters drop it). Adding a channel is one entry here and its schemas in api/openapi.yaml.
  */
-import type { StreamSubscribed } from '../../api/types.generated.js';
+import type { StreamSubscribed } from '../http/types.generated.js';
 import type { Channel } from './channel.js';
 import { fillsChannel } from './fills-channel.js';
 import { lifecycleChannel } from './lifecycle-channel.js';

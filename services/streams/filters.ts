@@ -3,7 +3,7 @@
  * `${prefix}<filter>` ('' for SSE query parameters, 'filters.' in WebSocket messages), a 404 for an
  * unknown market slug.
  */
-import { ApiError } from '../../api/errors.js';
+import { ApiError } from '../http/errors.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import { marketFilter } from '../read-models/trades/routes.js';
 import { parseScaled } from '../shared/decimal.js';

@@ -6,7 +6,7 @@
  * serves them (services/read-models/market-lifecycle/queries.ts). Filters market and event (the
  * transition kinds). Tier 1, as the market detail.
  */
-import type { StreamLifecycleEvent } from '../../api/types.generated.js';
+import type { StreamLifecycleEvent } from '../http/types.generated.js';
 import type { MarketLifecycleTransition } from '../events/types.generated.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import { presentResolution, presentTransition, transitionRowOfEvent } from '../read-models/market-lifecycle/queries.js';

@@ -3,7 +3,7 @@
  * page scripts never see the key), the session's CSRF token on every state-changing request, and
  * the API's envelope unwrapped. Failures carry the envelope's status, code and message.
  */
-import type { Pagination } from '../../api/types.generated.js';
+import type { Pagination } from '../../services/http/types.generated.js';
 
 export class ApiFailure extends Error {
   constructor(

@@ -5,8 +5,8 @@
  * over the same stored data gives the same bytes (a default `to` is the start of the current UTC
  * hour, echoed in the response, so the request that reproduces it is known).
  */
-import { ApiError } from '../../../api/errors.js';
-import { timeParam } from '../../../api/time-params.js';
+import { ApiError } from '../../http/errors.js';
+import { timeParam } from '../../http/time-params.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { divide, formatScaled, MICRO, parseScaled, servedAmount } from '../../shared/decimal.js';
 import { CONDITION_ID, WALLET } from '../../shared/ids.js';

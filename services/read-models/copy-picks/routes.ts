@@ -1,7 +1,7 @@
 /** GET /copy-picks: the latest run of the picks job for a window, eligible leaders best first (keyset by score, topic, wallet). */
 import { Router } from 'express';
-import { keysetPage } from '../../../api/keyset.js';
-import type { CopyPick, CopyPicksStatus } from '../../../api/types.generated.js';
+import { keysetPage } from '../../http/keyset.js';
+import type { CopyPick, CopyPicksStatus } from '../../http/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { servedAmount } from '../../shared/decimal.js';
 import { isoOrNull } from '../../shared/time.js';

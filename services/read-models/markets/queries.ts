@@ -1,6 +1,6 @@
 /** Reads of the `markets` table shared by every route that takes a market id or slug. */
 import type { Request } from 'express';
-import { ApiError } from '../../../api/errors.js';
+import { ApiError } from '../../http/errors.js';
 import type { CatalogEntry } from '../../chain/catalog.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import type { MarketUpserted } from '../../events/types.js';

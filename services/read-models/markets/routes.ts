@@ -1,8 +1,8 @@
 /** GET /markets (keyset over the chosen sort), /markets/categories and /markets/:id (detail with an indexed-trades snapshot). */
 import { Router } from 'express';
-import { success } from '../../../api/envelope.js';
-import { keysetPage } from '../../../api/keyset.js';
-import type { Category, Market, MarketDetail } from '../../../api/types.generated.js';
+import { success } from '../../http/envelope.js';
+import { keysetPage } from '../../http/keyset.js';
+import type { Category, Market, MarketDetail } from '../../http/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso, isoOrNull } from '../../shared/time.js';
 import { marketLifecycle } from '../market-lifecycle/queries.js';

@@ -4,7 +4,7 @@
  * the deltas between the first and the second, each read in table order (asset_id, ts) so the work
  * is bounded by the deltas read, never by the token's history.
  */
-import { ApiError } from '../../../api/errors.js';
+import { ApiError } from '../../http/errors.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
 import { type ReplayedBook, replayBook, type StoredDelta, type StoredSnapshot } from './book-replay.js';

@@ -5,10 +5,10 @@
  * spread_bps = (ask - bid) / mid x 10000; mid and spread are null when a side is empty.
  */
 import { Router } from 'express';
-import { success } from '../../../api/envelope.js';
-import { ApiError } from '../../../api/errors.js';
-import { instantParam, timeParam } from '../../../api/time-params.js';
-import type { BookLevel, BookTop, OrderBook, OrderBookHistory } from '../../../api/types.generated.js';
+import { success } from '../../http/envelope.js';
+import { ApiError } from '../../http/errors.js';
+import { instantParam, timeParam } from '../../http/time-params.js';
+import type { BookLevel, BookTop, OrderBook, OrderBookHistory } from '../../http/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { divide, microsOf, servedAmount, servedAmountOrNull } from '../../shared/decimal.js';
 import { iso } from '../../shared/time.js';

@@ -15,7 +15,7 @@ import { servedAmount } from '../../shared/decimal.js';
 import { runPeriodically } from '../../shared/periodic.js';
 import { DAY_MS, iso } from '../../shared/time.js';
 import type { RunningJob } from '../read-model.js';
-import type { Coverage } from '../../../api/types.generated.js';
+import type { Coverage } from '../../http/types.generated.js';
 import { ledgerCoverage, walletsPredating } from './coverage.js';
 import { positionsGrouped } from './queries.js';
 
