@@ -9,17 +9,16 @@ import type { AddressInfo } from 'node:net';
 import { createAdminApp } from '../api/admin.js';
 import { type ApiHandler, createApiHandler } from '../api/app.js';
 import {
-  type Family,
   type MetricsSource,
   cached,
   chainMetrics,
   ingestionMetrics,
   positionReconciliationMetrics,
   reconciliationMetrics,
-  single,
 } from '../api/metrics.js';
 import type { HealthInputs } from '../api/routes/health.js';
 import type { WebhooksApi } from '../api/routes/webhooks.js';
+import { type Family, single } from './shared/metric-family.js';
 import { ApiInstances } from './access/api-instances.js';
 import { Meter } from './access/meter.js';
 import { RefusalLog } from './access/refusals.js';

@@ -26,7 +26,7 @@ import {
 import type { Projection, Row } from '../read-models/read-model.js';
 import { ALL_PROJECTIONS } from '../read-models/registry.js';
 import { storeErrorKind } from '../analytics/store-errors.js';
-import type { Family } from '../../api/metrics.js';
+import type { Family } from '../shared/metric-family.js';
 
 export const SINK_GROUP_ID = 'tapeline-sink-clickhouse';
 
