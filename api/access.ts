@@ -18,7 +18,7 @@ import {
   type TierName,
   type TierThresholds,
 } from '../services/access/tiers.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../services/http/errors.js';
 
 export interface AccessPolicy {
   thresholds: TierThresholds;
@@ -39,7 +39,7 @@ export interface OperationAccess {
   'x-metered'?: boolean;
 }
 
-export function operationOf(request: Request): OperationAccess | undefined {
+function operationOf(request: Request): OperationAccess | undefined {
   return (request as Request & { openapi?: { schema?: OperationAccess } }).openapi?.schema;
 }
 

@@ -8,9 +8,9 @@ import express, { Router } from 'express';
 import type { AdminOperations, KeyReference } from '../services/admin/operations.js';
 import { KeyLifecycleError } from '../services/control/key-lifecycle.js';
 import type { Logger } from '../services/logger.js';
-import { success } from './envelope.js';
+import { success } from '../services/http/envelope.js';
 import { errorRenderer } from './error-renderer.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../services/http/errors.js';
 import { type MetricsSource, metricsRoutes } from './metrics.js';
 
 export interface AdminAppOptions {
@@ -36,7 +36,7 @@ function keyReference(body: Record<string, unknown>): KeyReference {
   throw ApiError.badRequest('api_key or key_id: required');
 }
 
-export function adminRoutes(operations: AdminOperations, adminToken: string): Router {
+function adminRoutes(operations: AdminOperations, adminToken: string): Router {
   const router = Router();
   const expected = crypto.createHash('sha256').update(adminToken).digest();
   router.use(express.json({ limit: '8kb' }));

@@ -27,7 +27,7 @@ import type { SandboxApis } from '../services/sandbox/compose.js';
 import type { MarketLookup } from '../services/ingest/market-lookup.js';
 import { docsRoutes } from './docs-page.js';
 import { errorRenderer, sendError } from './error-renderer.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../services/http/errors.js';
 import { numericQueryCheck } from './numeric-params.js';
 import { type Operation, OperationIndex, readOperations } from './operations.js';
 import { fastCachedReads, ReadCache, responseCache } from './response-cache.js';
@@ -54,7 +54,7 @@ import { streamUpgrade } from '../services/streams/websocket.js';
 
 export const OPENAPI_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'openapi.yaml');
 
-export interface AuthSettings {
+interface AuthSettings {
   cacheTtlMs: number;
   negativeCacheTtlMs: number;
   failuresPerIpPerMinute: number;
@@ -64,7 +64,7 @@ export interface AuthSettings {
   trustProxyHops: number;
 }
 
-export interface ReadCacheSettings {
+interface ReadCacheSettings {
   /** Shared read responses are reused for this long (0 turns the cache off). */
   ttlMs: number;
   maxEntries: number;
@@ -125,7 +125,7 @@ export interface ApiHandler {
 }
 
 /** The web UI session's default lifetime: a working day, after which the key is asked for again. */
-export const DEFAULT_SESSION_MAX_AGE_SECONDS = 12 * 3600;
+const DEFAULT_SESSION_MAX_AGE_SECONDS = 12 * 3600;
 
 /** Keyless /v1 operations: registration, developer sign-up and turning a key into a session. */
 const KEYLESS = new Set(['POST /agents/register', 'POST /developers/register', 'POST /session']);

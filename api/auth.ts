@@ -16,7 +16,7 @@ import { WindowCounter } from '../services/access/window-counter.js';
 import type { Accounts, KeyOwner } from '../services/control/accounts.js';
 import { BoundedLru } from '../services/shared/lru.js';
 import { runInRequestContext } from '../services/shared/request-context.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../services/http/errors.js';
 import { cookieRequestProblem, cookieValue, SESSION_COOKIE } from './session.js';
 
 declare module 'express-serve-static-core' {

@@ -8,8 +8,8 @@ import type { NextFunction, Request, Response } from 'express';
 import type { ServerResponse } from 'node:http';
 import { type AnalyticsBusyError, storeErrorKind } from '../services/analytics/store-errors.js';
 import type { Logger } from '../services/logger.js';
-import { failure } from './envelope.js';
-import { ApiError } from './errors.js';
+import { failure } from '../services/http/envelope.js';
+import { ApiError } from '../services/http/errors.js';
 
 interface ValidatorError {
   status?: number;

@@ -10,13 +10,7 @@ import { Router } from 'express';
 import type { ChainStatus } from '../services/chain/follower.js';
 import type { SourceStatus } from '../services/ingest/source-health.js';
 import type { ReconciliationHour } from '../services/read-models/chain-ledger/queries.js';
-
-export interface Family {
-  name: string;
-  help: string;
-  type: 'gauge' | 'counter';
-  samples: Array<{ labels: Record<string, string>; value: number }>;
-}
+import { type Family, single } from '../services/shared/metric-family.js';
 
 const escapeLabel = (value: string) => value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
 const seconds = (iso: string | null) => (iso === null ? null : Date.parse(iso) / 1000);
@@ -211,11 +205,6 @@ export interface MetricsSource {
   collect(): Promise<Family[]>;
   /** Families kept by prom-client (the processors'), already in the text format, rendered after the others. */
   exposition?(): Promise<string>;
-}
-
-/** A gauge or counter family from plain numbers (one sample, no labels). */
-export function single(name: string, help: string, type: Family['type'], value: number): Family {
-  return { name, help, type, samples: [{ labels: {}, value }] };
 }
 
 /**

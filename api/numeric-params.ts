@@ -5,12 +5,12 @@
  * decimal spellings of finite numbers pass; the schema's own bounds are the validator's to check.
  */
 import type { RequestHandler } from 'express';
-import { ApiError } from './errors.js';
+import { ApiError } from '../services/http/errors.js';
 import type { OperationIndex } from './operations.js';
 
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
-export function plainFiniteNumber(text: string): boolean {
+function plainFiniteNumber(text: string): boolean {
   return DECIMAL.test(text) && Number.isFinite(Number(text));
 }
 

@@ -9,9 +9,9 @@ import { parse } from 'yaml';
 import type { Access } from '../services/access/tiers.js';
 
 /** shared: the same answer for every caller; private: depends on the caller; none: never reused. */
-export type CacheMode = 'shared' | 'private' | 'none';
+type CacheMode = 'shared' | 'private' | 'none';
 
-export type ParameterType = 'string' | 'integer' | 'number' | 'boolean';
+type ParameterType = 'string' | 'integer' | 'number' | 'boolean';
 
 export interface Operation {
   method: string;

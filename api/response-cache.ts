@@ -104,7 +104,7 @@ export class ReadCache {
 }
 
 /** The query's declared parameters, decoded as Express decodes them and coerced by type, sorted; null when not canonical. */
-export function canonicalQuery(operation: Operation, url: string): string | null {
+function canonicalQuery(operation: Operation, url: string): string | null {
   const at = url.indexOf('?');
   if (at < 0) return '';
   // The same parser as Express's 'simple' query parser, so the values are the ones validation sees.

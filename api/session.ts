@@ -14,7 +14,7 @@ import crypto from 'node:crypto';
 import type { Request, Response } from 'express';
 
 export const SESSION_COOKIE = 'tapeline_session';
-export const CSRF_HEADER = 'x-csrf-token';
+const CSRF_HEADER = 'x-csrf-token';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The value of one cookie in a Cookie header, or null. */

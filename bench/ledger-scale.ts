@@ -24,7 +24,7 @@ import { loadConfig } from '../services/config.js';
 import { startSink, startStatefulProjections } from '../services/sink/sink-service.js';
 import { BENCH_MARKETS } from './seed.js';
 
-export const BENCH_WALLETS = 100_000;
+const BENCH_WALLETS = 100_000;
 /** Every 100th fill is the busiest wallet's: 10,000 fills at 1M, 100,000 at 10M. */
 export const BUSIEST = `0x${'b'.repeat(40)}`;
 const FIRST_BLOCK = 60_000_000;
@@ -174,7 +174,7 @@ function toEvent(r: FillRow): ChainLedgerEvent {
  * its shares from its wallet to another bench wallet instead (10: 2.5 % of the events; 0: none), so
  * the ledger's mix has transfers: two rows each, the receiver's priced from the sender's state.
  */
-export const TRANSFER_EVERY_BLOCKS = Number(process.env.BENCH_TRANSFER_EVERY_BLOCKS ?? 10);
+const TRANSFER_EVERY_BLOCKS = Number(process.env.BENCH_TRANSFER_EVERY_BLOCKS ?? 10);
 
 function mixedEvent(r: FillRow): ChainLedgerEvent {
   const fill = toEvent(r);

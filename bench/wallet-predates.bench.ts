@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Coverage } from '../api/types.generated.js';
+import type { Coverage } from '../services/http/types.generated.js';
 import { openChdbStore } from '../services/analytics/clickhouse-store.js';
 import { migrate } from '../services/analytics/migrate.js';
 import type { AnalyticsStore } from '../services/ports/analytics-store.js';

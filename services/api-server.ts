@@ -9,17 +9,16 @@ import type { AddressInfo } from 'node:net';
 import { createAdminApp } from '../api/admin.js';
 import { type ApiHandler, createApiHandler } from '../api/app.js';
 import {
-  type Family,
   type MetricsSource,
   cached,
   chainMetrics,
   ingestionMetrics,
   positionReconciliationMetrics,
   reconciliationMetrics,
-  single,
 } from '../api/metrics.js';
 import type { HealthInputs } from '../api/routes/health.js';
 import type { WebhooksApi } from '../api/routes/webhooks.js';
+import { type Family, single } from './shared/metric-family.js';
 import { ApiInstances } from './access/api-instances.js';
 import { Meter } from './access/meter.js';
 import { RefusalLog } from './access/refusals.js';
@@ -50,7 +49,7 @@ import { readVerificationRun } from './shared/verification.js';
 import { StreamService } from './streams/stream-service.js';
 import { streamMetrics } from './streams/stream-metrics.js';
 
-export const SERVICE_VERSION = '0.5.0';
+const SERVICE_VERSION = '0.5.0';
 
 /** The sink lag is read from the log at most this often, however often health or metrics ask. */
 const SINK_LAG_TTL_MS = 5_000;

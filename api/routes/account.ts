@@ -2,7 +2,7 @@
 import { Router } from 'express';
 import type { Meter } from '../../services/access/meter.js';
 import { decide, tierName, type TierName, type TierThresholds } from '../../services/access/tiers.js';
-import { success } from '../envelope.js';
+import { success } from '../../services/http/envelope.js';
 import type { Operation } from '../operations.js';
 
 export interface AccountRouteOptions {

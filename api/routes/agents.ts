@@ -7,8 +7,8 @@ import { agentTopics, setAgentTopics } from '../../services/briefing/briefing-se
 import type { Accounts } from '../../services/control/accounts.js';
 import type { ControlStore } from '../../services/ports/control-store.js';
 import { clientAddress } from '../auth.js';
-import { success } from '../envelope.js';
-import { ApiError } from '../errors.js';
+import { success } from '../../services/http/envelope.js';
+import { ApiError } from '../../services/http/errors.js';
 
 /** A display name from a request body: non-empty once trimmed, without control characters. */
 export function displayName(value: unknown): string {

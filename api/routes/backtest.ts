@@ -2,7 +2,7 @@
 import { type Request, Router } from 'express';
 import { type BacktestSettings, parseBacktest, runBacktest } from '../../services/copy/backtest/backtest-service.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
-import { success } from '../envelope.js';
+import { success } from '../../services/http/envelope.js';
 
 export function backtestRoutes(store: AnalyticsStore, settings: BacktestSettings, clock: () => number = Date.now): Router {
   const router = Router();

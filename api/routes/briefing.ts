@@ -1,7 +1,7 @@
 /** GET /briefing: the agent heartbeat (services/briefing/briefing-service.ts). */
 import { Router } from 'express';
 import type { BriefingService } from '../../services/briefing/briefing-service.js';
-import { success } from '../envelope.js';
+import { success } from '../../services/http/envelope.js';
 
 export function briefingRoutes(briefings: BriefingService): Router {
   const router = Router();

@@ -8,9 +8,9 @@ import {
 } from '../../services/copy/copy-subscriptions.js';
 import { intentView, listIntents } from '../../services/copy/intents.js';
 import type { ControlStore } from '../../services/ports/control-store.js';
-import { success } from '../envelope.js';
-import { ApiError } from '../errors.js';
-import { keysetPage } from '../keyset.js';
+import { success } from '../../services/http/envelope.js';
+import { ApiError } from '../../services/http/errors.js';
+import { keysetPage } from '../../services/http/keyset.js';
 
 const ownerOf = (request: Request) => request.owner!.account_id;
 

@@ -9,8 +9,8 @@ import { Router } from 'express';
 import type { RegistrationLimits } from '../../services/access/registration-limits.js';
 import type { Accounts } from '../../services/control/accounts.js';
 import { clientAddress } from '../auth.js';
-import { success } from '../envelope.js';
-import { ApiError } from '../errors.js';
+import { success } from '../../services/http/envelope.js';
+import { ApiError } from '../../services/http/errors.js';
 import { displayName } from './agents.js';
 
 // A pragmatic address shape (one @, a dot in the domain, no spaces): the address is never mailed,

@@ -1,8 +1,8 @@
 /** /fees/*: quote, settle (at most once), ledger history and one entry (services/fees/fee-ledger.ts, docs/FEES.md). */
 import { Router, type Request } from 'express';
 import type { FeeLedger, QuoteInput } from '../../services/fees/fee-ledger.js';
-import { success } from '../envelope.js';
-import { keysetPage } from '../keyset.js';
+import { success } from '../../services/http/envelope.js';
+import { keysetPage } from '../../services/http/keyset.js';
 
 export function feeRoutes(ledger: FeeLedger): Router {
   const router = Router();

@@ -14,7 +14,7 @@ import { chainCoverage, type ReconciliationHour, reconciliationHours } from '../
 import { ledgerCoverage } from '../../services/read-models/positions/coverage.js';
 import { isoOrNull } from '../../services/shared/time.js';
 import type { VerificationRun } from '../../services/shared/verification.js';
-import { success } from '../envelope.js';
+import { success } from '../../services/http/envelope.js';
 import { cached } from '../metrics.js';
 
 export interface HealthInputs {
@@ -45,7 +45,7 @@ const RECONCILED_TTL_MS = 5_000;
 const FAILING_AFTER = 3;
 
 /** Reconciliation figures: the newest hours and their sum. */
-export function reconciliationSummary(hours: ReconciliationHour[]) {
+function reconciliationSummary(hours: ReconciliationHour[]) {
   const total = (key: 'data_api' | 'matched' | 'unmatched' | 'chain_only') => hours.reduce((sum, h) => sum + h[key], 0);
   return {
     hours,

@@ -11,9 +11,9 @@ import type { Meter } from '../../services/access/meter.js';
 import { tierName, type TierThresholds } from '../../services/access/tiers.js';
 import { KeyLifecycleError, type KeyLifecycle, type KeyRecord } from '../../services/control/key-lifecycle.js';
 import type { OwnerCache } from '../auth.js';
-import { decodeCursor, encodeCursor, queryFingerprint } from '../cursor.js';
-import { page, success } from '../envelope.js';
-import { ApiError } from '../errors.js';
+import { decodeCursor, encodeCursor, queryFingerprint } from '../../services/http/cursor.js';
+import { page, success } from '../../services/http/envelope.js';
+import { ApiError } from '../../services/http/errors.js';
 
 export interface KeyRouteOptions {
   keys: KeyLifecycle;
@@ -37,7 +37,7 @@ async function lifecycle<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** The refusal for a key that is on its way out (rotated, in its grace period), else null. */
-export function expiringKeyRefusal(request: Request): ApiError | null {
+function expiringKeyRefusal(request: Request): ApiError | null {
   const expiresAt = request.owner?.expires_at_ms;
   if (expiresAt === null || expiresAt === undefined) return null;
   return new ApiError(

@@ -3,8 +3,8 @@ import { Router, type Request } from 'express';
 import type { PaperService } from '../../services/paper/paper-service.js';
 import type { OrderInput } from '../../services/paper/place-order.js';
 import { fillView, orderView, settlementView } from '../../services/paper/views.js';
-import { success } from '../envelope.js';
-import { keysetPage } from '../keyset.js';
+import { success } from '../../services/http/envelope.js';
+import { keysetPage } from '../../services/http/keyset.js';
 
 const epochParam = (request: Request) => (request.query.epoch === undefined ? undefined : Number(request.query.epoch));
 

@@ -8,8 +8,8 @@ import { tierName, type TierThresholds } from '../../services/access/tiers.js';
 import type { Accounts, KeyOwner } from '../../services/control/accounts.js';
 import { apiKeyHint } from '../../services/control/api-keys.js';
 import { authenticateKey, type AuthThrottle, clientAddress, type OwnerCache } from '../auth.js';
-import { success } from '../envelope.js';
-import { ApiError } from '../errors.js';
+import { success } from '../../services/http/envelope.js';
+import { ApiError } from '../../services/http/errors.js';
 import { clearSessionCookie, crossSiteProblem, csrfTokenFor, setSessionCookie } from '../session.js';
 
 export interface SessionRouteOptions {

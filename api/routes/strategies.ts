@@ -4,9 +4,9 @@ import type { BacktestSettings } from '../../services/copy/backtest/backtest-ser
 import { Strategies, type StrategyInput, strategyView } from '../../services/copy/strategies.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import type { ControlStore } from '../../services/ports/control-store.js';
-import { success } from '../envelope.js';
-import { ApiError } from '../errors.js';
-import { keysetPage } from '../keyset.js';
+import { success } from '../../services/http/envelope.js';
+import { ApiError } from '../../services/http/errors.js';
+import { keysetPage } from '../../services/http/keyset.js';
 
 const ownerOf = (request: Request) => request.owner!.account_id;
 

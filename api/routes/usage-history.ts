@@ -2,8 +2,8 @@
 import { Router } from 'express';
 import { recentRefusals, usageByDay } from '../../services/access/refusals.js';
 import type { ControlStore } from '../../services/ports/control-store.js';
-import { success } from '../envelope.js';
-import { keysetPage } from '../keyset.js';
+import { success } from '../../services/http/envelope.js';
+import { keysetPage } from '../../services/http/keyset.js';
 
 export interface UsageHistoryOptions {
   control: ControlStore;

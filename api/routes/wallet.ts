@@ -4,8 +4,8 @@ import type { TokenBalances } from '../../services/access/token-balances.js';
 import { linkedWallet, linkMessage, linkWallet, unlinkWallet } from '../../services/access/wallet-links.js';
 import type { ControlStore } from '../../services/ports/control-store.js';
 import { iso, isoOrNull } from '../../services/shared/time.js';
-import type { WalletLink } from '../types.generated.js';
-import { success } from '../envelope.js';
+import type { WalletLink } from '../../services/http/types.generated.js';
+import { success } from '../../services/http/envelope.js';
 
 export interface WalletApi {
   control: ControlStore;

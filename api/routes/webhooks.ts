@@ -15,9 +15,9 @@ import {
 import { secretHint } from '../../services/webhooks/signature.js';
 import { UnsafeUrlError } from '../../services/webhooks/url-guard.js';
 import { type Subscription, SubscriptionRefusedError, type WebhookSubscriptions } from '../../services/webhooks/subscriptions.js';
-import { keysetPage } from '../keyset.js';
-import { success } from '../envelope.js';
-import { ApiError } from '../errors.js';
+import { keysetPage } from '../../services/http/keyset.js';
+import { success } from '../../services/http/envelope.js';
+import { ApiError } from '../../services/http/errors.js';
 
 export interface WebhooksApi {
   subscriptions: WebhookSubscriptions;

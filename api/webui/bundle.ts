@@ -10,9 +10,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 
-export const WEBUI_SOURCE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../webui');
+const WEBUI_SOURCE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../webui');
 
-export interface Asset {
+interface Asset {
   body: Buffer;
   gzip: Buffer;
   type: string;

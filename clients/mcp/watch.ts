@@ -17,11 +17,11 @@ export const WATCH_TOOLS = {
   watch_trades: { route: 'GET /stream/sse', channel: 'trades', access: 'tier2' },
 } as const satisfies Record<string, { route: string; channel: StreamChannel; access: 'tier1' | 'tier2' }>;
 
-export type WatchToolName = keyof typeof WATCH_TOOLS;
+type WatchToolName = keyof typeof WATCH_TOOLS;
 
 /** Bounds of one call: an MCP host waits for the result (commonly up to 60 s). */
-export const MAX_MESSAGES = 500;
-export const MAX_SECONDS = 30;
+const MAX_MESSAGES = 500;
+const MAX_SECONDS = 30;
 const DEFAULT_MESSAGES = 50;
 const DEFAULT_SECONDS = 10;
 

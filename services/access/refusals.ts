@@ -47,7 +47,7 @@ export interface RefusalLogOptions {
 }
 
 /** Itemised refusals kept per account: enough to see a pattern, small enough to never matter. */
-export const REFUSALS_KEPT_PER_ACCOUNT = 100;
+const REFUSALS_KEPT_PER_ACCOUNT = 100;
 const MAX_PATH_LENGTH = 300;
 const MAX_REASON_LENGTH = 500;
 

@@ -20,7 +20,7 @@ import { SharedWindowCounter } from './shared-counter.js';
 export const PREFIX_MULTIPLE = 5;
 
 /** The client a registration counts for: the IPv4 address, or the IPv6 /64 it is in. */
-export function registrationClient(address: string): string {
+function registrationClient(address: string): string {
   const canonical = canonicalAddress(address);
   return canonical.includes(':') ? networkPrefix(canonical) : canonical;
 }

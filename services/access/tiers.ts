@@ -33,7 +33,7 @@ export function tokenLevelOf(standing: Standing, thresholds: TierThresholds): Le
   return 1;
 }
 
-export function levelOf(standing: Standing, thresholds: TierThresholds): Level {
+function levelOf(standing: Standing, thresholds: TierThresholds): Level {
   const byTokens = tokenLevelOf(standing, thresholds);
   return byTokens === 1 && standing.credits >= thresholds.tier2Credits && standing.credits > 0 ? 2 : byTokens;
 }

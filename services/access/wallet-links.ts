@@ -4,7 +4,7 @@
  * account per wallet (a unique index), so one balance lifts one account.
  */
 import { verifyMessage, type Hex } from 'viem';
-import { ApiError } from '../../api/errors.js';
+import { ApiError } from '../http/errors.js';
 import type { ControlStore } from '../ports/control-store.js';
 
 export const linkMessage = (accountId: string) =>

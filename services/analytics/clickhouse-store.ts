@@ -13,7 +13,7 @@ import { AnalyticsClosedError } from './store-errors.js';
 import { INTERNAL_LIMITS, limitSettings, type QueryLimits } from './query-limits.js';
 
 /** How statements are admitted and bounded (services/config.ts `analytics`). */
-export interface StoreGovernance {
+interface StoreGovernance {
   /** Limits of statements made for API requests. */
   requestLimits: QueryLimits;
   queue: Omit<FairQueueOptions, 'concurrency'>;
@@ -22,7 +22,7 @@ export interface StoreGovernance {
 }
 
 /** Generous enough for any test or tool that opens a store without configuration. */
-export const DEFAULT_GOVERNANCE: StoreGovernance = {
+const DEFAULT_GOVERNANCE: StoreGovernance = {
   requestLimits: { maxExecutionMs: 5_000, maxRowsToRead: 50_000_000, maxMemoryBytes: 1 << 30, maxResultRows: 100_000 },
   queue: { maxQueuedPerLane: 16, maxQueued: 256, maxWaitMs: 5_000 },
   serverConcurrency: 16,

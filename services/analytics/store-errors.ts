@@ -51,13 +51,13 @@ const NETWORK_CODES = new Set([
 /** PostgreSQL (the control store) going away: shutdown, crash, cannot connect (SQLSTATE classes 57P and 08). */
 const POSTGRES_UNAVAILABLE = /^(57P0[1-3]|08\d{3})$/;
 
-export interface ClickHouseErrorShape {
+interface ClickHouseErrorShape {
   code: string;
   type?: string;
   message: string;
 }
 
-export function clickHouseErrorOf(error: unknown): ClickHouseErrorShape | null {
+function clickHouseErrorOf(error: unknown): ClickHouseErrorShape | null {
   const e = error as { code?: unknown; type?: unknown; message?: unknown } | null;
   return e && typeof e.code === 'string' && /^\d+$/.test(e.code) && typeof e.message === 'string'
     ? { code: e.code, type: typeof e.type === 'string' ? e.type : undefined, message: e.message }

@@ -234,7 +234,7 @@ function handOver(done: FollowerCheckpoint, followerFile: CheckpointFile<Followe
  * range below a hole is kept (covered_below) until a later backfill fills the hole, and a range inside
  * the coverage adds nothing.
  */
-export function extendCoverage(
+function extendCoverage(
   follower: Pick<FollowerCheckpoint, 'first_block' | 'first_time_ms' | 'covered_below'>,
   range: CoveredRange,
 ): Pick<FollowerCheckpoint, 'first_block' | 'first_time_ms' | 'covered_below'> {

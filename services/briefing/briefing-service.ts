@@ -5,8 +5,8 @@
  * awaiting settlement, and drawdown from the epoch's peak equity. A briefing without `since` moves the
  * agent's stored cursors (signals, fills, settlements); with `since` it is a pure read.
  */
-import { ApiError } from '../../api/errors.js';
-import type { Briefing, BriefingSignal, RiskAlert } from '../../api/types.generated.js';
+import { ApiError } from '../http/errors.js';
+import type { Briefing, BriefingSignal, RiskAlert } from '../http/types.generated.js';
 import type { ControlStore } from '../ports/control-store.js';
 import { FILL_COLUMNS, openOrdersOf, SETTLEMENT_COLUMNS, toFill, toSettlement } from '../paper/paper-store.js';
 import type { PaperService } from '../paper/paper-service.js';
@@ -33,11 +33,11 @@ interface CursorState {
   last_briefing_at: Date | null;
 }
 
-export function encodeSince(seq: string): string {
+function encodeSince(seq: string): string {
   return `bs_${Buffer.from(JSON.stringify({ v: 1, s: seq })).toString('base64url')}`;
 }
 
-export function decodeSince(cursor: string): string {
+function decodeSince(cursor: string): string {
   try {
     const body = JSON.parse(Buffer.from(cursor.replace(/^bs_/, ''), 'base64url').toString('utf8')) as { v?: unknown; s?: unknown };
     if (cursor.startsWith('bs_') && body.v === 1 && typeof body.s === 'string' && /^\d{1,18}$/.test(body.s)) return body.s;

@@ -24,7 +24,7 @@ import { ChainFollower, type ChainStatus } from './follower.js';
 import { openRpcChainReader } from './rpc-chain-reader.js';
 import { chainLedger } from '../read-models/chain-ledger/index.js';
 
-export const CHAIN_SOURCE = 'chain.polygon';
+const CHAIN_SOURCE = 'chain.polygon';
 const FAILURE_BACKOFF: BackoffPolicy = { baseMs: 1_000, maxMs: 60_000, jitter: 'full' };
 /** The simulator's client version starts with this; everything read from it is labelled `simulator`. */
 const SIMULATOR_CLIENT = /^tapeline-simulator\//;

@@ -20,13 +20,6 @@ import { decodeLog, type TransferLog } from './decode-log.js';
 import { negRiskConditionId, negRiskQuestionId } from './neg-risk-book.js';
 import type { SettlementRecord } from './settlement-records.js';
 
-/** The adapter's CTF splits of a conversion's transaction between the adapter's previous log and the conversion. */
-export interface ConversionEvidence {
-  splits: Array<{ conditionId: string; amountMicro: string }>;
-  /** What the caller received per question (amount - fee), from the receipt; absent when it was not read or did not tell. */
-  amountOutMicro?: string;
-}
-
 export interface EvidenceQuestion {
   index: number;
   conditionId: string;

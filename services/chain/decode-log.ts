@@ -14,7 +14,7 @@ import type { ContractBook } from './contract-book.js';
 /** The largest amount kept: ClickHouse stores micro-units as UInt64 (18.4 trillion units). */
 const MAX_AMOUNT = 2n ** 64n - 1n;
 
-export type FillSide = 'buy' | 'sell';
+type FillSide = 'buy' | 'sell';
 
 export interface OrderFilledLog {
   type: 'order_filled';
@@ -33,7 +33,7 @@ export interface OrderFilledLog {
   feeAsset: 'usdc' | 'shares';
 }
 
-export interface OrdersMatchedLog {
+interface OrdersMatchedLog {
   type: 'orders_matched';
   version: 1 | 2;
   takerOrderHash: string;

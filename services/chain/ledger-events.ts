@@ -35,7 +35,7 @@ export type LedgerOutcome =
   | { status: 'unknown'; tokenId?: string; conditionId?: string; conditionIds?: string[]; chain?: true; unfit?: string }
   | { status: 'rejected'; reason: string };
 
-export const chainEventId = (chainId: number, at: Pick<LogPosition, 'txHash' | 'logIndex'>) => `${chainId}:${at.txHash}:${at.logIndex}`;
+const chainEventId = (chainId: number, at: Pick<LogPosition, 'txHash' | 'logIndex'>) => `${chainId}:${at.txHash}:${at.logIndex}`;
 
 /** A record's event id: the log's, and for a token of a TransferBatch its place in the batch too. */
 const recordEventId = (chainId: number, record: SettlementRecord) =>
@@ -174,8 +174,8 @@ export function toLedgerEvent(
 }
 
 /** Where a conversion's questions and fee came from (the event's `questions_from`, `fee_from`). */
-export type QuestionsFrom = 'chain' | 'transaction' | 'catalog';
-export type FeeFrom = 'chain' | 'transaction' | 'assumed';
+type QuestionsFrom = 'chain' | 'transaction' | 'catalog';
+type FeeFrom = 'chain' | 'transaction' | 'assumed';
 
 export type ConversionQuestions =
   | { ok: true; from: QuestionsFrom; questions: EvidenceQuestion[]; feeBips: number | null }

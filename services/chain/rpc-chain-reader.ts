@@ -48,7 +48,7 @@ export function isRateLimited(error: unknown): boolean {
   return errorChain(error).some((e) => e.status === 429 || e.code === 429 || RATE_LIMITED.test(textOf(e)));
 }
 
-export function isRangeRefusal(error: unknown): boolean {
+function isRangeRefusal(error: unknown): boolean {
   if (isRateLimited(error)) return false;
   return errorChain(error).some(
     // A timed-out getLogs is a range too heavy for the provider (keyless dRPC cuts requests at 2 s).

@@ -10,7 +10,6 @@
  */
 import type { ChainLog } from '../ports/chain-reader.js';
 import type { ContractBook } from './contract-book.js';
-import type { ConversionEvidence } from './conversion-evidence.js';
 import {
   type ConversionLog,
   type DecodedLog,
@@ -23,6 +22,13 @@ import {
   type SplitMergeLog,
   type TransferLog,
 } from './decode-log.js';
+
+/** The adapter's CTF splits of a conversion's transaction between the adapter's previous log and the conversion. */
+interface ConversionEvidence {
+  splits: Array<{ conditionId: string; amountMicro: string }>;
+  /** What the caller received per question (amount - fee), from the receipt; absent when it was not read or did not tell. */
+  amountOutMicro?: string;
+}
 
 export interface LogPosition {
   blockNumber: number;
@@ -56,7 +62,7 @@ export type SettlementRecord = (
 };
 
 /** One token of an ERC-1155 transfer between two user wallets. */
-export interface WalletTransfer {
+interface WalletTransfer {
   from: string;
   to: string;
   tokenId: string;
@@ -65,7 +71,7 @@ export interface WalletTransfer {
   part: number | null;
 }
 
-export interface Rejected {
+interface Rejected {
   log: ChainLog;
   reason: string;
 }

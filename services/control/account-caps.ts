@@ -3,7 +3,7 @@
  * is work the shared engines do for it, so the count is checked under the account's row lock (two
  * concurrent creates see each other) and refused with 409 CONFLICT naming the setting.
  */
-import { ApiError } from '../../api/errors.js';
+import { ApiError } from '../http/errors.js';
 import type { SqlExecutor } from '../ports/control-store.js';
 
 export interface AccountCap {

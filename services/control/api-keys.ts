@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import zlib from 'node:zlib';
 
-export const API_KEY_PREFIX = 'aif_';
+const API_KEY_PREFIX = 'aif_';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const BODY_LENGTH = 32;
 const CHECKSUM_LENGTH = 6;

@@ -26,7 +26,7 @@ export interface NewKey extends KeyRecord {
 }
 
 /** Longest grace a rotated key may keep: a week covers any deploy cycle. */
-export const MAX_ROTATION_GRACE_SECONDS = 7 * 86_400;
+const MAX_ROTATION_GRACE_SECONDS = 7 * 86_400;
 
 /**
  * Refusals the API renders as 404 (no such key of this account), 409 (not possible in its state) and

@@ -53,14 +53,14 @@ export interface CopyEngineOptions {
   onEmitted?: (emitted: EmittedIntent[]) => void;
 }
 
-export interface EmittedIntent {
+interface EmittedIntent {
   intentId: string;
   status: 'submitted' | 'dry_run' | 'blocked';
   /** The log message timestamp of the leader fill (its settlement or trade time, as published). */
   loggedAtMs: number;
 }
 
-export interface CopyEngineStats {
+interface CopyEngineStats {
   batches: number;
   leader_fills: number;
   intents: number;

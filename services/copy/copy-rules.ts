@@ -36,7 +36,7 @@ export interface RiskLimits {
   minOrderMicros: bigint;
 }
 
-export type BlockReason =
+type BlockReason =
   | 'stale_fill'
   | 'market_not_allowed'
   | 'category_not_allowed'

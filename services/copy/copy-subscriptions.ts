@@ -3,10 +3,10 @@
  * subscription is indistinguishable from a missing one). Input is checked here beyond what the API
  * document can say: amounts exact at 6 decimals, the sizing rule's own members, ratios in (0, 100].
  */
-import { ApiError } from '../../api/errors.js';
+import { ApiError } from '../http/errors.js';
 import { assertUnderAccountCap } from '../control/account-caps.js';
 import type { ControlStore } from '../ports/control-store.js';
-import type { CopySubscription as CopySubscriptionView } from '../../api/types.generated.js';
+import type { CopySubscription as CopySubscriptionView } from '../http/types.generated.js';
 import { formatScaled, MICRO, parseScaled, servedAmount, servedAmountOrNull } from '../shared/decimal.js';
 import { WALLET, CONDITION_ID } from '../shared/ids.js';
 import type { RiskLimits, SizingRule } from './copy-rules.js';

@@ -5,7 +5,7 @@
  * placed by the local executor, so holdings are what the intents asked for).
  */
 import type { SqlExecutor } from '../ports/control-store.js';
-import type { CopyIntent as CopyIntentView } from '../../api/types.generated.js';
+import type { CopyIntent as CopyIntentView } from '../http/types.generated.js';
 import { formatScaled, parseScaled, servedAmount, servedAmountOrNull } from '../shared/decimal.js';
 import { DAY_MS } from '../shared/time.js';
 import type { LeaderFill } from './leader-fill.js';

@@ -28,7 +28,7 @@ export interface IntentFacts {
 }
 
 /** One event per (subscription, leader fill): the id is stable across redeliveries and sources. */
-export const intentEventId = (type: string, facts: Pick<IntentFacts, 'subscriptionId' | 'fillKey'>) =>
+const intentEventId = (type: string, facts: Pick<IntentFacts, 'subscriptionId' | 'fillKey'>) =>
   eventId(type, `${facts.subscriptionId}:${facts.fillKey}`);
 
 export function copyExecuted(facts: IntentFacts) {

@@ -7,7 +7,7 @@
  * invested (buy notional plus fees), both to 6 decimals. The copy engine evaluates enabled strategies
  * on every trade and emits strategy.signal (services/copy/strategy-signals.ts).
  */
-import { ApiError } from '../../api/errors.js';
+import { ApiError } from '../http/errors.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import { type AccountCap, assertUnderAccountCap } from '../control/account-caps.js';
 import type { ControlStore, SqlExecutor } from '../ports/control-store.js';
@@ -25,7 +25,7 @@ export interface StrategyInput {
   enabled?: boolean;
 }
 
-export interface StrategyConfigJson {
+interface StrategyConfigJson {
   market_ids: string[];
   change_pct: number;
   window_minutes: number;

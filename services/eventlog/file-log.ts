@@ -55,10 +55,7 @@ import { type RetentionPolicy, segmentsToDelete } from './retention.js';
 import { encodeFrames, type StoredRecord } from './record-codec.js';
 import { FileSchemaStore, type TopicSchema } from './schema-store.js';
 import { TopicRegistry } from './topic-registry.js';
-
-export { UnknownTopicError } from './topic-registry.js';
 export { OffsetOutOfRangeError } from './partition-log.js';
-export type { RetentionPolicy } from './retention.js';
 export type { TruncatedTail } from './partition-file.js';
 
 export interface FileEventLogOptions {
@@ -86,8 +83,8 @@ export interface FileEventLogOptions {
 }
 
 const DEFAULT_POLL_INTERVAL_MS = 200;
-export const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
-export const DEFAULT_RETENTION_MS = 7 * 24 * 3_600_000;
+const DEFAULT_SEGMENT_BYTES = 64 * 1024 * 1024;
+const DEFAULT_RETENTION_MS = 7 * 24 * 3_600_000;
 const DEFAULT_RETENTION_CHECK_MS = 60_000;
 
 /** The file log's own operations beyond the port. */

@@ -22,7 +22,7 @@ interface TopicMeta {
   partitions: number;
 }
 
-export class UnknownTopicError extends Error {
+class UnknownTopicError extends Error {
   override readonly name = 'UnknownTopicError';
   constructor(readonly topic: string) {
     super(`topic "${topic}" does not exist; create it with createTopics first (topics are not auto-created)`);

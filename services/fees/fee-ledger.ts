@@ -7,9 +7,9 @@
  * except by a payment mined before it expired.
  */
 import crypto from 'node:crypto';
-import type { CursorKey } from '../../api/cursor.js';
-import { ApiError } from '../../api/errors.js';
-import type { Fee } from '../../api/types.generated.js';
+import type { CursorKey } from '../http/cursor.js';
+import { ApiError } from '../http/errors.js';
+import type { Fee } from '../http/types.generated.js';
 import type { FeeCurrency } from '../config.js';
 import type { ChainReader } from '../ports/chain-reader.js';
 import type { ControlStore, SqlExecutor } from '../ports/control-store.js';
@@ -61,7 +61,7 @@ const COLUMNS = `seq::text AS seq, fee_id, account_id::text AS account_id, state
  * What the payer wallet signs (EIP-191 personal_sign) to prove the payment is its own for this fee:
  * it names the fee and the account, so a signature cannot be replayed for another fee or account.
  */
-export const payerMessage = (feeId: string, payer: string, accountId: string) =>
+const payerMessage = (feeId: string, payer: string, accountId: string) =>
   `tapeline: wallet ${payer} pays fee ${feeId} of account ${accountId}.`;
 
 export interface FeeLedgerOptions {

@@ -12,7 +12,7 @@ import type { ChainReader } from '../ports/chain-reader.js';
 /** keccak256("Transfer(address,address,uint256)"): the ERC-20 Transfer event's topic0. */
 export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 
-export type PaymentRefusal =
+type PaymentRefusal =
   | 'tx_not_found'
   | 'tx_pending'
   | 'tx_reverted'

@@ -12,7 +12,7 @@ import { FRESHNESS_TARGETS_MS, type SourceHealth } from './source-health.js';
 import type { UpstreamClient } from './upstream-client.js';
 
 const BATCH = 500;
-export const BOOKS_SOURCE = 'clob.books';
+const BOOKS_SOURCE = 'clob.books';
 
 export interface BookPollerOptions {
   clob: UpstreamClient;

@@ -14,7 +14,7 @@ import { keysetPages } from './gamma-pages.js';
 
 const PAGE_SIZE = 500;
 const MAX_OFFSET = 100_000;
-export const CATALOG_SOURCE = 'gamma.catalog';
+const CATALOG_SOURCE = 'gamma.catalog';
 
 export interface CatalogPollerOptions {
   gamma: UpstreamClient;

@@ -9,7 +9,7 @@ import type { UpstreamClient } from './upstream-client.js';
 
 export type GammaListing = 'markets' | 'events';
 
-export const KEYSET_PAGE_SIZE: Record<GammaListing, number> = { markets: 100, events: 500 };
+const KEYSET_PAGE_SIZE: Record<GammaListing, number> = { markets: 100, events: 500 };
 
 export interface KeysetPage {
   items: unknown[];

@@ -8,7 +8,7 @@ import { normalizeHolders, normalizeOpenInterest } from './normalize-data.js';
 import { FRESHNESS_TARGETS_MS, type SourceHealth } from './source-health.js';
 import type { UpstreamClient } from './upstream-client.js';
 
-export const MARKET_HOLDINGS_SOURCE = 'data.holders-oi';
+const MARKET_HOLDINGS_SOURCE = 'data.holders-oi';
 /** Markets per request the Data API accepts for each endpoint. */
 const HOLDERS_BATCH = 10;
 const OI_BATCH = 50;

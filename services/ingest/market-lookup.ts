@@ -11,14 +11,11 @@
  */
 import type { EventPublisher } from '../events/publisher.js';
 import type { MarketResolved, MarketUpserted, Source } from '../events/types.js';
+import type { LookupResult, MarketLookupPort } from '../ports/market-lookup.js';
 import { isConditionId } from '../shared/ids.js';
 import { keysetPage } from './gamma-pages.js';
 import { normalizeGammaMarket, resolutionOf } from './normalize-market.js';
 import { UpstreamError, type UpstreamClient } from './upstream-client.js';
-
-export type LookupResult =
-  | { found: MarketUpserted }
-  | { missing: 'unknown-upstream' | 'not-a-market-id' | 'rate-limited' | 'timed-out' | 'upstream-error' };
 
 export interface MarketLookupOptions {
   gamma: UpstreamClient;
@@ -42,7 +39,7 @@ export interface LookupStats {
   timed_out: number;
 }
 
-export class MarketLookup {
+export class MarketLookup implements MarketLookupPort {
   private readonly cache = new Map<string, { result: LookupResult; expiresMs: number }>();
   private readonly inFlight = new Map<string, Promise<LookupResult>>();
   private tokens: number;

@@ -28,7 +28,7 @@ import { midpointTick, normalizeWsMarketMessage, wsFrameMessages, type WsMarketM
 import type { EventOfStream, EventPublisher, EventStreamName } from '../events/publisher.js';
 import { FRESHNESS_TARGETS_MS, type SourceHealth } from './source-health.js';
 
-export const WS_SOURCE = 'clob.ws';
+const WS_SOURCE = 'clob.ws';
 /** Retries of a failed publish: 200 ms doubling to 10 s. */
 const PUBLISH_RETRY: BackoffPolicy = { baseMs: 200, maxMs: 10_000, jitter: 'none' };
 

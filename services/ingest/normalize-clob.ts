@@ -30,7 +30,7 @@ function price(raw: unknown, field: string): Parsed<number> {
 }
 
 /** Levels best-first: bids by price descending, asks ascending. Zero-size levels are dropped. */
-export function parseLevels(raw: unknown, side: 'bid' | 'ask'): Parsed<BookLevel[]> {
+function parseLevels(raw: unknown, side: 'bid' | 'ask'): Parsed<BookLevel[]> {
   if (!Array.isArray(raw)) return fail(`${side}s is not an array`);
   const levels: BookLevel[] = [];
   for (const level of raw) {

@@ -10,7 +10,7 @@ import type { MarketResolved, MarketStatus, MarketUpserted, Source } from '../ev
 import { fail, ok, parseBookTop, parseOptionalNumber, parseStringArray, parseTimestampMs, parseTokenIds, type Parsed } from './parse.js';
 
 /** resolved_outcome of a market resolved with a split payout (a 50-50 void): no single winner. */
-export const VOIDED_OUTCOME = '50-50';
+const VOIDED_OUTCOME = '50-50';
 
 type GammaMarket = Record<string, unknown>;
 

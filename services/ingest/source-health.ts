@@ -31,7 +31,7 @@ export interface SourceStatus {
   progress: SyncProgress | null;
 }
 
-export interface SyncProgress {
+interface SyncProgress {
   /** What the job is doing, e.g. `initial sync: markets (closed)` or `incremental`. */
   phase: string;
   /** Records done so far in this job. */

@@ -23,7 +23,7 @@ import type { UpstreamClient } from './upstream-client.js';
 const PAGE_SIZE = 500;
 // The Data API refuses offsets above 10,000.
 const MAX_OFFSET = 10_000;
-export const TRADES_SOURCE = 'data.trades';
+const TRADES_SOURCE = 'data.trades';
 
 export interface TradeGap {
   /** Trades with from_ms <= timestamp <= to_ms may be missing. */

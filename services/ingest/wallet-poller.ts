@@ -16,7 +16,7 @@ import type { EventPublisher } from '../events/publisher.js';
 import { FRESHNESS_TARGETS_MS, type SourceHealth } from './source-health.js';
 import type { UpstreamClient } from './upstream-client.js';
 
-export const WALLETS_SOURCE = 'data.wallets';
+const WALLETS_SOURCE = 'data.wallets';
 const PAGE = 500;
 const MAX_OFFSET = 10_000;
 

@@ -17,7 +17,7 @@ import { defineProcessor, type ProcessorBatch, type ProcessorContext, runProcess
 import { OBSERVATION_SOURCES } from './observations.js';
 import { type MarketLifecycle, type Observation, step } from './state-machine.js';
 
-export const LIFECYCLE_GROUP_ID = 'tapeline-lifecycle';
+const LIFECYCLE_GROUP_ID = 'tapeline-lifecycle';
 
 export interface LifecycleOptions {
   log: EventLog;
@@ -28,7 +28,7 @@ export interface LifecycleOptions {
   groupId?: string;
 }
 
-export interface LifecycleStats {
+interface LifecycleStats {
   batches: number;
   observations: number;
   transitions: number;

@@ -28,7 +28,7 @@ const yesIndexOf = (outcomes: readonly string[]): number | null =>
       );
 
 /** Gamma's view of a market (fast path): its status, and its payouts once settled. */
-export function observeMarket(market: MarketUpserted): Observation {
+function observeMarket(market: MarketUpserted): Observation {
   const settled = market.status === 'resolved' || market.status === 'voided';
   return {
     market_id: market.market_id,
@@ -46,7 +46,7 @@ export function observeMarket(market: MarketUpserted): Observation {
 }
 
 /** A resolution report (Gamma, or the CLOB's market_resolved / winner flags): a settlement. */
-export function observeResolution(resolution: MarketResolved): Observation {
+function observeResolution(resolution: MarketResolved): Observation {
   return {
     market_id: resolution.market_id,
     source: resolution.source,
@@ -68,7 +68,7 @@ export function observeResolution(resolution: MarketResolved): Observation {
  * nothing: a settled market never goes back, and the resolution mined again in the new chain is a
  * `confirmed` step like the first.
  */
-export function observeChainResolution(resolution: ChainConditionResolved): Observation | null {
+function observeChainResolution(resolution: ChainConditionResolved): Observation | null {
   if (resolution.retracted) return null;
   return {
     market_id: resolution.market_id,

@@ -17,13 +17,13 @@
  */
 import type { MarketLifecycleTransition } from '../events/types.js';
 
-export type LifecycleState = MarketLifecycleTransition['to_state'];
-export type Authority = MarketLifecycleTransition['authority'];
+type LifecycleState = MarketLifecycleTransition['to_state'];
+type Authority = MarketLifecycleTransition['authority'];
 
-export const AUTHORITY_RANK: Record<Authority, number> = { gamma: 1, 'clob-ws': 1, 'clob-rest': 1, chain: 2 };
+const AUTHORITY_RANK: Record<Authority, number> = { gamma: 1, 'clob-ws': 1, 'clob-rest': 1, chain: 2 };
 
 /** resolved_outcome of a void. */
-export const VOID_OUTCOME = '50-50';
+const VOID_OUTCOME = '50-50';
 
 /** What the processor keeps per market between observations. */
 export interface MarketLifecycle {

@@ -2,8 +2,8 @@
  * The paper-trading operations behind /v1/paper/*: account (valued at the live books), reset,
  * orders (place, get, cancel, list), positions, fills and settlements, each scoped to the agent.
  */
-import { ApiError } from '../../api/errors.js';
-import type { CursorKey } from '../../api/cursor.js';
+import { ApiError } from '../http/errors.js';
+import type { CursorKey } from '../http/cursor.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import type { ControlStore } from '../ports/control-store.js';
 import { cancelRestingOrder } from './ledger.js';

@@ -7,7 +7,7 @@ import { parseScaled } from '../shared/decimal.js';
 import type { Side } from './matching.js';
 
 export const micro = (text: string | null): bigint => (text === null ? 0n : (parseScaled(text) ?? 0n));
-export const microOrNull = (text: string | null): bigint | null => (text === null ? null : micro(text));
+const microOrNull = (text: string | null): bigint | null => (text === null ? null : micro(text));
 
 export interface PaperAccount {
   accountId: string;
@@ -63,7 +63,7 @@ export async function lockPaperAccount(db: SqlExecutor, accountId: string): Prom
   return row ? toAccount(row) : null;
 }
 
-export type OrderStatus = 'open' | 'partial' | 'filled' | 'cancelled';
+type OrderStatus = 'open' | 'partial' | 'filled' | 'cancelled';
 export type OrderType = 'market' | 'limit';
 export type TimeInForce = 'GTC' | 'IOC' | 'FOK';
 

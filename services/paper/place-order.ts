@@ -6,7 +6,7 @@
  * the same key with the same body returns the stored order, with another body a 409.
  */
 import crypto from 'node:crypto';
-import { ApiError } from '../../api/errors.js';
+import { ApiError } from '../http/errors.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import type { ControlStore, SqlExecutor } from '../ports/control-store.js';
 import { latestBooks, type LiveBook } from '../read-models/order-books/queries.js';
@@ -56,7 +56,7 @@ interface Validated {
   book: LiveBook;
 }
 
-export async function validateOrder(store: AnalyticsStore, input: OrderInput): Promise<Validated> {
+async function validateOrder(store: AnalyticsStore, input: OrderInput): Promise<Validated> {
   const size = parseScaled(input.size);
   if (size === null || size % 10n ** BigInt(6 - SIZE_DECIMALS) !== 0n)
     throw ApiError.badRequest(`size: must be a number of shares with at most ${SIZE_DECIMALS} decimals`);
@@ -92,7 +92,7 @@ export async function validateOrder(store: AnalyticsStore, input: OrderInput): P
 }
 
 /** The canonical body an Idempotency-Key is bound to. */
-export function requestHash(input: OrderInput): string {
+function requestHash(input: OrderInput): string {
   const canonical = JSON.stringify([
     input.market_id.trim().toLowerCase(),
     input.outcome.trim().toLowerCase(),

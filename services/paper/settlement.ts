@@ -20,7 +20,7 @@ export interface Resolution {
 }
 
 /** Payout per outcome in micro-USDC per share, or null when the payouts void the market. */
-export function payoutsOf(resolution: Resolution): bigint[] | null {
+function payoutsOf(resolution: Resolution): bigint[] | null {
   const payouts = resolution.payouts.map(microsOf);
   const valid =
     payouts.length === resolution.outcomeTokenIds.length &&

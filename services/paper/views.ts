@@ -10,7 +10,7 @@ import type {
   PaperOrder as OrderView,
   PaperPosition as PositionView,
   PaperSettlement as SettlementView,
-} from '../../api/types.generated.js';
+} from '../http/types.generated.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import type { SqlExecutor } from '../ports/control-store.js';
 import { latestBooks, markMicros } from '../read-models/order-books/queries.js';

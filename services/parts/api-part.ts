@@ -6,7 +6,7 @@
  */
 import { startApiServer } from '../api-server.js';
 import { webhooksApi } from '../webhooks/start-webhooks.js';
-import type { PartDefinition } from './registry.js';
+import type { PartDefinition } from './part.js';
 
 export const apiPart: PartDefinition = {
   name: 'api',

@@ -4,7 +4,7 @@
  * strategy.signal from the same consumer.
  */
 import { startCopyEngine } from '../copy/copy-engine.js';
-import type { PartDefinition } from './registry.js';
+import type { PartDefinition } from './part.js';
 
 export const copyPart: PartDefinition = {
   name: 'copy',

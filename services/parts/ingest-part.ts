@@ -1,6 +1,6 @@
 /** Ingest alone: polls the upstream APIs and publishes events to the log (off with INGEST_ENABLED=false). */
 import { startIngest } from '../ingest/ingest-service.js';
-import type { PartDefinition } from './registry.js';
+import type { PartDefinition } from './part.js';
 
 export const ingestPart: PartDefinition = {
   name: 'ingest',

@@ -1,7 +1,7 @@
 /** Lifecycle alone: market and resolution streams -> the market state machine -> lifecycle transitions. */
 import { EventPublisher } from '../events/publisher.js';
 import { startLifecycle } from '../lifecycle/lifecycle-processor.js';
-import type { PartDefinition } from './registry.js';
+import type { PartDefinition } from './part.js';
 
 export const lifecyclePart: PartDefinition = {
   name: 'lifecycle',

@@ -9,20 +9,11 @@ import { copyPart } from './copy-part.js';
 import { ingestPart } from './ingest-part.js';
 import { sandboxPart } from './sandbox-part.js';
 import { lifecyclePart } from './lifecycle-part.js';
+import type { PartDefinition, RunningPart } from './part.js';
 import type { PartResources } from './resources.js';
 import { signalsPart } from './signals-part.js';
 import { sinkPart } from './sink-part.js';
 import { webhooksPart } from './webhooks-part.js';
-
-export interface RunningPart {
-  stop(): Promise<void>;
-}
-
-export interface PartDefinition {
-  name: string;
-  description: string;
-  start(resources: PartResources): Promise<RunningPart>;
-}
 
 /** In start order: writers before readers, the API last so it serves a ready process. */
 export const PARTS: PartDefinition[] = [sinkPart, ingestPart, lifecyclePart, webhooksPart, signalsPart, copyPart, sandboxPart, apiPart];

@@ -7,7 +7,7 @@
  * into a simulator data folder, and the folder's exclusive lock whenever an embedded engine lives in
  * it (services/shared/data-dir-lock.ts).
  */
-import type { Family } from '../../api/metrics.js';
+import type { Family } from '../shared/metric-family.js';
 import { openAnalyticsStore } from '../analytics/open-analytics.js';
 import { serviceRefusal } from '../backfill/exclusive-access.js';
 import type { ChainStatus } from '../chain/follower.js';

@@ -3,7 +3,7 @@
  * paper positions, and briefing signals are recorded (services/sandbox/sandbox-processor.ts).
  */
 import { startSandboxProcessor } from '../sandbox/sandbox-processor.js';
-import type { PartDefinition } from './registry.js';
+import type { PartDefinition } from './part.js';
 
 export const sandboxPart: PartDefinition = {
   name: 'sandbox',

@@ -1,6 +1,6 @@
 /** Signals alone: consumes trades and markets from the log and enqueues webhook deliveries in the outbox. */
 import { startSignalsProcessor } from '../webhooks/start-webhooks.js';
-import type { PartDefinition } from './registry.js';
+import type { PartDefinition } from './part.js';
 
 export const signalsPart: PartDefinition = {
   name: 'signals',

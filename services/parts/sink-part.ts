@@ -5,7 +5,7 @@
  */
 import { READ_MODELS } from '../read-models/registry.js';
 import { startSink, startStatefulProjections } from '../sink/sink-service.js';
-import type { PartDefinition } from './registry.js';
+import type { PartDefinition } from './part.js';
 
 export const sinkPart: PartDefinition = {
   name: 'sink',

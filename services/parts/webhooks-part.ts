@@ -1,6 +1,6 @@
 /** The webhook dispatcher alone: leases due deliveries from the outbox, signs and sends them, retries. */
 import { startWebhookDispatcher } from '../webhooks/start-webhooks.js';
-import type { PartDefinition } from './registry.js';
+import type { PartDefinition } from './part.js';
 
 export const webhooksPart: PartDefinition = {
   name: 'webhooks',

@@ -19,7 +19,7 @@ import { type EventLog, type LogMessage, type MessageBatch, UNDECODABLE_HEADER }
 import { processorInstruments, trackLag } from './processor-metrics.js';
 
 /** A processor's name: the `stage` of its dead letters and the `processor` label of its metrics. */
-export type ProcessorName = Exclude<DeadLetter['stage'], 'ingest'>;
+type ProcessorName = Exclude<DeadLetter['stage'], 'ingest'>;
 
 export interface ProcessorRecord<E> {
   event: E;
@@ -60,7 +60,7 @@ export interface ProcessorDefinition {
   onError?(error: unknown, batch: MessageBatch): void;
 }
 
-export interface ProcessorStats {
+interface ProcessorStats {
   batches: number;
   records: number;
   dead_lettered: number;

@@ -12,7 +12,7 @@ import type { Stream } from '../events/stream.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
-import type { MarketLookup } from '../ingest/market-lookup.js';
+import type { MarketLookupPort } from '../ports/market-lookup.js';
 
 /** A ClickHouse row: keys are the table's column names (checked against system.columns by tests). */
 export type Row = Record<string, unknown>;
@@ -42,15 +42,15 @@ export interface Projection<E = unknown> {
   apply?(store: AnalyticsStore, events: E[], dedupToken: string): Promise<number>;
 }
 
-export interface RouteContext {
+interface RouteContext {
   store: AnalyticsStore;
   /** On-demand upstream lookup of markets the catalog does not hold yet (absent: answer 404). */
-  marketLookup?: MarketLookup;
+  marketLookup?: MarketLookupPort;
   /** GET /copy-picks' default min_resolved (COPY_PICKS_MIN_RESOLVED); absent: 10. */
   copyPicksMinResolved?: number;
 }
 
-export interface JobContext {
+interface JobContext {
   store: AnalyticsStore;
   config: Config;
   logger: Logger;

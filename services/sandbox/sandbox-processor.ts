@@ -40,7 +40,7 @@ export interface SandboxOptions {
   fromBeginning?: boolean;
 }
 
-export interface SandboxStats {
+interface SandboxStats {
   batches: number;
   fills: number;
   settled: number;

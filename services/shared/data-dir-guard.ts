@@ -6,14 +6,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export const SIMULATOR_MARKER = 'simulator.json';
+const SIMULATOR_MARKER = 'simulator.json';
 
 export interface SimulatorMarker {
   seed: number;
   epoch_ms: number;
 }
 
-export function readSimulatorMarker(dataDir: string): SimulatorMarker | null {
+function readSimulatorMarker(dataDir: string): SimulatorMarker | null {
   try {
     return JSON.parse(fs.readFileSync(path.join(dataDir, SIMULATOR_MARKER), 'utf8')) as SimulatorMarker;
   } catch (error) {

@@ -18,7 +18,7 @@
  */
 import fs from 'node:fs';
 
-export const OWNER_ONLY_UMASK = 0o077;
+const OWNER_ONLY_UMASK = 0o077;
 
 export interface PrivacyLogger {
   warn(details: Record<string, unknown>, message: string): void;

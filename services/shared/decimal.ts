@@ -5,7 +5,7 @@
  * products and quotients round explicitly (half up unless the caller names another rule).
  */
 export const MICRO = 1_000_000n;
-export const MICRO_SCALE = 6;
+const MICRO_SCALE = 6;
 
 export type Rounding = 'half-up' | 'floor' | 'ceil';
 

@@ -22,7 +22,7 @@ import { PriceWindows } from './price-windows.js';
 import { type BaselineSeed, VolumeWindows } from './volume-windows.js';
 import type { TraderContextSource } from './trader-context.js';
 
-export const SIGNALS_GROUP_ID = 'tapeline-signals';
+const SIGNALS_GROUP_ID = 'tapeline-signals';
 
 const SIGNAL_EVENTS = ['trade.executed', 'trader.large_trade', 'market.price_signal', 'market.volume_spike', 'market.resolved'];
 
@@ -46,7 +46,7 @@ export interface SignalsOptions {
   groupId?: string;
 }
 
-export interface SignalsStats {
+interface SignalsStats {
   batches: number;
   enqueued: number;
   /** Deliveries refused by a full backlog (also counted per subscription). */

@@ -64,12 +64,12 @@ const C = {
   wcol: lower(POLYGON_CONTRACTS.negRiskWrappedCollateral),
 };
 /** The exchange operator (fills orders directly) and the UMA adapter resolving binary markets. */
-export const SIM_OPERATOR = '0x0000000000000000000000000000000000000a11';
+const SIM_OPERATOR = '0x0000000000000000000000000000000000000a11';
 const UMA_ORACLE = '0x157ce2d672854c848c9b79c49a8cc6cc89176a49';
 /** NegRiskAdapter.NO_TOKEN_BURN_ADDRESS: address(bytes20(bytes32(keccak256("NO_TOKEN_BURN_ADDRESS")))). */
-export const NO_TOKEN_BURN_ADDRESS = `0x${keccak256(toHex('NO_TOKEN_BURN_ADDRESS')).slice(2, 42)}`;
+const NO_TOKEN_BURN_ADDRESS = `0x${keccak256(toHex('NO_TOKEN_BURN_ADDRESS')).slice(2, 42)}`;
 /** The simulated adapter's fee vault (the adapter's constructor argument). */
-export const SIM_NEG_RISK_VAULT = '0x0000000000000000000000000000000000000fee';
+const SIM_NEG_RISK_VAULT = '0x0000000000000000000000000000000000000fee';
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 
 /** CTF Exchange v1's fee event (ctf-exchange src/exchange/interfaces/IFees.sol); the service does not read it. */

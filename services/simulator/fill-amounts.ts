@@ -10,7 +10,8 @@
  *   rate x min(p, 1 - p) x shares in the collateral it receives; both rounded down.
  * - CTF Exchange v2: 0.02 x shares x p x (1 - p) in collateral, rounded down.
  */
-import type { Side } from './trades.js';
+/** A taker's side; here, below trades.ts, because fill amounts depend on it and trades on the ledger. */
+export type Side = 'BUY' | 'SELL';
 
 /** A Data API number (shares or USDC) in the chain's micro-units. */
 export const micro = (value: number): bigint => BigInt(Math.round(value * 1e6));
@@ -21,7 +22,7 @@ export const fromMicro = (value: bigint): number => Number(value) / 1e6;
 export const MICRO_PER_UNIT = 1_000_000n;
 
 /** The v1 taker orders' fee rate, basis points (the exchange's maximum is far above it). */
-export const V1_TAKER_FEE_BPS = 200n;
+const V1_TAKER_FEE_BPS = 200n;
 const ONE = 10n ** 18n;
 const BPS_DIVISOR = 10_000n;
 
@@ -35,7 +36,7 @@ export interface FillAmounts {
 }
 
 /** CalculatorHelper.calculateFee for a taker fill of `shares` against `usdc`. */
-export function v1TakerFee(side: Side, shares: bigint, usdc: bigint, rateBps = V1_TAKER_FEE_BPS): bigint {
+function v1TakerFee(side: Side, shares: bigint, usdc: bigint, rateBps = V1_TAKER_FEE_BPS): bigint {
   if (rateBps === 0n || shares === 0n) return 0n;
   const price = (usdc * ONE) / shares;
   if (price === 0n || price > ONE) return 0n;

@@ -30,10 +30,6 @@ export function dateOnly(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
-export function unixSeconds(ms: number): number {
-  return Math.floor(ms / 1000);
-}
-
 /** Decimal string without float noise or trailing zeros: 0.5 -> "0.5", 1 -> "1", 12.30 -> "12.3". */
 export function decimalString(value: number, maxDecimals: number): string {
   const fixed = value.toFixed(maxDecimals);

@@ -88,7 +88,7 @@ export function dateParam(query: Query, name: string): number | undefined {
   return ms;
 }
 
-export const CONDITION_ID = /^0x[0-9a-fA-F]{64}$/;
+const CONDITION_ID = /^0x[0-9a-fA-F]{64}$/;
 export const WALLET_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 export function conditionIdsParam(query: Query, name: string): string[] {

@@ -19,7 +19,7 @@ export interface Holding {
   realizedPnl: number;
 }
 
-export type ActivityType = 'SPLIT' | 'MERGE' | 'REDEEM';
+type ActivityType = 'SPLIT' | 'MERGE' | 'REDEEM';
 
 export interface ActivityEntry {
   type: ActivityType;

@@ -43,7 +43,7 @@ export function marketFigures(state: SimulatorState, books: OrderBooks, market: 
 }
 
 /** Creation, the last fill or the close, whichever is latest (never after now): what moves Gamma's updatedAt. */
-export function lastActivityMs(state: SimulatorState, market: SimMarket): number {
+function lastActivityMs(state: SimulatorState, market: SimMarket): number {
   const last = state.lastTrade(market.index);
   const latest = Math.max(
     Math.floor(market.createdAtMicros / 1000),

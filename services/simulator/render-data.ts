@@ -5,10 +5,10 @@
  */
 
 import { dateOnly, roundTo } from './formats.js';
-import { fromMicro } from './fill-amounts.js';
+import { fromMicro, type Side } from './fill-amounts.js';
 import { tokenKey, type ActivityEntry, type Holding } from './ledger.js';
 import type { SimulatorState } from './state.js';
-import type { Side, SimTrade } from './trades.js';
+import type { SimTrade } from './trades.js';
 import type { SimEvent, SimMarket, SimWallet } from './world-types.js';
 
 type Json = Record<string, unknown>;

@@ -28,7 +28,7 @@ export interface SimulatorOptions extends SimulatorStateOptions, SimChainOptions
   faults?: FaultOptions & WsFaultOptions & RpcFaultOptions & ReorgFaultOptions;
 }
 
-export interface ReorgFaultOptions {
+interface ReorgFaultOptions {
   /** Reorganise the chain every this many blocks (0 or unset: only when reorg() is called). */
   reorgEveryBlocks?: number;
   /** Blocks replaced by each periodic reorg; default 3. */
@@ -60,7 +60,7 @@ export interface RunningSimulator {
   close(): Promise<void>;
 }
 
-export const UPSTREAM_SOURCE_HEADER = 'X-Upstream-Source';
+const UPSTREAM_SOURCE_HEADER = 'X-Upstream-Source';
 const LISTEN_HOST = '127.0.0.1';
 const DEFAULT_TICK_INTERVAL_MS = 1000;
 
@@ -141,9 +141,6 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     },
   };
 }
-
-export type { SimulatorState } from './state.js';
-export type { FaultOptions } from './faults.js';
 
 /**
  * The service's upstream settings pointed at this simulator, websocket included (a REST upstream on

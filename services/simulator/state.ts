@@ -81,7 +81,7 @@ export interface TokenRef {
   outcomeIndex: 0 | 1;
 }
 
-export const DEFAULT_STATE_OPTIONS = {
+const DEFAULT_STATE_OPTIONS = {
   seed: 42,
   marketCount: 300,
   walletCount: 200,

@@ -11,14 +11,13 @@
  */
 
 import { pickCumulative, type Rng } from './prng.js';
+import type { Side } from './fill-amounts.js';
 import { tokenKey, type Ledger } from './ledger.js';
 import type { PricePaths, Quote } from './price-paths.js';
 import type { SimMarket, SimWallet } from './world-types.js';
 
 // Math functions bound once: inside Jest's vm sandbox every global lookup (Math, Infinity) is slow.
 const { ceil, floor, max, min, round } = Math;
-
-export type Side = 'BUY' | 'SELL';
 
 /** A taker fill as stored; rendered into the Data API shape by render-data.ts. */
 export interface SimTrade {

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export const TRUTH_ENDPOINT_FILE = 'simulator-truth.json';
+const TRUTH_ENDPOINT_FILE = 'simulator-truth.json';
 
 export interface TruthEndpoint {
   /** e.g. http://127.0.0.1:41234/truth */

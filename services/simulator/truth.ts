@@ -18,7 +18,7 @@ import type { SimulatorState } from './state.js';
 import type { SimMarket } from './world-types.js';
 
 /** One (wallet, outcome token). */
-export interface TokenTruth {
+interface TokenTruth {
   token_id: string;
   market_id: string;
   outcome_index: number;
@@ -40,7 +40,7 @@ export interface TokenTruth {
 }
 
 /** One (wallet, market) for win/loss and the zero-sum check. */
-export interface MarketTruth {
+interface MarketTruth {
   market_id: string;
   /** Payout per outcome in micro-USDC per share (1,000,000 = 1) once resolved on chain by `through`; null before. */
   payout: [bigint, bigint] | null;
@@ -72,7 +72,7 @@ export interface MarketTruth {
  * NO of each `no_market_ids` market went to the burn address, `yes_out` YES of each `yes_market_ids`
  * market and `collateral_out` collateral (counted in `cash_market_id`'s cash received) came back.
  */
-export interface ConversionTruth {
+interface ConversionTruth {
   neg_risk_market_id: string;
   at: number;
   index_set: string;

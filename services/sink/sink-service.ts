@@ -26,12 +26,12 @@ import {
 import type { Projection, Row } from '../read-models/read-model.js';
 import { ALL_PROJECTIONS } from '../read-models/registry.js';
 import { storeErrorKind } from '../analytics/store-errors.js';
-import type { Family } from '../../api/metrics.js';
+import type { Family } from '../shared/metric-family.js';
 
 export const SINK_GROUP_ID = 'tapeline-sink-clickhouse';
 
 /** Projections the sink writes row by row. */
-export const SINK_PROJECTIONS: readonly Projection[] = ALL_PROJECTIONS.filter((projection) => !projection.apply);
+const SINK_PROJECTIONS: readonly Projection[] = ALL_PROJECTIONS.filter((projection) => !projection.apply);
 
 /**
  * Projections with state of their own (the position ledger) consume the same topics in a group of

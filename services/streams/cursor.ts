@@ -33,7 +33,3 @@ export function decodeCursor(text: string): Positions | null {
   }
   return positions.size > 0 ? positions : null;
 }
-
-export function copyPositions(positions: Positions): Positions {
-  return new Map([...positions].map(([topic, offsets]) => [topic, [...offsets]]));
-}

@@ -14,7 +14,7 @@ import type { ChainFill, ChainLedgerEvent } from '../events/types.generated.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import { chainLedger } from '../read-models/chain-ledger/streams.js';
 import { presentTrade, tradeRowOfChainFill } from '../read-models/trades/present.js';
-import type { Channel } from './channels.js';
+import type { Channel } from './channel.js';
 import { marketOf, minSizeOf, oneOf, onlyFilters, walletOf } from './filters.js';
 
 export interface FillFilters {

@@ -3,13 +3,13 @@
  * `${prefix}<filter>` ('' for SSE query parameters, 'filters.' in WebSocket messages), a 404 for an
  * unknown market slug.
  */
-import { ApiError } from '../../api/errors.js';
+import { ApiError } from '../http/errors.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import { marketFilter } from '../read-models/trades/routes.js';
 import { parseScaled } from '../shared/decimal.js';
 import { WALLET } from '../shared/ids.js';
 
-export const MAX_MIN_SIZE = 1_000_000_000_000;
+const MAX_MIN_SIZE = 1_000_000_000_000;
 
 export const badFilter = (prefix: string, name: string, message: string) => ApiError.badRequest(`${prefix}${name}: ${message}`);
 

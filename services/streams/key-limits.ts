@@ -3,7 +3,7 @@
  * subscriptions over all of them (STREAM_SUBSCRIPTIONS_PER_KEY). Each subscription reads the log for
  * itself, so these are what stop one key from taking every reader of the process.
  */
-import { ApiError } from '../../api/errors.js';
+import { ApiError } from '../http/errors.js';
 
 export class KeyLimits {
   private readonly connections = new Map<string, number>();

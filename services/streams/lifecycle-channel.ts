@@ -6,12 +6,12 @@
  * serves them (services/read-models/market-lifecycle/queries.ts). Filters market and event (the
  * transition kinds). Tier 1, as the market detail.
  */
-import type { StreamLifecycleEvent } from '../../api/types.generated.js';
+import type { StreamLifecycleEvent } from '../http/types.generated.js';
 import type { MarketLifecycleTransition } from '../events/types.generated.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import { presentResolution, presentTransition, transitionRowOfEvent } from '../read-models/market-lifecycle/queries.js';
 import { marketLifecycle } from '../read-models/market-lifecycle/index.js';
-import type { Channel } from './channels.js';
+import type { Channel } from './channel.js';
 import { badFilter, marketOf, onlyFilters } from './filters.js';
 
 type Kind = MarketLifecycleTransition['kind'];
@@ -23,7 +23,7 @@ export interface LifecycleFilters {
 }
 
 const FILTERS = ['market', 'event'] as const;
-export const LIFECYCLE_EVENTS: readonly Kind[] = ['listed', 'closed', 'reopened', 'resolved', 'voided', 'confirmed', 'corrected'];
+const LIFECYCLE_EVENTS: readonly Kind[] = ['listed', 'closed', 'reopened', 'resolved', 'voided', 'confirmed', 'corrected'];
 
 /** `event`: kinds as a comma-separated string (an SSE query parameter) or an array of strings (a WebSocket message). */
 function eventsOf(value: unknown, prefix: string): ReadonlySet<Kind> | undefined {
@@ -40,7 +40,7 @@ async function parseFilters(input: Record<string, unknown>, prefix: string, stor
   return { market: await marketOf(input.market, prefix, store), events: eventsOf(input.event, prefix) };
 }
 
-export function presentLifecycleEvent(e: MarketLifecycleTransition): StreamLifecycleEvent {
+function presentLifecycleEvent(e: MarketLifecycleTransition): StreamLifecycleEvent {
   const row = transitionRowOfEvent(e);
   return {
     market_id: e.market_id,

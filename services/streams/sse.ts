@@ -7,8 +7,8 @@
  */
 import { Router } from 'express';
 import { tierAndMeter } from '../../api/access.js';
-import type { StreamServerMessage } from '../../api/types.generated.js';
-import { ApiError } from '../../api/errors.js';
+import type { StreamServerMessage } from '../http/types.generated.js';
+import { ApiError } from '../http/errors.js';
 import type { Meter } from '../access/meter.js';
 import type { TierThresholds } from '../access/tiers.js';
 import { channelNamed, channelNames, type ChannelName } from './channels.js';

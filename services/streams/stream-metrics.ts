@@ -1,5 +1,5 @@
 /** The live streams' figures of this API process, as /metrics families. */
-import { type Family, single } from '../../api/metrics.js';
+import { type Family, single } from '../shared/metric-family.js';
 import type { StreamFigures } from './stream-service.js';
 
 export function streamMetrics(figures: StreamFigures): Family[] {

@@ -4,13 +4,13 @@
  * shutdown. The transports (sse.ts, websocket.ts) carry the same messages. Each API process reads the
  * log itself, so streams scale with API processes and need no consumer group.
  */
-import { ApiError } from '../../api/errors.js';
-import type { StreamError } from '../../api/types.generated.js';
+import { ApiError } from '../http/errors.js';
+import type { StreamError } from '../http/types.generated.js';
 import type { Logger } from '../logger.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import type { EventLog, PartitionOffsets } from '../ports/event-log.js';
 import { partitionForKey } from '../eventlog/partitioner.js';
-import type { Channel } from './channels.js';
+import type { Channel } from './channel.js';
 import { decodeCursor, type Positions } from './cursor.js';
 import { KeyLimits } from './key-limits.js';
 import { LogEnds } from './log-ends.js';

@@ -10,10 +10,10 @@
  * (its cursor is the last message sent): memory per connection stays bounded, and since every
  * subscription reads for itself, a slow one delays no other.
  */
-import type { StreamError, StreamServerMessage } from '../../api/types.generated.js';
+import type { StreamError, StreamServerMessage } from '../http/types.generated.js';
 import type { Stream } from '../events/stream.js';
 import { type EventLog, OffsetOutOfRangeError, UNDECODABLE_HEADER } from '../ports/event-log.js';
-import type { Channel } from './channels.js';
+import type { Channel } from './channel.js';
 import { encodeCursor, type Positions } from './cursor.js';
 import type { LogEnds } from './log-ends.js';
 

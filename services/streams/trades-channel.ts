@@ -7,7 +7,7 @@ import type { TradeExecuted } from '../events/types.generated.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import { trades } from '../read-models/trades/index.js';
 import { presentTrade, tradeRowOfEvent } from '../read-models/trades/present.js';
-import type { Channel } from './channels.js';
+import type { Channel } from './channel.js';
 import { marketOf, minSizeOf, oneOf, onlyFilters, walletOf } from './filters.js';
 
 export interface TradeFilters {

@@ -12,9 +12,9 @@ import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { tierAndMeter } from '../../api/access.js';
 import { type AuthThrottle, authenticateKey, bearerKey, clientAddress, type OwnerCache } from '../../api/auth.js';
-import { failure } from '../../api/envelope.js';
-import { ApiError } from '../../api/errors.js';
-import type { StreamError, StreamServerMessage } from '../../api/types.generated.js';
+import { failure } from '../http/envelope.js';
+import { ApiError } from '../http/errors.js';
+import type { StreamError, StreamServerMessage } from '../http/types.generated.js';
 import type { Meter } from '../access/meter.js';
 import type { TierThresholds } from '../access/tiers.js';
 import type { KeyOwner } from '../control/accounts.js';
@@ -42,7 +42,7 @@ const KEY_PARAMETERS = new Set(['key', 'api_key', 'apikey', 'token', 'access_tok
  * before any per-key cap can count them: so they are bounded per address and in all.
  */
 export const PENDING_AUTH_PER_ADDRESS = 8;
-export const PENDING_AUTH_IN_ALL = 1_000;
+const PENDING_AUTH_IN_ALL = 1_000;
 
 /** Counts the connections still to authenticate; `take` refuses past the bounds, its release runs once. */
 function pendingAuthentications() {
@@ -69,9 +69,9 @@ function pendingAuthentications() {
   };
 }
 
-export const CLOSE_REFUSED = 1008;
-export const CLOSE_IDLE = 4000;
-export const CLOSE_SLOW_CONSUMER = 4008;
+const CLOSE_REFUSED = 1008;
+const CLOSE_IDLE = 4000;
+const CLOSE_SLOW_CONSUMER = 4008;
 
 /** The node `upgrade` listener: answers /v1/stream, refuses everything else. */
 export function streamUpgrade(deps: WebSocketDependencies) {

@@ -53,7 +53,7 @@ const V4 = buildList('ipv4', FORBIDDEN_V4);
 const V6 = buildList('ipv6', FORBIDDEN_V6);
 
 /** The eight 16-bit groups of an IPv6 address (a trailing dotted quad counts as two), or null. */
-export function ipv6Groups(address: string): number[] | null {
+function ipv6Groups(address: string): number[] | null {
   if (net.isIP(address) !== 6) return null;
   let text = address.toLowerCase().replace(/%.*$/, '');
   const dotted = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
@@ -70,7 +70,7 @@ export function ipv6Groups(address: string): number[] | null {
 }
 
 /** The IPv4 address an IPv6 address carries (compatible, mapped, translated or NAT64 form), if any. */
-export function embeddedIpv4(address: string): string | null {
+function embeddedIpv4(address: string): string | null {
   const g = ipv6Groups(address);
   if (!g) return null;
   const zeros = (from: number, to: number) => g.slice(from, to).every((v) => v === 0);

@@ -9,7 +9,7 @@ import https from 'node:https';
 import type { AttemptOutcome } from './retry-policy.js';
 import { UnsafeUrlError, type UrlGuard } from './url-guard.js';
 
-export interface OutgoingRequest {
+interface OutgoingRequest {
   url: string;
   headers: Record<string, string>;
   body: string;

@@ -53,7 +53,7 @@ export interface AttemptRecord {
   latency_ms: number;
 }
 
-export function newDeliveryId(): string {
+function newDeliveryId(): string {
   return `dlv_${crypto.randomBytes(16).toString('hex')}`;
 }
 

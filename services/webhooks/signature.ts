@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 
-export const SECRET_PREFIX = 'whsec_';
+const SECRET_PREFIX = 'whsec_';
 
 export function generateSecret(randomBytes: (size: number) => Buffer = crypto.randomBytes): string {
   // 24 random bytes = 192 bits, 32 base64url characters.

@@ -39,7 +39,7 @@ export function dnsResolver(options: { timeoutMs?: number; servers?: string[] } 
   };
 }
 
-export const systemResolver: Resolver = dnsResolver();
+const systemResolver: Resolver = dnsResolver();
 
 export class UnsafeUrlError extends Error {}
 

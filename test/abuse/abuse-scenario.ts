@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { encodeCursor, queryFingerprint } from '../../api/cursor.js';
+import { encodeCursor, queryFingerprint } from '../../services/http/cursor.js';
 import { freePort, startChild, type Child } from '../support/processes.js';
 import { waitFor } from '../support/http.js';
 import { type Receiver, startReceiver } from '../webhooks/receiver.js';

@@ -4,7 +4,7 @@
  * row id: a crafted key that is not one is a 400, never a `::bigint` cast failing in the store (500)
  * (issue 59, low).
  */
-import { encodeCursor, queryFingerprint } from '../../api/cursor.js';
+import { encodeCursor, queryFingerprint } from '../../services/http/cursor.js';
 import { type ApiHarness, startApiHarness } from '../support/api-harness.js';
 import { requestJson } from '../support/http.js';
 

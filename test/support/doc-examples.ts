@@ -22,7 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from './processes.js';
 
-export type ExampleKind = 'shell' | 'typescript' | 'python' | 'json' | 'text' | 'no-run' | 'unknown';
+type ExampleKind = 'shell' | 'typescript' | 'python' | 'json' | 'text' | 'no-run' | 'unknown';
 
 export interface DocExample {
   /** Repository-relative path of the markdown file. */
@@ -99,7 +99,7 @@ export interface ExampleContext {
 }
 
 /** The placeholders an example may use for what only the reader's own service knows. */
-export function placeholders(context: ExampleContext): Array<[string | RegExp, string]> {
+function placeholders(context: ExampleContext): Array<[string | RegExp, string]> {
   const hostPort = context.origin.replace(/^https?:\/\//, '');
   return [
     [/\b(?:localhost|127\.0\.0\.1):8080\b/g, hostPort],

@@ -40,7 +40,7 @@ export function generatedFiles(): GeneratedFile[] {
       content: avroTypesModule(readSchemaFiles(path.join(ROOT, 'schemas')), header('schemas/*.avsc')),
     },
     {
-      path: path.join(ROOT, 'api/types.generated.ts'),
+      path: path.join(ROOT, 'services/http/types.generated.ts'),
       content: openapiTypesModule(path.join(ROOT, 'api/openapi.yaml'), header('api/openapi.yaml (components.schemas)')),
     },
     // The SDKs and the MCP tool server (clients/): every operation, its parameters and its data type.

@@ -58,7 +58,7 @@ export interface Operation {
 }
 
 /** An event-stream operation (Server-Sent Events): no SDK method, but its parameters for the stream helpers and tools. */
-export type StreamOperation = Pick<Operation, 'id' | 'path' | 'summary' | 'description' | 'access' | 'parameters'>;
+type StreamOperation = Pick<Operation, 'id' | 'path' | 'summary' | 'description' | 'access' | 'parameters'>;
 
 export interface ApiDocument {
   version: string;

@@ -3,7 +3,7 @@
  * The service's shapes are the API document's (generated); amounts stay as served (numbers in USDC,
  * micro-unit strings).
  */
-import type { PnlCurve, Positions, TraderStats } from '../../api/types.generated.js';
+import type { PnlCurve, Positions, TraderStats } from '../../services/http/types.generated.js';
 import type { BoundedHttp } from './http.js';
 
 /** The service's shapes, generated from api/openapi.yaml. */

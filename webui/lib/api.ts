@@ -3,7 +3,7 @@
  * page scripts never see the key), the session's CSRF token on every state-changing request, and
  * the API's envelope unwrapped. Failures carry the envelope's status, code and message.
  */
-import type { Pagination } from '../../api/types.generated.js';
+import type { Pagination } from '../../services/http/types.generated.js';
 
 export class ApiFailure extends Error {
   constructor(
@@ -23,7 +23,7 @@ export function setCsrfToken(token: string): void {
 
 export type Query = Record<string, string | number | boolean | undefined | null>;
 
-export function v1Url(path: string, query?: Query): string {
+function v1Url(path: string, query?: Query): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query ?? {})) {
     if (value !== undefined && value !== null && value !== '') params.set(name, String(value));

@@ -5,7 +5,7 @@
  */
 import { createContext, type ComponentChildren } from 'preact';
 import { useCallback, useContext, useEffect, useState } from 'preact/hooks';
-import type { AccessReport, EndpointAccess, Session } from '../../api/types.generated.js';
+import type { AccessReport, EndpointAccess, Session } from '../../services/http/types.generated.js';
 import { get, send, setCsrfToken } from './api.js';
 
 export interface SessionState {

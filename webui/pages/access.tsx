@@ -4,7 +4,7 @@
  * endpoint the key cannot call yet with the API's reason. All from GET /v1/pricing/access, read afresh.
  */
 import { useEffect } from 'preact/hooks';
-import type { AccessReport, EndpointAccess } from '../../api/types.generated.js';
+import type { AccessReport, EndpointAccess } from '../../services/http/types.generated.js';
 import { ErrorNote, Link, Loading, Page, Stats } from '../components/ui.js';
 import { get } from '../lib/api.js';
 import { formatInteger } from '../lib/format.js';

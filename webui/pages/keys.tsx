@@ -6,7 +6,7 @@
  * the browser out.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { ApiKey, NewApiKey, RotatedApiKey } from '../../api/types.generated.js';
+import type { ApiKey, NewApiKey, RotatedApiKey } from '../../services/http/types.generated.js';
 import { CopyButton, ErrorNote, Link, Loading, Page, Stats } from '../components/ui.js';
 import { ApiFailure, getPage, send } from '../lib/api.js';
 import { formatInteger, formatTime } from '../lib/format.js';

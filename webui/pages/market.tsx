@@ -4,7 +4,7 @@
  * recent trades, holders and open interest.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { Candle, Holders, MarketDetail, OpenInterest, OrderBook, Trade } from '../../api/types.generated.js';
+import type { Candle, Holders, MarketDetail, OpenInterest, OrderBook, Trade } from '../../services/http/types.generated.js';
 import { Chart } from '../components/chart.js';
 import { ErrorNote, Gate, Link, Loading, Page, SourceBadge, Stats } from '../components/ui.js';
 import { get, getPage } from '../lib/api.js';

@@ -1,6 +1,6 @@
 /** Markets: search and list (GET /v1/markets), a page at a time with the API's cursor. */
 import { useEffect, useState } from 'preact/hooks';
-import type { Market } from '../../api/types.generated.js';
+import type { Market } from '../../services/http/types.generated.js';
 import { ErrorNote, Link, Loading, Page } from '../components/ui.js';
 import { ApiFailure, getPage } from '../lib/api.js';
 import { formatCompactUsd, formatPrice, formatTime } from '../lib/format.js';

@@ -3,7 +3,7 @@
  * here) or sign in with an existing key (POST /v1/session puts it in the HttpOnly session cookie).
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { DeveloperRegistration } from '../../api/types.generated.js';
+import type { DeveloperRegistration } from '../../services/http/types.generated.js';
 import { CopyButton, ErrorNote, Page } from '../components/ui.js';
 import { ApiFailure, send } from '../lib/api.js';
 import { markReady } from '../lib/ready.js';

@@ -1,6 +1,6 @@
 /** A trader (wallet): lifetime and 30-day figures, the daily PnL curve and open positions (Tier 2 endpoints). */
 import { useEffect, useState } from 'preact/hooks';
-import type { PnlCurve, Positions, TraderCoverage, TraderStats } from '../../api/types.generated.js';
+import type { PnlCurve, Positions, TraderCoverage, TraderStats } from '../../services/http/types.generated.js';
 import { Chart } from '../components/chart.js';
 import { ErrorNote, Gate, Link, Loading, Page, Stats } from '../components/ui.js';
 import { get } from '../lib/api.js';

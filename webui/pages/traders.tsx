@@ -4,7 +4,7 @@
  * of trades the ranked directory (GET /v1/traders/browse) is read instead, which takes those filters.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { LeaderEntry } from '../../api/types.generated.js';
+import type { LeaderEntry } from '../../services/http/types.generated.js';
 import { ErrorNote, Gate, Link, Loading, Page } from '../components/ui.js';
 import { ApiFailure, getPage } from '../lib/api.js';
 import { formatInteger, formatPct, formatTime, formatUsd, shortId } from '../lib/format.js';

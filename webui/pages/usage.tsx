@@ -1,6 +1,6 @@
 /** Usage: today's quota, used, remaining and credits (GET /v1/usage), calls and refusals per day, and the latest refused calls. */
 import { useEffect } from 'preact/hooks';
-import type { Refusal, Usage, UsageDay } from '../../api/types.generated.js';
+import type { Refusal, Usage, UsageDay } from '../../services/http/types.generated.js';
 import { Chart } from '../components/chart.js';
 import { ErrorNote, Loading, Page, Stats } from '../components/ui.js';
 import { get, getPage } from '../lib/api.js';

@@ -4,7 +4,7 @@
  * receiver snippet with this subscription's values. The log refreshes while deliveries are pending.
  */
 import { useEffect, useState } from 'preact/hooks';
-import type { WebhookDelivery, WebhookSubscription } from '../../api/types.generated.js';
+import type { WebhookDelivery, WebhookSubscription } from '../../services/http/types.generated.js';
 import { CopyButton, ErrorNote, Link, Loading, Page, Stats } from '../components/ui.js';
 import { ApiFailure, get, getPage, send } from '../lib/api.js';
 import { formatTime } from '../lib/format.js';

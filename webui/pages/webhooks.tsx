@@ -1,6 +1,6 @@
 /** Webhook subscriptions: the list (GET /v1/webhooks) and the form that creates one (POST /v1/webhooks). */
 import { useEffect, useState } from 'preact/hooks';
-import type { WebhookSubscription } from '../../api/types.generated.js';
+import type { WebhookSubscription } from '../../services/http/types.generated.js';
 import { ErrorNote, Link, Loading, Page } from '../components/ui.js';
 import { ApiFailure, get, getPage, send } from '../lib/api.js';
 import { formatTime } from '../lib/format.js';

@@ -5,8 +5,8 @@
  * over the same stored data gives the same bytes (a default `to` is the start of the current UTC
  * hour, echoed in the response, so the request that reproduces it is known).
  */
-import { ApiError } from '../../../api/errors.js';
-import { timeParam } from '../../../api/time-params.js';
+import { ApiError } from '../../http/errors.js';
+import { timeParam } from '../../http/time-params.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { divide, formatScaled, MICRO, parseScaled, servedAmount } from '../../shared/decimal.js';
 import { CONDITION_ID, WALLET } from '../../shared/ids.js';
@@ -16,10 +16,10 @@ import { booksAt, dailyCloses, marketTerms, marketTrades, parseUsdc, walletFills
 import { copyTriggers, holdTriggers, type StrategyConfig, thresholdTriggers } from './plan.js';
 import { type MarketTerms, type SimResult, simulate, type Trigger } from './simulate.js';
 
-export const MAX_RANGE_DAYS = 366;
+const MAX_RANGE_DAYS = 366;
 const DAY_MS = 86_400_000;
 /** Trades listed in a response (the summary counts all of them). */
-export const MAX_LISTED_TRADES = 10_000;
+const MAX_LISTED_TRADES = 10_000;
 const MAX_MARKETS = 500;
 
 /** The request as query parameters or a JSON body: the same names either way. */

@@ -20,8 +20,8 @@ import { type Level, matchAgainstBook, notionalOf } from '../../paper/matching.j
 import { divide, MICRO, maxBig, minBig } from '../../shared/decimal.js';
 
 export const BOOK_MAX_AGE_MS = 10 * 60_000;
-export const IMPACT_HALF_SPREAD_MICROS = 5_000n;
-export const IMPACT_MICROS_PER_USDC = 1n;
+const IMPACT_HALF_SPREAD_MICROS = 5_000n;
+const IMPACT_MICROS_PER_USDC = 1n;
 const MIN_PRICE = 1_000n;
 const MAX_PRICE = 999_000n;
 
@@ -32,7 +32,7 @@ export interface BookAt {
   bids: Level[];
 }
 
-export interface OrderFill {
+interface OrderFill {
   level: number | null;
   priceMicros: bigint;
   sharesMicros: bigint;
@@ -53,7 +53,7 @@ export interface Execution {
 export type OrderSize = { side: 'buy'; notionalMicros: bigint } | { side: 'sell'; sharesMicros: bigint };
 
 /** Shares a buy of `notional` takes from `asks` (best first), spending at most the notional. */
-export function sharesForNotional(asks: readonly Level[], notionalMicros: bigint): bigint {
+function sharesForNotional(asks: readonly Level[], notionalMicros: bigint): bigint {
   let left = notionalMicros;
   let shares = 0n;
   for (const level of asks) {
@@ -103,7 +103,7 @@ function fromBook(order: OrderSize, book: BookAt): Array<Omit<OrderFill, 'feeMic
   }));
 }
 
-export function impactPrice(side: 'buy' | 'sell', referenceMicros: bigint, notionalMicros: bigint): bigint {
+function impactPrice(side: 'buy' | 'sell', referenceMicros: bigint, notionalMicros: bigint): bigint {
   const impact = IMPACT_HALF_SPREAD_MICROS + (notionalMicros * IMPACT_MICROS_PER_USDC) / MICRO;
   const price = side === 'buy' ? referenceMicros + impact : referenceMicros - impact;
   return maxBig(MIN_PRICE, minBig(MAX_PRICE, price));

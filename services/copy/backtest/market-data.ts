@@ -5,7 +5,7 @@
  * daily YES closes, and the book of each trigger's token at the trigger's time (ASOF over the
  * order-book history). Rows come back in chain order (time, block, log index, id): deterministic.
  */
-import { ApiError } from '../../../api/errors.js';
+import { ApiError } from '../../http/errors.js';
 import { feeScheduleOf } from '../../fees/taker-fee.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { chainCoverage } from '../../read-models/chain-ledger/queries.js';
@@ -16,7 +16,7 @@ import type { MarketTrade } from './plan.js';
 import type { MarketTerms, Trigger } from './simulate.js';
 
 /** More rows than this in one backtest is a 400 asking for a narrower range. */
-export const MAX_ROWS = 250_000;
+const MAX_ROWS = 250_000;
 
 interface FillRow {
   trade_id: string;

@@ -33,7 +33,7 @@ export interface MarketTerms {
   resolution: { atMs: number; payoutsMicros: bigint[] } | null;
 }
 
-export type Want = { kind: 'buy'; notionalMicros: bigint } | { kind: 'sell'; notionalMicros: bigint } | { kind: 'sell_all' };
+type Want = { kind: 'buy'; notionalMicros: bigint } | { kind: 'sell'; notionalMicros: bigint } | { kind: 'sell_all' };
 
 export interface Trigger {
   /** When the follower acts (the signal's time plus the strategy's delay). */
@@ -59,7 +59,7 @@ export interface BacktestInputs {
   closes: Map<string, Map<number, bigint>>;
 }
 
-export interface SimTrade {
+interface SimTrade {
   seq: number;
   atMs: number;
   marketId: string;
@@ -71,21 +71,21 @@ export interface SimTrade {
   execution: Execution;
 }
 
-export interface Skipped {
+interface Skipped {
   atMs: number;
   marketId: string;
   ref: string;
   reason: 'insufficient_cash' | 'no_position' | 'no_liquidity' | 'unknown_market';
 }
 
-export interface CurvePoint {
+interface CurvePoint {
   dayMs: number;
   cashMicros: bigint;
   positionsMicros: bigint;
   equityMicros: bigint;
 }
 
-export interface Settlement {
+interface Settlement {
   atMs: number;
   marketId: string;
   assetId: string;

@@ -44,7 +44,7 @@ export interface ConfluentAvroOptions {
  * answers would hold startup (registration) or a partition (decoding a value of another writer
  * schema) for as long as the socket stays open, without a word in the logs.
  */
-export const REGISTRY_TIMEOUT_MS = 10_000;
+const REGISTRY_TIMEOUT_MS = 10_000;
 /** Attempts at registering one schema (the client itself retries only GETs, and registering is a POST). */
 export const REGISTER_ATTEMPTS = 6;
 
@@ -89,7 +89,7 @@ const timeoutMiddleware =
   });
 
 /** Subject naming: Confluent's TopicNameStrategy for message values. */
-export function valueSubject(topic: string): string {
+function valueSubject(topic: string): string {
   return `${topic}-value`;
 }
 

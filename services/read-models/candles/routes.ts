@@ -5,10 +5,10 @@
  * is counted once whichever sources run.
  */
 import { Router } from 'express';
-import { success } from '../../../api/envelope.js';
-import { ApiError } from '../../../api/errors.js';
-import { timeParam } from '../../../api/time-params.js';
-import type { Candle, VolumePoint } from '../../../api/types.generated.js';
+import { success } from '../../http/envelope.js';
+import { ApiError } from '../../http/errors.js';
+import { timeParam } from '../../http/time-params.js';
+import type { Candle, VolumePoint } from '../../http/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { DAY_MS, iso } from '../../shared/time.js';
 import { chainCoverage } from '../chain-ledger/queries.js';

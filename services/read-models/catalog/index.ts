@@ -4,7 +4,7 @@ import { defineReadModel, migrationsBeside, project } from '../read-model.js';
 import { catalogRoutes } from './routes.js';
 import { gammaEventRow, seriesRow, tagRow } from './rows.js';
 
-export const gammaEvents = defineStream({
+const gammaEvents = defineStream({
   name: 'gammaEvents',
   topic: 'tapeline.gamma-events.v1',
   partitions: 2,
@@ -13,7 +13,7 @@ export const gammaEvents = defineStream({
   time: (event) => event.ingested_at_ms,
 });
 
-export const series = defineStream({
+const series = defineStream({
   name: 'series',
   topic: 'tapeline.series.v1',
   partitions: 1,
@@ -22,7 +22,7 @@ export const series = defineStream({
   time: (item) => item.ingested_at_ms,
 });
 
-export const tags = defineStream({
+const tags = defineStream({
   name: 'tags',
   topic: 'tapeline.tags.v1',
   partitions: 1,

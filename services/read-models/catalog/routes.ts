@@ -1,7 +1,7 @@
 /** GET /events and /series from Gamma, busiest first (24h volume), keyset-paginated. */
 import { Router } from 'express';
-import { keysetPage } from '../../../api/keyset.js';
-import type { Event, Series } from '../../../api/types.generated.js';
+import { keysetPage } from '../../http/keyset.js';
+import type { Event, Series } from '../../http/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { isoOrNull } from '../../shared/time.js';
 import { servedAmount } from '../../shared/decimal.js';

@@ -19,7 +19,7 @@ import { runPeriodically } from '../../shared/periodic.js';
 import { applyLeg, EMPTY_STATE, type PositionState } from '../positions/ledger-math.js';
 import { exclusion, score, washShare } from './picks.js';
 
-export const WINDOWS = { '7d': 7, '30d': 30, '90d': 90 } as const;
+const WINDOWS = { '7d': 7, '30d': 30, '90d': 90 } as const;
 const DAY_MS = 86_400_000;
 const STARTING_CASH = 1_000_000_000n * MICRO;
 const MAX_OPEN_POSITIONS = 10;

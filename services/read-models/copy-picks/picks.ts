@@ -21,8 +21,8 @@
 import type { LeaderFill } from '../../copy/leader-fill.js';
 import type { LeaderStats } from '../../copy/leader-stats.js';
 
-export const WASH_WINDOW_MS = 10 * 60_000;
-export const WASH_EXCLUDE_SHARE = 0.2;
+const WASH_WINDOW_MS = 10 * 60_000;
+const WASH_EXCLUDE_SHARE = 0.2;
 const DAY_MS = 86_400_000;
 
 export function washShare(fills: LeaderFill[]): number {

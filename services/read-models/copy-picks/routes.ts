@@ -1,12 +1,12 @@
 /** GET /copy-picks: the latest run of the picks job for a window, eligible leaders best first (keyset by score, topic, wallet). */
 import { Router } from 'express';
-import { keysetPage } from '../../../api/keyset.js';
-import type { CopyPick, CopyPicksStatus } from '../../../api/types.generated.js';
+import { keysetPage } from '../../http/keyset.js';
+import type { CopyPick, CopyPicksStatus } from '../../http/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { servedAmount } from '../../shared/decimal.js';
 import { isoOrNull } from '../../shared/time.js';
 
-export interface PickRow {
+interface PickRow {
   window: string;
   topic: string;
   wallet: string;
@@ -34,7 +34,7 @@ export interface PickRow {
   computed_ms: string;
 }
 
-export function presentPick(row: PickRow): CopyPick {
+function presentPick(row: PickRow): CopyPick {
   return {
     wallet: row.wallet,
     topic: row.topic,
@@ -68,7 +68,7 @@ export function presentPick(row: PickRow): CopyPick {
   };
 }
 
-export interface PicksQuery {
+interface PicksQuery {
   window: string;
   /** Categories (case-insensitive); null = every topic. */
   topics: string[] | null;
@@ -86,7 +86,7 @@ const LATEST_RUN = `greatest(
   (SELECT max(computed_at) FROM copy_picks WHERE window = {window:String}))`;
 
 /** Eligible picks of the latest run of a window, best first. */
-export function latestPicks(store: AnalyticsStore, q: PicksQuery): Promise<PickRow[]> {
+function latestPicks(store: AnalyticsStore, q: PicksQuery): Promise<PickRow[]> {
   return store.query<PickRow>(
     `SELECT window, topic, wallet, score, resolved, realized_pnl_usdc, win_rate_pct, won, lost, risk_score,
             toUnixTimestamp64Milli(last_fill_at) AS last_fill_ms, fills_in_window, wash_share, copier_roi_pct, follower_pnl_usdc,
@@ -111,7 +111,7 @@ export function latestPicks(store: AnalyticsStore, q: PicksQuery): Promise<PickR
 }
 
 /** min_resolved when a request names none (COPY_PICKS_MIN_RESOLVED's default). */
-export const DEFAULT_MIN_RESOLVED = 10;
+const DEFAULT_MIN_RESOLVED = 10;
 
 /** The briefing's picks: the 30-day window's best for the agent's topics (all topics when it has none). */
 export async function briefingPicks(
@@ -128,7 +128,7 @@ export async function briefingPicks(
  * What the latest run says of a request's window and topic: when it ran, when the next is due, how many
  * candidates it judged and why those not listed were left out; with an empty first page, why it is empty.
  */
-export async function picksStatus(store: AnalyticsStore, q: Omit<PicksQuery, 'after' | 'take'>, empty: boolean): Promise<CopyPicksStatus> {
+async function picksStatus(store: AnalyticsStore, q: Omit<PicksQuery, 'after' | 'take'>, empty: boolean): Promise<CopyPicksStatus> {
   const [run] = await store.query<{ computed_ms: string | null; interval_ms: string | null }>(
     `SELECT toUnixTimestamp64Milli(r) AS computed_ms,
             (SELECT toString(argMax(interval_ms, computed_at)) FROM copy_picks_runs WHERE computed_at = r) AS interval_ms

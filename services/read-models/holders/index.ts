@@ -5,7 +5,7 @@ import { iso } from '../../shared/time.js';
 import { defineReadModel, migrationsBeside, project } from '../read-model.js';
 import { holderRoutes } from './routes.js';
 
-export const holders = defineStream({
+const holders = defineStream({
   name: 'holders',
   topic: 'tapeline.holders.v1',
   partitions: 4,
@@ -14,7 +14,7 @@ export const holders = defineStream({
   time: (holder) => holder.snapshot_at_ms,
 });
 
-export function holderRow(e: HolderSnapshot) {
+function holderRow(e: HolderSnapshot) {
   return {
     market_id: e.market_id,
     asset_id: e.asset_id,

@@ -1,7 +1,7 @@
 /** GET /markets/:id/holders: the latest snapshot's holders per outcome, largest first. */
 import { Router } from 'express';
-import { success } from '../../../api/envelope.js';
-import type { Holders } from '../../../api/types.generated.js';
+import { success } from '../../http/envelope.js';
+import type { Holders } from '../../http/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
 import { requireMarket } from '../markets/queries.js';

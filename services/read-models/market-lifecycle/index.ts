@@ -17,7 +17,7 @@ export const marketLifecycle = defineStream({
   time: (transition) => transition.observed_at_ms,
 });
 
-export function transitionRow(e: MarketLifecycleTransition) {
+function transitionRow(e: MarketLifecycleTransition) {
   return {
     market_id: e.market_id,
     revision: e.revision,

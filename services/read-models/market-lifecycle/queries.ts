@@ -2,7 +2,7 @@
  * Reads of market_lifecycle: a market's transitions, oldest first, and its lifecycle block for the API;
  * the presenters also serve the live `lifecycle` stream (services/streams/lifecycle-channel.ts).
  */
-import type { MarketLifecycle } from '../../../api/types.generated.js';
+import type { MarketLifecycle } from '../../http/types.generated.js';
 import type { MarketLifecycleTransition } from '../../events/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { isoOrNull } from '../../shared/time.js';

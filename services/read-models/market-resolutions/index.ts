@@ -4,7 +4,7 @@ import type { MarketResolved } from '../../events/types.generated.js';
 import { iso, isoOrNull } from '../../shared/time.js';
 import { defineReadModel, migrationsBeside, project } from '../read-model.js';
 
-export const marketResolutions = defineStream({
+const marketResolutions = defineStream({
   name: 'marketResolutions',
   topic: 'tapeline.market-resolutions.v1',
   partitions: 4,
@@ -13,7 +13,7 @@ export const marketResolutions = defineStream({
   time: (resolution) => resolution.ingested_at_ms,
 });
 
-export function resolutionRow(e: MarketResolved) {
+function resolutionRow(e: MarketResolved) {
   return {
     market_id: e.market_id,
     gamma_id: e.gamma_id,

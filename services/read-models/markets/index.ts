@@ -4,7 +4,7 @@ import { defineReadModel, migrationsBeside, project } from '../read-model.js';
 import { marketRow } from './rows.js';
 import { marketRoutes } from './routes.js';
 
-export const markets = defineStream({
+const markets = defineStream({
   name: 'markets',
   topic: 'tapeline.markets.v1',
   partitions: 4,

@@ -1,10 +1,10 @@
 /** Reads of the `markets` table shared by every route that takes a market id or slug. */
 import type { Request } from 'express';
-import { ApiError } from '../../../api/errors.js';
+import { ApiError } from '../../http/errors.js';
 import type { CatalogEntry } from '../../chain/catalog.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import type { MarketUpserted } from '../../events/types.js';
-import type { LookupResult, MarketLookup } from '../../ingest/market-lookup.js';
+import type { LookupResult, MarketLookupPort } from '../../ports/market-lookup.js';
 import { isConditionId } from '../../shared/ids.js';
 
 export interface MarketRow {
@@ -71,7 +71,11 @@ const MISSING_REASONS: Record<Exclude<LookupResult, { found: MarketUpserted }>['
  * The market named by `:id` from the catalog, else from upstream on demand (bounded; see
  * services/ingest/market-lookup.ts), else 404 saying why.
  */
-export async function requireMarketOrLookUp(store: AnalyticsStore, request: Request, lookup: MarketLookup | undefined): Promise<MarketRow> {
+export async function requireMarketOrLookUp(
+  store: AnalyticsStore,
+  request: Request,
+  lookup: MarketLookupPort | undefined,
+): Promise<MarketRow> {
   const idOrSlug = String(request.params.id);
   const market = await findMarket(store, idOrSlug);
   if (market) return market;
@@ -82,7 +86,7 @@ export async function requireMarketOrLookUp(store: AnalyticsStore, request: Requ
 }
 
 /** A market event as the row the sink will write for it (for answering before it is indexed). */
-export function marketRowOf(m: MarketUpserted): MarketRow {
+function marketRowOf(m: MarketUpserted): MarketRow {
   return {
     market_id: m.market_id,
     gamma_id: m.gamma_id,

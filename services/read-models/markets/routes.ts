@@ -1,12 +1,12 @@
 /** GET /markets (keyset over the chosen sort), /markets/categories and /markets/:id (detail with an indexed-trades snapshot). */
 import { Router } from 'express';
-import { success } from '../../../api/envelope.js';
-import { keysetPage } from '../../../api/keyset.js';
-import type { Category, Market, MarketDetail } from '../../../api/types.generated.js';
+import { success } from '../../http/envelope.js';
+import { keysetPage } from '../../http/keyset.js';
+import type { Category, Market, MarketDetail } from '../../http/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso, isoOrNull } from '../../shared/time.js';
 import { marketLifecycle } from '../market-lifecycle/queries.js';
-import type { MarketLookup } from '../../ingest/market-lookup.js';
+import type { MarketLookupPort } from '../../ports/market-lookup.js';
 import { MARKET_COLUMNS, type MarketRow, requireMarketOrLookUp } from './queries.js';
 import { servedAmount, servedAmountOrNull } from '../../shared/decimal.js';
 
@@ -19,7 +19,7 @@ const SORTS = {
   end_date: { expression: 'ifNull(toUnixTimestamp64Milli(end_date), 9007199254740991)', direction: 'ASC' },
 } as const;
 
-export function presentMarket(row: MarketRow): Market {
+function presentMarket(row: MarketRow): Market {
   const yes = row.outcome_prices[row.yes_index] ?? null;
   const no = row.outcome_prices.length === 2 ? (row.outcome_prices[1 - row.yes_index] ?? null) : null;
   return {
@@ -53,7 +53,7 @@ export function presentMarket(row: MarketRow): Market {
   };
 }
 
-export function marketRoutes(store: AnalyticsStore, lookup?: MarketLookup): Router {
+export function marketRoutes(store: AnalyticsStore, lookup?: MarketLookupPort): Router {
   const router = Router();
 
   router.get('/markets', async (request, response) => {

@@ -5,7 +5,7 @@ import { iso } from '../../shared/time.js';
 import { defineReadModel, migrationsBeside, project } from '../read-model.js';
 import { openInterestRoutes } from './routes.js';
 
-export const openInterest = defineStream({
+const openInterest = defineStream({
   name: 'openInterest',
   topic: 'tapeline.open-interest.v1',
   partitions: 2,
@@ -14,7 +14,7 @@ export const openInterest = defineStream({
   time: (oi) => oi.snapshot_at_ms,
 });
 
-export function openInterestRow(e: OpenInterest) {
+function openInterestRow(e: OpenInterest) {
   return {
     market_id: e.market_id,
     open_interest_usdc: e.open_interest_usdc,

@@ -1,7 +1,7 @@
 /** GET /markets/:id/oi: the latest open interest and up to 200 earlier snapshots, oldest first. */
 import { Router } from 'express';
-import { success } from '../../../api/envelope.js';
-import type { OpenInterest } from '../../../api/types.generated.js';
+import { success } from '../../http/envelope.js';
+import type { OpenInterest } from '../../http/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
 import { requireMarket } from '../markets/queries.js';

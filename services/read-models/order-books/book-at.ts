@@ -4,15 +4,15 @@
  * the deltas between the first and the second, each read in table order (asset_id, ts) so the work
  * is bounded by the deltas read, never by the token's history.
  */
-import { ApiError } from '../../../api/errors.js';
+import { ApiError } from '../../http/errors.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
 import { type ReplayedBook, replayBook, type StoredDelta, type StoredSnapshot } from './book-replay.js';
 
 /** Deltas replayed between the snapshot and `at` at most; a longer window is refused (400 naming `at`). */
-export const MAX_REPLAY_DELTAS = 20_000;
+const MAX_REPLAY_DELTAS = 20_000;
 /** Deltas after `at` read at most to check the replay against the next snapshot; beyond it the check is skipped. */
-export const MAX_CHECK_DELTAS = 20_000;
+const MAX_CHECK_DELTAS = 20_000;
 
 interface SnapshotRow {
   ts_ms: number | string;

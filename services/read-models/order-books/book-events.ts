@@ -5,10 +5,10 @@
  * the book, a delta sets one level) holds the book book-replay.ts rebuilds at every instant.
  */
 import type { Request } from 'express';
-import { ApiError } from '../../../api/errors.js';
-import { keysetPage } from '../../../api/keyset.js';
-import { timeParam } from '../../../api/time-params.js';
-import type { BookEvent, OrderBookEvents } from '../../../api/types.generated.js';
+import { ApiError } from '../../http/errors.js';
+import { keysetPage } from '../../http/keyset.js';
+import { timeParam } from '../../http/time-params.js';
+import type { BookEvent, OrderBookEvents } from '../../http/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
 import type { MarketRow } from '../markets/queries.js';

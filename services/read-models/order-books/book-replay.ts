@@ -16,7 +16,7 @@
  * A quiet outage in which the book did not change is not a gap of the book: the replay is right.
  */
 
-export interface Level {
+interface Level {
   price: number;
   size: number;
 }
@@ -38,7 +38,7 @@ export interface StoredDelta {
   bestAsk: number | null;
 }
 
-export interface Gap {
+interface Gap {
   fromMs: number;
   /** The next snapshot's instant; null when none is stored yet (the book stays unknown). */
   toMs: number | null;

@@ -5,7 +5,7 @@
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { microsOf } from '../../shared/decimal.js';
 
-export interface LiveLevel {
+interface LiveLevel {
   priceMicros: bigint;
   sizeMicros: bigint;
 }
@@ -43,7 +43,7 @@ function levels(prices: number[], sizes: number[], side: 'bid' | 'ask'): LiveLev
     .sort((a, b) => (side === 'bid' ? Number(b.priceMicros - a.priceMicros) : Number(a.priceMicros - b.priceMicros)));
 }
 
-export function liveBookOf(row: Row): LiveBook {
+function liveBookOf(row: Row): LiveBook {
   return {
     assetId: row.asset_id,
     marketId: row.market_id,

@@ -5,10 +5,10 @@
  * spread_bps = (ask - bid) / mid x 10000; mid and spread are null when a side is empty.
  */
 import { Router } from 'express';
-import { success } from '../../../api/envelope.js';
-import { ApiError } from '../../../api/errors.js';
-import { instantParam, timeParam } from '../../../api/time-params.js';
-import type { BookLevel, BookTop, OrderBook, OrderBookHistory } from '../../../api/types.generated.js';
+import { success } from '../../http/envelope.js';
+import { ApiError } from '../../http/errors.js';
+import { instantParam, timeParam } from '../../http/time-params.js';
+import type { BookLevel, BookTop, OrderBook, OrderBookHistory } from '../../http/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { divide, microsOf, servedAmount, servedAmountOrNull } from '../../shared/decimal.js';
 import { iso } from '../../shared/time.js';
@@ -22,7 +22,7 @@ const DEPTH = 20;
  * Mid, spread and spread in basis points of a best bid and ask, computed in micro-units and served
  * through the Conventions' one rule (servedAmount); spread_bps is a ratio, kept to 2 decimals.
  */
-export function bookSummary(bestBid: number | null, bestAsk: number | null): Pick<BookTop, 'mid' | 'spread' | 'spread_bps'> {
+function bookSummary(bestBid: number | null, bestAsk: number | null): Pick<BookTop, 'mid' | 'spread' | 'spread_bps'> {
   if (bestBid === null || bestAsk === null) return { mid: null, spread: null, spread_bps: null };
   const bid = microsOf(bestBid);
   const ask = microsOf(bestAsk);

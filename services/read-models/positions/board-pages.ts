@@ -46,7 +46,7 @@ export const PAGED_BOARDS: ReadonlyArray<{ sortBy: SortBy; window: BoardWindow; 
   { sortBy: 'volume', window: '30d', value: 'window_volume', on: 'in_window = 1' },
 ];
 
-export function boardName(sortBy: SortBy, window: BoardWindow): string {
+function boardName(sortBy: SortBy, window: BoardWindow): string {
   return `${sortBy}:${window}`;
 }
 

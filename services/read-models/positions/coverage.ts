@@ -4,7 +4,7 @@
  * records only outside them, so a wallet's figures are whole from `from_block` on and its history
  * before that is whatever the Data API gave. Every trader, positions and leaderboard response says so.
  */
-import type { Coverage, TraderCoverage } from '../../../api/types.generated.js';
+import type { Coverage, TraderCoverage } from '../../http/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
 import { contiguousCoverage } from '../chain-ledger/queries.js';

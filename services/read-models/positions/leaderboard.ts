@@ -11,8 +11,8 @@
  */
 import type { Request } from 'express';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
-import { keysetPage } from '../../../api/keyset.js';
-import type { LeaderEntry } from '../../../api/types.generated.js';
+import { keysetPage } from '../../http/keyset.js';
+import type { LeaderEntry } from '../../http/types.generated.js';
 import { iso } from '../../shared/time.js';
 import { microsOf, servedAmount } from '../../shared/decimal.js';
 import { readParts } from '../../analytics/read-parts.js';

@@ -24,9 +24,9 @@ import { iso } from '../../shared/time.js';
 import { feeBipsFor } from '../../chain/conversion-evidence.js';
 import { KeyFilter } from './key-filter.js';
 
-export const LEDGER_TABLE = 'position_ledger';
+const LEDGER_TABLE = 'position_ledger';
 /** Which wallets and markets the ledger changed when (migrations/0042, written by the ledger since 0067). */
-export const TOUCHES_TABLE = 'trader_touches';
+const TOUCHES_TABLE = 'trader_touches';
 
 /** A row of position_ledger (columns in migrations/0041_position_ledger.sql). */
 export interface LedgerRow {
@@ -121,8 +121,8 @@ export interface LedgerStats {
 }
 
 /** How far a re-pricing follows transfers and conversions from key to key, and how many rewinds it makes per batch. */
-export const RELINK_MAX_DEPTH = 16;
-export const RELINK_MAX_PER_BATCH = 5_000;
+const RELINK_MAX_DEPTH = 16;
+const RELINK_MAX_PER_BATCH = 5_000;
 
 interface MarketInfo {
   outcomes: string[];

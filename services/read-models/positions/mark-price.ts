@@ -8,7 +8,7 @@
  * 4. no usable book and no trade: the catalog's price of the outcome (Gamma's outcomePrices), else
  *    unmarked (null: the position counts no unrealized PnL).
  */
-export const MAX_MARKING_SPREAD = 0.1;
+const MAX_MARKING_SPREAD = 0.1;
 
 export type MarkBasis = 'payout' | 'mid' | 'last_trade' | 'catalog' | 'none';
 

@@ -29,7 +29,7 @@ import {
 } from './trader-report.js';
 
 export type { MarketInfo } from './market-data.js';
-export type { TraderReport, ValuedPosition } from './trader-report.js';
+export type { ValuedPosition } from './trader-report.js';
 
 const big = (v: unknown) => BigInt(String(v ?? '0'));
 

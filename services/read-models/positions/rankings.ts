@@ -6,7 +6,7 @@
  * Every combination served ranks by figures of that window and category; the others are refused with
  * 400 (docs/POSITIONS.md "Leaderboards").
  */
-import { ApiError } from '../../../api/errors.js';
+import { ApiError } from '../../http/errors.js';
 import { windowRankingSql } from './trader-window.js';
 
 export type SortBy = 'total_realized_pnl' | 'total_pnl' | 'win_rate_pct' | 'volume' | 'risk_score';

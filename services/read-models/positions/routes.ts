@@ -7,8 +7,8 @@
  * beside `pagination` where it is a page of wallets.
  */
 import { type Request, Router } from 'express';
-import { success } from '../../../api/envelope.js';
-import { ApiError } from '../../../api/errors.js';
+import { success } from '../../http/envelope.js';
+import { ApiError } from '../../http/errors.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { divide, MICRO, servedAmount, servedAmountOrNull } from '../../shared/decimal.js';
 import { iso } from '../../shared/time.js';

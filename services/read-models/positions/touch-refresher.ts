@@ -21,7 +21,7 @@ import { DAY_MS } from '../../shared/time.js';
 /** How far back each run reads the touches from the previous run's start. */
 export const OVERLAP_MS = 5_000;
 /** How long a touches table keeps a touch at least (its TTL, in the migration that creates it: a day or more). */
-export const TOUCHES_KEPT_MS = DAY_MS;
+const TOUCHES_KEPT_MS = DAY_MS;
 /** How old the stored start may grow while runs rebuild nothing (far below TOUCHES_KEPT_MS / 2). */
 export const PROGRESS_EVERY_MS = 60_000;
 

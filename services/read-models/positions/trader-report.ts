@@ -43,7 +43,7 @@ export interface MarketRow {
   cost_in: bigint;
 }
 
-export interface Totals {
+interface Totals {
   realized: bigint;
   volume: bigint;
   trades: number;
@@ -54,7 +54,7 @@ export interface Totals {
   last_ms: number | null;
 }
 
-export interface CurveData {
+interface CurveData {
   fromDayMs: number;
   toDayMs: number;
   realizedBefore: bigint;
@@ -81,7 +81,7 @@ export interface ValuedPosition extends PositionRow {
   unrealized: bigint;
 }
 
-export interface CategoryFigures {
+interface CategoryFigures {
   category: string;
   realized: bigint;
   unrealized: bigint;
@@ -111,7 +111,7 @@ export function valueAt(qty: bigint, price: number): bigint {
   return divRound(qty * BigInt(Math.round(price * 1e6)), MICRO);
 }
 
-export function markOf(
+function markOf(
   p: { market_id: string; asset_id: string; outcome_index: number },
   markets: Map<string, MarketInfo>,
   quotes: Map<string, OutcomeQuote>,

@@ -15,14 +15,14 @@ import { servedAmount } from '../../shared/decimal.js';
 import { runPeriodically } from '../../shared/periodic.js';
 import { DAY_MS, iso } from '../../shared/time.js';
 import type { RunningJob } from '../read-model.js';
-import type { Coverage } from '../../../api/types.generated.js';
+import type { Coverage } from '../../http/types.generated.js';
 import { ledgerCoverage, walletsPredating } from './coverage.js';
 import { positionsGrouped } from './queries.js';
 
 /** The Data API rounds sizes (4 decimals in the recorded samples): a difference within this many micro-shares is a match. */
-export const SIZE_TOLERANCE_MICRO = 100n;
+const SIZE_TOLERANCE_MICRO = 100n;
 /** A ledger change this close to the snapshot (or after it) may be on one side only: the Data API indexes a few seconds late. */
-export const CHANGED_MARGIN_MS = 120_000;
+const CHANGED_MARGIN_MS = 120_000;
 /** Snapshots older than this are not checked again. */
 const RECHECK_WINDOW_MS = DAY_MS;
 /** Wallets checked per run, bounding a run's work whatever the tracked list holds. */

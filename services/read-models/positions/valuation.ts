@@ -17,7 +17,7 @@ import { TraderWindow } from './trader-window.js';
 import { marksOf } from './market-marks.js';
 
 /** Days of the curve the pass values and stores: /traders' and /pnl's default (stored-curve.ts). */
-export const CURVE_DAYS = 30;
+const CURVE_DAYS = 30;
 
 /** Wallets valued per query set; a pass values at most `maxWallets` and leaves the rest for the next. */
 const CHUNK = 500;

@@ -6,7 +6,7 @@
  */
 import type { ChainLedgerEvent } from '../../events/types.generated.js';
 import { readMigrations } from '../../../services/analytics/migrate.js';
-import type { Coverage } from '../../../api/types.generated.js';
+import type { Coverage } from '../../http/types.generated.js';
 import { chainLedgerEvent, marketUpserted, outcomeFill, outcomeToken, tradeExecuted } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import { walletsPredating } from './coverage.js';

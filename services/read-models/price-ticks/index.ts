@@ -5,7 +5,7 @@ import { iso } from '../../shared/time.js';
 import { defineReadModel, migrationsBeside, project } from '../read-model.js';
 import { priceTickRoutes } from './routes.js';
 
-export const priceTicks = defineStream({
+const priceTicks = defineStream({
   name: 'priceTicks',
   topic: 'tapeline.price-ticks.v1',
   partitions: 8,
@@ -14,7 +14,7 @@ export const priceTicks = defineStream({
   time: (tick) => tick.timestamp_ms,
 });
 
-export function priceTickRow(e: PriceTick) {
+function priceTickRow(e: PriceTick) {
   return {
     tick_id: e.event_id,
     market_id: e.market_id,

@@ -9,10 +9,10 @@
  * reads, so these reads lift that limit and stay bounded by their LIMIT and the time limit.
  */
 import { Router } from 'express';
-import { ApiError } from '../../../api/errors.js';
-import { keysetPage } from '../../../api/keyset.js';
-import { timeParam } from '../../../api/time-params.js';
-import type { PriceTick } from '../../../api/types.generated.js';
+import { ApiError } from '../../http/errors.js';
+import { keysetPage } from '../../http/keyset.js';
+import { timeParam } from '../../http/time-params.js';
+import type { PriceTick } from '../../http/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
 import { requireMarketWithTokens } from '../markets/queries.js';

@@ -3,7 +3,7 @@
  * event read straight from the log (the live streams: a Data API trade, a chain fill) turned into the
  * same row the REST tape reads for it, so both serve one object with one number convention.
  */
-import type { Trade } from '../../../api/types.generated.js';
+import type { Trade } from '../../http/types.generated.js';
 import type { ChainFill, ChainLedgerEvent, TradeExecuted } from '../../events/types.generated.js';
 import { servedAmount } from '../../shared/decimal.js';
 import { iso } from '../../shared/time.js';

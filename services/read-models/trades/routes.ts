@@ -11,13 +11,13 @@
  * `to - from` is at most FILTER_WINDOW_DAYS. The engine's per-request time and memory limits bound the rest.
  */
 import { type Request, Router } from 'express';
-import { ApiError } from '../../../api/errors.js';
-import { keysetPage } from '../../../api/keyset.js';
-import { timeParam } from '../../../api/time-params.js';
+import { ApiError } from '../../http/errors.js';
+import { keysetPage } from '../../http/keyset.js';
+import { timeParam } from '../../http/time-params.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { type ChainCoverage, chainCoverage } from '../chain-ledger/queries.js';
 import { findMarket, requireMarket } from '../markets/queries.js';
-import type { Trade } from '../../../api/types.generated.js';
+import type { Trade } from '../../http/types.generated.js';
 import { presentTrade, type TradeRow } from './present.js';
 
 type Role = 'taker' | 'maker' | 'all';
@@ -35,7 +35,7 @@ interface TradeFilters {
 }
 
 /** Longest from..to window for side, outcome or size filters without a market or wallet. */
-export const FILTER_WINDOW_DAYS = 31;
+const FILTER_WINDOW_DAYS = 31;
 const DAY_MS = 86_400_000;
 
 function filtersFrom(request: Request, market: string | undefined): TradeFilters {

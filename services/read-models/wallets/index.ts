@@ -17,7 +17,7 @@ export const walletActivity = defineStream({
   time: (activity) => activity.timestamp_ms,
 });
 
-export const positions = defineStream({
+const positions = defineStream({
   name: 'positions',
   topic: 'tapeline.positions.v1',
   partitions: 4,
@@ -26,7 +26,7 @@ export const positions = defineStream({
   time: (position) => position.snapshot_at_ms,
 });
 
-export function walletActivityRow(e: WalletActivity) {
+function walletActivityRow(e: WalletActivity) {
   return {
     activity_id: e.event_id,
     wallet: e.wallet,
@@ -47,7 +47,7 @@ export function walletActivityRow(e: WalletActivity) {
   };
 }
 
-export function positionRow(e: PositionSnapshot) {
+function positionRow(e: PositionSnapshot) {
   return {
     wallet: e.wallet,
     market_id: e.market_id,
