@@ -1,6 +1,6 @@
 /**
- * The operations declared in api/openapi.yaml with their rules (x-access, x-metered, x-cache): the
- * single source for /pricing/access and for which responses the read cache may share. Matching
+ * The operations declared in api/openapi.yaml with their rules (x-access, x-metered, x-metering,
+ * x-channels, x-cache): the single source for /pricing/access and for which responses the read cache may share. Matching
  * follows Express's routing, which is case-insensitive, so a cache decision can never disagree with
  * the route that answers (`/v1/USAGE` is the private /usage operation, not an unknown URL).
  */
@@ -11,13 +11,26 @@ import type { Access } from '../services/access/tiers.js';
 /** shared: the same answer for every caller; private: depends on the caller; none: never reused. */
 type CacheMode = 'shared' | 'private' | 'none';
 
+/**
+ * What one metered call is: each request (`call`), or, for streams, whose route opts out of per-request
+ * metering (`x-metered: false`) and meters each stream itself (`x-metering`), each SSE connection or
+ * each WebSocket subscription. Null: not metered.
+ */
+type MeteredPer = 'call' | 'connection' | 'subscription' | null;
+
+const STREAM_METERING: ReadonlySet<string> = new Set(['connection', 'subscription']);
+
 type ParameterType = 'string' | 'integer' | 'number' | 'boolean';
 
 export interface Operation {
   method: string;
   path: string;
   access: Access | 'public';
+  /** Whether the request itself is metered (the access middleware's rule); see meteredPer for streams. */
   metered: boolean;
+  meteredPer: MeteredPer;
+  /** The stream channels the operation carries (`x-channels`), empty for every other operation. */
+  channels: readonly string[];
   cache: CacheMode;
   /** Declared query parameters and their scalar types (the read cache canonicalises queries by them). */
   queryParameters: ReadonlyMap<string, ParameterType>;
@@ -51,11 +64,17 @@ export function readOperations(openapiPath: string): Operation[] {
         if (parameter.in === 'query' && parameter.name) queryParameters.set(parameter.name, (type ?? 'string') as ParameterType);
       }
       const isPublic = Array.isArray(operation.security) && operation.security.length === 0;
+      const metered = !isPublic && operation['x-metered'] !== false;
+      const streamMetering = operation['x-metering'];
+      if (streamMetering !== undefined && !STREAM_METERING.has(String(streamMetering)))
+        throw new Error(`${method.toUpperCase()} ${path}: x-metering must be connection or subscription`);
       operations.push({
         method: method.toUpperCase(),
         path: `/v1${path}`,
         access: isPublic ? 'public' : ((operation['x-access'] as Access | undefined) ?? 'tier1'),
-        metered: !isPublic && operation['x-metered'] !== false,
+        metered,
+        meteredPer: metered ? 'call' : isPublic ? null : ((streamMetering as MeteredPer | undefined) ?? null),
+        channels: Array.isArray(operation['x-channels']) ? operation['x-channels'].map(String) : [],
         cache: (operation['x-cache'] as CacheMode | undefined) ?? 'none',
         queryParameters,
       });

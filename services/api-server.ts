@@ -85,6 +85,11 @@ export interface ComposedApi {
   metrics: MetricsSource;
   sandbox: SandboxApis;
   start(): Promise<void>;
+  /**
+   * Ends every live stream (SSE responses end, WebSockets close 1001). A server's close waits for
+   * its connections, and a stream's never ends by itself, so this runs once the server stops accepting.
+   */
+  closeStreams(): void;
   stop(): Promise<void>;
 }
 
@@ -200,6 +205,9 @@ export function composeApi(options: ComposeOptions): ComposedApi {
       refusals.start();
       await instances.start();
     },
+    closeStreams() {
+      streams?.close();
+    },
     async stop() {
       streams?.close();
       await meter.stop();
@@ -308,7 +316,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     url,
     adminUrl,
     async stop() {
-      await Promise.all([close(server), close(adminServer)]);
+      const closed = Promise.all([close(server), close(adminServer)]);
+      api.closeStreams();
+      await closed;
       await webuiReady;
       await api.stop();
     },

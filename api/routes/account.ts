@@ -1,7 +1,8 @@
 /** GET /usage (quota and usage) and GET /pricing/access (what this key has, and what it lacks). */
 import { Router } from 'express';
 import type { Meter } from '../../services/access/meter.js';
-import { decide, tierName, type TierName, type TierThresholds } from '../../services/access/tiers.js';
+import { type Access, decide, type Standing, tierName, type TierName, type TierThresholds } from '../../services/access/tiers.js';
+import { channelNamed } from '../../services/streams/channels.js';
 import { success } from '../../services/http/envelope.js';
 import type { Operation } from '../operations.js';
 
@@ -30,18 +31,15 @@ export function accountRoutes(options: AccountRouteOptions): Router {
     const tier = tierName(standing, options.thresholds);
     const endpoints = options.operations
       .filter((op) => op.access !== 'public')
-      .map((op) => {
-        const decision = decide(op.access as Exclude<Operation['access'], 'public'>, standing, options.thresholds);
-        return {
-          method: op.method,
-          path: op.path,
-          requires: op.access,
-          metered: op.metered,
-          allowed: decision.allowed,
-          status_if_called: decision.allowed ? 200 : decision.status,
-          reason: decision.allowed ? null : decision.reason,
-        };
-      });
+      .map((op) => ({
+        method: op.method,
+        path: op.path,
+        requires: op.access,
+        metered: op.meteredPer !== null,
+        metered_per: op.meteredPer,
+        ...(op.channels.length > 0 ? { channels: op.channels.map((name) => channelAccess(name, standing, options.thresholds)) } : {}),
+        ...verdict(op.access as Access, standing, options.thresholds),
+      }));
     const lacking = endpoints.filter((e) => !e.allowed);
     response.json(
       success({
@@ -65,4 +63,20 @@ export function accountRoutes(options: AccountRouteOptions): Router {
   });
 
   return router;
+}
+
+function verdict(access: Access, standing: Standing, thresholds: TierThresholds) {
+  const decision = decide(access, standing, thresholds);
+  return {
+    allowed: decision.allowed,
+    status_if_called: decision.allowed ? 200 : decision.status,
+    reason: decision.allowed ? null : decision.reason,
+  };
+}
+
+/** A stream channel's tier as the channel itself declares it (services/streams/), so the listing is what a subscribe meets. */
+function channelAccess(name: string, standing: Standing, thresholds: TierThresholds) {
+  const channel = channelNamed(name);
+  if (!channel) throw new Error(`api/openapi.yaml x-channels names ${name}, which services/streams/channels.ts does not define`);
+  return { channel: channel.name, requires: channel.access, ...verdict(channel.access, standing, thresholds) };
 }

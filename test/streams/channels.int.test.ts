@@ -16,6 +16,7 @@ import { type FileEventLog, openFileEventLog } from '../../services/eventlog/fil
 import { partitionForKey } from '../../services/eventlog/partitioner.js';
 import { allTopicSpecs, STREAMS, topicSchemas } from '../../services/read-models/registry.js';
 import { type SinkService, startSink } from '../../services/sink/sink-service.js';
+import { channelNamed, channelNames } from '../../services/streams/channels.js';
 import { type ApiHarness, startApiHarness } from '../support/api-harness.js';
 import {
   chainFill,
@@ -383,4 +384,54 @@ test('fills needs Tier 2 (as /trades): a Tier 1 key is refused it on SSE and Web
   const lifecycle = await openSse('channel=lifecycle', tier1Key);
   expect(lifecycle.status).toBe(200);
   lifecycle.close();
+});
+
+test('GET /pricing/access lists each stream channel with the tier the channel itself checks, and what a subscribe gets', async () => {
+  for (const [key, tier] of [
+    [tier1Key, 1],
+    [tier2Key, 2],
+  ] as const) {
+    const listing = (await getJson(`${api.base}/v1/pricing/access`, key)).body.data;
+    const streams = listing.endpoints.filter((e: any) => e.path.startsWith('/v1/stream'));
+    expect(streams.map((e: any) => [e.path, e.metered, e.metered_per])).toEqual([
+      ['/v1/stream/sse', true, 'connection'],
+      ['/v1/stream', true, 'subscription'],
+    ]);
+    for (const endpoint of streams) {
+      expect(endpoint.channels.map((c: any) => c.channel)).toEqual(channelNames());
+      for (const listed of endpoint.channels) expect(listed.requires).toBe(channelNamed(listed.channel)!.access);
+    }
+    // What the listing says is what subscribing meets: per channel, the SSE status and the WebSocket refusal.
+    for (const listed of streams[0].channels) {
+      const sse = await openSse(`channel=${listed.channel}`, key);
+      expect([tier, listed.channel, sse.status]).toEqual([tier, listed.channel, listed.status_if_called]);
+      sse.close();
+      const client = await openWs(key);
+      client.send({ type: 'subscribe', channel: listed.channel, subscription: 'probe' });
+      await waitFor('the answer to a subscribe', async () => client.messages.some((m) => m.type === 'subscribed' || m.type === 'error'));
+      expect(client.messages.some((m) => m.type === 'subscribed')).toBe(listed.allowed);
+      client.ws.close();
+    }
+    expect(streams.every((e: any) => e.allowed && e.requires === 'tier1')).toBe(true);
+  }
+});
+
+test('a stream is metered as the listing says: one call per SSE connection, one per WebSocket subscription', async () => {
+  const key = (await api.admin.createKey('metered-streams', '1')).api_key;
+  const used = async () => {
+    await api.meter.flush();
+    return (await getJson(`${api.base}/v1/usage`, key)).body.data.used as number;
+  };
+  const start = await used();
+  const sse = await openSse('channel=lifecycle', key);
+  expect(sse.status).toBe(200);
+  await waitFor('subscribed', async () => sse.messages.length > 0);
+  expect(await used()).toBe(start + 1);
+  sse.close();
+  const client = await openWs(key);
+  client.send({ type: 'subscribe', channel: 'lifecycle', subscription: 'a' });
+  client.send({ type: 'subscribe', channel: 'lifecycle', subscription: 'b' });
+  await waitFor('two subscriptions', async () => client.messages.filter((m) => m.type === 'subscribed').length === 2);
+  expect(await used()).toBe(start + 3);
+  client.ws.close();
 });

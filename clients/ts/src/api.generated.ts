@@ -547,8 +547,22 @@ export type AccessReport = {
 export type EndpointAccess = {
   method: string;
   path: string;
+  /** What calling the endpoint needs. For a stream it is what opening one needs (the lowest channel's tier); each channel's own tier is in `channels`. */
   requires: "any" | "tier1" | "tier2" | "tier3" | "sandbox";
+  /** Whether using the endpoint counts against the daily quota (and draws credits past it). */
   metered: boolean;
+  /** What one metered call is: `call` (each request), `connection` (each SSE stream opened, however long it lasts), `subscription` (each subscription opened on a WebSocket); null when not metered. A call that only credits unlock draws them whichever it is. */
+  metered_per: "call" | "connection" | "subscription" | null;
+  /** Stream endpoints only: each channel the endpoint carries, with the tier it needs (its REST equivalent's) and whether this key may subscribe to it (a refused subscription is `status_if_called`). */
+  channels?: Array<ChannelAccess>;
+  allowed: boolean;
+  status_if_called: 200 | 402 | 403;
+  reason: string | null;
+};
+
+export type ChannelAccess = {
+  channel: "trades" | "fills" | "lifecycle";
+  requires: "any" | "tier1" | "tier2" | "tier3" | "sandbox";
   allowed: boolean;
   status_if_called: 200 | 402 | 403;
   reason: string | null;
