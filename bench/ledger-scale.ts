@@ -9,6 +9,7 @@
  * - the valuation pass summing the 30-day window's closed days (window_summing_ms);
  * - uncached p50/p99 of /traders/{busiest}, its /pnl and /positions, and /leaderboard.
  */
+import os from 'node:os';
 import { pino } from 'pino';
 import { EventPublisher } from '../services/events/publisher.js';
 import type { ChainLedgerEvent } from '../services/events/types.generated.js';
@@ -22,7 +23,7 @@ import { TraderValuation } from '../services/read-models/positions/valuation.js'
 import { BoardPages, startBoardPages } from '../services/read-models/positions/board-pages.js';
 import { loadConfig } from '../services/config.js';
 import { startSink, startStatefulProjections } from '../services/sink/sink-service.js';
-import { BENCH_MARKETS } from './seed.js';
+import { BENCH_MARKETS, NEG_RISK_EVENTS, NEG_RISK_QUESTIONS, benchTokens, negRiskQuestion } from './seed.js';
 
 const BENCH_WALLETS = 100_000;
 /** Every 100th fill is the busiest wallet's: 10,000 fills at 1M, 100,000 at 10M. */
@@ -176,9 +177,48 @@ function toEvent(r: FillRow): ChainLedgerEvent {
  */
 const TRANSFER_EVERY_BLOCKS = Number(process.env.BENCH_TRANSFER_EVERY_BLOCKS ?? 10);
 
+/**
+ * Every CONVERSION_EVERY_BLOCKS-th block's fill at log index 0 is published as a neg-risk conversion
+ * (15: 1.7 % of the events; 0: none), and the block before it has its four fills turned into the
+ * converting wallet's buys of NO on each question of the conversion's neg-risk event (seed.ts
+ * seedNegRiskMarkets), of more shares than it converts: the conversion gives up NO it holds on k = 1..4
+ * of them, so its legs are priced from those positions. Its event carries the questions, as the chain
+ * source publishes one (services/chain/ledger-events.ts). With a multiple of 5 for both, no block has
+ * a transfer and a conversion's part.
+ */
+export const CONVERSION_EVERY_BLOCKS = Number(process.env.BENCH_CONVERSION_EVERY_BLOCKS ?? 15);
+/** The NegRiskAdapter on Polygon: the contract a conversion's log comes from. */
+const NEG_RISK_ADAPTER = '0xd91e80cf2e7be2e162c6513ced06f1dd0da35296';
+
+/** The conversion of block `block` (which CONVERSION_EVERY_BLOCKS divides into one less than a multiple of it): who, where, which questions, how much. */
+function conversionOf(block: number) {
+  const n = Math.floor(block / CONVERSION_EVERY_BLOCKS);
+  const k = 1 + (n % NEG_RISK_QUESTIONS);
+  const first = Math.floor(n / NEG_RISK_QUESTIONS) % NEG_RISK_QUESTIONS;
+  const converted = Array.from({ length: k }, (_, j) => (first + j) % NEG_RISK_QUESTIONS);
+  return {
+    event: n % NEG_RISK_EVENTS,
+    // One of the bench's wallets (as generateFills spells them).
+    wallet: `0x${(block % BENCH_WALLETS).toString(16).padStart(40, '0')}`,
+    indexSet: converted.reduce((set, q) => set | (1n << BigInt(q)), 0n),
+    amountMicro: 1_000_000n * BigInt(1 + (n % 50)),
+  };
+}
+
+/** What the converting wallet's buys of NO add to the generated shares: more than any conversion's amount. */
+const NO_BUY_EXTRA_MICRO = 50_000_000n;
+
+/** The fills, transfers and conversions the ledger part applies, from the generated fills (in order). */
 function mixedEvent(r: FillRow): ChainLedgerEvent {
   const fill = toEvent(r);
-  if (TRANSFER_EVERY_BLOCKS <= 0 || Number(r.block_number) % TRANSFER_EVERY_BLOCKS !== 0 || Number(r.log_index) !== 1) return fill;
+  const block = Number(r.block_number);
+  const logIndex = Number(r.log_index);
+  if (CONVERSION_EVERY_BLOCKS > 0) {
+    const phase = block % CONVERSION_EVERY_BLOCKS;
+    if (phase === CONVERSION_EVERY_BLOCKS - 2 && logIndex < NEG_RISK_QUESTIONS) return noBuy(fill, conversionOf(block + 1), logIndex);
+    if (phase === CONVERSION_EVERY_BLOCKS - 1 && logIndex === 0) return conversionEvent(fill, conversionOf(block));
+  }
+  if (TRANSFER_EVERY_BLOCKS <= 0 || block % TRANSFER_EVERY_BLOCKS !== 0 || logIndex !== 1) return fill;
   // The wallet with its last bit flipped: another of the bench's wallets.
   const to = `0x${(BigInt(r.wallet) ^ 1n).toString(16).padStart(40, '0')}`;
   return {
@@ -194,6 +234,81 @@ function mixedEvent(r: FillRow): ChainLedgerEvent {
       shares_micro: r.shares_micro,
     },
   };
+}
+
+/** The generated fill as the converting wallet's buy of NO on question `index` of its event, at the fill's price. */
+function noBuy(fill: ChainLedgerEvent, conversion: ReturnType<typeof conversionOf>, index: number): ChainLedgerEvent {
+  const generated = fill.fill!;
+  const question = negRiskQuestion(conversion.event, index);
+  const tokens = benchTokens(question.market);
+  const shares = BigInt(generated.shares_micro) + NO_BUY_EXTRA_MICRO;
+  const priceMicro = BigInt(Math.round(generated.price * 1e6));
+  return {
+    ...fill,
+    // A neg-risk question's fills travel in its neg-risk market's group.
+    ledger_group: question.negRiskMarketId,
+    market_id: tokens.marketId,
+    neg_risk: true,
+    wallet: conversion.wallet,
+    fill: {
+      ...generated,
+      side: 'buy',
+      asset_id: tokens.no,
+      outcome: 'No',
+      outcome_index: 1,
+      shares_micro: shares.toString(),
+      usdc_micro: ((shares * priceMicro) / 1_000_000n).toString(),
+      yes_price: Math.round((1 - generated.price) * 1e6) / 1e6,
+    },
+  };
+}
+
+function conversionEvent(fill: ChainLedgerEvent, conversion: ReturnType<typeof conversionOf>): ChainLedgerEvent {
+  const { negRiskMarketId } = negRiskQuestion(conversion.event, 0);
+  return {
+    ...fill,
+    kind: 'conversion',
+    contract: NEG_RISK_ADAPTER,
+    ledger_group: negRiskMarketId,
+    market_id: '',
+    neg_risk: true,
+    wallet: conversion.wallet,
+    fill: null,
+    conversion: {
+      neg_risk_market_id: negRiskMarketId,
+      index_set: conversion.indexSet.toString(),
+      amount_micro: conversion.amountMicro.toString(),
+      question_count: NEG_RISK_QUESTIONS,
+      fee_bips: 0,
+      questions: Array.from({ length: NEG_RISK_QUESTIONS }, (_, index) => {
+        const tokens = benchTokens(negRiskQuestion(conversion.event, index).market);
+        return {
+          question_index: index,
+          market_id: tokens.marketId,
+          outcomes: ['Yes', 'No'],
+          outcome_token_ids: [tokens.yes, tokens.no],
+          yes_index: 0,
+        };
+      }),
+      questions_from: 'chain',
+      fee_from: 'chain',
+    },
+  };
+}
+
+/**
+ * The conversions the ledger wrote rows of (live), and of those, how many gave up more NO on some
+ * question than the wallet held (uncovered): from the stored rows, as the ledger counts no conversions.
+ */
+async function conversionsApplied(store: AnalyticsStore, fromBlock: number): Promise<{ applied: number; uncovered: number }> {
+  const [row] = await store.query<{ applied: string; uncovered: string }>(
+    `SELECT toString(count()) AS applied, toString(countIf(short)) AS uncovered FROM (
+       SELECT event_id, max(action = 'sell_at_cost' AND -toInt256(qty_delta) < toInt256(in_qty)) AS short
+         FROM position_ledger WHERE kind = 'conversion' AND sign > 0 AND block_number >= {from:UInt64}
+        GROUP BY event_id)`,
+    { from: fromBlock },
+  );
+  return { applied: Number(row!.applied), uncovered: Number(row!.uncovered) };
 }
 
 /**
@@ -220,21 +335,33 @@ export async function ledgerThroughput(store: AnalyticsStore, from: number, coun
   const ledger = new PositionLedger(store);
   let applied = 0;
   let transfers = 0;
+  let conversions = 0;
   for await (const rows of fillChunks(store, from, count)) {
     const events = rows.map((r) => fromChain(mixedEvent(r))).filter((e): e is LedgerEvent => e !== null);
     transfers += events.filter((e) => e.kind === 'transfer').length;
+    conversions += events.filter((e) => e.kind === 'conversion').length;
     const started = performance.now();
     for (let i = 0; i < events.length; i += 5_000) await ledger.apply(events.slice(i, i + 5_000));
     applied += performance.now() - started;
   }
   // The copy only served as the baseline: at 10M fills it would double the disk the bench needs.
   await store.command('DROP TABLE bench_plain');
+  // The machine's load when the ledger pass ended (1, 5, 15 minutes): other work on the 2 cores slows both passes alike.
+  const loadAverage = os.loadavg().map((load) => Math.round(load * 100) / 100);
+  const converted = await conversionsApplied(store, FIRST_BLOCK + from / 4);
+  // A mix whose conversions the ledger skipped (no questions, no legs) would not measure them.
+  if (converted.applied < 0.9 * conversions)
+    throw new Error(`${converted.applied} of ${conversions} conversions applied: the mix does not measure them`);
   return {
     plain_seconds: plain / 1000,
     ledger_seconds: applied / 1000,
     ratio: plain / applied,
     transfers,
     transfers_uncovered: ledger.stats.transfers_uncovered,
+    load_average: loadAverage,
+    conversions,
+    conversions_applied: converted.applied,
+    conversions_uncovered: converted.uncovered,
     merges_settled_ms: { before_plain: settledBeforePlain, before_ledger: settledBeforeLedger },
     state: {
       never_stored: ledger.keys.stats.skipped_lookups,

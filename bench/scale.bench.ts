@@ -56,7 +56,7 @@ import {
 import { startBenchApi } from './bench-api-server.js';
 import { startRequestClient } from './request-client.js';
 import { engineShare, type Interval, overlapWith, traceStatements } from './statement-trace.js';
-import { seedMarkets, seedTrades } from './seed.js';
+import { seedMarkets, seedNegRiskMarkets, seedTrades } from './seed.js';
 import { createRng } from '../services/simulator/prng.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -231,8 +231,11 @@ async function main() {
       Object.assign(row, await timedInTurn('reads', endpoints, scale));
     }
     if (PARTS.includes('ledger')) {
-      if (previous === 0)
+      if (previous === 0) {
         row.order_book_snapshots = { per_token: BOOK_SNAPSHOTS, rows_added: await seedBookHistory(store, BOOK_SNAPSHOTS) };
+        // The catalog's neg-risk questions the mix's conversions are on (ledger-scale.ts CONVERSION_EVERY_BLOCKS).
+        await seedNegRiskMarkets(store, now);
+      }
       const generateStarted = performance.now();
       await generateFills(store, previous, scale - previous, SCALES.at(-1)!, now);
       row.ledger_fills_generated_seconds = Math.round((performance.now() - generateStarted) / 1000);
@@ -250,6 +253,12 @@ async function main() {
         // Events of the mix that were transfers (bench/ledger-scale.ts TRANSFER_EVERY_BLOCKS), and how many had an uncovered sender.
         transfers: throughput.transfers,
         transfers_uncovered: throughput.transfers_uncovered,
+        // Events of the mix that were neg-risk conversions (ledger-scale.ts CONVERSION_EVERY_BLOCKS), how many the ledger
+        // wrote rows of, and how many of those gave up more NO than the wallet held.
+        conversions: throughput.conversions,
+        conversions_applied: throughput.conversions_applied,
+        conversions_uncovered: throughput.conversions_uncovered,
+        load_average: throughput.load_average,
         state: { ...throughput.state, lookup_seconds: Math.round(throughput.state.lookup_seconds * 10) / 10 },
       };
       const [counts] = await store.query<{ wallets: string; busiest: string }>(
