@@ -186,7 +186,7 @@ const TRANSFER_EVERY_BLOCKS = Number(process.env.BENCH_TRANSFER_EVERY_BLOCKS ?? 
  * source publishes one (services/chain/ledger-events.ts). With a multiple of 5 for both, no block has
  * a transfer and a conversion's part.
  */
-export const CONVERSION_EVERY_BLOCKS = Number(process.env.BENCH_CONVERSION_EVERY_BLOCKS ?? 15);
+const CONVERSION_EVERY_BLOCKS = Number(process.env.BENCH_CONVERSION_EVERY_BLOCKS ?? 15);
 /** The NegRiskAdapter on Polygon: the contract a conversion's log comes from. */
 const NEG_RISK_ADAPTER = '0xd91e80cf2e7be2e162c6513ced06f1dd0da35296';
 
