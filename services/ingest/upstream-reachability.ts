@@ -2,7 +2,9 @@
  * Whether each upstream can be reached at all, told by state change: the first connection-level
  * failure (refused, DNS, timeout, reset) logs one plain warn line naming the upstream, its host, the
  * error code and what to check; repeats go to debug with the error; the first answer after them logs
- * once that it is reachable again and after how long. An upstream that answers with an HTTP error is
+ * once that it is reachable again and after how long. A refused connection or a name that does not
+ * resolve says so at once; a timeout or a reset only after TRANSIENT_FAILURES in a row (a busy
+ * upstream is slow now and then without being out of reach). An upstream that answers with an HTTP error is
  * reachable (the task that asked logs that failure). /v1/health reads the same state, so its issues
  * say the cause in plain words.
  */
@@ -35,10 +37,17 @@ export interface UpstreamStatus {
 interface State {
   host: string;
   tried: boolean;
+  /** Transient failures (timeouts, resets) in a row not yet taken as unreachable. */
+  pending: { sinceMs: number; failures: number } | null;
   down: { sinceMs: number; code: string; failures: number } | null;
 }
 
 const MAX_CAUSE_DEPTH = 6;
+/** Codes that say at once that nothing answers there (no address, nothing listening, no route). */
+const DEFINITE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EUNREACHABLE']);
+/** Timeouts and resets in a row before an upstream is called unreachable. */
+export const TRANSIENT_FAILURES = 3;
+const attempts = (n: number) => `${n} failed attempt${n === 1 ? '' : 's'}`;
 
 /**
  * The connection-level error code of a failure (ECONNREFUSED, ENOTFOUND, ETIMEDOUT, ...), found on the
@@ -76,7 +85,7 @@ export class UpstreamReachability {
   ) {}
 
   register(upstream: UpstreamName, url: string): void {
-    if (!this.states.has(upstream)) this.states.set(upstream, { host: hostOf(url), tried: false, down: null });
+    if (!this.states.has(upstream)) this.states.set(upstream, { host: hostOf(url), tried: false, pending: null, down: null });
   }
 
   /** A failed attempt; returns whether it was a reachability failure (and so is logged here). */
@@ -84,14 +93,23 @@ export class UpstreamReachability {
     const code = unreachableCode(error);
     const state = this.states.get(upstream);
     if (code === null || !state) return false;
-    state.tried = true;
     if (state.down) {
       state.down.failures += 1;
       state.down.code = code;
       this.logger.debug({ upstream, host: state.host, code, failures: state.down.failures, err: error }, `${upstream} still unreachable`);
       return true;
     }
-    state.down = { sinceMs: this.clock(), code, failures: 1 };
+    if (!DEFINITE.has(code)) {
+      state.pending ??= { sinceMs: this.clock(), failures: 0 };
+      state.pending.failures += 1;
+      if (state.pending.failures < TRANSIENT_FAILURES) {
+        this.logger.debug({ upstream, host: state.host, code, failures: state.pending.failures, err: error }, `${upstream} did not answer`);
+        return true;
+      }
+    }
+    state.down = { sinceMs: state.pending?.sinceMs ?? this.clock(), code, failures: state.pending?.failures ?? 1 };
+    state.pending = null;
+    state.tried = true;
     const { label, setting } = UPSTREAMS[upstream];
     this.logger.warn(
       { upstream, host: state.host, code },
@@ -105,12 +123,15 @@ export class UpstreamReachability {
   /** Upstream answered (whatever the answer). */
   succeeded(upstream: UpstreamName): void {
     const state = this.states.get(upstream);
-    if (state) state.tried = true;
+    if (state) {
+      state.tried = true;
+      state.pending = null;
+    }
     if (!state?.down) return;
     const seconds = Math.round((this.clock() - state.down.sinceMs) / 1000);
     this.logger.warn(
       { upstream, host: state.host, seconds, failures: state.down.failures },
-      `${UPSTREAMS[upstream].label} is reachable again after ${seconds} s (${state.down.failures} failed attempts)`,
+      `${UPSTREAMS[upstream].label} is reachable again after ${seconds} s (${attempts(state.down.failures)})`,
     );
     state.down = null;
   }

@@ -2,7 +2,13 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { UpstreamError } from '../../services/ingest/upstream-client.js';
-import { hostOf, UpstreamReachability, unreachableCode, upstreamOfSource } from '../../services/ingest/upstream-reachability.js';
+import {
+  hostOf,
+  TRANSIENT_FAILURES,
+  UpstreamReachability,
+  unreachableCode,
+  upstreamOfSource,
+} from '../../services/ingest/upstream-reachability.js';
 
 function capture(level = 'info') {
   const lines: Array<Record<string, unknown> & { level: number; msg: string }> = [];
@@ -96,4 +102,34 @@ test('the error details stay available at debug level', async () => {
   const debug = lines.filter((l) => l.level === 20);
   expect(debug).toHaveLength(2);
   expect(debug.every((l) => typeof (l.err as { message?: string })?.message === 'string')).toBe(true);
+});
+
+test('timeouts and resets count as unreachable only after TRANSIENT_FAILURES in a row, since the first of them', async () => {
+  const { lines, logger } = capture();
+  let now = Date.parse('2026-11-29T12:00:00.000Z');
+  const reachability = new UpstreamReachability(logger, () => now);
+  reachability.register('data', 'https://data-api.polymarket.com');
+  const timedOut = () => new UpstreamError('data-api: timed out after 10000 ms', null, true, 'ETIMEDOUT');
+  for (let i = 1; i < TRANSIENT_FAILURES; i++) expect(reachability.failed('data', timedOut())).toBe(true);
+  expect(reachability.snapshot()[0]).toMatchObject({ reachable: null, cause: null });
+  // An answer in between starts the count again.
+  reachability.succeeded('data');
+  for (let i = 1; i < TRANSIENT_FAILURES; i++) reachability.failed('data', timedOut());
+  await flush();
+  expect(lines).toEqual([]);
+  now += 5_000;
+  reachability.failed('data', timedOut());
+  expect(reachability.snapshot()[0]).toMatchObject({
+    reachable: false,
+    error_code: 'ETIMEDOUT',
+    failed_attempts: TRANSIENT_FAILURES,
+    unreachable_since: '2026-11-29T12:00:00.000Z',
+  });
+  now += 1_000;
+  reachability.succeeded('data');
+  await flush();
+  expect(lines.map((l) => l.msg)).toEqual([
+    "Polymarket's Data API cannot be reached at data-api.polymarket.com (ETIMEDOUT): check the network, and POLYMARKET_DATA_URL if it is set; the service keeps retrying and serves what it has (repeats are logged at debug level)",
+    `Polymarket's Data API is reachable again after 6 s (${TRANSIENT_FAILURES} failed attempts)`,
+  ]);
 });

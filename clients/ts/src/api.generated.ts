@@ -683,7 +683,7 @@ export type Health = {
     host: string;
     /** The setting that configures it, e.g. `POLYMARKET_GAMMA_URL`. */
     setting: string;
-    /** False from the first failed connection until the next answer; null before the first attempt. */
+    /** True once it has answered; false from a failed connection (refused, no such host; timeouts and resets from the 3rd in a row) until the next answer; null before either. */
     reachable: boolean | null;
     unreachable_since: NullableTimestamp;
     /** The connection error of the latest failed attempt (`ECONNREFUSED`, `ENOTFOUND`, `ETIMEDOUT`, ...); null while reachable. */

@@ -572,7 +572,7 @@ class HealthUpstream(Model):
     upstream: Literal["gamma", "clob", "data", "ws", "rpc"] = Field(description="Gamma API, CLOB API, Data API, the CLOB market websocket, the Polygon JSON-RPC.")
     host: str = Field(description="The configured URL's host and port (never its path or query, where keys go).")
     setting: str = Field(description="The setting that configures it, e.g. `POLYMARKET_GAMMA_URL`.")
-    reachable: Optional[bool] = Field(description="False from the first failed connection until the next answer; null before the first attempt.")
+    reachable: Optional[bool] = Field(description="True once it has answered; false from a failed connection (refused, no such host; timeouts and resets from the 3rd in a row) until the next answer; null before either.")
     unreachable_since: NullableTimestamp
     error_code: Optional[str] = Field(description="The connection error of the latest failed attempt (`ECONNREFUSED`, `ENOTFOUND`, `ETIMEDOUT`, ...); null while reachable.")
     failed_attempts: int = Field(description="Failed attempts since it became unreachable (retries included); 0 while reachable.")
