@@ -157,8 +157,16 @@ test('unreachable upstreams: one plain line each, health and markets say why; re
   );
   expect(recovered.upstreams.filter((u: { reachable: boolean | null }) => u.reachable === false)).toEqual([]);
   expect(recovered.issues.filter((i: string) => / cannot be reached /.test(i))).toEqual([]);
-  const listed = (await getJson(`${base}/v1/markets?status=all`, key)).body;
-  expect(listed.data.length).toBeGreaterThan(0);
+  // The synced catalog reaches the list once the sink has written it.
+  const listed = await waitFor(
+    async () => {
+      const { body } = await getJson(`${base}/v1/markets?status=all`, key);
+      return body.data.length > 0 ? body : null;
+    },
+    60_000,
+    'markets listed after recovery',
+    250,
+  );
   expect(listed.notice).toBeUndefined();
   // Still one line per upstream going down: the recovery did not log the outage again.
   const down = logLines(service).filter((l) => l.level === WARN && / cannot be reached at /.test(l.msg));
