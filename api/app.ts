@@ -38,6 +38,7 @@ import { sessionRoutes } from './routes/session.js';
 import { usageHistoryRoutes } from './routes/usage-history.js';
 import { WebUi } from './webui/web-ui.js';
 import { type HealthInputs, healthRoutes } from './routes/health.js';
+import { catalogNotice } from '../services/ingest/catalog-notice.js';
 import { keyRoutes } from './routes/keys.js';
 import { type WebhooksApi, webhookRoutes } from './routes/webhooks.js';
 import { briefingRoutes } from './routes/briefing.js';
@@ -272,7 +273,15 @@ function buildApp(
   }
   for (const model of READ_MODELS)
     if (model.routes)
-      app.use('/v1', model.routes({ store: deps.store, marketLookup: deps.marketLookup, copyPicksMinResolved: deps.copyPicksMinResolved }));
+      app.use(
+        '/v1',
+        model.routes({
+          store: deps.store,
+          marketLookup: deps.marketLookup,
+          copyPicksMinResolved: deps.copyPicksMinResolved,
+          catalogNotice: () => catalogNotice(deps.health.sources(), deps.health.upstreams?.() ?? []),
+        }),
+      );
   if (deps.webhooks) app.use('/v1', webhookRoutes(deps.webhooks));
 
   app.use((_request, _response, next) => next(ApiError.notFound('no such route')));

@@ -33,6 +33,7 @@ import { chainSourceRefusal } from './chain/chain-source.js';
 import type { ChainStatus } from './chain/follower.js';
 import { composeSandboxApis, type SandboxApis } from './sandbox/compose.js';
 import type { SourceStatus } from './ingest/source-health.js';
+import type { UpstreamStatus } from './ingest/upstream-reachability.js';
 import type { Logger } from './logger.js';
 import type { AnalyticsStore } from './ports/analytics-store.js';
 import type { ControlStore } from './ports/control-store.js';
@@ -225,6 +226,8 @@ export interface ApiServerOptions {
   log: EventLog;
   logger: Logger;
   sources?: () => SourceStatus[];
+  /** Whether each upstream can be reached (an ingest part in this process). */
+  upstreams?: () => UpstreamStatus[];
   /** The chain source's figures when it runs in this process. */
   chain?: () => ChainStatus | null;
   webhooks?: WebhooksApi;
@@ -275,6 +278,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     health: {
       version: SERVICE_VERSION,
       sources: options.sources ?? (() => []),
+      upstreams: options.upstreams ?? (() => []),
       sinkLag: lag,
       ledgerLag,
       chainEnabled: chainSourceRefusal(config.chain, config.upstream.gammaUrl) === null,

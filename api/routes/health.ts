@@ -8,6 +8,7 @@ import { Router } from 'express';
 import type { ChainBackfillState } from '../../services/backfill/chain-backfill.js';
 import type { ChainStatus } from '../../services/chain/follower.js';
 import type { SourceStatus } from '../../services/ingest/source-health.js';
+import { type UpstreamStatus, upstreamOfSource } from '../../services/ingest/upstream-reachability.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import type { EventLogStorage } from '../../services/ports/event-log.js';
 import { chainCoverage, type ReconciliationHour, reconciliationHours } from '../../services/read-models/chain-ledger/queries.js';
@@ -21,6 +22,8 @@ export interface HealthInputs {
   version: string;
   /** Ingest sources known to this process (empty when ingestion runs elsewhere). */
   sources: () => SourceStatus[];
+  /** Whether each upstream can be reached (empty when ingestion runs elsewhere). */
+  upstreams?: () => UpstreamStatus[];
   /** Messages on the log not yet in the analytics store, per topic (callers cache it). */
   sinkLag: () => Promise<Record<string, number>>;
   /** The position ledger's backlog per topic it reads (its own consumer group). */
@@ -92,17 +95,23 @@ export function healthRoutes(store: AnalyticsStore, inputs: HealthInputs): Route
       inputs.chainBackfill?.() ?? null,
     ]);
     const sources = inputs.sources();
+    const upstreams = inputs.upstreams?.() ?? [];
+    // A failure to reach upstream at all is said in plain words: which upstream, the error code, since when.
+    const lastError = (s: SourceStatus) => {
+      const upstream = upstreams.find((u) => u.upstream === upstreamOfSource(s.source));
+      return upstream?.cause && s.last_error === 'upstream unreachable' ? upstream.cause : s.last_error;
+    };
     const issues = [
       ...sources
         .filter((s) => s.consecutive_failures >= FAILING_AFTER)
-        .map((s) => `${s.source}: ${s.consecutive_failures} consecutive failures; last error: ${s.last_error}`),
+        .map((s) => `${s.source}: ${s.consecutive_failures} consecutive failures; last error: ${lastError(s)}`),
       // A source that has never succeeded is named at its first failure: an offline start says at once
       // that nothing is coming, whichever source failed (the catalog sync fails once, then waits).
       ...sources
         .filter((s) => s.last_success_at === null && s.consecutive_failures > 0 && s.consecutive_failures < FAILING_AFTER)
         .map(
           (s) =>
-            `${s.source}: has not succeeded yet (${s.consecutive_failures} failed attempt${s.consecutive_failures === 1 ? '' : 's'}); last error: ${s.last_error}`,
+            `${s.source}: has not succeeded yet (${s.consecutive_failures} failed attempt${s.consecutive_failures === 1 ? '' : 's'}); last error: ${lastError(s)}`,
         ),
       ...sources.filter((s) => s.degraded).map((s) => `${s.source}: degraded: ${s.degraded_reason}`),
     ];
@@ -123,6 +132,7 @@ export function healthRoutes(store: AnalyticsStore, inputs: HealthInputs): Route
         time: new Date().toISOString(),
         issues,
         sources,
+        upstreams,
         trade_coverage: coverage ? 'both_sides' : 'taker_only',
         chain: {
           enabled: inputs.chainEnabled ?? false,

@@ -11,8 +11,9 @@ import type { ChainConfig } from '../config.js';
 import type { EventPublisher } from '../events/publisher.js';
 import type { Source } from '../events/types.js';
 import { failureLog as failureLogOf, UPSTREAM_HINT } from '../ingest/failure-log.js';
+import type { UpstreamReachability } from '../ingest/upstream-reachability.js';
 import type { SourceHealth } from '../ingest/source-health.js';
-import type { UpstreamClient } from '../ingest/upstream-client.js';
+import { type UpstreamClient, UpstreamError } from '../ingest/upstream-client.js';
 import type { Logger } from '../logger.js';
 import type { ChainReader } from '../ports/chain-reader.js';
 import { type BackoffPolicy, backoffMs } from '../shared/backoff.js';
@@ -40,6 +41,8 @@ export interface ChainSourceOptions {
   logger: Logger;
   catalog: ChainCatalog;
   gamma: UpstreamClient;
+  /** Told whether the RPC could be reached at each step. */
+  reachability?: UpstreamReachability;
   /** For tests: another reader than the JSON-RPC one. */
   reader?: ChainReader;
 }
@@ -66,6 +69,7 @@ export function startChainSource(options: ChainSourceOptions): ChainSource | nul
     (chain.rpcUrl === null ? logger.info : logger.error).call(logger, refusal);
     return null;
   }
+  options.reachability?.register('rpc', chain.rpcUrl as string);
   const reader =
     options.reader ??
     openRpcChainReader({
@@ -114,12 +118,15 @@ export function startChainSource(options: ChainSourceOptions): ChainSource | nul
       follower ??= await connect();
       const result = await follower.step();
       failures = 0;
+      options.reachability?.succeeded('rpc');
       failureLog.succeeded('chain step');
       const status = follower.status();
       options.health.succeeded(CHAIN_SOURCE, result.published, result.deadLettered, status.ingested_block_time_ms);
       return result.caughtUp ? chain.pollIntervalMs : 0;
     } catch (error) {
       failures++;
+      // Gamma's failures (the catalog lookup) are told by its own client.
+      if (!(error instanceof UpstreamError)) options.reachability?.failed('rpc', error);
       options.health.failed(CHAIN_SOURCE, error);
       failureLog.failed('chain step', error, `backing off ${Math.round(backoffMs(FAILURE_BACKOFF, failures) / 1000)} s; ${UPSTREAM_HINT}`);
       return backoffMs(FAILURE_BACKOFF, failures);

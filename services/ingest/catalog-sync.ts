@@ -23,7 +23,7 @@ import { FRESHNESS_TARGETS_MS, type SourceHealth } from './source-health.js';
 import type { UnresolvedMarkets } from './unresolved-markets.js';
 import type { UpstreamClient } from './upstream-client.js';
 
-const CATALOG_SYNC_SOURCE = 'gamma.catalog-sync';
+export const CATALOG_SYNC_SOURCE = 'gamma.catalog-sync';
 
 /** What the initial sync pages through, in order. Gamma drops closed and archived rows unless asked. */
 export const INITIAL_LISTINGS: ReadonlyArray<{ listing: GammaListing; query: string }> = [

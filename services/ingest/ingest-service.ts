@@ -20,6 +20,7 @@ import { EventPublisher } from '../events/publisher.js';
 import { SourceHealth } from './source-health.js';
 import { TradePoller } from './trade-poller.js';
 import { UpstreamClient } from './upstream-client.js';
+import { UpstreamReachability } from './upstream-reachability.js';
 import { BookPoller } from './book-poller.js';
 import { CatalogPoller } from './catalog-poller.js';
 import { CatalogSync } from './catalog-sync.js';
@@ -31,6 +32,8 @@ import { WalletPoller } from './wallet-poller.js';
 
 export interface IngestService {
   readonly health: SourceHealth;
+  /** Whether each upstream can be reached at all (logged by state change, read by /v1/health). */
+  readonly reachability: UpstreamReachability;
   /** Resolves after the first market and trade polls have been attempted (succeeded or not). */
   readonly firstPass: Promise<void>;
   /** The CLOB market websocket client, once the first market poll told it what to follow (null when disabled). */
@@ -47,17 +50,24 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
   const health = new SourceHealth();
   const publisher = new EventPublisher(log);
   const { ingest, upstream } = config;
+  const reachability = new UpstreamReachability(logger);
+  reachability.register('gamma', upstream.gammaUrl);
+  reachability.register('clob', upstream.clobUrl);
+  reachability.register('data', upstream.dataUrl);
+  if (ingest.wsEnabled) reachability.register('ws', upstream.wsUrl);
   const gamma = new UpstreamClient({
     name: 'gamma',
     baseUrl: upstream.gammaUrl,
     budgetPer10s: ingest.gammaBudgetPer10s,
     timeoutMs: ingest.timeoutMs,
+    reachability: { tracker: reachability, upstream: 'gamma' },
   });
   const data = new UpstreamClient({
     name: 'data-api',
     baseUrl: upstream.dataUrl,
     budgetPer10s: ingest.dataBudgetPer10s,
     timeoutMs: ingest.timeoutMs,
+    reachability: { tracker: reachability, upstream: 'data' },
   });
 
   const clob = new UpstreamClient({
@@ -65,6 +75,7 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
     baseUrl: upstream.clobUrl,
     budgetPer10s: ingest.clobBudgetPer10s,
     timeoutMs: ingest.timeoutMs,
+    reachability: { tracker: reachability, upstream: 'clob' },
   });
   const checkpoints = path.join(config.dataDir, 'ingest');
   const unresolved = new UnresolvedMarkets(path.join(checkpoints, 'unresolved-markets.json'));
@@ -187,6 +198,7 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
       logger: logger.child({ source: 'chain' }),
       catalog: tokenCatalog,
       gamma,
+      reachability,
     });
   });
   // Books and the websocket need the market list: they start once the first market poll is done.
@@ -207,6 +219,7 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
         publisher,
         health,
         logger,
+        reachability,
         source,
         shardSize: ingest.wsShardSize,
         idleTimeoutMs: ingest.wsIdleTimeoutMs,
@@ -253,6 +266,7 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
 
   return {
     health,
+    reachability,
     firstPass: Promise.all([marketsTask.firstRun, tradesTask.firstRun]).then(() => undefined),
     stream: () => stream,
     pollers: { markets, trades, catalogSync },

@@ -16,7 +16,7 @@ import type { SourceHealth } from './source-health.js';
 import type { UnresolvedMarkets } from './unresolved-markets.js';
 import type { UpstreamClient } from './upstream-client.js';
 
-const MARKETS_SOURCE = 'gamma.markets';
+export const MARKETS_SOURCE = 'gamma.markets';
 /** Ids per lookup request: the keyset page size, and well inside Gamma's URL length limit. */
 const IDS_PER_LOOKUP = 100;
 

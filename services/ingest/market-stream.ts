@@ -27,6 +27,7 @@ import { LocalBooks } from './book-state.js';
 import { midpointTick, normalizeWsMarketMessage, wsFrameMessages, type WsMarketMessage } from './normalize-clob.js';
 import type { EventOfStream, EventPublisher, EventStreamName } from '../events/publisher.js';
 import { FRESHNESS_TARGETS_MS, type SourceHealth } from './source-health.js';
+import type { UpstreamReachability } from './upstream-reachability.js';
 
 const WS_SOURCE = 'clob.ws';
 /** Retries of a failed publish: 200 ms doubling to 10 s. */
@@ -43,6 +44,8 @@ export interface MarketStreamOptions {
   onBookPublished?: (assetId: string, hash: string) => void;
   /** A `new_market` announced tokens we should follow. */
   onNewMarket?: (assetIds: string[]) => void;
+  /** Told whether the websocket could be reached at each connection attempt. */
+  reachability?: UpstreamReachability;
   /** Upstream label for events from this stream (the simulator's websocket says so in its URL host). */
   source: Source;
   shardSize?: number;
@@ -191,6 +194,7 @@ export class MarketStream {
       stableAfterMs: this.options.stableAfterMs ?? 60_000,
       random: this.options.random ?? Math.random,
       logger: this.options.logger,
+      reachability: this.options.reachability,
     };
   }
 
@@ -448,11 +452,14 @@ class Shard {
   }
 
   connect(): void {
-    const { url, pingIntervalMs, idleTimeoutMs, stableAfterMs, logger } = this.stream.settings;
+    const { url, pingIntervalMs, idleTimeoutMs, stableAfterMs, logger, reachability } = this.stream.settings;
     const socket = new WebSocket(url);
     this.socket = socket;
     this.lastHeard = performance.now();
+    let opened = false;
     socket.on('open', () => {
+      opened = true;
+      reachability?.succeeded('ws');
       socket.send(JSON.stringify({ assets_ids: this.tokens, type: 'market', custom_feature_enabled: true }));
       this.lastHeard = performance.now();
       const checkEveryMs = Math.min(pingIntervalMs, Math.max(50, Math.floor(idleTimeoutMs / 3)));
@@ -489,7 +496,12 @@ class Shard {
       if (text === 'PONG' || text === 'pong') this.stream.heartbeat();
       else this.stream.handleFrame(text);
     });
-    socket.on('error', (error) => logger.warn({ err: error, shard: this.index }, 'market websocket error'));
+    // A connection that could not be made (refused, DNS) is told once by the reachability log; a
+    // drop of an open one is not unreachability.
+    socket.on('error', (error) => {
+      if (!opened && reachability?.failed('ws', error)) return;
+      logger.warn({ err: error, shard: this.index }, 'market websocket error');
+    });
     socket.on('close', (code) => {
       if (this.pingTimer) clearInterval(this.pingTimer);
       if (this.stableTimer) clearTimeout(this.stableTimer);

@@ -7,6 +7,7 @@
 import { type BackoffPolicy, backoffMs } from '../shared/backoff.js';
 import type { Source } from '../events/types.js';
 import { RateBudget } from '../shared/rate-budget.js';
+import type { UpstreamName, UpstreamReachability } from './upstream-reachability.js';
 
 const RETRY_BACKOFF: BackoffPolicy = { baseMs: 250, maxMs: 15_000, jitter: 'full' };
 
@@ -15,6 +16,8 @@ export class UpstreamError extends Error {
     message: string,
     readonly status: number | null,
     readonly retriable: boolean,
+    /** The connection-level error code when upstream could not be reached (no answer at all). */
+    readonly unreachable: string | null = null,
   ) {
     super(message);
   }
@@ -34,6 +37,8 @@ export interface UpstreamClientOptions {
   fetchImpl?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
+  /** Told of every attempt's outcome: whether upstream could be reached at all. */
+  reachability?: { tracker: UpstreamReachability; upstream: UpstreamName };
 }
 
 export class UpstreamClient {
@@ -83,12 +88,16 @@ export class UpstreamClient {
     } catch (error) {
       // fetch reports every network failure as "fetch failed"; the cause says which (ENOTFOUND, ECONNREFUSED, ...).
       const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
-      const reason =
-        (error as Error).name === 'TimeoutError'
-          ? `timed out after ${this.options.timeoutMs} ms`
-          : `${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`;
-      throw new UpstreamError(`${this.name} ${url}: ${reason}`, null, true);
+      const timedOut = (error as Error).name === 'TimeoutError';
+      const reason = timedOut
+        ? `timed out after ${this.options.timeoutMs} ms`
+        : `${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`;
+      const code = timedOut ? 'ETIMEDOUT' : (cause?.code ?? 'EUNREACHABLE');
+      const failure = new UpstreamError(`${this.name} ${url}: ${reason}`, null, true, code);
+      this.options.reachability?.tracker.failed(this.options.reachability.upstream, failure);
+      throw failure;
     }
+    this.options.reachability?.tracker.succeeded(this.options.reachability.upstream);
     if (!response.ok) {
       const text = await response.text().catch(() => '');
       const blocked =

@@ -24,6 +24,7 @@ export const apiPart: PartDefinition = {
       logger: resources.logger,
       webhooks,
       sources: () => resources.sources(),
+      upstreams: () => resources.upstreams(),
       metrics: () => resources.localMetrics(),
       chain: () => resources.chainStatus(),
       adminEndpoint: !config.engines.databaseUrl,

@@ -10,6 +10,7 @@ export const ingestPart: PartDefinition = {
     const ingest = await startIngest(resources.config, await resources.eventLog(), resources.logger.child({ part: 'ingest' }));
     resources.local.ingestHealth = ingest.health;
     resources.local.chainStatus = ingest.chain;
+    resources.local.upstreams = () => ingest.reachability.snapshot();
     return ingest;
   },
 };

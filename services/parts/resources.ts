@@ -17,6 +17,7 @@ import { openEventLog } from '../eventlog/open-event-log.js';
 import type { SourceHealth, SourceStatus } from '../ingest/source-health.js';
 import type { Logger } from '../logger.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
+import type { UpstreamStatus } from '../ingest/upstream-reachability.js';
 import type { ControlStore } from '../ports/control-store.js';
 import type { EventLog } from '../ports/event-log.js';
 import { allTopicSpecs } from '../read-models/registry.js';
@@ -28,6 +29,7 @@ import { sinkMetrics, type SinkStats } from '../sink/sink-service.js';
 export interface LocalLinks {
   ingestHealth: SourceHealth | null;
   chainStatus: (() => ChainStatus | null) | null;
+  upstreams: (() => UpstreamStatus[]) | null;
   dispatcher: { wake(): void } | null;
   apiUrl: string | null;
   sink: { stats: SinkStats } | null;
@@ -37,7 +39,7 @@ export class PartResources {
   private log: Promise<EventLog> | null = null;
   private analytics: Promise<AnalyticsStore> | null = null;
   private control: Promise<ControlStore> | null = null;
-  readonly local: LocalLinks = { ingestHealth: null, chainStatus: null, dispatcher: null, apiUrl: null, sink: null };
+  readonly local: LocalLinks = { ingestHealth: null, chainStatus: null, upstreams: null, dispatcher: null, apiUrl: null, sink: null };
   private readonly lock: DataDirLock | null;
 
   /** Refuses to start on a data folder that belongs to the simulator (for real upstreams) or to another live process. */
@@ -76,6 +78,11 @@ export class PartResources {
   /** Source health of an ingest part in this process (none when ingestion runs elsewhere). */
   sources(): SourceStatus[] {
     return this.local.ingestHealth?.snapshot() ?? [];
+  }
+
+  /** Whether each upstream can be reached, from an ingest part in this process (none when ingestion runs elsewhere). */
+  upstreams(): UpstreamStatus[] {
+    return this.local.upstreams?.() ?? [];
   }
 
   /** The chain source's figures when it runs in this process. */

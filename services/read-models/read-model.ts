@@ -48,6 +48,8 @@ interface RouteContext {
   marketLookup?: MarketLookupPort;
   /** GET /copy-picks' default min_resolved (COPY_PICKS_MIN_RESOLVED); absent: 10. */
   copyPicksMinResolved?: number;
+  /** Why market lists are empty while no catalog has been indexed (ingest/catalog-notice.ts); absent or null: no notice. */
+  catalogNotice?: () => string | null;
 }
 
 interface JobContext {

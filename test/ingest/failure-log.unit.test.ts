@@ -2,6 +2,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { failureLog } from '../../services/ingest/failure-log.js';
+import { UpstreamError } from '../../services/ingest/upstream-client.js';
 
 function capture() {
   const lines: Array<{ level: number; msg: string }> = [];
@@ -30,4 +31,17 @@ test('repeats of one failure are one warning line; a new reason is another; reco
     [30, 'markets poll recovered'],
   ]);
   expect(lines.every((l) => !('err' in l))).toBe(true);
+});
+
+test('a failure to reach upstream at all stays at debug level (upstream-reachability.ts tells it once per upstream)', async () => {
+  const { lines, logger } = capture();
+  const log = failureLog(logger);
+  const refused = new UpstreamError('gamma http://127.0.0.1:9/markets: fetch failed (ECONNREFUSED)', null, true, 'ECONNREFUSED');
+  for (let i = 0; i < 5; i++) log.failed('catalog sync', refused, 'check the network');
+  log.succeeded('catalog sync');
+  log.failed('catalog sync', Object.assign(new Error('bad'), { status: 503 }));
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(lines.map((l) => [l.level, l.msg])).toEqual([
+    [40, 'catalog sync failed: upstream answered HTTP 503 (repeats are logged at debug level until it recovers)'],
+  ]);
 });

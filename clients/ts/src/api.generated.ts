@@ -687,7 +687,26 @@ export type Health = {
   status: "ok" | "degraded";
   version: string;
   time: Timestamp;
+  /** What makes the status `degraded`, one sentence each. A source failing (3 consecutive failures, or any failure before its first success) is named with its last error; when that error is that the upstream cannot be reached at all, the sentence says which upstream, the error code, its host and since when (e.g. `gamma.catalog-sync: has not succeeded yet (1 failed attempt); last error: Polymarket's Gamma API cannot be reached (ECONNREFUSED 127.0.0.1:9) since 2026-11-29T12:01:03.000Z; check the network and POLYMARKET_GAMMA_URL`). */
   issues?: Array<string>;
+  /** Whether each upstream this process ingests from can be reached at all (a connection is made and anything is answered, an HTTP error included). Empty where ingestion runs in another process. */
+  upstreams?: Array<{
+    /** Gamma API, CLOB API, Data API, the CLOB market websocket, the Polygon JSON-RPC. */
+    upstream: "gamma" | "clob" | "data" | "ws" | "rpc";
+    /** The configured URL's host and port (never its path or query, where keys go). */
+    host: string;
+    /** The setting that configures it, e.g. `POLYMARKET_GAMMA_URL`. */
+    setting: string;
+    /** True once it has answered; false from a failed connection (refused, no such host; timeouts and resets from the 3rd in a row) until the next answer; null before either. */
+    reachable: boolean | null;
+    unreachable_since: NullableTimestamp;
+    /** The connection error of the latest failed attempt (`ECONNREFUSED`, `ENOTFOUND`, `ETIMEDOUT`, ...); null while reachable. */
+    error_code: string | null;
+    /** Failed attempts since it became unreachable (retries included); 0 while reachable. */
+    failed_attempts: number;
+    /** One sentence for an operator while it cannot be reached (the same text the issues quote); null while reachable. */
+    cause: string | null;
+  }>;
   /** Per upstream source, when it last succeeded (freshness) and what it published. */
   sources: Array<{
     source: string;
@@ -718,7 +737,7 @@ export type Health = {
     };
     /** Freshness target: ticks/books 2000, trades 15000, positions 600000, metadata 300000, chain.polygon confirmations x 2000 + 15000. */
     target_lag_ms?: number | null;
-    /** lag_ms <= target_lag_ms. */
+    /** lag_ms <= target_lag_ms; null before the source's first successful fetch (a source that has fetched nothing is never fresh) or when it has no target. */
     fresh?: boolean | null;
   }>;
   /** `both_sides`: the chain source has published fills (maker and taker) and the trade feed serves them inside its coverage. `taker_only`: no chain fills (no RPC configured, or none published yet): trades are the Data API's taker fills only, and `role=maker` finds nothing. */
@@ -3123,7 +3142,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Service status and per-source freshness. Any valid key; no tier needed.",
     "access": "any",
     "paginated": false,
-    "returns": "Health: status, version, time, issues, sources, trade_coverage, chain, coverage, reconciliation, pipeline, event_log, verification, counts",
+    "returns": "Health: status, version, time, issues, upstreams, sources, trade_coverage, chain, coverage, reconciliation, pipeline, event_log, verification, counts",
     "parameters": [],
     "body": []
   },

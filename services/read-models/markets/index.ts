@@ -18,5 +18,5 @@ export const marketsReadModel = defineReadModel({
   streams: { markets },
   projections: [project(markets, { table: 'markets', row: marketRow })],
   migrations: migrationsBeside(import.meta.url),
-  routes: ({ store, marketLookup }) => marketRoutes(store, marketLookup),
+  routes: ({ store, marketLookup, catalogNotice }) => marketRoutes(store, marketLookup, catalogNotice),
 });

@@ -53,7 +53,7 @@ function presentMarket(row: MarketRow): Market {
   };
 }
 
-export function marketRoutes(store: AnalyticsStore, lookup?: MarketLookupPort): Router {
+export function marketRoutes(store: AnalyticsStore, lookup?: MarketLookupPort, catalogNotice?: () => string | null): Router {
   const router = Router();
 
   router.get('/markets', async (request, response) => {
@@ -64,13 +64,12 @@ export function marketRoutes(store: AnalyticsStore, lookup?: MarketLookupPort): 
     const search = request.query.search ? String(request.query.search) : undefined;
     const comparison = sort.direction === 'DESC' ? '<' : '>';
     type Listed = MarketRow & { sort_value: number };
-    response.json(
-      await keysetPage<Listed, Market>(request, {
-        filters: { status, sort: sortName, category, search },
-        shape: ['number', 'string'],
-        fetch: (after, take) =>
-          store.query<Listed>(
-            `SELECT ${MARKET_COLUMNS}, ${sort.expression} AS sort_value
+    const listed = await keysetPage<Listed, Market>(request, {
+      filters: { status, sort: sortName, category, search },
+      shape: ['number', 'string'],
+      fetch: (after, take) =>
+        store.query<Listed>(
+          `SELECT ${MARKET_COLUMNS}, ${sort.expression} AS sort_value
                FROM markets FINAL
               WHERE ({status:String} = 'all' OR status = {status:String})
                 ${category ? 'AND lower(category) = lower({category:String})' : ''}
@@ -78,12 +77,14 @@ export function marketRoutes(store: AnalyticsStore, lookup?: MarketLookupPort): 
                 ${after ? `AND (sort_value, market_id) ${comparison} ({after_value:Float64}, {after_id:String})` : ''}
               ORDER BY sort_value ${sort.direction}, market_id ${sort.direction}
               LIMIT {take:UInt32}`,
-            { status, category, search, take, after_value: after?.[0], after_id: after?.[1] },
-          ),
-        keyOf: (row) => [Number(row.sort_value), row.market_id],
-        present: presentMarket,
-      }),
-    );
+          { status, category, search, take, after_value: after?.[0], after_id: after?.[1] },
+        ),
+      keyOf: (row) => [Number(row.sort_value), row.market_id],
+      present: presentMarket,
+    });
+    // An empty list says why when no catalog has been indexed yet (an offline start).
+    const notice = listed.data.length === 0 ? (catalogNotice?.() ?? null) : null;
+    response.json(notice ? { ...listed, notice } : listed);
   });
 
   router.get('/markets/categories', async (_request, response) => {
