@@ -20,6 +20,9 @@ import {
   txHash,
   walletAddress,
 } from '../../test/support/events.js';
+import { pino } from 'pino';
+import { ExportJobs } from './jobs.js';
+import { ExportRunner } from './runner.js';
 import { getJson, postJson, waitFor, walkPages } from '../../test/support/http.js';
 
 const post = (url: string, apiKey: string, body: unknown) => postJson(url, body, { apiKey });
@@ -218,6 +221,45 @@ describe('a trades export', () => {
       now -= 2 * 3_600_000;
     }
   });
+});
+
+test('a job interrupted by a stop is queued again on start and resumes after its last whole file', async () => {
+  const created = await post(v1('/exports'), key, { dataset: 'trades', format: 'ndjson', filters: { from: FROM, to: TO } });
+  const whole = await finished(created.body.data.id);
+  const folder = path.join(dataDir, 'exports', whole.id);
+  const [first, second] = whole.files;
+  const firstWritten = fs.statSync(path.join(folder, first.name)).mtimeMs;
+  // As a stop leaves it: running, one file recorded, the next one half written, no manifest.
+  fs.rmSync(path.join(folder, 'manifest.json'));
+  fs.rmSync(path.join(folder, second.name));
+  fs.writeFileSync(path.join(folder, `${second.name}.partial`), '{"trade_id":');
+  await api.control.query("UPDATE export_jobs SET status = 'running', files = $2, finished_at = NULL WHERE id = $1", [
+    whole.id,
+    JSON.stringify([first]),
+  ]);
+  expect((await getJson(v1(`/exports/${whole.id}`), key)).body.data).toMatchObject({ status: 'running', manifest: null });
+  const runner = new ExportRunner(
+    new ExportJobs(api.control, Date.now),
+    h.store,
+    path.join(dataDir, 'exports'),
+    { maxBytes: 1 << 30 },
+    pino({ level: 'silent' }),
+  );
+  await runner.start();
+  await runner.idle();
+  const resumed = await finished(whole.id);
+  expect(resumed.files).toEqual(
+    whole.files.map((f: Record<string, unknown>) => ({ ...f, url: expect.any(String), expires_at: expect.any(String) })),
+  );
+  expect(fs.statSync(path.join(folder, first.name)).mtimeMs).toBe(firstWritten);
+  expect(fs.existsSync(path.join(folder, `${second.name}.partial`))).toBe(false);
+  const lines = (await download(resumed.files[1].url))
+    .toString('utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  expect(lines).toHaveLength(second.rows);
+  expect(lines[0]).toMatchObject({ origin: expect.any(String), price: expect.any(Number) });
 });
 
 describe('limits and bad input', () => {
