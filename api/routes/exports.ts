@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { type Request, Router } from 'express';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import { DATASET, type DatasetName, type ExportFilters, rowsPerDay } from '../../services/exports/datasets.js';
@@ -181,7 +182,9 @@ export function exportRoutes(api: ExportsApi): Router {
     response.setHeader('Content-Type', CONTENT_TYPE[name.split('.').pop()!]!);
     response.setHeader('Content-Disposition', `attachment; filename="${path.basename(name)}"`);
     response.setHeader('Content-Length', String(fs.statSync(file).size));
-    fs.createReadStream(file).pipe(response);
+    // A failed read after the headers went out can only cut the response short; the client sees it
+    // by the length (and the manifest's checksum).
+    await pipeline(fs.createReadStream(file), response).catch(() => response.destroy());
   });
 
   return router;
