@@ -41,6 +41,7 @@ import { type HealthInputs, healthRoutes } from './routes/health.js';
 import { catalogNotice } from '../services/ingest/catalog-notice.js';
 import { keyRoutes } from './routes/keys.js';
 import { type WebhooksApi, webhookRoutes } from './routes/webhooks.js';
+import { type ExportsApi, exportRoutes } from './routes/exports.js';
 import { briefingRoutes } from './routes/briefing.js';
 import { backtestRoutes } from './routes/backtest.js';
 import { copyRoutes } from './routes/copy.js';
@@ -111,6 +112,8 @@ export interface AppDependencies {
   sessionMaxAgeSeconds?: number;
   /** Live streams over the event log (/v1/stream, /v1/stream/sse); without it they answer 404. */
   streams?: StreamService;
+  /** Bulk exports (/v1/exports); without it those routes answer 404. */
+  exports?: ExportsApi;
 }
 
 export interface ApiHandler {
@@ -130,6 +133,8 @@ const DEFAULT_SESSION_MAX_AGE_SECONDS = 12 * 3600;
 
 /** Keyless /v1 operations: registration, developer sign-up and turning a key into a session. */
 const KEYLESS = new Set(['POST /agents/register', 'POST /developers/register', 'POST /session']);
+/** Export downloads: a signed, expiring link is the authority (api/routes/exports.ts). */
+const KEYLESS_DOWNLOAD = /^GET \/exports\/[^/]+\/download$/;
 
 /** The Express app plus a request listener with the cached-read fast path in front of it. */
 export function createApiHandler(deps: AppDependencies): ApiHandler {
@@ -202,7 +207,8 @@ function buildApp(
   app.use('/v1', (request, response, next) => {
     // Everything but the keyless operations authenticates before validation, so an anonymous
     // caller learns nothing about parameters (Express routes case-insensitively, so this matches so too).
-    if (KEYLESS.has(`${request.method} ${request.path.toLowerCase()}`)) return next();
+    const route = `${request.method} ${request.path.toLowerCase()}`;
+    if (KEYLESS.has(route) || KEYLESS_DOWNLOAD.test(route)) return next();
     return authenticate(request, response, next);
   });
   app.use('/v1', responseCache(cache, check));
@@ -283,6 +289,7 @@ function buildApp(
         }),
       );
   if (deps.webhooks) app.use('/v1', webhookRoutes(deps.webhooks));
+  if (deps.exports) app.use('/v1', exportRoutes(deps.exports));
 
   app.use((_request, _response, next) => next(ApiError.notFound('no such route')));
   app.use(errorRenderer(deps.logger));

@@ -4,6 +4,7 @@
  * the pieces once for the service, the benchmarks and the test harness alike; `startApiServer` also
  * listens. Used by the one-process stack and by the stand-alone `api` part.
  */
+import path from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdminApp } from '../api/admin.js';
@@ -48,6 +49,8 @@ import { UpstreamClient } from './ingest/upstream-client.js';
 import { LEDGER_GROUP_ID, STATEFUL_PROJECTIONS, sinkLag, sinkTopics } from './sink/sink-service.js';
 import { readVerificationRun } from './shared/verification.js';
 import { StreamService } from './streams/stream-service.js';
+import { ExportJobs } from './exports/jobs.js';
+import { ExportRunner } from './exports/runner.js';
 import { streamMetrics } from './streams/stream-metrics.js';
 
 const SERVICE_VERSION = '0.5.0';
@@ -114,8 +117,19 @@ export function composeApi(options: ComposeOptions): ComposedApi {
     logger.warn({ err: error }, 'API heartbeat failed; keeping the last count of API processes'),
   );
   const streams = options.log ? new StreamService(options.log, options.store, config.streams, logger) : undefined;
+  const exportClock = options.clock ?? Date.now;
+  const exportJobs = new ExportJobs(control, exportClock);
+  const exportRunner = new ExportRunner(
+    exportJobs,
+    options.store,
+    path.join(config.dataDir, 'exports'),
+    { maxBytes: config.exports.maxBytes },
+    logger.child({ component: 'exports' }),
+    exportClock,
+  );
   const handler = createApiHandler({
     streams,
+    exports: { jobs: exportJobs, runner: exportRunner, store: options.store, settings: config.exports, clock: exportClock },
     store: options.store,
     accounts,
     control,
@@ -203,6 +217,7 @@ export function composeApi(options: ComposeOptions): ComposedApi {
     sandbox,
     async start() {
       meter.start();
+      await exportRunner.start();
       refusals.start();
       await instances.start();
     },
@@ -211,6 +226,7 @@ export function composeApi(options: ComposeOptions): ComposedApi {
     },
     async stop() {
       streams?.close();
+      await exportRunner.stop();
       await meter.stop();
       await refusals.stop();
       await instances.stop();

@@ -652,6 +652,29 @@ const settings = {
     'Entries of the read cache (least recently used go first).',
   ),
   readCacheMaxBytes: env('READ_CACHE_MAX_BYTES', positiveInt().default(64 * 1024 ** 2), 'Bytes of response bodies the read cache holds.'),
+  exports: {
+    concurrentJobs: env(
+      'EXPORT_CONCURRENT_JOBS',
+      positiveInt().default(2),
+      'Exports one account may have queued or running (409 past it): each one is engine work taken from every other caller.',
+    ),
+    maxRows: env(
+      'EXPORT_MAX_ROWS',
+      positiveInt().default(50_000_000),
+      'Rows one export may hold, counted when it is accepted (400 past it): bounds the work and the disk one request can cause.',
+    ),
+    maxBytes: env(
+      'EXPORT_MAX_BYTES',
+      positiveInt().default(10 * 1024 ** 3),
+      'Bytes one export may write; the job fails once its files pass it (at most one day partition over).',
+    ),
+    maxDays: env('EXPORT_MAX_DAYS', positiveInt().default(366), 'Longest from..to of one export: a year of day partitions.'),
+    linkTtlSeconds: env(
+      'EXPORT_LINK_TTL_SECONDS',
+      positiveInt().default(3_600),
+      'How long a download link stays valid after GET /v1/exports/{id} served it (the link needs no key, so it should not live long).',
+    ),
+  },
   webhooks: {
     enabled: env(
       'WEBHOOKS_ENABLED',

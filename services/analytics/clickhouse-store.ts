@@ -6,7 +6,8 @@
 import { type ClickHouseClient, createClient } from '@clickhouse/client';
 import { createChdbConnection } from 'chdb/connection';
 import fs from 'node:fs';
-import type { AnalyticsStore, InsertOptions, QueryOptions, QueryParams } from '../ports/analytics-store.js';
+import { pipeline } from 'node:stream/promises';
+import type { AnalyticsStore, ExportFormat, InsertOptions, QueryOptions, QueryParams } from '../ports/analytics-store.js';
 import { currentRequestContext } from '../shared/request-context.js';
 import { FairQueue, type FairQueueOptions, type FairQueueStats } from './fair-queue.js';
 import { AnalyticsClosedError } from './store-errors.js';
@@ -202,6 +203,53 @@ class ClickHouseAnalyticsStore implements AnalyticsStore {
     return this.read(sql, params, options, async (clickhouse_settings) => {
       const result = await this.client.query({ query: sql, query_params: params, format: 'TabSeparatedRaw', clickhouse_settings });
       return result.text();
+    });
+  }
+
+  /**
+   * chDB runs in this process, so the engine writes the file itself (`INSERT INTO FUNCTION file`):
+   * the result never becomes a JS buffer (chDB's connection materialises whole results). A server
+   * cannot write into this machine's folder, so its output in `format` is streamed to the file as
+   * bytes, a chunk at a time.
+   */
+  async exportTo(select: string, params: QueryParams, format: ExportFormat, file: string): Promise<{ bytes: number; rows: number }> {
+    const settings: Settings = {
+      ...limitSettings(INTERNAL_LIMITS),
+      output_format_parquet_compression_method: 'zstd',
+      // Strings as Parquet strings (UTF8), not raw binary, so readers show text.
+      output_format_parquet_string_as_string: 1,
+      output_format_json_quote_64bit_integers: 0,
+      output_format_json_quote_decimals: 0,
+    };
+    if (this.session) {
+      const literal = `'${file.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+      return this.admit(() =>
+        this.withSettings({ ...settings, engine_file_truncate_on_insert: 1 }, async (clickhouse_settings) => {
+          await this.client.command({
+            query: `INSERT INTO FUNCTION file(${literal}, '${format}') ${select}`,
+            query_params: params,
+            clickhouse_settings,
+          });
+          // The count the file holds, read back from it (Parquet: its footer), not the statement's estimate.
+          const counted = await this.client.query({
+            query: `SELECT count() AS rows FROM file(${literal}, '${format}')`,
+            format: 'JSONEachRow',
+          });
+          const [{ rows }] = (await counted.json()) as [{ rows: number | string }];
+          return { bytes: fs.statSync(file).size, rows: Number(rows) };
+        }),
+      );
+    }
+    return this.admit(async () => {
+      // wait_end_of_query: the server finishes the statement before answering, so the summary header
+      // counts every row of the result (it buffers the output on its side, not here).
+      const result = await this.client.exec({
+        query: `${select} FORMAT ${format}`,
+        query_params: params,
+        clickhouse_settings: { ...settings, wait_end_of_query: 1 },
+      });
+      await pipeline(result.stream, fs.createWriteStream(file));
+      return { bytes: fs.statSync(file).size, rows: Number(result.summary?.result_rows ?? Number.NaN) };
     });
   }
 

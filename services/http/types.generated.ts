@@ -1501,6 +1501,91 @@ export type WebhookFilters = {
   min_change_pct?: number;
 };
 
+export type ExportInput = {
+  /** What to export. `trades`: every fill of both sides, as GET /trades serves them with role=all (chain fills, and Data API trades outside the chain's coverage), with the market's resolution. */
+  dataset: "trades";
+  /** File format; Parquet is compressed with zstd. */
+  format?: "parquet" | "csv" | "ndjson";
+  /** Which rows; `from..to` is required. */
+  filters: {
+    /** A market's condition id or slug (404 for an unknown slug). */
+    market?: string;
+    /** Only this wallet's fills. */
+    wallet?: string;
+    /** First instant exported (inclusive). */
+    from: string;
+    /** End of the export (exclusive); at most EXPORT_MAX_DAYS after `from`. */
+    to: string;
+  };
+};
+
+export type ExportFile = {
+  /** Path of the file within the export: `date=YYYY-MM-DD/part-0.<ext>`. */
+  name: string;
+  /** Rows the file holds */
+  rows: number;
+  /** Size of the file in bytes. */
+  bytes: number;
+  /** SHA-256 of the file's bytes */
+  sha256: string;
+  /** Signed download link (relative to the API's origin) once the export succeeded, else null. */
+  url: string | null;
+  /** When `url` stops working (EXPORT_LINK_TTL_SECONDS after this response). */
+  expires_at: string | null;
+};
+
+export type ExportJob = {
+  /** The export's id. */
+  id: string;
+  /** The dataset exported. */
+  dataset: "trades";
+  /** The files' format. */
+  format: "parquet" | "csv" | "ndjson";
+  /** The filters as applied (market as its condition id, wallet in lower case). */
+  filters: {
+    /** Condition id, or null for every market. */
+    market: string | null;
+    /** Wallet, or null for every wallet. */
+    wallet: string | null;
+    /** First instant exported (inclusive). */
+    from: string;
+    /** End of the export (exclusive). */
+    to: string;
+  };
+  /** queued (waiting), running, succeeded (every file and the manifest written) or failed (see `error`). */
+  status: "queued" | "running" | "succeeded" | "failed";
+  /** How far the job is. */
+  progress: {
+    /** Day files written so far. */
+    files_written: number;
+    /** Day files the export holds (days with at least one row when it was accepted). */
+    files_planned: number;
+    /** Rows in the files written so far. */
+    rows_written: number;
+    /** Rows counted when the export was accepted. */
+    rows_planned: number;
+    /** files_written / files_planned, rounded down to 3 decimals; 1 once succeeded. */
+    fraction: number;
+  };
+  /** Bytes of the files written so far. */
+  bytes_written: number;
+  /** Why the job failed */
+  error: string | null;
+  /** When the export was accepted. */
+  created_at: string;
+  /** When it succeeded or failed */
+  finished_at: string | null;
+  /** The manifest's signed link once the export succeeded, else null. */
+  manifest: null | {
+    /** Signed download link of manifest.json. */
+    url: string;
+    /** When the link stops working. */
+    expires_at: string;
+  };
+  /** The files written so far, oldest day first. */
+  files: Array<ExportFile>;
+};
+
 export type WebhookSubscriptionInput = {
   url: WebhookUrl;
   events: WebhookEventList;

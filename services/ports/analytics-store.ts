@@ -44,5 +44,14 @@ export interface AnalyticsStore {
    * decodes once more.
    */
   queryText(sql: string, params?: QueryParams, options?: QueryOptions): Promise<string>;
+  /**
+   * Writes the result of `select` (no FORMAT clause) as one file at `file` (an absolute path on this
+   * machine) in `format`, produced by the engine itself: Node never sees a row. Internal limits, the
+   * pipeline's lane. Returns the bytes and rows written.
+   */
+  exportTo(select: string, params: QueryParams, format: ExportFormat, file: string): Promise<{ bytes: number; rows: number }>;
   close(): Promise<void>;
 }
+
+/** File formats the engine writes (ClickHouse format names). */
+export type ExportFormat = 'Parquet' | 'CSVWithNames' | 'JSONEachRow';

@@ -72,6 +72,7 @@ function withoutDedup(store: AnalyticsStore, url: string): AnalyticsStore {
     query: async <Row>(sql: string, params?: Record<string, unknown>) =>
       /SELECT trade_id FROM trades/.test(sql) ? [] : store.query<Row>(sql, params),
     queryText: (sql, params) => store.queryText(sql, params),
+    exportTo: (select, params, format, file) => store.exportTo(select, params, format, file),
   };
 }
 

@@ -79,6 +79,7 @@ test('an outage is retried until it ends and never dead-lettered, however long i
     command: (sql, params) => store.command(sql, params),
     query: (sql, params, options) => store.query(sql, params, options),
     queryText: (sql, params, options) => store.queryText(sql, params, options),
+    exportTo: (select, params, format, file) => store.exportTo(select, params, format, file),
     insert: (table, rows, options) => {
       if (failures > 0) {
         failures--;

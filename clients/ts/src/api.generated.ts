@@ -1501,6 +1501,91 @@ export type WebhookFilters = {
   min_change_pct?: number;
 };
 
+export type ExportInput = {
+  /** What to export. `trades`: every fill of both sides, as GET /trades serves them with role=all (chain fills, and Data API trades outside the chain's coverage), with the market's resolution. */
+  dataset: "trades";
+  /** File format; Parquet is compressed with zstd. */
+  format?: "parquet" | "csv" | "ndjson";
+  /** Which rows; `from..to` is required. */
+  filters: {
+    /** A market's condition id or slug (404 for an unknown slug). */
+    market?: string;
+    /** Only this wallet's fills. */
+    wallet?: string;
+    /** First instant exported (inclusive). */
+    from: string;
+    /** End of the export (exclusive); at most EXPORT_MAX_DAYS after `from`. */
+    to: string;
+  };
+};
+
+export type ExportFile = {
+  /** Path of the file within the export: `date=YYYY-MM-DD/part-0.<ext>`. */
+  name: string;
+  /** Rows the file holds */
+  rows: number;
+  /** Size of the file in bytes. */
+  bytes: number;
+  /** SHA-256 of the file's bytes */
+  sha256: string;
+  /** Signed download link (relative to the API's origin) once the export succeeded, else null. */
+  url: string | null;
+  /** When `url` stops working (EXPORT_LINK_TTL_SECONDS after this response). */
+  expires_at: string | null;
+};
+
+export type ExportJob = {
+  /** The export's id. */
+  id: string;
+  /** The dataset exported. */
+  dataset: "trades";
+  /** The files' format. */
+  format: "parquet" | "csv" | "ndjson";
+  /** The filters as applied (market as its condition id, wallet in lower case). */
+  filters: {
+    /** Condition id, or null for every market. */
+    market: string | null;
+    /** Wallet, or null for every wallet. */
+    wallet: string | null;
+    /** First instant exported (inclusive). */
+    from: string;
+    /** End of the export (exclusive). */
+    to: string;
+  };
+  /** queued (waiting), running, succeeded (every file and the manifest written) or failed (see `error`). */
+  status: "queued" | "running" | "succeeded" | "failed";
+  /** How far the job is. */
+  progress: {
+    /** Day files written so far. */
+    files_written: number;
+    /** Day files the export holds (days with at least one row when it was accepted). */
+    files_planned: number;
+    /** Rows in the files written so far. */
+    rows_written: number;
+    /** Rows counted when the export was accepted. */
+    rows_planned: number;
+    /** files_written / files_planned, rounded down to 3 decimals; 1 once succeeded. */
+    fraction: number;
+  };
+  /** Bytes of the files written so far. */
+  bytes_written: number;
+  /** Why the job failed */
+  error: string | null;
+  /** When the export was accepted. */
+  created_at: string;
+  /** When it succeeded or failed */
+  finished_at: string | null;
+  /** The manifest's signed link once the export succeeded, else null. */
+  manifest: null | {
+    /** Signed download link of manifest.json. */
+    url: string;
+    /** When the link stops working. */
+    expires_at: string;
+  };
+  /** The files written so far, oldest day first. */
+  files: Array<ExportFile>;
+};
+
 export type WebhookSubscriptionInput = {
   url: WebhookUrl;
   events: WebhookEventList;
@@ -2672,6 +2757,67 @@ export interface Operations {
     params: Record<string, never>;
     paramsOptional: true;
     data: WalletLink;
+    paginated: false;
+  };
+  /** GET /exports: The account's exports, newest first. */
+  listExports: {
+    params: {
+      /** Page size (default 50, max 500). */
+      limit?: number;
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
+      cursor?: string;
+    };
+    paramsOptional: true;
+    data: Array<ExportJob>;
+    paginated: true;
+  };
+  /** POST /exports: Start a bulk export of a dataset as files (Parquet by default); returns the job. */
+  createExport: {
+    params: {
+      /** What to export. `trades`: every fill of both sides, as GET /trades serves them with role=all (chain fills, and Data API trades outside the chain's coverage), with the market's resolution. */
+      dataset: "trades";
+      /** File format; Parquet is compressed with zstd. */
+      format?: "parquet" | "csv" | "ndjson";
+      /** Which rows; `from..to` is required. */
+      filters: {
+        /** A market's condition id or slug (404 for an unknown slug). */
+        market?: string;
+        /** Only this wallet's fills. */
+        wallet?: string;
+        /** First instant exported (inclusive). */
+        from: string;
+        /** End of the export (exclusive); at most EXPORT_MAX_DAYS after `from`. */
+        to: string;
+      };
+    };
+    paramsOptional: false;
+    data: ExportJob;
+    paginated: false;
+  };
+  /** GET /exports/{id}: One export of the account, with its progress and, once it succeeded, signed download links. */
+  getExport: {
+    params: {
+      /** The export's id (`exp_` and 24 hex digits). */
+      id: string;
+    };
+    paramsOptional: false;
+    data: ExportJob;
+    paginated: false;
+  };
+  /** GET /exports/{id}/download: One file of a finished export, through a signed link (no key needed until it expires). */
+  downloadExportFile: {
+    params: {
+      /** The export's id. */
+      id: string;
+      /** The file's name in the export, `manifest.json` or `date=YYYY-MM-DD/part-0.<ext>`. */
+      file: string;
+      /** When the link expires, in Unix seconds. */
+      expires: number;
+      /** HMAC-SHA256 (base64url) of the export id, file name and expiry under the server's export signing key. */
+      signature: string;
+    };
+    paramsOptional: false;
+    data: unknown;
     paginated: false;
   };
   /** GET /webhooks: The account's subscriptions, newest first (secrets are not shown). */
@@ -4899,6 +5045,129 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "paginated": false,
     "returns": "WalletLink: address, linked_at, link_message, token_balance, token_balance_as_of, chain_id, token_contract, cache_ttl_seconds",
     "parameters": [],
+    "body": []
+  },
+  "listExports": {
+    "method": "GET",
+    "path": "/exports",
+    "summary": "The account's exports, newest first.",
+    "access": "tier2",
+    "paginated": true,
+    "returns": "a list of ExportJob: id, dataset, format, filters, status, progress, bytes_written, error, created_at, finished_at, manifest, files",
+    "parameters": [
+      {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "description": "Page size (default 50, max 500).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 500,
+          "default": 50
+        }
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512
+        }
+      }
+    ],
+    "body": []
+  },
+  "createExport": {
+    "method": "POST",
+    "path": "/exports",
+    "summary": "Start a bulk export of a dataset as files (Parquet by default); returns the job.",
+    "description": "The engine writes the files itself, one per UTC day (`date=YYYY-MM-DD/part-0.<ext>`, Hive-style partitions), plus a `manifest.json` with the schema, each file's rows, bytes and SHA-256. The job is planned when it is accepted: its rows are counted per day, and an export of more than `EXPORT_MAX_ROWS` rows (default 50,000,000) is a 400 naming the limit. `from..to` is required and spans at most `EXPORT_MAX_DAYS` (default 366). An account may have at most `EXPORT_CONCURRENT_JOBS` (default 2) exports queued or running (409 past it). A job interrupted by a restart resumes after its last whole file. Datasets, columns and types: docs/EXPORTS.md.",
+    "access": "tier2",
+    "paginated": false,
+    "returns": "ExportJob: id, dataset, format, filters, status, progress, bytes_written, error, created_at, finished_at, manifest, files",
+    "parameters": [],
+    "body": [
+      "dataset",
+      "format",
+      "filters"
+    ]
+  },
+  "getExport": {
+    "method": "GET",
+    "path": "/exports/{id}",
+    "summary": "One export of the account, with its progress and, once it succeeded, signed download links.",
+    "access": "tier2",
+    "paginated": false,
+    "returns": "ExportJob: id, dataset, format, filters, status, progress, bytes_written, error, created_at, finished_at, manifest, files",
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "The export's id (`exp_` and 24 hex digits).",
+        "schema": {
+          "type": "string",
+          "maxLength": 64
+        }
+      }
+    ],
+    "body": []
+  },
+  "downloadExportFile": {
+    "method": "GET",
+    "path": "/exports/{id}/download",
+    "summary": "One file of a finished export, through a signed link (no key needed until it expires).",
+    "description": "The links come from GET /exports/{id} (`files[].url`, `manifest.url`). A link opens the one file it names until `expires`; an expired link or a changed parameter is a 403.",
+    "access": "any",
+    "paginated": false,
+    "returns": "a value",
+    "parameters": [
+      {
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "The export's id.",
+        "schema": {
+          "type": "string",
+          "maxLength": 64
+        }
+      },
+      {
+        "name": "file",
+        "in": "query",
+        "required": true,
+        "description": "The file's name in the export, `manifest.json` or `date=YYYY-MM-DD/part-0.<ext>`.",
+        "schema": {
+          "type": "string",
+          "maxLength": 64
+        }
+      },
+      {
+        "name": "expires",
+        "in": "query",
+        "required": true,
+        "description": "When the link expires, in Unix seconds.",
+        "schema": {
+          "type": "integer",
+          "minimum": 0,
+          "maximum": 4102444800
+        }
+      },
+      {
+        "name": "signature",
+        "in": "query",
+        "required": true,
+        "description": "HMAC-SHA256 (base64url) of the export id, file name and expiry under the server's export signing key.",
+        "schema": {
+          "type": "string",
+          "maxLength": 128
+        }
+      }
+    ],
     "body": []
   },
   "listWebhooks": {

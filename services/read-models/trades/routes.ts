@@ -22,7 +22,7 @@ import { presentTrade, type TradeRow } from './present.js';
 
 type Role = 'taker' | 'maker' | 'all';
 
-interface TradeFilters {
+export interface TradeFilters {
   market?: string;
   wallet?: string;
   side?: string;
@@ -111,7 +111,8 @@ function leadingSortKey(filters: TradeFilters): string {
 const conditionsOf = (filters: TradeFilters, table: Record<FilterKey, string>) =>
   (Object.keys(table) as FilterKey[]).filter((k) => filters[k] !== undefined).map((k) => table[k]);
 
-function chainBranch(filters: TradeFilters, after: boolean): string {
+/** The chain's fills matching `filters`; `limited`: LIMIT {take} (a page), else every match (an export). */
+export function chainBranch(filters: TradeFilters, after: boolean, limited = true): string {
   const conditions = [
     "kind = 'fill'",
     ...(filters.role === 'all' ? [] : ['role = {role:String}']),
@@ -129,11 +130,11 @@ function chainBranch(filters: TradeFilters, after: boolean): string {
                  block_number, log_index, 'chain' AS origin
             FROM chain_ledger
            WHERE ${conditions.join(' AND ')}
-           ORDER BY ${leadingSortKey(filters)}block_time DESC, block_number DESC, log_index DESC, event_id DESC
-           LIMIT {take:UInt32}`;
+           ${limited ? `ORDER BY ${leadingSortKey(filters)}block_time DESC, block_number DESC, log_index DESC, event_id DESC LIMIT {take:UInt32}` : ''}`;
 }
 
-function dataApiBranch(filters: TradeFilters, coverage: ChainCoverage | null, after: boolean): string {
+/** The Data API trades matching `filters` outside the chain's coverage; `limited` as in chainBranch. */
+export function dataApiBranch(filters: TradeFilters, coverage: ChainCoverage | null, after: boolean, limited = true): string {
   const conditions = [
     ...conditionsOf(filters, API_CONDITIONS),
     ...(coverage ? ['(ts < fromUnixTimestamp64Milli({covered_from:Int64}) OR ts > fromUnixTimestamp64Milli({covered_to:Int64}))'] : []),
@@ -151,8 +152,7 @@ function dataApiBranch(filters: TradeFilters, coverage: ChainCoverage | null, af
                  toUInt64(0) AS block_number, toInt32(0) AS log_index, 'data_api' AS origin
             FROM trades
            WHERE ${conditions.join(' AND ') || '1'}
-           ORDER BY ${leadingSortKey(filters)}ts DESC, trade_id DESC
-           LIMIT {take:UInt32}`;
+           ${limited ? `ORDER BY ${leadingSortKey(filters)}ts DESC, trade_id DESC LIMIT {take:UInt32}` : ''}`;
 }
 
 async function tradePage(store: AnalyticsStore, request: Request, filters: TradeFilters) {

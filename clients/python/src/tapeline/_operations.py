@@ -21,6 +21,15 @@ class DeleteSessionData(Model):
     signed_out: Literal[True]
 
 
+class CreateExportFilters(Model):
+    """Which rows; `from..to` is required."""
+
+    market: Optional[str] = Field(None, description="A market's condition id or slug (404 for an unknown slug).")
+    wallet: Optional[str] = Field(None, description="Only this wallet's fills.")
+    from_: _datetime = Field(alias="from", description="First instant exported (inclusive).")
+    to: _datetime = Field(description="End of the export (exclusive); at most EXPORT_MAX_DAYS after `from`.")
+
+
 class ListWebhookEventTypesData(Model):
     event: str
     description: str
@@ -95,6 +104,10 @@ OPERATIONS: dict[str, OperationSpec] = {
     "getAccountWallet": OperationSpec("GET", "/account/wallet", False, m.WalletLink),
     "linkAccountWallet": OperationSpec("PUT", "/account/wallet", False, m.WalletLink),
     "unlinkAccountWallet": OperationSpec("DELETE", "/account/wallet", False, m.WalletLink),
+    "listExports": OperationSpec("GET", "/exports", True, list[m.ExportJob]),
+    "createExport": OperationSpec("POST", "/exports", False, m.ExportJob),
+    "getExport": OperationSpec("GET", "/exports/{id}", False, m.ExportJob),
+    "downloadExportFile": OperationSpec("GET", "/exports/{id}/download", False, Any),
     "listWebhooks": OperationSpec("GET", "/webhooks", True, list[m.WebhookSubscription]),
     "createWebhook": OperationSpec("POST", "/webhooks", False, m.WebhookSubscription),
     "listWebhookEventTypes": OperationSpec("GET", "/webhooks/event-types", False, list[ListWebhookEventTypesData]),
@@ -697,6 +710,52 @@ class SyncOperations:
         DELETE /account/wallet (access: tier1).
         """
         return self._call("unlinkAccountWallet", {}, {}, {})  # type: ignore[no-any-return]
+
+    def list_exports(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.ExportJob]:
+        """The account's exports, newest first.
+
+        GET /exports (access: tier2).
+
+        Args:
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
+        """
+        return self._call("listExports", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    def create_export(self, *, dataset: Literal["trades"], filters: CreateExportFilters, format: Optional[Literal["parquet", "csv", "ndjson"]] = None) -> m.ExportJob:
+        """Start a bulk export of a dataset as files (Parquet by default); returns the job.
+
+        POST /exports (access: tier2).
+
+        Args:
+            dataset: What to export. `trades`: every fill of both sides, as GET /trades serves them with role=all (chain fills, and Data API trades outside the chain's coverage), with the market's resolution.
+            filters: Which rows; `from..to` is required.
+            format: File format; Parquet is compressed with zstd.
+        """
+        return self._call("createExport", {}, {}, {"dataset": dataset, "filters": filters, "format": format})  # type: ignore[no-any-return]
+
+    def get_export(self, *, id: str) -> m.ExportJob:
+        """One export of the account, with its progress and, once it succeeded, signed download links.
+
+        GET /exports/{id} (access: tier2).
+
+        Args:
+            id: The export's id (`exp_` and 24 hex digits).
+        """
+        return self._call("getExport", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
+    def download_export_file(self, *, id: str, file: str, expires: int, signature: str) -> Any:
+        """One file of a finished export, through a signed link (no key needed until it expires).
+
+        GET /exports/{id}/download (access: any).
+
+        Args:
+            id: The export's id.
+            file: The file's name in the export, `manifest.json` or `date=YYYY-MM-DD/part-0.<ext>`.
+            expires: When the link expires, in Unix seconds.
+            signature: HMAC-SHA256 (base64url) of the export id, file name and expiry under the server's export signing key.
+        """
+        return self._call("downloadExportFile", {"id": id}, {"file": file, "expires": expires, "signature": signature}, {})  # type: ignore[no-any-return]
 
     def list_webhooks(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.WebhookSubscription]:
         """The account's subscriptions, newest first (secrets are not shown).
@@ -1520,6 +1579,52 @@ class AsyncOperations:
         DELETE /account/wallet (access: tier1).
         """
         return await self._call("unlinkAccountWallet", {}, {}, {})  # type: ignore[no-any-return]
+
+    async def list_exports(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.ExportJob]:
+        """The account's exports, newest first.
+
+        GET /exports (access: tier2).
+
+        Args:
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
+        """
+        return await self._call("listExports", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+
+    async def create_export(self, *, dataset: Literal["trades"], filters: CreateExportFilters, format: Optional[Literal["parquet", "csv", "ndjson"]] = None) -> m.ExportJob:
+        """Start a bulk export of a dataset as files (Parquet by default); returns the job.
+
+        POST /exports (access: tier2).
+
+        Args:
+            dataset: What to export. `trades`: every fill of both sides, as GET /trades serves them with role=all (chain fills, and Data API trades outside the chain's coverage), with the market's resolution.
+            filters: Which rows; `from..to` is required.
+            format: File format; Parquet is compressed with zstd.
+        """
+        return await self._call("createExport", {}, {}, {"dataset": dataset, "filters": filters, "format": format})  # type: ignore[no-any-return]
+
+    async def get_export(self, *, id: str) -> m.ExportJob:
+        """One export of the account, with its progress and, once it succeeded, signed download links.
+
+        GET /exports/{id} (access: tier2).
+
+        Args:
+            id: The export's id (`exp_` and 24 hex digits).
+        """
+        return await self._call("getExport", {"id": id}, {}, {})  # type: ignore[no-any-return]
+
+    async def download_export_file(self, *, id: str, file: str, expires: int, signature: str) -> Any:
+        """One file of a finished export, through a signed link (no key needed until it expires).
+
+        GET /exports/{id}/download (access: any).
+
+        Args:
+            id: The export's id.
+            file: The file's name in the export, `manifest.json` or `date=YYYY-MM-DD/part-0.<ext>`.
+            expires: When the link expires, in Unix seconds.
+            signature: HMAC-SHA256 (base64url) of the export id, file name and expiry under the server's export signing key.
+        """
+        return await self._call("downloadExportFile", {"id": id}, {"file": file, "expires": expires, "signature": signature}, {})  # type: ignore[no-any-return]
 
     async def list_webhooks(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.WebhookSubscription]:
         """The account's subscriptions, newest first (secrets are not shown).

@@ -1198,6 +1198,69 @@ class WebhookFilters(Model):
     min_change_pct: Optional[Decimal] = None
 
 
+class ExportInputFilters(Model):
+    """Which rows; `from..to` is required."""
+
+    market: Optional[str] = Field(None, description="A market's condition id or slug (404 for an unknown slug).")
+    wallet: Optional[str] = Field(None, description="Only this wallet's fills.")
+    from_: _datetime = Field(alias="from", description="First instant exported (inclusive).")
+    to: _datetime = Field(description="End of the export (exclusive); at most EXPORT_MAX_DAYS after `from`.")
+
+
+class ExportInput(Model):
+    dataset: Literal["trades"] = Field(description="What to export. `trades`: every fill of both sides, as GET /trades serves them with role=all (chain fills, and Data API trades outside the chain's coverage), with the market's resolution.")
+    format: Optional[Literal["parquet", "csv", "ndjson"]] = Field(None, description="File format; Parquet is compressed with zstd.")
+    filters: ExportInputFilters = Field(description="Which rows; `from..to` is required.")
+
+
+class ExportFile(Model):
+    name: str = Field(description="Path of the file within the export: `date=YYYY-MM-DD/part-0.<ext>`.")
+    rows: int = Field(description="Rows the file holds")
+    bytes: int = Field(description="Size of the file in bytes.")
+    sha256: str = Field(description="SHA-256 of the file's bytes")
+    url: Optional[str] = Field(description="Signed download link (relative to the API's origin) once the export succeeded, else null.")
+    expires_at: Optional[_datetime] = Field(description="When `url` stops working (EXPORT_LINK_TTL_SECONDS after this response).")
+
+
+class ExportJobFilters(Model):
+    """The filters as applied (market as its condition id, wallet in lower case)."""
+
+    market: Optional[str] = Field(description="Condition id, or null for every market.")
+    wallet: Optional[str] = Field(description="Wallet, or null for every wallet.")
+    from_: _datetime = Field(alias="from", description="First instant exported (inclusive).")
+    to: _datetime = Field(description="End of the export (exclusive).")
+
+
+class ExportJobProgress(Model):
+    """How far the job is."""
+
+    files_written: int = Field(description="Day files written so far.")
+    files_planned: int = Field(description="Day files the export holds (days with at least one row when it was accepted).")
+    rows_written: int = Field(description="Rows in the files written so far.")
+    rows_planned: int = Field(description="Rows counted when the export was accepted.")
+    fraction: Decimal = Field(description="files_written / files_planned, rounded down to 3 decimals; 1 once succeeded.")
+
+
+class ExportJobManifest(Model):
+    url: str = Field(description="Signed download link of manifest.json.")
+    expires_at: _datetime = Field(description="When the link stops working.")
+
+
+class ExportJob(Model):
+    id: str = Field(description="The export's id.")
+    dataset: Literal["trades"] = Field(description="The dataset exported.")
+    format: Literal["parquet", "csv", "ndjson"] = Field(description="The files' format.")
+    filters: ExportJobFilters = Field(description="The filters as applied (market as its condition id, wallet in lower case).")
+    status: Literal["queued", "running", "succeeded", "failed"] = Field(description="queued (waiting), running, succeeded (every file and the manifest written) or failed (see `error`).")
+    progress: ExportJobProgress = Field(description="How far the job is.")
+    bytes_written: int = Field(description="Bytes of the files written so far.")
+    error: Optional[str] = Field(description="Why the job failed")
+    created_at: _datetime = Field(description="When the export was accepted.")
+    finished_at: Optional[_datetime] = Field(description="When it succeeded or failed")
+    manifest: Optional[ExportJobManifest] = Field(description="The manifest's signed link once the export succeeded, else null.")
+    files: list[ExportFile] = Field(description="The files written so far, oldest day first.")
+
+
 class WebhookSubscriptionInput(Model):
     url: WebhookUrl
     events: WebhookEventList
@@ -1723,5 +1786,5 @@ WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "webhook.test": WebhookTestEvent,
 }
 
-for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcomeGap, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, OrderBookEvents, BookEventItem, BookEventItemItem, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, Coverage, TraderCoverage, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PositionReconciliationReasons, PositionReconciliationPositions, PositionReconciliationValueUsdc, PositionReconciliationUnrealizedPnlUsdc, PositionReconciliationRealizedPnlUsdc, PositionReconciliationDifference, PositionReconciliation, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, ChannelAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthCoverageBackfill, HealthCoverage, HealthUpstream, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthEventLog, HealthVerificationCheck, HealthVerification, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycle, MarketResolution, MarketLifecycleTransition, Candle, Trade, StreamTradeFilters, StreamFillFilters, StreamLifecycleFilters, StreamClientMessageItem, StreamClientMessageItemItem, StreamClientMessageItemItemItem, StreamSubscribed, StreamTradeMessage, StreamFillMessage, StreamLifecycleMessage, StreamLifecycleEvent, StreamHeartbeat, StreamError, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPicksStatusExcluded, CopyPicksStatus, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
+for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcomeGap, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, OrderBookEvents, BookEventItem, BookEventItemItem, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, Coverage, TraderCoverage, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PositionReconciliationReasons, PositionReconciliationPositions, PositionReconciliationValueUsdc, PositionReconciliationUnrealizedPnlUsdc, PositionReconciliationRealizedPnlUsdc, PositionReconciliationDifference, PositionReconciliation, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, ChannelAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthCoverageBackfill, HealthCoverage, HealthUpstream, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthEventLog, HealthVerificationCheck, HealthVerification, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycle, MarketResolution, MarketLifecycleTransition, Candle, Trade, StreamTradeFilters, StreamFillFilters, StreamLifecycleFilters, StreamClientMessageItem, StreamClientMessageItemItem, StreamClientMessageItemItemItem, StreamSubscribed, StreamTradeMessage, StreamFillMessage, StreamLifecycleMessage, StreamLifecycleEvent, StreamHeartbeat, StreamError, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, ExportInputFilters, ExportInput, ExportFile, ExportJobFilters, ExportJobProgress, ExportJobManifest, ExportJob, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPicksStatusExcluded, CopyPicksStatus, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
     _model.model_rebuild()

@@ -1,0 +1,191 @@
+/**
+ * /exports: bulk exports of a dataset as files the engine writes (services/exports/, docs/EXPORTS.md).
+ * A job is planned when it is accepted (rows per UTC day, within EXPORT_MAX_ROWS), runs in the
+ * background, and serves its files through signed links that work without a key until they expire.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { type Request, Router } from 'express';
+import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
+import { DATASET, type DatasetName, type ExportFilters, rowsPerDay } from '../../services/exports/datasets.js';
+import type { ExportFormatName, ExportJob, ExportJobs } from '../../services/exports/jobs.js';
+import { type ExportRunner, MANIFEST } from '../../services/exports/runner.js';
+import { checkLink, signFile } from '../../services/exports/signing.js';
+import { marketFilter } from '../../services/read-models/trades/routes.js';
+import { isoOrNull } from '../../services/shared/time.js';
+import { success } from '../../services/http/envelope.js';
+import { ApiError } from '../../services/http/errors.js';
+import { keysetPage } from '../../services/http/keyset.js';
+import { timeParam } from '../../services/http/time-params.js';
+
+interface ExportSettings {
+  /** EXPORT_CONCURRENT_JOBS: queued or running jobs per account. */
+  concurrentJobs: number;
+  /** EXPORT_MAX_ROWS: rows one export may plan. */
+  maxRows: number;
+  /** EXPORT_MAX_DAYS: longest from..to. */
+  maxDays: number;
+  /** EXPORT_LINK_TTL_SECONDS: how long a download link served now stays valid. */
+  linkTtlSeconds: number;
+}
+
+export interface ExportsApi {
+  jobs: ExportJobs;
+  runner: ExportRunner;
+  store: AnalyticsStore;
+  settings: ExportSettings;
+  clock: () => number;
+}
+
+const DAY_MS = 86_400_000;
+const CONTENT_TYPE: Record<string, string> = {
+  parquet: 'application/vnd.apache.parquet',
+  csv: 'text/csv; charset=utf-8',
+  ndjson: 'application/x-ndjson',
+  json: 'application/json',
+};
+/** The file names a job writes: its manifest and one file per day partition. */
+const FILE_NAME = /^(manifest\.json|date=\d{4}-\d{2}-\d{2}\/part-0\.(parquet|csv|ndjson))$/;
+
+const ownerOf = (request: Request) => request.owner!.account_id;
+
+interface CreateBody {
+  dataset: DatasetName;
+  format?: ExportFormatName;
+  filters: { market?: string; wallet?: string; from: string; to: string };
+}
+
+async function filtersOf(api: ExportsApi, body: CreateBody): Promise<ExportFilters> {
+  const from = timeParam('filters.from', body.filters.from)!;
+  const to = timeParam('filters.to', body.filters.to)!;
+  if (from >= to) throw ApiError.badRequest('filters.from: must be before filters.to');
+  if (to - from > api.settings.maxDays * DAY_MS)
+    throw ApiError.badRequest(`filters.to: from..to spans at most ${api.settings.maxDays} days (EXPORT_MAX_DAYS); split the export`);
+  const market = await marketFilter(api.store, body.filters.market);
+  return {
+    ...(market ? { market } : {}),
+    ...(body.filters.wallet ? { wallet: body.filters.wallet.toLowerCase() } : {}),
+    from,
+    to,
+  };
+}
+
+function link(secret: string, api: ExportsApi, job: ExportJob, name: string) {
+  const expires = Math.floor(api.clock() / 1000) + api.settings.linkTtlSeconds;
+  const query = new URLSearchParams({ file: name, expires: String(expires), signature: signFile(secret, job.id, name, expires) });
+  return { url: `/v1/exports/${job.id}/download?${query}`, expires_at: new Date(expires * 1000).toISOString() };
+}
+
+function present(job: ExportJob, secret: string | null, api: ExportsApi) {
+  const done = job.status === 'succeeded';
+  const rowsWritten = job.files.reduce((sum, f) => sum + f.rows, 0);
+  return {
+    id: job.id,
+    dataset: job.dataset,
+    format: job.format,
+    filters: {
+      market: job.filters.market ?? null,
+      wallet: job.filters.wallet ?? null,
+      from: new Date(job.filters.from).toISOString(),
+      to: new Date(job.filters.to).toISOString(),
+    },
+    status: job.status,
+    progress: {
+      files_written: job.files.length,
+      files_planned: job.plan.length,
+      rows_written: rowsWritten,
+      rows_planned: Number(job.rows_total),
+      fraction: done ? 1 : job.plan.length === 0 ? 0 : Math.floor((job.files.length / job.plan.length) * 1000) / 1000,
+    },
+    bytes_written: Number(job.bytes_written),
+    error: job.error,
+    created_at: isoOrNull(job.created_at.getTime())!,
+    finished_at: isoOrNull(job.finished_at?.getTime()),
+    manifest: done && secret ? link(secret, api, job, MANIFEST) : null,
+    files: job.files.map((f) => ({ ...f, ...(done && secret ? link(secret, api, job, f.name) : { url: null, expires_at: null }) })),
+  };
+}
+
+export function exportRoutes(api: ExportsApi): Router {
+  const router = Router();
+  let secret: Promise<string> | undefined;
+  const signingSecret = () => {
+    secret ??= api.jobs.signingSecret().catch((error: unknown) => {
+      secret = undefined;
+      throw error;
+    });
+    return secret;
+  };
+
+  router.post('/exports', async (request, response) => {
+    const body = request.body as CreateBody;
+    const filters = await filtersOf(api, body);
+    const dataset = DATASET[body.dataset];
+    const plan = await rowsPerDay(api.store, await dataset.select(api.store, filters));
+    const rows = [...plan.values()].reduce((sum, n) => sum + n, 0);
+    if (rows > api.settings.maxRows)
+      throw ApiError.badRequest(
+        `filters: the export would hold ${rows} rows, more than EXPORT_MAX_ROWS (${api.settings.maxRows}); narrow from..to, market or wallet`,
+      );
+    const created = await api.jobs.create(
+      ownerOf(request),
+      { dataset: body.dataset, format: body.format ?? 'parquet', filters, plan: [...plan].map(([day, n]) => ({ day, rows: n })) },
+      api.settings.concurrentJobs,
+    );
+    if ('active' in created)
+      throw new ApiError(
+        409,
+        'CONFLICT',
+        `the account already has ${created.active} exports queued or running (EXPORT_CONCURRENT_JOBS: ${api.settings.concurrentJobs}); wait for one to finish`,
+      );
+    api.runner.wake();
+    response.status(202).json(success(present(created, null, api)));
+  });
+
+  router.get('/exports', async (request, response) => {
+    const key = await signingSecret();
+    response.json(
+      await keysetPage(request, {
+        filters: {},
+        shape: ['ms', 'string'],
+        fetch: (after, take) => api.jobs.list(ownerOf(request), take, after ? [Number(after[0]), String(after[1])] : null),
+        keyOf: (job) => [job.created_at.getTime(), job.id],
+        present: (job) => present(job, key, api),
+      }),
+    );
+  });
+
+  router.get('/exports/:id', async (request, response) => {
+    const job = await api.jobs.get(ownerOf(request), String(request.params.id));
+    if (!job) throw ApiError.notFound(`export not found: ${request.params.id}`);
+    response.json(success(present(job, await signingSecret(), api)));
+  });
+
+  // Keyless (api/app.ts): the signature is the authority, for one file of one job until `expires`.
+  router.get('/exports/:id/download', async (request, response) => {
+    const id = String(request.params.id);
+    const name = String(request.query.file);
+    const check = checkLink(await signingSecret(), id, name, Number(request.query.expires), String(request.query.signature), api.clock());
+    if (!check.ok)
+      throw new ApiError(
+        403,
+        'FORBIDDEN',
+        check.reason === 'expired'
+          ? 'expires: the link has expired; GET /v1/exports/{id} serves fresh links'
+          : 'signature: not a valid link for this file',
+      );
+    const job = await api.jobs.byId(id);
+    if (job?.status !== 'succeeded' || !FILE_NAME.test(name)) throw ApiError.notFound(`file not found: ${name}`);
+    const file = path.join(api.runner.folderOf(job.id), name);
+    if (!fs.existsSync(file)) throw ApiError.notFound(`file not found: ${name}`);
+    response.setHeader('Content-Type', CONTENT_TYPE[name.split('.').pop()!]!);
+    response.setHeader('Content-Disposition', `attachment; filename="${path.basename(name)}"`);
+    response.setHeader('Content-Length', String(fs.statSync(file).size));
+    // A failed read after the headers went out can only cut the response short; the client sees it
+    // by the length (and the manifest's checksum).
+    await pipeline(fs.createReadStream(file), response).catch(() => response.destroy());
+  });
+
+  return router;
+}

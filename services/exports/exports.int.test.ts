@@ -1,0 +1,322 @@
+/**
+ * Exports over the real engine (chDB) and control store (PGlite): a trades export written as Parquet by
+ * the engine, downloaded through its signed links without a key, read back by the engine's Parquet
+ * reader (independent of the writer's statement), equals GET /v1/trades?role=all walked to the end,
+ * row for row; the manifest's counts and checksums match the files; another account sees nothing;
+ * forged or expired links and the limits are refused naming what refused them.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type ApiHarness, startApiHarness } from '../../test/support/api-harness.js';
+import {
+  chainFill,
+  conditionId,
+  marketResolved,
+  marketUpserted,
+  T0,
+  tradeExecuted,
+  txHash,
+  walletAddress,
+} from '../../test/support/events.js';
+import { pino } from 'pino';
+import { ExportJobs } from './jobs.js';
+import { ExportRunner } from './runner.js';
+import { getJson, postJson, waitFor, walkPages } from '../../test/support/http.js';
+
+const post = (url: string, apiKey: string, body: unknown) => postJson(url, body, { apiKey });
+import { type ProjectionHarness, projectionHarness } from '../../test/support/projection.js';
+
+const M1 = conditionId(0xe1);
+const M2 = conditionId(0xe2);
+const DAY = 86_400_000;
+const FROM = new Date(T0 - 2 * DAY).toISOString();
+const TO = new Date(T0 + DAY).toISOString();
+
+let h: ProjectionHarness;
+let api: ApiHarness;
+let key: string;
+let otherKey: string;
+let now = Date.now();
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-exports-'));
+
+beforeAll(async () => {
+  h = await projectionHarness('exports');
+  // A second API on the same analytics store with its own DATA_DIR and a clock the test moves.
+  api = await startApiHarness({ store: h.store, env: { DATA_DIR: dataDir, EXPORT_MAX_ROWS: '1000' }, clock: () => now });
+  key = (await api.admin.createKey('exporter', '2')).api_key;
+  otherKey = (await api.admin.createKey('other', '2')).api_key;
+  const fills = [0, 1, 2, 3].flatMap((n) => {
+    const at = T0 - DAY + n * 3_600_000;
+    const tx = txHash(0x100 + n);
+    const market = n % 2 === 0 ? M1 : M2;
+    const common = { market_id: market, tx_hash: tx, block_number: 80_000_000 + n, block_time_ms: at, ingested_at_ms: at };
+    return [
+      chainFill({
+        ...common,
+        log_index: 1,
+        wallet: walletAddress(0x10 + n),
+        fill: {
+          role: 'taker',
+          side: 'buy',
+          shares_micro: `${12_345_678 + n}`,
+          usdc_micro: `${4_567_891 + n}`,
+          price: 0.37,
+          fee_micro: '1234',
+        },
+      }),
+      chainFill({
+        ...common,
+        log_index: 2,
+        wallet: walletAddress(0x20 + n),
+        fill: {
+          role: 'maker',
+          side: 'sell',
+          shares_micro: `${12_345_678 + n}`,
+          usdc_micro: `${4_567_891 + n}`,
+          price: 0.37,
+          fee_micro: '0',
+        },
+      }),
+    ];
+  });
+  await h.given({
+    markets: [marketUpserted({ market_id: M1, slug: 'export-one' }), marketUpserted({ market_id: M2, slug: 'export-two' })],
+    chainLedger: fills,
+    // Data API trades a day later (outside the chain's coverage), with float amounts.
+    trades: [1, 2, 3].map((n) =>
+      tradeExecuted({
+        event_id: `api-${n}`,
+        market_id: M2,
+        wallet: walletAddress(0x30 + n),
+        price: 0.29,
+        size: 10.123457 * n,
+        size_usdc: 2.935802 * n,
+        timestamp_ms: T0 + n * 60_000,
+        tx_hash: txHash(0x200 + n),
+      }),
+    ),
+    marketResolutions: [marketResolved({ market_id: M1, winning_outcome: 'No', winning_outcome_index: 1, resolved_at_ms: T0 })],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await api?.close();
+  await h?.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+const v1 = (p: string) => `${api.base}/v1${p}`;
+
+async function finished(id: string, apiKey = key) {
+  return waitFor(
+    async () => {
+      const { body } = await getJson(v1(`/exports/${id}`), apiKey);
+      return body.data.status === 'succeeded' || body.data.status === 'failed' ? body.data : undefined;
+    },
+    30_000,
+    `export ${id} to finish`,
+    50,
+  );
+}
+
+async function download(url: string): Promise<Buffer> {
+  const response = await fetch(`${api.base}${url}`);
+  if (response.status !== 200) throw new Error(`download ${url}: ${response.status} ${await response.text()}`);
+  return Buffer.from(await response.arrayBuffer());
+}
+
+describe('a trades export', () => {
+  let job: any;
+  let manifest: any;
+  const readBack = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-exports-read-'));
+
+  beforeAll(async () => {
+    const created = await post(v1('/exports'), key, { dataset: 'trades', filters: { from: FROM, to: TO } });
+    expect(created.status).toBe(202);
+    expect(created.body.data).toMatchObject({ dataset: 'trades', format: 'parquet', status: 'queued' });
+    job = await finished(created.body.data.id);
+    manifest = JSON.parse((await download(job.manifest.url)).toString('utf8'));
+  }, 60_000);
+
+  afterAll(() => fs.rmSync(readBack, { recursive: true, force: true }));
+
+  test('succeeds with one file per UTC day, and the manifest says what the files hold', async () => {
+    expect(job.status).toBe('succeeded');
+    expect(job.progress).toMatchObject({ fraction: 1, rows_written: 11, rows_planned: 11 });
+    const days = [new Date(T0 - DAY), new Date(T0)].map((d) => d.toISOString().slice(0, 10));
+    expect(job.files.map((f: { name: string }) => f.name)).toEqual(days.map((d) => `date=${d}/part-0.parquet`));
+    expect(manifest).toMatchObject({ dataset: 'trades', schema_version: 1, format: 'parquet', compression: 'zstd', rows: 11 });
+    expect(manifest.files).toEqual(job.files.map(({ url, expires_at, ...file }: Record<string, unknown>) => file));
+    for (const file of manifest.files) {
+      const bytes = await download(job.files.find((f: { name: string }) => f.name === file.name).url);
+      expect(bytes.length).toBe(file.bytes);
+      expect(crypto.createHash('sha256').update(bytes).digest('hex')).toBe(file.sha256);
+      expect(bytes.subarray(0, 4).toString()).toBe('PAR1');
+      const local = path.join(readBack, file.name);
+      fs.mkdirSync(path.dirname(local), { recursive: true });
+      fs.writeFileSync(local, bytes);
+      const [counted] = await h.rows<{ rows: number }>(`SELECT count() AS rows FROM file({f:String}, Parquet)`, { f: local });
+      expect(Number(counted?.rows)).toBe(file.rows);
+    }
+  });
+
+  test('its rows are /v1/trades?role=all walked to the end, row for row, with the market resolution', async () => {
+    const served = await walkPages(v1(`/trades?role=all&from=${FROM}&to=${TO}&limit=4`), key);
+    const exported = await h.rows<Record<string, unknown>>(
+      `SELECT trade_id, market_id, market_title, wallet, role, side, outcome, outcome_index, price, size_shares, size_usdc,
+              toString(size_shares_micro) AS size_shares_micro, toString(size_usdc_micro) AS size_usdc_micro,
+              toString(fee_micro) AS fee_micro, fee_asset, formatDateTime(timestamp, '%Y-%m-%dT%H:%i:%S.%fZ') AS ts,
+              block_number, log_index, tx_hash, origin, source, market_winning_outcome, market_winning_outcome_index
+         FROM file({glob:String}, Parquet)
+        ORDER BY ts DESC, block_number DESC, log_index DESC, trade_id DESC
+        SETTINGS output_format_json_quote_decimals = 0`,
+      { glob: path.join(readBack, 'date=*', 'part-0.parquet') },
+    );
+    expect(served.items).toHaveLength(11);
+    expect(exported.map(({ market_winning_outcome, market_winning_outcome_index, ts, ...row }) => ({ ...row, timestamp: ts }))).toEqual(
+      served.items.map((t) => ({ ...t, timestamp: t.timestamp.replace(/(\.\d{3})Z$/, '$1000Z') })),
+    );
+    const resolution = exported.map((r) => [r.market_id, r.market_winning_outcome, r.market_winning_outcome_index]);
+    expect(new Set(resolution.map((r) => JSON.stringify(r)))).toEqual(
+      new Set([JSON.stringify([M1, 'No', 1]), JSON.stringify([M2, null, null])]),
+    );
+  });
+
+  test('a date filter reads only its partition (Hive-style paths)', async () => {
+    const day = job.files[0].name.slice(5, 15);
+    const [read] = await h.rows<{ rows: number; files: number }>(
+      `SELECT count() AS rows, uniqExact(_path) AS files FROM file({glob:String}, Parquet) WHERE date = {day:String}
+        SETTINGS use_hive_partitioning = 1`,
+      { glob: path.join(readBack, 'date=*', 'part-0.parquet'), day },
+    );
+    expect(read).toEqual({ rows: job.files[0].rows, files: 1 });
+  });
+
+  test('only the owning account sees the job', async () => {
+    expect((await getJson(v1(`/exports/${job.id}`), otherKey)).status).toBe(404);
+    const theirs = await getJson(v1('/exports'), otherKey);
+    expect(theirs.body.data).toEqual([]);
+    const mine = await getJson(v1('/exports'), key);
+    expect(mine.body.data.map((j: { id: string }) => j.id)).toContain(job.id);
+  });
+
+  test('a link opens only its own file, and only until it expires', async () => {
+    const url = new URL(`${api.base}${job.files[0].url}`);
+    const forged = new URL(url);
+    forged.searchParams.set('file', job.files[1].name);
+    const forgedResponse = await fetch(forged);
+    expect(forgedResponse.status).toBe(403);
+    expect(JSON.stringify(await forgedResponse.json())).toContain('signature');
+    const later = new URL(url);
+    later.searchParams.set('expires', String(Number(url.searchParams.get('expires')) + 3600));
+    expect((await fetch(later)).status).toBe(403);
+    now += 2 * 3_600_000;
+    try {
+      const expired = await fetch(url);
+      expect(expired.status).toBe(403);
+      expect(JSON.stringify(await expired.json())).toContain('expires');
+    } finally {
+      now -= 2 * 3_600_000;
+    }
+  });
+});
+
+test('a job interrupted by a stop is queued again on start and resumes after its last whole file', async () => {
+  const created = await post(v1('/exports'), key, { dataset: 'trades', format: 'ndjson', filters: { from: FROM, to: TO } });
+  const whole = await finished(created.body.data.id);
+  const folder = path.join(dataDir, 'exports', whole.id);
+  const [first, second] = whole.files;
+  const firstWritten = fs.statSync(path.join(folder, first.name)).mtimeMs;
+  // As a stop leaves it: running, one file recorded, the next one half written, no manifest.
+  fs.rmSync(path.join(folder, 'manifest.json'));
+  fs.rmSync(path.join(folder, second.name));
+  fs.writeFileSync(path.join(folder, `${second.name}.partial`), '{"trade_id":');
+  await api.control.query("UPDATE export_jobs SET status = 'running', files = $2, finished_at = NULL WHERE id = $1", [
+    whole.id,
+    JSON.stringify([first]),
+  ]);
+  expect((await getJson(v1(`/exports/${whole.id}`), key)).body.data).toMatchObject({ status: 'running', manifest: null });
+  const runner = new ExportRunner(
+    new ExportJobs(api.control, Date.now),
+    h.store,
+    path.join(dataDir, 'exports'),
+    { maxBytes: 1 << 30 },
+    pino({ level: 'silent' }),
+  );
+  await runner.start();
+  await runner.idle();
+  const resumed = await finished(whole.id);
+  expect(resumed.files).toEqual(
+    whole.files.map((f: Record<string, unknown>) => ({ ...f, url: expect.any(String), expires_at: expect.any(String) })),
+  );
+  expect(fs.statSync(path.join(folder, first.name)).mtimeMs).toBe(firstWritten);
+  expect(fs.existsSync(path.join(folder, `${second.name}.partial`))).toBe(false);
+  const lines = (await download(resumed.files[1].url))
+    .toString('utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  expect(lines).toHaveLength(second.rows);
+  expect(lines[0]).toMatchObject({ origin: expect.any(String), price: expect.any(Number) });
+});
+
+describe('limits and bad input', () => {
+  test('from..to is required, ordered and bounded', async () => {
+    const missing = await post(v1('/exports'), key, { dataset: 'trades', filters: { from: FROM } });
+    expect(missing.status).toBe(400);
+    expect(JSON.stringify(missing.body)).toContain('to');
+    const reversed = await post(v1('/exports'), key, { dataset: 'trades', filters: { from: TO, to: FROM } });
+    expect(reversed.status).toBe(400);
+    expect(reversed.body.error).toContain('filters.from');
+    const long = await post(v1('/exports'), key, {
+      dataset: 'trades',
+      filters: { from: '2020-01-01T00:00:00Z', to: '2022-01-01T00:00:00Z' },
+    });
+    expect(long.status).toBe(400);
+    expect(long.body.error).toContain('EXPORT_MAX_DAYS');
+  });
+
+  test('an unknown market slug is a 404 naming the filter', async () => {
+    const unknown = await post(v1('/exports'), key, { dataset: 'trades', filters: { market: 'no-such-market', from: FROM, to: TO } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toContain('market');
+  });
+
+  test('more rows than EXPORT_MAX_ROWS is a 400 naming the limit', async () => {
+    const small = await startApiHarness({ store: h.store, env: { DATA_DIR: dataDir, EXPORT_MAX_ROWS: '5' } });
+    try {
+      const k = (await small.admin.createKey('small', '2')).api_key;
+      const refused = await post(`${small.base}/v1/exports`, k, { dataset: 'trades', filters: { from: FROM, to: TO } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toContain('EXPORT_MAX_ROWS');
+      const market = await post(`${small.base}/v1/exports`, k, {
+        dataset: 'trades',
+        filters: { market: 'export-one', from: FROM, to: TO },
+      });
+      expect(market.status).toBe(202);
+      expect(market.body.data.filters.market).toBe(M1);
+    } finally {
+      await small.close();
+    }
+  });
+
+  test('past EXPORT_CONCURRENT_JOBS queued or running exports a new one is a 409 naming the limit', async () => {
+    const issued = await api.admin.createKey('busy', '2');
+    for (const n of [1, 2])
+      await api.control.query(
+        `INSERT INTO export_jobs (id, account_id, dataset, format, filters, status, plan, rows_total, created_at, updated_at)
+         VALUES ($1, $2, 'trades', 'parquet', '{}', 'running', '[]', 0, now(), now())`,
+        [`exp_busy_${n}`, issued.account_id],
+      );
+    const refused = await post(v1('/exports'), issued.api_key, { dataset: 'trades', filters: { from: FROM, to: TO } });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toContain('EXPORT_CONCURRENT_JOBS');
+  });
+
+  test('a Tier 1 key is refused with 402', async () => {
+    const free = (await api.admin.createKey('free', '1')).api_key;
+    expect((await post(v1('/exports'), free, { dataset: 'trades', filters: { from: FROM, to: TO } })).status).toBe(402);
+  });
+});
