@@ -123,7 +123,7 @@ export function composeApi(options: ComposeOptions): ComposedApi {
     exportJobs,
     options.store,
     path.join(config.dataDir, 'exports'),
-    { maxBytes: config.exports.maxBytes },
+    { maxBytes: config.exports.maxBytes, retentionMs: config.exports.retentionHours * 3_600_000 },
     logger.child({ component: 'exports' }),
     exportClock,
   );

@@ -668,6 +668,11 @@ const settings = {
       positiveInt().default(10 * 1024 ** 3),
       'Bytes one export may write; the job fails once its files pass it (at most one day partition over).',
     ),
+    retentionHours: env(
+      'EXPORT_RETENTION_HOURS',
+      positiveInt().default(72),
+      "Hours a finished export's files are kept; then they are deleted and the job shows `expired`, so the disk exports use stays bounded.",
+    ),
     maxDays: env('EXPORT_MAX_DAYS', positiveInt().default(366), 'Longest from..to of one export: a year of day partitions.'),
     linkTtlSeconds: env(
       'EXPORT_LINK_TTL_SECONDS',

@@ -242,7 +242,7 @@ test('a job interrupted by a stop is queued again on start and resumes after its
     new ExportJobs(api.control, Date.now),
     h.store,
     path.join(dataDir, 'exports'),
-    { maxBytes: 1 << 30 },
+    { maxBytes: 1 << 30, retentionMs: 72 * 3_600_000 },
     pino({ level: 'silent' }),
   );
   await runner.start();
@@ -260,6 +260,31 @@ test('a job interrupted by a stop is queued again on start and resumes after its
     .map((line) => JSON.parse(line));
   expect(lines).toHaveLength(second.rows);
   expect(lines[0]).toMatchObject({ origin: expect.any(String), price: expect.any(Number) });
+});
+
+test('finished exports past their retention lose their files and show expired; younger ones keep theirs', async () => {
+  const created = await post(v1('/exports'), key, { dataset: 'trades', format: 'csv', filters: { from: FROM, to: TO } });
+  const done = await finished(created.body.data.id);
+  const folder = path.join(dataDir, 'exports', done.id);
+  const link = done.files[0].url;
+  const sweeper = (clock: () => number) =>
+    new ExportRunner(
+      new ExportJobs(api.control, clock),
+      h.store,
+      path.join(dataDir, 'exports'),
+      { maxBytes: 1 << 30, retentionMs: 72 * 3_600_000 },
+      pino({ level: 'silent' }),
+      clock,
+    );
+  // 71 hours after it finished: kept.
+  expect(await sweeper(() => Date.now() + 71 * 3_600_000).sweep()).toBe(0);
+  expect(fs.existsSync(folder)).toBe(true);
+  // 73 hours after: this job and every older finished one expire, their folders go.
+  expect(await sweeper(() => Date.now() + 73 * 3_600_000).sweep()).toBeGreaterThanOrEqual(1);
+  expect(fs.existsSync(folder)).toBe(false);
+  const after = (await getJson(v1(`/exports/${done.id}`), key)).body.data;
+  expect(after).toMatchObject({ status: 'expired', manifest: null });
+  expect((await fetch(`${api.base}${link}`)).status).toBe(404);
 });
 
 describe('limits and bad input', () => {

@@ -4,7 +4,7 @@ import type { ControlStore } from '../ports/control-store.js';
 import type { DatasetName, ExportFilters } from './datasets.js';
 
 export type ExportFormatName = 'parquet' | 'csv' | 'ndjson';
-type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'expired';
 
 /** One day partition to write: its folder name and the rows it held when the job was accepted. */
 export interface PlannedPart {
@@ -139,6 +139,19 @@ export class ExportJobs {
       outcome.status === 'failed' ? outcome.error : null,
       now,
     ]);
+  }
+
+  /**
+   * Marks the finished jobs whose files are past their retention (finished before `beforeMs`) expired
+   * and returns their ids, for the runner to delete their folders; the jobs stay listed, without files.
+   */
+  async expire(beforeMs: number): Promise<string[]> {
+    const rows = await this.control.query<{ id: string }>(
+      `UPDATE export_jobs SET status = 'expired', updated_at = $2
+       WHERE status IN ('succeeded', 'failed') AND finished_at < $1 RETURNING id`,
+      [new Date(beforeMs), new Date(this.clock())],
+    );
+    return rows.map((row) => row.id);
   }
 
   /** The secret download links are signed with: made once, shared by every process on this control store. */

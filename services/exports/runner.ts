@@ -23,12 +23,18 @@ const DAY_MS = 86_400_000;
 export interface ExportLimits {
   /** Bytes one export may write; past it the job fails naming EXPORT_MAX_BYTES. */
   maxBytes: number;
+  /** How long a finished job's files are kept (EXPORT_RETENTION_HOURS), so the disk exports use stays bounded. */
+  retentionMs: number;
 }
+
+/** How often finished jobs are checked for files past their retention. */
+const SWEEP_INTERVAL_MS = 10 * 60_000;
 
 export class ExportRunner {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  private sweeper: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly jobs: ExportJobs,
@@ -47,7 +53,23 @@ export class ExportRunner {
   async start(): Promise<void> {
     const requeued = await this.jobs.requeueRunning();
     if (requeued > 0) this.logger.info({ requeued }, 'export jobs interrupted by a stop are queued again');
+    await this.sweep();
+    this.sweeper = setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
+    this.sweeper.unref();
     this.wake();
+  }
+
+  /** Deletes the files of jobs finished longer than the retention ago (their jobs become `expired`). */
+  async sweep(): Promise<number> {
+    try {
+      const expired = await this.jobs.expire(this.clock() - this.limits.retentionMs);
+      for (const id of expired) fs.rmSync(this.folderOf(id), { recursive: true, force: true });
+      if (expired.length > 0) this.logger.info({ expired: expired.length }, 'export files past their retention deleted');
+      return expired.length;
+    } catch (error) {
+      this.logger.warn({ err: error }, 'export retention sweep failed; retrying at the next one');
+      return 0;
+    }
   }
 
   /** Tells the runner a job may be waiting. */
@@ -69,6 +91,7 @@ export class ExportRunner {
   /** Waits for the job in hand to end its current file, and takes no further one. */
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.sweeper) clearInterval(this.sweeper);
     await this.running;
   }
 

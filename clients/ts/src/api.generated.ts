@@ -1552,8 +1552,8 @@ export type ExportJob = {
     /** End of the export (exclusive). */
     to: string;
   };
-  /** queued (waiting), running, succeeded (every file and the manifest written) or failed (see `error`). */
-  status: "queued" | "running" | "succeeded" | "failed";
+  /** queued (waiting), running, succeeded (every file and the manifest written), failed (see `error`) or expired (finished longer than EXPORT_RETENTION_HOURS ago, 72 by default: its files are deleted and it has no links). */
+  status: "queued" | "running" | "succeeded" | "failed" | "expired";
   /** How far the job is. */
   progress: {
     /** Day files written so far. */

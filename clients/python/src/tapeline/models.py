@@ -1251,7 +1251,7 @@ class ExportJob(Model):
     dataset: Literal["trades"] = Field(description="The dataset exported.")
     format: Literal["parquet", "csv", "ndjson"] = Field(description="The files' format.")
     filters: ExportJobFilters = Field(description="The filters as applied (market as its condition id, wallet in lower case).")
-    status: Literal["queued", "running", "succeeded", "failed"] = Field(description="queued (waiting), running, succeeded (every file and the manifest written) or failed (see `error`).")
+    status: Literal["queued", "running", "succeeded", "failed", "expired"] = Field(description="queued (waiting), running, succeeded (every file and the manifest written), failed (see `error`) or expired (finished longer than EXPORT_RETENTION_HOURS ago, 72 by default: its files are deleted and it has no links).")
     progress: ExportJobProgress = Field(description="How far the job is.")
     bytes_written: int = Field(description="Bytes of the files written so far.")
     error: Optional[str] = Field(description="Why the job failed")
