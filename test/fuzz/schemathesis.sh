@@ -30,11 +30,16 @@ SERVICE_PID=$!
 cleanup() { kill "$SERVICE_PID" 2>/dev/null || true; wait "$SERVICE_PID" 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
 
-for _ in $(seq 1 120); do
-  curl -fsS "http://127.0.0.1:$PORT/api/openapi.yaml" > /dev/null 2>&1 && break
+# Up to 5 minutes: a first start creates both stores and catches up the simulated history, which took
+# over a minute on a loaded 2-core machine; past that the tier fails saying so, rather than fuzzing a
+# service that is not up.
+UP=0
+for _ in $(seq 1 600); do
+  if curl -fsS "http://127.0.0.1:$PORT/api/openapi.yaml" > /dev/null 2>&1 && [ -f "$DATA_DIR/admin.json" ]; then UP=1; break; fi
   if ! kill -0 "$SERVICE_PID" 2>/dev/null; then echo "service exited:"; cat "$LOG"; exit 1; fi
   sleep 0.5
 done
+if [ "$UP" != 1 ]; then echo "the demo did not serve within 300 s:"; tail -50 "$LOG"; exit 1; fi
 KEY="$(node --import tsx services/admin/cli.ts keys create --tier 2 --name fuzz | node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.parse(s).api_key))")"
 # Give ingestion a moment so markets, trades and books exist for the generated requests to find.
 sleep 10

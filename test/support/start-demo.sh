@@ -15,11 +15,14 @@ trap stop_demo EXIT
 
 export TAPELINE_TEST_BASE_URL="http://127.0.0.1:$DEMO_PORT/v1"
 export TAPELINE_TEST_DATA_DIR="$DEMO_WORK/data"
-for _ in $(seq 1 180); do
-  curl -fsS "http://127.0.0.1:$DEMO_PORT/api/openapi.yaml" > /dev/null 2>&1 && break
+# Up to 5 minutes (a first start on a loaded 2-core machine took over one); then fail saying so.
+DEMO_UP=0
+for _ in $(seq 1 600); do
+  if curl -fsS "http://127.0.0.1:$DEMO_PORT/api/openapi.yaml" > /dev/null 2>&1 && [ -f "$TAPELINE_TEST_DATA_DIR/admin.json" ]; then DEMO_UP=1; break; fi
   if ! kill -0 "$DEMO_PID" 2>/dev/null; then echo "demo exited:"; cat "$DEMO_LOG"; exit 1; fi
   sleep 0.5
 done
+if [ "$DEMO_UP" != 1 ]; then echo "the demo did not serve within 300 s:"; tail -50 "$DEMO_LOG"; exit 1; fi
 json() { node -e "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{const v=JSON.parse(s);console.log(eval('v'+process.argv[1])??'')})" "$1"; }
 export TAPELINE_TEST_TIER2_KEY="$(DATA_DIR="$TAPELINE_TEST_DATA_DIR" node --import tsx services/admin/cli.ts keys create --tier 2 --name client-tests | json .api_key)"
 export TAPELINE_TEST_SANDBOX_KEY="$(curl -fsS -XPOST "$TAPELINE_TEST_BASE_URL/agents/register" -H 'content-type: application/json' -d '{"name":"client-tests"}' | json .data.api_key)"
