@@ -184,11 +184,13 @@ def test_demo_trades_arrive_typed_and_a_cut_stream_resumes_without_gap_or_duplic
                 first.append(message)
                 if len(first) == 1:
                     _cut(stream._response)
-                if len(first) == 3:
+                # Trades already received with the first one are handed out before the cut is noticed: go on
+                # until one arrived over the new connection.
+                if len(first) >= 3 and stream.connections >= 2:
                     break
         finally:
             guard.cancel()
-        assert len(first) == 3, "the demo market stopped trading"
+        assert len(first) >= 3, "the demo market stopped trading"
         assert stream.connections >= 2, "the cut did not force a reconnect"
         ids = [m.data.trade_id for m in first]
         assert len(ids) == len(set(ids))
@@ -200,7 +202,7 @@ def test_demo_trades_arrive_typed_and_a_cut_stream_resumes_without_gap_or_duplic
         try:
             for message in replay:
                 again.append(message.data.trade_id)
-                if len(again) == 2:
+                if len(again) == len(ids) - 1:
                     break
         finally:
             guard.cancel()
