@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { normalizeGammaMarket } from '../../services/ingest/normalize-market.js';
 import { normalizeDataTrade } from '../../services/ingest/normalize-trade.js';
-import { freePort, REPO_ROOT, startChild, type Child } from '../support/processes.js';
+import { freePort, REPO_ROOT, startChild, type Child, simulatorUpstreams } from '../support/processes.js';
 
 const children: Child[] = [];
 const dataDirs: string[] = [];
@@ -35,10 +35,7 @@ function upstreamEnv(simulatorBase: string, dataDir: string): Record<string, str
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
     DATA_DIR: dataDir,
-    POLYMARKET_GAMMA_URL: `${simulatorBase}/gamma`,
-    POLYMARKET_CLOB_URL: `${simulatorBase}/clob`,
-    POLYMARKET_DATA_URL: `${simulatorBase}/data`,
-    POLYMARKET_WS_URL: `${simulatorBase.replace(/^http/, 'ws')}/ws/market`,
+    ...simulatorUpstreams(simulatorBase),
     LOG_PRETTY: 'false',
   };
 }

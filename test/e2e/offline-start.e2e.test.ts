@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { getJson, postJson, waitFor } from '../support/http.js';
-import { freePort, startChild, type Child } from '../support/processes.js';
+import { freePort, startChild, type Child, simulatorUpstreams } from '../support/processes.js';
 
 const children: Child[] = [];
 let dataDir: string | undefined;
@@ -45,10 +45,7 @@ test('unreachable upstreams: one plain line each, health and markets say why; re
     DATA_DIR: dataDir,
     PORT: String(port),
     ADMIN_PORT: String(await freePort()),
-    POLYMARKET_GAMMA_URL: `${upstream}/gamma`,
-    POLYMARKET_CLOB_URL: `${upstream}/clob`,
-    POLYMARKET_DATA_URL: `${upstream}/data`,
-    POLYMARKET_WS_URL: `${upstream.replace(/^http/, 'ws')}/ws/market`,
+    ...simulatorUpstreams(upstream),
     POLYGON_RPC_URL: `${upstream}/rpc`,
     CHAIN_CONFIRMATIONS: '1',
     CHAIN_POLL_INTERVAL_MS: '500',

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { upstreamTradeIds } from '../support/upstream-truth.js';
 import { getJson, postJson, waitFor, walkPages } from '../support/http.js';
-import { freePort, runAdminCli, startChild, type Child } from '../support/processes.js';
+import { freePort, runAdminCli, startChild, type Child, simulatorUpstreams } from '../support/processes.js';
 
 const children: Child[] = [];
 afterAll(async () => {
@@ -32,10 +32,7 @@ async function startService(dataDir: string, port: number, simulatorBase: string
   const service = startChild('services/main.ts', {
     DATA_DIR: dataDir,
     PORT: String(port),
-    POLYMARKET_GAMMA_URL: `${simulatorBase}/gamma`,
-    POLYMARKET_CLOB_URL: `${simulatorBase}/clob`,
-    POLYMARKET_DATA_URL: `${simulatorBase}/data`,
-    POLYMARKET_WS_URL: `${simulatorBase.replace(/^http/, 'ws')}/ws/market`,
+    ...simulatorUpstreams(simulatorBase),
     TRADES_POLL_INTERVAL_MS: '300',
     MARKETS_POLL_INTERVAL_MS: '2000',
     TRADES_BACKFILL_MARKETS: '0',

@@ -13,7 +13,7 @@ import { openFileEventLog } from '../../services/eventlog/file-log.js';
 import { type CatalogSyncState, INITIAL_LISTINGS } from '../../services/ingest/catalog-sync.js';
 import { STREAMS, topicSchemas } from '../../services/read-models/registry.js';
 import { waitFor } from '../support/http.js';
-import { type Child, freePort, startChild } from '../support/processes.js';
+import { type Child, freePort, startChild, simulatorUpstreams } from '../support/processes.js';
 
 const TOTAL_MARKETS = 100_000;
 const children: Child[] = [];
@@ -36,10 +36,7 @@ test('100,000 markets: complete, and resumable after kill -9', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-catalog-sync-'));
   const env = {
     DATA_DIR: dataDir,
-    POLYMARKET_GAMMA_URL: `${base}/gamma`,
-    POLYMARKET_CLOB_URL: `${base}/clob`,
-    POLYMARKET_DATA_URL: `${base}/data`,
-    POLYMARKET_WS_URL: `${base.replace('http', 'ws')}/ws/market`,
+    ...simulatorUpstreams(base),
     // The sync is what is under test: a large Gamma budget, the other pollers kept quiet.
     GAMMA_BUDGET_PER_10S: '5000',
     WS_ENABLED: 'false',

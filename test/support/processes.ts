@@ -91,6 +91,16 @@ export function startChild(script: string, env: Record<string, string>, args: st
   };
 }
 
+/** The Polymarket upstream settings that point a service at a simulator child process serving on `base`. */
+export function simulatorUpstreams(base: string): Record<string, string> {
+  return {
+    POLYMARKET_GAMMA_URL: `${base}/gamma`,
+    POLYMARKET_CLOB_URL: `${base}/clob`,
+    POLYMARKET_DATA_URL: `${base}/data`,
+    POLYMARKET_WS_URL: `${base.replace(/^http/, 'ws')}/ws/market`,
+  };
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
