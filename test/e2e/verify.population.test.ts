@@ -155,10 +155,22 @@ test('npm run verify: every wallet of the demo holds up against the identities a
   // Polymarket's own view (the simulator's Data API /positions, computed by the simulator) agrees with
   // the ledger on every tracked wallet once a check ran after the catch-up: coverage is complete, so any
   // difference is the ledger's.
-  type Reconciliation = { status: string; checked_at: string; positions: { compared: number }; differences: unknown[] };
+  type Reconciliation = {
+    status: string;
+    checked_at: string;
+    positions: { compared: number };
+    reasons: { ledger_behind: number; history_not_covered: number; unexplained: number };
+    differences: unknown[];
+  };
   const { body: board } = await getJson(`${apiBase}/leaderboard?sort_by=volume&limit=50`, tier2Key);
   const wallets = (board.data as Array<{ wallet: string }>).map((e) => e.wallet);
-  const reconciled = await waitFor(
+  // The demo keeps trading, so a check can find Polymarket's snapshot newer than what the ledger had
+  // applied (every difference `ledger_behind`, e.g. while the verifier loaded the machine): that wallet
+  // is checked again (every 15 s here) until it matches. Any other difference ends the wait and fails.
+  let reconciled: Array<{ wallet: string; reconciliation: Reconciliation }> = [];
+  const onlyBehind = (r: Reconciliation) =>
+    r.status !== 'match' && r.reasons.ledger_behind > 0 && r.reasons.history_not_covered === 0 && r.reasons.unexplained === 0;
+  await waitFor(
     async () => {
       const checks: Array<{ wallet: string; reconciliation: Reconciliation }> = [];
       for (const wallet of wallets) {
@@ -168,12 +180,16 @@ test('npm run verify: every wallet of the demo holds up against the identities a
         if (Date.parse(reconciliation.checked_at) <= caughtUpMs) return null;
         checks.push({ wallet, reconciliation });
       }
-      return checks.length > 0 ? checks : null;
+      reconciled = checks;
+      return checks.length > 0 && !checks.some((c) => onlyBehind(c.reconciliation)) ? checks : null;
     },
-    120_000,
-    "a reconciliation of the tracked wallets' positions after the catch-up",
+    240_000,
+    "a reconciliation of the tracked wallets' positions after the catch-up, with the ledger caught up",
     5_000,
-  );
+  ).catch((error: unknown) => {
+    // Still behind after the wait: the assertion below shows the wallets and their differences.
+    if (reconciled.length === 0) throw error;
+  });
   const compared = reconciled.reduce((sum, c) => sum + c.reconciliation.positions.compared, 0);
   console.info(`verify e2e: ${reconciled.length} tracked wallets reconciled with the Data API, ${compared} positions compared`);
   expect(reconciled.filter((c) => c.reconciliation.status !== 'match')).toEqual([]);
