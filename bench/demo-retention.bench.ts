@@ -7,10 +7,10 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../test/support/processes.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -18,13 +18,6 @@ const DURATION_SECONDS = Number(process.env.DURATION_SECONDS ?? 600);
 const SEGMENT_BYTES = 1024 * 1024;
 const RETENTION_BYTES = 2 * 1024 * 1024;
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The log's partitions and bytes as the file system holds them (independent of what /v1/health says). */

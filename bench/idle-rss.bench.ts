@@ -9,23 +9,15 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../test/support/processes.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
 const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 45);
 const GOAL_MB = 500;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 
 const rssMb = (pid: number) => {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -7,24 +7,16 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../test/support/processes.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
 const BUSY_SECONDS = Number(process.env.BUSY_SECONDS ?? 60);
 const RUNS = Number(process.env.RUNS ?? 3);
 const GOAL_MS = 5_000;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 
 interface Stop {
   sigterm_to_exit_ms: number;
