@@ -13,6 +13,6 @@ export function catalogNotice(sources: SourceStatus[], upstreams: UpstreamStatus
   if (catalog.length === 0 || catalog.some((s) => s.last_success_at !== null)) return null;
   const gamma = upstreams.find((u) => u.upstream === 'gamma')?.cause;
   return gamma
-    ? `No market has been indexed yet: the market catalog has not synced since the service started because ${gamma.charAt(0).toLowerCase()}${gamma.slice(1)} (GET /v1/health has the details).`
+    ? `No market has been indexed yet: the market catalog has not synced since the service started because ${gamma} (GET /v1/health has the details).`
     : 'No market has been indexed yet: the market catalog has not synced since the service started (GET /v1/health has the details).';
 }

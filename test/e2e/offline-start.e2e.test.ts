@@ -117,7 +117,7 @@ test('unreachable upstreams: one plain line each, health and markets say why; re
   expect(empty).toMatchObject({ success: true, data: [] });
   expect(empty.notice).toMatch(
     new RegExp(
-      `^No market has been indexed yet: the market catalog has not synced since the service started because polymarket's Gamma API cannot be reached \\(ECONNREFUSED 127\\.0\\.0\\.1:${upstreamPort}\\)`,
+      `^No market has been indexed yet: the market catalog has not synced since the service started because Polymarket's Gamma API cannot be reached \\(ECONNREFUSED 127\\.0\\.0\\.1:${upstreamPort}\\)`,
     ),
   );
 
@@ -131,12 +131,19 @@ test('unreachable upstreams: one plain line each, health and markets say why; re
   });
   children.push(simulator);
   await simulator.waitForLog((l) => typeof l.baseUrl === 'string', 30_000);
-  for (const [upstreamName, label] of [
+  const upstreams = [
     ['gamma', "Polymarket's Gamma API"],
     ['data', "Polymarket's Data API"],
     ['rpc', 'The Polygon RPC'],
-  ]) {
-    const line = await service.waitForLog((l) => l.upstream === upstreamName && / is reachable again after /.test(String(l.msg)), 60_000);
+  ] as const;
+  // All three waited for at once: a waiter sees only lines logged after it, and the upstreams recover in any order.
+  const recoveredLines = await Promise.all(
+    upstreams.map(([upstreamName]) =>
+      service.waitForLog((l) => l.upstream === upstreamName && / is reachable again after /.test(String(l.msg)), 60_000),
+    ),
+  );
+  for (const [index, [, label]] of upstreams.entries()) {
+    const line = recoveredLines[index]!;
     expect(line.level).toBe(WARN);
     expect(String(line.msg)).toMatch(new RegExp(`^${label} is reachable again after \\d+ s \\(\\d+ failed attempts?\\)$`));
   }
