@@ -5,7 +5,7 @@
 
 import type { Rng } from './prng.js';
 import { COMPANIES, LEAGUES, MONTHS, MOVIES, PEOPLE } from './vocabulary.js';
-import { DAY_MS, HOUR_MS, clampPrice, dateLabel, standardDescription, type EventDraft, type MarketDraft } from './drafts.js';
+import { DAY_MS, HOUR_MS, clampPrice, dateLabel, monthName, standardDescription, type EventDraft, type MarketDraft } from './drafts.js';
 import type { Category } from './world-types.js';
 
 interface NegRiskTheme {
@@ -79,7 +79,7 @@ export function negRiskEventDraft(
 ): EventDraft {
   const theme = NEG_RISK_THEMES[themeIndex % NEG_RISK_THEMES.length] as NegRiskTheme;
   const year = new Date(times.endDateMs).getUTCFullYear();
-  const month = MONTHS[new Date(times.endDateMs).getUTCMonth()] ?? 'January';
+  const month = monthName(times.endDateMs, times.referenceMs);
   const title = theme.title(year, month);
   const description = standardDescription(title, `by ${dateLabel(times.endDateMs, times.referenceMs)}`, theme.source);
 

@@ -2,7 +2,7 @@
 
 import type { Rng } from './prng.js';
 import type { Category } from './world-types.js';
-import { dateLabel, monthLabel, standardDescription, yesNoMarket, type EventDraft } from './drafts.js';
+import { dateLabel, monthName, standardDescription, yesNoMarket, type EventDraft } from './drafts.js';
 import { ARTISTS, COINS, COMPANIES, CONFLICT_PAIRS, COUNTRIES, MOVIES, PEOPLE, PRODUCTS, US_STATES } from './vocabulary.js';
 
 interface SingleQuestion {
@@ -134,7 +134,8 @@ export function singleEventDraft(
   const { question, subTags, source } = rng.pick(QUESTION_MAKERS[category])(
     rng,
     by,
-    monthLabel(times.endDateMs).split(' ')[0] ?? '',
+    // "January", or "January 2027" outside the reference year: two events a year apart never share a title.
+    monthName(times.endDateMs, times.referenceMs),
     new Date(times.endDateMs).getUTCFullYear(),
   );
   const description = standardDescription(question, `by ${by}, 11:59 PM ET`, source);

@@ -56,9 +56,11 @@ export function dateLabel(ms: number, referenceMs: number): string {
   return date.getUTCFullYear() === new Date(referenceMs).getUTCFullYear() ? label : `${label}, ${date.getUTCFullYear()}`;
 }
 
-export function monthLabel(ms: number): string {
+/** "January" (the year is added when it differs from the reference year). */
+export function monthName(ms: number, referenceMs: number): string {
   const date = new Date(ms);
-  return `${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}`;
+  const month = MONTHS[date.getUTCMonth()] ?? '';
+  return date.getUTCFullYear() === new Date(referenceMs).getUTCFullYear() ? month : `${month} ${date.getUTCFullYear()}`;
 }
 
 /** Binary market priced near p, winner drawn with probability p so prices are calibrated on average. */

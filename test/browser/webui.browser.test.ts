@@ -256,7 +256,11 @@ test('markets: search, then a market page with candles, a refreshing book (top 2
   await waitForReady(page);
   await expectCleanPage('06-markets-search');
 
-  await page.getByRole('link', { name: market.title }).click();
+  // By its address: two markets can share a title (a slug then ends in -2).
+  await page
+    .locator(`a[href="/app/markets/${encodeURIComponent(market.slug)}"]`)
+    .first()
+    .click();
   await page.waitForURL(`${base}/app/markets/${encodeURIComponent(market.slug)}`);
   await waitForReady(page, 20_000);
   expect(await page.locator('.chart canvas').count()).toBeGreaterThan(0);
