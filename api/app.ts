@@ -40,7 +40,8 @@ import { WebUi } from './webui/web-ui.js';
 import { type HealthInputs, healthRoutes } from './routes/health.js';
 import { catalogNotice } from '../services/ingest/catalog-notice.js';
 import { keyRoutes } from './routes/keys.js';
-import { type WebhooksApi, webhookRoutes } from './routes/webhooks.js';
+import { webhookRoutes } from './routes/webhooks.js';
+import type { WebhooksApi } from '../services/webhooks/subscriptions.js';
 import { type ExportsApi, exportRoutes } from './routes/exports.js';
 import { briefingRoutes } from './routes/briefing.js';
 import { backtestRoutes } from './routes/backtest.js';
@@ -50,9 +51,9 @@ import { feeRoutes } from './routes/fees.js';
 import { paperRoutes } from './routes/paper.js';
 import { walletRoutes } from './routes/wallet.js';
 import type { Duplex } from 'node:stream';
-import { sseRoutes } from '../services/streams/sse.js';
+import { sseRoutes } from './streams/sse.js';
 import type { StreamService } from '../services/streams/stream-service.js';
-import { streamUpgrade } from '../services/streams/websocket.js';
+import { streamUpgrade } from './streams/websocket.js';
 
 export const OPENAPI_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'openapi.yaml');
 

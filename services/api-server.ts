@@ -18,7 +18,7 @@ import {
   reconciliationMetrics,
 } from '../api/metrics.js';
 import type { HealthInputs } from '../api/routes/health.js';
-import type { WebhooksApi } from '../api/routes/webhooks.js';
+import type { WebhooksApi } from './webhooks/subscriptions.js';
 import { type Family, single } from './shared/metric-family.js';
 import { ApiInstances } from './access/api-instances.js';
 import { Meter } from './access/meter.js';

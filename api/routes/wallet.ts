@@ -1,19 +1,9 @@
 /** /account/wallet: the wallet whose on-chain platform-token balance sets the account's tier. */
 import { Router, type Request } from 'express';
-import type { TokenBalances } from '../../services/access/token-balances.js';
-import { linkedWallet, linkMessage, linkWallet, unlinkWallet } from '../../services/access/wallet-links.js';
-import type { ControlStore } from '../../services/ports/control-store.js';
+import { linkedWallet, linkMessage, linkWallet, unlinkWallet, type WalletApi } from '../../services/access/wallet-links.js';
 import { iso, isoOrNull } from '../../services/shared/time.js';
 import type { WalletLink } from '../../services/http/types.generated.js';
 import { success } from '../../services/http/envelope.js';
-
-export interface WalletApi {
-  control: ControlStore;
-  /** Absent when no platform-token contract is configured. */
-  balances?: TokenBalances;
-  chainId: number;
-  clock?: () => number;
-}
 
 export function walletRoutes(api: WalletApi): Router {
   const router = Router();

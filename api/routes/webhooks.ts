@@ -2,7 +2,6 @@
 import { isoOrNull } from '../../services/shared/time.js';
 import crypto from 'node:crypto';
 import { Router, type Request } from 'express';
-import type { ControlStore } from '../../services/ports/control-store.js';
 import { EVENT_TYPE_INFO, EVENT_TYPES, TEST_EVENT_TYPE } from '../../services/webhooks/event-types.js';
 import {
   attemptsOf,
@@ -14,20 +13,10 @@ import {
 } from '../../services/webhooks/outbox.js';
 import { secretHint } from '../../services/webhooks/signature.js';
 import { UnsafeUrlError } from '../../services/webhooks/url-guard.js';
-import { type Subscription, SubscriptionRefusedError, type WebhookSubscriptions } from '../../services/webhooks/subscriptions.js';
+import { type Subscription, SubscriptionRefusedError, type WebhooksApi } from '../../services/webhooks/subscriptions.js';
 import { keysetPage } from '../../services/http/keyset.js';
 import { success } from '../../services/http/envelope.js';
 import { ApiError } from '../../services/http/errors.js';
-
-export interface WebhooksApi {
-  subscriptions: WebhookSubscriptions;
-  store: ControlStore;
-  clock: () => number;
-  /** Tells the dispatcher a delivery is due now (test events, redeliveries). */
-  wake: () => void;
-  /** WEBHOOK_PENDING_PER_SUBSCRIPTION: test events and redeliveries join the same backlog as events. */
-  maxPendingPerSubscription: number;
-}
 
 /** A test event or redelivery with the subscription's backlog full: 409, counted as dropped like any event. */
 const backlogFull = (api: WebhooksApi) =>

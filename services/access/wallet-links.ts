@@ -6,6 +6,7 @@
 import { verifyMessage, type Hex } from 'viem';
 import { ApiError } from '../http/errors.js';
 import type { ControlStore } from '../ports/control-store.js';
+import type { TokenBalances } from './token-balances.js';
 
 export const linkMessage = (accountId: string) =>
   `tapeline: link this wallet to account ${accountId}. Its platform-token balance will set the account's tier.`;
@@ -43,4 +44,13 @@ export async function linkWallet(control: ControlStore, accountId: string, addre
 
 export async function unlinkWallet(control: ControlStore, accountId: string): Promise<void> {
   await control.query('UPDATE accounts SET wallet_address = NULL, wallet_linked_at = NULL WHERE id = $1', [accountId]);
+}
+
+/** What the /account/wallet routes are given. */
+export interface WalletApi {
+  control: ControlStore;
+  /** Absent when no platform-token contract is configured. */
+  balances?: TokenBalances;
+  chainId: number;
+  clock?: () => number;
 }

@@ -4,7 +4,7 @@
  * opened on first use (a fee paid on chain, a linked wallet's balance), so a process that never
  * needs the chain never contacts it.
  */
-import type { WalletApi } from '../../api/routes/wallet.js';
+import type { WalletApi } from '../access/wallet-links.js';
 import { TokenBalances } from '../access/token-balances.js';
 import { BriefingService } from '../briefing/briefing-service.js';
 import { openRpcChainReader } from '../chain/rpc-chain-reader.js';

@@ -3,7 +3,7 @@
  * over the durable outbox, and what the API routes need. Each part only talks to the ports, so the
  * processor and the dispatcher can also run as separate processes on the same stores.
  */
-import type { WebhooksApi } from '../../api/routes/webhooks.js';
+import type { WebhooksApi } from './subscriptions.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';

@@ -204,3 +204,14 @@ export function signingSecrets(
 function unique<T>(values: T[]): T[] {
   return [...new Set(values)];
 }
+
+/** What the /webhooks routes are given: the subscriptions, the store of their deliveries, and the dispatcher's wake-up. */
+export interface WebhooksApi {
+  subscriptions: WebhookSubscriptions;
+  store: ControlStore;
+  clock: () => number;
+  /** Tells the dispatcher a delivery is due now (test events, redeliveries). */
+  wake: () => void;
+  /** WEBHOOK_PENDING_PER_SUBSCRIPTION: test events and redeliveries join the same backlog as events. */
+  maxPendingPerSubscription: number;
+}

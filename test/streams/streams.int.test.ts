@@ -15,7 +15,7 @@ import { type FileEventLog, openFileEventLog } from '../../services/eventlog/fil
 import { partitionForKey } from '../../services/eventlog/partitioner.js';
 import { allTopicSpecs, STREAMS, topicSchemas } from '../../services/read-models/registry.js';
 import { type SinkService, startSink } from '../../services/sink/sink-service.js';
-import { PENDING_AUTH_PER_ADDRESS } from '../../services/streams/websocket.js';
+import { PENDING_AUTH_PER_ADDRESS } from '../../api/streams/websocket.js';
 import { type ApiHarness, startApiHarness } from '../support/api-harness.js';
 import { conditionId, marketUpserted, T0, tradeExecuted, txHash, walletAddress } from '../support/events.js';
 import { getJson, waitFor as poll } from '../support/http.js';

@@ -1,6 +1,6 @@
 /** An ApiError (or anything thrown) as the `error` message of a stream, naming the parameter at fault. */
-import { toApiError } from '../../api/error-renderer.js';
-import type { StreamError } from '../http/types.generated.js';
+import { toApiError } from '../error-renderer.js';
+import type { StreamError } from '../../services/http/types.generated.js';
 
 const CODES: Record<number, StreamError['code']> = {
   400: 'bad_request',

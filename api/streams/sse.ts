@@ -6,14 +6,14 @@
  * Last-Event-ID resumes where it stopped.
  */
 import { Router } from 'express';
-import { tierAndMeter } from '../../api/access.js';
-import type { StreamServerMessage } from '../http/types.generated.js';
-import { ApiError } from '../http/errors.js';
-import type { Meter } from '../access/meter.js';
-import type { TierThresholds } from '../access/tiers.js';
-import { channelNamed, channelNames, type ChannelName } from './channels.js';
-import type { StreamService } from './stream-service.js';
-import type { Subscription } from './subscription.js';
+import { tierAndMeter } from '../access.js';
+import type { StreamServerMessage } from '../../services/http/types.generated.js';
+import { ApiError } from '../../services/http/errors.js';
+import type { Meter } from '../../services/access/meter.js';
+import type { TierThresholds } from '../../services/access/tiers.js';
+import { channelNamed, channelNames, type ChannelName } from '../../services/streams/channels.js';
+import type { StreamService } from '../../services/streams/stream-service.js';
+import type { Subscription } from '../../services/streams/subscription.js';
 
 const SUBSCRIPTION_ID = 'sse';
 
