@@ -7,12 +7,14 @@ import type { StreamSubscribed } from '../http/types.generated.js';
 import type { Channel } from './channel.js';
 import { fillsChannel } from './fills-channel.js';
 import { lifecycleChannel } from './lifecycle-channel.js';
+import { pricesChannel } from './prices-channel.js';
 import { tradesChannel } from './trades-channel.js';
 
 export const CHANNELS: Record<string, Channel> = {
   trades: tradesChannel as Channel,
   fills: fillsChannel as Channel,
   lifecycle: lifecycleChannel as Channel,
+  prices: pricesChannel as Channel,
 };
 
 /** The channel names of the API document (StreamSubscribed.channel). */

@@ -57,3 +57,16 @@ export function minSizeOf(value: unknown, prefix: string): bigint | undefined {
   if (micro === null) throw badFilter(prefix, 'min_size', 'at most 6 decimals');
   return micro;
 }
+
+/**
+ * One or more of `allowed`: a comma-separated string (an SSE query parameter) or an array of strings
+ * (a WebSocket message); undefined: all.
+ */
+export function someOf<T extends string>(value: unknown, prefix: string, name: string, allowed: readonly T[]): ReadonlySet<T> | undefined {
+  if (value === undefined) return undefined;
+  const names = typeof value === 'string' ? value.split(',') : value;
+  const wrong = () => badFilter(prefix, name, `one or more of ${allowed.join(', ')} (comma-separated, or an array)`);
+  if (!Array.isArray(names) || names.length === 0 || names.length > allowed.length) throw wrong();
+  for (const one of names) if (!(allowed as readonly unknown[]).includes(one)) throw wrong();
+  return new Set(names as T[]);
+}

@@ -12,7 +12,7 @@ import type { AnalyticsStore } from '../ports/analytics-store.js';
 import { presentResolution, presentTransition, transitionRowOfEvent } from '../read-models/market-lifecycle/queries.js';
 import { marketLifecycle } from '../read-models/market-lifecycle/index.js';
 import type { Channel } from './channel.js';
-import { badFilter, marketOf, onlyFilters } from './filters.js';
+import { marketOf, onlyFilters, someOf } from './filters.js';
 
 type Kind = MarketLifecycleTransition['kind'];
 
@@ -25,19 +25,9 @@ export interface LifecycleFilters {
 const FILTERS = ['market', 'event'] as const;
 const LIFECYCLE_EVENTS: readonly Kind[] = ['listed', 'closed', 'reopened', 'resolved', 'voided', 'confirmed', 'corrected'];
 
-/** `event`: kinds as a comma-separated string (an SSE query parameter) or an array of strings (a WebSocket message). */
-function eventsOf(value: unknown, prefix: string): ReadonlySet<Kind> | undefined {
-  if (value === undefined) return undefined;
-  const names = typeof value === 'string' ? value.split(',') : value;
-  const wrong = () => badFilter(prefix, 'event', `one or more of ${LIFECYCLE_EVENTS.join(', ')} (comma-separated, or an array)`);
-  if (!Array.isArray(names) || names.length === 0 || names.length > LIFECYCLE_EVENTS.length) throw wrong();
-  for (const name of names) if (!(LIFECYCLE_EVENTS as readonly unknown[]).includes(name)) throw wrong();
-  return new Set(names as Kind[]);
-}
-
 async function parseFilters(input: Record<string, unknown>, prefix: string, store: AnalyticsStore): Promise<LifecycleFilters> {
   onlyFilters(input, prefix, 'lifecycle', FILTERS);
-  return { market: await marketOf(input.market, prefix, store), events: eventsOf(input.event, prefix) };
+  return { market: await marketOf(input.market, prefix, store), events: someOf(input.event, prefix, 'event', LIFECYCLE_EVENTS) };
 }
 
 function presentLifecycleEvent(e: MarketLifecycleTransition): StreamLifecycleEvent {

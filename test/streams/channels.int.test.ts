@@ -1,5 +1,5 @@
 /**
- * The `fills` and `lifecycle` stream channels over the real embedded file log and the API app (chDB,
+ * The `fills`, `lifecycle` and `prices` stream channels over the real embedded file log and the API app (chDB,
  * PGlite, the sink for the REST comparison): a subscriber receives exactly the records of its
  * filters, in order, as the same objects REST serves for them (/markets/{id}/trades for chain fills,
  * the market detail's lifecycle block for transitions); a reconnect with a cursor misses and repeats
@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { EventPublisher } from '../../services/events/publisher.js';
-import type { ChainLedgerEvent, MarketLifecycleTransition } from '../../services/events/types.generated.js';
+import type { ChainLedgerEvent, MarketLifecycleTransition, PriceTick } from '../../services/events/types.generated.js';
 import { type FileEventLog, openFileEventLog } from '../../services/eventlog/file-log.js';
 import { partitionForKey } from '../../services/eventlog/partitioner.js';
 import { allTopicSpecs, STREAMS, topicSchemas } from '../../services/read-models/registry.js';
@@ -24,6 +24,7 @@ import {
   conditionId,
   marketTransition,
   marketUpserted,
+  priceTick,
   T0,
   txHash,
   walletAddress,
@@ -45,6 +46,8 @@ const NEG_GROUP = (() => {
 })();
 const LIFE_A = conditionId(311);
 const LIFE_B = conditionId(312);
+const PRICE_A = conditionId(321);
+const PRICE_B = conditionId(322);
 
 let log: FileEventLog;
 let api: ApiHarness;
@@ -81,6 +84,8 @@ beforeAll(async () => {
     marketUpserted({ market_id: FILLS_A, event_id: 'fills-a' }),
     marketUpserted({ market_id: LIFE_A, event_id: 'life-a', slug: 'life-a-market' }),
     marketUpserted({ market_id: LIFE_B, event_id: 'life-b' }),
+    marketUpserted({ market_id: PRICE_A, event_id: 'price-a', slug: 'price-a-market' }),
+    marketUpserted({ market_id: PRICE_B, event_id: 'price-b' }),
   ]);
 }, 60_000);
 
@@ -327,6 +332,80 @@ test('lifecycle: Tier 1 is enough (as the market detail); resume over the WebSoc
   again.ws.close();
 });
 
+// --- prices -----------------------------------------------------------------------------------------
+
+const KINDS = ['last_trade', 'midpoint', 'best_bid_ask'] as const;
+/** `count` ticks of each of `market`'s two tokens, kinds in turn, a second apart. */
+function ticksOf(market: string, count: number, tokens: readonly string[], from = 0): PriceTick[] {
+  return Array.from({ length: count }, (_, i) =>
+    tokens.map((asset, side) =>
+      priceTick({
+        event_id: `${market.slice(-4)}-${asset}-${from + i}`,
+        market_id: market,
+        asset_id: asset,
+        kind: KINDS[(from + i) % KINDS.length]!,
+        price: side === 0 ? 0.4 + (from + i) / 1000 : 0.6 - (from + i) / 1000,
+        best_bid: (from + i) % KINDS.length === 2 ? 0.39 : null,
+        best_ask: (from + i) % KINDS.length === 2 ? 0.41 : null,
+        timestamp_ms: T0 + (from + i) * 1_000 + side,
+      }),
+    ),
+  ).flat();
+}
+const priceIds = (client: { messages: any[] }, subscription?: string) =>
+  messagesOf(client, 'price', subscription).map((m) => m.data.tick_id);
+
+test("prices: a subscriber to one market (by slug) receives exactly its ticks, in order, as /markets/{id}/price/ticks serves them; kind filters; Tier 1 and a cursor's resume", async () => {
+  const market = (await getJson(`${api.base}/v1/markets/${PRICE_A}`, tier1Key)).body.data;
+  const tokens: string[] = market.outcome_token_ids;
+  const all = await openSse('channel=prices&market=price-a-market', tier1Key);
+  expect(all.status).toBe(200);
+  expect(await subscribed(all)).toMatchObject({ channel: 'prices' });
+  const client = await openWs(tier1Key);
+  client.send({
+    type: 'subscribe',
+    channel: 'prices',
+    subscription: 'p',
+    filters: { market: PRICE_A, kind: ['last_trade', 'best_bid_ask'] },
+  });
+  await subscribed(client, 'p');
+  const ofA = ticksOf(PRICE_A, 6, tokens);
+  const ofB = ticksOf(PRICE_B, 6, ['9001', '9002']);
+  for (let i = 0; i < ofA.length; i += 4) await publisher.publish('priceTicks', [...ofA.slice(i, i + 4), ...ofB.slice(i, i + 4)]);
+  await waitFor('12 ticks', async () => priceIds(all).length >= ofA.length);
+  await waitFor('8 kept ticks', async () => priceIds(client, 'p').length >= 8);
+  await settle();
+  expect(priceIds(all)).toEqual(ofA.map((t) => t.event_id));
+  expect(priceIds(client, 'p')).toEqual(ofA.filter((t) => t.kind !== 'midpoint').map((t) => t.event_id));
+
+  // The same objects as REST (newest first there).
+  const rest = async () => (await getJson(`${api.base}/v1/markets/${PRICE_A}/price/ticks?limit=100`, tier1Key)).body.data as any[];
+  await waitFor('the REST ticks', async () => (await rest()).length === ofA.length);
+  expect(messagesOf(all, 'price').map((m) => m.data)).toEqual([...(await rest())].reverse());
+  expect(messagesOf(all, 'price').every((m) => m.data.market_id === PRICE_A && m.channel === 'prices')).toBe(true);
+  expect(new Set(messagesOf(all, 'price').map((m) => m.data.outcome))).toEqual(new Set(['Yes', 'No']));
+
+  // Resume after the third kept tick: the rest, once, including ticks published while away.
+  const kept = messagesOf(client, 'price', 'p').slice(0, 3);
+  client.ws.terminate();
+  const more = ticksOf(PRICE_A, 3, tokens, 6);
+  await publisher.publish('priceTicks', more);
+  const again = await openWs(tier1Key);
+  again.send({
+    type: 'subscribe',
+    channel: 'prices',
+    subscription: 'p',
+    filters: { market: PRICE_A, kind: 'last_trade,best_bid_ask' },
+    cursor: kept.at(-1).cursor,
+  });
+  const wanted = [...ofA, ...more].filter((t) => t.kind !== 'midpoint').map((t) => t.event_id);
+  await waitFor('the rest', async () => kept.length + priceIds(again, 'p').length >= wanted.length);
+  await settle();
+  expect([...kept.map((m) => m.data.tick_id), ...priceIds(again, 'p')]).toEqual(wanted);
+  all.close();
+  again.ws.close();
+});
+
 // --- refusals ---------------------------------------------------------------------------------------
 
 test('a filter the channel does not have, or a bad value, is a 4xx (SSE) or an error message (WebSocket) naming it', async () => {
@@ -339,6 +418,10 @@ test('a filter the channel does not have, or a bad value, is a 4xx (SSE) or an e
     ['channel=lifecycle&event=closd', 400, /^event/],
     ['channel=lifecycle&market=no-such-slug', 404, /^market/],
     ['channel=trades&role=maker', 400, /^role: unknown filter/],
+    ['channel=prices', 400, /^market: required/],
+    [`channel=prices&market=${PRICE_A}&kind=trade`, 400, /^kind/],
+    [`channel=prices&market=${PRICE_A}&wallet=0x0000000000000000000000000000000000000001`, 400, /^wallet: unknown filter/],
+    [`channel=prices&market=${conditionId(399)}`, 404, /^market: no market/],
   ];
   for (const [query, status, message] of cases) {
     const refused = await openSse(query, tier2Key);
@@ -352,6 +435,8 @@ test('a filter the channel does not have, or a bad value, is a 4xx (SSE) or an e
     [{ type: 'subscribe', channel: 'lifecycle', filters: { event: ['closed', 'nope'] } }, 'filters.event'],
     [{ type: 'subscribe', channel: 'lifecycle', filters: { event: [] } }, 'filters.event'],
     [{ type: 'subscribe', channel: 'lifecycle', filters: { min_size: 1 } }, 'filters.min_size'],
+    [{ type: 'subscribe', channel: 'prices', filters: {} }, 'filters.market'],
+    [{ type: 'subscribe', channel: 'prices', filters: { market: PRICE_A, kind: ['history', 'bbo'] } }, 'filters.kind'],
   ];
   for (const [message, parameter] of asked) {
     const before = client.messages.length;
@@ -402,12 +487,19 @@ test('GET /pricing/access lists each stream channel with the tier the channel it
       for (const listed of endpoint.channels) expect(listed.requires).toBe(channelNamed(listed.channel)!.access);
     }
     // What the listing says is what subscribing meets: per channel, the SSE status and the WebSocket refusal.
+    // The prices channel needs its market.
+    const required = (channel: string): Record<string, string> => (channel === 'prices' ? { market: PRICE_A } : {});
     for (const listed of streams[0].channels) {
-      const sse = await openSse(`channel=${listed.channel}`, key);
+      const sse = await openSse(
+        `channel=${listed.channel}${Object.entries(required(listed.channel))
+          .map(([k, v]) => `&${k}=${v}`)
+          .join('')}`,
+        key,
+      );
       expect([tier, listed.channel, sse.status]).toEqual([tier, listed.channel, listed.status_if_called]);
       sse.close();
       const client = await openWs(key);
-      client.send({ type: 'subscribe', channel: listed.channel, subscription: 'probe' });
+      client.send({ type: 'subscribe', channel: listed.channel, subscription: 'probe', filters: required(listed.channel) });
       await waitFor('the answer to a subscribe', async () => client.messages.some((m) => m.type === 'subscribed' || m.type === 'error'));
       expect(client.messages.some((m) => m.type === 'subscribed')).toBe(listed.allowed);
       client.ws.close();

@@ -144,6 +144,8 @@ export type BookEvent = {
 
 export type PriceTick = {
   tick_id: string;
+  /** Condition id. */
+  market_id: string;
   asset_id: string;
   outcome: string;
   kind: string;
@@ -561,7 +563,7 @@ export type EndpointAccess = {
 };
 
 export type ChannelAccess = {
-  channel: "trades" | "fills" | "lifecycle";
+  channel: "trades" | "fills" | "lifecycle" | "prices";
   requires: "any" | "tier1" | "tier2" | "tier3" | "sandbox";
   allowed: boolean;
   status_if_called: 200 | 402 | 403;
@@ -1069,6 +1071,14 @@ export type StreamLifecycleFilters = {
   event?: Array<"listed" | "closed" | "reopened" | "resolved" | "voided" | "confirmed" | "corrected">;
 };
 
+/** Filters of the `prices` channel (combined with AND); `market` is required. */
+export type StreamPriceFilters = {
+  /** The market: condition id (0x + 64 hex, any case) or slug. */
+  market: string;
+  /** Only these tick kinds (PriceTick.kind); also accepted as one comma-separated string. */
+  kind?: Array<"last_trade" | "midpoint" | "best_bid_ask" | "history">;
+};
+
 /** A frame a WebSocket client sends. */
 export type StreamClientMessage = {
   /** Authenticates a socket opened without a bearer header (first message). */
@@ -1078,11 +1088,11 @@ export type StreamClientMessage = {
 } | {
   type: "subscribe";
   /** The channel to receive. */
-  channel: "trades" | "fills" | "lifecycle";
+  channel: "trades" | "fills" | "lifecycle" | "prices";
   /** Your id for it (echoed on each message); default s1, s2, ... */
   subscription?: string;
-  /** The channel's filters: StreamTradeFilters (trades), StreamFillFilters (fills), StreamLifecycleFilters (lifecycle). */
-  filters?: StreamTradeFilters | StreamFillFilters | StreamLifecycleFilters;
+  /** The channel's filters: StreamTradeFilters (trades), StreamFillFilters (fills), StreamLifecycleFilters (lifecycle), StreamPriceFilters (prices). */
+  filters?: StreamTradeFilters | StreamFillFilters | StreamLifecycleFilters | StreamPriceFilters;
   cursor?: StreamCursor;
 } | {
   type: "unsubscribe";
@@ -1091,13 +1101,13 @@ export type StreamClientMessage = {
 };
 
 /** A message the server sends (an SSE event's data, or a WebSocket frame). */
-export type StreamServerMessage = StreamSubscribed | StreamTradeMessage | StreamFillMessage | StreamLifecycleMessage | StreamHeartbeat | StreamError;
+export type StreamServerMessage = StreamSubscribed | StreamTradeMessage | StreamFillMessage | StreamLifecycleMessage | StreamPriceMessage | StreamHeartbeat | StreamError;
 
 export type StreamSubscribed = {
   type: "subscribed";
   /** The subscription's id. */
   subscription: string;
-  channel: "trades" | "fills" | "lifecycle";
+  channel: "trades" | "fills" | "lifecycle" | "prices";
   /** Where the subscription starts (the given cursor, or the log's end). */
   cursor: StreamCursor;
 };
@@ -1134,6 +1144,18 @@ export type StreamLifecycleMessage = {
   /** The position right after this transition. */
   cursor: StreamCursor;
   data: StreamLifecycleEvent;
+};
+
+export type StreamPriceMessage = {
+  /** A price tick of the `prices` channel. */
+  type: "price";
+  /** The subscription's id. */
+  subscription: string;
+  channel: "prices";
+  /** The position right after this tick. */
+  cursor: StreamCursor;
+  /** The tick, the same object (fields and number conventions) as a /markets/{id}/price/ticks item. */
+  data: PriceTick;
 };
 
 /** A market's lifecycle transition, with the transition and settlement as the market detail's `lifecycle` block (GET /markets/{id}) serves them. */
@@ -4091,7 +4113,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "Price ticks of the market's outcome tokens, newest first.",
     "access": "tier1",
     "paginated": true,
-    "returns": "a list of PriceTick: tick_id, asset_id, outcome, kind, price, best_bid, best_ask, side, size_shares, timestamp, source",
+    "returns": "a list of PriceTick: tick_id, market_id, asset_id, outcome, kind, price, best_bid, best_ask, side, size_shares, timestamp, source",
     "parameters": [
       {
         "name": "id",
@@ -6046,13 +6068,14 @@ export const STREAMS: { readonly [id: string]: StreamSpec } = {
         "name": "channel",
         "in": "query",
         "required": true,
-        "description": "The channel: `trades` (taker fills from the trades stream, the `data_api` records of `/trades`), `fills` (the chain's fills of both sides, the `chain` records of `/trades`), `lifecycle` (market closes, resolutions and every other lifecycle transition). Its filters are the other parameters; one the channel does not have is a 400 naming it.",
+        "description": "The channel: `trades` (taker fills from the trades stream, the `data_api` records of `/trades`), `fills` (the chain's fills of both sides, the `chain` records of `/trades`), `lifecycle` (market closes, resolutions and every other lifecycle transition), `prices` (one market's price ticks: last trades, midpoints, best bid/ask, as `/markets/{id}/price/ticks`; `market` required). Its filters are the other parameters; one the channel does not have is a 400 naming it.",
         "schema": {
           "type": "string",
           "enum": [
             "trades",
             "fills",
-            "lifecycle"
+            "lifecycle",
+            "prices"
           ]
         }
       },
@@ -6060,7 +6083,7 @@ export const STREAMS: { readonly [id: string]: StreamSpec } = {
         "name": "market",
         "in": "query",
         "required": false,
-        "description": "Only this market (all channels), by condition id (0x + 64 hex, any case) or slug (`404 NOT_FOUND` naming `market` for an unknown slug).",
+        "description": "Only this market (all channels; required for prices), by condition id (0x + 64 hex, any case) or slug (`404 NOT_FOUND` naming `market` for an unknown slug; for prices also an unknown condition id).",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -6153,6 +6176,29 @@ export const STREAMS: { readonly [id: string]: StreamSpec } = {
         },
         "channels": [
           "lifecycle"
+        ]
+      },
+      {
+        "name": "kind",
+        "in": "query",
+        "required": false,
+        "description": "Only these tick kinds (prices), comma-separated (`kind=last_trade,midpoint`).",
+        "schema": {
+          "type": "array",
+          "minItems": 1,
+          "maxItems": 4,
+          "items": {
+            "type": "string",
+            "enum": [
+              "last_trade",
+              "midpoint",
+              "best_bid_ask",
+              "history"
+            ]
+          }
+        },
+        "channels": [
+          "prices"
         ]
       },
       {

@@ -19,6 +19,7 @@ import type {
   StreamFillFilters,
   StreamHeartbeat,
   StreamLifecycleFilters,
+  StreamPriceFilters,
   StreamServerMessage,
   StreamSubscribed,
   StreamTradeFilters,
@@ -32,6 +33,7 @@ interface FiltersByChannel {
   trades: StreamTradeFilters;
   fills: StreamFillFilters;
   lifecycle: StreamLifecycleFilters;
+  prices: StreamPriceFilters;
 }
 /** A channel's filters; a channel added to the document without an entry above fails to compile here. */
 export type StreamFilters<C extends StreamChannel> = FiltersByChannel[C];

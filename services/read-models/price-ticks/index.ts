@@ -5,7 +5,7 @@ import { iso } from '../../shared/time.js';
 import { defineReadModel, migrationsBeside, project } from '../read-model.js';
 import { priceTickRoutes } from './routes.js';
 
-const priceTicks = defineStream({
+export const priceTicks = defineStream({
   name: 'priceTicks',
   topic: 'tapeline.price-ticks.v1',
   partitions: 8,

@@ -52,6 +52,7 @@ test('pages newest first; filter by kind', async () => {
   expect(all.items.map((t: any) => t.tick_id)).toEqual(['tick-0', 'tick-1', 'tick-2', 'tick-3', 'tick-4', 'tick-5', 'tick-6']);
   expect(all.items[1]).toEqual({
     tick_id: 'tick-1',
+    market_id: M,
     asset_id: NO,
     outcome: 'No',
     kind: 'last_trade',

@@ -13,22 +13,11 @@ import { ApiError } from '../../http/errors.js';
 import { keysetPage } from '../../http/keyset.js';
 import { timeParam } from '../../http/time-params.js';
 import type { PriceTick } from '../../http/types.generated.js';
+import { type PriceTickRow, presentPriceTick } from './present.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
-import { iso } from '../../shared/time.js';
 import { requireMarketWithTokens } from '../markets/queries.js';
 
-interface TickRow {
-  tick_id: string;
-  asset_id: string;
-  kind: string;
-  price: number;
-  best_bid: number | null;
-  best_ask: number | null;
-  side: string | null;
-  size: number | null;
-  ts_ms: number;
-  source: string;
-}
+type TickRow = Omit<PriceTickRow, 'market_id'>;
 
 export function priceTickRoutes(store: AnalyticsStore): Router {
   const router = Router();
@@ -38,7 +27,6 @@ export function priceTickRoutes(store: AnalyticsStore): Router {
     const from = timeParam('from', request.query.from);
     const to = timeParam('to', request.query.to);
     if (from !== undefined && to !== undefined && from >= to) throw ApiError.badRequest('from: must be before to');
-    const outcomeOf = (assetId: string) => market.outcomes[market.outcome_token_ids.indexOf(assetId)] ?? '';
     const newestFirst = (a: TickRow, b: TickRow) => Number(b.ts_ms) - Number(a.ts_ms) || (a.tick_id < b.tick_id ? 1 : -1);
     response.json(
       await keysetPage<TickRow, PriceTick>(request, {
@@ -66,19 +54,7 @@ export function priceTickRoutes(store: AnalyticsStore): Router {
           }
         },
         keyOf: (row) => [Number(row.ts_ms), row.tick_id],
-        present: (t) => ({
-          tick_id: t.tick_id,
-          asset_id: t.asset_id,
-          outcome: outcomeOf(t.asset_id),
-          kind: t.kind,
-          price: t.price,
-          best_bid: t.best_bid,
-          best_ask: t.best_ask,
-          side: t.side,
-          size_shares: t.size,
-          timestamp: iso(t.ts_ms),
-          source: t.source,
-        }),
+        present: (t) => presentPriceTick({ ...t, market_id: market.market_id }, market),
       }),
     );
   });

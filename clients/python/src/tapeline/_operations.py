@@ -135,13 +135,14 @@ OPERATIONS: dict[str, OperationSpec] = {
 }
 
 #: The channels of GET /stream/sse.
-StreamChannel = Literal["trades", "fills", "lifecycle"]
+StreamChannel = Literal["trades", "fills", "lifecycle", "prices"]
 
 #: The filters each channel takes (any other is a 400 naming it).
 STREAM_FILTERS: dict[str, tuple[str, ...]] = {
     "trades": ("market", "wallet", "side", "min_size"),
     "fills": ("market", "wallet", "side", "min_size", "role"),
     "lifecycle": ("market", "event"),
+    "prices": ("market", "kind"),
 }
 
 

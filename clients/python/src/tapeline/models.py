@@ -141,6 +141,7 @@ class BookEventItemItem(Model):
 
 class PriceTick(Model):
     tick_id: str
+    market_id: str = Field(description="Condition id.")
     asset_id: str
     outcome: str
     kind: str
@@ -487,7 +488,7 @@ class EndpointAccess(Model):
 
 
 class ChannelAccess(Model):
-    channel: Literal["trades", "fills", "lifecycle"]
+    channel: Literal["trades", "fills", "lifecycle", "prices"]
     requires: Literal["any", "tier1", "tier2", "tier3", "sandbox"]
     allowed: bool
     status_if_called: Literal[200, 402, 403]
@@ -875,6 +876,13 @@ class StreamLifecycleFilters(Model):
     event: Optional[list[Literal["listed", "closed", "reopened", "resolved", "voided", "confirmed", "corrected"]]] = Field(None, description="Only these transition kinds (MarketLifecycleTransition.kind); also accepted as one comma-separated string.")
 
 
+class StreamPriceFilters(Model):
+    """Filters of the `prices` channel (combined with AND); `market` is required."""
+
+    market: str = Field(description="The market: condition id (0x + 64 hex, any case) or slug.")
+    kind: Optional[list[Literal["last_trade", "midpoint", "best_bid_ask", "history"]]] = Field(None, description="Only these tick kinds (PriceTick.kind); also accepted as one comma-separated string.")
+
+
 class StreamClientMessageItem(Model):
     type: Literal["auth"] = Field(description="Authenticates a socket opened without a bearer header (first message).")
     key: str = Field(description="The API key.")
@@ -882,9 +890,9 @@ class StreamClientMessageItem(Model):
 
 class StreamClientMessageItemItem(Model):
     type: Literal["subscribe"]
-    channel: Literal["trades", "fills", "lifecycle"] = Field(description="The channel to receive.")
+    channel: Literal["trades", "fills", "lifecycle", "prices"] = Field(description="The channel to receive.")
     subscription: Optional[str] = Field(None, description="Your id for it (echoed on each message); default s1, s2, ...")
-    filters: Optional[Union[StreamTradeFilters, StreamFillFilters, StreamLifecycleFilters]] = Field(None, description="The channel's filters: StreamTradeFilters (trades), StreamFillFilters (fills), StreamLifecycleFilters (lifecycle).")
+    filters: Optional[Union[StreamTradeFilters, StreamFillFilters, StreamLifecycleFilters, StreamPriceFilters]] = Field(None, description="The channel's filters: StreamTradeFilters (trades), StreamFillFilters (fills), StreamLifecycleFilters (lifecycle), StreamPriceFilters (prices).")
     cursor: Optional[StreamCursor] = None
 
 
@@ -896,7 +904,7 @@ class StreamClientMessageItemItemItem(Model):
 class StreamSubscribed(Model):
     type: Literal["subscribed"]
     subscription: str = Field(description="The subscription's id.")
-    channel: Literal["trades", "fills", "lifecycle"]
+    channel: Literal["trades", "fills", "lifecycle", "prices"]
     cursor: StreamCursor = Field(description="Where the subscription starts (the given cursor, or the log's end).")
 
 
@@ -922,6 +930,14 @@ class StreamLifecycleMessage(Model):
     channel: Literal["lifecycle"]
     cursor: StreamCursor = Field(description="The position right after this transition.")
     data: StreamLifecycleEvent
+
+
+class StreamPriceMessage(Model):
+    type: Literal["price"] = Field(description="A price tick of the `prices` channel.")
+    subscription: str = Field(description="The subscription's id.")
+    channel: Literal["prices"]
+    cursor: StreamCursor = Field(description="The position right after this tick.")
+    data: PriceTick = Field(description="The tick, the same object (fields and number conventions) as a /markets/{id}/price/ticks item.")
 
 
 class StreamLifecycleEvent(Model):
@@ -1751,7 +1767,7 @@ StreamCursor = str
 StreamClientMessage = Union[StreamClientMessageItem, StreamClientMessageItemItem, StreamClientMessageItemItemItem]
 
 # A message the server sends (an SSE event's data, or a WebSocket frame).
-StreamServerMessage = Union[StreamSubscribed, StreamTradeMessage, StreamFillMessage, StreamLifecycleMessage, StreamHeartbeat, StreamError]
+StreamServerMessage = Union[StreamSubscribed, StreamTradeMessage, StreamFillMessage, StreamLifecycleMessage, StreamPriceMessage, StreamHeartbeat, StreamError]
 
 # A USDC amount, exact to its unit (at most 6 decimals; kept internally in micro-USDC).
 Usdc = Decimal
@@ -1786,5 +1802,5 @@ WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "webhook.test": WebhookTestEvent,
 }
 
-for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcomeGap, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, OrderBookEvents, BookEventItem, BookEventItemItem, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, Coverage, TraderCoverage, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PositionReconciliationReasons, PositionReconciliationPositions, PositionReconciliationValueUsdc, PositionReconciliationUnrealizedPnlUsdc, PositionReconciliationRealizedPnlUsdc, PositionReconciliationDifference, PositionReconciliation, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, ChannelAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthCoverageBackfill, HealthCoverage, HealthUpstream, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthEventLog, HealthVerificationCheck, HealthVerification, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycle, MarketResolution, MarketLifecycleTransition, Candle, Trade, StreamTradeFilters, StreamFillFilters, StreamLifecycleFilters, StreamClientMessageItem, StreamClientMessageItemItem, StreamClientMessageItemItemItem, StreamSubscribed, StreamTradeMessage, StreamFillMessage, StreamLifecycleMessage, StreamLifecycleEvent, StreamHeartbeat, StreamError, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, ExportInputFilters, ExportInput, ExportFile, ExportJobFilters, ExportJobProgress, ExportJobManifest, ExportJob, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPicksStatusExcluded, CopyPicksStatus, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
+for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcomeGap, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, OrderBookEvents, BookEventItem, BookEventItemItem, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, Coverage, TraderCoverage, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PositionReconciliationReasons, PositionReconciliationPositions, PositionReconciliationValueUsdc, PositionReconciliationUnrealizedPnlUsdc, PositionReconciliationRealizedPnlUsdc, PositionReconciliationDifference, PositionReconciliation, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, ChannelAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthCoverageBackfill, HealthCoverage, HealthUpstream, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthEventLog, HealthVerificationCheck, HealthVerification, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycle, MarketResolution, MarketLifecycleTransition, Candle, Trade, StreamTradeFilters, StreamFillFilters, StreamLifecycleFilters, StreamPriceFilters, StreamClientMessageItem, StreamClientMessageItemItem, StreamClientMessageItemItemItem, StreamSubscribed, StreamTradeMessage, StreamFillMessage, StreamLifecycleMessage, StreamPriceMessage, StreamLifecycleEvent, StreamHeartbeat, StreamError, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, ExportInputFilters, ExportInput, ExportFile, ExportJobFilters, ExportJobProgress, ExportJobManifest, ExportJob, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPicksStatusExcluded, CopyPicksStatus, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
     _model.model_rebuild()
