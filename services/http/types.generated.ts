@@ -1101,7 +1101,7 @@ export type StreamClientMessage = {
 };
 
 /** A message the server sends (an SSE event's data, or a WebSocket frame). */
-export type StreamServerMessage = StreamSubscribed | StreamTradeMessage | StreamFillMessage | StreamLifecycleMessage | StreamPriceMessage | StreamHeartbeat | StreamError;
+export type StreamServerMessage = StreamSubscribed | StreamTradeMessage | StreamFillMessage | StreamFillRetractedMessage | StreamLifecycleMessage | StreamPriceMessage | StreamHeartbeat | StreamError;
 
 export type StreamSubscribed = {
   type: "subscribed";
@@ -1131,8 +1131,30 @@ export type StreamFillMessage = {
   channel: "fills";
   /** The position right after this fill. */
   cursor: StreamCursor;
+  /** The hash of the fill's block: a `fill_retracted` message with this hash voids the fill. */
+  block_hash: string;
   /** The fill, the same object (fields and number conventions) as /trades serves for this chain record (origin `chain`, role maker or taker). */
   data: Trade;
+};
+
+/** A reorg orphaned a block the `fills` channel had sent fills of (docs/CHAIN.md, "Finality, reorgs and retraction"): every fill message whose `block_hash` is this one is void; the fills of the block that replaced it follow as new `fill` messages. Sent to every `fills` subscription whatever its filters (a client that holds no fill of the block has nothing to drop), once per ledger group the block touched. */
+export type StreamFillRetractedMessage = {
+  type: "fill_retracted";
+  /** The subscription's id. */
+  subscription: string;
+  channel: "fills";
+  /** The position right after this retraction. */
+  cursor: StreamCursor;
+  data: StreamFillRetraction;
+};
+
+export type StreamFillRetraction = {
+  /** The orphaned block's number. */
+  block_number: number;
+  /** The orphaned block's hash: drop the fills sent with it. */
+  block_hash: string;
+  /** The ledger group whose events of the block are void (the neg-risk market id for neg-risk markets, else the condition id). */
+  ledger_group: string;
 };
 
 export type StreamLifecycleMessage = {

@@ -8,8 +8,6 @@ import type { AnalyticsStore } from '../ports/analytics-store.js';
 
 export interface Channel<F = unknown> {
   name: string;
-  /** The `type` of its data messages. */
-  messageType: string;
   access: Access;
   /** The filters it takes (SSE query parameters, WebSocket `filters` members); others are a 400. */
   filters: readonly string[];
@@ -23,6 +21,17 @@ export interface Channel<F = unknown> {
   parseFilters(input: Record<string, unknown>, prefix: string, store: AnalyticsStore): Promise<F>;
   /** The partition key every wanted record has (the market), so only its partition is read; undefined: all. */
   partitionKey(filters: F): string | undefined;
-  /** The message data of an event of `stream`, or null when the filters drop it. */
-  select(stream: Stream, event: unknown, filters: F): unknown | null;
+  /** The message an event of `stream` makes, or null when the filters drop it. */
+  select(stream: Stream, event: unknown, filters: F): ChannelMessage | null;
+}
+
+/**
+ * A message of a channel, without what the subscription adds (its id, the channel, the cursor): the
+ * type (`trade` for the trades channel's data; the fills channel also sends `fill_retracted`), the
+ * data, and any fields of the message's own (a fill's `block_hash`).
+ */
+export interface ChannelMessage {
+  type: string;
+  data: unknown;
+  [field: string]: unknown;
 }

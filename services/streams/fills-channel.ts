@@ -2,7 +2,8 @@
  * `fills`: the chain's fills, both sides of every match (taker and maker), from the chain ledger
  * stream, as the same `Trade` object /v1/trades serves for that chain record (origin `chain`,
  * services/read-models/trades/present.ts). Filters market, wallet, side, role, min_size. Tier 2, as
- * the REST tape.
+ * the REST tape. A reorg's retraction of a block is a `fill_retracted` message, and each fill message
+ * names its block's hash, so a client drops exactly the fills the reorg voided.
  *
  * The chain ledger is keyed by ledger group (the neg-risk market id, else the condition id), not by
  * market: a market's fills are all in its group's partition, in the order the chain follower
@@ -11,6 +12,7 @@
  * partition rather than trust the catalog's flag.
  */
 import type { ChainFill, ChainLedgerEvent } from '../events/types.generated.js';
+import type { StreamFillRetraction } from '../http/types.generated.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import { chainLedger } from '../read-models/chain-ledger/streams.js';
 import { presentTrade, tradeRowOfChainFill } from '../read-models/trades/present.js';
@@ -39,10 +41,13 @@ async function parseFilters(input: Record<string, unknown>, prefix: string, stor
   };
 }
 
+function retractionOf(e: ChainLedgerEvent): StreamFillRetraction {
+  return { block_number: e.block_number, block_hash: e.block_hash, ledger_group: e.ledger_group };
+}
+
 export const fillsChannel: Channel<FillFilters> = {
   filters: FILTERS,
   name: 'fills',
-  messageType: 'fill',
   access: 'tier2',
   resyncFrom: '/v1/markets/{id}/trades?role=all',
   streams: [chainLedger],
@@ -50,7 +55,11 @@ export const fillsChannel: Channel<FillFilters> = {
   partitionKey: () => undefined,
   select(_stream, event, filters) {
     const e = event as ChainLedgerEvent;
-    // The ledger also carries splits, merges, redemptions, conversions, transfers, retractions and watermarks.
+    // Every subscription hears of a retraction whatever its filters: they are rare (a reorg deeper
+    // than the confirmations), and a client drops the fills it holds of that block (none when the
+    // block held none of its fills); the event names a ledger group, not the markets or wallets in it.
+    if (e.kind === 'block_retracted') return { type: 'fill_retracted', data: retractionOf(e) };
+    // The ledger also carries splits, merges, redemptions, conversions, transfers and watermarks.
     if (e.kind !== 'fill' || e.fill === null) return null;
     const fill: ChainFill = e.fill;
     if (filters.market !== undefined && e.market_id !== filters.market) return null;
@@ -58,6 +67,6 @@ export const fillsChannel: Channel<FillFilters> = {
     if (filters.side !== undefined && fill.side !== filters.side) return null;
     if (filters.role !== undefined && fill.role !== filters.role) return null;
     if (filters.minSizeMicro !== undefined && BigInt(fill.usdc_micro) < filters.minSizeMicro) return null;
-    return presentTrade(tradeRowOfChainFill({ ...e, fill }));
+    return { type: 'fill', block_hash: e.block_hash, data: presentTrade(tradeRowOfChainFill({ ...e, fill })) };
   },
 };

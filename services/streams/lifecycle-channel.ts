@@ -46,7 +46,6 @@ function presentLifecycleEvent(e: MarketLifecycleTransition): StreamLifecycleEve
 export const lifecycleChannel: Channel<LifecycleFilters> = {
   filters: FILTERS,
   name: 'lifecycle',
-  messageType: 'lifecycle',
   access: 'tier1',
   resyncFrom: '/v1/markets/{id} (its lifecycle block)',
   streams: [marketLifecycle],
@@ -56,6 +55,6 @@ export const lifecycleChannel: Channel<LifecycleFilters> = {
     const transition = event as MarketLifecycleTransition;
     if (filters.market !== undefined && transition.market_id !== filters.market) return null;
     if (filters.events !== undefined && !filters.events.has(transition.kind)) return null;
-    return presentLifecycleEvent(transition);
+    return { type: 'lifecycle', data: presentLifecycleEvent(transition) };
   },
 };

@@ -41,7 +41,6 @@ async function parseFilters(input: Record<string, unknown>, prefix: string, stor
 export const pricesChannel: Channel<PriceFilters> = {
   filters: FILTERS,
   name: 'prices',
-  messageType: 'price',
   access: 'tier1',
   resyncFrom: '/v1/markets/{id}/price/ticks',
   streams: [priceTicks],
@@ -51,6 +50,6 @@ export const pricesChannel: Channel<PriceFilters> = {
     const tick = event as PriceTick;
     if (tick.market_id !== filters.market) return null;
     if (filters.kinds !== undefined && !filters.kinds.has(tick.kind)) return null;
-    return presentPriceTick(priceTickRowOfEvent(tick), filters.tokens);
+    return { type: 'price', data: presentPriceTick(priceTickRowOfEvent(tick), filters.tokens) };
   },
 };

@@ -13,7 +13,7 @@
 import type { StreamError, StreamServerMessage } from '../http/types.generated.js';
 import type { Stream } from '../events/stream.js';
 import { type EventLog, OffsetOutOfRangeError, UNDECODABLE_HEADER } from '../ports/event-log.js';
-import type { Channel } from './channel.js';
+import type { Channel, ChannelMessage } from './channel.js';
 import { encodeCursor, type Positions } from './cursor.js';
 import type { LogEnds } from './log-ends.js';
 
@@ -166,22 +166,17 @@ export class Subscription {
         counters.undecodable++;
         continue;
       }
-      let data: unknown;
+      let selected: ChannelMessage | null;
       try {
-        data = channel.select(stream, event, filters);
+        selected = channel.select(stream, event, filters);
       } catch {
         // A record the channel cannot present (a malformed amount): skipped and counted like an undecodable one.
         counters.undecodable++;
         continue;
       }
-      if (data === null) continue;
-      sink.send({
-        type: channel.messageType,
-        subscription: this.options.id,
-        channel: channel.name,
-        cursor: this.cursor,
-        data,
-      } as StreamServerMessage);
+      if (selected === null) continue;
+      const { type, data, ...own } = selected;
+      sink.send({ type, subscription: this.options.id, channel: channel.name, cursor: this.cursor, ...own, data } as StreamServerMessage);
       counters.messages++;
       this.lastSentAt = Date.now();
     }

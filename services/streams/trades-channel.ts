@@ -33,7 +33,6 @@ async function parseFilters(input: Record<string, unknown>, prefix: string, stor
 export const tradesChannel: Channel<TradeFilters> = {
   filters: FILTERS,
   name: 'trades',
-  messageType: 'trade',
   access: 'tier2',
   resyncFrom: '/v1/markets/{id}/trades',
   streams: [trades],
@@ -46,6 +45,6 @@ export const tradesChannel: Channel<TradeFilters> = {
     if (filters.side !== undefined && trade.side !== filters.side) return null;
     const row = tradeRowOfEvent(trade);
     if (filters.minSizeMicro !== undefined && BigInt(row.usdc_text) < filters.minSizeMicro) return null;
-    return presentTrade(row);
+    return { type: 'trade', data: presentTrade(row) };
   },
 };

@@ -197,6 +197,57 @@ test('fills: an SSE subscriber to one market receives exactly its chain fills of
   negRisk.close();
 });
 
+test('fills: a reorg is a fill_retracted message naming the orphaned block; every fill names its block, so a client drops exactly the voided ones', async () => {
+  const market = conditionId(304);
+  await publisher.publish('markets', [marketUpserted({ market_id: market, event_id: 'fills-reorg' })]);
+  const all = await openSse(`channel=fills&market=${market}`, tier2Key);
+  await subscribed(all);
+  // A wallet filter the orphaned block's fills do not match: the retraction still reaches it.
+  const other = await openSse(`channel=fills&wallet=${walletAddress(99)}`, tier2Key);
+  await subscribed(other);
+  const kept = matchesOf(market, 2);
+  const orphaned = matchesOf(market, 2).map((e) => ({ ...e, block_number: 90_000_000, block_hash: `0x${'dead'.repeat(16)}` }));
+  const replacements = orphaned.map((e) => ({ ...e, event_id: `${e.event_id}:r`, block_hash: `0x${'beef'.repeat(16)}` }));
+  const retraction = chainLedgerEvent({
+    event_id: `137:0x${'dead'.repeat(16)}:${market}:retracted`,
+    kind: 'block_retracted',
+    block_number: 90_000_000,
+    block_hash: `0x${'dead'.repeat(16)}`,
+    tx_hash: '',
+    log_index: -1,
+    contract: '',
+    ledger_group: market,
+    market_id: '',
+    wallet: '',
+    position_change: null,
+  });
+  await publisher.publish('chainLedger', [...kept, ...orphaned, retraction, ...replacements]);
+  await waitFor(
+    'the fills, the retraction and the replacements',
+    async () => all.messages.filter((m) => m.type !== 'heartbeat').length >= 10,
+  );
+  await waitFor('the retraction on the other subscription', async () => messagesOf(other, 'fill_retracted').length === 1);
+  await settle();
+  expect(all.messages.filter((m) => m.type === 'fill' || m.type === 'fill_retracted').map((m) => m.type)).toEqual([
+    ...kept.map(() => 'fill'),
+    ...orphaned.map(() => 'fill'),
+    'fill_retracted',
+    ...replacements.map(() => 'fill'),
+  ]);
+  expect(messagesOf(all, 'fill').map((m) => m.block_hash)).toEqual([...kept, ...orphaned, ...replacements].map((e) => e.block_hash));
+  const [retracted] = messagesOf(all, 'fill_retracted');
+  expect(retracted.data).toEqual({ block_number: 90_000_000, block_hash: `0x${'dead'.repeat(16)}`, ledger_group: market });
+  expect(retracted.channel).toBe('fills');
+  // What a client holds after dropping the retracted block's fills is what REST serves.
+  const held = messagesOf(all, 'fill').filter((m) => m.block_hash !== retracted.data.block_hash);
+  const restOf = async () => (await getJson(`${api.base}/v1/markets/${market}/trades?role=all&limit=100`, tier2Key)).body.data as any[];
+  await waitFor('the REST tape without the orphaned block', async () => (await restOf())?.length === held.length);
+  expect(held.map((m) => m.data)).toEqual([...(await restOf())].reverse());
+  expect(messagesOf(other, 'fill')).toEqual([]);
+  all.close();
+  other.close();
+});
+
 test('fills: WebSocket filters (wallet, side, role, min_size) server-side; resume with the cursor has no gap and no duplicate', async () => {
   const filters = { market: FILLS_A, wallet: walletAddress(20), side: 'buy', role: 'taker', min_size: 2.5 };
   const client = await openWs(tier2Key);
