@@ -398,6 +398,8 @@ function ticksOf(market: string, count: number, tokens: readonly string[], from 
         price: side === 0 ? 0.4 + (from + i) / 1000 : 0.6 - (from + i) / 1000,
         best_bid: (from + i) % KINDS.length === 2 ? 0.39 : null,
         best_ask: (from + i) % KINDS.length === 2 ? 0.41 : null,
+        // Upstream's casing: served as a trade's side is (`sell`).
+        side: (from + i) % KINDS.length === 0 ? 'SELL' : null,
         timestamp_ms: T0 + (from + i) * 1_000 + side,
       }),
     ),
@@ -435,6 +437,9 @@ test("prices: a subscriber to one market (by slug) receives exactly its ticks, i
   expect(messagesOf(all, 'price').map((m) => m.data)).toEqual([...(await rest())].reverse());
   expect(messagesOf(all, 'price').every((m) => m.data.market_id === PRICE_A && m.channel === 'prices')).toBe(true);
   expect(new Set(messagesOf(all, 'price').map((m) => m.data.outcome))).toEqual(new Set(['Yes', 'No']));
+  expect(new Set(messagesOf(all, 'price').map((m) => `${m.data.kind}:${m.data.side}`))).toEqual(
+    new Set(['last_trade:sell', 'midpoint:null', 'best_bid_ask:null']),
+  );
 
   // Resume after the third kept tick: the rest, once, including ticks published while away.
   const kept = messagesOf(client, 'price', 'p').slice(0, 3);

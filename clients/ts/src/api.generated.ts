@@ -152,7 +152,8 @@ export type PriceTick = {
   price: Price;
   best_bid?: NullablePrice;
   best_ask?: NullablePrice;
-  side?: string | null;
+  /** The taker's side of a last trade (as a trade's `side`); null for other kinds. */
+  side?: "buy" | "sell" | null;
   size_shares?: number | null;
   timestamp: Timestamp;
   source: string;

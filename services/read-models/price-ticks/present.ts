@@ -23,6 +23,12 @@ export interface TickMarket {
   outcome_token_ids: readonly string[];
 }
 
+/** The taker's side of a last trade, in the API's one vocabulary (a trade's `side`); upstream sends BUY/SELL. */
+function sideOf(side: string | null): 'buy' | 'sell' | null {
+  const lower = side?.toLowerCase();
+  return lower === 'buy' || lower === 'sell' ? lower : null;
+}
+
 export function presentPriceTick(t: PriceTickRow, market: TickMarket): PriceTick {
   return {
     tick_id: t.tick_id,
@@ -33,7 +39,7 @@ export function presentPriceTick(t: PriceTickRow, market: TickMarket): PriceTick
     price: t.price,
     best_bid: t.best_bid,
     best_ask: t.best_ask,
-    side: t.side,
+    side: sideOf(t.side),
     size_shares: t.size,
     timestamp: iso(t.ts_ms),
     source: t.source,

@@ -148,7 +148,7 @@ class PriceTick(Model):
     price: Price
     best_bid: Optional[NullablePrice] = None
     best_ask: Optional[NullablePrice] = None
-    side: Optional[str] = None
+    side: Optional[Literal["buy", "sell"]] = Field(None, description="The taker's side of a last trade (as a trade's `side`); null for other kinds.")
     size_shares: Optional[Decimal] = None
     timestamp: Timestamp
     source: str
