@@ -3,12 +3,13 @@ import { type Request, Router } from 'express';
 import { type BacktestSettings, parseBacktest, runBacktest } from '../../services/copy/backtest/backtest-service.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import { success } from '../../services/http/envelope.js';
+import { queryOf } from '../../services/http/query.js';
 
 export function backtestRoutes(store: AnalyticsStore, settings: BacktestSettings, clock: () => number = Date.now): Router {
   const router = Router();
   const answer = async (input: Record<string, unknown>) => success(await runBacktest(store, parseBacktest(input, clock()), settings));
   router.get('/backtest', async (request: Request, response) => {
-    response.json(await answer(request.query as Record<string, unknown>));
+    response.json(await answer(queryOf(request, 'getBacktest')));
   });
   router.post('/backtest', async (request: Request, response) => {
     response.json(await answer(request.body as Record<string, unknown>));

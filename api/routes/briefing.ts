@@ -1,4 +1,5 @@
 /** GET /briefing: the agent heartbeat (services/briefing/briefing-service.ts). */
+import { queryOf } from '../../services/http/query.js';
 import { Router } from 'express';
 import type { BriefingService } from '../../services/briefing/briefing-service.js';
 import { success } from '../../services/http/envelope.js';
@@ -7,8 +8,7 @@ export function briefingRoutes(briefings: BriefingService): Router {
   const router = Router();
   router.get('/briefing', async (request, response) => {
     const owner = request.owner!;
-    const since = request.query.since === undefined ? undefined : String(request.query.since);
-    const limit = Number(request.query.limit ?? 50);
+    const { since, limit } = queryOf(request, 'getBriefing');
     response.json(success(await briefings.briefing({ accountId: owner.account_id, name: owner.name }, since, limit)));
   });
   return router;

@@ -1,4 +1,5 @@
 /** /copy/*: the calling account's copy subscriptions and the trade intents the copy engine made for them (docs/COPY.md). */
+import { queryOf } from '../../services/http/query.js';
 import { type Request, Router } from 'express';
 import {
   type CopySubscriptionInput,
@@ -60,8 +61,9 @@ export function copyRoutes(control: ControlStore, clock: () => number = Date.now
 
   router.get('/copy/intents', async (request, response) => {
     const accountId = ownerOf(request);
-    const subscriptionId = request.query.subscription_id === undefined ? undefined : String(request.query.subscription_id);
-    const status = request.query.status === undefined ? undefined : String(request.query.status);
+    const query = queryOf(request, 'listCopyIntents');
+    const subscriptionId = query.subscription_id === undefined ? undefined : String(query.subscription_id);
+    const status = query.status;
     response.json(
       await keysetPage(request, {
         filters: { subscriptionId, status },

@@ -3,6 +3,7 @@
  * A job is planned when it is accepted (rows per UTC day, within EXPORT_MAX_ROWS), runs in the
  * background, and serves its files through signed links that work without a key until they expire.
  */
+import { queryOf } from '../../services/http/query.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -165,8 +166,8 @@ export function exportRoutes(api: ExportsApi): Router {
   // Keyless (api/app.ts): the signature is the authority, for one file of one job until `expires`.
   router.get('/exports/:id/download', async (request, response) => {
     const id = String(request.params.id);
-    const name = String(request.query.file);
-    const check = checkLink(await signingSecret(), id, name, Number(request.query.expires), String(request.query.signature), api.clock());
+    const { file: name, expires, signature } = queryOf(request, 'downloadExportFile');
+    const check = checkLink(await signingSecret(), id, name, expires, signature, api.clock());
     if (!check.ok)
       throw new ApiError(
         403,

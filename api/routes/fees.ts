@@ -1,4 +1,5 @@
 /** /fees/*: quote, settle (at most once), ledger history and one entry (services/fees/fee-ledger.ts, docs/FEES.md). */
+import { queryOf } from '../../services/http/query.js';
 import { Router, type Request } from 'express';
 import type { FeeLedger, QuoteInput } from '../../services/fees/fee-ledger.js';
 import { success } from '../../services/http/envelope.js';
@@ -14,7 +15,7 @@ export function feeRoutes(ledger: FeeLedger): Router {
 
   router.get('/fees/ledger', async (request, response) => {
     const accountId = owner(request);
-    const state = String(request.query.state ?? 'all');
+    const state = queryOf(request, 'listFees').state;
     response.json(
       await keysetPage(request, {
         filters: { state },

@@ -6,6 +6,7 @@
  * A key in its rotation grace period may list keys but not add, rotate or revoke any: a leaked key
  * that was rotated away would otherwise mint itself a successor without an end, or revoke the new key.
  */
+import { queryOf } from '../../services/http/query.js';
 import { type NextFunction, type Request, type Response, Router } from 'express';
 import type { Meter } from '../../services/access/meter.js';
 import { tierName, type TierThresholds } from '../../services/access/tiers.js';
@@ -57,10 +58,11 @@ export function keyRoutes({ keys, meter, thresholds, owners }: KeyRouteOptions):
   };
 
   router.get('/keys', async (request, response) => {
-    const limit = Number(request.query.limit ?? 50);
-    const includeRevoked = request.query.status === 'all';
-    const fingerprint = queryFingerprint({ status: includeRevoked ? 'all' : 'live' });
-    const after = request.query.cursor ? decodeCursor(String(request.query.cursor), fingerprint, ['id']) : null;
+    const query = queryOf(request, 'listKeys');
+    const limit = query.limit;
+    const includeRevoked = query.status === 'all';
+    const fingerprint = queryFingerprint({ status: query.status });
+    const after = query.cursor ? decodeCursor(query.cursor, fingerprint, ['id']) : null;
     const rows = await keys.list(accountOf(request), { includeRevoked, limit: limit + 1, beforeId: after ? String(after[0]) : null });
     const served = rows.slice(0, limit);
     const hasMore = rows.length > limit;

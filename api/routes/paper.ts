@@ -1,12 +1,11 @@
 /** /paper/*: the calling agent's paper account, orders, positions, fills and settlements (docs/SANDBOX.md). */
+import { queryOf } from '../../services/http/query.js';
 import { Router, type Request } from 'express';
 import type { PaperService } from '../../services/paper/paper-service.js';
 import type { OrderInput } from '../../services/paper/place-order.js';
 import { fillView, orderView, settlementView } from '../../services/paper/views.js';
 import { success } from '../../services/http/envelope.js';
 import { keysetPage } from '../../services/http/keyset.js';
-
-const epochParam = (request: Request) => (request.query.epoch === undefined ? undefined : Number(request.query.epoch));
 
 export function paperRoutes(paper: PaperService): Router {
   const router = Router();
@@ -30,8 +29,8 @@ export function paperRoutes(paper: PaperService): Router {
 
   router.get('/paper/orders', async (request, response) => {
     const accountId = owner(request);
-    const epoch = await paper.epochOf(accountId, epochParam(request));
-    const status = String(request.query.status ?? 'all');
+    const epoch = await paper.epochOf(accountId, queryOf(request, 'listPaperOrders').epoch);
+    const status = queryOf(request, 'listPaperOrders').status;
     response.json(
       await keysetPage(request, {
         filters: { status, epoch },
@@ -52,13 +51,13 @@ export function paperRoutes(paper: PaperService): Router {
   });
 
   router.get('/paper/positions', async (request, response) => {
-    const status = request.query.status === 'all' ? 'all' : 'open';
+    const status = queryOf(request, 'listPaperPositions').status;
     response.json(success((await paper.valuation(owner(request), status)).positions));
   });
 
   router.get('/paper/fills', async (request, response) => {
     const accountId = owner(request);
-    const epoch = await paper.epochOf(accountId, epochParam(request));
+    const epoch = await paper.epochOf(accountId, queryOf(request, 'listPaperFills').epoch);
     response.json(
       await keysetPage(request, {
         filters: { epoch },
@@ -72,7 +71,7 @@ export function paperRoutes(paper: PaperService): Router {
 
   router.get('/paper/settlements', async (request, response) => {
     const accountId = owner(request);
-    const epoch = await paper.epochOf(accountId, epochParam(request));
+    const epoch = await paper.epochOf(accountId, queryOf(request, 'listPaperSettlements').epoch);
     response.json(
       await keysetPage(request, {
         filters: { epoch },

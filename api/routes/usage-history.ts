@@ -1,4 +1,5 @@
 /** GET /usage/history (calls, credits and refusals per UTC day) and GET /usage/refusals (the latest refused calls). */
+import { queryOf } from '../../services/http/query.js';
 import { Router } from 'express';
 import { recentRefusals, usageByDay } from '../../services/access/refusals.js';
 import type { ControlStore } from '../../services/ports/control-store.js';
@@ -14,7 +15,7 @@ export function usageHistoryRoutes({ control, clock }: UsageHistoryOptions): Rou
   const router = Router();
 
   router.get('/usage/history', async (request, response) => {
-    const days = Number(request.query.days ?? 30);
+    const days = queryOf(request, 'getUsageHistory').days;
     response.json(success(await usageByDay(control, request.owner!.account_id, days, clock())));
   });
 

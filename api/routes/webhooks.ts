@@ -1,4 +1,5 @@
 /** /webhooks: subscriptions of the calling account, their delivery log, test events and redelivery. */
+import { queryOf } from '../../services/http/query.js';
 import { isoOrNull } from '../../services/shared/time.js';
 import crypto from 'node:crypto';
 import { Router, type Request } from 'express';
@@ -163,7 +164,7 @@ export function webhookRoutes(api: WebhooksApi): Router {
 
   router.get('/webhooks/:id/deliveries', async (request, response) => {
     const subscription = await requireSubscription(request);
-    const status = request.query.status ? String(request.query.status) : null;
+    const status = queryOf(request, 'listWebhookDeliveries').status ?? null;
     response.json(
       await keysetPage(request, {
         filters: { status: status ?? undefined },

@@ -13,6 +13,7 @@ import { clusterMigrationFile, clusterMigrations } from './cluster-migrations.js
 import { configDocs } from './config-docs.js';
 import { readApiDocument } from './openapi-document.js';
 import { openapiTypesModule } from './openapi-types.js';
+import { queryParamTypes } from './query-params.js';
 import { pythonModelsModule, pythonOperationsModule } from './python-client.js';
 import { tsClientModule } from './ts-client.js';
 
@@ -41,7 +42,9 @@ export function generatedFiles(): GeneratedFile[] {
     },
     {
       path: path.join(ROOT, 'services/http/types.generated.ts'),
-      content: openapiTypesModule(path.join(ROOT, 'api/openapi.yaml'), header('api/openapi.yaml (components.schemas)')),
+      content:
+        openapiTypesModule(path.join(ROOT, 'api/openapi.yaml'), header('api/openapi.yaml (components.schemas, paths)')) +
+        queryParamTypes(api),
     },
     // The SDKs and the MCP tool server (clients/): every operation, its parameters and its data type.
     { path: path.join(ROOT, 'clients/ts/src/api.generated.ts'), content: tsClientModule(api, header('api/openapi.yaml')) },

@@ -4,6 +4,7 @@
  * source's coverage holds the whole bucket, else the Data API candles (docs/CHAIN.md), so each match
  * is counted once whichever sources run.
  */
+import { queryOf } from '../../http/query.js';
 import { Router } from 'express';
 import { success } from '../../http/envelope.js';
 import { ApiError } from '../../http/errors.js';
@@ -27,10 +28,11 @@ export function candleRoutes(store: AnalyticsStore): Router {
 
   router.get('/markets/:id/ohlcv', async (request, response) => {
     const market = await requireMarket(store, request);
-    const interval = String(request.query.interval ?? '1h') as keyof typeof INTERVAL_TABLES;
-    const limit = Number(request.query.limit ?? 168);
-    const from = timeParam('from', request.query.from) ?? null;
-    const to = timeParam('to', request.query.to) ?? null;
+    const query = queryOf(request, 'getMarketOhlcv');
+    const interval = query.interval;
+    const limit = query.limit;
+    const from = timeParam('from', query.from) ?? null;
+    const to = timeParam('to', query.to) ?? null;
     if (from !== null && to !== null && from >= to) throw ApiError.badRequest('from: must be before to');
     const coverage = await chainCoverage(store);
     const range = `${from !== null ? 'AND bucket >= toDateTime({from:Int64} / 1000)' : ''} ${to !== null ? 'AND bucket < toDateTime({to:Int64} / 1000)' : ''}`;
@@ -92,7 +94,7 @@ export function candleRoutes(store: AnalyticsStore): Router {
   });
 
   router.get('/volume/timeseries', async (request, response) => {
-    const days = Number(request.query.range_days ?? 30);
+    const days = queryOf(request, 'getVolumeTimeseries').range_days;
     const coverage = await chainCoverage(store);
     // UTC days whatever the server's time zone: now() and toDate() would follow the server's.
     const window = "bucket >= toStartOfDay(now('UTC')) - toIntervalDay({days:UInt32} - 1)";

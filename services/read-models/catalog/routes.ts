@@ -1,4 +1,5 @@
 /** GET /events and /series from Gamma, busiest first (24h volume), keyset-paginated. */
+import { queryOf } from '../../http/query.js';
 import { Router } from 'express';
 import { keysetPage } from '../../http/keyset.js';
 import type { Event, Series } from '../../http/types.generated.js';
@@ -47,8 +48,9 @@ export function catalogRoutes(store: AnalyticsStore): Router {
   const router = Router();
 
   router.get('/events', async (request, response) => {
-    const status = String(request.query.status ?? 'active');
-    const category = request.query.category ? String(request.query.category) : undefined;
+    const query = queryOf(request, 'listEvents');
+    const status = query.status;
+    const category = query.category || undefined;
     response.json(
       await keysetPage<EventRow, Event>(request, {
         filters: { status, category },

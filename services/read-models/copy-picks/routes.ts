@@ -1,4 +1,5 @@
 /** GET /copy-picks: the latest run of the picks job for a window, eligible leaders best first (keyset by score, topic, wallet). */
+import { queryOf } from '../../http/query.js';
 import { Router } from 'express';
 import { keysetPage } from '../../http/keyset.js';
 import type { CopyPick, CopyPicksStatus } from '../../http/types.generated.js';
@@ -166,9 +167,10 @@ async function picksStatus(store: AnalyticsStore, q: Omit<PicksQuery, 'after' | 
 export function copyPickRoutes(store: AnalyticsStore, defaultMinResolved = DEFAULT_MIN_RESOLVED): Router {
   const router = Router();
   router.get('/copy-picks', async (request, response) => {
-    const window = String(request.query.window ?? '30d');
-    const topic = request.query.topic === undefined ? null : String(request.query.topic);
-    const minResolved = Number(request.query.min_resolved ?? defaultMinResolved);
+    const query = queryOf(request, 'getCopyPicks');
+    const window = query.window;
+    const topic = query.topic ?? null;
+    const minResolved = query.min_resolved ?? defaultMinResolved;
     const topics = topic === null ? null : [topic];
     const page = await keysetPage<PickRow, CopyPick>(request, {
       filters: { window, topic: topic?.toLowerCase() ?? null, minResolved },
@@ -179,7 +181,7 @@ export function copyPickRoutes(store: AnalyticsStore, defaultMinResolved = DEFAU
       present: presentPick,
     });
     // Only a first page can be empty for a reason; a later one is the end of the list.
-    const empty = page.data.length === 0 && request.query.cursor === undefined;
+    const empty = page.data.length === 0 && query.cursor === undefined;
     response.json({ ...page, status: await picksStatus(store, { window, topics, minResolved }, empty) });
   });
   return router;

@@ -1,4 +1,5 @@
 /** GET /markets (keyset over the chosen sort), /markets/categories and /markets/:id (detail with an indexed-trades snapshot). */
+import { queryOf } from '../../http/query.js';
 import { Router } from 'express';
 import { success } from '../../http/envelope.js';
 import { keysetPage } from '../../http/keyset.js';
@@ -57,11 +58,12 @@ export function marketRoutes(store: AnalyticsStore, lookup?: MarketLookupPort, c
   const router = Router();
 
   router.get('/markets', async (request, response) => {
-    const status = String(request.query.status ?? 'active');
-    const sortName = String(request.query.sort ?? 'volume') as keyof typeof SORTS;
+    const query = queryOf(request, 'listMarkets');
+    const status = query.status;
+    const sortName = query.sort;
     const sort = SORTS[sortName];
-    const category = request.query.category ? String(request.query.category) : undefined;
-    const search = request.query.search ? String(request.query.search) : undefined;
+    const category = query.category || undefined;
+    const search = query.search || undefined;
     const comparison = sort.direction === 'DESC' ? '<' : '>';
     type Listed = MarketRow & { sort_value: number };
     const listed = await keysetPage<Listed, Market>(request, {

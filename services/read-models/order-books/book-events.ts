@@ -4,6 +4,7 @@
  * instant), then ingestion time, then id; a client applying them in this order (a snapshot replaces
  * the book, a delta sets one level) holds the book book-replay.ts rebuilds at every instant.
  */
+import { queryOf } from '../../http/query.js';
 import type { Request } from 'express';
 import { ApiError } from '../../http/errors.js';
 import { keysetPage } from '../../http/keyset.js';
@@ -69,8 +70,9 @@ export async function bookEventsPage(
   outcomeIndex: number,
 ): Promise<OrderBookEvents> {
   const assetId = market.outcome_token_ids[outcomeIndex]!;
-  const to = timeParam('to', request.query.to) ?? Date.now();
-  const from = timeParam('from', request.query.from) ?? to - 24 * 3_600_000;
+  const query = queryOf(request, 'getOrderbookHistory');
+  const to = timeParam('to', query.to) ?? Date.now();
+  const from = timeParam('from', query.from) ?? to - 24 * 3_600_000;
   if (from >= to) throw ApiError.badRequest('from: must be before to');
   const page = await keysetPage<EventRow, BookEvent>(request, {
     filters: { market: market.market_id, asset: assetId, format: 'deltas', from, to },

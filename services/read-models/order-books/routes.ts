@@ -4,6 +4,7 @@
  * `format=deltas`, the stored snapshots and deltas in replay order, book-events.ts). Definitions: best bid = highest bid, best ask = lowest ask, mid = (bid + ask) / 2,
  * spread_bps = (ask - bid) / mid x 10000; mid and spread are null when a side is empty.
  */
+import { queryOf } from '../../http/query.js';
 import { Router } from 'express';
 import { success } from '../../http/envelope.js';
 import { ApiError } from '../../http/errors.js';
@@ -83,7 +84,7 @@ export function orderBookRoutes(store: AnalyticsStore): Router {
   const router = Router();
 
   router.get('/markets/:id/orderbook', async (request, response) => {
-    const atMs = instantParam('at', request.query.at);
+    const atMs = instantParam('at', queryOf(request, 'getOrderbook').at);
     if (atMs !== undefined && atMs > Date.now()) throw ApiError.badRequest('at: must not be in the future');
     const market = await requireMarketWithTokens(store, request);
     if (atMs !== undefined) {
@@ -134,18 +135,17 @@ export function orderBookRoutes(store: AnalyticsStore): Router {
 
   router.get('/orderbook/history', async (request, response) => {
     const market = await requireMarketWithTokens(store, request);
-    const outcomeIndex = request.query.outcome
-      ? market.outcomes.findIndex((o) => o.toLowerCase() === String(request.query.outcome).toLowerCase())
-      : market.yes_index;
+    const query = queryOf(request, 'getOrderbookHistory');
+    const outcome = query.outcome;
+    const outcomeIndex = outcome ? market.outcomes.findIndex((o) => o.toLowerCase() === outcome.toLowerCase()) : market.yes_index;
     if (outcomeIndex < 0) throw ApiError.badRequest(`outcome: not an outcome of this market (${market.outcomes.join(', ')})`);
-    if (request.query.format === 'deltas') {
+    if (query.format === 'deltas') {
       response.json(success(await bookEventsPage(store, request, market, outcomeIndex)));
       return;
     }
-    const interval = String(request.query.interval ?? '5m') as '1m' | '5m' | '1h';
-    const seconds = { '1m': 60, '5m': 300, '1h': 3600 }[interval];
-    const to = timeParam('to', request.query.to) ?? Date.now();
-    const from = timeParam('from', request.query.from) ?? to - 24 * 3_600_000;
+    const seconds = { '1m': 60, '5m': 300, '1h': 3600 }[query.interval];
+    const to = timeParam('to', query.to) ?? Date.now();
+    const from = timeParam('from', query.from) ?? to - 24 * 3_600_000;
     if (from >= to) throw ApiError.badRequest('from: must be before to');
     if ((to - from) / 1000 / seconds > 2000) {
       throw ApiError.badRequest('interval: too many buckets for this range (max 2000); widen the interval or narrow from/to');
@@ -171,7 +171,7 @@ export function orderBookRoutes(store: AnalyticsStore): Router {
       market_id: market.market_id,
       outcome: market.outcomes[outcomeIndex]!,
       asset_id: market.outcome_token_ids[outcomeIndex]!,
-      interval,
+      interval: query.interval,
       from: iso(from),
       to: iso(to),
       points: rows.map((r) => ({

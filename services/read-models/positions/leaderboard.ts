@@ -9,6 +9,7 @@
  * Every (sort_by, window, category) combination served ranks by figures of that window and category;
  * the others are refused with 400 (rankings.ts, docs/POSITIONS.md "Leaderboards").
  */
+import { queryOf } from '../../http/query.js';
 import type { Request } from 'express';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { keysetPage } from '../../http/keyset.js';
@@ -32,16 +33,12 @@ interface Ranked {
 }
 
 export async function rankedTraders(store: AnalyticsStore, request: Request, withRank: boolean) {
-  const q = request.query;
-  const sortBy = String(q.sort_by ?? 'total_realized_pnl') as SortBy;
-  const window = String(q.window ?? 'all') as BoardWindow;
-  const category = q.category ? String(q.category) : undefined;
-  const filters = {
-    min_volume: q.min_volume !== undefined ? Number(q.min_volume) : undefined,
-    min_trades: q.min_trades !== undefined ? Number(q.min_trades) : undefined,
-    min_win_rate: q.min_win_rate !== undefined ? Number(q.min_win_rate) : undefined,
-    max_risk_score: q.max_risk_score !== undefined ? Number(q.max_risk_score) : undefined,
-  };
+  // /leaderboard takes the parameters of /traders/browse without its filters.
+  const q = queryOf(request, 'browseTraders');
+  const sortBy: SortBy = q.sort_by;
+  const window: BoardWindow = q.window;
+  const category = q.category || undefined;
+  const filters = { min_volume: q.min_volume, min_trades: q.min_trades, min_win_rate: q.min_win_rate, max_risk_score: q.max_risk_score };
   // Refuses the combinations no board ranks (400) before anything is read.
   const ranking = rankingSql(sortBy, window, category);
   const direction = directionOf(sortBy);

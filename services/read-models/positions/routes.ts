@@ -6,6 +6,7 @@
  * coverage: from which block the figures are whole (coverage.ts); in `data` where it is one object,
  * beside `pagination` where it is a page of wallets.
  */
+import { queryOf } from '../../http/query.js';
 import { type Request, Router } from 'express';
 import { success } from '../../http/envelope.js';
 import { ApiError } from '../../http/errors.js';
@@ -104,7 +105,7 @@ export function traderRoutes(store: AnalyticsStore): Router {
   });
 
   router.get('/traders/:wallet/pnl', async (request, response) => {
-    const days = Number(request.query.days ?? 30);
+    const days = queryOf(request, 'getTraderPnl').days;
     const { wallet, report, asOf } = await loadReport(store, request, days);
     response.json(
       success({

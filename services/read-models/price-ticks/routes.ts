@@ -8,6 +8,7 @@
  * ClickHouse counts every row an ordered read may touch against max_rows_to_read, not the rows it
  * reads, so these reads lift that limit and stay bounded by their LIMIT and the time limit.
  */
+import { queryOf } from '../../http/query.js';
 import { Router } from 'express';
 import { ApiError } from '../../http/errors.js';
 import { keysetPage } from '../../http/keyset.js';
@@ -23,9 +24,10 @@ export function priceTickRoutes(store: AnalyticsStore): Router {
   const router = Router();
   router.get('/markets/:id/price/ticks', async (request, response) => {
     const market = await requireMarketWithTokens(store, request);
-    const kind = request.query.kind ? String(request.query.kind) : undefined;
-    const from = timeParam('from', request.query.from);
-    const to = timeParam('to', request.query.to);
+    const query = queryOf(request, 'listPriceTicks');
+    const kind = query.kind;
+    const from = timeParam('from', query.from);
+    const to = timeParam('to', query.to);
     if (from !== undefined && to !== undefined && from >= to) throw ApiError.badRequest('from: must be before to');
     const newestFirst = (a: TickRow, b: TickRow) => Number(b.ts_ms) - Number(a.ts_ms) || (a.tick_id < b.tick_id ? 1 : -1);
     response.json(

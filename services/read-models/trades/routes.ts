@@ -10,6 +10,7 @@
  * or size may match nothing for years of trades, so it needs a time window: `from` is required and
  * `to - from` is at most FILTER_WINDOW_DAYS. The engine's per-request time and memory limits bound the rest.
  */
+import { queryOf } from '../../http/query.js';
 import { type Request, Router } from 'express';
 import { ApiError } from '../../http/errors.js';
 import { keysetPage } from '../../http/keyset.js';
@@ -39,19 +40,20 @@ const FILTER_WINDOW_DAYS = 31;
 const DAY_MS = 86_400_000;
 
 function filtersFrom(request: Request, market: string | undefined): TradeFilters {
-  const q = request.query;
+  // /markets/{id}/trades takes the parameters of /trades but `market` (its path names the market).
+  const q = queryOf(request, 'listTrades');
   const filters: TradeFilters = {
     market,
-    wallet: q.wallet ? String(q.wallet).toLowerCase() : undefined,
-    side: q.side ? String(q.side) : undefined,
-    outcome: q.outcome ? String(q.outcome) : undefined,
-    min_size: q.min_size !== undefined ? Number(q.min_size) : undefined,
-    max_size: q.max_size !== undefined ? Number(q.max_size) : undefined,
+    wallet: q.wallet ? q.wallet.toLowerCase() : undefined,
+    side: q.side || undefined,
+    outcome: q.outcome || undefined,
+    min_size: q.min_size,
+    max_size: q.max_size,
     from: timeParam('from', q.from),
     to: timeParam('to', q.to),
     // A named wallet's list is its whole record, both sides (a market maker's own list is not empty);
     // a feed without one lists each match once, by its taker fill.
-    role: (q.role ? String(q.role) : q.wallet ? 'all' : 'taker') as Role,
+    role: q.role ?? (q.wallet ? 'all' : 'taker'),
   };
   if (filters.min_size !== undefined && filters.max_size !== undefined && filters.min_size > filters.max_size) {
     throw ApiError.badRequest('min_size: must not exceed max_size');
@@ -205,7 +207,7 @@ export async function marketFilter(store: AnalyticsStore, value: unknown): Promi
 export function tradeRoutes(store: AnalyticsStore): Router {
   const router = Router();
   router.get('/trades', async (request, response) => {
-    response.json(await tradePage(store, request, filtersFrom(request, await marketFilter(store, request.query.market))));
+    response.json(await tradePage(store, request, filtersFrom(request, await marketFilter(store, queryOf(request, 'listTrades').market))));
   });
   router.get('/markets/:id/trades', async (request, response) => {
     const market = await requireMarket(store, request);
