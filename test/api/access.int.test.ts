@@ -163,13 +163,14 @@ describe('rate limits', () => {
     const [first, second] = [(await api.admin.createKey('free-a', '1')).api_key, (await api.admin.createKey('free-b', '1')).api_key];
     const paying = (await api.admin.createKey('paying', '2')).api_key;
     const from = (address: string, key: string) => requestFrom(`${api.base}/v1/markets`, key, address);
-    // The address bucket refills at 2/s: nine quick requests leave no more than about one token of refill.
-    const statuses: number[] = [];
-    for (let i = 0; i < 8; i++) statuses.push(await from('127.0.0.41', i % 2 === 0 ? first : second));
-    expect(statuses.slice(0, 6)).toEqual([200, 200, 200, 200, 200, 200]);
-    expect(statuses.slice(6)).toContain(429);
-    const refused = await requestFrom(`${api.base}/v1/markets`, second, '127.0.0.41', true);
-    expect(refused.status).toBe(429);
+    // Twelve at once, alternating the keys: one after another on a loaded machine, requests can be slow
+    // enough for the 2/s refill to keep up with them (seen under load 20: the 7th and 8th served).
+    const burst = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => requestFrom(`${api.base}/v1/markets`, i % 2 === 0 ? first : second, '127.0.0.41', true)),
+    );
+    expect(burst.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(6);
+    const refused = burst.find((r) => r.status === 429)!;
+    expect(refused).toBeDefined();
     expect(JSON.parse(refused.body)).toMatchObject({ success: false, code: 'RATE_LIMITED' });
     expect(JSON.parse(refused.body).error).toContain('free (Tier 1 and sandbox) keys of one client address');
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
