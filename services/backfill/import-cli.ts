@@ -35,7 +35,7 @@ import { allTopicSpecs } from '../read-models/registry.js';
 import { assertNotSimulatorData } from '../shared/data-dir-guard.js';
 import { claimDataDirPrivately } from '../shared/data-dir-privacy.js';
 import { isLoopback } from '../shared/loopback.js';
-import { sinkLag, startSink } from '../sink/sink-service.js';
+import { type SinkService, sinkLag, startSink } from '../sink/sink-service.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import { acquireBackfillAccess, DataDirBusyError } from './exclusive-access.js';
 
@@ -67,6 +67,7 @@ async function main(): Promise<number> {
   let log: EventLog | null = null;
   let store: AnalyticsStore | null = null;
   let reader: ChainReader | null = null;
+  let sink: SinkService | null = null;
   // chDB is one engine per process: the files are read on the store's own folder when the store is chDB.
   const scratch = config.engines.clickhouseUrl ? fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-import-')) : null;
   const session = openFileReader(scratch ?? path.join(config.dataDir, 'chdb'));
@@ -94,6 +95,10 @@ async function main(): Promise<number> {
             batchSize: config.chain.batchSize,
           })
         : null;
+    // The sink indexes while the files are read: the engine's inserts run beside the decoding.
+    sink = index
+      ? await startSink(log, store, pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, pino.destination(2)))
+      : null;
     const summary = await importLogFiles({
       paths,
       session,
@@ -113,10 +118,11 @@ async function main(): Promise<number> {
       headersName: reader ? new URL(config.chain.rpcUrl as string).host : undefined,
       out: process.stderr,
     });
-    if (index) await indexEverything(log, store, config.logLevel);
+    if (sink) await indexEverything(log);
     process.stdout.write(`${JSON.stringify({ outcome: 'complete', indexed: index, ...summary })}\n`);
     return 0;
   } finally {
+    await sink?.stop();
     session.close();
     await reader?.close();
     await store?.close();
@@ -126,18 +132,13 @@ async function main(): Promise<number> {
   }
 }
 
-/** Runs the service's own sink (same consumer group) until it has caught up with the log. */
-async function indexEverything(log: EventLog, store: AnalyticsStore, level: string): Promise<void> {
+/** Waits until the service's own sink (same consumer group) has caught up with the log. */
+async function indexEverything(log: EventLog): Promise<void> {
   say('indexing into ClickHouse');
-  const sink = await startSink(log, store, pino({ level: level === 'info' ? 'warn' : level }, pino.destination(2)));
-  try {
-    for (;;) {
-      const lag = Object.values(await sinkLag(log)).reduce((sum, n) => sum + n, 0);
-      if (lag === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  } finally {
-    await sink.stop();
+  for (;;) {
+    const lag = Object.values(await sinkLag(log)).reduce((sum, n) => sum + n, 0);
+    if (lag === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
 

@@ -70,6 +70,8 @@ export interface ImportSummary {
   /** Records still waiting for the catalog at the end, decided as at the hold limit (published or dead-lettered). */
   decided_at_end: number;
   block_headers_from: string[];
+  /** Of elapsed_ms, the time spent waiting for the engine's next chunk (reading, filtering, sorting the files). */
+  reading_ms: number;
   elapsed_ms: number;
   logs_per_second: number;
 }
@@ -158,6 +160,7 @@ export async function importLogFiles(options: ImportOptions): Promise<ImportSumm
     malformed_rows: 0,
     decided_at_end: 0,
     block_headers_from: [...headersFrom],
+    reading_ms: 0,
     elapsed_ms: 0,
     logs_per_second: 0,
   };
@@ -271,8 +274,13 @@ export async function importLogFiles(options: ImportOptions): Promise<ImportSumm
   };
   for (const file of logsFiles) {
     progress.file = file.path;
-    for await (const chunk of streamLogs(options.session, file, blocksFiles, selection)) {
-      for (const row of chunk) {
+    const chunks = streamLogs(options.session, file, blocksFiles, selection);
+    for (;;) {
+      const readStart = clock();
+      const next = await chunks.next();
+      summary.reading_ms += clock() - readStart;
+      if (next.done) break;
+      for (const row of next.value) {
         const problem = rowProblem(row, options.chainId);
         if (problem) {
           summary.malformed_rows += 1;
