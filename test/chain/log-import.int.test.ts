@@ -73,7 +73,7 @@ async function published(log: EventLog): Promise<{ ledger: ChainLedgerEvent[]; r
   return { ledger, resolutions };
 }
 
-async function runImport(log: EventLog, paths: string[], negRiskFile: string): Promise<ImportSummary> {
+async function runImport(log: EventLog, paths: string[], negRiskFile: string, headers: ChainReader | null = null): Promise<ImportSummary> {
   const lines: string[] = [];
   const summary = await importLogFiles({
     paths,
@@ -86,7 +86,8 @@ async function runImport(log: EventLog, paths: string[], negRiskFile: string): P
     source: 'simulator',
     chainId: 137,
     holdMaxMs: config.chain.holdMaxMs,
-    headers: null,
+    headers,
+    headersName: headers ? 'simulator' : undefined,
     out: { write: (text: string) => lines.push(text) },
     batchLogs: 300,
   });
@@ -289,6 +290,20 @@ describe('blockchain-etl logs.csv', () => {
     expect(await published(log)).toEqual(rpcEvents);
     await log.close();
   });
+});
+
+test('cryo logs without a blocks file take block times and hashes from the RPC, and give the same events', async () => {
+  const log = await fileLog('rpc-headers-log');
+  const summary = await runImport(
+    log,
+    [path.join(dir, 'cryo', 'polygon__logs__a.parquet'), path.join(dir, 'cryo', 'polygon__logs__b.parquet')],
+    path.join(dir, 'rpc-headers-neg-risk.json'),
+    reader,
+  );
+  expect(summary).toMatchObject({ files: 2, blocks_files: 0, dead_letters: 0 });
+  expect(summary.block_headers_from).toEqual(['the RPC (simulator)']);
+  expect(await published(log)).toEqual(rpcEvents);
+  await log.close();
 });
 
 test('files without block times and no RPC are refused, naming what to add', async () => {
