@@ -327,8 +327,9 @@ function rowProblem(row: RawLogRow, chainId: number): string | null {
   if (!UINT.test(row.log_index)) return `log_index ${JSON.stringify(row.log_index)} is not a log index`;
   if (!HASH.test(row.tx_hash)) return `transaction_hash ${JSON.stringify(row.tx_hash)} is not a 32-byte hash`;
   if (!ADDRESS.test(row.address)) return `address ${JSON.stringify(row.address)} is not an address`;
-  if (row.topics.length === 0 || row.topics.length > 4 || !row.topics.every((t) => HASH.test(t)))
-    return `topics ${JSON.stringify(row.topics)} are not 1 to 4 32-byte words`;
+  // No topic is a log (an anonymous event) too: only the other logs of a conversion's transaction can be one.
+  if (row.topics.length > 4 || !row.topics.every((t) => HASH.test(t)))
+    return `topics ${JSON.stringify(row.topics)} are not up to 4 32-byte words`;
   if (!DATA.test(row.data)) return `data is not 0x hex of whole bytes`;
   if (row.chain_id !== '' && row.chain_id !== String(chainId)) return `chain_id ${row.chain_id} is not ${chainId}`;
   if (row.block_hash !== '' && !HASH.test(row.block_hash)) return `block_hash ${JSON.stringify(row.block_hash)} is not a 32-byte hash`;
