@@ -33,6 +33,8 @@ export type Given = { [N in StreamName]?: EventOfStream<N>[] };
 
 export interface ProjectionHarness {
   store: AnalyticsStore;
+  /** The store's chDB folder (a second chDB session in this process must use the same one). */
+  chdbPath: string;
   /** The event log the sink consumes (for tests that run a real producer, such as the ingest part). */
   log: EventLog;
   api: ApiHarness;
@@ -59,7 +61,8 @@ export async function projectionHarness(name: string): Promise<ProjectionHarness
     pollIntervalMs: 20,
   });
   await log.createTopics(allTopicSpecs());
-  const store = await openChdbStore({ path: path.join(directory, 'chdb'), database: `projection_${name.replace(/[^a-z0-9]/gi, '_')}` });
+  const chdbPath = path.join(directory, 'chdb');
+  const store = await openChdbStore({ path: chdbPath, database: `projection_${name.replace(/[^a-z0-9]/gi, '_')}` });
   await migrate(store);
   const sink: SinkService = await startSink(log, store, pino({ level: 'silent' }));
   const ledger: SinkService = await startStatefulProjections(log, store, pino({ level: 'silent' }));
@@ -68,6 +71,7 @@ export async function projectionHarness(name: string): Promise<ProjectionHarness
   const key = (await api.admin.createKey(`${name}-tier2`, '2')).api_key;
   return {
     store,
+    chdbPath,
     log,
     api,
     key,
