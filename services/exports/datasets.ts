@@ -17,7 +17,7 @@ import { DATASET_SCHEMAS, type DatasetName, type DatasetSchema } from './schemas
 
 export type { DatasetName } from './schemas.js';
 
-export const CANDLE_INTERVALS = ['5m', '1h', '1d'] as const;
+const CANDLE_INTERVALS = ['5m', '1h', '1d'] as const;
 export type CandleInterval = (typeof CANDLE_INTERVALS)[number];
 
 /** The filters of a job as applied (schemas.ts says which each dataset takes). */
@@ -62,13 +62,15 @@ const RESOLUTION_EXPRESSIONS = {
   market_resolved_at: 'r.resolved_at',
 };
 
-/**
- * A float rounded at the sixth decimal half away from zero, as servedAmount does (ClickHouse's round()
- * of a Decimal rounds half away from zero; of a float, to even): through Decimal(38, 18) first.
- */
-const servedDecimal = (float: string) => `CAST(round(toDecimal128(${float}, 18), 6) AS Decimal(38, 6))`;
-const servedDecimalOrNull = (float: string) => `if(isNull(${float}), NULL, ${servedDecimal(`assumeNotNull(${float})`)})`;
 const microDecimal = (micro: string) => `CAST(CAST(${micro} AS Decimal(38, 6)) / 1000000 AS Decimal(38, 6))`;
+
+/**
+ * A float as servedAmount serves it (services/shared/decimal.ts): its micro-units are the magnitude
+ * times 10^6 in float arithmetic rounded half up (Math.round), with the float's sign. Not round() of a
+ * decimal: 1234.5678905 is stored a hair below ...905, which a decimal rounds down and the API rounds up.
+ */
+const servedDecimal = (float: string) => microDecimal(`toInt64(sign(${float})) * toInt64(floor(abs(${float}) * 1000000 + 0.5))`);
+const servedDecimalOrNull = (float: string) => `if(isNull(${float}), NULL, ${servedDecimal(`assumeNotNull(${float})`)})`;
 
 /**
  * The SELECT list of a dataset, in its schema's column order: every column has exactly one expression

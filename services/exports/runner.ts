@@ -167,7 +167,7 @@ export class ExportRunner {
 }
 
 /** A part's file: `date=YYYY-MM-DD/part-0.<ext>` for a day, `part-0.<ext>` for a dataset without time. */
-export function fileName(day: string | null, format: ExportFormatName): string {
+function fileName(day: string | null, format: ExportFormatName): string {
   return day === null ? `part-0.${EXTENSION[format]}` : `date=${day}/part-0.${EXTENSION[format]}`;
 }
 

@@ -9,7 +9,7 @@
 export const FILTER_NAMES = ['market', 'event', 'category', 'wallet', 'from', 'to', 'interval'] as const;
 export type FilterName = (typeof FILTER_NAMES)[number];
 
-export interface Column {
+interface Column {
   name: string;
   /** The ClickHouse type the engine writes (its Parquet type: parquetTypeOf). */
   type: string;
@@ -47,7 +47,7 @@ const MARKET_ID: Column = { name: 'market_id', type: 'String', description: 'con
 const TRADES: DatasetSchema = {
   schemaVersion: 1,
   summary:
-    'Every fill of both sides, exactly the rows GET /trades?role=all serves for the same window: chain fills (`origin = chain`, authoritative, maker and taker) and Data API trades (`origin = data_api`, taker fills only) outside the chain source\'s coverage.',
+    "Every fill of both sides, exactly the rows GET /trades?role=all serves for the same window: chain fills (`origin = chain`, authoritative, maker and taker) and Data API trades (`origin = data_api`, taker fills only) outside the chain source's coverage.",
   time: 'timestamp',
   filters: ['market', 'event', 'category', 'wallet', 'from', 'to'],
   order: 'timestamp, block_number, log_index, trade_id',
@@ -80,7 +80,7 @@ const TRADES: DatasetSchema = {
 const CANDLES: DatasetSchema = {
   schemaVersion: 1,
   summary:
-    'OHLCV candles of the YES price at one `interval` (`filters.interval`: 5m, 1h or 1d, default 1h), exactly the candles GET /markets/{id}/ohlcv serves: a bucket comes from the chain candles (on-chain taker fills) when the chain source\'s coverage holds the whole bucket, else from the Data API candles.',
+    "OHLCV candles of the YES price at one `interval` (`filters.interval`: 5m, 1h or 1d, default 1h), exactly the candles GET /markets/{id}/ohlcv serves: a bucket comes from the chain candles (on-chain taker fills) when the chain source's coverage holds the whole bucket, else from the Data API candles.",
   time: 'bucket_start',
   filters: ['market', 'event', 'category', 'from', 'to', 'interval'],
   order: 'bucket_start, market_id',
@@ -140,7 +140,7 @@ const MARKETS: DatasetSchema = {
 const RESOLUTIONS: DatasetSchema = {
   schemaVersion: 1,
   summary:
-    "One row per resolved market: its latest resolution (the `market_resolutions` table), by the day it resolved. A resolution without a `resolved_at` is in no window and so in no export.",
+    'One row per resolved market: its latest resolution (the `market_resolutions` table), by the day it resolved. A resolution without a `resolved_at` is in no window and so in no export.',
   time: 'resolved_at',
   filters: ['market', 'event', 'category', 'from', 'to'],
   order: 'resolved_at, market_id',
