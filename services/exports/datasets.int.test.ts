@@ -11,6 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { type ApiHarness, startApiHarness } from '../../test/support/api-harness.js';
 import {
+  bookDelta,
+  bookSnapshot,
   dataApiTwin,
   marketResolved,
   marketUpserted,
@@ -66,6 +68,14 @@ const fills = [0, 1, 2, 3, 4, 5].flatMap((n) => {
   ].map((e) => ({ ...e, event_id: `137:${e.tx_hash}:${e.log_index}` }));
 });
 
+/** Captured books: (market, outcome index, time). */
+const BOOKS: Array<[string, number, number]> = [
+  [M1, 0, T0 - DAY + HOUR],
+  [M1, 1, T0 - DAY + 2 * HOUR],
+  [M1, 0, T0 + HOUR],
+  [M2, 0, T0 + 3 * HOUR],
+];
+
 beforeAll(async () => {
   h = await projectionHarness('export-datasets');
   api = await startApiHarness({ store: h.store, env: { DATA_DIR: dataDir } });
@@ -104,6 +114,37 @@ beforeAll(async () => {
         size: 3.1234567 * n,
         size_usdc: 1.2345671 * n,
         timestamp_ms: T0 + DAY / 2 + n * HOUR,
+      }),
+    ),
+    bookSnapshots: BOOKS.map(([m, index, at], n) =>
+      bookSnapshot({
+        event_id: `${outcomeToken(m, index)}:s${n}`,
+        market_id: m,
+        asset_id: outcomeToken(m, index),
+        hash: `s${n}`,
+        timestamp_ms: at,
+        ingested_at_ms: at,
+        bids: [
+          { price: 0.37, size: 123.45 + n },
+          { price: 0.36, size: 10 },
+        ],
+        asks: [{ price: 0.39, size: 7.654321 }],
+        origin: n % 2 === 0 ? 'clob-rest' : 'clob-ws',
+      }),
+    ),
+    bookDeltas: BOOKS.map(([m, index, at], n) =>
+      bookDelta({
+        event_id: `d${n}`,
+        market_id: m,
+        asset_id: outcomeToken(m, index),
+        side: n % 2 === 0 ? 'bid' : 'ask',
+        price: n % 2 === 0 ? 0.36 : 0.4,
+        size: n % 2 === 0 ? 0 : 12.5,
+        hash: `d${n}`,
+        best_bid: 0.37,
+        best_ask: 0.39,
+        timestamp_ms: at + 60_000,
+        ingested_at_ms: at + 60_000,
       }),
     ),
     marketResolutions: [
@@ -362,6 +403,89 @@ describe('position_ledger', () => {
     const expected = await standing(W[0]);
     expect(expected.rows.length).toBeGreaterThan(0);
     expect(await readBack(e, columns, order)).toEqual(expected.rows);
+  });
+});
+
+describe('order books', () => {
+  /** Every event GET /orderbook/history?format=deltas serves for the tokens of BOOKS, oldest first. */
+  async function served() {
+    const tokens = [...new Set(BOOKS.map(([m, index]) => `${m}|${index}`))].map((t) => t.split('|') as [string, string]);
+    const events = await Promise.all(
+      tokens.map(async ([m, index]) => {
+        const outcome = index === '0' ? 'Yes' : 'No';
+        const url = v1(`/orderbook/history?market=${m}&outcome=${outcome}&format=deltas&from=${FROM}&to=${TO}&limit=1000`);
+        const { body } = await getJson(url, key);
+        return body.data.events.map((e: any) => ({ ...e, market_id: m, asset_id: body.data.asset_id, outcome }));
+      }),
+    );
+    return events
+      .flat()
+      .sort((a: any, b: any) => Date.parse(a.timestamp) - Date.parse(b.timestamp) || a.asset_id.localeCompare(b.asset_id));
+  }
+
+  test('book_snapshots: every captured book, every level, as the replay endpoint serves it, with the resolution', async () => {
+    const e = await exportOf({ dataset: 'book_snapshots', filters: { from: FROM, to: TO } });
+    await expectSchema(e, 'book_snapshots');
+    const rows = await readBack(
+      e,
+      `book_id, market_id, asset_id, outcome, hash, toUnixTimestamp64Milli(timestamp) AS timestamp, origin,
+       arrayMap((p, s) -> (p, s), bid_prices, bid_sizes) AS bids, arrayMap((p, s) -> (p, s), ask_prices, ask_sizes) AS asks,
+       market_winning_outcome`,
+      'timestamp, asset_id',
+    );
+    const snapshots = (await served()).filter((x: any) => x.kind === 'snapshot');
+    expect(snapshots).toHaveLength(BOOKS.length);
+    expect(rows).toEqual(
+      snapshots.map((x: any) => ({
+        book_id: x.id,
+        market_id: x.market_id,
+        asset_id: x.asset_id,
+        outcome: x.outcome,
+        hash: x.hash,
+        timestamp: Date.parse(x.timestamp),
+        origin: x.origin,
+        bids: x.bids.map((l: any) => [l.price, l.size_shares]),
+        asks: x.asks.map((l: any) => [l.price, l.size_shares]),
+        market_winning_outcome: RESOLVED[x.market_id]![0],
+      })),
+    );
+    expect(e.job.files).toHaveLength(2);
+  });
+
+  test('book_deltas: every level change as the replay endpoint serves it, with the resolution', async () => {
+    const e = await exportOf({ dataset: 'book_deltas', filters: { from: FROM, to: TO } });
+    await expectSchema(e, 'book_deltas');
+    const rows = await readBack(
+      e,
+      `delta_id, market_id, asset_id, outcome, side, price, size_shares, hash, best_bid, best_ask,
+       toUnixTimestamp64Milli(timestamp) AS timestamp, market_winning_outcome`,
+      'timestamp, asset_id',
+    );
+    const deltas = (await served()).filter((x: any) => x.kind === 'delta');
+    expect(deltas).toHaveLength(BOOKS.length);
+    expect(rows).toEqual(
+      deltas.map((x: any) => ({
+        delta_id: x.id,
+        market_id: x.market_id,
+        asset_id: x.asset_id,
+        outcome: x.outcome,
+        side: x.side,
+        price: x.price,
+        size_shares: x.size_shares,
+        hash: x.hash ?? '',
+        best_bid: x.best_bid,
+        best_ask: x.best_ask,
+        timestamp: Date.parse(x.timestamp),
+        market_winning_outcome: RESOLVED[x.market_id]![0],
+      })),
+    );
+  });
+
+  test('a market filter keeps its books only', async () => {
+    for (const dataset of ['book_snapshots', 'book_deltas'] as const) {
+      const e = await exportOf({ dataset, filters: { from: FROM, to: TO, market: M2 } });
+      expect(await readBack(e, 'market_id', 'market_id')).toEqual([{ market_id: M2 }]);
+    }
   });
 });
 

@@ -339,12 +339,83 @@ const positionLedger = dataset('position_ledger', (schema) => async (_store, fil
   };
 });
 
+/** The catalogue's outcome label of each token, joined as `o` on (market_id, asset_id). */
+const TOKEN_OUTCOMES = `SELECT market_id, arrayJoin(arrayZip(outcome_token_ids, outcomes)) AS token, token.1 AS asset_id, token.2 AS outcome
+                          FROM markets FINAL`;
+
+/** The rows of one order-book table in from..to, deduplicated as the replay endpoint reads them (FINAL). */
+function bookRows(table: string, filters: ExportFilters): string {
+  return `SELECT * FROM ${table} FINAL ${where([...marketScope(filters, 'market_id'), ...window(filters, 'ts')])}`;
+}
+
+const bookSnapshots = dataset('book_snapshots', (schema) => async (_store, filters) => {
+  const levels = (column: string) => `arrayMap(x -> ${servedDecimal('x')}, b.${column})`;
+  const columns = selectList(schema, {
+    book_id: 'b.book_id',
+    market_id: 'b.market_id',
+    asset_id: 'b.asset_id',
+    outcome: 'o.outcome',
+    hash: 'b.hash',
+    timestamp: 'b.ts',
+    bid_prices: levels('bid_prices'),
+    bid_sizes: levels('bid_sizes'),
+    ask_prices: levels('ask_prices'),
+    ask_sizes: levels('ask_sizes'),
+    best_bid: servedDecimalOrNull('b.best_bid'),
+    best_ask: servedDecimalOrNull('b.best_ask'),
+    tick_size: servedDecimalOrNull('b.tick_size'),
+    min_order_size: servedDecimalOrNull('b.min_order_size'),
+    last_trade_price: servedDecimalOrNull('b.last_trade_price'),
+    origin: 'toString(b.origin)',
+    source: 'toString(b.source)',
+    ingested_at: 'b.ingested_at',
+    ...RESOLUTION_EXPRESSIONS,
+  });
+  return {
+    sql: `SELECT ${columns}
+            FROM (${bookRows('order_books', filters)}) AS b
+            LEFT JOIN (${TOKEN_OUTCOMES}) AS o ON o.market_id = b.market_id AND o.asset_id = b.asset_id
+            LEFT JOIN (${RESOLUTIONS}) AS r ON r.market_id = b.market_id
+           ORDER BY b.ts, b.asset_id, b.ingested_at, b.book_id`,
+    params: paramsOf(filters),
+  };
+});
+
+const bookDeltas = dataset('book_deltas', (schema) => async (_store, filters) => {
+  const columns = selectList(schema, {
+    delta_id: 'd.delta_id',
+    market_id: 'd.market_id',
+    asset_id: 'd.asset_id',
+    outcome: 'o.outcome',
+    side: 'toString(d.side)',
+    price: servedDecimal('d.price'),
+    size_shares: servedDecimal('d.size'),
+    hash: 'd.hash',
+    best_bid: servedDecimalOrNull('d.best_bid'),
+    best_ask: servedDecimalOrNull('d.best_ask'),
+    timestamp: 'd.ts',
+    source: 'toString(d.source)',
+    ingested_at: 'd.ingested_at',
+    ...RESOLUTION_EXPRESSIONS,
+  });
+  return {
+    sql: `SELECT ${columns}
+            FROM (${bookRows('order_book_deltas', filters)}) AS d
+            LEFT JOIN (${TOKEN_OUTCOMES}) AS o ON o.market_id = d.market_id AND o.asset_id = d.asset_id
+            LEFT JOIN (${RESOLUTIONS}) AS r ON r.market_id = d.market_id
+           ORDER BY d.ts, d.asset_id, d.ingested_at, d.delta_id`,
+    params: paramsOf(filters),
+  };
+});
+
 export const DATASET: Record<DatasetName, Dataset> = {
   trades,
   candles,
   markets,
   resolutions,
   position_ledger: positionLedger,
+  book_snapshots: bookSnapshots,
+  book_deltas: bookDeltas,
 };
 
 /** One planned file: its UTC day (null for a dataset without time: one file) and the rows it holds. */

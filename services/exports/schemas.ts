@@ -203,12 +203,75 @@ const POSITION_LEDGER: DatasetSchema = {
   ],
 };
 
+const OUTCOME_OF_TOKEN: Column = {
+  name: 'outcome',
+  type: 'String',
+  description: "the token's outcome label ('' when the catalogue lacks it)",
+};
+
+const BOOK_SNAPSHOTS: DatasetSchema = {
+  schemaVersion: 1,
+  summary:
+    "Every distinct order book captured of an outcome token (the `order_books` table: REST polls, websocket book messages, books rebuilt from deltas), every level, as GET /orderbook/history?format=deltas serves its snapshots. Stored for 30 days (the table's TTL). Replaying a token: apply a day's `book_deltas` and `book_snapshots` by `timestamp`, deltas before snapshots of the same instant, then `ingested_at` (docs/EXPORTS.md).",
+  time: 'timestamp',
+  filters: ['market', 'event', 'category', 'from', 'to'],
+  order: 'timestamp, asset_id, ingested_at, book_id',
+  columns: [
+    { name: 'book_id', type: 'String', description: "asset_id + ':' + the upstream hash" },
+    MARKET_ID,
+    { name: 'asset_id', type: 'String', description: 'outcome token' },
+    OUTCOME_OF_TOKEN,
+    { name: 'hash', type: 'String', description: "upstream's book hash" },
+    { name: 'timestamp', type: TIME, description: 'when the book was (upstream time)' },
+    { name: 'bid_prices', type: `Array(${DECIMAL})`, description: 'bid levels, highest first' },
+    { name: 'bid_sizes', type: `Array(${DECIMAL})`, description: 'shares at each bid level' },
+    { name: 'ask_prices', type: `Array(${DECIMAL})`, description: 'ask levels, lowest first' },
+    { name: 'ask_sizes', type: `Array(${DECIMAL})`, description: 'shares at each ask level' },
+    { name: 'best_bid', type: `Nullable(${DECIMAL})`, description: 'null: no bids' },
+    { name: 'best_ask', type: `Nullable(${DECIMAL})`, description: 'null: no asks' },
+    { name: 'tick_size', type: `Nullable(${DECIMAL})`, description: '' },
+    { name: 'min_order_size', type: `Nullable(${DECIMAL})`, description: '' },
+    { name: 'last_trade_price', type: `Nullable(${DECIMAL})`, description: '' },
+    { name: 'origin', type: 'String', description: 'clob-rest / clob-ws / clob-ws-replay' },
+    { name: 'source', type: 'String', description: 'polymarket / simulator' },
+    { name: 'ingested_at', type: TIME, description: 'when tapeline stored it (replay order within an instant)' },
+    ...RESOLUTION_COLUMNS,
+  ],
+};
+
+const BOOK_DELTAS: DatasetSchema = {
+  schemaVersion: 1,
+  summary:
+    "Every change of one order-book level (the websocket's price_change messages, the `order_book_deltas` table), as GET /orderbook/history?format=deltas serves its deltas: `size_shares` is the level's new size, 0 when the level is removed. Stored for 7 days (the table's TTL).",
+  time: 'timestamp',
+  filters: ['market', 'event', 'category', 'from', 'to'],
+  order: 'timestamp, asset_id, ingested_at, delta_id',
+  columns: [
+    { name: 'delta_id', type: 'String', description: '' },
+    MARKET_ID,
+    { name: 'asset_id', type: 'String', description: 'outcome token' },
+    OUTCOME_OF_TOKEN,
+    { name: 'side', type: 'String', description: 'bid / ask' },
+    { name: 'price', type: DECIMAL, description: 'the level' },
+    { name: 'size_shares', type: DECIMAL, description: 'its new size; 0: removed' },
+    { name: 'hash', type: 'String', description: "upstream's book hash after the change ('' when not sent)" },
+    { name: 'best_bid', type: `Nullable(${DECIMAL})`, description: "upstream's best bid after the change" },
+    { name: 'best_ask', type: `Nullable(${DECIMAL})`, description: "upstream's best ask after the change" },
+    { name: 'timestamp', type: TIME, description: 'upstream time of the change' },
+    { name: 'source', type: 'String', description: 'polymarket / simulator' },
+    { name: 'ingested_at', type: TIME, description: 'when tapeline stored it (replay order within an instant)' },
+    ...RESOLUTION_COLUMNS,
+  ],
+};
+
 export const DATASET_SCHEMAS = {
   trades: TRADES,
   candles: CANDLES,
   markets: MARKETS,
   resolutions: RESOLUTIONS,
   position_ledger: POSITION_LEDGER,
+  book_snapshots: BOOK_SNAPSHOTS,
+  book_deltas: BOOK_DELTAS,
 } as const satisfies Record<string, DatasetSchema>;
 
 export type DatasetName = keyof typeof DATASET_SCHEMAS;

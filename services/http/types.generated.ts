@@ -1502,8 +1502,8 @@ export type WebhookFilters = {
 };
 
 export type ExportInput = {
-  /** What to export (columns, types, order and filters of each: api/exports-datasets.md). `trades`: every fill of both sides, as GET /trades serves them with role=all. `candles`: OHLCV of the YES price at `filters.interval`, as GET /markets/{id}/ohlcv serves them. `markets`: every market's catalogue entry (no time: one file, no from..to). `resolutions`: each resolved market's resolution, by the day it resolved. `position_ledger`: every change of a (wallet, outcome token) position the ledger applied, the rows that stand after rewinds. Every row but those of `resolutions` carries its market's resolution once known. */
-  dataset: "trades" | "candles" | "markets" | "resolutions" | "position_ledger";
+  /** What to export (columns, types, order and filters of each: api/exports-datasets.md). `trades`: every fill of both sides, as GET /trades serves them with role=all. `candles`: OHLCV of the YES price at `filters.interval`, as GET /markets/{id}/ohlcv serves them. `markets`: every market's catalogue entry (no time: one file, no from..to). `resolutions`: each resolved market's resolution, by the day it resolved. `position_ledger`: every change of a (wallet, outcome token) position the ledger applied, the rows that stand after rewinds. `book_snapshots`: every captured order book, every level (kept 30 days). `book_deltas`: every change of one book level (kept 7 days). Every row but those of `resolutions` carries its market's resolution once known. */
+  dataset: "trades" | "candles" | "markets" | "resolutions" | "position_ledger" | "book_snapshots" | "book_deltas";
   /** File format; Parquet is compressed with zstd. */
   format?: "parquet" | "csv" | "ndjson";
   /** Which rows. A filter the dataset does not take is a 400 naming it (api/exports-datasets.md lists each dataset's filters); `from` and `to` are required for every dataset with time (all but `markets`). */
@@ -1544,7 +1544,7 @@ export type ExportJob = {
   /** The export's id. */
   id: string;
   /** The dataset exported. */
-  dataset: "trades" | "candles" | "markets" | "resolutions" | "position_ledger";
+  dataset: "trades" | "candles" | "markets" | "resolutions" | "position_ledger" | "book_snapshots" | "book_deltas";
   /** The files' format. */
   format: "parquet" | "csv" | "ndjson";
   /** The filters as applied (market as its condition id, event as its id, wallet in lower case). */

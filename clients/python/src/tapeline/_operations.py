@@ -725,13 +725,13 @@ class SyncOperations:
         """
         return self._call("listExports", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
-    def create_export(self, *, dataset: Literal["trades", "candles", "markets", "resolutions", "position_ledger"], format: Optional[Literal["parquet", "csv", "ndjson"]] = None, filters: Optional[CreateExportFilters] = None) -> m.ExportJob:
+    def create_export(self, *, dataset: Literal["trades", "candles", "markets", "resolutions", "position_ledger", "book_snapshots", "book_deltas"], format: Optional[Literal["parquet", "csv", "ndjson"]] = None, filters: Optional[CreateExportFilters] = None) -> m.ExportJob:
         """Start a bulk export of a dataset as files (Parquet by default); returns the job.
 
         POST /exports (access: tier2).
 
         Args:
-            dataset: What to export (columns, types, order and filters of each: api/exports-datasets.md). `trades`: every fill of both sides, as GET /trades serves them with role=all. `candles`: OHLCV of the YES price at `filters.interval`, as GET /markets/{id}/ohlcv serves them. `markets`: every market's catalogue entry (no time: one file, no from..to). `resolutions`: each resolved market's resolution, by the day it resolved. `position_ledger`: every change of a (wallet, outcome token) position the ledger applied, the rows that stand after rewinds. Every row but those of `resolutions` carries its market's resolution once known.
+            dataset: What to export (columns, types, order and filters of each: api/exports-datasets.md). `trades`: every fill of both sides, as GET /trades serves them with role=all. `candles`: OHLCV of the YES price at `filters.interval`, as GET /markets/{id}/ohlcv serves them. `markets`: every market's catalogue entry (no time: one file, no from..to). `resolutions`: each resolved market's resolution, by the day it resolved. `position_ledger`: every change of a (wallet, outcome token) position the ledger applied, the rows that stand after rewinds. `book_snapshots`: every captured order book, every level (kept 30 days). `book_deltas`: every change of one book level (kept 7 days). Every row but those of `resolutions` carries its market's resolution once known.
             format: File format; Parquet is compressed with zstd.
             filters: Which rows. A filter the dataset does not take is a 400 naming it (api/exports-datasets.md lists each dataset's filters); `from` and `to` are required for every dataset with time (all but `markets`).
         """
@@ -1594,13 +1594,13 @@ class AsyncOperations:
         """
         return await self._call("listExports", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
-    async def create_export(self, *, dataset: Literal["trades", "candles", "markets", "resolutions", "position_ledger"], format: Optional[Literal["parquet", "csv", "ndjson"]] = None, filters: Optional[CreateExportFilters] = None) -> m.ExportJob:
+    async def create_export(self, *, dataset: Literal["trades", "candles", "markets", "resolutions", "position_ledger", "book_snapshots", "book_deltas"], format: Optional[Literal["parquet", "csv", "ndjson"]] = None, filters: Optional[CreateExportFilters] = None) -> m.ExportJob:
         """Start a bulk export of a dataset as files (Parquet by default); returns the job.
 
         POST /exports (access: tier2).
 
         Args:
-            dataset: What to export (columns, types, order and filters of each: api/exports-datasets.md). `trades`: every fill of both sides, as GET /trades serves them with role=all. `candles`: OHLCV of the YES price at `filters.interval`, as GET /markets/{id}/ohlcv serves them. `markets`: every market's catalogue entry (no time: one file, no from..to). `resolutions`: each resolved market's resolution, by the day it resolved. `position_ledger`: every change of a (wallet, outcome token) position the ledger applied, the rows that stand after rewinds. Every row but those of `resolutions` carries its market's resolution once known.
+            dataset: What to export (columns, types, order and filters of each: api/exports-datasets.md). `trades`: every fill of both sides, as GET /trades serves them with role=all. `candles`: OHLCV of the YES price at `filters.interval`, as GET /markets/{id}/ohlcv serves them. `markets`: every market's catalogue entry (no time: one file, no from..to). `resolutions`: each resolved market's resolution, by the day it resolved. `position_ledger`: every change of a (wallet, outcome token) position the ledger applied, the rows that stand after rewinds. `book_snapshots`: every captured order book, every level (kept 30 days). `book_deltas`: every change of one book level (kept 7 days). Every row but those of `resolutions` carries its market's resolution once known.
             format: File format; Parquet is compressed with zstd.
             filters: Which rows. A filter the dataset does not take is a 400 naming it (api/exports-datasets.md lists each dataset's filters); `from` and `to` are required for every dataset with time (all but `markets`).
         """

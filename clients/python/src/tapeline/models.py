@@ -1211,7 +1211,7 @@ class ExportInputFilters(Model):
 
 
 class ExportInput(Model):
-    dataset: Literal["trades", "candles", "markets", "resolutions", "position_ledger"] = Field(description="What to export (columns, types, order and filters of each: api/exports-datasets.md). `trades`: every fill of both sides, as GET /trades serves them with role=all. `candles`: OHLCV of the YES price at `filters.interval`, as GET /markets/{id}/ohlcv serves them. `markets`: every market's catalogue entry (no time: one file, no from..to). `resolutions`: each resolved market's resolution, by the day it resolved. `position_ledger`: every change of a (wallet, outcome token) position the ledger applied, the rows that stand after rewinds. Every row but those of `resolutions` carries its market's resolution once known.")
+    dataset: Literal["trades", "candles", "markets", "resolutions", "position_ledger", "book_snapshots", "book_deltas"] = Field(description="What to export (columns, types, order and filters of each: api/exports-datasets.md). `trades`: every fill of both sides, as GET /trades serves them with role=all. `candles`: OHLCV of the YES price at `filters.interval`, as GET /markets/{id}/ohlcv serves them. `markets`: every market's catalogue entry (no time: one file, no from..to). `resolutions`: each resolved market's resolution, by the day it resolved. `position_ledger`: every change of a (wallet, outcome token) position the ledger applied, the rows that stand after rewinds. `book_snapshots`: every captured order book, every level (kept 30 days). `book_deltas`: every change of one book level (kept 7 days). Every row but those of `resolutions` carries its market's resolution once known.")
     format: Optional[Literal["parquet", "csv", "ndjson"]] = Field(None, description="File format; Parquet is compressed with zstd.")
     filters: Optional[ExportInputFilters] = Field(None, description="Which rows. A filter the dataset does not take is a 400 naming it (api/exports-datasets.md lists each dataset's filters); `from` and `to` are required for every dataset with time (all but `markets`).")
 
@@ -1254,7 +1254,7 @@ class ExportJobManifest(Model):
 
 class ExportJob(Model):
     id: str = Field(description="The export's id.")
-    dataset: Literal["trades", "candles", "markets", "resolutions", "position_ledger"] = Field(description="The dataset exported.")
+    dataset: Literal["trades", "candles", "markets", "resolutions", "position_ledger", "book_snapshots", "book_deltas"] = Field(description="The dataset exported.")
     format: Literal["parquet", "csv", "ndjson"] = Field(description="The files' format.")
     filters: ExportJobFilters = Field(description="The filters as applied (market as its condition id, event as its id, wallet in lower case).")
     status: Literal["queued", "running", "succeeded", "failed", "expired"] = Field(description="queued (waiting), running, succeeded (every file and the manifest written), failed (see `error`) or expired (finished longer than EXPORT_RETENTION_HOURS ago, 72 by default: its files are deleted and it has no links).")
