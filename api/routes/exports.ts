@@ -9,7 +9,8 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { type Request, Router } from 'express';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
-import { DATASET, type DatasetName, type ExportFilters, rowsPerDay } from '../../services/exports/datasets.js';
+import { type CandleInterval, DATASET, type DatasetName, type ExportFilters, rowsPerDay } from '../../services/exports/datasets.js';
+import { DATASET_SCHEMAS, type FilterName } from '../../services/exports/schemas.js';
 import type { ExportFormatName, ExportJob, ExportJobs } from '../../services/exports/jobs.js';
 import { type ExportRunner, MANIFEST } from '../../services/exports/runner.js';
 import { checkLink, signFile } from '../../services/exports/signing.js';
@@ -47,29 +48,55 @@ const CONTENT_TYPE: Record<string, string> = {
   json: 'application/json',
 };
 /** The file names a job writes: its manifest and one file per day partition. */
-const FILE_NAME = /^(manifest\.json|date=\d{4}-\d{2}-\d{2}\/part-0\.(parquet|csv|ndjson))$/;
+const FILE_NAME = /^(manifest\.json|(date=\d{4}-\d{2}-\d{2}\/)?part-0\.(parquet|csv|ndjson))$/;
 
 const ownerOf = (request: Request) => request.owner!.account_id;
 
 interface CreateBody {
   dataset: DatasetName;
   format?: ExportFormatName;
-  filters: { market?: string; wallet?: string; from: string; to: string };
+  filters?: Partial<Record<FilterName, string>>;
 }
 
+/** A Gamma event id or slug as the event id the catalogue holds (404 naming the filter when none does). */
+async function eventFilter(store: AnalyticsStore, idOrSlug: string): Promise<string> {
+  const [found] = await store.query<{ event_id: string }>(
+    `SELECT event_id FROM markets FINAL WHERE event_id != '' AND (event_id = {event:String} OR event_slug = {event:String}) LIMIT 1`,
+    { event: idOrSlug },
+  );
+  if (!found) throw ApiError.notFound(`filters.event: no event with id or slug ${idOrSlug}`);
+  return found.event_id;
+}
+
+/** The body's filters as applied: only those the dataset takes (another is a 400 naming it), from..to exactly when it has time. */
 async function filtersOf(api: ExportsApi, body: CreateBody): Promise<ExportFilters> {
-  const from = timeParam('filters.from', body.filters.from)!;
-  const to = timeParam('filters.to', body.filters.to)!;
-  if (from >= to) throw ApiError.badRequest('filters.from: must be before filters.to');
-  if (to - from > api.settings.maxDays * DAY_MS)
-    throw ApiError.badRequest(`filters.to: from..to spans at most ${api.settings.maxDays} days (EXPORT_MAX_DAYS); split the export`);
-  const market = await marketFilter(api.store, body.filters.market);
-  return {
-    ...(market ? { market } : {}),
-    ...(body.filters.wallet ? { wallet: body.filters.wallet.toLowerCase() } : {}),
-    from,
-    to,
-  };
+  const dataset = DATASET_SCHEMAS[body.dataset];
+  const given = body.filters ?? {};
+  for (const name of Object.keys(given) as FilterName[])
+    if (!dataset.filters.includes(name))
+      throw ApiError.badRequest(
+        `filters.${name}: the ${body.dataset} dataset has no ${name} filter (its filters: ${dataset.filters.join(', ')})`,
+      );
+  const filters: ExportFilters = {};
+  if (dataset.time !== null) {
+    if (given.from === undefined) throw ApiError.badRequest(`filters.from: required for the ${body.dataset} dataset`);
+    if (given.to === undefined) throw ApiError.badRequest(`filters.to: required for the ${body.dataset} dataset`);
+    const from = timeParam('filters.from', given.from)!;
+    const to = timeParam('filters.to', given.to)!;
+    if (from >= to) throw ApiError.badRequest('filters.from: must be before filters.to');
+    if (to - from > api.settings.maxDays * DAY_MS)
+      throw ApiError.badRequest(`filters.to: from..to spans at most ${api.settings.maxDays} days (EXPORT_MAX_DAYS); split the export`);
+    Object.assign(filters, { from, to });
+  }
+  const market = await marketFilter(api.store, given.market).catch((error: unknown) => {
+    throw error instanceof ApiError && error.status === 404 ? ApiError.notFound(`filters.${error.message}`) : error;
+  });
+  if (market) filters.market = market;
+  if (given.event) filters.event = await eventFilter(api.store, given.event);
+  if (given.category) filters.category = given.category;
+  if (given.wallet) filters.wallet = given.wallet.toLowerCase();
+  if (dataset.filters.includes('interval')) filters.interval = (given.interval ?? '1h') as CandleInterval;
+  return filters;
 }
 
 function link(secret: string, api: ExportsApi, job: ExportJob, name: string) {
@@ -87,9 +114,12 @@ function present(job: ExportJob, secret: string | null, api: ExportsApi) {
     format: job.format,
     filters: {
       market: job.filters.market ?? null,
+      event: job.filters.event ?? null,
+      category: job.filters.category ?? null,
       wallet: job.filters.wallet ?? null,
-      from: new Date(job.filters.from).toISOString(),
-      to: new Date(job.filters.to).toISOString(),
+      from: isoOrNull(job.filters.from),
+      to: isoOrNull(job.filters.to),
+      interval: job.filters.interval ?? null,
     },
     status: job.status,
     progress: {
@@ -123,15 +153,15 @@ export function exportRoutes(api: ExportsApi): Router {
     const body = request.body as CreateBody;
     const filters = await filtersOf(api, body);
     const dataset = DATASET[body.dataset];
-    const plan = await rowsPerDay(api.store, await dataset.select(api.store, filters));
-    const rows = [...plan.values()].reduce((sum, n) => sum + n, 0);
+    const plan = await rowsPerDay(api.store, dataset, await dataset.select(api.store, filters));
+    const rows = plan.reduce((sum, part) => sum + part.rows, 0);
     if (rows > api.settings.maxRows)
       throw ApiError.badRequest(
         `filters: the export would hold ${rows} rows, more than EXPORT_MAX_ROWS (${api.settings.maxRows}); narrow from..to, market or wallet`,
       );
     const created = await api.jobs.create(
       ownerOf(request),
-      { dataset: body.dataset, format: body.format ?? 'parquet', filters, plan: [...plan].map(([day, n]) => ({ day, rows: n })) },
+      { dataset: body.dataset, format: body.format ?? 'parquet', filters, plan },
       api.settings.concurrentJobs,
     );
     if ('active' in created)

@@ -6,9 +6,9 @@ import type { DatasetName, ExportFilters } from './datasets.js';
 export type ExportFormatName = 'parquet' | 'csv' | 'ndjson';
 type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'expired';
 
-/** One day partition to write: its folder name and the rows it held when the job was accepted. */
+/** One file to write: its UTC day partition (null: the one file of a dataset without time) and the rows it held when the job was accepted. */
 export interface PlannedPart {
-  day: string;
+  day: string | null;
   rows: number;
 }
 

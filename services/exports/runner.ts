@@ -1,7 +1,8 @@
 /**
  * Runs export jobs in the background of the API process, one at a time (each file is one engine
  * statement, and chDB runs one statement at a time for every caller). A job writes one file per UTC
- * day of its plan, DATA_DIR/exports/<id>/date=YYYY-MM-DD/part-0.<ext>: the engine writes it under a
+ * day of its plan, DATA_DIR/exports/<id>/date=YYYY-MM-DD/part-0.<ext> (a dataset without time: one
+ * file, part-0.<ext>): the engine writes it under a
  * temporary name, the runner renames it whole, hashes it (streaming) and records it; the manifest is
  * written last. A job interrupted by a stop is queued again on start and resumes after its last
  * recorded file, so it is never reported complete with a partial file.
@@ -12,7 +13,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from '../logger.js';
 import type { AnalyticsStore, ExportFormat } from '../ports/analytics-store.js';
-import { DATASET } from './datasets.js';
+import { DATASET, type ExportFilters } from './datasets.js';
 import type { ExportFormatName, ExportJob, ExportJobs } from './jobs.js';
 
 const ENGINE_FORMAT: Record<ExportFormatName, ExportFormat> = { parquet: 'Parquet', csv: 'CSVWithNames', ndjson: 'JSONEachRow' };
@@ -123,11 +124,9 @@ export class ExportRunner {
     const done = new Set(files.map((f) => f.name));
     for (const part of job.plan) {
       if (this.stopped) return false;
-      const name = `date=${part.day}/part-0.${EXTENSION[job.format]}`;
+      const name = fileName(part.day, job.format);
       if (done.has(name)) continue;
-      const dayStart = Date.parse(`${part.day}T00:00:00Z`);
-      const window = { ...job.filters, from: Math.max(job.filters.from, dayStart), to: Math.min(job.filters.to, dayStart + DAY_MS) };
-      const selection = await dataset.select(this.store, window);
+      const selection = await dataset.select(this.store, dayWindow(job.filters, part.day));
       const target = path.join(folder, name);
       fs.mkdirSync(path.dirname(target), { recursive: true });
       const partial = `${target}.partial`;
@@ -149,9 +148,13 @@ export class ExportRunner {
       schema_version: dataset.schemaVersion,
       format: job.format,
       compression: job.format === 'parquet' ? 'zstd' : null,
-      filters: { ...job.filters, from: new Date(job.filters.from).toISOString(), to: new Date(job.filters.to).toISOString() },
+      filters: {
+        ...job.filters,
+        ...(job.filters.from !== undefined ? { from: new Date(job.filters.from).toISOString() } : {}),
+        ...(job.filters.to !== undefined ? { to: new Date(job.filters.to).toISOString() } : {}),
+      },
       schema: dataset.columns,
-      partitioning: 'date=YYYY-MM-DD (UTC day of each row)',
+      partitioning: dataset.time === null ? 'none (one file)' : `date=YYYY-MM-DD (UTC day of each row's ${dataset.time})`,
       files,
       rows: files.reduce((sum, f) => sum + f.rows, 0),
       bytes: files.reduce((sum, f) => sum + f.bytes, 0),
@@ -161,6 +164,18 @@ export class ExportRunner {
     fs.writeFileSync(path.join(folder, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
     return true;
   }
+}
+
+/** A part's file: `date=YYYY-MM-DD/part-0.<ext>` for a day, `part-0.<ext>` for a dataset without time. */
+function fileName(day: string | null, format: ExportFormatName): string {
+  return day === null ? `part-0.${EXTENSION[format]}` : `date=${day}/part-0.${EXTENSION[format]}`;
+}
+
+/** The job's filters narrowed to one UTC day (unchanged for a dataset without time). */
+function dayWindow(filters: ExportFilters, day: string | null): ExportFilters {
+  if (day === null || filters.from === undefined || filters.to === undefined) return filters;
+  const dayStart = Date.parse(`${day}T00:00:00Z`);
+  return { ...filters, from: Math.max(filters.from, dayStart), to: Math.min(filters.to, dayStart + DAY_MS) };
 }
 
 class ExportTooLargeError extends Error {}

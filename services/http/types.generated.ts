@@ -1547,25 +1547,31 @@ export type WebhookFilters = {
 };
 
 export type ExportInput = {
-  /** What to export. `trades`: every fill of both sides, as GET /trades serves them with role=all (chain fills, and Data API trades outside the chain's coverage), with the market's resolution. */
-  dataset: "trades";
+  /** What to export (columns, types, order and filters of each: api/exports-datasets.md). `trades`: every fill of both sides, as GET /trades serves them with role=all. `candles`: OHLCV of the YES price at `filters.interval`, as GET /markets/{id}/ohlcv serves them. `markets`: every market's catalogue entry (no time: one file, no from..to). `resolutions`: each resolved market's resolution, by the day it resolved. `position_ledger`: every change of a (wallet, outcome token) position the ledger applied, the rows that stand after rewinds. `book_snapshots`: every captured order book, every level (kept 30 days). `book_deltas`: every change of one book level (kept 7 days). Every row but those of `resolutions` carries its market's resolution once known. */
+  dataset: "trades" | "candles" | "markets" | "resolutions" | "position_ledger" | "book_snapshots" | "book_deltas";
   /** File format; Parquet is compressed with zstd. */
   format?: "parquet" | "csv" | "ndjson";
-  /** Which rows; `from..to` is required. */
-  filters: {
+  /** Which rows. A filter the dataset does not take is a 400 naming it (api/exports-datasets.md lists each dataset's filters); `from` and `to` are required for every dataset with time (all but `markets`). */
+  filters?: {
     /** A market's condition id or slug (404 for an unknown slug). */
     market?: string;
-    /** Only this wallet's fills. */
+    /** Only the markets of this Gamma event, by its id or slug (404 for an unknown one). */
+    event?: string;
+    /** Only the markets of this category (case-insensitive; see /markets/categories). */
+    category?: string;
+    /** Only this wallet's rows (trades, position_ledger). */
     wallet?: string;
     /** First instant exported (inclusive). */
-    from: string;
+    from?: string;
     /** End of the export (exclusive); at most EXPORT_MAX_DAYS after `from`. */
-    to: string;
+    to?: string;
+    /** Candles only: the candles' interval (default 1h). */
+    interval?: "5m" | "1h" | "1d";
   };
 };
 
 export type ExportFile = {
-  /** Path of the file within the export: `date=YYYY-MM-DD/part-0.<ext>`. */
+  /** Path of the file within the export: `date=YYYY-MM-DD/part-0.<ext>`, or `part-0.<ext>` for a dataset without time. */
   name: string;
   /** Rows the file holds */
   rows: number;
@@ -1583,19 +1589,25 @@ export type ExportJob = {
   /** The export's id. */
   id: string;
   /** The dataset exported. */
-  dataset: "trades";
+  dataset: "trades" | "candles" | "markets" | "resolutions" | "position_ledger" | "book_snapshots" | "book_deltas";
   /** The files' format. */
   format: "parquet" | "csv" | "ndjson";
-  /** The filters as applied (market as its condition id, wallet in lower case). */
+  /** The filters as applied (market as its condition id, event as its id, wallet in lower case). */
   filters: {
     /** Condition id, or null for every market. */
     market: string | null;
+    /** Gamma event id, or null for every event. */
+    event: string | null;
+    /** Category, or null for every category. */
+    category: string | null;
     /** Wallet, or null for every wallet. */
     wallet: string | null;
-    /** First instant exported (inclusive). */
-    from: string;
-    /** End of the export (exclusive). */
-    to: string;
+    /** First instant exported (inclusive); null for a dataset without time. */
+    from: string | null;
+    /** End of the export (exclusive); null for a dataset without time. */
+    to: string | null;
+    /** The candles' interval; null for other datasets. */
+    interval: "5m" | "1h" | "1d" | null;
   };
   /** queued (waiting), running, succeeded (every file and the manifest written), failed (see `error`) or expired (finished longer than EXPORT_RETENTION_HOURS ago, 72 by default: its files are deleted and it has no links). */
   status: "queued" | "running" | "succeeded" | "failed" | "expired";

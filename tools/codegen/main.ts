@@ -11,6 +11,7 @@ import { readMigrations, SCHEMA_MIGRATIONS_TABLE } from '../../services/analytic
 import { avroTypesModule, readSchemaFiles } from './avro-types.js';
 import { clusterMigrationFile, clusterMigrations } from './cluster-migrations.js';
 import { configDocs } from './config-docs.js';
+import { exportDatasetsDocs } from './export-datasets-docs.js';
 import { readApiDocument } from './openapi-document.js';
 import { openapiTypesModule } from './openapi-types.js';
 import { queryParamTypes } from './query-params.js';
@@ -57,6 +58,10 @@ export function generatedFiles(): GeneratedFile[] {
       content: pythonOperationsModule(api, pythonHeader('api/openapi.yaml (paths)')),
     },
     { path: path.join(ROOT, 'docs/CONFIG.md'), content: configDocs(markdownHeader('services/config.ts (settings)')) },
+    {
+      path: path.join(ROOT, 'api/exports-datasets.md'),
+      content: exportDatasetsDocs(markdownHeader('services/exports/schemas.ts (DATASET_SCHEMAS)')),
+    },
     ...clusterMigrationFiles(),
   ];
 }

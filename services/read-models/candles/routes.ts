@@ -17,11 +17,11 @@ import { CHAIN_CANDLE_TABLES } from '../chain-ledger/retraction.js';
 import { requireMarket } from '../markets/queries.js';
 import { servedAmount } from '../../shared/decimal.js';
 
-const INTERVAL_TABLES = { '5m': 'candles_5m', '1h': 'candles_1h', '1d': 'candles_1d' } as const;
-const INTERVAL_SECONDS = { '5m': 300, '1h': 3600, '1d': 86_400 } as const;
+export const INTERVAL_TABLES = { '5m': 'candles_5m', '1h': 'candles_1h', '1d': 'candles_1d' } as const;
+export const INTERVAL_SECONDS = { '5m': 300, '1h': 3600, '1d': 86_400 } as const;
 
 /** Buckets inside [covered_from, covered_to]: starting at or after the first published block, ending at or before the last. */
-const CHAIN_BUCKET = `(toUnixTimestamp(bucket) * 1000 >= {covered_from:Int64} AND (toUnixTimestamp(bucket) + {seconds:UInt32}) * 1000 <= {covered_to:Int64})`;
+export const CHAIN_BUCKET = `(toUnixTimestamp(bucket) * 1000 >= {covered_from:Int64} AND (toUnixTimestamp(bucket) + {seconds:UInt32}) * 1000 <= {covered_to:Int64})`;
 
 export function candleRoutes(store: AnalyticsStore): Router {
   const router = Router();

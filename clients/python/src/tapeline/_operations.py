@@ -22,12 +22,15 @@ class DeleteSessionData(Model):
 
 
 class CreateExportFilters(Model):
-    """Which rows; `from..to` is required."""
+    """Which rows. A filter the dataset does not take is a 400 naming it (api/exports-datasets.md lists each dataset's filters); `from` and `to` are required for every dataset with time (all but `markets`)."""
 
     market: Optional[str] = Field(None, description="A market's condition id or slug (404 for an unknown slug).")
-    wallet: Optional[str] = Field(None, description="Only this wallet's fills.")
-    from_: _datetime = Field(alias="from", description="First instant exported (inclusive).")
-    to: _datetime = Field(description="End of the export (exclusive); at most EXPORT_MAX_DAYS after `from`.")
+    event: Optional[str] = Field(None, description="Only the markets of this Gamma event, by its id or slug (404 for an unknown one).")
+    category: Optional[str] = Field(None, description="Only the markets of this category (case-insensitive; see /markets/categories).")
+    wallet: Optional[str] = Field(None, description="Only this wallet's rows (trades, position_ledger).")
+    from_: Optional[_datetime] = Field(None, alias="from", description="First instant exported (inclusive).")
+    to: Optional[_datetime] = Field(None, description="End of the export (exclusive); at most EXPORT_MAX_DAYS after `from`.")
+    interval: Optional[Literal["5m", "1h", "1d"]] = Field(None, description="Candles only: the candles' interval (default 1h).")
 
 
 class ListWebhookEventTypesData(Model):
@@ -723,17 +726,17 @@ class SyncOperations:
         """
         return self._call("listExports", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
-    def create_export(self, *, dataset: Literal["trades"], filters: CreateExportFilters, format: Optional[Literal["parquet", "csv", "ndjson"]] = None) -> m.ExportJob:
+    def create_export(self, *, dataset: Literal["trades", "candles", "markets", "resolutions", "position_ledger", "book_snapshots", "book_deltas"], format: Optional[Literal["parquet", "csv", "ndjson"]] = None, filters: Optional[CreateExportFilters] = None) -> m.ExportJob:
         """Start a bulk export of a dataset as files (Parquet by default); returns the job.
 
         POST /exports (access: tier2).
 
         Args:
-            dataset: What to export. `trades`: every fill of both sides, as GET /trades serves them with role=all (chain fills, and Data API trades outside the chain's coverage), with the market's resolution.
-            filters: Which rows; `from..to` is required.
+            dataset: What to export (columns, types, order and filters of each: api/exports-datasets.md). `trades`: every fill of both sides, as GET /trades serves them with role=all. `candles`: OHLCV of the YES price at `filters.interval`, as GET /markets/{id}/ohlcv serves them. `markets`: every market's catalogue entry (no time: one file, no from..to). `resolutions`: each resolved market's resolution, by the day it resolved. `position_ledger`: every change of a (wallet, outcome token) position the ledger applied, the rows that stand after rewinds. `book_snapshots`: every captured order book, every level (kept 30 days). `book_deltas`: every change of one book level (kept 7 days). Every row but those of `resolutions` carries its market's resolution once known.
             format: File format; Parquet is compressed with zstd.
+            filters: Which rows. A filter the dataset does not take is a 400 naming it (api/exports-datasets.md lists each dataset's filters); `from` and `to` are required for every dataset with time (all but `markets`).
         """
-        return self._call("createExport", {}, {}, {"dataset": dataset, "filters": filters, "format": format})  # type: ignore[no-any-return]
+        return self._call("createExport", {}, {}, {"dataset": dataset, "format": format, "filters": filters})  # type: ignore[no-any-return]
 
     def get_export(self, *, id: str) -> m.ExportJob:
         """One export of the account, with its progress and, once it succeeded, signed download links.
@@ -752,7 +755,7 @@ class SyncOperations:
 
         Args:
             id: The export's id.
-            file: The file's name in the export, `manifest.json` or `date=YYYY-MM-DD/part-0.<ext>`.
+            file: The file's name in the export, `manifest.json`, `date=YYYY-MM-DD/part-0.<ext>` or `part-0.<ext>`.
             expires: When the link expires, in Unix seconds.
             signature: HMAC-SHA256 (base64url) of the export id, file name and expiry under the server's export signing key.
         """
@@ -1592,17 +1595,17 @@ class AsyncOperations:
         """
         return await self._call("listExports", {}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
-    async def create_export(self, *, dataset: Literal["trades"], filters: CreateExportFilters, format: Optional[Literal["parquet", "csv", "ndjson"]] = None) -> m.ExportJob:
+    async def create_export(self, *, dataset: Literal["trades", "candles", "markets", "resolutions", "position_ledger", "book_snapshots", "book_deltas"], format: Optional[Literal["parquet", "csv", "ndjson"]] = None, filters: Optional[CreateExportFilters] = None) -> m.ExportJob:
         """Start a bulk export of a dataset as files (Parquet by default); returns the job.
 
         POST /exports (access: tier2).
 
         Args:
-            dataset: What to export. `trades`: every fill of both sides, as GET /trades serves them with role=all (chain fills, and Data API trades outside the chain's coverage), with the market's resolution.
-            filters: Which rows; `from..to` is required.
+            dataset: What to export (columns, types, order and filters of each: api/exports-datasets.md). `trades`: every fill of both sides, as GET /trades serves them with role=all. `candles`: OHLCV of the YES price at `filters.interval`, as GET /markets/{id}/ohlcv serves them. `markets`: every market's catalogue entry (no time: one file, no from..to). `resolutions`: each resolved market's resolution, by the day it resolved. `position_ledger`: every change of a (wallet, outcome token) position the ledger applied, the rows that stand after rewinds. `book_snapshots`: every captured order book, every level (kept 30 days). `book_deltas`: every change of one book level (kept 7 days). Every row but those of `resolutions` carries its market's resolution once known.
             format: File format; Parquet is compressed with zstd.
+            filters: Which rows. A filter the dataset does not take is a 400 naming it (api/exports-datasets.md lists each dataset's filters); `from` and `to` are required for every dataset with time (all but `markets`).
         """
-        return await self._call("createExport", {}, {}, {"dataset": dataset, "filters": filters, "format": format})  # type: ignore[no-any-return]
+        return await self._call("createExport", {}, {}, {"dataset": dataset, "format": format, "filters": filters})  # type: ignore[no-any-return]
 
     async def get_export(self, *, id: str) -> m.ExportJob:
         """One export of the account, with its progress and, once it succeeded, signed download links.
@@ -1621,7 +1624,7 @@ class AsyncOperations:
 
         Args:
             id: The export's id.
-            file: The file's name in the export, `manifest.json` or `date=YYYY-MM-DD/part-0.<ext>`.
+            file: The file's name in the export, `manifest.json`, `date=YYYY-MM-DD/part-0.<ext>` or `part-0.<ext>`.
             expires: When the link expires, in Unix seconds.
             signature: HMAC-SHA256 (base64url) of the export id, file name and expiry under the server's export signing key.
         """

@@ -1232,22 +1232,25 @@ class WebhookFilters(Model):
 
 
 class ExportInputFilters(Model):
-    """Which rows; `from..to` is required."""
+    """Which rows. A filter the dataset does not take is a 400 naming it (api/exports-datasets.md lists each dataset's filters); `from` and `to` are required for every dataset with time (all but `markets`)."""
 
     market: Optional[str] = Field(None, description="A market's condition id or slug (404 for an unknown slug).")
-    wallet: Optional[str] = Field(None, description="Only this wallet's fills.")
-    from_: _datetime = Field(alias="from", description="First instant exported (inclusive).")
-    to: _datetime = Field(description="End of the export (exclusive); at most EXPORT_MAX_DAYS after `from`.")
+    event: Optional[str] = Field(None, description="Only the markets of this Gamma event, by its id or slug (404 for an unknown one).")
+    category: Optional[str] = Field(None, description="Only the markets of this category (case-insensitive; see /markets/categories).")
+    wallet: Optional[str] = Field(None, description="Only this wallet's rows (trades, position_ledger).")
+    from_: Optional[_datetime] = Field(None, alias="from", description="First instant exported (inclusive).")
+    to: Optional[_datetime] = Field(None, description="End of the export (exclusive); at most EXPORT_MAX_DAYS after `from`.")
+    interval: Optional[Literal["5m", "1h", "1d"]] = Field(None, description="Candles only: the candles' interval (default 1h).")
 
 
 class ExportInput(Model):
-    dataset: Literal["trades"] = Field(description="What to export. `trades`: every fill of both sides, as GET /trades serves them with role=all (chain fills, and Data API trades outside the chain's coverage), with the market's resolution.")
+    dataset: Literal["trades", "candles", "markets", "resolutions", "position_ledger", "book_snapshots", "book_deltas"] = Field(description="What to export (columns, types, order and filters of each: api/exports-datasets.md). `trades`: every fill of both sides, as GET /trades serves them with role=all. `candles`: OHLCV of the YES price at `filters.interval`, as GET /markets/{id}/ohlcv serves them. `markets`: every market's catalogue entry (no time: one file, no from..to). `resolutions`: each resolved market's resolution, by the day it resolved. `position_ledger`: every change of a (wallet, outcome token) position the ledger applied, the rows that stand after rewinds. `book_snapshots`: every captured order book, every level (kept 30 days). `book_deltas`: every change of one book level (kept 7 days). Every row but those of `resolutions` carries its market's resolution once known.")
     format: Optional[Literal["parquet", "csv", "ndjson"]] = Field(None, description="File format; Parquet is compressed with zstd.")
-    filters: ExportInputFilters = Field(description="Which rows; `from..to` is required.")
+    filters: Optional[ExportInputFilters] = Field(None, description="Which rows. A filter the dataset does not take is a 400 naming it (api/exports-datasets.md lists each dataset's filters); `from` and `to` are required for every dataset with time (all but `markets`).")
 
 
 class ExportFile(Model):
-    name: str = Field(description="Path of the file within the export: `date=YYYY-MM-DD/part-0.<ext>`.")
+    name: str = Field(description="Path of the file within the export: `date=YYYY-MM-DD/part-0.<ext>`, or `part-0.<ext>` for a dataset without time.")
     rows: int = Field(description="Rows the file holds")
     bytes: int = Field(description="Size of the file in bytes.")
     sha256: str = Field(description="SHA-256 of the file's bytes")
@@ -1256,12 +1259,15 @@ class ExportFile(Model):
 
 
 class ExportJobFilters(Model):
-    """The filters as applied (market as its condition id, wallet in lower case)."""
+    """The filters as applied (market as its condition id, event as its id, wallet in lower case)."""
 
     market: Optional[str] = Field(description="Condition id, or null for every market.")
+    event: Optional[str] = Field(description="Gamma event id, or null for every event.")
+    category: Optional[str] = Field(description="Category, or null for every category.")
     wallet: Optional[str] = Field(description="Wallet, or null for every wallet.")
-    from_: _datetime = Field(alias="from", description="First instant exported (inclusive).")
-    to: _datetime = Field(description="End of the export (exclusive).")
+    from_: Optional[_datetime] = Field(alias="from", description="First instant exported (inclusive); null for a dataset without time.")
+    to: Optional[_datetime] = Field(description="End of the export (exclusive); null for a dataset without time.")
+    interval: Optional[Literal["5m", "1h", "1d"]] = Field(description="The candles' interval; null for other datasets.")
 
 
 class ExportJobProgress(Model):
@@ -1281,9 +1287,9 @@ class ExportJobManifest(Model):
 
 class ExportJob(Model):
     id: str = Field(description="The export's id.")
-    dataset: Literal["trades"] = Field(description="The dataset exported.")
+    dataset: Literal["trades", "candles", "markets", "resolutions", "position_ledger", "book_snapshots", "book_deltas"] = Field(description="The dataset exported.")
     format: Literal["parquet", "csv", "ndjson"] = Field(description="The files' format.")
-    filters: ExportJobFilters = Field(description="The filters as applied (market as its condition id, wallet in lower case).")
+    filters: ExportJobFilters = Field(description="The filters as applied (market as its condition id, event as its id, wallet in lower case).")
     status: Literal["queued", "running", "succeeded", "failed", "expired"] = Field(description="queued (waiting), running, succeeded (every file and the manifest written), failed (see `error`) or expired (finished longer than EXPORT_RETENTION_HOURS ago, 72 by default: its files are deleted and it has no links).")
     progress: ExportJobProgress = Field(description="How far the job is.")
     bytes_written: int = Field(description="Bytes of the files written so far.")
