@@ -132,7 +132,8 @@ export class HistoryFill {
 
   /**
    * One range of history (or the join of a finished chunk). Returns false when there is nothing to
-   * read: the fill is done, or the head's follower has not read its first range yet.
+   * read now: the fill is done, the head's follower has not read its first range yet, or the chunk's
+   * reader holds as many records waiting for the catalog as it may.
    */
   async step(): Promise<boolean> {
     const { live, book, chainId } = this.options;
@@ -165,9 +166,12 @@ export class HistoryFill {
       );
     }
     const chunk = plan.chunk as NonNullable<HistoryPlan['chunk']>;
+    const before = chunk.next_block;
     const step = await this.reader.step();
     plan.events += step.published;
     chunk.next_block = (this.reader.status().ingested_block ?? chunk.from_block - 1) + 1;
+    // Not done and nothing read (its records waiting for the catalog fill its hold): idle until the next poll.
+    const stalled = step.caughtUp && step.published === 0 && chunk.next_block === before && !rangeDone(this.reader, chunk.to_block);
     if (step.caughtUp && rangeDone(this.reader, chunk.to_block)) {
       live.adoptRange(this.reader.checkpointState()!);
       this.reader = null;
@@ -178,7 +182,7 @@ export class HistoryFill {
     }
     this.save();
     if (this.clock() - this.lastLineMs >= PROGRESS_LINE_INTERVAL_MS) this.line(false);
-    return true;
+    return !stalled;
   }
 
   private fresh(firstBlock: number, bottom: number): HistoryPlan {

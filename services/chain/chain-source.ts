@@ -3,6 +3,7 @@
  * the rate budget allows while behind and once per block time at the head, backing off on failures.
  * Its health is a source like the others (`chain.polygon`: lag = now - time of the last block read,
  * against confirmations x 2 s + 15 s), plus the chain's own figures (head, final and ingested block).
+ * While caught up it gives the rest of each poll to the history fill (CHAIN_HISTORY: history-fill.ts).
  *
  * Never mixes upstreams: a simulator (loopback) Gamma with a real RPC, or the reverse, would label
  * real fills simulated or the other way round, so the source stays off and says why.
