@@ -27,6 +27,7 @@ import { RegistrationLimits } from './access/registration-limits.js';
 import { newAdminToken, writeAdminEndpoint } from './admin/admin-endpoint.js';
 import { AdminOperations } from './admin/operations.js';
 import { chainBackfillFiles, readChainBackfillState } from './backfill/chain-backfill.js';
+import { historyFiles, readHistoryProgress } from './backfill/history-fill.js';
 import type { Config } from './config.js';
 import { Accounts } from './control/accounts.js';
 import { KeyLifecycle } from './control/key-lifecycle.js';
@@ -304,6 +305,15 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       verification: cached(async () => readVerificationRun(config.dataDir), VERIFICATION_TTL_MS),
       // Two small files the backfill replaces whole after every range.
       chainBackfill: cached(async () => readChainBackfillState(chainBackfillFiles(config.dataDir)), VERIFICATION_TTL_MS),
+      // The history fill replaces its plan file whole after every range.
+      chainHistory: cached(
+        async () =>
+          readHistoryProgress(
+            historyFiles(config.dataDir),
+            config.chain.history && chainSourceRefusal(config.chain, config.upstream.gammaUrl) === null,
+          ),
+        VERIFICATION_TTL_MS,
+      ),
     },
   });
   await api.start();

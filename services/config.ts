@@ -421,7 +421,17 @@ const settings = {
       startBlock: env(
         'CHAIN_START_BLOCK',
         z.preprocess(blankIsUnset, blockNumber.optional()).transform((block) => block ?? null),
-        'Where a follower without a checkpoint starts; unset: the confirmed head (history comes from `npm run backfill -- --source chain`).',
+        'Where a follower without a checkpoint starts; unset: the confirmed head (the history below it is filled in the background: CHAIN_HISTORY).',
+      ),
+      history: env(
+        'CHAIN_HISTORY',
+        flag(true),
+        'Fills the history in the background while the chain source follows the head: from the follower\'s first block down to the earliest contract start block, newest first, with the RPC budget the head leaves, resumable (docs/CHAIN.md "History fill"). `off` reads only from where the follower started (or what `npm run backfill -- --source chain` adds).',
+      ),
+      historyChunkBlocks: env(
+        'CHAIN_HISTORY_CHUNK_BLOCKS',
+        positiveInt().default(43_200),
+        'Blocks the history fill reads per chunk, newest chunk first; each finished chunk extends the stated coverage down. 43,200 Polygon blocks are about a day.',
       ),
       holdMaxMs: env(
         'CHAIN_HOLD_MAX_MS',

@@ -61,9 +61,10 @@ try {
     // The simulator is local and small: backfill every market, not just the busiest hundred.
     TRADES_BACKFILL_MARKETS: '1000',
     TRADES_POLL_INTERVAL_MS: '2000',
-    // The chain source starts an hour back (the Data API fast path serves what is older), or at genesis
-    // for a population set by SIM_WALLET_COUNT (whose numbers are meant to be verified whole); the RPC is
-    // local, so no public-RPC budget. A restarted demo continues from its checkpoint.
+    // The chain source starts an hour back (the Data API fast path serves what is older until the
+    // history fill, CHAIN_HISTORY, has read it in the background), or at genesis for a population set by
+    // SIM_WALLET_COUNT (whose numbers are meant to be verified whole); the RPC is local, so no public-RPC
+    // budget. A restarted demo continues from its checkpoints.
     CHAIN_START_BLOCK: String(walletCount === undefined ? Math.max(SIM_GENESIS_BLOCK, simulator.chain.head() - 3_600) : SIM_GENESIS_BLOCK),
     CHAIN_RPC_BUDGET_PER_10S: '100000',
     CHAIN_RPC_BATCH_SIZE: '100',

@@ -6,6 +6,7 @@
  */
 import { Router } from 'express';
 import type { ChainBackfillState } from '../../services/backfill/chain-backfill.js';
+import { type HistoryProgress, readHistoryProgress } from '../../services/backfill/history-fill.js';
 import type { ChainStatus } from '../../services/chain/follower.js';
 import type { SourceStatus } from '../../services/ingest/source-health.js';
 import { type UpstreamStatus, upstreamOfSource } from '../../services/ingest/upstream-reachability.js';
@@ -36,6 +37,8 @@ export interface HealthInputs {
   eventLog?: () => Promise<EventLogStorage>;
   /** The progress of a chain backfill checkpointed in the data folder, null when none is. */
   chainBackfill?: () => Promise<ChainBackfillState | null>;
+  /** The in-service history fill's progress, from its files in the data folder (CHAIN_HISTORY); absent: off. */
+  chainHistory?: () => Promise<HistoryProgress>;
   /** The last `npm run verify` run left in the data folder, if any. */
   verification?: () => Promise<VerificationRun | null>;
 }
@@ -87,12 +90,13 @@ export function healthRoutes(store: AnalyticsStore, inputs: HealthInputs): Route
   // Reconciled hours change once a minute (RECONCILIATION_INTERVAL_MS).
   const reconciled = cached(() => reconciliationHours(store, 24), RECONCILED_TTL_MS);
   router.get('/health', async (_request, response) => {
-    const [[counts], coverage, hours, stated, backfill] = await Promise.all([
+    const [[counts], coverage, hours, stated, backfill, history] = await Promise.all([
       indexedCounts(),
       chainCoverage(store),
       reconciled(),
       ledgerCoverage(store),
       inputs.chainBackfill?.() ?? null,
+      inputs.chainHistory?.() ?? readHistoryProgress(null, false),
     ]);
     const sources = inputs.sources();
     const upstreams = inputs.upstreams?.() ?? [];
@@ -140,7 +144,7 @@ export function healthRoutes(store: AnalyticsStore, inputs: HealthInputs): Route
           covered_to: isoOrNull(coverage?.lastMs),
           ...(status ?? {}),
         },
-        coverage: { ...stated, backfill },
+        coverage: { ...stated, backfill, history: historyBody(history) },
         reconciliation: reconciliationSummary(hours),
         pipeline: { sink_lag: await inputs.sinkLag(), ledger_lag: (await inputs.ledgerLag?.()) ?? {} },
         event_log: eventLog,
@@ -154,4 +158,19 @@ export function healthRoutes(store: AnalyticsStore, inputs: HealthInputs): Route
     );
   });
   return router;
+}
+
+/** The history fill as /health serves it (api/openapi.yaml HealthCoverage.history). */
+function historyBody(p: HistoryProgress) {
+  return {
+    state: p.state,
+    from_block: p.from_block,
+    to_block: p.to_block,
+    blocks_done: p.blocks_done,
+    blocks_to_do: p.blocks_to_do,
+    blocks_per_second: p.blocks_per_second,
+    eta_seconds: p.eta_seconds,
+    events: p.events,
+    updated_at: p.updated_at_ms === null ? null : new Date(p.updated_at_ms).toISOString(),
+  };
 }

@@ -14,7 +14,9 @@ import path from 'node:path';
 import type { ChainCatalog } from '../chain/catalog.js';
 import type { CatalogLookup } from '../chain/catalog-lookup.js';
 import type { ContractBook } from '../chain/contract-book.js';
-import { ChainFollower, type CoveredRange, type FollowerCheckpoint } from '../chain/follower.js';
+import type { NegRiskBook } from '../chain/neg-risk-book.js';
+import { extendCoverage, rangeRead } from '../chain/covered-ranges.js';
+import { ChainFollower, type FollowerCheckpoint } from '../chain/follower.js';
 import type { Config } from '../config.js';
 import type { EventPublisher } from '../events/publisher.js';
 import type { Source } from '../events/types.js';
@@ -144,6 +146,58 @@ export interface ChainBackfillOptions {
   clock?: () => number;
 }
 
+/** What a follower bounded to a block range needs (the CLI's backfill and the service's history fill). */
+export interface RangeFollowerOptions {
+  chain: Config['chain'];
+  reader: ChainReader;
+  book: ContractBook;
+  catalog: ChainCatalog;
+  lookup: CatalogLookup | null;
+  publisher: EventPublisher;
+  logger: Logger;
+  source: Source;
+  chainId: number;
+  /** Its own checkpoint: where it is inside the range. */
+  checkpointFile: string;
+  /** Shared with the head's follower when both run in one process. */
+  negRiskBook?: NegRiskBook;
+}
+
+/**
+ * A follower that reads `from..to` upwards and stops there, checkpointed in its own file; its
+ * watermarks state no coverage (the range counts once it joins the follower's: extendCoverage).
+ */
+export function rangeFollower(options: RangeFollowerOptions, from: number, to: number): ChainFollower {
+  const { chain } = options;
+  return new ChainFollower({
+    reader: options.reader,
+    book: options.book,
+    catalog: options.catalog,
+    lookup: options.lookup,
+    publisher: options.publisher,
+    logger: options.logger,
+    checkpointFile: options.checkpointFile,
+    chainId: options.chainId,
+    source: options.source,
+    confirmations: chain.confirmations,
+    reorgWindowBlocks: chain.reorgWindowBlocks,
+    logRangeBlocks: chain.logRangeBlocks,
+    logRangeMaxBlocks: chain.logRangeMaxBlocks,
+    startBlock: from,
+    untilBlock: to,
+    statesCoverage: false,
+    negRiskAdapter: chain.contracts.negRiskAdapter.address,
+    negRiskBook: options.negRiskBook,
+    holdMaxMs: chain.holdMaxMs,
+    ledgerPartitions: chainLedger.partitions,
+  });
+}
+
+/** Whether a range follower has read its range to `to`. */
+export function rangeDone(follower: ChainFollower, to: number): boolean {
+  return (follower.status().ingested_block ?? -1) >= to;
+}
+
 export type ChainBackfillOutcome = { outcome: 'complete' | 'stopped'; request: ChainBackfillRequest; pending: number };
 
 export async function runChainBackfill(options: ChainBackfillOptions): Promise<ChainBackfillOutcome> {
@@ -165,27 +219,7 @@ export async function runChainBackfill(options: ChainBackfillOptions): Promise<C
   } else {
     options.out.write(`backfill: resuming blocks ${request.from_block}..${request.to_block}\n`);
   }
-  const follower = new ChainFollower({
-    reader: options.reader,
-    book: options.book,
-    catalog: options.catalog,
-    lookup: options.lookup,
-    publisher: options.publisher,
-    logger: options.logger,
-    checkpointFile: files.progress,
-    chainId: options.chainId,
-    source: options.source,
-    confirmations: config.chain.confirmations,
-    reorgWindowBlocks: config.chain.reorgWindowBlocks,
-    logRangeBlocks: config.chain.logRangeBlocks,
-    logRangeMaxBlocks: config.chain.logRangeMaxBlocks,
-    startBlock: request.from_block,
-    untilBlock: request.to_block,
-    statesCoverage: false,
-    negRiskAdapter: config.chain.contracts.negRiskAdapter.address,
-    holdMaxMs: config.chain.holdMaxMs,
-    ledgerPartitions: chainLedger.partitions,
-  });
+  const follower = rangeFollower({ ...options, chain: config.chain, checkpointFile: files.progress }, request.from_block, request.to_block);
   const progress = new ChainBackfillProgress(options.out, request, clock);
   for (;;) {
     if (options.shouldStop()) {
@@ -196,7 +230,7 @@ export async function runChainBackfill(options: ChainBackfillOptions): Promise<C
     request.totals = { events: request.totals.events + step.published, dead_letters: request.totals.dead_letters + step.deadLettered };
     requestFile.write(request);
     progress.update(follower);
-    if (step.caughtUp && (follower.status().ingested_block ?? -1) >= request.to_block) break;
+    if (step.caughtUp && rangeDone(follower, request.to_block)) break;
   }
   handOver(follower.checkpointState() as FollowerCheckpoint, followerFile);
   progress.finish(follower, 'complete');
@@ -220,47 +254,7 @@ function handOver(done: FollowerCheckpoint, followerFile: CheckpointFile<Followe
   }
   if (follower.chain_id !== done.chain_id)
     throw new Error(`the follower's checkpoint is of chain ${follower.chain_id}, the backfill read ${done.chain_id}`);
-  const range: CoveredRange = {
-    from_block: done.first_block,
-    to_block: done.next_block - 1,
-    from_time_ms: done.first_time_ms,
-  };
-  followerFile.write({ ...follower, ...extendCoverage(follower, range), pending: [...done.pending, ...follower.pending] });
-}
-
-/**
- * The follower's contiguous coverage after a backfilled range: a range reaching the first block (or
- * the block before it) moves it down, and so does every range kept below that the move now reaches; a
- * range below a hole is kept (covered_below) until a later backfill fills the hole, and a range inside
- * the coverage adds nothing.
- */
-function extendCoverage(
-  follower: Pick<FollowerCheckpoint, 'first_block' | 'first_time_ms' | 'covered_below'>,
-  range: CoveredRange,
-): Pick<FollowerCheckpoint, 'first_block' | 'first_time_ms' | 'covered_below'> {
-  let first = follower.first_block;
-  let firstTime = follower.first_time_ms;
-  // Highest first: each join can only make the next lower range reach.
-  let rest = [...(follower.covered_below ?? []), range].sort((a, b) => b.to_block - a.to_block);
-  for (let joined = true; joined; ) {
-    joined = false;
-    const below: CoveredRange[] = [];
-    for (const r of rest) {
-      if (r.from_block >= first) continue;
-      if (r.to_block >= first - 1) {
-        first = r.from_block;
-        firstTime = r.from_time_ms;
-        joined = true;
-      } else below.push(r);
-    }
-    rest = below;
-  }
-  return {
-    first_block: first,
-    // Undefined when the range's time was not kept: the follower then reads it from the node.
-    first_time_ms: firstTime,
-    covered_below: rest.sort((a, b) => a.from_block - b.from_block),
-  };
+  followerFile.write({ ...follower, ...extendCoverage(follower, rangeRead(done)), pending: [...done.pending, ...follower.pending] });
 }
 
 /** Blocks/s and ETA: a redrawn bar on a terminal, a plain line every 5 s otherwise (stderr). */

@@ -3,6 +3,7 @@
  * the rate budget allows while behind and once per block time at the head, backing off on failures.
  * Its health is a source like the others (`chain.polygon`: lag = now - time of the last block read,
  * against confirmations x 2 s + 15 s), plus the chain's own figures (head, final and ingested block).
+ * While caught up it gives the rest of each poll to the history fill (CHAIN_HISTORY: history-fill.ts).
  *
  * Never mixes upstreams: a simulator (loopback) Gamma with a real RPC, or the reverse, would label
  * real fills simulated or the other way round, so the source stays off and says why.
@@ -24,6 +25,7 @@ import { ContractBook } from './contract-book.js';
 import { ChainFollower, type ChainStatus } from './follower.js';
 import { openRpcChainReader } from './rpc-chain-reader.js';
 import { chainLedger } from '../read-models/chain-ledger/index.js';
+import { HistoryFill, type HistoryFiles } from '../backfill/history-fill.js';
 
 const CHAIN_SOURCE = 'chain.polygon';
 const FAILURE_BACKOFF: BackoffPolicy = { baseMs: 1_000, maxMs: 60_000, jitter: 'full' };
@@ -45,6 +47,8 @@ export interface ChainSourceOptions {
   reachability?: UpstreamReachability;
   /** For tests: another reader than the JSON-RPC one. */
   reader?: ChainReader;
+  /** Where the history fill keeps its plan and chunk (CHAIN_HISTORY); absent: no history fill. */
+  historyFiles?: HistoryFiles;
 }
 
 export interface ChainSource {
@@ -81,6 +85,9 @@ export function startChainSource(options: ChainSourceOptions): ChainSource | nul
   const book = new ContractBook(chain.contracts, { readTransfers: chain.readTransfers });
   options.health.register(CHAIN_SOURCE, chain.confirmations * BLOCK_MS + 15_000);
   let follower: ChainFollower | null = null;
+  let history: HistoryFill | null = null;
+  let historyFailures = 0;
+  let historyResumesAt = 0;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let wake: (() => void) | null = null;
@@ -91,7 +98,7 @@ export function startChainSource(options: ChainSourceOptions): ChainSource | nul
     const [chainId, clientVersion] = await Promise.all([reader.chainId(), reader.clientVersion()]);
     const source: Source = clientVersion !== null && SIMULATOR_CLIENT.test(clientVersion) ? 'simulator' : 'polymarket';
     logger.info({ chainId, clientVersion, source, rpc: new URL(chain.rpcUrl as string).host }, 'chain source connected');
-    return new ChainFollower({
+    const live = new ChainFollower({
       reader,
       book,
       catalog: options.catalog,
@@ -110,6 +117,42 @@ export function startChainSource(options: ChainSourceOptions): ChainSource | nul
       holdMaxMs: chain.holdMaxMs,
       ledgerPartitions: chainLedger.partitions,
     });
+    if (chain.history && options.historyFiles)
+      history = new HistoryFill({
+        live,
+        files: options.historyFiles,
+        chunkBlocks: chain.historyChunkBlocks,
+        chain,
+        reader,
+        book,
+        catalog: options.catalog,
+        lookup: new CatalogLookup(options.gamma, options.catalog, options.publisher),
+        publisher: options.publisher,
+        logger,
+        source,
+        chainId,
+      });
+    return live;
+  };
+
+  /**
+   * One range of history while the head's follower is caught up (it keeps the budget it needs; the
+   * history gets what is left). Its failures back off the history alone. Returns whether it read.
+   */
+  const historyStep = async (): Promise<boolean> => {
+    if (!history || Date.now() < historyResumesAt) return false;
+    try {
+      const worked = await history.step();
+      historyFailures = 0;
+      failureLog.succeeded('chain history step');
+      return worked;
+    } catch (error) {
+      historyFailures++;
+      const delay = backoffMs(FAILURE_BACKOFF, historyFailures);
+      historyResumesAt = Date.now() + delay;
+      failureLog.failed('chain history step', error, `backing off ${Math.round(delay / 1000)} s; the head is followed meanwhile`);
+      return false;
+    }
   };
 
   /** One step; returns the delay before the next. */
@@ -122,7 +165,8 @@ export function startChainSource(options: ChainSourceOptions): ChainSource | nul
       failureLog.succeeded('chain step');
       const status = follower.status();
       options.health.succeeded(CHAIN_SOURCE, result.published, result.deadLettered, status.ingested_block_time_ms);
-      return result.caughtUp ? chain.pollIntervalMs : 0;
+      if (!result.caughtUp) return 0;
+      return (await historyStep()) ? 0 : chain.pollIntervalMs;
     } catch (error) {
       failures++;
       // Gamma's failures (the catalog lookup) are told by its own client.

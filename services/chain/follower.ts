@@ -22,6 +22,7 @@ import { type ChainReader, LogRangeTooLargeError } from '../ports/chain-reader.j
 import type { ChainCatalog } from './catalog.js';
 import type { CatalogLookup } from './catalog-lookup.js';
 import type { ContractBook } from './contract-book.js';
+import { type CoveredRange, extendCoverage, rangeRead } from './covered-ranges.js';
 import { blockRetraction, type EventContext, watermarkKeys, watermarks } from './ledger-events.js';
 import { NegRiskBook } from './neg-risk-book.js';
 import { AdaptiveWindow, type RangeRead, ReorgInFlightError, readRange } from './range-reader.js';
@@ -35,14 +36,6 @@ export interface PublishedBlock {
   time_ms: number;
   groups: string[];
   resolutions: ChainConditionResolved[];
-}
-
-/** A block range read whole (by a backfill) below the follower's first block, not joined to it yet. */
-export interface CoveredRange {
-  from_block: number;
-  to_block: number;
-  /** Time of from_block (ms); absent when the backfill's checkpoint did not keep it (then read from the node). */
-  from_time_ms?: number;
 }
 
 export interface FollowerCheckpoint {
@@ -88,6 +81,8 @@ export interface FollowerOptions {
   negRiskAdapter: string;
   /** The neg-risk markets the chain prepared (neg-risk-book.ts); default: `chain-neg-risk.json` beside the checkpoint. */
   negRiskFile?: string;
+  /** A book shared with another follower of this process (the history fill learns what the head's follower needs). */
+  negRiskBook?: NegRiskBook;
   /** Partitions of the ledger topic: a watermark goes to each after every range. */
   ledgerPartitions: number;
   /** Held records beyond this stop the follower from reading further (bounded memory and checkpoint). */
@@ -157,10 +152,12 @@ export class ChainFollower {
     this.state = this.checkpoint.read();
     if (this.state && this.state.chain_id !== options.chainId)
       throw new Error(`${options.checkpointFile} belongs to chain ${this.state.chain_id}, the RPC serves ${options.chainId}`);
-    const negRisk = new NegRiskBook(
-      options.negRiskAdapter.toLowerCase(),
-      options.negRiskFile ?? path.join(path.dirname(options.checkpointFile), 'chain-neg-risk.json'),
-    );
+    const negRisk =
+      options.negRiskBook ??
+      new NegRiskBook(
+        options.negRiskAdapter.toLowerCase(),
+        options.negRiskFile ?? path.join(path.dirname(options.checkpointFile), 'chain-neg-risk.json'),
+      );
     this.gate = new SettlementGate(options.catalog, negRisk, options.holdMaxMs, this.state?.pending ?? []);
     this.negRisk = negRisk;
     this.window = new AdaptiveWindow(this.state?.log_window ?? options.logRangeBlocks, options.logRangeMaxBlocks);
@@ -449,6 +446,25 @@ export class ChainFollower {
     state.recent = state.recent.filter((block) => !gone.has(`${block.number}:${block.hash}`));
     this.retractedBlocks += orphaned.length;
     this.gate.dropBlocks(new Set(orphaned.map((block) => block.hash)));
+  }
+
+  /** The neg-risk markets this follower learnt, to share with another follower of this process. */
+  get negRiskBook(): NegRiskBook {
+    return this.negRisk;
+  }
+
+  /**
+   * A range another (bounded) follower of this process read whole below this one's first block joins
+   * the coverage (covered-ranges.ts), and the records it still holds for the catalog are held here,
+   * first (they are older). Only between steps: a step works on the state across awaits.
+   */
+  adoptRange(done: FollowerCheckpoint): void {
+    if (!this.state) throw new Error('chain: a range can join the coverage only after the first step');
+    if (done.chain_id !== this.state.chain_id)
+      throw new Error(`chain: the range read is of chain ${done.chain_id}, this follower reads ${this.state.chain_id}`);
+    Object.assign(this.state, extendCoverage(this.state, rangeRead(done)));
+    this.gate.prepend(done.pending);
+    this.save(this.state);
   }
 
   /** The checkpoint as written (null before the first step). */

@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { ChainCatalog } from '../chain/catalog.js';
 import { type ChainSource, startChainSource } from '../chain/chain-source.js';
+import { historyFiles } from '../backfill/history-fill.js';
 import type { ChainStatus } from '../chain/follower.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -193,6 +194,7 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
       chain: config.chain,
       gammaUrl: upstream.gammaUrl,
       checkpointFile: path.join(checkpoints, 'chain-checkpoint.json'),
+      historyFiles: historyFiles(config.dataDir),
       publisher,
       health,
       logger: logger.child({ source: 'chain' }),

@@ -38,7 +38,7 @@ interface Service {
 }
 
 /** The whole pipeline against a frozen simulator, its chain source starting at `startBlock(head)`. */
-async function startService(startBlock: (head: number) => number): Promise<Service> {
+async function startService(startBlock: (head: number) => number, env: Record<string, string> = {}): Promise<Service> {
   const sim = await startSimulator({
     port: 0,
     seed: 11,
@@ -62,6 +62,7 @@ async function startService(startBlock: (head: number) => number): Promise<Servi
     MARKETS_POLL_INTERVAL_MS: '300',
     TRADES_POLL_INTERVAL_MS: '200',
     LOG_LEVEL: 'silent',
+    ...env,
   });
   const store = await openChdbStore({ path: chdbFolder, database: `coverage_${databases++}` });
   await migrate(store);
@@ -136,7 +137,12 @@ describe('a service reading the chain from genesis', () => {
     expect(browse.coverage).toEqual(expected);
     expect(browse.data.every((entry: { wallet_predates: boolean }) => entry.wallet_predates === false)).toBe(true);
     // Health states the same coverage; no chain backfill is checkpointed.
-    expect((await service.get('/health')).body.data.coverage).toEqual({ ...expected, backfill: null });
+    // (The harness's health reads no history fill files: `off`.)
+    expect((await service.get('/health')).body.data.coverage).toEqual({
+      ...expected,
+      backfill: null,
+      history: expect.objectContaining({ state: 'off' }),
+    });
     const wallets: string[] = board.data.map((entry: { wallet: string }) => entry.wallet);
     expect(wallets.length).toBeGreaterThan(5);
     for (const wallet of wallets) {
@@ -158,10 +164,14 @@ describe('a service whose chain source starts an hour back', () => {
   let service: Service;
   let start: number;
   beforeAll(async () => {
-    service = await startService((head) => {
-      start = head - 3_600;
-      return start;
-    });
+    // Without the history fill: the coverage stays where the chain source started.
+    service = await startService(
+      (head) => {
+        start = head - 3_600;
+        return start;
+      },
+      { CHAIN_HISTORY: 'off' },
+    );
   }, 60_000);
   afterAll(() => service?.stop());
 
@@ -211,6 +221,10 @@ describe('a service whose chain source starts an hour back', () => {
     ).toEqual([...flagged].sort());
     const browsed = (await service.get(`/traders/browse?limit=50`)).body.data as Array<{ wallet: string; wallet_predates: boolean }>;
     for (const entry of browsed) expect(entry.wallet_predates).toBe(earlier.has(entry.wallet));
-    expect((await service.get('/health')).body.data.coverage).toEqual({ ...board.coverage, backfill: null });
+    expect((await service.get('/health')).body.data.coverage).toEqual({
+      ...board.coverage,
+      backfill: null,
+      history: expect.objectContaining({ state: 'off' }),
+    });
   }, 150_000);
 });

@@ -668,8 +668,29 @@ export type Price = number;
 
 export type NullablePrice = number | null;
 
-/** The coverage every trader, positions and leaderboard response states now (Coverage), and the chain backfill filling the history below it. */
+/** The coverage every trader, positions and leaderboard response states now (Coverage), and what fills the history below it: the service's own history fill and a chain backfill. */
 export type HealthCoverage = Coverage & {
+  /** The history fill the service runs in the background while it follows the head (CHAIN_HISTORY, on by default; docs/CHAIN.md "History fill"): it reads from just below where the chain source started (to_block) down to the earliest configured contract start block (from_block), newest chunk first, and each finished chunk moves Coverage.from_block down. Read from its files in the data folder, whichever process runs it. */
+  history: {
+    /** `off`: CHAIN_HISTORY is off or no chain source runs (the other figures are null or 0); `starting`: on, but the chain source has not read its first range yet; `running`; `done`: every block from from_block to to_block is read (coverage then starts at from_block and is complete). */
+    state: "off" | "starting" | "running" | "done";
+    /** The lowest block the fill reads: the earliest configured contract start block (CHAIN_START_BLOCK_<contract>). */
+    from_block: number | null;
+    /** The highest: the block before the chain source's first block when the fill was planned. */
+    to_block: number | null;
+    /** Blocks of from_block..to_block read and published: those joined to the coverage plus those of the chunk under way. */
+    blocks_done: number;
+    /** to_block - from_block + 1 - blocks_done. */
+    blocks_to_do: number;
+    /** Blocks read per second by the process filling, over its run so far (rounded); null before it has read for a second. */
+    blocks_per_second: number | null;
+    /** blocks_to_do / blocks_per_second, rounded; 0 when done, null while no rate is known. */
+    eta_seconds: number | null;
+    /** Settlement events the fill has published (over all its runs). */
+    events: number;
+    /** When the fill last wrote its progress (after every range); null when off or starting. */
+    updated_at: NullableTimestamp;
+  };
   /** The chain backfill (`npm run backfill -- --source chain`) checkpointed in this service's data folder and not finished, whichever process runs it; null when none is (never started, or finished: its range then counts in from_block once it reaches it). */
   backfill: null | {
     /** First block of the backfill's range. */
