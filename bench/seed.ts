@@ -94,6 +94,7 @@ function benchMarket(m: number, nowMs: number, negRisk: { negRiskMarketId: strin
     fee_rate: null,
     fee_exponent: null,
     fee_taker_only: null,
+    market_maker_address: null,
   };
 }
 

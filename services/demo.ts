@@ -50,6 +50,8 @@ try {
     // Neg-risk conversions (SIM_CONVERSIONS=1) and SIM_VOIDS markets resolved 50-50 inside the history
     // (an hour before the world's start, or halfway through a shorter one), off by default (the verify e2e turns them on).
     conversions: process.env.SIM_CONVERSIONS === '1',
+    // Markets trading against a legacy AMM (SIM_AMM_MARKETS=n, FPMMBuy/FPMMSell on chain), none by default (the verify e2e sets some).
+    ammMarkets: Number(process.env.SIM_AMM_MARKETS ?? 0),
     ...(voids > 0 ? { scenarios: { voids, voidInMs: -Math.min(HOUR_MS, ((historyHours ?? 48) * HOUR_MS) / 2) } } : {}),
     // The chain misbehaves as public RPCs do: wide getLogs ranges are refused, and every 10 minutes a
     // reorg replaces the newest 5 blocks (deeper than the 3 confirmations, so it is retracted downstream).

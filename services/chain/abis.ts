@@ -42,6 +42,18 @@ export const negRiskAdapterAbi = parseAbi([
   'event PayoutRedemption(address indexed redeemer, bytes32 indexed conditionId, uint256[] amounts, uint256 payout)',
 ]);
 
+/**
+ * The legacy AMM: Gnosis FixedProductMarketMaker (gnosis/conditional-tokens-market-makers
+ * contracts/FixedProductMarketMaker.sol), one contract per early Polymarket market (Gamma's
+ * `marketMakerAddress`); Polymarket's PnL subgraph reads these four (pnl-subgraph/subgraph.template.yaml).
+ */
+export const fpmmAbi = parseAbi([
+  'event FPMMFundingAdded(address indexed funder, uint256[] amountsAdded, uint256 sharesMinted)',
+  'event FPMMFundingRemoved(address indexed funder, uint256[] amountsRemoved, uint256 collateralRemovedFromFeePool, uint256 sharesBurnt)',
+  'event FPMMBuy(address indexed buyer, uint256 investmentAmount, uint256 feeAmount, uint256 indexed outcomeIndex, uint256 outcomeTokensBought)',
+  'event FPMMSell(address indexed seller, uint256 returnAmount, uint256 feeAmount, uint256 indexed outcomeIndex, uint256 outcomeTokensSold)',
+]);
+
 const selector = (abi: readonly AbiEvent[], name: string) => toEventSelector(getAbiItem({ abi, name }) as AbiEvent);
 
 /** topic0 of every event read; the values are checked against docs/CHAIN.md (and the shared chain notes) by a unit test. */
@@ -62,6 +74,10 @@ export const TOPIC0 = {
   negRiskPayoutRedemption: selector(negRiskAdapterAbi, 'PayoutRedemption'),
   negRiskMarketPrepared: selector(negRiskAdapterAbi, 'MarketPrepared'),
   negRiskQuestionPrepared: selector(negRiskAdapterAbi, 'QuestionPrepared'),
+  fpmmBuy: selector(fpmmAbi, 'FPMMBuy'),
+  fpmmSell: selector(fpmmAbi, 'FPMMSell'),
+  fpmmFundingAdded: selector(fpmmAbi, 'FPMMFundingAdded'),
+  fpmmFundingRemoved: selector(fpmmAbi, 'FPMMFundingRemoved'),
 } as const;
 
 /**
@@ -83,4 +99,5 @@ export const LOG_TOPICS = {
     TOPIC0.negRiskMarketPrepared,
     TOPIC0.negRiskQuestionPrepared,
   ],
+  fpmm: [TOPIC0.fpmmBuy, TOPIC0.fpmmSell, TOPIC0.fpmmFundingAdded, TOPIC0.fpmmFundingRemoved],
 } as const;

@@ -19,7 +19,8 @@ export interface CatalogMarket {
 export type CatalogEntry = Pick<
   MarketUpserted,
   'market_id' | 'title' | 'outcomes' | 'outcome_token_ids' | 'yes_index' | 'neg_risk' | 'neg_risk_market_id'
->;
+> &
+  Partial<Pick<MarketUpserted, 'market_maker_address'>>;
 
 export interface CatalogToken {
   market: CatalogMarket;
@@ -34,6 +35,8 @@ export function ledgerGroupOf(market: CatalogMarket): string {
 export class ChainCatalog {
   private readonly tokens = new Map<string, CatalogToken>();
   private readonly conditions = new Map<string, CatalogMarket>();
+  /** Legacy AMM (FixedProductMarketMaker) address -> its market: Gamma's marketMakerAddress. */
+  private readonly marketMakers = new Map<string, CatalogMarket>();
 
   get size(): number {
     return this.conditions.size;
@@ -51,6 +54,7 @@ export class ChainCatalog {
         negRiskMarketId: m.neg_risk_market_id?.toLowerCase() ?? null,
       };
       this.conditions.set(market.marketId, market);
+      if (m.market_maker_address) this.marketMakers.set(m.market_maker_address.toLowerCase(), market);
       market.tokenIds.forEach((token, outcomeIndex) => {
         if (token !== '') this.tokens.set(token, { market, outcomeIndex });
       });
@@ -63,5 +67,15 @@ export class ChainCatalog {
 
   condition(conditionId: string): CatalogMarket | undefined {
     return this.conditions.get(conditionId);
+  }
+
+  /** The market of a legacy AMM contract, if the catalog knows it. */
+  marketOfMaker(address: string): CatalogMarket | undefined {
+    return this.marketMakers.get(address.toLowerCase());
+  }
+
+  /** Every legacy AMM contract the catalog knows (the chain source reads their FPMM events). */
+  marketMakerAddresses(): IterableIterator<string> {
+    return this.marketMakers.keys();
   }
 }

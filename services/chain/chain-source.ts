@@ -82,7 +82,8 @@ export function startChainSource(options: ChainSourceOptions): ChainSource | nul
       timeoutMs: chain.timeoutMs,
       batchSize: chain.batchSize,
     });
-  const book = new ContractBook(chain.contracts, { readTransfers: chain.readTransfers });
+  // The catalog names the legacy AMM contracts (Gamma marketMakerAddress) whose FPMM events are read.
+  const book = new ContractBook(chain.contracts, { readTransfers: chain.readTransfers, marketMakers: options.catalog });
   options.health.register(CHAIN_SOURCE, chain.confirmations * BLOCK_MS + 15_000);
   let follower: ChainFollower | null = null;
   let history: HistoryFill | null = null;

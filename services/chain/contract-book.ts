@@ -5,7 +5,14 @@
 import type { ChainConfig } from '../config.js';
 import { LOG_TOPICS, TRANSFER_TOPICS } from './abis.js';
 
-export type ContractKind = 'exchangeV1' | 'exchangeV2' | 'conditionalTokens' | 'negRiskAdapter';
+export type ContractKind = 'exchangeV1' | 'exchangeV2' | 'conditionalTokens' | 'negRiskAdapter' | 'fpmm';
+
+/** Where the legacy AMM contracts come from: the market catalog (Gamma's marketMakerAddress). */
+export interface MarketMakerDirectory {
+  /** The market's outcome tokens, in outcome order (an FPMM event names an outcome index). */
+  marketOfMaker(address: string): { tokenIds: readonly string[] } | undefined;
+  marketMakerAddresses(): Iterable<string>;
+}
 
 export interface LogQuery {
   addresses: string[];
@@ -26,7 +33,11 @@ export class ContractBook {
   /** Every configured contract and token: never a user's wallet, so never one side of a wallet-to-wallet transfer. */
   private readonly system: ReadonlySet<string>;
 
-  constructor(contracts: ChainConfig['contracts'], options: { readTransfers?: boolean } = {}) {
+  /** Legacy AMM contracts: known from the catalog, so the set grows as the catalog learns markets. */
+  private readonly marketMakers: MarketMakerDirectory | null;
+
+  constructor(contracts: ChainConfig['contracts'], options: { readTransfers?: boolean; marketMakers?: MarketMakerDirectory } = {}) {
+    this.marketMakers = options.marketMakers ?? null;
     const add = (kind: ContractKind, contract: { address: string; startBlock: number }) => {
       this.kinds.set(contract.address, kind);
       this.starts.set(contract.address, contract.startBlock);
@@ -67,11 +78,21 @@ export class ContractBook {
    * redemption or conversion, already represented by that event.
    */
   isSystem(address: string): boolean {
-    return this.system.has(address.toLowerCase());
+    return this.system.has(address.toLowerCase()) || this.isMarketMaker(address);
+  }
+
+  /** A legacy AMM the catalog knows: its CTF splits, merges and ERC-1155 legs belong to its own FPMM events. */
+  isMarketMaker(address: string): boolean {
+    return this.marketMakers !== null && this.marketMakers.marketOfMaker(address.toLowerCase()) !== undefined;
+  }
+
+  /** The outcome tokens of a legacy AMM's market, when the catalog knows it. */
+  marketMakerTokens(address: string): readonly string[] | undefined {
+    return this.marketMakers?.marketOfMaker(address.toLowerCase())?.tokenIds;
   }
 
   kindOf(address: string): ContractKind | undefined {
-    return this.kinds.get(address.toLowerCase());
+    return this.kinds.get(address.toLowerCase()) ?? (this.isMarketMaker(address) ? 'fpmm' : undefined);
   }
 
   /**
@@ -81,7 +102,7 @@ export class ContractBook {
    */
   isInternalActor(address: string): boolean {
     const a = address.toLowerCase();
-    return this.exchanges.has(a) || a === this.negRiskAdapter;
+    return this.exchanges.has(a) || a === this.negRiskAdapter || this.isMarketMaker(a);
   }
 
   /** v2 collateral adapters act for the user in the same transaction; the user shows in ERC-1155 transfers. */
@@ -99,6 +120,14 @@ export class ContractBook {
       for (const topic of LOG_TOPICS[kind]) topics.add(topic);
       if (kind === 'conditionalTokens' && this.readsTransfers) for (const topic of TRANSFER_TOPICS) topics.add(topic);
     }
+    // Every legacy AMM the catalog knows: a fixed set (no FPMM market has been created since the order
+    // book replaced them), so the filter stays as large as Polymarket's AMM history, never larger.
+    let makers = 0;
+    for (const address of this.marketMakers?.marketMakerAddresses() ?? []) {
+      addresses.push(address);
+      makers++;
+    }
+    if (makers > 0) for (const topic of LOG_TOPICS.fpmm) topics.add(topic);
     return { addresses, topics: [...topics] };
   }
 

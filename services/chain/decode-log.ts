@@ -8,7 +8,7 @@
 import { type Abi, type AbiEvent, decodeAbiParameters, type Hex, toEventSelector } from 'viem';
 import { fail, ok, type Parsed } from '../ingest/parse.js';
 import type { ChainLog } from '../ports/chain-reader.js';
-import { conditionalTokensAbi, exchangeV1Abi, exchangeV2Abi, negRiskAdapterAbi } from './abis.js';
+import { conditionalTokensAbi, exchangeV1Abi, exchangeV2Abi, fpmmAbi, negRiskAdapterAbi } from './abis.js';
 import type { ContractBook } from './contract-book.js';
 
 /** The largest amount kept: ClickHouse stores micro-units as UInt64 (18.4 trillion units). */
@@ -18,7 +18,8 @@ type FillSide = 'buy' | 'sell';
 
 export interface OrderFilledLog {
   type: 'order_filled';
-  version: 1 | 2;
+  /** 0: a legacy AMM trade (FPMMBuy/FPMMSell) in the same shape (no order: `orderHash` empty, `taker` the pool). */
+  version: 0 | 1 | 2;
   orderHash: string;
   /** The order's owner: every OrderFilled is one fill of this wallet's order. */
   maker: string;
@@ -105,7 +106,40 @@ export interface TransferLog {
   values: string[];
 }
 
+/**
+ * FPMMBuy / FPMMSell of a legacy AMM (FixedProductMarketMaker.sol): the trader's trade against the pool.
+ * A buy pays `collateralMicro` (investmentAmount, the fee included) for `sharesMicro`; a sell gives
+ * `sharesMicro` and receives `collateralMicro` (returnAmount, the fee already taken out). `feeMicro` is
+ * the pool's fee in collateral either way.
+ */
+export interface AmmTradeLog {
+  type: 'amm_trade';
+  trader: string;
+  side: FillSide;
+  outcomeIndex: number;
+  collateralMicro: string;
+  feeMicro: string;
+  sharesMicro: string;
+}
+
+/**
+ * FPMMFundingAdded / FPMMFundingRemoved: liquidity in or out. `amountsMicro` per outcome: added = what
+ * went into the pool (the funder got `addedFunds - amountsAdded[i]` back), removed = what the funder got.
+ */
+export interface AmmFundingLog {
+  type: 'amm_funding';
+  added: boolean;
+  funder: string;
+  amountsMicro: string[];
+  /** Pool shares minted or burnt. */
+  poolSharesMicro: string;
+  /** FPMMFundingRemoved: the funder's part of the fee pool, in collateral; 0 for an addition. */
+  feesMicro: string;
+}
+
 export type DecodedLog =
+  | AmmTradeLog
+  | AmmFundingLog
   | OrderFilledLog
   | OrdersMatchedLog
   | SplitMergeLog
@@ -173,6 +207,7 @@ const LAYOUTS = {
   exchangeV2: layouts(exchangeV2Abi),
   conditionalTokens: layouts(conditionalTokensAbi),
   negRiskAdapter: layouts(negRiskAdapterAbi),
+  fpmm: layouts(fpmmAbi),
 };
 
 const ZERO_PREFIX = '0'.repeat(24);
@@ -371,6 +406,37 @@ function negRiskAdapter(log: ChainLog, book: ContractBook): DecodedLog {
   }
 }
 
+/** The FPMM's outcome slots are the CTF's (at most 256); Polymarket's AMM markets have two. */
+const MAX_OUTCOME_INDEX = 255n;
+
+function fpmm(log: ChainLog): DecodedLog {
+  const { eventName, args } = decodeWith(LAYOUTS.fpmm, log);
+  if (eventName === 'FPMMBuy' || eventName === 'FPMMSell') {
+    const buy = eventName === 'FPMMBuy';
+    const outcomeIndex = args.outcomeIndex as bigint;
+    if (outcomeIndex > MAX_OUTCOME_INDEX) throw new RangeError(`outcomeIndex out of range: ${outcomeIndex}`);
+    return {
+      type: 'amm_trade',
+      trader: lower(buy ? args.buyer : args.seller),
+      side: buy ? 'buy' : 'sell',
+      outcomeIndex: Number(outcomeIndex),
+      collateralMicro: amount(buy ? args.investmentAmount : args.returnAmount, buy ? 'investmentAmount' : 'returnAmount'),
+      feeMicro: amount(args.feeAmount, 'feeAmount'),
+      sharesMicro: amount(buy ? args.outcomeTokensBought : args.outcomeTokensSold, 'outcome tokens'),
+    };
+  }
+  const added = eventName === 'FPMMFundingAdded';
+  const amounts = (added ? args.amountsAdded : args.amountsRemoved) as bigint[];
+  return {
+    type: 'amm_funding',
+    added,
+    funder: lower(args.funder),
+    amountsMicro: amounts.map((v, i) => amount(v, `amounts[${i}]`)),
+    poolSharesMicro: amount(added ? args.sharesMinted : args.sharesBurnt, 'pool shares'),
+    feesMicro: added ? '0' : amount(args.collateralRemovedFromFeePool, 'collateralRemovedFromFeePool'),
+  };
+}
+
 /** Decodes a log of a configured contract; anything else (or anything malformed) is a reason to dead-letter. */
 export function decodeLog(log: ChainLog, book: ContractBook): Parsed<DecodedLog> {
   const kind = book.kindOf(log.address);
@@ -385,6 +451,8 @@ export function decodeLog(log: ChainLog, book: ContractBook): Parsed<DecodedLog>
         return ok(conditionalTokens(log));
       case 'negRiskAdapter':
         return ok(negRiskAdapter(log, book));
+      case 'fpmm':
+        return ok(fpmm(log));
     }
   } catch (error) {
     return fail(`${kind} log ${log.transactionHash}:${log.logIndex} does not decode: ${(error as Error).message.split('\n')[0]}`);

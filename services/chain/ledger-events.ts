@@ -123,6 +123,7 @@ export function toLedgerEvent(
     case 'merge':
     case 'redemption': {
       const { change } = record;
+      if (catalog.marketOfMaker(record.wallet)) return ammLegReason(record.wallet, record.at);
       const market = catalog.condition(change.conditionId);
       if (!market) return { status: 'unknown', conditionId: change.conditionId };
       const amount = change.type === 'redemption' ? change.payoutMicro : change.amountMicro;
@@ -145,6 +146,7 @@ export function toLedgerEvent(
     }
     case 'transfer': {
       const { transfer } = record;
+      for (const end of [transfer.from, transfer.to]) if (catalog.marketOfMaker(end)) return ammLegReason(end, record.at);
       // Keyed by the token's ledger group, so the sender's and the receiver's changes of it are on one
       // partition, in chain order with the fills of both.
       const token = catalog.token(transfer.tokenId);
@@ -171,6 +173,18 @@ export function toLedgerEvent(
     case 'conversion':
       return conversionEvent(record, catalog, context, negRisk, lastResort);
   }
+}
+
+/**
+ * A split, merge or ERC-1155 leg of a legacy AMM the catalog learnt after the record was read (the
+ * source skips them when it knows the pool): it is part of an FPMM event, and that event was not read
+ * with its range, because the pool was not known then.
+ */
+function ammLegReason(pool: string, at: LogPosition): LedgerOutcome {
+  return {
+    status: 'rejected',
+    reason: `a leg of legacy AMM ${pool} in block ${at.blockNumber}, learnt after the block was read: its FPMM events are read by backfilling the block (npm run backfill -- --source chain)`,
+  };
 }
 
 /** Where a conversion's questions and fee came from (the event's `questions_from`, `fee_from`). */

@@ -11,6 +11,8 @@
 import type { ChainLog } from '../ports/chain-reader.js';
 import type { ContractBook } from './contract-book.js';
 import {
+  type AmmFundingLog,
+  type AmmTradeLog,
   type ConversionLog,
   type DecodedLog,
   decodeLog,
@@ -46,20 +48,22 @@ interface Attributed {
   via: string;
 }
 
-export type SettlementRecord = (
-  | { kind: 'fill'; at: LogPosition; role: 'maker' | 'taker'; fill: OrderFilledLog }
-  | ({ kind: 'split' | 'merge'; at: LogPosition; change: SplitMergeLog } & Attributed)
-  | ({ kind: 'redemption'; at: LogPosition; change: RedemptionLog } & Attributed)
-  /** `evidence`: its transaction's adapter splits (conversion-evidence.ts); absent on records read before the source kept them. */
-  | ({ kind: 'conversion'; at: LogPosition; conversion: ConversionLog; evidence?: ConversionEvidence } & Attributed)
-  /** A neg-risk market or question the adapter prepared: what conversions are priced from (neg-risk-book.ts). */
-  | { kind: 'prepared'; at: LogPosition; prepared: MarketPreparedLog | QuestionPreparedLog }
-  | { kind: 'transfer'; at: LogPosition; transfer: WalletTransfer }
-  | { kind: 'resolution'; at: LogPosition; resolution: ResolutionLog }
-) & {
-  /** When the gate first held it (wall clock, ms): a record is held at most CHAIN_HOLD_MAX_MS (settlement-gate.ts). */
-  heldSinceMs?: number;
-};
+export type SettlementRecord =
+  /** amm: an FPMMBuy/FPMMSell of a legacy AMM, as a fill of its trader against the pool (`ammFill`). */
+  (
+    | { kind: 'fill'; at: LogPosition; role: 'maker' | 'taker' | 'amm'; fill: OrderFilledLog }
+    | ({ kind: 'split' | 'merge'; at: LogPosition; change: SplitMergeLog } & Attributed)
+    | ({ kind: 'redemption'; at: LogPosition; change: RedemptionLog } & Attributed)
+    /** `evidence`: its transaction's adapter splits (conversion-evidence.ts); absent on records read before the source kept them. */
+    | ({ kind: 'conversion'; at: LogPosition; conversion: ConversionLog; evidence?: ConversionEvidence } & Attributed)
+    /** A neg-risk market or question the adapter prepared: what conversions are priced from (neg-risk-book.ts). */
+    | { kind: 'prepared'; at: LogPosition; prepared: MarketPreparedLog | QuestionPreparedLog }
+    | { kind: 'transfer'; at: LogPosition; transfer: WalletTransfer }
+    | { kind: 'resolution'; at: LogPosition; resolution: ResolutionLog }
+  ) & {
+    /** When the gate first held it (wall clock, ms): a record is held at most CHAIN_HOLD_MAX_MS (settlement-gate.ts). */
+    heldSinceMs?: number;
+  };
 
 /** One token of an ERC-1155 transfer between two user wallets. */
 interface WalletTransfer {
@@ -167,6 +171,15 @@ export function interpretLogs(logs: readonly ChainLog[], blockTimes: ReadonlyMap
       case 'transfer':
         records.push(...walletTransfers(value, at, book));
         break;
+      case 'amm_trade': {
+        const fill = ammFill(value, log.address.toLowerCase(), book);
+        if (typeof fill === 'string') rejected.push({ log, reason: fill });
+        else if (fill) records.push({ kind: 'fill', at, role: 'amm', fill });
+        break;
+      }
+      case 'amm_funding':
+        rejected.push({ log, reason: ammFundingReason(value, log) });
+        break;
       default:
         // OrdersMatched repeats the taker fill (volume is counted once, from the taker fill).
         break;
@@ -236,6 +249,50 @@ function walletTransfers(value: TransferLog, at: LogPosition, book: ContractBook
           },
         ],
   );
+}
+
+/**
+ * An FPMMBuy/FPMMSell as a fill of the trader's (FixedProductMarketMaker.sol `buy`/`sell`). The pool
+ * takes its fee in collateral on top of what buys the tokens: a buy pays investmentAmount, of which
+ * feeAmount is the fee, so investmentAmount - feeAmount bought outcomeTokensBought; a sell receives
+ * returnAmount after the fee, so the tokens sold fetched returnAmount + feeAmount. `usdcMicro` is that
+ * amount before fees and `feeMicro` the fee, as for an exchange v2 fill (fee in USDC, served apart).
+ * Polymarket's PnL subgraph prices a buy at investmentAmount / tokens and a sell at returnAmount /
+ * tokens (the fee inside the price); the cash is the same, split into price and fee here.
+ * A trade of 0 tokens changes nothing and is skipped (as the subgraph does); returns the reason when
+ * the outcome index is not one of the market's.
+ */
+function ammFill(trade: AmmTradeLog, pool: string, book: ContractBook): OrderFilledLog | string | null {
+  if (trade.sharesMicro === '0') return null;
+  const tokenId = book.marketMakerTokens(pool)?.[trade.outcomeIndex];
+  if (!tokenId) return `FPMM ${pool}: outcome ${trade.outcomeIndex} is not one of its market's outcomes`;
+  const collateral = BigInt(trade.collateralMicro);
+  const fee = BigInt(trade.feeMicro);
+  if (trade.side === 'buy' && fee > collateral) return `FPMM ${pool}: a buy's fee ${fee} exceeds its investment ${collateral}`;
+  const beforeFees = trade.side === 'buy' ? collateral - fee : collateral + fee;
+  return {
+    type: 'order_filled',
+    version: 0,
+    orderHash: '',
+    maker: trade.trader,
+    taker: pool,
+    side: trade.side,
+    tokenId,
+    sharesMicro: trade.sharesMicro,
+    usdcMicro: beforeFees.toString(),
+    feeMicro: trade.feeMicro,
+    feeAsset: 'usdc',
+  };
+}
+
+/**
+ * Liquidity added to or removed from a legacy AMM is not booked (docs/CHAIN.md "Legacy AMM"): the
+ * funder's stake is a claim on the pool, which no outcome token or mark represents. It is dead-lettered
+ * with this reason, so what was left out is counted and can be replayed once it is.
+ */
+function ammFundingReason(funding: AmmFundingLog, log: ChainLog): string {
+  const what = funding.added ? 'FPMMFundingAdded' : 'FPMMFundingRemoved';
+  return `${what} of ${funding.funder} on FPMM ${log.address.toLowerCase()} (amounts ${funding.amountsMicro.join('/')}, pool shares ${funding.poolSharesMicro}): legacy AMM liquidity is not booked (docs/CHAIN.md "Legacy AMM")`;
 }
 
 /** The wallets whose positions a record changes (none for resolutions and preparations; a transfer's sender and receiver). */

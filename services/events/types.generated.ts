@@ -82,13 +82,13 @@ export interface ChainConditionResolved {
 
 export type ChainLedgerKind = 'fill' | 'split' | 'merge' | 'redemption' | 'conversion' | 'block_retracted' | 'watermark' | 'transfer';
 
-export type FillRole = 'maker' | 'taker';
+export type FillRole = 'maker' | 'taker' | 'amm';
 
 export type FillSide = 'buy' | 'sell';
 
-/** One OrderFilled log: one fill of one order, owned by `wallet`. */
+/** One OrderFilled log (one fill of one order), or one FPMMBuy/FPMMSell of a legacy AMM (role amm), owned by `wallet`. */
 export interface ChainFill {
-  /** taker: the taker order's fill (its counterparty is the exchange), one per match; maker: a resting order's fill. */
+  /** taker: the taker order's fill (its counterparty is the exchange), one per match; maker: a resting order's fill; amm (added): a trade against a legacy FixedProductMarketMaker (its counterparty is the pool), the trade's only record. */
   role: FillRole;
   /** The owner's side. */
   side: FillSide;
@@ -108,10 +108,11 @@ export interface ChainFill {
   price: number;
   /** The price on the YES (first) outcome: price, or 1 - price. */
   yes_price: number;
-  /** 1 or 2. */
+  /** 1 or 2; 0 for a legacy AMM (FPMM) trade. */
   exchange_version: number;
+  /** Empty for a legacy AMM trade (no order). */
   order_hash: string;
-  /** The OrderFilled `taker` topic: the taker order's owner, or the exchange for the taker order's own fill. */
+  /** The OrderFilled `taker` topic: the taker order's owner, or the exchange for the taker order's own fill; for a legacy AMM trade, the FixedProductMarketMaker. */
   counterparty: string;
 }
 
@@ -410,6 +411,8 @@ export interface MarketUpserted {
   fee_exponent: null | number;
   /** Added: Gamma feeSchedule.takerOnly (makers pay nothing). */
   fee_taker_only: null | boolean;
+  /** Added: Gamma marketMakerAddress, lower-case: the market's legacy AMM (FixedProductMarketMaker, 2020-2022) whose FPMM events the chain source reads; null for order-book-only markets (Gamma sends an empty string). */
+  market_maker_address: null | string;
 }
 
 /** Open interest of a market at a poll (USDC). Key: market_id. */

@@ -1026,8 +1026,8 @@ export type Trade = {
   market_title: string;
   /** The wallet whose order filled (its proxy wallet), lower-case. */
   wallet: string;
-  /** taker: the taker order's fill, one per match (what volume and candles count); maker: a resting order's fill. data_api records are always taker. */
-  role: "maker" | "taker";
+  /** taker: the taker order's fill, one per match (what volume and candles count); maker: a resting order's fill; amm: a trade against a legacy AMM (FixedProductMarketMaker, 2020-2022), the trade's only record (its counterparty is the pool). data_api records are always taker. */
+  role: "maker" | "taker" | "amm";
   /** This wallet's side. */
   side: "buy" | "sell";
   outcome: string;

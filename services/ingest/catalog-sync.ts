@@ -68,6 +68,8 @@ export interface CatalogSyncOptions {
   unresolved: UnresolvedMarkets;
   checkpointFile: string;
   clock?: () => number;
+  /** Every page of markets published (the chain source's catalog takes the legacy AMM markets from it). */
+  onMarkets?: (markets: readonly MarketUpserted[]) => void;
 }
 
 export interface CatalogSyncRun {
@@ -227,6 +229,7 @@ export class CatalogSync {
       // listed nowhere else until it changes. (Open ones are re-read by every market poll.)
       if (newlyClosed) this.options.unresolved.save();
       published += await this.options.publisher.publish('markets', markets);
+      this.options.onMarkets?.(markets);
       const resolutions = markets.map((m) => resolutionOf(m, 'gamma')).filter((r): r is MarketResolved => r !== null);
       published += await this.options.publisher.publish('marketResolutions', resolutions);
     } else {

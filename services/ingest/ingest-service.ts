@@ -89,6 +89,9 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
     logger,
     unresolved,
     checkpointFile: path.join(checkpoints, 'catalog-sync.json'),
+    // The legacy AMM markets (2020-2022, closed: no market poll lists them) name the FPMM contracts the
+    // chain source reads; only they are kept, a few thousand, not the whole catalog.
+    onMarkets: (synced) => tokenCatalog.add(synced.filter((m) => m.market_maker_address !== null)),
   });
   // Token id -> market for the chain source, fed by every market poll.
   const tokenCatalog = new ChainCatalog();

@@ -74,8 +74,12 @@ export function normalizeGammaMarket(raw: unknown, source: Source, nowMs: number
     tick_size: parseOptionalNumber(m.orderPriceMinTickSize),
     resolved_at_ms: settled ? (parseTimestampMs(m.umaEndDate) ?? parseTimestampMs(m.closedTime)) : null,
     ...feeFields(m),
+    market_maker_address: marketMakerAddress(m.marketMakerAddress),
   };
-  const { ingested_at_ms: _ignored, ...identity } = normalized;
+  // The AMM address enters the content hash only when there is one, so a market without one keeps its
+  // event id across the field's addition.
+  const { ingested_at_ms: _ignored, market_maker_address: amm, ...rest } = normalized;
+  const identity = amm === null ? rest : { ...rest, market_maker_address: amm };
   const contentHash = crypto.createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 16);
   return ok({ event_id: `${marketId}:${contentHash}`, ...normalized });
 }
@@ -157,4 +161,9 @@ export function resolutionOf(market: MarketUpserted, origin: MarketResolved['ori
 
 export function resolutionEventId(marketId: string): string {
   return `${marketId.toLowerCase()}:resolved`;
+}
+
+/** Gamma's marketMakerAddress: an address (lower-case) for markets of the legacy AMM, '' (or absent) for the others. */
+function marketMakerAddress(value: unknown): string | null {
+  return typeof value === 'string' && /^0x[0-9a-fA-F]{40}$/.test(value) ? value.toLowerCase() : null;
 }

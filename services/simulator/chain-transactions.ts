@@ -12,6 +12,9 @@
  *   merges and redemptions through the collateral adapters, which name themselves in the CTF events
  *   while the ERC-1155 TransferBatch names the user.
  * - A wallet-to-wallet transfer: the CTF's TransferSingle (one token) or TransferBatch, operator = sender.
+ * - A trade on a market with a legacy AMM (`ammMarkets`): FixedProductMarketMaker.buy or sell, log for
+ *   log (the pool's collateral transfers, its split or merge through the CTF, the tokens moved, then
+ *   FPMMBuy or FPMMSell), the pool's fee in collateral (fill-amounts.ts).
  * Amounts are micro-units: a fill's are the Data API's numbers x 1e6 (fill-amounts.ts), a split's, merge's
  * and redemption's the ledger's exact balances.
  */
@@ -28,10 +31,11 @@ import {
   toHex,
   zeroHash,
 } from 'viem';
-import { conditionalTokensAbi, exchangeV1Abi, exchangeV2Abi, negRiskAdapterAbi } from '../chain/abis.js';
+import { conditionalTokensAbi, exchangeV1Abi, exchangeV2Abi, fpmmAbi, negRiskAdapterAbi } from '../chain/abis.js';
 import { POLYGON_CONTRACTS } from '../chain/polygon-contracts.js';
 import type { JournalEntry } from './chain-journal.js';
-import { fillAmounts } from './fill-amounts.js';
+import { ammFillAmounts, type FillAmounts, fillAmounts, type Side } from './fill-amounts.js';
+import type { SimTrade } from './trades.js';
 import type { ActivityEntry, NegRiskConversion, ShareTransfer } from './ledger.js';
 import type { NegRiskPlan } from './neg-risk.js';
 import type { SimulatorState } from './state.js';
@@ -116,6 +120,11 @@ export class SimTransactions {
 
   isV2(second: number): boolean {
     return second * 1000 >= this.v2FromMs;
+  }
+
+  /** What a trade moves on chain: the legacy AMM's amounts on a pool's market, else the exchange's of its time. */
+  tradeAmounts(trade: { marketIndex: number; size: number; price: number; side: Side }, second: number): FillAmounts {
+    return this.state.ammPool(trade.marketIndex) !== null ? ammFillAmounts(trade) : fillAmounts(trade, this.isV2(second));
   }
 
   /** A deterministic transaction hash for resolutions (the tape's trades and ledger entries carry their own). */
@@ -264,6 +273,73 @@ export class SimTransactions {
     return { hash, from, to: C.ctf, logs: [log] };
   }
 
+  /**
+   * FixedProductMarketMaker.buy: the investment to the pool, its split of the investment less the fee
+   * through the CTF, the tokens to the buyer, FPMMBuy. sell: the tokens to the pool, its merge of the
+   * return plus the fee, the return to the seller, FPMMSell. The pool is the CTF's operator throughout.
+   */
+  private ammTransaction(trade: SimTrade, market: SimMarket, pool: string, hash: string, second: number): SimTransaction {
+    const user = this.wallet(trade.walletIndex);
+    const token = BigInt(market.tokenIds[trade.outcomeIndex] as string);
+    const ids = market.tokenIds.map(BigInt);
+    const { shares, usdc, takerFee: fee } = this.tradeAmounts(trade, second);
+    const erc20 = (from: string, to: string, value: bigint) => encodeLog(C.usdcE, erc20Abi as Abi, 'Transfer', { from, to, value });
+    const setLegs = (from: string, to: string, amount: bigint) =>
+      encodeLog(C.ctf, conditionalTokensAbi, 'TransferBatch', { operator: pool, from, to, ids, values: [amount, amount] });
+    const position = (eventName: 'PositionSplit' | 'PositionsMerge', amount: bigint) =>
+      encodeLog(C.ctf, conditionalTokensAbi, eventName, {
+        stakeholder: pool,
+        collateralToken: C.usdcE,
+        parentCollectionId: zeroHash,
+        conditionId: market.conditionId,
+        partition: [1n, 2n],
+        amount,
+      });
+    const single = (from: string, to: string) =>
+      encodeLog(C.ctf, conditionalTokensAbi, 'TransferSingle', { operator: pool, from, to, id: token, value: shares });
+    const outcomeIndex = BigInt(trade.outcomeIndex);
+    if (trade.side === 'BUY') {
+      return {
+        hash,
+        from: user,
+        to: pool,
+        logs: [
+          erc20(user, pool, usdc + fee),
+          erc20(pool, C.ctf, usdc),
+          setLegs(ZERO_ADDRESS, pool, usdc),
+          position('PositionSplit', usdc),
+          single(pool, user),
+          encodeLog(pool, fpmmAbi, 'FPMMBuy', {
+            buyer: user,
+            investmentAmount: usdc + fee,
+            feeAmount: fee,
+            outcomeIndex,
+            outcomeTokensBought: shares,
+          }),
+        ],
+      };
+    }
+    return {
+      hash,
+      from: user,
+      to: pool,
+      logs: [
+        single(user, pool),
+        setLegs(pool, ZERO_ADDRESS, usdc),
+        position('PositionsMerge', usdc),
+        erc20(C.ctf, pool, usdc),
+        erc20(pool, user, usdc - fee),
+        encodeLog(pool, fpmmAbi, 'FPMMSell', {
+          seller: user,
+          returnAmount: usdc - fee,
+          feeAmount: fee,
+          outcomeIndex,
+          outcomeTokensSold: shares,
+        }),
+      ],
+    };
+  }
+
   private market(index: number): SimMarket {
     return this.state.world.markets[index] as SimMarket;
   }
@@ -278,11 +354,13 @@ export class SimTransactions {
 
   private tradeTransaction(trade: Extract<JournalEntry, { kind: 'trade' }>['trade'], hash: string, second: number): SimTransaction {
     const market = this.market(trade.marketIndex);
+    const pool = this.state.ammPool(trade.marketIndex);
+    if (pool !== null) return this.ammTransaction(trade, market, pool, hash, second);
     const negRisk = this.negRisk(market);
     const v2 = this.isV2(second);
     const exchange = v2 ? (negRisk ? C.negRiskExchangeV2 : C.exchangeV2) : negRisk ? C.negRiskExchangeV1 : C.exchangeV1;
     const token = BigInt(market.tokenIds[trade.outcomeIndex] as string);
-    const { shares, usdc, takerFee, takerFeeAsset } = fillAmounts(trade, v2);
+    const { shares, usdc, takerFee, takerFeeAsset } = this.tradeAmounts(trade, second);
     const taker = this.wallet(trade.walletIndex);
     const takerBuys = trade.side === 'BUY';
     const fill = (owner: string, counterparty: string, buy: boolean, fee: bigint, role: string): SimLog =>

@@ -9,6 +9,8 @@
  *   rate x min(p, 1 - p) x shares / p in the shares it receives, a SELL pays
  *   rate x min(p, 1 - p) x shares in the collateral it receives; both rounded down.
  * - CTF Exchange v2: 0.02 x shares x p x (1 - p) in collateral, rounded down.
+ * - A legacy AMM (FixedProductMarketMaker, `ammFillAmounts`): the pool's fee, 2 % of the collateral
+ *   before fees, rounded down, in collateral: a buy invests collateral + fee, a sell returns collateral - fee.
  */
 /** A taker's side; here, below trades.ts, because fill amounts depend on it and trades on the ledger. */
 export type Side = 'BUY' | 'SELL';
@@ -52,4 +54,14 @@ export function fillAmounts(trade: { size: number; price: number; side: Side }, 
   }
   const takerFee = shares > 0n ? (2n * usdc * (shares - usdc)) / (100n * shares) : 0n;
   return { shares, usdc, takerFee, takerFeeAsset: 'usdc' };
+}
+
+/** The simulated pools' fee, basis points of the collateral before fees (FixedProductMarketMaker's `fee`, 2 %). */
+const AMM_FEE_BPS = 200n;
+
+/** A trade against a legacy AMM: the same shares and collateral as the tape's numbers, the pool's fee in collateral. */
+export function ammFillAmounts(trade: { size: number; price: number }): FillAmounts {
+  const shares = micro(trade.size);
+  const usdc = micro(trade.size * trade.price);
+  return { shares, usdc, takerFee: (usdc * AMM_FEE_BPS) / BPS_DIVISOR, takerFeeAsset: 'usdc' };
 }

@@ -27,6 +27,8 @@ const ConfigSchema = z.object({
   SIM_TRANSFERS: z.enum(['0', '1']).default('0'),
   // Neg-risk conversions (1 = on, all = on and some of every question's NO); off by default for the same reason.
   SIM_CONVERSIONS: z.enum(['0', '1', 'all']).default('0'),
+  // Markets that trade against a legacy AMM (FixedProductMarketMaker) instead of the order book; 0 by default for the same reason.
+  SIM_AMM_MARKETS: z.coerce.number().int().min(0).default(0),
   SIM_HTTP429_RATE: rate.optional(),
   SIM_HTTP500_RATE: rate.optional(),
   SIM_MALFORMED_TRADE_RATE: rate.optional(),
@@ -56,6 +58,7 @@ async function main(): Promise<void> {
     transfers: config.SIM_TRANSFERS === '1',
     conversions: config.SIM_CONVERSIONS !== '0',
     conversionsOfEveryQuestion: config.SIM_CONVERSIONS === 'all',
+    ammMarkets: config.SIM_AMM_MARKETS,
     faults: {
       http429Rate: config.SIM_HTTP429_RATE,
       http500Rate: config.SIM_HTTP500_RATE,

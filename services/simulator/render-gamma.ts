@@ -40,7 +40,8 @@ export function renderMarket(state: SimulatorState, books: OrderBooks, market: S
     volume,
     active: !market.placeholder,
     closed: status.closed,
-    marketMakerAddress: '',
+    // The legacy AMM's address on a pool's market (`ammMarkets`), as Gamma lists it; '' on order-book markets.
+    marketMakerAddress: state.ammPool(market.index) ?? '',
     createdAt: isoMicros(market.createdAtMicros),
     updatedAt: isoMicros(updatedAtMicros(state, market)),
     ...(status.closedAtMs !== null ? { closedTime: spaceOffsetTime(status.closedAtMs) } : {}),

@@ -9,12 +9,13 @@
  * trades before it.
  */
 
+import { keccak256, toHex } from 'viem';
 import { createRng, cumulativeWeights, type Rng } from './prng.js';
 import { buildWorld } from './world.js';
 import { PricePaths, type Quote } from './price-paths.js';
 import { Ledger, tokenKey, type ActivityStamp, type NegRiskConversion } from './ledger.js';
 import { conversionAmounts, indexSetOf, type NegRiskPlan, planNegRisk } from './neg-risk.js';
-import { fillAmounts, micro, MICRO_PER_UNIT } from './fill-amounts.js';
+import { ammFillAmounts, type FillAmounts, fillAmounts, micro, MICRO_PER_UNIT, type Side } from './fill-amounts.js';
 import { planTrade, type SimTrade, type TradeContext, type TradePlan } from './trades.js';
 import { TradeTape } from './tape.js';
 import { applyScenarios, burstTradesInSecond, type ScenarioMarkets, type SimScenarios, type TradeBurst } from './scenarios.js';
@@ -68,6 +69,13 @@ export interface SimulatorStateOptions {
    * not yet explained (issue 53); the ledger's definition of them is tested on its own.
    */
   conversionsOfEveryQuestion?: boolean;
+  /**
+   * Markets that trade against a legacy AMM (FixedProductMarketMaker) instead of the order book: the
+   * oldest this many open binary markets get a pool (Gamma `marketMakerAddress`), and their trades settle
+   * as FPMMBuy/FPMMSell with the pool as the only counterparty. Default 0 (`SIM_AMM_MARKETS`), so the
+   * default world stays the same; the verify e2e turns some on.
+   */
+  ammMarkets?: number;
 }
 
 export interface MarketStatus {
@@ -143,6 +151,8 @@ export class SimulatorState {
   /** With conversions on: the neg-risk events the adapter prepares, and per market its event's plan and question index. */
   readonly negRiskPlans: readonly NegRiskPlan[];
   private readonly conversionsOfEveryQuestion: boolean;
+  /** Market index -> its legacy AMM's address (`ammMarkets`). */
+  private readonly ammPools: ReadonlyMap<number, string>;
   private readonly questionOf = new Map<number, { plan: NegRiskPlan; index: number }>();
   /** Question preparations still to put on the chain, by second. */
   private readonly pendingPreparations: Array<{ second: number; plan: NegRiskPlan; index: number }> = [];
@@ -167,6 +177,7 @@ export class SimulatorState {
     this.bursts = options.scenarios?.bursts ?? [];
     this.negRiskPlans = options.conversions ? planNegRisk(this.world, this.seed) : [];
     this.conversionsOfEveryQuestion = options.conversionsOfEveryQuestion ?? false;
+    this.ammPools = ammPools(this.world, this.seed, options.ammMarkets ?? 0, startMs);
     const { markets, wallets } = this.world;
     this.paths = new PricePaths(this.seed, markets, this.world.originMs);
     this.ledger = new Ledger(wallets.length);
@@ -324,15 +335,27 @@ export class SimulatorState {
     }
   }
 
+  /** The market's legacy AMM (FixedProductMarketMaker) address, or null for an order-book market. */
+  ammPool(marketIndex: number): string | null {
+    return this.ammPools.get(marketIndex) ?? null;
+  }
+
+  /** What a planned trade moves: the AMM's amounts on a pool's market, else the exchange's of its time (SimTransactions.tradeAmounts for the chain's). */
+  private tradeAmounts(trade: { marketIndex: number; size: number; price: number; side: Side }, second: number): FillAmounts {
+    return this.ammPools.has(trade.marketIndex) ? ammFillAmounts(trade) : fillAmounts(trade, second * 1000 >= this.v2FromMs);
+  }
+
   private record(plan: TradePlan, second: number, rng: Rng): void {
     if (plan.splitShares > 0) {
       const activity = this.ledger.split(plan.walletIndex, plan.marketIndex, micro(plan.splitShares), this.stamp(second, rng));
       this.journal.append({ kind: 'activity', second, activity });
     }
-    const makerWalletIndex = this.makerWallets.length > 0 ? rng.pick(this.makerWallets) : -1;
+    const drawnMaker = this.makerWallets.length > 0 ? rng.pick(this.makerWallets) : -1;
+    // A pool's market trades against the pool alone (the maker is still drawn, so the stream of draws is the same).
+    const makerWalletIndex = this.ammPools.has(plan.marketIndex) ? -1 : drawnMaker;
     const token = tokenKey(plan.marketIndex, plan.outcomeIndex);
     // The chain's amounts of this fill: what every balance below moves by.
-    const { shares, usdc, takerFee, takerFeeAsset } = fillAmounts(plan, second * 1000 >= this.v2FromMs);
+    const { shares, usdc, takerFee, takerFeeAsset } = this.tradeAmounts(plan, second);
     if (makerWalletIndex >= 0 && plan.side === 'BUY') this.coverMakerSell(makerWalletIndex, token, plan.marketIndex, shares, second);
     const trade = this.tape.append({
       walletIndex: plan.walletIndex,
@@ -612,4 +635,19 @@ function favouredBy(marketCount: number, wallets: readonly SimWallet[]): number[
 
 function definedOnly<T extends object>(options: T): Partial<T> {
   return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
+/**
+ * The markets given a legacy AMM: the `count` oldest (by creation) binary markets of non-neg-risk events
+ * that trade and are still open at the world's start (so the first market poll lists them), each with a
+ * pool address derived from the seed and the market.
+ */
+function ammPools(world: World, seed: number, count: number, startMs: number): Map<number, string> {
+  if (count <= 0) return new Map();
+  const open = (m: SimMarket) => m.closesAtMs === null || m.closesAtMs > startMs;
+  const candidates = world.markets
+    .filter((m) => !m.placeholder && open(m) && m.popularity > 0 && !(world.events[m.eventIndex]?.negRisk ?? false))
+    .sort((a, b) => a.createdAtMicros - b.createdAtMicros || a.index - b.index)
+    .slice(0, count);
+  return new Map(candidates.map((m) => [m.index, `0x${keccak256(toHex(`fpmm:${seed}:${m.index}`)).slice(-40)}`]));
 }

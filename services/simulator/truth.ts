@@ -11,7 +11,6 @@
  */
 import type { JournalEntry } from './chain-journal.js';
 import { redemptionAmounts } from './chain-transactions.js';
-import { fillAmounts } from './fill-amounts.js';
 import type { SimulatedChain } from './chain.js';
 import type { NegRiskConversion, ShareTransfer } from './ledger.js';
 import type { SimulatorState } from './state.js';
@@ -102,6 +101,8 @@ export interface WalletTruth {
   transfer_in_cost_micro: bigint;
   transfers_out: number;
   transfers_in: number;
+  /** Trades against a legacy AMM (FPMMBuy/FPMMSell), counted in `trades` too. */
+  amm_trades: number;
   conversions: ConversionTruth[];
   realized_micro: bigint;
   cost_basis_micro: bigint;
@@ -225,6 +226,7 @@ class WalletBook {
   transferInCost = 0n;
   transfersOut = 0;
   transfersIn = 0;
+  ammTrades = 0;
   readonly conversions: ConversionTruth[] = [];
   volume = 0n;
   trades = 0;
@@ -394,7 +396,9 @@ export class SimulatorTruth {
   private apply(book: WalletBook, walletIndex: number, entry: JournalEntry): void {
     if (entry.kind === 'trade') {
       const { trade } = entry;
-      const amounts = fillAmounts(trade, this.chain.transactions.isV2(entry.second));
+      // A pool's market: the legacy AMM's amounts (its fee in collateral), else the exchange's of the time.
+      const amounts = this.chain.transactions.tradeAmounts(trade, entry.second);
+      if (trade.walletIndex === walletIndex && this.state.ammPool(trade.marketIndex) !== null) book.ammTrades += 1;
       const takerBuys = trade.side === 'BUY';
       // A wallet is never both sides of a match (makers never take), but count each role it has.
       if (trade.walletIndex === walletIndex) {
@@ -595,6 +599,7 @@ export class SimulatorTruth {
       transfer_in_cost_micro: book.transferInCost,
       transfers_out: book.transfersOut,
       transfers_in: book.transfersIn,
+      amm_trades: book.ammTrades,
       conversions: book.conversions,
       realized_micro: realized,
       cost_basis_micro: costBasis,

@@ -51,6 +51,8 @@ test('npm run verify: every wallet of the demo holds up against the identities a
       // Neg-risk conversions (k = 1..4 NO positions, some events with a fee, some with a question prepared
       // after their first conversions) and markets resolved 50-50 inside the history (docs/VERIFY.md).
       SIM_CONVERSIONS: '1',
+      // Three markets trade against a legacy AMM: their fills are FPMMBuy/FPMMSell at the pools Gamma names.
+      SIM_AMM_MARKETS: '3',
       SIM_VOIDS: String(VOIDS),
       // Tracked wallets' Data API positions against the ledger's, often enough to run after the catch-up.
       POSITION_RECONCILIATION_INTERVAL_MS: '15000',
@@ -117,6 +119,8 @@ test('npm run verify: every wallet of the demo holds up against the identities a
   // The world had transfers, conversions (of every k from 1 to 4, some before a question of their event
   // was prepared) and voided markets for the checks to hold up against: the truth's counts over every wallet.
   let transfers = 0;
+  let ammTrades = 0;
+  let ammWallets = 0;
   const conversionsByK = new Map<number, number>();
   const conversionMarkets = new Set<string>();
   // Conversions of every question's NO (SIM_CONVERSIONS=all only: services/simulator/state.ts says why).
@@ -126,6 +130,7 @@ test('npm run verify: every wallet of the demo holds up against the identities a
     const page = (await (await fetch(`${truthUrl}/wallets?limit=500&cursor=${cursor}`)).json()) as {
       data: Array<{
         transfers_out: number;
+        amm_trades: number;
         conversions: Array<{ no_market_ids: string[]; yes_market_ids: string[] }>;
         markets: Array<{ market_id: string; voided: boolean; payout: unknown }>;
       }>;
@@ -133,6 +138,8 @@ test('npm run verify: every wallet of the demo holds up against the identities a
     };
     for (const wallet of page.data) {
       transfers += wallet.transfers_out;
+      ammTrades += wallet.amm_trades;
+      if (wallet.amm_trades > 0) ammWallets += 1;
       for (const c of wallet.conversions) {
         conversionsByK.set(c.no_market_ids.length, (conversionsByK.get(c.no_market_ids.length) ?? 0) + 1);
         if (c.yes_market_ids.length === 0) everyQuestion += 1;
@@ -149,6 +156,9 @@ test('npm run verify: every wallet of the demo holds up against the identities a
     )}, ${everyQuestion} of every question) in ${conversionMarkets.size} markets, ${voidedMarkets.size} voided markets`,
   );
   expect(transfers).toBeGreaterThan(0);
+  // Legacy AMM trades, held to the truth like every other fill (the checks above covered every wallet).
+  console.info(`verify e2e: ${ammTrades} legacy AMM trades by ${ammWallets} wallets`);
+  expect(ammTrades).toBeGreaterThan(0);
   expect([1, 2, 3, 4].map((k) => (conversionsByK.get(k) ?? 0) > 0)).toEqual([true, true, true, true]);
   expect(voidedMarkets.size).toBe(VOIDS);
 

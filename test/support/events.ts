@@ -81,6 +81,7 @@ export function marketUpserted(over: Partial<MarketUpserted> = {}): MarketUpsert
     fee_rate: null,
     fee_exponent: null,
     fee_taker_only: null,
+    market_maker_address: null,
     ...over,
   };
 }

@@ -1026,8 +1026,8 @@ export type Trade = {
   market_title: string;
   /** The wallet whose order filled (its proxy wallet), lower-case. */
   wallet: string;
-  /** taker: the taker order's fill, one per match (what volume and candles count); maker: a resting order's fill. data_api records are always taker. */
-  role: "maker" | "taker";
+  /** taker: the taker order's fill, one per match (what volume and candles count); maker: a resting order's fill; amm: a trade against a legacy AMM (FixedProductMarketMaker, 2020-2022), the trade's only record (its counterparty is the pool). data_api records are always taker. */
+  role: "maker" | "taker" | "amm";
   /** This wallet's side. */
   side: "buy" | "sell";
   outcome: string;
@@ -2332,7 +2332,7 @@ export interface Operations {
       cursor?: string;
       /** Only this wallet's fills (0x + 40 hex, any case), both sides unless `role` says otherwise. */
       wallet?: string;
-      /** `taker`: one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both. Default: `all` when `wallet` is given (a wallet's list is its whole record, a market maker's too), else `taker` (the feed lists each match once). */
+      /** `taker`: one record per trade - the taker order's fill of a match, or a trade against a legacy AMM (role `amm`, 2020-2022: the pool is its only counterparty) - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: every record. Default: `all` when `wallet` is given (a wallet's list is its whole record, a market maker's too), else `taker` (the feed lists each match once). */
       role?: "taker" | "maker" | "all";
       /** The trade's own side (the taker's on a taker record, the resting order owner's on a maker record). */
       side?: "buy" | "sell";
@@ -2362,7 +2362,7 @@ export interface Operations {
       wallet?: string;
       /** Only this market, by condition id (0x + 64 hex, any case) or slug, as in `/markets/{id}` (`404 NOT_FOUND` naming `market` for an unknown slug; an unknown condition id lists nothing). */
       market?: string;
-      /** `taker`: one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both. Default: `all` when `wallet` is given (a wallet's list is its whole record, a market maker's too), else `taker` (the feed lists each match once). */
+      /** `taker`: one record per trade - the taker order's fill of a match, or a trade against a legacy AMM (role `amm`, 2020-2022: the pool is its only counterparty) - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: every record. Default: `all` when `wallet` is given (a wallet's list is its whole record, a market maker's too), else `taker` (the feed lists each match once). */
       role?: "taker" | "maker" | "all";
       /** The trade's own side (the taker's on a taker record, the resting order owner's on a maker record). */
       side?: "buy" | "sell";
@@ -3648,7 +3648,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "role",
         "in": "query",
         "required": false,
-        "description": "`taker`: one record per match, the taker order's fill - what volume and candles count.\n`maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both.\nDefault: `all` when `wallet` is given (a wallet's list is its whole record, a market maker's too),\nelse `taker` (the feed lists each match once).",
+        "description": "`taker`: one record per trade - the taker order's fill of a match, or a trade against a legacy AMM\n(role `amm`, 2020-2022: the pool is its only counterparty) - what volume and candles count.\n`maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: every record.\nDefault: `all` when `wallet` is given (a wallet's list is its whole record, a market maker's too),\nelse `taker` (the feed lists each match once).",
         "schema": {
           "type": "string",
           "enum": [
@@ -3784,7 +3784,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "name": "role",
         "in": "query",
         "required": false,
-        "description": "`taker`: one record per match, the taker order's fill - what volume and candles count.\n`maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both.\nDefault: `all` when `wallet` is given (a wallet's list is its whole record, a market maker's too),\nelse `taker` (the feed lists each match once).",
+        "description": "`taker`: one record per trade - the taker order's fill of a match, or a trade against a legacy AMM\n(role `amm`, 2020-2022: the pool is its only counterparty) - what volume and candles count.\n`maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: every record.\nDefault: `all` when `wallet` is given (a wallet's list is its whole record, a market maker's too),\nelse `taker` (the feed lists each match once).",
         "schema": {
           "type": "string",
           "enum": [

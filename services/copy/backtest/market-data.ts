@@ -8,7 +8,7 @@
 import { ApiError } from '../../http/errors.js';
 import { feeScheduleOf } from '../../fees/taker-fee.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
-import { chainCoverage } from '../../read-models/chain-ledger/queries.js';
+import { chainCoverage, ONE_PER_TRADE } from '../../read-models/chain-ledger/queries.js';
 import { MICRO, microsOf, parseScaled } from '../../shared/decimal.js';
 import { fillKey, type LeaderFill } from '../leader-fill.js';
 import { BOOK_MAX_AGE_MS, type BookAt } from './execution.js';
@@ -120,7 +120,7 @@ export async function marketTrades(
   const params = { ids: marketIds, from: fromMs - lookbackMs, to: toMs, cap: MAX_ROWS + 1, ...outside.params };
   const branches = (range: (column: string) => string) => `
        SELECT event_id AS id, market_id, toUnixTimestamp64Milli(block_time) AS ts_ms, yes_price, block_number, log_index
-         FROM chain_ledger WHERE kind = 'fill' AND role = 'taker' AND market_id IN {ids:Array(String)} AND ${range('block_time')}
+         FROM chain_ledger WHERE ${ONE_PER_TRADE} AND market_id IN {ids:Array(String)} AND ${range('block_time')}
        UNION ALL
        SELECT trade_id AS id, market_id, toUnixTimestamp64Milli(ts) AS ts_ms, yes_price, toUInt64(0) AS block_number, toInt32(0) AS log_index
          FROM trades FINAL WHERE market_id IN {ids:Array(String)} AND ${range('ts')} AND ${outside.sql}`;

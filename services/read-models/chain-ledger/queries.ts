@@ -2,6 +2,12 @@
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { chainLedger } from './streams.js';
 
+/**
+ * The one record of each trade: a match's taker fill, or a legacy AMM trade (role amm, whose pool is no
+ * wallet). What candles, closes, the trades feed's default and the reconciliation with the Data API count.
+ */
+export const ONE_PER_TRADE = `kind = 'fill' AND role IN ('taker', 'amm')`;
+
 /** The block-time span the chain source has published; null before it published anything. */
 export interface ChainCoverage {
   firstMs: number;

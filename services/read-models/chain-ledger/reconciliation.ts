@@ -11,7 +11,7 @@ import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { runPeriodically } from '../../shared/periodic.js';
 import { HOUR_MS } from '../../shared/time.js';
 import type { RunningJob } from '../read-model.js';
-import { chainCoverage } from './queries.js';
+import { chainCoverage, ONE_PER_TRADE } from './queries.js';
 
 /** Hours recomputed each run: the Data API indexes late and a backfill can fill an hour later. */
 const RECOMPUTED_HOURS = 6;
@@ -29,7 +29,7 @@ export async function reconcileHours(store: AnalyticsStore, nowMs: number = Date
        api AS (SELECT DISTINCT toStartOfHour(ts) AS hour, tx_hash, wallet, asset_id, toUInt64(round(size * 1000000)) AS shares
                  FROM trades WHERE ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64})),
        chain AS (SELECT DISTINCT toStartOfHour(block_time) AS hour, tx_hash, wallet, asset_id, shares_micro AS shares
-                   FROM chain_ledger WHERE kind = 'fill' AND role = 'taker'
+                   FROM chain_ledger WHERE ${ONE_PER_TRADE}
                     AND block_time >= fromUnixTimestamp64Milli({from:Int64}) AND block_time < fromUnixTimestamp64Milli({to:Int64}))
      SELECT toString(hour) AS hour, toString(countIf(in_api)) AS data_api, toString(countIf(in_api AND in_chain)) AS matched,
             toString(countIf(in_chain AND NOT in_api)) AS chain_only

@@ -12,12 +12,14 @@
  */
 import type { ChainLedgerEvent } from '../../events/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import { ONE_PER_TRADE } from './queries.js';
 
 export const CHAIN_CANDLE_TABLES = { '5m': 'chain_candles_5m', '1h': 'chain_candles_1h', '1d': 'chain_candles_1d' } as const;
 
 const BUCKET_OF = { '5m': 'toStartOfFiveMinutes', '1h': 'toStartOfHour', '1d': 'toStartOfDay' } as const;
 
-const TAKER_FILLS = `kind = 'fill' AND role = 'taker'`;
+// The candle views' filter (migration 0078).
+const TAKER_FILLS = ONE_PER_TRADE;
 const VOIDED = `concat(block_hash, '|', ledger_group) IN {voided:Array(String)}`;
 
 export async function applyRetractions(store: AnalyticsStore, events: readonly ChainLedgerEvent[]): Promise<void> {

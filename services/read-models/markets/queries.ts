@@ -132,6 +132,6 @@ export async function requireMarketWithTokens(store: AnalyticsStore, request: Re
 /** Every market's tokens and grouping, for the chain source's catalog (a few hundred thousand rows at most). */
 export async function knownMarkets(store: AnalyticsStore): Promise<CatalogEntry[]> {
   return store.query<CatalogEntry>(
-    'SELECT market_id, title, outcomes, outcome_token_ids, yes_index, neg_risk, neg_risk_market_id FROM markets FINAL',
+    'SELECT market_id, title, outcomes, outcome_token_ids, yes_index, neg_risk, neg_risk_market_id, market_maker_address FROM markets FINAL',
   );
 }

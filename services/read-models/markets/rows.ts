@@ -43,5 +43,6 @@ export function marketRow(m: MarketUpserted) {
     fee_rate: m.fee_rate,
     fee_exponent: m.fee_exponent,
     fee_taker_only: m.fee_taker_only,
+    market_maker_address: m.market_maker_address,
   };
 }

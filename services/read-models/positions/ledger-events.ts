@@ -29,7 +29,8 @@ export interface EventMeta extends LedgerPosition {
 export type LedgerEvent =
   | (EventMeta & {
       kind: 'fill';
-      role: 'maker' | 'taker';
+      /** amm: a trade against a legacy FixedProductMarketMaker (docs/CHAIN.md "Legacy AMM"). */
+      role: 'maker' | 'taker' | 'amm';
       side: 'buy' | 'sell';
       assetId: string;
       outcome: string;

@@ -27,7 +27,7 @@ export interface TradeRow {
   ts_ms: string;
   tx_hash: string;
   source: 'polymarket' | 'simulator';
-  role: 'maker' | 'taker';
+  role: 'maker' | 'taker' | 'amm';
   block_number: string;
   log_index: number;
   origin: 'chain' | 'data_api';

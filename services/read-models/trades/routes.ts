@@ -117,7 +117,8 @@ const conditionsOf = (filters: TradeFilters, table: Record<FilterKey, string>) =
 export function chainBranch(filters: TradeFilters, after: boolean, limited = true): string {
   const conditions = [
     "kind = 'fill'",
-    ...(filters.role === 'all' ? [] : ['role = {role:String}']),
+    // taker: one record per trade, a match's taker fill or a legacy AMM trade (role amm: the pool is no wallet).
+    ...(filters.role === 'all' ? [] : [filters.role === 'taker' ? "role IN ('taker', 'amm')" : 'role = {role:String}']),
     ...conditionsOf(filters, CHAIN_CONDITIONS),
     ...(after
       ? [

@@ -285,7 +285,7 @@ class SyncOperations:
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
             wallet: Only this wallet's fills (0x + 40 hex, any case), both sides unless `role` says otherwise.
-            role: `taker`: one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both. Default: `all` when `wallet` is given (a wallet's list is its whole record, a market maker's too), else `taker` (the feed lists each match once).
+            role: `taker`: one record per trade - the taker order's fill of a match, or a trade against a legacy AMM (role `amm`, 2020-2022: the pool is its only counterparty) - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: every record. Default: `all` when `wallet` is given (a wallet's list is its whole record, a market maker's too), else `taker` (the feed lists each match once).
             side: The trade's own side (the taker's on a taker record, the resting order owner's on a maker record).
             outcome: Outcome name, case-insensitive (e.g. YES, No, a team name).
             min_size: Minimum trade size in USDC (inclusive), compared with size_usdc.
@@ -305,7 +305,7 @@ class SyncOperations:
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
             wallet: Only this wallet's fills (0x + 40 hex, any case), both sides unless `role` says otherwise.
             market: Only this market, by condition id (0x + 64 hex, any case) or slug, as in `/markets/{id}` (`404 NOT_FOUND` naming `market` for an unknown slug; an unknown condition id lists nothing).
-            role: `taker`: one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both. Default: `all` when `wallet` is given (a wallet's list is its whole record, a market maker's too), else `taker` (the feed lists each match once).
+            role: `taker`: one record per trade - the taker order's fill of a match, or a trade against a legacy AMM (role `amm`, 2020-2022: the pool is its only counterparty) - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: every record. Default: `all` when `wallet` is given (a wallet's list is its whole record, a market maker's too), else `taker` (the feed lists each match once).
             side: The trade's own side (the taker's on a taker record, the resting order owner's on a maker record).
             outcome: Outcome name, case-insensitive (e.g. YES, No, a team name).
             min_size: Minimum trade size in USDC (inclusive), compared with size_usdc.
@@ -1154,7 +1154,7 @@ class AsyncOperations:
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
             wallet: Only this wallet's fills (0x + 40 hex, any case), both sides unless `role` says otherwise.
-            role: `taker`: one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both. Default: `all` when `wallet` is given (a wallet's list is its whole record, a market maker's too), else `taker` (the feed lists each match once).
+            role: `taker`: one record per trade - the taker order's fill of a match, or a trade against a legacy AMM (role `amm`, 2020-2022: the pool is its only counterparty) - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: every record. Default: `all` when `wallet` is given (a wallet's list is its whole record, a market maker's too), else `taker` (the feed lists each match once).
             side: The trade's own side (the taker's on a taker record, the resting order owner's on a maker record).
             outcome: Outcome name, case-insensitive (e.g. YES, No, a team name).
             min_size: Minimum trade size in USDC (inclusive), compared with size_usdc.
@@ -1174,7 +1174,7 @@ class AsyncOperations:
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
             wallet: Only this wallet's fills (0x + 40 hex, any case), both sides unless `role` says otherwise.
             market: Only this market, by condition id (0x + 64 hex, any case) or slug, as in `/markets/{id}` (`404 NOT_FOUND` naming `market` for an unknown slug; an unknown condition id lists nothing).
-            role: `taker`: one record per match, the taker order's fill - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: both. Default: `all` when `wallet` is given (a wallet's list is its whole record, a market maker's too), else `taker` (the feed lists each match once).
+            role: `taker`: one record per trade - the taker order's fill of a match, or a trade against a legacy AMM (role `amm`, 2020-2022: the pool is its only counterparty) - what volume and candles count. `maker`: the resting orders' fills (on chain only: the Data API lists taker fills). `all`: every record. Default: `all` when `wallet` is given (a wallet's list is its whole record, a market maker's too), else `taker` (the feed lists each match once).
             side: The trade's own side (the taker's on a taker record, the resting order owner's on a maker record).
             outcome: Outcome name, case-insensitive (e.g. YES, No, a team name).
             min_size: Minimum trade size in USDC (inclusive), compared with size_usdc.

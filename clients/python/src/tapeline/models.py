@@ -846,7 +846,7 @@ class Trade(Model):
     market_id: str
     market_title: str
     wallet: str = Field(description="The wallet whose order filled (its proxy wallet), lower-case.")
-    role: Literal["maker", "taker"] = Field(description="taker: the taker order's fill, one per match (what volume and candles count); maker: a resting order's fill. data_api records are always taker.")
+    role: Literal["maker", "taker", "amm"] = Field(description="taker: the taker order's fill, one per match (what volume and candles count); maker: a resting order's fill; amm: a trade against a legacy AMM (FixedProductMarketMaker, 2020-2022), the trade's only record (its counterparty is the pool). data_api records are always taker.")
     side: Literal["buy", "sell"] = Field(description="This wallet's side.")
     outcome: str
     outcome_index: int
