@@ -943,14 +943,16 @@ export type Market = {
 
 export type MarketDetail = Market & {
   lifecycle: MarketLifecycle | null;
-  /** Computed from the trades this service indexed. */
+  /** Computed from the trades this service indexed. Counts and volumes sum the market's candles, each bucket from one source as `/markets/{id}/ohlcv` takes it (the chain's candles where the chain source's coverage holds the whole bucket, the Data API's elsewhere), so each match counts once. */
   snapshot: {
     /** YES price of the latest indexed trade. */
     last_trade_price: NullablePrice;
     last_trade_at: NullableTimestamp;
+    /** Trades in the 5-minute candles starting in [now - 24h, now). */
     trades_24h: number;
     /** Sum of size_usdc of indexed trades in the last 24 h, at 5-minute resolution (the 5-minute candles starting in [now - 24h, now)). */
     volume_24h_usdc_indexed: number;
+    /** Trades in all of the market's 5-minute candles. */
     trades_total: number;
     as_of: Timestamp;
   };

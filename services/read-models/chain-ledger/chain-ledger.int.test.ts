@@ -243,6 +243,10 @@ test('candles: the covered bucket from chain taker fills, first and last by (blo
     [new Date(T0).toISOString(), 'chain', 0.4, 0.5, 94, 3],
     [new Date(T0 + 70 * MINUTE).toISOString(), 'data_api', 0.55, 0.55, 1.1, 1],
   ]);
+  // The market's trade count takes each bucket as the candles do: the chain's inside the coverage (the
+  // Data API's twins there are not counted again), the Data API's outside.
+  const detail = (await h.get(`/markets/${M}`)).body.data;
+  expect(detail.snapshot.trades_total).toBe(candles.reduce((sum: number, c: any) => sum + c.trade_count, 0));
 });
 
 test('reconciliation per hour: matched, unmatched (Data API only) and chain-only', async () => {

@@ -10,6 +10,9 @@ import { marketLifecycle } from '../market-lifecycle/queries.js';
 import type { MarketLookupPort } from '../../ports/market-lookup.js';
 import { MARKET_COLUMNS, type MarketRow, requireMarketOrLookUp } from './queries.js';
 import { servedAmount, servedAmountOrNull } from '../../shared/decimal.js';
+import { CHAIN_BUCKET, INTERVAL_SECONDS, INTERVAL_TABLES } from '../candles/routes.js';
+import { chainCoverage } from '../chain-ledger/queries.js';
+import { CHAIN_CANDLE_TABLES } from '../chain-ledger/retraction.js';
 
 /** Sort key per `sort` value; `direction` is the order of the first page. Missing dates sort last. */
 const SORTS = {
@@ -52,6 +55,20 @@ function presentMarket(row: MarketRow): Market {
     updated_at: iso(row.updated_at_ms),
     source: row.source,
   };
+}
+
+/**
+ * The trade count and volume of a market's candles of one interval, each bucket from one source as
+ * /ohlcv takes it: the chain candles where the chain's coverage holds the whole bucket, the Data API
+ * candles elsewhere, so a match is counted once whichever sources run.
+ */
+function bucketsOf(interval: '5m', chain: boolean, range: string): string {
+  const inChain = CHAIN_BUCKET.replace('{seconds:UInt32}', String(INTERVAL_SECONDS[interval]));
+  const dataApi = `SELECT sum(trade_count) AS trades, sum(volume_usdc) AS volume FROM ${INTERVAL_TABLES[interval]}
+     WHERE market_id = {id:String} ${chain ? `AND NOT ${inChain}` : ''} ${range}`;
+  if (!chain) return dataApi;
+  return `${dataApi} UNION ALL SELECT sum(trade_count), sum(volume_usdc_micro) / 1e6 FROM ${CHAIN_CANDLE_TABLES[interval]}
+     WHERE market_id = {id:String} AND ${inChain} ${range}`;
 }
 
 export function marketRoutes(store: AnalyticsStore, lookup?: MarketLookupPort, catalogNotice?: () => string | null): Router {
@@ -105,8 +122,12 @@ export function marketRoutes(store: AnalyticsStore, lookup?: MarketLookupPort, c
 
   router.get('/markets/:id', async (request, response) => {
     const market = await requireMarketOrLookUp(store, request, lookup);
-    // From the materialized views and the by_market projection, so the cost does not grow with the
-    // market's history: 24h figures sum the 5-minute candles of [now - 24h, now) (5-minute resolution).
+    // From the materialized views and the by_market projection: 24h figures sum the 5-minute candles of
+    // [now - 24h, now), the total all of them (a row per 5 minutes of trading at most), each bucket from
+    // one source as /ohlcv takes it. Five minutes rather than days: a day the chain covers only in part
+    // would come wholly from the Data API, which can lag the chain for a new market (a chain-covered
+    // market then showed trades in its feed and 0 in trades_total).
+    const coverage = await chainCoverage(store);
     const [snapshot] = await store.query<{
       last_yes: number | null;
       last_ms: number | null;
@@ -118,11 +139,11 @@ export function marketRoutes(store: AnalyticsStore, lookup?: MarketLookupPort, c
       `SELECT
          (SELECT yes_price FROM trades WHERE market_id = {id:String} ORDER BY market_id DESC, ts DESC, trade_id DESC LIMIT 1) AS last_yes,
          (SELECT toUnixTimestamp64Milli(ts) FROM trades WHERE market_id = {id:String} ORDER BY market_id DESC, ts DESC, trade_id DESC LIMIT 1) AS last_ms,
-         (SELECT sum(trade_count) FROM candles_5m WHERE market_id = {id:String} AND bucket >= now() - INTERVAL 24 HOUR) AS trades_24h,
-         (SELECT sum(volume_usdc) FROM candles_5m WHERE market_id = {id:String} AND bucket >= now() - INTERVAL 24 HOUR) AS volume_24h,
-         (SELECT sum(trade_count) FROM candles_1d WHERE market_id = {id:String}) AS total,
+         (SELECT sum(trades) FROM (${bucketsOf('5m', coverage !== null, 'AND bucket >= now() - INTERVAL 24 HOUR')})) AS trades_24h,
+         (SELECT sum(volume) FROM (${bucketsOf('5m', coverage !== null, 'AND bucket >= now() - INTERVAL 24 HOUR')})) AS volume_24h,
+         (SELECT sum(trades) FROM (${bucketsOf('5m', coverage !== null, '')})) AS total,
          toUnixTimestamp64Milli(now64(3)) AS now_ms`,
-      { id: market.market_id },
+      { id: market.market_id, covered_from: coverage?.firstMs, covered_to: coverage?.lastMs },
     );
     const lifecycle = await marketLifecycle(store, market.market_id);
     const presented = presentMarket(market);

@@ -780,19 +780,19 @@ class Market(Model):
 
 
 class MarketDetailSnapshot(Model):
-    """Computed from the trades this service indexed."""
+    """Computed from the trades this service indexed. Counts and volumes sum the market's candles, each bucket from one source as `/markets/{id}/ohlcv` takes it (the chain's candles where the chain source's coverage holds the whole bucket, the Data API's elsewhere), so each match counts once."""
 
     last_trade_price: NullablePrice = Field(description="YES price of the latest indexed trade.")
     last_trade_at: NullableTimestamp
-    trades_24h: int
+    trades_24h: int = Field(description="Trades in the 5-minute candles starting in [now - 24h, now).")
     volume_24h_usdc_indexed: Decimal = Field(description="Sum of size_usdc of indexed trades in the last 24 h, at 5-minute resolution (the 5-minute candles starting in [now - 24h, now)).")
-    trades_total: int
+    trades_total: int = Field(description="Trades in all of the market's 5-minute candles.")
     as_of: Timestamp
 
 
 class MarketDetail(Market):
     lifecycle: Optional[MarketLifecycle]
-    snapshot: MarketDetailSnapshot = Field(description="Computed from the trades this service indexed.")
+    snapshot: MarketDetailSnapshot = Field(description="Computed from the trades this service indexed. Counts and volumes sum the market's candles, each bucket from one source as `/markets/{id}/ohlcv` takes it (the chain's candles where the chain source's coverage holds the whole bucket, the Data API's elsewhere), so each match counts once.")
 
 
 class MarketLifecycle(Model):
