@@ -88,7 +88,7 @@ class _StreamState:
         #: Connections made, the first included.
         self.connections = 0
         self._url = core.base_url + "/stream/sse"
-        # A list (lifecycle's `event`) travels comma-separated, as the document's form style without explode says.
+        # A list (lifecycle's `event`, prices' `kind`) travels comma-separated, as the document's form style without explode says.
         self._params = [("channel", channel)] + [
             (name, ",".join(value) if isinstance(value, list) else _wire(value)) for name, value in filters.items() if value is not None
         ]
