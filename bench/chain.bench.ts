@@ -29,11 +29,9 @@ import { SettlementGate } from '../services/chain/settlement-gate.js';
 import { interpretLogs } from '../services/chain/settlement-records.js';
 import { loadConfig } from '../services/config.js';
 import { EventPublisher } from '../services/events/publisher.js';
-import type { MarketUpserted } from '../services/events/types.js';
 import { openFileEventLog } from '../services/eventlog/file-log.js';
 import { SourceHealth } from '../services/ingest/source-health.js';
 import { UpstreamClient } from '../services/ingest/upstream-client.js';
-import { normalizeGammaMarket } from '../services/ingest/normalize-market.js';
 import type { ChainLog } from '../services/ports/chain-reader.js';
 import { ledgerRow } from '../services/read-models/chain-ledger/rows.js';
 import { allTopicSpecs } from '../services/read-models/registry.js';
@@ -41,6 +39,7 @@ import { startSink } from '../services/sink/sink-service.js';
 import { SIM_GENESIS_BLOCK, SimulatedChain } from '../services/simulator/chain.js';
 import { simulatorUpstreamEnv, startSimulator } from '../services/simulator/server.js';
 import { SimulatorState } from '../services/simulator/state.js';
+import { simulatorChainCatalog } from '../test/support/simulator-catalog.js';
 
 const TRADES = Number(process.env.BENCH_CHAIN_TRADES ?? 40_000);
 const LATENCY_BLOCKS = Number(process.env.BENCH_CHAIN_LATENCY_BLOCKS ?? 60);
@@ -50,30 +49,6 @@ const silent = pino({ level: 'silent' });
 const config = loadConfig({ LOG_LEVEL: 'silent' });
 const book = new ContractBook(config.chain.contracts);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function catalogOf(state: SimulatorState): ChainCatalog {
-  const catalog = new ChainCatalog();
-  catalog.add(
-    state.world.markets.map((m) => {
-      const event = state.world.events[m.eventIndex]!;
-      const result = normalizeGammaMarket(
-        {
-          conditionId: m.conditionId,
-          question: m.question,
-          outcomes: JSON.stringify(m.outcomes),
-          clobTokenIds: JSON.stringify(m.tokenIds),
-          negRisk: event.negRisk,
-          negRiskMarketID: event.negRiskMarketId ?? undefined,
-        },
-        'simulator',
-        0,
-      );
-      if (!result.ok) throw new Error(result.reason);
-      return result.value as MarketUpserted;
-    }),
-  );
-  return catalog;
-}
 
 async function fillCount(store: Awaited<ReturnType<typeof openChdbStore>>): Promise<number> {
   const [row] = await store.query<{ n: string }>("SELECT toString(count()) AS n FROM chain_ledger WHERE kind = 'fill'");
@@ -121,7 +96,7 @@ function recordedLogs(): { logs: ChainLog[]; times: Map<number, number>; catalog
     removed: false,
   }));
   const times = new Map(encoded.map((l) => [l.blockNumber, chain.secondOfBlock(l.blockNumber) * 1000]));
-  const catalog = catalogOf(state);
+  const catalog = simulatorChainCatalog(state);
   return { logs, times, catalog };
 }
 
@@ -224,7 +199,7 @@ async function latency(workDir: string) {
     publisher: new EventPublisher(log),
     health: new SourceHealth(),
     logger: silent,
-    catalog: catalogOf(sim.state),
+    catalog: simulatorChainCatalog(sim.state),
     gamma: new UpstreamClient({ name: 'gamma', baseUrl: sim.gammaUrl, budgetPer10s: 100, timeoutMs: 5_000 }),
   });
   if (!source) throw new Error('chain source did not start');

@@ -23,21 +23,19 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { openChdbStore } from '../services/analytics/clickhouse-store.js';
 import { migrate } from '../services/analytics/migrate.js';
-import { ChainCatalog } from '../services/chain/catalog.js';
 import { ContractBook } from '../services/chain/contract-book.js';
 import { literal, openFileReader } from '../services/chain/log-files.js';
 import { importLogFiles } from '../services/chain/log-import.js';
 import { NegRiskBook } from '../services/chain/neg-risk-book.js';
 import { loadConfig } from '../services/config.js';
 import { EventPublisher } from '../services/events/publisher.js';
-import type { MarketUpserted } from '../services/events/types.js';
 import { openFileEventLog } from '../services/eventlog/file-log.js';
-import { normalizeGammaMarket } from '../services/ingest/normalize-market.js';
 import type { ChainLog } from '../services/ports/chain-reader.js';
 import { allTopicSpecs } from '../services/read-models/registry.js';
 import { startSink } from '../services/sink/sink-service.js';
 import { SIM_GENESIS_BLOCK, SimulatedChain } from '../services/simulator/chain.js';
 import { SimulatorState } from '../services/simulator/state.js';
+import { simulatorChainCatalog } from '../test/support/simulator-catalog.js';
 import { writeCryoBlocks, writeCryoLogs } from '../test/support/log-files.js';
 
 const LOGS = Number(process.env.BENCH_HISTORY_LOGS ?? 1_000_000);
@@ -69,30 +67,6 @@ const HISTORY_ESTIMATE = {
   source:
     'Dune Analytics via crypto.news (2024-08): 5.29M Polymarket bets from launch to July 2024, 1.5M in July 2024; Dune via CoinDesk (2024-12): monthly volume ~7x July 2024 by November 2024, ~300k monthly active traders. Assumed 3M matches/month Aug 2024-Nov 2026 (~90M matches) x ~7 settlement logs per match (taker + maker OrderFilled, OrdersMatched, CTF transfers). Good to a factor of two.',
 };
-
-function catalogOf(state: SimulatorState): ChainCatalog {
-  const catalog = new ChainCatalog();
-  catalog.add(
-    state.world.markets.map((m) => {
-      const event = state.world.events[m.eventIndex]!;
-      const result = normalizeGammaMarket(
-        {
-          conditionId: m.conditionId,
-          question: m.question,
-          outcomes: JSON.stringify(m.outcomes),
-          clobTokenIds: JSON.stringify(m.tokenIds),
-          negRisk: event.negRisk,
-          negRiskMarketID: event.negRiskMarketId ?? undefined,
-        },
-        'simulator',
-        0,
-      );
-      if (!result.ok) throw new Error(result.reason);
-      return result.value as MarketUpserted;
-    }),
-  );
-  return catalog;
-}
 
 /** cryo files of LOGS rows: the simulated day's logs, copied onto later block ranges. */
 function writeCorpus(
@@ -191,7 +165,7 @@ async function main() {
       historicTrades: 40_000,
       tradesPerSecond: 0,
     });
-    const catalog = catalogOf(state);
+    const catalog = simulatorChainCatalog(state);
     const store = await openChdbStore({ path: path.join(workDir, 'chdb'), database: 'bench_history' });
     await migrate(store);
     const session = openFileReader(path.join(workDir, 'chdb'));

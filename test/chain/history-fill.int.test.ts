@@ -5,12 +5,12 @@
  * fill and follower over the same files) it reads no range twice; done, its events are those of a
  * follower that read everything from the history start, id for id.
  */
+import { simulatorChainCatalog } from '../support/simulator-catalog.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { HistoryFill, historyFiles, readHistoryProgress } from '../../services/backfill/history-fill.js';
-import { ChainCatalog } from '../../services/chain/catalog.js';
 import { ContractBook } from '../../services/chain/contract-book.js';
 import { ChainFollower } from '../../services/chain/follower.js';
 import { openRpcChainReader } from '../../services/chain/rpc-chain-reader.js';
@@ -18,7 +18,6 @@ import { loadConfig } from '../../services/config.js';
 import { EventPublisher } from '../../services/events/publisher.js';
 import type { ChainLedgerEvent } from '../../services/events/types.js';
 import { openFileEventLog } from '../../services/eventlog/file-log.js';
-import { normalizeGammaMarket } from '../../services/ingest/normalize-market.js';
 import type { ChainReader } from '../../services/ports/chain-reader.js';
 import type { EventLog } from '../../services/ports/event-log.js';
 import { chainLedger } from '../../services/read-models/chain-ledger/index.js';
@@ -50,30 +49,6 @@ async function dataDir(): Promise<{ dir: string; log: EventLog }> {
   await log.createTopics(allTopicSpecs());
   logs.push(log);
   return { dir, log };
-}
-
-function catalogOfSimulator(): ChainCatalog {
-  const catalog = new ChainCatalog();
-  catalog.add(
-    sim.state.world.markets.map((m) => {
-      const event = sim.state.world.events[m.eventIndex]!;
-      const result = normalizeGammaMarket(
-        {
-          conditionId: m.conditionId,
-          question: m.question,
-          outcomes: JSON.stringify(m.outcomes),
-          clobTokenIds: JSON.stringify(m.tokenIds),
-          negRisk: event.negRisk,
-          negRiskMarketID: event.negRiskMarketId ?? undefined,
-        },
-        'simulator',
-        Date.now(),
-      );
-      if (!result.ok) throw new Error(result.reason);
-      return result.value;
-    }),
-  );
-  return catalog;
 }
 
 /** The simulator's reader, recording every eth_getLogs range asked. */
@@ -108,7 +83,7 @@ test('newest chunk first, each joining the coverage; a restart reads no range tw
   });
   const book = new ContractBook(config.chain.contracts);
   expect(book.historyStartBlock()).toBe(historyStart);
-  const catalog = catalogOfSimulator();
+  const catalog = simulatorChainCatalog(sim.state, Date.now());
   const publisher = new EventPublisher(log);
   const files = historyFiles(dir);
 
