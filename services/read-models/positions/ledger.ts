@@ -425,6 +425,7 @@ class Batch {
         this.stats.skipped_covered_by_chain += 1;
         continue;
       }
+      this.noteInBatch(event, leg);
       const replaced = twins.filter((t) => t.asset_id === leg.assetId).map((t) => t.event_id);
       if (replaced.length > 0) {
         this.defer(key, leg, replaced);
@@ -439,6 +440,23 @@ class Batch {
       return this.applyBehind(event, legs, i, key);
     }
     return undefined;
+  }
+
+  /**
+   * A trade's two records can arrive in one batch (the history fill reading the hours the Data API's
+   * trades are in): prepare finds a twin only among stored rows, so each record applied here is noted
+   * for the other. A chain leg makes a later Data API leg skip; a Data API leg is replaced by a later
+   * chain leg (its rewind reads this batch's rows too).
+   */
+  private noteInBatch(event: LedgerEvent, leg: Leg): void {
+    if (event.kind === 'transfer' || event.kind === 'block_retracted') return;
+    if (event.origin === 'chain') this.chainTx.add(`${event.txHash}|${event.wallet}|${leg.assetId}`);
+    else if (event.origin === 'data_api') {
+      const twinKey = `${event.txHash}|${event.wallet}`;
+      const list = this.dataApiTwins.get(twinKey) ?? [];
+      list.push({ wallet: event.wallet, asset_id: leg.assetId, event_id: leg.meta.eventId });
+      this.dataApiTwins.set(twinKey, list);
+    }
   }
 
   /** A leg not newer than its key's last: skipped if already applied, else rewound after the batch; then the event's other legs. */
