@@ -313,7 +313,7 @@ const settings = {
     backfillMarkets: env(
       'TRADES_BACKFILL_MARKETS',
       int().min(0).default(100),
-      'Only the busiest N markets are backfilled per market; the global feed covers the rest.',
+      'Markets backfilled one by one (up to TRADES_BACKFILL_MAX_PER_MARKET trades each) while among the busiest N by 24 h volume, busiest first; the global feed covers the rest.',
     ),
     gammaBudgetPer10s: env(
       'GAMMA_BUDGET_PER_10S',

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { ChainCatalog } from '../chain/catalog.js';
 import { type ChainSource, startChainSource } from '../chain/chain-source.js';
 import { historyFiles } from '../backfill/history-fill.js';
+import { nextBackfillMarket } from './trade-backfill-order.js';
 import type { ChainStatus } from '../chain/follower.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -137,14 +138,10 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
   let backfill: Promise<void> | null = null;
   let stopped = false;
   const backfillBusiestMarkets = async () => {
-    const done = trades.backfilledMarkets;
-    const busiest = [...markets.markets]
-      .filter((m) => m.status === 'active' && !done.has(m.market_id))
-      .sort((a, b) => b.volume_24h_usdc - a.volume_24h_usdc)
-      .slice(0, Math.max(0, ingest.backfillMarkets - done.size));
-    for (const market of busiest) {
-      if (stopped) return;
-      await trades.backfillMarket(market.market_id);
+    for (;;) {
+      const next = stopped ? undefined : nextBackfillMarket(markets.markets, trades.backfilledMarkets, ingest.backfillMarkets);
+      if (!next) return;
+      await trades.backfillMarket(next.market_id);
     }
   };
 
