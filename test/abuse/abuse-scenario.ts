@@ -28,6 +28,9 @@ const FLOOD_CONCURRENCY = 32;
 const BUSTING_CONCURRENCY = 256;
 const CONTROL_INTERVAL_MS = 40;
 const PROBE_INTERVAL_MS = 250;
+/** Samples a measured phase gathers before the next begins (the report requires more than 20). */
+const MIN_PHASE_SAMPLES = 25;
+const PHASE_SAMPLE_WAIT_MS = 60_000;
 /** Each subscription's backlog in the demo: small, so the backlog flood reaches it within its phase. */
 const BACKLOG = 20;
 /** The lock-out burst: made-up keys from this many addresses (issue 59 H1 used 21), this many each. */
@@ -278,6 +281,19 @@ async function main(): Promise<Record<string, unknown>> {
       await new Promise((resolve) => setTimeout(resolve, PROBE_INTERVAL_MS));
     }
   })();
+  // A measured phase ends only once the control client, and the probe where it reads, has
+  // MIN_PHASE_SAMPLES of it (waiting at most PHASE_SAMPLE_WAIT_MS): an attack that a machine finishes
+  // in a few seconds otherwise leaves a dozen samples, whose p99 compares nothing (12 in one CI run).
+  const measured = new Set(['idle', ...PHASES]);
+  const enterPhase = async (next: string) => {
+    const deadline = Date.now() + PHASE_SAMPLE_WAIT_MS;
+    const count = (list: Sample[]) => list.filter((s) => s.phase === phase).length;
+    const short = () =>
+      (measured.has(phase) && count(samples) < MIN_PHASE_SAMPLES) || (probed.has(phase) && count(probeSamples) < MIN_PHASE_SAMPLES);
+    while (short() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    phase = next;
+    progress(next);
+  };
   const rss: Array<{ phase: string; bytes: number }> = [];
   const rssTimer = setInterval(() => rss.push({ phase, bytes: rssBytes(pid) }), 500);
   const attackStatuses = new Map<string, Map<number, number>>();
@@ -285,14 +301,12 @@ async function main(): Promise<Record<string, unknown>> {
 
   try {
     await new Promise((resolve) => setTimeout(resolve, 5_000));
-    phase = 'idle';
-    progress('idle');
+    await enterPhase('idle');
     await new Promise((resolve) => setTimeout(resolve, 12_000));
 
     if (selected.has('registrations')) {
       // 1. 10,000 registrations from eight addresses.
-      phase = 'registrations';
-      progress('registrations');
+      await enterPhase('registrations');
       const registrars = Array.from({ length: 8 }, (_, i) => new Client(base, `127.0.0.${2 + i}`, FLOOD_CONCURRENCY));
       attackStatuses.set(
         phase,
@@ -302,8 +316,7 @@ async function main(): Promise<Record<string, unknown>> {
     }
     if (selected.has('cache-busting')) {
       // 2. 100,000 cache-busting URLs from ten Tier 1 keys: spellings, orders, values and undeclared parameters.
-      phase = 'cache-busting';
-      progress('cache-busting');
+      await enterPhase('cache-busting');
       const bustingStarted = Date.now();
       // Free (Tier 1) keys: what a cache-busting attacker would hold. Their rate limits refuse most of the
       // flood cheaply, and the ten share one address's bucket (RATE_FREE_PER_IP_PER_SECOND).
@@ -341,8 +354,7 @@ async function main(): Promise<Record<string, unknown>> {
     }
     if (selected.has('slow-queries')) {
       // 3. 1,000 concurrent slow queries, three waves, from ten Tier 2 keys.
-      phase = 'slow-queries';
-      progress('slow-queries');
+      await enterPhase('slow-queries');
       const slowKeys = await Promise.all(Array.from({ length: 10 }, (_, i) => issue('2', `slow-${i}`)));
       const slowClient = new Client(base, '127.0.0.30', 1_000);
       const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString();
@@ -368,8 +380,7 @@ async function main(): Promise<Record<string, unknown>> {
     }
     if (selected.has('webhooks')) {
       // 4. 1,000 subscriptions (100 accounts x 10, the per-account limit) to a receiver that never answers.
-      phase = 'webhooks-setup';
-      progress('webhooks-setup');
+      await enterPhase('webhooks-setup');
       const hookClient = new Client(base, '127.0.0.40', 16);
       const hookStatuses = new Map<number, number>();
       const owners = await Promise.all(Array.from({ length: 100 }, (_, i) => issue('1', `hooked-${i}`)));
@@ -381,8 +392,7 @@ async function main(): Promise<Record<string, unknown>> {
         hookStatuses.set(result.status, (hookStatuses.get(result.status) ?? 0) + 1);
         return result;
       });
-      phase = 'webhooks';
-      progress('webhooks');
+      await enterPhase('webhooks');
       const deliveriesBefore = fast.at('/ok').length;
       await new Promise((resolve) => setTimeout(resolve, 40_000));
       attackStatuses.set('webhooks-setup', hookStatuses);
@@ -395,8 +405,7 @@ async function main(): Promise<Record<string, unknown>> {
     if (selected.has('lockout')) {
       // 5. Lock-out burst (issue 59 H1): made-up keys from many addresses at once, while keys never used
       // before (so no process has them cached) and web sign-ins must all be served.
-      phase = 'lockout';
-      progress('lockout');
+      await enterPhase('lockout');
       const freshKeys = await Promise.all(Array.from({ length: 40 }, (_, i) => issue('1', `fresh-${i}`)));
       const guessers = Array.from({ length: LOCKOUT_ADDRESSES }, (_, i) => new Client(base, `127.0.1.${1 + i}`, 8));
       // Each valid key comes from its own address, as separate users do: one address's free keys share
@@ -448,8 +457,7 @@ async function main(): Promise<Record<string, unknown>> {
       // 6. Subscription flood (issue 59 H2): Tier 2 accounts each follow the busiest wallets with as
       // many copy subscriptions as they may (and a few more, refused), each with a webhook for its copy
       // events to the hanging receiver; then 40 s of the leaders' fills fanned out.
-      phase = 'subscriptions-setup';
-      progress('subscriptions-setup');
+      await enterPhase('subscriptions-setup');
       const recent = JSON.parse((await controlClient.request('/v1/trades?limit=500', { key: controlKey })).body).data as Array<{
         wallet: string;
       }>;
@@ -483,16 +491,14 @@ async function main(): Promise<Record<string, unknown>> {
           }),
         ),
       );
-      phase = 'subscriptions';
-      progress('subscriptions');
+      await enterPhase('subscriptions');
       await new Promise((resolve) => setTimeout(resolve, 40_000));
       report.subscriptions = { leaders: leaders.length, accounts: FLOOD_ACCOUNTS, tries_per_account: COPY_TRIES_PER_ACCOUNT };
 
       if (selected.has('backlog')) {
         // 7. Backlog flood (issue 59 M2): test events on top of the copy events each follower's webhook
         // already holds; no subscription may hold more than its backlog, and what did not fit is counted.
-        phase = 'backlog';
-        progress('backlog');
+        await enterPhase('backlog');
         const backlogStarted = Date.now();
         const backlogStatuses = await flood(BACKLOG_TEST_EVENTS * 4, 16, (i) =>
           followerClient.request(`/v1/webhooks/${followerHooks[i % 4]!.id}/test`, { key: followerHooks[i % 4]!.key, method: 'POST' }),
@@ -531,8 +537,7 @@ async function main(): Promise<Record<string, unknown>> {
       // (1e309 is Infinity, 0x10 is 16), in query strings and JSON bodies. Each must be a 400, never a
       // 500 from a store or a value read as another number. Paced under each key's rate limit, so
       // every answer is the check's own.
-      phase = 'crafted-input';
-      progress('crafted-input');
+      await enterPhase('crafted-input');
       const phaseStarted = Date.now();
       const crafterKey = await issue('2', 'crafter');
       // Networks of their own: the registrations flood has used 127.0.0.0/24's hourly registrations.
@@ -635,8 +640,7 @@ async function main(): Promise<Record<string, unknown>> {
       // 9. Registration spread (issue 59, low): every address of one /24 registers as often as one
       // address may; counted per address only, 50 of them used up the service-wide hourly cap for
       // everyone. The network gets a few clients' worth, and an address of another network can still register.
-      phase = 'registration-spread';
-      progress('registration-spread');
+      await enterPhase('registration-spread');
       const phaseStarted = Date.now();
       const spreaders = Array.from({ length: SPREAD_ADDRESSES }, (_, i) => new Client(base, `127.0.2.${1 + i}`, 2));
       const spreadStatuses = await flood(SPREAD_ADDRESSES * SPREAD_TRIES_PER_ADDRESS, 16, (i) =>
@@ -659,8 +663,7 @@ async function main(): Promise<Record<string, unknown>> {
       // more than the best ask holds. Every order met the same depth before; now what one order took
       // from a book is gone for the agent's next, so per book and price the agent's fills never add up
       // to more than the book offered.
-      phase = 'paper-liquidity';
-      progress('paper-liquidity');
+      await enterPhase('paper-liquidity');
       const phaseStarted = Date.now();
       const paperClient = new Client(base, '127.0.5.62', PAPER_ORDERS);
       const registered = await paperClient.request('/v1/agents/register', { body: { name: 'liquidity-taker' } });
@@ -753,6 +756,7 @@ async function main(): Promise<Record<string, unknown>> {
         first_refusal: orders.find((o) => o.status !== 201)?.body.slice(0, 300) ?? null,
       };
     }
+    await enterPhase('done');
   } finally {
     controlRunning = false;
     await controlLoop;
