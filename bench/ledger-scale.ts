@@ -341,7 +341,13 @@ export async function ledgerThroughput(store: AnalyticsStore, from: number, coun
     transfers += events.filter((e) => e.kind === 'transfer').length;
     conversions += events.filter((e) => e.kind === 'conversion').length;
     const started = performance.now();
-    for (let i = 0; i < events.length; i += 5_000) await ledger.apply(events.slice(i, i + 5_000));
+    // With a token per batch, as the service's consumer applies them (the batch is journalled first,
+    // docs/POSITIONS.md); BENCH_LEDGER_TOKENS=0 measures without, for the journal's cost.
+    for (let i = 0; i < events.length; i += 5_000)
+      await ledger.apply(
+        events.slice(i, i + 5_000),
+        process.env.BENCH_LEDGER_TOKENS === '0' ? undefined : `bench-${rows[0]?.event_id ?? from}-${i}`,
+      );
     applied += performance.now() - started;
   }
   // The copy only served as the baseline: at 10M fills it would double the disk the bench needs.

@@ -108,10 +108,9 @@ test('fills the history in the background by default, resumes after kill -9 with
         String(historyStart),
       ]),
     ),
-    // No Data API: what is compared is what the chain source read. (With it, a Data API trade that
-    // reaches the position ledger in the same batch as its chain twin can stand beside it: a ledger
-    // race this fill makes likelier, seen here once; docs/CHAIN.md "History fill".)
-    POLYMARKET_DATA_URL: 'http://127.0.0.1:9',
+    // The Data API on: its trades reach the filled service's ledger before the fill reads their blocks,
+    // and each must give way to its chain twin (a twin in the same batch, and a kill between the
+    // ledger's part and its views', each left both standing: docs/POSITIONS.md).
     CHAIN_CONFIRMATIONS: '1',
     CHAIN_LOG_RANGE_BLOCKS: '500',
     CHAIN_LOG_RANGE_MAX_BLOCKS: '500',
@@ -226,5 +225,8 @@ test('fills the history in the background by default, resumes after kill -9 with
   const [filledRows, referenceRows] = [await queryChdb(filled, LIVE_ROWS), await queryChdb(reference, LIVE_ROWS)];
   expect(referenceRows.filter((r) => r.origin === 'chain').length).toBeGreaterThan(1000);
   expect(comparable(filledRows)).toEqual(comparable(referenceRows));
+  // The Data API's trades did reach the filled ledger first (and were replaced).
+  const replaced = await queryChdb(filled, "SELECT count() AS n FROM position_ledger WHERE origin = 'data_api' AND sign = -1");
+  expect(Number(replaced[0].n)).toBeGreaterThan(0);
   for (const view of VIEWS) expect(await queryChdb(filled, view)).toEqual(await queryChdb(reference, view));
 }, 600_000);

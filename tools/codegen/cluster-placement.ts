@@ -85,6 +85,7 @@ export const PLACEMENT: Readonly<Record<string, Placement>> = {
   trader_category_stats: byWallet,
   // Key-value copies (EmbeddedRocksDB), per server.
   position_head: broadcast,
+  ledger_journal: broadcast,
   market_marks: broadcast,
   market_marks_progress: broadcast,
   wallet_snapshots: broadcast,

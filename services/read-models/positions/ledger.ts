@@ -27,6 +27,8 @@ import { KeyFilter } from './key-filter.js';
 const LEDGER_TABLE = 'position_ledger';
 /** Which wallets and markets the ledger changed when (migrations/0042, written by the ledger since 0067). */
 const TOUCHES_TABLE = 'trader_touches';
+/** The last batch's rows, inserted again when a ledger starts (migrations/0079). */
+const JOURNAL_TABLE = 'ledger_journal';
 
 /** A row of position_ledger (columns in migrations/0041_position_ledger.sql). */
 export interface LedgerRow {
@@ -118,6 +120,9 @@ export interface LedgerStats {
   relinked_rewinds: number;
   /** Re-pricings not made: past the depth or the per-batch count of cross-key rewinds (those legs keep their price). */
   relinks_beyond_bound: number;
+  /** The last batch of a previous run inserted again at start (each view that lacked it gets it), and failures to. */
+  journal_replays: number;
+  journal_replay_failures: number;
 }
 
 /** How far a re-pricing follows transfers and conversions from key to key, and how many rewinds it makes per batch. */
@@ -153,6 +158,8 @@ export class PositionLedger {
     transfers_uncovered: 0,
     relinked_rewinds: 0,
     relinks_beyond_bound: 0,
+    journal_replays: 0,
+    journal_replay_failures: 0,
   };
   /** (wallet, market) touches not written yet: a failed write's, kept for the next batch. */
   private readonly untouched = new Map<string, { wallet: string; market_id: string }>();
@@ -170,6 +177,9 @@ export class PositionLedger {
   /** Keys that may have a stored state: the others need no lookup (key-filter.ts). */
   readonly keys: KeyFilter;
   private dataApiRows: boolean | null = null;
+  private replayed: Promise<void> | null = null;
+  /** Whether ledger_journal may hold a batch (read at the replay, then known from the writes). */
+  private journalHolds = false;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -190,6 +200,8 @@ export class PositionLedger {
 
   private async applyNow(events: LedgerEvent[], dedupToken?: string): Promise<number> {
     if (events.length === 0) return 0;
+    this.replayed ??= this.replayJournal();
+    await this.replayed;
     const batch = new Batch(this.store, this.cache, this.rowCache, this.keys, this.stats);
     try {
       void this.keys.refresh();
@@ -203,8 +215,17 @@ export class PositionLedger {
       // Before the insert: if it fails halfway, the keys it may have stored are in the filter already.
       // Every row's key has a state in the batch (append and rewind set it), each added once.
       for (const key of batch.states.keys()) this.keys.add(key);
-      if (rows.length > 0)
+      if (rows.length > 0) {
+        // Journalled first: a process killed between the ledger's part and its views' leaves the
+        // journal to complete them at the next start (replayJournal).
+        // A batch without a token (tests, benches) empties it: replayed, its rows would count twice.
+        if (dedupToken || this.journalHolds)
+          await this.store.insert(JOURNAL_TABLE, [
+            dedupToken ? { slot: 0, token: `${dedupToken}-ledger`, rows: JSON.stringify(rows) } : { slot: 0, token: '', rows: '' },
+          ]);
+        this.journalHolds = dedupToken !== undefined;
         await this.store.insert(LEDGER_TABLE, rows, { fanOut: true, ...(dedupToken ? { dedupToken: `${dedupToken}-ledger` } : {}) });
+      }
       await this.touch(rows);
       if (rows.some((r) => r.origin === 'data_api')) this.dataApiRows = true;
       for (const [key, state] of batch.states) this.cache.set(key, state);
@@ -237,6 +258,30 @@ export class PositionLedger {
       this.untouched.clear();
     } catch {
       this.stats.touch_failures += 1;
+    }
+  }
+
+  /**
+   * Inserts the last journalled batch again, with its token, before the first batch of this run. If
+   * the process that wrote it died between the ledger's part and its views', the views that lack it
+   * get it (deduplicate_blocks_in_dependent_materialized_views); the tables that have it drop it (each
+   * has a deduplication window, migrations/0079). The batch's redelivery then finds its changes
+   * applied. A batch that was never inserted is inserted: its redelivery finds them applied too.
+   */
+  private async replayJournal(): Promise<void> {
+    try {
+      const [last] = await this.store.query<{ token: string; rows: string }>(`SELECT token, rows FROM ${JOURNAL_TABLE} WHERE slot = 0`);
+      if (!last || last.token === '') return;
+      this.journalHolds = true;
+      const rows = JSON.parse(last.rows) as LedgerRow[];
+      // The filter must hold every stored key before the insert, as for any batch.
+      for (const r of rows) this.keys.add(keyOf(r.wallet, r.asset_id));
+      await this.store.insert(LEDGER_TABLE, rows, { fanOut: true, dedupToken: last.token });
+      await this.touch(rows);
+      this.stats.journal_replays += 1;
+    } catch {
+      // Counted (tapeline_ledger_* metrics), never a stall: the ledger goes on as before the journal.
+      this.stats.journal_replay_failures += 1;
     }
   }
 
