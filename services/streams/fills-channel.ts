@@ -1,7 +1,8 @@
 /**
  * `fills`: the chain's fills, both sides of every match (taker and maker), from the chain ledger
  * stream, as the same `Trade` object /v1/trades serves for that chain record (origin `chain`,
- * services/read-models/trades/present.ts). Filters market, wallet, side, role, min_size. Tier 2, as
+ * services/read-models/trades/present.ts), legacy AMM trades included (role `amm`). Filters market,
+ * wallet, side, role (`taker` includes the AMM's, as /trades does), min_size. Tier 2, as
  * the REST tape. A reorg's retraction of a block is a `fill_retracted` message, and each fill message
  * names its block's hash, so a client drops exactly the fills the reorg voided.
  *
@@ -65,7 +66,8 @@ export const fillsChannel: Channel<FillFilters> = {
     if (filters.market !== undefined && e.market_id !== filters.market) return null;
     if (filters.wallet !== undefined && e.wallet !== filters.wallet) return null;
     if (filters.side !== undefined && fill.side !== filters.side) return null;
-    if (filters.role !== undefined && fill.role !== filters.role) return null;
+    // A legacy AMM trade is a taker record (one per trade, the pool its only counterparty), as in /trades.
+    if (filters.role !== undefined && (fill.role === 'amm' ? 'taker' : fill.role) !== filters.role) return null;
     if (filters.minSizeMicro !== undefined && BigInt(fill.usdc_micro) < filters.minSizeMicro) return null;
     return { type: 'fill', block_hash: e.block_hash, data: presentTrade(tradeRowOfChainFill({ ...e, fill })) };
   },

@@ -1081,7 +1081,7 @@ export type StreamFillFilters = {
   wallet?: string;
   /** The fill owner's side. */
   side?: "buy" | "sell";
-  /** Only maker fills (resting orders) or taker fills (one per match). */
+  /** Only maker fills (resting orders) or taker records (one per trade: a match's taker fill, or a legacy AMM trade, role `amm`), as /trades counts them. */
   role?: "maker" | "taker";
   /** Minimum size_usdc (inclusive), compared in micro-USDC. */
   min_size?: number;
@@ -1157,7 +1157,7 @@ export type StreamFillMessage = {
   cursor: StreamCursor;
   /** The hash of the fill's block: a `fill_retracted` message with this hash voids the fill. */
   block_hash: string;
-  /** The fill, the same object (fields and number conventions) as /trades serves for this chain record (origin `chain`, role maker or taker). */
+  /** The fill, the same object (fields and number conventions) as /trades serves for this chain record (origin `chain`, role maker, taker or amm). */
   data: Trade;
 };
 
@@ -6204,7 +6204,7 @@ export const STREAMS: { readonly [id: string]: StreamSpec } = {
         "name": "role",
         "in": "query",
         "required": false,
-        "description": "Only the maker or the taker fills (fills).",
+        "description": "Only the maker fills, or the taker records, legacy AMM trades (role `amm`) included as in /trades (fills).",
         "schema": {
           "type": "string",
           "enum": [

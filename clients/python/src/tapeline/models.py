@@ -880,7 +880,7 @@ class StreamFillFilters(Model):
     market: Optional[str] = Field(None, description="Only this market: condition id (0x + 64 hex, any case) or slug.")
     wallet: Optional[str] = Field(None, description="Only this wallet's fills (any case): the fill's owner.")
     side: Optional[Literal["buy", "sell"]] = Field(None, description="The fill owner's side.")
-    role: Optional[Literal["maker", "taker"]] = Field(None, description="Only maker fills (resting orders) or taker fills (one per match).")
+    role: Optional[Literal["maker", "taker"]] = Field(None, description="Only maker fills (resting orders) or taker records (one per trade: a match's taker fill, or a legacy AMM trade, role `amm`), as /trades counts them.")
     min_size: Optional[Decimal] = Field(None, description="Minimum size_usdc (inclusive), compared in micro-USDC.")
 
 
@@ -937,7 +937,7 @@ class StreamFillMessage(Model):
     channel: Literal["fills"]
     cursor: StreamCursor = Field(description="The position right after this fill.")
     block_hash: str = Field(description="The hash of the fill's block: a `fill_retracted` message with this hash voids the fill.")
-    data: Trade = Field(description="The fill, the same object (fields and number conventions) as /trades serves for this chain record (origin `chain`, role maker or taker).")
+    data: Trade = Field(description="The fill, the same object (fields and number conventions) as /trades serves for this chain record (origin `chain`, role maker, taker or amm).")
 
 
 class StreamFillRetractedMessage(Model):
