@@ -57,7 +57,15 @@ test('every read endpoint answers in the documented shape over ingested data', a
   await waitFor(async () => (await get('/health')).body.data?.counts.trades >= 2000, 60_000, 'trades ingested');
   const [top] = (await get('/markets?sort=volume&limit=1')).body.data;
   const wallet = (await get('/trades?limit=1')).body.data[0].wallet;
-  await waitFor(async () => (await get(`/markets/${top.id}/orderbook`)).status === 200, 30_000, 'an order book');
+  // Both sides of the YES book: the first snapshot of a market can be its NO token's alone (once, on a loaded machine).
+  await waitFor(
+    async () => {
+      const { status, body } = await get(`/markets/${top.id}/orderbook`);
+      return status === 200 && body.data.yes?.best_bid != null && body.data.yes?.best_ask != null;
+    },
+    30_000,
+    "the YES token's order book",
+  );
   await waitFor(async () => (await get('/leaderboard?limit=5')).body.data?.length > 0, 30_000, 'trader stats');
   await waitFor(async () => (await get('/events?status=all')).body.data?.length > 0, 30_000, 'events');
 
