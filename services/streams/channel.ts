@@ -5,6 +5,8 @@
 import type { Access } from '../access/tiers.js';
 import type { Stream } from '../events/stream.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
+import type { EventLog } from '../ports/event-log.js';
+import type { Positions } from './cursor.js';
 
 export interface Channel<F = unknown> {
   name: string;
@@ -23,6 +25,25 @@ export interface Channel<F = unknown> {
   partitionKey(filters: F): string | undefined;
   /** The message an event of `stream` makes, or null when the filters drop it. */
   select(stream: Stream, event: unknown, filters: F): ChannelMessage | null;
+  /**
+   * Optional: the messages a subscription without a cursor gets before its live ones (a state to
+   * apply the live messages to), where its read of the log starts instead of the log's end, and the
+   * filters `select` then gets, so nothing between the two is lost or sent twice.
+   */
+  initial?(filters: F, context: InitialContext): Promise<InitialMessages<F>>;
+}
+
+export interface InitialContext {
+  store: AnalyticsStore;
+  log: EventLog;
+  /** The log's ends for every topic of the channel when the subscription opened (the default start). */
+  ends: Positions;
+}
+
+export interface InitialMessages<F> {
+  messages: ChannelMessage[];
+  positions: Positions;
+  filters: F;
 }
 
 /**

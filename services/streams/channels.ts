@@ -4,6 +4,7 @@
  * filters drop it). Adding a channel is one entry here and its schemas in api/openapi.yaml.
  */
 import type { StreamSubscribed } from '../http/types.generated.js';
+import { bookChannel } from './book-channel.js';
 import type { Channel } from './channel.js';
 import { fillsChannel } from './fills-channel.js';
 import { lifecycleChannel } from './lifecycle-channel.js';
@@ -15,6 +16,7 @@ export const CHANNELS: Record<string, Channel> = {
   fills: fillsChannel as Channel,
   lifecycle: lifecycleChannel as Channel,
   prices: pricesChannel as Channel,
+  book: bookChannel as Channel,
 };
 
 /** The channel names of the API document (StreamSubscribed.channel). */

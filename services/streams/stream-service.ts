@@ -10,7 +10,7 @@ import type { Logger } from '../logger.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import type { EventLog, PartitionOffsets } from '../ports/event-log.js';
 import { partitionForKey } from '../eventlog/partitioner.js';
-import type { Channel } from './channel.js';
+import type { Channel, ChannelMessage } from './channel.js';
 import { decodeCursor, type Positions } from './cursor.js';
 import { KeyLimits } from './key-limits.js';
 import { LogEnds } from './log-ends.js';
@@ -69,7 +69,8 @@ export class StreamService {
   }
 
   /**
-   * Starts a subscription at the cursor (or the log's end). Throws ApiError: 400 naming the cursor
+   * Starts a subscription at the cursor (or the log's end, or where the channel's initial messages
+   * say). Throws ApiError: 400 naming the cursor
    * parameter, 410 reason cursor_expired, 429 reason account_limit.
    */
   async open(request: OpenSubscription): Promise<Subscription> {
@@ -92,11 +93,20 @@ export class StreamService {
           .filter((partition) => only === undefined || partition === only)
           .map((partition) => ({ stream, partition }));
       });
-      const positions = request.cursor === undefined ? endsOf(held) : this.checkedCursor(request, held, partitions);
+      let positions = request.cursor === undefined ? endsOf(held) : this.checkedCursor(request, held, partitions);
+      let filters = request.filters;
+      let initial: ChannelMessage[] = [];
+      // A resumed subscription already holds what the initial messages would give; it replays only.
+      if (request.cursor === undefined && channel.initial) {
+        const start = await channel.initial(filters, { store: this.store, log: this.log, ends: positions });
+        ({ positions, filters } = start);
+        initial = start.messages;
+      }
       const subscription = new Subscription({
         id: request.id,
         channel,
-        filters: request.filters,
+        filters,
+        initial,
         positions,
         partitions,
         log: this.log,

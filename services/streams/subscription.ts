@@ -42,6 +42,8 @@ export interface SubscriptionOptions {
   id: string;
   channel: Channel;
   filters: unknown;
+  /** Sent first, with the cursor of the start positions (Channel.initial). */
+  initial?: ChannelMessage[];
   positions: Positions;
   /** The (stream, partition) pairs to read. */
   partitions: Array<{ stream: Stream; partition: number }>;
@@ -106,6 +108,10 @@ export class Subscription {
 
   private async run(): Promise<void> {
     const { settings, sink } = this.options;
+    for (const message of this.options.initial ?? []) {
+      if (this.stopped) return;
+      this.send(message);
+    }
     while (!this.stopped) {
       if (sink.bufferedBytes() > settings.bufferBytes) {
         if (await this.drained()) continue;
@@ -135,7 +141,7 @@ export class Subscription {
 
   /** Reads and sends one run of a partition; the number of records read, or 'ended'. */
   private async read(topic: string, partition: number): Promise<number | 'ended'> {
-    const { log, positions, settings, channel, filters, sink, counters } = this.options;
+    const { log, positions, settings, channel, filters, counters } = this.options;
     const offsets = positions.get(topic)!;
     const stream = this.options.partitions.find((p) => p.stream.topic === topic)!.stream;
     let messages: Awaited<ReturnType<EventLog['read']>> = [];
@@ -174,13 +180,16 @@ export class Subscription {
         counters.undecodable++;
         continue;
       }
-      if (selected === null) continue;
-      const { type, data, ...own } = selected;
-      sink.send({ type, subscription: this.options.id, channel: channel.name, cursor: this.cursor, ...own, data } as StreamServerMessage);
-      counters.messages++;
-      this.lastSentAt = Date.now();
+      if (selected !== null) this.send(selected);
     }
     return messages.length;
+  }
+
+  private send({ type, data, ...own }: ChannelMessage): void {
+    const { channel, sink, counters } = this.options;
+    sink.send({ type, subscription: this.options.id, channel: channel.name, cursor: this.cursor, ...own, data } as StreamServerMessage);
+    counters.messages++;
+    this.lastSentAt = Date.now();
   }
 
   private heartbeat(): void {

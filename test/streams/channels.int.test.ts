@@ -543,8 +543,8 @@ test('GET /pricing/access lists each stream channel with the tier the channel it
       for (const listed of endpoint.channels) expect(listed.requires).toBe(channelNamed(listed.channel)!.access);
     }
     // What the listing says is what subscribing meets: per channel, the SSE status and the WebSocket refusal.
-    // The prices channel needs its market.
-    const required = (channel: string): Record<string, string> => (channel === 'prices' ? { market: PRICE_A } : {});
+    // The prices and book channels need their market.
+    const required = (channel: string): Record<string, string> => (['prices', 'book'].includes(channel) ? { market: PRICE_A } : {});
     for (const listed of streams[0].channels) {
       const sse = await openSse(
         `channel=${listed.channel}${Object.entries(required(listed.channel))

@@ -564,7 +564,7 @@ export type EndpointAccess = {
 };
 
 export type ChannelAccess = {
-  channel: "trades" | "fills" | "lifecycle" | "prices";
+  channel: "trades" | "fills" | "lifecycle" | "prices" | "book";
   requires: "any" | "tier1" | "tier2" | "tier3" | "sandbox";
   allowed: boolean;
   status_if_called: 200 | 402 | 403;
@@ -1103,6 +1103,14 @@ export type StreamPriceFilters = {
   kind?: Array<"last_trade" | "midpoint" | "best_bid_ask" | "history">;
 };
 
+/** Filters of the `book` channel (combined with AND); `market` is required. */
+export type StreamBookFilters = {
+  /** The market: condition id (0x + 64 hex, any case) or slug. */
+  market: string;
+  /** Only this outcome token: one of the market's outcome_token_ids. */
+  asset_id?: string;
+};
+
 /** A frame a WebSocket client sends. */
 export type StreamClientMessage = {
   /** Authenticates a socket opened without a bearer header (first message). */
@@ -1112,11 +1120,11 @@ export type StreamClientMessage = {
 } | {
   type: "subscribe";
   /** The channel to receive. */
-  channel: "trades" | "fills" | "lifecycle" | "prices";
+  channel: "trades" | "fills" | "lifecycle" | "prices" | "book";
   /** Your id for it (echoed on each message); default s1, s2, ... */
   subscription?: string;
-  /** The channel's filters: StreamTradeFilters (trades), StreamFillFilters (fills), StreamLifecycleFilters (lifecycle), StreamPriceFilters (prices). */
-  filters?: StreamTradeFilters | StreamFillFilters | StreamLifecycleFilters | StreamPriceFilters;
+  /** The channel's filters: StreamTradeFilters (trades), StreamFillFilters (fills), StreamLifecycleFilters (lifecycle), StreamPriceFilters (prices), StreamBookFilters (book). */
+  filters?: StreamTradeFilters | StreamFillFilters | StreamLifecycleFilters | StreamPriceFilters | StreamBookFilters;
   cursor?: StreamCursor;
 } | {
   type: "unsubscribe";
@@ -1125,13 +1133,13 @@ export type StreamClientMessage = {
 };
 
 /** A message the server sends (an SSE event's data, or a WebSocket frame). */
-export type StreamServerMessage = StreamSubscribed | StreamTradeMessage | StreamFillMessage | StreamFillRetractedMessage | StreamLifecycleMessage | StreamPriceMessage | StreamHeartbeat | StreamError;
+export type StreamServerMessage = StreamSubscribed | StreamTradeMessage | StreamFillMessage | StreamFillRetractedMessage | StreamLifecycleMessage | StreamPriceMessage | StreamBookSnapshotMessage | StreamBookDeltaMessage | StreamHeartbeat | StreamError;
 
 export type StreamSubscribed = {
   type: "subscribed";
   /** The subscription's id. */
   subscription: string;
-  channel: "trades" | "fills" | "lifecycle" | "prices";
+  channel: "trades" | "fills" | "lifecycle" | "prices" | "book";
   /** Where the subscription starts (the given cursor, or the log's end). */
   cursor: StreamCursor;
 };
@@ -1202,6 +1210,70 @@ export type StreamPriceMessage = {
   cursor: StreamCursor;
   /** The tick, the same object (fields and number conventions) as a /markets/{id}/price/ticks item. */
   data: PriceTick;
+};
+
+export type StreamBookSnapshotMessage = {
+  /** A whole book of one token (`book` channel): replace your book of data.asset_id with it. */
+  type: "book_snapshot";
+  /** The subscription's id. */
+  subscription: string;
+  channel: "book";
+  /** The position right after this book; for the stored books sent on subscribe (and the stored changes after them), the position the live read starts at. */
+  cursor: StreamCursor;
+  data: StreamBook;
+};
+
+export type StreamBookDeltaMessage = {
+  /** One level change of one token's book (`book` channel). */
+  type: "book_delta";
+  /** The subscription's id. */
+  subscription: string;
+  channel: "book";
+  /** The position right after this change (for a stored change sent on subscribe, the live read's start). */
+  cursor: StreamCursor;
+  data: StreamBookDelta;
+};
+
+/** A full order book of one outcome token as upstream sent it (every level, not only the top 20 of /markets/{id}/orderbook; for a book of at most 20 levels a side, the same levels as that route's outcome). Sizes in outcome shares; levels best first, empty levels dropped. */
+export type StreamBook = {
+  /** The book's event id (token + hash): the same book sent again has the same id. */
+  id: string;
+  /** Condition id. */
+  market_id: string;
+  /** The outcome token. */
+  asset_id: string;
+  /** Upstream's hash of this book. It cannot be recomputed from the levels (it covers fields upstream does not send); it names the book's version (a `clob-ws-replay` book carries the hash of the last change it holds). */
+  hash: string;
+  /** Upstream's time of the book. */
+  timestamp: string;
+  /** clob-rest (REST snapshot), clob-ws (websocket book message), clob-ws-replay (rebuilt from level changes). */
+  origin: "clob-rest" | "clob-ws" | "clob-ws-replay";
+  /** Highest price first. */
+  bids: Array<BookLevel>;
+  /** Lowest price first. */
+  asks: Array<BookLevel>;
+};
+
+/** One level change as upstream sent it: the level's new resting size (0 removes it), so applying it is replacement. Upstream sends no sequence number. A token's changes are in log order; per token the channel drops a change at or before the last book it sent and a book older than the last change it sent (books and changes are two topics read in turn), so applying what arrives only moves a book forward. What a client can check: after applying every change of one `timestamp`, its best bid and ask equal this change's `best_bid` and `best_ask` (when upstream sent them); a mismatch means a change was lost: take the next book_snapshot, or subscribe again without a cursor. */
+export type StreamBookDelta = {
+  /** The change's event id (the same change sent again has the same id). */
+  id: string;
+  /** Condition id. */
+  market_id: string;
+  /** The outcome token. */
+  asset_id: string;
+  /** Upstream's hash of the token's book after this change (null when upstream sent none): a later book_snapshot with the same hash is the book these changes lead to, so a client can compare its rebuilt levels with it. */
+  hash: string | null;
+  /** Upstream's time of the change. */
+  timestamp: string;
+  side: "bid" | "ask";
+  price: Price;
+  /** The level's new resting size in shares; 0: the level is gone. */
+  size_shares: number;
+  /** Upstream's best bid after the change. */
+  best_bid: NullablePrice;
+  /** Upstream's best ask after the change. */
+  best_ask: NullablePrice;
 };
 
 /** A market's lifecycle transition, with the transition and settlement as the market detail's `lifecycle` block (GET /markets/{id}) serves them. */
@@ -6132,14 +6204,15 @@ export const STREAMS: { readonly [id: string]: StreamSpec } = {
         "name": "channel",
         "in": "query",
         "required": true,
-        "description": "The channel: `trades` (taker fills from the trades stream, the `data_api` records of `/trades`), `fills` (the chain's fills of both sides, the `chain` records of `/trades`), `lifecycle` (market closes, resolutions and every other lifecycle transition), `prices` (one market's price ticks: last trades, midpoints, best bid/ask, as `/markets/{id}/price/ticks`; `market` required). Its filters are the other parameters; one the channel does not have is a 400 naming it.",
+        "description": "The channel: `trades` (taker fills from the trades stream, the `data_api` records of `/trades`), `fills` (the chain's fills of both sides, the `chain` records of `/trades`), `lifecycle` (market closes, resolutions and every other lifecycle transition), `prices` (one market's price ticks: last trades, midpoints, best bid/ask, as `/markets/{id}/price/ticks`; `market` required), `book` (one market's order books: each token's latest stored book, then its level changes and new books, as `/markets/{id}/orderbook`; `market` required). Its filters are the other parameters; one the channel does not have is a 400 naming it.",
         "schema": {
           "type": "string",
           "enum": [
             "trades",
             "fills",
             "lifecycle",
-            "prices"
+            "prices",
+            "book"
           ]
         }
       },
@@ -6147,7 +6220,7 @@ export const STREAMS: { readonly [id: string]: StreamSpec } = {
         "name": "market",
         "in": "query",
         "required": false,
-        "description": "Only this market (all channels; required for prices), by condition id (0x + 64 hex, any case) or slug (`404 NOT_FOUND` naming `market` for an unknown slug; for prices also an unknown condition id).",
+        "description": "Only this market (all channels; required for prices and book), by condition id (0x + 64 hex, any case) or slug (`404 NOT_FOUND` naming `market` for an unknown slug; for prices and book also an unknown condition id).",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -6263,6 +6336,20 @@ export const STREAMS: { readonly [id: string]: StreamSpec } = {
         },
         "channels": [
           "prices"
+        ]
+      },
+      {
+        "name": "asset_id",
+        "in": "query",
+        "required": false,
+        "description": "Only this outcome token of the market (book): one of its `outcome_token_ids`, else a 400 naming `asset_id`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 100
+        },
+        "channels": [
+          "book"
         ]
       },
       {

@@ -15,6 +15,7 @@
  * TapelineStreamError; 429 and 5xx answers are retried like a dropped connection.
  */
 import type {
+  StreamBookFilters,
   StreamError,
   StreamFillFilters,
   StreamHeartbeat,
@@ -34,6 +35,7 @@ interface FiltersByChannel {
   fills: StreamFillFilters;
   lifecycle: StreamLifecycleFilters;
   prices: StreamPriceFilters;
+  book: StreamBookFilters;
 }
 /** A channel's filters; a channel added to the document without an entry above fails to compile here. */
 export type StreamFilters<C extends StreamChannel> = FiltersByChannel[C];

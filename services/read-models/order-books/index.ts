@@ -4,7 +4,7 @@ import { defineReadModel, migrationsBeside, project } from '../read-model.js';
 import { orderBookRoutes } from './routes.js';
 import { bookDeltaRow, bookSnapshotRow } from './rows.js';
 
-const bookSnapshots = defineStream({
+export const bookSnapshots = defineStream({
   name: 'bookSnapshots',
   topic: 'tapeline.book-snapshots.v1',
   partitions: 8,
@@ -13,7 +13,7 @@ const bookSnapshots = defineStream({
   time: (book) => book.timestamp_ms,
 });
 
-const bookDeltas = defineStream({
+export const bookDeltas = defineStream({
   name: 'bookDeltas',
   topic: 'tapeline.book-deltas.v1',
   partitions: 8,

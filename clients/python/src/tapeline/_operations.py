@@ -138,7 +138,7 @@ OPERATIONS: dict[str, OperationSpec] = {
 }
 
 #: The channels of GET /stream/sse.
-StreamChannel = Literal["trades", "fills", "lifecycle", "prices"]
+StreamChannel = Literal["trades", "fills", "lifecycle", "prices", "book"]
 
 #: The filters each channel takes (any other is a 400 naming it).
 STREAM_FILTERS: dict[str, tuple[str, ...]] = {
@@ -146,6 +146,7 @@ STREAM_FILTERS: dict[str, tuple[str, ...]] = {
     "fills": ("market", "wallet", "side", "min_size", "role"),
     "lifecycle": ("market", "event"),
     "prices": ("market", "kind"),
+    "book": ("market", "asset_id"),
 }
 
 

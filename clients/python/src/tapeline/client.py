@@ -191,6 +191,7 @@ class Tapeline(_Core, SyncOperations):
         role: Optional[Literal["maker", "taker"]] = None,
         event: Optional[list[str]] = None,
         kind: Optional[list[str]] = None,
+        asset_id: Optional[str] = None,
         cursor: Optional[str] = None,
         idle_timeout: float = 45.0,
         max_attempts: int = 10,
@@ -202,13 +203,14 @@ class Tapeline(_Core, SyncOperations):
         Filters as the channel declares them (``STREAM_FILTERS``; another is refused with ``StreamError`` bad_request):
         ``market`` id or slug (every channel); ``wallet``, ``side``, ``min_size`` in USDC (trades, fills); ``role``
         (fills); ``event``, transition kinds such as ``["closed", "resolved"]`` (lifecycle); ``kind``, tick kinds such as
-        ``["last_trade", "midpoint"]`` (prices, which needs ``market``);
+        ``["last_trade", "midpoint"]`` (prices, which needs ``market``); ``asset_id``, one outcome token of the market
+        (book, which needs ``market``);
         ``cursor`` starts right after that message (none: live from now). ``idle_timeout``: seconds of silence (not even
         a heartbeat) that count as a dead connection; ``max_attempts`` failed connections in a row end it with
         ``APIConnectionError``; backoff from ``base_delay`` doubling to ``max_delay``, full jitter. See stream.py.
         """
         args = stream_args(
-            self, channel, {"market": market, "wallet": wallet, "side": side, "min_size": min_size, "role": role, "event": event, "kind": kind}, cursor, idle_timeout, max_attempts, base_delay, max_delay
+            self, channel, {"market": market, "wallet": wallet, "side": side, "min_size": min_size, "role": role, "event": event, "kind": kind, "asset_id": asset_id}, cursor, idle_timeout, max_attempts, base_delay, max_delay
         )
         return Stream(self._http, self._sleep, *args)
 
@@ -285,6 +287,7 @@ class AsyncTapeline(_Core, AsyncOperations):
         role: Optional[Literal["maker", "taker"]] = None,
         event: Optional[list[str]] = None,
         kind: Optional[list[str]] = None,
+        asset_id: Optional[str] = None,
         cursor: Optional[str] = None,
         idle_timeout: float = 45.0,
         max_attempts: int = 10,
@@ -296,13 +299,14 @@ class AsyncTapeline(_Core, AsyncOperations):
         Filters as the channel declares them (``STREAM_FILTERS``; another is refused with ``StreamError`` bad_request):
         ``market`` id or slug (every channel); ``wallet``, ``side``, ``min_size`` in USDC (trades, fills); ``role``
         (fills); ``event``, transition kinds such as ``["closed", "resolved"]`` (lifecycle); ``kind``, tick kinds such as
-        ``["last_trade", "midpoint"]`` (prices, which needs ``market``);
+        ``["last_trade", "midpoint"]`` (prices, which needs ``market``); ``asset_id``, one outcome token of the market
+        (book, which needs ``market``);
         ``cursor`` starts right after that message (none: live from now). ``idle_timeout``: seconds of silence (not even
         a heartbeat) that count as a dead connection; ``max_attempts`` failed connections in a row end it with
         ``APIConnectionError``; backoff from ``base_delay`` doubling to ``max_delay``, full jitter. See stream.py.
         """
         args = stream_args(
-            self, channel, {"market": market, "wallet": wallet, "side": side, "min_size": min_size, "role": role, "event": event, "kind": kind}, cursor, idle_timeout, max_attempts, base_delay, max_delay
+            self, channel, {"market": market, "wallet": wallet, "side": side, "min_size": min_size, "role": role, "event": event, "kind": kind, "asset_id": asset_id}, cursor, idle_timeout, max_attempts, base_delay, max_delay
         )
         return AsyncStream(self._http, self._sleep, *args)
 

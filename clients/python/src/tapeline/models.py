@@ -488,7 +488,7 @@ class EndpointAccess(Model):
 
 
 class ChannelAccess(Model):
-    channel: Literal["trades", "fills", "lifecycle", "prices"]
+    channel: Literal["trades", "fills", "lifecycle", "prices", "book"]
     requires: Literal["any", "tier1", "tier2", "tier3", "sandbox"]
     allowed: bool
     status_if_called: Literal[200, 402, 403]
@@ -898,6 +898,13 @@ class StreamPriceFilters(Model):
     kind: Optional[list[Literal["last_trade", "midpoint", "best_bid_ask", "history"]]] = Field(None, description="Only these tick kinds (PriceTick.kind); also accepted as one comma-separated string.")
 
 
+class StreamBookFilters(Model):
+    """Filters of the `book` channel (combined with AND); `market` is required."""
+
+    market: str = Field(description="The market: condition id (0x + 64 hex, any case) or slug.")
+    asset_id: Optional[str] = Field(None, description="Only this outcome token: one of the market's outcome_token_ids.")
+
+
 class StreamClientMessageItem(Model):
     type: Literal["auth"] = Field(description="Authenticates a socket opened without a bearer header (first message).")
     key: str = Field(description="The API key.")
@@ -905,9 +912,9 @@ class StreamClientMessageItem(Model):
 
 class StreamClientMessageItemItem(Model):
     type: Literal["subscribe"]
-    channel: Literal["trades", "fills", "lifecycle", "prices"] = Field(description="The channel to receive.")
+    channel: Literal["trades", "fills", "lifecycle", "prices", "book"] = Field(description="The channel to receive.")
     subscription: Optional[str] = Field(None, description="Your id for it (echoed on each message); default s1, s2, ...")
-    filters: Optional[Union[StreamTradeFilters, StreamFillFilters, StreamLifecycleFilters, StreamPriceFilters]] = Field(None, description="The channel's filters: StreamTradeFilters (trades), StreamFillFilters (fills), StreamLifecycleFilters (lifecycle), StreamPriceFilters (prices).")
+    filters: Optional[Union[StreamTradeFilters, StreamFillFilters, StreamLifecycleFilters, StreamPriceFilters, StreamBookFilters]] = Field(None, description="The channel's filters: StreamTradeFilters (trades), StreamFillFilters (fills), StreamLifecycleFilters (lifecycle), StreamPriceFilters (prices), StreamBookFilters (book).")
     cursor: Optional[StreamCursor] = None
 
 
@@ -919,7 +926,7 @@ class StreamClientMessageItemItemItem(Model):
 class StreamSubscribed(Model):
     type: Literal["subscribed"]
     subscription: str = Field(description="The subscription's id.")
-    channel: Literal["trades", "fills", "lifecycle", "prices"]
+    channel: Literal["trades", "fills", "lifecycle", "prices", "book"]
     cursor: StreamCursor = Field(description="Where the subscription starts (the given cursor, or the log's end).")
 
 
@@ -970,6 +977,50 @@ class StreamPriceMessage(Model):
     channel: Literal["prices"]
     cursor: StreamCursor = Field(description="The position right after this tick.")
     data: PriceTick = Field(description="The tick, the same object (fields and number conventions) as a /markets/{id}/price/ticks item.")
+
+
+class StreamBookSnapshotMessage(Model):
+    type: Literal["book_snapshot"] = Field(description="A whole book of one token (`book` channel): replace your book of data.asset_id with it.")
+    subscription: str = Field(description="The subscription's id.")
+    channel: Literal["book"]
+    cursor: StreamCursor = Field(description="The position right after this book; for the stored books sent on subscribe (and the stored changes after them), the position the live read starts at.")
+    data: StreamBook
+
+
+class StreamBookDeltaMessage(Model):
+    type: Literal["book_delta"] = Field(description="One level change of one token's book (`book` channel).")
+    subscription: str = Field(description="The subscription's id.")
+    channel: Literal["book"]
+    cursor: StreamCursor = Field(description="The position right after this change (for a stored change sent on subscribe, the live read's start).")
+    data: StreamBookDelta
+
+
+class StreamBook(Model):
+    """A full order book of one outcome token as upstream sent it (every level, not only the top 20 of /markets/{id}/orderbook; for a book of at most 20 levels a side, the same levels as that route's outcome). Sizes in outcome shares; levels best first, empty levels dropped."""
+
+    id: str = Field(description="The book's event id (token + hash): the same book sent again has the same id.")
+    market_id: str = Field(description="Condition id.")
+    asset_id: str = Field(description="The outcome token.")
+    hash: str = Field(description="Upstream's hash of this book. It cannot be recomputed from the levels (it covers fields upstream does not send); it names the book's version (a `clob-ws-replay` book carries the hash of the last change it holds).")
+    timestamp: _datetime = Field(description="Upstream's time of the book.")
+    origin: Literal["clob-rest", "clob-ws", "clob-ws-replay"] = Field(description="clob-rest (REST snapshot), clob-ws (websocket book message), clob-ws-replay (rebuilt from level changes).")
+    bids: list[BookLevel] = Field(description="Highest price first.")
+    asks: list[BookLevel] = Field(description="Lowest price first.")
+
+
+class StreamBookDelta(Model):
+    """One level change as upstream sent it: the level's new resting size (0 removes it), so applying it is replacement. Upstream sends no sequence number. A token's changes are in log order; per token the channel drops a change at or before the last book it sent and a book older than the last change it sent (books and changes are two topics read in turn), so applying what arrives only moves a book forward. What a client can check: after applying every change of one `timestamp`, its best bid and ask equal this change's `best_bid` and `best_ask` (when upstream sent them); a mismatch means a change was lost: take the next book_snapshot, or subscribe again without a cursor."""
+
+    id: str = Field(description="The change's event id (the same change sent again has the same id).")
+    market_id: str = Field(description="Condition id.")
+    asset_id: str = Field(description="The outcome token.")
+    hash: Optional[str] = Field(description="Upstream's hash of the token's book after this change (null when upstream sent none): a later book_snapshot with the same hash is the book these changes lead to, so a client can compare its rebuilt levels with it.")
+    timestamp: _datetime = Field(description="Upstream's time of the change.")
+    side: Literal["bid", "ask"]
+    price: Price
+    size_shares: Decimal = Field(description="The level's new resting size in shares; 0: the level is gone.")
+    best_bid: NullablePrice = Field(description="Upstream's best bid after the change.")
+    best_ask: NullablePrice = Field(description="Upstream's best ask after the change.")
 
 
 class StreamLifecycleEvent(Model):
@@ -1805,7 +1856,7 @@ StreamCursor = str
 StreamClientMessage = Union[StreamClientMessageItem, StreamClientMessageItemItem, StreamClientMessageItemItemItem]
 
 # A message the server sends (an SSE event's data, or a WebSocket frame).
-StreamServerMessage = Union[StreamSubscribed, StreamTradeMessage, StreamFillMessage, StreamFillRetractedMessage, StreamLifecycleMessage, StreamPriceMessage, StreamHeartbeat, StreamError]
+StreamServerMessage = Union[StreamSubscribed, StreamTradeMessage, StreamFillMessage, StreamFillRetractedMessage, StreamLifecycleMessage, StreamPriceMessage, StreamBookSnapshotMessage, StreamBookDeltaMessage, StreamHeartbeat, StreamError]
 
 # A USDC amount, exact to its unit (at most 6 decimals; kept internally in micro-USDC).
 Usdc = Decimal
@@ -1840,5 +1891,5 @@ WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "webhook.test": WebhookTestEvent,
 }
 
-for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcomeGap, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, OrderBookEvents, BookEventItem, BookEventItemItem, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, Coverage, TraderCoverage, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PositionReconciliationReasons, PositionReconciliationPositions, PositionReconciliationValueUsdc, PositionReconciliationUnrealizedPnlUsdc, PositionReconciliationRealizedPnlUsdc, PositionReconciliationDifference, PositionReconciliation, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, ChannelAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthCoverageHistory, HealthCoverageBackfill, HealthCoverage, HealthUpstream, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthEventLog, HealthVerificationCheck, HealthVerification, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycle, MarketResolution, MarketLifecycleTransition, Candle, Trade, StreamTradeFilters, StreamFillFilters, StreamLifecycleFilters, StreamPriceFilters, StreamClientMessageItem, StreamClientMessageItemItem, StreamClientMessageItemItemItem, StreamSubscribed, StreamTradeMessage, StreamFillMessage, StreamFillRetractedMessage, StreamFillRetraction, StreamLifecycleMessage, StreamPriceMessage, StreamLifecycleEvent, StreamHeartbeat, StreamError, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, ExportInputFilters, ExportInput, ExportFile, ExportJobFilters, ExportJobProgress, ExportJobManifest, ExportJob, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPicksStatusExcluded, CopyPicksStatus, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
+for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcomeGap, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, OrderBookEvents, BookEventItem, BookEventItemItem, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, Coverage, TraderCoverage, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PositionReconciliationReasons, PositionReconciliationPositions, PositionReconciliationValueUsdc, PositionReconciliationUnrealizedPnlUsdc, PositionReconciliationRealizedPnlUsdc, PositionReconciliationDifference, PositionReconciliation, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, ChannelAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthCoverageHistory, HealthCoverageBackfill, HealthCoverage, HealthUpstream, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthEventLog, HealthVerificationCheck, HealthVerification, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycle, MarketResolution, MarketLifecycleTransition, Candle, Trade, StreamTradeFilters, StreamFillFilters, StreamLifecycleFilters, StreamPriceFilters, StreamBookFilters, StreamClientMessageItem, StreamClientMessageItemItem, StreamClientMessageItemItemItem, StreamSubscribed, StreamTradeMessage, StreamFillMessage, StreamFillRetractedMessage, StreamFillRetraction, StreamLifecycleMessage, StreamPriceMessage, StreamBookSnapshotMessage, StreamBookDeltaMessage, StreamBook, StreamBookDelta, StreamLifecycleEvent, StreamHeartbeat, StreamError, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, ExportInputFilters, ExportInput, ExportFile, ExportJobFilters, ExportJobProgress, ExportJobManifest, ExportJob, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPicksStatusExcluded, CopyPicksStatus, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
     _model.model_rebuild()
