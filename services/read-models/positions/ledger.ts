@@ -280,7 +280,7 @@ export class PositionLedger {
       await this.touch(rows);
       this.stats.journal_replays += 1;
     } catch {
-      // Counted (tapeline_ledger_* metrics), never a stall: the ledger goes on as before the journal.
+      // Counted (tapeline_position_ledger_figure{figure="journal_replay_failures"}), never a stall: the ledger goes on.
       this.stats.journal_replay_failures += 1;
     }
   }
