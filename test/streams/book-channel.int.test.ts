@@ -12,8 +12,8 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { EventPublisher } from '../../services/events/publisher.js';
 import type { BookDelta, BookSnapshot } from '../../services/events/types.generated.js';
-import { type FileEventLog, openFileEventLog } from '../../services/eventlog/file-log.js';
-import { allTopicSpecs, topicSchemas } from '../../services/read-models/registry.js';
+import type { FileEventLog } from '../../services/eventlog/file-log.js';
+import { openStreamTestLog } from '../support/stream-log.js';
 import { type SinkService, sinkLag, startSink } from '../../services/sink/sink-service.js';
 import { bookChannel } from '../../services/streams/book-channel.js';
 import { type ApiHarness, startApiHarness } from '../support/api-harness.js';
@@ -42,15 +42,7 @@ const sinkCaughtUp = () =>
   waitFor('the sink to store the books', async () => Object.values(await sinkLag(log, BOOK_TOPICS)).every((lag) => lag === 0));
 
 beforeAll(async () => {
-  log = await openFileEventLog({
-    directory: logDir,
-    fsync: false,
-    pollIntervalMs: 20,
-    schemas: topicSchemas(),
-    retention: { retentionMs: null, hardCapBytes: null },
-    retentionCheckMs: 0,
-  });
-  await log.createTopics(allTopicSpecs());
+  log = await openStreamTestLog(logDir);
   publisher = new EventPublisher(log);
   api = await startApiHarness({
     chdbPath,

@@ -12,9 +12,10 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { EventPublisher } from '../../services/events/publisher.js';
 import type { ChainLedgerEvent, MarketLifecycleTransition, PriceTick } from '../../services/events/types.generated.js';
-import { type FileEventLog, openFileEventLog } from '../../services/eventlog/file-log.js';
+import type { FileEventLog } from '../../services/eventlog/file-log.js';
+import { openStreamTestLog } from '../support/stream-log.js';
 import { partitionForKey } from '../../services/eventlog/partitioner.js';
-import { allTopicSpecs, STREAMS, topicSchemas } from '../../services/read-models/registry.js';
+import { STREAMS } from '../../services/read-models/registry.js';
 import { type SinkService, startSink } from '../../services/sink/sink-service.js';
 import { channelNamed, channelNames } from '../../services/streams/channels.js';
 import { type ApiHarness, startApiHarness } from '../support/api-harness.js';
@@ -61,15 +62,7 @@ const openWs = (key: string | undefined) => openWs_(api.base, key);
 const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
 
 beforeAll(async () => {
-  log = await openFileEventLog({
-    directory: logDir,
-    fsync: false,
-    pollIntervalMs: 20,
-    schemas: topicSchemas(),
-    retention: { retentionMs: null, hardCapBytes: null },
-    retentionCheckMs: 0,
-  });
-  await log.createTopics(allTopicSpecs());
+  log = await openStreamTestLog(logDir);
   publisher = new EventPublisher(log);
   api = await startApiHarness({
     chdbPath,

@@ -11,9 +11,10 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { EventPublisher } from '../../services/events/publisher.js';
 import type { TradeExecuted } from '../../services/events/types.generated.js';
-import { type FileEventLog, openFileEventLog } from '../../services/eventlog/file-log.js';
+import type { FileEventLog } from '../../services/eventlog/file-log.js';
+import { openStreamTestLog } from '../support/stream-log.js';
 import { partitionForKey } from '../../services/eventlog/partitioner.js';
-import { allTopicSpecs, STREAMS, topicSchemas } from '../../services/read-models/registry.js';
+import { STREAMS } from '../../services/read-models/registry.js';
 import { type SinkService, startSink } from '../../services/sink/sink-service.js';
 import { PENDING_AUTH_PER_ADDRESS } from '../../api/streams/websocket.js';
 import { type ApiHarness, startApiHarness } from '../support/api-harness.js';
@@ -46,16 +47,7 @@ let tier2Key: string;
 let sequence = 0;
 
 beforeAll(async () => {
-  log = await openFileEventLog({
-    directory: logDir,
-    fsync: false,
-    pollIntervalMs: 20,
-    schemas: topicSchemas(),
-    segmentBytes: 16_384,
-    retention: { retentionMs: null, hardCapBytes: 65_536 },
-    retentionCheckMs: 0,
-  });
-  await log.createTopics(allTopicSpecs());
+  log = await openStreamTestLog(logDir, { segmentBytes: 16_384, retention: { retentionMs: null, hardCapBytes: 65_536 } });
   publisher = new EventPublisher(log);
   api = await startApiHarness({
     chdbPath,
