@@ -620,3 +620,29 @@ export function dataApiTwin(event: ChainLedgerEvent): TradeExecuted {
     tx_hash: event.tx_hash,
   });
 }
+
+/**
+ * Sixteen chain taker fills of four wallets on one market, two per (wallet, token): each wallet buys,
+ * then sells part, in both tokens, a minute apart (the ledger tests of Data API twins and restarts).
+ */
+export function fourWalletFills(o: {
+  market: string;
+  wallets: readonly string[];
+  firstTx: number;
+  firstBlock: number;
+  at: number;
+}): ChainLedgerEvent[] {
+  return Array.from({ length: 16 }, (_, i) =>
+    outcomeFill({
+      tx: o.firstTx + i,
+      block: o.firstBlock + i,
+      at: o.at + i * 60_000,
+      wallet: o.wallets[i % o.wallets.length]!,
+      market: o.market,
+      index: Math.floor(i / 4) % 2,
+      side: i < 8 ? 'buy' : 'sell',
+      shares: 10 + i,
+      price: 0.2 + i / 100,
+    }),
+  );
+}

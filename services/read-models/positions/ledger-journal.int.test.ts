@@ -5,7 +5,7 @@
  * its chain twin as if nothing had happened. Compared with a ledger that ran without a kill.
  */
 import type { ChainLedgerEvent } from '../../events/types.generated.js';
-import { dataApiTwin, marketUpserted, outcomeFill, outcomeToken } from '../../../test/support/events.js';
+import { dataApiTwin, marketUpserted, fourWalletFills, outcomeToken } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { fromChain, fromDataApiTrade, type LedgerEvent } from './ledger-events.js';
@@ -16,19 +16,8 @@ const MARKET = `0x${'d4'.repeat(32)}`;
 const TOKENS = [outcomeToken(MARKET, 0), outcomeToken(MARKET, 1)];
 const WALLETS = Array.from({ length: 4 }, (_, i) => `0x${String(i + 5).repeat(40)}`);
 
-const chain: ChainLedgerEvent[] = Array.from({ length: 16 }, (_, i) =>
-  outcomeFill({
-    tx: 700 + i,
-    block: 72_000_000 + i,
-    at: T + i * 60_000,
-    wallet: WALLETS[i % WALLETS.length]!,
-    market: MARKET,
-    index: Math.floor(i / 4) % 2,
-    side: i < 8 ? 'buy' : 'sell',
-    shares: 10 + i,
-    price: 0.2 + i / 100,
-  }),
-);
+/** Chain taker fills of 8 (wallet, token)s, two each: each wallet buys, then sells part, in both tokens. */
+const chain: ChainLedgerEvent[] = fourWalletFills({ market: MARKET, wallets: WALLETS, firstTx: 700, firstBlock: 72_000_000, at: T });
 const apiEvents = chain.map(dataApiTwin).map(fromDataApiTrade);
 const chainEvents = chain.map(fromChain) as LedgerEvent[];
 

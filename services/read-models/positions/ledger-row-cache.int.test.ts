@@ -4,7 +4,7 @@
  * ones a fresh ledger writes when it reads what was stored (a restarted process, no cache).
  */
 import type { ChainLedgerEvent, TradeExecuted } from '../../events/types.generated.js';
-import { dataApiTwin, marketUpserted, outcomeFill, outcomeToken } from '../../../test/support/events.js';
+import { dataApiTwin, marketUpserted, fourWalletFills, outcomeToken } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { fromChain, fromDataApiTrade, type LedgerEvent } from './ledger-events.js';
@@ -16,19 +16,7 @@ const TOKENS = [outcomeToken(MARKET, 0), outcomeToken(MARKET, 1)];
 const WALLETS = Array.from({ length: 4 }, (_, i) => `0x${String(i + 1).repeat(40)}`);
 
 /** Chain taker fills of 8 (wallet, token)s, two each: each wallet buys, then sells part, in both tokens. */
-const chain: ChainLedgerEvent[] = Array.from({ length: 16 }, (_, i) =>
-  outcomeFill({
-    tx: 500 + i,
-    block: 71_000_000 + i,
-    at: T + i * 60_000,
-    wallet: WALLETS[i % WALLETS.length]!,
-    market: MARKET,
-    index: Math.floor(i / 4) % 2,
-    side: i < 8 ? 'buy' : 'sell',
-    shares: 10 + i,
-    price: 0.2 + i / 100,
-  }),
-);
+const chain: ChainLedgerEvent[] = fourWalletFills({ market: MARKET, wallets: WALLETS, firstTx: 500, firstBlock: 71_000_000, at: T });
 
 /** The Data API's record of each fill, seen first (the fast path). */
 const dataApi: TradeExecuted[] = chain.map(dataApiTwin);
