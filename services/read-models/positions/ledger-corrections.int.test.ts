@@ -169,6 +169,45 @@ test('a redemption realizes no more than the collateral it paid out', async () =
   expect(f.byToken[outcomeToken(RESOLVED, 0)]).toMatchObject({ qty: 0, realized: 20 });
 });
 
+test("a redemption's stored legs do not depend on what the ledger held when it was first applied", async () => {
+  // 100 YES for 40, 10 NO for 6, 60 YES sold for 30, and the redemption paying 40 (YES won). One
+  // wallet's history arrives in chain order; the other's sell arrives after the redemption, which then
+  // saw 100 YES against 40 paid (scaled down) and is replayed from its stored rows by the rewind.
+  const history = (wallet: string) => [
+    buy(wallet, RESOLVED, 0, 100, 0.4, T),
+    buy(wallet, RESOLVED, 1, 10, 0.6, T + 1_000),
+    (() => {
+      block += 1;
+      tx += 1;
+      return outcomeFill({ tx, block, at: T + 2_000, wallet, market: RESOLVED, index: 0, side: 'sell', shares: 60, price: 0.5 });
+    })(),
+    redemption(wallet, RESOLVED, 40, T + 3_000),
+  ];
+  const [inOrder, late] = [history(W('1')), history(W('2'))];
+  await apply(inOrder);
+  await apply([late[0]!, late[1]!, late[3]!]);
+  await apply([late[2]!]);
+  const rows = (wallet: string) =>
+    h.rows(
+      `SELECT outcome_index, kind, action, toString(in_qty) AS in_qty, toString(in_usdc) AS in_usdc, toString(pay_num) AS pay_num,
+              toString(pay_den) AS pay_den, toString(qty_delta) AS qty_delta, toString(cash) AS cash, toString(realized) AS realized,
+              toString(qty_after) AS qty_after, toString(cost_after) AS cost_after
+         FROM position_ledger
+        WHERE wallet = {wallet:String} AND sign = 1
+          AND (asset_id, rev) NOT IN (SELECT asset_id, of_rev FROM position_ledger WHERE wallet = {wallet:String} AND sign = -1)
+        ORDER BY outcome_index, time`,
+      { wallet },
+    );
+  const expected = await rows(W('1'));
+  expect(expected.filter((r) => r.kind === 'redemption')).toEqual([
+    expect.objectContaining({ outcome_index: 0, in_usdc: '40000000', realized: '24000000' }),
+    expect.objectContaining({ outcome_index: 1, in_usdc: '0', pay_num: '0', pay_den: '1', realized: '-6000000' }),
+  ]);
+  expect(await rows(W('2'))).toEqual(expected);
+  // 30 - 24 = 6 on YES's sale, 40 - 16 = 24 on its redemption, -6 on NO.
+  expect((await figures(W('2'))).realized).toBe(24);
+});
+
 test('R1: a conversion of two NO positions realizes the collateral it pays beyond their cost', async () => {
   const wallet = W('d');
   // 100 NO of questions 0 and 1 for 30 each (cost 60). Converting both (index set 0b011, 100 each)

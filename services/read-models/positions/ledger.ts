@@ -939,15 +939,19 @@ class Batch {
     const total = expected.reduce((a, b) => a + b, 0n);
     // More than was paid out: the ledger holds shares the chain did not; each leg gets its share of it.
     const scaled = total > e.amount;
+    const paying = indices.filter((_, j) => perShare(j).num > 0n).length;
     return indices.map((i, j) => {
       const { num, den } = perShare(j);
       const share = scaled ? divRound(expected[j]! * e.amount, total) : expected[j]!;
+      // A CTF leg's stored action must not depend on what the ledger held when it was first applied,
+      // since a rewind replays it as stored: an outcome paying nothing is 0/1 with no cap, and a paying
+      // leg is capped by the whole payout unless several outcomes share a scaled-down one (then its
+      // share, which depends on holdings; a share of 0 would read as no cap, so it keeps the whole).
       const action: LegAction = explicit
         ? { side: 'sell', qty: given[j]!, usdc: share }
-        : (scaled ? share : e.amount) === 0n
-          ? // Nothing paid out: every share redeemed pays 0 (a cap of 0 would not survive the row's 0 = none).
-            { side: 'sell_all', payoutNum: 0n, payoutDen: 1n }
-          : { side: 'sell_all', payoutNum: num, payoutDen: den, capUsdc: scaled ? share : e.amount };
+        : num === 0n || e.amount === 0n
+          ? { side: 'sell_all', payoutNum: 0n, payoutDen: 1n }
+          : { side: 'sell_all', payoutNum: num, payoutDen: den, capUsdc: scaled && paying > 1 && share > 0n ? share : e.amount };
       return {
         meta: e,
         assetId: tokenIds[i]!,
