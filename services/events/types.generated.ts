@@ -497,6 +497,23 @@ export interface SeriesUpserted {
   ingested_at_ms: number;
 }
 
+/** A signal the signals processor decided (trader.large_trade at the service threshold, market.price_signal, market.volume_spike, market.resolved), with its webhook payload; trade.executed is each trade of the trades stream and is not repeated here. Read by the `signals` stream channel. Key: market_id. */
+export interface SignalDecided {
+  /** The payload's id (evt_ + sha256 of the type and the detected event's key): the same signal always has the same id, on the log as in webhook deliveries. */
+  event_id: string;
+  /** The webhook event type. */
+  event: 'trader.large_trade' | 'market.price_signal' | 'market.volume_spike' | 'market.resolved';
+  source: 'polymarket' | 'simulator';
+  /** Condition id. */
+  market_id: string;
+  /** The taker wallet for trader.large_trade; null for market signals. */
+  wallet: null | string;
+  /** The payload's timestamp. */
+  at_ms: number;
+  /** The webhook payload as JSON text, field for field as a delivery's body carries it. */
+  payload: string;
+}
+
 /** A Gamma tag (category label). Key: tag_id. */
 export interface TagUpserted {
   event_id: string;
@@ -581,6 +598,7 @@ export interface EventsBySchema {
   'position.snapshot.v1': PositionSnapshot;
   'price.tick.v1': PriceTick;
   'series.upserted.v1': SeriesUpserted;
+  'signal.v1': SignalDecided;
   'tag.upserted.v1': TagUpserted;
   'trade.executed.v1': TradeExecuted;
   'wallet.activity.v1': WalletActivity;
@@ -588,4 +606,4 @@ export interface EventsBySchema {
 
 export type SchemaName = keyof EventsBySchema;
 
-export const SCHEMA_NAMES: readonly SchemaName[] = ['book.delta.v1', 'book.snapshot.v1', 'chain.condition-resolved.v1', 'chain.ledger.v1', 'dead-letter.v1', 'gamma.event.upserted.v1', 'holder.snapshot.v1', 'market.lifecycle.v1', 'market.resolved.v1', 'market.upserted.v1', 'open-interest.v1', 'position.snapshot.v1', 'price.tick.v1', 'series.upserted.v1', 'tag.upserted.v1', 'trade.executed.v1', 'wallet.activity.v1'];
+export const SCHEMA_NAMES: readonly SchemaName[] = ['book.delta.v1', 'book.snapshot.v1', 'chain.condition-resolved.v1', 'chain.ledger.v1', 'dead-letter.v1', 'gamma.event.upserted.v1', 'holder.snapshot.v1', 'market.lifecycle.v1', 'market.resolved.v1', 'market.upserted.v1', 'open-interest.v1', 'position.snapshot.v1', 'price.tick.v1', 'series.upserted.v1', 'signal.v1', 'tag.upserted.v1', 'trade.executed.v1', 'wallet.activity.v1'];

@@ -564,7 +564,7 @@ export type EndpointAccess = {
 };
 
 export type ChannelAccess = {
-  channel: "trades" | "fills" | "lifecycle" | "prices" | "book";
+  channel: "trades" | "fills" | "lifecycle" | "prices" | "book" | "signals";
   requires: "any" | "tier1" | "tier2" | "tier3" | "sandbox";
   allowed: boolean;
   status_if_called: 200 | 402 | 403;
@@ -1095,6 +1095,16 @@ export type StreamLifecycleFilters = {
   event?: Array<"listed" | "closed" | "reopened" | "resolved" | "voided" | "confirmed" | "corrected">;
 };
 
+/** Filters of the `signals` channel (all optional, combined with AND). */
+export type StreamSignalFilters = {
+  /** Only these webhook event types (the payload's `event`); also accepted as one comma-separated string. */
+  event?: Array<"trade.executed" | "trader.large_trade" | "market.price_signal" | "market.volume_spike" | "market.resolved">;
+  /** Only this market: condition id (0x + 64 hex, any case) or slug. */
+  market?: string;
+  /** Only this taker wallet's trade.executed and trader.large_trade (market signals have no wallet and are left out). */
+  wallet?: string;
+};
+
 /** Filters of the `prices` channel (combined with AND); `market` is required. */
 export type StreamPriceFilters = {
   /** The market: condition id (0x + 64 hex, any case) or slug. */
@@ -1120,11 +1130,11 @@ export type StreamClientMessage = {
 } | {
   type: "subscribe";
   /** The channel to receive. */
-  channel: "trades" | "fills" | "lifecycle" | "prices" | "book";
+  channel: "trades" | "fills" | "lifecycle" | "prices" | "book" | "signals";
   /** Your id for it (echoed on each message); default s1, s2, ... */
   subscription?: string;
-  /** The channel's filters: StreamTradeFilters (trades), StreamFillFilters (fills), StreamLifecycleFilters (lifecycle), StreamPriceFilters (prices), StreamBookFilters (book). */
-  filters?: StreamTradeFilters | StreamFillFilters | StreamLifecycleFilters | StreamPriceFilters | StreamBookFilters;
+  /** The channel's filters: StreamTradeFilters (trades), StreamFillFilters (fills), StreamLifecycleFilters (lifecycle), StreamPriceFilters (prices), StreamBookFilters (book), StreamSignalFilters (signals). */
+  filters?: StreamTradeFilters | StreamFillFilters | StreamLifecycleFilters | StreamPriceFilters | StreamBookFilters | StreamSignalFilters;
   cursor?: StreamCursor;
 } | {
   type: "unsubscribe";
@@ -1133,13 +1143,13 @@ export type StreamClientMessage = {
 };
 
 /** A message the server sends (an SSE event's data, or a WebSocket frame). */
-export type StreamServerMessage = StreamSubscribed | StreamTradeMessage | StreamFillMessage | StreamFillRetractedMessage | StreamLifecycleMessage | StreamPriceMessage | StreamBookSnapshotMessage | StreamBookDeltaMessage | StreamHeartbeat | StreamError;
+export type StreamServerMessage = StreamSubscribed | StreamTradeMessage | StreamFillMessage | StreamFillRetractedMessage | StreamLifecycleMessage | StreamPriceMessage | StreamBookSnapshotMessage | StreamBookDeltaMessage | StreamSignalMessage | StreamHeartbeat | StreamError;
 
 export type StreamSubscribed = {
   type: "subscribed";
   /** The subscription's id. */
   subscription: string;
-  channel: "trades" | "fills" | "lifecycle" | "prices" | "book";
+  channel: "trades" | "fills" | "lifecycle" | "prices" | "book" | "signals";
   /** Where the subscription starts (the given cursor, or the log's end). */
   cursor: StreamCursor;
 };
@@ -1232,6 +1242,18 @@ export type StreamBookDeltaMessage = {
   /** The position right after this change (for a stored change sent on subscribe, the live read's start). */
   cursor: StreamCursor;
   data: StreamBookDelta;
+};
+
+export type StreamSignalMessage = {
+  /** A webhook event of the `signals` channel. */
+  type: "signal";
+  /** The subscription's id. */
+  subscription: string;
+  channel: "signals";
+  /** The position right after this signal. */
+  cursor: StreamCursor;
+  /** The webhook payload of the event, field for field as a delivery's body (its `event` names the type, its `id` is the delivery's event id): trade.executed for each trade of the trades stream, trader.large_trade at the service threshold (SIGNALS_LARGE_TRADE_USDC, at least WEBHOOK_LARGE_TRADE_MIN_USDC), the others as the signals processor decided them. */
+  data: TradeExecutedEvent | TraderLargeTradeEvent | MarketPriceSignalEvent | MarketVolumeSpikeEvent | MarketResolvedEvent;
 };
 
 /** A full order book of one outcome token as upstream sent it (every level, not only the top 20 of /markets/{id}/orderbook; for a book of at most 20 levels a side, the same levels as that route's outcome). Sizes in outcome shares; levels best first, empty levels dropped. */
@@ -1821,7 +1843,7 @@ export type TradeEventFields = {
 
 export type TraderLargeTradeEvent = WebhookEnvelope & TradeEventFields & {
   event?: "trader.large_trade";
-  /** The subscription's threshold this trade reached. */
+  /** The threshold this trade reached: the subscription's (a webhook delivery) or the service's (the `signals` stream channel). */
   threshold_usdc: number;
   /** The wallet's activity in the 24 h before the trade, from indexed trades. */
   trader: {
@@ -2452,13 +2474,13 @@ export interface QueryParams {
     cursor?: string;
   };
   streamEvents: {
-    channel: "trades" | "fills" | "lifecycle" | "prices" | "book";
+    channel: "trades" | "fills" | "lifecycle" | "prices" | "book" | "signals";
     market?: string;
     wallet?: string;
     side?: "buy" | "sell";
     min_size?: number;
     role?: "maker" | "taker";
-    event?: string | Array<"listed" | "closed" | "reopened" | "resolved" | "voided" | "confirmed" | "corrected">;
+    event?: string | Array<"listed" | "closed" | "reopened" | "resolved" | "voided" | "confirmed" | "corrected" | "trade.executed" | "trader.large_trade" | "market.price_signal" | "market.volume_spike" | "market.resolved">;
     kind?: string | Array<"last_trade" | "midpoint" | "best_bid_ask" | "history">;
     asset_id?: string;
     cursor?: string;

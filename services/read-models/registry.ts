@@ -4,6 +4,7 @@
  * iterate this list; docs/ARCHITECTURE.md says what else a new read model touches.
  */
 import { deadLetters } from '../events/dead-letters.js';
+import { signals } from '../signals/signal-stream.js';
 import type { Stream } from '../events/stream.js';
 import type { TopicSpec } from '../ports/event-log.js';
 import { candlesReadModel } from './candles/index.js';
@@ -42,10 +43,13 @@ const DEFINITIONS = [
 export const READ_MODELS: readonly ReadModel[] = DEFINITIONS;
 
 type Union<T> = (T extends unknown ? (value: T) => void : never) extends (value: infer I) => void ? I : never;
-type AllStreams = Union<(typeof DEFINITIONS)[number]['streams']> & { deadLetters: typeof deadLetters };
+type AllStreams = Union<(typeof DEFINITIONS)[number]['streams']> & { deadLetters: typeof deadLetters; signals: typeof signals };
 
-/** Every stream by name, typed: `STREAMS.trades` is a Stream<TradeExecuted>. */
-export const STREAMS: AllStreams = Object.assign({ deadLetters }, ...DEFINITIONS.map((model) => model.streams));
+/**
+ * Every stream by name, typed: `STREAMS.trades` is a Stream<TradeExecuted>. Dead letters and signals
+ * belong to no read model: nothing projects them into a table.
+ */
+export const STREAMS: AllStreams = Object.assign({ deadLetters, signals }, ...DEFINITIONS.map((model) => model.streams));
 
 export type StreamName = keyof AllStreams;
 

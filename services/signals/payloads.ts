@@ -60,7 +60,7 @@ export interface PriceMove {
   at_ms: number;
   /** The trade that completed the move (makes the event id deterministic). */
   trigger_id: string;
-  source: string;
+  source: TradeExecuted['source'];
 }
 
 export function priceSignal(move: PriceMove) {

@@ -1,13 +1,17 @@
 /**
  * The signals processor: its own consumer group over the trades and market-lifecycle topics. Per
- * batch it detects trade.executed, trader.large_trade and market.price_signal from trades, and
- * market.resolved from the lifecycle's settlement transitions (resolved, voided, corrected, each
- * carrying `notify`), matches them against enabled subscriptions, and writes the deliveries to the
- * outbox in one transaction - before the log commits the batch's offsets. A crash anywhere
- * redelivers the batch, and the outbox's unique (subscription, event id) makes that harmless; the
- * event id of a resolution is the market and its resolution number, so it is delivered once per
- * resolution however often the lifecycle re-emits it.
+ * batch it detects trade.executed, trader.large_trade, market.price_signal and market.volume_spike
+ * from trades, and market.resolved from the lifecycle's settlement transitions (resolved, voided,
+ * corrected, each carrying `notify`), matches them against enabled subscriptions, and writes the
+ * deliveries to the outbox in one transaction; then it publishes the signals it decided to the
+ * signals stream (signal-stream.ts: what the `signals` stream channel reads) - all before the log
+ * commits the batch's offsets. A crash anywhere redelivers the batch, and the outbox's unique
+ * (subscription, event id) makes that harmless; the event id of a resolution is the market and its
+ * resolution number, so it is delivered once per resolution however often the lifecycle re-emits it.
+ * Every signal's id is deterministic, so a redelivered batch publishes the same records with the
+ * same ids (as the lifecycle processor does); trade.executed is not republished: it is each trade.
  */
+import { EventPublisher } from '../events/publisher.js';
 import type { Logger } from '../logger.js';
 import type { ControlStore } from '../ports/control-store.js';
 import type { EventLog } from '../ports/event-log.js';
@@ -19,6 +23,7 @@ import type { Subscription } from '../webhooks/subscriptions.js';
 import { wants } from './matching.js';
 import { largeTrade, marketResolved, priceSignal, tradeExecuted, type TraderContext, volumeSpike } from './payloads.js';
 import { PriceWindows } from './price-windows.js';
+import type { SignalDecided } from './signal-stream.js';
 import { type BaselineSeed, VolumeWindows } from './volume-windows.js';
 import type { TraderContextSource } from './trader-context.js';
 
@@ -54,6 +59,8 @@ interface SignalsStats {
   price_signals: number;
   volume_spikes: number;
   resolutions: number;
+  /** Signals published to the signals stream (redelivered batches count again). */
+  published: number;
 }
 
 export interface SignalsService {
@@ -65,7 +72,10 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
   const clock = options.clock ?? Date.now;
   const windows = new PriceWindows(options.priceWindowMs, options.priceChangePct);
   const volumes = options.volume ? new VolumeWindows(options.volume, options.volume.seed, clock) : null;
-  const stats: SignalsStats = { batches: 0, enqueued: 0, dropped: 0, price_signals: 0, volume_spikes: 0, resolutions: 0 };
+  const stats: SignalsStats = { batches: 0, enqueued: 0, dropped: 0, price_signals: 0, volume_spikes: 0, resolutions: 0, published: 0 };
+  const publisher = new EventPublisher(options.log);
+  // The stream carries trader.large_trade at the service's own threshold; a subscription may choose another.
+  const streamLargeTradeUsdc = Math.max(options.largeTradeUsdc, options.minLargeTradeUsdc ?? 0);
 
   const loadSubscriptions = (control: ControlStore) =>
     control.query<Subscription>(
@@ -83,10 +93,14 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
     await volumes?.prepare(trades.map((t) => t.event));
     const volumesBefore = volumes?.snapshot(marketIds);
     try {
-      const deliveries = await detectTradeEvents(trades, subscriptions);
+      const decided: SignalDecided[] = [];
+      const deliveries = await detectTradeEvents(trades, subscriptions, decided);
       const settlements = lifecycle.filter(({ event }) => isNotifiedSettlement(event));
       deliveries.push(...resolutionDeliveries(settlements, subscriptions));
+      for (const { event } of settlements) decided.push(signalOf(marketResolved(event), null));
       const { enqueued, dropped } = await enqueueInChunks(options.control, deliveries, clock(), options.maxPendingPerSubscription);
+      // After the outbox: a failed publish redelivers the batch, whose deliveries are then already stored.
+      stats.published += await publisher.publish('signals', decided);
       const resolutions = settlements.length;
       stats.batches += 1;
       stats.enqueued += enqueued;
@@ -100,7 +114,12 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
     }
   };
 
-  const detectTradeEvents = async (trades: Decoded<TradeExecuted>[], subscriptions: Subscription[]): Promise<NewDelivery[]> => {
+  /** The deliveries the trades make; the signals they decide are appended to `decided`. */
+  const detectTradeEvents = async (
+    trades: Decoded<TradeExecuted>[],
+    subscriptions: Subscription[],
+    decided: SignalDecided[],
+  ): Promise<NewDelivery[]> => {
     const deliveries: NewDelivery[] = [];
     for (const { event: trade, message } of trades) {
       // The window sees every trade, subscribed or not, so a new subscription gets signals at once.
@@ -110,6 +129,12 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
       if (spike) stats.volume_spikes += 1;
       const facts = { market_id: trade.market_id, wallet: trade.wallet, size_usdc: trade.size_usdc, logged_at_ms: message.timestamp };
       let context: TraderContext | undefined;
+      if (trade.size_usdc >= streamLargeTradeUsdc) {
+        context = await options.traderContext(trade.wallet, trade.timestamp_ms);
+        decided.push(signalOf(largeTrade(trade, streamLargeTradeUsdc, context), trade.wallet));
+      }
+      if (move) decided.push(signalOf(priceSignal(move), null));
+      if (spike && options.volume) decided.push(signalOf(volumeSpike(spike, options.volume.windowMs), null));
       for (const subscription of subscriptions) {
         if (wants(subscription, { ...facts, type: 'trade.executed' })) deliveries.push(delivery(subscription, tradeExecuted(trade)));
         const threshold = Math.max(subscription.filters?.large_trade_min_usdc ?? options.largeTradeUsdc, options.minLargeTradeUsdc ?? 0);
@@ -157,6 +182,22 @@ function resolutionDeliveries(settlements: Decoded<MarketLifecycleTransition>[],
       if (wants(subscription, facts)) deliveries.push(delivery(subscription, marketResolved(event)));
   }
   return deliveries;
+}
+
+/** A decided signal as the signals stream carries it: its webhook payload whole, and what the channel filters on. */
+function signalOf(
+  payload: { event: SignalDecided['event']; id: string; market_id: string; timestamp: string; source: SignalDecided['source'] },
+  wallet: string | null,
+): SignalDecided {
+  return {
+    event_id: payload.id,
+    event: payload.event,
+    source: payload.source,
+    market_id: payload.market_id,
+    wallet,
+    at_ms: Date.parse(payload.timestamp),
+    payload: JSON.stringify(payload),
+  };
 }
 
 function delivery(subscription: Subscription, payload: { event: string; id: string }): NewDelivery {

@@ -21,7 +21,7 @@ export interface VolumeSpike {
   ratio: number;
   at_ms: number;
   trigger_id: string;
-  source: string;
+  source: TradeExecuted['source'];
 }
 
 interface MarketVolume {

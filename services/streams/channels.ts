@@ -9,6 +9,7 @@ import type { Channel } from './channel.js';
 import { fillsChannel } from './fills-channel.js';
 import { lifecycleChannel } from './lifecycle-channel.js';
 import { pricesChannel } from './prices-channel.js';
+import { signalsChannel } from './signals-channel.js';
 import { tradesChannel } from './trades-channel.js';
 
 export const CHANNELS: Record<string, Channel> = {
@@ -17,6 +18,7 @@ export const CHANNELS: Record<string, Channel> = {
   lifecycle: lifecycleChannel as Channel,
   prices: pricesChannel as Channel,
   book: bookChannel as Channel,
+  signals: signalsChannel as Channel,
 };
 
 /** The channel names of the API document (StreamSubscribed.channel). */

@@ -22,6 +22,8 @@ const NOT_STORED: Record<string, string> = {
   // Dead letters stay on their own topic (tapeline.dead-letters.v1) with the raw payload; they are
   // counted in /metrics and /v1/health, not projected into a table.
   'dead-letter.v1': 'kept on the dead-letter topic',
+  // Signals are read by the `signals` stream channel from their topic; webhook deliveries are the control store's outbox.
+  'signal.v1': 'kept on the signals topic for the signals stream channel',
 };
 
 /**

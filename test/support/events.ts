@@ -598,6 +598,15 @@ export const EXAMPLES: { [N in StreamName]: () => EventOfStream<N> } = {
   openInterest: openInterest,
   chainLedger: chainFill,
   chainResolutions: chainResolution,
+  signals: () => ({
+    event_id: 'evt_0123456789abcdef0123456789abcdef',
+    event: 'market.price_signal',
+    source: 'simulator',
+    market_id: conditionId(1),
+    wallet: null,
+    at_ms: T0,
+    payload: '{"event":"market.price_signal"}',
+  }),
   deadLetters: () => ({ stage: 'ingest', source: 'simulator', origin: 'gamma/markets', reason: 'test', raw: '{}', at_ms: T0 }),
 };
 

@@ -564,7 +564,7 @@ export type EndpointAccess = {
 };
 
 export type ChannelAccess = {
-  channel: "trades" | "fills" | "lifecycle" | "prices" | "book";
+  channel: "trades" | "fills" | "lifecycle" | "prices" | "book" | "signals";
   requires: "any" | "tier1" | "tier2" | "tier3" | "sandbox";
   allowed: boolean;
   status_if_called: 200 | 402 | 403;
@@ -1095,6 +1095,16 @@ export type StreamLifecycleFilters = {
   event?: Array<"listed" | "closed" | "reopened" | "resolved" | "voided" | "confirmed" | "corrected">;
 };
 
+/** Filters of the `signals` channel (all optional, combined with AND). */
+export type StreamSignalFilters = {
+  /** Only these webhook event types (the payload's `event`); also accepted as one comma-separated string. */
+  event?: Array<"trade.executed" | "trader.large_trade" | "market.price_signal" | "market.volume_spike" | "market.resolved">;
+  /** Only this market: condition id (0x + 64 hex, any case) or slug. */
+  market?: string;
+  /** Only this taker wallet's trade.executed and trader.large_trade (market signals have no wallet and are left out). */
+  wallet?: string;
+};
+
 /** Filters of the `prices` channel (combined with AND); `market` is required. */
 export type StreamPriceFilters = {
   /** The market: condition id (0x + 64 hex, any case) or slug. */
@@ -1120,11 +1130,11 @@ export type StreamClientMessage = {
 } | {
   type: "subscribe";
   /** The channel to receive. */
-  channel: "trades" | "fills" | "lifecycle" | "prices" | "book";
+  channel: "trades" | "fills" | "lifecycle" | "prices" | "book" | "signals";
   /** Your id for it (echoed on each message); default s1, s2, ... */
   subscription?: string;
-  /** The channel's filters: StreamTradeFilters (trades), StreamFillFilters (fills), StreamLifecycleFilters (lifecycle), StreamPriceFilters (prices), StreamBookFilters (book). */
-  filters?: StreamTradeFilters | StreamFillFilters | StreamLifecycleFilters | StreamPriceFilters | StreamBookFilters;
+  /** The channel's filters: StreamTradeFilters (trades), StreamFillFilters (fills), StreamLifecycleFilters (lifecycle), StreamPriceFilters (prices), StreamBookFilters (book), StreamSignalFilters (signals). */
+  filters?: StreamTradeFilters | StreamFillFilters | StreamLifecycleFilters | StreamPriceFilters | StreamBookFilters | StreamSignalFilters;
   cursor?: StreamCursor;
 } | {
   type: "unsubscribe";
@@ -1133,13 +1143,13 @@ export type StreamClientMessage = {
 };
 
 /** A message the server sends (an SSE event's data, or a WebSocket frame). */
-export type StreamServerMessage = StreamSubscribed | StreamTradeMessage | StreamFillMessage | StreamFillRetractedMessage | StreamLifecycleMessage | StreamPriceMessage | StreamBookSnapshotMessage | StreamBookDeltaMessage | StreamHeartbeat | StreamError;
+export type StreamServerMessage = StreamSubscribed | StreamTradeMessage | StreamFillMessage | StreamFillRetractedMessage | StreamLifecycleMessage | StreamPriceMessage | StreamBookSnapshotMessage | StreamBookDeltaMessage | StreamSignalMessage | StreamHeartbeat | StreamError;
 
 export type StreamSubscribed = {
   type: "subscribed";
   /** The subscription's id. */
   subscription: string;
-  channel: "trades" | "fills" | "lifecycle" | "prices" | "book";
+  channel: "trades" | "fills" | "lifecycle" | "prices" | "book" | "signals";
   /** Where the subscription starts (the given cursor, or the log's end). */
   cursor: StreamCursor;
 };
@@ -1232,6 +1242,18 @@ export type StreamBookDeltaMessage = {
   /** The position right after this change (for a stored change sent on subscribe, the live read's start). */
   cursor: StreamCursor;
   data: StreamBookDelta;
+};
+
+export type StreamSignalMessage = {
+  /** A webhook event of the `signals` channel. */
+  type: "signal";
+  /** The subscription's id. */
+  subscription: string;
+  channel: "signals";
+  /** The position right after this signal. */
+  cursor: StreamCursor;
+  /** The webhook payload of the event, field for field as a delivery's body (its `event` names the type, its `id` is the delivery's event id): trade.executed for each trade of the trades stream, trader.large_trade at the service threshold (SIGNALS_LARGE_TRADE_USDC, at least WEBHOOK_LARGE_TRADE_MIN_USDC), the others as the signals processor decided them. */
+  data: TradeExecutedEvent | TraderLargeTradeEvent | MarketPriceSignalEvent | MarketVolumeSpikeEvent | MarketResolvedEvent;
 };
 
 /** A full order book of one outcome token as upstream sent it (every level, not only the top 20 of /markets/{id}/orderbook; for a book of at most 20 levels a side, the same levels as that route's outcome). Sizes in outcome shares; levels best first, empty levels dropped. */
@@ -1821,7 +1843,7 @@ export type TradeEventFields = {
 
 export type TraderLargeTradeEvent = WebhookEnvelope & TradeEventFields & {
   event?: "trader.large_trade";
-  /** The subscription's threshold this trade reached. */
+  /** The threshold this trade reached: the subscription's (a webhook delivery) or the service's (the `signals` stream channel). */
   threshold_usdc: number;
   /** The wallet's activity in the 24 h before the trade, from indexed trades. */
   trader: {
@@ -6204,7 +6226,7 @@ export const STREAMS: { readonly [id: string]: StreamSpec } = {
         "name": "channel",
         "in": "query",
         "required": true,
-        "description": "The channel: `trades` (taker fills from the trades stream, the `data_api` records of `/trades`), `fills` (the chain's fills of both sides, the `chain` records of `/trades`), `lifecycle` (market closes, resolutions and every other lifecycle transition), `prices` (one market's price ticks: last trades, midpoints, best bid/ask, as `/markets/{id}/price/ticks`; `market` required), `book` (one market's order books: each token's latest stored book, then its level changes and new books, as `/markets/{id}/orderbook`; `market` required). Its filters are the other parameters; one the channel does not have is a 400 naming it.",
+        "description": "The channel: `trades` (taker fills from the trades stream, the `data_api` records of `/trades`), `fills` (the chain's fills of both sides, the `chain` records of `/trades`), `lifecycle` (market closes, resolutions and every other lifecycle transition), `prices` (one market's price ticks: last trades, midpoints, best bid/ask, as `/markets/{id}/price/ticks`; `market` required), `book` (one market's order books: each token's latest stored book, then its level changes and new books, as `/markets/{id}/orderbook`; `market` required), `signals` (the webhook events of markets and trades: trade.executed, trader.large_trade, market.price_signal, market.volume_spike, market.resolved, each message's data the webhook payload). Its filters are the other parameters; one the channel does not have is a 400 naming it.",
         "schema": {
           "type": "string",
           "enum": [
@@ -6212,7 +6234,8 @@ export const STREAMS: { readonly [id: string]: StreamSpec } = {
             "fills",
             "lifecycle",
             "prices",
-            "book"
+            "book",
+            "signals"
           ]
         }
       },
@@ -6231,14 +6254,15 @@ export const STREAMS: { readonly [id: string]: StreamSpec } = {
         "name": "wallet",
         "in": "query",
         "required": false,
-        "description": "Only this wallet's fills (trades, fills; 0x + 40 hex, any case).",
+        "description": "Only this wallet's fills (trades, fills), or its trade.executed and trader.large_trade signals (signals; market signals have no wallet and are left out); 0x + 40 hex, any case.",
         "schema": {
           "type": "string",
           "pattern": "^0x[0-9a-fA-F]{40}$"
         },
         "channels": [
           "trades",
-          "fills"
+          "fills",
+          "signals"
         ]
       },
       {
@@ -6293,7 +6317,7 @@ export const STREAMS: { readonly [id: string]: StreamSpec } = {
         "name": "event",
         "in": "query",
         "required": false,
-        "description": "Only these transition kinds (lifecycle), comma-separated (`event=closed,resolved`).",
+        "description": "Only these transition kinds (lifecycle: listed, closed, reopened, resolved, voided, confirmed, corrected) or webhook event types (signals: trade.executed, trader.large_trade, market.price_signal, market.volume_spike, market.resolved), comma-separated (`event=closed,resolved`); a value the channel does not have is a 400 naming `event`.",
         "schema": {
           "type": "array",
           "minItems": 1,
@@ -6307,12 +6331,18 @@ export const STREAMS: { readonly [id: string]: StreamSpec } = {
               "resolved",
               "voided",
               "confirmed",
-              "corrected"
+              "corrected",
+              "trade.executed",
+              "trader.large_trade",
+              "market.price_signal",
+              "market.volume_spike",
+              "market.resolved"
             ]
           }
         },
         "channels": [
-          "lifecycle"
+          "lifecycle",
+          "signals"
         ]
       },
       {

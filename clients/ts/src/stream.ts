@@ -22,6 +22,7 @@ import type {
   StreamLifecycleFilters,
   StreamPriceFilters,
   StreamServerMessage,
+  StreamSignalFilters,
   StreamSubscribed,
   StreamTradeFilters,
 } from './api.generated.js';
@@ -36,6 +37,7 @@ interface FiltersByChannel {
   lifecycle: StreamLifecycleFilters;
   prices: StreamPriceFilters;
   book: StreamBookFilters;
+  signals: StreamSignalFilters;
 }
 /** A channel's filters; a channel added to the document without an entry above fails to compile here. */
 export type StreamFilters<C extends StreamChannel> = FiltersByChannel[C];

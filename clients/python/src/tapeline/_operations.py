@@ -138,7 +138,7 @@ OPERATIONS: dict[str, OperationSpec] = {
 }
 
 #: The channels of GET /stream/sse.
-StreamChannel = Literal["trades", "fills", "lifecycle", "prices", "book"]
+StreamChannel = Literal["trades", "fills", "lifecycle", "prices", "book", "signals"]
 
 #: The filters each channel takes (any other is a 400 naming it).
 STREAM_FILTERS: dict[str, tuple[str, ...]] = {
@@ -147,6 +147,7 @@ STREAM_FILTERS: dict[str, tuple[str, ...]] = {
     "lifecycle": ("market", "event"),
     "prices": ("market", "kind"),
     "book": ("market", "asset_id"),
+    "signals": ("market", "wallet", "event"),
 }
 
 

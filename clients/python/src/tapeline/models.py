@@ -488,7 +488,7 @@ class EndpointAccess(Model):
 
 
 class ChannelAccess(Model):
-    channel: Literal["trades", "fills", "lifecycle", "prices", "book"]
+    channel: Literal["trades", "fills", "lifecycle", "prices", "book", "signals"]
     requires: Literal["any", "tier1", "tier2", "tier3", "sandbox"]
     allowed: bool
     status_if_called: Literal[200, 402, 403]
@@ -891,6 +891,14 @@ class StreamLifecycleFilters(Model):
     event: Optional[list[Literal["listed", "closed", "reopened", "resolved", "voided", "confirmed", "corrected"]]] = Field(None, description="Only these transition kinds (MarketLifecycleTransition.kind); also accepted as one comma-separated string.")
 
 
+class StreamSignalFilters(Model):
+    """Filters of the `signals` channel (all optional, combined with AND)."""
+
+    event: Optional[list[Literal["trade.executed", "trader.large_trade", "market.price_signal", "market.volume_spike", "market.resolved"]]] = Field(None, description="Only these webhook event types (the payload's `event`); also accepted as one comma-separated string.")
+    market: Optional[str] = Field(None, description="Only this market: condition id (0x + 64 hex, any case) or slug.")
+    wallet: Optional[str] = Field(None, description="Only this taker wallet's trade.executed and trader.large_trade (market signals have no wallet and are left out).")
+
+
 class StreamPriceFilters(Model):
     """Filters of the `prices` channel (combined with AND); `market` is required."""
 
@@ -912,9 +920,9 @@ class StreamClientMessageItem(Model):
 
 class StreamClientMessageItemItem(Model):
     type: Literal["subscribe"]
-    channel: Literal["trades", "fills", "lifecycle", "prices", "book"] = Field(description="The channel to receive.")
+    channel: Literal["trades", "fills", "lifecycle", "prices", "book", "signals"] = Field(description="The channel to receive.")
     subscription: Optional[str] = Field(None, description="Your id for it (echoed on each message); default s1, s2, ...")
-    filters: Optional[Union[StreamTradeFilters, StreamFillFilters, StreamLifecycleFilters, StreamPriceFilters, StreamBookFilters]] = Field(None, description="The channel's filters: StreamTradeFilters (trades), StreamFillFilters (fills), StreamLifecycleFilters (lifecycle), StreamPriceFilters (prices), StreamBookFilters (book).")
+    filters: Optional[Union[StreamTradeFilters, StreamFillFilters, StreamLifecycleFilters, StreamPriceFilters, StreamBookFilters, StreamSignalFilters]] = Field(None, description="The channel's filters: StreamTradeFilters (trades), StreamFillFilters (fills), StreamLifecycleFilters (lifecycle), StreamPriceFilters (prices), StreamBookFilters (book), StreamSignalFilters (signals).")
     cursor: Optional[StreamCursor] = None
 
 
@@ -926,7 +934,7 @@ class StreamClientMessageItemItemItem(Model):
 class StreamSubscribed(Model):
     type: Literal["subscribed"]
     subscription: str = Field(description="The subscription's id.")
-    channel: Literal["trades", "fills", "lifecycle", "prices", "book"]
+    channel: Literal["trades", "fills", "lifecycle", "prices", "book", "signals"]
     cursor: StreamCursor = Field(description="Where the subscription starts (the given cursor, or the log's end).")
 
 
@@ -993,6 +1001,14 @@ class StreamBookDeltaMessage(Model):
     channel: Literal["book"]
     cursor: StreamCursor = Field(description="The position right after this change (for a stored change sent on subscribe, the live read's start).")
     data: StreamBookDelta
+
+
+class StreamSignalMessage(Model):
+    type: Literal["signal"] = Field(description="A webhook event of the `signals` channel.")
+    subscription: str = Field(description="The subscription's id.")
+    channel: Literal["signals"]
+    cursor: StreamCursor = Field(description="The position right after this signal.")
+    data: Union[TradeExecutedEvent, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent] = Field(description="The webhook payload of the event, field for field as a delivery's body (its `event` names the type, its `id` is the delivery's event id): trade.executed for each trade of the trades stream, trader.large_trade at the service threshold (SIGNALS_LARGE_TRADE_USDC, at least WEBHOOK_LARGE_TRADE_MIN_USDC), the others as the signals processor decided them.")
 
 
 class StreamBook(Model):
@@ -1450,7 +1466,7 @@ class TraderLargeTradeEventTrader(Model):
 
 class TraderLargeTradeEvent(WebhookEnvelope, TradeEventFields):
     event: Optional[Literal["trader.large_trade"]] = None
-    threshold_usdc: Decimal = Field(description="The subscription's threshold this trade reached.")
+    threshold_usdc: Decimal = Field(description="The threshold this trade reached: the subscription's (a webhook delivery) or the service's (the `signals` stream channel).")
     trader: TraderLargeTradeEventTrader = Field(description="The wallet's activity in the 24 h before the trade, from indexed trades.")
 
 
@@ -1856,7 +1872,7 @@ StreamCursor = str
 StreamClientMessage = Union[StreamClientMessageItem, StreamClientMessageItemItem, StreamClientMessageItemItemItem]
 
 # A message the server sends (an SSE event's data, or a WebSocket frame).
-StreamServerMessage = Union[StreamSubscribed, StreamTradeMessage, StreamFillMessage, StreamFillRetractedMessage, StreamLifecycleMessage, StreamPriceMessage, StreamBookSnapshotMessage, StreamBookDeltaMessage, StreamHeartbeat, StreamError]
+StreamServerMessage = Union[StreamSubscribed, StreamTradeMessage, StreamFillMessage, StreamFillRetractedMessage, StreamLifecycleMessage, StreamPriceMessage, StreamBookSnapshotMessage, StreamBookDeltaMessage, StreamSignalMessage, StreamHeartbeat, StreamError]
 
 # A USDC amount, exact to its unit (at most 6 decimals; kept internally in micro-USDC).
 Usdc = Decimal
@@ -1891,5 +1907,5 @@ WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "webhook.test": WebhookTestEvent,
 }
 
-for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcomeGap, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, OrderBookEvents, BookEventItem, BookEventItemItem, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, Coverage, TraderCoverage, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PositionReconciliationReasons, PositionReconciliationPositions, PositionReconciliationValueUsdc, PositionReconciliationUnrealizedPnlUsdc, PositionReconciliationRealizedPnlUsdc, PositionReconciliationDifference, PositionReconciliation, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, ChannelAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthCoverageHistory, HealthCoverageBackfill, HealthCoverage, HealthUpstream, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthEventLog, HealthVerificationCheck, HealthVerification, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycle, MarketResolution, MarketLifecycleTransition, Candle, Trade, StreamTradeFilters, StreamFillFilters, StreamLifecycleFilters, StreamPriceFilters, StreamBookFilters, StreamClientMessageItem, StreamClientMessageItemItem, StreamClientMessageItemItemItem, StreamSubscribed, StreamTradeMessage, StreamFillMessage, StreamFillRetractedMessage, StreamFillRetraction, StreamLifecycleMessage, StreamPriceMessage, StreamBookSnapshotMessage, StreamBookDeltaMessage, StreamBook, StreamBookDelta, StreamLifecycleEvent, StreamHeartbeat, StreamError, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, ExportInputFilters, ExportInput, ExportFile, ExportJobFilters, ExportJobProgress, ExportJobManifest, ExportJob, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPicksStatusExcluded, CopyPicksStatus, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
+for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcomeGap, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, OrderBookEvents, BookEventItem, BookEventItemItem, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, Coverage, TraderCoverage, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PositionReconciliationReasons, PositionReconciliationPositions, PositionReconciliationValueUsdc, PositionReconciliationUnrealizedPnlUsdc, PositionReconciliationRealizedPnlUsdc, PositionReconciliationDifference, PositionReconciliation, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, ChannelAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthCoverageHistory, HealthCoverageBackfill, HealthCoverage, HealthUpstream, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthEventLog, HealthVerificationCheck, HealthVerification, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycle, MarketResolution, MarketLifecycleTransition, Candle, Trade, StreamTradeFilters, StreamFillFilters, StreamLifecycleFilters, StreamSignalFilters, StreamPriceFilters, StreamBookFilters, StreamClientMessageItem, StreamClientMessageItemItem, StreamClientMessageItemItemItem, StreamSubscribed, StreamTradeMessage, StreamFillMessage, StreamFillRetractedMessage, StreamFillRetraction, StreamLifecycleMessage, StreamPriceMessage, StreamBookSnapshotMessage, StreamBookDeltaMessage, StreamSignalMessage, StreamBook, StreamBookDelta, StreamLifecycleEvent, StreamHeartbeat, StreamError, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, ExportInputFilters, ExportInput, ExportFile, ExportJobFilters, ExportJobProgress, ExportJobManifest, ExportJob, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPicksStatusExcluded, CopyPicksStatus, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
     _model.model_rebuild()
