@@ -12,6 +12,7 @@
  * same ids (as the lifecycle processor does); trade.executed is not republished: it is each trade.
  */
 import { EventPublisher } from '../events/publisher.js';
+import type { StreamSignalMessage } from '../http/types.generated.js';
 import type { Logger } from '../logger.js';
 import type { ControlStore } from '../ports/control-store.js';
 import type { EventLog } from '../ports/event-log.js';
@@ -186,7 +187,8 @@ function resolutionDeliveries(settlements: Decoded<MarketLifecycleTransition>[],
 
 /** A decided signal as the signals stream carries it: its webhook payload whole, and what the channel filters on. */
 function signalOf(
-  payload: { event: SignalDecided['event']; id: string; market_id: string; timestamp: string; source: SignalDecided['source'] },
+  // The document's payload type: a payload function that drifts from api/openapi.yaml fails to compile.
+  payload: StreamSignalMessage['data'] & { event: SignalDecided['event']; source: SignalDecided['source'] },
   wallet: string | null,
 ): SignalDecided {
   return {

@@ -8,6 +8,7 @@
  * trader.large_trade). Tier 1, as webhook subscriptions.
  */
 import type { TradeExecuted } from '../events/types.generated.js';
+import type { StreamSignalMessage } from '../http/types.generated.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import { trades } from '../read-models/trades/index.js';
 import { tradeExecuted } from '../signals/payloads.js';
@@ -67,10 +68,11 @@ export const signalsChannel: Channel<SignalFilters> = {
     if (stream.topic === trades.topic) {
       const trade = event as TradeExecuted;
       if (!wanted({ event: 'trade.executed', market_id: trade.market_id, wallet: trade.wallet }, filters)) return null;
-      return { type: 'signal', data: tradeExecuted(trade) };
+      return { type: 'signal', data: tradeExecuted(trade) satisfies StreamSignalMessage['data'] };
     }
     const signal = event as SignalDecided;
     if (!wanted(signal, filters)) return null;
-    return { type: 'signal', data: JSON.parse(signal.payload) };
+    // The processor built it with the same payload functions (services/signals/payloads.ts).
+    return { type: 'signal', data: JSON.parse(signal.payload) as StreamSignalMessage['data'] };
   },
 };

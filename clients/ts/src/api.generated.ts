@@ -1253,7 +1253,7 @@ export type StreamSignalMessage = {
   /** The position right after this signal. */
   cursor: StreamCursor;
   /** The webhook payload of the event, field for field as a delivery's body (its `event` names the type, its `id` is the delivery's event id): trade.executed for each trade of the trades stream, trader.large_trade at the service threshold (SIGNALS_LARGE_TRADE_USDC, at least WEBHOOK_LARGE_TRADE_MIN_USDC), the others as the signals processor decided them. */
-  data: TradeExecutedEvent | TraderLargeTradeEvent | MarketPriceSignalEvent | MarketVolumeSpikeEvent | MarketResolvedEvent;
+  data: TradeExecutedPayload | TraderLargeTradePayload | MarketPriceSignalPayload | MarketVolumeSpikePayload | MarketResolvedPayload;
 };
 
 /** A full order book of one outcome token as upstream sent it (every level, not only the top 20 of /markets/{id}/orderbook; for a book of at most 20 levels a side, the same levels as that route's outcome). Sizes in outcome shares; levels best first, empty levels dropped. */
@@ -1808,19 +1808,25 @@ export type WebhookDelivery = {
   }>;
 };
 
-/** Fields every delivery body carries. */
-export type WebhookEnvelope = {
+/** Fields every event payload carries, in a delivery body or a `signals` stream message. */
+export type WebhookEventFields = {
   /** The event type (also the X-Service-Event header). */
   event: string;
   /** Event id: the same across retries, redeliveries and subscribers; deduplicate on it. */
   id: string;
-  /** The X-Service-Delivery header. */
-  delivery_id: string;
   /** Where the underlying data came from. */
   source?: "polymarket" | "simulator";
 };
 
-export type TradeExecutedEvent = WebhookEnvelope & TradeEventFields & {
+/** Fields every delivery body carries. */
+export type WebhookEnvelope = WebhookEventFields & {
+  /** The X-Service-Delivery header. */
+  delivery_id: string;
+};
+
+export type TradeExecutedEvent = WebhookEnvelope & TradeExecutedPayload;
+
+export type TradeExecutedPayload = WebhookEventFields & TradeEventFields & {
   event?: "trade.executed";
 };
 
@@ -1841,7 +1847,9 @@ export type TradeEventFields = {
   timestamp: Timestamp;
 };
 
-export type TraderLargeTradeEvent = WebhookEnvelope & TradeEventFields & {
+export type TraderLargeTradeEvent = WebhookEnvelope & TraderLargeTradePayload;
+
+export type TraderLargeTradePayload = WebhookEventFields & TradeEventFields & {
   event?: "trader.large_trade";
   /** The threshold this trade reached: the subscription's (a webhook delivery) or the service's (the `signals` stream channel). */
   threshold_usdc: number;
@@ -1855,7 +1863,9 @@ export type TraderLargeTradeEvent = WebhookEnvelope & TradeEventFields & {
   };
 };
 
-export type MarketPriceSignalEvent = WebhookEnvelope & {
+export type MarketPriceSignalEvent = WebhookEnvelope & MarketPriceSignalPayload;
+
+export type MarketPriceSignalPayload = WebhookEventFields & {
   event?: "market.price_signal";
   market_id: string;
   market_title: string;
@@ -1867,7 +1877,9 @@ export type MarketPriceSignalEvent = WebhookEnvelope & {
   timestamp: Timestamp;
 };
 
-export type MarketVolumeSpikeEvent = WebhookEnvelope & {
+export type MarketVolumeSpikeEvent = WebhookEnvelope & MarketVolumeSpikePayload;
+
+export type MarketVolumeSpikePayload = WebhookEventFields & {
   event?: "market.volume_spike";
   market_id: string;
   market_title: string;
@@ -1882,7 +1894,9 @@ export type MarketVolumeSpikeEvent = WebhookEnvelope & {
   timestamp: Timestamp;
 };
 
-export type MarketResolvedEvent = WebhookEnvelope & {
+export type MarketResolvedEvent = WebhookEnvelope & MarketResolvedPayload;
+
+export type MarketResolvedPayload = WebhookEventFields & {
   event?: "market.resolved";
   market_id: string;
   market_title: string;

@@ -1008,7 +1008,7 @@ class StreamSignalMessage(Model):
     subscription: str = Field(description="The subscription's id.")
     channel: Literal["signals"]
     cursor: StreamCursor = Field(description="The position right after this signal.")
-    data: Union[TradeExecutedEvent, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent] = Field(description="The webhook payload of the event, field for field as a delivery's body (its `event` names the type, its `id` is the delivery's event id): trade.executed for each trade of the trades stream, trader.large_trade at the service threshold (SIGNALS_LARGE_TRADE_USDC, at least WEBHOOK_LARGE_TRADE_MIN_USDC), the others as the signals processor decided them.")
+    data: Union[TradeExecutedPayload, TraderLargeTradePayload, MarketPriceSignalPayload, MarketVolumeSpikePayload, MarketResolvedPayload] = Field(description="The webhook payload of the event, field for field as a delivery's body (its `event` names the type, its `id` is the delivery's event id): trade.executed for each trade of the trades stream, trader.large_trade at the service threshold (SIGNALS_LARGE_TRADE_USDC, at least WEBHOOK_LARGE_TRADE_MIN_USDC), the others as the signals processor decided them.")
 
 
 class StreamBook(Model):
@@ -1427,13 +1427,18 @@ class WebhookDelivery(Model):
     attempt_log: list[WebhookDeliveryAttemptLog]
 
 
-class WebhookEnvelope(Model):
-    """Fields every delivery body carries."""
+class WebhookEventFields(Model):
+    """Fields every event payload carries, in a delivery body or a `signals` stream message."""
 
     event: str = Field(description="The event type (also the X-Service-Event header).")
     id: str = Field(description="Event id: the same across retries, redeliveries and subscribers; deduplicate on it.")
-    delivery_id: str = Field(description="The X-Service-Delivery header.")
     source: Optional[Literal["polymarket", "simulator"]] = Field(None, description="Where the underlying data came from.")
+
+
+class WebhookEnvelope(WebhookEventFields):
+    """Fields every delivery body carries."""
+
+    delivery_id: str = Field(description="The X-Service-Delivery header.")
 
 
 class TradeEventFields(Model):
@@ -1450,11 +1455,25 @@ class TradeEventFields(Model):
     timestamp: Timestamp
 
 
-class TradeExecutedEvent(WebhookEnvelope, TradeEventFields):
+class TradeExecutedPayload(WebhookEventFields, TradeEventFields):
     event: Optional[Literal["trade.executed"]] = None
 
 
-class TraderLargeTradeEventTrader(Model):
+class TradeExecutedEvent(WebhookEnvelope, TradeExecutedPayload):
+    pass
+
+
+class TraderLargeTradePayload(WebhookEventFields, TradeEventFields):
+    event: Optional[Literal["trader.large_trade"]] = None
+    threshold_usdc: Decimal = Field(description="The threshold this trade reached: the subscription's (a webhook delivery) or the service's (the `signals` stream channel).")
+    trader: TraderLargeTradePayloadTrader = Field(description="The wallet's activity in the 24 h before the trade, from indexed trades.")
+
+
+class TraderLargeTradeEvent(WebhookEnvelope, TraderLargeTradePayload):
+    pass
+
+
+class TraderLargeTradePayloadTrader(Model):
     """The wallet's activity in the 24 h before the trade, from indexed trades."""
 
     wallet: str
@@ -1464,13 +1483,7 @@ class TraderLargeTradeEventTrader(Model):
     largest_trade_24h_usdc: Decimal
 
 
-class TraderLargeTradeEvent(WebhookEnvelope, TradeEventFields):
-    event: Optional[Literal["trader.large_trade"]] = None
-    threshold_usdc: Decimal = Field(description="The threshold this trade reached: the subscription's (a webhook delivery) or the service's (the `signals` stream channel).")
-    trader: TraderLargeTradeEventTrader = Field(description="The wallet's activity in the 24 h before the trade, from indexed trades.")
-
-
-class MarketPriceSignalEvent(WebhookEnvelope):
+class MarketPriceSignalPayload(WebhookEventFields):
     event: Optional[Literal["market.price_signal"]] = None
     market_id: str
     market_title: str
@@ -1481,7 +1494,11 @@ class MarketPriceSignalEvent(WebhookEnvelope):
     timestamp: Timestamp
 
 
-class MarketVolumeSpikeEvent(WebhookEnvelope):
+class MarketPriceSignalEvent(WebhookEnvelope, MarketPriceSignalPayload):
+    pass
+
+
+class MarketVolumeSpikePayload(WebhookEventFields):
     event: Optional[Literal["market.volume_spike"]] = None
     market_id: str
     market_title: str
@@ -1492,7 +1509,11 @@ class MarketVolumeSpikeEvent(WebhookEnvelope):
     timestamp: Timestamp = Field(description="The trade that completed the spike.")
 
 
-class MarketResolvedEvent(WebhookEnvelope):
+class MarketVolumeSpikeEvent(WebhookEnvelope, MarketVolumeSpikePayload):
+    pass
+
+
+class MarketResolvedPayload(WebhookEventFields):
     event: Optional[Literal["market.resolved"]] = None
     market_id: str
     market_title: str
@@ -1500,6 +1521,10 @@ class MarketResolvedEvent(WebhookEnvelope):
     final_yes_price: Price
     final_no_price: Price
     timestamp: Timestamp
+
+
+class MarketResolvedEvent(WebhookEnvelope, MarketResolvedPayload):
+    pass
 
 
 class CopyExecutedEvent(WebhookEnvelope):
@@ -1907,5 +1932,5 @@ WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "webhook.test": WebhookTestEvent,
 }
 
-for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcomeGap, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, OrderBookEvents, BookEventItem, BookEventItemItem, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, Coverage, TraderCoverage, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PositionReconciliationReasons, PositionReconciliationPositions, PositionReconciliationValueUsdc, PositionReconciliationUnrealizedPnlUsdc, PositionReconciliationRealizedPnlUsdc, PositionReconciliationDifference, PositionReconciliation, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, ChannelAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthCoverageHistory, HealthCoverageBackfill, HealthCoverage, HealthUpstream, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthEventLog, HealthVerificationCheck, HealthVerification, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycle, MarketResolution, MarketLifecycleTransition, Candle, Trade, StreamTradeFilters, StreamFillFilters, StreamLifecycleFilters, StreamSignalFilters, StreamPriceFilters, StreamBookFilters, StreamClientMessageItem, StreamClientMessageItemItem, StreamClientMessageItemItemItem, StreamSubscribed, StreamTradeMessage, StreamFillMessage, StreamFillRetractedMessage, StreamFillRetraction, StreamLifecycleMessage, StreamPriceMessage, StreamBookSnapshotMessage, StreamBookDeltaMessage, StreamSignalMessage, StreamBook, StreamBookDelta, StreamLifecycleEvent, StreamHeartbeat, StreamError, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, ExportInputFilters, ExportInput, ExportFile, ExportJobFilters, ExportJobProgress, ExportJobManifest, ExportJob, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEnvelope, TradeExecutedEvent, TradeEventFields, TraderLargeTradeEventTrader, TraderLargeTradeEvent, MarketPriceSignalEvent, MarketVolumeSpikeEvent, MarketResolvedEvent, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPicksStatusExcluded, CopyPicksStatus, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
+for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcomeGap, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, OrderBookEvents, BookEventItem, BookEventItemItem, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, Coverage, TraderCoverage, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PositionReconciliationReasons, PositionReconciliationPositions, PositionReconciliationValueUsdc, PositionReconciliationUnrealizedPnlUsdc, PositionReconciliationRealizedPnlUsdc, PositionReconciliationDifference, PositionReconciliation, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, ChannelAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthCoverageHistory, HealthCoverageBackfill, HealthCoverage, HealthUpstream, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthEventLog, HealthVerificationCheck, HealthVerification, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycle, MarketResolution, MarketLifecycleTransition, Candle, Trade, StreamTradeFilters, StreamFillFilters, StreamLifecycleFilters, StreamSignalFilters, StreamPriceFilters, StreamBookFilters, StreamClientMessageItem, StreamClientMessageItemItem, StreamClientMessageItemItemItem, StreamSubscribed, StreamTradeMessage, StreamFillMessage, StreamFillRetractedMessage, StreamFillRetraction, StreamLifecycleMessage, StreamPriceMessage, StreamBookSnapshotMessage, StreamBookDeltaMessage, StreamSignalMessage, StreamBook, StreamBookDelta, StreamLifecycleEvent, StreamHeartbeat, StreamError, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, ExportInputFilters, ExportInput, ExportFile, ExportJobFilters, ExportJobProgress, ExportJobManifest, ExportJob, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEventFields, WebhookEnvelope, TradeExecutedEvent, TradeExecutedPayload, TradeEventFields, TraderLargeTradeEvent, TraderLargeTradePayloadTrader, TraderLargeTradePayload, MarketPriceSignalEvent, MarketPriceSignalPayload, MarketVolumeSpikeEvent, MarketVolumeSpikePayload, MarketResolvedEvent, MarketResolvedPayload, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPicksStatusExcluded, CopyPicksStatus, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
     _model.model_rebuild()
