@@ -204,7 +204,8 @@ class Tapeline(_Core, SyncOperations):
         ``market`` id or slug (every channel); ``wallet``, ``side``, ``min_size`` in USDC (trades, fills); ``role``
         (fills); ``event``, transition kinds such as ``["closed", "resolved"]`` (lifecycle); ``kind``, tick kinds such as
         ``["last_trade", "midpoint"]`` (prices, which needs ``market``); ``asset_id``, one outcome token of the market
-        (book, which needs ``market``);
+        (book, which needs ``market``); ``event``, webhook event types such as ``["trader.large_trade"]``, and ``wallet``
+        (signals, whose data is the webhook payload);
         ``cursor`` starts right after that message (none: live from now). ``idle_timeout``: seconds of silence (not even
         a heartbeat) that count as a dead connection; ``max_attempts`` failed connections in a row end it with
         ``APIConnectionError``; backoff from ``base_delay`` doubling to ``max_delay``, full jitter. See stream.py.
@@ -300,7 +301,8 @@ class AsyncTapeline(_Core, AsyncOperations):
         ``market`` id or slug (every channel); ``wallet``, ``side``, ``min_size`` in USDC (trades, fills); ``role``
         (fills); ``event``, transition kinds such as ``["closed", "resolved"]`` (lifecycle); ``kind``, tick kinds such as
         ``["last_trade", "midpoint"]`` (prices, which needs ``market``); ``asset_id``, one outcome token of the market
-        (book, which needs ``market``);
+        (book, which needs ``market``); ``event``, webhook event types such as ``["trader.large_trade"]``, and ``wallet``
+        (signals, whose data is the webhook payload);
         ``cursor`` starts right after that message (none: live from now). ``idle_timeout``: seconds of silence (not even
         a heartbeat) that count as a dead connection; ``max_attempts`` failed connections in a row end it with
         ``APIConnectionError``; backoff from ``base_delay`` doubling to ``max_delay``, full jitter. See stream.py.
