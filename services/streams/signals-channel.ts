@@ -5,7 +5,7 @@
  * other types are what the signals processor decided, read from the signals stream it publishes
  * (services/signals/signal-stream.ts), whose records hold the payload as it was delivered. Filters
  * event (webhook event types), market and wallet (only the signals that have one: trade.executed and
- * trader.large_trade). Tier 1, as webhook subscriptions.
+ * trader.large_trade). Tier 2, as the trades channel: it carries every trade with its wallet.
  */
 import type { TradeExecuted } from '../events/types.generated.js';
 import type { StreamSignalMessage } from '../http/types.generated.js';
@@ -59,7 +59,7 @@ function wanted(facts: Facts, filters: SignalFilters): boolean {
 export const signalsChannel: Channel<SignalFilters> = {
   filters: FILTERS,
   name: 'signals',
-  access: 'tier1',
+  access: 'tier2',
   resyncFrom: '/v1/markets/{id}/trades (trade.executed; the other signals have no REST list)',
   streams: [trades, signals],
   parseFilters,

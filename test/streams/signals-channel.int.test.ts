@@ -42,6 +42,7 @@ let signals: SignalsService;
 let sink: SinkService;
 let publisher: EventPublisher;
 let tier1Key: string;
+let tier2Key: string;
 /** The webhook subscription to every signal type whose deliveries the stream must equal. */
 let subscriptionId: string;
 
@@ -71,6 +72,7 @@ beforeAll(async () => {
     env: { STREAM_HEARTBEAT_MS: '300', STREAM_POLL_MS: '20', STREAM_READ_BATCH: '3' },
   });
   tier1Key = (await api.admin.createKey('free', '1')).api_key;
+  tier2Key = (await api.admin.createKey('paid', '2')).api_key;
   const account = (await new Accounts(api.control).registerAgent('signals-channel')).account_id;
   const subscriptions = new WebhookSubscriptions({
     store: api.control,
@@ -155,7 +157,7 @@ const resolution = (market: string) =>
   });
 
 test('a subscriber to one market (by slug) receives exactly the signals webhooks deliver for it, the same payloads, each once', async () => {
-  const all = await openSse('channel=signals&market=sig-a-market', tier1Key);
+  const all = await openSse('channel=signals&market=sig-a-market', tier2Key);
   expect(all.status).toBe(200);
   expect(await subscribed(all)).toMatchObject({ channel: 'signals' });
   await publisher.publish('trades', [
@@ -190,8 +192,8 @@ test('a subscriber to one market (by slug) receives exactly the signals webhooks
 
 test('event, market and wallet filter server-side (an SSE list, a WebSocket array)', async () => {
   const market = SIG_D;
-  const byEvent = await openSse(`channel=signals&market=${market}&event=trader.large_trade,market.resolved`, tier1Key);
-  const client = await openWs(tier1Key);
+  const byEvent = await openSse(`channel=signals&market=${market}&event=trader.large_trade,market.resolved`, tier2Key);
+  const client = await openWs(tier2Key);
   client.send({
     type: 'subscribe',
     channel: 'signals',
@@ -229,7 +231,7 @@ test('event, market and wallet filter server-side (an SSE list, a WebSocket arra
 
 test('resume over the WebSocket with a cursor has no gap and no duplicate', async () => {
   const market = SIG_C;
-  const client = await openWs(tier1Key);
+  const client = await openWs(tier2Key);
   client.send({ type: 'subscribe', channel: 'signals', subscription: 'c', filters: { market } });
   await subscribed(client, 'c');
   await publisher.publish('trades', tradesOf(market, 'c1', [0.4, 0.41, 0.5, 0.51, 0.52]));
@@ -241,7 +243,7 @@ test('resume over the WebSocket with a cursor has no gap and no duplicate', asyn
   // Before: trade.executed x5, trader.large_trade x2, one price move; while away: x3, x1, one move, the resolution.
   await waitFor('every delivery', async () => (await delivered(market)).length === 14);
 
-  const again = await openWs(tier1Key);
+  const again = await openWs(tier2Key);
   again.send({ type: 'subscribe', channel: 'signals', subscription: 'c', filters: { market }, cursor: kept.at(-1).cursor });
   const all = await delivered(market);
   await waitFor('the rest', async () => kept.length + signalsOf(again, 'c').length >= all.length);
@@ -260,11 +262,11 @@ test('a filter the channel does not have, or a bad value, is a 400 (SSE) or an e
     ['channel=signals&wallet=0x12', /^wallet/],
   ];
   for (const [query, message] of cases) {
-    const refused = await openSse(query, tier1Key);
+    const refused = await openSse(query, tier2Key);
     expect([query, refused.status]).toEqual([query, 400]);
     expect([query, refused.body.error]).toEqual([query, expect.stringMatching(message)]);
   }
-  const client = await openWs(tier1Key);
+  const client = await openWs(tier2Key);
   const asked: Array<[unknown, string]> = [
     [{ type: 'subscribe', channel: 'signals', filters: { event: ['market.resolved', 'strategy.signal'] } }, 'filters.event'],
     [{ type: 'subscribe', channel: 'signals', filters: { event: [] } }, 'filters.event'],
@@ -280,5 +282,17 @@ test('a filter the channel does not have, or a bad value, is a 400 (SSE) or an e
       expect.objectContaining({ type: 'error', code: 'bad_request', parameter }),
     ]);
   }
+  client.ws.close();
+});
+
+test('signals needs Tier 2 (it carries every trade with its wallet, as the trades channel): a Tier 1 key is refused it', async () => {
+  const sse = await openSse('channel=signals&event=market.resolved', tier1Key);
+  expect(sse.status).toBe(402);
+  expect(sse.body.code).toBe('PAYMENT_REQUIRED');
+  const client = await openWs(tier1Key);
+  client.send({ type: 'subscribe', channel: 'signals', subscription: 'x' });
+  await waitFor('an answer', async () => client.messages.some((m) => m.type === 'error'));
+  expect(client.messages.find((m) => m.type === 'error')).toMatchObject({ code: 'payment_required', subscription: 'x' });
+  expect(client.messages.some((m) => m.type === 'subscribed')).toBe(false);
   client.ws.close();
 });
