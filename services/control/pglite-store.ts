@@ -5,8 +5,11 @@
  * other local users out (issue 59, low).
  */
 import { PGlite } from '@electric-sql/pglite';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { ControlStore, SqlExecutor } from '../ports/control-store.js';
 
 /**
@@ -19,10 +22,7 @@ const SHARED_BUFFERS = '16MB';
 export async function openPgliteStore(directory: string): Promise<ControlStore> {
   fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
   fs.chmodSync(directory, 0o700);
-  // A new cluster is created (initdb), closed and opened again: the WASM memory initdb grew is kept by
-  // the instance that ran it and freed with it, ~500 MB of resident memory for the process's lifetime
-  // (bench/results/idle-rss.json).
-  if (!fs.existsSync(path.join(directory, 'PG_VERSION'))) await (await PGlite.create(directory)).close();
+  if (!fs.existsSync(path.join(directory, 'PG_VERSION'))) await initCluster(directory);
   const db = await PGlite.create(directory, { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`] });
   return {
     async query<Row>(sql: string, params: unknown[] = []) {
@@ -37,4 +37,16 @@ export async function openPgliteStore(directory: string): Promise<ControlStore> 
       await db.close();
     },
   };
+}
+
+/**
+ * Creates a new cluster (initdb) in a child Node process. initdb grows PGlite's WASM memory to several
+ * hundred MB; freed in this process, most of it stayed resident for the service's life (the fresh-folder
+ * figure of bench/results/idle-rss.json against the restart one), while a child's memory goes back to
+ * the system when it exits. The child loads the same PGlite this module does.
+ */
+async function initCluster(directory: string): Promise<void> {
+  const pglite = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  const script = 'const [pglite, dir] = process.argv.slice(1); require(pglite).PGlite.create(dir).then((db) => db.close());';
+  await promisify(execFile)(process.execPath, ['-e', script, pglite, directory], { timeout: 120_000 });
 }
