@@ -29,9 +29,10 @@ export TAPELINE_TEST_SANDBOX_KEY="$(curl -fsS -XPOST "$TAPELINE_TEST_BASE_URL/ag
 auth=(-H "authorization: Bearer $TAPELINE_TEST_TIER2_KEY")
 # The market must be trading now (at least 5 of its newest 10 trades in the last minute), not just rank high:
 # while the history is still being indexed, the volume ranking can put a market first that has not traded for
-# half an hour, and the client tests wait for live trades on it.
+# half an hour, and the client tests wait for live trades on it. It must also stay open for the tests: a
+# market near its end date trades most (informed traders) and then closes and trades no more.
 for _ in $(seq 1 240); do
-  for id in $(curl -fsS "${auth[@]}" "$TAPELINE_TEST_BASE_URL/markets?status=active&sort=volume&limit=10" | json ".data.map(m=>m.id).join(' ')"); do
+  for id in $(curl -fsS "${auth[@]}" "$TAPELINE_TEST_BASE_URL/markets?status=active&sort=volume&limit=10" | json ".data.filter(m=>!m.end_date||Date.parse(m.end_date)-Date.now()>30*60000).map(m=>m.id).join(' ')"); do
     recent="$(curl -fsS "${auth[@]}" "$TAPELINE_TEST_BASE_URL/markets/$id/trades?limit=10" | json ".data.filter(t=>Date.now()-Date.parse(t.timestamp)<60000).length")"
     [ "${recent:-0}" -ge 5 ] || continue
     candles="$(curl -fsS "${auth[@]}" "$TAPELINE_TEST_BASE_URL/markets/$id/ohlcv?interval=1h&limit=1" | json .data.length)"
