@@ -31,7 +31,14 @@ import {
   walletAddress,
 } from '../support/events.js';
 import { getJson } from '../support/http.js';
-import { errorOf, messagesOf, openSse as openSse_, openWs as openWs_, subscribed, waitFor } from '../support/stream-clients.js';
+import {
+  expectChannelRefused,
+  messagesOf,
+  openSse as openSse_,
+  openWs as openWs_,
+  subscribed,
+  waitFor,
+} from '../support/stream-clients.js';
 
 const chdbPath = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-channels-chdb-'));
 const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-channels-log-'));
@@ -507,14 +514,7 @@ test('a filter the channel does not have, or a bad value, is a 4xx (SSE) or an e
 });
 
 test('fills needs Tier 2 (as /trades): a Tier 1 key is refused it on SSE and WebSocket', async () => {
-  const sse = await openSse('channel=fills', tier1Key);
-  expect(sse.status).toBe(402);
-  expect(sse.body.code).toBe('PAYMENT_REQUIRED');
-  const client = await openWs(tier1Key);
-  client.send({ type: 'subscribe', channel: 'fills', subscription: 'x' });
-  expect(await errorOf(client)).toMatchObject({ code: 'payment_required', subscription: 'x' });
-  expect(client.messages.some((m) => m.type === 'subscribed')).toBe(false);
-  client.ws.close();
+  await expectChannelRefused(api.base, tier1Key, 'fills');
   const lifecycle = await openSse('channel=lifecycle', tier1Key);
   expect(lifecycle.status).toBe(200);
   lifecycle.close();

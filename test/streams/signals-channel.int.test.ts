@@ -21,7 +21,14 @@ import { type ApiHarness, startApiHarness } from '../support/api-harness.js';
 import { conditionId, marketTransition, marketUpserted, tradeExecuted, walletAddress } from '../support/events.js';
 import { getJson } from '../support/http.js';
 import { openStreamTestLog } from '../support/stream-log.js';
-import { messagesOf, openSse as openSse_, openWs as openWs_, subscribed, waitFor } from '../support/stream-clients.js';
+import {
+  expectChannelRefused,
+  messagesOf,
+  openSse as openSse_,
+  openWs as openWs_,
+  subscribed,
+  waitFor,
+} from '../support/stream-clients.js';
 
 const chdbPath = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-signals-chdb-'));
 const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-signals-log-'));
@@ -286,13 +293,5 @@ test('a filter the channel does not have, or a bad value, is a 400 (SSE) or an e
 });
 
 test('signals needs Tier 2 (it carries every trade with its wallet, as the trades channel): a Tier 1 key is refused it', async () => {
-  const sse = await openSse('channel=signals&event=market.resolved', tier1Key);
-  expect(sse.status).toBe(402);
-  expect(sse.body.code).toBe('PAYMENT_REQUIRED');
-  const client = await openWs(tier1Key);
-  client.send({ type: 'subscribe', channel: 'signals', subscription: 'x' });
-  await waitFor('an answer', async () => client.messages.some((m) => m.type === 'error'));
-  expect(client.messages.find((m) => m.type === 'error')).toMatchObject({ code: 'payment_required', subscription: 'x' });
-  expect(client.messages.some((m) => m.type === 'subscribed')).toBe(false);
-  client.ws.close();
+  await expectChannelRefused(api.base, tier1Key, 'signals', 'channel=signals&event=market.resolved');
 });

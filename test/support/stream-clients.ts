@@ -113,3 +113,15 @@ export async function errorOf(client: { messages: any[] }): Promise<any> {
   await waitFor('an error message', async () => client.messages.some((m) => m.type === 'error'));
   return client.messages.find((m) => m.type === 'error');
 }
+
+/** A key below a channel's tier is refused it: 402 on SSE, a `payment_required` error (and no subscription) on the WebSocket. */
+export async function expectChannelRefused(base: string, key: string, channel: string, sseQuery = `channel=${channel}`): Promise<void> {
+  const sse = await openSse(base, sseQuery, key);
+  expect(sse.status).toBe(402);
+  expect(sse.body.code).toBe('PAYMENT_REQUIRED');
+  const client = await openWs(base, key);
+  client.send({ type: 'subscribe', channel, subscription: 'x' });
+  expect(await errorOf(client)).toMatchObject({ code: 'payment_required', subscription: 'x' });
+  expect(client.messages.some((m) => m.type === 'subscribed')).toBe(false);
+  client.ws.close();
+}
