@@ -687,8 +687,11 @@ async function main(): Promise<Record<string, unknown>> {
       // closed market's book is the quietest of all (a full CI run met 8 x 400 on one).
       const open = await controlClient.request('/v1/markets?status=active&sort=volume&limit=20', { key: controlKey });
       const tradable = open.status === 200 ? (JSON.parse(open.body).data as Array<{ id: string }>) : [];
-      // Each order asks for the whole best level, or what 1,000 USDC buys there: eight of them stay within the paper cash.
-      const orderSizeAt = (best: Level) => Math.max(1, Math.floor(Math.min(best.size_shares, 1_000 / best.price) * 100) / 100);
+      // Each order asks for the whole best level, at most 1,000 shares: past the best level the orders
+      // fill deeper at higher prices, and sized by the best price alone (1,000 USDC there) the last of
+      // them overdrew the 10,000 paper cash (a 400 in a CI run). At any price under 1, eight orders of
+      // 1,000 shares and their fees stay within it.
+      const orderSizeAt = (best: Level) => Math.max(1, Math.floor(Math.min(best.size_shares, 1_000) * 100) / 100);
       // Only a best level the orders together ask more than is a test of the depth: one deeper than the
       // paper cash buys would be met by every order whatever the service does.
       const askedOver = (best: Level) => orderSizeAt(best) * PAPER_ORDERS > best.size_shares;

@@ -142,7 +142,11 @@ test('abuse: the service keeps answering other keys, memory stays bounded, no 5x
   if (ran('paper-liquidity')) {
     // The agent's orders together asked for more than the best level held, and per book and price
     // they filled no more than the book offered.
-    expect(report.attack_statuses['paper-liquidity']).toEqual({ '201': report.paper_liquidity.orders });
+    // The first refusal's body is compared too, so a failure says why an order was refused.
+    expect({ statuses: report.attack_statuses['paper-liquidity'], first_refusal: report.paper_liquidity.first_refusal }).toEqual({
+      statuses: { '201': report.paper_liquidity.orders },
+      first_refusal: null,
+    });
     expect(report.paper_liquidity.asked_over_best_level).toBe(true);
     expect(report.paper_liquidity.orders_on_a_known_book).toBeGreaterThanOrEqual(2);
     expect(report.paper_liquidity.over_taken).toEqual([]);

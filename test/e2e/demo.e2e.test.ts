@@ -16,9 +16,10 @@ import { freePort, REPO_ROOT, runAdminCli, startChild, type Child } from '../sup
 let demo: Child | undefined;
 /** What the first test learnt about the demo, for the examples. */
 let examples: Omit<ExampleContext, 'venv'> | undefined;
+// Longer than the stop deadline of processes.ts, so a demo slow to stop fails naming what it waited for.
 afterAll(async () => {
   await demo?.kill('SIGTERM');
-});
+}, 90_000);
 
 test('npm run demo: markets, candles, trades and keys within a minute', async () => {
   const port = await freePort();

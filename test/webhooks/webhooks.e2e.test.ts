@@ -128,10 +128,15 @@ test('stack + simulator + subscription -> signed trade.executed, market.price_si
   expect(resolved.final_yes_price + resolved.final_no_price).toBeCloseTo(1, 6);
   expect([0, 1]).toContain(resolved.final_yes_price);
   expect(typeof resolved.resolved_outcome).toBe('string');
-  // The resolution also reaches the market read model (through the sink, which may trail the webhook).
+  // The resolution also reaches the market read model (through the sink, which may trail the webhook,
+  // by tens of seconds on a loaded CI machine). A timeout names what the market said last.
   await waitFor(
-    async () => (await getJson(`${base}/markets/${resolved.market_id}`, key)).body.data.status === 'resolved',
-    30_000,
+    async () => {
+      const market = (await getJson(`${base}/markets/${resolved.market_id}`, key)).body.data;
+      if (market.status === 'resolved') return true;
+      throw new Error(`status ${market.status}, lifecycle ${JSON.stringify(market.lifecycle?.transitions ?? null)}`);
+    },
+    60_000,
     'the resolved market in /markets',
   );
 
