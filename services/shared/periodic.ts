@@ -7,18 +7,28 @@ export interface PeriodicTask {
   runNow(): Promise<void>;
 }
 
-export function runPeriodically(task: () => Promise<void>, intervalMs: number, onError: (error: unknown) => void): PeriodicTask {
+/**
+ * `task` gets a signal that stop() aborts: a long run (minutes on a loaded machine: copy picks replay
+ * every candidate's fills) checks it between steps, so a stop does not wait for the whole run. What a
+ * run aborted this way throws is not an error.
+ */
+export function runPeriodically(
+  task: (signal: AbortSignal) => Promise<void>,
+  intervalMs: number,
+  onError: (error: unknown) => void,
+): PeriodicTask {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<void> = Promise.resolve();
+  const stopping = new AbortController();
 
   const run = (): Promise<void> => {
     current = current.then(async () => {
       if (stopped) return;
       try {
-        await task();
+        await task(stopping.signal);
       } catch (error) {
-        onError(error);
+        if (!stopping.signal.aborted) onError(error);
       }
     });
     return current;
@@ -35,6 +45,7 @@ export function runPeriodically(task: () => Promise<void>, intervalMs: number, o
     runNow: run,
     async stop() {
       stopped = true;
+      stopping.abort();
       if (timer) clearTimeout(timer);
       await current;
     },

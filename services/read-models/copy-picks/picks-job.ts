@@ -38,6 +38,7 @@ export async function recomputeCopyPicks(
   settings: PicksSettings,
   nowMs = Date.now(),
   source: LeaderStatsSource = traderStatsSource(store),
+  signal?: AbortSignal,
 ): Promise<{ rows: number; wallets: number }> {
   const computedAt = new Date(nowMs).toISOString();
   const byWallet = new Map<string, LeaderStats[]>();
@@ -50,8 +51,11 @@ export async function recomputeCopyPicks(
   const delayMs = settings.delaySeconds * 1000;
   const longest = Math.max(...Object.values(WINDOWS)) * DAY_MS;
   const rows: Record<string, unknown>[] = [];
+  const closesOf = runCloses(store, nowMs - longest, nowMs);
   let skipped = 0;
   for (const [wallet, perCategory] of [...byWallet.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    // A stop does not wait for every candidate's replay.
+    signal?.throwIfAborted();
     let fills: LeaderFill[];
     try {
       fills = await walletFills(store, wallet, nowMs - longest - delayMs, nowMs - delayMs);
@@ -63,7 +67,8 @@ export async function recomputeCopyPicks(
     const marketIds = [...new Set(fills.map((f) => f.marketId))];
     const markets = await marketTerms(store, marketIds, settings.feeFallback);
     const triggers = copyTriggers(fills, { rule: 'fixed', usdcMicros: orderMicros }, delayMs, markets);
-    const [books, closes] = await Promise.all([booksAt(store, triggers, markets), dailyCloses(store, marketIds, nowMs - longest, nowMs)]);
+    const [books, closes] = await Promise.all([booksAt(store, triggers, markets), closesOf(marketIds)]);
+    const walletRows: Record<string, unknown>[] = [];
     for (const stats of perCategory) {
       for (const [window, days] of Object.entries(WINDOWS)) {
         const fromMs = nowMs - days * DAY_MS;
@@ -95,7 +100,7 @@ export async function recomputeCopyPicks(
           copierRoiPct: roiPct,
           nowMs,
         };
-        rows.push({
+        walletRows.push({
           window,
           topic: stats.category,
           wallet,
@@ -120,11 +125,17 @@ export async function recomputeCopyPicks(
           impact_fills: sim.trades.filter((t) => t.execution.basis === 'trade_impact').length,
           order_usdc: formatScaled(orderMicros),
           delay_seconds: settings.delaySeconds,
-          open_positions: JSON.stringify(await openPositions(store, windowFills, markets)),
+          open_positions: openPositions(windowFills, markets),
           computed_at: computedAt,
         });
       }
     }
+    // One read of the latest books for every row of the wallet, not one per topic and window.
+    const quotes = await latestBooks(store, [
+      ...new Set(walletRows.flatMap((row) => (row.open_positions as OpenPosition[]).map((p) => p.asset_id))),
+    ]);
+    for (const row of walletRows) row.open_positions = JSON.stringify(enterable(row.open_positions as OpenPosition[], quotes, markets));
+    rows.push(...walletRows);
   }
   if (rows.length > 0) await store.insert('copy_picks', rows);
   await store.insert('copy_picks_runs', [
@@ -140,8 +151,24 @@ export async function recomputeCopyPicks(
   return { rows: rows.length, wallets: byWallet.size };
 }
 
-/** The leader's open positions (weighted-average cost, from its fills in the window) in unresolved markets that can be entered now. */
-async function openPositions(store: AnalyticsStore, fills: LeaderFill[], markets: Awaited<ReturnType<typeof marketTerms>>) {
+/** Daily closes over the run's span, each market read once however many candidates traded it (the map holds every market read so far). */
+function runCloses(store: AnalyticsStore, fromMs: number, toMs: number) {
+  const known = new Map<string, Map<number, bigint>>();
+  return async (marketIds: string[]) => {
+    const missing = marketIds.filter((id) => !known.has(id));
+    if (missing.length > 0) {
+      const read = await dailyCloses(store, missing, fromMs, toMs);
+      for (const id of missing) known.set(id, read.get(id) ?? new Map());
+    }
+    return known;
+  };
+}
+
+type Markets = Awaited<ReturnType<typeof marketTerms>>;
+type OpenPosition = ReturnType<typeof openPositions>[number];
+
+/** The leader's open positions of `fills` (unresolved markets), the largest by cost first. */
+function openPositions(fills: LeaderFill[], markets: Markets) {
   // The position ledger's exact weighted-average cost, over the window's fills only.
   const states = new Map<string, { fill: LeaderFill; state: PositionState }>();
   for (const f of fills) {
@@ -149,7 +176,7 @@ async function openPositions(store: AnalyticsStore, fills: LeaderFill[], markets
     const state = applyLeg(current, { side: f.side, qty: f.sharesMicros, usdc: f.usdcMicros }, f.timestampMs).state;
     states.set(f.assetId, { fill: f, state });
   }
-  const open = [...states.values()]
+  return [...states.values()]
     .filter(({ state }) => state.qty > 0n)
     .map(({ fill, state }) => ({
       market_id: fill.marketId,
@@ -161,25 +188,25 @@ async function openPositions(store: AnalyticsStore, fills: LeaderFill[], markets
     .filter((p) => !markets.get(p.market_id)?.resolution)
     .sort((a, b) => b.held * b.avg_price - a.held * a.avg_price || (a.asset_id < b.asset_id ? -1 : 1))
     .slice(0, MAX_OPEN_POSITIONS);
-  const quotes = await latestBooks(
-    store,
-    open.map((p) => p.asset_id),
-  );
-  // Enterable: the token's latest indexed book has an ask to buy from.
-  const enterable = open.filter((p) => quotes.get(p.asset_id)?.asks[0] !== undefined);
-  return enterable.map((p) => {
-    const bestAsk = Number(quotes.get(p.asset_id)!.asks[0]!.priceMicros) / 1e6;
-    return {
-      market_id: p.market_id,
-      market_title: markets.get(p.market_id)?.title ?? '',
-      asset_id: p.asset_id,
-      outcome: p.outcome,
-      leader_shares: Math.round(p.held * 1e6) / 1e6,
-      leader_avg_price: Math.round(p.avg_price * 1e6) / 1e6,
-      best_ask: bestAsk,
-      entry_gap_pct: p.avg_price <= 0 ? null : Math.round(((bestAsk - p.avg_price) / p.avg_price) * 10_000) / 100,
-    };
-  });
+}
+
+/** The positions a follower can enter (the token's latest indexed book has an ask to buy from), with the gap to the leader's price. */
+function enterable(open: OpenPosition[], quotes: Awaited<ReturnType<typeof latestBooks>>, markets: Markets) {
+  return open
+    .filter((p) => quotes.get(p.asset_id)?.asks[0] !== undefined)
+    .map((p) => {
+      const bestAsk = Number(quotes.get(p.asset_id)!.asks[0]!.priceMicros) / 1e6;
+      return {
+        market_id: p.market_id,
+        market_title: markets.get(p.market_id)?.title ?? '',
+        asset_id: p.asset_id,
+        outcome: p.outcome,
+        leader_shares: Math.round(p.held * 1e6) / 1e6,
+        leader_avg_price: Math.round(p.avg_price * 1e6) / 1e6,
+        best_ask: bestAsk,
+        entry_gap_pct: p.avg_price <= 0 ? null : Math.round(((bestAsk - p.avg_price) / p.avg_price) * 10_000) / 100,
+      };
+    });
 }
 
 export function startCopyPicks(
@@ -189,7 +216,7 @@ export function startCopyPicks(
   logger: Logger,
 ): { stop(): Promise<void> } {
   return runPeriodically(
-    async () => logger.debug(await recomputeCopyPicks(store, settings), 'copy picks recomputed'),
+    async (signal) => logger.debug(await recomputeCopyPicks(store, settings, Date.now(), undefined, signal), 'copy picks recomputed'),
     intervalMs,
     (error) => logger.error({ err: error }, 'copy picks failed'),
   );
