@@ -21,6 +21,7 @@ import type { MarketLifecycleTransition, TradeExecuted } from '../events/types.j
 import { STREAMS } from '../read-models/registry.js';
 import { enqueueInChunks, type NewDelivery } from '../webhooks/outbox.js';
 import type { Subscription } from '../webhooks/subscriptions.js';
+import { isLiveTrade } from './live-trade.js';
 import { wants } from './matching.js';
 import { largeTrade, marketResolved, priceSignal, tradeExecuted, type TraderContext, volumeSpike } from './payloads.js';
 import { PriceWindows } from './price-windows.js';
@@ -62,6 +63,8 @@ interface SignalsStats {
   resolutions: number;
   /** Signals published to the signals stream (redelivered batches count again). */
   published: number;
+  /** Trades ingested too long after they happened to decide signals (live-trade.ts). */
+  late_trades: number;
 }
 
 export interface SignalsService {
@@ -73,7 +76,16 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
   const clock = options.clock ?? Date.now;
   const windows = new PriceWindows(options.priceWindowMs, options.priceChangePct);
   const volumes = options.volume ? new VolumeWindows(options.volume, options.volume.seed, clock) : null;
-  const stats: SignalsStats = { batches: 0, enqueued: 0, dropped: 0, price_signals: 0, volume_spikes: 0, resolutions: 0, published: 0 };
+  const stats: SignalsStats = {
+    batches: 0,
+    enqueued: 0,
+    dropped: 0,
+    price_signals: 0,
+    volume_spikes: 0,
+    resolutions: 0,
+    published: 0,
+    late_trades: 0,
+  };
   const publisher = new EventPublisher(options.log);
   // The stream carries trader.large_trade at the service's own threshold; a subscription may choose another.
   const streamLargeTradeUsdc = Math.max(options.largeTradeUsdc, options.minLargeTradeUsdc ?? 0);
@@ -125,8 +137,13 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
     for (const { event: trade, message } of trades) {
       // The window sees every trade, subscribed or not, so a new subscription gets signals at once.
       const move = windows.observe(trade);
-      if (move) stats.price_signals += 1;
       const spike = volumes?.observe(trade) ?? null;
+      // The windows see history too (their baselines need it); only a live trade decides signals.
+      if (!isLiveTrade(trade)) {
+        stats.late_trades += 1;
+        continue;
+      }
+      if (move) stats.price_signals += 1;
       if (spike) stats.volume_spikes += 1;
       const facts = { market_id: trade.market_id, wallet: trade.wallet, size_usdc: trade.size_usdc, logged_at_ms: message.timestamp };
       let context: TraderContext | undefined;

@@ -11,6 +11,7 @@ import type { TradeExecuted } from '../events/types.generated.js';
 import type { StreamSignalMessage } from '../http/types.generated.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import { trades } from '../read-models/trades/index.js';
+import { isLiveTrade } from '../signals/live-trade.js';
 import { tradeExecuted } from '../signals/payloads.js';
 import { type SignalDecided, signals } from '../signals/signal-stream.js';
 import type { Channel } from './channel.js';
@@ -67,6 +68,8 @@ export const signalsChannel: Channel<SignalFilters> = {
   select(stream, event, filters) {
     if (stream.topic === trades.topic) {
       const trade = event as TradeExecuted;
+      // The trades the signals processor decides on: a backfilled one is no signal (live-trade.ts).
+      if (!isLiveTrade(trade)) return null;
       if (!wanted({ event: 'trade.executed', market_id: trade.market_id, wallet: trade.wallet }, filters)) return null;
       return { type: 'signal', data: tradeExecuted(trade) satisfies StreamSignalMessage['data'] };
     }

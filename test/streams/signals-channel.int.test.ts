@@ -37,6 +37,7 @@ const SIG_A = conditionId(331);
 const SIG_B = conditionId(332);
 const SIG_C = conditionId(333);
 const SIG_D = conditionId(334);
+const SIG_E = conditionId(335);
 const WHALE = walletAddress(71);
 const MINNOW = walletAddress(72);
 const LARGE_TRADE_USDC = 1_000;
@@ -109,6 +110,7 @@ beforeAll(async () => {
     marketUpserted({ market_id: SIG_B, event_id: 'sig-b' }),
     marketUpserted({ market_id: SIG_C, event_id: 'sig-c' }),
     marketUpserted({ market_id: SIG_D, event_id: 'sig-d' }),
+    marketUpserted({ market_id: SIG_E, event_id: 'sig-e' }),
   ]);
   sink = await startSink(log, api.store, pino({ level: 'silent' }));
   await waitFor('the markets stored', async () => (await getJson(`${api.base}/v1/markets/sig-a-market`, tier1Key)).status === 200);
@@ -259,6 +261,27 @@ test('resume over the WebSocket with a cursor has no gap and no duplicate', asyn
   expect(new Set(resumed.map((p) => p.id)).size).toBe(resumed.length);
   expect(byId(resumed)).toEqual(byId(all));
   again.ws.close();
+});
+
+test('trades ingested long after they happened (a backfill) decide no signal, delivered or streamed; a live trade after them does', async () => {
+  const market = SIG_E;
+  const client = await openSse(`channel=signals&market=${market}`, tier2Key);
+  await subscribed(client);
+  // Two hours old when ingested now: past the hour of live-trade.ts, whatever their sizes and price jumps.
+  const now = Date.now();
+  const backfilled = tradesOf(market, 'e-old', [0.3, 0.6, 0.9]).map((trade, i) => ({
+    ...trade,
+    timestamp_ms: now - 2 * 3_600_000 + i * 1_000,
+    ingested_at_ms: now,
+  }));
+  const [live] = tradesOf(market, 'e-live', [0.9]);
+  await publisher.publish('trades', [...backfilled, live!]);
+  await waitFor('the live trade delivered', async () => (await delivered(market)).length >= 1);
+  await waitFor('the live trade streamed', async () => signalsOf(client).length >= 1);
+  await settle();
+  expect((await delivered(market)).map((p) => [p.event, p.trade_id])).toEqual([['trade.executed', live!.event_id]]);
+  expect(signalsOf(client).map((m) => [m.data.event, m.data.trade_id])).toEqual([['trade.executed', live!.event_id]]);
+  client.close();
 });
 
 test('a filter the channel does not have, or a bad value, is a 400 (SSE) or an error message (WebSocket) naming it', async () => {

@@ -1252,7 +1252,7 @@ export type StreamSignalMessage = {
   channel: "signals";
   /** The position right after this signal. */
   cursor: StreamCursor;
-  /** The webhook payload of the event, field for field as a delivery's body (its `event` names the type, its `id` is the delivery's event id): trade.executed for each trade of the trades stream, trader.large_trade at the service threshold (SIGNALS_LARGE_TRADE_USDC, at least WEBHOOK_LARGE_TRADE_MIN_USDC), the others as the signals processor decided them. */
+  /** The webhook payload of the event, field for field as a delivery's body (its `event` names the type, its `id` is the delivery's event id): trade.executed for each live trade of the trades stream (one ingested within an hour of when it happened: a backfilled trade decides no signal), trader.large_trade at the service threshold (SIGNALS_LARGE_TRADE_USDC, at least WEBHOOK_LARGE_TRADE_MIN_USDC), the others as the signals processor decided them. */
   data: TradeExecutedPayload | TraderLargeTradePayload | MarketPriceSignalPayload | MarketVolumeSpikePayload | MarketResolvedPayload;
 };
 
@@ -5401,7 +5401,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "POST",
     "path": "/webhooks",
     "summary": "Subscribe a URL to events; returns the subscription with its signing secret (shown in full only here).",
-    "description": "Deliveries are signed (see the Webhooks section of docs/WEBHOOKS.md): `X-Service-Signature:\nsha256=<lowercase hex HMAC-SHA256(secret, timestamp + '.' + raw body)>`. Delivery is at least once\nand unordered: deduplicate on the body's `id`. The URL must be http(s) and resolve to public\naddresses only (private, loopback, link-local, CGNAT, multicast and metadata addresses are refused).\nAn account holds at most 10 subscriptions by default (`409 CONFLICT` past it). Each subscription\nkeeps at most 10,000 undelivered deliveries by default (`WEBHOOK_PENDING_PER_SUBSCRIPTION`); events\npast that are counted in `dropped_events` instead of queued, whatever produced them (market and\ntrade signals, copy trading, strategies, test events, redeliveries). Finished deliveries are kept 30 days.",
+    "description": "Deliveries are signed (see the Webhooks section of docs/WEBHOOKS.md): `X-Service-Signature:\nsha256=<lowercase hex HMAC-SHA256(secret, timestamp + '.' + raw body)>`. Delivery is at least once\nand unordered: deduplicate on the body's `id`. The URL must be http(s) and resolve to public\naddresses only (private, loopback, link-local, CGNAT, multicast and metadata addresses are refused).\nAn account holds at most 10 subscriptions by default (`409 CONFLICT` past it). Each subscription\nkeeps at most 10,000 undelivered deliveries by default (`WEBHOOK_PENDING_PER_SUBSCRIPTION`); events\npast that are counted in `dropped_events` instead of queued, whatever produced them (market and\ntrade signals, copy trading, strategies, test events, redeliveries). Finished deliveries are kept 30 days.\nA subscription gets events logged after it was created; trade events come only from live trades,\ningested within an hour of when they happened (a trade a backfill loads is history and is delivered\nto nobody).",
     "paginated": false,
     "returns": "WebhookSubscription: id, url, events, filters, enabled, disabled_reason, disabled_at, secret, secret_hint, previous_secret_expires_at, dropped_events, last_dropped_at, created_at, updated_at",
     "parameters": [],

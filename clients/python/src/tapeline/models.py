@@ -1008,7 +1008,7 @@ class StreamSignalMessage(Model):
     subscription: str = Field(description="The subscription's id.")
     channel: Literal["signals"]
     cursor: StreamCursor = Field(description="The position right after this signal.")
-    data: Union[TradeExecutedPayload, TraderLargeTradePayload, MarketPriceSignalPayload, MarketVolumeSpikePayload, MarketResolvedPayload] = Field(description="The webhook payload of the event, field for field as a delivery's body (its `event` names the type, its `id` is the delivery's event id): trade.executed for each trade of the trades stream, trader.large_trade at the service threshold (SIGNALS_LARGE_TRADE_USDC, at least WEBHOOK_LARGE_TRADE_MIN_USDC), the others as the signals processor decided them.")
+    data: Union[TradeExecutedPayload, TraderLargeTradePayload, MarketPriceSignalPayload, MarketVolumeSpikePayload, MarketResolvedPayload] = Field(description="The webhook payload of the event, field for field as a delivery's body (its `event` names the type, its `id` is the delivery's event id): trade.executed for each live trade of the trades stream (one ingested within an hour of when it happened: a backfilled trade decides no signal), trader.large_trade at the service threshold (SIGNALS_LARGE_TRADE_USDC, at least WEBHOOK_LARGE_TRADE_MIN_USDC), the others as the signals processor decided them.")
 
 
 class StreamBook(Model):
