@@ -86,6 +86,9 @@ test('ranked live before the first build, then served from the build until the n
 
 test('a build that stopped midway is neither served nor kept', async () => {
   const before = await board();
+  // A build a stop aborted (periodic.ts) ends before its first board and leaves the served pages.
+  await expect(new BoardPages(h.store, DEPTH).build(Date.now(), true, AbortSignal.abort())).rejects.toThrow(/abort/i);
+  expect(await board()).toEqual(before);
   // What a build that stopped after its first board would leave: a partial copy in the _next table.
   await h.store.command(
     `INSERT INTO leaderboard_pages_next SELECT * REPLACE (toUInt32(rank + 1) AS rank) FROM leaderboard_pages WHERE board = 'total_realized_pnl:all'`,

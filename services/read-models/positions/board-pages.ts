@@ -136,7 +136,7 @@ export class BoardPages {
   ) {}
 
   /** Builds every paged board when something a board shows changed since the last build (or `force`). */
-  async build(nowMs = Date.now(), force = false): Promise<BoardBuild> {
+  async build(nowMs = Date.now(), force = false, signal?: AbortSignal): Promise<BoardBuild> {
     const started = performance.now();
     const signature = await this.signature(nowMs);
     if (!force && signature.key === this.lastSignature) return { built: false, rows: 0, ms: performance.now() - started };
@@ -168,6 +168,8 @@ export class BoardPages {
     // more: writing only the depth is what keeps a build's cost down.
     const built = Date.now();
     for (const board of PAGED_BOARDS) {
+      // A stop need not wait for every board: a build left midway is never served (see above).
+      signal?.throwIfAborted();
       const direction = directionOf(board.sortBy);
       const order = `${board.value} ${direction}, wallet ${direction}`;
       await this.store.command(
@@ -214,8 +216,8 @@ export class BoardPages {
 export function startBoardPages(store: AnalyticsStore, intervalMs: number, logger: Logger, depth: number) {
   const pages = new BoardPages(store, depth);
   return runPeriodically(
-    async () => {
-      const build = await pages.build();
+    async (signal) => {
+      const build = await pages.build(Date.now(), false, signal);
       if (build.built) logger.debug(build, 'leaderboard pages built');
     },
     intervalMs,
