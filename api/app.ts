@@ -290,7 +290,8 @@ function buildApp(
         }),
       );
   if (deps.webhooks) app.use('/v1', webhookRoutes(deps.webhooks));
-  if (deps.exports) app.use('/v1', exportRoutes(deps.exports));
+  if (deps.exports)
+    app.use('/v1', exportRoutes(deps.exports, { throttle, addressOf: (request) => clientAddress(request, deps.auth.trustProxyHops) }));
 
   app.use((_request, _response, next) => next(ApiError.notFound('no such route')));
   app.use(errorRenderer(deps.logger));

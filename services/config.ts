@@ -689,6 +689,11 @@ const settings = {
       positiveInt().default(3_600),
       'How long a download link stays valid after GET /v1/exports/{id} served it (the link needs no key, so it should not live long).',
     ),
+    downloadsPerAddress: env(
+      'EXPORT_DOWNLOADS_PER_ADDRESS',
+      positiveInt().default(4),
+      'Downloads one client address may have in progress at once (429 past it): a link needs no key, so its holder is bounded by address, and a bad link counts as a failed authentication (AUTH_FAILURES_PER_IP_PER_MINUTE).',
+    ),
   },
   webhooks: {
     enabled: env(

@@ -18,6 +18,7 @@ import { marketFilter } from '../../services/read-models/trades/routes.js';
 import { isoOrNull } from '../../services/shared/time.js';
 import { success } from '../../services/http/envelope.js';
 import { ApiError } from '../../services/http/errors.js';
+import type { AuthThrottle } from '../auth.js';
 import { keysetPage } from '../../services/http/keyset.js';
 import { timeParam } from '../../services/http/time-params.js';
 
@@ -30,6 +31,14 @@ interface ExportSettings {
   maxDays: number;
   /** EXPORT_LINK_TTL_SECONDS: how long a download link served now stays valid. */
   linkTtlSeconds: number;
+  /** EXPORT_DOWNLOADS_PER_ADDRESS: downloads in progress per client address. */
+  downloadsPerAddress: number;
+}
+
+/** What bounds the keyless downloads: the failed-authentication throttle and the client's address. */
+export interface DownloadGuard {
+  throttle: AuthThrottle;
+  addressOf: (request: Request) => string;
 }
 
 export interface ExportsApi {
@@ -138,8 +147,10 @@ function present(job: ExportJob, secret: string | null, api: ExportsApi) {
   };
 }
 
-export function exportRoutes(api: ExportsApi): Router {
+export function exportRoutes(api: ExportsApi, guard: DownloadGuard): Router {
   const router = Router();
+  /** Downloads in progress per client address (an entry goes when its last download ends). */
+  const downloading = new Map<string, number>();
   let secret: Promise<string> | undefined;
   const signingSecret = () => {
     secret ??= api.jobs.signingSecret().catch((error: unknown) => {
@@ -194,22 +205,43 @@ export function exportRoutes(api: ExportsApi): Router {
   });
 
   // Keyless (api/app.ts): the signature is the authority, for one file of one job until `expires`.
+  // With no key to meter, the caller is bounded by address: a bad link is a failed authentication
+  // (guessing signatures meets the same throttle as guessing keys), and downloads run at most
+  // EXPORT_DOWNLOADS_PER_ADDRESS at a time (a leaked link cannot take the disk and the network).
   router.get('/exports/:id/download', async (request, response) => {
+    const address = guard.addressOf(request);
+    const throttled = guard.throttle.refusal(address);
+    if (throttled) throw throttled;
     const id = String(request.params.id);
     const { file: name, expires, signature } = queryOf(request, 'downloadExportFile');
     const check = checkLink(await signingSecret(), id, name, expires, signature, api.clock());
     if (!check.ok)
-      throw new ApiError(
-        403,
-        'FORBIDDEN',
-        check.reason === 'expired'
-          ? 'expires: the link has expired; GET /v1/exports/{id} serves fresh links'
-          : 'signature: not a valid link for this file',
+      throw guard.throttle.failed(
+        address,
+        new ApiError(
+          403,
+          'FORBIDDEN',
+          check.reason === 'expired'
+            ? 'expires: the link has expired; GET /v1/exports/{id} serves fresh links'
+            : 'signature: not a valid link for this file',
+        ),
       );
     const job = await api.jobs.byId(id);
     if (job?.status !== 'succeeded' || !FILE_NAME.test(name)) throw ApiError.notFound(`file not found: ${name}`);
     const file = path.join(api.runner.folderOf(job.id), name);
     if (!fs.existsSync(file)) throw ApiError.notFound(`file not found: ${name}`);
+    const active = downloading.get(address) ?? 0;
+    if (active >= api.settings.downloadsPerAddress)
+      throw ApiError.rateLimited(
+        `downloads: ${active} downloads from this address are in progress (EXPORT_DOWNLOADS_PER_ADDRESS: ${api.settings.downloadsPerAddress}); retry when one has finished`,
+        1,
+      );
+    downloading.set(address, active + 1);
+    response.once('close', () => {
+      const left = (downloading.get(address) ?? 1) - 1;
+      if (left > 0) downloading.set(address, left);
+      else downloading.delete(address);
+    });
     response.setHeader('Content-Type', CONTENT_TYPE[name.split('.').pop()!]!);
     response.setHeader('Content-Disposition', `attachment; filename="${path.basename(name)}"`);
     response.setHeader('Content-Length', String(fs.statSync(file).size));

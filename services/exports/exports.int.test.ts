@@ -7,6 +7,7 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { type ApiHarness, startApiHarness } from '../../test/support/api-harness.js';
@@ -44,7 +45,11 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-exports-'));
 beforeAll(async () => {
   h = await projectionHarness('exports');
   // A second API on the same analytics store with its own DATA_DIR and a clock the test moves.
-  api = await startApiHarness({ store: h.store, env: { DATA_DIR: dataDir, EXPORT_MAX_ROWS: '1000' }, clock: () => now });
+  api = await startApiHarness({
+    store: h.store,
+    env: { DATA_DIR: dataDir, EXPORT_MAX_ROWS: '1000', AUTH_FAILURES_PER_IP_PER_MINUTE: '5', EXPORT_DOWNLOADS_PER_ADDRESS: '2' },
+    clock: () => now,
+  });
   key = (await api.admin.createKey('exporter', '2')).api_key;
   otherKey = (await api.admin.createKey('other', '2')).api_key;
   const fills = [0, 1, 2, 3].flatMap((n) => {
@@ -221,7 +226,64 @@ describe('a trades export', () => {
       now -= 2 * 3_600_000;
     }
   });
+
+  test('keyless downloads are bounded by address: bad links meet the failed-authentication limit, and downloads in progress a cap', async () => {
+    const link = new URL(`${api.base}${job.files[0].url}`);
+    const forged = new URL(link);
+    forged.searchParams.set('signature', 'A'.repeat(43));
+    // Five bad links (AUTH_FAILURES_PER_IP_PER_MINUTE here) are 403s; past them even a good link is a
+    // 429 for that address, while another address is served.
+    const guesses = [];
+    for (let i = 0; i < 6; i++) guesses.push((await fetchFrom('127.0.0.31', forged)).status);
+    expect(guesses).toEqual([403, 403, 403, 403, 403, 429]);
+    const locked = await fetchFrom('127.0.0.31', link);
+    expect([locked.status, locked.body]).toEqual([429, expect.stringContaining('AUTH_FAILURES_PER_IP_PER_MINUTE')]);
+    expect((await fetchFrom('127.0.0.32', link)).status).toBe(200);
+
+    // Two downloads held open (EXPORT_DOWNLOADS_PER_ADDRESS here): a third from the address is a 429
+    // naming `downloads`; another address is served; once one ends, the address is served again.
+    const file = path.join(dataDir, 'exports', job.id, job.files[0].name);
+    const original = fs.readFileSync(file);
+    // Larger than the loopback socket buffers, so a client that reads nothing holds its download open.
+    fs.writeFileSync(file, Buffer.alloc(64 * 1024 ** 2));
+    try {
+      const held = [await holdDownload('127.0.0.33', link), await holdDownload('127.0.0.33', link)];
+      const third = await fetchFrom('127.0.0.33', link);
+      expect([third.status, third.body]).toEqual([429, expect.stringContaining('downloads: 2 downloads from this address')]);
+      expect((await fetchFrom('127.0.0.34', link)).status).toBe(200);
+      held[0]!.destroy();
+      await waitFor(async () => (await fetchFrom('127.0.0.33', link)).status === 200, 10_000, 'the address served again');
+      held[1]!.destroy();
+    } finally {
+      fs.writeFileSync(file, original);
+    }
+  });
 });
+
+/** GET `url` from a local `address` (each a client of its own for the per-address limits); the body read whole. */
+function fetchFrom(address: string, url: URL): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { localAddress: address, agent: false }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      })
+      .on('error', reject);
+  });
+}
+
+/** A download from `address` whose 200 has arrived and whose body is not read, so it stays in progress. */
+function holdDownload(address: string, url: URL): Promise<http.ClientRequest> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, { localAddress: address, agent: false }, (response) => {
+      if (response.statusCode !== 200) return reject(new Error(`held download: HTTP ${response.statusCode}`));
+      response.pause();
+      resolve(request);
+    });
+    request.on('error', () => undefined);
+  });
+}
 
 test('a job interrupted by a stop is queued again on start and resumes after its last whole file', async () => {
   const created = await post(v1('/exports'), key, { dataset: 'trades', format: 'ndjson', filters: { from: FROM, to: TO } });
