@@ -3,7 +3,8 @@
  * signals processor: a subscriber to a market receives exactly the signals a webhook subscription to
  * every event type gets delivered for it (the same payloads, `event` field included, each once);
  * event, market and wallet filter server-side; a reconnect with a cursor misses and repeats nothing;
- * a filter the channel does not have, or a bad value, is refused naming it; Tier 1 is enough.
+ * backfilled trades decide no signal; a volume spike is streamed as delivered; a filter the channel
+ * does not have, or a bad value, is refused naming it; a Tier 1 key is refused the channel.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -38,6 +39,7 @@ const SIG_B = conditionId(332);
 const SIG_C = conditionId(333);
 const SIG_D = conditionId(334);
 const SIG_E = conditionId(335);
+const SIG_F = conditionId(336);
 const WHALE = walletAddress(71);
 const MINNOW = walletAddress(72);
 const LARGE_TRADE_USDC = 1_000;
@@ -102,6 +104,16 @@ beforeAll(async () => {
     maxPendingPerSubscription: 10_000,
     priceChangePct: 10,
     priceWindowMs: 3_600_000,
+    // Only SIG_F's trades reach 50,000 USDC in an hour (the other markets' stay under 10,000). Its
+    // indexed baseline: 240 USDC in the day before, 10 an hour.
+    volume: {
+      windowMs: 3_600_000,
+      baselineMs: 86_400_000,
+      spikeRatio: 3,
+      minUsdc: 50_000,
+      seed: async (markets, _from, to) =>
+        markets.includes(SIG_F) ? [[SIG_F, Math.floor((to - 3_600_000) / 60_000) * 60_000, 240] as [string, number, number]] : [],
+    },
     logger: pino({ level: 'silent' }),
     groupId: 'signals-channel-test',
   });
@@ -111,6 +123,7 @@ beforeAll(async () => {
     marketUpserted({ market_id: SIG_C, event_id: 'sig-c' }),
     marketUpserted({ market_id: SIG_D, event_id: 'sig-d' }),
     marketUpserted({ market_id: SIG_E, event_id: 'sig-e' }),
+    marketUpserted({ market_id: SIG_F, event_id: 'sig-f' }),
   ]);
   sink = await startSink(log, api.store, pino({ level: 'silent' }));
   await waitFor('the markets stored', async () => (await getJson(`${api.base}/v1/markets/sig-a-market`, tier1Key)).status === 200);
@@ -281,6 +294,28 @@ test('trades ingested long after they happened (a backfill) decide no signal, de
   await settle();
   expect((await delivered(market)).map((p) => [p.event, p.trade_id])).toEqual([['trade.executed', live!.event_id]]);
   expect(signalsOf(client).map((m) => [m.data.event, m.data.trade_id])).toEqual([['trade.executed', live!.event_id]]);
+  client.close();
+});
+
+test('a volume spike is streamed as delivered, once per surge', async () => {
+  const market = SIG_F;
+  const client = await openSse(`channel=signals&market=${market}&event=market.volume_spike,trader.large_trade`, tier2Key);
+  await subscribed(client);
+  // 30,000 USDC a trade: the second brings the hour to 60,000, a spike; the third is within the quiet window.
+  const surge = tradesOf(market, 'f', [0.5, 0.5, 0.5]).map((trade) => ({ ...trade, wallet: WHALE, size: 60_000, size_usdc: 30_000 }));
+  await publisher.publish('trades', surge);
+  await waitFor('the deliveries', async () => (await delivered(market)).length === 7);
+  await waitFor('the streamed signals', async () => signalsOf(client).length >= 4);
+  await settle();
+  const all = await delivered(market);
+  expect(all.map((p) => p.event).sort()).toEqual([
+    'market.volume_spike',
+    ...Array(3).fill('trade.executed'),
+    ...Array(3).fill('trader.large_trade'),
+  ]);
+  const spike = all.find((p) => p.event === 'market.volume_spike');
+  expect(spike).toMatchObject({ market_id: market, volume_usdc: 60_000, baseline_hourly_usdc: 10, ratio: 6000 });
+  expect(byId(signalsOf(client).map((m) => m.data))).toEqual(byId(all.filter((p) => p.event !== 'trade.executed')));
   client.close();
 });
 
