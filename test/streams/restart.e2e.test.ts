@@ -4,7 +4,8 @@
  * simulator's live trades keep arriving, resumes with its last cursor; once the feed stops (the
  * simulator is stopped) the messages before and after, together, are exactly the records
  * GET /v1/trades serves (the `data_api` records, no chain source here): no gap, no duplicate, the same
- * objects.
+ * objects. A signals subscriber resumed the same way holds exactly the signals a reader of the whole
+ * log gets afterwards.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -39,6 +40,7 @@ async function startService(dataDir: string, port: number, simulatorBase: string
 
 const lastCursor = (client: SseClient): string => client.messages.filter((m) => typeof m.cursor === 'string').at(-1)!.cursor;
 const trades = (client: SseClient) => client.messages.filter((m) => m.type === 'trade').map((m) => m.data);
+const signalIds = (client: SseClient) => client.messages.filter((m) => m.type === 'signal').map((m) => m.data.id as string);
 
 test('SSE across a SIGTERM and restart on the same data: before + after = exactly what /v1/trades serves', async () => {
   const simulator = startChild('services/simulator/main.ts', {
@@ -67,15 +69,28 @@ test('SSE across a SIGTERM and restart on the same data: before + after = exactl
 
   const before = await openSse(base, `channel=trades&cursor=${fromStart}`, key);
   expect(before.status).toBe(200);
+  // A signals subscriber alongside, from the start of its two streams (trades and signals).
+  const signalsProbe = await openSse(base, 'channel=signals', key);
+  await waitFor(async () => (signalsProbe.messages[0]?.type === 'subscribed' ? true : null), 10_000, 'subscribed to signals');
+  signalsProbe.close();
+  const signalsFromStart = encodeCursor(
+    new Map([...decodeCursor(signalsProbe.messages[0].cursor)!].map(([topic, offsets]) => [topic, offsets.map(() => 0)])),
+  );
+  const signalsBefore = await openSse(base, `channel=signals&cursor=${signalsFromStart}`, key);
+  expect(signalsBefore.status).toBe(200);
   // Past the history, into the live trades: the shutdown cuts a stream that is still receiving.
   await waitFor(async () => (trades(before).length >= 400 ? true : null), 60_000, '400 streamed trades before the restart');
+  await waitFor(async () => (signalIds(signalsBefore).length >= 5 ? true : null), 60_000, 'five streamed signals before the restart');
   await first.kill('SIGTERM');
   await before.ended;
+  await signalsBefore.ended;
   const streamedBefore = trades(before);
 
   await startService(dataDir, port, simulatorBase);
   const after = await openSse(base, `channel=trades&cursor=${lastCursor(before)}`, key);
   expect(after.status).toBe(200);
+  const signalsAfter = await openSse(base, `channel=signals&cursor=${lastCursor(signalsBefore)}`, key);
+  expect(signalsAfter.status).toBe(200);
   // Trades made while the service was down and after it came back reach the stream; then the feed stops.
   await waitFor(async () => (trades(after).length >= 50 ? true : null), 30_000, 'trades streamed after the restart');
   await simulator.kill('SIGKILL');
@@ -97,6 +112,26 @@ test('SSE across a SIGTERM and restart on the same data: before + after = exactl
   const seen = after.messages.length;
   await waitFor(async () => (after.messages.slice(seen).some((m) => m.type === 'heartbeat') ? true : null), 10_000, 'a heartbeat');
   after.close();
+
+  // The signals subscriber across the restart got exactly what one reading the whole log now gets.
+  await waitFor(
+    async () => {
+      const seenSignals = signalIds(signalsAfter).length;
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      return signalIds(signalsAfter).length === seenSignals ? true : null;
+    },
+    30_000,
+    'the signals stream to go quiet',
+  );
+  const whole = await openSse(base, `channel=signals&cursor=${signalsFromStart}`, key);
+  await waitFor(async () => (whole.messages.some((m) => m.type === 'heartbeat') ? true : null), 30_000, 'the whole signals log read');
+  whole.close();
+  signalsAfter.close();
+  const resumedIds = [...signalIds(signalsBefore), ...signalIds(signalsAfter)];
+  expect(signalIds(signalsAfter).length).toBeGreaterThan(0);
+  expect(signalIds(signalsBefore).length).toBeGreaterThanOrEqual(5);
+  expect(new Set(resumedIds).size).toBe(resumedIds.length);
+  expect([...resumedIds].sort()).toEqual([...signalIds(whole)].sort());
 
   const streamed = [...streamedBefore, ...trades(after)];
   const served = (await walkPages(`${base}/v1/trades?limit=500`, key)).items;
