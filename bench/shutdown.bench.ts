@@ -70,6 +70,10 @@ async function stopAfter(args: string[], env: NodeJS.ProcessEnv, busyMs: number,
 }
 
 const contenders = Array.from({ length: CONTENDERS }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+// A run that throws must not leave busy loops behind.
+process.on('exit', () => {
+  for (const contender of contenders) contender.kill('SIGKILL');
+});
 const baseline = await stopAfter(['-e', 'setInterval(() => {}, 1000); process.on("SIGTERM", () => process.exit(0));'], process.env, 2_000);
 const runs: Stop[] = [];
 for (let run = 0; run < RUNS; run++) {
@@ -84,7 +88,6 @@ for (let run = 0; run < RUNS; run++) {
   );
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
-for (const contender of contenders) contender.kill('SIGKILL');
 const times = runs.map((r) => r.sigterm_to_exit_ms).sort((a, b) => a - b);
 const result = {
   bench: 'shutdown',
