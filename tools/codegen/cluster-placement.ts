@@ -34,6 +34,8 @@ export const PLACEMENT: Readonly<Record<string, Placement>> = {
   chain_contiguous: replicated,
   trade_reconciliation: replicated,
   copy_picks: replicated,
+  // Redemptions waiting for their market's payout: few, and found by market for every wallet.
+  position_redemptions_unpriced: replicated,
   copy_picks_runs: replicated,
   leaderboard_pages: replicated,
   leaderboard_pages_next: replicated,

@@ -6,7 +6,7 @@
  * snapshot refresher each wallet's rows, as one value read by key; the valuation pass values wallets
  * at current marks for the mark-dependent rankings. docs/POSITIONS.md.
  */
-import { chainLedger } from '../chain-ledger/streams.js';
+import { chainLedger, chainResolutions } from '../chain-ledger/streams.js';
 import { defineReadModel, migrationsBeside, project } from '../read-model.js';
 import { trades } from '../trades/index.js';
 import { walletActivity } from '../wallets/index.js';
@@ -26,6 +26,11 @@ export const positionsReadModel = defineReadModel({
       table: 'position_ledger',
       row: () => ({}),
       apply: (store, events, token) => ledgerOf(store).applyChain(events, token),
+    }),
+    project(chainResolutions, {
+      table: 'position_ledger',
+      row: () => ({}),
+      apply: (store, events, token) => ledgerOf(store).applyResolutions(events, token),
     }),
     project(trades, {
       table: 'position_ledger',

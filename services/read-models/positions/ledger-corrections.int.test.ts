@@ -6,7 +6,10 @@
  * - a redemption realized more than the collateral it paid out;
  * - a neg-risk conversion of two NO positions lost the collateral it paid (R1);
  * - a v1 buy whose fee was taken in shares kept the fee's shares (R2);
- * - a voided market's redemption paid each outcome's half rounded up, where the CTF rounds it down.
+ * - a voided market's redemption paid each outcome's half rounded up, where the CTF rounds it down;
+ * - a redemption first applied over shares the wallet had sold (a sale arriving late), its payout
+ *   unknown, kept the price per share it read from those holdings when the sale rewound it;
+ * - a redemption priced from the holdings before its market's resolution was read kept that price.
  */
 import type { ChainLedgerEvent } from '../../events/types.generated.js';
 import {
@@ -69,6 +72,23 @@ let ledger: PositionLedger;
 const apply = (events: ChainLedgerEvent[]) => ledger.apply(events.map(fromChain) as LedgerEvent[]);
 
 const figures = (wallet: string) => ledgerFigures(h.store, wallet);
+/** A wallet's live ledger rows, in chain order per outcome, without the columns that number or time them. */
+const liveRows = (wallet: string) =>
+  h.rows(
+    `SELECT outcome_index, kind, action, toString(in_qty) AS in_qty, toString(in_usdc) AS in_usdc, toString(pay_num) AS pay_num,
+            toString(pay_den) AS pay_den, toString(qty_delta) AS qty_delta, toString(cash) AS cash, toString(realized) AS realized,
+            toString(qty_after) AS qty_after, toString(cost_after) AS cost_after
+       FROM position_ledger
+      WHERE wallet = {wallet:String} AND sign = 1
+        AND (asset_id, rev) NOT IN (SELECT asset_id, of_rev FROM position_ledger WHERE wallet = {wallet:String} AND sign = -1)
+      ORDER BY outcome_index, time`,
+    { wallet },
+  );
+function sell(wallet: string, market: string, index: number, shares: number, price: number, at: number): ChainLedgerEvent {
+  block += 1;
+  tx += 1;
+  return outcomeFill({ tx, block, at, wallet, market, index, side: 'sell', shares, price });
+}
 
 beforeAll(async () => {
   h = await projectionHarness('ledger-corrections');
@@ -176,28 +196,14 @@ test("a redemption's stored legs do not depend on what the ledger held when it w
   const history = (wallet: string) => [
     buy(wallet, RESOLVED, 0, 100, 0.4, T),
     buy(wallet, RESOLVED, 1, 10, 0.6, T + 1_000),
-    (() => {
-      block += 1;
-      tx += 1;
-      return outcomeFill({ tx, block, at: T + 2_000, wallet, market: RESOLVED, index: 0, side: 'sell', shares: 60, price: 0.5 });
-    })(),
+    sell(wallet, RESOLVED, 0, 60, 0.5, T + 2_000),
     redemption(wallet, RESOLVED, 40, T + 3_000),
   ];
   const [inOrder, late] = [history(W('1')), history(W('2'))];
   await apply(inOrder);
   await apply([late[0]!, late[1]!, late[3]!]);
   await apply([late[2]!]);
-  const rows = (wallet: string) =>
-    h.rows(
-      `SELECT outcome_index, kind, action, toString(in_qty) AS in_qty, toString(in_usdc) AS in_usdc, toString(pay_num) AS pay_num,
-              toString(pay_den) AS pay_den, toString(qty_delta) AS qty_delta, toString(cash) AS cash, toString(realized) AS realized,
-              toString(qty_after) AS qty_after, toString(cost_after) AS cost_after
-         FROM position_ledger
-        WHERE wallet = {wallet:String} AND sign = 1
-          AND (asset_id, rev) NOT IN (SELECT asset_id, of_rev FROM position_ledger WHERE wallet = {wallet:String} AND sign = -1)
-        ORDER BY outcome_index, time`,
-      { wallet },
-    );
+  const rows = liveRows;
   const expected = await rows(W('1'));
   expect(expected.filter((r) => r.kind === 'redemption')).toEqual([
     expect.objectContaining({ outcome_index: 0, in_usdc: '40000000', realized: '24000000' }),
@@ -206,6 +212,34 @@ test("a redemption's stored legs do not depend on what the ledger held when it w
   expect(await rows(W('2'))).toEqual(expected);
   // 30 - 24 = 6 on YES's sale, 40 - 16 = 24 on its redemption, -6 on NO.
   expect((await figures(W('2'))).realized).toBe(24);
+});
+
+test('a redemption applied over shares sold in changes arriving after it, its payout unknown, is priced as in chain order', async () => {
+  // 110 YES for 44, 20 NO for 10, the 20 NO sold for 10, 10 YES sold for 4.5, then 100 redeemed for
+  // 100 on a market whose payout is not known. In chain order the redemption sees 100 YES and 0 NO:
+  // YES won (100 x 1 = 100 paid). The other wallet's two sales arrive after the redemption, which first
+  // saw 110 YES and 20 NO (no outcome's holding matches 100: spread, 100/130 a share); the sales'
+  // rewinds change what its keys held, so its legs are priced again from the holdings before it.
+  const market = M('a');
+  const history = (wallet: string) => [
+    buy(wallet, market, 0, 110, 0.4, T),
+    buy(wallet, market, 1, 20, 0.5, T + 1_000),
+    sell(wallet, market, 1, 20, 0.5, T + 2_000),
+    sell(wallet, market, 0, 10, 0.45, T + 2_500),
+    redemption(wallet, market, 100, T + 3_000),
+  ];
+  const [inOrder, late] = [history(W('3')), history(W('4'))];
+  await apply(inOrder);
+  await apply([late[0]!, late[1]!, late[4]!]);
+  await apply([late[2]!, late[3]!]);
+  const expected = await liveRows(W('3'));
+  expect(expected.filter((r) => r.kind === 'redemption')).toEqual([
+    expect.objectContaining({ outcome_index: 0, pay_num: '1', pay_den: '1', cash: '100000000', realized: '60000000' }),
+    expect.objectContaining({ outcome_index: 1, pay_num: '0', pay_den: '1', cash: '0', realized: '0' }),
+  ]);
+  expect(await liveRows(W('4'))).toEqual(expected);
+  // YES: 0.5 on the sale (4.5 - 4), 60 on the redemption (100 - 40); NO: 0.
+  expect((await figures(W('4'))).realized).toBe(60.5);
 });
 
 test('R1: a conversion of two NO positions realizes the collateral it pays beyond their cost', async () => {
@@ -298,4 +332,38 @@ test('the ledger notes what it changed in trader_touches once its rows are store
   const [row] = await h.rows(`SELECT * FROM position_ledger WHERE wallet = {wallet:String}`, { wallet });
   await h.store.insert('position_ledger', [{ ...(row as object), wallet: W('9') }]);
   expect(await h.rows(`SELECT wallet FROM trader_touches WHERE wallet = {wallet:String}`, { wallet: W('9') })).toEqual([]);
+});
+
+test("a redemption priced from the holdings before its market's resolution was read is priced again by it", async () => {
+  // 50 YES for 30 and 50 NO for 20, all redeemed for 50 before the market's resolution is known:
+  // either outcome winning pays 50, so the ledger spreads it (25 a leg: YES -5, NO +5). The
+  // resolution (YES won), read by the service's ledger processor, prices it again: YES 50 - 30 = 20,
+  // NO -20. Same total, but per outcome (and per market, for a market traded on one side) it differs.
+  // Last in this file: the service's ledger leaves its journal in the store, which a ledger started
+  // after it (the touches test's) inserts again first.
+  const market = M('b');
+  const wallet = W('5');
+  await apply([buy(wallet, market, 0, 50, 0.6, T), buy(wallet, market, 1, 50, 0.4, T + 1_000), redemption(wallet, market, 50, T + 2_000)]);
+  expect((await figures(wallet)).byToken).toMatchObject({
+    [outcomeToken(market, 0)]: { qty: 0, realized: -5 },
+    [outcomeToken(market, 1)]: { qty: 0, realized: 5 },
+  });
+  const pending = `SELECT wallet, priced FROM position_redemptions_unpriced FINAL WHERE market_id = {market:String}`;
+  expect(await h.rows(pending, { market })).toEqual([{ wallet, priced: 0 }]);
+  await h.given(
+    {
+      chainResolutions: [
+        chainResolution({ event_id: 'late-resolution', market_id: market, payout_numerators: ['1', '0'], payouts: [1, 0] }),
+      ],
+    },
+    { refresh: false },
+  );
+  expect((await figures(wallet)).byToken).toMatchObject({
+    [outcomeToken(market, 0)]: { qty: 0, realized: 20 },
+    [outcomeToken(market, 1)]: { qty: 0, realized: -20 },
+  });
+  expect(await h.rows(pending, { market })).toEqual([{ wallet, priced: 1 }]);
+  // The same history applied now, in one go, is priced by the resolution from the start: the same rows.
+  await apply([buy(W('6'), market, 0, 50, 0.6, T), buy(W('6'), market, 1, 50, 0.4, T + 1_000), redemption(W('6'), market, 50, T + 2_000)]);
+  expect(await liveRows(wallet)).toEqual(await liveRows(W('6')));
 });

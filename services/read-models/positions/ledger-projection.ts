@@ -1,5 +1,5 @@
 /** The ledger as the sink's projection: one PositionLedger per store, fed by the chain, trade and activity streams. */
-import type { ChainLedgerEvent, TradeExecuted, WalletActivity } from '../../events/types.generated.js';
+import type { ChainConditionResolved, ChainLedgerEvent, TradeExecuted, WalletActivity } from '../../events/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { comparePositions, fromChain, fromDataApiActivity, fromDataApiTrade, type LedgerEvent } from './ledger-events.js';
 import { trackLedgerFigures } from '../../processors/processor-metrics.js';
@@ -15,6 +15,18 @@ export class LedgerProjection {
   applyChain(events: ChainLedgerEvent[], token?: string): Promise<number> {
     return this.ledger.apply(
       events.map(fromChain).filter((e): e is LedgerEvent => e !== null),
+      token,
+    );
+  }
+
+  /** A resolution's payout re-prices the redemptions applied before it was known; a retracted one is forgotten. */
+  applyResolutions(events: ChainConditionResolved[], token?: string): Promise<number> {
+    return this.ledger.applyResolutions(
+      events.map((e) => {
+        const num = e.payout_numerators.map((n) => BigInt(n));
+        const den = num.reduce((a, b) => a + b, 0n);
+        return { marketId: e.market_id, payout: e.retracted || den === 0n ? null : { num, den } };
+      }),
       token,
     );
   }

@@ -318,6 +318,12 @@ test('R6: a sender backfilled buy re-prices its receiver, and the receiver own t
   expect((await figures(sender))[yes]).toMatchObject({ qty: 0, realized: 0, cost: 0 });
   expect((await figures(receiver))[yes]).toMatchObject({ qty: 0, realized: 9, cost: 0 });
   expect((await figures(third))[yes]).toMatchObject({ qty: 20, realized: 0, cost: 8 });
+  // The receivers' rewinds (a batch with no event of theirs) number on from their stored rows, not from 1.
+  const reused = await h.rows(
+    `SELECT wallet, rev FROM position_ledger WHERE wallet IN ({receiver:String}, {third:String}) GROUP BY wallet, asset_id, rev HAVING count() > 1`,
+    { receiver, third },
+  );
+  expect(reused).toEqual([]);
   const id = await identity([sender, receiver, third], [...later, backfill]);
   expect(id.ledger).toBe(id.events);
   // Redelivered: nothing changes, not even the rows.

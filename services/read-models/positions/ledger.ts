@@ -29,6 +29,10 @@ const LEDGER_TABLE = 'position_ledger';
 const TOUCHES_TABLE = 'trader_touches';
 /** The last batch's rows, inserted again when a ledger starts (migrations/0079). */
 const JOURNAL_TABLE = 'ledger_journal';
+/** Redemptions applied before their market's payout was known (migrations/0080). */
+const UNPRICED_TABLE = 'position_redemptions_unpriced';
+/** Payouts of resolutions this ledger read, kept until the sink's chain_resolutions holds them (bounded: oldest dropped). */
+const RESOLVED_LIMIT = 50_000;
 
 /** A row of position_ledger (columns in migrations/0041_position_ledger.sql). */
 export interface LedgerRow {
@@ -70,6 +74,8 @@ export interface LedgerRow {
   counterparty: string;
   /** A conversion leg's question index in its neg-risk market (migrations/0074); -1 on other rows. */
   question_index: number;
+  /** A CTF redemption row: the collateral the whole redemption paid out, every leg's (migrations/0080); 0 on other rows. */
+  paid_usdc: string;
 }
 
 interface Leg {
@@ -89,6 +95,8 @@ interface Leg {
   counterparty?: string;
   /** A conversion leg's question index. */
   questionIndex?: number;
+  /** A CTF redemption leg: the collateral the whole redemption paid out (its legs are priced together from it). */
+  paid?: bigint;
 }
 
 interface KeyState extends PositionState {
@@ -120,6 +128,8 @@ export interface LedgerStats {
   relinked_rewinds: number;
   /** Re-pricings not made: past the depth or the per-batch count of cross-key rewinds (those legs keep their price). */
   relinks_beyond_bound: number;
+  /** Redemptions applied before their market's payout was known, priced again when its resolution was read. */
+  redemptions_repriced: number;
   /** The last batch of a previous run inserted again at start (each view that lacked it gets it), and failures to. */
   journal_replays: number;
   journal_replay_failures: number;
@@ -129,10 +139,23 @@ export interface LedgerStats {
 const RELINK_MAX_DEPTH = 16;
 const RELINK_MAX_PER_BATCH = 5_000;
 
+export interface Payout {
+  num: bigint[];
+  den: bigint;
+}
+
 interface MarketInfo {
   outcomes: string[];
   tokenIds: string[];
-  payout: { num: bigint[]; den: bigint } | null;
+  payout: Payout | null;
+}
+
+/** A redemption applied before its market's payout was known, re-priced when the resolution arrives (migrations/0080). */
+interface UnpricedRedemption {
+  market_id: string;
+  wallet: string;
+  event_id: string;
+  asset_id: string;
 }
 
 /** NegRiskAdapter.FEE_DENOMINATOR: a market's conversion fee is in basis points. */
@@ -158,6 +181,7 @@ export class PositionLedger {
     transfers_uncovered: 0,
     relinked_rewinds: 0,
     relinks_beyond_bound: 0,
+    redemptions_repriced: 0,
     journal_replays: 0,
     journal_replay_failures: 0,
   };
@@ -181,6 +205,12 @@ export class PositionLedger {
   /** Whether ledger_journal may hold a batch (read at the replay, then known from the writes). */
   private journalHolds = false;
   private queue: Promise<unknown> = Promise.resolve();
+  /**
+   * Payouts of the resolutions this ledger has read (applyResolutions). The sink writes chain_resolutions
+   * from the same topic on its own schedule: a redemption applied after this ledger read its market's
+   * resolution is priced by it even when that table does not hold it yet.
+   */
+  private readonly resolved = new Map<string, Payout>();
 
   constructor(
     private readonly store: AnalyticsStore,
@@ -198,12 +228,52 @@ export class PositionLedger {
     return run;
   }
 
+  /**
+   * Resolutions read from the chain: each market's payout prices its redemptions from now on, and the
+   * redemptions applied before it was known (priced from what they paid and the shares held then, a
+   * guess: docs/POSITIONS.md "Redemptions") are priced again by it. A retracted resolution's payout is forgotten.
+   */
+  applyResolutions(resolutions: Array<{ marketId: string; payout: Payout | null }>, dedupToken?: string): Promise<number> {
+    const run = this.queue.then(() => this.repriceNow(resolutions, dedupToken));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async repriceNow(resolutions: Array<{ marketId: string; payout: Payout | null }>, dedupToken?: string): Promise<number> {
+    for (const { marketId, payout } of resolutions) {
+      this.resolved.delete(marketId);
+      if (payout) this.resolved.set(marketId, payout);
+    }
+    for (const marketId of this.resolved.keys()) {
+      if (this.resolved.size <= RESOLVED_LIMIT) break;
+      this.resolved.delete(marketId);
+    }
+    const ids = resolutions.filter((r) => r.payout).map((r) => r.marketId);
+    if (ids.length === 0) return 0;
+    const unpriced = await this.store.query<UnpricedRedemption>(
+      `SELECT market_id, wallet, event_id, asset_id FROM ${UNPRICED_TABLE} FINAL WHERE market_id IN {ids:Array(String)} AND priced = 0`,
+      { ids },
+    );
+    if (unpriced.length === 0) return 0;
+    this.replayed ??= this.replayJournal();
+    await this.replayed;
+    const written = await this.write(dedupToken, async (batch) => {
+      await batch.reprice(unpriced);
+    });
+    // After the ledger's insert: a batch that failed before it leaves them to be priced at the redelivery.
+    await this.store.insert(
+      UNPRICED_TABLE,
+      unpriced.map((r) => ({ ...r, priced: 1, at: iso(Date.now()) })),
+    );
+    this.stats.redemptions_repriced += unpriced.length;
+    return written;
+  }
+
   private async applyNow(events: LedgerEvent[], dedupToken?: string): Promise<number> {
     if (events.length === 0) return 0;
     this.replayed ??= this.replayJournal();
     await this.replayed;
-    const batch = new Batch(this.store, this.cache, this.rowCache, this.keys, this.stats);
-    try {
+    return this.write(dedupToken, async (batch) => {
       void this.keys.refresh();
       await batch.prepare(events, () => this.hasDataApiRows());
       for (const event of events) {
@@ -211,7 +281,21 @@ export class PositionLedger {
         if (reading) await reading;
       }
       await batch.applyDeferred();
+    });
+  }
+
+  /** Runs one batch and stores what it wrote: its unpriced redemptions, the journal, its rows, its touches. */
+  private async write(dedupToken: string | undefined, run: (batch: Batch) => Promise<void>): Promise<number> {
+    const batch = new Batch(this.store, this.cache, this.rowCache, this.keys, this.stats, this.resolved);
+    try {
+      await run(batch);
       const rows = batch.rows;
+      // Before the rows: a redemption whose rows are stored is always found again by its resolution.
+      if (batch.unpriced.size > 0)
+        await this.store.insert(
+          UNPRICED_TABLE,
+          [...batch.unpriced.values()].map((r) => ({ ...r, priced: 0, at: iso(Date.now()) })),
+        );
       // Before the insert: if it fails halfway, the keys it may have stored are in the filter already.
       // Every row's key has a state in the batch (append and rewind set it), each added once.
       for (const key of batch.states.keys()) this.keys.add(key);
@@ -322,9 +406,11 @@ class Batch {
    */
   private readonly relinks: Array<{ eventId: string; key: string; depth: number }> = [];
   private readonly relinkQueued = new Set<string>();
-  /** The keys this batch wrote a row of each conversion on (wallet|event id): a re-pricing finds its legs by them and the stored rows. */
-  private readonly conversionKeys = new Map<string, Set<string>>();
+  /** The keys this batch wrote a row of each conversion or redemption on (wallet|event id): a re-pricing finds its legs by them and the stored rows. */
+  private readonly groupKeys = new Map<string, Set<string>>();
   private relinkRewinds = 0;
+  /** Redemptions this batch priced without their market's payout (wallet|event id), stored for their resolution to re-price. */
+  readonly unpriced = new Map<string, UnpricedRedemption>();
 
   constructor(
     private readonly store: AnalyticsStore,
@@ -332,7 +418,14 @@ class Batch {
     private readonly rowCache: RowCache,
     private readonly keys: KeyFilter,
     private readonly stats: LedgerStats,
+    private readonly resolved: ReadonlyMap<string, Payout>,
   ) {}
+
+  /** Prices these redemptions again (their markets' payouts are known now), as a rewind that changed their holdings does. */
+  async reprice(redemptions: UnpricedRedemption[]): Promise<void> {
+    for (const r of redemptions) this.queueRelink(r.event_id, keyOf(r.wallet, r.asset_id), 0);
+    await this.applyRelinks();
+  }
 
   /**
    * After the insert: the stored rows of each key this batch gave a Data API row, when they were
@@ -547,15 +640,21 @@ class Batch {
       }
       const source = (await this.liveRows(link.key)).find((r) => r.event_id === link.eventId);
       if (!source) continue;
-      const linked = source.kind === 'transfer_out' ? await this.transferOfRow(source) : await this.conversionOfRow(source);
+      const linked =
+        source.kind === 'transfer_out'
+          ? await this.transferOfRow(source)
+          : source.kind === 'redemption'
+            ? await this.redemptionOfRow(source)
+            : await this.conversionOfRow(source);
       if (!linked) continue;
+      const before = (key: string) => linked.before.get(key) ?? EMPTY_STATE;
+      const e = linked.event;
       const legs =
-        linked.event.kind === 'transfer'
-          ? this.transferLegs(linked.event, (key) => linked.before.get(key) ?? EMPTY_STATE)
-          : this.conversionLegs(
-              linked.event as Extract<LedgerEvent, { kind: 'conversion' }>,
-              (key) => linked.before.get(key) ?? EMPTY_STATE,
-            );
+        e.kind === 'transfer'
+          ? this.transferLegs(e, before)
+          : e.kind === 'redemption'
+            ? this.redemptionLegs(e, before)
+            : this.conversionLegs(e as Extract<LedgerEvent, { kind: 'conversion' }>, before);
       for (const leg of legs) {
         const key = keyOf(leg.meta.wallet, leg.assetId);
         const row = linked.rows.get(key);
@@ -595,7 +694,7 @@ class Batch {
    * missing there changed k and the YES legs' cost (docs/POSITIONS.md "Conversions").
    */
   private async conversionOfRow(source: LedgerRow): Promise<Linked | null> {
-    const keys = await this.keysOfConversion(source.wallet, source.event_id);
+    const keys = await this.keysOfGroup(source.wallet, source.event_id);
     await this.loadStoredRows(keys);
     const rows = new Map<string, LedgerRow>();
     const before = new Map<string, PositionState>();
@@ -641,14 +740,49 @@ class Batch {
     return { event, rows, before };
   }
 
-  /** The (wallet, token)s with a row of a conversion: stored ones, and those this batch wrote. */
-  private async keysOfConversion(wallet: string, eventId: string): Promise<string[]> {
+  /**
+   * A CTF redemption rebuilt from its rows (the wallet's rows of the event, stored or of this batch):
+   * the outcomes it redeemed are those with a row, what it paid out the rows' `paid_usdc` (rows stored
+   * before migrations/0080 hold 0 there: then the largest cap, which is what it paid whenever its
+   * payout was not known, the only case whose price depends on the holdings). An adapter's redemption
+   * (a sell of the amounts it names) does not depend on the holdings: never rebuilt.
+   */
+  private async redemptionOfRow(source: LedgerRow): Promise<Linked | null> {
+    if (source.action !== 'sell_all') return null;
+    const keys = await this.keysOfGroup(source.wallet, source.event_id);
+    await this.loadStoredRows(keys);
+    const rows = new Map<string, LedgerRow>();
+    const before = new Map<string, PositionState>();
+    for (const key of keys) {
+      const row = (await this.liveRows(key)).find((r) => r.event_id === source.event_id);
+      if (!row || row.kind !== 'redemption' || row.action !== 'sell_all') continue;
+      rows.set(key, row);
+      before.set(key, stateBefore(row));
+    }
+    if (!this.markets.has(source.market_id)) await this.loadMarkets([source.market_id]);
+    const tokenIds = [...(this.markets.get(source.market_id)?.tokenIds ?? [])];
+    for (const r of rows.values()) tokenIds[Number(r.outcome_index)] = r.asset_id;
+    const own = [...rows.values()];
+    const paid = own.reduce((max, r) => maxBig(max, BigInt(r.paid_usdc ?? 0)), 0n);
+    const event: LedgerEvent = {
+      ...metaOfRow(source),
+      kind: 'redemption',
+      amount: paid > 0n ? paid : own.reduce((max, r) => maxBig(max, BigInt(r.in_usdc)), 0n),
+      indexSets: own.map((r) => String(1n << BigInt(r.outcome_index))),
+      redeemed: [],
+      tokenIds: Array.from(tokenIds, (id) => id ?? ''),
+    };
+    return { event, rows, before };
+  }
+
+  /** The (wallet, token)s with a row of a conversion or redemption: stored ones, and those this batch wrote. */
+  private async keysOfGroup(wallet: string, eventId: string): Promise<string[]> {
     const stored = await this.store.query<{ asset_id: string }>(
       `SELECT DISTINCT asset_id FROM ${LEDGER_TABLE} WHERE wallet = {wallet:String} AND event_id = {eventId:String}`,
       { wallet, eventId },
     );
     const keys = new Set(stored.map((r) => keyOf(wallet, r.asset_id)));
-    for (const key of this.conversionKeys.get(`${wallet}|${eventId}`) ?? []) keys.add(key);
+    for (const key of this.groupKeys.get(`${wallet}|${eventId}`) ?? []) keys.add(key);
     return [...keys];
   }
 
@@ -690,9 +824,9 @@ class Batch {
   }
 
   private append(key: string, leg: Leg): void {
-    if (leg.kind === 'conversion') {
+    if (leg.kind === 'conversion' || leg.kind === 'redemption') {
       const id = `${leg.meta.wallet}|${leg.meta.eventId}`;
-      this.conversionKeys.set(id, (this.conversionKeys.get(id) ?? new Set()).add(key));
+      this.groupKeys.set(id, (this.groupKeys.get(id) ?? new Set()).add(key));
     }
     const state = this.stateOf(key);
     const effect = applyLeg(state, leg.action, leg.meta.timeMs);
@@ -722,7 +856,11 @@ class Batch {
     const base: PositionState = baseRow
       ? { qty: BigInt(baseRow.qty_after), cost: BigInt(baseRow.cost_after), openedMs: Date.parse(baseRow.opened_at) || 0 }
       : EMPTY_STATE;
-    let rev = this.stateOf(key).rev;
+    // A key the batch has no state of (a re-pricing reaches keys of no event in it) numbers on from its stored rows.
+    let rev = [...(this.stored.get(key) ?? []), ...(this.pending.get(key) ?? [])].reduce(
+      (max, r) => Math.max(max, Number(r.rev)),
+      this.stateOf(key).rev,
+    );
     for (const row of after) {
       rev += 1;
       const cancel: LedgerRow = {
@@ -743,10 +881,20 @@ class Batch {
     const removedBefore = new Map(after.filter(isSourceRow).map((r) => [r.event_id, BigInt(r.cash) - BigInt(r.realized)]));
     let state: KeyState = { ...base, rev, last: baseRow ? rowPosition(baseRow) : null };
     this.states.set(key, state);
+    // What each replayed CTF redemption leg's key held before it: a change there re-prices the redemption's legs.
+    const heldBefore = new Map(after.filter(isHoldingPricedRow).map((r) => [r.event_id, BigInt(r.qty_after) - BigInt(r.qty_delta)]));
     for (const leg of replay) {
+      const held = this.stateOf(key).qty;
       this.append(key, leg);
       if (added.includes(leg) && removed.size === 0) this.noteUncovered(key, leg);
       state = this.stateOf(key);
+      // A redemption new here (behind later changes: its legs were priced from the holdings after them)
+      // or replayed after its holdings changed; not one a re-pricing of its own event adds.
+      if (leg.kind === 'redemption' && leg.action.side === 'sell_all') {
+        const fresh = added.includes(leg);
+        if (fresh ? !removed.has(leg.meta.eventId) : heldBefore.get(leg.meta.eventId) !== held)
+          this.queueRelink(leg.meta.eventId, key, depth + 1);
+      }
       if (!isSourceLeg(leg)) continue;
       const row = this.pendingRows(key).at(-1)!;
       if (removedBefore.get(row.event_id) !== BigInt(row.cash) - BigInt(row.realized)) this.queueRelink(row.event_id, key, depth + 1);
@@ -838,6 +986,7 @@ class Batch {
       opened_at: this.isoOf(after.openedMs),
       counterparty: leg.counterparty ?? '',
       question_index: leg.questionIndex ?? -1,
+      paid_usdc: (leg.paid ?? 0n).toString(),
     };
   }
 
@@ -915,16 +1064,27 @@ class Batch {
    * over the shares held. States are those after the batch's earlier changes (applyEvent settles
    * pending rewinds of these keys first). No leg realizes more than the collateral the event paid out.
    */
-  private redemptionLegs(e: Extract<LedgerEvent, { kind: 'redemption' }>): Leg[] {
+  private redemptionLegs(
+    e: Extract<LedgerEvent, { kind: 'redemption' }>,
+    stateOf: (key: string) => PositionState = this.currentState,
+  ): Leg[] {
     const market = this.markets.get(e.marketId);
     const tokenIds = e.tokenIds.length > 0 ? e.tokenIds : (market?.tokenIds ?? []);
     const indices = redeemedIndices(e.indexSets, tokenIds.length);
-    const held = indices.map((i) => this.stateOf(keyOf(e.wallet, tokenIds[i]!)).qty);
+    const held = indices.map((i) => stateOf(keyOf(e.wallet, tokenIds[i]!)).qty);
     const explicit = e.redeemed.length > 0;
     // What each leg gives up: the adapter's redeemed amounts, or the whole balance (CTF).
     const given = indices.map((i, j) => (explicit ? (e.redeemed[i] ?? 0n) : held[j]!));
     const payout = market?.payout ?? inferPayout(indices, given, e.amount, tokenIds.length);
     if (!payout) this.stats.unresolved_legs += indices.length;
+    // Priced from the holdings (inferred or spread): its market's resolution prices it again.
+    if (!market?.payout && !explicit && indices.length > 0)
+      this.unpriced.set(`${e.wallet}|${e.eventId}`, {
+        market_id: e.marketId,
+        wallet: e.wallet,
+        event_id: e.eventId,
+        asset_id: tokenIds[indices[0]!]!,
+      });
     const perShare = (j: number): { num: bigint; den: bigint } => {
       if (payout) return { num: payout.num[indices[j]!] ?? 0n, den: payout.den };
       // Spread: the collateral over the shares given up; none tracked, a share pays at most 1.
@@ -965,6 +1125,7 @@ class Batch {
         price: den === 0n ? 0 : Number(num) / Number(den),
         volume: 0n,
         trades: 0,
+        ...(explicit ? {} : { paid: e.amount }),
       } satisfies Leg;
     });
   }
@@ -1180,6 +1341,7 @@ class Batch {
       const numerators = onChain.get(id);
       let payout: MarketInfo['payout'] = null;
       if (numerators?.some((n) => n > 0n)) payout = { num: numerators, den: numerators.reduce((a, b) => a + b, 0n) };
+      else if (this.resolved.has(id)) payout = this.resolved.get(id)!;
       else if (m?.status === 'resolved' || m?.status === 'voided')
         payout = { num: m.outcome_prices.map((p) => BigInt(Math.round(Number(p) * 1e6))), den: 1_000_000n };
       this.markets.set(id, { outcomes: m?.outcomes ?? [], tokenIds: m?.outcome_token_ids ?? [], payout });
@@ -1283,6 +1445,7 @@ function legOfRow(r: LedgerRow): Leg {
     trades: Number(r.trades),
     counterparty: r.counterparty ?? '',
     questionIndex: Number(r.question_index ?? -1),
+    ...(r.kind === 'redemption' && r.action === 'sell_all' ? { paid: BigInt(r.paid_usdc ?? 0) } : {}),
   };
 }
 
@@ -1300,7 +1463,7 @@ function metaOfRow(r: LedgerRow): EventMeta {
   };
 }
 
-/** A transfer or conversion rebuilt from its rows: its rows per key and each key's state just before it. */
+/** A transfer, conversion or redemption rebuilt from its rows: its rows per key and each key's state just before it. */
 interface Linked {
   event: LedgerEvent;
   rows: Map<string, LedgerRow>;
@@ -1310,6 +1473,8 @@ interface Linked {
 /** A leg whose cost taken out prices the event's legs on other keys: a transfer's sender, a conversion's NO leg. */
 const isSourceLeg = (leg: Leg) => leg.kind === 'transfer_out' || (leg.kind === 'conversion' && leg.action.side === 'sell_at_cost');
 const isSourceRow = (r: LedgerRow) => r.kind === 'transfer_out' || (r.kind === 'conversion' && r.action === 'sell_at_cost');
+/** A CTF redemption's row: its legs were priced from the shares held (when its payout was not known, or scaled down). */
+const isHoldingPricedRow = (r: LedgerRow) => r.kind === 'redemption' && r.action === 'sell_all';
 
 /** The state of a key just before the change a row applied (the row holds the state after and the change). */
 function stateBefore(r: LedgerRow): PositionState {
@@ -1326,7 +1491,9 @@ function sameInput(leg: Leg, r: LedgerRow): boolean {
   // A sell at cost realizes exactly its signed collateral, which in_usdc (unsigned) cannot hold when negative.
   const sameUsdc = a.side === 'sell_at_cost' ? BigInt(r.realized) === (a.usdc ?? 0n) : BigInt(r.in_usdc) === storedUsdc(a);
   // The fee too: a conversion's collateral fee sits on one leg, and a leg that lost or gained it is another leg.
-  return r.action === a.side && BigInt(r.in_qty) === inQty && sameUsdc && BigInt(r.fee_micro) === leg.fee;
+  // And a redemption's price: a re-priced one may keep its cap (what it paid) and change its payout per share.
+  const samePayout = a.side !== 'sell_all' || (BigInt(r.pay_num) === a.payoutNum && BigInt(r.pay_den) === a.payoutDen);
+  return r.action === a.side && BigInt(r.in_qty) === inQty && sameUsdc && samePayout && BigInt(r.fee_micro) === leg.fee;
 }
 
 /**
