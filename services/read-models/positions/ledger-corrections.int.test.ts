@@ -242,6 +242,29 @@ test('a redemption applied over shares sold in changes arriving after it, its pa
   expect((await figures(W('4'))).realized).toBe(60.5);
 });
 
+test("a void's redemption scaled down over shares sold in a change arriving after it is priced as in chain order", async () => {
+  // 10 YES and 10 NO at 0.5 each, 4 YES sold at 0.5, then a redemption of the voided market (1/2 a
+  // share) paying 8. In chain order it sees 6 YES and 10 NO: 3 + 5 = 8, as paid. The other wallet's
+  // sale arrives after it: the redemption first saw 10 and 10, 10 owed against 8 paid, and scaled each
+  // leg down to 4; the sale's rewind changes what YES held before it, so both legs are priced again.
+  const history = (wallet: string) => [
+    buy(wallet, VOIDED, 0, 10, 0.5, T),
+    buy(wallet, VOIDED, 1, 10, 0.5, T + 1_000),
+    sell(wallet, VOIDED, 0, 4, 0.5, T + 2_000),
+    redemption(wallet, VOIDED, 8, T + 3_000),
+  ];
+  const [inOrder, late] = [history(W('e')), history(W('f'))];
+  await apply(inOrder);
+  await apply([late[0]!, late[1]!, late[3]!]);
+  await apply([late[2]!]);
+  const expected = await liveRows(W('e'));
+  expect(expected.filter((r) => r.kind === 'redemption')).toEqual([
+    expect.objectContaining({ outcome_index: 0, in_usdc: '8000000', cash: '3000000', realized: '0' }),
+    expect.objectContaining({ outcome_index: 1, in_usdc: '8000000', cash: '5000000', realized: '0' }),
+  ]);
+  expect(await liveRows(W('f'))).toEqual(expected);
+});
+
 test('R1: a conversion of two NO positions realizes the collateral it pays beyond their cost', async () => {
   const wallet = W('d');
   // 100 NO of questions 0 and 1 for 30 each (cost 60). Converting both (index set 0b011, 100 each)
