@@ -206,7 +206,7 @@ const schemaName = (ref: string): string => {
 };
 
 /** Every component schema the roots reference, transitively, in the document's order; each keyword checked. */
-function referencedSchemas(schemas: Record<string, Schema>, roots: Yaml[]): Record<string, Schema> {
+export function referencedSchemas(schemas: Record<string, Schema>, roots: Yaml[]): Record<string, Schema> {
   const names = new Set<string>();
   const visit = (node: Yaml, where: string, isSchema: boolean): void => {
     if (Array.isArray(node)) {

@@ -1,7 +1,7 @@
 /** The AsyncAPI generator copies the stream schemas only where AsyncAPI reads them as OpenAPI means them. */
 import fs from 'node:fs';
 import { parse } from 'yaml';
-import { asyncapiDocument } from './asyncapi.js';
+import { asyncapiDocument, referencedSchemas } from './asyncapi.js';
 
 const openapi = () => parse(fs.readFileSync(new URL('../../api/openapi.yaml', import.meta.url), 'utf8'));
 
@@ -32,4 +32,10 @@ test('a missing stream operation is named', () => {
   const source = openapi();
   delete source.paths['/stream'];
   expect(() => asyncapiDocument(source, '')).toThrow('api/openapi.yaml has no GET operation streamSocket');
+});
+
+test('every schema of api/openapi.yaml, streamed or not, uses JSON Schema keywords only (no description cut short into a stray key)', () => {
+  const schemas = openapi().components.schemas;
+  const all = Object.keys(schemas).map((name) => ({ $ref: `#/components/schemas/${name}` }));
+  expect(Object.keys(referencedSchemas(schemas, all))).toEqual(Object.keys(schemas));
 });
