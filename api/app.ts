@@ -1,8 +1,9 @@
 /**
  * The Express app (and a fast path for cached reads in front of it): OpenAPI document at
- * /api/openapi.yaml, requests validated against it, the web UI under /app (a client of /v1 like any
- * other), keys (bearer or session cookie) on every /v1 route but the keyless ones, one error
- * renderer for the envelope. Operator endpoints (/admin, /metrics) are a separate app on their own
+ * /api/openapi.yaml (the streams' AsyncAPI document, generated from it, at /api/asyncapi.yaml),
+ * requests validated against it, the web UI under /app (a client of /v1 like any other), keys
+ * (bearer or session cookie) on every /v1 route but the keyless ones, one error renderer for the
+ * envelope. Operator endpoints (/admin, /metrics) are a separate app on their own
  * port (api/admin.ts).
  */
 import express from 'express';
@@ -56,6 +57,8 @@ import type { StreamService } from '../services/streams/stream-service.js';
 import { streamUpgrade } from './streams/websocket.js';
 
 export const OPENAPI_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'openapi.yaml');
+/** The streams' AsyncAPI document, generated from the OpenAPI one (`npm run gen`). */
+const ASYNCAPI_PATH = path.join(path.dirname(fileURLToPath(import.meta.url)), 'asyncapi.yaml');
 
 interface AuthSettings {
   cacheTtlMs: number;
@@ -196,9 +199,13 @@ function buildApp(
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   const openapiText = fs.readFileSync(OPENAPI_PATH, 'utf8');
+  const asyncapiText = fs.readFileSync(ASYNCAPI_PATH, 'utf8');
 
   app.get('/api/openapi.yaml', (_request, response) => {
     response.type('application/yaml').send(openapiText);
+  });
+  app.get('/api/asyncapi.yaml', (_request, response) => {
+    response.type('application/yaml').send(asyncapiText);
   });
   app.use(docsRoutes());
   app.use(webui.routes({ owners, throttle, trustProxyHops: deps.auth.trustProxyHops }));
@@ -223,7 +230,7 @@ function buildApp(
       validateResponses: deps.validateResponses ? { removeAdditional: false } : false,
       validateSecurity: false,
       ignoreUndocumented: false,
-      ignorePaths: /^\/api\/(openapi\.yaml|docs)/,
+      ignorePaths: /^\/api\/(openapi\.yaml|asyncapi\.yaml|docs)/,
     }),
   );
   app.use('/v1', accessControl(check));

@@ -3,6 +3,7 @@
  * OpenAPI document. Markets and trades arrive as events through the real sink (markets, trades and
  * candles read models together).
  */
+import fs from 'node:fs';
 import type { MarketUpserted, TradeExecuted } from '../../services/events/types.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import type { ApiHarness } from '../support/api-harness.js';
@@ -151,6 +152,13 @@ describe('keys and registration', () => {
     const response = await fetch(`${base}/api/openapi.yaml`);
     expect(response.status).toBe(200);
     expect(await response.text()).toMatch(/^openapi: 3\.1\.0/);
+  });
+
+  test("the streams' AsyncAPI document is served without a key, as generated", async () => {
+    const response = await fetch(`${base}/api/asyncapi.yaml`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/yaml/);
+    expect(await response.text()).toBe(fs.readFileSync(new URL('../../api/asyncapi.yaml', import.meta.url), 'utf8'));
   });
 
   test('the docs page renders the document with locally served assets', async () => {

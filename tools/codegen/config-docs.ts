@@ -58,7 +58,8 @@ function defaultText(schema: z.ZodType): string {
   return `\`${String(value)}\``;
 }
 
-function defaultOf(schema: z.ZodType): unknown {
+/** A setting's default (undefined when it has none). */
+export function defaultOf(schema: z.ZodType): unknown {
   const def = schema._zod.def as { type: string; defaultValue?: unknown; in?: z.ZodType; out?: z.ZodType; innerType?: z.ZodType };
   switch (def.type) {
     case 'default':

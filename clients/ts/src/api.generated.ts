@@ -122,9 +122,9 @@ export type BookEvent = {
   hash: string;
   /** clob-rest (REST poll or resync), clob-ws (websocket book message) or clob-ws-replay (rebuilt by the ingestor from changes). */
   origin: string;
-  /** Every level */
+  /** Every level, best (highest) first. */
   bids: Array<BookLevel>;
-  /** Every level */
+  /** Every level, best (lowest) first. */
   asks: Array<BookLevel>;
 } | {
   kind: "delta";
@@ -434,7 +434,7 @@ export type Positions = {
     mark_basis?: "payout" | "mid" | "last_trade" | "catalog" | "none";
     /** What the held shares cost (USDC): buys' collateral less the cost sells took out (cost x sold / held, rounded half up to a micro-unit). */
     cost_basis_usdc: number;
-    /** Cost basis in micro-USDC */
+    /** Cost basis in micro-USDC, exact. */
     cost_basis_micro?: string;
     /** size x mark_price (USDC, rounded to a micro-unit); null when unmarked. */
     current_value_usdc: number | null;
@@ -1575,7 +1575,7 @@ export type Briefing = {
     account: PaperAccount;
     positions: Array<PaperPosition>;
     open_orders: Array<PaperOrder>;
-    /** At most 100 */
+    /** At most 100, oldest first. */
     fills_since_last: Array<PaperFill>;
     settlements_since_last: Array<PaperSettlement>;
   };
@@ -1690,11 +1690,11 @@ export type ExportInput = {
 export type ExportFile = {
   /** Path of the file within the export: `date=YYYY-MM-DD/part-0.<ext>`, or `part-0.<ext>` for a dataset without time. */
   name: string;
-  /** Rows the file holds */
+  /** Rows the file holds, as read back from the written file. */
   rows: number;
   /** Size of the file in bytes. */
   bytes: number;
-  /** SHA-256 of the file's bytes */
+  /** SHA-256 of the file's bytes, lowercase hex. */
   sha256: string;
   /** Signed download link (relative to the API's origin) once the export succeeded, else null. */
   url: string | null;
@@ -1743,11 +1743,11 @@ export type ExportJob = {
   };
   /** Bytes of the files written so far. */
   bytes_written: number;
-  /** Why the job failed */
+  /** Why the job failed, else null. */
   error: string | null;
   /** When the export was accepted. */
   created_at: string;
-  /** When it succeeded or failed */
+  /** When it succeeded or failed, else null. */
   finished_at: string | null;
   /** The manifest's signed link once the export succeeded, else null. */
   manifest: null | {
@@ -1836,7 +1836,7 @@ export type TradeEventFields = {
   /** Condition id. */
   market_id: string;
   market_title: string;
-  /** Taker wallet */
+  /** Taker wallet, lower-case. */
   wallet: string;
   side: "buy" | "sell";
   /** YES / NO for binary markets, else the outcome name. */

@@ -121,8 +121,8 @@ class BookEventItem(Model):
     timestamp: Timestamp
     hash: str = Field(description="Upstream's hash of this book.")
     origin: str = Field(description="clob-rest (REST poll or resync), clob-ws (websocket book message) or clob-ws-replay (rebuilt by the ingestor from changes).")
-    bids: list[BookLevel] = Field(description="Every level")
-    asks: list[BookLevel] = Field(description="Every level")
+    bids: list[BookLevel] = Field(description="Every level, best (highest) first.")
+    asks: list[BookLevel] = Field(description="Every level, best (lowest) first.")
 
 
 class BookEventItemItem(Model):
@@ -376,7 +376,7 @@ class PositionsPosition(Model):
     mark_price: Optional[Decimal] = Field(description="The price the position is marked at: the payout once settled (1 or 0; 0.5 after a 50-50 void); else the mid of the outcome's book when both sides are present and the spread is at most 0.10; else (one-sided or empty book, or a wider spread) the outcome's last indexed trade; else the catalog price; null when none exists. Books, trades and catalog records count once the marks refresher has run after they were written (every second by default: MARKET_MARKS_INTERVAL_MS).")
     mark_basis: Optional[Literal["payout", "mid", "last_trade", "catalog", "none"]] = Field(None, description="Which rule of mark_price applied.")
     cost_basis_usdc: Decimal = Field(description="What the held shares cost (USDC): buys' collateral less the cost sells took out (cost x sold / held, rounded half up to a micro-unit).")
-    cost_basis_micro: Optional[str] = Field(None, description="Cost basis in micro-USDC")
+    cost_basis_micro: Optional[str] = Field(None, description="Cost basis in micro-USDC, exact.")
     current_value_usdc: Optional[Decimal] = Field(description="size x mark_price (USDC, rounded to a micro-unit); null when unmarked.")
     unrealized_pnl_usdc: Decimal = Field(description="current_value_usdc - cost_basis_usdc; 0 when unmarked.")
     realized_pnl_usdc: Decimal = Field(description="Realized PnL of this token within coverage: for each sell, proceeds of the held shares sold - their cost; merges sell at 0.50, redemptions at the payout.")
@@ -1239,7 +1239,7 @@ class BriefingPaper(Model):
     account: PaperAccount
     positions: list[PaperPosition]
     open_orders: list[PaperOrder]
-    fills_since_last: list[PaperFill] = Field(description="At most 100")
+    fills_since_last: list[PaperFill] = Field(description="At most 100, oldest first.")
     settlements_since_last: list[PaperSettlement]
 
 
@@ -1333,9 +1333,9 @@ class ExportInput(Model):
 
 class ExportFile(Model):
     name: str = Field(description="Path of the file within the export: `date=YYYY-MM-DD/part-0.<ext>`, or `part-0.<ext>` for a dataset without time.")
-    rows: int = Field(description="Rows the file holds")
+    rows: int = Field(description="Rows the file holds, as read back from the written file.")
     bytes: int = Field(description="Size of the file in bytes.")
-    sha256: str = Field(description="SHA-256 of the file's bytes")
+    sha256: str = Field(description="SHA-256 of the file's bytes, lowercase hex.")
     url: Optional[str] = Field(description="Signed download link (relative to the API's origin) once the export succeeded, else null.")
     expires_at: Optional[_datetime] = Field(description="When `url` stops working (EXPORT_LINK_TTL_SECONDS after this response).")
 
@@ -1375,9 +1375,9 @@ class ExportJob(Model):
     status: Literal["queued", "running", "succeeded", "failed", "expired"] = Field(description="queued (waiting), running, succeeded (every file and the manifest written), failed (see `error`) or expired (finished longer than EXPORT_RETENTION_HOURS ago, 72 by default: its files are deleted and it has no links).")
     progress: ExportJobProgress = Field(description="How far the job is.")
     bytes_written: int = Field(description="Bytes of the files written so far.")
-    error: Optional[str] = Field(description="Why the job failed")
+    error: Optional[str] = Field(description="Why the job failed, else null.")
     created_at: _datetime = Field(description="When the export was accepted.")
-    finished_at: Optional[_datetime] = Field(description="When it succeeded or failed")
+    finished_at: Optional[_datetime] = Field(description="When it succeeded or failed, else null.")
     manifest: Optional[ExportJobManifest] = Field(description="The manifest's signed link once the export succeeded, else null.")
     files: list[ExportFile] = Field(description="The files written so far, oldest day first.")
 
@@ -1447,7 +1447,7 @@ class TradeEventFields(Model):
     trade_id: str
     market_id: str = Field(description="Condition id.")
     market_title: str
-    wallet: str = Field(description="Taker wallet")
+    wallet: str = Field(description="Taker wallet, lower-case.")
     side: Literal["buy", "sell"]
     outcome: str = Field(description="YES / NO for binary markets, else the outcome name.")
     price: Price
