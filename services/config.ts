@@ -867,6 +867,11 @@ const settings = {
       positiveInt().default(100),
       "How often an API process looks at the log's end offsets for new records (one look serves every connection in the process); appends made in the same process to the file log wake the streams at once.",
     ),
+    replayConcurrency: env(
+      'STREAM_REPLAY_CONCURRENCY',
+      positiveInt().default(4),
+      'Runs of history (subscriptions more than STREAM_READ_BATCH records behind the log end) an API process reads at once; the others wait their turn, one run each in arrival order. Subscriptions at the end read without waiting, so replays from old cursors cannot delay live messages.',
+    ),
     readBatch: env(
       'STREAM_READ_BATCH',
       positiveInt().default(500),

@@ -8,6 +8,7 @@ import { ApiError } from '../http/errors.js';
 import type { StreamError } from '../http/types.generated.js';
 import type { Logger } from '../logger.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { EventLog, PartitionOffsets } from '../ports/event-log.js';
 import { partitionForKey } from '../eventlog/partitioner.js';
 import type { Channel, ChannelMessage } from './channel.js';
@@ -17,6 +18,7 @@ import { LogEnds } from './log-ends.js';
 import { type StreamSettings, type StreamSink, Subscription, type SubscriptionCounters } from './subscription.js';
 
 export interface StreamServiceSettings extends StreamSettings {
+  replayConcurrency: number;
   idleTimeoutMs: number;
   authTimeoutMs: number;
   connectionsPerKey: number;
@@ -46,6 +48,8 @@ export interface StreamFigures extends SubscriptionCounters {
 export class StreamService {
   readonly limits: KeyLimits;
   private readonly ends: LogEnds;
+  /** Runs of history read at once, over every subscription of the process (subscription.ts, "Fairness"). */
+  private readonly replays: LimitFunction;
   private readonly counters: SubscriptionCounters = { messages: 0, undecodable: 0 };
   private slowConsumers = 0;
   private expiredCursors = 0;
@@ -59,6 +63,7 @@ export class StreamService {
     logger: Logger,
   ) {
     this.limits = new KeyLimits(settings);
+    this.replays = pLimit(settings.replayConcurrency);
     this.ends = new LogEnds(log, settings.pollMs, (error) => logger.warn({ err: error }, 'stream: reading the log ends failed; retrying'));
   }
 
@@ -111,6 +116,7 @@ export class StreamService {
         partitions,
         log: this.log,
         ends: this.ends,
+        replays: this.replays,
         settings: this.settings,
         sink: request.sink,
         counters: this.counters,

@@ -9,7 +9,12 @@
  * buffer that stays over it for STREAM_SLOW_CONSUMER_MS ends the subscription with `slow_consumer`
  * (its cursor is the last message sent): memory per connection stays bounded, and since every
  * subscription reads for itself, a slow one delays no other.
+ *
+ * Fairness: a run of history (more than STREAM_READ_BATCH records behind the log end) is read under
+ * the process's replay limit (STREAM_REPLAY_CONCURRENCY runs at once, queued in arrival order), so
+ * many replays from old cursors share the process one run at a time while live reads never queue.
  */
+import type { LimitFunction } from 'p-limit';
 import type { StreamError, StreamServerMessage } from '../http/types.generated.js';
 import type { Stream } from '../events/stream.js';
 import { type EventLog, OffsetOutOfRangeError, UNDECODABLE_HEADER } from '../ports/event-log.js';
@@ -49,6 +54,8 @@ export interface SubscriptionOptions {
   partitions: Array<{ stream: Stream; partition: number }>;
   log: EventLog;
   ends: LogEnds;
+  /** The process's limit on runs of history read at once (STREAM_REPLAY_CONCURRENCY). */
+  replays: LimitFunction;
   settings: StreamSettings;
   sink: StreamSink;
   counters: SubscriptionCounters;
@@ -139,8 +146,15 @@ export class Subscription {
     }
   }
 
-  /** Reads and sends one run of a partition; the number of records read, or 'ended'. */
-  private async read(topic: string, partition: number): Promise<number | 'ended'> {
+  /** Reads and sends one run of a partition (a run of history under the replay limit); the number of records read, or 'ended'. */
+  private read(topic: string, partition: number): Promise<number | 'ended'> {
+    const { ends, positions, settings, replays } = this.options;
+    const behind = ends.end(topic, partition) - positions.get(topic)![partition]!;
+    if (behind <= settings.readBatch) return this.readRun(topic, partition);
+    return replays(() => (this.stopped ? 'ended' : this.readRun(topic, partition)));
+  }
+
+  private async readRun(topic: string, partition: number): Promise<number | 'ended'> {
     const { log, positions, settings, channel, filters, counters } = this.options;
     const offsets = positions.get(topic)!;
     const stream = this.options.partitions.find((p) => p.stream.topic === topic)!.stream;

@@ -14,7 +14,10 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import WebSocket from 'ws';
 import { encodeCursor, queryFingerprint } from '../../services/http/cursor.js';
+import { CHANNELS } from '../../services/streams/channels.js';
+import { encodeCursor as encodeStreamCursor } from '../../services/streams/cursor.js';
 import { freePort, startChild, type Child } from '../support/processes.js';
 import { waitFor } from '../support/http.js';
 import { type Receiver, startReceiver } from '../webhooks/receiver.js';
@@ -55,6 +58,14 @@ const SPREAD_ADDRESSES = 60;
 const SPREAD_TRIES_PER_ADDRESS = 1;
 /** Paper market orders one agent sends at once against one book (issue 59, low: each found the whole depth). */
 const PAPER_ORDERS = 8;
+/**
+ * The stream floods (issue 55): one key opens this many WebSockets at once (STREAM_CONNECTIONS_PER_KEY,
+ * 10, are served); then this many keys each hold their 10 connections, every one replaying three
+ * channels from the log's first record and never reading.
+ */
+const STREAM_FLOOD_CONNECTIONS = 50;
+const STREAM_STALLED_KEYS = 10;
+const STREAM_CHANNELS_REPLAYED = ['trades', 'fills', 'signals'];
 
 interface Sample {
   phase: string;
@@ -178,6 +189,7 @@ export const PHASES = [
   'crafted-input',
   'registration-spread',
   'paper-liquidity',
+  'streams',
 ];
 const selected = new Set(process.env.ABUSE_PHASES ? process.env.ABUSE_PHASES.split(',').map((name) => name.trim()) : PHASES);
 if (selected.has('backlog')) selected.add('subscriptions');
@@ -758,6 +770,95 @@ async function main(): Promise<Record<string, unknown>> {
         over_taken: overTaken,
         first_refusal: orders.find((o) => o.status !== 201)?.body.slice(0, 300) ?? null,
       };
+    }
+    if (selected.has('streams')) {
+      // 11. Streams (issue 55): a connection flood from one key, then stalled readers: keys at their
+      // connection cap, each connection replaying whole channels from the log's first record into a
+      // socket it never reads. The service must refuse past the caps, hold each stalled connection to its
+      // send buffer and drop it (slow_consumer), keep its memory bounded, and keep a control subscriber
+      // on another key receiving live trades.
+      await enterPhase('streams');
+      const phaseStarted = Date.now();
+      const wsBase = base.replace(/^http/, 'ws');
+      const sockets: WebSocket[] = [];
+      const connect = (key: string, localAddress: string) =>
+        new Promise<{ status: number; ws: WebSocket | null }>((resolve) => {
+          const ws = new WebSocket(`${wsBase}/v1/stream`, { headers: { authorization: `Bearer ${key}` }, localAddress });
+          sockets.push(ws);
+          ws.once('open', () => resolve({ status: 101, ws }));
+          ws.once('unexpected-response', (request, response) => {
+            response.resume();
+            request.destroy();
+            resolve({ status: response.statusCode ?? 0, ws: null });
+          });
+          ws.once('error', () => resolve({ status: 0, ws: null }));
+        });
+      const slowConsumers = async () =>
+        Number(/^tapeline_stream_slow_consumers_total (\S+)$/m.exec(await (await fetch(`${admin.url}/metrics`)).text())?.[1] ?? Number.NaN);
+      const slowBefore = await slowConsumers();
+
+      // The control subscriber: live trades on its own key and address, the whole phase.
+      const controlStreamKey = await issue('2', 'stream-control');
+      const control = await connect(controlStreamKey, '127.0.6.1');
+      if (!control.ws) throw new Error(`control stream: HTTP ${control.status}`);
+      const controlTrades: number[] = [];
+      const controlErrors: unknown[] = [];
+      control.ws.on('message', (raw) => {
+        const message = JSON.parse(raw.toString()) as { type: string };
+        if (message.type === 'trade') controlTrades.push(Date.now());
+        else if (message.type === 'error') controlErrors.push(message);
+      });
+      control.ws.send(JSON.stringify({ type: 'subscribe', channel: 'trades', subscription: 'control' }));
+
+      // One key's flood: every connection at once.
+      const flooder = await issue('2', 'stream-flooder');
+      const flood = await Promise.all(Array.from({ length: STREAM_FLOOD_CONNECTIONS }, () => connect(flooder, '127.0.6.2')));
+      const floodStatuses = new Map<number, number>();
+      for (const { status } of flood) floodStatuses.set(status, (floodStatuses.get(status) ?? 0) + 1);
+      attackStatuses.set('streams-flood', floodStatuses);
+
+      // Stalled readers: each key's connections at the cap, each subscription replaying from offset 0.
+      const fromStart = (channel: string) =>
+        encodeStreamCursor(new Map(CHANNELS[channel]!.streams.map((stream) => [stream.topic, Array(stream.partitions).fill(0)])));
+      const stalledKeys = await Promise.all(Array.from({ length: STREAM_STALLED_KEYS }, (_, i) => issue('2', `stream-stalled-${i}`)));
+      const stalled = (
+        await Promise.all(stalledKeys.flatMap((key, i) => Array.from({ length: 10 }, () => connect(key, `127.0.6.${10 + i}`))))
+      ).flatMap(({ ws }) => (ws ? [ws] : []));
+      for (const ws of stalled) {
+        for (const channel of STREAM_CHANNELS_REPLAYED)
+          ws.send(JSON.stringify({ type: 'subscribe', channel, subscription: channel, cursor: fromStart(channel) }));
+        // Never read again: the kernel's buffers fill, then the server's.
+        (ws as unknown as { _socket: { pause(): void } })._socket.pause();
+      }
+      // STREAM_SLOW_CONSUMER_MS (10 s) after a stalled connection's buffer fills, it is dropped.
+      const dropped = await waitFor(
+        async () => {
+          const now = await slowConsumers();
+          return now - slowBefore >= stalled.length ? now - slowBefore : null;
+        },
+        60_000,
+        'the stalled stream readers dropped',
+        1_000,
+      ).catch(async () => (await slowConsumers()) - slowBefore);
+      const tradesBefore = controlTrades.length;
+      await phaseRest(phaseStarted);
+      // The control subscriber still receives after the floods (the demo trades every few seconds).
+      await waitFor(async () => (controlTrades.length > tradesBefore ? true : null), 30_000, 'a live trade on the control stream', 250).catch(
+        () => null,
+      );
+      const gaps = controlTrades.slice(1).map((at, i) => at - controlTrades[i]!);
+      report.streams = {
+        flood_connections: STREAM_FLOOD_CONNECTIONS,
+        flood_served: floodStatuses.get(101) ?? 0,
+        stalled_connections: stalled.length,
+        stalled_subscriptions: stalled.length * STREAM_CHANNELS_REPLAYED.length,
+        slow_consumers_dropped: dropped,
+        control_trades: controlTrades.length,
+        control_trades_after_floods: controlTrades.length - tradesBefore,
+        control_max_gap_ms: gaps.length > 0 ? Math.max(...gaps) : null,
+        control_errors: controlErrors,
+      };
+      for (const ws of sockets) ws.terminate();
     }
     await enterPhase('done');
   } finally {

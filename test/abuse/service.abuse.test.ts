@@ -151,6 +151,17 @@ test('abuse: the service keeps answering other keys, memory stays bounded, no 5x
     expect(report.paper_liquidity.orders_on_a_known_book).toBeGreaterThanOrEqual(2);
     expect(report.paper_liquidity.over_taken).toEqual([]);
   }
+  if (ran('streams')) {
+    // One key's 50 WebSockets at once: STREAM_CONNECTIONS_PER_KEY (10) served, the rest 429.
+    expect(report.attack_statuses['streams-flood']).toEqual({ '101': 10, '429': report.streams.flood_connections - 10 });
+    // Every stalled key held its 10 connections, and the stalled readers were dropped (slow_consumer)
+    // rather than buffered without bound (the RSS bound above holds them to their send buffers).
+    expect(report.streams.stalled_connections).toBe(100);
+    expect(report.streams.slow_consumers_dropped).toBeGreaterThan(0);
+    // The control subscriber on another key kept receiving live trades, and was never told an error.
+    expect(report.streams.control_errors).toEqual([]);
+    expect(report.streams.control_trades_after_floods).toBeGreaterThan(0);
+  }
   // 180 s in CI with the free keys' shared address bucket; 397-1,500 s before it, when the cache-busting
   // flood served thousands of uncached pages and was most of the run.
 }, 1_500_000);
