@@ -22,7 +22,7 @@ const CURVE_DAYS = 30;
 /** Wallets valued per query set; a pass values at most `maxWallets` and leaves the rest for the next. */
 const CHUNK = 500;
 
-/** The row of trader_valuation_progress (0080): where a restarted pass collects the changes from. */
+/** The row of trader_valuation_progress (0081): where a restarted pass collects the changes from. */
 const PROGRESS_ID = 0;
 
 export interface ValuationRun {
