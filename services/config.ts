@@ -694,6 +694,11 @@ const settings = {
       positiveInt().default(4),
       'Downloads one client address may have in progress at once (429 past it): a link needs no key, so its holder is bounded by address, and a bad link counts as a failed authentication (AUTH_FAILURES_PER_IP_PER_MINUTE).',
     ),
+    downloadsMax: env(
+      'EXPORT_DOWNLOADS_MAX',
+      positiveInt().default(32),
+      'Downloads one API process may have in progress at once, from every address together (429 past it): many addresses each under EXPORT_DOWNLOADS_PER_ADDRESS would otherwise hold any number of file handles and sockets.',
+    ),
   },
   webhooks: {
     enabled: env(

@@ -33,6 +33,8 @@ interface ExportSettings {
   linkTtlSeconds: number;
   /** EXPORT_DOWNLOADS_PER_ADDRESS: downloads in progress per client address. */
   downloadsPerAddress: number;
+  /** EXPORT_DOWNLOADS_MAX: downloads in progress in this process, from every address. */
+  downloadsMax: number;
 }
 
 /** What bounds the keyless downloads: the failed-authentication throttle and the client's address. */
@@ -151,6 +153,8 @@ export function exportRoutes(api: ExportsApi, guard: DownloadGuard): Router {
   const router = Router();
   /** Downloads in progress per client address (an entry goes when its last download ends). */
   const downloading = new Map<string, number>();
+  /** Downloads in progress from every address (many addresses each under their cap are still bounded). */
+  let downloadsInProgress = 0;
   let secret: Promise<string> | undefined;
   const signingSecret = () => {
     secret ??= api.jobs.signingSecret().catch((error: unknown) => {
@@ -207,7 +211,8 @@ export function exportRoutes(api: ExportsApi, guard: DownloadGuard): Router {
   // Keyless (api/app.ts): the signature is the authority, for one file of one job until `expires`.
   // With no key to meter, the caller is bounded by address: a bad link is a failed authentication
   // (guessing signatures meets the same throttle as guessing keys), and downloads run at most
-  // EXPORT_DOWNLOADS_PER_ADDRESS at a time (a leaked link cannot take the disk and the network).
+  // EXPORT_DOWNLOADS_PER_ADDRESS at a time (a leaked link cannot take the disk and the network), and
+  // EXPORT_DOWNLOADS_MAX from every address together (nor can many addresses, each under its cap).
   router.get('/exports/:id/download', async (request, response) => {
     const address = guard.addressOf(request);
     const throttled = guard.throttle.refusal(address);
@@ -236,8 +241,17 @@ export function exportRoutes(api: ExportsApi, guard: DownloadGuard): Router {
         `downloads: ${active} downloads from this address are in progress (EXPORT_DOWNLOADS_PER_ADDRESS: ${api.settings.downloadsPerAddress}); retry when one has finished`,
         1,
       );
+    if (downloadsInProgress >= api.settings.downloadsMax)
+      throw ApiError.rateLimited(
+        `downloads: ${downloadsInProgress} downloads are in progress on this server (EXPORT_DOWNLOADS_MAX: ${api.settings.downloadsMax}); retry when one has finished`,
+        1,
+      );
+    // Both counts are taken together and given back by the one 'close' (emitted once whether the
+    // download ended, failed or the client went away), so neither can leak a slot.
     downloading.set(address, active + 1);
+    downloadsInProgress += 1;
     response.once('close', () => {
+      downloadsInProgress -= 1;
       const left = (downloading.get(address) ?? 1) - 1;
       if (left > 0) downloading.set(address, left);
       else downloading.delete(address);

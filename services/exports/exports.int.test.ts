@@ -47,7 +47,13 @@ beforeAll(async () => {
   // A second API on the same analytics store with its own DATA_DIR and a clock the test moves.
   api = await startApiHarness({
     store: h.store,
-    env: { DATA_DIR: dataDir, EXPORT_MAX_ROWS: '1000', AUTH_FAILURES_PER_IP_PER_MINUTE: '5', EXPORT_DOWNLOADS_PER_ADDRESS: '2' },
+    env: {
+      DATA_DIR: dataDir,
+      EXPORT_MAX_ROWS: '1000',
+      AUTH_FAILURES_PER_IP_PER_MINUTE: '5',
+      EXPORT_DOWNLOADS_PER_ADDRESS: '2',
+      EXPORT_DOWNLOADS_MAX: '3',
+    },
     clock: () => now,
   });
   key = (await api.admin.createKey('exporter', '2')).api_key;
@@ -258,19 +264,57 @@ describe('a trades export', () => {
       fs.writeFileSync(file, original);
     }
   });
+
+  test('downloads in progress are bounded on the server too: addresses each under their cap are refused at EXPORT_DOWNLOADS_MAX', async () => {
+    const link = new URL(`${api.base}${job.files[0].url}`);
+    const file = path.join(dataDir, 'exports', job.id, job.files[0].name);
+    const original = fs.readFileSync(file);
+    fs.writeFileSync(file, Buffer.alloc(64 * 1024 ** 2));
+    try {
+      // Three clients that never read (EXPORT_DOWNLOADS_MAX here), from two addresses each under
+      // EXPORT_DOWNLOADS_PER_ADDRESS: a fourth address is refused though it holds nothing.
+      const held = [await holdOnceFree('127.0.0.41', link), await holdOnceFree('127.0.0.42', link), await holdOnceFree('127.0.0.42', link)];
+      const refused = await fetchFrom('127.0.0.43', link);
+      // The status alone first: a download served in its place is a 64 MB body.
+      expect(refused.status).toBe(429);
+      expect(refused.body).toContain('downloads: 3 downloads are in progress on this server');
+      expect(refused.body).toContain('EXPORT_DOWNLOADS_MAX');
+      expect(refused.headers['retry-after']).toBe('1');
+      // One closes: its slot is given back, and the other address is served.
+      held[0]!.destroy();
+      await waitFor(async () => (await fetchFrom('127.0.0.43', link)).status === 200, 10_000, 'a slot freed');
+      for (const request of held) request.destroy();
+      // Every slot given back (none leaked by the refusal or the closes): three can be held again.
+      const again = [
+        await holdOnceFree('127.0.0.44', link),
+        await holdOnceFree('127.0.0.45', link),
+        await holdOnceFree('127.0.0.46', link),
+      ];
+      for (const request of again) request.destroy();
+    } finally {
+      fs.writeFileSync(file, original);
+    }
+  });
 });
 
 /** GET `url` from a local `address` (each a client of its own for the per-address limits); the body read whole. */
-function fetchFrom(address: string, url: URL): Promise<{ status: number; body: string }> {
+function fetchFrom(address: string, url: URL): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     http
       .get(url, { localAddress: address, agent: false }, (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: response.headers }),
+        );
       })
       .on('error', reject);
   });
+}
+
+/** A held download from `address` once the server has a slot for it (closed downloads give theirs back a moment later). */
+function holdOnceFree(address: string, url: URL): Promise<http.ClientRequest> {
+  return waitFor(() => holdDownload(address, url), 10_000, `a download slot for ${address}`);
 }
 
 /** A download from `address` whose 200 has arrived and whose body is not read, so it stays in progress. */

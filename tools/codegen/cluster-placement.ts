@@ -90,6 +90,7 @@ export const PLACEMENT: Readonly<Record<string, Placement>> = {
   ledger_journal: broadcast,
   market_marks: broadcast,
   market_marks_progress: broadcast,
+  trader_valuation_progress: broadcast,
   wallet_snapshots: broadcast,
   wallet_snapshots_progress: broadcast,
 };

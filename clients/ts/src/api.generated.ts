@@ -5315,7 +5315,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "GET",
     "path": "/exports/{id}/download",
     "summary": "One file of a finished export, through a signed link (no key needed until it expires).",
-    "description": "The links come from GET /exports/{id} (`files[].url`, `manifest.url`). A link opens the one file it names until `expires`; an expired link or a changed parameter is a 403. With no key, the caller is bounded by address: a bad link counts as a failed authentication (past AUTH_FAILURES_PER_IP_PER_MINUTE, or its network's limit, a 429 with Retry-After, as for keys), and one address downloads at most EXPORT_DOWNLOADS_PER_ADDRESS files at once (default 4; a 429 naming `downloads` past it).",
+    "description": "The links come from GET /exports/{id} (`files[].url`, `manifest.url`). A link opens the one file it names until `expires`; an expired link or a changed parameter is a 403. With no key, the caller is bounded by address: a bad link counts as a failed authentication (past AUTH_FAILURES_PER_IP_PER_MINUTE, or its network's limit, a 429 with Retry-After, as for keys), one address downloads at most EXPORT_DOWNLOADS_PER_ADDRESS files at once (default 4), and the server at most EXPORT_DOWNLOADS_MAX from every address together (default 32); past either, a 429 naming `downloads`.",
     "access": "any",
     "paginated": false,
     "returns": "a value",

@@ -22,6 +22,9 @@ const CURVE_DAYS = 30;
 /** Wallets valued per query set; a pass values at most `maxWallets` and leaves the rest for the next. */
 const CHUNK = 500;
 
+/** The row of trader_valuation_progress (0081): where a restarted pass collects the changes from. */
+const PROGRESS_ID = 0;
+
 export interface ValuationRun {
   wallets: number;
   pending: number;
@@ -32,7 +35,14 @@ export interface ValuationRun {
 
 export class TraderValuation {
   private since: number | null = null;
-  private readonly pending = new Set<string>();
+  /**
+   * Wallets waiting to be valued, each with the start of the collection that found it (the `since`
+   * its changes were read from). Kept in the order found, so the first holds the oldest start: the
+   * point a restarted pass must collect from to find every wallet still waiting.
+   */
+  private readonly pending = new Map<string, number>();
+  /** The restart point last stored, so an unchanged one is not written again. */
+  private storedRestart: number | null = null;
   private readonly window: TraderWindow;
   /** The day whose stale curves have all been revalued (sweepStaleCurves). */
   private sweptDay: number | null = null;
@@ -44,6 +54,8 @@ export class TraderValuation {
     private readonly maxWallets = 5_000,
     /** Rows written before a merge is considered (services/analytics/replacing-compaction.ts); tests lower it. */
     compactionMinRows?: number,
+    /** Wallets valued per query set (and per step a stop can cut a pass at); tests lower it. */
+    private readonly chunk = CHUNK,
   ) {
     this.window = new TraderWindow(store);
     this.compactions = {
@@ -52,24 +64,33 @@ export class TraderValuation {
     };
   }
 
-  /** One pass: collects what changed since the previous pass and values up to maxWallets of it. */
-  async run(nowMs = Date.now()): Promise<ValuationRun> {
+  /**
+   * One pass: collects what changed since the previous pass and values up to maxWallets of it. An
+   * aborted `signal` stops it between chunks (it throws the signal's reason); the wallets not valued
+   * are found again by the next pass, in this process or after a restart (storeRestart).
+   */
+  async run(nowMs = Date.now(), signal?: AbortSignal): Promise<ValuationRun> {
     const started = performance.now();
-    if (this.since === null) {
-      const [row] = await this.store.query<{ ms: string }>('SELECT toUnixTimestamp64Milli(max(valued_at)) AS ms FROM trader_valuation');
-      this.since = Number(row?.ms ?? 0);
-    }
+    this.since ??= await this.restartPoint();
+    const from = this.since;
     const until = Date.now();
-    const changed = await this.changedWallets(this.since);
+    const changed = await this.changedWallets(from);
     // The wallets are valued with market_marks (queries.ts), rebuilt here for every market written
     // since the refresher's previous run after the changes were read: a write this pass saw is done,
     // so its touch is visible and its market's marks are rebuilt before the pass values it.
     await marksOf(this.store).refresh(nowMs);
-    for (const wallet of changed) this.pending.add(wallet);
+    for (const wallet of changed) if (!this.pending.has(wallet)) this.pending.set(wallet, from);
     this.since = until;
-    const batch = [...this.pending].slice(0, this.maxWallets);
-    for (let i = 0; i < batch.length; i += CHUNK) await this.value(batch.slice(i, i + CHUNK), nowMs);
-    for (const wallet of batch) this.pending.delete(wallet);
+    const batch = [...this.pending.keys()].slice(0, this.maxWallets);
+    for (let i = 0; i < batch.length; i += this.chunk) {
+      signal?.throwIfAborted();
+      const chunk = batch.slice(i, i + this.chunk);
+      await this.value(chunk, nowMs);
+      for (const wallet of chunk) this.pending.delete(wallet);
+      await this.storeRestart();
+    }
+    await this.storeRestart();
+    signal?.throwIfAborted();
     // With what changed valued, one chunk of the curves a new day left behind.
     const swept = this.pending.size === 0 ? await this.sweepStaleCurves(nowMs) : 0;
     // The 30-day boards' closed days, summed again after a new day or a change dated on one.
@@ -88,6 +109,41 @@ export class TraderValuation {
   }
 
   /**
+   * Where a pass started in a new process collects the changes from: the start of the oldest
+   * collection with a wallet not valued yet, or the end of the last collection once every wallet it
+   * found was valued (storeRestart). Before the progress table was written, the newest valuation.
+   */
+  private async restartPoint(): Promise<number> {
+    const [stored] = await this.store.query<{ ms: string }>(
+      'SELECT toString(since_ms) AS ms FROM trader_valuation_progress WHERE id = {id:UInt8}',
+      { id: PROGRESS_ID },
+    );
+    if (stored) {
+      this.storedRestart = Number(stored.ms);
+      return this.storedRestart;
+    }
+    const [row] = await this.store.query<{ ms: string }>('SELECT toUnixTimestamp64Milli(max(valued_at)) AS ms FROM trader_valuation');
+    return Number(row?.ms ?? 0);
+  }
+
+  /**
+   * Records the restart point after each chunk, so a pass cut between chunks (a stop, a crash) loses
+   * no wallet: a restarted pass collects again from the oldest start with a wallet still waiting, and
+   * values again the wallets of those collections already valued (a few chunks at most, the same
+   * figures) rather than leave the rest unvalued until they change again.
+   */
+  private async storeRestart(): Promise<void> {
+    const [oldestWaiting] = this.pending.values();
+    const restart = oldestWaiting ?? this.since!;
+    if (restart === this.storedRestart) return;
+    await this.store.command('INSERT INTO trader_valuation_progress (id, since_ms) VALUES ({id:UInt8}, {since:Int64})', {
+      id: PROGRESS_ID,
+      since: restart,
+    });
+    this.storedRestart = restart;
+  }
+
+  /**
    * After midnight every stored curve is a day behind, so reports value their closed days themselves
    * until the wallet is valued again, and a quiet wallet (nothing of it or its markets changes) never
    * would be. Each pass revalues up to one chunk of them, the most markets first (the costliest to
@@ -99,9 +155,9 @@ export class TraderValuation {
     const rows = await this.store.query<{ wallet: string }>(
       `SELECT wallet FROM trader_curve FINAL WHERE to_day < toDate({today:Int64}, 'UTC')
         ORDER BY markets.size0 DESC, wallet LIMIT {n:UInt32}`,
-      { today: today / 1000, n: CHUNK },
+      { today: today / 1000, n: this.chunk },
     );
-    if (rows.length < CHUNK) this.sweptDay = today;
+    if (rows.length < this.chunk) this.sweptDay = today;
     if (rows.length > 0)
       await this.value(
         rows.map((r) => r.wallet),
@@ -184,8 +240,8 @@ export class TraderValuation {
 export function startTraderValuation(store: AnalyticsStore, intervalMs: number, logger: Logger) {
   const valuation = new TraderValuation(store);
   return runPeriodically(
-    async () => {
-      const { compactionError, ...run } = await valuation.run();
+    async (signal) => {
+      const { compactionError, ...run } = await valuation.run(Date.now(), signal);
       if (compactionError) logger.warn({ err: compactionError }, 'trader valuation: merging its tables failed; tried again later');
       logger.debug(run, 'traders valued');
     },
