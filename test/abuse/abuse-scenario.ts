@@ -843,9 +843,12 @@ async function main(): Promise<Record<string, unknown>> {
       const tradesBefore = controlTrades.length;
       await phaseRest(phaseStarted);
       // The control subscriber still receives after the floods (the demo trades every few seconds).
-      await waitFor(async () => (controlTrades.length > tradesBefore ? true : null), 30_000, 'a live trade on the control stream', 250).catch(
-        () => null,
-      );
+      await waitFor(
+        async () => (controlTrades.length > tradesBefore ? true : null),
+        30_000,
+        'a live trade on the control stream',
+        250,
+      ).catch(() => null);
       const gaps = controlTrades.slice(1).map((at, i) => at - controlTrades[i]!);
       report.streams = {
         flood_connections: STREAM_FLOOD_CONNECTIONS,
