@@ -8,7 +8,9 @@
  * its backlog, the rest counted as dropped), then the low findings an attacker probes: crafted cursors and
  * numbers spelled to slip past a type check (each a 400), every address of one /24 registering (the
  * network held to a few addresses' allowance, another network still served) and one agent's market
- * orders at once against one book (its depth taken once). Throughout, a control client on its own key
+ * orders at once against one book (its depth taken once), and the live streams (one key's connection
+ * flood; 100 connections replaying whole channels from offset 0 into sockets they never read, beside a
+ * control subscriber on another key that must keep receiving). Throughout, a control client on its own key
  * and address keeps reading; the service must keep answering it (every control request a 200, p99
  * bounded against its idle p99), its RSS must stay bounded, and no response may be a 5xx. The floods
  * run in their own process (test/abuse/abuse-scenario.ts), which prints the report checked here.
