@@ -15,6 +15,7 @@ import { holdersReadModel } from './holders/index.js';
 import { marketLifecycleReadModel } from './market-lifecycle/index.js';
 import { marketResolutionsReadModel } from './market-resolutions/index.js';
 import { marketsReadModel } from './markets/index.js';
+import { marksReadModel } from './marks/index.js';
 import { openInterestReadModel } from './open-interest/index.js';
 import { orderBooksReadModel } from './order-books/index.js';
 import { priceTicksReadModel } from './price-ticks/index.js';
@@ -36,6 +37,7 @@ const DEFINITIONS = [
   holdersReadModel,
   openInterestReadModel,
   chainLedgerReadModel,
+  marksReadModel,
   positionsReadModel,
   copyPicksReadModel,
 ] as const satisfies readonly ReadModel[];

@@ -14,7 +14,7 @@ import { type EventOfStream, EventPublisher } from '../../services/events/publis
 import { openFileEventLog } from '../../services/eventlog/file-log.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import type { EventLog } from '../../services/ports/event-log.js';
-import { marksOf } from '../../services/read-models/positions/market-marks.js';
+import { marksOf } from '../../services/read-models/marks/market-marks.js';
 import { snapshotsOf } from '../../services/read-models/positions/wallet-snapshots.js';
 import { allTopicSpecs, type StreamName, topicSchemas } from '../../services/read-models/registry.js';
 import {

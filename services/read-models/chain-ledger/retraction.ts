@@ -94,7 +94,7 @@ async function rebuildMarketCloses(store: AnalyticsStore, voided: string[]): Pro
   );
   // The delete is a mutation no view sees, and a market left without any close inserts nothing above;
   // a marks refresh run between the retraction's own insert and the delete would keep the voided
-  // close. So the marks refresher (positions/market-marks.ts) is told here, after the rebuild.
+  // close. So the marks refresher (marks/market-marks.ts) is told here, after the rebuild.
   await store.command('INSERT INTO market_touches (market_id, touched_at) SELECT arrayJoin({markets:Array(String)}), now64(3)', {
     markets,
   });

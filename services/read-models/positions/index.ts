@@ -2,9 +2,9 @@
  * Positions and trader intelligence: the position ledger (ledger.ts) applies every change of a
  * (wallet, outcome token) - chain fills of both sides, splits, merges, redemptions, neg-risk
  * conversions, transfers between wallets, and Data API records where the chain does not cover - and views over its rows keep
- * per-wallet, per-market and per-day figures; the marks refresher keeps each market's marks, and the
- * snapshot refresher each wallet's rows, as one value read by key; the valuation pass values wallets
- * at current marks for the mark-dependent rankings. docs/POSITIONS.md.
+ * per-wallet, per-market and per-day figures; the snapshot refresher keeps each wallet's rows as one
+ * value read by key; the valuation pass values wallets at current marks (the marks read model) for the
+ * mark-dependent rankings. docs/POSITIONS.md.
  */
 import { chainLedger, chainResolutions } from '../chain-ledger/streams.js';
 import { defineReadModel, migrationsBeside, project } from '../read-model.js';
@@ -14,7 +14,6 @@ import { ledgerOf } from './ledger-projection.js';
 import { traderRoutes } from './routes.js';
 import { startTraderValuation } from './valuation.js';
 import { startBoardPages } from './board-pages.js';
-import { startMarketMarks } from './market-marks.js';
 import { startWalletSnapshots } from './wallet-snapshots.js';
 import { startPositionReconciliation } from './upstream-reconciliation.js';
 
@@ -46,7 +45,6 @@ export const positionsReadModel = defineReadModel({
   migrations: migrationsBeside(import.meta.url),
   routes: ({ store }) => traderRoutes(store),
   jobs: ({ store, config, logger }) => [
-    startMarketMarks(store, config.marketMarksIntervalMs, logger.child({ part: 'market-marks' })),
     startWalletSnapshots(store, config.walletSnapshotsIntervalMs, logger.child({ part: 'wallet-snapshots' })),
     startTraderValuation(store, config.traderValuationIntervalMs, logger.child({ part: 'trader-valuation' })),
     startBoardPages(store, config.leaderboardBuildIntervalMs, logger.child({ part: 'leaderboard-pages' }), config.leaderboardPageDepth),

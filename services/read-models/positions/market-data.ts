@@ -3,7 +3,7 @@
  * quotes (the curve's closed days are valued with the daily closes: pnl-curve.ts). Closes come from
  * market_closes (migration 0055), one table fed by the chain's taker fills and the Data API's trades;
  * books from book_tops (0058), each token's newest book top.
- * The wallet reads fetch them, by key from market_marks (market-marks.ts keeps it), in the same
+ * The wallet reads fetch them, by key from market_marks (marks/market-marks.ts keeps it), in the same
  * statement as the wallet's own rows (queries.ts): the SQL here is one part
  * (services/analytics/read-parts.ts) over the markets a subquery names, and the functions below turn
  * its rows into maps.
@@ -38,7 +38,7 @@ export interface MarketDataRows {
 }
 
 /**
- * A market's value in market_marks (migration 0065, market-marks.ts): its catalog record as JSON text
+ * A market's value in market_marks (migration 0065, marks/market-marks.ts): its catalog record as JSON text
  * (null: not in the catalog), newest close (null: none), all inputs, the inputs of each day (UTC day
  * number) from the day before its refresh on, and per token its newest best bid and ask with the
  * newest snapshot's time (ms).
@@ -64,7 +64,7 @@ const BOOK_DAYS = 30;
  * The part of a wallet statement (read-parts.ts) over the markets `ids` (a subquery returning
  * market_id, or an array parameter) that reads what they are valued with, by key from market_marks
  * (migration 0065), one value per market that the marks refresher rebuilds from three tables after
- * each write to them (market-marks.ts). Reading those tables here instead (markets FINAL,
+ * each write to them (marks/market-marks.ts). Reading those tables here instead (markets FINAL,
  * market_closes and book_tops) would add three tables to plan and open to every wallet statement
  * (docs/POSITIONS.md "Marks by key"). The values travel as they are stored: building the rows in the
  * statement (lambdas over the arrays, JSON per row) costs more than doing it in marketDataRows.
@@ -82,7 +82,7 @@ export function marketDataPart(ids: string): Record<keyof MarketDataArrays, stri
  *   count of its inputs dated before that day: all inputs less those of the day and later;
  * - `books`: the newest book top (best bid/ask) of each token of the markets whose newest snapshot is
  *   at most 30 days before that day (book_tops keeps 30 days: its TTL). The markets' other tokens
- *   come along; no position is marked with them (mark-price.ts).
+ *   come along; no position is marked with them (marks/mark-price.ts).
  */
 export function marketDataRows(row: MarketDataArrays, todayMs: number): MarketDataRows {
   const rows: MarketDataRows = { catalog: [], books: [], closes_now: [] };

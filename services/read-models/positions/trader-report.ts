@@ -1,7 +1,7 @@
 /**
  * A wallet's figures from its pre-aggregated ledger rows (queries.ts loads them), in exact micro-units
  * until the response rounds them to USDC. Definitions (docs/POSITIONS.md, api/openapi.yaml):
- * - unrealized = value at the mark - cost basis of the held shares; the mark follows mark-price.ts
+ * - unrealized = value at the mark - cost basis of the held shares; the mark follows marks/mark-price.ts
  *   (payout once settled, mid of a tight two-sided book, else last trade, else catalog price).
  * - win rate: over resolved markets (voided ones excluded) the wallet ever paid into (cost basis > 0),
  *   a market is won when its net PnL there (realized + payout value - cost of what is still held) is
@@ -16,7 +16,7 @@
  */
 import { divRound, maxBig } from './ledger-math.js';
 import { isSettled, type MarketInfo, type OutcomeQuote } from './market-data.js';
-import { markPrice, type MarkBasis } from './mark-price.js';
+import { markPrice, type MarkBasis } from '../marks/mark-price.js';
 import { DAY_MS } from '../../shared/time.js';
 
 export interface PositionRow {

@@ -14,7 +14,7 @@ import { iso, startOfUtcDay } from '../../shared/time.js';
 import { walletReports } from './queries.js';
 import { ReplacingCompaction } from '../../analytics/replacing-compaction.js';
 import { TraderWindow } from './trader-window.js';
-import { marksOf } from './market-marks.js';
+import { marksOf } from '../marks/market-marks.js';
 
 /** Days of the curve the pass values and stores: /traders' and /pnl's default (stored-curve.ts). */
 const CURVE_DAYS = 30;

@@ -3,7 +3,7 @@
  * by key by the single-wallet reads (queries.ts walletReports and walletPositions), equal to what
  * position_state and trader_days hold for it, with the ledger's progress read before them. The
  * ledger notes each wallet it wrote a row of in trader_touches once its insert has returned (ledger.ts
- * touch), so a wallet read for a touch has the rows the touch stands for, and the refresher rebuilds the wallets touched since its previous run (touch-refresher.ts); its first run,
+ * touch), so a wallet read for a touch has the rows the touch stands for, and the refresher rebuilds the wallets touched since its previous run (../touch-refresher.ts); its first run,
  * and one after it was stopped for over half a day, rebuilds every wallet. It runs every
  * WALLET_SNAPSHOTS_INTERVAL_MS. A wallet's reads therefore lag the ledger by up to an interval and a
  * run, and say so: their data_as_of is the progress stored with the snapshot. A wallet the refresher
@@ -12,7 +12,7 @@
 import type { Logger } from '../../logger.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { DAY_FIELDS, daysGrouped, POSITION_FIELDS, positionsGrouped, PROGRESS_SCALAR } from './queries.js';
-import { OVERLAP_MS, PROGRESS_EVERY_MS, perStore, startRefresher, TouchRefresher } from './touch-refresher.js';
+import { OVERLAP_MS, PROGRESS_EVERY_MS, perStore, startRefresher, TouchRefresher } from '../touch-refresher.js';
 
 /** Wallets rebuilt per statement: the chunk shares one statement's fixed cost. */
 const CHUNK = 1_000;

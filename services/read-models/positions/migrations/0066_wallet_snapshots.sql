@@ -4,7 +4,7 @@
 -- those tables per request is the engine planning the reads, not reading rows. The value is rebuilt from them by the
 -- snapshot refresher (wallet-snapshots.ts) for every wallet the ledger wrote a row of: the ledger's
 -- view already notes each in trader_touches (0042, kept two days), and the refresher reads the touches
--- since its previous run less an overlap, as the marks refresher does (touch-refresher.ts). Its first
+-- since its previous run less an overlap, as the marks refresher does (read-models/touch-refresher.ts). Its first
 -- run on a store builds every wallet.
 CREATE TABLE IF NOT EXISTS wallet_snapshots
 (

@@ -7,7 +7,7 @@
  */
 import { readParts } from '../../analytics/read-parts.js';
 import { DAY_MS, iso } from '../../shared/time.js';
-import { type MarketDataArrays, type MarketDataRows, marketDataPart, marketDataRows } from './market-data.js';
+import { type MarketDataArrays, type MarketDataRows, marketDataPart, marketDataRows } from '../positions/market-data.js';
 import { MARKS_OF_MARKETS, MarketMarks } from './market-marks.js';
 import { outcomeBook, binaryMarket, outcomeFill, outcomeToken } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
@@ -127,7 +127,7 @@ test('a write is served once a refresh rebuilds its market; a run reads the touc
     { market_id: X, touched_at: iso(firstStart - overlap - 60_000) },
   ]);
   const xBefore = await refreshedAt(X);
-  // A key is rebuilt again once the overlap after its newest touch has passed (touch-refresher.ts).
+  // A key is rebuilt again once the overlap after its newest touch has passed (../touch-refresher.ts).
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, firstStart + 1_600 - Date.now())));
   const second = await marks.refresh();
   expect(await keyed(today, [N])).toEqual(await reference(today, [N]));

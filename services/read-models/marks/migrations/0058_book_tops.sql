@@ -1,6 +1,6 @@
 -- Each outcome token's newest order book top (best bid and ask), what positions are marked with
 -- (../mark-price.ts), one row per (market, token) instead of the token's snapshots. Reports read the
--- books of their markets' tokens (../market-data.ts). Read from order_books, that grouped every
+-- books of their markets' tokens (../../positions/market-data.ts). Read from order_books, that grouped every
 -- snapshot of each token, 30 days of them, so a wallet read's cost grew with how often books change.
 --
 -- The top is argMax by (ts, ingested_at), as order_books keeps them: the newest snapshot, and of two

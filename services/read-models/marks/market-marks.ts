@@ -1,15 +1,15 @@
 /**
  * The marks refresher: keeps market_marks (migration 0065), what the wallet reads value positions
- * with, one value per market read by key (market-data.ts), equal to what the three tables it is built
+ * with, one value per market read by key (positions/market-data.ts), equal to what the three tables it is built
  * from (markets, market_closes, book_tops) hold. Views note every write to them in market_touches,
- * and the refresher rebuilds the markets touched since its previous run (touch-refresher.ts). One
+ * and the refresher rebuilds the markets touched since its previous run (../touch-refresher.ts). One
  * refresher per store runs at a time (marksOf): the valuation pass refreshes before it values (it
  * must value with the marks it saw move), the job every MARKET_MARKS_INTERVAL_MS.
  */
 import type { Logger } from '../../logger.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { DAY_MS } from '../../shared/time.js';
-import { OVERLAP_MS, perStore, startRefresher, TouchRefresher } from './touch-refresher.js';
+import { OVERLAP_MS, perStore, startRefresher, TouchRefresher } from '../touch-refresher.js';
 
 /** Markets rebuilt per statement. */
 const CHUNK = 1_000;
@@ -18,7 +18,7 @@ const CHUNK = 1_000;
  * The values of the markets {ids:Array(String)} from the three tables, each read by key, every market
  * of the set (a market none of them holds gets an empty value). The days of market_closes from {from_day}
  * (a UTC day number) on are kept one by one, so a read dated from then on counts the inputs before its
- * day (market-data.ts); the refresher passes the day before its own.
+ * day (positions/market-data.ts); the refresher passes the day before its own.
  */
 export const MARKS_OF_MARKETS = `
   SELECT i.id, c.row, k.c, k.total, k.days, b.books, now64(3)

@@ -1,5 +1,5 @@
 -- What a wallet read values positions with (the markets' catalog records, newest closes and book
--- tops: market-data.ts) as one value per market in a key-value table. Read from markets,
+-- tops: ../../positions/market-data.ts) as one value per market in a key-value table. Read from markets,
 -- market_closes and book_tops under the wallet's markets, that part added three tables to plan and
 -- open to every wallet statement (docs/POSITIONS.md "Marks by key"). The value is rebuilt from those three
 -- tables by the marks refresher (market-marks.ts) for every market they were written for: the views

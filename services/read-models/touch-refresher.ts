@@ -11,12 +11,12 @@
  * kept, rebuilds every key once. Runs of one refresher
  * are serialized (refresh), so two never write a key's value out of order.
  *
- * Used for each market's marks (market-marks.ts) and each wallet's snapshot (wallet-snapshots.ts).
+ * Used for each market's marks (marks/market-marks.ts) and each wallet's snapshot (positions/wallet-snapshots.ts).
  */
-import type { Logger } from '../../logger.js';
-import type { AnalyticsStore } from '../../ports/analytics-store.js';
-import { runPeriodically } from '../../shared/periodic.js';
-import { DAY_MS } from '../../shared/time.js';
+import type { Logger } from '../logger.js';
+import type { AnalyticsStore } from '../ports/analytics-store.js';
+import { runPeriodically } from '../shared/periodic.js';
+import { DAY_MS } from '../shared/time.js';
 
 /** How far back each run reads the touches from the previous run's start. */
 export const OVERLAP_MS = 5_000;

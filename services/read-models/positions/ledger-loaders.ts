@@ -1,0 +1,191 @@
+/**
+ * What a ledger batch reads from the store: markets and their payouts, neg-risk questions, the
+ * states and stored rows of (wallet, token)s, and the stored records a batch's events replace or
+ * retract. Reads only; the batch decides what to read and keeps what it read.
+ */
+import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import type { ConversionQuestion, LedgerPosition } from './ledger-events.js';
+import type { PositionState } from './ledger-math.js';
+import type { MarketInfo, Payout } from './ledger-legs.js';
+import { LEDGER_TABLE, type LedgerRow, normalizeStored } from './ledger-rows.js';
+
+/** The state of a (wallet, token) with its revision and the position of its last change. */
+export interface KeyState extends PositionState {
+  rev: number;
+  last: LedgerPosition | null;
+}
+
+/** A stored row's identity: the (wallet, token) and the event it applied. */
+export interface RowRef {
+  wallet: string;
+  asset_id: string;
+  event_id: string;
+}
+
+/**
+ * Each market's outcomes, token ids and payout: the chain's resolution, else one this ledger read
+ * (`resolved`: the sink may not have stored it yet), else the catalog's for a resolved or voided market.
+ */
+export async function readMarkets(
+  store: AnalyticsStore,
+  ids: string[],
+  resolved: ReadonlyMap<string, Payout>,
+): Promise<Map<string, MarketInfo>> {
+  const markets = new Map<string, MarketInfo>();
+  if (ids.length === 0) return markets;
+  const rows = await store.query<{
+    market_id: string;
+    outcomes: string[];
+    outcome_token_ids: string[];
+    status: string;
+    outcome_prices: number[];
+  }>(`SELECT market_id, outcomes, outcome_token_ids, status, outcome_prices FROM markets FINAL WHERE market_id IN {ids:Array(String)}`, {
+    ids,
+  });
+  const resolutions = await store.query<{ market_id: string; numerators: string[] }>(
+    `SELECT market_id, argMax(payout_numerators, ingested_at) AS numerators FROM chain_resolutions FINAL
+      WHERE market_id IN {ids:Array(String)} AND NOT retracted GROUP BY market_id`,
+    { ids },
+  );
+  const onChain = new Map(resolutions.map((r) => [r.market_id, r.numerators.map((n) => BigInt(n))]));
+  for (const id of ids) {
+    const m = rows.find((r) => r.market_id === id);
+    const numerators = onChain.get(id);
+    let payout: MarketInfo['payout'] = null;
+    if (numerators?.some((n) => n > 0n)) payout = { num: numerators, den: numerators.reduce((a, b) => a + b, 0n) };
+    else if (resolved.has(id)) payout = resolved.get(id)!;
+    else if (m?.status === 'resolved' || m?.status === 'voided')
+      payout = { num: m.outcome_prices.map((p) => BigInt(Math.round(Number(p) * 1e6))), den: 1_000_000n };
+    markets.set(id, { outcomes: m?.outcomes ?? [], tokenIds: m?.outcome_token_ids ?? [], payout });
+  }
+  return markets;
+}
+
+/**
+ * The catalog's questions of each neg-risk market (by lowercase id), in question index order: the
+ * index is the low byte of its question id.
+ */
+export async function readNegRiskQuestions(store: AnalyticsStore, ids: string[]): Promise<Map<string, ConversionQuestion[]>> {
+  const questions = new Map<string, ConversionQuestion[]>();
+  if (ids.length === 0) return questions;
+  const rows = await store.query<{
+    neg_risk_market_id: string;
+    market_id: string;
+    question_id: string;
+    outcome_token_ids: string[];
+    outcomes: string[];
+    yes_index: number;
+  }>(
+    `SELECT assumeNotNull(neg_risk_market_id) AS neg_risk_market_id, market_id, assumeNotNull(question_id) AS question_id, outcome_token_ids, outcomes, yes_index
+       FROM markets FINAL WHERE lower(neg_risk_market_id) IN {ids:Array(String)} AND question_id IS NOT NULL`,
+    { ids: ids.map((id) => id.toLowerCase()) },
+  );
+  for (const r of rows) {
+    const yesIndex = Number(r.yes_index);
+    if (r.outcome_token_ids.length < 2) continue;
+    const list = questions.get(r.neg_risk_market_id.toLowerCase()) ?? [];
+    list.push({
+      index: Number.parseInt(r.question_id.slice(-2), 16),
+      marketId: r.market_id,
+      yesToken: r.outcome_token_ids[yesIndex]!,
+      noToken: r.outcome_token_ids[1 - yesIndex]!,
+      outcomes: r.outcomes,
+      yesIndex,
+    });
+    questions.set(r.neg_risk_market_id.toLowerCase(), list);
+  }
+  // By question index: the catalog's rows come in no order, and a conversion's legs are priced in
+  // index order (its collateral and fee on the first converted question, the YES cost's remainder on
+  // the first other one), the order of the chain's questions on first application.
+  for (const list of questions.values()) list.sort((a, b) => a.index - b.index);
+  return questions;
+}
+
+/**
+ * The stored states of these (wallet, token)s; a key with none has never been stored. From
+ * position_head, the key-value copy of position_state's newest rows (migrations/0060): a point get
+ * per key, where position_state costs a granule per part per key.
+ */
+export async function readHeads(store: AnalyticsStore, keys: string[]): Promise<Map<string, KeyState>> {
+  const states = new Map<string, KeyState>();
+  for (let i = 0; i < keys.length; i += 2_000) {
+    const rows = await store.query<{
+      key: string;
+      qty: string;
+      cost: string;
+      opened_ms: string;
+      time_ms: string;
+      block_number: string;
+      log_index: string;
+      event_id: string;
+      rev: string;
+    }>(
+      `SELECT key, toString(qty) AS qty, toString(cost) AS cost, toUnixTimestamp64Milli(opened_at) AS opened_ms, toUnixTimestamp64Milli(time) AS time_ms,
+              toString(block_number) AS block_number, toString(log_index) AS log_index, event_id, toString(rev) AS rev
+         FROM position_head WHERE key IN {keys:Array(String)}`,
+      { keys: keys.slice(i, i + 2_000) },
+    );
+    for (const r of rows) {
+      states.set(r.key, {
+        qty: BigInt(r.qty),
+        cost: BigInt(r.cost),
+        openedMs: Number(r.opened_ms),
+        rev: Number(r.rev),
+        last: { timeMs: Number(r.time_ms), block: Number(r.block_number), logIndex: Number(r.log_index), eventId: r.event_id },
+      });
+    }
+  }
+  return states;
+}
+
+/** Every stored row (cancelled ones too) of each of these (wallet, token)s, by revision; a key with none has an empty list. */
+export async function readStoredRows(store: AnalyticsStore, keys: string[]): Promise<Map<string, LedgerRow[]>> {
+  const stored = new Map<string, LedgerRow[]>();
+  for (let i = 0; i < keys.length; i += 1_000) {
+    const chunk = keys.slice(i, i + 1_000);
+    const rows = await store.query<LedgerRow & { key: string }>(
+      `SELECT *, concat(wallet, '|', asset_id) AS key, toUnixTimestamp64Milli(time) AS time_ms, toUnixTimestamp64Milli(opened_at) AS opened_ms
+         FROM ${LEDGER_TABLE} WHERE wallet IN {wallets:Array(String)} AND concat(wallet, '|', asset_id) IN {keys:Array(String)} ORDER BY rev`,
+      { wallets: [...new Set(chunk.map((k) => k.split('|')[0]!))], keys: chunk },
+    );
+    for (const key of chunk) stored.set(key, []);
+    for (const { key, ...row } of rows) stored.get(key)?.push(normalizeStored(row as LedgerRow));
+  }
+  return stored;
+}
+
+/** The live chain rows of these transactions (a Data API record of one of them is covered by the chain). */
+export function readChainRows(store: AnalyticsStore, txs: string[]): Promise<Array<{ wallet: string; asset_id: string; tx_hash: string }>> {
+  return store.query(
+    `SELECT wallet, asset_id, tx_hash FROM ${LEDGER_TABLE} WHERE origin = 'chain' AND tx_hash IN {txs:Array(String)}
+      GROUP BY wallet, asset_id, tx_hash, event_id, rev HAVING sum(sign) > 0`,
+    { txs },
+  );
+}
+
+/** The live Data API rows of these transactions (replaced by the chain's records of them). */
+export function readDataApiRows(store: AnalyticsStore, txs: string[]): Promise<Array<RowRef & { tx_hash: string }>> {
+  return store.query(
+    `SELECT wallet, asset_id, tx_hash, event_id FROM ${LEDGER_TABLE}
+      WHERE origin = 'data_api' AND tx_hash IN {txs:Array(String)} GROUP BY wallet, asset_id, tx_hash, event_id, of_rev HAVING sum(sign) > 0`,
+    { txs },
+  );
+}
+
+/** The live rows of these retracted blocks (`block hash|ledger group`), each with the one it belongs to as `voided`. */
+export function readRetractedRows(store: AnalyticsStore, voided: string[]): Promise<Array<RowRef & { voided: string }>> {
+  return store.query(
+    `SELECT wallet, asset_id, event_id, concat(block_hash, '|', ledger_group) AS voided FROM ${LEDGER_TABLE}
+      WHERE concat(block_hash, '|', ledger_group) IN {voided:Array(String)} GROUP BY wallet, asset_id, event_id, voided, of_rev HAVING sum(sign) > 0`,
+    { voided },
+  );
+}
+
+/** The tokens a wallet has a stored row of an event on (a conversion's or redemption's legs). */
+export async function readEventTokens(store: AnalyticsStore, wallet: string, eventId: string): Promise<string[]> {
+  const rows = await store.query<{ asset_id: string }>(
+    `SELECT DISTINCT asset_id FROM ${LEDGER_TABLE} WHERE wallet = {wallet:String} AND event_id = {eventId:String}`,
+    { wallet, eventId },
+  );
+  return rows.map((r) => r.asset_id);
+}
