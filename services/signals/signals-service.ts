@@ -136,10 +136,11 @@ export async function startSignals(options: SignalsOptions): Promise<SignalsServ
     const deliveries: NewDelivery[] = [];
     for (const { event: trade, message } of trades) {
       // The window sees every trade, subscribed or not, so a new subscription gets signals at once.
+      const live = isLiveTrade(trade);
       const move = windows.observe(trade);
-      const spike = volumes?.observe(trade) ?? null;
+      const spike = volumes?.observe(trade, live) ?? null;
       // The windows see history too (their baselines need it); only a live trade decides signals.
-      if (!isLiveTrade(trade)) {
+      if (!live) {
         stats.late_trades += 1;
         continue;
       }

@@ -88,7 +88,12 @@ export class VolumeWindows {
     }
   }
 
-  observe(trade: TradeExecuted): VolumeSpike | null {
+  /**
+   * Adds the trade to its market's windows; the spike it makes, if any. A trade that decides no signal
+   * (`live` false: a backfilled one, isLiveTrade) feeds the windows only: a spike it would make is not
+   * reported, so it does not start the quiet window either (a live spike within it would go unreported).
+   */
+  observe(trade: TradeExecuted, live = true): VolumeSpike | null {
     let market = this.markets.get(trade.market_id);
     if (!market) {
       market = { buckets: new Map(), newestMs: 0, quietUntilMs: 0 };
@@ -113,7 +118,7 @@ export class VolumeWindows {
     if (ts < market.quietUntilMs || windowSum < this.settings.minUsdc) return null;
     if (perWindowBaseline > 0 ? windowSum < this.settings.spikeRatio * perWindowBaseline : false) return null;
     // No baseline at all (a market that never traded before) is not a spike of anything.
-    if (perWindowBaseline === 0) return null;
+    if (perWindowBaseline === 0 || !live) return null;
     market.quietUntilMs = ts + this.settings.windowMs;
     return {
       market_id: trade.market_id,

@@ -53,3 +53,14 @@ test('no baseline, no spike; a seeded baseline counts; late trades are ignored',
   });
   await replay.prepare([trade(4, T0 - 30 * HOUR, 5)]);
 });
+
+test('a backfilled trade feeds the windows but reports no spike and starts no quiet window', () => {
+  const windows = new VolumeWindows(SETTINGS);
+  for (let h = 0; h < 24; h++) expect(windows.observe(trade(h, T0 + h * HOUR, 2_400))).toBeNull();
+  const start = T0 + 24 * HOUR + 1;
+  // 12,000 backfilled in the window: a spike, were it live; not reported.
+  expect(windows.observe(trade(100, start + 60_000, 12_000), false)).toBeNull();
+  // A live trade minutes later, the window now 13,000: reported (a quiet window started by the
+  // backfilled trade would have hidden it).
+  expect(windows.observe(trade(101, start + 120_000, 1_000))).toMatchObject({ window_volume_usdc: 13_000, trigger_id: 't101' });
+});
