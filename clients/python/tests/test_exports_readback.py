@@ -158,9 +158,9 @@ def assert_pyarrow_reads(export: Downloaded, time_column: str) -> pa.Table:
     assert [(field.name, field.type, field.nullable) for field in table.schema] == expected
     days = zip(table.column("date").to_pylist(), table.column(time_column).to_pylist())
     assert all(day == at.date().isoformat() for day, at in days)
+    assert export.manifest["compression"] == "zstd"
     for file in export.manifest["files"]:
         metadata = pq.ParquetFile(folder / file["name"]).metadata
-        assert export.manifest["compression"] == "zstd"
         for group in range(metadata.num_row_groups):
             codecs = {metadata.row_group(group).column(c).compression for c in range(metadata.num_columns)}
             assert codecs == {"ZSTD"}, f"{file['name']} row group {group}: {codecs}"
@@ -193,6 +193,7 @@ def test_a_trades_export_reads_back_in_duckdb_and_pyarrow_with_the_served_amount
         # fills only: a Data API record is replaced once its chain fill is read, and leaves the tape.
         rows = [row for row in table.to_pylist() if row["origin"] == "chain"] or table.to_pylist()
         sample = rows[:: max(1, len(rows) // 5)][:6]
+        assert sample
         for row in sample:
             at: datetime = row["timestamp"]
             served = client.list_market_trades(id=row["market_id"], role="all", from_=at, to=at + timedelta(milliseconds=1), limit=100)
