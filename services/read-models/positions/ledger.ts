@@ -13,8 +13,9 @@
  * of one (a reorg's retraction, a Data API trade replaced by its chain fill) rewinds that (wallet,
  * token): the live rows from that point on are cancelled (sign -1 copies) and replayed in order with
  * new revisions. Views sum `value x sign`, so cancelled rows drop out of every aggregate. A rewind that
- * changes what a transfer's sender or a conversion's NO leg took out re-prices that event's legs on
- * its other keys (`applyRelinks`, bounded).
+ * changes what a transfer's sender or a conversion's NO leg took out, or what a redemption priced
+ * from the holdings saw held, re-prices that event's legs on its other keys (`applyRelinks`,
+ * bounded); a market's resolution re-prices the redemptions applied before its payout was known.
  *
  * Modules: this file queues batches and stores what each wrote (rows, journal, touches, unpriced
  * redemptions); ledger-batch.ts applies a batch (appends, rewinds, re-pricings); ledger-legs.ts turns
