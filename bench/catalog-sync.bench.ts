@@ -19,7 +19,7 @@ import { SourceHealth } from '../services/ingest/source-health.js';
 import { UnresolvedMarkets } from '../services/ingest/unresolved-markets.js';
 import { UpstreamClient } from '../services/ingest/upstream-client.js';
 import { allTopicSpecs, topicSchemas } from '../services/read-models/registry.js';
-import { startSimulator } from '../services/simulator/server.js';
+import { startSimulator } from '../simulator/server.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const TOTAL = Number(process.env.CATALOG_BENCH_MARKETS ?? 100_000);

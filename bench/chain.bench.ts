@@ -36,9 +36,9 @@ import type { ChainLog } from '../services/ports/chain-reader.js';
 import { ledgerRow } from '../services/read-models/chain-ledger/rows.js';
 import { allTopicSpecs } from '../services/read-models/registry.js';
 import { startSink } from '../services/sink/sink-service.js';
-import { SIM_GENESIS_BLOCK, SimulatedChain } from '../services/simulator/chain.js';
-import { simulatorUpstreamEnv, startSimulator } from '../services/simulator/server.js';
-import { SimulatorState } from '../services/simulator/state.js';
+import { SIM_GENESIS_BLOCK, SimulatedChain } from '../simulator/chain.js';
+import { simulatorUpstreamEnv, startSimulator } from '../simulator/server.js';
+import { SimulatorState } from '../simulator/state.js';
 import { simulatorChainCatalog } from '../test/support/simulator-catalog.js';
 
 const TRADES = Number(process.env.BENCH_CHAIN_TRADES ?? 40_000);

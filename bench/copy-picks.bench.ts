@@ -42,7 +42,7 @@ import {
   startSink,
   startStatefulProjections,
 } from '../services/sink/sink-service.js';
-import { createRng } from '../services/simulator/prng.js';
+import { createRng } from '../simulator/prng.js';
 import { bookSnapshot, chainFill, conditionId, marketUpserted, txHash, walletAddress } from '../test/support/events.js';
 
 const WALLETS = Number(process.env.BENCH_WALLETS ?? 400);

@@ -26,7 +26,7 @@ import { normalizeWsMarketMessage, wsFrameMessages } from '../services/ingest/no
 import { normalizeDataTrade } from '../services/ingest/normalize-trade.js';
 import { allTopicSpecs } from '../services/read-models/registry.js';
 import { startSink } from '../services/sink/sink-service.js';
-import { simulatorUpstreamEnv, startSimulator } from '../services/simulator/server.js';
+import { simulatorUpstreamEnv, startSimulator } from '../simulator/server.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const POLL_MS = 20;

@@ -33,8 +33,8 @@ import { openFileEventLog } from '../services/eventlog/file-log.js';
 import type { ChainLog } from '../services/ports/chain-reader.js';
 import { allTopicSpecs } from '../services/read-models/registry.js';
 import { startSink } from '../services/sink/sink-service.js';
-import { SIM_GENESIS_BLOCK, SimulatedChain } from '../services/simulator/chain.js';
-import { SimulatorState } from '../services/simulator/state.js';
+import { SIM_GENESIS_BLOCK, SimulatedChain } from '../simulator/chain.js';
+import { SimulatorState } from '../simulator/state.js';
 import { simulatorChainCatalog } from '../test/support/simulator-catalog.js';
 import { writeCryoBlocks, writeCryoLogs } from '../test/support/log-files.js';
 

@@ -57,7 +57,7 @@ import { startBenchApi } from './bench-api-server.js';
 import { startRequestClient } from './request-client.js';
 import { engineShare, type Interval, overlapWith, traceStatements } from './statement-trace.js';
 import { seedMarkets, seedNegRiskMarkets, seedTrades } from './seed.js';
-import { createRng } from '../services/simulator/prng.js';
+import { createRng } from '../simulator/prng.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SCALES = (process.env.BENCH_SCALES ?? '1000000,10000000').split(',').map(Number);
@@ -69,7 +69,7 @@ const PROBES = Number(process.env.BENCH_PROBES ?? 20);
 const BOOK_SNAPSHOTS = Number(process.env.BENCH_BOOK_SNAPSHOTS ?? 1_000);
 
 /**
- * `items` in an order drawn for `round` (a seeded stream of services/simulator/prng.ts, so every run
+ * `items` in an order drawn for `round` (a seeded stream of simulator/prng.ts, so every run
  * draws the same orders). In a fixed order the process's mark-compacts fell on one figure: marking
  * that the allocations of the busiest wallet's reads started finished during the request after them,
  * the next in turn (10 of 11 mark-compacts of a 500-round run on the 1M profiling store, in the

@@ -74,7 +74,7 @@ async function main() {
     const clickhouseDir = path.join(workDir, 'clickhouse');
     const clickhousePort = await freePort();
     harness = await startClickHouseHttpHarness(clickhouseDir, clickhousePort);
-    const simulator = startChild('services/simulator/main.ts', {
+    const simulator = startChild('simulator/main.ts', {
       SIM_PORT: '0',
       SIM_SEED: '77',
       SIM_MARKET_COUNT: '40',

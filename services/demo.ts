@@ -13,10 +13,10 @@ import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { claimForSimulator } from './shared/data-dir-guard.js';
 import { claimDataDirPrivately } from './shared/data-dir-privacy.js';
-import { SIM_GENESIS_BLOCK } from './simulator/chain.js';
-import { HOUR_MS } from './simulator/drafts.js';
-import { simulatorUpstreamEnv, startSimulator } from './simulator/server.js';
-import { writeTruthEndpoint } from './simulator/truth-endpoint.js';
+import { SIM_GENESIS_BLOCK } from '../simulator/chain.js';
+import { HOUR_MS } from '../simulator/drafts.js';
+import { simulatorUpstreamEnv, startSimulator } from '../simulator/server.js';
+import { writeTruthEndpoint } from '../simulator/truth-endpoint.js';
 import { startStack, stopOnSignals } from './stack.js';
 
 try {

@@ -14,7 +14,7 @@ import { MarketLookup } from '../../services/ingest/market-lookup.js';
 import { UpstreamClient } from '../../services/ingest/upstream-client.js';
 import type { EventLog } from '../../services/ports/event-log.js';
 import { allTopicSpecs, STREAMS, topicSchemas } from '../../services/read-models/registry.js';
-import { startSimulator, type RunningSimulator } from '../../services/simulator/server.js';
+import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
 import { type ApiHarness, startApiHarness } from '../support/api-harness.js';
 import { getJson } from '../support/http.js';
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../../services/config.js';
 import { startStack, type RunningStack } from '../../services/stack.js';
-import { simulatorUpstreamEnv, startSimulator, type RunningSimulator } from '../../services/simulator/server.js';
+import { simulatorUpstreamEnv, startSimulator, type RunningSimulator } from '../../simulator/server.js';
 import { getJson, postJson, waitFor } from '../support/http.js';
 import { runAdminCli } from '../support/processes.js';
 

@@ -108,7 +108,7 @@ async function upstreamTruth(base: string, fromMs: number, toMs: number, fidelit
 }
 
 test('interrupted, resumed and re-run: every upstream trade in the range exactly once, every price point, and no run beside the service', async () => {
-  const simulator = startChild('services/simulator/main.ts', {
+  const simulator = startChild('simulator/main.ts', {
     SIM_PORT: '0',
     SIM_SEED: '21',
     SIM_MARKET_COUNT: '30',

@@ -8,7 +8,7 @@ import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type RunningSimulator, simulatorUpstreamEnv, startSimulator } from '../../services/simulator/server.js';
+import { type RunningSimulator, simulatorUpstreamEnv, startSimulator } from '../../simulator/server.js';
 import { waitFor } from '../support/http.js';
 import { REPO_ROOT } from '../support/processes.js';
 

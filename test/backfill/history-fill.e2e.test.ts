@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { type RunningSimulator, simulatorUpstreamEnv, startSimulator } from '../../services/simulator/server.js';
+import { type RunningSimulator, simulatorUpstreamEnv, startSimulator } from '../../simulator/server.js';
 import { getJson, waitFor } from '../support/http.js';
 import { type Child, freePort, REPO_ROOT, runAdminCli, startChild } from '../support/processes.js';
 

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Session } from 'chdb';
 import { openRpcChainReader } from '../../services/chain/rpc-chain-reader.js';
-import { type RunningSimulator, simulatorUpstreamEnv, startSimulator } from '../../services/simulator/server.js';
+import { type RunningSimulator, simulatorUpstreamEnv, startSimulator } from '../../simulator/server.js';
 import { allExamples } from '../support/doc-examples.js';
 import { dumpNode, writeCryoBlocks, writeCryoLogs } from '../support/log-files.js';
 import { REPO_ROOT } from '../support/processes.js';

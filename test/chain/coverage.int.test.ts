@@ -25,7 +25,7 @@ import { UpstreamClient } from '../../services/ingest/upstream-client.js';
 import type { EventLog } from '../../services/ports/event-log.js';
 import { chainLedger } from '../../services/read-models/chain-ledger/index.js';
 import { allTopicSpecs, STREAMS, topicSchemas } from '../../services/read-models/registry.js';
-import { type RunningSimulator, simulatorUpstreamEnv, startSimulator } from '../../services/simulator/server.js';
+import { type RunningSimulator, simulatorUpstreamEnv, startSimulator } from '../../simulator/server.js';
 import { readAll } from '../eventlog/helpers.js';
 import { fixedClock, SMALL_WORLD } from '../simulator/fixtures.js';
 

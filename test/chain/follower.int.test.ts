@@ -22,7 +22,7 @@ import { normalizeGammaMarket } from '../../services/ingest/normalize-market.js'
 import { UpstreamClient } from '../../services/ingest/upstream-client.js';
 import type { EventLog } from '../../services/ports/event-log.js';
 import { allTopicSpecs, STREAMS, topicSchemas } from '../../services/read-models/registry.js';
-import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../../services/simulator/server.js';
+import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../../simulator/server.js';
 import { readAll } from '../eventlog/helpers.js';
 import { fixedClock, SMALL_WORLD } from '../simulator/fixtures.js';
 import { chainLedger } from '../../services/read-models/chain-ledger/index.js';

@@ -27,7 +27,7 @@ import type { EventLog } from '../../services/ports/event-log.js';
 import type { ChainReader } from '../../services/ports/chain-reader.js';
 import { chainLedger } from '../../services/read-models/chain-ledger/index.js';
 import { allTopicSpecs, STREAMS, topicSchemas } from '../../services/read-models/registry.js';
-import { type RunningSimulator, startSimulator } from '../../services/simulator/server.js';
+import { type RunningSimulator, startSimulator } from '../../simulator/server.js';
 import { readAll } from '../eventlog/helpers.js';
 import { fixedClock, SMALL_WORLD } from '../simulator/fixtures.js';
 import { dumpNode, type NodeDump, writeCryoBlocks, writeCryoLogs, writeEtlLogsCsv } from '../support/log-files.js';

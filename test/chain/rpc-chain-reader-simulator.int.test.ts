@@ -7,8 +7,8 @@ import { openRpcChainReader, isRateLimited } from '../../services/chain/rpc-chai
 import { ContractBook } from '../../services/chain/contract-book.js';
 import { loadConfig } from '../../services/config.js';
 import { type ChainReader, LogRangeTooLargeError } from '../../services/ports/chain-reader.js';
-import { type RunningSimulator, startSimulator } from '../../services/simulator/server.js';
-import { SIM_CLIENT_VERSION } from '../../services/simulator/routes-rpc.js';
+import { type RunningSimulator, startSimulator } from '../../simulator/server.js';
+import { SIM_CLIENT_VERSION } from '../../simulator/routes-rpc.js';
 import { fixedClock, SMALL_WORLD } from '../simulator/fixtures.js';
 
 const book = new ContractBook(loadConfig({}).chain.contracts);

@@ -10,8 +10,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ChainLogEntry } from '../../services/simulator/chain.js';
-import { type RunningSimulator, simulatorUpstreamEnv, startSimulator } from '../../services/simulator/server.js';
+import type { ChainLogEntry } from '../../simulator/chain.js';
+import { type RunningSimulator, simulatorUpstreamEnv, startSimulator } from '../../simulator/server.js';
 import { getJson, waitFor, walkPages } from '../support/http.js';
 import { freePort, REPO_ROOT, runAdminCli, startChild, type Child } from '../support/processes.js';
 import { execFile } from 'node:child_process';

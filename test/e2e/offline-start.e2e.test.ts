@@ -122,7 +122,7 @@ test('unreachable upstreams: one plain line each, health and markets say why; re
   );
 
   // (c) The simulator comes up on that port: each upstream recovers with one line, and health turns fresh.
-  const simulator = startChild('services/simulator/main.ts', {
+  const simulator = startChild('simulator/main.ts', {
     SIM_PORT: String(upstreamPort),
     SIM_SEED: '7',
     SIM_MARKET_COUNT: '20',

@@ -16,7 +16,7 @@ afterAll(async () => {
 });
 
 async function startSimulatorProcess() {
-  const simulator = startChild('services/simulator/main.ts', {
+  const simulator = startChild('simulator/main.ts', {
     SIM_PORT: '0',
     SIM_SEED: '21',
     SIM_MARKET_COUNT: '80',

@@ -8,8 +8,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startSimulator, simulatorUpstreamEnv, type RunningSimulator } from '../../services/simulator/server.js';
-import type { SimEvent, SimMarket } from '../../services/simulator/world-types.js';
+import { startSimulator, simulatorUpstreamEnv, type RunningSimulator } from '../../simulator/server.js';
+import type { SimEvent, SimMarket } from '../../simulator/world-types.js';
 import { getJson, postJson, waitFor } from '../support/http.js';
 import { freePort, startChild, type Child } from '../support/processes.js';
 

@@ -123,7 +123,7 @@ test('npm run verify: every wallet of the demo holds up against the identities a
   let ammWallets = 0;
   const conversionsByK = new Map<number, number>();
   const conversionMarkets = new Set<string>();
-  // Conversions of every question's NO (SIM_CONVERSIONS=all only: services/simulator/state.ts says why).
+  // Conversions of every question's NO (SIM_CONVERSIONS=all only: simulator/state.ts says why).
   let everyQuestion = 0;
   const voidedMarkets = new Set<string>();
   for (let cursor: string | null = '0'; cursor !== null; ) {

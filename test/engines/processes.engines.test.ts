@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 test('ingest, sink and two API processes over Kafka, PostgreSQL and ClickHouse HTTP: every upstream trade once', async () => {
-  const simulator = startChild('services/simulator/main.ts', {
+  const simulator = startChild('simulator/main.ts', {
     SIM_PORT: '0',
     SIM_SEED: '33',
     SIM_MARKET_COUNT: '30',

@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 test('signals and webhooks parts deliver signed trade.executed events from live upstream trades', async () => {
-  const simulator = startChild('services/simulator/main.ts', {
+  const simulator = startChild('simulator/main.ts', {
     SIM_PORT: '0',
     SIM_SEED: '44',
     SIM_MARKET_COUNT: '20',

@@ -23,7 +23,7 @@ afterAll(async () => {
 
 test('100,000 markets: complete, and resumable after kill -9', async () => {
   const port = await freePort();
-  const simulator = startChild('services/simulator/main.ts', {
+  const simulator = startChild('simulator/main.ts', {
     SIM_PORT: String(port),
     SIM_SEED: '17',
     SIM_MARKET_COUNT: '300',

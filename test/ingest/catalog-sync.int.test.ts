@@ -13,7 +13,7 @@ import { CatalogSync } from '../../services/ingest/catalog-sync.js';
 import { SourceHealth } from '../../services/ingest/source-health.js';
 import { UnresolvedMarkets } from '../../services/ingest/unresolved-markets.js';
 import { UpstreamClient } from '../../services/ingest/upstream-client.js';
-import { startSimulator, type RunningSimulator } from '../../services/simulator/server.js';
+import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
 
 const START = Date.UTC(2026, 10, 21, 12);
 let sim: RunningSimulator;

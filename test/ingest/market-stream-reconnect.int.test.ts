@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import type { EventPublisher } from '../../services/events/publisher.js';
 import { MarketStream } from '../../services/ingest/market-stream.js';
 import { SourceHealth } from '../../services/ingest/source-health.js';
-import { startSimulator, type RunningSimulator } from '../../services/simulator/server.js';
+import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
 
 let sim: RunningSimulator;
 beforeAll(async () => {

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../../services/config.js';
 import { PartResources } from '../../services/parts/resources.js';
-import { simulatorUpstreamEnv, startSimulator } from '../../services/simulator/server.js';
+import { simulatorUpstreamEnv, startSimulator } from '../../simulator/server.js';
 import { startStack } from '../../services/stack.js';
 import { getJson, postJson, waitFor } from '../support/http.js';
 import { runAdminCli } from '../support/processes.js';

@@ -18,7 +18,7 @@ import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import type { EventLog } from '../../services/ports/event-log.js';
 import { STREAMS, topicSchemas } from '../../services/read-models/registry.js';
 import { startSink, type SinkService } from '../../services/sink/sink-service.js';
-import { simulatorUpstreamEnv, startSimulator, type RunningSimulator, type SimulatorOptions } from '../../services/simulator/server.js';
+import { simulatorUpstreamEnv, startSimulator, type RunningSimulator, type SimulatorOptions } from '../../simulator/server.js';
 import { waitFor } from '../support/http.js';
 
 const chdbFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-pipeline-chdb-'));

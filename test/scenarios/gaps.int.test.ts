@@ -20,7 +20,7 @@ import { startIngest, type IngestService } from '../../services/ingest/ingest-se
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
 import { STREAMS, topicSchemas } from '../../services/read-models/registry.js';
 import { startSink, type SinkService } from '../../services/sink/sink-service.js';
-import { simulatorUpstreamEnv, startSimulator, type RunningSimulator } from '../../services/simulator/server.js';
+import { simulatorUpstreamEnv, startSimulator, type RunningSimulator } from '../../simulator/server.js';
 import { type FaultyLog, faultyLog } from '../support/faulty-log.js';
 import { T0 } from '../support/events.js';
 import { waitFor } from '../support/http.js';

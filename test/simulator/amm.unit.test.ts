@@ -13,11 +13,11 @@ import { interpretLogs } from '../../services/chain/settlement-records.js';
 import { loadConfig } from '../../services/config.js';
 import type { ChainLedgerEvent } from '../../services/events/types.js';
 import { normalizeGammaMarket } from '../../services/ingest/normalize-market.js';
-import { OrderBooks } from '../../services/simulator/books.js';
-import type { JournalEntry } from '../../services/simulator/chain-journal.js';
-import { SIM_GENESIS_BLOCK, SimulatedChain } from '../../services/simulator/chain.js';
-import { renderMarket } from '../../services/simulator/render-gamma.js';
-import { SimulatorTruth } from '../../services/simulator/truth.js';
+import { OrderBooks } from '../../simulator/books.js';
+import type { JournalEntry } from '../../simulator/chain-journal.js';
+import { SIM_GENESIS_BLOCK, SimulatedChain } from '../../simulator/chain.js';
+import { renderMarket } from '../../simulator/render-gamma.js';
+import { SimulatorTruth } from '../../simulator/truth.js';
 import { FIXED_NOW_MS, smallState } from './fixtures.js';
 
 const C = loadConfig({}).chain.contracts;

@@ -9,10 +9,10 @@
  * dropped, and a redemption burned micro(float) rather than the balance (a 1-micro share the service's
  * ledger did not hold, found by the verify e2e).
  */
-import { SimulatedChain } from '../../services/simulator/chain.js';
-import { tokenKey } from '../../services/simulator/ledger.js';
-import type { SimulatorState } from '../../services/simulator/state.js';
-import { SimulatorTruth } from '../../services/simulator/truth.js';
+import { SimulatedChain } from '../../simulator/chain.js';
+import { tokenKey } from '../../simulator/ledger.js';
+import type { SimulatorState } from '../../simulator/state.js';
+import { SimulatorTruth } from '../../simulator/truth.js';
 import { smallState } from './fixtures.js';
 
 const worlds: Array<[string, SimulatorState]> = [

@@ -1,5 +1,5 @@
-import { OrderBooks } from '../../services/simulator/books.js';
-import { renderMarket } from '../../services/simulator/render-gamma.js';
+import { OrderBooks } from '../../simulator/books.js';
+import { renderMarket } from '../../simulator/render-gamma.js';
 import { smallState } from './fixtures.js';
 
 describe('simulated order books', () => {

@@ -9,8 +9,8 @@ import { ContractBook } from '../../services/chain/contract-book.js';
 import { attributeAdapterActions, interpretLogs, type SettlementRecord } from '../../services/chain/settlement-records.js';
 import { loadConfig } from '../../services/config.js';
 import type { ChainLog } from '../../services/ports/chain-reader.js';
-import { type ChainLogEntry, SIM_GENESIS_BLOCK, SimulatedChain } from '../../services/simulator/chain.js';
-import { fillAmounts } from '../../services/simulator/fill-amounts.js';
+import { type ChainLogEntry, SIM_GENESIS_BLOCK, SimulatedChain } from '../../simulator/chain.js';
+import { fillAmounts } from '../../simulator/fill-amounts.js';
 import { smallState } from './fixtures.js';
 
 const book = new ContractBook(loadConfig({}).chain.contracts);

@@ -12,10 +12,10 @@ import { NegRiskBook } from '../../services/chain/neg-risk-book.js';
 import { attributeAdapterActions, interpretLogs, type SettlementRecord } from '../../services/chain/settlement-records.js';
 import { loadConfig } from '../../services/config.js';
 import type { ChainLog } from '../../services/ports/chain-reader.js';
-import type { JournalEntry } from '../../services/simulator/chain-journal.js';
-import { type ChainLogEntry, SIM_GENESIS_BLOCK, SimulatedChain } from '../../services/simulator/chain.js';
-import { conversionAmounts, indexSetOf } from '../../services/simulator/neg-risk.js';
-import { SimulatorTruth } from '../../services/simulator/truth.js';
+import type { JournalEntry } from '../../simulator/chain-journal.js';
+import { type ChainLogEntry, SIM_GENESIS_BLOCK, SimulatedChain } from '../../simulator/chain.js';
+import { conversionAmounts, indexSetOf } from '../../simulator/neg-risk.js';
+import { SimulatorTruth } from '../../simulator/truth.js';
 import { smallState } from './fixtures.js';
 
 describe('conversionAmounts: NegRiskAdapter.convertPositions', () => {

@@ -1,4 +1,4 @@
-import { startSimulator, type RunningSimulator } from '../../services/simulator/server.js';
+import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
 import { FIXED_NOW_MS, SMALL_WORLD, fixedClock } from './fixtures.js';
 import { getJson, type Row } from './http.js';
 

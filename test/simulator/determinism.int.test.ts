@@ -1,4 +1,4 @@
-import { startSimulator } from '../../services/simulator/server.js';
+import { startSimulator } from '../../simulator/server.js';
 import { SMALL_WORLD, fixedClock } from './fixtures.js';
 
 const PATHS = ['/gamma/markets?limit=500', '/gamma/markets?limit=500&closed=true', '/gamma/events?limit=500', '/data/trades?limit=10000'];

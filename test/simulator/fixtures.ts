@@ -1,6 +1,6 @@
 /** Shared setup for the simulator tests: a frozen clock and a small world that builds in milliseconds. */
 
-import { SimulatorState, type SimulatorStateOptions } from '../../services/simulator/state.js';
+import { SimulatorState, type SimulatorStateOptions } from '../../simulator/state.js';
 
 /** 2026-03-12 09:30:00 UTC: an arbitrary, fixed "now". */
 export const FIXED_NOW_MS = Date.UTC(2026, 2, 12, 9, 30, 0);

@@ -1,7 +1,7 @@
-import { OrderBooks } from '../../services/simulator/books.js';
-import { dateOnly, decimalString, isoMicros, isoSeconds, jsonArrayString, spaceOffsetTime } from '../../services/simulator/formats.js';
-import { renderEvent, renderMarket } from '../../services/simulator/render-gamma.js';
-import { positionRows, renderLedgerActivity, renderTrade } from '../../services/simulator/render-data.js';
+import { OrderBooks } from '../../simulator/books.js';
+import { dateOnly, decimalString, isoMicros, isoSeconds, jsonArrayString, spaceOffsetTime } from '../../simulator/formats.js';
+import { renderEvent, renderMarket } from '../../simulator/render-gamma.js';
+import { positionRows, renderLedgerActivity, renderTrade } from '../../simulator/render-data.js';
 import { decodeJsonArray, smallState } from './fixtures.js';
 
 const ISO_MICROS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;

@@ -4,7 +4,7 @@
  * asked for), and a websocket that accepts and then says nothing.
  */
 import WebSocket from 'ws';
-import { startSimulator, type RunningSimulator } from '../../services/simulator/server.js';
+import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
 import { SMALL_WORLD, decodeJsonArray } from './fixtures.js';
 import { getJson, type Row } from './http.js';
 

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import os from 'node:os';
-import { startSimulator, type RunningSimulator } from '../../services/simulator/server.js';
+import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
 import { FIXED_NOW_MS, SMALL_WORLD, decodeJsonArray, fixedClock } from './fixtures.js';
 import { getJson, postJson, type Row } from './http.js';
 

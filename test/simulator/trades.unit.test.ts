@@ -1,7 +1,7 @@
-import { SimulatorState } from '../../services/simulator/state.js';
-import { tokenKey } from '../../services/simulator/ledger.js';
-import { fillAmounts } from '../../services/simulator/fill-amounts.js';
-import type { SimTrade } from '../../services/simulator/trades.js';
+import { SimulatorState } from '../../simulator/state.js';
+import { tokenKey } from '../../simulator/ledger.js';
+import { fillAmounts } from '../../simulator/fill-amounts.js';
+import type { SimTrade } from '../../simulator/trades.js';
 import { FIXED_NOW_MS, fixedClock, smallState, SMALL_WORLD } from './fixtures.js';
 
 const DAY_MS = 86_400_000;

@@ -6,11 +6,11 @@
  */
 import { TOPIC0 } from '../../services/chain/abis.js';
 import { POLYGON_CONTRACTS } from '../../services/chain/polygon-contracts.js';
-import { SIM_GENESIS_BLOCK } from '../../services/simulator/chain.js';
-import type { JournalEntry } from '../../services/simulator/chain-journal.js';
-import { fromMicro } from '../../services/simulator/fill-amounts.js';
-import { tokenKey } from '../../services/simulator/ledger.js';
-import { startSimulator, type RunningSimulator } from '../../services/simulator/server.js';
+import { SIM_GENESIS_BLOCK } from '../../simulator/chain.js';
+import type { JournalEntry } from '../../simulator/chain-journal.js';
+import { fromMicro } from '../../simulator/fill-amounts.js';
+import { tokenKey } from '../../simulator/ledger.js';
+import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
 import { fixedClock, SMALL_WORLD } from './fixtures.js';
 import { postJson, getJson, type Row } from './http.js';
 

@@ -7,13 +7,13 @@
 import { decodeEventLog, type Hex } from 'viem';
 import { conditionalTokensAbi, TOPIC0 } from '../../services/chain/abis.js';
 import { POLYGON_CONTRACTS } from '../../services/chain/polygon-contracts.js';
-import { SimulatedChain, SIM_GENESIS_BLOCK } from '../../services/simulator/chain.js';
-import type { JournalEntry } from '../../services/simulator/chain-journal.js';
-import { micro } from '../../services/simulator/fill-amounts.js';
-import { tokenKey } from '../../services/simulator/ledger.js';
-import type { SimTrade } from '../../services/simulator/trades.js';
-import { SimulatorTruth, type WalletTruth } from '../../services/simulator/truth.js';
-import type { SimMarket } from '../../services/simulator/world-types.js';
+import { SimulatedChain, SIM_GENESIS_BLOCK } from '../../simulator/chain.js';
+import type { JournalEntry } from '../../simulator/chain-journal.js';
+import { micro } from '../../simulator/fill-amounts.js';
+import { tokenKey } from '../../simulator/ledger.js';
+import type { SimTrade } from '../../simulator/trades.js';
+import { SimulatorTruth, type WalletTruth } from '../../simulator/truth.js';
+import type { SimMarket } from '../../simulator/world-types.js';
 import { smallState } from './fixtures.js';
 
 const transfersOf = (entries: readonly JournalEntry[]) =>

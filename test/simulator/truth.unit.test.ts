@@ -16,12 +16,12 @@
  *   E6 day 2 the market resolves YES
  *   E7 day 2 A redeems 68 YES             A gets 68, cost out 27.2: +40.8
  */
-import { SimulatedChain } from '../../services/simulator/chain.js';
-import { fillAmounts, micro } from '../../services/simulator/fill-amounts.js';
-import type { ActivityEntry } from '../../services/simulator/ledger.js';
-import type { SimTrade } from '../../services/simulator/trades.js';
-import { SimulatorTruth, type WalletTruth } from '../../services/simulator/truth.js';
-import type { SimMarket } from '../../services/simulator/world-types.js';
+import { SimulatedChain } from '../../simulator/chain.js';
+import { fillAmounts, micro } from '../../simulator/fill-amounts.js';
+import type { ActivityEntry } from '../../simulator/ledger.js';
+import type { SimTrade } from '../../simulator/trades.js';
+import { SimulatorTruth, type WalletTruth } from '../../simulator/truth.js';
+import type { SimMarket } from '../../simulator/world-types.js';
 import { smallState } from './fixtures.js';
 
 const DAY1 = Date.UTC(2026, 3, 10, 10, 0, 0) / 1000;

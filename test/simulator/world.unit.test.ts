@@ -1,4 +1,4 @@
-import { SimulatorState } from '../../services/simulator/state.js';
+import { SimulatorState } from '../../simulator/state.js';
 import { FIXED_NOW_MS, fixedClock, smallState, SMALL_WORLD } from './fixtures.js';
 
 describe('simulator world generation', () => {

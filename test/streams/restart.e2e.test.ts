@@ -43,7 +43,7 @@ const trades = (client: SseClient) => client.messages.filter((m) => m.type === '
 const signalIds = (client: SseClient) => client.messages.filter((m) => m.type === 'signal').map((m) => m.data.id as string);
 
 test('SSE across a SIGTERM and restart on the same data: before + after = exactly what /v1/trades serves', async () => {
-  const simulator = startChild('services/simulator/main.ts', {
+  const simulator = startChild('simulator/main.ts', {
     SIM_PORT: '0',
     SIM_SEED: '33',
     SIM_MARKET_COUNT: '30',

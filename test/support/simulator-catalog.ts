@@ -2,7 +2,7 @@
 import { ChainCatalog } from '../../services/chain/catalog.js';
 import type { MarketUpserted } from '../../services/events/types.js';
 import { normalizeGammaMarket } from '../../services/ingest/normalize-market.js';
-import type { SimulatorState } from '../../services/simulator/state.js';
+import type { SimulatorState } from '../../simulator/state.js';
 
 export function simulatorChainCatalog(state: SimulatorState, nowMs = 0): ChainCatalog {
   const catalog = new ChainCatalog();

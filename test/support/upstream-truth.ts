@@ -1,7 +1,7 @@
 /** The simulator's whole taker-trade feed, as the ingestor's own normalizer identifies it: the truth tests compare against. */
 import { normalizeDataTrade } from '../../services/ingest/normalize-trade.js';
-import { renderTrade } from '../../services/simulator/render-data.js';
-import type { SimulatorState } from '../../services/simulator/state.js';
+import { renderTrade } from '../../simulator/render-data.js';
+import type { SimulatorState } from '../../simulator/state.js';
 
 export async function upstreamTradeIds(simulatorBase: string): Promise<Set<string>> {
   const ids = new Set<string>();

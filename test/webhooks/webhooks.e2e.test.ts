@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../../services/config.js';
-import { simulatorUpstreamEnv, startSimulator, type RunningSimulator } from '../../services/simulator/server.js';
+import { simulatorUpstreamEnv, startSimulator, type RunningSimulator } from '../../simulator/server.js';
 import { startStack, type RunningStack } from '../../services/stack.js';
 import { getJson, postJson, waitFor } from '../support/http.js';
 import { startReceiver, type ReceivedRequest, type Receiver } from './receiver.js';

@@ -10,7 +10,7 @@
  * 1 on any violation, 2 when it could not run.
  */
 import { parseArgs } from 'node:util';
-import { readTruthEndpoint } from '../../services/simulator/truth-endpoint.js';
+import { readTruthEndpoint } from '../../simulator/truth-endpoint.js';
 import { runChecks } from './checks.js';
 import { collect } from './collect.js';
 import { BoundedHttp } from './http.js';

@@ -12,7 +12,7 @@ export type ApiPositions = Positions;
 export type ApiPosition = Positions['positions'][number];
 export type ApiCurve = PnlCurve;
 
-/** The simulator's account of one wallet (services/simulator/truth.ts), micro-units as strings. */
+/** The simulator's account of one wallet (simulator/truth.ts), micro-units as strings. */
 export interface TruthWallet {
   address: string;
   cash_paid_micro: string;

@@ -13,7 +13,7 @@ import { getJson, waitFor } from '../../../test/support/http.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import { loadConfig } from '../../config.js';
 import { startIngest } from '../../ingest/ingest-service.js';
-import { simulatorUpstreamEnv, startSimulator, type RunningSimulator } from '../../simulator/server.js';
+import { simulatorUpstreamEnv, startSimulator, type RunningSimulator } from '../../../simulator/server.js';
 
 const MINUTE = 60_000;
 // Recent (changes are kept 7 days) and on a minute, where the simulator's price path steps.

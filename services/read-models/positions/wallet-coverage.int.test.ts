@@ -5,7 +5,7 @@
  * a sale's block), and the migration's rebuild from position_ledger gives the same answers.
  */
 import type { ChainLedgerEvent } from '../../events/types.generated.js';
-import { readMigrations } from '../../../services/analytics/migrate.js';
+import { readMigrations } from '../../analytics/migrate.js';
 import type { Coverage } from '../../http/types.generated.js';
 import { chainLedgerEvent, marketUpserted, outcomeFill, outcomeToken, tradeExecuted } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';

@@ -125,7 +125,7 @@ export class SimulatorState {
   /** Which markets play which scenario (empty lists when none were asked for). */
   readonly scenarioMarkets: ScenarioMarkets;
   private readonly bursts: readonly TradeBurst[];
-  /** What the simulated chain settles, second by second (services/simulator/chain-*.ts serve it over JSON-RPC). */
+  /** What the simulated chain settles, second by second (simulator/chain-*.ts serve it over JSON-RPC). */
   readonly journal = new ChainJournal();
 
   readonly marketById = new Map<string, SimMarket>();

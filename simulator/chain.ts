@@ -8,7 +8,7 @@
  * with another block hash and log index. Blocks are rebuilt on demand; the latest ones are cached.
  */
 import { keccak256, toHex } from 'viem';
-import { POLYGON_CHAIN_ID } from '../chain/polygon-contracts.js';
+import { POLYGON_CHAIN_ID } from '../services/chain/polygon-contracts.js';
 import type { JournalEntry } from './chain-journal.js';
 import { type SimLog, SimTransactions, type SimTransaction } from './chain-transactions.js';
 import type { SimulatorState } from './state.js';

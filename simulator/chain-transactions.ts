@@ -31,8 +31,8 @@ import {
   toHex,
   zeroHash,
 } from 'viem';
-import { conditionalTokensAbi, exchangeV1Abi, exchangeV2Abi, fpmmAbi, negRiskAdapterAbi } from '../chain/abis.js';
-import { POLYGON_CONTRACTS } from '../chain/polygon-contracts.js';
+import { conditionalTokensAbi, exchangeV1Abi, exchangeV2Abi, fpmmAbi, negRiskAdapterAbi } from '../services/chain/abis.js';
+import { POLYGON_CONTRACTS } from '../services/chain/polygon-contracts.js';
 import type { JournalEntry } from './chain-journal.js';
 import { ammFillAmounts, type FillAmounts, fillAmounts, type Side } from './fill-amounts.js';
 import type { SimTrade } from './trades.js';

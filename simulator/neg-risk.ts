@@ -17,8 +17,8 @@
  * n - k other questions and (k - 1) x (A - f) collateral; the vault gets f YES of each and (k - 1) x f
  * collateral.
  */
-import { negRiskConditionId } from '../chain/neg-risk-book.js';
-import { POLYGON_CONTRACTS } from '../chain/polygon-contracts.js';
+import { negRiskConditionId } from '../services/chain/neg-risk-book.js';
+import { POLYGON_CONTRACTS } from '../services/chain/polygon-contracts.js';
 import { createRng } from './prng.js';
 import type { SimMarket, World } from './world-types.js';
 
