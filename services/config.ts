@@ -875,7 +875,7 @@ const settings = {
     replayConcurrency: env(
       'STREAM_REPLAY_CONCURRENCY',
       positiveInt().default(4),
-      'Runs of history (subscriptions more than STREAM_READ_BATCH records behind the log end) an API process reads at once; the others wait their turn, one run each in arrival order. Subscriptions at the end read without waiting, so replays from old cursors cannot delay live messages.',
+      "Runs of history (subscriptions more than STREAM_READ_BATCH records behind the log end) an API process reads at once; the others wait, taken key by key in turn (the key with the fewest runs going first), so one key's many replays cannot hold back another key's. Subscriptions at the end read without waiting, so replays from old cursors cannot delay live messages.",
     ),
     readBatch: env(
       'STREAM_READ_BATCH',

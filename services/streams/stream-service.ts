@@ -8,13 +8,13 @@ import { ApiError } from '../http/errors.js';
 import type { StreamError } from '../http/types.generated.js';
 import type { Logger } from '../logger.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
-import pLimit, { type LimitFunction } from 'p-limit';
 import type { EventLog, PartitionOffsets } from '../ports/event-log.js';
 import { partitionForKey } from '../eventlog/partitioner.js';
 import type { Channel, ChannelMessage } from './channel.js';
 import { decodeCursor, type Positions } from './cursor.js';
 import { KeyLimits } from './key-limits.js';
 import { LogEnds } from './log-ends.js';
+import { ReplayQueue } from './replay-queue.js';
 import { type StreamSettings, type StreamSink, Subscription, type SubscriptionCounters } from './subscription.js';
 
 export interface StreamServiceSettings extends StreamSettings {
@@ -48,8 +48,8 @@ export interface StreamFigures extends SubscriptionCounters {
 export class StreamService {
   readonly limits: KeyLimits;
   private readonly ends: LogEnds;
-  /** Runs of history read at once, over every subscription of the process (subscription.ts, "Fairness"). */
-  private readonly replays: LimitFunction;
+  /** Runs of history read at once, over every subscription of the process, in turn per key (subscription.ts, "Fairness"). */
+  private readonly replays: ReplayQueue;
   private readonly counters: SubscriptionCounters = { messages: 0, undecodable: 0 };
   private slowConsumers = 0;
   private expiredCursors = 0;
@@ -63,7 +63,7 @@ export class StreamService {
     logger: Logger,
   ) {
     this.limits = new KeyLimits(settings);
-    this.replays = pLimit(settings.replayConcurrency);
+    this.replays = new ReplayQueue(settings.replayConcurrency);
     this.ends = new LogEnds(log, settings.pollMs, (error) => logger.warn({ err: error }, 'stream: reading the log ends failed; retrying'));
   }
 
@@ -109,6 +109,7 @@ export class StreamService {
       }
       const subscription = new Subscription({
         id: request.id,
+        keyId: request.keyId,
         channel,
         filters,
         initial,

@@ -11,16 +11,17 @@
  * subscription reads for itself, a slow one delays no other.
  *
  * Fairness: a run of history (more than STREAM_READ_BATCH records behind the log end) is read under
- * the process's replay limit (STREAM_REPLAY_CONCURRENCY runs at once, queued in arrival order), so
- * many replays from old cursors share the process one run at a time while live reads never queue.
+ * the process's replay limit (STREAM_REPLAY_CONCURRENCY runs at once, the waiting runs taken key by key
+ * in turn: replay-queue.ts), so many replays from old cursors share the process one run at a time, a
+ * key's many replays do not hold back another key's, and live reads never queue.
  */
-import type { LimitFunction } from 'p-limit';
 import type { StreamError, StreamServerMessage } from '../http/types.generated.js';
 import type { Stream } from '../events/stream.js';
 import { type EventLog, OffsetOutOfRangeError, UNDECODABLE_HEADER } from '../ports/event-log.js';
 import type { Channel, ChannelMessage } from './channel.js';
 import { encodeCursor, type Positions } from './cursor.js';
 import type { LogEnds } from './log-ends.js';
+import type { ReplayQueue } from './replay-queue.js';
 
 export interface StreamSettings {
   heartbeatMs: number;
@@ -45,6 +46,8 @@ export interface SubscriptionCounters {
 
 export interface SubscriptionOptions {
   id: string;
+  /** The API key that opened it: its runs of history wait their turn among this key's. */
+  keyId: string;
   channel: Channel;
   filters: unknown;
   /** Sent first, with the cursor of the start positions (Channel.initial). */
@@ -54,8 +57,8 @@ export interface SubscriptionOptions {
   partitions: Array<{ stream: Stream; partition: number }>;
   log: EventLog;
   ends: LogEnds;
-  /** The process's limit on runs of history read at once (STREAM_REPLAY_CONCURRENCY). */
-  replays: LimitFunction;
+  /** The process's limit on runs of history read at once (STREAM_REPLAY_CONCURRENCY), fair per key. */
+  replays: ReplayQueue;
   settings: StreamSettings;
   sink: StreamSink;
   counters: SubscriptionCounters;
@@ -148,10 +151,10 @@ export class Subscription {
 
   /** Reads and sends one run of a partition (a run of history under the replay limit); the number of records read, or 'ended'. */
   private read(topic: string, partition: number): Promise<number | 'ended'> {
-    const { ends, positions, settings, replays } = this.options;
+    const { ends, positions, settings, replays, keyId } = this.options;
     const behind = ends.end(topic, partition) - positions.get(topic)![partition]!;
     if (behind <= settings.readBatch) return this.readRun(topic, partition);
-    return replays(() => (this.stopped ? 'ended' : this.readRun(topic, partition)));
+    return replays.run(keyId, () => (this.stopped ? 'ended' : this.readRun(topic, partition)));
   }
 
   private async readRun(topic: string, partition: number): Promise<number | 'ended'> {

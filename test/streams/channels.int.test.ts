@@ -202,9 +202,11 @@ test('fills: a reorg is a fill_retracted message naming the orphaned block; ever
   await publisher.publish('markets', [marketUpserted({ market_id: market, event_id: 'fills-reorg' })]);
   const all = await openSse(`channel=fills&market=${market}`, tier2Key);
   await subscribed(all);
-  // A wallet filter the orphaned block's fills do not match: the retraction still reaches it.
-  const other = await openSse(`channel=fills&wallet=${walletAddress(99)}`, tier2Key);
-  await subscribed(other);
+  // A wallet filter the orphaned block's fills do not match: the retraction still reaches it (on the
+  // WebSocket, so each transport carries one).
+  const other = await openWs(tier2Key);
+  other.send({ type: 'subscribe', channel: 'fills', subscription: 'other', filters: { wallet: walletAddress(99) } });
+  await subscribed(other, 'other');
   const kept = matchesOf(market, 2);
   const orphaned = matchesOf(market, 2).map((e) => ({ ...e, block_number: 90_000_000, block_hash: `0x${'dead'.repeat(16)}` }));
   const replacements = orphaned.map((e) => ({ ...e, event_id: `${e.event_id}:r`, block_hash: `0x${'beef'.repeat(16)}` }));
@@ -244,8 +246,9 @@ test('fills: a reorg is a fill_retracted message naming the orphaned block; ever
   await waitFor('the REST tape without the orphaned block', async () => (await restOf())?.length === held.length);
   expect(held.map((m) => m.data)).toEqual([...(await restOf())].reverse());
   expect(messagesOf(other, 'fill')).toEqual([]);
+  expect(messagesOf(other, 'fill_retracted').map((m) => m.data)).toEqual([retracted.data]);
   all.close();
-  other.close();
+  other.ws.close();
 });
 
 test('fills: WebSocket filters (wallet, side, role, min_size) server-side; resume with the cursor has no gap and no duplicate', async () => {

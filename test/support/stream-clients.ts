@@ -1,11 +1,35 @@
 /**
- * Clients of the live streams for tests (services/streams/): an SSE reader that parses events and
- * checks each event id is its message's cursor, a WebSocket that keeps every message, and waits for
- * the messages a test expects.
+ * Clients of the live streams for tests (services/streams/): an SSE reader that parses events, a
+ * WebSocket that keeps every message, and waits for the messages a test expects.
+ *
+ * Every message either client receives is checked against api/asyncapi.yaml (stream-contract.ts), and
+ * an SSE event's framing too (its `event` is the message's type, its id the message's cursor). A
+ * message that fails is still kept, and the test that received it fails when it ends (afterEach, and
+ * afterAll for one that arrived after the file's last test), with the message and why: thrown from a
+ * socket's listener instead, it would surface as an uncaught error of whichever test runs then.
  */
 import http from 'node:http';
 import WebSocket from 'ws';
 import { waitFor as poll } from './http.js';
+import { type StreamTransport, streamMessageProblem } from './stream-contract.js';
+
+const contractProblems: string[] = [];
+/** A broken server breaks every message alike: the first few say how. */
+const SHOWN_PROBLEMS = 10;
+
+function received(transport: StreamTransport, message: unknown): void {
+  const problem = streamMessageProblem(transport, message);
+  if (problem) contractProblems.push(problem);
+}
+
+function failOnContractProblems(): void {
+  const found = contractProblems.splice(0);
+  if (found.length === 0) return;
+  const more = found.length > SHOWN_PROBLEMS ? `\n... and ${found.length - SHOWN_PROBLEMS} more` : '';
+  throw new Error(`${found.length} stream message(s) not as api/asyncapi.yaml says:\n${found.slice(0, SHOWN_PROBLEMS).join('\n')}${more}`);
+}
+afterEach(failOnContractProblems);
+afterAll(failOnContractProblems);
 
 /** Polls `condition` every 20 ms for up to 20 s. */
 export const waitFor = (what: string, condition: () => Promise<boolean>) => poll(async () => (await condition()) || null, 20_000, what, 20);
@@ -51,10 +75,14 @@ export function openSse(base: string, query: string, key: string | undefined, he
             const lines = block.split('\n');
             const data = lines.find((line) => line.startsWith('data: '));
             const id = lines.find((line) => line.startsWith('id: '));
+            const event = lines.find((line) => line.startsWith('event: '));
             if (data) {
               const message = JSON.parse(data.slice(6));
+              received('sse', message);
               // The event id is the message's cursor (what EventSource sends back as Last-Event-ID).
-              if (id) expect(id.slice(4)).toBe(message.cursor);
+              if ((id?.slice(4) ?? null) !== (message.cursor ?? null))
+                contractProblems.push(`sse event ${block}: its id is not the message's cursor`);
+              if (event?.slice(7) !== message.type) contractProblems.push(`sse event ${block}: its event is not the message's type`);
               client.messages.push(message);
             }
             end = text.indexOf('\n\n');
@@ -85,7 +113,11 @@ export function openWs(base: string, key: string | undefined, url = `${base.repl
       closed: new Promise((done) => ws.on('close', (code, reason) => done({ code, reason: reason.toString() }))),
       send: (message) => ws.send(JSON.stringify(message)),
     };
-    ws.on('message', (data) => client.messages.push(JSON.parse(data.toString())));
+    ws.on('message', (data) => {
+      const message = JSON.parse(data.toString());
+      received('websocket', message);
+      client.messages.push(message);
+    });
     ws.on('open', () => resolve(client));
     ws.on('unexpected-response', (_request, response) => {
       let body = '';
