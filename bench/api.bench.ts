@@ -6,7 +6,7 @@
  *
  *   npm run bench:api        (BENCH_TRADES=200000, BENCH_SECONDS=5, BENCH_CONNECTIONS=10)
  */
-import { TraderValuation } from '../services/read-models/positions/valuation.js';
+import { TraderValuation } from '../services/read-models/trader-stats/valuation.js';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';

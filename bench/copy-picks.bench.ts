@@ -32,7 +32,7 @@ import type { AnalyticsStore } from '../services/ports/analytics-store.js';
 import { recomputeCopyPicks } from '../services/read-models/copy-picks/picks-job.js';
 import { applyLeg, EMPTY_STATE, type PositionState } from '../services/read-models/positions/ledger-math.js';
 import { marksOf } from '../services/read-models/marks/market-marks.js';
-import { TraderValuation } from '../services/read-models/positions/valuation.js';
+import { TraderValuation } from '../services/read-models/trader-stats/valuation.js';
 import { allTopicSpecs, topicSchemas } from '../services/read-models/registry.js';
 import {
   LEDGER_GROUP_ID,

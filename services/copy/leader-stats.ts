@@ -1,11 +1,11 @@
 /**
  * The leader figures copy picks rank on, per wallet and market category, behind one narrow interface
  * so the source can change in this file alone. It reads the position ledger's per-category figures
- * as of the valuation pass (services/read-models/positions/queries.ts, docs/POSITIONS.md): realized
+ * as of the valuation pass (services/read-models/trader-stats/queries.ts, docs/POSITIONS.md): realized
  * PnL and resolution-based won/lost per category, the risk score and the last trade per wallet.
  */
 import type { AnalyticsStore } from '../ports/analytics-store.js';
-import { categoryLeaders, valuedCategories } from '../read-models/positions/queries.js';
+import { categoryLeaders, valuedCategories } from '../read-models/trader-stats/queries.js';
 
 export interface LeaderStats {
   wallet: string;

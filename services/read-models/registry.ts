@@ -21,6 +21,7 @@ import { orderBooksReadModel } from './order-books/index.js';
 import { priceTicksReadModel } from './price-ticks/index.js';
 import type { Projection, ReadModel } from './read-model.js';
 import { positionsReadModel } from './positions/index.js';
+import { traderStatsReadModel } from './trader-stats/index.js';
 import { tradesReadModel } from './trades/index.js';
 import { walletsReadModel } from './wallets/index.js';
 
@@ -39,6 +40,7 @@ const DEFINITIONS = [
   chainLedgerReadModel,
   marksReadModel,
   positionsReadModel,
+  traderStatsReadModel,
   copyPicksReadModel,
 ] as const satisfies readonly ReadModel[];
 

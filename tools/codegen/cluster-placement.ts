@@ -108,12 +108,12 @@ export const RUNTIME_STATEMENTS_WITHOUT_VARIANT: Readonly<Record<string, string>
   'services/read-models/chain-ledger/retraction.ts: ALTER TABLE chain_ledger DELETE': 'as above, chain_ledger_local ON CLUSTER',
   'services/read-models/chain-ledger/retraction.ts: ALTER TABLE market_closes DELETE': 'as above, market_closes_local ON CLUSTER',
   'services/read-models/chain-ledger/retraction.ts: ALTER TABLE trader_curve DELETE': 'as above, trader_curve_local ON CLUSTER',
-  'services/read-models/positions/board-pages.ts: EXCHANGE TABLES leaderboard_pages AND leaderboard_pages_next':
+  'services/read-models/trader-stats/board-pages.ts: EXCHANGE TABLES leaderboard_pages AND leaderboard_pages_next':
     'EXCHANGE acts on the one server it is sent to; the other servers would keep the old pages: it needs ON CLUSTER',
-  'services/read-models/positions/board-pages.ts: TRUNCATE TABLE leaderboard_figures_next':
+  'services/read-models/trader-stats/board-pages.ts: TRUNCATE TABLE leaderboard_figures_next':
     'runs as is (a Replicated table truncates on every replica); listed so the board job is reviewed as one',
-  'services/read-models/positions/board-pages.ts: TRUNCATE TABLE leaderboard_pages_next': 'as above',
-  'services/read-models/positions/trader-window.ts: OPTIMIZE TABLE trader_recent_days':
+  'services/read-models/trader-stats/board-pages.ts: TRUNCATE TABLE leaderboard_pages_next': 'as above',
+  'services/read-models/trader-stats/trader-window.ts: OPTIMIZE TABLE trader_recent_days':
     'OPTIMIZE cannot go through a Distributed table: it needs trader_recent_days_local ON CLUSTER',
   'services/analytics/replacing-compaction.ts: OPTIMIZE TABLE ${this.table}':
     'as above, trader_valuation_local and trader_category_valuation_local ON CLUSTER',

@@ -64,7 +64,7 @@ export async function applyRetractions(store: AnalyticsStore, events: readonly C
  * (its view row after the delete, and the sum), which only raises the market's count. The count can
  * also fall (the voided fills are no longer counted), so a stored PnL curve holding such a market
  * could meet its old count again after later fills: the stored curves that hold one are deleted, after
- * the rebuild, and the next report or valuation pass values them anew (positions/stored-curve.ts).
+ * the rebuild, and the next report or valuation pass values them anew (trader-stats/stored-curve.ts).
  */
 async function rebuildMarketCloses(store: AnalyticsStore, voided: string[]): Promise<void> {
   const affected = await store.query<{ market_id: string }>(

@@ -11,7 +11,7 @@
  *         nearly all of its volume is round trips: excluded as wash_trading.
  * one:    A yes buy 10 @ 0.40, sell @ 0.60: 1 resolved market - below min_resolved=2.
  */
-import { TraderValuation } from '../positions/valuation.js';
+import { TraderValuation } from '../trader-stats/valuation.js';
 import { conditionId, marketUpserted, tradeExecuted, txHash, walletAddress } from '../../../test/support/events.js';
 import { DAY_MS, startOfUtcDay } from '../../shared/time.js';
 import { startApiHarness } from '../../../test/support/api-harness.js';

@@ -23,7 +23,7 @@ import { chainRedemption, collateralByWallet, ledgerFigures } from '../../../tes
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import { fromChain, type LedgerEvent } from './ledger-events.js';
 import { PositionLedger } from './ledger.js';
-import { walletReports } from './queries.js';
+import { walletReports } from '../trader-stats/queries.js';
 
 const C = loadConfig({}).chain.contracts;
 const T = Date.UTC(2021, 5, 1, 12);

@@ -17,7 +17,7 @@ import { chainConversion, chainRedemption, chainTransfer, collateralByWallet } f
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import { fromChain, type LedgerEvent } from './ledger-events.js';
 import { PositionLedger } from './ledger.js';
-import { walletReports } from './queries.js';
+import { walletReports } from '../trader-stats/queries.js';
 
 const T = Date.UTC(2026, 2, 3, 12);
 const M = (c: string) => `0x${c.repeat(64)}`;

@@ -12,8 +12,9 @@ import { type ProjectionHarness, projectionHarness } from '../../../test/support
 import { DAY_MS, startOfUtcDay } from '../../shared/time.js';
 import { readParts } from '../../analytics/read-parts.js';
 import { type MarketDataArrays, marketDataPart, marketDataRows } from './market-data.js';
-import { walletPositions, walletReports } from './queries.js';
-import { TraderValuation } from './valuation.js';
+import { walletPositions } from './queries.js';
+import { walletReports } from '../trader-stats/queries.js';
+import { TraderValuation } from '../trader-stats/valuation.js';
 
 const NOW = Date.now();
 const TODAY = startOfUtcDay(NOW);

@@ -1,8 +1,8 @@
 /**
  * What positions are valued with at the current marks: each market's catalog record and its tokens'
- * quotes (the curve's closed days are valued with the daily closes: pnl-curve.ts). Closes come from
- * market_closes (migration 0055), one table fed by the chain's taker fills and the Data API's trades;
- * books from book_tops (0058), each token's newest book top.
+ * quotes (the curve's closed days are valued with the daily closes: ../trader-stats/pnl-curve.ts).
+ * Closes come from market_closes (migration 0055), one table fed by the chain's taker fills and the
+ * Data API's trades; books from book_tops (0058), each token's newest book top.
  * The wallet reads fetch them, by key from market_marks (marks/market-marks.ts keeps it), in the same
  * statement as the wallet's own rows (queries.ts): the SQL here is one part
  * (services/analytics/read-parts.ts) over the markets a subquery names, and the functions below turn
@@ -32,7 +32,7 @@ export interface MarketDataRows {
   books: Array<[string, number | null, number | null]>;
   /**
    * Per market with any close: its newest close in YES terms and the count of its close inputs dated
-   * before the read's day (the closes' key for stored curves, stored-curve.ts).
+   * before the read's day (the closes' key for stored curves, ../trader-stats/stored-curve.ts).
    */
   closes_now: Array<[string, number, string]>;
 }
@@ -102,7 +102,7 @@ export function marketDataRows(row: MarketDataArrays, todayMs: number): MarketDa
 
 /**
  * The `daily_closes` WITH entry over the markets `ids`, for a statement that values the curve
- * (pnl-curve.ts): per market its daily closes in YES terms sorted by UTC day number (market_closes'
+ * (../trader-stats/pnl-curve.ts): per market its daily closes in YES terms sorted by UTC day number (market_closes'
  * day rows; on a day with chain fills, the chain's close).
  */
 export function dailyClosesScalar(ids: string): string {

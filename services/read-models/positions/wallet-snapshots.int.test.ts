@@ -7,7 +7,8 @@
  */
 import { DAY_MS } from '../../shared/time.js';
 import { marketDataPart } from './market-data.js';
-import { SNAPSHOT_MARKETS, SNAPSHOT_PART, walletPositions, walletReports } from './queries.js';
+import { SNAPSHOT_MARKETS, SNAPSHOT_PART, walletPositions } from './queries.js';
+import { walletReports } from '../trader-stats/queries.js';
 import { SNAPSHOTS_OF_WALLETS, snapshotsOf, WalletSnapshots } from './wallet-snapshots.js';
 import { binaryMarket, outcomeFill, outcomeToken } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';

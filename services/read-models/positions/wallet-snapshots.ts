@@ -1,6 +1,6 @@
 /**
  * The snapshot refresher: keeps wallet_snapshots (migration 0066), each wallet's rows as one value read
- * by key by the single-wallet reads (queries.ts walletReports and walletPositions), equal to what
+ * by key by the single-wallet reads (../trader-stats/queries.ts walletReports and queries.ts walletPositions), equal to what
  * position_state and trader_days hold for it, with the ledger's progress read before them. The
  * ledger notes each wallet it wrote a row of in trader_touches once its insert has returned (ledger.ts
  * touch), so a wallet read for a touch has the rows the touch stands for, and the refresher rebuilds the wallets touched since its previous run (../touch-refresher.ts); its first run,

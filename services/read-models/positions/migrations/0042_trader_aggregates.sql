@@ -92,7 +92,7 @@ CREATE MATERIALIZED VIEW IF NOT EXISTS ledger_progress_mv TO ledger_progress AS
 SELECT origin, max(time) AS last_time, max(block_number) AS last_block, max(ingested_at) AS applied_at FROM position_ledger GROUP BY origin;
 
 -- Valuation at current marks (unrealized PnL, won/lost, risk) of wallets whose positions or marks
--- changed, refreshed by the valuation pass (../valuation.ts); the latest per wallet wins.
+-- changed, refreshed by the valuation pass (../../trader-stats/valuation.ts); the latest per wallet wins.
 CREATE TABLE IF NOT EXISTS trader_valuation
 (
     wallet          String,

@@ -9,7 +9,7 @@
 -- arbitrary, but the same on every merge). Per-day rows and the market's total row come from the same
 -- view insert, so they land in the same part: a report that reads the total and today's rows gets the
 -- count of inputs dated before today from one consistent reading (the stored curves' witness,
--- ../stored-curve.ts). Rows are only added, so any input dated on a past day raises that count; a reorg's
+-- ../../trader-stats/stored-curve.ts). Rows are only added, so any input dated on a past day raises that count; a reorg's
 -- retraction rebuilds the markets it touched (chain-ledger/retraction.ts).
 -- ORDER BY (market_id, day): a wallet's markets are ranges of the key, and the total row is first in each.
 CREATE TABLE IF NOT EXISTS market_closes

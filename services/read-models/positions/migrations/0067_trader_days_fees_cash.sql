@@ -1,5 +1,5 @@
 -- Fees, cash and cash paid per (wallet, day): a wallet's fees over 30 days (fees_paid_usdc), and its
--- capital at risk, which drawdown is measured against (trader-report.ts capitalAtRisk): the peak over
+-- capital at risk, which drawdown is measured against (../../trader-stats/trader-report.ts capitalAtRisk): the peak over
 -- its days of the net cash invested at the day's start plus the cash it paid that day. Lifetime fees
 -- per (wallet, token) are position_state.fees.
 DROP VIEW IF EXISTS trader_days_mv;

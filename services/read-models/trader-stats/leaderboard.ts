@@ -17,7 +17,7 @@ import type { LeaderEntry } from '../../http/types.generated.js';
 import { iso } from '../../shared/time.js';
 import { microsOf, servedAmount } from '../../shared/decimal.js';
 import { readParts } from '../../analytics/read-parts.js';
-import { asOfFrom, PROGRESS_PART, type Progress } from './queries.js';
+import { asOfFrom, PROGRESS_PART, type Progress } from '../positions/queries.js';
 import { type BoardRow, readBoardPage } from './board-pages.js';
 import { type BoardWindow, directionOf, rankingSql, type SortBy } from './rankings.js';
 import { windowBounds } from './trader-window.js';
@@ -79,7 +79,7 @@ export async function rankedTraders(store: AnalyticsStore, request: Request, wit
     );
     return rows.map((r) => liveRow(r, figures, category));
   };
-  // wallet_predates is added by the route for the whole page (coverage.ts withWalletPredates).
+  // wallet_predates is added by the route for the whole page (../positions/coverage.ts withWalletPredates).
   const result = await keysetPage<BoardRow, Omit<LeaderEntry, 'wallet_predates'>>(request, {
     filters: { sortBy, window, category, ...filters },
     shape: ['number', 'string', 'int'],

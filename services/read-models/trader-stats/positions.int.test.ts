@@ -9,7 +9,8 @@ import { type ProjectionHarness, projectionHarness } from '../../../test/support
 import { DAY_MS, startOfUtcDay } from '../../shared/time.js';
 import { readMigrations } from '../../analytics/migrate.js';
 import { loadConfig } from '../../config.js';
-import { walletPositions, walletReports } from './queries.js';
+import { walletPositions } from '../positions/queries.js';
+import { walletReports } from './queries.js';
 import { TraderValuation } from './valuation.js';
 import { BoardPages, PAGED_BOARDS } from './board-pages.js';
 

@@ -1,8 +1,9 @@
 /**
  * A wallet's figures from its pre-aggregated ledger rows (queries.ts loads them), in exact micro-units
  * until the response rounds them to USDC. Definitions (docs/POSITIONS.md, api/openapi.yaml):
- * - unrealized = value at the mark - cost basis of the held shares; the mark follows marks/mark-price.ts
- *   (payout once settled, mid of a tight two-sided book, else last trade, else catalog price).
+ * - unrealized = value at the mark - cost basis of the held shares, summed over the wallet's positions
+ *   as GET /positions values them (../positions/position-value.ts; the mark follows marks/mark-price.ts:
+ *   payout once settled, mid of a tight two-sided book, else last trade, else catalog price).
  * - win rate: over resolved markets (voided ones excluded) the wallet ever paid into (cost basis > 0),
  *   a market is won when its net PnL there (realized + payout value - cost of what is still held) is
  *   above 0, lost when below, neither when exactly 0; win_rate_pct = 100 x won / (won + lost).
@@ -14,26 +15,10 @@
  *   instead, a $1,000 bankroll traded a hundred times over that ends $900 down scored under 2 %;
  *   against capital at risk it is 90 %.
  */
-import { divRound, maxBig } from './ledger-math.js';
-import { isSettled, type MarketInfo, type OutcomeQuote } from './market-data.js';
-import { markPrice, type MarkBasis } from '../marks/mark-price.js';
+import { maxBig } from '../positions/ledger-math.js';
+import type { MarketInfo, OutcomeQuote } from '../positions/market-data.js';
+import { type PositionRow, type ValuedPosition, valuePositions } from '../positions/position-value.js';
 import { DAY_MS } from '../../shared/time.js';
-
-export interface PositionRow {
-  asset_id: string;
-  market_id: string;
-  outcome: string;
-  outcome_index: number;
-  qty: bigint;
-  cost: bigint;
-  opened_ms: number;
-  last_ms: number;
-  realized: bigint;
-  bought: bigint;
-  longshot: bigint;
-  /** Fees paid on the position's fills, USDC micro-units. */
-  fees: bigint;
-}
 
 export interface MarketRow {
   market_id: string;
@@ -74,13 +59,6 @@ export interface WalletData {
   curve: CurveData | null;
 }
 
-export interface ValuedPosition extends PositionRow {
-  mark: number | null;
-  mark_basis: MarkBasis;
-  value: bigint | null;
-  unrealized: bigint;
-}
-
 interface CategoryFigures {
   category: string;
   realized: bigint;
@@ -104,42 +82,9 @@ export interface TraderReport {
   risk: { score: number; concentration: number; long_shot_share: number; drawdown: number };
 }
 
-const MICRO = 1_000_000n;
-
-/** Value of `qty` micro-shares at `price` (0..1) in micro-USDC, rounded half up. */
-export function valueAt(qty: bigint, price: number): bigint {
-  return divRound(qty * BigInt(Math.round(price * 1e6)), MICRO);
-}
-
-function markOf(
-  p: { market_id: string; asset_id: string; outcome_index: number },
-  markets: Map<string, MarketInfo>,
-  quotes: Map<string, OutcomeQuote>,
-) {
-  const market = markets.get(p.market_id);
-  const catalogPrice = market?.outcome_prices[p.outcome_index] ?? null;
-  const quote = quotes.get(p.asset_id);
-  return markPrice({
-    payout: isSettled(market?.status) ? catalogPrice : null,
-    bestBid: quote?.best_bid ?? null,
-    bestAsk: quote?.best_ask ?? null,
-    lastTrade: quote?.last_trade ?? null,
-    catalogPrice,
-  });
-}
-
 export function round(value: number, digits: number): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
-}
-
-/** Positions at the current marks: an open one is worth qty x mark; a closed one has no mark and 0 unrealized. */
-export function valuePositions(rows: PositionRow[], markets: Map<string, MarketInfo>, quotes: Map<string, OutcomeQuote>): ValuedPosition[] {
-  return rows.map((p) => {
-    const mark = p.qty > 0n ? markOf(p, markets, quotes) : { price: null, basis: 'none' as MarkBasis };
-    const value = mark.price === null ? null : valueAt(p.qty, mark.price);
-    return { ...p, mark: mark.price, mark_basis: mark.basis, value, unrealized: value === null ? 0n : value - p.cost };
-  });
 }
 
 export function traderReport(data: WalletData, markets: Map<string, MarketInfo>, quotes: Map<string, OutcomeQuote>): TraderReport {

@@ -3,7 +3,7 @@
  * today = day 105, so its closed days are 100..104. Amounts are micro-units.
  */
 import { DAY_MS } from '../../shared/time.js';
-import type { MarketInfo } from './market-data.js';
+import type { MarketInfo } from '../positions/market-data.js';
 import { type CurveArrays, type CurveStates, curveUnrealized } from './pnl-curve.js';
 
 const market = (id: string, status: MarketInfo['status'], closedDay: number | null, prices = [0.5, 0.5], yesIndex = 0): MarketInfo => ({

@@ -18,8 +18,8 @@
  * the current marks (it equals the report's unrealized PnL).
  */
 import { DAY_MS } from '../../shared/time.js';
-import { isSettled, type MarketInfo } from './market-data.js';
-import { valueAt } from './trader-report.js';
+import { isSettled, type MarketInfo } from '../positions/market-data.js';
+import { valueAt } from '../positions/position-value.js';
 
 /**
  * The held tokens' states as flat columns: per token its wallet, market, outcome index and how many
@@ -52,7 +52,7 @@ export interface CurveArrays {
  * A WITH entry and the columns of a statement valuing the curve from {curveFrom:Int64} to the day before
  * {today:Int64} (ms, UTC day starts): `curve_states` and `curve_rows_before` from one read of
  * `position_daily` for the wallets in `inWallets`, and `curve_closes` from the statement's
- * `daily_closes` scalar (market-data.ts).
+ * `daily_closes` scalar (../positions/market-data.ts).
  */
 export function curveColumns(inWallets: string): { with: string; columns: string } {
   const from = 'intDiv({curveFrom:Int64}, 86400000)';

@@ -1,6 +1,7 @@
-/** Hand-computed examples of the definitions in trader-report.ts and ledger-math.ts. */
-import { applyLeg, divRound, EMPTY_STATE, inferPayout } from './ledger-math.js';
-import { capitalAtRisk, equityDrawdown, valueAt } from './trader-report.js';
+/** Hand-computed examples of the definitions in trader-report.ts, ../positions/ledger-math.ts and ../positions/position-value.ts. */
+import { applyLeg, divRound, EMPTY_STATE, inferPayout } from '../positions/ledger-math.js';
+import { valueAt } from '../positions/position-value.js';
+import { capitalAtRisk, equityDrawdown } from './trader-report.js';
 
 const m = (usdc: number) => BigInt(Math.round(usdc * 1e6));
 

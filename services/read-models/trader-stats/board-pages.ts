@@ -25,7 +25,7 @@ import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { readParts } from '../../analytics/read-parts.js';
 import { runPeriodically } from '../../shared/periodic.js';
 import { startOfUtcDay } from '../../shared/time.js';
-import { PROGRESS_PART, type Progress } from './queries.js';
+import { PROGRESS_PART, type Progress } from '../positions/queries.js';
 import { type BoardWindow, directionOf, type SortBy } from './rankings.js';
 import { windowBounds, windowFiguresSql } from './trader-window.js';
 

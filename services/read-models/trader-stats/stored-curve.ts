@@ -24,7 +24,7 @@
  * reading sees a close without the input that moved it.
  */
 import { DAY_MS } from '../../shared/time.js';
-import { isSettled, type MarketInfo } from './market-data.js';
+import { isSettled, type MarketInfo } from '../positions/market-data.js';
 
 /** A stored curve as the wallet statement selects it (JSON arrays). */
 export type StoredCurveTuple = [
