@@ -33,6 +33,12 @@ export interface AnalyticsStore {
   command(sql: string, params?: QueryParams): Promise<void>;
   insert<Row extends object>(table: string, rows: Row[], options?: InsertOptions): Promise<void>;
   /**
+   * As `insert`, the rows already encoded as JSONEachRow text: one JSON object per line (lines joined
+   * by newlines, none empty). For a writer that needs the rows' text for something else too (the
+   * position ledger's journal), so they are serialised once. Empty text inserts nothing.
+   */
+  insertJsonLines(table: string, lines: string, options?: InsertOptions): Promise<void>;
+  /**
    * Typed parameters use ClickHouse's `{name:Type}` placeholders. Inside an API request the request
    * limits apply and the statement queues in the caller's lane; elsewhere the internal limits.
    */

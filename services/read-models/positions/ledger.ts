@@ -175,15 +175,20 @@ export class PositionLedger {
       // Every row's key has a state in the batch (append and rewind set it), each added once.
       for (const key of batch.states.keys()) this.keys.add(key);
       if (rows.length > 0) {
+        // Each row serialised once: its text is both the journal's (a JSON array) and the insert's (JSONEachRow).
+        const lines = rows.map((row) => JSON.stringify(row));
         // Journalled first: a process killed between the ledger's part and its views' leaves the
         // journal to complete them at the next start (replayJournal).
         // A batch without a token (tests, benches) empties it: replayed, its rows would count twice.
         if (dedupToken || this.journalHolds)
           await this.store.insert(JOURNAL_TABLE, [
-            dedupToken ? { slot: 0, token: `${dedupToken}-ledger`, rows: JSON.stringify(rows) } : { slot: 0, token: '', rows: '' },
+            dedupToken ? { slot: 0, token: `${dedupToken}-ledger`, rows: `[${lines.join(',')}]` } : { slot: 0, token: '', rows: '' },
           ]);
         this.journalHolds = dedupToken !== undefined;
-        await this.store.insert(LEDGER_TABLE, rows, { fanOut: true, ...(dedupToken ? { dedupToken: `${dedupToken}-ledger` } : {}) });
+        await this.store.insertJsonLines(LEDGER_TABLE, lines.join('\n'), {
+          fanOut: true,
+          ...(dedupToken ? { dedupToken: `${dedupToken}-ledger` } : {}),
+        });
       }
       await this.touch(rows);
       if (rows.some((r) => r.origin === 'data_api')) this.dataApiRows = true;
