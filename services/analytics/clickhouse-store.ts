@@ -7,7 +7,7 @@ import { type ClickHouseClient, createClient } from '@clickhouse/client';
 import { createChdbConnection } from 'chdb/connection';
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import type { AnalyticsStore, ExportFormat, InsertOptions, QueryOptions, QueryParams } from '../ports/analytics-store.js';
+import type { AnalyticsStore, ExportFormat, InsertOptions, JsonLinesOptions, QueryOptions, QueryParams } from '../ports/analytics-store.js';
 import { currentRequestContext } from '../shared/request-context.js';
 import { FairQueue, type FairQueueOptions, type FairQueueStats } from './fair-queue.js';
 import { AnalyticsClosedError } from './store-errors.js';
@@ -132,6 +132,12 @@ async function createDatabase(client: ClickHouseClient, database: string): Promi
   await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
 }
 
+/** A column name as written in a statement: checked, never quoted (no caller passes other text). */
+function identifier(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`invalid column name ${JSON.stringify(name)}`);
+  return name;
+}
+
 /** An insert's settings: its deduplication token, input parsing, and how its views are fed. */
 function insertSettings(options: InsertOptions): Settings {
   return {
@@ -192,9 +198,11 @@ class ClickHouseAnalyticsStore implements AnalyticsStore {
     );
   }
 
-  async insertJsonLines(table: string, lines: string, options: InsertOptions = {}): Promise<void> {
+  async insertJsonLines(table: string, lines: string, options: JsonLinesOptions = {}): Promise<void> {
     if (lines === '') return;
     const settings = insertSettings(options);
+    const into = `${this.qualified(table)}${options.columns ? ` (${options.columns.map(identifier).join(', ')})` : ''}`;
+    const format = options.columns ? 'JSONCompactEachRow' : 'JSONEachRow';
     if (this.session) {
       // chDB: the settings go in the INSERT's own SETTINGS clause, for this insert only. Sent as SET
       // statements before it (what the connection does with clickhouse_settings), they make the
@@ -203,15 +211,13 @@ class ClickHouseAnalyticsStore implements AnalyticsStore {
       // in the session either.
       await this.admit(() =>
         this.client.command({
-          query: `INSERT INTO ${this.qualified(table)} SETTINGS ${settingsClause(settings)} FORMAT JSONEachRow\n${lines}`,
+          query: `INSERT INTO ${into} SETTINGS ${settingsClause(settings)} FORMAT ${format}\n${lines}`,
         }),
       );
       return;
     }
     // A server reads an INSERT's data from the rest of the request body, after the statement.
-    await this.admit(() =>
-      this.client.command({ query: `INSERT INTO ${this.qualified(table)} FORMAT JSONEachRow\n${lines}`, clickhouse_settings: settings }),
-    );
+    await this.admit(() => this.client.command({ query: `INSERT INTO ${into} FORMAT ${format}\n${lines}`, clickhouse_settings: settings }));
   }
 
   private qualified(table: string): string {
