@@ -7,7 +7,7 @@ import { type ClickHouseClient, createClient } from '@clickhouse/client';
 import { createChdbConnection } from 'chdb/connection';
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import type { AnalyticsStore, ExportFormat, InsertOptions, QueryOptions, QueryParams } from '../ports/analytics-store.js';
+import type { AnalyticsStore, ExportFormat, InsertOptions, JsonLinesOptions, QueryOptions, QueryParams } from '../ports/analytics-store.js';
 import { currentRequestContext } from '../shared/request-context.js';
 import { FairQueue, type FairQueueOptions, type FairQueueStats } from './fair-queue.js';
 import { AnalyticsClosedError } from './store-errors.js';
@@ -132,6 +132,30 @@ async function createDatabase(client: ClickHouseClient, database: string): Promi
   await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
 }
 
+/** A column name as written in a statement: checked, never quoted (no caller passes other text). */
+function identifier(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`invalid column name ${JSON.stringify(name)}`);
+  return name;
+}
+
+/** An insert's settings: its deduplication token, input parsing, and how its views are fed. */
+function insertSettings(options: InsertOptions): Settings {
+  return {
+    ...limitSettings(INTERNAL_LIMITS),
+    // Without the token a retried batch double-counts in every aggregating view. No token means none.
+    insert_deduplication_token: options.dedupToken ?? '',
+    deduplicate_blocks_in_dependent_materialized_views: options.dedupToken ? 1 : 0,
+    // Rows carry ISO 8601 timestamps with milliseconds and a trailing Z.
+    date_time_input_format: 'best_effort',
+    // A row key that names no column is a mapper bug: fail the insert instead of dropping the value.
+    input_format_skip_unknown_fields: 0,
+    // The ledger's insert feeds ten views, one after another by default, while the other core
+    // idles; these settings run them side by side (measured: docs/POSITIONS.md at 2ee4e77).
+    // optimize_on_insert merges equal keys within a block, which the views' GROUP BY already did.
+    ...(options.fanOut ? { parallel_view_processing: 1, optimize_on_insert: 0 } : {}),
+  };
+}
+
 class ClickHouseAnalyticsStore implements AnalyticsStore {
   private readonly queue: FairQueue;
 
@@ -162,34 +186,42 @@ class ClickHouseAnalyticsStore implements AnalyticsStore {
 
   async insert<Row extends object>(table: string, rows: Row[], options: InsertOptions = {}): Promise<void> {
     if (rows.length === 0) return;
-    const qualified = table.includes('.') ? table : `${this.database}.${table}`;
-    const settings: Settings = {
-      ...limitSettings(INTERNAL_LIMITS),
-      // Without the token a retried batch double-counts in every aggregating view. No token means none.
-      insert_deduplication_token: options.dedupToken ?? '',
-      deduplicate_blocks_in_dependent_materialized_views: options.dedupToken ? 1 : 0,
-      // Rows carry ISO 8601 timestamps with milliseconds and a trailing Z.
-      date_time_input_format: 'best_effort',
-      // A row key that names no column is a mapper bug: fail the insert instead of dropping the value.
-      input_format_skip_unknown_fields: 0,
-      // The ledger's insert feeds ten views, one after another by default, while the other core
-      // idles; these settings run them side by side (measured: docs/POSITIONS.md at 2ee4e77).
-      // optimize_on_insert merges equal keys within a block, which the views' GROUP BY already did.
-      ...(options.fanOut ? { parallel_view_processing: 1, optimize_on_insert: 0 } : {}),
-    };
+    // chDB: the rows go as text in the statement itself (insertJsonLines).
+    if (this.session) return this.insertJsonLines(table, rows.map((row) => JSON.stringify(row)).join('\n'), options);
+    await this.admit(() =>
+      this.client.insert({
+        table: this.qualified(table),
+        values: rows,
+        format: 'JSONEachRow',
+        clickhouse_settings: insertSettings(options),
+      }),
+    );
+  }
+
+  async insertJsonLines(table: string, lines: string, options: JsonLinesOptions = {}): Promise<void> {
+    if (lines === '') return;
+    const settings = insertSettings(options);
+    const into = `${this.qualified(table)}${options.columns ? ` (${options.columns.map(identifier).join(', ')})` : ''}`;
+    const format = options.columns ? 'JSONCompactEachRow' : 'JSONEachRow';
     if (this.session) {
       // chDB: the settings go in the INSERT's own SETTINGS clause, for this insert only. Sent as SET
       // statements before it (what the connection does with clickhouse_settings), they make the
       // statement a multi-statement text that chDB splits by reading through the rows, which about
       // doubled an insert's time (measured: docs/POSITIONS.md at 2ee4e77). Nothing an insert sets stays
       // in the session either.
-      const body = rows.map((row) => JSON.stringify(row)).join('\n');
       await this.admit(() =>
-        this.client.command({ query: `INSERT INTO ${qualified} SETTINGS ${settingsClause(settings)} FORMAT JSONEachRow\n${body}` }),
+        this.client.command({
+          query: `INSERT INTO ${into} SETTINGS ${settingsClause(settings)} FORMAT ${format}\n${lines}`,
+        }),
       );
       return;
     }
-    await this.admit(() => this.client.insert({ table: qualified, values: rows, format: 'JSONEachRow', clickhouse_settings: settings }));
+    // A server reads an INSERT's data from the rest of the request body, after the statement.
+    await this.admit(() => this.client.command({ query: `INSERT INTO ${into} FORMAT ${format}\n${lines}`, clickhouse_settings: settings }));
+  }
+
+  private qualified(table: string): string {
+    return table.includes('.') ? table : `${this.database}.${table}`;
   }
 
   async query<Row>(sql: string, params?: QueryParams, options: QueryOptions = {}): Promise<Row[]> {

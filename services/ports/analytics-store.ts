@@ -26,12 +26,25 @@ export interface InsertOptions {
   fanOut?: boolean;
 }
 
+export interface JsonLinesOptions extends InsertOptions {
+  /** The lines are JSON arrays of these columns' values (JSONCompactEachRow); without, JSON objects. */
+  columns?: readonly string[];
+}
+
 export interface AnalyticsStore {
   /** Database all unqualified table names resolve to. */
   readonly database: string;
   /** DDL and other statements without a result. */
   command(sql: string, params?: QueryParams): Promise<void>;
   insert<Row extends object>(table: string, rows: Row[], options?: InsertOptions): Promise<void>;
+  /**
+   * As `insert`, the rows already encoded as text, one row a line (lines joined by newlines, none
+   * empty): JSON objects (JSONEachRow), or with `columns`, JSON arrays of those columns' values in
+   * that order (JSONCompactEachRow: no key repeated on every row). For a writer that needs the rows'
+   * text for something else too (the position ledger's journal), so they are serialised once.
+   * Empty text inserts nothing.
+   */
+  insertJsonLines(table: string, lines: string, options?: JsonLinesOptions): Promise<void>;
   /**
    * Typed parameters use ClickHouse's `{name:Type}` placeholders. Inside an API request the request
    * limits apply and the statement queues in the caller's lane; elsewhere the internal limits.

@@ -114,6 +114,32 @@ export function describeAnalyticsStoreContract(adapterName: string, open: OpenSt
       ]);
     });
 
+    test('rows inserted as JSON lines (objects, or arrays of named columns) are stored as insert stores them, with the same settings: token, time input, unknown keys', async () => {
+      const store = await fresh();
+      const batch = [trade({ trade_id: 'a' }), trade({ trade_id: 'b', yes_price: 0.6, ts: '2026-01-01T00:03:00.000Z' })];
+      const lines = batch.map((row) => JSON.stringify(row)).join('\n');
+      await store.insertJsonLines('trades', lines, { dedupToken: 'text-0-0-1' });
+      await store.insertJsonLines('trades', lines, { dedupToken: 'text-0-0-1' });
+      await store.insertJsonLines('trades', '');
+      // With columns, each line is an array of their values (JSONCompactEachRow).
+      const c = trade({ trade_id: 'c', market_id: '0xother', ts: '2026-01-02T00:00:00.500Z' });
+      await store.insertJsonLines('trades', JSON.stringify(Object.values(c)), { columns: Object.keys(c) });
+      const rows = await store.query<{ trade_id: string; market_id: string; ts: string }>(
+        'SELECT trade_id, market_id, ts FROM trades ORDER BY trade_id',
+      );
+      expect(rows).toEqual([
+        { trade_id: 'a', market_id: '0xmarket', ts: '2026-01-01 00:01:02.123' },
+        { trade_id: 'b', market_id: '0xmarket', ts: '2026-01-01 00:03:00.000' },
+        { trade_id: 'c', market_id: '0xother', ts: '2026-01-02 00:00:00.500' },
+      ]);
+      const [candle] = await store.query<{ v: number; n: number }>(
+        "SELECT sum(volume_usdc) AS v, sum(trade_count) AS n FROM candles_5m WHERE market_id = '0xmarket' GROUP BY market_id",
+      );
+      expect(candle).toEqual({ v: 8, n: 2 });
+      // A key that names no column fails the insert, as with insert.
+      await expect(store.insertJsonLines('trades', JSON.stringify(trade({ trade_id: 'c', no_such_column: 1 })))).rejects.toThrow();
+    });
+
     test('control: batches that overlap but differ are both counted, so the sink must drop known ids', async () => {
       const store = await fresh();
       await store.insert('trades', [trade({ trade_id: 'a' })], { dedupToken: 'topic-0-0-0' });

@@ -69,6 +69,12 @@ function withoutDedup(store: AnalyticsStore, url: string): AnalyticsStore {
         clickhouse_settings: { insert_deduplicate: 0, date_time_input_format: 'best_effort' },
       });
     },
+    insertJsonLines: async (table, lines) => {
+      await client.command({
+        query: `INSERT INTO ${table} FORMAT JSONEachRow\n${lines}`,
+        clickhouse_settings: { insert_deduplicate: 0, date_time_input_format: 'best_effort' },
+      });
+    },
     query: async <Row>(sql: string, params?: Record<string, unknown>) =>
       /SELECT trade_id FROM trades/.test(sql) ? [] : store.query<Row>(sql, params),
     queryText: (sql, params) => store.queryText(sql, params),

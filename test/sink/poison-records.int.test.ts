@@ -87,6 +87,13 @@ test('an outage is retried until it ends and never dead-lettered, however long i
       }
       return store.insert(table, rows, options);
     },
+    insertJsonLines: (table, lines, options) => {
+      if (failures > 0) {
+        failures--;
+        return Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8123'), { code: 'ECONNREFUSED' }));
+      }
+      return store.insertJsonLines(table, lines, options);
+    },
     close: async () => undefined,
   };
   const before = (await readAll(log, STREAMS.deadLetters.topic)).length;

@@ -335,7 +335,7 @@ test('the ledger notes what it changed in trader_touches once its rows are store
   const spy = new Proxy(h.store, {
     get(target, property) {
       const value = (target as never)[property] as unknown;
-      if (property === 'insert')
+      if (property === 'insert' || property === 'insertJsonLines')
         return (table: string, ...rest: unknown[]) => {
           inserts.push(table);
           return (value as (...a: unknown[]) => unknown).call(target, table, ...rest);

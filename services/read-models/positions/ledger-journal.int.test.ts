@@ -43,12 +43,14 @@ function killedAfterThePart(store: AnalyticsStore): AnalyticsStore {
   return new Proxy(store, {
     get(target, property) {
       const value = (target as never)[property] as unknown;
-      if (property === 'insert')
-        return async (table: string, rows: object[], options?: object) => {
-          if (table !== 'position_ledger') return target.insert(table, rows, options);
+      // The ledger inserts its rows as objects (a replayed journal) or as encoded text (a batch).
+      if (property === 'insert' || property === 'insertJsonLines')
+        return async (table: string, rows: never, options?: object) => {
+          const insert = (target[property] as (...a: unknown[]) => Promise<void>).bind(target);
+          if (table !== 'position_ledger') return insert(table, rows, options);
           for (const view of KILLED_VIEWS) await target.command(`DETACH TABLE ${view}`);
           try {
-            await target.insert(table, rows, options);
+            await insert(table, rows, options);
           } finally {
             for (const view of KILLED_VIEWS) await target.command(`ATTACH TABLE ${view}`);
           }

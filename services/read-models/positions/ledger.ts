@@ -30,11 +30,11 @@ import { Batch, type LedgerStats } from './ledger-batch.js';
 import { keyOf, type Payout, type UnpricedRedemption } from './ledger-legs.js';
 import type { KeyState } from './ledger-loaders.js';
 import { RowCache } from './ledger-row-cache.js';
-import { LEDGER_TABLE, type LedgerRow } from './ledger-rows.js';
+import { decodeRow, encodeRow, LEDGER_COLUMNS, LEDGER_TABLE, type LedgerRow } from './ledger-rows.js';
 
 /** Which wallets and markets the ledger changed when (migrations/0042, written by the ledger since 0067). */
 const TOUCHES_TABLE = 'trader_touches';
-/** The last batch's rows, inserted again when a ledger starts (migrations/0079). */
+/** The last batch's rows (JSONCompactEachRow lines), inserted again when a ledger starts (migrations/0079). */
 const JOURNAL_TABLE = 'ledger_journal';
 /** Redemptions applied before their market's payout was known (migrations/0080). */
 const UNPRICED_TABLE = 'position_redemptions_unpriced';
@@ -175,15 +175,22 @@ export class PositionLedger {
       // Every row's key has a state in the batch (append and rewind set it), each added once.
       for (const key of batch.states.keys()) this.keys.add(key);
       if (rows.length > 0) {
+        // Each row serialised once, as a JSONCompactEachRow line (no key repeated on every row): the
+        // same text is the journal's and the insert's.
+        const lines = rows.map(encodeRow).join('\n');
         // Journalled first: a process killed between the ledger's part and its views' leaves the
         // journal to complete them at the next start (replayJournal).
         // A batch without a token (tests, benches) empties it: replayed, its rows would count twice.
         if (dedupToken || this.journalHolds)
           await this.store.insert(JOURNAL_TABLE, [
-            dedupToken ? { slot: 0, token: `${dedupToken}-ledger`, rows: JSON.stringify(rows) } : { slot: 0, token: '', rows: '' },
+            dedupToken ? { slot: 0, token: `${dedupToken}-ledger`, rows: lines } : { slot: 0, token: '', rows: '' },
           ]);
         this.journalHolds = dedupToken !== undefined;
-        await this.store.insert(LEDGER_TABLE, rows, { fanOut: true, ...(dedupToken ? { dedupToken: `${dedupToken}-ledger` } : {}) });
+        await this.store.insertJsonLines(LEDGER_TABLE, lines, {
+          columns: LEDGER_COLUMNS,
+          fanOut: true,
+          ...(dedupToken ? { dedupToken: `${dedupToken}-ledger` } : {}),
+        });
       }
       await this.touch(rows);
       if (rows.some((r) => r.origin === 'data_api')) this.dataApiRows = true;
@@ -232,7 +239,8 @@ export class PositionLedger {
       const [last] = await this.store.query<{ token: string; rows: string }>(`SELECT token, rows FROM ${JOURNAL_TABLE} WHERE slot = 0`);
       if (!last || last.token === '') return;
       this.journalHolds = true;
-      const rows = JSON.parse(last.rows) as LedgerRow[];
+      // JSONCompactEachRow lines (encodeRow); a journal written before them holds a JSON array of rows.
+      const rows = last.rows.startsWith('[{') ? (JSON.parse(last.rows) as LedgerRow[]) : last.rows.split('\n').map(decodeRow);
       // The filter must hold every stored key before the insert, as for any batch.
       for (const r of rows) this.keys.add(keyOf(r.wallet, r.asset_id));
       await this.store.insert(LEDGER_TABLE, rows, { fanOut: true, dedupToken: last.token });
