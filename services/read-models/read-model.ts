@@ -37,9 +37,9 @@ export interface Projection<E = unknown> {
   /**
    * A projection with state of its own (the position ledger) writes its table itself from the batch's
    * events instead of one row per event; it resolves with the number of rows written and must be
-   * idempotent across redelivery. `dedupToken` identifies the batch.
+   * idempotent across redelivery. `dedupToken` identifies the batch; `logger` is its consumer's.
    */
-  apply?(store: AnalyticsStore, events: E[], dedupToken: string): Promise<number>;
+  apply?(store: AnalyticsStore, events: E[], dedupToken: string, logger: Logger): Promise<number>;
 }
 
 interface RouteContext {

@@ -102,6 +102,7 @@ export async function startSink(log: EventLog, store: AnalyticsStore, logger: Lo
         store,
         fresh.map((decoded) => decoded.event),
         `${batch.topic}-${batch.partition}-${batch.firstOffset}-${batch.lastOffset}`,
+        logger,
       );
       stats.inserted[projection.table] = (stats.inserted[projection.table] ?? 0) + written;
       return;

@@ -4,7 +4,7 @@ import type { MarketResolved } from '../../events/types.generated.js';
 import { iso, isoOrNull } from '../../shared/time.js';
 import { defineReadModel, migrationsBeside, project } from '../read-model.js';
 
-const marketResolutions = defineStream({
+export const marketResolutions = defineStream({
   name: 'marketResolutions',
   topic: 'tapeline.market-resolutions.v1',
   partitions: 4,

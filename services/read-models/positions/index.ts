@@ -8,6 +8,7 @@
  * which reads this one (never the other way). docs/POSITIONS.md.
  */
 import { chainLedger, chainResolutions } from '../chain-ledger/streams.js';
+import { marketResolutions } from '../market-resolutions/index.js';
 import { defineReadModel, migrationsBeside, project } from '../read-model.js';
 import { trades } from '../trades/index.js';
 import { walletActivity } from '../wallets/index.js';
@@ -23,22 +24,27 @@ export const positionsReadModel = defineReadModel({
     project(chainLedger, {
       table: 'position_ledger',
       row: () => ({}),
-      apply: (store, events, token) => ledgerOf(store).applyChain(events, token),
+      apply: (store, events, token, logger) => ledgerOf(store, logger).applyChain(events, token),
     }),
     project(chainResolutions, {
       table: 'position_ledger',
       row: () => ({}),
-      apply: (store, events, token) => ledgerOf(store).applyResolutions(events, token),
+      apply: (store, events, token, logger) => ledgerOf(store, logger).applyResolutions(events, token),
+    }),
+    project(marketResolutions, {
+      table: 'position_ledger',
+      row: () => ({}),
+      apply: (store, events, token, logger) => ledgerOf(store, logger).applyCatalogResolutions(events, token),
     }),
     project(trades, {
       table: 'position_ledger',
       row: () => ({}),
-      apply: (store, events, token) => ledgerOf(store).applyTrades(events, token),
+      apply: (store, events, token, logger) => ledgerOf(store, logger).applyTrades(events, token),
     }),
     project(walletActivity, {
       table: 'position_ledger',
       row: () => ({}),
-      apply: (store, events, token) => ledgerOf(store).applyActivity(events, token),
+      apply: (store, events, token, logger) => ledgerOf(store, logger).applyActivity(events, token),
     }),
   ],
   migrations: migrationsBeside(import.meta.url),

@@ -18,7 +18,6 @@ import {
   keysOfEvent,
   type Leg,
   type MarketInfo,
-  type Payout,
   questionsOf,
   redemptionLegs,
   transferLegs,
@@ -26,6 +25,7 @@ import {
 } from './ledger-legs.js';
 import {
   type KeyState,
+  type KnownPayouts,
   type RowRef,
   readChainRows,
   readDataApiRows,
@@ -66,6 +66,8 @@ export interface LedgerStats {
   relinks_beyond_bound: number;
   /** Redemptions applied before their market's payout was known, priced again when its resolution was read. */
   redemptions_repriced: number;
+  /** Markets whose payout the chain and the catalog both gave, differently (the chain's prices their redemptions). */
+  resolution_payout_disagreements: number;
   /** The last batch of a previous run inserted again at start (each view that lacked it gets it), and failures to. */
   journal_replays: number;
   journal_replay_failures: number;
@@ -139,7 +141,7 @@ export class Batch {
     private readonly rowCache: RowCache,
     private readonly keys: KeyFilter,
     private readonly stats: LedgerStats,
-    private readonly resolved: ReadonlyMap<string, Payout>,
+    private readonly known: KnownPayouts,
   ) {}
 
   /** Prices these redemptions again (their markets' payouts are known now), as a rewind that changed their holdings does. */
@@ -570,7 +572,7 @@ export class Batch {
   }
 
   private async loadMarkets(ids: string[]): Promise<void> {
-    for (const [id, market] of await readMarkets(this.store, ids, this.resolved)) this.markets.set(id, market);
+    for (const [id, market] of await readMarkets(this.store, ids, this.known)) this.markets.set(id, market);
   }
 
   private async loadNegRisk(ids: string[]): Promise<void> {

@@ -35,14 +35,20 @@ export interface MarketInfo {
   outcomes: string[];
   tokenIds: string[];
   payout: Payout | null;
+  /** Whether the payout is the catalog's (the chain's not known): a differing chain resolution prices its redemptions again. */
+  catalogPayout?: boolean;
 }
 
-/** A redemption applied before its market's payout was known, re-priced when the resolution arrives (migrations/0080). */
+/**
+ * A redemption applied before its market's payout was known, re-priced when the resolution arrives
+ * (migrations/0080); or priced by the catalog's payout (`priced` 2), re-priced by a chain's that differs.
+ */
 export interface UnpricedRedemption {
   market_id: string;
   wallet: string;
   event_id: string;
   asset_id: string;
+  priced?: 0 | 2;
 }
 
 /** NegRiskAdapter.FEE_DENOMINATOR: a market's conversion fee is in basis points. */
@@ -124,10 +130,11 @@ export function redemptionLegs(
   // What each leg gives up: the adapter's redeemed amounts, or the whole balance (CTF).
   const given = indices.map((i, j) => (explicit ? (e.redeemed[i] ?? 0n) : held[j]!));
   const payout = market?.payout ?? inferPayout(indices, given, e.amount, tokenIds.length);
-  // Priced from the holdings (inferred or spread): its market's resolution prices it again.
-  const unpriced =
-    !market?.payout && !explicit && indices.length > 0
-      ? { market_id: e.marketId, wallet: e.wallet, event_id: e.eventId, asset_id: tokenIds[indices[0]!]! }
+  // Priced from the holdings (inferred or spread): its market's resolution prices it again. Priced by
+  // the catalog's payout: a chain resolution that differs prices it again.
+  const unpriced: UnpricedRedemption | null =
+    (!market?.payout || market.catalogPayout) && !explicit && indices.length > 0
+      ? { market_id: e.marketId, wallet: e.wallet, event_id: e.eventId, asset_id: tokenIds[indices[0]!]!, priced: market?.payout ? 2 : 0 }
       : null;
   const perShare = (j: number): { num: bigint; den: bigint } => {
     if (payout) return { num: payout.num[indices[j]!] ?? 0n, den: payout.den };

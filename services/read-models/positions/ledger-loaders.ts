@@ -7,6 +7,7 @@ import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import type { ConversionQuestion, LedgerPosition } from './ledger-events.js';
 import type { PositionState } from './ledger-math.js';
 import type { MarketInfo, Payout } from './ledger-legs.js';
+import { alignedPayout, type CatalogPayout, payoutOfNumerators, payoutOfPrices } from './ledger-payouts.js';
 import { LEDGER_TABLE, type LedgerRow, normalizeStored } from './ledger-rows.js';
 
 /** The state of a (wallet, token) with its revision and the position of its last change. */
@@ -22,17 +23,28 @@ export interface RowRef {
   event_id: string;
 }
 
+/** The payouts this ledger has read from its streams, before the sink's tables may hold them. */
+export interface KnownPayouts {
+  chain: ReadonlyMap<string, Payout>;
+  catalog: ReadonlyMap<string, CatalogPayout>;
+}
+
+/** A market's outcomes and token ids, with its payout as the chain and as the catalog know it. */
+export interface MarketPayouts {
+  outcomes: string[];
+  tokenIds: string[];
+  chain: Payout | null;
+  catalog: Payout | null;
+}
+
 /**
- * Each market's outcomes, token ids and payout: the chain's resolution, else one this ledger read
- * (`resolved`: the sink may not have stored it yet), else the catalog's for a resolved or voided market.
+ * Each market's payout from the chain (chain_resolutions, else a resolution this ledger read that the
+ * sink may not have stored yet) and from the catalog (a resolution this ledger read, else the markets
+ * table's prices of a resolved or voided market).
  */
-export async function readMarkets(
-  store: AnalyticsStore,
-  ids: string[],
-  resolved: ReadonlyMap<string, Payout>,
-): Promise<Map<string, MarketInfo>> {
-  const markets = new Map<string, MarketInfo>();
-  if (ids.length === 0) return markets;
+export async function readPayouts(store: AnalyticsStore, ids: string[], known: KnownPayouts): Promise<Map<string, MarketPayouts>> {
+  const payouts = new Map<string, MarketPayouts>();
+  if (ids.length === 0) return payouts;
   const rows = await store.query<{
     market_id: string;
     outcomes: string[];
@@ -48,16 +60,36 @@ export async function readMarkets(
     { ids },
   );
   const onChain = new Map(resolutions.map((r) => [r.market_id, r.numerators.map((n) => BigInt(n))]));
+  const catalogRows = new Map(rows.map((r) => [r.market_id, r]));
   for (const id of ids) {
-    const m = rows.find((r) => r.market_id === id);
+    const m = catalogRows.get(id);
     const numerators = onChain.get(id);
-    let payout: MarketInfo['payout'] = null;
-    if (numerators?.some((n) => n > 0n)) payout = { num: numerators, den: numerators.reduce((a, b) => a + b, 0n) };
-    else if (resolved.has(id)) payout = resolved.get(id)!;
-    else if (m?.status === 'resolved' || m?.status === 'voided')
-      payout = { num: m.outcome_prices.map((p) => BigInt(Math.round(Number(p) * 1e6))), den: 1_000_000n };
-    markets.set(id, { outcomes: m?.outcomes ?? [], tokenIds: m?.outcome_token_ids ?? [], payout });
+    const tokenIds = m?.outcome_token_ids ?? [];
+    const read = known.catalog.get(id);
+    payouts.set(id, {
+      outcomes: m?.outcomes ?? [],
+      tokenIds,
+      chain: (numerators ? payoutOfNumerators(numerators) : null) ?? known.chain.get(id) ?? null,
+      catalog: read
+        ? alignedPayout(read, tokenIds)
+        : m?.status === 'resolved' || m?.status === 'voided'
+          ? payoutOfPrices(m.outcome_prices.map(Number))
+          : null,
+    });
   }
+  return payouts;
+}
+
+/** Each market's outcomes, token ids and payout: the chain's when known, else the catalog's (readPayouts). */
+export async function readMarkets(store: AnalyticsStore, ids: string[], known: KnownPayouts): Promise<Map<string, MarketInfo>> {
+  const markets = new Map<string, MarketInfo>();
+  for (const [id, m] of await readPayouts(store, ids, known))
+    markets.set(id, {
+      outcomes: m.outcomes,
+      tokenIds: m.tokenIds,
+      payout: m.chain ?? m.catalog,
+      catalogPayout: !m.chain && m.catalog !== null,
+    });
   return markets;
 }
 

@@ -1,9 +1,17 @@
-/** The ledger as the sink's projection: one PositionLedger per store, fed by the chain, trade and activity streams. */
-import type { ChainConditionResolved, ChainLedgerEvent, TradeExecuted, WalletActivity } from '../../events/types.generated.js';
+/** The ledger as the sink's projection: one PositionLedger per store, fed by the chain, resolution, trade and activity streams. */
+import type {
+  ChainConditionResolved,
+  ChainLedgerEvent,
+  MarketResolved,
+  TradeExecuted,
+  WalletActivity,
+} from '../../events/types.generated.js';
+import type { Logger } from '../../logger.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { comparePositions, fromChain, fromDataApiActivity, fromDataApiTrade, type LedgerEvent } from './ledger-events.js';
 import { trackLedgerFigures } from '../../processors/processor-metrics.js';
 import { PositionLedger } from './ledger.js';
+import { payoutOfNumerators, payoutOfPrices } from './ledger-payouts.js';
 
 export class LedgerProjection {
   readonly ledger: PositionLedger;
@@ -22,11 +30,21 @@ export class LedgerProjection {
   /** A resolution's payout re-prices the redemptions applied before it was known; a retracted one is forgotten. */
   applyResolutions(events: ChainConditionResolved[], token?: string): Promise<number> {
     return this.ledger.applyResolutions(
-      events.map((e) => {
-        const num = e.payout_numerators.map((n) => BigInt(n));
-        const den = num.reduce((a, b) => a + b, 0n);
-        return { marketId: e.market_id, payout: e.retracted || den === 0n ? null : { num, den } };
-      }),
+      events.map((e) => ({
+        marketId: e.market_id,
+        payout: e.retracted ? null : payoutOfNumerators(e.payout_numerators.map((n) => BigInt(n))),
+      })),
+      token,
+    );
+  }
+
+  /**
+   * The catalog's resolution of a market (Gamma's outcome prices, the CLOB's winner) re-prices its
+   * redemptions as the chain's does; the chain's payout is preferred when both are known.
+   */
+  applyCatalogResolutions(events: MarketResolved[], token?: string): Promise<number> {
+    return this.ledger.applyCatalogResolutions(
+      events.map((e) => ({ marketId: e.market_id, payout: payoutOfPrices(e.payouts), tokenIds: e.outcome_token_ids })),
       token,
     );
   }
@@ -57,10 +75,15 @@ export class LedgerProjection {
 
 const ledgers = new WeakMap<AnalyticsStore, LedgerProjection>();
 
-export function ledgerOf(store: AnalyticsStore): LedgerProjection {
+/** The store's ledger; `logger` (the consumer's) logs the failures it counts and goes on after. */
+export function ledgerOf(store: AnalyticsStore, logger?: Logger): LedgerProjection {
   const known = ledgers.get(store);
-  if (known) return known;
+  if (known) {
+    if (logger) known.ledger.useLogger(logger);
+    return known;
+  }
   const created = new LedgerProjection(store);
+  if (logger) created.ledger.useLogger(logger);
   trackLedgerFigures(created.ledger.stats);
   ledgers.set(store, created);
   return created;

@@ -15,20 +15,23 @@
  * new revisions. Views sum `value x sign`, so cancelled rows drop out of every aggregate. A rewind that
  * changes what a transfer's sender or a conversion's NO leg took out, or what a redemption priced
  * from the holdings saw held, re-prices that event's legs on its other keys (`applyRelinks`,
- * bounded); a market's resolution re-prices the redemptions applied before its payout was known.
+ * bounded); a market's resolution, the chain's or the catalog's (the chain's preferred), re-prices the
+ * redemptions applied before its payout was known.
  *
  * Modules: this file queues batches and stores what each wrote (rows, journal, touches, unpriced
  * redemptions); ledger-batch.ts applies a batch (appends, rewinds, re-pricings); ledger-legs.ts turns
  * an event into legs; ledger-rows.ts is the row shape and its codec; ledger-linked.ts rebuilds a
  * transfer, conversion or redemption from its rows; ledger-loaders.ts holds the batch's reads.
  */
+import type { Logger } from '../../logger.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
 import { KeyFilter } from './key-filter.js';
 import type { LedgerEvent } from './ledger-events.js';
 import { Batch, type LedgerStats } from './ledger-batch.js';
 import { keyOf, type Payout, type UnpricedRedemption } from './ledger-legs.js';
-import type { KeyState } from './ledger-loaders.js';
+import { type KeyState, type KnownPayouts, readPayouts } from './ledger-loaders.js';
+import { type CatalogPayout, formatPayout, type PayoutSource, samePayout } from './ledger-payouts.js';
 import { RowCache } from './ledger-row-cache.js';
 import { decodeRow, encodeRow, LEDGER_COLUMNS, LEDGER_TABLE, type LedgerRow } from './ledger-rows.js';
 
@@ -40,6 +43,16 @@ const JOURNAL_TABLE = 'ledger_journal';
 const UNPRICED_TABLE = 'position_redemptions_unpriced';
 /** Payouts of resolutions this ledger read, kept until the sink's chain_resolutions holds them (bounded: oldest dropped). */
 const RESOLVED_LIMIT = 50_000;
+
+/** Notes a market's payout (null: forgets it), dropping the oldest beyond RESOLVED_LIMIT. */
+function remember<T>(known: Map<string, T>, marketId: string, value: T | null): void {
+  known.delete(marketId);
+  if (value) known.set(marketId, value);
+  for (const id of known.keys()) {
+    if (known.size <= RESOLVED_LIMIT) break;
+    known.delete(id);
+  }
+}
 
 export class PositionLedger {
   readonly stats: LedgerStats = {
@@ -57,6 +70,7 @@ export class PositionLedger {
     relinked_rewinds: 0,
     relinks_beyond_bound: 0,
     redemptions_repriced: 0,
+    resolution_payout_disagreements: 0,
     journal_replays: 0,
     journal_replay_failures: 0,
   };
@@ -86,6 +100,15 @@ export class PositionLedger {
    * resolution is priced by it even when that table does not hold it yet.
    */
   private readonly resolved = new Map<string, Payout>();
+  /** Payouts of the catalog's resolutions this ledger has read (applyCatalogResolutions), for the same reason. */
+  private readonly catalogResolved = new Map<string, CatalogPayout>();
+  private readonly known: KnownPayouts = { chain: this.resolved, catalog: this.catalogResolved };
+  /** Markets whose chain and catalog payouts were found to differ (counted and logged once each; bounded). */
+  private readonly disagreed = new Set<string>();
+  /** Where failures that are counted and not thrown are logged (absent in tests and benches: counted only). */
+  private logger: Logger | null = null;
+  /** When the last failed touches write was logged (at most one line a minute: one can fail per batch). */
+  private touchFailureLoggedMs = 0;
 
   constructor(
     private readonly store: AnalyticsStore,
@@ -94,6 +117,11 @@ export class PositionLedger {
     this.cacheLimit = options.cacheLimit ?? 500_000;
     this.rowCache = new RowCache(options.rowCacheLimit ?? 20_000);
     this.keys = new KeyFilter(store, options.keyFilterMaxKeys);
+  }
+
+  /** Logs the failures the ledger counts and goes on after (a journal replay's, a touches write's). */
+  useLogger(logger: Logger): void {
+    this.logger = logger;
   }
 
   /** Applies a batch and inserts its rows; batches run one at a time (the chain and Data API partitions share wallets). */
@@ -109,25 +137,61 @@ export class PositionLedger {
    * guess: docs/POSITIONS.md "Redemptions") are priced again by it. A retracted resolution's payout is forgotten.
    */
   applyResolutions(resolutions: Array<{ marketId: string; payout: Payout | null }>, dedupToken?: string): Promise<number> {
-    const run = this.queue.then(() => this.repriceNow(resolutions, dedupToken));
+    return this.learnPayouts('chain', resolutions, dedupToken);
+  }
+
+  /**
+   * Resolutions read from the catalog (Gamma's outcome prices, the CLOB's winner), in the order of the
+   * token ids each names: the same as the chain's, for the markets whose ConditionResolution the chain
+   * source never read (it predates its coverage).
+   */
+  applyCatalogResolutions(
+    resolutions: Array<{ marketId: string; payout: Payout | null; tokenIds: string[] }>,
+    dedupToken?: string,
+  ): Promise<number> {
+    return this.learnPayouts('catalog', resolutions, dedupToken);
+  }
+
+  /**
+   * A market's payout became known, from the chain or the catalog: the redemptions priced before it
+   * was are priced again (one path, whoever learnt it). When both are known and differ the chain's
+   * prices them: the CTF pays by its numerators, and Gamma's outcome prices are a copy of them
+   * (rounded, and for a market the catalog has wrong, wrong). Redemptions the catalog priced are noted
+   * as such (priced = 2), so a differing chain resolution read later prices them again.
+   */
+  private learnPayouts(
+    from: PayoutSource,
+    resolutions: Array<{ marketId: string; payout: Payout | null; tokenIds?: string[] }>,
+    dedupToken?: string,
+  ): Promise<number> {
+    const run = this.queue.then(() => this.repriceNow(from, resolutions, dedupToken));
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  private async repriceNow(resolutions: Array<{ marketId: string; payout: Payout | null }>, dedupToken?: string): Promise<number> {
-    for (const { marketId, payout } of resolutions) {
-      this.resolved.delete(marketId);
-      if (payout) this.resolved.set(marketId, payout);
+  private async repriceNow(
+    from: PayoutSource,
+    resolutions: Array<{ marketId: string; payout: Payout | null; tokenIds?: string[] }>,
+    dedupToken?: string,
+  ): Promise<number> {
+    for (const { marketId, payout, tokenIds } of resolutions) {
+      if (from === 'chain') remember(this.resolved, marketId, payout);
+      else remember(this.catalogResolved, marketId, payout ? { payout, tokenIds: tokenIds ?? [] } : null);
     }
-    for (const marketId of this.resolved.keys()) {
-      if (this.resolved.size <= RESOLVED_LIMIT) break;
-      this.resolved.delete(marketId);
-    }
-    const ids = resolutions.filter((r) => r.payout).map((r) => r.marketId);
+    const ids = [...new Set(resolutions.filter((r) => r.payout).map((r) => r.marketId))];
     if (ids.length === 0) return 0;
+    const payouts = await readPayouts(this.store, ids, this.known);
+    // Catalog-priced redemptions of a market whose chain payout differs: the chain's prices them again.
+    const recheck: string[] = [];
+    for (const [id, p] of payouts) {
+      if (!p.chain || !p.catalog || samePayout(p.chain, p.catalog)) continue;
+      recheck.push(id);
+      this.disagreement(id, p.chain, p.catalog);
+    }
     const unpriced = await this.store.query<UnpricedRedemption>(
-      `SELECT market_id, wallet, event_id, asset_id FROM ${UNPRICED_TABLE} FINAL WHERE market_id IN {ids:Array(String)} AND priced = 0`,
-      { ids },
+      `SELECT market_id, wallet, event_id, asset_id FROM ${UNPRICED_TABLE} FINAL
+        WHERE market_id IN {ids:Array(String)} AND (priced = 0 OR (priced = 2 AND has({recheck:Array(String)}, market_id)))`,
+      { ids, recheck },
     );
     if (unpriced.length === 0) return 0;
     this.replayed ??= this.replayJournal();
@@ -138,10 +202,22 @@ export class PositionLedger {
     // After the ledger's insert: a batch that failed before it leaves them to be priced at the redelivery.
     await this.store.insert(
       UNPRICED_TABLE,
-      unpriced.map((r) => ({ ...r, priced: 1, at: iso(Date.now()) })),
+      unpriced.map((r) => ({ ...r, priced: payouts.get(r.market_id)?.chain ? 1 : 2, at: iso(Date.now()) })),
     );
     this.stats.redemptions_repriced += unpriced.length;
     return written;
+  }
+
+  /** Counted once per market (`resolution_payout_disagreements`) and logged once: the chain's payout prices it. */
+  private disagreement(marketId: string, chain: Payout, catalog: Payout): void {
+    if (this.disagreed.has(marketId)) return;
+    if (this.disagreed.size >= RESOLVED_LIMIT) this.disagreed.clear();
+    this.disagreed.add(marketId);
+    this.stats.resolution_payout_disagreements += 1;
+    this.logger?.warn(
+      { market_id: marketId, chain_payout: formatPayout(chain), catalog_payout: formatPayout(catalog) },
+      "the chain's and the catalog's payouts of a market differ: its redemptions are priced by the chain's",
+    );
   }
 
   private async applyNow(events: LedgerEvent[], dedupToken?: string): Promise<number> {
@@ -161,7 +237,7 @@ export class PositionLedger {
 
   /** Runs one batch and stores what it wrote: its unpriced redemptions, the journal, its rows, its touches. */
   private async write(dedupToken: string | undefined, run: (batch: Batch) => Promise<void>): Promise<number> {
-    const batch = new Batch(this.store, this.cache, this.rowCache, this.keys, this.stats, this.resolved);
+    const batch = new Batch(this.store, this.cache, this.rowCache, this.keys, this.stats, this.known);
     try {
       await run(batch);
       const rows = batch.rows;
@@ -169,7 +245,7 @@ export class PositionLedger {
       if (batch.unpriced.size > 0)
         await this.store.insert(
           UNPRICED_TABLE,
-          [...batch.unpriced.values()].map((r) => ({ ...r, priced: 0, at: iso(Date.now()) })),
+          [...batch.unpriced.values()].map((r) => ({ ...r, priced: r.priced ?? 0, at: iso(Date.now()) })),
         );
       // Before the insert: if it fails halfway, the keys it may have stored are in the filter already.
       // Every row's key has a state in the batch (append and rewind set it), each added once.
@@ -222,8 +298,15 @@ export class PositionLedger {
     try {
       await this.store.insert(TOUCHES_TABLE, touches);
       this.untouched.clear();
-    } catch {
+    } catch (error) {
       this.stats.touch_failures += 1;
+      if (Date.now() - this.touchFailureLoggedMs >= 60_000) {
+        this.touchFailureLoggedMs = Date.now();
+        this.logger?.warn(
+          { err: error, pending_touches: this.untouched.size, touch_failures: this.stats.touch_failures },
+          'writing trader_touches failed: its touches go with the next batch (logged at most once a minute)',
+        );
+      }
     }
   }
 
@@ -235,9 +318,11 @@ export class PositionLedger {
    * applied. A batch that was never inserted is inserted: its redelivery finds them applied too.
    */
   private async replayJournal(): Promise<void> {
+    let token = '';
     try {
       const [last] = await this.store.query<{ token: string; rows: string }>(`SELECT token, rows FROM ${JOURNAL_TABLE} WHERE slot = 0`);
       if (!last || last.token === '') return;
+      token = last.token;
       this.journalHolds = true;
       // JSONCompactEachRow lines (encodeRow); a journal written before them holds a JSON array of rows.
       const rows = last.rows.startsWith('[{') ? (JSON.parse(last.rows) as LedgerRow[]) : last.rows.split('\n').map(decodeRow);
@@ -246,9 +331,14 @@ export class PositionLedger {
       await this.store.insert(LEDGER_TABLE, rows, { fanOut: true, dedupToken: last.token });
       await this.touch(rows);
       this.stats.journal_replays += 1;
-    } catch {
+    } catch (error) {
       // Counted (tapeline_position_ledger_figure{figure="journal_replay_failures"}), never a stall: the ledger goes on.
+      // Once per run (the replay runs before the first batch only), so every failure is logged.
       this.stats.journal_replay_failures += 1;
+      this.logger?.warn(
+        { err: error, journal_token: token || null },
+        "replaying the ledger's journal failed: a batch a previous run stored halfway may miss some of its views",
+      );
     }
   }
 
