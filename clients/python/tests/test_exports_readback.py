@@ -269,6 +269,17 @@ def test_a_candles_export_reads_back_in_duckdb_and_pyarrow(demo, window, tmp_pat
         assert set(table.column("interval").to_pylist()) == {"1h"}
 
 
+def wait_for_the_chain_at_its_head(client: Tapeline) -> None:
+    deadline = time.monotonic() + 180
+    while True:
+        health = client.get_health()
+        chain = health.chain
+        if health.trade_coverage == "both_sides" and chain is not None and chain.lag_blocks == 0 and chain.pending_events == 0:
+            return
+        assert time.monotonic() < deadline, f"the demo's chain source is not at its head after 180 s: {chain}"
+        time.sleep(1)
+
+
 BUCKET = {"5m": timedelta(minutes=5), "1h": timedelta(hours=1), "1d": timedelta(days=1)}
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 CANDLE_FIELDS = ("bucket_start", "interval", "open", "high", "low", "close", "volume_usdc", "volume_shares", "trade_count", "origin")
@@ -279,10 +290,13 @@ def test_a_candles_export_equals_get_ohlcv_bucket_for_bucket(demo, tmp_path, int
     # Both take the buckets that start in from..to, and a bucket's trades to its end, so the window ends on
     # a bucket boundary ten minutes back: every bucket compared has ended and its source (chain or Data
     # API, by the chain's coverage) no longer changes between the export and the request.
+    # Each bucket's source follows the chain source's coverage, which grows while the demo's chain is
+    # catching up (a bucket inside it is the chain's): both are read once the chain is at its head.
     step = BUCKET[interval]
-    to = EPOCH + ((datetime.now(timezone.utc) - timedelta(minutes=10) - EPOCH) // step) * step
-    start = to - (timedelta(days=2) if interval == "1d" else WINDOW)
     with Tapeline(demo.tier2_key, base_url=demo.base_url) as client:
+        wait_for_the_chain_at_its_head(client)
+        to = EPOCH + ((datetime.now(timezone.utc) - timedelta(minutes=10) - EPOCH) // step) * step
+        start = to - (timedelta(days=2) if interval == "1d" else WINDOW)
         filters = CreateExportFilters(market=demo.market_id, from_=start, to=to, interval=interval)
         export = export_and_download(client, tmp_path, "candles", filters)
         served = client.get_market_ohlcv(id=demo.market_id, interval=interval, from_=start, to=to, limit=1000)
