@@ -1,6 +1,13 @@
-/** The TypeScript SDK against the running demo: typed calls, cursor iteration, typed errors, and 429 + Retry-After honoured for real. */
+/**
+ * The TypeScript SDK against the running demo: typed calls, cursor iteration, typed errors, 429 +
+ * Retry-After honoured for real, and an export downloaded whole (every file checked against its manifest).
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { type Demo, startDemo } from '../../test/support/demo.js';
-import { createClient, isApiError, type TapelineApiError } from './src/index.js';
+import { createClient, downloadExport, isApiError, type TapelineApiError } from './src/index.js';
 
 let demo: Demo;
 beforeAll(async () => {
@@ -68,3 +75,47 @@ test("a burst past the key's rate limit: bare fetch sees 429 with Retry-After; t
   expect(waits.length).toBeGreaterThan(0);
   expect(waits.every((ms) => ms >= 1000 && ms % 1000 === 0)).toBe(true); // whole Retry-After seconds, not backoff guesses
 }, 90_000);
+
+test('an export downloads whole: every file of its manifest, byte for byte, and the one-file call returns the bytes', async () => {
+  const tapeline = createClient({ baseUrl: demo.apiBase, apiKey: demo.tier2Key });
+  const to = new Date();
+  const from = new Date(to.getTime() - 47 * 3600_000); // the demo's history: 48 hours, so two or three UTC days
+  let job = await tapeline.createExport({
+    dataset: 'trades',
+    filters: { market: demo.market.id, from: from.toISOString(), to: to.toISOString() },
+  });
+  const deadline = Date.now() + 120_000;
+  while (job.status === 'queued' || job.status === 'running') {
+    if (Date.now() > deadline) throw new Error(`export ${job.id} still ${job.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    job = await tapeline.getExport({ id: job.id });
+  }
+  expect(job.status).toBe('succeeded');
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-sdk-export-e2e-'));
+  try {
+    const { manifest, files } = await downloadExport(tapeline, job.id, folder);
+    expect(manifest.files.length).toBeGreaterThanOrEqual(2);
+    expect(files.map((f) => path.relative(folder, f.path))).toEqual(manifest.files.map((f) => f.name));
+    for (const [i, entry] of manifest.files.entries()) {
+      const bytes = fs.readFileSync(path.join(folder, entry.name));
+      expect({ bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') }).toEqual({
+        bytes: entry.bytes,
+        sha256: entry.sha256,
+      });
+      expect(bytes.subarray(0, 4).toString()).toBe('PAR1');
+      expect(files[i]!.sha256).toBe(entry.sha256);
+    }
+    // The one-file operation: the same bytes, read from its Response.
+    const link = new URL(job.files[0]!.url!, demo.apiBase);
+    const response = await tapeline.downloadExportFile({
+      id: job.id,
+      file: link.searchParams.get('file')!,
+      expires: Number(link.searchParams.get('expires')),
+      signature: link.searchParams.get('signature')!,
+    });
+    expect(response.headers.get('content-type')).toBe('application/vnd.apache.parquet');
+    expect(Buffer.from(await response.arrayBuffer())).toEqual(fs.readFileSync(path.join(folder, job.files[0]!.name)));
+  } finally {
+    fs.rmSync(folder, { recursive: true, force: true });
+  }
+}, 180_000);

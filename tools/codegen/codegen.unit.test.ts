@@ -61,3 +61,38 @@ test('streams (an event stream, a protocol switch) get no SDK operation; event s
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a response that is a file (every media type a binary string) is a binary operation with no envelope data', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-codegen-'));
+  const file = path.join(dir, 'openapi.yaml');
+  const binary = { type: 'string', format: 'binary' };
+  const envelope = { type: 'object', properties: { success: { const: true }, data: { type: 'string' } } };
+  const operation = (id: string, content: Record<string, unknown>) => ({
+    get: { operationId: id, summary: 's', responses: { '200': { description: 'ok', content } } },
+  });
+  try {
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        openapi: '3.1.0',
+        info: { title: 't', version: '1' },
+        paths: {
+          '/file': operation('downloadFile', {
+            'application/vnd.apache.parquet': { schema: binary },
+            'application/json': { schema: binary },
+          }),
+          '/json': operation('getJson', { 'application/json': { schema: envelope } }),
+          '/mixed': operation('getMixed', { 'text/csv': { schema: binary }, 'application/json': { schema: envelope } }),
+        },
+      }),
+    );
+    const operations = readApiDocument(file).operations.map((op) => [op.id, op.binary, op.data]);
+    expect(operations).toEqual([
+      ['downloadFile', true, {}],
+      ['getJson', false, { type: 'string' }],
+      ['getMixed', false, { type: 'string' }],
+    ]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

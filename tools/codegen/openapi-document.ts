@@ -54,6 +54,11 @@ export interface Operation {
   data: JsonSchema;
   /** True for list responses (`ListSuccess`: data is an array and `pagination` carries the cursor). */
   paginated: boolean;
+  /**
+   * True when the success response is a file, not the JSON envelope: every media type it declares is
+   * `type: string, format: binary` (an export file). The SDKs hand back its bytes.
+   */
+  binary: boolean;
   successStatus: number;
 }
 
@@ -122,7 +127,11 @@ export function readApiDocument(file: string): ApiDocument {
         });
         continue;
       }
-      const envelope = deref<JsonSchema | undefined>(response ? deref<Yaml>(response).content?.['application/json']?.schema : undefined);
+      const content = Object.values<Yaml>(deref<Yaml>(response ?? {}).content ?? {});
+      const binary = content.length > 0 && content.every((media) => media?.schema?.type === 'string' && media.schema.format === 'binary');
+      const envelope = binary
+        ? undefined
+        : deref<JsonSchema | undefined>(response ? deref<Yaml>(response).content?.['application/json']?.schema : undefined);
       // The SDK method and MCP names come from it; a name derived from the path reads badly
       // (postPaperOrdersByOrderIdCancel), so every operation names itself.
       if (typeof op.operationId !== 'string' || op.operationId === '')
@@ -138,6 +147,7 @@ export function readApiDocument(file: string): ApiDocument {
         ...(bodySchema ? { body: { schema: bodySchema, required: Boolean(body?.required) } } : {}),
         data: envelope ? dataSchema(envelope) : {},
         paginated: envelope ? isList(envelope) : false,
+        binary,
         successStatus: Number(status ?? 200),
       });
     }

@@ -281,10 +281,15 @@ ${rows.join('')}}`;
 
 export function pythonOperationsModule(api: ApiDocument, header: string): string {
   const writer = new ModelWriter(api.schemas, 'm.');
+  const requestModels: string[] = [];
   const rendered = api.operations.map((op) => {
+    const declared = writer.classNames.length;
     const params = pyParams(op, api, writer);
+    // The classes a request's parameters declared (inline objects of a body, such as createExport's
+    // `filters`): callers build them, so the package exports them (`from tapeline import CreateExportFilters`).
+    requestModels.push(...writer.classNames.slice(declared));
     const itemType = op.paginated && op.data.items ? writer.typeOf(op.data.items, `${op.id}Item`) : undefined;
-    const dataType = itemType ? `list[${itemType}]` : writer.typeOf(op.data, `${op.id}Data`);
+    const dataType = op.binary ? 'bytes' : itemType ? `list[${itemType}]` : writer.typeOf(op.data, `${op.id}Data`);
     return { op, params, itemType, dataType };
   });
   const methods = (asynchronous: boolean) =>
@@ -306,27 +311,46 @@ export function pythonOperationsModule(api: ApiDocument, header: string): string
         const argsDoc = params
           .filter((p) => p.description)
           .map((p) => `            ${p.name}: ${p.description!.replace(/\s*\n\s*/g, ' ')}\n`);
-        const docstring = `        """${op.summary.replace(/"""/g, "'''")}\n\n        ${op.method} ${op.path}${op.access ? ` (access: ${op.access})` : ''}.${argsDoc.length > 0 ? `\n\n        Args:\n${argsDoc.join('')}` : '\n'}        """\n`;
-        return `    ${asynchronous ? 'async ' : ''}def ${pyName(op.id)}(self${signature ? `, *, ${signature}` : ''}) -> ${returns}:\n${docstring}        return ${asynchronous ? 'await ' : ''}self._call(${JSON.stringify(op.id)}, ${groups.join(', ')})  # type: ignore[no-any-return]\n`;
+        const docstring = (summary: string, extraArgs: string[] = []) => {
+          const args = [...extraArgs, ...argsDoc];
+          return `        """${summary.replace(/"""/g, "'''")}\n\n        ${op.method} ${op.path}${op.access ? ` (access: ${op.access})` : ''}.${args.length > 0 ? `\n\n        Args:\n${args.join('')}` : '\n'}        """\n`;
+        };
+        const call = (method: string, args: string) =>
+          `        return ${asynchronous ? 'await ' : ''}self.${method}(${args})  # type: ignore[no-any-return]\n`;
+        const define = (name: string, leading: string, returnType: string) =>
+          `    ${asynchronous ? 'async ' : ''}def ${name}(self${leading}${signature ? `, *, ${signature}` : ''}) -> ${returnType}:\n`;
+        const groupArgs = `${JSON.stringify(op.id)}, ${groups.join(', ')}`;
+        if (!op.binary) return `${define(pyName(op.id), '', returns)}${docstring(op.summary)}${call('_call', groupArgs)}`;
+        // A file, not the envelope: its bytes in memory, or (the \`_to\` twin) streamed to a path.
+        return `${define(pyName(op.id), '', 'bytes')}${docstring(`${op.summary} Returns the file's bytes (held in memory; \`${pyName(op.id)}_to\` streams to disk).`)}${call('_call', groupArgs)}
+${define(`${pyName(op.id)}_to`, ', path: Union[str, PathLike[str]]', 'DownloadedFile')}${docstring(
+  `${op.summary} Streamed to \`path\` (written as \`<path>.partial\` and renamed once whole); returns its path, size and SHA-256.`,
+  ['            path: Where to write the file (its folder is created).\n'],
+)}${call('_call_to', `${JSON.stringify(op.id)}, path, ${groups.join(', ')}`)}`;
       })
       .join('\n');
   const table = rendered.map(
     ({ op, dataType }) =>
-      `    ${JSON.stringify(op.id)}: OperationSpec(${JSON.stringify(op.method)}, ${JSON.stringify(op.path)}, ${op.paginated ? 'True' : 'False'}, ${dataType}),\n`,
+      `    ${JSON.stringify(op.id)}: OperationSpec(${JSON.stringify(op.method)}, ${JSON.stringify(op.path)}, ${op.paginated ? 'True' : 'False'}, ${dataType}${op.binary ? ', binary=True' : ''}),\n`,
   );
   return `${header}
 from __future__ import annotations
 
 from datetime import date as _date, datetime as _datetime
 from decimal import Decimal
+from os import PathLike
 from typing import Any, Callable, Literal, Optional, Union
 
 from pydantic import Field
 
 from . import models as m
-from ._base import AsyncPage, Model, OperationSpec, Page
+from ._base import AsyncPage, DownloadedFile, Model, OperationSpec, Page
 
 API_VERSION = ${JSON.stringify(api.version)}
+
+#: The request models (inline objects of request bodies): what \`from tapeline import *\` adds from here.
+__all__ = [${requestModels.map((name) => JSON.stringify(name)).join(', ')}]
+
 
 ${writer.classes.join('\n\n')}
 

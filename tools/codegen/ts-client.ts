@@ -77,7 +77,9 @@ export function tsClientModule(api: ApiDocument, header: string): string {
   const { schemas, operations } = api;
   const entries = operations.map((op) => {
     const params = paramsType(op, schemas);
-    return `${comment(`${op.method} ${op.path}: ${op.summary}`, '  ')}  ${op.id}: {\n    params: ${params.type};\n    paramsOptional: ${params.optional};\n    data: ${tsType(op.data, '    ')};\n    paginated: ${op.paginated};\n  };\n`;
+    // A file operation answers with the file, not the envelope: the caller gets the unread Response (its body streams).
+    const data = op.binary ? 'Response' : tsType(op.data, '    ');
+    return `${comment(`${op.method} ${op.path}: ${op.summary}`, '  ')}  ${op.id}: {\n    params: ${params.type};\n    paramsOptional: ${params.optional};\n    data: ${data};\n    paginated: ${op.paginated};\n  };\n`;
   });
   const table = Object.fromEntries(
     operations.map((op) => [
@@ -89,7 +91,8 @@ export function tsClientModule(api: ApiDocument, header: string): string {
         ...(op.description ? { description: op.description } : {}),
         ...(op.access ? { access: op.access } : {}),
         paginated: op.paginated,
-        returns: returnsOf(op.data, schemas),
+        ...(op.binary ? { binary: true } : {}),
+        returns: op.binary ? 'a file (its bytes, not JSON)' : returnsOf(op.data, schemas),
         parameters: op.parameters.map((p) => ({ ...p, schema: inlineRefs(p.schema, schemas) })),
         body: bodyMembers(op, schemas).map((m) => m.name),
       },
@@ -134,6 +137,8 @@ export interface OperationSpec {
   /** The document's x-access: any, tier1, tier2, tier3 or sandbox. */
   access?: string;
   paginated: boolean;
+  /** The answer is a file (an export's), not the JSON envelope: \`request\` returns the unread Response. */
+  binary?: boolean;
   /** What \`data\` holds, in words: the schema's name and its top-level fields (MCP tool descriptions). */
   returns: string;
   parameters: ParameterSpec[];

@@ -1,7 +1,8 @@
-"""Exports as researchers read them: POST /v1/exports through the SDK, every file downloaded through its
-signed link (partition folders kept) and checked against the manifest, then read in place by DuckDB and
-pyarrow, independent of the engine that wrote them (services/exports/*.int.test.ts read them back with
-chDB). The queries are the ones docs/EXPORTS.md ("Reading an export") shows, which the e2e tier runs.
+"""Exports as researchers read them: POST /v1/exports through the SDK, every file downloaded by the SDK
+(``download_export``: partition folders kept, each file checked against the manifest), then read in place
+by DuckDB, pyarrow, pandas and polars, independent of the engine that wrote them
+(services/exports/*.int.test.ts read them back with chDB). The reading example of docs/EXPORTS.md
+("Reading an export") is run here as written, and what it leaves is checked; the e2e tier runs it too.
 """
 from __future__ import annotations
 
@@ -16,13 +17,14 @@ from typing import Any
 
 import duckdb
 import httpx
+import pandas as pd
+import polars as pl
 import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 
-from tapeline import Tapeline
-from tapeline._operations import CreateExportFilters
+from tapeline import CreateExportFilters, Tapeline
 
 DOCS = pathlib.Path(__file__).resolve().parents[3] / "docs" / "EXPORTS.md"
 # The queries of docs/EXPORTS.md, checked to be there word for word so the two cannot drift apart.
@@ -40,8 +42,8 @@ class Downloaded:
 
 
 def export_and_download(client: Tapeline, folder: pathlib.Path, dataset: str, filters: CreateExportFilters) -> Downloaded:
-    """Creates the export, waits for its job, downloads the manifest and every file through their signed
-    links (no key) into `folder` under their own names (`date=YYYY-MM-DD/part-0.parquet`)."""
+    """Creates the export, waits for its job, and downloads it with the SDK (``download_export``) into
+    `folder` under the files' own names (`date=YYYY-MM-DD/part-0.parquet`)."""
     job = client.create_export(dataset=dataset, format="parquet", filters=filters)  # type: ignore[arg-type]
     deadline = time.monotonic() + 120
     while job.status in ("queued", "running"):
@@ -49,20 +51,14 @@ def export_and_download(client: Tapeline, folder: pathlib.Path, dataset: str, fi
         time.sleep(0.5)
         job = client.get_export(id=job.id)
     assert job.status == "succeeded", job.error
-    assert job.manifest is not None
+    assert job.manifest is not None and job.manifest.url is not None
+    export = client.download_export(job.id, folder)
+    assert [f.path for f in export.files] == [(folder / file.name).resolve() for file in job.files]
+    # The links carry their own authorisation: the manifest read again with a plain client, no key.
     origin = client.base_url.removesuffix("/v1")  # the links are relative to the API's origin
-    # The links carry their own authorisation: downloaded with a plain client, no key.
     with httpx.Client(timeout=60) as plain:
-        manifest = plain.get(origin + job.manifest.url).raise_for_status().json()
-        for file in job.files:
-            assert file.url is not None
-            path = folder / file.name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with plain.stream("GET", origin + file.url) as response, path.open("wb") as out:
-                response.raise_for_status()
-                for chunk in response.iter_bytes():
-                    out.write(chunk)
-    return Downloaded(folder, manifest, [file.name for file in job.files])
+        assert plain.get(origin + job.manifest.url).raise_for_status().json() == export.manifest
+    return Downloaded(folder, export.manifest, [file.name for file in job.files])
 
 
 def sha256(path: pathlib.Path) -> str:
@@ -167,9 +163,59 @@ def assert_pyarrow_reads(export: Downloaded, time_column: str) -> pa.Table:
     return table
 
 
+def assert_pandas_and_polars_read(export: Downloaded) -> None:
+    """pandas and polars read the folder with the manifest's row count and exact decimal amounts whose sums
+    are DuckDB's to the last digit (a float column would round them)."""
+    glob = f"{export.folder}/**/*.parquet"
+    rows = export.manifest["rows"]
+    usdc, shares = duckdb.connect().execute(
+        "SELECT sum(size_usdc), sum(size_shares) FROM read_parquet(?, hive_partitioning = true)", [glob]
+    ).fetchone()  # type: ignore[misc]
+    assert isinstance(usdc, Decimal) and usdc > 0
+
+    frame = pd.read_parquet(export.folder)
+    assert len(frame) == rows
+    assert all(isinstance(value, Decimal) for value in frame["size_usdc"]), frame["size_usdc"].dtype
+    assert frame["size_usdc"].sum() == usdc and frame["size_shares"].sum() == shares
+    assert sorted(frame["date"].astype(str).unique()) == sorted(f["name"][len("date="):][:10] for f in export.manifest["files"])
+
+    lazy = pl.scan_parquet(glob, hive_partitioning=True)
+    schema = lazy.collect_schema()
+    assert schema["size_usdc"] == pl.Decimal(38, 6) and schema["date"] == pl.Date, schema
+    assert lazy.select(pl.len(), pl.col("size_usdc").sum(), pl.col("size_shares").sum()).collect().row(0) == (rows, usdc, shares)
+
+
+def docs_reading_example() -> str:
+    """The Python block of docs/EXPORTS.md's "Reading an export", as written."""
+    text = DOCS.read_text()
+    section = text[text.index("## Reading an export") :]
+    match = re.search(r"^```python\n(.*?)^```$", section, re.S | re.M)
+    assert match, "docs/EXPORTS.md: no Python block under 'Reading an export'"
+    return match[1]
+
+
 def test_the_docs_show_the_queries_this_test_runs():
     docs = DOCS.read_text()
     assert DUCKDB_COUNT in docs and PYARROW_DATASET in docs
+
+
+def test_the_docs_reading_example_runs_and_its_four_readers_agree(demo, monkeypatch):
+    # As a reader runs it (`Tapeline()` from the environment), the market placeholder filled in.
+    monkeypatch.setenv("TAPELINE_API_KEY", demo.tier2_key)
+    monkeypatch.setenv("TAPELINE_BASE_URL", demo.base_url)
+    code = docs_reading_example().replace("<condition id or slug>", demo.market_slug)
+    scope: dict[str, Any] = {"__name__": "docs_reading_example"}
+    exec(compile(code, f"{DOCS} (Reading an export)", "exec"), scope)
+    # What it leaves: every reader counted the manifest's rows, and the three sums of the takers'
+    # size_usdc are one exact decimal.
+    manifest = scope["manifest"]
+    assert manifest["dataset"] == "trades" and manifest["rows"] > 0
+    assert [f.sha256 for f in scope["export"].files] == [f["sha256"] for f in manifest["files"]]
+    assert scope["count"] == scope["table"].num_rows == len(scope["df"]) == manifest["rows"]
+    usdc = scope["duckdb_usdc"]
+    assert isinstance(usdc, Decimal) and usdc > 0
+    for reader in ("pandas_usdc", "polars_usdc"):
+        assert isinstance(scope[reader], Decimal) and scope[reader] == usdc, (reader, scope[reader], usdc)
 
 
 @pytest.fixture(scope="module")
@@ -187,6 +233,7 @@ def test_a_trades_export_reads_back_in_duckdb_and_pyarrow_with_the_served_amount
         assert_files_match_manifest(export)
         assert_duckdb_reads(export, "timestamp")
         table = assert_pyarrow_reads(export, "timestamp")
+        assert_pandas_and_polars_read(export)
 
         # The files against the REST tape: a few trades spread over the export, found by id among the
         # trades of their own millisecond, equal field by field (amounts as exact decimals). Chain
@@ -220,3 +267,44 @@ def test_a_candles_export_reads_back_in_duckdb_and_pyarrow(demo, window, tmp_pat
         assert_duckdb_reads(export, "bucket_start")
         table = assert_pyarrow_reads(export, "bucket_start")
         assert set(table.column("interval").to_pylist()) == {"1h"}
+
+
+def wait_for_the_chain_at_its_head(client: Tapeline) -> None:
+    deadline = time.monotonic() + 180
+    while True:
+        health = client.get_health()
+        chain = health.chain
+        if health.trade_coverage == "both_sides" and chain is not None and chain.lag_blocks == 0 and chain.pending_events == 0:
+            return
+        assert time.monotonic() < deadline, f"the demo's chain source is not at its head after 180 s: {chain}"
+        time.sleep(1)
+
+
+BUCKET = {"5m": timedelta(minutes=5), "1h": timedelta(hours=1), "1d": timedelta(days=1)}
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+CANDLE_FIELDS = ("bucket_start", "interval", "open", "high", "low", "close", "volume_usdc", "volume_shares", "trade_count", "origin")
+
+
+@pytest.mark.parametrize("interval", ["5m", "1h", "1d"])
+def test_a_candles_export_equals_get_ohlcv_bucket_for_bucket(demo, tmp_path, interval):
+    # Both take the buckets that start in from..to, and a bucket's trades to its end, so the window ends on
+    # a bucket boundary ten minutes back: every bucket compared has ended and its source (chain or Data
+    # API, by the chain's coverage) no longer changes between the export and the request.
+    # Each bucket's source follows the chain source's coverage, which grows while the demo's chain is
+    # catching up (a bucket inside it is the chain's): both are read once the chain is at its head.
+    step = BUCKET[interval]
+    with Tapeline(demo.tier2_key, base_url=demo.base_url) as client:
+        wait_for_the_chain_at_its_head(client)
+        to = EPOCH + ((datetime.now(timezone.utc) - timedelta(minutes=10) - EPOCH) // step) * step
+        start = to - (timedelta(days=2) if interval == "1d" else WINDOW)
+        filters = CreateExportFilters(market=demo.market_id, from_=start, to=to, interval=interval)
+        export = export_and_download(client, tmp_path, "candles", filters)
+        served = client.get_market_ohlcv(id=demo.market_id, interval=interval, from_=start, to=to, limit=1000)
+    assert 0 < len(served) < 1000  # every bucket of the window, none cut by the limit
+    rows = sorted(ds.dataset(tmp_path, format="parquet", partitioning="hive").to_table().to_pylist(), key=lambda r: r["bucket_start"])
+    assert {row["market_id"] for row in rows} == {demo.market_id}
+    exported = [tuple(row[name] for name in CANDLE_FIELDS) for row in rows]
+    expected = [tuple(getattr(candle, name) for name in CANDLE_FIELDS) for candle in served]
+    # Every bucket, open/high/low/close/volumes as exact decimals, trade count and source equal.
+    assert exported == expected
+    assert all(isinstance(row["close"], Decimal) and isinstance(row["volume_usdc"], Decimal) for row in rows)

@@ -3011,7 +3011,7 @@ export interface Operations {
       signature: string;
     };
     paramsOptional: false;
-    data: unknown;
+    data: Response;
     paginated: false;
   };
   /** GET /webhooks: The account's subscriptions, newest first (secrets are not shown). */
@@ -3387,6 +3387,8 @@ export interface OperationSpec {
   /** The document's x-access: any, tier1, tier2, tier3 or sandbox. */
   access?: string;
   paginated: boolean;
+  /** The answer is a file (an export's), not the JSON envelope: `request` returns the unread Response. */
+  binary?: boolean;
   /** What `data` holds, in words: the schema's name and its top-level fields (MCP tool descriptions). */
   returns: string;
   parameters: ParameterSpec[];
@@ -5318,7 +5320,8 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "description": "The links come from GET /exports/{id} (`files[].url`, `manifest.url`). A link opens the one file it names until `expires`; an expired link or a changed parameter is a 403. With no key, the caller is bounded by address: a bad link counts as a failed authentication (past AUTH_FAILURES_PER_IP_PER_MINUTE, or its network's limit, a 429 with Retry-After, as for keys), one address downloads at most EXPORT_DOWNLOADS_PER_ADDRESS files at once (default 4), and the server at most EXPORT_DOWNLOADS_MAX from every address together (default 32); past either, a 429 naming `downloads`.",
     "access": "any",
     "paginated": false,
-    "returns": "a value",
+    "binary": true,
+    "returns": "a file (its bytes, not JSON)",
     "parameters": [
       {
         "name": "id",

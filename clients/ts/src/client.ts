@@ -66,12 +66,19 @@ export class TapelineClient {
     if (this.apiKey) this.headers.authorization = `Bearer ${this.apiKey}`;
   }
 
-  /** Calls an operation by id: `client.request('getMarket', { id: 'slug' })`. */
+  /**
+   * Calls an operation by id: `client.request('getMarket', { id: 'slug' })`. A file operation
+   * (`downloadExportFile`) returns the successful Response unread: `await response.arrayBuffer()`, or
+   * stream `response.body` (`downloadExport` in exports.ts writes a whole export to a folder).
+   */
   async request<K extends OperationId>(operation: K, ...[params]: ParamsArg<K>): Promise<Result<K>> {
     const spec: OperationSpec = OPERATIONS[operation];
     if (!spec) throw new TypeError(`unknown operation ${String(operation)}`);
     const { url, body } = this.buildRequest(spec, (params ?? {}) as Record<string, unknown>);
-    const envelope = await this.send(spec.method, url, body);
+    const response = await this.send(spec, url, body);
+    if (spec.binary) return response as Result<K>;
+    const envelope = parseJson(await response.text()) as { success?: boolean; data?: unknown; pagination?: Pagination } | undefined;
+    if (envelope?.success !== true) throw new TapelineConnectionError(`${spec.method} ${url}: the answer is not the success envelope`);
     return (spec.paginated ? { data: envelope.data, pagination: envelope.pagination } : envelope.data) as Result<K>;
   }
 
@@ -130,24 +137,31 @@ export class TapelineClient {
     };
   }
 
-  private async send(method: string, url: string, body: string | undefined): Promise<{ data: unknown; pagination: Pagination }> {
-    const headers = body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
+  /** The successful response (body unread), after the retries; a refusal is thrown as its typed error. */
+  private async send(spec: OperationSpec, url: string, body: string | undefined): Promise<Response> {
+    const method = spec.method;
+    const accepted = spec.binary ? { ...this.headers, accept: '*/*' } : this.headers;
+    const headers = body === undefined ? accepted : { ...accepted, 'content-type': 'application/json' };
     for (let retry = 0; ; retry++) {
       let response: Response;
+      // A JSON answer must arrive whole within timeoutMs; a file may take longer than that and is only
+      // given up when it stalls (idleTimeout below).
+      const controller = spec.binary ? new AbortController() : undefined;
+      const headersTimer = controller
+        ? setTimeout(() => controller.abort(new Error(`no answer in ${this.timeoutMs} ms`)), this.timeoutMs)
+        : undefined;
       try {
-        response = await this.fetchImpl(url, { method, headers, body, signal: AbortSignal.timeout(this.timeoutMs) });
+        response = await this.fetchImpl(url, { method, headers, body, signal: controller?.signal ?? AbortSignal.timeout(this.timeoutMs) });
       } catch (error) {
+        clearTimeout(headersTimer);
         const wait = method === 'GET' ? retryDelayMs(retry, null, this.retry, this.random) : null;
         if (wait === null) throw new TapelineConnectionError(`${method} ${url}: ${(error as Error).message}`, error);
         await this.sleep(wait);
         continue;
       }
+      clearTimeout(headersTimer);
+      if (response.ok) return controller ? idleTimeout(response, controller, this.timeoutMs) : response;
       const text = await response.text();
-      if (response.ok) {
-        const envelope = parseJson(text) as { success?: boolean; data?: unknown; pagination?: Pagination } | undefined;
-        if (envelope?.success !== true) throw new TapelineConnectionError(`${method} ${url}: the answer is not the success envelope`);
-        return envelope as { data: unknown; pagination: Pagination };
-      }
       const retryAfter = parseRetryAfter(response.headers.get('retry-after'), Date.now());
       const wait = isRetryableStatus(response.status, method) ? retryDelayMs(retry, retryAfter, this.retry, this.random) : null;
       if (wait === null) {
@@ -162,6 +176,28 @@ export class TapelineClient {
       await this.sleep(wait);
     }
   }
+}
+
+/** The response with its body aborted once no bytes arrived for `ms` (a stalled download ends instead of hanging). */
+function idleTimeout(response: Response, controller: AbortController, ms: number): Response {
+  if (!response.body) return response;
+  const stall = () => controller.abort(new Error(`the download stalled: no bytes for ${ms} ms`));
+  let timer = setTimeout(stall, ms);
+  const watch = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, out) {
+      clearTimeout(timer);
+      timer = setTimeout(stall, ms);
+      out.enqueue(chunk);
+    },
+    flush() {
+      clearTimeout(timer);
+    },
+  });
+  return new Response(response.body.pipeThrough(watch), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 function parseJson(text: string): unknown {

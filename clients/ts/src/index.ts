@@ -12,6 +12,14 @@ export {
   TapelineClient,
 } from './client.js';
 export { codeForStatus, type ErrorCode, isApiError, TapelineApiError, TapelineConnectionError, TapelineError } from './errors.js';
+export {
+  type DownloadedExport,
+  type DownloadedFile,
+  downloadExport,
+  ExportDownloadError,
+  type ExportManifest,
+  type ExportManifestFile,
+} from './exports.js';
 export { DEFAULT_RETRY, type RetryOptions } from './retry.js';
 export {
   DEFAULT_RECONNECT,

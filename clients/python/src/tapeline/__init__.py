@@ -5,8 +5,9 @@
         for market in client.list_markets(status="active", sort="volume", limit=10):
             print(market.title, market.yes_price)
 """
-from . import models
-from ._base import AsyncPage, Model, Page
+from . import _operations, models
+from ._base import AsyncPage, DownloadedFile, Model, Page
+from ._operations import *  # noqa: F403  the request models (CreateExportFilters, ...): _operations.__all__, generated
 from ._operations import API_VERSION, OPERATIONS, STREAM_FILTERS, StreamChannel
 from .client import DEFAULT_BASE_URL, AsyncTapeline, Tapeline
 from .errors import (
@@ -15,6 +16,7 @@ from .errors import (
     AuthenticationError,
     BadRequestError,
     ConflictError,
+    ExportDownloadError,
     InternalServerError,
     MethodNotAllowedError,
     NotFoundError,
@@ -23,6 +25,7 @@ from .errors import (
     RateLimitError,
     TapelineError,
 )
+from .exports import DownloadedExport
 from .stream import AsyncStream, Stream, StreamError
 from .webhooks import WebhookVerificationError, construct_event, verify
 
@@ -41,6 +44,9 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "ConflictError",
+    "DownloadedExport",
+    "DownloadedFile",
+    "ExportDownloadError",
     "InternalServerError",
     "MethodNotAllowedError",
     "Model",
@@ -58,3 +64,4 @@ __all__ = [
     "models",
     "verify",
 ]
+__all__ += _operations.__all__

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict
@@ -19,8 +20,20 @@ class OperationSpec(NamedTuple):
     method: str
     path: str
     paginated: bool
-    #: The type of the success envelope's ``data``.
+    #: The type of the success envelope's ``data`` (``bytes`` for a file).
     data: Any
+    #: The answer is a file (an export's), not the JSON envelope: its bytes are the result.
+    binary: bool = False
+
+
+class DownloadedFile(NamedTuple):
+    """A file an operation streamed to disk (``download_export_file_to``)."""
+
+    path: Path
+    #: Bytes written.
+    bytes: int
+    #: SHA-256 of those bytes, lowercase hex (an export's manifest lists each file's).
+    sha256: str
 
 
 @dataclass

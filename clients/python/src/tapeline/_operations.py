@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from datetime import date as _date, datetime as _datetime
 from decimal import Decimal
+from os import PathLike
 from typing import Any, Callable, Literal, Optional, Union
 
 from pydantic import Field
 
 from . import models as m
-from ._base import AsyncPage, Model, OperationSpec, Page
+from ._base import AsyncPage, DownloadedFile, Model, OperationSpec, Page
 
 API_VERSION = "0.5.0"
+
+#: The request models (inline objects of request bodies): what `from tapeline import *` adds from here.
+__all__ = ["CreateExportFilters"]
+
 
 class CreateSessionData(m.Session):
     expires_in_seconds: int = Field(description="Lifetime of the cookie (Max-Age).")
@@ -110,7 +115,7 @@ OPERATIONS: dict[str, OperationSpec] = {
     "listExports": OperationSpec("GET", "/exports", True, list[m.ExportJob]),
     "createExport": OperationSpec("POST", "/exports", False, m.ExportJob),
     "getExport": OperationSpec("GET", "/exports/{id}", False, m.ExportJob),
-    "downloadExportFile": OperationSpec("GET", "/exports/{id}/download", False, Any),
+    "downloadExportFile": OperationSpec("GET", "/exports/{id}/download", False, bytes, binary=True),
     "listWebhooks": OperationSpec("GET", "/webhooks", True, list[m.WebhookSubscription]),
     "createWebhook": OperationSpec("POST", "/webhooks", False, m.WebhookSubscription),
     "listWebhookEventTypes": OperationSpec("GET", "/webhooks/event-types", False, list[ListWebhookEventTypesData]),
@@ -750,8 +755,8 @@ class SyncOperations:
         """
         return self._call("getExport", {"id": id}, {}, {})  # type: ignore[no-any-return]
 
-    def download_export_file(self, *, id: str, file: str, expires: int, signature: str) -> Any:
-        """One file of a finished export, through a signed link (no key needed until it expires).
+    def download_export_file(self, *, id: str, file: str, expires: int, signature: str) -> bytes:
+        """One file of a finished export, through a signed link (no key needed until it expires). Returns the file's bytes (held in memory; `download_export_file_to` streams to disk).
 
         GET /exports/{id}/download (access: any).
 
@@ -762,6 +767,20 @@ class SyncOperations:
             signature: HMAC-SHA256 (base64url) of the export id, file name and expiry under the server's export signing key.
         """
         return self._call("downloadExportFile", {"id": id}, {"file": file, "expires": expires, "signature": signature}, {})  # type: ignore[no-any-return]
+
+    def download_export_file_to(self, path: Union[str, PathLike[str]], *, id: str, file: str, expires: int, signature: str) -> DownloadedFile:
+        """One file of a finished export, through a signed link (no key needed until it expires). Streamed to `path` (written as `<path>.partial` and renamed once whole); returns its path, size and SHA-256.
+
+        GET /exports/{id}/download (access: any).
+
+        Args:
+            path: Where to write the file (its folder is created).
+            id: The export's id.
+            file: The file's name in the export, `manifest.json`, `date=YYYY-MM-DD/part-0.<ext>` or `part-0.<ext>`.
+            expires: When the link expires, in Unix seconds.
+            signature: HMAC-SHA256 (base64url) of the export id, file name and expiry under the server's export signing key.
+        """
+        return self._call_to("downloadExportFile", path, {"id": id}, {"file": file, "expires": expires, "signature": signature}, {})  # type: ignore[no-any-return]
 
     def list_webhooks(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[m.WebhookSubscription]:
         """The account's subscriptions, newest first (secrets are not shown).
@@ -1619,8 +1638,8 @@ class AsyncOperations:
         """
         return await self._call("getExport", {"id": id}, {}, {})  # type: ignore[no-any-return]
 
-    async def download_export_file(self, *, id: str, file: str, expires: int, signature: str) -> Any:
-        """One file of a finished export, through a signed link (no key needed until it expires).
+    async def download_export_file(self, *, id: str, file: str, expires: int, signature: str) -> bytes:
+        """One file of a finished export, through a signed link (no key needed until it expires). Returns the file's bytes (held in memory; `download_export_file_to` streams to disk).
 
         GET /exports/{id}/download (access: any).
 
@@ -1631,6 +1650,20 @@ class AsyncOperations:
             signature: HMAC-SHA256 (base64url) of the export id, file name and expiry under the server's export signing key.
         """
         return await self._call("downloadExportFile", {"id": id}, {"file": file, "expires": expires, "signature": signature}, {})  # type: ignore[no-any-return]
+
+    async def download_export_file_to(self, path: Union[str, PathLike[str]], *, id: str, file: str, expires: int, signature: str) -> DownloadedFile:
+        """One file of a finished export, through a signed link (no key needed until it expires). Streamed to `path` (written as `<path>.partial` and renamed once whole); returns its path, size and SHA-256.
+
+        GET /exports/{id}/download (access: any).
+
+        Args:
+            path: Where to write the file (its folder is created).
+            id: The export's id.
+            file: The file's name in the export, `manifest.json`, `date=YYYY-MM-DD/part-0.<ext>` or `part-0.<ext>`.
+            expires: When the link expires, in Unix seconds.
+            signature: HMAC-SHA256 (base64url) of the export id, file name and expiry under the server's export signing key.
+        """
+        return await self._call_to("downloadExportFile", path, {"id": id}, {"file": file, "expires": expires, "signature": signature}, {})  # type: ignore[no-any-return]
 
     async def list_webhooks(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> AsyncPage[m.WebhookSubscription]:
         """The account's subscriptions, newest first (secrets are not shown).

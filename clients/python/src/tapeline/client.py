@@ -12,16 +12,29 @@ import os
 import time
 from datetime import datetime, timezone
 from decimal import Decimal
-from typing import Any, AsyncIterator, Callable, Generic, Iterator, Literal, Optional, TypeVar
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable, Generic, Iterator, Literal, NoReturn, Optional, TypeVar
 from urllib.parse import quote
 
 import httpx
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from ._base import AsyncPage, Page
+from ._base import AsyncPage, DownloadedFile, Page
 from ._operations import API_VERSION, OPERATIONS, AsyncOperations, StreamChannel, SyncOperations
 from ._retry import is_retryable_status, parse_retry_after, retry_delay
 from .errors import APIConnectionError, error_for
+from .exports import (
+    DownloadedExport,
+    Expected,
+    PathArg,
+    awrite_chunks,
+    file_link,
+    link_params,
+    manifest_files,
+    require_succeeded,
+    stale,
+    write_chunks,
+)
 from .models import Pagination
 from .stream import AsyncStream, Stream, stream_args
 
@@ -100,7 +113,13 @@ class _Core:
         content = json.dumps(payload, default=_json_default).encode() if spec.method not in ("GET", "DELETE") else None
         return spec, self.base_url + url_path, params, content
 
+    def _headers_for(self, spec: Any, content: Optional[bytes]) -> dict[str, str]:
+        headers = {**self.headers, "accept": "*/*"} if spec.binary else self.headers
+        return {**headers, "content-type": "application/json"} if content is not None else headers
+
     def _parse(self, operation_id: str, spec: Any, response: httpx.Response) -> Any:
+        if response.is_success and spec.binary:
+            return response.content
         if response.is_success:
             try:
                 return _envelope_adapter(operation_id).validate_json(response.content)
@@ -112,6 +131,9 @@ class _Core:
                 if not isinstance(envelope, dict) or envelope.get("success") is not True:
                     raise APIConnectionError(f"{spec.method} {response.request.url}: the answer is not the success envelope") from None
                 raise  # the envelope is there but its data breaks the model: never passed through unchecked
+        self._raise(response)
+
+    def _raise(self, response: httpx.Response) -> NoReturn:
         try:
             envelope = json.loads(response.content)
         except ValueError:
@@ -122,6 +144,8 @@ class _Core:
         raise error_for(response.status_code, code, message or response.text[:200] or response.reason_phrase, retry_after)
 
     def _result(self, spec: Any, envelope: Any, page_type: type, fetch_next: Callable[[str], Any]) -> Any:
+        if spec.binary:
+            return envelope  # the file's bytes
         if not spec.paginated:
             return envelope.data
         pagination = envelope.pagination
@@ -152,7 +176,7 @@ class Tapeline(_Core, SyncOperations):
 
     def _call(self, operation_id: str, path: dict[str, Any], query: dict[str, Any], body: dict[str, Any]) -> Any:
         spec, url, params, content = self._build(operation_id, path, query, body)
-        headers = {**self.headers, "content-type": "application/json"} if content is not None else self.headers
+        headers = self._headers_for(spec, content)
         retry = 0
         while True:
             try:
@@ -172,6 +196,53 @@ class Tapeline(_Core, SyncOperations):
                     self._parse(operation_id, spec, response)
             self._sleep(wait)
             retry += 1
+
+    def _call_to(
+        self, operation_id: str, target: PathArg, path: dict[str, Any], query: dict[str, Any], body: dict[str, Any], expect: Optional[Expected] = None
+    ) -> DownloadedFile:
+        """A file operation streamed to ``target``, with the retries of ``_call``; a dropped GET starts the file again."""
+        spec, url, params, content = self._build(operation_id, path, query, body)
+        headers = self._headers_for(spec, content)
+        retry = 0
+        while True:
+            try:
+                with self._http.stream(spec.method, url, params=params, content=content, headers=headers) as response:
+                    if response.is_success:
+                        return write_chunks(response.iter_bytes(), Path(target), expect)
+                    response.read()
+                    retry_after = parse_retry_after(response.headers.get("retry-after"))
+                    retryable = is_retryable_status(response.status_code, spec.method)
+                    wait = retry_delay(retry, retry_after, self.max_retries, self.max_retry_delay, self.base_delay) if retryable else None
+                    if wait is None:
+                        self._raise(response)
+            except httpx.TransportError as error:
+                wait = retry_delay(retry, None, self.max_retries, self.max_retry_delay, self.base_delay) if spec.method == "GET" else None
+                if wait is None:
+                    raise APIConnectionError(f"{spec.method} {url}: {error}") from error
+            self._sleep(wait)  # type: ignore[arg-type]
+            retry += 1
+
+    def download_export(self, id: str, folder: PathArg) -> DownloadedExport:
+        """Every file of a succeeded export into ``folder`` under its own name (``date=YYYY-MM-DD/part-0.parquet``).
+
+        The manifest comes first; each file it lists is streamed through its signed link (refreshed with
+        ``get_export`` when it is about to expire) and kept only if its size and SHA-256 are the manifest's,
+        else ``ExportDownloadError`` (as for an export that has not succeeded). Returns the folder, the
+        manifest and each file's path, size and SHA-256.
+        """
+        job = self.get_export(id=id)
+        require_succeeded(job)
+        manifest = json.loads(self.download_export_file(**link_params(job.id, job.manifest.url)))  # type: ignore[union-attr]
+        files = []
+        for expect, target in manifest_files(manifest, Path(folder)):
+            link = file_link(job, expect.name)
+            if stale(link):
+                job = self.get_export(id=id)
+                require_succeeded(job)
+                link = file_link(job, expect.name)
+            export_id = link.pop("id")
+            files.append(self._call_to("downloadExportFile", target, {"id": export_id}, link, {}, expect))
+        return DownloadedExport(Path(folder), manifest, files)
 
     def paginate(self, method: Callable[..., Page[T]], **params: Any) -> Iterator[T]:
         """Every item of a list method across pages: ``for trade in client.paginate(client.list_trades, limit=500)``."""
@@ -246,7 +317,7 @@ class AsyncTapeline(_Core, AsyncOperations):
 
     async def _call(self, operation_id: str, path: dict[str, Any], query: dict[str, Any], body: dict[str, Any]) -> Any:
         spec, url, params, content = self._build(operation_id, path, query, body)
-        headers = {**self.headers, "content-type": "application/json"} if content is not None else self.headers
+        headers = self._headers_for(spec, content)
         retry = 0
         while True:
             try:
@@ -268,6 +339,47 @@ class AsyncTapeline(_Core, AsyncOperations):
                     self._parse(operation_id, spec, response)
             await self._sleep(wait)
             retry += 1
+
+    async def _call_to(
+        self, operation_id: str, target: PathArg, path: dict[str, Any], query: dict[str, Any], body: dict[str, Any], expect: Optional[Expected] = None
+    ) -> DownloadedFile:
+        """A file operation streamed to ``target``, with the retries of ``_call``; a dropped GET starts the file again."""
+        spec, url, params, content = self._build(operation_id, path, query, body)
+        headers = self._headers_for(spec, content)
+        retry = 0
+        while True:
+            try:
+                async with self._http.stream(spec.method, url, params=params, content=content, headers=headers) as response:
+                    if response.is_success:
+                        return await awrite_chunks(response.aiter_bytes(), Path(target), expect)
+                    await response.aread()
+                    retry_after = parse_retry_after(response.headers.get("retry-after"))
+                    retryable = is_retryable_status(response.status_code, spec.method)
+                    wait = retry_delay(retry, retry_after, self.max_retries, self.max_retry_delay, self.base_delay) if retryable else None
+                    if wait is None:
+                        self._raise(response)
+            except httpx.TransportError as error:
+                wait = retry_delay(retry, None, self.max_retries, self.max_retry_delay, self.base_delay) if spec.method == "GET" else None
+                if wait is None:
+                    raise APIConnectionError(f"{spec.method} {url}: {error}") from error
+            await self._sleep(wait)
+            retry += 1
+
+    async def download_export(self, id: str, folder: PathArg) -> DownloadedExport:
+        """Every file of a succeeded export into ``folder``, each checked against the manifest (see ``Tapeline.download_export``)."""
+        job = await self.get_export(id=id)
+        require_succeeded(job)
+        manifest = json.loads(await self.download_export_file(**link_params(job.id, job.manifest.url)))  # type: ignore[union-attr]
+        files = []
+        for expect, target in manifest_files(manifest, Path(folder)):
+            link = file_link(job, expect.name)
+            if stale(link):
+                job = await self.get_export(id=id)
+                require_succeeded(job)
+                link = file_link(job, expect.name)
+            export_id = link.pop("id")
+            files.append(await self._call_to("downloadExportFile", target, {"id": export_id}, link, {}, expect))
+        return DownloadedExport(Path(folder), manifest, files)
 
     async def paginate(self, method: Callable[..., Any], **params: Any) -> AsyncIterator[Any]:
         """Every item across pages: ``async for trade in client.paginate(client.list_trades, limit=500)``."""

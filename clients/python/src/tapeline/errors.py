@@ -12,6 +12,12 @@ class APIConnectionError(TapelineError):
     """No usable answer: connection refused or reset, timeout, or a body that is not the envelope."""
 
 
+class ExportDownloadError(TapelineError):
+    """An export could not be downloaded whole (``download_export``): it has not succeeded (its status and
+    ``error`` say why), a file is not the one its manifest describes (size or SHA-256; that file is not kept),
+    or the manifest names a file outside the folder."""
+
+
 class APIError(TapelineError):
     """The service answered with its error envelope (or a non-2xx status)."""
 
