@@ -17,23 +17,35 @@ import { BoundedHttp } from './http.js';
 import { lastRun, table, toleranceNotes, writeLastRun } from './report.js';
 import { ServiceApi, SimulatorTruthApi } from './sources.js';
 
-const { values } = parseArgs({
-  options: {
-    api: { type: 'string' },
-    key: { type: 'string' },
-    truth: { type: 'string' },
-    'data-dir': { type: 'string' },
-    out: { type: 'string' },
-    concurrency: { type: 'string', default: '8' },
-    'max-pages': { type: 'string', default: '200' },
-    days: { type: 'string', default: '30' },
-  },
-});
+const USAGE =
+  'usage: npm run verify -- --api <url of /v1> --key <Tier 2 key> [--data-dir <dir>] [--truth <url>] [--out <dir>] [--concurrency 8] [--max-pages 200] [--days 30]';
 
 function fail(message: string): never {
   console.error(`verify: ${message}`);
   process.exit(2);
 }
+
+function parseOptions() {
+  try {
+    return parseArgs({
+      options: {
+        api: { type: 'string' },
+        key: { type: 'string' },
+        truth: { type: 'string' },
+        'data-dir': { type: 'string' },
+        out: { type: 'string' },
+        concurrency: { type: 'string', default: '8' },
+        'max-pages': { type: 'string', default: '200' },
+        days: { type: 'string', default: '30' },
+      },
+    });
+  } catch (error) {
+    // An unknown or valueless option is the caller's mistake: one line and the usage, not a stack trace.
+    return fail(`${(error as Error).message}\n${USAGE}`);
+  }
+}
+
+const { values } = parseOptions();
 
 const apiBase = values.api ?? process.env.VERIFY_API_URL ?? 'http://127.0.0.1:8080/v1';
 const key = values.key ?? process.env.VERIFY_API_KEY ?? fail('a Tier 2 API key is needed: --key or VERIFY_API_KEY');
