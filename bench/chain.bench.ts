@@ -118,7 +118,7 @@ async function throughput(workDir: string) {
   console.log(`${logs.length} logs, ${fills} fills, ${reference.length} ledger events`);
 
   // The baseline runs before and after the pipeline (the machine is shared; the mean evens out drift).
-  const baselineRows = reference.map(ledgerRow);
+  const baselineRows = reference.map((e) => ledgerRow(e));
   const baselineBefore = await baselineInsert(workDir, baselineRows, fills, 'bench_chain_baseline_1');
   const events = reference.length;
   // The benchmark's own copies are dropped before the pipeline runs, so its collector does not scan them.

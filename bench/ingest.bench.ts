@@ -36,7 +36,7 @@ async function main() {
   // One chDB engine per process: both databases live in one data folder.
   const baselineStore = await openChdbStore({ path: path.join(workDir, 'chdb'), database: 'bench_baseline' });
   await migrate(baselineStore);
-  const rows = trades.map(tradeRow);
+  const rows = trades.map((t) => tradeRow(t));
   const baselineStart = performance.now();
   for (let i = 0; i < rows.length; i += BATCH) await baselineStore.insert('trades', rows.slice(i, i + BATCH));
   const baselineSeconds = (performance.now() - baselineStart) / 1000;

@@ -57,7 +57,7 @@ async function main() {
 
     const baseline = await openHttpStore({ url: harness.url, database: 'bench_baseline' });
     await migrate(baseline);
-    const rows = trades.map(tradeRow);
+    const rows = trades.map((t) => tradeRow(t));
     const baselineStart = performance.now();
     for (let i = 0; i < rows.length; i += BATCH) await baseline.insert('trades', rows.slice(i, i + BATCH), { dedupToken: `baseline-${i}` });
     const baselineSeconds = (performance.now() - baselineStart) / 1000;

@@ -135,6 +135,9 @@ export async function seedTrades(store: AnalyticsStore, count: number, endMs: nu
       ...t,
       event_id: `${seed}-${done + i}`,
     }));
-    await store.insert('trades', trades.map(tradeRow));
+    await store.insert(
+      'trades',
+      trades.map((t) => tradeRow(t)),
+    );
   }
 }

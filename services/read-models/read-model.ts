@@ -17,23 +17,39 @@ import type { MarketLookupPort } from '../ports/market-lookup.js';
 /** A ClickHouse row: keys are the table's column names (checked against system.columns by tests). */
 export type Row = Record<string, unknown>;
 
+/** Where a record sits in its topic: what a redelivery of the same record repeats exactly. */
+export interface LogPosition {
+  partition: number;
+  offset: number;
+}
+
+export interface Positioned<E> {
+  event: E;
+  at: LogPosition;
+}
+
 export interface Projection<E = unknown> {
   stream: Stream<E>;
   table: string;
   /** The events this table holds, when a stream carries several kinds (default: all). */
   accepts?(event: E): boolean;
-  row(event: E): Row;
+  /** The row of an event; `at` is where the event sits in its topic (a table may keep it, see `unseen`). */
+  row(event: E, at: LogPosition): Row;
   /**
-   * Drops events whose rows are already stored, for tables whose materialized views count every
-   * row they are handed (a redelivered or overlapping batch must not count twice).
+   * For tables whose materialized views count every row they are handed: splits the events into
+   * those not stored yet (`fresh`, inserted) and, of the stored ones, those stored from the same log
+   * position (`replayed`). A stored event at another position is a re-publication, counted already.
+   * A replayed one is a redelivery of a batch whose insert reached the table and not all of its views
+   * (a table insert and its views' inserts are not one transaction: a crash or a failed view between
+   * them leaves rows the views never counted); `afterInsert` rebuilds the views' rows it feeds.
    */
-  unseen?(store: AnalyticsStore, events: E[]): Promise<E[]>;
+  unseen?(store: AnalyticsStore, events: ReadonlyArray<Positioned<E>>): Promise<{ fresh: E[]; replayed: E[] }>;
   /**
-   * Effects a row insert cannot express (a retraction deleting rows and rebuilding aggregates), run
-   * with every decoded event of the batch after its rows are inserted and before its offsets are
-   * committed. Must be idempotent: a failed batch is handed over again.
+   * Effects a row insert cannot express (a retraction deleting rows and rebuilding aggregates, the
+   * views' rows of replayed events), run with every decoded event of the batch after its rows are
+   * inserted and before its offsets are committed. Must be idempotent: a failed batch is handed over again.
    */
-  afterInsert?(store: AnalyticsStore, events: E[]): Promise<void>;
+  afterInsert?(store: AnalyticsStore, events: E[], replayed: E[]): Promise<void>;
   /**
    * A projection with state of its own (the position ledger) writes its table itself from the batch's
    * events instead of one row per event; it resolves with the number of rows written and must be

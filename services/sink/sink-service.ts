@@ -23,7 +23,7 @@ import {
   type ProcessorRecord,
   runProcessor,
 } from '../processors/processor.js';
-import type { Projection, Row } from '../read-models/read-model.js';
+import type { LogPosition, Projection, Row } from '../read-models/read-model.js';
 import { ALL_PROJECTIONS } from '../read-models/registry.js';
 import { storeErrorKind } from '../analytics/store-errors.js';
 import type { Family } from '../shared/metric-family.js';
@@ -47,6 +47,8 @@ export interface SinkStats {
   inserted: Record<string, number>;
   /** Events not inserted because their rows were already stored, per table. */
   already_stored: Record<string, number>;
+  /** Of those, the events stored from the same log position, whose views' rows were rebuilt (Projection.unseen), per table. */
+  replayed: Record<string, number>;
   /** Every record sent to the dead-letter topic (undecodable, unmappable, refused by the store). */
   dead_lettered: number;
   /** Records the store refused for their data, found by splitting a failing batch. */
@@ -83,7 +85,15 @@ function projectionsByTopic(projections: readonly Projection[]): Map<string, Pro
 export async function startSink(log: EventLog, store: AnalyticsStore, logger: Logger, options: SinkOptions = {}): Promise<SinkService> {
   const projections = options.projections ?? SINK_PROJECTIONS;
   const poisonAfter = options.poisonAfterFailures ?? 5;
-  const stats: SinkStats = { batches: 0, inserted: {}, already_stored: {}, dead_lettered: 0, poison_records: 0, failed_attempts: 0 };
+  const stats: SinkStats = {
+    batches: 0,
+    inserted: {},
+    already_stored: {},
+    replayed: {},
+    dead_lettered: 0,
+    poison_records: 0,
+    failed_attempts: 0,
+  };
   const byTopic = projectionsByTopic(projections);
   /** Consecutive data refusals per batch (topic/partition/first offset); one entry per stuck partition at most. */
   const refusals = new Map<string, number>();
@@ -95,7 +105,7 @@ export async function startSink(log: EventLog, store: AnalyticsStore, logger: Lo
       stats.dead_lettered += entries.length;
     };
     const accepted = projection.accepts ? events.filter((decoded) => projection.accepts?.(decoded.event)) : events;
-    const fresh = projection.unseen ? await unseenOf(projection, store, accepted) : accepted;
+    const { fresh, replayed } = projection.unseen ? await unseenOf(projection, store, accepted) : { fresh: accepted, replayed: [] };
     if (projection.apply) {
       // A projection with state of its own writes its table itself (idempotent across redelivery).
       const written = await projection.apply(
@@ -111,7 +121,7 @@ export async function startSink(log: EventLog, store: AnalyticsStore, logger: Lo
     const unmappable: Array<{ message: LogMessage; reason: string }> = [];
     for (const decoded of fresh) {
       try {
-        rows.push({ row: projection.row(decoded.event), source: decoded });
+        rows.push({ row: projection.row(decoded.event, positionOf(decoded.message)), source: decoded });
       } catch (error) {
         unmappable.push({ message: decoded.message, reason: `cannot map to ${projection.table}: ${(error as Error).message}` });
       }
@@ -157,17 +167,21 @@ export async function startSink(log: EventLog, store: AnalyticsStore, logger: Lo
       await projection.afterInsert?.(
         store,
         events.map((decoded) => decoded.event),
+        replayed,
       );
       stats.inserted[projection.table] = (stats.inserted[projection.table] ?? 0) + kept;
       stats.already_stored[projection.table] = (stats.already_stored[projection.table] ?? 0) + accepted.length - fresh.length;
+      stats.replayed[projection.table] = (stats.replayed[projection.table] ?? 0) + replayed.length;
       return;
     }
     await projection.afterInsert?.(
       store,
       events.map((decoded) => decoded.event),
+      replayed,
     );
     stats.inserted[projection.table] = (stats.inserted[projection.table] ?? 0) + rows.length;
     stats.already_stored[projection.table] = (stats.already_stored[projection.table] ?? 0) + accepted.length - fresh.length;
+    stats.replayed[projection.table] = (stats.replayed[projection.table] ?? 0) + replayed.length;
   };
 
   const processor = await runProcessor(
@@ -229,14 +243,22 @@ async function isolateRefused(
 
 type Decoded = ProcessorRecord<unknown>;
 
-/** `unseen` filters events; the messages they came from are kept alongside by identity. */
-async function unseenOf(projection: Projection, store: AnalyticsStore, events: Decoded[]): Promise<Decoded[]> {
+/** `unseen` splits events; the messages the fresh ones came from are kept alongside by identity. */
+async function unseenOf(
+  projection: Projection,
+  store: AnalyticsStore,
+  events: Decoded[],
+): Promise<{ fresh: Decoded[]; replayed: unknown[] }> {
   const byEvent = new Map(events.map((decoded) => [decoded.event, decoded]));
-  const fresh = await projection.unseen!(
+  const { fresh, replayed } = await projection.unseen!(
     store,
-    events.map((decoded) => decoded.event),
+    events.map((decoded) => ({ event: decoded.event, at: positionOf(decoded.message) })),
   );
-  return fresh.map((event) => byEvent.get(event)!);
+  return { fresh: fresh.map((event) => byEvent.get(event)!), replayed };
+}
+
+function positionOf(message: LogMessage): LogPosition {
+  return { partition: message.partition, offset: message.offset };
 }
 
 /** The sink's figures for /metrics. */
@@ -247,6 +269,12 @@ export function sinkMetrics(stats: SinkStats): Family[] {
       help: 'Rows the sink inserted, per table.',
       type: 'counter',
       samples: Object.entries(stats.inserted).map(([table, value]) => ({ labels: { table }, value })),
+    },
+    {
+      name: 'tapeline_sink_replayed_total',
+      help: 'Records read again whose rows were stored from the same log position (an insert that reached its table and not all of its views), per table; the views rows they feed were rebuilt.',
+      type: 'counter',
+      samples: Object.entries(stats.replayed).map(([table, value]) => ({ labels: { table }, value })),
     },
     {
       name: 'tapeline_sink_dead_lettered_total',

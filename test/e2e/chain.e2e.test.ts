@@ -118,16 +118,33 @@ test('kill -9 while catching up, a reorg of 3 or more blocks: every fill once, b
   // fill up to it is in the tables. Once true it stays true. Requiring the chain's lag and the sink's
   // lag to be 0 at one check instead timed out on a loaded machine (CI at 5e33d84): blocks come every
   // 2 s, and the health's sink lag is a sample up to 5 s old.
-  const caughtUp = async (atLeast: number) =>
-    waitFor(
-      async () => {
-        const health = await chainHealth(key);
-        return health.chain.covered_to && Date.parse(health.chain.covered_to) >= sim.chain.secondOfBlock(atLeast) * 1000 ? health : null;
-      },
-      90_000,
-      `the tables covering block ${atLeast}`,
-      200,
-    );
+  const caughtUp = async (atLeast: number) => {
+    // On a timeout the message says where the source, the tables and the sink stood (CI at abef7f5
+    // timed out here after the reorg with nothing to tell a stalled source from a slow sink).
+    let last: any = null;
+    try {
+      return await waitFor(
+        async () => {
+          const health = await chainHealth(key);
+          last = health;
+          return health.chain.covered_to && Date.parse(health.chain.covered_to) >= sim.chain.secondOfBlock(atLeast) * 1000 ? health : null;
+        },
+        // A reorg's retraction runs six mutations before the sink writes the next watermark, each slower on
+        // a loaded machine (CI at abef7f5 ran this file for 235 s and timed out here at 90 s).
+        150_000,
+        `the tables covering block ${atLeast}`,
+        200,
+      );
+    } catch (error) {
+      const state = last && {
+        head: sim.chain.head(),
+        chain: last.chain,
+        sink_lag: last.pipeline.sink_lag,
+        issues: last.issues,
+      };
+      throw new Error(`${(error as Error).message} (second ${sim.chain.secondOfBlock(atLeast)}); last health: ${JSON.stringify(state)}`);
+    }
+  };
   const served = async (fromMs: number, toMs: number) =>
     (await walkPages(`${base}/v1/trades?role=all&limit=500&from=${new Date(fromMs).toISOString()}&to=${new Date(toMs).toISOString()}`, key))
       .items;
@@ -233,4 +250,4 @@ test('kill -9 while catching up, a reorg of 3 or more blocks: every fill once, b
   expect(Object.fromEntries(candles.map((c) => [`${c.market_id}|${c.bucket}`, `${c.n}|${c.usdc}`]))).toEqual(
     Object.fromEntries([...expected].map(([k, v]) => [k, `${v.n}|${v.usdc}`])),
   );
-}, 300_000);
+}, 480_000);

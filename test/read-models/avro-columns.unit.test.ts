@@ -277,7 +277,7 @@ function baseFor(schema: Schema, example: unknown, leaf: Leaf): unknown {
 function rowsOf(stream: Stream, event: unknown): Array<{ table: string; row: Record<string, unknown> }> {
   return ALL_PROJECTIONS.filter((p) => p.stream === stream && !p.apply && (p.accepts?.(event) ?? true)).map((p) => ({
     table: p.table,
-    row: p.row(event),
+    row: p.row(event, { partition: 0, offset: 0 }),
   }));
 }
 

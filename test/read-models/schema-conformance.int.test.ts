@@ -51,7 +51,7 @@ describe.each(ALL_STREAMS.map((stream) => [stream.name, stream] as const))('stre
         `SELECT name FROM system.columns WHERE database = {db:String} AND table = {table:String} AND default_kind NOT IN ('MATERIALIZED', 'ALIAS') ORDER BY name`,
         { db: store.database, table },
       );
-      const row = projection.row(example());
+      const row = projection.row(example(), { partition: 3, offset: 41 });
       expect(Object.keys(row).sort()).toEqual(columns.map((c) => c.name));
       await store.insert(table, [row]);
     },
@@ -71,6 +71,6 @@ test('every schema file belongs to a stream, and topics are unique', () => {
 
 test('an insert with a key that names no column fails (input_format_skip_unknown_fields is pinned off)', async () => {
   const row = { ...STREAMS.openInterest.codec.decode(STREAMS.openInterest.codec.encode(build.openInterest())) } as Record<string, unknown>;
-  const good = ALL_PROJECTIONS.find((p) => p.table === 'open_interest')!.row(row as never);
+  const good = ALL_PROJECTIONS.find((p) => p.table === 'open_interest')!.row(row as never, { partition: 0, offset: 0 });
   await expect(store.insert('open_interest', [{ ...good, open_interest_usd: 1 }])).rejects.toThrow();
 });

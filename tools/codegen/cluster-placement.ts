@@ -108,6 +108,7 @@ export const RUNTIME_STATEMENTS_WITHOUT_VARIANT: Readonly<Record<string, string>
   'services/read-models/chain-ledger/retraction.ts: ALTER TABLE chain_ledger DELETE': 'as above, chain_ledger_local ON CLUSTER',
   'services/read-models/chain-ledger/retraction.ts: ALTER TABLE market_closes DELETE': 'as above, market_closes_local ON CLUSTER',
   'services/read-models/chain-ledger/retraction.ts: ALTER TABLE trader_curve DELETE': 'as above, trader_curve_local ON CLUSTER',
+  'services/read-models/candles/rebuild.ts: ALTER TABLE ${table} DELETE': 'as above, candles_*_local ON CLUSTER',
   'services/read-models/trader-stats/board-pages.ts: EXCHANGE TABLES leaderboard_pages AND leaderboard_pages_next':
     'EXCHANGE acts on the one server it is sent to; the other servers would keep the old pages: it needs ON CLUSTER',
   'services/read-models/trader-stats/board-pages.ts: TRUNCATE TABLE leaderboard_figures_next':

@@ -6,7 +6,7 @@
  */
 import { defineReadModel, migrationsBeside, project } from '../read-model.js';
 import { startReconciliation } from './reconciliation.js';
-import { applyRetractions } from './retraction.js';
+import { applyRetractions, rebuildViewsOf } from './retraction.js';
 import { contiguousRow, ledgerRow, resolutionRow, unseenLedgerEvents, watermarkRow } from './rows.js';
 import { chainLedger, chainResolutions } from './streams.js';
 
@@ -21,7 +21,10 @@ export const chainLedgerReadModel = defineReadModel({
       accepts: (event) => event.kind !== 'watermark',
       row: ledgerRow,
       unseen: unseenLedgerEvents,
-      afterInsert: applyRetractions,
+      afterInsert: async (store, events, replayed) => {
+        await applyRetractions(store, events);
+        await rebuildViewsOf(store, replayed);
+      },
     }),
     project(chainLedger, { table: 'chain_watermarks', accepts: (event) => event.kind === 'watermark', row: watermarkRow }),
     project(chainLedger, {

@@ -2,7 +2,8 @@
  * A reorg's block_retracted events void every chain_ledger row of (block hash, ledger group). Deleting
  * the rows is not enough: the candle views already added them, and an aggregate cannot take back a
  * high or a low. So the buckets those rows fed are rebuilt from chain_ledger without them, and so are
- * the markets' closes the trader reports read (rebuildMarketCloses); then the rows are deleted. In that
+ * the markets' closes the trader reports read (rebuildMarketCloses; the same rebuild serves events an
+ * interrupted insert stored without their views, rebuildViewsOf); then the rows are deleted. In that
  * order every step can run again after a crash (the batch is redelivered until its offsets commit):
  * while the voided rows exist the rebuild finds the same buckets and markets, and once they are gone
  * the rebuild was complete.
@@ -11,7 +12,7 @@
  * partition, which one sink consumer handles one batch at a time.
  */
 import type { ChainLedgerEvent } from '../../events/types.generated.js';
-import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import type { AnalyticsStore, QueryParams } from '../../ports/analytics-store.js';
 import { ONE_PER_TRADE } from './queries.js';
 
 export const CHAIN_CANDLE_TABLES = { '5m': 'chain_candles_5m', '1h': 'chain_candles_1h', '1d': 'chain_candles_1d' } as const;
@@ -25,15 +26,44 @@ const VOIDED = `concat(block_hash, '|', ledger_group) IN {voided:Array(String)}`
 export async function applyRetractions(store: AnalyticsStore, events: readonly ChainLedgerEvent[]): Promise<void> {
   const voided = [...new Set(events.filter((e) => e.kind === 'block_retracted').map((e) => `${e.block_hash}|${e.ledger_group}`))];
   if (voided.length === 0) return;
+  await rebuildViews(store, `${TAKER_FILLS} AND ${VOIDED}`, { voided }, voided);
+  await store.command(`ALTER TABLE chain_ledger DELETE WHERE kind != 'block_retracted' AND ${VOIDED} SETTINGS mutations_sync = 2`, {
+    voided,
+  });
+}
+
+/**
+ * The views' rows fed by replayed events (read-model.ts `unseen`: stored by an insert whose views did
+ * not all run): their candle buckets and their markets' closes rebuilt from chain_ledger, and the
+ * coverage given their span again (a min and a max: adding it twice changes nothing).
+ */
+export async function rebuildViewsOf(store: AnalyticsStore, replayed: readonly ChainLedgerEvent[]): Promise<void> {
+  if (replayed.length === 0) return;
+  const times = replayed.map((e) => e.block_time_ms);
+  const params = { ids: [...new Set(replayed.map((e) => e.event_id))], from: Math.min(...times), to: Math.max(...times) };
+  const scope = `block_time BETWEEN fromUnixTimestamp64Milli({from:Int64}) AND fromUnixTimestamp64Milli({to:Int64}) AND event_id IN {ids:Array(String)}`;
+  await rebuildViews(store, `${TAKER_FILLS} AND ${scope}`, params, []);
+  await store.command(
+    `INSERT INTO chain_coverage
+     SELECT source, min(block_time), max(block_time), min(block_number), max(block_number) FROM chain_ledger WHERE ${scope} GROUP BY source
+     SETTINGS insert_deduplicate = 0`,
+    params,
+  );
+}
+
+/**
+ * The candle buckets and the markets' closes holding the chain_ledger rows `affected` selects, rebuilt
+ * from chain_ledger without the voided rows.
+ */
+async function rebuildViews(store: AnalyticsStore, affected: string, params: QueryParams, voided: string[]): Promise<void> {
   for (const [interval, table] of Object.entries(CHAIN_CANDLE_TABLES) as Array<[keyof typeof BUCKET_OF, string]>) {
     const bucketOf = BUCKET_OF[interval];
-    const affected = await store.query<{ key: string }>(
-      `SELECT DISTINCT concat(market_id, '|', toString(toUnixTimestamp(${bucketOf}(block_time)))) AS key
-         FROM chain_ledger WHERE ${TAKER_FILLS} AND ${VOIDED}`,
-      { voided },
+    const buckets = await store.query<{ key: string }>(
+      `SELECT DISTINCT concat(market_id, '|', toString(toUnixTimestamp(${bucketOf}(block_time)))) AS key FROM chain_ledger WHERE ${affected}`,
+      params,
     );
-    if (affected.length === 0) continue;
-    const keys = affected.map((row) => row.key);
+    if (buckets.length === 0) continue;
+    const keys = buckets.map((row) => row.key);
     const inBuckets = `concat(market_id, '|', toString(toUnixTimestamp(bucket))) IN {keys:Array(String)}`;
     await store.command(`ALTER TABLE ${table} DELETE WHERE ${inBuckets} SETTINGS mutations_sync = 2`, { keys });
     // insert_deduplicate = 0: an identical rebuild after a crash must land again, not be taken for a retry.
@@ -51,10 +81,12 @@ export async function applyRetractions(store: AnalyticsStore, events: readonly C
       { keys, voided },
     );
   }
-  await rebuildMarketCloses(store, voided);
-  await store.command(`ALTER TABLE chain_ledger DELETE WHERE kind != 'block_retracted' AND ${VOIDED} SETTINGS mutations_sync = 2`, {
+  const markets = await store.query<{ market_id: string }>(`SELECT DISTINCT market_id FROM chain_ledger WHERE ${affected}`, params);
+  await rebuildMarketCloses(
+    store,
+    markets.map((row) => row.market_id),
     voided,
-  });
+  );
 }
 
 /**
@@ -66,15 +98,8 @@ export async function applyRetractions(store: AnalyticsStore, events: readonly C
  * could meet its old count again after later fills: the stored curves that hold one are deleted, after
  * the rebuild, and the next report or valuation pass values them anew (trader-stats/stored-curve.ts).
  */
-async function rebuildMarketCloses(store: AnalyticsStore, voided: string[]): Promise<void> {
-  const affected = await store.query<{ market_id: string }>(
-    `SELECT DISTINCT market_id FROM chain_ledger WHERE ${TAKER_FILLS} AND ${VOIDED}`,
-    {
-      voided,
-    },
-  );
-  if (affected.length === 0) return;
-  const markets = affected.map((row) => row.market_id);
+export async function rebuildMarketCloses(store: AnalyticsStore, markets: string[], voided: string[]): Promise<void> {
+  if (markets.length === 0) return;
   await store.command('ALTER TABLE market_closes DELETE WHERE market_id IN {markets:Array(String)} SETTINGS mutations_sync = 2', {
     markets,
   });

@@ -2,8 +2,11 @@
 import type { ChainConditionResolved, ChainLedgerEvent } from '../../events/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
+import type { LogPosition, Positioned } from '../read-model.js';
+import { splitStored } from '../stored-events.js';
 
-export function ledgerRow(e: ChainLedgerEvent) {
+/** An event's row; `at` (where it sits in the ledger topic) is kept for `unseen`, absent where no log is read. */
+export function ledgerRow(e: ChainLedgerEvent, at?: LogPosition) {
   const fill = e.fill;
   const change = e.position_change;
   const conversion = e.conversion;
@@ -47,6 +50,8 @@ export function ledgerRow(e: ChainLedgerEvent) {
     outcome_token_ids: change?.outcome_token_ids ?? [],
     collateral_token: change?.collateral_token ?? '',
     ingested_at: iso(e.ingested_at_ms),
+    log_partition: at?.partition ?? -1,
+    log_offset: at?.offset ?? -1,
   };
 }
 
@@ -95,27 +100,23 @@ export function resolutionRow(e: ChainConditionResolved) {
 }
 
 /**
- * The candle views count every row they are handed, so an event must reach chain_ledger once: drop
- * events already stored (a redelivered batch, or a follower re-publishing after a crash). Stored means
- * the same id in the same block: after a reorg the same transaction can sit at the same log index of
- * the replacing block, and that replacement is new (its orphaned twin is deleted by the retraction).
- * The block-time bounds let ClickHouse prune to the parts that can hold them.
+ * The candle views count every row they are handed, so an event must reach chain_ledger once: events
+ * already stored are dropped (a redelivered batch, or a follower re-publishing after a crash), and those
+ * stored from the same log position are replayed (read-model.ts `unseen`). Stored means the same id in
+ * the same block: after a reorg the same transaction can sit at the same log index of the replacing
+ * block, and that replacement is new (its orphaned twin is deleted by the retraction).
  */
-export async function unseenLedgerEvents(store: AnalyticsStore, events: ChainLedgerEvent[]): Promise<ChainLedgerEvent[]> {
-  const unique = [...new Map(events.map((e) => [`${e.event_id}|${e.block_hash}`, e])).values()];
-  if (unique.length === 0) return unique;
-  let from = Number.POSITIVE_INFINITY;
-  let to = Number.NEGATIVE_INFINITY;
-  for (const e of unique) {
-    from = Math.min(from, e.block_time_ms);
-    to = Math.max(to, e.block_time_ms);
-  }
-  const known = await store.query<{ event_id: string; block_hash: string }>(
-    `SELECT event_id, block_hash FROM chain_ledger
-      WHERE block_time BETWEEN fromUnixTimestamp64Milli({from:Int64}) AND fromUnixTimestamp64Milli({to:Int64})
-        AND event_id IN {ids:Array(String)}`,
-    { from, to, ids: [...new Set(unique.map((e) => e.event_id))] },
-  );
-  const knownKeys = new Set(known.map((row) => `${row.event_id}|${row.block_hash}`));
-  return unique.filter((e) => !knownKeys.has(`${e.event_id}|${e.block_hash}`));
+export function unseenLedgerEvents(
+  store: AnalyticsStore,
+  events: ReadonlyArray<Positioned<ChainLedgerEvent>>,
+): Promise<{ fresh: ChainLedgerEvent[]; replayed: ChainLedgerEvent[] }> {
+  return splitStored(store, events, {
+    table: 'chain_ledger',
+    idColumn: 'event_id',
+    id: (e) => e.event_id,
+    keyExpression: "concat(event_id, '|', block_hash)",
+    key: (e) => `${e.event_id}|${e.block_hash}`,
+    timeColumn: 'block_time',
+    timeMs: (e) => e.block_time_ms,
+  });
 }

@@ -2,8 +2,11 @@
 import type { TradeExecuted } from '../../events/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
+import type { LogPosition, Positioned } from '../read-model.js';
+import { splitStored } from '../stored-events.js';
 
-export function tradeRow(t: TradeExecuted) {
+/** A trade's row; `at` (where it sits in the trades topic) is kept for `unseen`, absent where no log is read. */
+export function tradeRow(t: TradeExecuted, at?: LogPosition) {
   return {
     trade_id: t.event_id,
     market_id: t.market_id,
@@ -21,29 +24,27 @@ export function tradeRow(t: TradeExecuted) {
     tx_hash: t.tx_hash,
     source: t.source,
     ingested_at: iso(t.ingested_at_ms),
+    log_partition: at?.partition ?? -1,
+    log_offset: at?.offset ?? -1,
   };
 }
 
 /**
  * The candle views count every row they are handed, so a trade must reach the raw table once.
- * Redelivered batches and overlapping polls both carry trades already stored: drop them by id
- * (the time bounds let ClickHouse prune to the parts that can hold them).
+ * Redelivered batches and overlapping polls both carry trades already stored: dropped by id, and
+ * those stored from the same log position are replayed (read-model.ts `unseen`).
  */
-export async function unseenTrades(store: AnalyticsStore, events: TradeExecuted[]): Promise<TradeExecuted[]> {
-  const unique = [...new Map(events.map((e) => [e.event_id, e])).values()];
-  if (unique.length === 0) return unique;
-  let from = Number.POSITIVE_INFINITY;
-  let to = Number.NEGATIVE_INFINITY;
-  for (const e of unique) {
-    from = Math.min(from, e.timestamp_ms);
-    to = Math.max(to, e.timestamp_ms);
-  }
-  const known = await store.query<{ trade_id: string }>(
-    `SELECT trade_id FROM trades
-      WHERE ts BETWEEN fromUnixTimestamp64Milli({from:Int64}) AND fromUnixTimestamp64Milli({to:Int64})
-        AND trade_id IN {ids:Array(String)}`,
-    { from, to, ids: unique.map((e) => e.event_id) },
-  );
-  const knownIds = new Set(known.map((row) => row.trade_id));
-  return unique.filter((e) => !knownIds.has(e.event_id));
+export function unseenTrades(
+  store: AnalyticsStore,
+  events: ReadonlyArray<Positioned<TradeExecuted>>,
+): Promise<{ fresh: TradeExecuted[]; replayed: TradeExecuted[] }> {
+  return splitStored(store, events, {
+    table: 'trades',
+    idColumn: 'trade_id',
+    id: (t) => t.event_id,
+    keyExpression: 'trade_id',
+    key: (t) => t.event_id,
+    timeColumn: 'ts',
+    timeMs: (t) => t.timestamp_ms,
+  });
 }
