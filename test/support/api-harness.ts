@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
+import { freshAnalyticsStore } from './analytics-template.js';
 import type { Meter } from '../../services/access/meter.js';
 import type { RefusalLog } from '../../services/access/refusals.js';
 import type { AdminOperations } from '../../services/admin/operations.js';
@@ -75,14 +76,17 @@ export async function startApiHarness(options: ApiHarnessOptions): Promise<ApiHa
     ...options.env,
   });
   const ownStore = !options.store;
+  const named = options.chdbPath !== undefined || options.database !== undefined;
   const store =
     options.store ??
-    (await openChdbStore({
-      path: options.chdbPath ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-api-')),
-      database: options.database ?? 'api',
-      governance: config.analytics,
-    }));
-  if (ownStore) await migrate(store);
+    (named
+      ? await openChdbStore({
+          path: options.chdbPath ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-api-')),
+          database: options.database ?? 'api',
+          governance: config.analytics,
+        })
+      : await freshAnalyticsStore(fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-api-')), 'api', config.analytics));
+  if (ownStore && named) await migrate(store);
   const ownControl = !options.control;
   const control = options.control ?? (await freshControlStore());
   if (ownControl) await migrateControlStore(control);

@@ -7,9 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
+import { freshAnalyticsStore } from './analytics-template.js';
 import { loadConfig } from '../../services/config.js';
-import { openChdbStore } from '../../services/analytics/clickhouse-store.js';
-import { migrate } from '../../services/analytics/migrate.js';
 import { EventPublisher } from '../../services/events/publisher.js';
 import { openFileEventLog } from '../../services/eventlog/file-log.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
@@ -58,12 +57,7 @@ export async function sandboxHarness(name: string, options: SandboxHarnessOption
   });
   await log.createTopics(allTopicSpecs());
   // The store's governance (query limits, the fair queue) comes from the same environment as the API's.
-  const store = await openChdbStore({
-    path: path.join(directory, 'chdb'),
-    database: `sandbox_${name.replace(/[^a-z0-9]/gi, '_')}`,
-    governance: loadConfig({ ...options.env }).analytics,
-  });
-  await migrate(store);
+  const store = await freshAnalyticsStore(path.join(directory, 'chdb'), 'sandbox', loadConfig({ ...options.env }).analytics);
   const silent = pino({ level: 'silent' });
   const sink: SinkService = await startSink(log, store, silent);
   const api = await startApiHarness({ store, env: options.env, control: options.control, clock: options.clock });
