@@ -13,10 +13,12 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { openChdbStore } from '../../services/analytics/clickhouse-store.js';
 import { migrate, readMigrations } from '../../services/analytics/migrate.js';
 import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
-import { REPO_ROOT } from './processes.js';
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 function templateKey(database: string): string {
   const hash = createHash('sha256').update(database);
@@ -45,17 +47,22 @@ function template(database: string): string {
   return target;
 }
 
+/** Copies the migrated template of `database` into the new or empty directory `directory` (created if missing). */
+export function copyAnalyticsTemplate(directory: string, database: string): void {
+  fs.mkdirSync(directory, { recursive: true });
+  if (fs.readdirSync(directory).length > 0) throw new Error(`copyAnalyticsTemplate: ${directory} is not empty`);
+  // cp -a keeps the data directory's relative symlinks as they are (fs.cpSync resolves them unless told
+  // not to) and is several times faster than fs.cpSync on its thousand small files.
+  execFileSync('cp', ['-a', `${template(database)}/.`, directory]);
+}
+
 /** A migrated store of `database` in the new or empty directory `directory` (created if missing). */
 export async function freshAnalyticsStore(
   directory: string,
   database: string,
   governance?: Parameters<typeof openChdbStore>[0]['governance'],
 ): Promise<AnalyticsStore> {
-  fs.mkdirSync(directory, { recursive: true });
-  if (fs.readdirSync(directory).length > 0) throw new Error(`freshAnalyticsStore: ${directory} is not empty`);
-  // cp -a keeps the data directory's relative symlinks as they are (fs.cpSync resolves them unless told
-  // not to) and is several times faster than fs.cpSync on its thousand small files.
-  execFileSync('cp', ['-a', `${template(database)}/.`, directory]);
+  copyAnalyticsTemplate(directory, database);
   const store = await openChdbStore({ path: directory, database, governance });
   await migrate(store);
   return store;

@@ -1,8 +1,13 @@
 /** Child processes for end-to-end tests: the service and the simulator as real OS processes. */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { copyAnalyticsTemplate } from './analytics-template.js';
+
+/** The scripts whose data directory holds the service's chDB store. */
+const SERVICES = new Set(['services/main.ts', 'services/demo.ts']);
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -18,6 +23,13 @@ export interface Child {
 }
 
 export function startChild(script: string, env: Record<string, string>, args: string[] = []): Child {
+  // The service on a new data directory first migrates an empty chDB store, seconds of a start; the
+  // tests start it many times, so its store is copied from the migrated template instead and the
+  // service finds every migration applied, as on any restart (the demo tiers and the migration tests
+  // still migrate empty stores).
+  const chdb = env.DATA_DIR ? path.join(env.DATA_DIR, 'chdb') : null;
+  if (SERVICES.has(script) && chdb && !env.CLICKHOUSE_URL && !fs.existsSync(chdb))
+    copyAnalyticsTemplate(chdb, env.CLICKHOUSE_DATABASE || 'tapeline');
   const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_PRETTY: 'false', ...env },
