@@ -171,7 +171,7 @@ export async function startSink(log: EventLog, store: AnalyticsStore, logger: Lo
       );
       stats.inserted[projection.table] = (stats.inserted[projection.table] ?? 0) + kept;
       stats.already_stored[projection.table] = (stats.already_stored[projection.table] ?? 0) + accepted.length - fresh.length;
-      stats.replayed[projection.table] = (stats.replayed[projection.table] ?? 0) + replayed.length;
+      if (projection.unseen) stats.replayed[projection.table] = (stats.replayed[projection.table] ?? 0) + replayed.length;
       return;
     }
     await projection.afterInsert?.(
@@ -181,7 +181,7 @@ export async function startSink(log: EventLog, store: AnalyticsStore, logger: Lo
     );
     stats.inserted[projection.table] = (stats.inserted[projection.table] ?? 0) + rows.length;
     stats.already_stored[projection.table] = (stats.already_stored[projection.table] ?? 0) + accepted.length - fresh.length;
-    stats.replayed[projection.table] = (stats.replayed[projection.table] ?? 0) + replayed.length;
+    if (projection.unseen) stats.replayed[projection.table] = (stats.replayed[projection.table] ?? 0) + replayed.length;
   };
 
   const processor = await runProcessor(
@@ -272,7 +272,7 @@ export function sinkMetrics(stats: SinkStats): Family[] {
     },
     {
       name: 'tapeline_sink_replayed_total',
-      help: 'Records read again whose rows were stored from the same log position (an insert that reached its table and not all of its views), per table; the views rows they feed were rebuilt.',
+      help: 'Records read again whose rows were stored from the same log position (an insert that reached its table and not all of its views), per table that keeps log positions; the views rows they feed were rebuilt.',
       type: 'counter',
       samples: Object.entries(stats.replayed).map(([table, value]) => ({ labels: { table }, value })),
     },
