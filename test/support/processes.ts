@@ -6,8 +6,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { copyAnalyticsTemplate } from './analytics-template.js';
 
-/** The scripts whose data directory holds the service's chDB store. */
-const SERVICES = new Set(['services/main.ts', 'services/demo.ts']);
+/**
+ * The scripts whose data directory holds the service's chDB store. Not the demo: it refuses a data
+ * directory holding anything it did not write itself (services/shared/data-dir-guard.ts).
+ */
+const SERVICES = new Set(['services/main.ts']);
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -25,8 +28,8 @@ export interface Child {
 export function startChild(script: string, env: Record<string, string>, args: string[] = []): Child {
   // The service on a new data directory first migrates an empty chDB store, seconds of a start; the
   // tests start it many times, so its store is copied from the migrated template instead and the
-  // service finds every migration applied, as on any restart (the demo tiers and the migration tests
-  // still migrate empty stores).
+  // service finds every migration applied, as on any restart (the demos and the migration tests still
+  // migrate empty stores).
   const chdb = env.DATA_DIR ? path.join(env.DATA_DIR, 'chdb') : null;
   if (SERVICES.has(script) && chdb && !env.CLICKHOUSE_URL && !fs.existsSync(chdb))
     copyAnalyticsTemplate(chdb, env.CLICKHOUSE_DATABASE || 'tapeline');
