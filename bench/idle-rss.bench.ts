@@ -5,6 +5,9 @@
  * /proc, then stopped with SIGTERM and timed; then the same again on the now-existing folder (a
  * restart). The baseline in the same run is a bare Node process that loads the same TypeScript loader
  * (tsx) and waits: the service's figures are reported as MB above it and as a ratio to the goal.
+ * DEMO_MINUTES=n (default 10; 0 skips it) also runs the demo (`services/demo.ts`, simulated Polymarket and
+ * chain on loopback) on a fresh folder for n minutes and samples its RSS each minute: the issue's second
+ * goal, the demo's resident set after 10 minutes of catching up and serving.
  * Writes bench/results/idle-rss.json.
  */
 import { spawn } from 'node:child_process';
@@ -18,6 +21,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
 const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 45);
 const GOAL_MB = 500;
+const DEMO_MINUTES = Number(process.env.DEMO_MINUTES ?? 10);
 
 const rssMb = (pid: number) => {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -60,6 +64,43 @@ const fresh = await measure(['services/main.ts'], await serviceEnv());
 const restarted = await measure(['services/main.ts'], await serviceEnv());
 fs.rmSync(dataDir, { recursive: true, force: true });
 
+/** The demo's RSS once a minute for `minutes`, then its SIGTERM-to-exit time. */
+async function demoRss(minutes: number) {
+  const demoDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-idle-rss-demo-'));
+  const env = {
+    ...process.env,
+    DATA_DIR: demoDir,
+    PORT: String(await freePort()),
+    ADMIN_PORT: String(await freePort()),
+    LOG_LEVEL: 'warn',
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', 'services/demo.ts'], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+  const samples: Array<{ minute: number; rss_mb: number }> = [];
+  for (let minute = 1; minute <= minutes; minute++) {
+    await new Promise((resolve) => setTimeout(resolve, 60_000));
+    if (child.exitCode !== null) throw new Error(`demo exited early (${child.exitCode}): ${stderr.slice(-2000)}`);
+    samples.push({ minute, rss_mb: rssMb(child.pid!) });
+  }
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const stopped = Date.now();
+  child.kill('SIGTERM');
+  const code = await exit;
+  fs.rmSync(demoDir, { recursive: true, force: true });
+  const last = samples.at(-1)!.rss_mb;
+  return {
+    minutes,
+    samples,
+    rss_mb: last,
+    max_rss_mb: Math.max(...samples.map((sample) => sample.rss_mb)),
+    ratio_to_goal: Math.round((last / GOAL_MB) * 100) / 100,
+    sigterm_to_exit_ms: Date.now() - stopped,
+    exit_code: code,
+  };
+}
+const demo = DEMO_MINUTES > 0 ? await demoRss(DEMO_MINUTES) : null;
+
 const figures = (m: typeof fresh) => ({
   ...m,
   above_baseline_mb: m.rss_mb - baseline.rss_mb,
@@ -72,10 +113,18 @@ const result = {
   baseline_node_tsx: baseline,
   offline_fresh_data_dir: figures(fresh),
   offline_restart: figures(restarted),
+  demo_after_minutes: demo,
   node: process.version,
   cores: os.cpus().length,
   load_average_1m: Math.round(os.loadavg()[0]! * 10) / 10,
   at: new Date().toISOString(),
 };
-fs.writeFileSync(path.join(here, 'results', 'idle-rss.json'), `${JSON.stringify(result, null, 2)}\n`);
+const resultsFile = path.join(here, 'results', 'idle-rss.json');
+// Earlier runs kept for comparison (`before_<change>` entries) stay in the file.
+const earlier = fs.existsSync(resultsFile)
+  ? Object.fromEntries(
+      Object.entries(JSON.parse(fs.readFileSync(resultsFile, 'utf8')) as object).filter(([key]) => key.startsWith('before_')),
+    )
+  : {};
+fs.writeFileSync(resultsFile, `${JSON.stringify({ ...result, ...earlier }, null, 2)}\n`);
 console.log(JSON.stringify(result, null, 2));

@@ -7,7 +7,7 @@
  *   decode (counted per processor, the raw bytes and coordinates kept), so its partition carries on;
  * - batches (the log hands out runs of one partition, at most `maxBatchSize`), and the log commits a
  *   batch's offsets only after `handle` resolves: a failure redelivers the batch (at-least-once);
- * - stops after the batch in flight settles;
+ * - stops after the batch in flight settles, or gives up (uncommitted) where its handler checks `signal`;
  * - counts records, batches, dead letters and failed attempts, times batches, and reports each
  *   partition's lag (services/processors/processor-metrics.ts).
  */
@@ -42,6 +42,12 @@ export interface ProcessorBatch {
 export interface ProcessorContext {
   /** Dead-letters records the handler cannot use (same policy and counter as undecodable ones). */
   deadLetter(entries: Array<{ message: LogMessage; reason: string }>): Promise<void>;
+  /**
+   * Aborted when the processor is asked to stop. A handler with several steps may give up between
+   * them (throw): the batch is then not committed and comes again on the next start, which every
+   * handler already survives (at-least-once), so a stop need not wait for a long batch to finish.
+   */
+  signal: AbortSignal;
 }
 
 export interface ProcessorDefinition {
@@ -69,7 +75,7 @@ interface ProcessorStats {
 
 export interface RunningProcessor {
   readonly stats: ProcessorStats;
-  /** Stops after the batch in flight (if any) settles and is committed. */
+  /** Stops after the batch in flight (if any) settles: committed, or given up by its handler on `signal`. */
   stop(): Promise<void>;
 }
 
@@ -103,7 +109,8 @@ export async function runProcessor(log: EventLog, definition: ProcessorDefinitio
     stats.dead_lettered += entries.length;
     instruments.deadLettered.inc({ processor: name }, entries.length);
   };
-  const context: ProcessorContext = { deadLetter };
+  const stopRequested = new AbortController();
+  const context: ProcessorContext = { deadLetter, signal: stopRequested.signal };
 
   const handleBatch = async (batch: MessageBatch) => {
     const stream = streams.get(batch.topic);
@@ -148,6 +155,8 @@ export async function runProcessor(log: EventLog, definition: ProcessorDefinitio
     fromBeginning: definition.fromBeginning ?? true,
     handleBatch,
     onError: (error, batch) => {
+      // A handler that gave up on its batch because of the stop: not a failure, the batch comes again.
+      if (stopRequested.signal.aborted && error === stopRequested.signal.reason) return;
       if ((error as Error | null)?.name === 'OffsetOutOfRangeError') {
         // The file log's hard cap removed records this group had not read; it goes on from the log start.
         logger.error(
@@ -173,6 +182,7 @@ export async function runProcessor(log: EventLog, definition: ProcessorDefinitio
     stop: () =>
       (stopping ??= (async () => {
         untrack();
+        stopRequested.abort();
         await consumer.stop();
       })()),
   };

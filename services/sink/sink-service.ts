@@ -193,7 +193,11 @@ export async function startSink(log: EventLog, store: AnalyticsStore, logger: Lo
       maxBatchSize: 5_000,
       async handle(batch, context) {
         stats.dead_lettered += batch.deadLettered;
-        for (const projection of byTopic.get(batch.topic) ?? []) await insertProjection(projection, batch, context);
+        for (const projection of byTopic.get(batch.topic) ?? []) {
+          // Stopping: the rest of the batch waits for the next start (its inserts so far are deduplicated then).
+          context.signal.throwIfAborted();
+          await insertProjection(projection, batch, context);
+        }
         refusals.delete(`${batch.topic}/${batch.partition}/${batch.firstOffset}`);
         stats.batches += 1;
       },

@@ -215,5 +215,53 @@ export function describeProcessorRunner(logName: string, open: () => Promise<Run
       },
       4 * waitMs,
     );
+
+    test(
+      'a handler that gives up on the stop signal leaves its batch uncommitted; the next start gets it again',
+      async () => {
+        await publisher.publish('trades', trades('given-up', 3));
+        let started = false;
+        const definition = (handle: Parameters<typeof defineProcessor>[0]['handle']) =>
+          defineProcessor({
+            name: 'sandbox',
+            group: 'runner-give-up',
+            streams: [STREAMS.trades],
+            maxBatchSize: 1_000,
+            fromBeginning: true,
+            handle,
+          });
+        const first = await runProcessor(
+          log,
+          definition(async (_batch, { signal }) => {
+            started = true;
+            await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+            signal.throwIfAborted();
+          }),
+          silent,
+        );
+        await waitFor(async () => started, waitMs, 'the batch in flight');
+        await first.stop();
+        // Given up, not failed: nothing counted as a failed attempt, nothing committed.
+        expect(first.stats.failed_attempts).toBe(0);
+        expect(first.stats.batches).toBe(0);
+        const before = await partitionOf('runner-give-up');
+        expect(before.committedOffset).toBeLessThan(before.endOffset);
+
+        const handled: string[] = [];
+        const second = await runProcessor(
+          log,
+          definition(async (batch) => {
+            handled.push(...eventsOf(batch, STREAMS.trades).map((t) => t.event_id));
+          }),
+          silent,
+        );
+        await waitFor(async () => handled.includes('given-up-2'), waitMs, 'the batch again');
+        await second.stop();
+        expect(handled.filter((id) => id.startsWith('given-up'))).toEqual(['given-up-0', 'given-up-1', 'given-up-2']);
+        const after = await partitionOf('runner-give-up');
+        expect(after.committedOffset).toBe(after.endOffset);
+      },
+      4 * waitMs,
+    );
   });
 }
