@@ -49,7 +49,9 @@ try {
     transfers: process.env.SIM_TRANSFERS === '1',
     // Neg-risk conversions (SIM_CONVERSIONS=1) and SIM_VOIDS markets resolved 50-50 inside the history
     // (an hour before the world's start, or halfway through a shorter one), off by default (the verify e2e turns them on).
-    conversions: process.env.SIM_CONVERSIONS === '1',
+    conversions: process.env.SIM_CONVERSIONS === '1' || process.env.SIM_CONVERSIONS === 'all',
+    // SIM_CONVERSIONS=all: some conversions also give up every question's NO (no YES minted).
+    conversionsOfEveryQuestion: process.env.SIM_CONVERSIONS === 'all',
     // Markets trading against a legacy AMM (SIM_AMM_MARKETS=n, FPMMBuy/FPMMSell on chain), none by default (the verify e2e sets some).
     ammMarkets: Number(process.env.SIM_AMM_MARKETS ?? 0),
     ...(voids > 0 ? { scenarios: { voids, voidInMs: -Math.min(HOUR_MS, ((historyHours ?? 48) * HOUR_MS) / 2) } } : {}),

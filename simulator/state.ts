@@ -64,9 +64,8 @@ export interface SimulatorStateOptions {
    */
   conversions?: boolean;
   /**
-   * With conversions on, some convert every question's NO (no YES minted; `SIM_CONVERSIONS=all`). Off
-   * by default: a 2,100-wallet population run with them found wallets off the truth once in three runs,
-   * not yet explained (issue 53); the ledger's definition of them is tested on its own.
+   * With conversions on, some convert every question's NO (no YES minted; `SIM_CONVERSIONS=all`, which
+   * the verify e2e runs). Off by default, so `SIM_CONVERSIONS=1` worlds stay as they were.
    */
   conversionsOfEveryQuestion?: boolean;
   /**

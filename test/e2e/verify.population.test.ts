@@ -48,9 +48,10 @@ test('npm run verify: every wallet of the demo holds up against the identities a
       // Wallet-to-wallet ERC-1155 transfers: the ledger moves shares at the sender's average cost, the
       // truth does so from the sender's own history (docs/VERIFY.md).
       SIM_TRANSFERS: '1',
-      // Neg-risk conversions (k = 1..4 NO positions, some events with a fee, some with a question prepared
-      // after their first conversions) and markets resolved 50-50 inside the history (docs/VERIFY.md).
-      SIM_CONVERSIONS: '1',
+      // Neg-risk conversions (k = 1..4 NO positions, some of every question of their event, some events with
+      // a fee, some with a question prepared after their first conversions) and markets resolved 50-50
+      // inside the history (docs/VERIFY.md).
+      SIM_CONVERSIONS: 'all',
       // Three markets trade against a legacy AMM: their fills are FPMMBuy/FPMMSell at the pools Gamma names.
       SIM_AMM_MARKETS: '3',
       SIM_VOIDS: String(VOIDS),
@@ -123,7 +124,7 @@ test('npm run verify: every wallet of the demo holds up against the identities a
   let ammWallets = 0;
   const conversionsByK = new Map<number, number>();
   const conversionMarkets = new Set<string>();
-  // Conversions of every question's NO (SIM_CONVERSIONS=all only: simulator/state.ts says why).
+  // Conversions of every question's NO: no YES minted, the collateral alone carries the cost.
   let everyQuestion = 0;
   const voidedMarkets = new Set<string>();
   for (let cursor: string | null = '0'; cursor !== null; ) {
@@ -160,6 +161,7 @@ test('npm run verify: every wallet of the demo holds up against the identities a
   console.info(`verify e2e: ${ammTrades} legacy AMM trades by ${ammWallets} wallets`);
   expect(ammTrades).toBeGreaterThan(0);
   expect([1, 2, 3, 4].map((k) => (conversionsByK.get(k) ?? 0) > 0)).toEqual([true, true, true, true]);
+  expect(everyQuestion).toBeGreaterThan(0);
   expect(voidedMarkets.size).toBe(VOIDS);
 
   // Polymarket's own view (the simulator's Data API /positions, computed by the simulator) agrees with
