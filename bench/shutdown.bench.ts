@@ -109,6 +109,8 @@ for (let run = 0; run < RUNS; run++) {
   );
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
+// Explicitly: a run that ended without the exit event (a wrapper killed) left them spinning for minutes.
+for (const contender of contenders) contender.kill('SIGKILL');
 const times = runs.map((r) => r.sigterm_to_exit_ms).sort((a, b) => a - b);
 const result = {
   bench: 'shutdown',
