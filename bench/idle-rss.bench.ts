@@ -72,16 +72,33 @@ async function demoRss(minutes: number) {
     DATA_DIR: demoDir,
     PORT: String(await freePort()),
     ADMIN_PORT: String(await freePort()),
-    LOG_LEVEL: 'warn',
+    LOG_PRETTY: 'false',
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'services/demo.ts'], { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'services/demo.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += String(chunk)));
-  const samples: Array<{ minute: number; rss_mb: number }> = [];
+  // Only the stop's lines are kept (each part's time, the sink part's steps), so a slow stop says where.
+  const stopLines: Record<string, unknown> = {};
+  let pending = '';
+  child.stdout.on('data', (chunk) => {
+    const lines = (pending + String(chunk)).split('\n');
+    pending = lines.pop() ?? '';
+    for (const text of lines) {
+      if (!text.startsWith('{') || (!text.includes('stopped') && !text.includes('stores closed'))) continue;
+      const line = JSON.parse(text) as { msg?: string; part?: string; ms?: number; steps_ms?: unknown };
+      if (line.msg === 'part stopped' && line.part) stopLines[line.part] = line.ms;
+      if (line.msg === 'sink part steps stopped') stopLines.sink_steps_ms = line.steps_ms;
+      if (line.msg === 'stores closed') stopLines.stores_closed = line.ms;
+    }
+  });
+  const samples: Array<{ minute: number; rss_mb: number; anon_mb: number; file_mb: number }> = [];
   for (let minute = 1; minute <= minutes; minute++) {
     await new Promise((resolve) => setTimeout(resolve, 60_000));
     if (child.exitCode !== null) throw new Error(`demo exited early (${child.exitCode}): ${stderr.slice(-2000)}`);
-    samples.push({ minute, rss_mb: rssMb(child.pid!) });
+    // Anonymous (heaps: V8, chDB, PGlite's WASM memory) apart from file-backed (mapped libraries).
+    const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
+    const mbOf = (field: string) => Math.round(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)![1]) / 1024);
+    samples.push({ minute, rss_mb: rssMb(child.pid!), anon_mb: mbOf('RssAnon'), file_mb: mbOf('RssFile') });
   }
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const stopped = Date.now();
@@ -96,6 +113,7 @@ async function demoRss(minutes: number) {
     max_rss_mb: Math.max(...samples.map((sample) => sample.rss_mb)),
     ratio_to_goal: Math.round((last / GOAL_MB) * 100) / 100,
     sigterm_to_exit_ms: Date.now() - stopped,
+    stop_ms: stopLines,
     exit_code: code,
   };
 }
