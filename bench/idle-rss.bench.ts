@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../test/support/processes.js';
+import { emptyStopLines, readStopLine } from './stop-lines.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -23,9 +24,10 @@ const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 45);
 const GOAL_MB = 500;
 const DEMO_MINUTES = Number(process.env.DEMO_MINUTES ?? 10);
 
-const rssMb = (pid: number) => {
+/** A memory field of /proc/<pid>/status (VmRSS; RssAnon: heaps, V8's, chDB's, PGlite's WASM memory; RssFile: mapped libraries), in MB. */
+const statusMb = (pid: number, field = 'VmRSS') => {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024);
+  return Math.round(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)![1]) / 1024);
 };
 
 /** Runs `args` under node with tsx, idles, reads its RSS, stops it with SIGTERM; resolves the figures. */
@@ -35,7 +37,7 @@ async function measure(args: string[], env: NodeJS.ProcessEnv) {
   child.stderr.on('data', (chunk) => (stderr += String(chunk)));
   await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
   if (child.exitCode !== null) throw new Error(`exited early (${child.exitCode}): ${stderr.slice(-2000)}`);
-  const rss = rssMb(child.pid!);
+  const rss = statusMb(child.pid!);
   const stopped = Date.now();
   const exit = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
     child.on('exit', (code, signal) => resolve({ code, signal })),
@@ -78,27 +80,19 @@ async function demoRss(minutes: number) {
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += String(chunk)));
   // Only the stop's lines are kept (each part's time, the sink part's steps), so a slow stop says where.
-  const stopLines: Record<string, unknown> = {};
+  const stop = emptyStopLines();
   let pending = '';
   child.stdout.on('data', (chunk) => {
     const lines = (pending + String(chunk)).split('\n');
     pending = lines.pop() ?? '';
-    for (const text of lines) {
-      if (!text.startsWith('{') || (!text.includes('stopped') && !text.includes('stores closed'))) continue;
-      const line = JSON.parse(text) as { msg?: string; part?: string; ms?: number; steps_ms?: unknown };
-      if (line.msg === 'part stopped' && line.part) stopLines[line.part] = line.ms;
-      if (line.msg === 'sink part steps stopped') stopLines.sink_steps_ms = line.steps_ms;
-      if (line.msg === 'stores closed') stopLines.stores_closed = line.ms;
-    }
+    for (const text of lines) if (text.includes('stopped') || text.includes('stores closed')) readStopLine(text, stop);
   });
   const samples: Array<{ minute: number; rss_mb: number; anon_mb: number; file_mb: number }> = [];
   for (let minute = 1; minute <= minutes; minute++) {
     await new Promise((resolve) => setTimeout(resolve, 60_000));
     if (child.exitCode !== null) throw new Error(`demo exited early (${child.exitCode}): ${stderr.slice(-2000)}`);
-    // Anonymous (heaps: V8, chDB, PGlite's WASM memory) apart from file-backed (mapped libraries).
-    const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
-    const mbOf = (field: string) => Math.round(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)![1]) / 1024);
-    samples.push({ minute, rss_mb: rssMb(child.pid!), anon_mb: mbOf('RssAnon'), file_mb: mbOf('RssFile') });
+    const pid = child.pid!;
+    samples.push({ minute, rss_mb: statusMb(pid), anon_mb: statusMb(pid, 'RssAnon'), file_mb: statusMb(pid, 'RssFile') });
   }
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const stopped = Date.now();
@@ -113,7 +107,7 @@ async function demoRss(minutes: number) {
     max_rss_mb: Math.max(...samples.map((sample) => sample.rss_mb)),
     ratio_to_goal: Math.round((last / GOAL_MB) * 100) / 100,
     sigterm_to_exit_ms: Date.now() - stopped,
-    stop_ms: stopLines,
+    stop_ms: stop,
     exit_code: code,
   };
 }

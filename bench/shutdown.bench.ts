@@ -13,7 +13,7 @@
  * moments (catch-up, jobs, idle) rather than one; the p99 is over all runs (issue 58: 20 stops).
  *
  *   BUSY_SECONDS=200 RUNS=2 CONTENDERS=2 npx tsx bench/shutdown.bench.ts
- *   BUSY_SECONDS=20-240 RUNS=20 CONTENDERS=2 npx tsx bench/shutdown.bench.ts
+ *   BUSY_SECONDS=10-120 RUNS=20 CONTENDERS=2 npx tsx bench/shutdown.bench.ts
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -21,6 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../test/support/processes.js';
+import { emptyStopLines, readStopLine, type StopLines } from './stop-lines.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
@@ -36,10 +37,9 @@ interface Stop {
   sigterm_to_exit_ms: number;
   exit_code: number | null;
   exit_signal: string | null;
-  parts_ms: Record<string, number>;
-  stores_closed_ms: number | null;
-  /** The sink part's own steps (read-model jobs, position ledger, sink), stopped concurrently. */
-  sink_steps_ms: Record<string, number> | null;
+  parts_ms: StopLines['parts_ms'];
+  stores_closed_ms: StopLines['stores_closed_ms'];
+  sink_steps_ms: StopLines['sink_steps_ms'];
   busy_seconds: number;
   stderr_tail: string;
 }
@@ -68,23 +68,13 @@ async function stopAfter(args: string[], env: NodeJS.ProcessEnv, busyMs: number,
   child.kill('SIGTERM');
   const { code, signal } = await exit;
   const took = Date.now() - stopped;
-  const parts_ms: Record<string, number> = {};
-  let stores_closed_ms: number | null = null;
-  let sink_steps_ms: Record<string, number> | null = null;
-  for (const text of stdout.split('\n')) {
-    if (!text.startsWith('{')) continue;
-    const line = JSON.parse(text) as { msg?: string; part?: string; ms?: number; steps_ms?: Record<string, number> };
-    if (line.msg === 'part stopped' && line.part) parts_ms[line.part] = line.ms ?? -1;
-    if (line.msg === 'sink part steps stopped') sink_steps_ms = line.steps_ms ?? null;
-    if (line.msg === 'stores closed') stores_closed_ms = line.ms ?? null;
-  }
+  const stop = emptyStopLines();
+  for (const text of stdout.split('\n')) readStopLine(text, stop);
   return {
     sigterm_to_exit_ms: took,
     exit_code: code,
     exit_signal: signal,
-    parts_ms,
-    stores_closed_ms,
-    sink_steps_ms,
+    ...stop,
     busy_seconds: Math.round(busyMs / 1000),
     stderr_tail: stderr.slice(-600),
   };
