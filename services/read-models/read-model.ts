@@ -53,9 +53,18 @@ export interface Projection<E = unknown> {
   /**
    * A projection with state of its own (the position ledger) writes its table itself from the batch's
    * events instead of one row per event; it resolves with the number of rows written and must be
-   * idempotent across redelivery. `dedupToken` identifies the batch; `logger` is its consumer's.
+   * idempotent across redelivery.
    */
-  apply?(store: AnalyticsStore, events: E[], dedupToken: string, logger: Logger): Promise<number>;
+  apply?(store: AnalyticsStore, events: E[], context: ApplyContext): Promise<number>;
+}
+
+interface ApplyContext {
+  /** Identifies the batch. */
+  dedupToken: string;
+  /** Its consumer's. */
+  logger: Logger;
+  /** Aborted when the consumer stops: the projection may give up by throwing its reason (the batch comes again). */
+  signal: AbortSignal;
 }
 
 interface RouteContext {

@@ -34,8 +34,8 @@ export interface TouchedTables {
   progress: string;
   /** Every key the source tables hold, as rows of the key column. */
   allKeys: string;
-  /** Rebuilds these keys' values from the source tables. */
-  rebuild(keys: string[], nowMs: number): Promise<void>;
+  /** Rebuilds these keys' values from the source tables; may give up between statements once `signal` aborts. */
+  rebuild(keys: string[], nowMs: number, signal?: AbortSignal): Promise<void>;
 }
 
 export interface RefreshRun {
@@ -62,14 +62,18 @@ export class TouchRefresher {
     private readonly progressEveryMs = PROGRESS_EVERY_MS,
   ) {}
 
-  /** Rebuilds the keys touched since the previous run (less the overlap); runs one at a time. */
-  refresh(nowMs = Date.now()): Promise<RefreshRun> {
-    const run = this.queue.then(() => this.refreshNow(nowMs));
+  /**
+   * Rebuilds the keys touched since the previous run (less the overlap); runs one at a time. Once
+   * `signal` aborts (a stop) the run gives up between statements, storing no progress: the next run
+   * rebuilds its keys.
+   */
+  refresh(nowMs = Date.now(), signal?: AbortSignal): Promise<RefreshRun> {
+    const run = this.queue.then(() => this.refreshNow(nowMs, signal));
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  private async refreshNow(nowMs: number): Promise<RefreshRun> {
+  private async refreshNow(nowMs: number, signal: AbortSignal | undefined): Promise<RefreshRun> {
     const started = performance.now();
     const startedMs = Date.now();
     const { touches, key, progress } = this.tables;
@@ -98,7 +102,9 @@ export class TouchRefresher {
         } else rebuiltAt.set(k, last);
       }
     }
-    await this.tables.rebuild(keys, nowMs);
+    signal?.throwIfAborted();
+    await this.tables.rebuild(keys, nowMs, signal);
+    signal?.throwIfAborted();
     // Only keys still in the next run's window are kept (a key touched again later is new to it).
     this.rebuiltAt = rebuiltAt;
     // Only after the values are written: a run that failed reads its touches again next time. A run
@@ -136,8 +142,8 @@ export function perStore<T>(make: (store: AnalyticsStore) => T): (store: Analyti
 /** Refreshes every `intervalMs` (first at once), never overlapping. */
 export function startRefresher(refresher: TouchRefresher, what: string, intervalMs: number, logger: Logger) {
   return runPeriodically(
-    async () => {
-      const run = await refresher.refresh();
+    async (signal) => {
+      const run = await refresher.refresh(Date.now(), signal);
       if (run.keys > 0) logger.debug(run, `${what} refreshed`);
     },
     intervalMs,

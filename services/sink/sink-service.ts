@@ -111,8 +111,7 @@ export async function startSink(log: EventLog, store: AnalyticsStore, logger: Lo
       const written = await projection.apply(
         store,
         fresh.map((decoded) => decoded.event),
-        `${batch.topic}-${batch.partition}-${batch.firstOffset}-${batch.lastOffset}`,
-        logger,
+        { dedupToken: `${batch.topic}-${batch.partition}-${batch.firstOffset}-${batch.lastOffset}`, logger, signal: context.signal },
       );
       stats.inserted[projection.table] = (stats.inserted[projection.table] ?? 0) + written;
       return;

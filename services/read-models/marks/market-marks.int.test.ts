@@ -149,6 +149,19 @@ test('a refresher goes on from the stored start of the newest run, and rebuilds 
   expect((await new MarketMarks(h.store).refresh()).keys).toBe(3);
 });
 
+test('a run given up on a stop stores no progress and rebuilds nothing: the next run rebuilds its markets', async () => {
+  const stale = Date.now() - 13 * 3_600_000;
+  await h.store.command('INSERT INTO market_marks_progress (id, since_ms) VALUES (0, {since:Int64})', { since: stale });
+  const refreshed = () => h.rows<{ n: string }>('SELECT toString(count()) AS n, max(refreshed_at) AS at FROM market_marks');
+  const before = await refreshed();
+  const stop = new AbortController();
+  stop.abort(new Error('stopping'));
+  await expect(new MarketMarks(h.store).refresh(Date.now(), stop.signal)).rejects.toThrow('stopping');
+  expect(await refreshed()).toEqual(before);
+  expect(await h.rows('SELECT since_ms FROM market_marks_progress WHERE id = 0')).toEqual([{ since_ms: stale }]);
+  expect((await new MarketMarks(h.store).refresh()).keys).toBe(3);
+});
+
 test("a book top older than book_tops' 30 days is not served", async () => {
   // 29 days old: kept by book_tops (its TTL is 30 days) and served today.
   await h.given({ bookSnapshots: [book(N, 0, 0.1, 0.2, NOW - 29 * DAY_MS)] });

@@ -51,18 +51,21 @@ export class MarketMarks extends TouchRefresher {
         progress: 'market_marks_progress',
         allKeys:
           'SELECT DISTINCT market_id FROM (SELECT market_id FROM markets UNION ALL SELECT market_id FROM market_closes UNION ALL SELECT market_id FROM book_tops)',
-        rebuild: (ids, nowMs) => this.rebuild(ids, nowMs),
+        rebuild: (ids, nowMs, signal) => this.rebuild(ids, nowMs, signal),
       },
       overlapMs,
     );
   }
 
   /** Rebuilds these markets' values now, whatever was touched. */
-  async rebuild(ids: string[], nowMs = Date.now()): Promise<void> {
+  async rebuild(ids: string[], nowMs = Date.now(), signal?: AbortSignal): Promise<void> {
     // The day before the earlier of the caller's and the clock's: a pass valuing as of a later day
     // (tests do) must not drop the days a read dated now counts.
     const fromDay = Math.floor(Math.min(nowMs, Date.now()) / DAY_MS) - 1;
-    for (let i = 0; i < ids.length; i += CHUNK) await this.store.command(REFRESH, { ids: ids.slice(i, i + CHUNK), from_day: fromDay });
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      signal?.throwIfAborted();
+      await this.store.command(REFRESH, { ids: ids.slice(i, i + CHUNK), from_day: fromDay });
+    }
   }
 }
 

@@ -24,27 +24,27 @@ export const positionsReadModel = defineReadModel({
     project(chainLedger, {
       table: 'position_ledger',
       row: () => ({}),
-      apply: (store, events, token, logger) => ledgerOf(store, logger).applyChain(events, token),
+      apply: (store, events, { dedupToken, logger, signal }) => ledgerOf(store, logger).applyChain(events, dedupToken, signal),
     }),
     project(chainResolutions, {
       table: 'position_ledger',
       row: () => ({}),
-      apply: (store, events, token, logger) => ledgerOf(store, logger).applyResolutions(events, token),
+      apply: (store, events, { dedupToken, logger, signal }) => ledgerOf(store, logger).applyResolutions(events, dedupToken, signal),
     }),
     project(marketResolutions, {
       table: 'position_ledger',
       row: () => ({}),
-      apply: (store, events, token, logger) => ledgerOf(store, logger).applyCatalogResolutions(events, token),
+      apply: (store, events, { dedupToken, logger, signal }) => ledgerOf(store, logger).applyCatalogResolutions(events, dedupToken, signal),
     }),
     project(trades, {
       table: 'position_ledger',
       row: () => ({}),
-      apply: (store, events, token, logger) => ledgerOf(store, logger).applyTrades(events, token),
+      apply: (store, events, { dedupToken, logger, signal }) => ledgerOf(store, logger).applyTrades(events, dedupToken, signal),
     }),
     project(walletActivity, {
       table: 'position_ledger',
       row: () => ({}),
-      apply: (store, events, token, logger) => ledgerOf(store, logger).applyActivity(events, token),
+      apply: (store, events, { dedupToken, logger, signal }) => ledgerOf(store, logger).applyActivity(events, dedupToken, signal),
     }),
   ],
   migrations: migrationsBeside(import.meta.url),

@@ -142,6 +142,8 @@ export class Batch {
     private readonly keys: KeyFilter,
     private readonly stats: LedgerStats,
     private readonly known: KnownPayouts,
+    /** Aborted when the ledger's consumer stops: the batch gives up between its reads (it has written nothing yet). */
+    private readonly signal?: AbortSignal,
   ) {}
 
   /** Prices these redemptions again (their markets' payouts are known now), as a rewind that changed their holdings does. */
@@ -180,7 +182,9 @@ export class Batch {
       else if (e.kind === 'conversion' && e.questions.length === 0) negRiskIds.add(e.negRiskMarketId);
     }
     await this.loadMarkets([...marketIds]);
+    this.signal?.throwIfAborted();
     await this.loadNegRisk([...negRiskIds]);
+    this.signal?.throwIfAborted();
     if (dataApi.length > 0) {
       this.coverage = await readCoverage(this.store);
       const rows = await readChainRows(this.store, [...new Set(dataApi.map((e) => e.txHash))]);
@@ -201,7 +205,9 @@ export class Batch {
       );
       for (const r of rows) this.retracted.set(r.voided, [...(this.retracted.get(r.voided) ?? []), r]);
     }
+    this.signal?.throwIfAborted();
     await this.loadStates(events);
+    this.signal?.throwIfAborted();
     // A redelivered or late change compares with its key's stored rows: read those of the whole batch
     // at once (a redelivery after kill -9 is thousands of them), not one query per key.
     const behind = new Set<string>();

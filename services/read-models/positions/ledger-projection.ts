@@ -20,21 +20,23 @@ export class LedgerProjection {
     this.ledger = new PositionLedger(store);
   }
 
-  applyChain(events: ChainLedgerEvent[], token?: string): Promise<number> {
+  applyChain(events: ChainLedgerEvent[], token?: string, signal?: AbortSignal): Promise<number> {
     return this.ledger.apply(
       events.map(fromChain).filter((e): e is LedgerEvent => e !== null),
       token,
+      signal,
     );
   }
 
   /** A resolution's payout re-prices the redemptions applied before it was known; a retracted one is forgotten. */
-  applyResolutions(events: ChainConditionResolved[], token?: string): Promise<number> {
+  applyResolutions(events: ChainConditionResolved[], token?: string, signal?: AbortSignal): Promise<number> {
     return this.ledger.applyResolutions(
       events.map((e) => ({
         marketId: e.market_id,
         payout: e.retracted ? null : payoutOfNumerators(e.payout_numerators.map((n) => BigInt(n))),
       })),
       token,
+      signal,
     );
   }
 
@@ -42,19 +44,20 @@ export class LedgerProjection {
    * The catalog's resolution of a market (Gamma's outcome prices, the CLOB's winner) re-prices its
    * redemptions as the chain's does; the chain's payout is preferred when both are known.
    */
-  applyCatalogResolutions(events: MarketResolved[], token?: string): Promise<number> {
+  applyCatalogResolutions(events: MarketResolved[], token?: string, signal?: AbortSignal): Promise<number> {
     return this.ledger.applyCatalogResolutions(
       events.map((e) => ({ marketId: e.market_id, payout: payoutOfPrices(e.payouts), tokenIds: e.outcome_token_ids })),
       token,
+      signal,
     );
   }
 
   /** The Data API lists trades newest first: in time order, a batch of its history rewinds nothing within itself. */
-  applyTrades(events: TradeExecuted[], token?: string): Promise<number> {
-    return this.ledger.apply(events.map(fromDataApiTrade).sort(comparePositions), token);
+  applyTrades(events: TradeExecuted[], token?: string, signal?: AbortSignal): Promise<number> {
+    return this.ledger.apply(events.map(fromDataApiTrade).sort(comparePositions), token, signal);
   }
 
-  async applyActivity(events: WalletActivity[], token?: string): Promise<number> {
+  async applyActivity(events: WalletActivity[], token?: string, signal?: AbortSignal): Promise<number> {
     const relevant = events.filter((a) => ['SPLIT', 'MERGE', 'REDEEM'].includes(a.type.toUpperCase()));
     if (relevant.length === 0) return 0;
     const ids = [...new Set(relevant.map((a) => a.market_id))];
@@ -69,6 +72,7 @@ export class LedgerProjection {
         .filter((e): e is LedgerEvent => e !== null)
         .sort(comparePositions),
       token,
+      signal,
     );
   }
 }

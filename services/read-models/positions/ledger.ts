@@ -124,9 +124,13 @@ export class PositionLedger {
     this.logger = logger;
   }
 
-  /** Applies a batch and inserts its rows; batches run one at a time (the chain and Data API partitions share wallets). */
-  apply(events: LedgerEvent[], dedupToken?: string): Promise<number> {
-    const run = this.queue.then(() => this.applyNow(events, dedupToken));
+  /**
+   * Applies a batch and inserts its rows; batches run one at a time (the chain and Data API partitions
+   * share wallets). Once `signal` aborts (its consumer stops) the batch gives up before it writes,
+   * rejecting with the signal's reason: it is handed over again at the next start.
+   */
+  apply(events: LedgerEvent[], dedupToken?: string, signal?: AbortSignal): Promise<number> {
+    const run = this.queue.then(() => this.applyNow(events, dedupToken, signal));
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -136,8 +140,12 @@ export class PositionLedger {
    * redemptions applied before it was known (priced from what they paid and the shares held then, a
    * guess: docs/POSITIONS.md "Redemptions") are priced again by it. A retracted resolution's payout is forgotten.
    */
-  applyResolutions(resolutions: Array<{ marketId: string; payout: Payout | null }>, dedupToken?: string): Promise<number> {
-    return this.learnPayouts('chain', resolutions, dedupToken);
+  applyResolutions(
+    resolutions: Array<{ marketId: string; payout: Payout | null }>,
+    dedupToken?: string,
+    signal?: AbortSignal,
+  ): Promise<number> {
+    return this.learnPayouts('chain', resolutions, dedupToken, signal);
   }
 
   /**
@@ -148,8 +156,9 @@ export class PositionLedger {
   applyCatalogResolutions(
     resolutions: Array<{ marketId: string; payout: Payout | null; tokenIds: string[] }>,
     dedupToken?: string,
+    signal?: AbortSignal,
   ): Promise<number> {
-    return this.learnPayouts('catalog', resolutions, dedupToken);
+    return this.learnPayouts('catalog', resolutions, dedupToken, signal);
   }
 
   /**
@@ -163,8 +172,9 @@ export class PositionLedger {
     from: PayoutSource,
     resolutions: Array<{ marketId: string; payout: Payout | null; tokenIds?: string[] }>,
     dedupToken?: string,
+    signal?: AbortSignal,
   ): Promise<number> {
-    const run = this.queue.then(() => this.repriceNow(from, resolutions, dedupToken));
+    const run = this.queue.then(() => this.repriceNow(from, resolutions, dedupToken, signal));
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -173,7 +183,10 @@ export class PositionLedger {
     from: PayoutSource,
     resolutions: Array<{ marketId: string; payout: Payout | null; tokenIds?: string[] }>,
     dedupToken?: string,
+    signal?: AbortSignal,
   ): Promise<number> {
+    // Before anything is remembered: given up, the batch comes again and learns it then.
+    signal?.throwIfAborted();
     for (const { marketId, payout, tokenIds } of resolutions) {
       if (from === 'chain') remember(this.resolved, marketId, payout);
       else remember(this.catalogResolved, marketId, payout ? { payout, tokenIds: tokenIds ?? [] } : null);
@@ -196,7 +209,7 @@ export class PositionLedger {
     if (unpriced.length === 0) return 0;
     this.replayed ??= this.replayJournal();
     await this.replayed;
-    const written = await this.write(dedupToken, async (batch) => {
+    const written = await this.write(dedupToken, signal, async (batch) => {
       await batch.reprice(unpriced);
     });
     // After the ledger's insert: a batch that failed before it leaves them to be priced at the redelivery.
@@ -220,26 +233,38 @@ export class PositionLedger {
     );
   }
 
-  private async applyNow(events: LedgerEvent[], dedupToken?: string): Promise<number> {
+  private async applyNow(events: LedgerEvent[], dedupToken?: string, signal?: AbortSignal): Promise<number> {
     if (events.length === 0) return 0;
+    signal?.throwIfAborted();
     this.replayed ??= this.replayJournal();
     await this.replayed;
-    return this.write(dedupToken, async (batch) => {
+    return this.write(dedupToken, signal, async (batch) => {
       void this.keys.refresh();
       await batch.prepare(events, () => this.hasDataApiRows());
       for (const event of events) {
         const reading = batch.applyEvent(event);
-        if (reading) await reading;
+        if (reading) {
+          await reading;
+          signal?.throwIfAborted();
+        }
       }
       await batch.applyDeferred();
     });
   }
 
-  /** Runs one batch and stores what it wrote: its unpriced redemptions, the journal, its rows, its touches. */
-  private async write(dedupToken: string | undefined, run: (batch: Batch) => Promise<void>): Promise<number> {
-    const batch = new Batch(this.store, this.cache, this.rowCache, this.keys, this.stats, this.known);
+  /**
+   * Runs one batch and stores what it wrote: its unpriced redemptions, the journal, its rows, its
+   * touches. A stop (`signal`) gives up while the batch reads, never once it has started to write.
+   */
+  private async write(
+    dedupToken: string | undefined,
+    signal: AbortSignal | undefined,
+    run: (batch: Batch) => Promise<void>,
+  ): Promise<number> {
+    const batch = new Batch(this.store, this.cache, this.rowCache, this.keys, this.stats, this.known, signal);
     try {
       await run(batch);
+      signal?.throwIfAborted();
       const rows = batch.rows;
       // Before the rows: a redemption whose rows are stored is always found again by its resolution.
       if (batch.unpriced.size > 0)

@@ -42,7 +42,7 @@ export class WalletSnapshots extends TouchRefresher {
         key: 'wallet',
         progress: 'wallet_snapshots_progress',
         allKeys: 'SELECT DISTINCT wallet FROM position_state',
-        rebuild: (wallets) => this.rebuild(wallets),
+        rebuild: (wallets, _nowMs, signal) => this.rebuild(wallets, signal),
       },
       overlapMs,
       progressEveryMs,
@@ -50,8 +50,11 @@ export class WalletSnapshots extends TouchRefresher {
   }
 
   /** Rebuilds these wallets' snapshots now, whatever was touched. */
-  async rebuild(wallets: string[]): Promise<void> {
-    for (let i = 0; i < wallets.length; i += CHUNK) await this.store.command(REFRESH, { wallets: wallets.slice(i, i + CHUNK) });
+  async rebuild(wallets: string[], signal?: AbortSignal): Promise<void> {
+    for (let i = 0; i < wallets.length; i += CHUNK) {
+      signal?.throwIfAborted();
+      await this.store.command(REFRESH, { wallets: wallets.slice(i, i + CHUNK) });
+    }
   }
 }
 
