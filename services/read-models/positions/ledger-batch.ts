@@ -37,6 +37,7 @@ import {
   readStoredRows,
 } from './ledger-loaders.js';
 import { applyLeg, EMPTY_STATE, type PositionState } from './ledger-math.js';
+import { formatPayout } from './ledger-payouts.js';
 import type { RowCache } from './ledger-row-cache.js';
 import { compareRows, type LedgerRow, ledgerRow, legOfRow, rowPosition, sameInput } from './ledger-rows.js';
 
@@ -529,9 +530,14 @@ export class Batch {
       case 'merge':
         return completeSetLegs(e, this.markets.get(e.marketId));
       case 'redemption': {
-        const priced = redemptionLegs(e, this.markets.get(e.marketId), stateOf);
+        const market = this.markets.get(e.marketId);
+        const priced = redemptionLegs(e, market, stateOf);
         this.stats.unresolved_legs += priced.unresolved;
-        if (priced.unpriced) this.unpriced.set(`${e.wallet}|${e.eventId}`, priced.unpriced);
+        if (priced.unpriced)
+          this.unpriced.set(
+            `${e.wallet}|${e.eventId}`,
+            market?.payout && priced.unpriced.priced === 2 ? { ...priced.unpriced, payout: formatPayout(market.payout) } : priced.unpriced,
+          );
         return priced.legs;
       }
       case 'conversion':

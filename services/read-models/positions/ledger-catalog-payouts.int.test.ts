@@ -27,6 +27,8 @@ const VOID = M('2');
 const CHAIN_VOID = M('3');
 /** The catalog says YES won, the chain NO. */
 const DISAGREE = M('4');
+/** The catalog says YES won, then corrects it to NO (the chain source never read its resolution). */
+const CORRECTED = M('6');
 
 let block = 71_000_000;
 let tx = 1;
@@ -87,7 +89,7 @@ const disagreements = () => ledgerOf(h.store).ledger.stats.resolution_payout_dis
 beforeAll(async () => {
   h = await projectionHarness('ledger-catalog-payouts');
   await h.given({
-    markets: [binary(WON), binary(VOID), binary(CHAIN_VOID), binary(DISAGREE)],
+    markets: [binary(WON), binary(VOID), binary(CHAIN_VOID), binary(DISAGREE), binary(CORRECTED)],
     chainResolutions: [
       chainResolution({
         event_id: 'chain-void',
@@ -208,6 +210,61 @@ test("when the chain's payout differs from the catalog's, the chain's prices the
   const again = settled(DISAGREE, [1, 0]).marketResolutions.map((r) => ({ ...r, ingested_at_ms: T + 9 }));
   await h.given({ marketResolutions: again }, { refresh: false });
   expect(disagreements()).toBe(before + 1);
+  await apply(history(after));
+  const expected = await liveRows(after);
+  expect(await liveRows(spread)).toEqual(expected);
+  expect(await liveRows(catalogPriced)).toEqual(expected);
+});
+
+test('a catalog resolution corrected to another payout prices its redemptions again; read again unchanged, it prices nothing', async () => {
+  // As the first test: 50 YES for 30, 50 NO for 20, redeemed for 50. One redemption is spread and then
+  // priced by the catalog's first payout (YES won: YES 50 - 30 = 20, NO -20), another is applied once it
+  // is known and priced by it from the start. The catalog then says NO won (Gamma corrected it): both are
+  // priced again, YES -30, NO 50 - 20 = 30, as the same history applied after the correction.
+  const [spread, catalogPriced, after] = [W('5'), W('7'), W('6')];
+  const history = (w: string) => [
+    buy(w, CORRECTED, 0, 50, 0.6, T),
+    buy(w, CORRECTED, 1, 50, 0.4, T + 1_000),
+    redemption(w, CORRECTED, 50, T + 2_000),
+  ];
+  const repriced = () => ledgerOf(h.store).ledger.stats.redemptions_repriced;
+  await apply(history(spread));
+  await h.given(settled(CORRECTED, [1, 0]), { refresh: false });
+  await apply(history(catalogPriced));
+  for (const w of [spread, catalogPriced])
+    expect((await figures(w)).byToken).toMatchObject({
+      [outcomeToken(CORRECTED, 0)]: { qty: 0, realized: 20 },
+      [outcomeToken(CORRECTED, 1)]: { qty: 0, realized: -20 },
+    });
+  const payoutOf = (market: string) =>
+    h.rows<{ wallet: string; priced: number; payout: string }>(
+      'SELECT wallet, priced, payout FROM position_redemptions_unpriced FINAL WHERE market_id = {market:String} ORDER BY wallet',
+      { market },
+    );
+  expect(await payoutOf(CORRECTED)).toEqual([
+    { wallet: spread, priced: 2, payout: '[1,0]/1' },
+    { wallet: catalogPriced, priced: 2, payout: '[1,0]/1' },
+  ]);
+
+  const corrected = settled(CORRECTED, [0, 1]);
+  const newer = { ...corrected, marketResolutions: corrected.marketResolutions.map((r) => ({ ...r, ingested_at_ms: T + 20 })) };
+  const before = repriced();
+  await h.given(newer, { refresh: false });
+  expect(repriced()).toBe(before + 2);
+  for (const w of [spread, catalogPriced])
+    expect((await figures(w)).byToken).toMatchObject({
+      [outcomeToken(CORRECTED, 0)]: { qty: 0, realized: -30 },
+      [outcomeToken(CORRECTED, 1)]: { qty: 0, realized: 30 },
+    });
+  expect(await payoutOf(CORRECTED)).toEqual([
+    { wallet: spread, priced: 2, payout: '[0,1]/1' },
+    { wallet: catalogPriced, priced: 2, payout: '[0,1]/1' },
+  ]);
+
+  // The catalog lists the market again with the same payout (every sync that relists it): nothing to price.
+  const relisted = { marketResolutions: newer.marketResolutions.map((r) => ({ ...r, ingested_at_ms: T + 30 })) };
+  await h.given(relisted, { refresh: false });
+  expect(repriced()).toBe(before + 2);
   await apply(history(after));
   const expected = await liveRows(after);
   expect(await liveRows(spread)).toEqual(expected);

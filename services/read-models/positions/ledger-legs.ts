@@ -49,6 +49,8 @@ export interface UnpricedRedemption {
   event_id: string;
   asset_id: string;
   priced?: 0 | 2;
+  /** The catalog payout that priced it (priced = 2), formatted (formatPayout, set by the batch); a different one prices it again. */
+  payout?: string;
 }
 
 /** NegRiskAdapter.FEE_DENOMINATOR: a market's conversion fee is in basis points. */

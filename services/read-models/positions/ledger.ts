@@ -195,16 +195,28 @@ export class PositionLedger {
     if (ids.length === 0) return 0;
     const payouts = await readPayouts(this.store, ids, this.known);
     // Catalog-priced redemptions of a market whose chain payout differs: the chain's prices them again.
+    // Of a market only the catalog resolved, those priced by another catalog payout than its current
+    // one (Gamma corrected it): the current one prices them again.
     const recheck: string[] = [];
+    const catalogIds: string[] = [];
+    const catalogPayouts: string[] = [];
     for (const [id, p] of payouts) {
+      if (!p.chain && p.catalog) {
+        catalogIds.push(id);
+        catalogPayouts.push(formatPayout(p.catalog));
+      }
       if (!p.chain || !p.catalog || samePayout(p.chain, p.catalog)) continue;
       recheck.push(id);
       this.disagreement(id, p.chain, p.catalog);
     }
     const unpriced = await this.store.query<UnpricedRedemption>(
       `SELECT market_id, wallet, event_id, asset_id FROM ${UNPRICED_TABLE} FINAL
-        WHERE market_id IN {ids:Array(String)} AND (priced = 0 OR (priced = 2 AND has({recheck:Array(String)}, market_id)))`,
-      { ids, recheck },
+        WHERE market_id IN {ids:Array(String)}
+          AND (priced = 0
+               OR (priced = 2 AND (has({recheck:Array(String)}, market_id)
+                                   OR (has({catalogIds:Array(String)}, market_id)
+                                       AND payout != {catalogPayouts:Array(String)}[indexOf({catalogIds:Array(String)}, market_id)]))))`,
+      { ids, recheck, catalogIds, catalogPayouts },
     );
     if (unpriced.length === 0) return 0;
     this.replayed ??= this.replayJournal();
@@ -215,7 +227,11 @@ export class PositionLedger {
     // After the ledger's insert: a batch that failed before it leaves them to be priced at the redelivery.
     await this.store.insert(
       UNPRICED_TABLE,
-      unpriced.map((r) => ({ ...r, priced: payouts.get(r.market_id)?.chain ? 1 : 2, at: iso(Date.now()) })),
+      unpriced.map((r) => {
+        const p = payouts.get(r.market_id);
+        const catalog = !p?.chain && p?.catalog ? { priced: 2, payout: formatPayout(p.catalog) } : { priced: 1, payout: '' };
+        return { ...r, ...catalog, at: iso(Date.now()) };
+      }),
     );
     this.stats.redemptions_repriced += unpriced.length;
     return written;
@@ -270,7 +286,7 @@ export class PositionLedger {
       if (batch.unpriced.size > 0)
         await this.store.insert(
           UNPRICED_TABLE,
-          [...batch.unpriced.values()].map((r) => ({ ...r, priced: r.priced ?? 0, at: iso(Date.now()) })),
+          [...batch.unpriced.values()].map((r) => ({ ...r, priced: r.priced ?? 0, payout: r.payout ?? '', at: iso(Date.now()) })),
         );
       // Before the insert: if it fails halfway, the keys it may have stored are in the filter already.
       // Every row's key has a state in the batch (append and rewind set it), each added once.
