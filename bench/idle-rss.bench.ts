@@ -98,6 +98,7 @@ async function demoRss(minutes: number) {
   const stopped = Date.now();
   child.kill('SIGTERM');
   const code = await exit;
+  const took = Date.now() - stopped;
   fs.rmSync(demoDir, { recursive: true, force: true });
   const last = samples.at(-1)!.rss_mb;
   return {
@@ -106,8 +107,9 @@ async function demoRss(minutes: number) {
     rss_mb: last,
     max_rss_mb: Math.max(...samples.map((sample) => sample.rss_mb)),
     ratio_to_goal: Math.round((last / GOAL_MB) * 100) / 100,
-    sigterm_to_exit_ms: Date.now() - stopped,
+    sigterm_to_exit_ms: took,
     stop_ms: stop,
+    exit_after_stopped_ms: stop.stopped_ms === null ? null : took - stop.stopped_ms,
     exit_code: code,
   };
 }

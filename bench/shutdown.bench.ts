@@ -40,6 +40,9 @@ interface Stop {
   parts_ms: StopLines['parts_ms'];
   stores_closed_ms: StopLines['stores_closed_ms'];
   sink_steps_ms: StopLines['sink_steps_ms'];
+  stopped_ms: StopLines['stopped_ms'];
+  /** SIGTERM to exit less the service's own stop: the process's exit (native teardown, reaping). */
+  exit_after_stopped_ms: number | null;
   busy_seconds: number;
   stderr_tail: string;
 }
@@ -75,6 +78,7 @@ async function stopAfter(args: string[], env: NodeJS.ProcessEnv, busyMs: number,
     exit_code: code,
     exit_signal: signal,
     ...stop,
+    exit_after_stopped_ms: stop.stopped_ms === null ? null : took - stop.stopped_ms,
     busy_seconds: Math.round(busyMs / 1000),
     stderr_tail: stderr.slice(-600),
   };

@@ -30,8 +30,13 @@ export function stopOnSignals(stop: () => Promise<void>, logger: Logger): void {
     if (stopping) process.exit(1);
     stopping = true;
     logger.info({ signal }, 'stopping');
+    const started = performance.now();
     stop().then(
-      () => process.exit(0),
+      () => {
+        // What is left after this line is the process's own exit (the engines' native teardown).
+        logger.info({ ms: Math.round(performance.now() - started) }, 'stopped; exiting');
+        process.exit(0);
+      },
       (error) => {
         logger.error({ err: error }, 'stop failed');
         process.exit(1);
