@@ -229,8 +229,8 @@ export class PositionLedger {
       UNPRICED_TABLE,
       unpriced.map((r) => {
         const p = payouts.get(r.market_id);
-        const catalog = !p?.chain && p?.catalog ? { priced: 2, payout: formatPayout(p.catalog) } : { priced: 1, payout: '' };
-        return { ...r, ...catalog, at: iso(Date.now()) };
+        const pricedBy = !p?.chain && p?.catalog ? { priced: 2, payout: formatPayout(p.catalog) } : { priced: 1, payout: '' };
+        return { ...r, ...pricedBy, at: iso(Date.now()) };
       }),
     );
     this.stats.redemptions_repriced += unpriced.length;
