@@ -301,7 +301,7 @@ function buildApp(
     app.use('/v1', exportRoutes(deps.exports, { throttle, addressOf: (request) => clientAddress(request, deps.auth.trustProxyHops) }));
 
   app.use((_request, _response, next) => next(ApiError.notFound('no such route')));
-  app.use(errorRenderer(deps.logger));
+  app.use(errorRenderer(deps.logger, new OperationIndex(operations)));
   return app;
 }
 

@@ -10,6 +10,7 @@ import { type AnalyticsBusyError, storeErrorKind } from '../services/analytics/s
 import type { Logger } from '../services/logger.js';
 import { failure } from '../services/http/envelope.js';
 import { ApiError } from '../services/http/errors.js';
+import type { OperationIndex } from './operations.js';
 
 interface ValidatorError {
   status?: number;
@@ -18,7 +19,10 @@ interface ValidatorError {
   type?: string;
 }
 
-export function toApiError(error: unknown): ApiError {
+/** Where a body field refused as unknown belongs instead (`filters.from`), when the operation has one. */
+type BodyFieldHint = (field: string) => string | undefined;
+
+export function toApiError(error: unknown, hint?: BodyFieldHint): ApiError {
   if (error instanceof ApiError) return error;
   const kind = storeErrorKind(error);
   if (kind === 'too_broad')
@@ -40,7 +44,11 @@ export function toApiError(error: unknown): ApiError {
   if (e?.type === 'entity.too.large') return ApiError.badRequest('body: larger than 64 KB');
   if (e?.status === 400 || e?.status === 415) {
     const detail = (e.errors ?? [])
-      .map((item) => `${(item.path ?? '').replace(/^[./](query|params|path|body|headers)[./]?/, '') || 'body'}: ${item.message}`)
+      .map((item) => {
+        const name = (item.path ?? '').replace(/^[./](query|params|path|body|headers)[./]?/, '') || 'body';
+        const belongs = item.errorCode === 'additionalProperties.openapi.validation' ? hint?.(name) : undefined;
+        return belongs ? `${name}: not a field of the body; it belongs in ${belongs}` : `${name}: ${item.message}`;
+      })
       .join('; ');
     return ApiError.badRequest(detail || e.message || 'bad request');
   }
@@ -53,8 +61,8 @@ export function toApiError(error: unknown): ApiError {
 }
 
 /** Writes the envelope for `error` on a bare node:http response (the fast path) or an Express one. */
-export function sendError(response: ServerResponse, error: unknown, logger: Logger | undefined, path: string): void {
-  const apiError = toApiError(error);
+export function sendError(response: ServerResponse, error: unknown, logger: Logger | undefined, path: string, hint?: BodyFieldHint): void {
+  const apiError = toApiError(error, hint);
   if (apiError.status >= 500 && apiError.code === 'INTERNAL_ERROR') logger?.error({ err: error, path }, 'request failed');
   else if (apiError.status >= 500) logger?.warn({ err: error, path }, 'request refused: dependency unavailable or over its limit');
   if (response.headersSent) {
@@ -68,6 +76,10 @@ export function sendError(response: ServerResponse, error: unknown, logger: Logg
   response.end(JSON.stringify(failure(apiError.code, apiError.message, apiError.reason)));
 }
 
-export function errorRenderer(logger: Logger) {
-  return (error: unknown, request: Request, response: Response, _next: NextFunction) => sendError(response, error, logger, request.path);
+/** `operations` (the API document's) lets a refused unknown body field name where it belongs. */
+export function errorRenderer(logger: Logger, operations?: OperationIndex) {
+  return (error: unknown, request: Request, response: Response, _next: NextFunction) =>
+    sendError(response, error, logger, request.path, (field) =>
+      operations?.match(request.method, request.originalUrl)?.operation.nestedBodyFields.get(field),
+    );
 }

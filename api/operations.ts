@@ -34,6 +34,17 @@ export interface Operation {
   cache: CacheMode;
   /** Declared query parameters and their scalar types (the read cache canonicalises queries by them). */
   queryParameters: ReadonlyMap<string, ParameterType>;
+  /**
+   * The fields of the JSON body's object members by name, where the body itself has no such field
+   * (`from` -> `filters.from`): a refusal of `from` at the top can say where it belongs.
+   */
+  nestedBodyFields: ReadonlyMap<string, string>;
+}
+
+interface SchemaObject {
+  $ref?: string;
+  type?: string | string[];
+  properties?: Record<string, SchemaObject>;
 }
 
 interface ParameterObject {
@@ -48,10 +59,22 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 export function readOperations(openapiPath: string): Operation[] {
   const document = parse(fs.readFileSync(openapiPath, 'utf8')) as {
     paths: Record<string, Record<string, Record<string, unknown>>>;
-    components?: { parameters?: Record<string, ParameterObject> };
+    components?: { parameters?: Record<string, ParameterObject>; schemas?: Record<string, SchemaObject> };
   };
   const resolve = (parameter: ParameterObject): ParameterObject =>
     parameter.$ref ? (document.components?.parameters?.[parameter.$ref.split('/').pop()!] ?? {}) : parameter;
+  const resolveSchema = (schema: SchemaObject | undefined): SchemaObject | undefined =>
+    schema?.$ref ? document.components?.schemas?.[schema.$ref.split('/').pop()!] : schema;
+  const nestedBodyFields = (operation: Record<string, unknown>): Map<string, string> => {
+    const content = (operation.requestBody as { content?: Record<string, { schema?: SchemaObject }> } | undefined)?.content;
+    const body = resolveSchema(content?.['application/json']?.schema);
+    const nested = new Map<string, string>();
+    for (const [member, raw] of Object.entries(body?.properties ?? {})) {
+      for (const field of Object.keys(resolveSchema(raw)?.properties ?? {}))
+        if (!(field in (body?.properties ?? {})) && !nested.has(field)) nested.set(field, `${member}.${field}`);
+    }
+    return nested;
+  };
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of METHODS) {
@@ -77,6 +100,7 @@ export function readOperations(openapiPath: string): Operation[] {
         channels: Array.isArray(operation['x-channels']) ? operation['x-channels'].map(String) : [],
         cache: (operation['x-cache'] as CacheMode | undefined) ?? 'none',
         queryParameters,
+        nestedBodyFields: nestedBodyFields(operation),
       });
     }
   }

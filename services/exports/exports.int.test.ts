@@ -409,6 +409,18 @@ describe('limits and bad input', () => {
     expect(long.body.error).toContain('EXPORT_MAX_DAYS');
   });
 
+  test('a filter sent beside dataset instead of inside filters is a 400 saying where it belongs', async () => {
+    const misplaced = await post(v1('/exports'), key, { dataset: 'trades', from: FROM, to: TO });
+    expect(misplaced.status).toBe(400);
+    expect(misplaced.body.error).toContain('from: not a field of the body; it belongs in filters.from');
+    const late = await post(v1('/exports'), key, { dataset: 'trades', filters: { from: FROM }, to: TO });
+    expect(late.body.error).toContain('to: not a field of the body; it belongs in filters.to');
+    // A field that is nowhere in the body's schema keeps the validator's own words.
+    const unknown = await post(v1('/exports'), key, { dataset: 'trades', colour: 'red', filters: { from: FROM, to: TO } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toContain('colour: must NOT have additional properties');
+  });
+
   test('an unknown market slug is a 404 naming the filter', async () => {
     const unknown = await post(v1('/exports'), key, { dataset: 'trades', filters: { market: 'no-such-market', from: FROM, to: TO } });
     expect(unknown.status).toBe(404);
