@@ -289,10 +289,10 @@ async function main() {
         leaderboard_total_pnl: '/v1/leaderboard?sort_by=total_pnl&limit=50',
         trader_stats_busiest: `/v1/traders/${BUSIEST}`,
         trader_pnl_busiest: `/v1/traders/${BUSIEST}/pnl?days=30`,
-        positions_busiest: `/v1/positions/${BUSIEST}`,
+        positions_busiest: `/v1/positions/${BUSIEST}?limit=500`,
         trader_stats_sampled: sampled((wallet) => `/v1/traders/${wallet}`),
         trader_pnl_sampled: sampled((wallet) => `/v1/traders/${wallet}/pnl?days=30`),
-        positions_sampled: sampled((wallet) => `/v1/positions/${wallet}`),
+        positions_sampled: sampled((wallet) => `/v1/positions/${wallet}?limit=500`),
       };
       row.merges_settled_ms = await mergesSettled(store);
       // Every per-wallet read opens each part of every table it reads: the figures depend on how many

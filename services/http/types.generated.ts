@@ -409,6 +409,8 @@ export type PnlCurve = {
 
 export type Positions = {
   wallet: string;
+  /** The wallet's open positions on all pages (shares held > 0). */
+  open_positions: number;
   coverage: Coverage;
   as_of: Timestamp;
   /** Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request. */
@@ -2365,6 +2367,10 @@ export interface QueryParams {
     format: "buckets" | "deltas";
     from?: string;
     to?: string;
+    limit: number;
+    cursor?: string;
+  };
+  getPositions: {
     limit: number;
     cursor?: string;
   };

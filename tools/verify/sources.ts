@@ -3,7 +3,7 @@
  * The service's shapes are the API document's (generated); amounts stay as served (numbers in USDC,
  * micro-unit strings).
  */
-import type { PnlCurve, Positions, TraderStats } from '../../services/http/types.generated.js';
+import type { Pagination, PnlCurve, Positions, TraderStats } from '../../services/http/types.generated.js';
 import type { BoundedHttp } from './http.js';
 
 /** The service's shapes, generated from api/openapi.yaml. */
@@ -112,8 +112,31 @@ export class ServiceApi {
     return this.one(`/traders/${wallet}`);
   }
 
-  positions(wallet: string): Promise<ApiPositions | null> {
-    return this.one(`/positions/${wallet}`);
+  /**
+   * Every open position of a wallet, page after page. Pages are read one request each, so when they
+   * name different data_as_of or do not add up to open_positions (a value moved across the cursor),
+   * the read answers data_as_of `mixed`, which no other read names: the collector reads again.
+   */
+  async positions(wallet: string, maxPages = 20): Promise<ApiPositions | null> {
+    let first: ApiPositions | null = null;
+    let cursor: string | null = null;
+    const positions: ApiPositions['positions'] = [];
+    for (let page = 0; page < maxPages; page++) {
+      const query: Record<string, string> = cursor ? { limit: '500', cursor } : { limit: '500' };
+      const body: { data: ApiPositions; pagination: Pagination } | null = await this.http.getJson(
+        this.url(`/positions/${wallet}`, query),
+        this.key,
+      );
+      if (!body) return first;
+      first ??= body.data;
+      if (body.data.data_as_of !== first.data_as_of) break;
+      positions.push(...body.data.positions);
+      cursor = body.pagination.has_more ? body.pagination.next_cursor : null;
+      if (!cursor) break;
+    }
+    if (!first) return null;
+    const whole = new Set(positions.map((p) => p.asset_id)).size === first.open_positions && positions.length === first.open_positions;
+    return { ...first, positions, data_as_of: whole ? first.data_as_of : 'mixed' };
   }
 
   curve(wallet: string, days: number): Promise<ApiCurve | null> {

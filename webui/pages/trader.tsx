@@ -8,6 +8,9 @@ import { formatInteger, formatPct, formatPrice, formatShares, formatTime, format
 import { markReady } from '../lib/ready.js';
 import { useApi } from '../lib/use-api.js';
 
+/** The largest open positions by value shown; the rest are counted. */
+const POSITIONS_SHOWN = 100;
+
 export function TraderPage(props: { wallet: string }) {
   return (
     <Page title={`Trader ${shortId(props.wallet, 8, 6)}`}>
@@ -23,7 +26,7 @@ function TraderDetail(props: { wallet: string }) {
   const [days, setDays] = useState(30);
   const stats = useApi(() => get<TraderStats>(`/traders/${props.wallet}`), [props.wallet]);
   const pnl = useApi(() => get<PnlCurve>(`/traders/${props.wallet}/pnl`, { days }), [props.wallet, days]);
-  const positions = useApi(() => get<Positions>(`/positions/${props.wallet}`), [props.wallet]);
+  const positions = useApi(() => get<Positions>(`/positions/${props.wallet}`, { limit: POSITIONS_SHOWN }), [props.wallet]);
   useEffect(() => {
     if (stats.data && pnl.data && positions.data) markReady();
   }, [stats.data, pnl.data, positions.data]);
@@ -116,42 +119,50 @@ function TraderDetail(props: { wallet: string }) {
           (positions.data.positions.length === 0 ? (
             <p class="muted">No open positions.</p>
           ) : (
-            <table>
-              <caption class="sr-only">Open positions as of {formatTime(positions.data.as_of)}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Market</th>
-                  <th scope="col">Outcome</th>
-                  <th scope="col" class="num">
-                    Shares
-                  </th>
-                  <th scope="col" class="num">
-                    Avg entry
-                  </th>
-                  <th scope="col" class="num">
-                    Mark
-                  </th>
-                  <th scope="col" class="num">
-                    Unrealized
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {positions.data.positions.map((p) => (
-                  <tr key={p.asset_id}>
-                    <td>
-                      {/* A market the catalog has not listed yet has no title: its id keeps the link readable. */}
-                      <Link href={`/app/markets/${p.market_id}`}>{p.market_title || `Market ${shortId(p.market_id)}`}</Link>
-                    </td>
-                    <td>{p.outcome}</td>
-                    <td class="num">{formatShares(p.size_shares)}</td>
-                    <td class="num">{formatPrice(p.avg_entry_price)}</td>
-                    <td class="num">{formatPrice(p.mark_price)}</td>
-                    <td class="num">{formatUsd(p.unrealized_pnl_usdc)}</td>
+            <>
+              {positions.data.open_positions > positions.data.positions.length && (
+                <p class="muted">
+                  The {formatInteger(positions.data.positions.length)} largest by value of {formatInteger(positions.data.open_positions)}{' '}
+                  open positions.
+                </p>
+              )}
+              <table>
+                <caption class="sr-only">Open positions as of {formatTime(positions.data.as_of)}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Market</th>
+                    <th scope="col">Outcome</th>
+                    <th scope="col" class="num">
+                      Shares
+                    </th>
+                    <th scope="col" class="num">
+                      Avg entry
+                    </th>
+                    <th scope="col" class="num">
+                      Mark
+                    </th>
+                    <th scope="col" class="num">
+                      Unrealized
+                    </th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {positions.data.positions.map((p) => (
+                    <tr key={p.asset_id}>
+                      <td>
+                        {/* A market the catalog has not listed yet has no title: its id keeps the link readable. */}
+                        <Link href={`/app/markets/${p.market_id}`}>{p.market_title || `Market ${shortId(p.market_id)}`}</Link>
+                      </td>
+                      <td>{p.outcome}</td>
+                      <td class="num">{formatShares(p.size_shares)}</td>
+                      <td class="num">{formatPrice(p.avg_entry_price)}</td>
+                      <td class="num">{formatPrice(p.mark_price)}</td>
+                      <td class="num">{formatUsd(p.unrealized_pnl_usdc)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </>
           ))}
       </section>
     </>

@@ -409,6 +409,8 @@ export type PnlCurve = {
 
 export type Positions = {
   wallet: string;
+  /** The wallet's open positions on all pages (shares held > 0). */
+  open_positions: number;
   coverage: Coverage;
   as_of: Timestamp;
   /** Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request. */
@@ -2560,10 +2562,14 @@ export interface Operations {
     params: {
       /** Wallet address, 0x + 40 hex (any case). */
       wallet: string;
+      /** Page size (default 50, max 500). */
+      limit?: number;
+      /** Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`. */
+      cursor?: string;
     };
     paramsOptional: false;
     data: Positions;
-    paginated: false;
+    paginated: true;
   };
   /** GET /markets/{id}/orderbook: Live level-2 book - top 20 bid and 20 ask levels per outcome, best first, with the spread in basis points. */
   getOrderbook: {
@@ -4230,9 +4236,10 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "GET",
     "path": "/positions/{wallet}",
     "summary": "Open positions of a wallet with average entry price and unrealized PnL.",
+    "description": "Largest `current_value_usdc` first (unmarked positions count as 0), ties by `asset_id`, a page at a\ntime (`limit`, `cursor`; `open_positions` counts every page). The cursor holds the last position's\nvalue and token: each page is read afresh, so a position whose value moved between two requests\n(marks refresh every second) can appear on both pages or on neither. Read with `limit=500` for one\nconsistent view of up to 500 positions.",
     "access": "tier2",
-    "paginated": false,
-    "returns": "Positions: wallet, coverage, as_of, data_as_of, data_as_of_block, positions",
+    "paginated": true,
+    "returns": "Positions: wallet, open_positions, coverage, as_of, data_as_of, data_as_of_block, positions",
     "parameters": [
       {
         "name": "wallet",
@@ -4242,6 +4249,29 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
         "schema": {
           "type": "string",
           "pattern": "^0x[0-9a-fA-F]{40}$"
+        }
+      },
+      {
+        "name": "limit",
+        "in": "query",
+        "required": false,
+        "description": "Page size (default 50, max 500).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1,
+          "maximum": 500,
+          "default": 50
+        }
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "required": false,
+        "description": "Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.",
+        "schema": {
+          "type": "string",
+          "minLength": 1,
+          "maxLength": 512
         }
       }
     ],

@@ -1,17 +1,30 @@
 /**
  * A wallet's open positions from its (wallet, token) rows, valued at the current marks
- * (position-value.ts). The response carries data_as_of: the newest change the ledger had applied when
+ * (position-value.ts), largest value first, a page at a time (a whale holds thousands). The response carries data_as_of: the newest change the ledger had applied when
  * the rows served were read (a wallet's snapshot lags the ledger by up to a refresher run:
  * wallet-snapshots.ts), and coverage: from which block the positions are whole (coverage.ts).
  */
 import { Router } from 'express';
 import { success } from '../../http/envelope.js';
 import { ApiError } from '../../http/errors.js';
+import { keysetPage } from '../../http/keyset.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { divide, MICRO, servedAmount, servedAmountOrNull } from '../../shared/decimal.js';
 import { iso } from '../../shared/time.js';
 import { ledgerCoverage } from './coverage.js';
+import type { ValuedPosition } from './position-value.js';
 import { walletPositions } from './queries.js';
+
+/** Page order: value descending (unmarked as 0), then the token id, which is unique per wallet. */
+interface SortKey {
+  value: bigint;
+  asset_id: string;
+}
+const sortKey = (p: ValuedPosition): SortKey => ({ value: p.value ?? 0n, asset_id: p.asset_id });
+function compare(a: SortKey, b: SortKey): number {
+  if (a.value !== b.value) return a.value > b.value ? -1 : 1;
+  return a.asset_id < b.asset_id ? -1 : a.asset_id > b.asset_id ? 1 : 0;
+}
 
 export function positionRoutes(store: AnalyticsStore): Router {
   const router = Router();
@@ -21,9 +34,17 @@ export function positionRoutes(store: AnalyticsStore): Router {
     const found = await walletPositions(store, wallet);
     if (!found) throw ApiError.notFound(`no indexed trades for wallet ${wallet}`);
     const { markets, positions, asOf } = found;
-    const open = positions
-      .filter((p) => p.qty > 0n)
-      .map((p) => ({
+    const open = positions.filter((p) => p.qty > 0n).sort((a, b) => compare(sortKey(a), sortKey(b)));
+    const page = await keysetPage(request, {
+      filters: { wallet },
+      shape: ['id', 'string'],
+      fetch: async (after, take) => {
+        if (!after) return open.slice(0, take);
+        const key = { value: BigInt(after[0]!), asset_id: String(after[1]) };
+        return open.filter((p) => compare(sortKey(p), key) > 0).slice(0, take);
+      },
+      keyOf: (p) => [sortKey(p).value.toString(), p.asset_id],
+      present: (p) => ({
         market_id: p.market_id,
         market_title: markets.get(p.market_id)?.title ?? '',
         market_status: markets.get(p.market_id)?.status ?? null,
@@ -42,12 +63,21 @@ export function positionRoutes(store: AnalyticsStore): Router {
         fees_paid_usdc: servedAmount(p.fees),
         opened_at: iso(p.opened_ms),
         last_trade_at: iso(p.last_ms),
-      }))
-      .sort((a, b) => (b.current_value_usdc ?? 0) - (a.current_value_usdc ?? 0) || (a.asset_id < b.asset_id ? -1 : 1));
+      }),
+    });
     const coverage = await ledgerCoverage(store);
-    response.json(
-      success({ wallet, as_of: iso(Date.now()), data_as_of: asOf.time, data_as_of_block: asOf.block, coverage, positions: open }),
-    );
+    response.json({
+      ...success({
+        wallet,
+        as_of: iso(Date.now()),
+        data_as_of: asOf.time,
+        data_as_of_block: asOf.block,
+        coverage,
+        open_positions: open.length,
+        positions: page.data,
+      }),
+      pagination: page.pagination,
+    });
   });
 
   return router;

@@ -296,6 +296,28 @@ test('positions: a conversion moves the NO cost to the YES of the other question
   expect(hp.data_as_of).toBe(new Date(D0 + 5000).toISOString());
 });
 
+test('positions: pages by value, largest first, with a cursor bound to the wallet', async () => {
+  const whole = (await h.get(`/positions/${H}`)).body;
+  expect(whole.data.open_positions).toBe(2);
+  expect(whole.pagination).toEqual({ limit: 50, has_more: false, next_cursor: null });
+  // NO is worth 7 (10 at 0.7), YES 3 (10 at 0.3)
+  const first = (await h.get(`/positions/${H}?limit=1`)).body;
+  expect(first.data.positions.map((p: any) => [p.outcome, p.current_value_usdc])).toEqual([['No', 7]]);
+  expect(first.data.open_positions).toBe(2);
+  expect(first.pagination).toMatchObject({ limit: 1, has_more: true });
+  const cursor = encodeURIComponent(first.pagination.next_cursor);
+  const second = (await h.get(`/positions/${H}?limit=1&cursor=${cursor}`)).body;
+  expect(second.data.positions.map((p: any) => [p.outcome, p.current_value_usdc])).toEqual([['Yes', 3]]);
+  expect(second.pagination).toEqual({ limit: 1, has_more: false, next_cursor: null });
+  expect([...first.data.positions, ...second.data.positions]).toEqual(whole.data.positions);
+  // Another wallet's read refuses the cursor, as does an edited one.
+  const foreign = await h.get(`/positions/${G}?limit=1&cursor=${cursor}`);
+  expect(foreign.status).toBe(400);
+  expect(foreign.body.error).toContain('cursor');
+  expect((await h.get(`/positions/${H}?cursor=bm90LWEtY3Vyc29y`)).status).toBe(400);
+  expect((await h.get(`/positions/${H}?limit=501`)).status).toBe(400);
+});
+
 test("/positions' lean read values every wallet's positions exactly as its full report does", async () => {
   const wallets = [A, B, C, D, E, F, G, H, J];
   const { reports } = await walletReports(h.store, wallets, { nowMs: NOW, curveDays: 0 });

@@ -79,7 +79,7 @@ OPERATIONS: dict[str, OperationSpec] = {
     "browseTraders": OperationSpec("GET", "/traders/browse", True, list[m.LeaderEntry]),
     "getTraderStats": OperationSpec("GET", "/traders/{wallet}", False, m.TraderStats),
     "getTraderPnl": OperationSpec("GET", "/traders/{wallet}/pnl", False, m.PnlCurve),
-    "getPositions": OperationSpec("GET", "/positions/{wallet}", False, m.Positions),
+    "getPositions": OperationSpec("GET", "/positions/{wallet}", True, m.Positions),
     "getOrderbook": OperationSpec("GET", "/markets/{id}/orderbook", False, m.OrderBook),
     "listPriceTicks": OperationSpec("GET", "/markets/{id}/price/ticks", True, list[m.PriceTick]),
     "getMarketHolders": OperationSpec("GET", "/markets/{id}/holders", False, m.Holders),
@@ -373,15 +373,17 @@ class SyncOperations:
         """
         return self._call("getTraderPnl", {"wallet": wallet}, {"days": days}, {})  # type: ignore[no-any-return]
 
-    def get_positions(self, *, wallet: str) -> m.Positions:
+    def get_positions(self, *, wallet: str, limit: Optional[int] = None, cursor: Optional[str] = None) -> m.Positions:
         """Open positions of a wallet with average entry price and unrealized PnL.
 
         GET /positions/{wallet} (access: tier2).
 
         Args:
             wallet: Wallet address, 0x + 40 hex (any case).
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
-        return self._call("getPositions", {"wallet": wallet}, {}, {})  # type: ignore[no-any-return]
+        return self._call("getPositions", {"wallet": wallet}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
     def get_orderbook(self, *, id: str, at: Optional[str] = None) -> m.OrderBook:
         """Live level-2 book - top 20 bid and 20 ask levels per outcome, best first, with the spread in basis points.
@@ -1256,15 +1258,17 @@ class AsyncOperations:
         """
         return await self._call("getTraderPnl", {"wallet": wallet}, {"days": days}, {})  # type: ignore[no-any-return]
 
-    async def get_positions(self, *, wallet: str) -> m.Positions:
+    async def get_positions(self, *, wallet: str, limit: Optional[int] = None, cursor: Optional[str] = None) -> m.Positions:
         """Open positions of a wallet with average entry price and unrealized PnL.
 
         GET /positions/{wallet} (access: tier2).
 
         Args:
             wallet: Wallet address, 0x + 40 hex (any case).
+            limit: Page size (default 50, max 500).
+            cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
-        return await self._call("getPositions", {"wallet": wallet}, {}, {})  # type: ignore[no-any-return]
+        return await self._call("getPositions", {"wallet": wallet}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
     async def get_orderbook(self, *, id: str, at: Optional[str] = None) -> m.OrderBook:
         """Live level-2 book - top 20 bid and 20 ask levels per outcome, best first, with the spread in basis points.
