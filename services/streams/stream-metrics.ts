@@ -15,6 +15,18 @@ export function streamMetrics(figures: StreamFigures): Family[] {
       figures.expiredCursors,
     ),
     single(
+      'tapeline_stream_replays_running',
+      'Runs of history (a subscription resumed from a cursor) reading the log now; at most STREAM_REPLAY_CONCURRENCY.',
+      'gauge',
+      figures.replaysRunning,
+    ),
+    single(
+      'tapeline_stream_replays_waiting',
+      'Runs of history waiting for a replay slot (taken key by key in turn); live messages never wait here.',
+      'gauge',
+      figures.replaysWaiting,
+    ),
+    single(
       'tapeline_stream_undecodable_total',
       'Log records streams skipped as undecodable (the sink dead-letters them).',
       'counter',

@@ -43,6 +43,9 @@ export interface StreamFigures extends SubscriptionCounters {
   subscriptions: number;
   slowConsumers: number;
   expiredCursors: number;
+  /** Runs of history reading the log now, and those waiting for one of the process's slots. */
+  replaysRunning: number;
+  replaysWaiting: number;
 }
 
 export class StreamService {
@@ -137,7 +140,14 @@ export class StreamService {
 
   figures(): StreamFigures {
     const totals = this.limits.totals;
-    return { ...this.counters, ...totals, slowConsumers: this.slowConsumers, expiredCursors: this.expiredCursors };
+    return {
+      ...this.counters,
+      ...totals,
+      slowConsumers: this.slowConsumers,
+      expiredCursors: this.expiredCursors,
+      replaysRunning: this.replays.active,
+      replaysWaiting: this.replays.pending,
+    };
   }
 
   close(): void {

@@ -793,9 +793,12 @@ async function main(): Promise<Record<string, unknown>> {
           });
           ws.once('error', () => resolve({ status: 0, ws: null }));
         });
-      const slowConsumers = async () =>
-        Number(/^tapeline_stream_slow_consumers_total (\S+)$/m.exec(await (await fetch(`${admin.url}/metrics`)).text())?.[1] ?? Number.NaN);
+      const streamFigure = async (name: string) =>
+        Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(await (await fetch(`${admin.url}/metrics`)).text())?.[1] ?? Number.NaN);
+      const slowConsumers = () => streamFigure('tapeline_stream_slow_consumers_total');
       const slowBefore = await slowConsumers();
+      // The replay gauges' peaks while the stalled readers replay (sampled with the drop count below).
+      const replays = { running: 0, waiting: 0 };
 
       // The control subscriber: live trades on its own key and address, the whole phase.
       const controlStreamKey = await issue('2', 'stream-control');
@@ -833,6 +836,8 @@ async function main(): Promise<Record<string, unknown>> {
       // STREAM_SLOW_CONSUMER_MS (10 s) after a stalled connection's buffer fills, it is dropped.
       const dropped = await waitFor(
         async () => {
+          replays.running = Math.max(replays.running, await streamFigure('tapeline_stream_replays_running'));
+          replays.waiting = Math.max(replays.waiting, await streamFigure('tapeline_stream_replays_waiting'));
           const now = await slowConsumers();
           return now - slowBefore >= stalled.length ? now - slowBefore : null;
         },
@@ -856,6 +861,8 @@ async function main(): Promise<Record<string, unknown>> {
         stalled_connections: stalled.length,
         stalled_subscriptions: stalled.length * STREAM_CHANNELS_REPLAYED.length,
         slow_consumers_dropped: dropped,
+        replays_running_max: replays.running,
+        replays_waiting_max: replays.waiting,
         control_trades: controlTrades.length,
         control_trades_after_floods: controlTrades.length - tradesBefore,
         control_max_gap_ms: gaps.length > 0 ? Math.max(...gaps) : null,

@@ -160,6 +160,10 @@ test('abuse: the service keeps answering other keys, memory stays bounded, no 5x
     // rather than buffered without bound (the RSS bound above holds them to their send buffers).
     expect(report.streams.stalled_connections).toBe(100);
     expect(report.streams.slow_consumers_dropped).toBeGreaterThan(0);
+    // 300 subscriptions replaying from the log's start share the process's STREAM_REPLAY_CONCURRENCY (4)
+    // slots, as /metrics shows them (NaN, and so a failure, when the gauges are missing).
+    expect(report.streams.replays_running_max).toBeLessThanOrEqual(4);
+    expect(report.streams.replays_waiting_max).toBeGreaterThanOrEqual(0);
     // The control subscriber on another key kept receiving live trades, and was never told an error.
     expect(report.streams.control_errors).toEqual([]);
     expect(report.streams.control_trades_after_floods).toBeGreaterThan(0);
