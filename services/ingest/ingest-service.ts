@@ -241,9 +241,10 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
       periodic(
         'books poll',
         async () => {
-          await books.pollOnce();
-          // Markets listed since the last poll are followed on the websocket too.
+          // Markets listed since the last poll are followed on the websocket too, first: the websocket is
+          // an upstream of its own, and a CLOB whose REST does not answer must not keep it from them.
           stream?.follow(tradableTokens());
+          await books.pollOnce();
         },
         ingest.clobPollIntervalMs,
       ),

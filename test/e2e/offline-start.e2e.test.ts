@@ -39,6 +39,8 @@ test('unreachable upstreams: one plain line each, health and markets say why; re
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-e2e-offline-'));
   const upstreamPort = await freePort();
   const upstream = `http://127.0.0.1:${upstreamPort}`;
+  // The CLOB and its websocket on a port of their own, still closed when the rest comes back (d).
+  const clobPort = await freePort();
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const service = startChild('services/main.ts', {
@@ -46,6 +48,8 @@ test('unreachable upstreams: one plain line each, health and markets say why; re
     PORT: String(port),
     ADMIN_PORT: String(await freePort()),
     ...simulatorUpstreams(upstream),
+    POLYMARKET_CLOB_URL: `http://127.0.0.1:${clobPort}/clob`,
+    POLYMARKET_WS_URL: `ws://127.0.0.1:${clobPort}/ws/market`,
     POLYGON_RPC_URL: `${upstream}/rpc`,
     CHAIN_CONFIRMATIONS: '1',
     CHAIN_POLL_INTERVAL_MS: '500',
@@ -122,13 +126,8 @@ test('unreachable upstreams: one plain line each, health and markets say why; re
   );
 
   // (c) The simulator comes up on that port: each upstream recovers with one line, and health turns fresh.
-  const simulator = startChild('simulator/main.ts', {
-    SIM_PORT: String(upstreamPort),
-    SIM_SEED: '7',
-    SIM_MARKET_COUNT: '20',
-    SIM_HISTORIC_TRADES: '500',
-    SIM_TRADES_PER_SECOND: '2',
-  });
+  const simulatorEnv = { SIM_SEED: '7', SIM_MARKET_COUNT: '20', SIM_HISTORIC_TRADES: '500', SIM_TRADES_PER_SECOND: '2' };
+  const simulator = startChild('simulator/main.ts', { SIM_PORT: String(upstreamPort), ...simulatorEnv });
   children.push(simulator);
   await simulator.waitForLog((l) => typeof l.baseUrl === 'string', 30_000);
   const upstreams = [
@@ -159,8 +158,10 @@ test('unreachable upstreams: one plain line each, health and markets say why; re
     'health fresh after recovery',
     250,
   );
-  expect(recovered.upstreams.filter((u: { reachable: boolean | null }) => u.reachable === false)).toEqual([]);
-  expect(recovered.issues.filter((i: string) => / cannot be reached /.test(i))).toEqual([]);
+  const unreachable = (health: { upstreams: Array<{ upstream: string; reachable: boolean | null }> }) =>
+    health.upstreams.filter((u) => u.reachable === false).map((u) => u.upstream);
+  expect(unreachable(recovered).filter((u) => u !== 'clob' && u !== 'ws')).toEqual([]);
+  expect(recovered.issues.filter((i: string) => / cannot be reached /.test(i) && !/CLOB|websocket/.test(i))).toEqual([]);
   // The synced catalog reaches the list once the sink has written it.
   const listed = await waitFor(
     async () => {
@@ -175,4 +176,53 @@ test('unreachable upstreams: one plain line each, health and markets say why; re
   // Still one line per upstream going down: the recovery did not log the outage again.
   const down = logLines(service).filter((l) => l.level === WARN && / cannot be reached at /.test(l.msg));
   expect(down.filter((l) => l.upstream === 'gamma')).toHaveLength(1);
+
+  // (d) With markets known, the books are read from the CLOB and its websocket, still on a closed port:
+  // one line each naming its setting, and health says so; then they come up and recover with one line each.
+  const books = [
+    ['clob', "Polymarket's CLOB API", 'POLYMARKET_CLOB_URL'],
+    ['ws', "Polymarket's market websocket", 'POLYMARKET_WS_URL'],
+  ] as const;
+  await waitFor(
+    async () => {
+      const lines = logLines(service).filter((l) => l.level === WARN && / cannot be reached at /.test(l.msg));
+      return books.every(([name]) => lines.some((l) => l.upstream === name)) || null;
+    },
+    60_000,
+    'a line for the CLOB and its websocket',
+    200,
+  );
+  for (const [name, label, setting] of books) {
+    const line = logLines(service).find((l) => l.upstream === name && / cannot be reached at /.test(l.msg))!;
+    expect(line.msg).toBe(
+      `${label} cannot be reached at 127.0.0.1:${clobPort} (ECONNREFUSED): check the network, and ${setting} if it is set; the service keeps retrying and serves what it has (repeats are logged at debug level)`,
+    );
+  }
+  const booksDown = (await getJson(`${base}/v1/health`, key)).body.data;
+  expect(unreachable(booksDown).sort()).toEqual(['clob', 'ws']);
+  for (const [name, , setting] of books)
+    expect(booksDown.upstreams.find((u: { upstream: string }) => u.upstream === name)).toMatchObject({
+      host: `127.0.0.1:${clobPort}`,
+      error_code: 'ECONNREFUSED',
+      setting,
+    });
+  const bookServer = startChild('simulator/main.ts', { SIM_PORT: String(clobPort), ...simulatorEnv });
+  children.push(bookServer);
+  const booksBack = await Promise.all(
+    books.map(([name]) => service.waitForLog((l) => l.upstream === name && / is reachable again after /.test(String(l.msg)), 60_000)),
+  );
+  for (const [index, [, label]] of books.entries())
+    expect(String(booksBack[index]!.msg)).toMatch(new RegExp(`^${label} is reachable again after \\d+ s \\(\\d+ failed attempts?\\)$`));
+  const whole = await waitFor(
+    async () => {
+      const health = (await getJson(`${base}/v1/health`, key)).body.data;
+      return unreachable(health).length === 0 ? health : null;
+    },
+    30_000,
+    'every upstream reachable',
+    250,
+  );
+  expect(whole.issues.filter((i: string) => / cannot be reached /.test(i))).toEqual([]);
+  const booksDownLines = logLines(service).filter((l) => l.level === WARN && / cannot be reached at /.test(l.msg));
+  for (const [name] of books) expect(booksDownLines.filter((l) => l.upstream === name)).toHaveLength(1);
 }, 300_000);
