@@ -41,6 +41,7 @@ import type { AnalyticsStore } from './ports/analytics-store.js';
 import type { ControlStore } from './ports/control-store.js';
 import type { EventLog } from './ports/event-log.js';
 import { processorMetricsText } from './processors/processor-metrics.js';
+import { engineMemoryMetrics, readEngineMemory } from './analytics/engine-memory.js';
 import { reconciliationHours } from './read-models/chain-ledger/queries.js';
 import { reconciliationSummary } from './read-models/positions/upstream-reconciliation.js';
 import { STREAMS } from './read-models/registry.js';
@@ -167,6 +168,7 @@ export function composeApi(options: ComposeOptions): ComposedApi {
   // Reconciled hours change once a minute (RECONCILIATION_INTERVAL_MS); a scrape reuses them.
   const reconciled = cached(() => reconciliationHours(options.store, 24), SINK_LAG_TTL_MS);
   const positionsReconciled = cached(() => reconciliationSummary(options.store), SINK_LAG_TTL_MS);
+  const engineMemory = cached(() => readEngineMemory(options.store), SINK_LAG_TTL_MS);
   const metrics: MetricsSource = {
     async collect() {
       const cache = handler.cache.stats();
@@ -201,6 +203,7 @@ export function composeApi(options: ComposeOptions): ComposedApi {
             ]
           : []),
         ...(streams ? streamMetrics(streams.figures()) : []),
+        ...engineMemoryMetrics(await engineMemory()),
         ...(options.metrics?.() ?? []),
       ];
     },

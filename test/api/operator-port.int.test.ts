@@ -100,6 +100,10 @@ test('/metrics and /admin are on the admin port only', async () => {
   const text = await metrics.text();
   expect(text).toContain('tapeline_read_cache_entries ');
   expect(text).toContain('tapeline_analytics_queries_queued ');
+  // The engine's own memory accounting, read from it: a positive tracked total, each cache's bytes.
+  const tracked = Number(/^tapeline_analytics_engine_memory_bytes\{figure="tracked"\} (\S+)$/m.exec(text)?.[1]);
+  expect(tracked).toBeGreaterThan(0);
+  expect(text).toMatch(/^tapeline_analytics_engine_memory_bytes\{figure="mark_cache"\} \d+$/m);
   const { url, token } = JSON.parse(fs.readFileSync(path.join(dataDir, 'admin.json'), 'utf8'));
   expect(url).toBe(server.adminUrl);
   const created = await fetch(`${server.adminUrl}/admin/keys`, {

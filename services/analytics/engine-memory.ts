@@ -1,0 +1,46 @@
+/**
+ * What the analytics engine says it holds in memory (system.metrics; the same on chDB, in this
+ * process, and on a ClickHouse server): its tracked total and its caches. On chDB this is part of
+ * the process's RSS, beside V8's heap and the control store, so /metrics can tell them apart.
+ */
+import { type Family, single } from '../shared/metric-family.js';
+import type { AnalyticsStore } from '../ports/analytics-store.js';
+
+/** system.metrics name -> the figure's label. */
+const FIGURES: Record<string, string> = {
+  MemoryTracking: 'tracked',
+  MarkCacheBytes: 'mark_cache',
+  PrimaryIndexCacheBytes: 'primary_index_cache',
+  IndexMarkCacheBytes: 'index_mark_cache',
+  UncompressedCacheBytes: 'uncompressed_cache',
+  IndexUncompressedCacheBytes: 'index_uncompressed_cache',
+  QueryCacheBytes: 'query_cache',
+  MMapCacheCells: 'mmap_cache_cells',
+};
+
+export type EngineMemory = Record<string, number>;
+
+export async function readEngineMemory(store: AnalyticsStore): Promise<EngineMemory> {
+  const rows = await store.query<{ metric: string; value: number }>(
+    'SELECT metric, toFloat64(value) AS value FROM system.metrics WHERE metric IN {names:Array(String)}',
+    { names: Object.keys(FIGURES) },
+  );
+  return Object.fromEntries(rows.map((row) => [FIGURES[row.metric]!, Number(row.value)]));
+}
+
+export function engineMemoryMetrics(memory: EngineMemory): Family[] {
+  const cells = memory.mmap_cache_cells;
+  return [
+    {
+      name: 'tapeline_analytics_engine_memory_bytes',
+      help: "The analytics engine's own accounting (system.metrics): tracked = all it allocated; the rest are its caches, part of tracked.",
+      type: 'gauge',
+      samples: Object.entries(memory)
+        .filter(([figure]) => figure !== 'mmap_cache_cells')
+        .map(([figure, value]) => ({ labels: { figure }, value })),
+    },
+    ...(cells === undefined
+      ? []
+      : [single('tapeline_analytics_engine_mmap_cache_cells', "Files the engine's mmap cache holds open.", 'gauge', cells)]),
+  ];
+}
