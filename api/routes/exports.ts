@@ -258,10 +258,21 @@ export function exportRoutes(api: ExportsApi, guard: DownloadGuard): Router {
     });
     response.setHeader('Content-Type', CONTENT_TYPE[name.split('.').pop()!]!);
     response.setHeader('Content-Disposition', `attachment; filename="${path.basename(name)}"`);
-    response.setHeader('Content-Length', String(fs.statSync(file).size));
+    // A download cut short resumes where it broke off (Range: bytes=<received>-): an export's files
+    // never change. One range is served as 206; several, a malformed one or one past the end are
+    // ignored (RFC 9110 allows it) and the whole file is served, so a client never gets less than it asked.
+    const size = fs.statSync(file).size;
+    response.setHeader('Accept-Ranges', 'bytes');
+    const ranges = request.headers.range ? request.range(size) : undefined;
+    const part = Array.isArray(ranges) && ranges.type === 'bytes' && ranges.length === 1 ? ranges[0]! : undefined;
+    if (part) {
+      response.status(206);
+      response.setHeader('Content-Range', `bytes ${part.start}-${part.end}/${size}`);
+    }
+    response.setHeader('Content-Length', String(part ? part.end - part.start + 1 : size));
     // A failed read after the headers went out can only cut the response short; the client sees it
     // by the length (and the manifest's checksum).
-    await pipeline(fs.createReadStream(file), response).catch(() => response.destroy());
+    await pipeline(fs.createReadStream(file, part ? { start: part.start, end: part.end } : {}), response).catch(() => response.destroy());
   });
 
   return router;

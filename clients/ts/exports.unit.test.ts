@@ -188,3 +188,59 @@ test('a download that stalls is given up after timeoutMs without bytes, leaving 
   expect((error as Error).message).toMatch(/broke off after 4 bytes: the download stalled: no bytes for 50 ms/);
   expect(filesUnder(folder)).toEqual([]);
 });
+
+/** A download server whose first answer of `name` breaks off after `cut` bytes; later ones honour Range when `ranges`. */
+function breakingServer(name: string, cut: number, ranges: boolean) {
+  const asked: Array<string | null> = [];
+  let first = true;
+  const fetch = async (input: string | URL | Request, init?: RequestInit) => {
+    const url = new URL(String(input));
+    if (url.pathname === `/v1/exports/${ID}`) return Response.json({ success: true, data: job() });
+    const file = url.searchParams.get('file')!;
+    if (file === 'manifest.json') return Response.json(manifest());
+    const bytes = FILES[file]!;
+    if (file !== name) return new Response(new Uint8Array(bytes));
+    const range = (init?.headers as Record<string, string> | undefined)?.range ?? null;
+    asked.push(range);
+    if (first) {
+      first = false;
+      // The first bytes, then the connection resets (an error() at once would drop the queued bytes).
+      let pulls = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (pulls++ === 0) controller.enqueue(new Uint8Array(bytes.subarray(0, cut)));
+          else controller.error(new Error('connection reset'));
+        },
+      });
+      return new Response(body);
+    }
+    const from = ranges && range ? Number(/^bytes=(\d+)-$/.exec(range)![1]) : 0;
+    return from > 0
+      ? new Response(new Uint8Array(bytes.subarray(from)), {
+          status: 206,
+          headers: { 'content-range': `bytes ${from}-${bytes.length - 1}/${bytes.length}` },
+        })
+      : new Response(new Uint8Array(bytes));
+  };
+  return { asked, tapeline: createClient({ baseUrl: 'http://127.0.0.1:9/v1', fetch: fetch as typeof globalThis.fetch }) };
+}
+
+test('a download cut short resumes from the bytes received (Range), and the file is whole and checked', async () => {
+  const name = 'date=2026-11-02/part-0.parquet';
+  const { asked, tapeline } = breakingServer(name, 10, true);
+  const folder = scratch();
+  const done = await downloadExport(tapeline, ID, folder);
+  expect(asked).toEqual([null, 'bytes=10-']);
+  expect(fs.readFileSync(path.join(folder, name))).toEqual(FILES[name]);
+  expect(done.files.find((f) => f.path.endsWith(name))!.sha256).toBe(sha256(FILES[name]!));
+  expect(filesUnder(folder)).toEqual(Object.keys(FILES).sort());
+});
+
+test('a server that ignores the range sends the whole file again, and the download starts over from byte 0', async () => {
+  const name = 'date=2026-11-02/part-0.parquet';
+  const { asked, tapeline } = breakingServer(name, 10, false);
+  const folder = scratch();
+  await downloadExport(tapeline, ID, folder);
+  expect(asked).toEqual([null, 'bytes=10-']);
+  expect(fs.readFileSync(path.join(folder, name))).toEqual(FILES[name]);
+});

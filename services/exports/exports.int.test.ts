@@ -205,6 +205,27 @@ describe('a trades export', () => {
     expect(read).toEqual({ rows: job.files[0].rows, files: 1 });
   });
 
+  test('a download resumes with Range: one range is a 206 of those bytes; several, malformed or past the end, the whole file', async () => {
+    const file = manifest.files[0];
+    const url = `${api.base}${job.files[0].url}`;
+    const whole = await download(job.files[0].url);
+    const ranged = (range: string) => fetch(url, { headers: { range } });
+    const rest = await ranged('bytes=100-');
+    expect(rest.status).toBe(206);
+    expect(rest.headers.get('content-range')).toBe(`bytes 100-${file.bytes - 1}/${file.bytes}`);
+    expect(rest.headers.get('accept-ranges')).toBe('bytes');
+    expect(Buffer.from(await rest.arrayBuffer())).toEqual(whole.subarray(100));
+    const head = await ranged('bytes=0-3');
+    expect([head.status, Buffer.from(await head.arrayBuffer()).toString()]).toEqual([206, 'PAR1']);
+    const tail = await ranged('bytes=-4');
+    expect([tail.status, Buffer.from(await tail.arrayBuffer()).toString()]).toEqual([206, 'PAR1']);
+    for (const range of ['bytes=0-3,8-9', 'lines=1-2', `bytes=${file.bytes}-`]) {
+      const full = await ranged(range);
+      expect({ range, status: full.status }).toEqual({ range, status: 200 });
+      expect(Buffer.from(await full.arrayBuffer())).toEqual(whole);
+    }
+  });
+
   test('only the owning account sees the job', async () => {
     expect((await getJson(v1(`/exports/${job.id}`), otherKey)).status).toBe(404);
     const theirs = await getJson(v1('/exports'), otherKey);

@@ -5393,6 +5393,16 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
           "type": "string",
           "maxLength": 128
         }
+      },
+      {
+        "name": "Range",
+        "in": "header",
+        "required": false,
+        "description": "Resume a download cut short: `bytes=<bytes received>-` (or any one range `bytes=a-b`, `bytes=-n`) is answered 206 with those bytes. Several ranges, a malformed one or one past the end are ignored and the whole file is served (200).",
+        "schema": {
+          "type": "string",
+          "maxLength": 200
+        }
       }
     ],
     "body": []

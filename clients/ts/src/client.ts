@@ -82,6 +82,18 @@ export class TapelineClient {
     return (spec.paginated ? { data: envelope.data, pagination: envelope.pagination } : envelope.data) as Result<K>;
   }
 
+  /**
+   * A file operation's Response from byte `from` on, for resuming a download cut short: sent with
+   * `Range: bytes=<from>-`, answered 206 with the rest of the file, or 200 with the whole file when
+   * the server ignores the range (a client must then start again from byte 0).
+   */
+  async requestFileFrom<K extends OperationId>(operation: K, from: number, ...[params]: ParamsArg<K>): Promise<Response> {
+    const spec: OperationSpec = OPERATIONS[operation];
+    if (!spec?.binary) throw new TypeError(`${String(operation)} is not a file operation`);
+    const { url } = this.buildRequest(spec, (params ?? {}) as Record<string, unknown>);
+    return this.send(spec, url, undefined, from > 0 ? { range: `bytes=${from}-` } : {});
+  }
+
   /** Every page of a list operation, following `next_cursor` until `has_more` is false. */
   async *pages<K extends PaginatedId>(operation: K, ...[params]: ParamsArg<K>): AsyncGenerator<Result<K>> {
     let cursor: string | undefined;
@@ -138,9 +150,9 @@ export class TapelineClient {
   }
 
   /** The successful response (body unread), after the retries; a refusal is thrown as its typed error. */
-  private async send(spec: OperationSpec, url: string, body: string | undefined): Promise<Response> {
+  private async send(spec: OperationSpec, url: string, body: string | undefined, extra: Record<string, string> = {}): Promise<Response> {
     const method = spec.method;
-    const accepted = spec.binary ? { ...this.headers, accept: '*/*' } : this.headers;
+    const accepted = spec.binary ? { ...this.headers, accept: '*/*', ...extra } : this.headers;
     const headers = body === undefined ? accepted : { ...accepted, 'content-type': 'application/json' };
     for (let retry = 0; ; retry++) {
       let response: Response;

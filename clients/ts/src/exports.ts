@@ -1,7 +1,8 @@
 /**
  * Downloading a whole export (`downloadExport`): its manifest, then every file the manifest lists
  * through its signed link, each streamed to `<folder>/<name>` (as `<name>.partial`, renamed once whole)
- * and kept only when its size and SHA-256 are the manifest's. Node only (it writes files); the rest
+ * and kept only when its size and SHA-256 are the manifest's; a file cut short resumes where it broke
+ * off (a Range request). Node only (it writes files); the rest
  * of the SDK needs just `fetch`.
  */
 import { createHash } from 'node:crypto';
@@ -100,24 +101,53 @@ function targets(manifest: ExportManifest, folder: string): Array<{ file: Export
   });
 }
 
-/** Streams the body to `<target>.partial`, hashing as it goes; renamed to `target` when whole and as the manifest says. */
-async function writeChecked(response: Response, target: string, expected: ExportManifestFile): Promise<DownloadedFile> {
+/** Attempts at one file: a download cut short (broken off, stalled) resumes from the bytes it has. */
+const FILE_ATTEMPTS = 4;
+
+/**
+ * Streams a file to `<target>.partial`, hashing as it goes; renamed to `target` when whole and as the
+ * manifest says. `open(from)` answers the file from byte `from` (206), or whole (200); a download cut
+ * short is resumed from the bytes received, up to FILE_ATTEMPTS requests in all.
+ */
+async function writeChecked(
+  open: (from: number) => Promise<Response>,
+  target: string,
+  expected: ExportManifestFile,
+): Promise<DownloadedFile> {
   await fs.mkdir(path.dirname(target), { recursive: true });
   const partial = `${target}.partial`;
-  const hash = createHash('sha256');
+  let hash = createHash('sha256');
   let bytes = 0;
   const out = await fs.open(partial, 'w');
   try {
-    const reader = response.body!.getReader();
-    for (let next = await reader.read(); !next.done; next = await reader.read()) {
-      hash.update(next.value);
-      bytes += next.value.byteLength;
-      await out.write(next.value);
+    for (let attempt = 1; ; attempt++) {
+      const response = await open(bytes);
+      if (bytes > 0 && response.status !== 206) {
+        // The whole file came instead of the rest: start again from its first byte.
+        await out.truncate(0);
+        hash = createHash('sha256');
+        bytes = 0;
+      }
+      try {
+        const reader = response.body!.getReader();
+        for (let next = await reader.read(); !next.done; next = await reader.read()) {
+          hash.update(next.value);
+          await out.write(next.value, 0, next.value.byteLength, bytes);
+          bytes += next.value.byteLength;
+        }
+        break;
+      } catch (error) {
+        if (attempt >= FILE_ATTEMPTS)
+          throw new TapelineError(
+            `${expected.name}: the download broke off after ${bytes} bytes: ${(error as Error).message} (${attempt} attempts)`,
+            { cause: error },
+          );
+      }
     }
   } catch (error) {
     await out.close();
     await fs.rm(partial, { force: true });
-    throw new TapelineError(`${expected.name}: the download broke off after ${bytes} bytes: ${(error as Error).message}`, { cause: error });
+    throw error;
   }
   await out.close();
   const sha256 = hash.digest('hex');
@@ -144,13 +174,17 @@ export async function downloadExport(client: TapelineClient, id: string, folder:
   const manifest = (await manifestResponse.json()) as ExportManifest;
   const files: DownloadedFile[] = [];
   for (const { file, target } of targets(manifest, folder)) {
-    let link = fileLink(job, file.name);
-    if (link.expires * 1000 - Date.now() < LINK_MARGIN_MS) {
-      job = await client.request('getExport', { id });
-      requireSucceeded(job);
-      link = fileLink(job, file.name);
-    }
-    files.push(await writeChecked(await client.request('downloadExportFile', link), target, file));
+    // Each request (a resume too) takes a link that is still good, refreshed when about to expire.
+    const open = async (from: number) => {
+      let link = fileLink(job, file.name);
+      if (link.expires * 1000 - Date.now() < LINK_MARGIN_MS) {
+        job = await client.request('getExport', { id });
+        requireSucceeded(job);
+        link = fileLink(job, file.name);
+      }
+      return client.requestFileFrom('downloadExportFile', from, link);
+    };
+    files.push(await writeChecked(open, target, file));
   }
   return { folder, manifest, files };
 }
