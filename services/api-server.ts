@@ -41,7 +41,7 @@ import type { AnalyticsStore } from './ports/analytics-store.js';
 import type { ControlStore } from './ports/control-store.js';
 import type { EventLog } from './ports/event-log.js';
 import { processorMetricsText } from './processors/processor-metrics.js';
-import { engineMemoryMetrics, readEngineMemory } from './analytics/engine-memory.js';
+import { engineMemoryMetrics, processMemoryMetrics, readEngineMemory } from './analytics/engine-memory.js';
 import { reconciliationHours } from './read-models/chain-ledger/queries.js';
 import { reconciliationSummary } from './read-models/positions/upstream-reconciliation.js';
 import { STREAMS } from './read-models/registry.js';
@@ -204,6 +204,7 @@ export function composeApi(options: ComposeOptions): ComposedApi {
           : []),
         ...(streams ? streamMetrics(streams.figures()) : []),
         ...engineMemoryMetrics(await engineMemory()),
+        ...processMemoryMetrics(),
         ...(options.metrics?.() ?? []),
       ];
     },

@@ -104,6 +104,8 @@ test('/metrics and /admin are on the admin port only', async () => {
   const tracked = Number(/^tapeline_analytics_engine_memory_bytes\{figure="tracked"\} (\S+)$/m.exec(text)?.[1]);
   expect(tracked).toBeGreaterThan(0);
   expect(text).toMatch(/^tapeline_analytics_engine_memory_bytes\{figure="mark_cache"\} \d+$/m);
+  const rss = Number(/^tapeline_process_memory_bytes\{figure="rss"\} (\d+)$/m.exec(text)?.[1]);
+  expect(rss).toBeGreaterThan(Number(/^tapeline_process_memory_bytes\{figure="heap_used"\} (\d+)$/m.exec(text)?.[1]));
   const { url, token } = JSON.parse(fs.readFileSync(path.join(dataDir, 'admin.json'), 'utf8'));
   expect(url).toBe(server.adminUrl);
   const created = await fetch(`${server.adminUrl}/admin/keys`, {
