@@ -193,8 +193,66 @@ def test_a_download_that_breaks_off_leaves_no_partial_file(tmp_path):
     client = Tapeline(base_url="http://127.0.0.1:9/v1", http_client=httpx.Client(transport=httpx.MockTransport(broken)), sleep=sleeps.append)
     with pytest.raises(TapelineError, match="connection reset"):
         client.download_export_file_to(tmp_path / "f.parquet", id=ID, file=name, expires=2_000_000_000, signature="s")
-    assert len(sleeps) == 2  # a GET: the whole file asked for again, max_retries times
+    assert len(sleeps) == 2  # a GET: asked for again, max_retries times
     assert files_under(tmp_path) == []
+
+
+class Breaking:
+    """The first answer breaks off after ``cut`` bytes; later ones serve ``Range: bytes=<n>-`` as 206 when ``ranges``."""
+
+    def __init__(self, name: str, cut: int, ranges: bool, asynchronous: bool = False) -> None:
+        self.name, self.cut, self.ranges, self.asynchronous = name, cut, ranges, asynchronous
+        self.asked: list[str | None] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        data = FILES[self.name]
+        self.asked.append(request.headers.get("range"))
+        if len(self.asked) == 1:
+
+            def body():
+                yield data[: self.cut]
+                raise httpx.ReadError("connection reset", request=request)
+
+            async def abody():
+                yield data[: self.cut]
+                raise httpx.ReadError("connection reset", request=request)
+
+            return httpx.Response(200, content=abody() if self.asynchronous else body())
+        start = int(request.headers["range"][6:-1]) if self.ranges and request.headers.get("range") else 0
+        if start:
+            return httpx.Response(206, content=data[start:], headers={"content-range": f"bytes {start}-{len(data) - 1}/{len(data)}"})
+        return httpx.Response(200, content=data)
+
+
+@pytest.mark.parametrize("ranges", [True, False], ids=["resumed with a range", "server ignores the range"])
+def test_a_download_cut_short_resumes_from_the_bytes_received(tmp_path, ranges):
+    name = "date=2026-11-02/part-0.parquet"
+    server = Breaking(name, 10, ranges)
+    sleeps: list[float] = []
+    client = Tapeline(base_url="http://127.0.0.1:9/v1", http_client=httpx.Client(transport=httpx.MockTransport(server)), sleep=sleeps.append)
+    expect = tapeline.exports.Expected(name, len(FILES[name]), sha256(FILES[name]))
+    done = client._call_to("downloadExportFile", tmp_path / "f.parquet", {"id": ID}, {"file": name, "expires": 2_000_000_000, "signature": "s"}, {}, expect)
+    assert server.asked == [None, "bytes=10-"]
+    assert (tmp_path / "f.parquet").read_bytes() == FILES[name]
+    assert done.sha256 == sha256(FILES[name])
+    assert files_under(tmp_path) == ["f.parquet"]
+
+
+def test_the_async_client_resumes_a_download_cut_short(tmp_path):
+    name = "date=2026-11-02/part-0.parquet"
+    server = Breaking(name, 10, True, asynchronous=True)
+
+    async def no_sleep(_: float) -> None:
+        return None
+
+    async def main():
+        async with AsyncTapeline(base_url="http://127.0.0.1:9/v1", http_client=httpx.AsyncClient(transport=httpx.MockTransport(server)), sleep=no_sleep) as client:
+            return await client.download_export_file_to(tmp_path / "f.parquet", id=ID, file=name, expires=2_000_000_000, signature="s")
+
+    done = asyncio.run(main())
+    assert server.asked == [None, "bytes=10-"]
+    assert (tmp_path / "f.parquet").read_bytes() == FILES[name]
+    assert done.bytes == len(FILES[name])
 
 
 def test_the_async_client_downloads_the_same_folder(tmp_path):

@@ -26,14 +26,13 @@ from .errors import APIConnectionError, error_for
 from .exports import (
     DownloadedExport,
     Expected,
+    PartialFile,
     PathArg,
-    awrite_chunks,
     file_link,
     link_params,
     manifest_files,
     require_succeeded,
     stale,
-    write_chunks,
 )
 from .models import Pagination
 from .stream import AsyncStream, Stream, stream_args
@@ -200,27 +199,36 @@ class Tapeline(_Core, SyncOperations):
     def _call_to(
         self, operation_id: str, target: PathArg, path: dict[str, Any], query: dict[str, Any], body: dict[str, Any], expect: Optional[Expected] = None
     ) -> DownloadedFile:
-        """A file operation streamed to ``target``, with the retries of ``_call``; a dropped GET starts the file again."""
+        """A file operation streamed to ``target``, with the retries of ``_call``; a dropped GET resumes
+        the file from the bytes received (a Range request; a server that sends it whole again restarts it)."""
         spec, url, params, content = self._build(operation_id, path, query, body)
         headers = self._headers_for(spec, content)
+        file = PartialFile(Path(target), expect)
         retry = 0
-        while True:
-            try:
-                with self._http.stream(spec.method, url, params=params, content=content, headers=headers) as response:
-                    if response.is_success:
-                        return write_chunks(response.iter_bytes(), Path(target), expect)
-                    response.read()
-                    retry_after = parse_retry_after(response.headers.get("retry-after"))
-                    retryable = is_retryable_status(response.status_code, spec.method)
-                    wait = retry_delay(retry, retry_after, self.max_retries, self.max_retry_delay, self.base_delay) if retryable else None
+        try:
+            while True:
+                try:
+                    with self._http.stream(spec.method, url, params=params, content=content, headers={**headers, **file.range()}) as response:
+                        if response.is_success:
+                            file.begin(response.status_code)
+                            for chunk in response.iter_bytes():
+                                file.write(chunk)
+                            return file.finish()
+                        response.read()
+                        retry_after = parse_retry_after(response.headers.get("retry-after"))
+                        retryable = is_retryable_status(response.status_code, spec.method)
+                        wait = retry_delay(retry, retry_after, self.max_retries, self.max_retry_delay, self.base_delay) if retryable else None
+                        if wait is None:
+                            self._raise(response)
+                except httpx.TransportError as error:
+                    wait = retry_delay(retry, None, self.max_retries, self.max_retry_delay, self.base_delay) if spec.method == "GET" else None
                     if wait is None:
-                        self._raise(response)
-            except httpx.TransportError as error:
-                wait = retry_delay(retry, None, self.max_retries, self.max_retry_delay, self.base_delay) if spec.method == "GET" else None
-                if wait is None:
-                    raise APIConnectionError(f"{spec.method} {url}: {error}") from error
-            self._sleep(wait)  # type: ignore[arg-type]
-            retry += 1
+                        raise APIConnectionError(f"{spec.method} {url}: {error}") from error
+                self._sleep(wait)  # type: ignore[arg-type]
+                retry += 1
+        except BaseException:
+            file.discard()
+            raise
 
     def download_export(self, id: str, folder: PathArg) -> DownloadedExport:
         """Every file of a succeeded export into ``folder`` under its own name (``date=YYYY-MM-DD/part-0.parquet``).
@@ -343,27 +351,37 @@ class AsyncTapeline(_Core, AsyncOperations):
     async def _call_to(
         self, operation_id: str, target: PathArg, path: dict[str, Any], query: dict[str, Any], body: dict[str, Any], expect: Optional[Expected] = None
     ) -> DownloadedFile:
-        """A file operation streamed to ``target``, with the retries of ``_call``; a dropped GET starts the file again."""
+        """A file operation streamed to ``target``, with the retries of ``_call``; a dropped GET resumes
+        the file from the bytes received (see ``Tapeline._call_to``). The writes are local and short; the
+        wait is the network's."""
         spec, url, params, content = self._build(operation_id, path, query, body)
         headers = self._headers_for(spec, content)
+        file = PartialFile(Path(target), expect)
         retry = 0
-        while True:
-            try:
-                async with self._http.stream(spec.method, url, params=params, content=content, headers=headers) as response:
-                    if response.is_success:
-                        return await awrite_chunks(response.aiter_bytes(), Path(target), expect)
-                    await response.aread()
-                    retry_after = parse_retry_after(response.headers.get("retry-after"))
-                    retryable = is_retryable_status(response.status_code, spec.method)
-                    wait = retry_delay(retry, retry_after, self.max_retries, self.max_retry_delay, self.base_delay) if retryable else None
+        try:
+            while True:
+                try:
+                    async with self._http.stream(spec.method, url, params=params, content=content, headers={**headers, **file.range()}) as response:
+                        if response.is_success:
+                            file.begin(response.status_code)
+                            async for chunk in response.aiter_bytes():
+                                file.write(chunk)
+                            return file.finish()
+                        await response.aread()
+                        retry_after = parse_retry_after(response.headers.get("retry-after"))
+                        retryable = is_retryable_status(response.status_code, spec.method)
+                        wait = retry_delay(retry, retry_after, self.max_retries, self.max_retry_delay, self.base_delay) if retryable else None
+                        if wait is None:
+                            self._raise(response)
+                except httpx.TransportError as error:
+                    wait = retry_delay(retry, None, self.max_retries, self.max_retry_delay, self.base_delay) if spec.method == "GET" else None
                     if wait is None:
-                        self._raise(response)
-            except httpx.TransportError as error:
-                wait = retry_delay(retry, None, self.max_retries, self.max_retry_delay, self.base_delay) if spec.method == "GET" else None
-                if wait is None:
-                    raise APIConnectionError(f"{spec.method} {url}: {error}") from error
-            await self._sleep(wait)
-            retry += 1
+                        raise APIConnectionError(f"{spec.method} {url}: {error}") from error
+                await self._sleep(wait)
+                retry += 1
+        except BaseException:
+            file.discard()
+            raise
 
     async def download_export(self, id: str, folder: PathArg) -> DownloadedExport:
         """Every file of a succeeded export into ``folder``, each checked against the manifest (see ``Tapeline.download_export``)."""

@@ -8,7 +8,7 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterator, Optional, Union
+from typing import Any, Optional, Union
 from urllib.parse import parse_qs, urlsplit
 
 from ._base import DownloadedFile
@@ -101,38 +101,44 @@ def _finish(partial: Path, path: Path, size: int, digest: str, expect: Optional[
     return DownloadedFile(path, size, digest)
 
 
-def write_chunks(chunks: Iterator[bytes], path: Path, expect: Optional[Expected]) -> DownloadedFile:
-    """Streams ``chunks`` to ``<path>.partial``, hashing as it goes, and renames it to ``path`` when whole (and as expected)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = partial_of(path)
-    digest = hashlib.sha256()
-    size = 0
-    try:
-        with partial.open("wb") as out:
-            for chunk in chunks:
-                out.write(chunk)
-                digest.update(chunk)
-                size += len(chunk)
-    except BaseException:
-        partial.unlink(missing_ok=True)  # a dropped connection: no half file stays behind
-        raise
-    return _finish(partial, path, size, digest.hexdigest(), expect)
+class PartialFile:
+    """A file being downloaded to ``<path>.partial``: the bytes so far and their running SHA-256, kept
+    across the retries of one download so a dropped connection resumes where it broke off
+    (``range()``: ``bytes=<size>-``), renamed to ``path`` when whole and as expected (``finish``).
+    """
 
+    def __init__(self, path: Path, expect: Optional[Expected]) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.expect = expect
+        self.partial = partial_of(path)
+        self.out = self.partial.open("wb")
+        self.digest = hashlib.sha256()
+        self.size = 0
 
-async def awrite_chunks(chunks: AsyncIterator[bytes], path: Path, expect: Optional[Expected]) -> DownloadedFile:
-    """``write_chunks`` for an async body (the writes are local and short; the wait is the network's)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = partial_of(path)
-    digest = hashlib.sha256()
-    size = 0
-    try:
-        with partial.open("wb") as out:
-            async for chunk in chunks:
-                out.write(chunk)
-                digest.update(chunk)
-                size += len(chunk)
-    except BaseException:
-        partial.unlink(missing_ok=True)  # a dropped connection: no half file stays behind
-        raise
-    return _finish(partial, path, size, digest.hexdigest(), expect)
+    def range(self) -> dict[str, str]:
+        """The header that asks for the rest of the file (none before the first byte)."""
+        return {"range": f"bytes={self.size}-"} if self.size > 0 else {}
+
+    def begin(self, status: int) -> None:
+        """A response is about to stream: anything but 206 is the whole file again, so start over."""
+        if self.size > 0 and status != 206:
+            self.out.seek(0)
+            self.out.truncate()
+            self.digest = hashlib.sha256()
+            self.size = 0
+
+    def write(self, chunk: bytes) -> None:
+        self.out.write(chunk)
+        self.digest.update(chunk)
+        self.size += len(chunk)
+
+    def finish(self) -> DownloadedFile:
+        self.out.close()
+        return _finish(self.partial, self.path, self.size, self.digest.hexdigest(), self.expect)
+
+    def discard(self) -> None:
+        """Given up: no half file stays behind."""
+        self.out.close()
+        self.partial.unlink(missing_ok=True)
 
