@@ -3,7 +3,7 @@
  * The service's shapes are the API document's (generated); amounts stay as served (numbers in USDC,
  * micro-unit strings).
  */
-import type { Pagination, PnlCurve, Positions, TraderStats } from '../../services/http/types.generated.js';
+import type { PnlCurve, Positions, TraderStats } from '../../services/http/types.generated.js';
 import type { BoundedHttp } from './http.js';
 
 /** The service's shapes, generated from api/openapi.yaml. */
@@ -123,15 +123,12 @@ export class ServiceApi {
     const positions: ApiPositions['positions'] = [];
     for (let page = 0; page < maxPages; page++) {
       const query: Record<string, string> = cursor ? { limit: '500', cursor } : { limit: '500' };
-      const body: { data: ApiPositions; pagination: Pagination } | null = await this.http.getJson(
-        this.url(`/positions/${wallet}`, query),
-        this.key,
-      );
+      const body: { data: ApiPositions } | null = await this.http.getJson(this.url(`/positions/${wallet}`, query), this.key);
       if (!body) return first;
       first ??= body.data;
       if (body.data.data_as_of !== first.data_as_of) break;
       positions.push(...body.data.positions);
-      cursor = body.pagination.has_more ? body.pagination.next_cursor : null;
+      cursor = body.data.pagination.has_more ? body.data.pagination.next_cursor : null;
       if (!cursor) break;
     }
     if (!first) return null;

@@ -411,6 +411,8 @@ export type Positions = {
   wallet: string;
   /** The wallet's open positions on all pages (shares held > 0). */
   open_positions: number;
+  /** The page of `positions` this is: pass `next_cursor` as `cursor` (same wallet) for the next one. Inside `data`, beside the list it pages, as the response is one object. */
+  pagination: Pagination;
   coverage: Coverage;
   as_of: Timestamp;
   /** Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request. */
@@ -2569,7 +2571,7 @@ export interface Operations {
     };
     paramsOptional: false;
     data: Positions;
-    paginated: true;
+    paginated: false;
   };
   /** GET /markets/{id}/orderbook: Live level-2 book - top 20 bid and 20 ask levels per outcome, best first, with the spread in basis points. */
   getOrderbook: {
@@ -4236,10 +4238,10 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "GET",
     "path": "/positions/{wallet}",
     "summary": "Open positions of a wallet with average entry price and unrealized PnL.",
-    "description": "Largest `current_value_usdc` first (unmarked positions count as 0), ties by `asset_id`, a page at a\ntime (`limit`, `cursor`; `open_positions` counts every page). The cursor holds the last position's\nvalue and token: each page is read afresh, so a position whose value moved between two requests\n(marks refresh every second) can appear on both pages or on neither. Read with `limit=500` for one\nconsistent view of up to 500 positions.",
+    "description": "Largest `current_value_usdc` first (unmarked positions count as 0), ties by `asset_id`, a page at a\ntime (`limit`, `cursor`; `data.pagination` says whether more follow; `open_positions` counts every page). The cursor holds the last position's\nvalue and token: each page is read afresh, so a position whose value moved between two requests\n(marks refresh every second) can appear on both pages or on neither. Read with `limit=500` for one\nconsistent view of up to 500 positions.",
     "access": "tier2",
-    "paginated": true,
-    "returns": "Positions: wallet, open_positions, coverage, as_of, data_as_of, data_as_of_block, positions",
+    "paginated": false,
+    "returns": "Positions: wallet, open_positions, pagination, coverage, as_of, data_as_of, data_as_of_block, positions",
     "parameters": [
       {
         "name": "wallet",

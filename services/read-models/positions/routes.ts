@@ -66,8 +66,9 @@ export function positionRoutes(store: AnalyticsStore): Router {
       }),
     });
     const coverage = await ledgerCoverage(store);
-    response.json({
-      ...success({
+    // One object (the wallet's report), its list paged inside it: the pagination sits beside the list.
+    response.json(
+      success({
         wallet,
         as_of: iso(Date.now()),
         data_as_of: asOf.time,
@@ -75,9 +76,9 @@ export function positionRoutes(store: AnalyticsStore): Router {
         coverage,
         open_positions: open.length,
         positions: page.data,
+        pagination: page.pagination,
       }),
-      pagination: page.pagination,
-    });
+    );
   });
 
   return router;

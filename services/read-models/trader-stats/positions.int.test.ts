@@ -299,16 +299,16 @@ test('positions: a conversion moves the NO cost to the YES of the other question
 test('positions: pages by value, largest first, with a cursor bound to the wallet', async () => {
   const whole = (await h.get(`/positions/${H}`)).body;
   expect(whole.data.open_positions).toBe(2);
-  expect(whole.pagination).toEqual({ limit: 50, has_more: false, next_cursor: null });
+  expect(whole.data.pagination).toEqual({ limit: 50, has_more: false, next_cursor: null });
   // NO is worth 7 (10 at 0.7), YES 3 (10 at 0.3)
   const first = (await h.get(`/positions/${H}?limit=1`)).body;
   expect(first.data.positions.map((p: any) => [p.outcome, p.current_value_usdc])).toEqual([['No', 7]]);
   expect(first.data.open_positions).toBe(2);
-  expect(first.pagination).toMatchObject({ limit: 1, has_more: true });
-  const cursor = encodeURIComponent(first.pagination.next_cursor);
+  expect(first.data.pagination).toMatchObject({ limit: 1, has_more: true });
+  const cursor = encodeURIComponent(first.data.pagination.next_cursor);
   const second = (await h.get(`/positions/${H}?limit=1&cursor=${cursor}`)).body;
   expect(second.data.positions.map((p: any) => [p.outcome, p.current_value_usdc])).toEqual([['Yes', 3]]);
-  expect(second.pagination).toEqual({ limit: 1, has_more: false, next_cursor: null });
+  expect(second.data.pagination).toEqual({ limit: 1, has_more: false, next_cursor: null });
   expect([...first.data.positions, ...second.data.positions]).toEqual(whole.data.positions);
   // Another wallet's read refuses the cursor, as does an edited one.
   const foreign = await h.get(`/positions/${G}?limit=1&cursor=${cursor}`);

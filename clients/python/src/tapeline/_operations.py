@@ -79,7 +79,7 @@ OPERATIONS: dict[str, OperationSpec] = {
     "browseTraders": OperationSpec("GET", "/traders/browse", True, list[m.LeaderEntry]),
     "getTraderStats": OperationSpec("GET", "/traders/{wallet}", False, m.TraderStats),
     "getTraderPnl": OperationSpec("GET", "/traders/{wallet}/pnl", False, m.PnlCurve),
-    "getPositions": OperationSpec("GET", "/positions/{wallet}", True, m.Positions),
+    "getPositions": OperationSpec("GET", "/positions/{wallet}", False, m.Positions),
     "getOrderbook": OperationSpec("GET", "/markets/{id}/orderbook", False, m.OrderBook),
     "listPriceTicks": OperationSpec("GET", "/markets/{id}/price/ticks", True, list[m.PriceTick]),
     "getMarketHolders": OperationSpec("GET", "/markets/{id}/holders", False, m.Holders),

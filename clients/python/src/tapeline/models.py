@@ -388,6 +388,7 @@ class PositionsPosition(Model):
 class Positions(Model):
     wallet: str
     open_positions: int = Field(description="The wallet's open positions on all pages (shares held > 0).")
+    pagination: Pagination = Field(description="The page of `positions` this is: pass `next_cursor` as `cursor` (same wallet) for the next one. Inside `data`, beside the list it pages, as the response is one object.")
     coverage: Coverage
     as_of: Timestamp
     data_as_of: Optional[Timestamp] = Field(description="Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request.")
