@@ -13,15 +13,8 @@
  *
  * TEST_TIERS=unit,integration runs a subset (names below). Each tier runs with TMPDIR set to a
  * directory of its own that is removed when the tier ends.
- *
- * Two lanes run at once (TEST_LANES=1 runs every tier one after another): lane 0 holds the tiers that
- * spread over every core (Jest with one worker per core, the checks), lane 1 those that run one
- * process and mostly wait on the services and engines they start (one Jest worker, Schemathesis,
- * pytest against a demo). Every tier picks its own free ports and temporary folder, so they share
- * nothing. With two lanes each tier's output is kept in a file and printed whole when it ends, so
- * the log reads tier by tier.
  */
-import { spawn } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,25 +23,24 @@ import { stripVTControlCharacters } from 'node:util';
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const jest = ['node', '--experimental-vm-modules', 'node_modules/jest/bin/jest.js'];
 
-/** @type {Array<{ name: string; kind: 'check' | 'jest' | 'junit'; lane: 0 | 1; command: string[] }>} */
+/** @type {Array<{ name: string; kind: 'check' | 'jest' | 'junit'; command: string[] }>} */
 const TIERS = [
-  { name: 'typecheck', lane: 0, kind: 'check', command: ['npm', 'run', '-s', 'typecheck'] },
-  { name: 'lint', lane: 0, kind: 'check', command: ['npm', 'run', '-s', 'lint'] },
+  { name: 'typecheck', kind: 'check', command: ['npm', 'run', '-s', 'typecheck'] },
+  { name: 'lint', kind: 'check', command: ['npm', 'run', '-s', 'lint'] },
   // Pure CPU: one worker per core (Jest's default leaves one core idle on a 2-core machine).
-  { name: 'unit', lane: 0, kind: 'jest', command: [...jest, '--selectProjects', 'unit', '--maxWorkers=100%'] },
+  { name: 'unit', kind: 'jest', command: [...jest, '--selectProjects', 'unit', '--maxWorkers=100%'] },
   // One worker per core, not Jest's default of one fewer (a single worker on a 2-core machine): these
   // suites spend much of their time waiting on their engines and child processes (README, Tests).
-  { name: 'integration', lane: 0, kind: 'jest', command: [...jest, '--selectProjects', 'integration', '--maxWorkers=100%'] },
-  { name: 'e2e', lane: 0, kind: 'jest', command: [...jest, '--selectProjects', 'e2e', '--maxWorkers=100%'] },
-  { name: 'population', lane: 1, kind: 'jest', command: [...jest, '--selectProjects', 'population'] },
-  { name: 'abuse', lane: 1, kind: 'jest', command: [...jest, '--selectProjects', 'abuse'] },
-  { name: 'engines', lane: 1, kind: 'jest', command: [...jest, '--selectProjects', 'engines'] },
-  { name: 'browser', lane: 0, kind: 'jest', command: [...jest, '--selectProjects', 'browser'] },
+  { name: 'integration', kind: 'jest', command: [...jest, '--selectProjects', 'integration', '--maxWorkers=100%'] },
+  { name: 'e2e', kind: 'jest', command: [...jest, '--selectProjects', 'e2e', '--maxWorkers=100%'] },
+  { name: 'population', kind: 'jest', command: [...jest, '--selectProjects', 'population'] },
+  { name: 'abuse', kind: 'jest', command: [...jest, '--selectProjects', 'abuse'] },
+  { name: 'engines', kind: 'jest', command: [...jest, '--selectProjects', 'engines'] },
+  { name: 'browser', kind: 'jest', command: [...jest, '--selectProjects', 'browser'] },
   // The unit tier and a start/read/stop of the service under the other supported Node majors (the machine's
   // runs every tier), each binary pinned and cached by the wrapper.
   ...[22, 24].map((major) => ({
     name: `node${major}`,
-    lane: /** @type {const} */ (0),
     kind: /** @type {const} */ ('jest'),
     command: [
       'node',
@@ -61,10 +53,10 @@ const TIERS = [
       '--maxWorkers=100%',
     ],
   })),
-  { name: 'fuzz', lane: 1, kind: 'junit', command: ['bash', 'test/fuzz/schemathesis.sh'] },
+  { name: 'fuzz', kind: 'junit', command: ['bash', 'test/fuzz/schemathesis.sh'] },
   // The Python SDK's pytest suite and the signal executor's end-to-end suite, each against its own demo.
-  { name: 'python', lane: 1, kind: 'junit', command: ['bash', 'clients/python/test.sh'] },
-  { name: 'executor', lane: 1, kind: 'junit', command: ['bash', 'clients/executor/test.sh'] },
+  { name: 'python', kind: 'junit', command: ['bash', 'clients/python/test.sh'] },
+  { name: 'executor', kind: 'junit', command: ['bash', 'clients/executor/test.sh'] },
 ];
 
 const selected = process.env.TEST_TIERS ? new Set(process.env.TEST_TIERS.split(',').map((s) => s.trim())) : null;
@@ -76,21 +68,10 @@ if (unknown.length > 0) {
 
 const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-tiers-'));
 fs.chmodSync(reports, 0o755);
-const lanes = process.env.TEST_LANES === '1' ? 1 : 2;
-const runStarted = Date.now();
-const chosen = TIERS.filter((tier) => !selected || selected.has(tier.name));
-const byName = new Map();
-await Promise.all(
-  Array.from({ length: lanes }, async (_, lane) => {
-    for (const tier of chosen.filter((t) => lanes === 1 || t.lane === lane)) byName.set(tier.name, await runTier(tier));
-  }),
-);
-const results = chosen.map((tier) => byName.get(tier.name));
-
-async function runTier(tier) {
-  const header = `\n== ${tier.name}: ${tier.command.join(' ')}`;
-  if (lanes === 1) console.log(header);
-  else console.log(`\n== ${tier.name} started (lane ${tier.lane}; its output follows when it ends)`);
+const results = [];
+for (const tier of TIERS) {
+  if (selected && !selected.has(tier.name)) continue;
+  console.log(`\n== ${tier.name}: ${tier.command.join(' ')}`);
   const started = Date.now();
   const report = path.join(reports, `${tier.name}.${tier.kind === 'junit' ? 'xml' : 'json'}`);
   const args = [...tier.command.slice(1)];
@@ -101,21 +82,11 @@ async function runTier(tier) {
   const scratch = fs.mkdtempSync(path.join(reports, `${tier.name}-tmp-`));
   fs.chmodSync(scratch, 0o1777);
   const env = { ...process.env, TMPDIR: scratch, ...(tier.kind === 'junit' ? { JUNIT_REPORT: report } : {}) };
-  const logFile = path.join(reports, `${tier.name}.log`);
-  const output = lanes === 1 ? 'inherit' : fs.openSync(logFile, 'w');
-  const exitCode = await new Promise((resolve) => {
-    const child = spawn(tier.command[0], args, { cwd: root, stdio: ['ignore', output, output], env });
-    child.on('error', () => resolve(1));
-    child.on('close', (code) => resolve(code ?? 1));
-  });
-  if (typeof output === 'number') {
-    fs.closeSync(output);
-    console.log(header);
-    process.stdout.write(fs.readFileSync(logFile));
-  }
+  const run = spawnSync(tier.command[0], args, { cwd: root, stdio: 'inherit', env });
   fs.rmSync(scratch, { recursive: true, force: true });
+  const exitCode = run.status ?? 1;
   const counted = count(tier, exitCode, report);
-  return { name: tier.name, seconds: Math.round((Date.now() - started) / 1000), exitCode, ...counted };
+  results.push({ name: tier.name, seconds: Math.round((Date.now() - started) / 1000), exitCode, ...counted });
 }
 
 // What failed, short, just above the totals: a CI log is often read from its end only.
@@ -126,7 +97,7 @@ if (failures.length > 0) {
   if (failures.length > 12) console.log(`... and ${failures.length - 12} more`);
 }
 
-console.log(`\n== totals by tier (${lanes} lane${lanes > 1 ? 's' : ''}, ${Math.round((Date.now() - runStarted) / 1000)} s in all)`);
+console.log('\n== totals by tier');
 for (const r of results) {
   const extra = r.note ? `, ${r.note}` : '';
   console.log(
