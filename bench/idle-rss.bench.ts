@@ -6,8 +6,9 @@
  * restart). The baseline in the same run is a bare Node process that loads the same TypeScript loader
  * (tsx) and waits: the service's figures are reported as MB above it and as a ratio to the goal.
  * DEMO_MINUTES=n (default 10; 0 skips it) also runs the demo (`services/demo.ts`, simulated Polymarket and
- * chain on loopback) on a fresh folder for n minutes and samples its RSS each minute: the issue's second
- * goal, the demo's resident set after 10 minutes of catching up and serving.
+ * chain on loopback) on a fresh folder for n minutes and samples its RSS each minute, with who holds
+ * it (V8's heap, external memory, the analytics engine's tracked total, from its /metrics): the issue's
+ * second goal, the demo's resident set after 10 minutes of catching up and serving.
  * Writes bench/results/idle-rss.json.
  */
 import { spawn } from 'node:child_process';
@@ -69,11 +70,12 @@ fs.rmSync(dataDir, { recursive: true, force: true });
 /** The demo's RSS once a minute for `minutes`, then its SIGTERM-to-exit time. */
 async function demoRss(minutes: number) {
   const demoDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-idle-rss-demo-'));
+  const adminPort = await freePort();
   const env = {
     ...process.env,
     DATA_DIR: demoDir,
     PORT: String(await freePort()),
-    ADMIN_PORT: String(await freePort()),
+    ADMIN_PORT: String(adminPort),
     LOG_PRETTY: 'false',
   };
   const child = spawn(process.execPath, ['--import', 'tsx', 'services/demo.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -87,12 +89,18 @@ async function demoRss(minutes: number) {
     pending = lines.pop() ?? '';
     for (const text of lines) if (text.includes('stopped') || text.includes('stores closed')) readStopLine(text, stop);
   });
-  const samples: Array<{ minute: number; rss_mb: number; anon_mb: number; file_mb: number }> = [];
+  const samples: Array<{ minute: number; rss_mb: number; anon_mb: number; file_mb: number } & Partial<Record<string, number>>> = [];
   for (let minute = 1; minute <= minutes; minute++) {
     await new Promise((resolve) => setTimeout(resolve, 60_000));
     if (child.exitCode !== null) throw new Error(`demo exited early (${child.exitCode}): ${stderr.slice(-2000)}`);
     const pid = child.pid!;
-    samples.push({ minute, rss_mb: statusMb(pid), anon_mb: statusMb(pid, 'RssAnon'), file_mb: statusMb(pid, 'RssFile') });
+    samples.push({
+      minute,
+      rss_mb: statusMb(pid),
+      anon_mb: statusMb(pid, 'RssAnon'),
+      file_mb: statusMb(pid, 'RssFile'),
+      ...(await memoryFigures(adminPort)),
+    });
   }
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const stopped = Date.now();
@@ -113,6 +121,23 @@ async function demoRss(minutes: number) {
     exit_code: code,
   };
 }
+/**
+ * Who holds the demo's anonymous memory, from its operator /metrics: V8's heap (total and used),
+ * memory outside it (external: Buffers and the embedded control store's WASM memory) and the
+ * analytics engine's own accounting (tracked), in MB. What none of them covers is native memory
+ * no one tracks (allocator arenas, thread stacks).
+ */
+async function memoryFigures(adminPort: number): Promise<Record<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).text();
+  const mb = (pattern: RegExp) => Math.round(Number(pattern.exec(text)?.[1] ?? Number.NaN) / 1_048_576);
+  return {
+    v8_heap_total_mb: mb(/^tapeline_process_memory_bytes\{figure="heap_total"\} (\S+)$/m),
+    v8_heap_used_mb: mb(/^tapeline_process_memory_bytes\{figure="heap_used"\} (\S+)$/m),
+    external_mb: mb(/^tapeline_process_memory_bytes\{figure="external"\} (\S+)$/m),
+    engine_tracked_mb: mb(/^tapeline_analytics_engine_memory_bytes\{figure="tracked"\} (\S+)$/m),
+  };
+}
+
 const demo = DEMO_MINUTES > 0 ? await demoRss(DEMO_MINUTES) : null;
 
 const figures = (m: typeof fresh) => ({
