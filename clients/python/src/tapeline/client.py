@@ -352,8 +352,7 @@ class AsyncTapeline(_Core, AsyncOperations):
         self, operation_id: str, target: PathArg, path: dict[str, Any], query: dict[str, Any], body: dict[str, Any], expect: Optional[Expected] = None
     ) -> DownloadedFile:
         """A file operation streamed to ``target``, with the retries of ``_call``; a dropped GET resumes
-        the file from the bytes received (see ``Tapeline._call_to``). The writes are local and short; the
-        wait is the network's."""
+        the file from the bytes received (see ``Tapeline._call_to``); the file is written off the event loop."""
         spec, url, params, content = self._build(operation_id, path, query, body)
         headers = self._headers_for(spec, content)
         file = PartialFile(Path(target), expect)
@@ -365,8 +364,9 @@ class AsyncTapeline(_Core, AsyncOperations):
                         if response.is_success:
                             file.begin(response.status_code)
                             async for chunk in response.aiter_bytes():
-                                file.write(chunk)
-                            return file.finish()
+                                # Off the event loop: a slow disk must not stall the caller's other tasks.
+                                await asyncio.to_thread(file.write, chunk)
+                            return await asyncio.to_thread(file.finish)
                         await response.aread()
                         retry_after = parse_retry_after(response.headers.get("retry-after"))
                         retryable = is_retryable_status(response.status_code, spec.method)
