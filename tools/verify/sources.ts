@@ -113,9 +113,10 @@ export class ServiceApi {
   }
 
   /**
-   * Every open position of a wallet, page after page. Pages are read one request each, so when they
-   * name different data_as_of or do not add up to open_positions (a value moved across the cursor),
-   * the read answers data_as_of `mixed`, which no other read names: the collector reads again.
+   * Every open position of a wallet, page after page (at most `maxPages` of 500). Pages are read one
+   * request each, so when they name different data_as_of or do not add up to open_positions (a value
+   * moved across the cursor, a page missing), the read answers data_as_of `mixed`, which no other read
+   * names: the collector reads again.
    */
   async positions(wallet: string, maxPages = 20): Promise<ApiPositions | null> {
     let first: ApiPositions | null = null;
@@ -124,7 +125,8 @@ export class ServiceApi {
     for (let page = 0; page < maxPages; page++) {
       const query: Record<string, string> = cursor ? { limit: '500', cursor } : { limit: '500' };
       const body: { data: ApiPositions } | null = await this.http.getJson(this.url(`/positions/${wallet}`, query), this.key);
-      if (!body) return first;
+      // Unknown (404) on the first page; gone on a later one is a read to make again (`mixed` below).
+      if (!body) break;
       first ??= body.data;
       if (body.data.data_as_of !== first.data_as_of) break;
       positions.push(...body.data.positions);
