@@ -19,15 +19,27 @@ export interface ChainCoverage {
 /**
  * From the first event the chain source published to the block every partition of the ledger topic
  * has a watermark for (the lowest of the partitions' latest): inside it, chain_ledger holds every
- * event, whichever partitions the sink has written so far.
+ * event, whichever partitions the sink has written so far. Where the source states what it read
+ * without a hole (chain_contiguous), the span starts no earlier than that statement: a history fill
+ * reading backwards publishes a range's first events before its last ones (and to every partition),
+ * so the first event written says nothing yet about the rest of its range. What the routes serve
+ * (candles and the trades feed take a bucket or a trade from the chain only inside this span).
  */
 export async function chainCoverage(store: AnalyticsStore): Promise<ChainCoverage | null> {
   // Every page of the trades feed and every candle request asks; one answer serves for half a second.
   const cached = coverageCache.get(store);
   if (cached && cached.expiresAt > Date.now()) return cached.coverage;
-  const coverage = await readCoverage(store);
+  const [published, contiguous] = await Promise.all([readCoverage(store), contiguousCoverage(store)]);
+  const coverage = published && contiguous ? withinStatement(published, contiguous) : published;
   coverageCache.set(store, { coverage, expiresAt: Date.now() + COVERAGE_TTL_MS });
   return coverage;
+}
+
+/** The published span from no earlier than the stated contiguous range's first block; null when nothing is left. */
+export function withinStatement(published: ChainCoverage, contiguous: ContiguousCoverage): ChainCoverage | null {
+  if (contiguous.fromBlock <= published.firstBlock) return published;
+  const clamped = { ...published, firstBlock: contiguous.fromBlock, firstMs: Math.max(published.firstMs, contiguous.fromMs) };
+  return clamped.firstBlock <= clamped.lastBlock && clamped.firstMs <= clamped.lastMs ? clamped : null;
 }
 
 const COVERAGE_TTL_MS = 500;
