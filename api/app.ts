@@ -198,6 +198,8 @@ function buildApp(
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  // One index of the document's operations for the numeric-query check and the error renderer.
+  const index = new OperationIndex(operations);
   const openapiText = fs.readFileSync(OPENAPI_PATH, 'utf8');
   const asyncapiText = fs.readFileSync(ASYNCAPI_PATH, 'utf8');
 
@@ -220,7 +222,7 @@ function buildApp(
     return authenticate(request, response, next);
   });
   app.use('/v1', responseCache(cache, check));
-  app.use('/v1', numericQueryCheck(new OperationIndex(operations)));
+  app.use('/v1', numericQueryCheck(index));
   app.use(
     OpenApiValidator.middleware({
       apiSpec: OPENAPI_PATH,
@@ -301,7 +303,7 @@ function buildApp(
     app.use('/v1', exportRoutes(deps.exports, { throttle, addressOf: (request) => clientAddress(request, deps.auth.trustProxyHops) }));
 
   app.use((_request, _response, next) => next(ApiError.notFound('no such route')));
-  app.use(errorRenderer(deps.logger, new OperationIndex(operations)));
+  app.use(errorRenderer(deps.logger, index));
   return app;
 }
 
