@@ -193,6 +193,7 @@ async function main() {
     logger: silent,
     maxFillAgeMs: 120_000,
     maxPendingPerSubscription: BACKLOG,
+    accountEventRetentionMs: 86_400_000,
     onEmitted: (emitted) => {
       const at = performance.timeOrigin + performance.now();
       for (const e of emitted) emittedAt.set(e.loggedAtMs, at);

@@ -50,6 +50,7 @@ import { MarketLookup } from './ingest/market-lookup.js';
 import { UpstreamClient } from './ingest/upstream-client.js';
 import { LEDGER_GROUP_ID, STATEFUL_PROJECTIONS, sinkLag, sinkTopics } from './sink/sink-service.js';
 import { readVerificationRun } from './shared/verification.js';
+import { AccountEventFeed } from './copy/account-events.js';
 import { StreamService } from './streams/stream-service.js';
 import { ExportJobs } from './exports/jobs.js';
 import { ExportRunner } from './exports/runner.js';
@@ -118,7 +119,9 @@ export function composeApi(options: ComposeOptions): ComposedApi {
   const instances = new ApiInstances(control, config.access.heartbeatIntervalMs, (error) =>
     logger.warn({ err: error }, 'API heartbeat failed; keeping the last count of API processes'),
   );
-  const streams = options.log ? new StreamService(options.log, options.store, config.streams, logger) : undefined;
+  const streams = options.log
+    ? new StreamService(options.log, options.store, config.streams, logger, new AccountEventFeed(control))
+    : undefined;
   const exportClock = options.clock ?? Date.now;
   const exportJobs = new ExportJobs(control, exportClock);
   const exportRunner = new ExportRunner(

@@ -877,6 +877,11 @@ const settings = {
       positiveInt().default(4),
       "Runs of history (subscriptions more than STREAM_READ_BATCH records behind the log end) an API process reads at once; the others wait, taken key by key in turn (the key with the fewest runs going first), so one key's many replays cannot hold back another key's. Subscriptions at the end read without waiting, so replays from old cursors cannot delay live messages.",
     ),
+    accountEventRetentionMs: env(
+      'STREAM_ACCOUNT_EVENT_RETENTION_MS',
+      positiveInt().default(7 * 86_400_000),
+      "How long the control store keeps an account's copy and strategy events for the `copy` and `strategy` stream channels: a cursor older than this is cursor_expired (resync from /v1/copy/intents). The copy engine deletes older events hourly.",
+    ),
     readBatch: env(
       'STREAM_READ_BATCH',
       positiveInt().default(500),

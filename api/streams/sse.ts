@@ -49,6 +49,7 @@ export function sseRoutes(service: StreamService, access: { meter: Meter; thresh
     try {
       subscription = await service.open({
         keyId: owner.key_id,
+        accountId: owner.account_id,
         id: SUBSCRIPTION_ID,
         channel,
         filters,

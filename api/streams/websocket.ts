@@ -260,6 +260,7 @@ class SocketSession {
     if (this.closed) return;
     const subscription = await this.deps.service.open({
       keyId: owner.key_id,
+      accountId: owner.account_id,
       id,
       channel,
       filters,

@@ -6,8 +6,9 @@
  * subscriptions must not hold it for seconds while other accounts' requests wait), accounts taking
  * turns within a fill, each chunk decided with one read of the subscriptions' copied figures and one
  * insert of their intents (copy-engine.ts decideChunk):
- * an intent row, then a `copy.executed` (submitted or dry run) or `risk.blocked` delivery into the
- * webhook outbox for the subscribing account's own webhook subscriptions. The signed delivery is the
+ * an intent row, then a `copy.executed` (submitted or dry run) or `risk.blocked` event: into the
+ * account's feed for the `copy` stream channel (services/copy/account-events.ts) and as a delivery
+ * into the webhook outbox for the account's own webhook subscriptions. The signed delivery is the
  * dispatcher's. A redelivered batch, or the same match arriving from the other source, finds its
  * intent and does nothing (unique per subscription and fill key).
  *
@@ -25,6 +26,7 @@ import { MarketCategories } from '../sandbox/market-categories.js';
 import { wants } from '../signals/matching.js';
 import { enqueueDeliveries, type NewDelivery } from '../webhooks/outbox.js';
 import type { EventType, SubscriptionFilters } from '../webhooks/event-types.js';
+import { type AccountEvent, accountEventsCommitted, pruneAccountEvents, recordAccountEvents } from './account-events.js';
 import { decideCopy } from './copy-rules.js';
 import { type CopySubscription, CopySubscriptions } from './copy-subscriptions.js';
 import { copiedFigures, insertIntents, type NewIntent } from './intents.js';
@@ -42,6 +44,8 @@ export interface CopyEngineOptions {
   logger: Logger;
   /** A fill older than this when it reaches the engine is blocked as stale_fill (copying it late would chase an old price). */
   maxFillAgeMs: number;
+  /** How long the account feed keeps events (STREAM_ACCOUNT_EVENT_RETENTION_MS); older ones are deleted hourly. */
+  accountEventRetentionMs: number;
   /** Backlog cap per webhook subscription (WEBHOOK_PENDING_PER_SUBSCRIPTION): copy events queue like any other. */
   maxPendingPerSubscription: number;
   /** Subscriptions decided per control-store transaction (COPY_FANOUT_CHUNK; default 25). */
@@ -70,6 +74,10 @@ interface CopyEngineStats {
   enqueued: number;
   /** Deliveries refused by a full backlog (also counted per webhook subscription). */
   dropped: number;
+  /** Events recorded into the account feed (the copy and strategy stream channels). */
+  account_events: number;
+  /** Events retention deleted from it. */
+  account_events_pruned: number;
 }
 
 export interface CopyEngine {
@@ -100,6 +108,8 @@ export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyE
     strategy_signals: 0,
     enqueued: 0,
     dropped: 0,
+    account_events: 0,
+    account_events_pruned: 0,
   };
   const evaluator = new StrategyEvaluator();
   const chunk = options.fanoutChunk ?? 25;
@@ -127,6 +137,7 @@ export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyE
         // Each chunk commits its intents with their deliveries; a redelivered batch finds them and skips.
         const done = await options.control.transaction(async (tx) => {
           const deliveries: NewDelivery[] = [];
+          const events: AccountEvent[] = [];
           const category = (categoryOf.get(fill.marketId) ?? '').toLowerCase();
           for (const { subscription, decision } of await decideChunk(tx, due.slice(start, start + chunk), fill, category)) {
             if (!decision) {
@@ -135,16 +146,21 @@ export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyE
             }
             emitted.push({ intentId: decision.intentId, status: decision.status, loggedAtMs });
             const payload = decision.status === 'blocked' ? riskBlocked(decision) : copyExecuted(decision);
+            events.push({ accountId: subscription.accountId, marketId: fill.marketId, payload });
             for (const hook of hooks.get(subscription.accountId) ?? []) {
               if (wants(hook, { type: payload.event, market_id: fill.marketId, logged_at_ms: loggedAtMs })) {
                 deliveries.push({ subscriptionId: hook.id, eventId: payload.id, eventType: payload.event, payload });
               }
             }
           }
-          return enqueueDeliveries(tx, deliveries, clock(), options.maxPendingPerSubscription);
+          const enqueued = await enqueueDeliveries(tx, deliveries, clock(), options.maxPendingPerSubscription);
+          // Last: it takes the feed's writer lock, held until this transaction commits.
+          return { ...enqueued, recorded: await recordAccountEvents(tx, events, clock()) };
         });
         queued.enqueued += done.enqueued;
         queued.dropped += done.dropped;
+        stats.account_events += done.recorded;
+        if (done.recorded > 0) accountEventsCommitted(options.control);
         // Between chunks the store is free: queued requests of other accounts run before the next chunk.
         await new Promise((resolve) => setImmediate(resolve));
       }
@@ -174,20 +190,25 @@ export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyE
       const hooks = await accountHooks(options.control, [...new Set(fired.map((f) => f.accountId))]);
       const loggedAt = new Map(trades.map((t) => [t.trade.event_id, t.loggedAtMs]));
       const deliveries: NewDelivery[] = [];
+      const events: AccountEvent[] = [];
       for (const { accountId, facts } of fired) {
         const payload = strategySignal(facts);
+        events.push({ accountId, marketId: facts.marketId, payload });
         for (const hook of hooks.get(accountId) ?? []) {
           if (wants(hook, { type: payload.event, market_id: facts.marketId, logged_at_ms: loggedAt.get(facts.triggerId) ?? 0 })) {
             deliveries.push({ subscriptionId: hook.id, eventId: payload.id, eventType: payload.event, payload });
           }
         }
       }
-      const { enqueued, dropped } = await options.control.transaction((tx) =>
-        enqueueDeliveries(tx, deliveries, clock(), options.maxPendingPerSubscription),
-      );
+      const { enqueued, dropped, recorded } = await options.control.transaction(async (tx) => {
+        const done = await enqueueDeliveries(tx, deliveries, clock(), options.maxPendingPerSubscription);
+        return { ...done, recorded: await recordAccountEvents(tx, events, clock()) };
+      });
       stats.strategy_signals += fired.length;
       stats.enqueued += enqueued;
       stats.dropped += dropped;
+      stats.account_events += recorded;
+      if (recorded > 0) accountEventsCommitted(options.control);
       if (enqueued > 0) options.onEmitted?.([]);
     } catch (error) {
       restore();
@@ -272,7 +293,25 @@ export async function startCopyEngine(options: CopyEngineOptions): Promise<CopyE
     }),
     options.logger,
   );
-  return { stats, stop: () => processor.stop() };
+  // Retention of the account feed: hourly, and once at start (a process that restarts often still prunes).
+  const prune = async () => {
+    try {
+      stats.account_events_pruned += await pruneAccountEvents(options.control, clock() - options.accountEventRetentionMs);
+    } catch (error) {
+      options.logger.warn({ err: error }, 'copy: pruning the account feed failed; trying again in an hour');
+    }
+  };
+  let pruning = prune();
+  const pruneTimer = setInterval(() => {
+    pruning = pruning.then(prune);
+  }, 3_600_000).unref();
+  return {
+    stats,
+    stop: async () => {
+      clearInterval(pruneTimer);
+      await Promise.all([processor.stop(), pruning]);
+    },
+  };
 }
 
 /** Subscriptions ordered so accounts take turns (each account's first, then each one's second, ...), by id within an account. */

@@ -568,7 +568,7 @@ export type EndpointAccess = {
 };
 
 export type ChannelAccess = {
-  channel: "trades" | "fills" | "lifecycle" | "prices" | "book" | "signals";
+  channel: "trades" | "fills" | "lifecycle" | "prices" | "book" | "signals" | "copy" | "strategy";
   requires: "any" | "tier1" | "tier2" | "tier3" | "sandbox";
   allowed: boolean;
   status_if_called: 200 | 402 | 403;
@@ -1109,6 +1109,24 @@ export type StreamSignalFilters = {
   wallet?: string;
 };
 
+/** Filters of the `copy` channel (all optional, combined with AND); it carries only your account's events. */
+export type StreamCopyFilters = {
+  /** Only these event types (the payload's `event`); also accepted as one comma-separated string. */
+  event?: Array<"copy.executed" | "risk.blocked">;
+  /** Only this market: condition id (0x + 64 hex, any case) or slug. */
+  market?: string;
+  /** Only the events of this copy subscription. */
+  copy_subscription_id?: number;
+};
+
+/** Filters of the `strategy` channel (all optional, combined with AND); it carries only your account's signals. */
+export type StreamStrategyFilters = {
+  /** Only this market: condition id (0x + 64 hex, any case) or slug. */
+  market?: string;
+  /** Only the signals of this strategy. */
+  strategy_id?: number;
+};
+
 /** Filters of the `prices` channel (combined with AND); `market` is required. */
 export type StreamPriceFilters = {
   /** The market: condition id (0x + 64 hex, any case) or slug. */
@@ -1134,11 +1152,11 @@ export type StreamClientMessage = {
 } | {
   type: "subscribe";
   /** The channel to receive. */
-  channel: "trades" | "fills" | "lifecycle" | "prices" | "book" | "signals";
+  channel: "trades" | "fills" | "lifecycle" | "prices" | "book" | "signals" | "copy" | "strategy";
   /** Your id for it (echoed on each message); default s1, s2, ... */
   subscription?: string;
-  /** The channel's filters: StreamTradeFilters (trades), StreamFillFilters (fills), StreamLifecycleFilters (lifecycle), StreamPriceFilters (prices), StreamBookFilters (book), StreamSignalFilters (signals). */
-  filters?: StreamTradeFilters | StreamFillFilters | StreamLifecycleFilters | StreamPriceFilters | StreamBookFilters | StreamSignalFilters;
+  /** The channel's filters: StreamTradeFilters (trades), StreamFillFilters (fills), StreamLifecycleFilters (lifecycle), StreamPriceFilters (prices), StreamBookFilters (book), StreamSignalFilters (signals), StreamCopyFilters (copy), StreamStrategyFilters (strategy). */
+  filters?: StreamTradeFilters | StreamFillFilters | StreamLifecycleFilters | StreamPriceFilters | StreamBookFilters | StreamSignalFilters | StreamCopyFilters | StreamStrategyFilters;
   cursor?: StreamCursor;
 } | {
   type: "unsubscribe";
@@ -1147,13 +1165,13 @@ export type StreamClientMessage = {
 };
 
 /** A message the server sends (an SSE event's data, or a WebSocket frame). */
-export type StreamServerMessage = StreamSubscribed | StreamTradeMessage | StreamFillMessage | StreamFillRetractedMessage | StreamLifecycleMessage | StreamPriceMessage | StreamBookSnapshotMessage | StreamBookDeltaMessage | StreamSignalMessage | StreamHeartbeat | StreamError;
+export type StreamServerMessage = StreamSubscribed | StreamTradeMessage | StreamFillMessage | StreamFillRetractedMessage | StreamLifecycleMessage | StreamPriceMessage | StreamBookSnapshotMessage | StreamBookDeltaMessage | StreamSignalMessage | StreamCopyMessage | StreamStrategyMessage | StreamHeartbeat | StreamError;
 
 export type StreamSubscribed = {
   type: "subscribed";
   /** The subscription's id. */
   subscription: string;
-  channel: "trades" | "fills" | "lifecycle" | "prices" | "book" | "signals";
+  channel: "trades" | "fills" | "lifecycle" | "prices" | "book" | "signals" | "copy" | "strategy";
   /** Where the subscription starts (the given cursor, or the log's end). */
   cursor: StreamCursor;
 };
@@ -1258,6 +1276,30 @@ export type StreamSignalMessage = {
   cursor: StreamCursor;
   /** The webhook payload of the event, field for field as a delivery's body (its `event` names the type, its `id` is the delivery's event id): trade.executed for each live trade of the trades stream (one ingested within an hour of when it happened: a backfilled trade decides no signal), trader.large_trade at the service threshold (SIGNALS_LARGE_TRADE_USDC, at least WEBHOOK_LARGE_TRADE_MIN_USDC), the others as the signals processor decided them. */
   data: TradeExecutedPayload | TraderLargeTradePayload | MarketPriceSignalPayload | MarketVolumeSpikePayload | MarketResolvedPayload;
+};
+
+export type StreamCopyMessage = {
+  /** A copy trading event of your account (`copy` channel). */
+  type: "copy";
+  /** The subscription's id. */
+  subscription: string;
+  channel: "copy";
+  /** The position right after this event in the account feed (valid for STREAM_ACCOUNT_EVENT_RETENTION_MS). */
+  cursor: StreamCursor;
+  /** The webhook payload, field for field as a delivery's body without `delivery_id` (its `event` names the type, its `id` is the event id): copy.executed for an intent for your executor, risk.blocked for a leader fill a limit stopped. */
+  data: CopyExecutedPayload | RiskBlockedPayload;
+};
+
+export type StreamStrategyMessage = {
+  /** A signal of one of your saved strategies (`strategy` channel). */
+  type: "strategy_signal";
+  /** The subscription's id. */
+  subscription: string;
+  channel: "strategy";
+  /** The position right after this signal in the account feed (valid for STREAM_ACCOUNT_EVENT_RETENTION_MS). */
+  cursor: StreamCursor;
+  /** The strategy.signal webhook payload, field for field as a delivery's body without `delivery_id`. */
+  data: StrategySignalPayload;
 };
 
 /** A full order book of one outcome token as upstream sent it (every level, not only the top 20 of /markets/{id}/orderbook; for a book of at most 20 levels a side, the same levels as that route's outcome). Sizes in outcome shares; levels best first, empty levels dropped. */
@@ -1910,7 +1952,9 @@ export type MarketResolvedPayload = WebhookEventFields & {
   timestamp: Timestamp;
 };
 
-export type CopyExecutedEvent = WebhookEnvelope & {
+export type CopyExecutedEvent = WebhookEnvelope & CopyExecutedPayload;
+
+export type CopyExecutedPayload = WebhookEventFields & {
   event?: "copy.executed";
   user_id: number;
   copy_subscription_id: number;
@@ -1934,7 +1978,9 @@ export type CopyExecutedEvent = WebhookEnvelope & {
   timestamp: Timestamp;
 };
 
-export type RiskBlockedEvent = WebhookEnvelope & {
+export type RiskBlockedEvent = WebhookEnvelope & RiskBlockedPayload;
+
+export type RiskBlockedPayload = WebhookEventFields & {
   event?: "risk.blocked";
   user_id: number;
   copy_subscription_id: number;
@@ -1947,7 +1993,9 @@ export type RiskBlockedEvent = WebhookEnvelope & {
   timestamp: Timestamp;
 };
 
-export type StrategySignalEvent = WebhookEnvelope & {
+export type StrategySignalEvent = WebhookEnvelope & StrategySignalPayload;
+
+export type StrategySignalPayload = WebhookEventFields & {
   event?: "strategy.signal";
   signal_id: string;
   /** e.g. strategy_lab. */
@@ -2496,13 +2544,15 @@ export interface QueryParams {
     cursor?: string;
   };
   streamEvents: {
-    channel: "trades" | "fills" | "lifecycle" | "prices" | "book" | "signals";
+    channel: "trades" | "fills" | "lifecycle" | "prices" | "book" | "signals" | "copy" | "strategy";
     market?: string;
     wallet?: string;
     side?: "buy" | "sell";
     min_size?: number;
     role?: "maker" | "taker";
-    event?: string | Array<"listed" | "closed" | "reopened" | "resolved" | "voided" | "confirmed" | "corrected" | "trade.executed" | "trader.large_trade" | "market.price_signal" | "market.volume_spike" | "market.resolved">;
+    event?: string | Array<"listed" | "closed" | "reopened" | "resolved" | "voided" | "confirmed" | "corrected" | "trade.executed" | "trader.large_trade" | "market.price_signal" | "market.volume_spike" | "market.resolved" | "copy.executed" | "risk.blocked">;
+    copy_subscription_id?: number;
+    strategy_id?: number;
     kind?: string | Array<"last_trade" | "midpoint" | "best_bid_ask" | "history">;
     asset_id?: string;
     cursor?: string;

@@ -1,7 +1,7 @@
 /**
  * The copy engine: leader fills from the log become trade intents and copy.executed / risk.blocked
- * deliveries in the webhook outbox (services/copy/copy-engine.ts); saved strategies emit
- * strategy.signal from the same consumer.
+ * events in the account feed and the webhook outbox (services/copy/copy-engine.ts); saved strategies
+ * emit strategy.signal from the same consumer.
  */
 import { startCopyEngine } from '../copy/copy-engine.js';
 import type { PartDefinition } from './part.js';
@@ -21,6 +21,7 @@ export const copyPart: PartDefinition = {
       maxFillAgeMs: config.copy.maxFillAgeMs,
       fanoutChunk: config.copy.fanoutChunk,
       maxPendingPerSubscription: config.webhooks.pendingPerSubscription,
+      accountEventRetentionMs: config.streams.accountEventRetentionMs,
       onEmitted: () => resources.wakeDispatcher(),
     });
   },

@@ -3,10 +3,23 @@
  * list that imports them do not import each other.
  */
 import type { Access } from '../access/tiers.js';
-import type { Stream } from '../events/stream.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import type { EventLog } from '../ports/event-log.js';
 import type { Positions } from './cursor.js';
+
+/** What a channel reads: a topic (named in cursors), its partitions, and how its records decode. */
+export interface ChannelStream {
+  readonly topic: string;
+  readonly partitions: number;
+  readonly codec: { decode(value: Buffer): unknown };
+}
+
+/**
+ * Where a channel's records are: the event log (market data, every subscriber reads the same), or
+ * the account's own feed in the control store (services/copy/account-events.ts: the `copy` and
+ * `strategy` channels, each subscriber reading only its account's rows).
+ */
+type ChannelSource = 'log' | 'account';
 
 export interface Channel<F = unknown> {
   name: string;
@@ -15,7 +28,9 @@ export interface Channel<F = unknown> {
   filters: readonly string[];
   /** Where a client resyncs from when its cursor expired (the REST equivalent). */
   resyncFrom: string;
-  streams: readonly Stream[];
+  streams: readonly ChannelStream[];
+  /** Default 'log'. */
+  source?: ChannelSource;
   /**
    * Checks and normalises the filters; throws ApiError 400 naming `${prefix}<filter>` (404 for an
    * unknown market slug). `prefix` is '' for SSE query parameters, 'filters.' for WebSocket messages.
@@ -24,7 +39,7 @@ export interface Channel<F = unknown> {
   /** The partition key every wanted record has (the market), so only its partition is read; undefined: all. */
   partitionKey(filters: F): string | undefined;
   /** The message an event of `stream` makes, or null when the filters drop it. */
-  select(stream: Stream, event: unknown, filters: F): ChannelMessage | null;
+  select(stream: ChannelStream, event: unknown, filters: F): ChannelMessage | null;
   /**
    * Optional: the messages a subscription without a cursor gets before its live ones (a state to
    * apply the live messages to), where its read of the log starts instead of the log's end, and the

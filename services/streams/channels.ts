@@ -4,6 +4,7 @@
  * filters drop it). Adding a channel is one entry here and its schemas in api/openapi.yaml.
  */
 import type { StreamSubscribed } from '../http/types.generated.js';
+import { copyChannel, strategyChannel } from './account-channels.js';
 import { bookChannel } from './book-channel.js';
 import type { Channel } from './channel.js';
 import { fillsChannel } from './fills-channel.js';
@@ -19,6 +20,8 @@ export const CHANNELS: Record<string, Channel> = {
   prices: pricesChannel as Channel,
   book: bookChannel as Channel,
   signals: signalsChannel as Channel,
+  copy: copyChannel as Channel,
+  strategy: strategyChannel as Channel,
 };
 
 /** The channel names of the API document (StreamSubscribed.channel). */

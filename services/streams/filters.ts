@@ -70,3 +70,11 @@ export function someOf<T extends string>(value: unknown, prefix: string, name: s
   for (const one of names) if (!(allowed as readonly unknown[]).includes(one)) throw wrong();
   return new Set(names as T[]);
 }
+
+/** A positive integer id (a copy subscription's, a strategy's): a number, or its digits as an SSE query value. */
+export function idOf(value: unknown, prefix: string, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const number = typeof value === 'string' && /^[0-9]{1,15}$/.test(value) ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 1) throw badFilter(prefix, name, 'a positive integer id');
+  return number;
+}

@@ -6,6 +6,9 @@
  */
 import type { EventLog, PartitionOffsets } from '../ports/event-log.js';
 
+/** What the ends are read from: the event log, or the control store's account feed (services/copy/account-events.ts). */
+export type EndsSource = Pick<EventLog, 'partitionOffsets' | 'onAppended'>;
+
 interface Watched {
   offsets: PartitionOffsets[];
   readers: number;
@@ -21,7 +24,7 @@ export class LogEnds {
   private readonly stopListening: () => void;
 
   constructor(
-    private readonly log: EventLog,
+    private readonly log: EndsSource,
     private readonly pollMs: number,
     private readonly onError: (error: unknown) => void,
   ) {

@@ -6,6 +6,7 @@
  */
 import { ApiError } from '../http/errors.js';
 import type { StreamError } from '../http/types.generated.js';
+import type { AccountEventFeed } from '../copy/account-events.js';
 import type { Logger } from '../logger.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import type { EventLog, PartitionOffsets } from '../ports/event-log.js';
@@ -15,7 +16,14 @@ import { decodeCursor, type Positions } from './cursor.js';
 import { KeyLimits } from './key-limits.js';
 import { LogEnds } from './log-ends.js';
 import { ReplayQueue } from './replay-queue.js';
-import { type StreamSettings, type StreamSink, Subscription, type SubscriptionCounters } from './subscription.js';
+import {
+  logReader,
+  type RecordReader,
+  type StreamSettings,
+  type StreamSink,
+  Subscription,
+  type SubscriptionCounters,
+} from './subscription.js';
 
 export interface StreamServiceSettings extends StreamSettings {
   replayConcurrency: number;
@@ -27,6 +35,8 @@ export interface StreamServiceSettings extends StreamSettings {
 
 export interface OpenSubscription {
   keyId: string;
+  /** The key's account: an account channel (copy, strategy) reads only its events. */
+  accountId: string;
   id: string;
   channel: Channel;
   /** Parsed by the channel. */
@@ -51,6 +61,9 @@ export interface StreamFigures extends SubscriptionCounters {
 export class StreamService {
   readonly limits: KeyLimits;
   private readonly ends: LogEnds;
+  /** The ends of the account feed (the copy and strategy channels), watched only while one reads it. */
+  private readonly accountEnds: LogEnds;
+  private readonly readLog: RecordReader;
   /** Runs of history read at once, over every subscription of the process, in turn per key (subscription.ts, "Fairness"). */
   private readonly replays: ReplayQueue;
   private readonly counters: SubscriptionCounters = { messages: 0, undecodable: 0 };
@@ -64,10 +77,16 @@ export class StreamService {
     readonly store: AnalyticsStore,
     readonly settings: StreamServiceSettings,
     logger: Logger,
+    /** The control store's feed of account events (the copy and strategy channels). */
+    private readonly accountFeed: AccountEventFeed,
   ) {
     this.limits = new KeyLimits(settings);
     this.replays = new ReplayQueue(settings.replayConcurrency);
     this.ends = new LogEnds(log, settings.pollMs, (error) => logger.warn({ err: error }, 'stream: reading the log ends failed; retrying'));
+    this.accountEnds = new LogEnds(accountFeed, settings.pollMs, (error) =>
+      logger.warn({ err: error }, 'stream: reading the account feed ends failed; retrying'),
+    );
+    this.readLog = logReader(log);
   }
 
   /** Registers a connection's closer; the returned function unregisters it. */
@@ -90,7 +109,8 @@ export class StreamService {
     };
     try {
       const { channel } = request;
-      for (const stream of channel.streams) watches.push(await this.ends.watch(stream.topic));
+      const { ends, read } = this.sourceOf(request);
+      for (const stream of channel.streams) watches.push(await ends.watch(stream.topic));
       const held = new Map(channel.streams.map((stream, i) => [stream.topic, watches[i]!.offsets]));
       const key = channel.partitionKey(request.filters);
       const partitions = channel.streams.flatMap((stream) => {
@@ -118,8 +138,8 @@ export class StreamService {
         initial,
         positions,
         partitions,
-        log: this.log,
-        ends: this.ends,
+        read,
+        ends,
         replays: this.replays,
         settings: this.settings,
         sink: request.sink,
@@ -153,6 +173,18 @@ export class StreamService {
   close(): void {
     for (const close of [...this.connections]) close();
     this.ends.close();
+    this.accountEnds.close();
+  }
+
+  /** Where the subscription's records are read and their ends watched: the log, or its account's feed. */
+  private sourceOf(request: OpenSubscription): { ends: LogEnds; read: RecordReader } {
+    if (request.channel.source !== 'account') return { ends: this.ends, read: this.readLog };
+    const { accountFeed: feed } = this;
+    const { accountId } = request;
+    return {
+      ends: this.accountEnds,
+      read: (topic, _partition, from, end, max) => feed.read(accountId, topic, from, end, max),
+    };
   }
 
   private checkedCursor(

@@ -16,9 +16,8 @@
  * key's many replays do not hold back another key's, and live reads never queue.
  */
 import type { StreamError, StreamServerMessage } from '../http/types.generated.js';
-import type { Stream } from '../events/stream.js';
-import { type EventLog, OffsetOutOfRangeError, UNDECODABLE_HEADER } from '../ports/event-log.js';
-import type { Channel, ChannelMessage } from './channel.js';
+import { type EventLog, type LogMessage, OffsetOutOfRangeError, UNDECODABLE_HEADER } from '../ports/event-log.js';
+import type { Channel, ChannelMessage, ChannelStream } from './channel.js';
 import { encodeCursor, type Positions } from './cursor.js';
 import type { LogEnds } from './log-ends.js';
 import type { ReplayQueue } from './replay-queue.js';
@@ -38,6 +37,28 @@ export interface StreamSink {
   bufferedBytes(): number;
 }
 
+/**
+ * Reads up to `max` records of a partition from `from`, below `end` (the end last seen); `next` is
+ * the position after what was read. For the log that is the last record's offset + 1; a reader of
+ * one account's rows (services/copy/account-events.ts) also moves past the positions of others.
+ * Throws OffsetOutOfRangeError for a position retention deleted.
+ */
+export type RecordReader = (
+  topic: string,
+  partition: number,
+  from: number,
+  end: number,
+  max: number,
+) => Promise<{ messages: LogMessage[]; next: number }>;
+
+/** The reader of the event log. */
+export function logReader(log: EventLog): RecordReader {
+  return async (topic, partition, from, _end, max) => {
+    const messages = await log.read(topic, partition, from, max);
+    return { messages, next: messages.length > 0 ? messages.at(-1)!.offset + 1 : from };
+  };
+}
+
 export interface SubscriptionCounters {
   messages: number;
   /** Records skipped because they could not be decoded (the sink's processor dead-letters them). */
@@ -54,8 +75,9 @@ export interface SubscriptionOptions {
   initial?: ChannelMessage[];
   positions: Positions;
   /** The (stream, partition) pairs to read. */
-  partitions: Array<{ stream: Stream; partition: number }>;
-  log: EventLog;
+  partitions: Array<{ stream: ChannelStream; partition: number }>;
+  /** Where the records are read (logReader, or an account's feed), and where their ends are watched. */
+  read: RecordReader;
   ends: LogEnds;
   /** The process's limit on runs of history read at once (STREAM_REPLAY_CONCURRENCY), fair per key. */
   replays: ReplayQueue;
@@ -158,13 +180,14 @@ export class Subscription {
   }
 
   private async readRun(topic: string, partition: number): Promise<number | 'ended'> {
-    const { log, positions, settings, channel, filters, counters } = this.options;
+    const { read, ends, positions, settings, channel, filters, counters } = this.options;
     const offsets = positions.get(topic)!;
     const stream = this.options.partitions.find((p) => p.stream.topic === topic)!.stream;
-    let messages: Awaited<ReturnType<EventLog['read']>> = [];
+    let messages: LogMessage[] = [];
+    let next = offsets[partition]!;
     for (let attempt = 1; ; attempt++) {
       try {
-        messages = await log.read(topic, partition, offsets[partition]!, settings.readBatch);
+        ({ messages, next } = await read(topic, partition, offsets[partition]!, ends.end(topic, partition), settings.readBatch));
         break;
       } catch (error) {
         if (error instanceof OffsetOutOfRangeError) {
@@ -199,6 +222,8 @@ export class Subscription {
       }
       if (selected !== null) this.send(selected);
     }
+    // Past positions the reader skipped (another account's rows): the next cursor sent carries it.
+    if (!this.stopped) offsets[partition] = Math.max(offsets[partition]!, next);
     return messages.length;
   }
 
@@ -215,7 +240,7 @@ export class Subscription {
   }
 
   /** Round-robin over the partitions with records past the position, so a busy one starves none. */
-  private nextWithBacklog(): { stream: Stream; partition: number } | undefined {
+  private nextWithBacklog(): { stream: ChannelStream; partition: number } | undefined {
     const { partitions, positions, ends } = this.options;
     for (let step = 0; step < partitions.length; step++) {
       const index = (this.next + step) % partitions.length;

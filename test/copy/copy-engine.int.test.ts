@@ -79,6 +79,7 @@ beforeAll(async () => {
     logger: pino({ level: process.env.DEBUG_COPY ? 'debug' : 'silent' }),
     maxFillAgeMs: 120_000,
     maxPendingPerSubscription: BACKLOG,
+    accountEventRetentionMs: 86_400_000,
     clock: () => now,
     fromBeginning: true,
   });
@@ -249,6 +250,7 @@ test('leader fills -> intents and outbox deliveries with the spec fields; twins 
     logger: pino({ level: 'silent' }),
     maxFillAgeMs: 120_000,
     maxPendingPerSubscription: BACKLOG,
+    accountEventRetentionMs: 86_400_000,
     clock: () => now,
     groupId: 'copy-replay',
     fromBeginning: true,

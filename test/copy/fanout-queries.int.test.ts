@@ -51,6 +51,7 @@ beforeAll(async () => {
     logger: pino({ level: 'silent' }),
     maxFillAgeMs: 120_000,
     maxPendingPerSubscription: 100,
+    accountEventRetentionMs: 86_400_000,
     fanoutChunk: 100,
     clock: () => now,
     fromBeginning: true,

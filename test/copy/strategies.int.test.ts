@@ -27,6 +27,7 @@ import { UrlGuard } from '../../services/webhooks/url-guard.js';
 import { type ApiHarness, startApiHarness } from '../support/api-harness.js';
 import { conditionId, marketUpserted, T0, tradeExecuted } from '../support/events.js';
 import { requestJson, waitFor } from '../support/http.js';
+import { messagesOf, openSse, subscribed } from '../support/stream-clients.js';
 import { loadConfig } from '../../services/config.js';
 
 /** The service's backlog cap per webhook subscription (WEBHOOK_PENDING_PER_SUBSCRIPTION's default). */
@@ -63,7 +64,7 @@ beforeAll(async () => {
   store = await openChdbStore({ path: path.join(directory, 'chdb'), database: 'strategies' });
   await migrate(store);
   sink = await startSink(log, store, pino({ level: 'silent' }));
-  api = await startApiHarness({ store, clock: () => now });
+  api = await startApiHarness({ store, clock: () => now, log, env: { STREAM_HEARTBEAT_MS: '300', STREAM_POLL_MS: '20' } });
   engine = await startCopyEngine({
     log,
     control: api.control,
@@ -71,6 +72,7 @@ beforeAll(async () => {
     logger: pino({ level: 'silent' }),
     maxFillAgeMs: 120_000,
     maxPendingPerSubscription: BACKLOG,
+    accountEventRetentionMs: 86_400_000,
     clock: () => now,
   });
 }, 60_000);
@@ -157,6 +159,13 @@ test('a saved strategy is backtested when saved and fires strategy.signal on a l
   expect(created.body.data.backtest).toMatchObject({ trades: 1, won: 1, lost: 0 });
   expect((await call('POST', '/strategies', key, { name: 'x', market_ids: ['0x12'] })).status).toBe(400);
 
+  // The `strategy` stream channel: the owner's subscriber gets the signal as the webhook payload; another account's nothing.
+  const stream = await openSse(api.base, 'channel=strategy', key);
+  const strangerKey = (await api.admin.createKey('stranger', '2')).api_key;
+  const stranger = await openSse(api.base, 'channel=strategy', strangerKey);
+  const ofOtherStrategy = await openSse(api.base, `channel=strategy&strategy_id=${created.body.data.id + 1}`, key);
+  await Promise.all([subscribed(stream), subscribed(stranger), subscribed(ofOtherStrategy)]);
+
   // Live: Y's YES goes 0.30 -> 0.25 (-16.7 %, no signal) -> 0.39 (+30 % from 0.30: a signal, momentum buys).
   now = T0 + 3 * HOUR;
   await publisher.publish('trades', [yes('y1', Y, 0.3, now + 1_000), yes('y2', Y, 0.25, now + 2_000), yes('y3', Y, 0.39, now + 3_000)]);
@@ -183,6 +192,9 @@ test('a saved strategy is backtested when saved and fires strategy.signal on a l
     source: 'simulator',
   });
   expect(body.signal_id).toMatch(/^sig_[0-9a-f]{32}$/);
+  const { delivery_id: _, ...payload } = body;
+  await waitFor(async () => messagesOf(stream, 'strategy_signal').length > 0 || null, 20_000, 'the streamed signal', 20);
+  expect(messagesOf(stream, 'strategy_signal').map((m) => m.data)).toEqual([payload]);
 
   // Disabled: no further signals.
   expect((await call('PATCH', `/strategies/${created.body.data.id}`, key, { enabled: false })).body.data).toMatchObject({
@@ -192,4 +204,13 @@ test('a saved strategy is backtested when saved and fires strategy.signal on a l
   await publisher.publish('trades', [yes('y4', Y, 0.2, now + 4_000), yes('y5', Y, 0.5, now + 5_000)]);
   await settled();
   expect((await api.control.query("SELECT 1 FROM webhook_deliveries WHERE event_type = 'strategy.signal'")).length).toBe(1);
+  // Positions are the account feed's, shared by every account: a heartbeat at the signal's cursor shows the
+  // stream read past it, and the other account and the other strategy id got nothing.
+  const past = messagesOf(stream, 'strategy_signal')[0].cursor;
+  const readPast = (client: { messages: any[] }) => messagesOf(client, 'heartbeat').some((m) => m.cursor === past);
+  await waitFor(async () => (readPast(stranger) && readPast(ofOtherStrategy)) || null, 20_000, 'heartbeats past the signal', 20);
+  expect(messagesOf(stranger, 'strategy_signal')).toEqual([]);
+  expect(messagesOf(ofOtherStrategy, 'strategy_signal')).toEqual([]);
+  expect(messagesOf(stream, 'strategy_signal')).toHaveLength(1);
+  for (const client of [stream, stranger, ofOtherStrategy]) client.close();
 }, 90_000);

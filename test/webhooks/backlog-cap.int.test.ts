@@ -40,6 +40,7 @@ beforeAll(async () => {
     logger: pino({ level: 'silent' }),
     maxFillAgeMs: 120_000,
     maxPendingPerSubscription: api.config.webhooks.pendingPerSubscription,
+    accountEventRetentionMs: api.config.streams.accountEventRetentionMs,
     clock: () => now,
     fromBeginning: true,
   });

@@ -568,7 +568,7 @@ export type EndpointAccess = {
 };
 
 export type ChannelAccess = {
-  channel: "trades" | "fills" | "lifecycle" | "prices" | "book" | "signals";
+  channel: "trades" | "fills" | "lifecycle" | "prices" | "book" | "signals" | "copy" | "strategy";
   requires: "any" | "tier1" | "tier2" | "tier3" | "sandbox";
   allowed: boolean;
   status_if_called: 200 | 402 | 403;
@@ -1109,6 +1109,24 @@ export type StreamSignalFilters = {
   wallet?: string;
 };
 
+/** Filters of the `copy` channel (all optional, combined with AND); it carries only your account's events. */
+export type StreamCopyFilters = {
+  /** Only these event types (the payload's `event`); also accepted as one comma-separated string. */
+  event?: Array<"copy.executed" | "risk.blocked">;
+  /** Only this market: condition id (0x + 64 hex, any case) or slug. */
+  market?: string;
+  /** Only the events of this copy subscription. */
+  copy_subscription_id?: number;
+};
+
+/** Filters of the `strategy` channel (all optional, combined with AND); it carries only your account's signals. */
+export type StreamStrategyFilters = {
+  /** Only this market: condition id (0x + 64 hex, any case) or slug. */
+  market?: string;
+  /** Only the signals of this strategy. */
+  strategy_id?: number;
+};
+
 /** Filters of the `prices` channel (combined with AND); `market` is required. */
 export type StreamPriceFilters = {
   /** The market: condition id (0x + 64 hex, any case) or slug. */
@@ -1134,11 +1152,11 @@ export type StreamClientMessage = {
 } | {
   type: "subscribe";
   /** The channel to receive. */
-  channel: "trades" | "fills" | "lifecycle" | "prices" | "book" | "signals";
+  channel: "trades" | "fills" | "lifecycle" | "prices" | "book" | "signals" | "copy" | "strategy";
   /** Your id for it (echoed on each message); default s1, s2, ... */
   subscription?: string;
-  /** The channel's filters: StreamTradeFilters (trades), StreamFillFilters (fills), StreamLifecycleFilters (lifecycle), StreamPriceFilters (prices), StreamBookFilters (book), StreamSignalFilters (signals). */
-  filters?: StreamTradeFilters | StreamFillFilters | StreamLifecycleFilters | StreamPriceFilters | StreamBookFilters | StreamSignalFilters;
+  /** The channel's filters: StreamTradeFilters (trades), StreamFillFilters (fills), StreamLifecycleFilters (lifecycle), StreamPriceFilters (prices), StreamBookFilters (book), StreamSignalFilters (signals), StreamCopyFilters (copy), StreamStrategyFilters (strategy). */
+  filters?: StreamTradeFilters | StreamFillFilters | StreamLifecycleFilters | StreamPriceFilters | StreamBookFilters | StreamSignalFilters | StreamCopyFilters | StreamStrategyFilters;
   cursor?: StreamCursor;
 } | {
   type: "unsubscribe";
@@ -1147,13 +1165,13 @@ export type StreamClientMessage = {
 };
 
 /** A message the server sends (an SSE event's data, or a WebSocket frame). */
-export type StreamServerMessage = StreamSubscribed | StreamTradeMessage | StreamFillMessage | StreamFillRetractedMessage | StreamLifecycleMessage | StreamPriceMessage | StreamBookSnapshotMessage | StreamBookDeltaMessage | StreamSignalMessage | StreamHeartbeat | StreamError;
+export type StreamServerMessage = StreamSubscribed | StreamTradeMessage | StreamFillMessage | StreamFillRetractedMessage | StreamLifecycleMessage | StreamPriceMessage | StreamBookSnapshotMessage | StreamBookDeltaMessage | StreamSignalMessage | StreamCopyMessage | StreamStrategyMessage | StreamHeartbeat | StreamError;
 
 export type StreamSubscribed = {
   type: "subscribed";
   /** The subscription's id. */
   subscription: string;
-  channel: "trades" | "fills" | "lifecycle" | "prices" | "book" | "signals";
+  channel: "trades" | "fills" | "lifecycle" | "prices" | "book" | "signals" | "copy" | "strategy";
   /** Where the subscription starts (the given cursor, or the log's end). */
   cursor: StreamCursor;
 };
@@ -1258,6 +1276,30 @@ export type StreamSignalMessage = {
   cursor: StreamCursor;
   /** The webhook payload of the event, field for field as a delivery's body (its `event` names the type, its `id` is the delivery's event id): trade.executed for each live trade of the trades stream (one ingested within an hour of when it happened: a backfilled trade decides no signal), trader.large_trade at the service threshold (SIGNALS_LARGE_TRADE_USDC, at least WEBHOOK_LARGE_TRADE_MIN_USDC), the others as the signals processor decided them. */
   data: TradeExecutedPayload | TraderLargeTradePayload | MarketPriceSignalPayload | MarketVolumeSpikePayload | MarketResolvedPayload;
+};
+
+export type StreamCopyMessage = {
+  /** A copy trading event of your account (`copy` channel). */
+  type: "copy";
+  /** The subscription's id. */
+  subscription: string;
+  channel: "copy";
+  /** The position right after this event in the account feed (valid for STREAM_ACCOUNT_EVENT_RETENTION_MS). */
+  cursor: StreamCursor;
+  /** The webhook payload, field for field as a delivery's body without `delivery_id` (its `event` names the type, its `id` is the event id): copy.executed for an intent for your executor, risk.blocked for a leader fill a limit stopped. */
+  data: CopyExecutedPayload | RiskBlockedPayload;
+};
+
+export type StreamStrategyMessage = {
+  /** A signal of one of your saved strategies (`strategy` channel). */
+  type: "strategy_signal";
+  /** The subscription's id. */
+  subscription: string;
+  channel: "strategy";
+  /** The position right after this signal in the account feed (valid for STREAM_ACCOUNT_EVENT_RETENTION_MS). */
+  cursor: StreamCursor;
+  /** The strategy.signal webhook payload, field for field as a delivery's body without `delivery_id`. */
+  data: StrategySignalPayload;
 };
 
 /** A full order book of one outcome token as upstream sent it (every level, not only the top 20 of /markets/{id}/orderbook; for a book of at most 20 levels a side, the same levels as that route's outcome). Sizes in outcome shares; levels best first, empty levels dropped. */
@@ -1910,7 +1952,9 @@ export type MarketResolvedPayload = WebhookEventFields & {
   timestamp: Timestamp;
 };
 
-export type CopyExecutedEvent = WebhookEnvelope & {
+export type CopyExecutedEvent = WebhookEnvelope & CopyExecutedPayload;
+
+export type CopyExecutedPayload = WebhookEventFields & {
   event?: "copy.executed";
   user_id: number;
   copy_subscription_id: number;
@@ -1934,7 +1978,9 @@ export type CopyExecutedEvent = WebhookEnvelope & {
   timestamp: Timestamp;
 };
 
-export type RiskBlockedEvent = WebhookEnvelope & {
+export type RiskBlockedEvent = WebhookEnvelope & RiskBlockedPayload;
+
+export type RiskBlockedPayload = WebhookEventFields & {
   event?: "risk.blocked";
   user_id: number;
   copy_subscription_id: number;
@@ -1947,7 +1993,9 @@ export type RiskBlockedEvent = WebhookEnvelope & {
   timestamp: Timestamp;
 };
 
-export type StrategySignalEvent = WebhookEnvelope & {
+export type StrategySignalEvent = WebhookEnvelope & StrategySignalPayload;
+
+export type StrategySignalPayload = WebhookEventFields & {
   event?: "strategy.signal";
   signal_id: string;
   /** e.g. strategy_lab. */
@@ -6285,7 +6333,7 @@ export const STREAMS: { readonly [id: string]: StreamSpec } = {
         "name": "channel",
         "in": "query",
         "required": true,
-        "description": "The channel: `trades` (taker fills from the trades stream, the `data_api` records of `/trades`), `fills` (the chain's fills of both sides, the `chain` records of `/trades`), `lifecycle` (market closes, resolutions and every other lifecycle transition), `prices` (one market's price ticks: last trades, midpoints, best bid/ask, as `/markets/{id}/price/ticks`; `market` required), `book` (one market's order books: each token's latest stored book, then its level changes and new books, as `/markets/{id}/orderbook`; `market` required), `signals` (the webhook events of markets and trades: trade.executed, trader.large_trade, market.price_signal, market.volume_spike, market.resolved, each message's data the webhook payload). Its filters are the other parameters; one the channel does not have is a 400 naming it.",
+        "description": "The channel: `trades` (taker fills from the trades stream, the `data_api` records of `/trades`), `fills` (the chain's fills of both sides, the `chain` records of `/trades`), `lifecycle` (market closes, resolutions and every other lifecycle transition), `prices` (one market's price ticks: last trades, midpoints, best bid/ask, as `/markets/{id}/price/ticks`; `market` required), `book` (one market's order books: each token's latest stored book, then its level changes and new books, as `/markets/{id}/orderbook`; `market` required), `signals` (the webhook events of markets and trades: trade.executed, trader.large_trade, market.price_signal, market.volume_spike, market.resolved, each message's data the webhook payload), `copy` (your account's copy.executed and risk.blocked, as the copy engine decides them, each data the webhook payload, whether or not you have a webhook subscription), `strategy` (your account's strategy.signal events, likewise). Its filters are the other parameters; one the channel does not have is a 400 naming it.",
         "schema": {
           "type": "string",
           "enum": [
@@ -6294,7 +6342,9 @@ export const STREAMS: { readonly [id: string]: StreamSpec } = {
             "lifecycle",
             "prices",
             "book",
-            "signals"
+            "signals",
+            "copy",
+            "strategy"
           ]
         }
       },
@@ -6302,7 +6352,7 @@ export const STREAMS: { readonly [id: string]: StreamSpec } = {
         "name": "market",
         "in": "query",
         "required": false,
-        "description": "Only this market (all channels; required for prices and book), by condition id (0x + 64 hex, any case) or slug (`404 NOT_FOUND` naming `market` for an unknown slug; for prices and book also an unknown condition id).",
+        "description": "Only this market (every channel; required for prices and book), by condition id (0x + 64 hex, any case) or slug (`404 NOT_FOUND` naming `market` for an unknown slug; for prices and book also an unknown condition id).",
         "schema": {
           "type": "string",
           "minLength": 1,
@@ -6376,7 +6426,7 @@ export const STREAMS: { readonly [id: string]: StreamSpec } = {
         "name": "event",
         "in": "query",
         "required": false,
-        "description": "Only these transition kinds (lifecycle: listed, closed, reopened, resolved, voided, confirmed, corrected) or webhook event types (signals: trade.executed, trader.large_trade, market.price_signal, market.volume_spike, market.resolved), comma-separated (`event=closed,resolved`); a value the channel does not have is a 400 naming `event`.",
+        "description": "Only these transition kinds (lifecycle: listed, closed, reopened, resolved, voided, confirmed, corrected) or webhook event types (signals: trade.executed, trader.large_trade, market.price_signal, market.volume_spike, market.resolved; copy: copy.executed, risk.blocked), comma-separated (`event=closed,resolved`); a value the channel does not have is a 400 naming `event`.",
         "schema": {
           "type": "array",
           "minItems": 1,
@@ -6395,13 +6445,42 @@ export const STREAMS: { readonly [id: string]: StreamSpec } = {
               "trader.large_trade",
               "market.price_signal",
               "market.volume_spike",
-              "market.resolved"
+              "market.resolved",
+              "copy.executed",
+              "risk.blocked"
             ]
           }
         },
         "channels": [
           "lifecycle",
-          "signals"
+          "signals",
+          "copy"
+        ]
+      },
+      {
+        "name": "copy_subscription_id",
+        "in": "query",
+        "required": false,
+        "description": "Only the events of this copy subscription of yours (copy).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1
+        },
+        "channels": [
+          "copy"
+        ]
+      },
+      {
+        "name": "strategy_id",
+        "in": "query",
+        "required": false,
+        "description": "Only the signals of this strategy of yours (strategy).",
+        "schema": {
+          "type": "integer",
+          "minimum": 1
+        },
+        "channels": [
+          "strategy"
         ]
       },
       {

@@ -16,6 +16,7 @@
  */
 import type {
   StreamBookFilters,
+  StreamCopyFilters,
   StreamError,
   StreamFillFilters,
   StreamHeartbeat,
@@ -23,6 +24,7 @@ import type {
   StreamPriceFilters,
   StreamServerMessage,
   StreamSignalFilters,
+  StreamStrategyFilters,
   StreamSubscribed,
   StreamTradeFilters,
 } from './api.generated.js';
@@ -38,6 +40,8 @@ interface FiltersByChannel {
   prices: StreamPriceFilters;
   book: StreamBookFilters;
   signals: StreamSignalFilters;
+  copy: StreamCopyFilters;
+  strategy: StreamStrategyFilters;
 }
 /** A channel's filters; a channel added to the document without an entry above fails to compile here. */
 export type StreamFilters<C extends StreamChannel> = FiltersByChannel[C];

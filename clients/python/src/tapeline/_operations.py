@@ -143,7 +143,7 @@ OPERATIONS: dict[str, OperationSpec] = {
 }
 
 #: The channels of GET /stream/sse.
-StreamChannel = Literal["trades", "fills", "lifecycle", "prices", "book", "signals"]
+StreamChannel = Literal["trades", "fills", "lifecycle", "prices", "book", "signals", "copy", "strategy"]
 
 #: The filters each channel takes (any other is a 400 naming it).
 STREAM_FILTERS: dict[str, tuple[str, ...]] = {
@@ -153,6 +153,8 @@ STREAM_FILTERS: dict[str, tuple[str, ...]] = {
     "prices": ("market", "kind"),
     "book": ("market", "asset_id"),
     "signals": ("market", "wallet", "event"),
+    "copy": ("market", "event", "copy_subscription_id"),
+    "strategy": ("market", "strategy_id"),
 }
 
 

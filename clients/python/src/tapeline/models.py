@@ -490,7 +490,7 @@ class EndpointAccess(Model):
 
 
 class ChannelAccess(Model):
-    channel: Literal["trades", "fills", "lifecycle", "prices", "book", "signals"]
+    channel: Literal["trades", "fills", "lifecycle", "prices", "book", "signals", "copy", "strategy"]
     requires: Literal["any", "tier1", "tier2", "tier3", "sandbox"]
     allowed: bool
     status_if_called: Literal[200, 402, 403]
@@ -901,6 +901,21 @@ class StreamSignalFilters(Model):
     wallet: Optional[str] = Field(None, description="Only this taker wallet's trade.executed and trader.large_trade (market signals have no wallet and are left out).")
 
 
+class StreamCopyFilters(Model):
+    """Filters of the `copy` channel (all optional, combined with AND); it carries only your account's events."""
+
+    event: Optional[list[Literal["copy.executed", "risk.blocked"]]] = Field(None, description="Only these event types (the payload's `event`); also accepted as one comma-separated string.")
+    market: Optional[str] = Field(None, description="Only this market: condition id (0x + 64 hex, any case) or slug.")
+    copy_subscription_id: Optional[int] = Field(None, description="Only the events of this copy subscription.")
+
+
+class StreamStrategyFilters(Model):
+    """Filters of the `strategy` channel (all optional, combined with AND); it carries only your account's signals."""
+
+    market: Optional[str] = Field(None, description="Only this market: condition id (0x + 64 hex, any case) or slug.")
+    strategy_id: Optional[int] = Field(None, description="Only the signals of this strategy.")
+
+
 class StreamPriceFilters(Model):
     """Filters of the `prices` channel (combined with AND); `market` is required."""
 
@@ -922,9 +937,9 @@ class StreamClientMessageItem(Model):
 
 class StreamClientMessageItemItem(Model):
     type: Literal["subscribe"]
-    channel: Literal["trades", "fills", "lifecycle", "prices", "book", "signals"] = Field(description="The channel to receive.")
+    channel: Literal["trades", "fills", "lifecycle", "prices", "book", "signals", "copy", "strategy"] = Field(description="The channel to receive.")
     subscription: Optional[str] = Field(None, description="Your id for it (echoed on each message); default s1, s2, ...")
-    filters: Optional[Union[StreamTradeFilters, StreamFillFilters, StreamLifecycleFilters, StreamPriceFilters, StreamBookFilters, StreamSignalFilters]] = Field(None, description="The channel's filters: StreamTradeFilters (trades), StreamFillFilters (fills), StreamLifecycleFilters (lifecycle), StreamPriceFilters (prices), StreamBookFilters (book), StreamSignalFilters (signals).")
+    filters: Optional[Union[StreamTradeFilters, StreamFillFilters, StreamLifecycleFilters, StreamPriceFilters, StreamBookFilters, StreamSignalFilters, StreamCopyFilters, StreamStrategyFilters]] = Field(None, description="The channel's filters: StreamTradeFilters (trades), StreamFillFilters (fills), StreamLifecycleFilters (lifecycle), StreamPriceFilters (prices), StreamBookFilters (book), StreamSignalFilters (signals), StreamCopyFilters (copy), StreamStrategyFilters (strategy).")
     cursor: Optional[StreamCursor] = None
 
 
@@ -936,7 +951,7 @@ class StreamClientMessageItemItemItem(Model):
 class StreamSubscribed(Model):
     type: Literal["subscribed"]
     subscription: str = Field(description="The subscription's id.")
-    channel: Literal["trades", "fills", "lifecycle", "prices", "book", "signals"]
+    channel: Literal["trades", "fills", "lifecycle", "prices", "book", "signals", "copy", "strategy"]
     cursor: StreamCursor = Field(description="Where the subscription starts (the given cursor, or the log's end).")
 
 
@@ -1011,6 +1026,22 @@ class StreamSignalMessage(Model):
     channel: Literal["signals"]
     cursor: StreamCursor = Field(description="The position right after this signal.")
     data: Union[TradeExecutedPayload, TraderLargeTradePayload, MarketPriceSignalPayload, MarketVolumeSpikePayload, MarketResolvedPayload] = Field(description="The webhook payload of the event, field for field as a delivery's body (its `event` names the type, its `id` is the delivery's event id): trade.executed for each live trade of the trades stream (one ingested within an hour of when it happened: a backfilled trade decides no signal), trader.large_trade at the service threshold (SIGNALS_LARGE_TRADE_USDC, at least WEBHOOK_LARGE_TRADE_MIN_USDC), the others as the signals processor decided them.")
+
+
+class StreamCopyMessage(Model):
+    type: Literal["copy"] = Field(description="A copy trading event of your account (`copy` channel).")
+    subscription: str = Field(description="The subscription's id.")
+    channel: Literal["copy"]
+    cursor: StreamCursor = Field(description="The position right after this event in the account feed (valid for STREAM_ACCOUNT_EVENT_RETENTION_MS).")
+    data: Union[CopyExecutedPayload, RiskBlockedPayload] = Field(description="The webhook payload, field for field as a delivery's body without `delivery_id` (its `event` names the type, its `id` is the event id): copy.executed for an intent for your executor, risk.blocked for a leader fill a limit stopped.")
+
+
+class StreamStrategyMessage(Model):
+    type: Literal["strategy_signal"] = Field(description="A signal of one of your saved strategies (`strategy` channel).")
+    subscription: str = Field(description="The subscription's id.")
+    channel: Literal["strategy"]
+    cursor: StreamCursor = Field(description="The position right after this signal in the account feed (valid for STREAM_ACCOUNT_EVENT_RETENTION_MS).")
+    data: StrategySignalPayload = Field(description="The strategy.signal webhook payload, field for field as a delivery's body without `delivery_id`.")
 
 
 class StreamBook(Model):
@@ -1529,7 +1560,7 @@ class MarketResolvedEvent(WebhookEnvelope, MarketResolvedPayload):
     pass
 
 
-class CopyExecutedEvent(WebhookEnvelope):
+class CopyExecutedPayload(WebhookEventFields):
     event: Optional[Literal["copy.executed"]] = None
     user_id: int
     copy_subscription_id: int
@@ -1547,7 +1578,11 @@ class CopyExecutedEvent(WebhookEnvelope):
     timestamp: Timestamp
 
 
-class RiskBlockedEvent(WebhookEnvelope):
+class CopyExecutedEvent(WebhookEnvelope, CopyExecutedPayload):
+    pass
+
+
+class RiskBlockedPayload(WebhookEventFields):
     event: Optional[Literal["risk.blocked"]] = None
     user_id: int
     copy_subscription_id: int
@@ -1559,7 +1594,11 @@ class RiskBlockedEvent(WebhookEnvelope):
     timestamp: Timestamp
 
 
-class StrategySignalEvent(WebhookEnvelope):
+class RiskBlockedEvent(WebhookEnvelope, RiskBlockedPayload):
+    pass
+
+
+class StrategySignalPayload(WebhookEventFields):
     event: Optional[Literal["strategy.signal"]] = None
     signal_id: str
     signal_type: str = Field(description="e.g. strategy_lab.")
@@ -1572,6 +1611,10 @@ class StrategySignalEvent(WebhookEnvelope):
     confidence: Decimal = Field(description="0..1: the share of winning trades in the strategy's own backtest over the 30 days before it was saved (0 when that backtest made no trade).")
     edge: Decimal = Field(description="The mean net return per trade of that backtest (after fees and slippage), as a fraction of the notional: 0.02 = 2 %.")
     emitted_at: Timestamp
+
+
+class StrategySignalEvent(WebhookEnvelope, StrategySignalPayload):
+    pass
 
 
 class WebhookTestEvent(WebhookEnvelope):
@@ -1899,7 +1942,7 @@ StreamCursor = str
 StreamClientMessage = Union[StreamClientMessageItem, StreamClientMessageItemItem, StreamClientMessageItemItemItem]
 
 # A message the server sends (an SSE event's data, or a WebSocket frame).
-StreamServerMessage = Union[StreamSubscribed, StreamTradeMessage, StreamFillMessage, StreamFillRetractedMessage, StreamLifecycleMessage, StreamPriceMessage, StreamBookSnapshotMessage, StreamBookDeltaMessage, StreamSignalMessage, StreamHeartbeat, StreamError]
+StreamServerMessage = Union[StreamSubscribed, StreamTradeMessage, StreamFillMessage, StreamFillRetractedMessage, StreamLifecycleMessage, StreamPriceMessage, StreamBookSnapshotMessage, StreamBookDeltaMessage, StreamSignalMessage, StreamCopyMessage, StreamStrategyMessage, StreamHeartbeat, StreamError]
 
 # A USDC amount, exact to its unit (at most 6 decimals; kept internally in micro-USDC).
 Usdc = Decimal
@@ -1934,5 +1977,5 @@ WEBHOOK_EVENTS: dict[str, type[Model]] = {
     "webhook.test": WebhookTestEvent,
 }
 
-for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcomeGap, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, OrderBookEvents, BookEventItem, BookEventItemItem, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, Coverage, TraderCoverage, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PositionReconciliationReasons, PositionReconciliationPositions, PositionReconciliationValueUsdc, PositionReconciliationUnrealizedPnlUsdc, PositionReconciliationRealizedPnlUsdc, PositionReconciliationDifference, PositionReconciliation, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, ChannelAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthCoverageHistory, HealthCoverageBackfill, HealthCoverage, HealthUpstream, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthEventLog, HealthVerificationCheck, HealthVerification, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycle, MarketResolution, MarketLifecycleTransition, Candle, Trade, StreamTradeFilters, StreamFillFilters, StreamLifecycleFilters, StreamSignalFilters, StreamPriceFilters, StreamBookFilters, StreamClientMessageItem, StreamClientMessageItemItem, StreamClientMessageItemItemItem, StreamSubscribed, StreamTradeMessage, StreamFillMessage, StreamFillRetractedMessage, StreamFillRetraction, StreamLifecycleMessage, StreamPriceMessage, StreamBookSnapshotMessage, StreamBookDeltaMessage, StreamSignalMessage, StreamBook, StreamBookDelta, StreamLifecycleEvent, StreamHeartbeat, StreamError, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, ExportInputFilters, ExportInput, ExportFile, ExportJobFilters, ExportJobProgress, ExportJobManifest, ExportJob, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEventFields, WebhookEnvelope, TradeExecutedEvent, TradeExecutedPayload, TradeEventFields, TraderLargeTradeEvent, TraderLargeTradePayloadTrader, TraderLargeTradePayload, MarketPriceSignalEvent, MarketPriceSignalPayload, MarketVolumeSpikeEvent, MarketVolumeSpikePayload, MarketResolvedEvent, MarketResolvedPayload, CopyExecutedEvent, RiskBlockedEvent, StrategySignalEvent, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPicksStatusExcluded, CopyPicksStatus, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
+for _model in (Event, Series, BookLevel, BookTop, OrderBookOutcomeGap, OrderBookOutcome, OrderBook, OrderBookHistoryPoint, OrderBookHistory, OrderBookEvents, BookEventItem, BookEventItemItem, PriceTick, HoldersOutcomeHolder, HoldersOutcome, Holders, OpenInterestHistory, OpenInterest, LeaderEntry, Coverage, TraderCoverage, TraderStatsLifetime, TraderStatsLast30d, TraderStatsRiskComponents, TraderStatsCategoryPnl, TraderStats, PositionReconciliationReasons, PositionReconciliationPositions, PositionReconciliationValueUsdc, PositionReconciliationUnrealizedPnlUsdc, PositionReconciliationRealizedPnlUsdc, PositionReconciliationDifference, PositionReconciliation, PnlCurvePoint, PnlCurve, PositionsPosition, Positions, Category, VolumePoint, Agent, UsageRateLimit, Usage, ApiKey, NewApiKey, RotatedApiKey, AccessReportThresholds, AccessReport, EndpointAccess, ChannelAccess, Success, ListSuccess, Pagination, Error, DeveloperRegistration, Session, UsageDay, Refusal, Registration, HealthCoverageHistory, HealthCoverageBackfill, HealthCoverage, HealthUpstream, HealthSourceProgress, HealthSource, HealthChain, HealthReconciliationHour, HealthReconciliationLast24h, HealthReconciliation, HealthPipeline, HealthEventLog, HealthVerificationCheck, HealthVerification, HealthCounts, Health, MarketEvent, Market, MarketDetailSnapshot, MarketDetail, MarketLifecycle, MarketResolution, MarketLifecycleTransition, Candle, Trade, StreamTradeFilters, StreamFillFilters, StreamLifecycleFilters, StreamSignalFilters, StreamCopyFilters, StreamStrategyFilters, StreamPriceFilters, StreamBookFilters, StreamClientMessageItem, StreamClientMessageItemItem, StreamClientMessageItemItemItem, StreamSubscribed, StreamTradeMessage, StreamFillMessage, StreamFillRetractedMessage, StreamFillRetraction, StreamLifecycleMessage, StreamPriceMessage, StreamBookSnapshotMessage, StreamBookDeltaMessage, StreamSignalMessage, StreamCopyMessage, StreamStrategyMessage, StreamBook, StreamBookDelta, StreamLifecycleEvent, StreamHeartbeat, StreamError, PaperOrderInput, PaperFill, PaperOrderFeeSchedule, PaperOrderBook, PaperOrder, PaperPosition, PaperAccount, PaperSettlement, BriefingSignal, RiskAlert, BriefingAgent, BriefingCopyPicks, BriefingSignals, BriefingPaper, Briefing, FeeQuoteInput, FeePayment, Fee, WalletLink, WebhookFilters, ExportInputFilters, ExportInput, ExportFile, ExportJobFilters, ExportJobProgress, ExportJobManifest, ExportJob, WebhookSubscriptionInput, WebhookSubscription, WebhookDeliveryAttemptLog, WebhookDelivery, WebhookEventFields, WebhookEnvelope, TradeExecutedEvent, TradeExecutedPayload, TradeEventFields, TraderLargeTradeEvent, TraderLargeTradePayloadTrader, TraderLargeTradePayload, MarketPriceSignalEvent, MarketPriceSignalPayload, MarketVolumeSpikeEvent, MarketVolumeSpikePayload, MarketResolvedEvent, MarketResolvedPayload, CopyExecutedEvent, CopyExecutedPayload, RiskBlockedEvent, RiskBlockedPayload, StrategySignalEvent, StrategySignalPayload, WebhookTestEvent, CopySizingInput, CopyLimitsInput, CopySubscriptionInput, CopySubscriptionPatch, CopySubscriptionSizing, CopySubscriptionLimits, CopySubscription, CopyIntent, BacktestInput, BacktestResultSummary, BacktestResultEquityCurve, BacktestResultTradeFill, BacktestResultTrade, BacktestResultSettlement, BacktestResultSkipped, BacktestResult, CopyPicksStatusExcluded, CopyPicksStatus, CopyPickWhy, CopyPickCopierRoi, CopyPickOpenPosition, CopyPick, StrategyInput, StrategyPatch, StrategyConfig, Strategy,):
     _model.model_rebuild()
