@@ -1,7 +1,7 @@
 /**
  * The web UI in headless Chromium against `npm run demo` (child process, fresh data folder) and a
  * local webhook receiver, as a person would use it: sign up, copy the key, create a webhook to the
- * receiver, send a test event and see the delivery; open a market and see candles and a live book;
+ * receiver, send a test event and see the delivery; open a market and see candles, a book and trades kept live by the streams;
  * a trader page; usage; then, signed in with a key the admin CLI made, the leaderboard and trader
  * search, and the tiers page. Every page must load without a console error, an uncaught exception, a
  * failed request or an HTTP error, pass axe-core's WCAG 2.1 A/AA rules, and work by keyboard.
@@ -247,7 +247,7 @@ test('webhooks: create one to a local receiver, send a test event, see the signe
   expect(watched.problems).toEqual([]);
 }, 60_000);
 
-test('markets: search, then a market page with candles, a refreshing book (top 20 a side, spread in bps), trades, holders, OI', async () => {
+test('markets: search, then a market page with candles, a live book from the stream (top 20 a side, spread in bps), live trades, holders, OI', async () => {
   await page.getByRole('link', { name: 'Markets' }).click();
   await waitForReady(page);
   await page.getByLabel('Search', { exact: true }).fill(market.slug);
@@ -261,6 +261,10 @@ test('markets: search, then a market page with candles, a refreshing book (top 2
     .locator(`a[href="/app/markets/${encodeURIComponent(market.slug)}"]`)
     .first()
     .click();
+  const bookCalls: string[] = [];
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname.endsWith('/orderbook')) bookCalls.push(request.url());
+  });
   await page.waitForURL(`${base}/app/markets/${encodeURIComponent(market.slug)}`);
   await waitForReady(page, 20_000);
   expect(await page.locator('.chart canvas').count()).toBeGreaterThan(0);
@@ -271,10 +275,25 @@ test('markets: search, then a market page with candles, a refreshing book (top 2
   expect(bids + asks).toBeGreaterThan(0);
   expect(Math.max(bids, asks)).toBeLessThanOrEqual(20);
   expect(await page.getByText(/bps$/).first().textContent()).toMatch(/^[\d,]+ bps$|^—$/);
-  // The book refreshes on its own.
-  await page.waitForResponse((r) => r.url().includes('/orderbook') && r.status() === 200, { timeout: 10_000 });
+  // The book goes on live from the book stream (its stored books, then level changes), with no polling.
+  const bookPanel = page.locator('section[aria-labelledby="book-heading"]');
+  await bookPanel.locator('[data-stream="live"]').waitFor({ timeout: 15_000 });
+  const appliedAt = async () => Number(await book.getAttribute('data-applied'));
+  await waitFor(async () => ((await appliedAt()) > 0 ? true : null), 15_000, 'the stream books applied');
+  expect(await book.locator('table.bid tbody tr').count()).toBeLessThanOrEqual(20);
   await page.getByRole('heading', { name: 'Recent trades' }).waitFor();
   await page.locator('section[aria-labelledby="trades-heading"] tbody tr').first().waitFor();
+  await page.locator('section[aria-labelledby="trades-heading"] [data-stream="live"]').waitFor({ timeout: 15_000 });
+  // Paused, the book stream closes; resumed, it opens again and its stored books are applied again.
+  // (Level changes come as the market trades; applying them is webui/lib/live-book.unit.test.ts.)
+  const first = await appliedAt();
+  await bookPanel.getByRole('button', { name: 'Live: pause' }).click();
+  await bookPanel.locator('[data-stream="paused"]').waitFor();
+  await bookPanel.getByRole('button', { name: 'Paused: resume' }).click();
+  await bookPanel.locator('[data-stream="live"]').waitFor({ timeout: 15_000 });
+  await waitFor(async () => ((await appliedAt()) > first ? true : null), 15_000, 'the books of the new subscription applied');
+  // One REST read of the book, when the page opened: nothing polls.
+  expect(bookCalls).toHaveLength(1);
   await page.getByRole('heading', { name: 'Top holders' }).waitFor();
   await page.getByRole('heading', { name: 'Open interest' }).waitFor();
   await expectCleanPage('07-market');

@@ -52,16 +52,19 @@ export interface PageProblems {
   problems: string[];
 }
 
-/** Collects console errors, page errors, failed requests and 4xx/5xx responses of `page`. */
+/** Collects console errors, page errors, failed requests (not a stream the page closed) and 4xx/5xx responses of `page`. */
 export function watchPage(page: Page): PageProblems {
   const watched: PageProblems = { problems: [] };
   page.on('console', (message) => {
     if (message.type() === 'error') watched.problems.push(`console error: ${message.text()}`);
   });
   page.on('pageerror', (error) => watched.problems.push(`uncaught: ${error.message}`));
-  page.on('requestfailed', (request) =>
-    watched.problems.push(`request failed: ${request.method()} ${request.url()} (${request.failure()?.errorText})`),
-  );
+  page.on('requestfailed', (request) => {
+    const reason = request.failure()?.errorText;
+    // A live stream the page closed (it left the page, or paused the panel) ends as aborted: nothing a person sees go wrong.
+    if (reason === 'net::ERR_ABORTED' && new URL(request.url()).pathname === '/v1/stream/sse') return;
+    watched.problems.push(`request failed: ${request.method()} ${request.url()} (${reason})`);
+  });
   page.on('response', (response) => {
     if (response.status() >= 400) watched.problems.push(`HTTP ${response.status()}: ${response.request().method()} ${response.url()}`);
   });

@@ -1,7 +1,8 @@
 /**
  * One market: header figures (GET /v1/markets/{id}), candles with volume (ohlcv), the live order book
- * (top 20 a side, spread in bps, refreshed every 2 s while visible), and - for keys that may call them -
- * recent trades, holders and open interest.
+ * (top 20 a side, spread in bps: the REST book, then every change from the `book` stream channel),
+ * and - for keys that may call them - recent trades (the REST tape, then each new trade from the
+ * `trades` channel), holders and open interest. Nothing polls: the streams push what changes.
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { Candle, Holders, MarketDetail, OpenInterest, OrderBook, Trade } from '../../services/http/types.generated.js';
@@ -10,9 +11,29 @@ import { ErrorNote, Gate, Link, Loading, Page, SourceBadge, Stats } from '../com
 import { get, getPage } from '../lib/api.js';
 import { formatCompactUsd, formatInteger, formatPrice, formatShares, formatTime, formatUsd, shortId } from '../lib/format.js';
 import { markReady } from '../lib/ready.js';
-import { useApi, useInterval } from '../lib/use-api.js';
+import { applyBookMessage, bookView, type LiveBook } from '../lib/live-book.js';
+import { useApi } from '../lib/use-api.js';
+import { type StreamState, useStream } from '../lib/use-stream.js';
 
-const BOOK_REFRESH_MS = 2000;
+const RECENT_TRADES = 25;
+const BOOK_MESSAGES = ['book_snapshot', 'book_delta'] as const;
+const TRADE_MESSAGES = ['trade'] as const;
+
+/** What a panel says of its stream. */
+function StreamNote(props: { state: StreamState; paused?: boolean; what: string }) {
+  const text = props.paused
+    ? 'Paused.'
+    : props.state === 'live'
+      ? `Live: ${props.what} as they happen.`
+      : props.state === 'connecting'
+        ? 'Connecting to the live stream…'
+        : 'Live updates stopped (the stream was refused or ended); reload the page to try again.';
+  return (
+    <p class="hint" data-stream={props.paused ? 'paused' : props.state}>
+      {text}
+    </p>
+  );
+}
 
 export function MarketPage(props: { id: string }) {
   const id = encodeURIComponent(props.id);
@@ -104,8 +125,17 @@ function Book(props: { id: string; outcomes: string[] }) {
   const book = useApi(() => get<OrderBook>(`/markets/${props.id}/orderbook`), [props.id]);
   const [live, setLive] = useState(true);
   const [outcomeIndex, setOutcomeIndex] = useState(0);
-  useInterval(() => void book.reload(), BOOK_REFRESH_MS, live);
-  const side = book.data?.outcomes[outcomeIndex] ?? book.data?.outcomes[0];
+  // Each token's book as the stream rebuilds it (a snapshot on subscribe, then its changes).
+  const [books, setBooks] = useState<Map<string, LiveBook>>(new Map());
+  const [applied, setApplied] = useState(0);
+  const stream = useStream(live ? `channel=book&market=${props.id}` : null, BOOK_MESSAGES, (message) => {
+    if (message.type !== 'book_snapshot' && message.type !== 'book_delta') return;
+    setBooks((current) => applyBookMessage(current, message));
+    setApplied((count) => count + 1);
+  });
+  const rest = book.data?.outcomes[outcomeIndex] ?? book.data?.outcomes[0];
+  const rebuilt = rest && books.get(rest.asset_id);
+  const side = rest && (rebuilt ? { ...rest, ...bookView(rebuilt), timestamp: rebuilt.timestamp } : rest);
 
   return (
     <section class="panel" aria-labelledby="book-heading">
@@ -115,7 +145,10 @@ function Book(props: { id: string; outcomes: string[] }) {
           {live ? 'Live: pause' : 'Paused: resume'}
         </button>
       </div>
-      <p class="hint">Top 20 levels a side, refreshed every 2 s while this tab is visible (each refresh is a metered call).</p>
+      <p class="hint">
+        Top 20 levels a side: the stored book, then every level change from the book stream (one metered call per connection).
+      </p>
+      <StreamNote state={stream} paused={!live} what="level changes" />
       {book.data && book.data.outcomes.length > 1 && (
         <div class="row">
           <label for="book-outcome">Outcome</label>
@@ -140,7 +173,7 @@ function Book(props: { id: string; outcomes: string[] }) {
               ['Book time', formatTime(side.timestamp)],
             ]}
           />
-          <div class="book" data-testid="book">
+          <div class="book" data-testid="book" data-applied={applied}>
             <BookSide title="Bids" levels={side.bids} kind="bid" />
             <BookSide title="Asks" levels={side.asks} kind="ask" />
           </div>
@@ -188,18 +221,33 @@ function BookSide(props: { title: string; levels: Array<{ price: number; size_sh
 }
 
 function RecentTrades(props: { id: string }) {
-  const trades = useApi(() => getPage<Trade>(`/markets/${props.id}/trades`, { limit: 25 }), [props.id]);
+  const trades = useApi(() => getPage<Trade>(`/markets/${props.id}/trades`, { limit: RECENT_TRADES }), [props.id]);
+  // Trades the stream sent since the page opened, newest first; the tape shows them above the REST page, each once.
+  const [streamed, setStreamed] = useState<Trade[]>([]);
+  const stream = useStream(`channel=trades&market=${props.id}`, TRADE_MESSAGES, (message) => {
+    if (message.type === 'trade') setStreamed((current) => [message.data, ...current].slice(0, RECENT_TRADES));
+  });
+  const shown = trades.data && newestOnce([...streamed, ...trades.data.data]);
   return (
     <section class="panel" aria-labelledby="trades-heading">
       <div class="row spread">
         <h2 id="trades-heading">Recent trades</h2>
-        <button type="button" class="secondary" onClick={() => void trades.reload()}>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => {
+            // The REST page is the tape as served now (a streamed trade may since be served as its chain record).
+            setStreamed([]);
+            void trades.reload();
+          }}
+        >
           Refresh
         </button>
       </div>
+      <StreamNote state={stream} what="new trades" />
       <ErrorNote error={trades.error} what="Trades" />
-      {trades.data &&
-        (trades.data.data.length === 0 ? (
+      {shown &&
+        (shown.length === 0 ? (
           <p class="muted">No trades indexed yet.</p>
         ) : (
           <table>
@@ -218,7 +266,7 @@ function RecentTrades(props: { id: string }) {
               </tr>
             </thead>
             <tbody>
-              {trades.data.data.map((t) => (
+              {shown.map((t) => (
                 <tr key={t.trade_id}>
                   <td>{t.timestamp.slice(11, 19)}</td>
                   <td class={t.side}>{t.side}</td>
@@ -238,6 +286,15 @@ function RecentTrades(props: { id: string }) {
         ))}
     </section>
   );
+}
+
+/** The trades newest first, each trade id once (a trade can be both on the REST page and streamed), at most RECENT_TRADES. */
+function newestOnce(trades: Trade[]): Trade[] {
+  const seen = new Set<string>();
+  return trades
+    .filter((t) => !seen.has(t.trade_id) && seen.add(t.trade_id))
+    .sort((a, b) => (a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : 0))
+    .slice(0, RECENT_TRADES);
 }
 
 function TopHolders(props: { id: string }) {

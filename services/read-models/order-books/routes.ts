@@ -11,30 +11,14 @@ import { ApiError } from '../../http/errors.js';
 import { instantParam, timeParam } from '../../http/time-params.js';
 import type { BookLevel, BookTop, OrderBook, OrderBookHistory } from '../../http/types.generated.js';
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
-import { divide, microsOf, servedAmount, servedAmountOrNull } from '../../shared/decimal.js';
+import { servedAmount, servedAmountOrNull } from '../../shared/decimal.js';
+import { bookSummary } from './book-summary.js';
 import { iso } from '../../shared/time.js';
 import { type MarketRow, requireMarketWithTokens } from '../markets/queries.js';
 import { booksAt } from './book-at.js';
 import { bookEventsPage } from './book-events.js';
 
 const DEPTH = 20;
-
-/**
- * Mid, spread and spread in basis points of a best bid and ask, computed in micro-units and served
- * through the Conventions' one rule (servedAmount); spread_bps is a ratio, kept to 2 decimals.
- */
-function bookSummary(bestBid: number | null, bestAsk: number | null): Pick<BookTop, 'mid' | 'spread' | 'spread_bps'> {
-  if (bestBid === null || bestAsk === null) return { mid: null, spread: null, spread_bps: null };
-  const bid = microsOf(bestBid);
-  const ask = microsOf(bestAsk);
-  const mid = divide(bid + ask, 2n);
-  const spread = ask - bid;
-  return {
-    mid: servedAmount(mid),
-    spread: servedAmount(spread),
-    spread_bps: mid > 0n ? Math.round((Number(spread) * 1_000_000) / Number(mid)) / 100 : null,
-  };
-}
 
 /** A side's levels as served: price and size through servedAmount, empty levels dropped. */
 function served(levels: Array<{ price: number; size: number }>): BookLevel[] {
