@@ -76,7 +76,7 @@ async function watch(client: TapelineClient, tool: WatchToolDefinition, args: Re
     return {
       structuredContent: { ...result },
       content: [
-        { type: 'text', text: summarizeWatch(result) },
+        { type: 'text', text: summarizeWatch(result, tool.channel) },
         { type: 'text', text: JSON.stringify(result) },
       ],
     };

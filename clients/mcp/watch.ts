@@ -10,14 +10,24 @@
 import { STREAMS, type StreamSpec } from '../ts/src/api.generated.js';
 import type { StreamChannel, TapelineClient } from '../ts/src/index.js';
 
-/** Each watch tool: the event-stream route it reads and the channel it fixes. */
+/**
+ * Each watch tool: the event-stream route it reads and the channel it fixes. Not `prices` and `book`:
+ * their ticks and level changes come many a second and a book is state to apply changes to, which
+ * suits a program (the SDKs' stream), not a model reading a tool result.
+ */
 // `access` is the channel's own tier (the route's x-access is its lowest channel's); watch.unit.test.ts
 // holds it to the service's channel.
 export const WATCH_TOOLS = {
   watch_trades: { route: 'GET /stream/sse', channel: 'trades', access: 'tier2' },
+  watch_fills: { route: 'GET /stream/sse', channel: 'fills', access: 'tier2' },
+  watch_lifecycle: { route: 'GET /stream/sse', channel: 'lifecycle', access: 'tier1' },
+  watch_signals: { route: 'GET /stream/sse', channel: 'signals', access: 'tier2' },
+  watch_copy_events: { route: 'GET /stream/sse', channel: 'copy', access: 'tier2' },
+  watch_strategy_signals: { route: 'GET /stream/sse', channel: 'strategy', access: 'tier2' },
 } as const satisfies Record<string, { route: string; channel: StreamChannel; access: 'tier1' | 'tier2' }>;
 
 type WatchToolName = keyof typeof WATCH_TOOLS;
+type WatchChannel = (typeof WATCH_TOOLS)[WatchToolName]['channel'];
 
 /** Bounds of one call: an MCP host waits for the result (commonly up to 60 s). */
 const MAX_MESSAGES = 500;
@@ -27,7 +37,7 @@ const DEFAULT_SECONDS = 10;
 
 export interface WatchToolDefinition {
   name: WatchToolName;
-  channel: StreamChannel;
+  channel: WatchChannel;
   stream: StreamSpec;
   description: string;
   inputSchema: { type: 'object'; properties: Record<string, unknown>; required: string[]; additionalProperties: false };
@@ -112,17 +122,26 @@ export async function runWatch(client: TapelineClient, tool: WatchToolDefinition
   return { data, cursor: stream.cursor ?? (typeof cursor === 'string' ? cursor : null) };
 }
 
+const money = (value: unknown) => (typeof value === 'number' ? `$${Math.round(value).toLocaleString('en-US')}` : String(value));
+const price = (value: unknown) => (typeof value === 'number' ? value.toFixed(3) : 'n/a');
+
+/** One message's data in a few words, per channel (the fields are the channel's message schema's). */
+const LINES: Record<WatchChannel, (row: Record<string, any>) => string> = {
+  trades: (t) => `${t.side} ${t.outcome} ${money(t.size_usdc)} @ ${price(t.price)} in ${t.market_title}`,
+  fills: (t) => `${t.role} ${t.side} ${t.outcome} ${money(t.size_usdc)} @ ${price(t.price)} in ${t.market_title}`,
+  lifecycle: (e) => `${e.transition?.kind} ${e.market_title}`,
+  signals: (e) => `${e.event} in ${e.market_title ?? e.market_id}`,
+  copy: (e) =>
+    e.event === 'copy.executed'
+      ? `copy.executed ${e.side} ${e.outcome} ${money(e.child_size_usdc)} (${e.status})`
+      : `risk.blocked ${e.reason} (leader ${money(e.leader_size_usdc)})`,
+  strategy: (e) => `${e.strategy_name}: ${e.side} @ ${price(e.entry_price)} in ${e.market_title}`,
+};
+
 /** One line for hosts and models that read text first. */
-export function summarizeWatch(result: WatchResult): string {
+export function summarizeWatch(result: WatchResult, channel: WatchChannel): string {
   const rows = result.data as Array<Record<string, unknown>>;
-  const money = (value: unknown) => (typeof value === 'number' ? `$${Math.round(value).toLocaleString('en-US')}` : String(value));
-  const top = rows
-    .slice(-3)
-    .map(
-      (t) =>
-        `${t.side} ${t.outcome} ${money(t.size_usdc)} @ ${typeof t.price === 'number' ? t.price.toFixed(3) : 'n/a'} in ${t.market_title}`,
-    )
-    .join('; ');
+  const top = rows.slice(-3).map(LINES[channel]).join('; ');
   const next = result.cursor ? ` Next call: cursor="${result.cursor}".` : '';
   return `${rows.length} message${rows.length === 1 ? '' : 's'}${top ? ` (latest: ${top})` : ''}.${next}`;
 }

@@ -1,7 +1,9 @@
 /**
- * watch_trades: its inputs are the event-stream operation's parameters (from the API document), and a
- * call through the MCP protocol collects a bounded batch from a scripted event stream, returns the
- * cursor the next call resumes from, and turns refusals into tool errors with the stream's code.
+ * The watch tools (watch_trades, and one per other channel a model can use): their inputs are the
+ * event-stream operation's parameters for their channel (from the API document), and a call through
+ * the MCP protocol collects a bounded batch from a scripted event stream, returns the cursor the next
+ * call resumes from, says what arrived in a line per channel, and turns refusals into tool errors with
+ * the stream's code.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -71,6 +73,46 @@ test("watch_trades' inputs are the event stream's filters and cursor plus the ca
   for (const [name, { channel, access }] of Object.entries(WATCH_TOOLS))
     expect([name, access]).toEqual([name, channelNamed(channel)?.access]);
   expect(watchToolsFor({})).toEqual([]);
+});
+
+test("every watch tool takes exactly its channel's filters, the cursor and the call's bounds", () => {
+  const tools = watchToolsFor();
+  expect(tools.map((tool) => tool.name)).toEqual(Object.keys(WATCH_TOOLS));
+  for (const tool of tools) {
+    const filters = channelNamed(tool.channel)!.filters;
+    expect([tool.name, Object.keys(tool.inputSchema.properties).sort()]).toEqual([
+      tool.name,
+      [...filters, 'cursor', 'max_messages', 'max_seconds'].sort(),
+    ]);
+  }
+});
+
+test('watch_copy_events reads the copy channel and says in a line what each event did', async () => {
+  const copy = (n: number, data: Record<string, unknown>) => ({
+    type: 'copy',
+    subscription: 'sse',
+    channel: 'copy',
+    cursor: `k${n}`,
+    data,
+  });
+  const { fetch, calls } = scripted([
+    [
+      { type: 'subscribed', subscription: 'sse', channel: 'copy', cursor: 'k0' },
+      copy(1, { event: 'copy.executed', side: 'buy', outcome: 'YES', child_size_usdc: 25, status: 'dry_run' }),
+      copy(2, { event: 'risk.blocked', reason: 'max_daily_notional', leader_size_usdc: 1200 }),
+    ],
+  ]);
+  const client = await connected(fetch);
+  const result = (await client.callTool({
+    name: 'watch_copy_events',
+    arguments: { copy_subscription_id: 7, max_messages: 2 },
+  })) as ToolResult;
+  expect(result.structuredContent.cursor).toBe('k2');
+  expect(result.content[0]!.text).toBe(
+    '2 messages (latest: copy.executed buy YES $25 (dry_run); risk.blocked max_daily_notional (leader $1,200)). Next call: cursor="k2".',
+  );
+  expect(calls[0]!.url).toBe('http://127.0.0.1:9/v1/stream/sse?channel=copy&copy_subscription_id=7');
+  await client.close();
 });
 
 test('a call returns at most max_messages with the cursor to go on from; the next call resumes from it', async () => {

@@ -271,6 +271,8 @@ class Tapeline(_Core, SyncOperations):
         event: Optional[list[str]] = None,
         kind: Optional[list[str]] = None,
         asset_id: Optional[str] = None,
+        copy_subscription_id: Optional[int] = None,
+        strategy_id: Optional[int] = None,
         cursor: Optional[str] = None,
         idle_timeout: float = 45.0,
         max_attempts: int = 10,
@@ -284,13 +286,14 @@ class Tapeline(_Core, SyncOperations):
         (fills); ``event``, transition kinds such as ``["closed", "resolved"]`` (lifecycle); ``kind``, tick kinds such as
         ``["last_trade", "midpoint"]`` (prices, which needs ``market``); ``asset_id``, one outcome token of the market
         (book, which needs ``market``); ``event``, webhook event types such as ``["trader.large_trade"]``, and ``wallet``
-        (signals, whose data is the webhook payload);
+        (signals, whose data is the webhook payload); ``event`` (``copy.executed``, ``risk.blocked``) and
+        ``copy_subscription_id`` (copy), ``strategy_id`` (strategy): your account's own events, data the webhook payload;
         ``cursor`` starts right after that message (none: live from now). ``idle_timeout``: seconds of silence (not even
         a heartbeat) that count as a dead connection; ``max_attempts`` failed connections in a row end it with
         ``APIConnectionError``; backoff from ``base_delay`` doubling to ``max_delay``, full jitter. See stream.py.
         """
         args = stream_args(
-            self, channel, {"market": market, "wallet": wallet, "side": side, "min_size": min_size, "role": role, "event": event, "kind": kind, "asset_id": asset_id}, cursor, idle_timeout, max_attempts, base_delay, max_delay
+            self, channel, {"market": market, "wallet": wallet, "side": side, "min_size": min_size, "role": role, "event": event, "kind": kind, "asset_id": asset_id, "copy_subscription_id": copy_subscription_id, "strategy_id": strategy_id}, cursor, idle_timeout, max_attempts, base_delay, max_delay
         )
         return Stream(self._http, self._sleep, *args)
 
@@ -419,6 +422,8 @@ class AsyncTapeline(_Core, AsyncOperations):
         event: Optional[list[str]] = None,
         kind: Optional[list[str]] = None,
         asset_id: Optional[str] = None,
+        copy_subscription_id: Optional[int] = None,
+        strategy_id: Optional[int] = None,
         cursor: Optional[str] = None,
         idle_timeout: float = 45.0,
         max_attempts: int = 10,
@@ -432,13 +437,14 @@ class AsyncTapeline(_Core, AsyncOperations):
         (fills); ``event``, transition kinds such as ``["closed", "resolved"]`` (lifecycle); ``kind``, tick kinds such as
         ``["last_trade", "midpoint"]`` (prices, which needs ``market``); ``asset_id``, one outcome token of the market
         (book, which needs ``market``); ``event``, webhook event types such as ``["trader.large_trade"]``, and ``wallet``
-        (signals, whose data is the webhook payload);
+        (signals, whose data is the webhook payload); ``event`` (``copy.executed``, ``risk.blocked``) and
+        ``copy_subscription_id`` (copy), ``strategy_id`` (strategy): your account's own events, data the webhook payload;
         ``cursor`` starts right after that message (none: live from now). ``idle_timeout``: seconds of silence (not even
         a heartbeat) that count as a dead connection; ``max_attempts`` failed connections in a row end it with
         ``APIConnectionError``; backoff from ``base_delay`` doubling to ``max_delay``, full jitter. See stream.py.
         """
         args = stream_args(
-            self, channel, {"market": market, "wallet": wallet, "side": side, "min_size": min_size, "role": role, "event": event, "kind": kind, "asset_id": asset_id}, cursor, idle_timeout, max_attempts, base_delay, max_delay
+            self, channel, {"market": market, "wallet": wallet, "side": side, "min_size": min_size, "role": role, "event": event, "kind": kind, "asset_id": asset_id, "copy_subscription_id": copy_subscription_id, "strategy_id": strategy_id}, cursor, idle_timeout, max_attempts, base_delay, max_delay
         )
         return AsyncStream(self._http, self._sleep, *args)
 
