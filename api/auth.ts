@@ -4,8 +4,9 @@
  * - Owners of keys are cached for a short time (bounded LRU), and so are keys that matched nothing
  *   (a negative cache): a made-up key with a valid checksum costs one database lookup, not one per
  *   request.
- * - Failed authentications are counted per client address and per network (/24, /64) per minute;
- *   past either limit a failure is answered 429 with Retry-After instead of 401. A valid key is
+ * - Failed authentications are counted per client address and per network (/24, /64) over a sliding
+ *   minute (window-counter.ts: no burst across a minute's end gets twice the limit through); past
+ *   either limit a failure is answered 429 with Retry-After instead of 401. A valid key is
  *   verified before any limit applies, so no one's failures can lock a valid key out; there is no
  *   service-wide failure limit for the same reason.
  */
@@ -116,14 +117,14 @@ export class AuthThrottle {
     if (this.perIp.count(address) >= this.options.failuresPerIpPerMinute) {
       return ApiError.rateLimited(
         `too many failed authentications from this address (AUTH_FAILURES_PER_IP_PER_MINUTE: ${this.options.failuresPerIpPerMinute}); check the API key`,
-        this.perIp.retryAfterSeconds(address),
+        this.perIp.retryAfterSeconds(address, this.options.failuresPerIpPerMinute),
       );
     }
     const prefix = networkPrefix(ip);
     if (this.perPrefix.count(prefix) >= this.prefixLimit) {
       return ApiError.rateLimited(
         `too many failed authentications from this network (AUTH_FAILURES_PER_PREFIX_PER_MINUTE: ${this.prefixLimit} per /24 or /64); check the API key`,
-        this.perPrefix.retryAfterSeconds(prefix),
+        this.perPrefix.retryAfterSeconds(prefix, this.prefixLimit),
       );
     }
     return null;

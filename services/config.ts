@@ -537,7 +537,7 @@ const settings = {
       authFailuresPerIpPerMinute: env(
         'AUTH_FAILURES_PER_IP_PER_MINUTE',
         positiveInt().default(30),
-        'Failed authentications per client address per minute before they get 429: enough for a misconfigured client to notice, far too few to search for keys.',
+        'Failed authentications per client address in any minute (a sliding window, counted in 5-s steps) before they get 429: enough for a misconfigured client to notice, far too few to search for keys.',
       ),
       authFailuresPerPrefixPerMinute: env(
         'AUTH_FAILURES_PER_PREFIX_PER_MINUTE',
