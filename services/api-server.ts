@@ -128,8 +128,16 @@ export function composeApi(options: ComposeOptions): ComposedApi {
     exportJobs,
     options.store,
     path.join(config.dataDir, 'exports'),
-    { maxBytes: config.exports.maxBytes, retentionMs: config.exports.retentionHours * 3_600_000 },
+    {
+      maxBytes: config.exports.maxBytes,
+      bytesPerCall: config.exports.bytesPerCall,
+      retentionMs: config.exports.retentionHours * 3_600_000,
+    },
     logger.child({ component: 'exports' }),
+    async (accountId, calls) => {
+      const charged = await meter.chargeCalls(accountId, 'tier2', calls);
+      return charged.ok ? null : charged.reason;
+    },
     exportClock,
   );
   const handler = createApiHandler({

@@ -678,6 +678,11 @@ const settings = {
       positiveInt().default(10 * 1024 ** 3),
       'Bytes one export may write; the job fails once its files pass it (at most one day partition over).',
     ),
+    bytesPerCall: env(
+      'EXPORT_BYTES_PER_CALL',
+      positiveInt().default(10 * 1024 ** 2),
+      "Exports are metered by bytes: when a job finishes, each started this many bytes of its files is charged as one call (the account's quota, then credits, as any call). A job the account cannot pay for fails (payment_required) and its files are deleted. 10 MiB of Parquet is hundreds of thousands of trades, which paged JSON serves 500 a call.",
+    ),
     retentionHours: env(
       'EXPORT_RETENTION_HOURS',
       positiveInt().default(72),

@@ -141,6 +141,7 @@ function present(job: ExportJob, secret: string | null, api: ExportsApi) {
       fraction: done ? 1 : job.plan.length === 0 ? 0 : Math.floor((job.files.length / job.plan.length) * 1000) / 1000,
     },
     bytes_written: Number(job.bytes_written),
+    byte_calls: job.byte_calls,
     error: job.error,
     created_at: isoOrNull(job.created_at.getTime())!,
     finished_at: isoOrNull(job.finished_at?.getTime()),

@@ -216,6 +216,33 @@ export class Meter {
   }
 
   /**
+   * Charges `calls` calls needing `access` together (an export's bytes): all of them, or none when the
+   * quota left and the credits (re-read first) cannot cover them all. Each is then charged as `charge`
+   * does; another request of the account between the check and the charges can still make one fail.
+   */
+  async chargeCalls(accountId: string, access: Access, calls: number): Promise<Charge> {
+    const state = await this.state(accountId);
+    await this.refresh(state);
+    const standing = { kind: state.kind, tokenBalance: effectiveTokens(state), credits: availableCredits(state) };
+    const quotaLeft = unlockedByCredits(access, standing, this.options.thresholds)
+      ? 0
+      : Math.max(0, this.options.quotasPerDay[this.planOf(state)] - state.persistedCalls - state.pendingCalls);
+    const creditCalls = Math.floor(availableCredits(state) / this.options.creditsPerCall);
+    if (quotaLeft + creditCalls < calls)
+      return {
+        ok: false,
+        reason: `this needs ${calls} calls, and the account has ${quotaLeft} left of today's quota and credits for ${creditCalls} more; add credits or wait for ${nextPeriod(state.periodStart)}`,
+      };
+    let paidWithCredits = false;
+    for (let i = 0; i < calls; i++) {
+      const charged = await this.charge(accountId, access);
+      if (!charged.ok) return charged;
+      paidWithCredits ||= charged.paidWithCredits;
+    }
+    return { ok: true, paidWithCredits };
+  }
+
+  /**
    * Draws one call's credits from the store, only if the balance holds them, and counts the call.
    * With no credits known here it re-reads the account (`refresh`) before refusing, never writes.
    */

@@ -53,6 +53,8 @@ beforeAll(async () => {
       AUTH_FAILURES_PER_IP_PER_MINUTE: '5',
       EXPORT_DOWNLOADS_PER_ADDRESS: '2',
       EXPORT_DOWNLOADS_MAX: '3',
+      // Small, so these exports of a few kB are several calls each.
+      EXPORT_BYTES_PER_CALL: '1000',
     },
     clock: () => now,
   });
@@ -365,12 +367,17 @@ test('a job interrupted by a stop is queued again on start and resumes after its
     JSON.stringify([first]),
   ]);
   expect((await getJson(v1(`/exports/${whole.id}`), key)).body.data).toMatchObject({ status: 'running', manifest: null });
+  const charged: number[] = [];
   const runner = new ExportRunner(
     new ExportJobs(api.control, Date.now),
     h.store,
     path.join(dataDir, 'exports'),
-    { maxBytes: 1 << 30, retentionMs: 72 * 3_600_000 },
+    { maxBytes: 1 << 30, bytesPerCall: 1000, retentionMs: 72 * 3_600_000 },
     pino({ level: 'silent' }),
+    async (_account, calls) => {
+      charged.push(calls);
+      return null;
+    },
   );
   await runner.start();
   await runner.idle();
@@ -380,6 +387,10 @@ test('a job interrupted by a stop is queued again on start and resumes after its
   );
   expect(fs.statSync(path.join(folder, first.name)).mtimeMs).toBe(firstWritten);
   expect(fs.existsSync(path.join(folder, `${second.name}.partial`))).toBe(false);
+  // Its bytes were charged when it first finished: the resumed job charges nothing again.
+  expect(whole.byte_calls).toBeGreaterThan(0);
+  expect(resumed.byte_calls).toBe(whole.byte_calls);
+  expect(charged).toEqual([]);
   const lines = (await download(resumed.files[1].url))
     .toString('utf8')
     .trim()
@@ -399,8 +410,9 @@ test('finished exports past their retention lose their files and show expired; y
       new ExportJobs(api.control, clock),
       h.store,
       path.join(dataDir, 'exports'),
-      { maxBytes: 1 << 30, retentionMs: 72 * 3_600_000 },
+      { maxBytes: 1 << 30, bytesPerCall: 1000, retentionMs: 72 * 3_600_000 },
       pino({ level: 'silent' }),
+      async () => 'not charged here',
       clock,
     );
   // 71 hours after it finished: kept.
@@ -412,6 +424,60 @@ test('finished exports past their retention lose their files and show expired; y
   const after = (await getJson(v1(`/exports/${done.id}`), key)).body.data;
   expect(after).toMatchObject({ status: 'expired', manifest: null });
   expect((await fetch(`${api.base}${link}`)).status).toBe(404);
+});
+
+/** The job's status from the control store, without a metered call. */
+async function settledJob(id: string): Promise<{ status: string; byte_calls: number; bytes_written: number; error: string | null }> {
+  return waitFor(
+    async () => {
+      const [row] = await api.control.query<{ status: string; byte_calls: number; bytes_written: string; error: string | null }>(
+        'SELECT status, byte_calls, bytes_written::text AS bytes_written, error FROM export_jobs WHERE id = $1',
+        [id],
+      );
+      return row && (row.status === 'succeeded' || row.status === 'failed')
+        ? { ...row, bytes_written: Number(row.bytes_written) }
+        : undefined;
+    },
+    30_000,
+    `export ${id} to finish`,
+    50,
+  );
+}
+
+describe('metering by bytes', () => {
+  test('a finished export is charged one call per started EXPORT_BYTES_PER_CALL of its files, besides the call that made it', async () => {
+    const payer = (await api.admin.createKey('payer', '2')).api_key;
+    const account = (await api.accounts.authenticate(payer))!.account_id;
+    const before = (await api.meter.usage(account)).used;
+    const created = await post(v1('/exports'), payer, { dataset: 'trades', format: 'csv', filters: { from: FROM, to: TO } });
+    const job = await settledJob(created.body.data.id);
+    expect(job.status).toBe('succeeded');
+    expect(job.byte_calls).toBe(Math.ceil(job.bytes_written / 1000));
+    expect(job.byte_calls).toBeGreaterThan(1);
+    expect((await api.meter.usage(account)).used - before).toBe(1 + job.byte_calls);
+    // The job says what its bytes cost.
+    expect((await getJson(v1(`/exports/${created.body.data.id}`), payer)).body.data.byte_calls).toBe(job.byte_calls);
+  });
+
+  test('an account that cannot pay for the bytes gets a failed job naming why, no files, and is charged nothing for them', async () => {
+    // Tier 2 by credits: 2 credits, one for the call that makes the export, one left (fewer than its bytes need).
+    const poor = (await api.admin.createKey('poor', '1')).api_key;
+    await api.admin.addCredits(poor, 2);
+    const created = await post(v1('/exports'), poor, { dataset: 'trades', format: 'csv', filters: { from: FROM, to: TO } });
+    expect(created.status).toBe(202);
+    const id = created.body.data.id;
+    const job = await settledJob(id);
+    expect(job.status).toBe('failed');
+    expect(job.byte_calls).toBe(0);
+    expect(job.error).toMatch(
+      /^payment_required: the export's \d+ bytes are \d+ calls \(EXPORT_BYTES_PER_CALL: 1000\); this needs \d+ calls, and the account has 0 left of today's quota and credits for 1 more/,
+    );
+    expect(fs.existsSync(path.join(dataDir, 'exports', id))).toBe(false);
+    const account = (await api.accounts.authenticate(poor))!.account_id;
+    expect((await api.meter.usage(account)).credits_balance).toBe(1);
+    // What the owner sees (this call spends the last credit).
+    expect((await getJson(v1(`/exports/${id}`), poor)).body.data).toMatchObject({ status: 'failed', byte_calls: 0, manifest: null });
+  });
 });
 
 describe('limits and bad input', () => {

@@ -30,6 +30,8 @@ export interface ExportJob {
   files: WrittenFile[];
   rows_total: number;
   bytes_written: number;
+  /** Calls its bytes were charged (one per started EXPORT_BYTES_PER_CALL), 0 until it succeeded. */
+  byte_calls: number;
   error: string | null;
   created_at: Date;
   updated_at: Date;
@@ -37,7 +39,7 @@ export interface ExportJob {
 }
 
 const COLUMNS = `id, account_id, dataset, format, filters, status, plan, files, rows_total::float8 AS rows_total,
-                 bytes_written::float8 AS bytes_written, error, created_at, updated_at, finished_at`;
+                 bytes_written::float8 AS bytes_written, byte_calls, error, created_at, updated_at, finished_at`;
 
 export class ExportJobs {
   constructor(
@@ -129,6 +131,23 @@ export class ExportJobs {
       bytes,
       new Date(this.clock()),
     ]);
+  }
+
+  /**
+   * Marks the calls the job's bytes are charged, once: false when they were marked already (a job
+   * resumed after a stop between the mark and its finish), so the caller charges nothing again.
+   */
+  async markByteCalls(id: string, calls: number): Promise<boolean> {
+    const rows = await this.control.query('UPDATE export_jobs SET byte_calls = $2 WHERE id = $1 AND byte_calls = 0 RETURNING id', [
+      id,
+      calls,
+    ]);
+    return rows.length > 0;
+  }
+
+  /** Takes the mark back when the charge was refused. */
+  async unmarkByteCalls(id: string): Promise<void> {
+    await this.control.query('UPDATE export_jobs SET byte_calls = 0 WHERE id = $1', [id]);
   }
 
   async finish(id: string, outcome: { status: 'succeeded' } | { status: 'failed'; error: string }): Promise<void> {

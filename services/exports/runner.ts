@@ -24,6 +24,8 @@ const DAY_MS = 86_400_000;
 export interface ExportLimits {
   /** Bytes one export may write; past it the job fails naming EXPORT_MAX_BYTES. */
   maxBytes: number;
+  /** Each started this many bytes of a finished export's files is charged as one call (EXPORT_BYTES_PER_CALL). */
+  bytesPerCall: number;
   /** How long a finished job's files are kept (EXPORT_RETENTION_HOURS), so the disk exports use stays bounded. */
   retentionMs: number;
 }
@@ -43,6 +45,8 @@ export class ExportRunner {
     private readonly root: string,
     private readonly limits: ExportLimits,
     private readonly logger: Logger,
+    /** Charges the account `calls` calls at once; the refusal's reason, or null when charged. */
+    private readonly charge: (accountId: string, calls: number) => Promise<string | null>,
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -108,12 +112,34 @@ export class ExportRunner {
       if (!job) return;
       try {
         const done = await this.run(job);
-        if (done) await this.jobs.finish(job.id, { status: 'succeeded' });
+        if (done) await this.finishPaid(job);
       } catch (error) {
         this.logger.warn({ err: error, job: job.id }, 'export job failed');
         await this.jobs.finish(job.id, { status: 'failed', error: failureText(error) });
       }
     }
+  }
+
+  /**
+   * Charges the written export's bytes (one call per started EXPORT_BYTES_PER_CALL), then marks it
+   * succeeded. The calls are marked on the job before the meter charges them: a stop in between
+   * charges nothing twice (at worst nothing at all). Refused (no quota or credits left for them): the
+   * job fails naming the reason and its files are deleted, so nothing unpaid can be downloaded.
+   */
+  private async finishPaid(job: ExportJob): Promise<void> {
+    const bytes = Number((await this.jobs.byId(job.id))?.bytes_written ?? 0);
+    const calls = Math.ceil(bytes / this.limits.bytesPerCall);
+    if (calls > 0 && (await this.jobs.markByteCalls(job.id, calls))) {
+      const refusal = await this.charge(job.account_id, calls);
+      if (refusal !== null) {
+        await this.jobs.unmarkByteCalls(job.id);
+        fs.rmSync(this.folderOf(job.id), { recursive: true, force: true });
+        throw new ExportUnpaidError(
+          `payment_required: the export's ${bytes} bytes are ${calls} calls (EXPORT_BYTES_PER_CALL: ${this.limits.bytesPerCall}); ${refusal}`,
+        );
+      }
+    }
+    await this.jobs.finish(job.id, { status: 'succeeded' });
   }
 
   /** Writes the job's remaining files and its manifest; false when stopped midway (it stays running, to be queued again). */
@@ -179,10 +205,11 @@ function dayWindow(filters: ExportFilters, day: string | null): ExportFilters {
 }
 
 class ExportTooLargeError extends Error {}
+class ExportUnpaidError extends Error {}
 
-/** What a failed job tells its owner: the limit it passed, else that the engine failed (the log has the detail). */
+/** What a failed job tells its owner: the limit it passed or the charge refused, else that the engine failed (the log has the detail). */
 function failureText(error: unknown): string {
-  if (error instanceof ExportTooLargeError) return error.message;
+  if (error instanceof ExportTooLargeError || error instanceof ExportUnpaidError) return error.message;
   return 'the export could not be written; retry, and report it if it fails again';
 }
 

@@ -1789,6 +1789,8 @@ export type ExportJob = {
   };
   /** Bytes of the files written so far. */
   bytes_written: number;
+  /** Calls the export's bytes were charged when it finished: one per started EXPORT_BYTES_PER_CALL (10 MiB) of its files, from the quota, then credits, as any call (creating it was one call more); 0 until it succeeded. A job the account could not pay for failed with an error starting payment_required, and its files were deleted. */
+  byte_calls: number;
   /** Why the job failed, else null. */
   error: string | null;
   /** When the export was accepted. */

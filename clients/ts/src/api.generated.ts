@@ -1789,6 +1789,8 @@ export type ExportJob = {
   };
   /** Bytes of the files written so far. */
   bytes_written: number;
+  /** Calls the export's bytes were charged when it finished: one per started EXPORT_BYTES_PER_CALL (10 MiB) of its files, from the quota, then credits, as any call (creating it was one call more); 0 until it succeeded. A job the account could not pay for failed with an error starting payment_required, and its files were deleted. */
+  byte_calls: number;
   /** Why the job failed, else null. */
   error: string | null;
   /** When the export was accepted. */
@@ -5329,7 +5331,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "The account's exports, newest first.",
     "access": "tier2",
     "paginated": true,
-    "returns": "a list of ExportJob: id, dataset, format, filters, status, progress, bytes_written, error, created_at, finished_at, manifest, files",
+    "returns": "a list of ExportJob: id, dataset, format, filters, status, progress, bytes_written, byte_calls, error, created_at, finished_at, manifest, files",
     "parameters": [
       {
         "name": "limit",
@@ -5361,10 +5363,10 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "POST",
     "path": "/exports",
     "summary": "Start a bulk export of a dataset as files (Parquet by default); returns the job.",
-    "description": "The engine writes the files itself, one per UTC day (`date=YYYY-MM-DD/part-0.<ext>`, Hive-style partitions), plus a `manifest.json` with the schema, each file's rows, bytes and SHA-256. The job is planned when it is accepted: its rows are counted per day, and an export of more than `EXPORT_MAX_ROWS` rows (default 50,000,000) is a 400 naming the limit. `from..to` is required and spans at most `EXPORT_MAX_DAYS` (default 366). An account may have at most `EXPORT_CONCURRENT_JOBS` (default 2) exports queued or running (409 past it). A job interrupted by a restart resumes after its last whole file. Datasets, columns, types and filters: api/exports-datasets.md (generated from services/exports/schemas.ts); how exports work: docs/EXPORTS.md.",
+    "description": "The engine writes the files itself, one per UTC day (`date=YYYY-MM-DD/part-0.<ext>`, Hive-style partitions), plus a `manifest.json` with the schema, each file's rows, bytes and SHA-256. The job is planned when it is accepted: its rows are counted per day, and an export of more than `EXPORT_MAX_ROWS` rows (default 50,000,000) is a 400 naming the limit. `from..to` is required and spans at most `EXPORT_MAX_DAYS` (default 366). An account may have at most `EXPORT_CONCURRENT_JOBS` (default 2) exports queued or running (409 past it). A job interrupted by a restart resumes after its last whole file. Metered by bytes: this call is one call, and when the files are written each started `EXPORT_BYTES_PER_CALL` (10 MiB) of them is one more (the job's `byte_calls`); an account that cannot pay for them gets the job failed (`payment_required`) and no files. Datasets, columns, types and filters: api/exports-datasets.md (generated from services/exports/schemas.ts); how exports work: docs/EXPORTS.md.",
     "access": "tier2",
     "paginated": false,
-    "returns": "ExportJob: id, dataset, format, filters, status, progress, bytes_written, error, created_at, finished_at, manifest, files",
+    "returns": "ExportJob: id, dataset, format, filters, status, progress, bytes_written, byte_calls, error, created_at, finished_at, manifest, files",
     "parameters": [],
     "body": [
       "dataset",
@@ -5378,7 +5380,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "summary": "One export of the account, with its progress and, once it succeeded, signed download links.",
     "access": "tier2",
     "paginated": false,
-    "returns": "ExportJob: id, dataset, format, filters, status, progress, bytes_written, error, created_at, finished_at, manifest, files",
+    "returns": "ExportJob: id, dataset, format, filters, status, progress, bytes_written, byte_calls, error, created_at, finished_at, manifest, files",
     "parameters": [
       {
         "name": "id",

@@ -1408,6 +1408,7 @@ class ExportJob(Model):
     status: Literal["queued", "running", "succeeded", "failed", "expired"] = Field(description="queued (waiting), running, succeeded (every file and the manifest written), failed (see `error`) or expired (finished longer than EXPORT_RETENTION_HOURS ago, 72 by default: its files are deleted and it has no links).")
     progress: ExportJobProgress = Field(description="How far the job is.")
     bytes_written: int = Field(description="Bytes of the files written so far.")
+    byte_calls: int = Field(description="Calls the export's bytes were charged when it finished: one per started EXPORT_BYTES_PER_CALL (10 MiB) of its files, from the quota, then credits, as any call (creating it was one call more); 0 until it succeeded. A job the account could not pay for failed with an error starting payment_required, and its files were deleted.")
     error: Optional[str] = Field(description="Why the job failed, else null.")
     created_at: _datetime = Field(description="When the export was accepted.")
     finished_at: Optional[_datetime] = Field(description="When it succeeded or failed, else null.")
