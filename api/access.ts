@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import type { Meter } from '../services/access/meter.js';
+import type { Charge, Meter } from '../services/access/meter.js';
 import type { RateLimiter } from '../services/access/rate-limit.js';
 import {
   decide,
@@ -136,7 +136,13 @@ export function accessCheck(
       const byAddress = limiter.take(addressBucketKey(addressOf(request)), shared);
       if (!byAddress.allowed) throw addressLimited(policy, shared, byAddress.resetSeconds);
     }
-    await tierAndMeter(meter, policy.thresholds, owner.account_id, operation, standing);
+    const charged = await tierAndMeter(meter, policy.thresholds, owner.account_id, operation, standing);
+    // A call the service charged and then did not serve is given back: the engine's lanes refused it
+    // (429: this key has too many queries waiting) or it failed (5xx). The caller pays for answers.
+    if (charged?.ok)
+      response.once('finish', () => {
+        if (response.statusCode === 429 || response.statusCode >= 500) void meter.refund(owner.account_id, charged).catch(() => undefined);
+      });
   };
 }
 
@@ -150,7 +156,7 @@ export async function tierAndMeter(
   accountId: string,
   operation: OperationAccess,
   known?: Standing,
-): Promise<void> {
+): Promise<Charge | undefined> {
   let standing = known ?? (await meter.standing(accountId));
   const access = operation['x-access'] ?? 'tier1';
   let decision = decide(access, standing, thresholds);
@@ -163,7 +169,9 @@ export async function tierAndMeter(
   if (operation['x-metered'] !== false || unlockedByCredits(access, standing, thresholds)) {
     const charge = await meter.charge(accountId, access);
     if (!charge.ok) throw new ApiError(402, 'PAYMENT_REQUIRED', charge.reason);
+    return charge;
   }
+  return undefined;
 }
 
 export function accessControl(check: AccessCheck) {

@@ -205,6 +205,12 @@ export function composeApi(options: ComposeOptions): ComposedApi {
           'counter',
           usage.flush_failures,
         ),
+        single(
+          'tapeline_usage_refunds_total',
+          'Charged calls given back because they were not served (429 from the query lanes, or 5xx).',
+          'counter',
+          usage.refunds,
+        ),
         single('tapeline_api_processes', 'API processes sharing the per-key limits.', 'gauge', instances.count()),
         ...(queue
           ? [

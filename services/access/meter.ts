@@ -45,6 +45,8 @@ export interface MeterOptions {
 export interface MeterStats {
   flushes: number;
   flush_failures: number;
+  /** Charged calls given back because the service did not serve them (429 from the engine's lanes, 5xx). */
+  refunds: number;
   accounts: number;
 }
 
@@ -79,7 +81,8 @@ export interface Usage {
   credits_per_call_over_quota: number;
 }
 
-export type Charge = { ok: true; paidWithCredits: boolean } | { ok: false; reason: string };
+/** A charge: on success, whether credits paid it and the UTC day it counted in (what `refund` gives back). */
+export type Charge = { ok: true; paidWithCredits: boolean; period: string } | { ok: false; reason: string };
 
 const IDLE_EVICT_MS = 10 * 60_000;
 
@@ -92,7 +95,7 @@ export class Meter {
   /** The flush chain; always settled-or-pending, never left rejected (a failure must not stop later flushes). */
   private flushing: Promise<void> = Promise.resolve();
   private readonly clock: () => number;
-  private readonly counters = { flushes: 0, flush_failures: 0 };
+  private readonly counters = { flushes: 0, flush_failures: 0, refunds: 0 };
   /** The account re-read in flight, with the ticket it started at (see `refresh`). */
   private readonly refreshing = new Map<string, { ticket: number; done: Promise<void> }>();
   private tickets = 0;
@@ -198,7 +201,7 @@ export class Meter {
     const quota = this.options.quotasPerDay[this.planOf(state)];
     const standing = { kind: state.kind, tokenBalance: effectiveTokens(state), credits: availableCredits(state) };
     if (unlockedByCredits(access, standing, this.options.thresholds)) {
-      if (await this.draw(state)) return { ok: true, paidWithCredits: true };
+      if (await this.draw(state)) return { ok: true, paidWithCredits: true, period: state.periodStart };
       return {
         ok: false,
         reason: `Tier 2 calls without the platform tokens draw ${this.options.creditsPerCall} credits each; add credits`,
@@ -206,9 +209,9 @@ export class Meter {
     }
     if (state.persistedCalls + state.pendingCalls < quota) {
       state.pendingCalls += 1;
-      return { ok: true, paidWithCredits: false };
+      return { ok: true, paidWithCredits: false, period: state.periodStart };
     }
-    if (await this.draw(state)) return { ok: true, paidWithCredits: true };
+    if (await this.draw(state)) return { ok: true, paidWithCredits: true, period: state.periodStart };
     return {
       ok: false,
       reason: `daily quota of ${quota} calls used and no credits left; add credits or wait for ${nextPeriod(state.periodStart)}`,
@@ -239,7 +242,28 @@ export class Meter {
       if (!charged.ok) return charged;
       paidWithCredits ||= charged.paidWithCredits;
     }
-    return { ok: true, paidWithCredits };
+    return { ok: true, paidWithCredits, period: state.periodStart };
+  }
+
+  /**
+   * Gives back one charged call the service then did not serve (the engine's lanes refused it, 429,
+   * or it failed, 5xx): its credits to the balance when credits paid it, and its count to the quota
+   * of the day it counted in (not after that day ended: its count is flushed into a closed day).
+   */
+  async refund(accountId: string, charge: Extract<Charge, { ok: true }>): Promise<void> {
+    const state = this.accounts.get(accountId);
+    const sameDay = state !== undefined && state.periodStart === charge.period;
+    if (charge.paidWithCredits) {
+      const price = this.options.creditsPerCall;
+      const [row] = await this.store.query<{ credits: string }>(
+        'UPDATE accounts SET credits = credits + $2 WHERE id = $1 RETURNING credits::text AS credits',
+        [accountId, price],
+      );
+      if (state && row) state.credits = Number(row.credits);
+      if (sameDay) state.pendingCreditsSpent -= price;
+    }
+    if (sameDay) state.pendingCalls -= 1;
+    this.counters.refunds++;
   }
 
   /**
@@ -328,7 +352,8 @@ export class Meter {
   private async flushAccount(state: AccountState, now: number): Promise<void> {
     const calls = state.pendingCalls;
     const credits = state.pendingCreditsSpent;
-    if (calls > 0 || credits > 0) {
+    // A refund after its call was flushed leaves a negative delta: written the same way.
+    if (calls !== 0 || credits !== 0) {
       await this.store.transaction((tx) =>
         tx.query(
           `INSERT INTO usage_counters (account_id, period_start, calls, credits_spent) VALUES ($1, $2, $3, $4)

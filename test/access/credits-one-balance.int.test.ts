@@ -6,12 +6,13 @@
  */
 import { hashApiKey } from '../../services/control/api-keys.js';
 import { type ApiHarness, startApiHarness } from '../support/api-harness.js';
+import { waitFor } from '../support/http.js';
 
 let h: ApiHarness;
 
 beforeAll(async () => {
   // A flush far away: what an API call spends must be in the store when the call is answered, not later.
-  h = await startApiHarness({ env: { CREDITS_PER_CALL: '1', METER_FLUSH_INTERVAL_MS: '600000' } });
+  h = await startApiHarness({ env: { CREDITS_PER_CALL: '1', METER_FLUSH_INTERVAL_MS: '600000', QUERY_QUEUE_PER_KEY: '2' } });
 }, 60_000);
 afterAll(() => h?.close());
 
@@ -58,12 +59,43 @@ test('11 credits pay one call and a 10-credit fee, and nothing more: the calls a
   expect(await storedCredits(key)).toBe(0);
 });
 
-test('calls in parallel spend exactly the balance: 10 credits serve 10 of 30 calls, the rest 402', async () => {
+/**
+ * `n` Tier 2 calls at once, then calls one at a time until a 402 (at most 20): the answers of those at
+ * once, and how many were served in all. Every answer is a 200, a 402 or the query lane's 429 (any
+ * other is shown whole in the failure).
+ */
+async function spendAll(key: string, n: number): Promise<{ atOnce: Record<number, number>; served: number }> {
+  const responses = await Promise.all(Array.from({ length: n }, () => request('GET', '/trades?limit=1', key)));
+  const atOnce: Record<number, number> = {};
+  for (const { status } of responses) atOnce[status] = (atOnce[status] ?? 0) + 1;
+  const lanesFull = (r: { status: number; body: any }) => r.status === 429 && /queries waiting/.test(r.body.error);
+  const others = responses
+    .filter((r) => r.status !== 200 && r.status !== 402 && !lanesFull(r))
+    .map((r) => ({ status: r.status, body: r.body }));
+  expect(others).toEqual([]);
+  // The calls refused with 429 were charged and are given back after their answers.
+  const refused = atOnce[429] ?? 0;
+  if (refused > 0)
+    await waitFor(async () => (h.meter.stats().refunds >= refundsSeen + refused ? true : null), 5_000, 'the 429s given back');
+  refundsSeen = h.meter.stats().refunds;
+  let served = atOnce[200] ?? 0;
+  for (let i = 0; i < 20; i++) {
+    const { status } = await request('GET', '/trades?limit=1', key);
+    if (status === 402) break;
+    expect(status).toBe(200);
+    served++;
+  }
+  return { atOnce, served };
+}
+let refundsSeen = 0;
+
+test('calls in parallel spend exactly the balance: a call the query lanes refuse (429) is given back, so 10 credits serve exactly 10 calls', async () => {
   const key = await register('parallel-spender');
   await h.admin.addCredits(key, 10);
-  const statuses = await Promise.all(Array.from({ length: 30 }, () => request('GET', '/trades?limit=1', key).then((r) => r.status)));
-  expect(statuses.filter((s) => s === 200)).toHaveLength(10);
-  expect(statuses.filter((s) => s === 402)).toHaveLength(20);
+  // QUERY_QUEUE_PER_KEY is 2 here: most of 30 calls at once find the key's query lane full (429).
+  const { atOnce, served } = await spendAll(key, 30);
+  expect(atOnce[429]).toBeGreaterThan(0);
+  expect(served).toBe(10);
   expect(await storedCredits(key)).toBe(0);
   // The balance a fee sees is the one the calls left: nothing.
   const quote = await request('POST', '/fees/quote', key, { notional_usdc: 20, currency: 'credits' });
@@ -81,8 +113,23 @@ test('credits added by another process count from the next call, not from the ne
   await h.control.query(`UPDATE accounts SET credits = credits + 3 WHERE id = (SELECT account_id FROM api_keys WHERE key_hash = $1)`, [
     hashApiKey(key),
   ]);
-  const statuses = await Promise.all(Array.from({ length: 20 }, () => request('GET', '/trades?limit=1', key).then((r) => r.status)));
-  expect(statuses.filter((s) => s === 200)).toHaveLength(3);
-  expect(statuses.filter((s) => s === 402)).toHaveLength(17);
+  // The calls right after it see them (the first of those at once is served), and they pay for exactly 3.
+  const { atOnce, served } = await spendAll(key, 20);
+  expect(atOnce[200]).toBeGreaterThan(0);
+  expect(served).toBe(3);
   expect(await storedCredits(key)).toBe(0);
+});
+
+test('a call paid from the daily quota that the query lanes refuse is not counted either', async () => {
+  const key = (await h.admin.createKey('quota-payer', '2')).api_key;
+  const account = (await h.accounts.authenticate(key))!.account_id;
+  const before = (await h.meter.usage(account)).used;
+  const responses = await Promise.all(Array.from({ length: 30 }, () => request('GET', '/trades?limit=1', key)));
+  const served = responses.filter((r) => r.status === 200).length;
+  const refused = responses.filter((r) => r.status === 429).length;
+  expect(served + refused).toBe(30);
+  expect(refused).toBeGreaterThan(0);
+  await waitFor(async () => (h.meter.stats().refunds >= refundsSeen + refused ? true : null), 5_000, 'the 429s given back');
+  refundsSeen = h.meter.stats().refunds;
+  expect((await h.meter.usage(account)).used - before).toBe(served);
 });
