@@ -48,7 +48,7 @@ def job(expires: int | None = None, **overrides):
         "id": ID, "dataset": "trades", "format": "parquet",
         "filters": {"market": None, "event": None, "category": None, "wallet": None, "from": at, "to": at, "interval": None},
         "status": "succeeded", "progress": {"files_written": 2, "files_planned": 2, "rows_written": 2, "rows_planned": 2, "fraction": 1},
-        "bytes_written": sum(len(b) for b in FILES.values()), "error": None, "created_at": at, "finished_at": at,
+        "bytes_written": sum(len(b) for b in FILES.values()), "byte_calls": 1, "error": None, "created_at": at, "finished_at": at,
         "manifest": {"url": link("manifest.json", expires), "expires_at": at},
         "files": [
             {"name": name, "rows": 1, "bytes": len(data), "sha256": sha256(data), "url": link(name, expires), "expires_at": at}
