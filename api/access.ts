@@ -147,10 +147,10 @@ export function accessCheck(
 }
 
 /**
- * The tier rule and metering of one call needing `operation`'s access (also each stream
- * subscription's, services/streams/): throws the 402/403 that refuses it, else draws the call.
+ * The tier rule and metering of one call needing `operation`'s access (also, through openMetered,
+ * each stream subscription's): throws the 402/403 that refuses it, else draws the call.
  */
-export async function tierAndMeter(
+async function tierAndMeter(
   meter: Meter,
   thresholds: TierThresholds,
   accountId: string,
@@ -172,6 +172,35 @@ export async function tierAndMeter(
     return charge;
   }
   return undefined;
+}
+
+/**
+ * A stream subscription's tier rule and metering around its opening (services/streams/): a
+ * subscription is paid for once it opens. The charge is given back when the opening is refused after
+ * it was counted for a reason that is not the caller's mistake (the key's connection or subscription
+ * cap: 429; a cursor past retention: 410; a failure: 5xx) or when `open` finds the client gone
+ * (returns undefined). A malformed cursor (400) counts, as a REST 400 does.
+ */
+export async function openMetered<T>(
+  meter: Meter,
+  thresholds: TierThresholds,
+  accountId: string,
+  access: OperationAccess['x-access'],
+  open: () => Promise<T>,
+): Promise<T> {
+  const charged = await tierAndMeter(meter, thresholds, accountId, { 'x-access': access });
+  const giveBack = () => {
+    if (charged?.ok) void meter.refund(accountId, charged).catch(() => undefined);
+  };
+  let opened: T;
+  try {
+    opened = await open();
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status === 410 || error.status === 429 || error.status >= 500) giveBack();
+    throw error;
+  }
+  if (opened === undefined) giveBack();
+  return opened;
 }
 
 export function accessControl(check: AccessCheck) {

@@ -6,7 +6,7 @@
  * Last-Event-ID resumes where it stopped.
  */
 import { Router } from 'express';
-import { tierAndMeter } from '../access.js';
+import { openMetered } from '../access.js';
 import type { StreamServerMessage } from '../../services/http/types.generated.js';
 import { ApiError } from '../../services/http/errors.js';
 import type { Meter } from '../../services/access/meter.js';
@@ -25,11 +25,10 @@ export function sseRoutes(service: StreamService, access: { meter: Meter; thresh
     const channel = channelNamed(name);
     if (!channel) throw ApiError.badRequest(`channel: unknown channel (channels: ${channelNames().join(', ')})`);
     const filters = await channel.parseFilters(filterInput, '', service.store);
-    // The route's own x-access is the lowest channel's: each channel needs its REST equivalent's tier.
-    await tierAndMeter(access.meter, access.thresholds, owner.account_id, { 'x-access': channel.access });
     const lastEventId = request.header('last-event-id');
     const cursor = lastEventId ?? (typeof cursorParam === 'string' ? cursorParam : undefined);
-    const releaseConnection = service.limits.openConnection(owner.key_id);
+    let releaseConnection = () => {};
+    let untrack = () => {};
     let subscription: Subscription | undefined;
     let ended = false;
     const write = (message: StreamServerMessage) => {
@@ -45,30 +44,34 @@ export function sseRoutes(service: StreamService, access: { meter: Meter; thresh
       untrack();
       response.end();
     };
-    const untrack = service.track(finish);
-    try {
-      subscription = await service.open({
-        keyId: owner.key_id,
-        accountId: owner.account_id,
-        id: SUBSCRIPTION_ID,
-        channel,
-        filters,
-        cursor,
-        cursorParameter: lastEventId !== undefined ? 'Last-Event-ID' : 'cursor',
-        sink: { send: write, bufferedBytes: () => response.writableLength },
-        onEnd: (error) => {
-          write(error);
-          finish();
-          // A client that does not read the end either is cut after the same grace, so its buffer goes.
-          setTimeout(() => response.destroy(), service.settings.slowConsumerMs).unref();
-        },
-      });
-    } catch (error) {
-      ended = true;
-      releaseConnection();
-      untrack();
-      throw error;
-    }
+    // The route's own x-access is the lowest channel's: each channel needs its REST equivalent's tier.
+    subscription = await openMetered(access.meter, access.thresholds, owner.account_id, channel.access, async () => {
+      releaseConnection = service.limits.openConnection(owner.key_id);
+      untrack = service.track(finish);
+      try {
+        return await service.open({
+          keyId: owner.key_id,
+          accountId: owner.account_id,
+          id: SUBSCRIPTION_ID,
+          channel,
+          filters,
+          cursor,
+          cursorParameter: lastEventId !== undefined ? 'Last-Event-ID' : 'cursor',
+          sink: { send: write, bufferedBytes: () => response.writableLength },
+          onEnd: (error) => {
+            write(error);
+            finish();
+            // A client that does not read the end either is cut after the same grace, so its buffer goes.
+            setTimeout(() => response.destroy(), service.settings.slowConsumerMs).unref();
+          },
+        });
+      } catch (error) {
+        ended = true;
+        releaseConnection();
+        untrack();
+        throw error;
+      }
+    });
     request.socket.setTimeout(0);
     request.socket.setNoDelay(true);
     response.writeHead(200, {

@@ -10,7 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { tierAndMeter } from '../access.js';
+import { openMetered } from '../access.js';
 import { type AuthThrottle, authenticateKey, bearerKey, clientAddress, type OwnerCache } from '../auth.js';
 import { failure } from '../../services/http/envelope.js';
 import { ApiError } from '../../services/http/errors.js';
@@ -256,20 +256,24 @@ class SocketSession {
     if (message.cursor !== undefined && (typeof message.cursor !== 'string' || message.cursor.length === 0 || message.cursor.length > 4096))
       throw ApiError.badRequest('cursor: a cursor string');
     const filters = await channel.parseFilters(filterInput as Record<string, unknown>, 'filters.', this.deps.service.store);
-    await tierAndMeter(this.deps.meter, this.deps.thresholds, owner.account_id, { 'x-access': channel.access });
-    if (this.closed) return;
-    const subscription = await this.deps.service.open({
-      keyId: owner.key_id,
-      accountId: owner.account_id,
-      id,
-      channel,
-      filters,
-      cursor: message.cursor as string | undefined,
-      cursorParameter: 'cursor',
-      sink: { send: (m) => this.send(m), bufferedBytes: () => this.ws.bufferedAmount },
-      onEnd: (error) => this.ended(id, error),
+    const subscription = await openMetered(this.deps.meter, this.deps.thresholds, owner.account_id, channel.access, async () => {
+      if (this.closed) return undefined;
+      const opened = await this.deps.service.open({
+        keyId: owner.key_id,
+        accountId: owner.account_id,
+        id,
+        channel,
+        filters,
+        cursor: message.cursor as string | undefined,
+        cursorParameter: 'cursor',
+        sink: { send: (m) => this.send(m), bufferedBytes: () => this.ws.bufferedAmount },
+        onEnd: (error) => this.ended(id, error),
+      });
+      if (!this.closed) return opened;
+      opened.stop();
+      return undefined;
     });
-    if (this.closed) return subscription.stop();
+    if (!subscription) return;
     this.subscriptions.set(id, subscription);
     this.send({ type: 'subscribed', subscription: id, channel: channel.name as ChannelName, cursor: subscription.cursor });
     subscription.start();

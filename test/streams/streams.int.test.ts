@@ -95,6 +95,11 @@ function tradesOf(market: string, count: number, over: Partial<TradeExecuted> = 
 const openSse = (query: string, key: string | undefined, headers: Record<string, string> = {}) => openSse_(api.base, query, key, headers);
 const openWs = (key: string | undefined, url?: string) => openWs_(api.base, key, url);
 const dataOf = (client: { messages: any[] }) => messagesOf(client, 'trade');
+/** The key's calls counted today, as /usage serves them. */
+const usedBy = async (key: string) => {
+  await api.meter.flush();
+  return (await getJson(`${api.base}/v1/usage`, key)).body.data.used as number;
+};
 const idsOf = (client: { messages: any[] }) => dataOf(client).map((m) => m.data.trade_id);
 
 // --- tests ----------------------------------------------------------------------------------------
@@ -268,14 +273,17 @@ test('connections waiting to authenticate are bounded per address; authenticatin
   for (const client of [...waiting, next, another]) client.ws.close();
 });
 
-test('per-key connection and subscription caps refuse past the cap and free the slot on close', async () => {
+test('per-key connection and subscription caps refuse past the cap, charge nothing for a refusal, and free the slot on close', async () => {
   const key = (await api.admin.createKey('capped', '2')).api_key;
+  const start = await usedBy(key);
   const open = [await openSse('channel=trades', key), await openSse('channel=trades', key), await openSse('channel=trades', key)];
   expect(open.map((c) => c.status)).toEqual([200, 200, 200]);
   const fourth = await openSse('channel=trades', key);
   expect(fourth.status).toBe(429);
   expect(fourth.body).toMatchObject({ code: 'RATE_LIMITED', reason: 'account_limit' });
   expect(fourth.body.error).toMatch(/STREAM_CONNECTIONS_PER_KEY/);
+  // Three connections served, one refused at opening: three calls.
+  await waitFor('the refusal given back', async () => (await usedBy(key)) === start + 3);
   await expect(openWs(key)).rejects.toMatchObject({ status: 429 });
   open[0]!.close();
   await open[0]!.ended;
@@ -295,9 +303,12 @@ test('per-key connection and subscription caps refuse past the cap and free the 
   }
   ws.send({ type: 'subscribe', channel: 'trades', subscription: 'e' });
   expect(await errorOf(ws)).toMatchObject({ code: 'limit_reached', subscription: 'e' });
+  await waitFor('four subscriptions counted, the refused one given back', async () => (await usedBy(other)) === 4);
   ws.send({ type: 'unsubscribe', subscription: 'a' });
   ws.send({ type: 'subscribe', channel: 'trades', subscription: 'e' });
   await subscribed(ws, 'e');
+  // Five subscriptions opened (a-d, then e), one refused: five calls.
+  await waitFor('five subscriptions counted', async () => (await usedBy(other)) === 5);
   ws.ws.close();
 });
 
@@ -342,6 +353,7 @@ test('a cursor older than the retained log is cursor_expired (410 on SSE, an err
   const held = (await log.partitionOffsets(STREAMS.trades.topic))[partition]!;
   expect(held.startOffset).toBeGreaterThan(25);
 
+  const before = await usedBy(tier2Key);
   const sse = await openSse(`channel=trades&market=${MARKET_A}&cursor=${start}`, tier2Key);
   expect(sse.status).toBe(410);
   expect(sse.body).toMatchObject({ code: 'GONE', reason: 'cursor_expired' });
@@ -349,6 +361,12 @@ test('a cursor older than the retained log is cursor_expired (410 on SSE, an err
   const ws = await openWs(tier2Key);
   ws.send({ type: 'subscribe', channel: 'trades', subscription: 'old', filters: { market: MARKET_A }, cursor: start });
   expect(await errorOf(ws)).toMatchObject({ code: 'cursor_expired', subscription: 'old', parameter: 'cursor' });
+  // Nothing opened, nothing charged; a malformed cursor is the caller's mistake and counts, as a REST 400 does.
+  await waitFor('the expired cursors given back', async () => (await usedBy(tier2Key)) === before);
+  ws.send({ type: 'subscribe', channel: 'trades', subscription: 'bad', cursor: 'not-a-cursor' });
+  await waitFor('the malformed cursor refused', async () => ws.messages.some((m) => m.type === 'error' && m.subscription === 'bad'));
+  expect(ws.messages.find((m) => m.subscription === 'bad')).toMatchObject({ code: 'bad_request', parameter: 'cursor' });
+  await waitFor('the malformed cursor counted', async () => (await usedBy(tier2Key)) === before + 1);
   ws.ws.close();
 });
 
