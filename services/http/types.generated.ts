@@ -228,7 +228,7 @@ export type LeaderEntry = {
   last_trade_at?: Timestamp | null;
   /** When this wallet's mark-dependent figures (unrealized_pnl, total_pnl, won, lost, win_rate_pct, risk_score) were last valued (the board's build, or the request, for a wallet never valued); realized PnL, volume and trades are as of data_as_of. */
   stats_as_of: Timestamp;
-  /** Block time of the newest change the position ledger had applied when the board was read: at its last build for a page a board without a category serves from its build, at the request for a page ranked when requested (category boards, pages past the build's depth: see /leaderboard; null before any). */
+  /** The block time up to which the position ledger held every change (as TraderStats' data_as_of) when the board was read: at its last build for a page a board without a category serves from its build, at the request for a page ranked when requested (category boards, pages past the build's depth: see /leaderboard; null before any). */
   data_as_of?: Timestamp | null;
   /** The wallet's TraderCoverage.wallet_predates against the response's coverage, as of the request: true when the ledger shows it active before the coverage, so its figures here miss part of its history. Always false when the coverage is complete. */
   wallet_predates: boolean;
@@ -306,9 +306,9 @@ export type TraderStats = {
   basis: string;
   /** The wallet's open positions compared with Polymarket's own (Data API /positions), for wallets the service tracks (TRACKED_WALLETS and the top wallets by taker volume); null for any other wallet. docs/POSITIONS.md explains why the two can legitimately differ. */
   reconciliation: PositionReconciliation | null;
-  /** Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request. */
+  /** Freshness: the block time up to which the position ledger held every change when the wallet's rows served here were read (null before it applied any). Figures include every change up to it, and may include later ones: the ledger applies the partitions of its input apart, so with the chain source this is the lowest of their watermarks (the chain source marks each partition after every block range it reads); without it, the newest change applied. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request. */
   data_as_of: Timestamp | null;
-  /** The Polygon block of that change (null when the newest change came from the Data API). */
+  /** The Polygon block of that time (null without the chain source: the newest change came from the Data API). */
   data_as_of_block?: number | null;
   coverage: TraderCoverage;
 };
@@ -338,7 +338,7 @@ export type PositionReconciliation = {
   source: string;
   snapshot_at: Timestamp;
   checked_at: Timestamp;
-  /** Block time of the newest change the ledger had applied at the check. */
+  /** How far the ledger held every change at the check: the end of the chain coverage when it had applied all of it, else its progress (as data_as_of). */
   ledger_as_of: Timestamp | null;
   positions: {
     /** Tokens open on both sides. */
@@ -392,9 +392,9 @@ export type PnlCurve = {
   wallet: string;
   coverage: Coverage;
   days: number;
-  /** Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request. */
+  /** Freshness: the block time up to which the position ledger held every change when the wallet's rows served here were read (null before it applied any). Figures include every change up to it, and may include later ones: the ledger applies the partitions of its input apart, so with the chain source this is the lowest of their watermarks (the chain source marks each partition after every block range it reads); without it, the newest change applied. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request. */
   data_as_of: Timestamp | null;
-  /** The Polygon block of that change (null when the newest change came from the Data API). */
+  /** The Polygon block of that time (null without the chain source: the newest change came from the Data API). */
   data_as_of_block?: number | null;
   points: Array<{
     date: string;
@@ -415,9 +415,9 @@ export type Positions = {
   pagination: Pagination;
   coverage: Coverage;
   as_of: Timestamp;
-  /** Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request. */
+  /** Freshness: the block time up to which the position ledger held every change when the wallet's rows served here were read (null before it applied any). Figures include every change up to it, and may include later ones: the ledger applies the partitions of its input apart, so with the chain source this is the lowest of their watermarks (the chain source marks each partition after every block range it reads); without it, the newest change applied. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request. */
   data_as_of: Timestamp | null;
-  /** The Polygon block of that change (null when the newest change came from the Data API). */
+  /** The Polygon block of that time (null without the chain source: the newest change came from the Data API). */
   data_as_of_block?: number | null;
   positions: Array<{
     market_id: string;

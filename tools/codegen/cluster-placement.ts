@@ -32,6 +32,7 @@ export const PLACEMENT: Readonly<Record<string, Placement>> = {
   // Pipeline bookkeeping and job outputs: a handful of rows per source, hour, window or board.
   chain_watermarks: replicated,
   chain_contiguous: replicated,
+  ledger_watermarks: replicated,
   trade_reconciliation: replicated,
   copy_picks: replicated,
   // Redemptions waiting for their market's payout: few, and found by market for every wallet.

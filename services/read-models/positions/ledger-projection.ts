@@ -20,12 +20,17 @@ export class LedgerProjection {
     this.ledger = new PositionLedger(store);
   }
 
-  applyChain(events: ChainLedgerEvent[], token?: string, signal?: AbortSignal): Promise<number> {
-    return this.ledger.apply(
+  /** A batch of one partition: its changes, then its watermarks (how far the partition is applied). */
+  async applyChain(events: ChainLedgerEvent[], token?: string, signal?: AbortSignal): Promise<number> {
+    const applied = await this.ledger.apply(
       events.map(fromChain).filter((e): e is LedgerEvent => e !== null),
       token,
       signal,
     );
+    await this.ledger.noteWatermarks(
+      events.filter((e) => e.kind === 'watermark').map((e) => ({ group: e.ledger_group, block: e.block_number, timeMs: e.block_time_ms })),
+    );
+    return applied;
   }
 
   /** A resolution's payout re-prices the redemptions applied before it was known; a retracted one is forgotten. */

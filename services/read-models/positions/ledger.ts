@@ -41,6 +41,8 @@ const TOUCHES_TABLE = 'trader_touches';
 const JOURNAL_TABLE = 'ledger_journal';
 /** Redemptions applied before their market's payout was known (migrations/0080). */
 const UNPRICED_TABLE = 'position_redemptions_unpriced';
+/** How far each partition of the chain ledger topic is applied (migrations/0087). */
+const WATERMARKS_TABLE = 'ledger_watermarks';
 /** Payouts of resolutions this ledger read, kept until the sink's chain_resolutions holds them (bounded: oldest dropped). */
 const RESOLVED_LIMIT = 50_000;
 
@@ -133,6 +135,21 @@ export class PositionLedger {
     const run = this.queue.then(() => this.applyNow(events, dedupToken, signal));
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * The chain source's watermarks of a batch, once its changes are stored (`apply` returned): the
+   * ledger then holds every chain change of the watermark's partition up to its block. The lowest over
+   * the partitions is the ledger's data_as_of (queries.ts).
+   */
+  async noteWatermarks(marks: ReadonlyArray<{ group: string; block: number; timeMs: number }>): Promise<void> {
+    const newest = new Map<string, { block: number; timeMs: number }>();
+    for (const mark of marks) if ((newest.get(mark.group)?.block ?? -1) < mark.block) newest.set(mark.group, mark);
+    if (newest.size === 0) return;
+    await this.store.insert(
+      WATERMARKS_TABLE,
+      [...newest].map(([group, mark]) => ({ ledger_group: group, block_number: mark.block, block_time: iso(mark.timeMs) })),
+    );
   }
 
   /**

@@ -7,6 +7,7 @@
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso, startOfUtcDay } from '../../shared/time.js';
 import { readParts } from '../../analytics/read-parts.js';
+import { chainLedger } from '../chain-ledger/streams.js';
 import { type MarketDataArrays, marketDataFrom, marketDataPart, marketDataRows, type MarketInfo } from './market-data.js';
 import { type PositionRow, type ValuedPosition, valuePositions } from './position-value.js';
 
@@ -15,19 +16,35 @@ export type { ValuedPosition } from './position-value.js';
 
 const big = (v: unknown) => BigInt(String(v ?? '0'));
 
-/** How far the ledger has applied the log: the newest change applied (block time and block). */
+/** How far the ledger has applied the log: every change up to this block time and block (PROGRESS_TUPLE). */
 export interface DataAsOf {
   time: string | null;
   block: number | null;
 }
 
-/** The ledger's progress as one tuple (newest change's time, newest chain block, rows): asOfFrom reads it. */
+/** The ledger's progress as one tuple (time and chain block it holds every change up to, rows): asOfFrom reads it. */
 export type Progress = [number | null, string, number];
+/**
+ * How far the ledger holds every change. With the chain source: the lowest over the chain ledger
+ * topic's partitions of the newest watermark the ledger applied there (migrations/0087), once every
+ * partition has one. The ledger applies one partition's batch at a time, so its newest change can be
+ * ahead of a partition still waiting: the newest change would claim changes not applied yet. Without
+ * the chain source (or before a watermark reached every partition): the newest change applied.
+ */
+/** The lowest watermark over the chain ledger's partitions (ms, block), and how many partitions have one. */
+export const LEDGER_WATERMARKS = `(SELECT toUInt32(count()) AS partitions, min(ms) AS ms, toString(min(block)) AS block
+     FROM (SELECT toUnixTimestamp64Milli(max(block_time)) AS ms, max(block_number) AS block FROM ledger_watermarks GROUP BY ledger_group))`;
+/** Whether every partition of the chain ledger topic has a watermark (`marks`: LEDGER_WATERMARKS). */
+export const WATERMARKS_WHOLE = `marks.partitions >= ${chainLedger.partitions}`;
+const PROGRESS_FROM = `
+  (SELECT toUnixTimestamp64Milli(max(last_time)) AS ms, toString(maxIf(last_block, origin = 'chain')) AS block, toUInt32(count()) AS rows
+     FROM ledger_progress) AS applied
+  CROSS JOIN ${LEDGER_WATERMARKS} AS marks`;
+const PROGRESS_TUPLE = `(if(${WATERMARKS_WHOLE}, marks.ms, applied.ms), if(${WATERMARKS_WHOLE}, marks.block, applied.block), applied.rows)`;
 /** The ledger's progress as a part of a statement of parts (read-parts.ts). */
-const PROGRESS_TUPLE = `(toUnixTimestamp64Milli(max(last_time)), toString(maxIf(last_block, origin = 'chain')), toUInt32(count()))`;
-export const PROGRESS_PART = `SELECT ${PROGRESS_TUPLE} AS value FROM ledger_progress`;
+export const PROGRESS_PART = `SELECT ${PROGRESS_TUPLE} AS value FROM ${PROGRESS_FROM}`;
 /** The ledger's progress as a scalar subquery (a Progress). */
-export const PROGRESS_SCALAR = `(SELECT ${PROGRESS_TUPLE} FROM ledger_progress)`;
+export const PROGRESS_SCALAR = `(SELECT ${PROGRESS_TUPLE} FROM ${PROGRESS_FROM})`;
 
 export function asOfFrom([lastMs, lastBlock, count]: Progress): DataAsOf {
   if (Number(count) === 0) return { time: null, block: null };

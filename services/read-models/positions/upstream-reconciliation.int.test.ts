@@ -191,17 +191,31 @@ test('each token counted once: matching, size mismatch, only at Polymarket, only
   expect(await reconciliationSummary(h.store, SNAPSHOT + 90_000)).toEqual({ match: 1, explained: 1, drift: 1, sizeDriftShares: 130 });
 });
 
-test('the ledger behind the chain tables within the coverage: its own newest change is its progress', async () => {
-  // The sink and the ledger consume the chain's stream apart: here the sink has stored a fill (inside
-  // the coverage, after the ledger's newest change) that the ledger has not applied.
-  await h.store.insert('chain_ledger', [ledgerRow(buy(UNTRACKED, M1, 0, 1, 0.4, SNAPSHOT + 10_000, 80_001_500))]);
+test('the sink ahead of the ledger within the coverage: the lowest watermark the ledger applied is its progress', async () => {
+  // The sink and the ledger consume the chain's stream apart: here the sink has stored a later range
+  // (its coverage ends 60 s after the snapshot, with a fill inside it) that the ledger has not applied;
+  // the ledger's watermarks are at LATE. Its progress is LATE, not the coverage's end: never a
+  // partition it has not applied.
+  const ahead = { number: 80_003_000, timeMs: SNAPSHOT + 60_000 };
+  await h.store.insert(
+    'chain_contiguous',
+    watermarkKeys(chainLedger.partitions).map((key) => ({
+      source: 'simulator',
+      ledger_group: key,
+      from_block: COVERAGE.from_block,
+      from_time: iso(COVERAGE.from_time_ms),
+      history_start_block: COVERAGE.history_start_block,
+      last_block: ahead.number,
+      last_time: iso(ahead.timeMs),
+    })),
+  );
+  await h.store.insert('chain_ledger', [ledgerRow(buy(UNTRACKED, M1, 0, 1, 0.4, SNAPSHOT + 45_000, 80_002_500))]);
+  await waitFor(async () => (await ledgerCoverage(h.store)).to_block === ahead.number, 5_000, 'the later coverage of the sink');
   expect(await reconcilePositions(h.store, SNAPSHOT + 100_000)).toBe(3);
   expect((await h.get(`/traders/${DRIFTING}`)).body.data.reconciliation).toMatchObject({
-    status: 'explained',
-    // The M4 buy, 30 s before the snapshot.
-    ledger_to_block: 80_001_000,
-    ledger_to_time: iso(SNAPSHOT - 30_000),
-    reasons: { ledger_behind: 3, history_not_covered: 0, unexplained: 0 },
+    status: 'drift',
+    ledger_to_block: LATE.number,
+    ledger_to_time: iso(LATE.timeMs),
   });
 });
 

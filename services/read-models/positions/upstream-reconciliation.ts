@@ -17,7 +17,7 @@ import { DAY_MS, iso } from '../../shared/time.js';
 import type { RunningJob } from '../read-model.js';
 import type { Coverage } from '../../http/types.generated.js';
 import { ledgerCoverage, walletsPredating } from './coverage.js';
-import { positionsGrouped } from './queries.js';
+import { LEDGER_WATERMARKS, positionsGrouped, WATERMARKS_WHOLE } from './queries.js';
 
 /** The Data API rounds sizes (4 decimals in the recorded samples): a difference within this many micro-shares is a match. */
 const SIZE_TOLERANCE_MICRO = 100n;
@@ -270,16 +270,18 @@ export function reconciliationStatus(r: Pick<WalletReconciliation, 'differences'
 /**
  * The ledger's progress at the check. With a chain coverage: its end (to_block, to_time) when the
  * ledger has applied every settlement event the chain tables hold up to it (none is newer than the
- * ledger's newest applied chain change), otherwise that newest change. Without one: the newest change
- * the ledger applied (Data API records). The ledger's partitions advance apart and its progress is
- * their newest change, so a lag within one partition can read as caught up: then a difference is
- * called a drift, never excused.
+ * ledger's progress), otherwise its progress. The ledger's progress is the lowest watermark over the
+ * chain ledger's partitions once each has one (queries.ts, PROGRESS_TUPLE): its partitions advance
+ * apart, and their newest change would read a partition still waiting as caught up. Before that, and
+ * without a chain coverage, the newest change the ledger applied (Data API records).
  */
 async function ledgerProgress(store: AnalyticsStore, coverage: Coverage): Promise<LedgerProgress> {
   const chain = coverage.to_time !== null && coverage.to_block !== null;
   const [applied] = await store.query<{ time: number | null; block: string | null }>(
-    `SELECT if(count() = 0, NULL, toUnixTimestamp64Milli(max(last_time))) AS time, if(count() = 0, NULL, toString(max(last_block))) AS block
-       FROM ledger_progress WHERE {chain:Bool} = false OR origin = 'chain'`,
+    `SELECT if(${WATERMARKS_WHOLE}, marks.ms, newest.time) AS time, if(${WATERMARKS_WHOLE}, marks.block, newest.block) AS block
+       FROM (SELECT if(count() = 0, NULL, toUnixTimestamp64Milli(max(last_time))) AS time, if(count() = 0, NULL, toString(max(last_block))) AS block
+               FROM ledger_progress WHERE {chain:Bool} = false OR origin = 'chain') AS newest
+      CROSS JOIN ${LEDGER_WATERMARKS} AS marks`,
     { chain },
   );
   const appliedMs = applied?.time == null ? null : Number(applied.time);

@@ -74,7 +74,7 @@ export interface BoardRow {
   valued_ms: number | null;
   /** The build's time (a page) or the request's (live): stats_as_of of a wallet never valued. */
   built_ms: number;
-  /** The ledger's newest change's time the figures include (0 before any). */
+  /** The time up to which the figures include every change of the ledger (its progress; 0 before any). */
   data_ms: number;
 }
 

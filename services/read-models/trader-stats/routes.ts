@@ -1,7 +1,7 @@
 /**
  * Trader intelligence over the position ledger: per-wallet statistics and daily PnL curve from the
  * wallet's pre-aggregated rows; leaderboard and browse from one row per wallet.
- * Every response carries data_as_of: the newest change the ledger had applied when the rows served
+ * Every response carries data_as_of: how far the ledger held every change when the rows served
  * were read (a wallet's snapshot lags the ledger by up to a refresher run:
  * ../positions/wallet-snapshots.ts), and coverage: from which block the figures are whole
  * (../positions/coverage.ts); in `data` where it is one object, beside `pagination` where it is a page

@@ -206,7 +206,7 @@ class LeaderEntry(Model):
     fees_paid_30d_usdc: Optional[Decimal] = Field(None, description="The same over the last 30 UTC days; null on category boards.")
     last_trade_at: Optional[Timestamp] = Field(None, description="Block time of the wallet's newest fill; null on category boards and for a wallet without fills.")
     stats_as_of: Timestamp = Field(description="When this wallet's mark-dependent figures (unrealized_pnl, total_pnl, won, lost, win_rate_pct, risk_score) were last valued (the board's build, or the request, for a wallet never valued); realized PnL, volume and trades are as of data_as_of.")
-    data_as_of: Optional[Timestamp] = Field(None, description="Block time of the newest change the position ledger had applied when the board was read: at its last build for a page a board without a category serves from its build, at the request for a page ranked when requested (category boards, pages past the build's depth: see /leaderboard; null before any).")
+    data_as_of: Optional[Timestamp] = Field(None, description="The block time up to which the position ledger held every change (as TraderStats' data_as_of) when the board was read: at its last build for a page a board without a category serves from its build, at the request for a page ranked when requested (category boards, pages past the build's depth: see /leaderboard; null before any).")
     wallet_predates: bool = Field(description="The wallet's TraderCoverage.wallet_predates against the response's coverage, as of the request: true when the ledger shows it active before the coverage, so its figures here miss part of its history. Always false when the coverage is complete.")
 
 
@@ -279,8 +279,8 @@ class TraderStats(Model):
     last_trade_at: Optional[Timestamp] = Field(description="Block time of the wallet's newest fill (a later split, merge, conversion or redemption is not a trade); null as for first_trade_at.")
     basis: str = Field(description="What the figures are computed from.")
     reconciliation: Optional[PositionReconciliation] = Field(description="The wallet's open positions compared with Polymarket's own (Data API /positions), for wallets the service tracks (TRACKED_WALLETS and the top wallets by taker volume); null for any other wallet. docs/POSITIONS.md explains why the two can legitimately differ.")
-    data_as_of: Optional[Timestamp] = Field(description="Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request.")
-    data_as_of_block: Optional[int] = Field(None, description="The Polygon block of that change (null when the newest change came from the Data API).")
+    data_as_of: Optional[Timestamp] = Field(description="Freshness: the block time up to which the position ledger held every change when the wallet's rows served here were read (null before it applied any). Figures include every change up to it, and may include later ones: the ledger applies the partitions of its input apart, so with the chain source this is the lowest of their watermarks (the chain source marks each partition after every block range it reads); without it, the newest change applied. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request.")
+    data_as_of_block: Optional[int] = Field(None, description="The Polygon block of that time (null without the chain source: the newest change came from the Data API).")
     coverage: TraderCoverage
 
 
@@ -339,7 +339,7 @@ class PositionReconciliation(Model):
     source: str = Field(description="What the positions were compared with.")
     snapshot_at: Timestamp
     checked_at: Timestamp
-    ledger_as_of: Optional[Timestamp] = Field(description="Block time of the newest change the ledger had applied at the check.")
+    ledger_as_of: Optional[Timestamp] = Field(description="How far the ledger held every change at the check: the end of the chain coverage when it had applied all of it, else its progress (as data_as_of).")
     positions: PositionReconciliationPositions
     size_drift_shares: Decimal = Field(description="Sum over the tokens that differ of |Polymarket's size - the ledger's|.")
     value_usdc: PositionReconciliationValueUsdc
@@ -359,8 +359,8 @@ class PnlCurve(Model):
     wallet: str
     coverage: Coverage
     days: int
-    data_as_of: Optional[Timestamp] = Field(description="Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request.")
-    data_as_of_block: Optional[int] = Field(None, description="The Polygon block of that change (null when the newest change came from the Data API).")
+    data_as_of: Optional[Timestamp] = Field(description="Freshness: the block time up to which the position ledger held every change when the wallet's rows served here were read (null before it applied any). Figures include every change up to it, and may include later ones: the ledger applies the partitions of its input apart, so with the chain source this is the lowest of their watermarks (the chain source marks each partition after every block range it reads); without it, the newest change applied. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request.")
+    data_as_of_block: Optional[int] = Field(None, description="The Polygon block of that time (null without the chain source: the newest change came from the Data API).")
     points: list[PnlCurvePoint]
 
 
@@ -391,8 +391,8 @@ class Positions(Model):
     pagination: Pagination = Field(description="The page of `positions` this is: pass `next_cursor` as `cursor` (same wallet) for the next one. Inside `data`, beside the list it pages, as the response is one object.")
     coverage: Coverage
     as_of: Timestamp
-    data_as_of: Optional[Timestamp] = Field(description="Freshness: block time of the newest change the position ledger had applied when the wallet's rows served here were read (null before it applied any). Figures include every change up to it. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request.")
-    data_as_of_block: Optional[int] = Field(None, description="The Polygon block of that change (null when the newest change came from the Data API).")
+    data_as_of: Optional[Timestamp] = Field(description="Freshness: the block time up to which the position ledger held every change when the wallet's rows served here were read (null before it applied any). Figures include every change up to it, and may include later ones: the ledger applies the partitions of its input apart, so with the chain source this is the lowest of their watermarks (the chain source marks each partition after every block range it reads); without it, the newest change applied. The rows are the wallet's snapshot, rebuilt after each change of the wallet (every 5 s by default: WALLET_SNAPSHOTS_INTERVAL_MS); a wallet without one yet is read from the ledger's tables at the request.")
+    data_as_of_block: Optional[int] = Field(None, description="The Polygon block of that time (null without the chain source: the newest change came from the Data API).")
     positions: list[PositionsPosition]
 
 
