@@ -124,7 +124,7 @@ export function cashIdentity(population: Population, hasTruth: boolean): CheckRe
     return skipped('1', name, 'needs each wallet’s cash flows (splits, merges, redemptions), which /v1 does not serve: give --truth');
   const tally = new Tally('1', name, '0 micro: cost out + basis left = cost paid in, and both sides use the served values');
   for (const w of population.wallets) {
-    if (!w.truth) continue;
+    if (!w.truth || w.movedTo) continue;
     let unrealized = 0n;
     let held = 0n;
     for (const p of w.positions.positions) {
@@ -178,8 +178,13 @@ export function zeroSum(population: Population, hasTruth: boolean): CheckResult[
   const truthTally = new Tally('2t', truthName, '0 micro', 'markets');
   // Each wallet's truth and the positions the API serves for it (none for a wallet it does not know).
   const accounts: Array<{ truth: TruthWallet; positions: ApiPosition[] }> = [];
-  for (const w of population.wallets) if (w.truth) accounts.push({ truth: w.truth, positions: w.positions.positions });
   const unreadMarkets = new Set<string>();
+  for (const w of population.wallets) {
+    if (!w.truth) continue;
+    accounts.push({ truth: w.truth, positions: w.positions.positions });
+    // A wallet that moved while read: its markets are not summed at one position.
+    if (w.movedTo) for (const m of [...w.truth.markets, ...w.movedTo.markets]) unreadMarkets.add(m.market_id);
+  }
   let unreadWithoutTruth = false;
   for (const u of population.unread) {
     if (u.reason === 'unknown' && u.truth) accounts.push({ truth: u.truth, positions: [] });
@@ -301,7 +306,7 @@ function shares(population: Population, hasTruth: boolean): CheckResult {
       api.set(p.asset_id, held);
       if (held < 0n) problems.push(`${p.asset_id.slice(0, 8)} negative ${shown(held)}`);
     }
-    if (hasTruth && w.truth) {
+    if (hasTruth && w.truth && !w.movedTo) {
       const truth = new Map(w.truth.tokens.map((t) => [t.token_id, BigInt(t.shares_micro)]));
       for (const token of new Set([...api.keys(), ...truth.keys()])) {
         const a = api.get(token) ?? 0n;
@@ -330,7 +335,7 @@ function unrealizedAtApiMarks(w: WalletObservation, truth: TruthWallet): bigint 
 }
 
 /** 4 Every served figure against the truth's, per figure. */
-function againstTruth(population: Population, hasTruth: boolean): CheckResult[] {
+export function againstTruth(population: Population, hasTruth: boolean): CheckResult[] {
   const figures = ['realized', 'unrealized', 'volume', 'trades', 'markets_traded', 'fees', 'won', 'lost', 'daily_curve'] as const;
   if (!hasTruth) return figures.map((f) => skipped(`4 ${f}`, `${f} = truth`, 'no truth: the simulator is not there in production'));
   const t = Object.fromEntries(
@@ -346,28 +351,45 @@ function againstTruth(population: Population, hasTruth: boolean): CheckResult[] 
   for (const w of population.wallets) {
     const truth = w.truth;
     if (!truth) continue;
+    // A wallet that moved while read is held between its truth at data_as_of and its truth after the
+    // reads (equal to one of them when one change lies between); every other wallet to its truth exactly.
+    const later = w.movedTo ?? truth;
     const life = w.trader.lifetime;
-    const exact = (tally: Tally, api: bigint, want: bigint) =>
-      tally.see(api === want, () => `${short(w.wallet)} API ${shown(api)} truth ${shown(want)} (off ${shown(api - want)})`);
-    const count = (tally: Tally, api: number, want: number) => tally.see(api === want, () => `${short(w.wallet)} API ${api} truth ${want}`);
-    exact(t.realized, usdcMicro(life.total_realized_pnl), BigInt(truth.realized_micro));
+    const within = (api: bigint, a: bigint, b: bigint, slack = 0n) => api >= (a < b ? a : b) - slack && api <= (a < b ? b : a) + slack;
+    const wanted = (a: bigint, b: bigint, show: (v: bigint) => string) => (a === b ? show(a) : `${show(a)}..${show(b)}`);
+    const exact = (tally: Tally, api: bigint, want: bigint, after: bigint) =>
+      tally.see(
+        within(api, want, after),
+        () => `${short(w.wallet)} API ${shown(api)} truth ${wanted(want, after, shown)} (off ${shown(api - want)})`,
+      );
+    const count = (tally: Tally, api: number, want: number, after: number) =>
+      tally.see(
+        within(BigInt(api), BigInt(want), BigInt(after)),
+        () => `${short(w.wallet)} API ${api} truth ${wanted(BigInt(want), BigInt(after), String)}`,
+      );
+    exact(t.realized, usdcMicro(life.total_realized_pnl), BigInt(truth.realized_micro), BigInt(later.realized_micro));
     const served = w.positions.positions.reduce((sum, p) => sum + usdcMicro(p.unrealized_pnl_usdc), 0n);
     const want = unrealizedAtApiMarks(w, truth);
-    const heldPositions = BigInt(truth.tokens.filter((tok) => tok.held_micro !== '0').length);
+    const wantLater = unrealizedAtApiMarks(w, later);
+    const heldPositions = BigInt(Math.max(...[truth, later].map((x) => x.tokens.filter((tok) => tok.held_micro !== '0').length)));
     t.unrealized.see(
-      served - want <= heldPositions && want - served <= heldPositions,
-      () => `${short(w.wallet)} API ${shown(served)} truth at API marks ${shown(want)} (off ${shown(served - want)})`,
+      within(served, want, wantLater, heldPositions),
+      () => `${short(w.wallet)} API ${shown(served)} truth at API marks ${wanted(want, wantLater, shown)} (off ${shown(served - want)})`,
     );
-    exact(t.volume, usdcMicro(life.volume_usdc), BigInt(truth.volume_micro));
-    count(t.trades, life.trades, truth.trades);
-    count(t.markets_traded, life.markets_traded, truth.markets_traded);
-    exact(t.fees, usdcMicro(life.fees_paid_usdc), BigInt(truth.fees_micro));
-    count(t.won, life.won, truth.won);
-    count(t.lost, life.lost, truth.lost);
+    exact(t.volume, usdcMicro(life.volume_usdc), BigInt(truth.volume_micro), BigInt(later.volume_micro));
+    count(t.trades, life.trades, truth.trades, later.trades);
+    count(t.markets_traded, life.markets_traded, truth.markets_traded, later.markets_traded);
+    exact(t.fees, usdcMicro(life.fees_paid_usdc), BigInt(truth.fees_micro), BigInt(later.fees_micro));
+    count(t.won, life.won, truth.won, later.won);
+    count(t.lost, life.lost, truth.lost, later.lost);
+    const realizedThrough = (account: TruthWallet, date: string) =>
+      account.realized_by_day.filter((d) => d.date <= date).reduce((sum, d) => sum + BigInt(d.realized_micro), 0n);
     const wrongDays: string[] = [];
     for (const point of w.curve.points) {
-      const cumulative = truth.realized_by_day.filter((d) => d.date <= point.date).reduce((sum, d) => sum + BigInt(d.realized_micro), 0n);
-      if (usdcMicro(point.realized) !== cumulative) wrongDays.push(`${point.date} API ${point.realized} truth ${shown(cumulative)}`);
+      const cumulative = realizedThrough(truth, point.date);
+      const cumulativeLater = realizedThrough(later, point.date);
+      if (!within(usdcMicro(point.realized), cumulative, cumulativeLater))
+        wrongDays.push(`${point.date} API ${point.realized} truth ${wanted(cumulative, cumulativeLater, shown)}`);
     }
     t.daily_curve.see(wrongDays.length === 0, () => `${short(w.wallet)} ${wrongDays.length} days, e.g. ${wrongDays[0]}`);
   }

@@ -5,7 +5,7 @@
  * in as its cost paid, both wallets would be violations.
  */
 import type { Population, WalletObservation } from './collect.js';
-import { cashIdentity, coverage, zeroSum } from './checks.js';
+import { againstTruth, cashIdentity, coverage, zeroSum } from './checks.js';
 import type { ApiCurve, ApiPositions, ApiTrader, TruthWallet } from './sources.js';
 
 function wallet(
@@ -262,5 +262,67 @@ describe('the zero sum with a conversion', () => {
       [2, 2],
       [2, 2],
     ]);
+  });
+});
+
+/**
+ * Check 4 on a live system: a wallet whose truth is the same at data_as_of and after the reads is held
+ * to it exactly; one that moved between the two (it traded, or one of its markets resolved) may be
+ * served anywhere between them, never outside.
+ */
+describe('check 4 against a wallet that moved while read', () => {
+  const figures = (trades: number, won: number, volume: number) => ({ trades, won, volume });
+  const truthOf = (f: ReturnType<typeof figures>) =>
+    ({
+      address: '0xa',
+      realized_micro: '0',
+      volume_micro: String(f.volume * 1_000_000),
+      trades: f.trades,
+      markets_traded: 1,
+      fees_micro: '0',
+      won: f.won,
+      lost: 0,
+      realized_by_day: [],
+      tokens: [],
+      markets: [],
+    }) as unknown as TruthWallet;
+  const observed = (api: ReturnType<typeof figures>, atAsOf: ReturnType<typeof figures>, after?: ReturnType<typeof figures>) =>
+    ({
+      wallet: '0xa',
+      trader: {
+        lifetime: {
+          total_realized_pnl: 0,
+          volume_usdc: api.volume,
+          trades: api.trades,
+          markets_traded: 1,
+          fees_paid_usdc: 0,
+          won: api.won,
+          lost: 0,
+        },
+      } as unknown as ApiTrader,
+      positions: { positions: [] } as unknown as ApiPositions,
+      curve: { points: [] } as unknown as ApiCurve,
+      truth: truthOf(atAsOf),
+      ...(after ? { movedTo: truthOf(after) } : {}),
+    }) as WalletObservation;
+  const violations = (w: WalletObservation) => Object.fromEntries(againstTruth(population([w]), true).map((r) => [r.id, r.violations]));
+
+  test('a still wallet is held exactly', () => {
+    expect(violations(observed(figures(10, 0, 100), figures(10, 0, 100)))).toMatchObject({ '4 trades': 0, '4 won': 0, '4 volume': 0 });
+    expect(violations(observed(figures(11, 1, 101), figures(10, 0, 100)))).toMatchObject({ '4 trades': 1, '4 won': 1, '4 volume': 1 });
+  });
+
+  test('a moved wallet is held between its two truths, inclusive, and never outside', () => {
+    const atAsOf = figures(10, 0, 100);
+    const after = figures(12, 2, 120);
+    for (const api of [figures(10, 0, 100), figures(11, 2, 110), figures(12, 2, 120)])
+      expect(violations(observed(api, atAsOf, after))).toMatchObject({ '4 trades': 0, '4 won': 0, '4 volume': 0 });
+    expect(violations(observed(figures(9, 3, 99), atAsOf, after))).toMatchObject({ '4 trades': 1, '4 won': 1, '4 volume': 1 });
+    expect(violations(observed(figures(13, 0, 121), atAsOf, after))).toMatchObject({ '4 trades': 1, '4 won': 0, '4 volume': 1 });
+  });
+
+  test('checks 1 and 3 leave a moved wallet out, as the zero sum leaves out its markets', () => {
+    const moved = observed(figures(11, 0, 110), figures(10, 0, 100), figures(12, 0, 120));
+    expect(cashIdentity(population([moved]), true)).toMatchObject({ checked: 0 });
   });
 });

@@ -2,8 +2,10 @@
  * Reads the population: every wallet the service ranks (the volume board, paged to its end) and every
  * wallet the simulator's truth knows, then per wallet its statistics, positions and daily curve read at
  * one ledger position (the three responses must name the same data_as_of; read again otherwise), and
- * the truth's account as of that same block time.
+ * the truth's account as of that same block time and, on a live demo, now (a wallet that moved between
+ * the two is read again after a pause, and held to bounds if it never keeps still).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { forEachBounded } from './http.js';
 import type { ApiCurve, ApiPositions, ApiTrader, ServiceApi, SimulatorTruthApi, TruthWallet } from './sources.js';
 
@@ -14,6 +16,14 @@ export interface WalletObservation {
   curve: ApiCurve;
   /** The truth at the API's data_as_of (null without a truth, or when the truth does not know the wallet). */
   truth: TruthWallet | null;
+  /**
+   * The truth after the reads, when it differed from `truth` at every attempt: the wallet moved (a fill,
+   * a resolution of one of its markets) between the API's data_as_of and the reads, so the API may
+   * serve any state between the two (data_as_of is how far the ledger holds every change; a partition
+   * applied further, or a resolution the catalog learnt, shows already). Held to bounds (check 4), not
+   * to exact equality (checks 1, 2 and 3 skip it).
+   */
+  movedTo?: TruthWallet;
 }
 
 /**
@@ -40,8 +50,10 @@ export interface CollectOptions {
   maxPages: number;
   concurrency: number;
   curveDays: number;
-  /** Read attempts per wallet before giving up on reads that agree. */
+  /** Read attempts per wallet before giving up on reads that agree (or, for a wallet that moved, on reading it still). */
   readAttempts: number;
+  /** Wait before reading a wallet that moved again, times the attempt. */
+  settleMs: number;
 }
 
 export async function collect(api: ServiceApi, truth: SimulatorTruthApi | null, options: CollectOptions): Promise<Population> {
@@ -66,8 +78,19 @@ export async function collect(api: ServiceApi, truth: SimulatorTruthApi | null, 
       const asOf = trader.data_as_of;
       if (asOf !== positions.data_as_of || asOf !== curve.data_as_of) continue;
       const account = truth && asOf !== null ? await truth.wallet(wallet, asOf) : null;
-      wallets.push({ wallet, trader, positions, curve, truth: account });
-      return;
+      // On a live demo: the truth now, read after the API's answers, bounds what they can hold.
+      const now = account && truth ? await truth.wallet(wallet) : null;
+      if (!now || JSON.stringify(now) === JSON.stringify(account)) {
+        wallets.push({ wallet, trader, positions, curve, truth: account });
+        return;
+      }
+      if (attempt === options.readAttempts) {
+        wallets.push({ wallet, trader, positions, curve, truth: account, movedTo: now });
+        return;
+      }
+      // A wallet trading right now is read again once it has been still a moment.
+      await sleep(options.settleMs * attempt);
+      continue;
     }
     unread.push({
       wallet,
