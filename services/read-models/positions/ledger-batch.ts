@@ -92,7 +92,8 @@ export class Batch {
   readonly states = new Map<string, KeyState>();
   private readonly pending = new Map<string, LedgerRow[]>();
   private readonly isoTexts = new Map<number, string>();
-  private readonly deferred = new Map<string, { added: Leg[]; removed: Set<string> }>();
+  /** Per key: legs to apply in one rewind after the batch, the rows it removes, and which Data API twins each added leg replaces. */
+  private readonly deferred = new Map<string, { added: Leg[]; removed: Set<string>; twinsOf: Map<Leg, string[]> }>();
   private readonly stored = new Map<string, LedgerRow[]>();
   /** Keys known to have no stored row (not in the key filter, or no state in position_head). */
   private readonly neverStored = new Set<string>();
@@ -259,11 +260,28 @@ export class Batch {
     await this.applyLegs(event, this.legsOf(event), 0);
   }
 
+  /**
+   * A reorg orphaned the block: its changes leave the ledger. Those stored before this batch are read
+   * by prepare; the block's changes this batch applied before the retraction (appended, or waiting for
+   * their key's rewind: behind its last change, or replacing a Data API twin) are not stored yet and go
+   * too. The replacement block's changes come as new events, often in the same batch.
+   */
   private async applyRetraction(event: Extract<LedgerEvent, { kind: 'block_retracted' }>): Promise<void> {
-    const voided = this.retracted.get(`${event.blockHash}|${event.ledgerGroup}`) ?? [];
     const byKey = new Map<string, Set<string>>();
-    for (const row of voided)
-      byKey.set(keyOf(row.wallet, row.asset_id), (byKey.get(keyOf(row.wallet, row.asset_id)) ?? new Set()).add(row.event_id));
+    const remove = (key: string, eventId: string) => byKey.set(key, (byKey.get(key) ?? new Set()).add(eventId));
+    for (const row of this.retracted.get(`${event.blockHash}|${event.ledgerGroup}`) ?? [])
+      remove(keyOf(row.wallet, row.asset_id), row.event_id);
+    for (const [key, rows] of this.pending)
+      for (const row of rows) if (Number(row.sign) > 0 && row.block_hash === event.blockHash) remove(key, row.event_id);
+    for (const [key, entry] of this.deferred) {
+      const orphaned = entry.added.filter((leg) => leg.meta.blockHash === event.blockHash);
+      if (orphaned.length === 0) continue;
+      entry.added = entry.added.filter((leg) => !orphaned.includes(leg));
+      // A Data API twin an orphaned leg would have replaced stays, unless a remaining leg replaces it too.
+      const kept = new Set(entry.added.flatMap((leg) => entry.twinsOf.get(leg) ?? []));
+      for (const leg of orphaned) for (const id of entry.twinsOf.get(leg) ?? []) if (!kept.has(id)) entry.removed.delete(id);
+      if (entry.added.length === 0 && entry.removed.size === 0) this.deferred.delete(key);
+    }
     for (const [key, ids] of byKey) await this.rewind(key, [], ids);
   }
 
@@ -325,9 +343,10 @@ export class Batch {
 
   /** Older than what is applied, or replacing a Data API twin: one rewind per (wallet, token) and batch, after its other changes. */
   private defer(key: string, leg: Leg, removed: string[]): void {
-    const entry = this.deferred.get(key) ?? { added: [], removed: new Set<string>() };
+    const entry = this.deferred.get(key) ?? { added: [], removed: new Set<string>(), twinsOf: new Map<Leg, string[]>() };
     entry.added.push(leg);
     for (const id of removed) entry.removed.add(id);
+    if (removed.length > 0) entry.twinsOf.set(leg, removed);
     this.deferred.set(key, entry);
   }
 
