@@ -4,8 +4,11 @@
  * trades in it), holding that second's journal entries as transactions in journal order.
  *
  * A reorg replaces the last `depth` blocks: they get new hashes (and so every later block a new
- * parent), and their transactions come in reverse order, so every orphaned log is replaced by a log
- * with another block hash and log index. Blocks are rebuilt on demand; the latest ones are cached.
+ * parent), and their logs are numbered from the block's fork count (a log of another contract first,
+ * as far as the exchanges' logs tell), so every orphaned log is replaced by a log with another block
+ * hash and log index. The transactions keep their order: reversing them (as this once did) put a sale
+ * before the split that funded it, a block no chain can have. Blocks are rebuilt on demand; the
+ * latest ones are cached.
  */
 import { keccak256, toHex } from 'viem';
 import { POLYGON_CHAIN_ID } from '../services/chain/polygon-contracts.js';
@@ -92,8 +95,7 @@ export class SimulatedChain {
     const second = this.secondOfBlock(number);
     const [start, end] = this.state.journal.range(second, second);
     const entries = this.state.journal.entries.slice(start, end);
-    if (fork % 2 === 1) entries.reverse();
-    let logIndex = 0;
+    let logIndex = fork;
     const transactions = entries.map((entry: JournalEntry) => {
       const tx = this.transactions.transaction(entry);
       const placed = { ...tx, logIndexStart: logIndex };
@@ -161,12 +163,7 @@ export class SimulatedChain {
     return transactionIndex < 0 ? null : { block, transactionIndex };
   }
 
-  /** Whether the block's transactions are in reverse journal order (an odd number of reorgs replaced it). */
-  reversed(number: number): boolean {
-    return (this.forks.get(number) ?? 0) % 2 === 1;
-  }
-
-  /** Replaces the newest `depth` blocks with a competing fork (new hashes, transactions reordered). */
+  /** Replaces the newest `depth` blocks with a competing fork (new hashes and log indexes). */
   reorg(depth: number): { from: number; to: number } {
     return this.reorgFrom(this.head() - depth + 1);
   }

@@ -7,7 +7,7 @@
  * definitions (api/openapi.yaml, docs/POSITIONS.md, definitions.md) and shares no code with the ledger.
  *
  * Everything is bigint micro-units (USDC and shares both have 6 decimals). Changes apply in chain order:
- * by second (block), then in the block's transaction order, which a reorg reverses (chain.ts).
+ * by second (block), then in the block's transaction order (journal order; a reorg keeps it: chain.ts).
  */
 import type { JournalEntry } from './chain-journal.js';
 import { redemptionAmounts } from './chain-transactions.js';
@@ -326,7 +326,6 @@ export class SimulatorTruth {
   private indexed = 0;
   private lastIndexed: JournalEntry | undefined;
   private readonly transferCosts = new Map<ShareTransfer, bigint[]>();
-  private costsAtReorgs = 0;
 
   constructor(
     private readonly state: SimulatorState,
@@ -356,14 +355,10 @@ export class SimulatorTruth {
 
   /**
    * The cost each leg of a transfer takes from its sender: the sender's book replayed in chain order up to
-   * the transfer (the receiver's cost is the sender's, by definition). Cached per transfer until the next
-   * reorg, which may reorder the sender's history.
+   * the transfer (the receiver's cost is the sender's, by definition). Cached per transfer: a reorg
+   * renumbers logs but keeps the order.
    */
   private costsSent(entry: Extract<JournalEntry, { kind: 'transfer' }>): bigint[] {
-    if (this.costsAtReorgs !== this.chain.reorgs) {
-      this.transferCosts.clear();
-      this.costsAtReorgs = this.chain.reorgs;
-    }
     const cached = this.transferCosts.get(entry.transfer);
     if (cached) return cached;
     const sender = entry.transfer.fromWalletIndex;
@@ -377,20 +372,11 @@ export class SimulatorTruth {
     return costs;
   }
 
-  /** Entries up to `throughSecond` in chain order: by second, a reorged block's transactions reversed. */
+  /** Entries up to `throughSecond` in chain order, which is journal order (a reorg renumbers logs, never reorders). */
   private chainOrder(entries: readonly JournalEntry[], throughSecond: number): JournalEntry[] {
-    const out: JournalEntry[] = [];
-    let start = 0;
-    while (start < entries.length && (entries[start] as JournalEntry).second <= throughSecond) {
-      const second = (entries[start] as JournalEntry).second;
-      let end = start;
-      while (end < entries.length && (entries[end] as JournalEntry).second === second) end++;
-      const block = entries.slice(start, end);
-      if (this.chain.reversed(this.chain.blockOfSecond(second))) block.reverse();
-      out.push(...block);
-      start = end;
-    }
-    return out;
+    let end = 0;
+    while (end < entries.length && (entries[end] as JournalEntry).second <= throughSecond) end++;
+    return entries.slice(0, end);
   }
 
   private apply(book: WalletBook, walletIndex: number, entry: JournalEntry): void {

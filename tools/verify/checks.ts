@@ -396,6 +396,12 @@ export function againstTruth(population: Population, hasTruth: boolean): CheckRe
   return figures.map((f) => t[f].result());
 }
 
+/** Whether one wallet agrees with its truth on every per-wallet check (1, 3 and 4): collect.ts reads a still wallet that does not again. */
+export function agreesWithTruth(observation: WalletObservation): boolean {
+  const one: Population = { wallets: [observation], unread: [], listed: { board: 1, truth: 1, union: 1, truncated: false } };
+  return [cashIdentity(one, true), shares(one, true), ...againstTruth(one, true)].every((result) => result.violations === 0);
+}
+
 export function runChecks(population: Population, hasTruth: boolean): CheckResult[] {
   return [
     coverage(population),

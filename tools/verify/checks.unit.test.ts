@@ -31,6 +31,7 @@ function wallet(
         : [],
     } as unknown as ApiPositions,
     curve: { points: [] } as unknown as ApiCurve,
+    reads: 1,
     truth: {
       address,
       cash_paid_micro: cash.paid,
@@ -98,6 +99,7 @@ describe('a wallet the API does not know', () => {
       positions: held.map((h) => ({ asset_id: h.asset, market_id: market, size_shares_micro: h.shares })),
     } as unknown as ApiPositions,
     curve: { points: [] } as unknown as ApiCurve,
+    reads: 1,
     truth,
   });
   const a = truthOf('0xa', '40000000', '0', [token('yes', 0, '0')]);
@@ -171,6 +173,7 @@ const held = (
       positions: tokens.filter((t) => t.shares !== '0').map((t) => ({ asset_id: t.id, market_id: t.market, size_shares_micro: t.shares })),
     } as unknown as ApiPositions,
     curve: { points: [] } as unknown as ApiCurve,
+    reads: 1,
     truth,
   } satisfies WalletObservation;
 };
@@ -302,6 +305,7 @@ describe('check 4 against a wallet that moved while read', () => {
       } as unknown as ApiTrader,
       positions: { positions: [] } as unknown as ApiPositions,
       curve: { points: [] } as unknown as ApiCurve,
+      reads: 1,
       truth: truthOf(atAsOf),
       ...(after ? { movedTo: truthOf(after) } : {}),
     }) as WalletObservation;

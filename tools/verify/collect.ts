@@ -2,8 +2,9 @@
  * Reads the population: every wallet the service ranks (the volume board, paged to its end) and every
  * wallet the simulator's truth knows, then per wallet its statistics, positions and daily curve read at
  * one ledger position (the three responses must name the same data_as_of; read again otherwise), and
- * the truth's account as of that same block time and, on a live demo, now (a wallet that moved between
- * the two is read again after a pause, and held to bounds if it never keeps still).
+ * the truth's account as of that same block time and, on a live demo, now: a wallet that moved between
+ * the two, or one still that differs from its truth, is read again after a pause (a wallet never still
+ * is held to bounds; one still and different at the last read is a violation).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { forEachBounded } from './http.js';
@@ -24,6 +25,8 @@ export interface WalletObservation {
    * to exact equality (checks 1, 2 and 3 skip it).
    */
   movedTo?: TruthWallet;
+  /** Reads it took (1: the first agreed, or there is no truth). */
+  reads: number;
 }
 
 /**
@@ -52,8 +55,10 @@ export interface CollectOptions {
   curveDays: number;
   /** Read attempts per wallet before giving up on reads that agree (or, for a wallet that moved, on reading it still). */
   readAttempts: number;
-  /** Wait before reading a wallet that moved again, times the attempt. */
+  /** Wait before reading a wallet that moved (or differs from its truth) again, times the attempt. */
   settleMs: number;
+  /** Whether a still wallet's figures agree with its truth (checks.ts); one that does not is read again. */
+  agrees: (observation: WalletObservation) => boolean;
 }
 
 export async function collect(api: ServiceApi, truth: SimulatorTruthApi | null, options: CollectOptions): Promise<Population> {
@@ -80,17 +85,21 @@ export async function collect(api: ServiceApi, truth: SimulatorTruthApi | null, 
       const account = truth && asOf !== null ? await truth.wallet(wallet, asOf) : null;
       // On a live demo: the truth now, read after the API's answers, bounds what they can hold.
       const now = account && truth ? await truth.wallet(wallet) : null;
+      const observation: WalletObservation = { wallet, trader, positions, curve, truth: account, reads: attempt };
+      const last = attempt === options.readAttempts;
       if (!now || JSON.stringify(now) === JSON.stringify(account)) {
-        wallets.push({ wallet, trader, positions, curve, truth: account });
-        return;
-      }
-      if (attempt === options.readAttempts) {
-        wallets.push({ wallet, trader, positions, curve, truth: account, movedTo: now });
+        // A still wallet the service has not caught up with (the catalog learns a resolution seconds
+        // after the chain's) is read again; what still differs at the last read is a violation.
+        if (!now || last || options.agrees(observation)) {
+          wallets.push(observation);
+          return;
+        }
+      } else if (last) {
+        wallets.push({ ...observation, movedTo: now });
         return;
       }
       // A wallet trading right now is read again once it has been still a moment.
       await sleep(options.settleMs * attempt);
-      continue;
     }
     unread.push({
       wallet,

@@ -11,7 +11,7 @@
  */
 import { parseArgs } from 'node:util';
 import { readTruthEndpoint } from '../../simulator/truth-endpoint.js';
-import { runChecks } from './checks.js';
+import { agreesWithTruth, runChecks } from './checks.js';
 import { collect } from './collect.js';
 import { BoundedHttp } from './http.js';
 import { lastRun, table, toleranceNotes, writeLastRun } from './report.js';
@@ -67,11 +67,18 @@ const api = new ServiceApi(http, apiBase, key);
 const truth = truthUrl ? new SimulatorTruthApi(http, truthUrl.replace(/\/$/, '')) : null;
 try {
   if (!(await api.health())) fail(`${apiBase}/health did not answer`);
-  const population = await collect(api, truth, { maxPages, concurrency, curveDays: days, readAttempts: 5, settleMs: 1_000 });
+  const population = await collect(api, truth, {
+    maxPages,
+    concurrency,
+    curveDays: days,
+    readAttempts: 5,
+    settleMs: 1_000,
+    agrees: agreesWithTruth,
+  });
   const results = runChecks(population, truth !== null);
   const run = lastRun(results, truth !== null, population.wallets.length, Date.now() - started);
   console.log(
-    `verify: ${population.wallets.length} wallets read of ${population.listed.union} listed (board ${population.listed.board}, truth ${population.listed.truth}${population.listed.truncated ? ', listing truncated at --max-pages' : ''}); ${population.unread.length} unread; ${population.wallets.filter((w) => w.movedTo).length} moved while read (held between their truths); truth ${truthUrl ?? 'none'}; ${http.requests} requests in ${Math.round(run.duration_ms / 1000)} s`,
+    `verify: ${population.wallets.length} wallets read of ${population.listed.union} listed (board ${population.listed.board}, truth ${population.listed.truth}${population.listed.truncated ? ', listing truncated at --max-pages' : ''}); ${population.unread.length} unread; ${population.wallets.filter((w) => w.movedTo).length} moved while read (held between their truths), ${population.wallets.filter((w) => !w.movedTo && w.reads > 1).length} read again until still and agreeing; truth ${truthUrl ?? 'none'}; ${http.requests} requests in ${Math.round(run.duration_ms / 1000)} s`,
   );
   for (const { wallet, detail } of population.unread.slice(0, 5)) console.log(`  unread ${wallet}: ${detail}`);
   console.log(table(results));
