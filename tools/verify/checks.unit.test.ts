@@ -325,6 +325,16 @@ describe('check 4 against a wallet that moved while read', () => {
     expect(violations(observed(figures(13, 0, 121), atAsOf, after))).toMatchObject({ '4 trades': 1, '4 won': 0, '4 volume': 1 });
   });
 
+  test('a moved wallet is not held on a figure that can fall (realized, unrealized, the curve)', () => {
+    const results = againstTruth(population([observed(figures(11, 1, 110), figures(10, 0, 100), figures(12, 2, 120))]), true);
+    expect(Object.fromEntries(results.map((r) => [r.id, r.checked]))).toMatchObject({
+      '4 realized': 0,
+      '4 unrealized': 0,
+      '4 daily_curve': 0,
+      '4 trades': 1,
+    });
+  });
+
   test('checks 1 and 3 leave a moved wallet out, as the zero sum leaves out its markets', () => {
     const moved = observed(figures(11, 0, 110), figures(10, 0, 100), figures(12, 0, 120));
     expect(cashIdentity(population([moved]), true)).toMatchObject({ checked: 0 });

@@ -25,8 +25,23 @@ export interface WalletObservation {
    * to exact equality (checks 1, 2 and 3 skip it).
    */
   movedTo?: TruthWallet;
+  /**
+   * The truth after the reads, when only the resolutions of its markets changed since data_as_of (its
+   * fills, splits, merges, redemptions and transfers did not): won and lost are held between the two,
+   * as the service counts a resolution once its catalog has it, whatever its data_as_of.
+   */
+  resolvedTo?: TruthWallet;
   /** Reads it took (1: the first agreed, or there is no truth). */
   reads: number;
+}
+
+/** The two accounts agree but for what a market's resolution changes (its payout, won and lost). */
+function sameFlows(a: TruthWallet, b: TruthWallet): boolean {
+  const flows = ({ won: _won, lost: _lost, markets, ...rest }: TruthWallet) => ({
+    ...rest,
+    markets: markets.map(({ payout: _payout, resolved_at: _at, payout_value_micro: _value, ...market }) => market),
+  });
+  return JSON.stringify(flows(a)) === JSON.stringify(flows(b));
 }
 
 /**
@@ -87,7 +102,9 @@ export async function collect(api: ServiceApi, truth: SimulatorTruthApi | null, 
       const now = account && truth ? await truth.wallet(wallet) : null;
       const observation: WalletObservation = { wallet, trader, positions, curve, truth: account, reads: attempt };
       const last = attempt === options.readAttempts;
-      if (!now || JSON.stringify(now) === JSON.stringify(account)) {
+      // Only a resolution of its markets since: its flows are still, won and lost held between the two.
+      if (now && account && JSON.stringify(now) !== JSON.stringify(account) && sameFlows(now, account)) observation.resolvedTo = now;
+      if (!now || observation.resolvedTo || JSON.stringify(now) === JSON.stringify(account)) {
         // A still wallet the service has not caught up with (the catalog learns a resolution seconds
         // after the chain's) is read again; what still differs at the last read is a violation.
         if (!now || last || options.agrees(observation)) {

@@ -84,3 +84,13 @@ test('a wallet moving at every read is held between its truths', async () => {
   expect(population.wallets[0]).toMatchObject({ reads: 3, movedTo: truthWith(1, 5) });
   expect(againstTruth(population, true).filter((r) => r.violations > 0)).toEqual([]);
 });
+
+test('a still wallet whose market resolved since its data_as_of keeps its exact checks; won and lost are held between', async () => {
+  const { api, truth } = sources([{ won: 1, trades: 3 }], truthWith(0, 3), truthWith(1, 3));
+  const population = await collect(api, truth, options);
+  expect(population.wallets[0]).toMatchObject({ reads: 1, resolvedTo: truthWith(1, 3) });
+  expect(population.wallets[0]!.movedTo).toBeUndefined();
+  const results = againstTruth(population, true);
+  expect(results.filter((r) => r.violations > 0)).toEqual([]);
+  expect(results.find((r) => r.id === '4 realized')).toMatchObject({ checked: 1 });
+});
