@@ -182,8 +182,14 @@ export function zeroSum(population: Population, hasTruth: boolean): CheckResult[
   for (const w of population.wallets) {
     if (!w.truth) continue;
     accounts.push({ truth: w.truth, positions: w.positions.positions });
-    // A wallet that moved while read: its markets are not summed at one position.
-    if (w.movedTo) for (const m of [...w.truth.markets, ...w.movedTo.markets]) unreadMarkets.add(m.market_id);
+    // A wallet that moved while read: the markets it moved in are not summed at one position (one whose
+    // account there is the same in both truths is: nothing of it changed in between).
+    if (w.movedTo) {
+      const before = new Map(w.truth.markets.map((m) => [m.market_id, JSON.stringify(m)]));
+      const after = new Map(w.movedTo.markets.map((m) => [m.market_id, JSON.stringify(m)]));
+      for (const market of new Set([...before.keys(), ...after.keys()]))
+        if (before.get(market) !== after.get(market)) unreadMarkets.add(market);
+    }
   }
   let unreadWithoutTruth = false;
   for (const u of population.unread) {
