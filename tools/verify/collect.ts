@@ -111,6 +111,11 @@ export async function collect(api: ServiceApi, truth: SimulatorTruthApi | null, 
           wallets.push(observation);
           return;
         }
+      } else if (options.agrees({ ...observation, truth: now })) {
+        // The answers hold a later state than data_as_of says (it is a lower bound: a wallet's snapshot
+        // keeps the progress of its last rebuild), and agree exactly with the truth now.
+        wallets.push({ ...observation, truth: now });
+        return;
       } else if (last) {
         wallets.push({ ...observation, movedTo: now });
         return;

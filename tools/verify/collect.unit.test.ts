@@ -94,3 +94,11 @@ test('a still wallet whose market resolved since its data_as_of keeps its exact 
   expect(results.filter((r) => r.violations > 0)).toEqual([]);
   expect(results.find((r) => r.id === '4 realized')).toMatchObject({ checked: 1 });
 });
+
+test('answers past their data_as_of that agree exactly with the truth now are held to it', async () => {
+  const { api, truth } = sources([{ won: 0, trades: 5 }], truthWith(0, 3), truthWith(0, 5));
+  const population = await collect(api, truth, options);
+  expect(population.wallets[0]).toMatchObject({ reads: 1, truth: truthWith(0, 5) });
+  expect(population.wallets[0]!.movedTo).toBeUndefined();
+  expect(againstTruth(population, true).find((r) => r.id === '4 realized')).toMatchObject({ checked: 1, violations: 0 });
+});
