@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm test`: runs every test tier in order and ends with one plain line, `N passed, N failed`,
+ * `npm test`: runs every test tier (in two lanes, below) and ends with one plain line, `N passed, N failed`,
  * totalled over all tiers, so a CI log shows how many tests ran (a tool's own last line, such as
  * Schemathesis' "2 warnings in 17 s", reads as "no test executed").
  *
@@ -14,7 +14,7 @@
  * TEST_TIERS=unit,integration runs a subset (names below). Each tier runs with TMPDIR set to a
  * directory of its own that is removed when the tier ends.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,24 +23,31 @@ import { stripVTControlCharacters } from 'node:util';
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const jest = ['node', '--experimental-vm-modules', 'node_modules/jest/bin/jest.js'];
 
-/** @type {Array<{ name: string; kind: 'check' | 'jest' | 'junit'; command: string[] }>} */
+/**
+ * Two lanes run at once, each its tiers in order: lane `a` the tiers that spread over every core (Jest with a
+ * worker per core), lane `b` the tiers that mostly wait on one demo or engine each (a population, a flood,
+ * Kafka, a fuzzer, the clients' suites). One lane after another left a core idle for most of lane `b`.
+ * TEST_LANES=1 runs every tier in one lane, in the order below.
+ * @type {Array<{ name: string; lane: 'a' | 'b'; kind: 'check' | 'jest' | 'junit'; command: string[] }>}
+ */
 const TIERS = [
-  { name: 'typecheck', kind: 'check', command: ['npm', 'run', '-s', 'typecheck'] },
-  { name: 'lint', kind: 'check', command: ['npm', 'run', '-s', 'lint'] },
+  { name: 'typecheck', lane: 'a', kind: 'check', command: ['npm', 'run', '-s', 'typecheck'] },
+  { name: 'lint', lane: 'a', kind: 'check', command: ['npm', 'run', '-s', 'lint'] },
   // Pure CPU: one worker per core (Jest's default leaves one core idle on a 2-core machine).
-  { name: 'unit', kind: 'jest', command: [...jest, '--selectProjects', 'unit', '--maxWorkers=100%'] },
+  { name: 'unit', lane: 'a', kind: 'jest', command: [...jest, '--selectProjects', 'unit', '--maxWorkers=100%'] },
   // One worker per core, not Jest's default of one fewer (a single worker on a 2-core machine): these
   // suites spend much of their time waiting on their engines and child processes (README, Tests).
-  { name: 'integration', kind: 'jest', command: [...jest, '--selectProjects', 'integration', '--maxWorkers=100%'] },
-  { name: 'e2e', kind: 'jest', command: [...jest, '--selectProjects', 'e2e', '--maxWorkers=100%'] },
-  { name: 'population', kind: 'jest', command: [...jest, '--selectProjects', 'population'] },
-  { name: 'abuse', kind: 'jest', command: [...jest, '--selectProjects', 'abuse'] },
-  { name: 'engines', kind: 'jest', command: [...jest, '--selectProjects', 'engines'] },
-  { name: 'browser', kind: 'jest', command: [...jest, '--selectProjects', 'browser'] },
+  { name: 'integration', lane: 'a', kind: 'jest', command: [...jest, '--selectProjects', 'integration', '--maxWorkers=100%'] },
+  { name: 'e2e', lane: 'a', kind: 'jest', command: [...jest, '--selectProjects', 'e2e', '--maxWorkers=100%'] },
+  { name: 'population', lane: 'b', kind: 'jest', command: [...jest, '--selectProjects', 'population'] },
+  { name: 'abuse', lane: 'b', kind: 'jest', command: [...jest, '--selectProjects', 'abuse'] },
+  { name: 'engines', lane: 'b', kind: 'jest', command: [...jest, '--selectProjects', 'engines'] },
+  { name: 'browser', lane: 'a', kind: 'jest', command: [...jest, '--selectProjects', 'browser'] },
   // The unit tier and a start/read/stop of the service under the other supported Node majors (the machine's
   // runs every tier), each binary pinned and cached by the wrapper.
   ...[22, 24].map((major) => ({
     name: `node${major}`,
+    lane: 'a',
     kind: /** @type {const} */ ('jest'),
     command: [
       'node',
@@ -53,10 +60,10 @@ const TIERS = [
       '--maxWorkers=100%',
     ],
   })),
-  { name: 'fuzz', kind: 'junit', command: ['bash', 'test/fuzz/schemathesis.sh'] },
+  { name: 'fuzz', lane: 'b', kind: 'junit', command: ['bash', 'test/fuzz/schemathesis.sh'] },
   // The Python SDK's pytest suite and the signal executor's end-to-end suite, each against its own demo.
-  { name: 'python', kind: 'junit', command: ['bash', 'clients/python/test.sh'] },
-  { name: 'executor', kind: 'junit', command: ['bash', 'clients/executor/test.sh'] },
+  { name: 'python', lane: 'b', kind: 'junit', command: ['bash', 'clients/python/test.sh'] },
+  { name: 'executor', lane: 'b', kind: 'junit', command: ['bash', 'clients/executor/test.sh'] },
 ];
 
 const selected = process.env.TEST_TIERS ? new Set(process.env.TEST_TIERS.split(',').map((s) => s.trim())) : null;
@@ -68,10 +75,19 @@ if (unknown.length > 0) {
 
 const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-tiers-'));
 fs.chmodSync(reports, 0o755);
-const results = [];
-for (const tier of TIERS) {
-  if (selected && !selected.has(tier.name)) continue;
-  console.log(`\n== ${tier.name}: ${tier.command.join(' ')}`);
+const chosen = TIERS.filter((tier) => !selected || selected.has(tier.name));
+const laneCount = process.env.TEST_LANES === '1' ? 1 : 2;
+const lanes = laneCount === 1 ? [chosen] : ['a', 'b'].map((lane) => chosen.filter((tier) => tier.lane === lane));
+const results = new Map();
+await Promise.all(lanes.map((lane) => runLane(lane)));
+const ordered = chosen.map((tier) => results.get(tier.name));
+
+async function runLane(tiers) {
+  for (const tier of tiers) results.set(tier.name, await runTier(tier));
+}
+
+/** Runs one tier, its output kept in a file and printed whole when it ends, so two lanes never interleave lines. */
+async function runTier(tier) {
   const started = Date.now();
   const report = path.join(reports, `${tier.name}.${tier.kind === 'junit' ? 'xml' : 'json'}`);
   const args = [...tier.command.slice(1)];
@@ -82,15 +98,24 @@ for (const tier of TIERS) {
   const scratch = fs.mkdtempSync(path.join(reports, `${tier.name}-tmp-`));
   fs.chmodSync(scratch, 0o1777);
   const env = { ...process.env, TMPDIR: scratch, ...(tier.kind === 'junit' ? { JUNIT_REPORT: report } : {}) };
-  const run = spawnSync(tier.command[0], args, { cwd: root, stdio: 'inherit', env });
+  const outputFile = path.join(reports, `${tier.name}.log`);
+  const output = fs.openSync(outputFile, 'w');
+  console.log(`== ${tier.name}: started (${tier.command.join(' ')})`);
+  const exitCode = await new Promise((resolve) => {
+    const child = spawn(tier.command[0], args, { cwd: root, stdio: ['ignore', output, output], env });
+    child.on('error', () => resolve(1));
+    child.on('exit', (code) => resolve(code ?? 1));
+  });
+  fs.closeSync(output);
   fs.rmSync(scratch, { recursive: true, force: true });
-  const exitCode = run.status ?? 1;
-  const counted = count(tier, exitCode, report);
-  results.push({ name: tier.name, seconds: Math.round((Date.now() - started) / 1000), exitCode, ...counted });
+  const seconds = Math.round((Date.now() - started) / 1000);
+  console.log(`\n== ${tier.name}: ${tier.command.join(' ')} (exit ${exitCode}, ${seconds} s)`);
+  process.stdout.write(fs.readFileSync(outputFile));
+  return { name: tier.name, seconds, exitCode, ...count(tier, exitCode, report) };
 }
 
 // What failed, short, just above the totals: a CI log is often read from its end only.
-const failures = results.flatMap((r) => (r.failures ?? []).map((f) => `[${r.name}] ${f}`));
+const failures = ordered.flatMap((r) => (r.failures ?? []).map((f) => `[${r.name}] ${f}`));
 if (failures.length > 0) {
   console.log('\n== failures (each cut to its first and last lines; the full text is above)');
   for (const failure of failures.slice(0, 12)) console.log(`${failure}\n`);
@@ -98,16 +123,16 @@ if (failures.length > 0) {
 }
 
 console.log('\n== totals by tier');
-for (const r of results) {
+for (const r of ordered) {
   const extra = r.note ? `, ${r.note}` : '';
   console.log(
     `${r.name.padEnd(12)} ${String(r.passed).padStart(5)} passed, ${String(r.failed).padStart(3)} failed  (${r.seconds} s${extra})`,
   );
 }
-const passed = results.reduce((sum, r) => sum + r.passed, 0);
-const failed = results.reduce((sum, r) => sum + r.failed, 0);
+const passed = ordered.reduce((sum, r) => sum + r.passed, 0);
+const failed = ordered.reduce((sum, r) => sum + r.failed, 0);
 console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed > 0 || results.some((r) => r.exitCode !== 0) ? 1 : 0);
+process.exit(failed > 0 || ordered.some((r) => r.exitCode !== 0) ? 1 : 0);
 
 function count(tier, exitCode, report) {
   if (tier.kind === 'check') return exitCode === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 };
