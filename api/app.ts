@@ -20,7 +20,6 @@ import type { Accounts } from '../services/control/accounts.js';
 import type { KeyLifecycle } from '../services/control/key-lifecycle.js';
 import type { Logger } from '../services/logger.js';
 import type { AnalyticsStore } from '../services/ports/analytics-store.js';
-import { READ_MODELS } from '../services/read-models/registry.js';
 import { type AccessCheck, type AccessPolicy, accessCheck, accessControl, fastRateRefusal, type RateShare } from './access.js';
 import { AuthThrottle, bearerKey, clientAddress, OwnerCache, requireApiKey } from './auth.js';
 import type { ControlStore } from '../services/ports/control-store.js';
@@ -36,21 +35,14 @@ import { accountRoutes } from './routes/account.js';
 import { agentRoutes } from './routes/agents.js';
 import { developerRoutes } from './routes/developers.js';
 import { sessionRoutes } from './routes/session.js';
-import { usageHistoryRoutes } from './routes/usage-history.js';
 import { WebUi } from './webui/web-ui.js';
 import { type HealthInputs, healthRoutes } from './routes/health.js';
 import { catalogNotice } from '../services/ingest/catalog-notice.js';
 import { keyRoutes } from './routes/keys.js';
-import { webhookRoutes } from './routes/webhooks.js';
 import type { WebhooksApi } from '../services/webhooks/subscriptions.js';
-import { type ExportsApi, exportRoutes } from './routes/exports.js';
-import { briefingRoutes } from './routes/briefing.js';
-import { backtestRoutes } from './routes/backtest.js';
-import { copyRoutes } from './routes/copy.js';
-import { strategyRoutes } from './routes/strategies.js';
-import { feeRoutes } from './routes/fees.js';
-import { paperRoutes } from './routes/paper.js';
-import { walletRoutes } from './routes/wallet.js';
+import type { ExportsApi } from '../services/exports/routes.js';
+import type { ModuleServices } from '../services/modules/module.js';
+import { SERVICE_MODULES } from '../services/modules/registry.js';
 import type { Duplex } from 'node:stream';
 import { sseRoutes } from './streams/sse.js';
 import type { StreamService } from '../services/streams/stream-service.js';
@@ -137,7 +129,7 @@ const DEFAULT_SESSION_MAX_AGE_SECONDS = 12 * 3600;
 
 /** Keyless /v1 operations: registration, developer sign-up and turning a key into a session. */
 const KEYLESS = new Set(['POST /agents/register', 'POST /developers/register', 'POST /session']);
-/** Export downloads: a signed, expiring link is the authority (api/routes/exports.ts). */
+/** Export downloads: a signed, expiring link is the authority (services/exports/routes.ts). */
 const KEYLESS_DOWNLOAD = /^GET \/exports\/[^/]+\/download$/;
 
 /** The Express app plus a request listener with the cached-read fast path in front of it. */
@@ -236,75 +228,69 @@ function buildApp(
     }),
   );
   app.use('/v1', accessControl(check));
-  app.use(
-    '/v1',
-    agentRoutes({
-      accounts: deps.accounts,
-      meter: deps.meter,
-      thresholds: deps.access.thresholds,
-      registrations: deps.registrations,
-      trustProxyHops: deps.auth.trustProxyHops,
-      control: deps.control,
-    }),
-  );
-  app.use('/v1', developerRoutes({ accounts: deps.accounts, registrations: deps.registrations, trustProxyHops: deps.auth.trustProxyHops }));
-  app.use(
-    '/v1',
-    sessionRoutes({
-      accounts: deps.accounts,
-      owners,
-      meter: deps.meter,
-      thresholds: deps.access.thresholds,
-      maxAgeSeconds: deps.sessionMaxAgeSeconds ?? DEFAULT_SESSION_MAX_AGE_SECONDS,
-      throttle,
-      trustProxyHops: deps.auth.trustProxyHops,
-    }),
-  );
-  if (deps.usageHistory) {
-    app.use('/v1', usageHistoryRoutes({ control: deps.usageHistory.control, clock: deps.usageHistory.clock ?? Date.now }));
-  }
-  if (deps.sandbox) {
-    app.use('/v1', briefingRoutes(deps.sandbox.briefings));
-    app.use('/v1', paperRoutes(deps.sandbox.paper));
-    app.use('/v1', feeRoutes(deps.sandbox.fees));
-    app.use('/v1', walletRoutes(deps.sandbox.wallet));
-  }
-  const clock = deps.clock ?? Date.now;
-  app.use('/v1', copyRoutes(deps.control, clock, deps.copyLimits?.subscriptionsPerAccount));
-  if (deps.feeFallback) {
-    app.use('/v1', backtestRoutes(deps.store, { feeFallback: deps.feeFallback }, clock));
-    app.use(
-      '/v1',
-      strategyRoutes(deps.control, deps.store, { feeFallback: deps.feeFallback }, clock, deps.copyLimits?.strategiesPerAccount),
-    );
-  }
-  app.use('/v1', healthRoutes(deps.store, deps.health));
-  app.use('/v1', accountRoutes({ meter: deps.meter, operations, ...deps.access }));
-  app.use('/v1', keyRoutes({ keys: deps.keys, meter: deps.meter, thresholds: deps.access.thresholds, owners }));
-  if (deps.streams) {
-    app.use('/v1', sseRoutes(deps.streams, { meter: deps.meter, thresholds: deps.access.thresholds }));
-    app.get('/v1/stream', () => {
-      throw ApiError.badRequest('GET /v1/stream is a WebSocket: send Connection: Upgrade and Upgrade: websocket (or use /v1/stream/sse)');
-    });
-  }
-  for (const model of READ_MODELS)
-    if (model.routes)
-      app.use(
-        '/v1',
-        model.routes({
-          store: deps.store,
-          marketLookup: deps.marketLookup,
-          copyPicksMinResolved: deps.copyPicksMinResolved,
-          catalogNotice: () => catalogNotice(deps.health.sources(), deps.health.upstreams?.() ?? []),
-        }),
-      );
-  if (deps.webhooks) app.use('/v1', webhookRoutes(deps.webhooks));
-  if (deps.exports)
-    app.use('/v1', exportRoutes(deps.exports, { throttle, addressOf: (request) => clientAddress(request, deps.auth.trustProxyHops) }));
+  // The shell's own routes (registration, sessions, keys, account, health, streams), then every
+  // service module's (services/modules/registry.ts).
+  const services = moduleServices(deps, throttle);
+  for (const router of [
+    ...shellRoutes(deps, owners, throttle, operations),
+    ...SERVICE_MODULES.flatMap((module) => module.routes(services)),
+  ])
+    app.use('/v1', router);
 
   app.use((_request, _response, next) => next(ApiError.notFound('no such route')));
   app.use(errorRenderer(deps.logger, index));
   return app;
+}
+
+/** The routes the HTTP shell serves itself: they need its key cache, throttle or operation index. */
+function shellRoutes(deps: AppDependencies, owners: OwnerCache, throttle: AuthThrottle, operations: Operation[]): express.Router[] {
+  const { accounts, meter, registrations } = deps;
+  const { thresholds } = deps.access;
+  const { trustProxyHops } = deps.auth;
+  const routers = [
+    agentRoutes({ accounts, meter, thresholds, registrations, trustProxyHops, control: deps.control }),
+    developerRoutes({ accounts, registrations, trustProxyHops }),
+    sessionRoutes({
+      accounts,
+      owners,
+      meter,
+      thresholds,
+      maxAgeSeconds: deps.sessionMaxAgeSeconds ?? DEFAULT_SESSION_MAX_AGE_SECONDS,
+      throttle,
+      trustProxyHops,
+    }),
+    healthRoutes(deps.store, deps.health),
+    accountRoutes({ meter, operations, ...deps.access }),
+    keyRoutes({ keys: deps.keys, meter, thresholds, owners }),
+  ];
+  if (deps.streams) {
+    routers.push(sseRoutes(deps.streams, { meter, thresholds }));
+    routers.push(
+      express.Router().get('/stream', () => {
+        throw ApiError.badRequest('GET /v1/stream is a WebSocket: send Connection: Upgrade and Upgrade: websocket (or use /v1/stream/sse)');
+      }),
+    );
+  }
+  return routers;
+}
+
+/** What the service modules' routes are built from (services/modules/module.ts). */
+function moduleServices(deps: AppDependencies, throttle: AuthThrottle): ModuleServices {
+  const addressOf = (request: http.IncomingMessage) => clientAddress(request, deps.auth.trustProxyHops);
+  return {
+    store: deps.store,
+    control: deps.control,
+    clock: deps.clock ?? Date.now,
+    marketLookup: deps.marketLookup,
+    copyPicksMinResolved: deps.copyPicksMinResolved,
+    catalogNotice: () => catalogNotice(deps.health.sources(), deps.health.upstreams?.() ?? []),
+    sandbox: deps.sandbox,
+    webhooks: deps.webhooks,
+    exports: deps.exports && { api: deps.exports, guard: { throttle, addressOf } },
+    usageHistory: deps.usageHistory && { control: deps.usageHistory.control, clock: deps.usageHistory.clock ?? Date.now },
+    copyLimits: deps.copyLimits,
+    feeFallback: deps.feeFallback,
+  };
 }
 
 /** Records the calls an access check refuses with 402 or 429, for GET /usage/history and /usage/refusals. */

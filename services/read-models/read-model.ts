@@ -67,7 +67,7 @@ interface ApplyContext {
   signal: AbortSignal;
 }
 
-interface RouteContext {
+export interface RouteContext {
   store: AnalyticsStore;
   /** On-demand upstream lookup of markets the catalog does not hold yet (absent: answer 404). */
   marketLookup?: MarketLookupPort;

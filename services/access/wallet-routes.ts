@@ -1,9 +1,9 @@
 /** /account/wallet: the wallet whose on-chain platform-token balance sets the account's tier. */
 import { Router, type Request } from 'express';
-import { linkedWallet, linkMessage, linkWallet, unlinkWallet, type WalletApi } from '../../services/access/wallet-links.js';
-import { iso, isoOrNull } from '../../services/shared/time.js';
-import type { WalletLink } from '../../services/http/types.generated.js';
-import { success } from '../../services/http/envelope.js';
+import { linkedWallet, linkMessage, linkWallet, unlinkWallet, type WalletApi } from './wallet-links.js';
+import { iso, isoOrNull } from '../shared/time.js';
+import type { WalletLink } from '../http/types.generated.js';
+import { success } from '../http/envelope.js';
 
 export function walletRoutes(api: WalletApi): Router {
   const router = Router();

@@ -1,17 +1,12 @@
 /** /copy/*: the calling account's copy subscriptions and the trade intents the copy engine made for them (docs/COPY.md). */
-import { queryOf } from '../../services/http/query.js';
+import { queryOf } from '../http/query.js';
 import { type Request, Router } from 'express';
-import {
-  type CopySubscriptionInput,
-  type CopySubscriptionPatch,
-  CopySubscriptions,
-  subscriptionView,
-} from '../../services/copy/copy-subscriptions.js';
-import { intentView, listIntents } from '../../services/copy/intents.js';
-import type { ControlStore } from '../../services/ports/control-store.js';
-import { success } from '../../services/http/envelope.js';
-import { ApiError } from '../../services/http/errors.js';
-import { keysetPage } from '../../services/http/keyset.js';
+import { type CopySubscriptionInput, type CopySubscriptionPatch, CopySubscriptions, subscriptionView } from './copy-subscriptions.js';
+import { intentView, listIntents } from './intents.js';
+import type { ControlStore } from '../ports/control-store.js';
+import { success } from '../http/envelope.js';
+import { ApiError } from '../http/errors.js';
+import { keysetPage } from '../http/keyset.js';
 
 const ownerOf = (request: Request) => request.owner!.account_id;
 

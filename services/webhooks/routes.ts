@@ -1,23 +1,16 @@
 /** /webhooks: subscriptions of the calling account, their delivery log, test events and redelivery. */
-import { queryOf } from '../../services/http/query.js';
-import { isoOrNull } from '../../services/shared/time.js';
+import { queryOf } from '../http/query.js';
+import { isoOrNull } from '../shared/time.js';
 import crypto from 'node:crypto';
 import { Router, type Request } from 'express';
-import { EVENT_TYPE_INFO, EVENT_TYPES, TEST_EVENT_TYPE } from '../../services/webhooks/event-types.js';
-import {
-  attemptsOf,
-  enqueueDeliveries,
-  listDeliveries,
-  redeliver,
-  type AttemptRecord,
-  type DeliveryRecord,
-} from '../../services/webhooks/outbox.js';
-import { secretHint } from '../../services/webhooks/signature.js';
-import { UnsafeUrlError } from '../../services/webhooks/url-guard.js';
-import { type Subscription, SubscriptionRefusedError, type WebhooksApi } from '../../services/webhooks/subscriptions.js';
-import { keysetPage } from '../../services/http/keyset.js';
-import { success } from '../../services/http/envelope.js';
-import { ApiError } from '../../services/http/errors.js';
+import { EVENT_TYPE_INFO, EVENT_TYPES, TEST_EVENT_TYPE } from './event-types.js';
+import { attemptsOf, enqueueDeliveries, listDeliveries, redeliver, type AttemptRecord, type DeliveryRecord } from './outbox.js';
+import { secretHint } from './signature.js';
+import { UnsafeUrlError } from './url-guard.js';
+import { type Subscription, SubscriptionRefusedError, type WebhooksApi } from './subscriptions.js';
+import { keysetPage } from '../http/keyset.js';
+import { success } from '../http/envelope.js';
+import { ApiError } from '../http/errors.js';
 
 /** A test event or redelivery with the subscription's backlog full: 409, counted as dropped like any event. */
 const backlogFull = (api: WebhooksApi) =>

@@ -1,10 +1,10 @@
 /** GET /usage/history (calls, credits and refusals per UTC day) and GET /usage/refusals (the latest refused calls). */
-import { queryOf } from '../../services/http/query.js';
+import { queryOf } from '../http/query.js';
 import { Router } from 'express';
-import { recentRefusals, usageByDay } from '../../services/access/refusals.js';
-import type { ControlStore } from '../../services/ports/control-store.js';
-import { success } from '../../services/http/envelope.js';
-import { keysetPage } from '../../services/http/keyset.js';
+import { recentRefusals, usageByDay } from './refusals.js';
+import type { ControlStore } from '../ports/control-store.js';
+import { success } from '../http/envelope.js';
+import { keysetPage } from '../http/keyset.js';
 
 export interface UsageHistoryOptions {
   control: ControlStore;

@@ -1,11 +1,11 @@
 /** /paper/*: the calling agent's paper account, orders, positions, fills and settlements (docs/SANDBOX.md). */
-import { queryOf } from '../../services/http/query.js';
+import { queryOf } from '../http/query.js';
 import { Router, type Request } from 'express';
-import type { PaperService } from '../../services/paper/paper-service.js';
-import type { OrderInput } from '../../services/paper/place-order.js';
-import { fillView, orderView, settlementView } from '../../services/paper/views.js';
-import { success } from '../../services/http/envelope.js';
-import { keysetPage } from '../../services/http/keyset.js';
+import type { PaperService } from './paper-service.js';
+import type { OrderInput } from './place-order.js';
+import { fillView, orderView, settlementView } from './views.js';
+import { success } from '../http/envelope.js';
+import { keysetPage } from '../http/keyset.js';
 
 export function paperRoutes(paper: PaperService): Router {
   const router = Router();

@@ -1,9 +1,9 @@
 /** GET /backtest (query parameters) and POST /backtest (the same members as a JSON body, for long market lists). */
 import { type Request, Router } from 'express';
-import { type BacktestSettings, parseBacktest, runBacktest } from '../../services/copy/backtest/backtest-service.js';
-import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
-import { success } from '../../services/http/envelope.js';
-import { queryOf } from '../../services/http/query.js';
+import { type BacktestSettings, parseBacktest, runBacktest } from './backtest-service.js';
+import type { AnalyticsStore } from '../../ports/analytics-store.js';
+import { success } from '../../http/envelope.js';
+import { queryOf } from '../../http/query.js';
 
 export function backtestRoutes(store: AnalyticsStore, settings: BacktestSettings, clock: () => number = Date.now): Router {
   const router = Router();

@@ -1,9 +1,9 @@
 /** /fees/*: quote, settle (at most once), ledger history and one entry (services/fees/fee-ledger.ts, docs/FEES.md). */
-import { queryOf } from '../../services/http/query.js';
+import { queryOf } from '../http/query.js';
 import { Router, type Request } from 'express';
-import type { FeeLedger, QuoteInput } from '../../services/fees/fee-ledger.js';
-import { success } from '../../services/http/envelope.js';
-import { keysetPage } from '../../services/http/keyset.js';
+import type { FeeLedger, QuoteInput } from './fee-ledger.js';
+import { success } from '../http/envelope.js';
+import { keysetPage } from '../http/keyset.js';
 
 export function feeRoutes(ledger: FeeLedger): Router {
   const router = Router();

@@ -1,8 +1,8 @@
 /** GET /briefing: the agent heartbeat (services/briefing/briefing-service.ts). */
-import { queryOf } from '../../services/http/query.js';
+import { queryOf } from '../http/query.js';
 import { Router } from 'express';
-import type { BriefingService } from '../../services/briefing/briefing-service.js';
-import { success } from '../../services/http/envelope.js';
+import type { BriefingService } from './briefing-service.js';
+import { success } from '../http/envelope.js';
 
 export function briefingRoutes(briefings: BriefingService): Router {
   const router = Router();

@@ -1,12 +1,12 @@
 /** /strategies: the calling account's saved strategies (strategy_lab), each backtested when saved (docs/COPY.md). */
 import { type Request, Router } from 'express';
-import type { BacktestSettings } from '../../services/copy/backtest/backtest-service.js';
-import { Strategies, type StrategyInput, strategyView } from '../../services/copy/strategies.js';
-import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
-import type { ControlStore } from '../../services/ports/control-store.js';
-import { success } from '../../services/http/envelope.js';
-import { ApiError } from '../../services/http/errors.js';
-import { keysetPage } from '../../services/http/keyset.js';
+import type { BacktestSettings } from './backtest/backtest-service.js';
+import { Strategies, type StrategyInput, strategyView } from './strategies.js';
+import type { AnalyticsStore } from '../ports/analytics-store.js';
+import type { ControlStore } from '../ports/control-store.js';
+import { success } from '../http/envelope.js';
+import { ApiError } from '../http/errors.js';
+import { keysetPage } from '../http/keyset.js';
 
 const ownerOf = (request: Request) => request.owner!.account_id;
 

@@ -3,24 +3,23 @@
  * A job is planned when it is accepted (rows per UTC day, within EXPORT_MAX_ROWS), runs in the
  * background, and serves its files through signed links that work without a key until they expire.
  */
-import { queryOf } from '../../services/http/query.js';
+import { queryOf } from '../http/query.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { type Request, Router } from 'express';
-import type { AnalyticsStore } from '../../services/ports/analytics-store.js';
-import { type CandleInterval, DATASET, type DatasetName, type ExportFilters, rowsPerDay } from '../../services/exports/datasets.js';
-import { DATASET_SCHEMAS, type FilterName } from '../../services/exports/schemas.js';
-import type { ExportFormatName, ExportJob, ExportJobs } from '../../services/exports/jobs.js';
-import { type ExportRunner, MANIFEST } from '../../services/exports/runner.js';
-import { checkLink, signFile } from '../../services/exports/signing.js';
-import { marketFilter } from '../../services/read-models/trades/routes.js';
-import { isoOrNull } from '../../services/shared/time.js';
-import { success } from '../../services/http/envelope.js';
-import { ApiError } from '../../services/http/errors.js';
-import type { AuthThrottle } from '../auth.js';
-import { keysetPage } from '../../services/http/keyset.js';
-import { timeParam } from '../../services/http/time-params.js';
+import type { AnalyticsStore } from '../ports/analytics-store.js';
+import { type CandleInterval, DATASET, type DatasetName, type ExportFilters, rowsPerDay } from './datasets.js';
+import { DATASET_SCHEMAS, type FilterName } from './schemas.js';
+import type { ExportFormatName, ExportJob, ExportJobs } from './jobs.js';
+import { type ExportRunner, MANIFEST } from './runner.js';
+import { checkLink, signFile } from './signing.js';
+import { marketFilter } from '../read-models/trades/routes.js';
+import { isoOrNull } from '../shared/time.js';
+import { success } from '../http/envelope.js';
+import { ApiError } from '../http/errors.js';
+import { keysetPage } from '../http/keyset.js';
+import { timeParam } from '../http/time-params.js';
 
 interface ExportSettings {
   /** EXPORT_CONCURRENT_JOBS: queued or running jobs per account. */
@@ -37,9 +36,14 @@ interface ExportSettings {
   downloadsMax: number;
 }
 
-/** What bounds the keyless downloads: the failed-authentication throttle and the client's address. */
+/** What bounds the keyless downloads: the shell's failed-authentication throttle and the client's address. */
 export interface DownloadGuard {
-  throttle: AuthThrottle;
+  throttle: {
+    /** The refusal of an address over its failed attempts, or null. */
+    refusal(address: string): ApiError | null;
+    /** Counts a failed attempt of `address` and returns the error to send. */
+    failed(address: string, error: ApiError): ApiError;
+  };
   addressOf: (request: Request) => string;
 }
 
