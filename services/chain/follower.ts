@@ -274,7 +274,7 @@ export class ChainFollower {
     await this.options.publisher.publish(
       'chainLedger',
       watermarks(
-        { number: to, hash: last.hash, timeMs: last.timestamp * 1000 },
+        this.claimable({ number: to, hash: last.hash, timeMs: last.timestamp * 1000 }),
         this.watermarkKeys,
         this.context(),
         await this.coverageStatement(state),
@@ -286,6 +286,19 @@ export class ChainFollower {
     this.window.succeeded(to - from + 1);
     this.save(state);
     return { published, deadLettered: read.deadLetters.length + deadLettered, caughtUp: to >= target };
+  }
+
+  /**
+   * The block a watermark may claim after reading up to `read`: a watermark says everything up to its
+   * block is published, so while the gate holds a record it claims no further than the block before the
+   * oldest one held (the time just before it). The claim stays there until that record goes out (at the
+   * latest CHAIN_HOLD_MAX_MS later), and consumers' "as of" with it; the records of other wallets still go out.
+   */
+  private claimable(read: { number: number; hash: string; timeMs: number }): { number: number; hash: string; timeMs: number } {
+    let oldest: SettlementRecord['at'] | undefined;
+    for (const record of this.gate.pending) if (!oldest || record.at.blockNumber < oldest.blockNumber) oldest = record.at;
+    if (!oldest || oldest.blockNumber > read.number) return read;
+    return { number: oldest.blockNumber - 1, hash: oldest.blockHash, timeMs: oldest.blockTimeMs - 1 };
   }
 
   /** What this follower's watermarks say about its coverage (null for a backfill's). */

@@ -231,6 +231,9 @@ describe('fills of a market the catalog does not know yet', () => {
     // Other wallets' fills after the first held one went out; a wallet with a held fill has nothing published after it.
     const firstHeld = Math.min(...checkpoint.pending.map((p: { at: { blockNumber: number } }) => p.at.blockNumber));
     expect(published.some((e) => e.block_number > firstHeld)).toBe(true);
+    // While held, no watermark claims the held record's block: the ledger has not had it.
+    const claimed = Math.max(...published.filter((e) => e.kind === 'watermark').map((e) => e.block_number));
+    expect(claimed).toBe(firstHeld - 1);
     const heldSince = new Map<string, number>();
     for (const p of checkpoint.pending as Array<{
       at: { blockNumber: number; logIndex: number };
@@ -259,6 +262,11 @@ describe('fills of a market the catalog does not know yet', () => {
       byPosition.set(key, [...(byPosition.get(key) ?? []), e.block_number * 1e4 + e.log_index]);
     }
     for (const order of byPosition.values()) expect(order).toEqual([...order].sort((a, b) => a - b));
+    // Released, the next range's watermarks claim what was read again.
+    r.sim.advance(10_000);
+    await followToHead(second);
+    const claimedNow = Math.max(...(await r.ledger()).filter((e) => e.kind === 'watermark').map((e) => e.block_number));
+    expect(claimedNow).toBe(second.status().ingested_block);
   });
 });
 
