@@ -47,7 +47,6 @@ import { reconciliationSummary } from './read-models/positions/upstream-reconcil
 import { STREAMS } from './read-models/registry.js';
 import { EventPublisher } from './events/publisher.js';
 import { MarketLookup } from './ingest/market-lookup.js';
-import { UpstreamClient } from './ingest/upstream-client.js';
 import { LEDGER_GROUP_ID, STATEFUL_PROJECTIONS, sinkLag, sinkTopics } from './sink/sink-service.js';
 import { readVerificationRun } from './shared/verification.js';
 import { AccountEventFeed } from './copy/account-events.js';
@@ -55,6 +54,7 @@ import { StreamService } from './streams/stream-service.js';
 import { ExportJobs } from './exports/jobs.js';
 import { ExportRunner } from './exports/runner.js';
 import { streamMetrics } from './streams/stream-metrics.js';
+import { openUpstream } from './ingest/upstreams.js';
 
 const SERVICE_VERSION = '0.5.0';
 
@@ -294,17 +294,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   );
   const lag = async () => (await lags()).sink;
   const ledgerLag = async () => (await lags()).ledger;
-  const { ingest, upstream } = config;
+  const { ingest } = config;
   // One attempt per upstream request and a generous request budget: the lookup's own token bucket
   // and deadline are what bound the work (services/ingest/market-lookup.ts).
   const marketLookup = new MarketLookup({
-    gamma: new UpstreamClient({
-      name: 'gamma',
-      baseUrl: upstream.gammaUrl,
-      budgetPer10s: 1_000,
-      timeoutMs: ingest.lookupTimeoutMs,
-      maxAttempts: 1,
-    }),
+    gamma: openUpstream(config, 'gamma', { budgetPer10s: 1_000, timeoutMs: ingest.lookupTimeoutMs, maxAttempts: 1 }),
     publisher: new EventPublisher(log),
     perSecond: ingest.lookupPerSecond,
     timeoutMs: ingest.lookupTimeoutMs,

@@ -21,14 +21,12 @@ import { ChainCatalog } from '../chain/catalog.js';
 import { CatalogLookup } from '../chain/catalog-lookup.js';
 import { chainSourceRefusal } from '../chain/chain-source.js';
 import { ContractBook } from '../chain/contract-book.js';
-import { openRpcChainReader } from '../chain/rpc-chain-reader.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import { knownMarkets } from '../read-models/markets/queries.js';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { openEventLog } from '../eventlog/open-event-log.js';
 import { CheckpointFile } from '../ingest/checkpoint.js';
 import { EventPublisher } from '../events/publisher.js';
-import { UpstreamClient } from '../ingest/upstream-client.js';
 import type { EventLog } from '../ports/event-log.js';
 import { assertNotSimulatorData } from '../shared/data-dir-guard.js';
 import { allTopicSpecs } from '../read-models/registry.js';
@@ -40,6 +38,8 @@ import { claimDataDirPrivately } from '../shared/data-dir-privacy.js';
 import { acquireBackfillAccess, DataDirBusyError } from './exclusive-access.js';
 import { planMarkets, UnknownMarketError } from './plan-markets.js';
 import { BackfillProgress } from './progress.js';
+import type { UpstreamClient } from '../ingest/upstream-client.js';
+import { openChainReader, openUpstream } from '../ingest/upstreams.js';
 
 const say = (text: string) => process.stderr.write(`backfill: ${text}\n`);
 
@@ -60,25 +60,9 @@ async function main(): Promise<number> {
     await log.createTopics(allTopicSpecs());
     const publisher = new EventPublisher(log);
     if (args.source === 'chain') return await chainMain(args, config, log, publisher);
-    const { ingest, upstream } = config;
-    const gamma = new UpstreamClient({
-      name: 'gamma',
-      baseUrl: upstream.gammaUrl,
-      budgetPer10s: ingest.gammaBudgetPer10s,
-      timeoutMs: ingest.timeoutMs,
-    });
-    const data = new UpstreamClient({
-      name: 'data-api',
-      baseUrl: upstream.dataUrl,
-      budgetPer10s: ingest.dataBudgetPer10s,
-      timeoutMs: ingest.timeoutMs,
-    });
-    const clob = new UpstreamClient({
-      name: 'clob',
-      baseUrl: upstream.clobUrl,
-      budgetPer10s: ingest.clobBudgetPer10s,
-      timeoutMs: ingest.timeoutMs,
-    });
+    const gamma = openUpstream(config, 'gamma');
+    const data = openUpstream(config, 'data');
+    const clob = openUpstream(config, 'clob');
     const checkpointFile = new CheckpointFile<BackfillCheckpoint | null>(
       path.join(config.dataDir, 'ingest', 'backfill-checkpoint.json'),
       null,
@@ -176,12 +160,7 @@ async function chainMain(args: BackfillArguments, config: Config, log: EventLog,
     return 2;
   }
   const logger = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, pino.destination(2));
-  const reader = openRpcChainReader({
-    url: config.chain.rpcUrl as string,
-    requestsPer10s: config.chain.budgetPer10s,
-    timeoutMs: config.chain.timeoutMs,
-    batchSize: config.chain.batchSize,
-  });
+  const reader = openChainReader(config.chain);
   const [chainId, clientVersion] = await Promise.all([reader.chainId(), reader.clientVersion()]);
   const source = clientVersion !== null && /^tapeline-simulator\//.test(clientVersion) ? 'simulator' : 'polymarket';
   const store = await openAnalyticsStore(config);
@@ -189,12 +168,7 @@ async function chainMain(args: BackfillArguments, config: Config, log: EventLog,
     // Markets the service already knows; the rest are looked up on Gamma as the chain names them.
     const catalog = new ChainCatalog();
     catalog.add(await knownMarkets(store));
-    const gamma = new UpstreamClient({
-      name: 'gamma',
-      baseUrl: config.upstream.gammaUrl,
-      budgetPer10s: config.ingest.gammaBudgetPer10s,
-      timeoutMs: config.ingest.timeoutMs,
-    });
+    const gamma = openUpstream(config, 'gamma');
     let stopRequested = false;
     const onSignal = (signal: NodeJS.Signals) => {
       if (stopRequested) process.exit(130);

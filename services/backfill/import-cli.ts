@@ -23,11 +23,9 @@ import { openFileReader, UnreadableFileError } from '../chain/log-files.js';
 import { ImportUsageError, importLogFiles } from '../chain/log-import.js';
 import { NegRiskBook } from '../chain/neg-risk-book.js';
 import { POLYGON_CHAIN_ID } from '../chain/polygon-contracts.js';
-import { openRpcChainReader } from '../chain/rpc-chain-reader.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { openEventLog } from '../eventlog/open-event-log.js';
 import { EventPublisher } from '../events/publisher.js';
-import { UpstreamClient } from '../ingest/upstream-client.js';
 import type { EventLog } from '../ports/event-log.js';
 import type { ChainReader } from '../ports/chain-reader.js';
 import { knownMarkets } from '../read-models/markets/queries.js';
@@ -38,6 +36,7 @@ import { isLoopback } from '../shared/loopback.js';
 import { type SinkService, sinkLag, startSink } from '../sink/sink-service.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import { acquireBackfillAccess, DataDirBusyError } from './exclusive-access.js';
+import { openChainReader, openUpstream } from '../ingest/upstreams.js';
 
 const USAGE = 'usage: npm run import -- <logs or blocks file | directory> [...] [--no-index]';
 const say = (text: string) => process.stderr.write(`import: ${text}\n`);
@@ -79,22 +78,9 @@ async function main(): Promise<number> {
     // Markets the service already knows; the rest are looked up on Gamma as the logs name them.
     const catalog = new ChainCatalog();
     catalog.add(await knownMarkets(store));
-    const gamma = new UpstreamClient({
-      name: 'gamma',
-      baseUrl: config.upstream.gammaUrl,
-      budgetPer10s: config.ingest.gammaBudgetPer10s,
-      timeoutMs: config.ingest.timeoutMs,
-    });
+    const gamma = openUpstream(config, 'gamma');
     // The RPC is asked only for headers of blocks the files do not have.
-    reader =
-      chainSourceRefusal(config.chain, config.upstream.gammaUrl) === null
-        ? openRpcChainReader({
-            url: config.chain.rpcUrl as string,
-            requestsPer10s: config.chain.budgetPer10s,
-            timeoutMs: config.chain.timeoutMs,
-            batchSize: config.chain.batchSize,
-          })
-        : null;
+    reader = chainSourceRefusal(config.chain, config.upstream.gammaUrl) === null ? openChainReader(config.chain) : null;
     // The sink indexes while the files are read: the engine's inserts run beside the decoding.
     sink = index
       ? await startSink(log, store, pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, pino.destination(2)))

@@ -23,9 +23,9 @@ import type { ChainCatalog } from './catalog.js';
 import { CatalogLookup } from './catalog-lookup.js';
 import { ContractBook } from './contract-book.js';
 import { ChainFollower, type ChainStatus } from './follower.js';
-import { openRpcChainReader } from './rpc-chain-reader.js';
 import { chainLedger } from '../read-models/chain-ledger/index.js';
 import { HistoryFill, type HistoryFiles } from '../backfill/history-fill.js';
+import { openChainReader } from '../ingest/upstreams.js';
 
 const CHAIN_SOURCE = 'chain.polygon';
 const FAILURE_BACKOFF: BackoffPolicy = { baseMs: 1_000, maxMs: 60_000, jitter: 'full' };
@@ -74,14 +74,7 @@ export function startChainSource(options: ChainSourceOptions): ChainSource | nul
     return null;
   }
   options.reachability?.register('rpc', chain.rpcUrl as string);
-  const reader =
-    options.reader ??
-    openRpcChainReader({
-      url: chain.rpcUrl as string,
-      requestsPer10s: chain.budgetPer10s,
-      timeoutMs: chain.timeoutMs,
-      batchSize: chain.batchSize,
-    });
+  const reader = options.reader ?? openChainReader(chain);
   // The catalog names the legacy AMM contracts (Gamma marketMakerAddress) whose FPMM events are read.
   const book = new ContractBook(chain.contracts, { readTransfers: chain.readTransfers, marketMakers: options.catalog });
   options.health.register(CHAIN_SOURCE, chain.confirmations * BLOCK_MS + 15_000);

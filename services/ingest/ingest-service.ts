@@ -21,7 +21,6 @@ import { MarketPoller } from './market-poller.js';
 import { EventPublisher } from '../events/publisher.js';
 import { SourceHealth } from './source-health.js';
 import { TradePoller } from './trade-poller.js';
-import { UpstreamClient } from './upstream-client.js';
 import { UpstreamReachability } from './upstream-reachability.js';
 import { BookPoller } from './book-poller.js';
 import { CatalogPoller } from './catalog-poller.js';
@@ -31,6 +30,7 @@ import { MarketStream } from './market-stream.js';
 import { failureLog, UPSTREAM_HINT } from './failure-log.js';
 import { MarketHoldingsPoller } from './market-holdings-poller.js';
 import { WalletPoller } from './wallet-poller.js';
+import { openUpstream } from './upstreams.js';
 
 export interface IngestService {
   readonly health: SourceHealth;
@@ -57,28 +57,9 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
   reachability.register('clob', upstream.clobUrl);
   reachability.register('data', upstream.dataUrl);
   if (ingest.wsEnabled) reachability.register('ws', upstream.wsUrl);
-  const gamma = new UpstreamClient({
-    name: 'gamma',
-    baseUrl: upstream.gammaUrl,
-    budgetPer10s: ingest.gammaBudgetPer10s,
-    timeoutMs: ingest.timeoutMs,
-    reachability: { tracker: reachability, upstream: 'gamma' },
-  });
-  const data = new UpstreamClient({
-    name: 'data-api',
-    baseUrl: upstream.dataUrl,
-    budgetPer10s: ingest.dataBudgetPer10s,
-    timeoutMs: ingest.timeoutMs,
-    reachability: { tracker: reachability, upstream: 'data' },
-  });
-
-  const clob = new UpstreamClient({
-    name: 'clob',
-    baseUrl: upstream.clobUrl,
-    budgetPer10s: ingest.clobBudgetPer10s,
-    timeoutMs: ingest.timeoutMs,
-    reachability: { tracker: reachability, upstream: 'clob' },
-  });
+  const gamma = openUpstream(config, 'gamma', { reachability });
+  const data = openUpstream(config, 'data', { reachability });
+  const clob = openUpstream(config, 'clob', { reachability });
   const checkpoints = path.join(config.dataDir, 'ingest');
   const unresolved = new UnresolvedMarkets(path.join(checkpoints, 'unresolved-markets.json'));
   const markets = new MarketPoller({ gamma, publisher, health, logger, unresolved, recheckPerPoll: ingest.recheckPerPoll });

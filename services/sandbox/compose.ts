@@ -7,7 +7,6 @@
 import type { WalletApi } from '../access/wallet-links.js';
 import { TokenBalances } from '../access/token-balances.js';
 import { BriefingService } from '../briefing/briefing-service.js';
-import { openRpcChainReader } from '../chain/rpc-chain-reader.js';
 import type { Config } from '../config.js';
 import { FeeLedger } from '../fees/fee-ledger.js';
 import { PaperService } from '../paper/paper-service.js';
@@ -16,6 +15,7 @@ import type { ChainReader } from '../ports/chain-reader.js';
 import type { ControlStore } from '../ports/control-store.js';
 import { briefingPicks } from '../read-models/copy-picks/routes.js';
 import { STREAMS } from '../read-models/registry.js';
+import { openChainReader } from '../ingest/upstreams.js';
 
 export interface SandboxApis {
   paper: PaperService;
@@ -33,17 +33,9 @@ export function composeSandboxApis(
   clock: () => number = Date.now,
 ): SandboxApis {
   let reader: ChainReader | null = null;
+  // POLYGON_RPC_URL= turns the chain off: opening throws, so fees paid on chain answer 503 and linked balances stay unknown.
   const chain = () => {
-    const url = config.chain.rpcUrl;
-    // POLYGON_RPC_URL= turns the chain off: fees paid on chain answer 503, linked balances stay unknown.
-    if (url === null) throw new Error('no chain RPC is configured (POLYGON_RPC_URL is empty)');
-    if (reader === null)
-      reader = openRpcChainReader({
-        url,
-        requestsPer10s: config.chain.budgetPer10s,
-        timeoutMs: config.chain.timeoutMs,
-        batchSize: config.chain.batchSize,
-      });
+    reader ??= openChainReader(config.chain);
     return reader;
   };
   const paper = new PaperService(
