@@ -704,6 +704,23 @@ const settings = {
       positiveInt().default(32),
       'Downloads one API process may have in progress at once, from every address together (429 past it): many addresses each under EXPORT_DOWNLOADS_PER_ADDRESS would otherwise hold any number of file handles and sockets.',
     ),
+    s3: {
+      endpoint: env(
+        'EXPORT_S3_ENDPOINT',
+        baseUrl('https://s3.amazonaws.com'),
+        'The S3-compatible service `npm run export -- --out s3://bucket/prefix` writes to, addressed path-style (<endpoint>/<bucket>/<key>): AWS (https://s3.<region>.amazonaws.com), MinIO, R2, GCS interoperability.',
+      ),
+      accessKeyId: env(
+        'EXPORT_S3_ACCESS_KEY_ID',
+        z.preprocess(blankIsUnset, z.string().optional()),
+        'Access key of the S3 bucket `npm run export` writes to; unset: unsigned requests (a bucket that allows anonymous writes).',
+      ),
+      secretAccessKey: env(
+        'EXPORT_S3_SECRET_ACCESS_KEY',
+        z.preprocess(blankIsUnset, z.string().optional()),
+        'Secret of EXPORT_S3_ACCESS_KEY_ID.',
+      ),
+    },
   },
   webhooks: {
     enabled: env(

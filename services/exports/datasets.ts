@@ -17,7 +17,7 @@ import { DATASET_SCHEMAS, type DatasetName, type DatasetSchema } from './schemas
 
 export type { DatasetName } from './schemas.js';
 
-const CANDLE_INTERVALS = ['5m', '1h', '1d'] as const;
+export const CANDLE_INTERVALS = ['5m', '1h', '1d'] as const;
 export type CandleInterval = (typeof CANDLE_INTERVALS)[number];
 
 /** The filters of a job as applied (schemas.ts says which each dataset takes). */

@@ -9,17 +9,17 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { type Request, Router } from 'express';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
-import { type CandleInterval, DATASET, type DatasetName, type ExportFilters, rowsPerDay } from './datasets.js';
-import { DATASET_SCHEMAS, type FilterName } from './schemas.js';
+import { DATASET, type DatasetName, rowsPerDay } from './datasets.js';
+import type { FilterName } from './schemas.js';
 import type { ExportFormatName, ExportJob, ExportJobs } from './jobs.js';
-import { type ExportRunner, MANIFEST } from './runner.js';
+import type { ExportRunner } from './runner.js';
+import { MANIFEST } from './files.js';
+import { exportFilters } from './filters.js';
 import { checkLink, signFile } from './signing.js';
-import { marketFilter } from '../read-models/trades/routes.js';
 import { isoOrNull } from '../shared/time.js';
 import { success } from '../http/envelope.js';
 import { ApiError } from '../http/errors.js';
 import { keysetPage } from '../http/keyset.js';
-import { timeParam } from '../http/time-params.js';
 
 interface ExportSettings {
   /** EXPORT_CONCURRENT_JOBS: queued or running jobs per account. */
@@ -55,7 +55,7 @@ export interface ExportsApi {
   clock: () => number;
 }
 
-const DAY_MS = 86_400_000;
+const _DAY_MS = 86_400_000;
 const CONTENT_TYPE: Record<string, string> = {
   parquet: 'application/vnd.apache.parquet',
   csv: 'text/csv; charset=utf-8',
@@ -71,47 +71,6 @@ interface CreateBody {
   dataset: DatasetName;
   format?: ExportFormatName;
   filters?: Partial<Record<FilterName, string>>;
-}
-
-/** A Gamma event id or slug as the event id the catalogue holds (404 naming the filter when none does). */
-async function eventFilter(store: AnalyticsStore, idOrSlug: string): Promise<string> {
-  const [found] = await store.query<{ event_id: string }>(
-    `SELECT event_id FROM markets FINAL WHERE event_id != '' AND (event_id = {event:String} OR event_slug = {event:String}) LIMIT 1`,
-    { event: idOrSlug },
-  );
-  if (!found) throw ApiError.notFound(`filters.event: no event with id or slug ${idOrSlug}`);
-  return found.event_id;
-}
-
-/** The body's filters as applied: only those the dataset takes (another is a 400 naming it), from..to exactly when it has time. */
-async function filtersOf(api: ExportsApi, body: CreateBody): Promise<ExportFilters> {
-  const dataset = DATASET_SCHEMAS[body.dataset];
-  const given = body.filters ?? {};
-  for (const name of Object.keys(given) as FilterName[])
-    if (!dataset.filters.includes(name))
-      throw ApiError.badRequest(
-        `filters.${name}: the ${body.dataset} dataset has no ${name} filter (its filters: ${dataset.filters.join(', ')})`,
-      );
-  const filters: ExportFilters = {};
-  if (dataset.time !== null) {
-    if (given.from === undefined) throw ApiError.badRequest(`filters.from: required for the ${body.dataset} dataset`);
-    if (given.to === undefined) throw ApiError.badRequest(`filters.to: required for the ${body.dataset} dataset`);
-    const from = timeParam('filters.from', given.from)!;
-    const to = timeParam('filters.to', given.to)!;
-    if (from >= to) throw ApiError.badRequest('filters.from: must be before filters.to');
-    if (to - from > api.settings.maxDays * DAY_MS)
-      throw ApiError.badRequest(`filters.to: from..to spans at most ${api.settings.maxDays} days (EXPORT_MAX_DAYS); split the export`);
-    Object.assign(filters, { from, to });
-  }
-  const market = await marketFilter(api.store, given.market).catch((error: unknown) => {
-    throw error instanceof ApiError && error.status === 404 ? ApiError.notFound(`filters.${error.message}`) : error;
-  });
-  if (market) filters.market = market;
-  if (given.event) filters.event = await eventFilter(api.store, given.event);
-  if (given.category) filters.category = given.category;
-  if (given.wallet) filters.wallet = given.wallet.toLowerCase();
-  if (dataset.filters.includes('interval')) filters.interval = (given.interval ?? '1h') as CandleInterval;
-  return filters;
 }
 
 function link(secret: string, api: ExportsApi, job: ExportJob, name: string) {
@@ -171,7 +130,7 @@ export function exportRoutes(api: ExportsApi, guard: DownloadGuard): Router {
 
   router.post('/exports', async (request, response) => {
     const body = request.body as CreateBody;
-    const filters = await filtersOf(api, body);
+    const filters = await exportFilters(api.store, body, api.settings.maxDays);
     const dataset = DATASET[body.dataset];
     const plan = await rowsPerDay(api.store, dataset, await dataset.select(api.store, filters));
     const rows = plan.reduce((sum, part) => sum + part.rows, 0);

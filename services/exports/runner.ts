@@ -1,25 +1,16 @@
 /**
  * Runs export jobs in the background of the API process, one at a time (each file is one engine
- * statement, and chDB runs one statement at a time for every caller). A job writes one file per UTC
- * day of its plan, DATA_DIR/exports/<id>/date=YYYY-MM-DD/part-0.<ext> (a dataset without time: one
- * file, part-0.<ext>): the engine writes it under a
- * temporary name, the runner renames it whole, hashes it (streaming) and records it; the manifest is
- * written last. A job interrupted by a stop is queued again on start and resumes after its last
- * recorded file, so it is never reported complete with a partial file.
+ * statement, and chDB runs one statement at a time for every caller). A job writes its files
+ * (files.ts) into DATA_DIR/exports/<id>/ and records each; the manifest is written last. A job
+ * interrupted by a stop is queued again on start and resumes after its last recorded file, so it is
+ * never reported complete with a partial file.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { Logger } from '../logger.js';
-import type { AnalyticsStore, ExportFormat } from '../ports/analytics-store.js';
-import { DATASET, type ExportFilters } from './datasets.js';
-import type { ExportFormatName, ExportJob, ExportJobs } from './jobs.js';
-
-const ENGINE_FORMAT: Record<ExportFormatName, ExportFormat> = { parquet: 'Parquet', csv: 'CSVWithNames', ndjson: 'JSONEachRow' };
-const EXTENSION: Record<ExportFormatName, string> = { parquet: 'parquet', csv: 'csv', ndjson: 'ndjson' };
-export const MANIFEST = 'manifest.json';
-const DAY_MS = 86_400_000;
+import type { AnalyticsStore } from '../ports/analytics-store.js';
+import { fileName, MANIFEST, manifestOf, writePart } from './files.js';
+import type { ExportJob, ExportJobs } from './jobs.js';
 
 export interface ExportLimits {
   /** Bytes one export may write; past it the job fails naming EXPORT_MAX_BYTES. */
@@ -144,21 +135,13 @@ export class ExportRunner {
 
   /** Writes the job's remaining files and its manifest; false when stopped midway (it stays running, to be queued again). */
   private async run(job: ExportJob): Promise<boolean> {
-    const dataset = DATASET[job.dataset];
     const folder = this.folderOf(job.id);
     const files = [...job.files];
     const done = new Set(files.map((f) => f.name));
     for (const part of job.plan) {
       if (this.stopped) return false;
-      const name = fileName(part.day, job.format);
-      if (done.has(name)) continue;
-      const selection = await dataset.select(this.store, dayWindow(job.filters, part.day));
-      const target = path.join(folder, name);
-      fs.mkdirSync(path.dirname(target), { recursive: true });
-      const partial = `${target}.partial`;
-      const written = await this.store.exportTo(selection.sql, selection.params, ENGINE_FORMAT[job.format], partial);
-      fs.renameSync(partial, target);
-      files.push({ name, rows: written.rows, bytes: written.bytes, sha256: await sha256Of(target) });
+      if (done.has(fileName(part.day, job.format))) continue;
+      files.push(await writePart(this.store, job, part.day, folder));
       const bytes = files.reduce((sum, f) => sum + f.bytes, 0);
       if (bytes > this.limits.maxBytes) {
         fs.rmSync(folder, { recursive: true, force: true });
@@ -168,40 +151,10 @@ export class ExportRunner {
       }
       await this.jobs.fileWritten(job.id, files);
     }
-    const manifest = {
-      id: job.id,
-      dataset: job.dataset,
-      schema_version: dataset.schemaVersion,
-      format: job.format,
-      compression: job.format === 'parquet' ? 'zstd' : null,
-      filters: {
-        ...job.filters,
-        ...(job.filters.from !== undefined ? { from: new Date(job.filters.from).toISOString() } : {}),
-        ...(job.filters.to !== undefined ? { to: new Date(job.filters.to).toISOString() } : {}),
-      },
-      schema: dataset.columns,
-      partitioning: dataset.time === null ? 'none (one file)' : `date=YYYY-MM-DD (UTC day of each row's ${dataset.time})`,
-      files,
-      rows: files.reduce((sum, f) => sum + f.rows, 0),
-      bytes: files.reduce((sum, f) => sum + f.bytes, 0),
-      created_at: new Date(this.clock()).toISOString(),
-    };
     fs.mkdirSync(folder, { recursive: true });
-    fs.writeFileSync(path.join(folder, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+    fs.writeFileSync(path.join(folder, MANIFEST), `${JSON.stringify(manifestOf(job.id, job, files, this.clock()), null, 2)}\n`);
     return true;
   }
-}
-
-/** A part's file: `date=YYYY-MM-DD/part-0.<ext>` for a day, `part-0.<ext>` for a dataset without time. */
-function fileName(day: string | null, format: ExportFormatName): string {
-  return day === null ? `part-0.${EXTENSION[format]}` : `date=${day}/part-0.${EXTENSION[format]}`;
-}
-
-/** The job's filters narrowed to one UTC day (unchanged for a dataset without time). */
-function dayWindow(filters: ExportFilters, day: string | null): ExportFilters {
-  if (day === null || filters.from === undefined || filters.to === undefined) return filters;
-  const dayStart = Date.parse(`${day}T00:00:00Z`);
-  return { ...filters, from: Math.max(filters.from, dayStart), to: Math.min(filters.to, dayStart + DAY_MS) };
 }
 
 class ExportTooLargeError extends Error {}
@@ -211,10 +164,4 @@ class ExportUnpaidError extends Error {}
 function failureText(error: unknown): string {
   if (error instanceof ExportTooLargeError || error instanceof ExportUnpaidError) return error.message;
   return 'the export could not be written; retry, and report it if it fails again';
-}
-
-async function sha256Of(file: string): Promise<string> {
-  const hash = crypto.createHash('sha256');
-  await pipeline(fs.createReadStream(file), hash);
-  return hash.digest('hex');
 }
