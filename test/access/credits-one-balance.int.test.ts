@@ -79,11 +79,19 @@ async function spendAll(key: string, n: number): Promise<{ atOnce: Record<number
     await waitFor(async () => (h.meter.stats().refunds >= refundsSeen + refused ? true : null), 5_000, 'the 429s given back');
   refundsSeen = h.meter.stats().refunds;
   let served = atOnce[200] ?? 0;
-  for (let i = 0; i < 20; i++) {
-    const { status } = await request('GET', '/trades?limit=1', key);
-    if (status === 402) break;
-    expect(status).toBe(200);
+  // One at a time, a call met the lane full once on a loaded machine (a full integration run beside a
+  // demo): that 429 is given back too, so once it is, the call is made again.
+  for (let i = 0, attempts = 0; i < 20 && attempts < 200; attempts++) {
+    const response = await request('GET', '/trades?limit=1', key);
+    if (response.status === 402) break;
+    if (lanesFull(response)) {
+      await waitFor(async () => (h.meter.stats().refunds > refundsSeen ? true : null), 5_000, 'the 429 given back');
+      refundsSeen = h.meter.stats().refunds;
+      continue;
+    }
+    expect({ status: response.status, body: response.status === 200 ? null : response.body }).toEqual({ status: 200, body: null });
     served++;
+    i++;
   }
   return { atOnce, served };
 }
