@@ -9,7 +9,7 @@ import { readParts } from '../../analytics/read-parts.js';
 import { DAY_MS, iso } from '../../shared/time.js';
 import { type MarketDataArrays, type MarketDataRows, marketDataPart, marketDataRows } from '../positions/market-data.js';
 import { MARKS_OF_MARKETS, MarketMarks } from './market-marks.js';
-import { outcomeBook, binaryMarket, outcomeFill, outcomeToken } from '../../../test/support/events.js';
+import { outcomeBook, binaryMarket, chainResolution, outcomeFill, outcomeToken } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 
 const NOW = Date.now();
@@ -173,7 +173,32 @@ test("a book top older than book_tops' 30 days is not served", async () => {
   expect((await reference(today + 2 * DAY_MS, [N])).books).toContain(top);
 });
 
-test('the wallet part reads market_marks by key, and a refresh reads the three tables by key', async () => {
+test("a resolution on chain the catalog does not show yet values the market at the chain's payout; a retracted one does not", async () => {
+  const [won, voided, retracted] = ['d4', 'e5', 'f6'].map((b) => `0x${b.repeat(32)}`) as [string, string, string];
+  await h.given({ markets: [market(won), market(voided), market(retracted)] });
+  const at = NOW - 5_000;
+  await h.given({
+    chainResolutions: [
+      chainResolution({ event_id: '137:0xa:1', market_id: won, payout_numerators: ['0', '1'], payouts: [0, 1], block_time_ms: at }),
+      chainResolution({ event_id: '137:0xa:2', market_id: voided, payout_numerators: ['1', '1'], payouts: [0.5, 0.5] }),
+      chainResolution({ event_id: '137:0xa:3', market_id: retracted }),
+      chainResolution({ event_id: '137:0xa:3', market_id: retracted, retracted: true, ingested_at_ms: NOW }),
+    ],
+  });
+  // Every resolution touched its market: a refresh from the stored start picks them up.
+  await new MarketMarks(h.store, 2_000).refresh();
+  const catalog = new Map(
+    (await keyed(NOW, [won, voided, retracted])).catalog!.map((r) => {
+      const row = JSON.parse(r);
+      return [row[0], { status: row[3], prices: row[6], closed: row[8] }];
+    }),
+  );
+  expect(catalog.get(won)).toEqual({ status: 'resolved', prices: [0, 1], closed: at });
+  expect(catalog.get(voided)).toMatchObject({ status: 'voided', prices: [0.5, 0.5] });
+  expect(catalog.get(retracted)).toEqual({ status: 'active', prices: [0.5, 0.5], closed: null });
+});
+
+test('the wallet part reads market_marks by key, and a refresh reads its four tables by key (chain_resolutions holds rows by now)', async () => {
   const part = await h.rows<{ explain: string }>(
     `EXPLAIN indexes = 1 ${marketDataPart('SELECT market_id FROM position_state WHERE wallet IN {wallets:Array(String)}').market_data}`,
     { wallets: [K] },
@@ -187,6 +212,11 @@ test('the wallet part reads market_marks by key, and a refresh reads the three t
     .join('\n')
     .split('ReadFromMergeTree (')
     .slice(1);
-  expect(reads.map((r) => /^(?:\w+\.)?(\w+)\)/.exec(r)?.[1]).sort()).toEqual(['book_tops', 'market_closes', 'markets']);
+  expect(reads.map((r) => /^(?:\w+\.)?(\w+)\)/.exec(r)?.[1]).sort()).toEqual([
+    'book_tops',
+    'chain_resolutions',
+    'market_closes',
+    'markets',
+  ]);
   for (const read of reads) expect(read).toMatch(/PrimaryKey[\s\S]*?Condition: [^\n]*\(market_id in 2-element set\)/);
 });

@@ -1,7 +1,7 @@
 /**
  * The marks refresher: keeps market_marks (migration 0065), what the wallet reads value positions
- * with, one value per market read by key (positions/market-data.ts), equal to what the three tables it is built
- * from (markets, market_closes, book_tops) hold. Views note every write to them in market_touches,
+ * with, one value per market read by key (positions/market-data.ts), equal to what the tables it is built
+ * from (markets with chain_resolutions, market_closes, book_tops) hold. Views note every write to them in market_touches,
  * and the refresher rebuilds the markets touched since its previous run (../touch-refresher.ts). One
  * refresher per store runs at a time (marksOf): the valuation pass refreshes before it values (it
  * must value with the marks it saw move), the job every MARKET_MARKS_INTERVAL_MS.
@@ -24,9 +24,24 @@ export const MARKS_OF_MARKETS = `
   SELECT i.id, c.row, k.c, k.total, k.days, b.books, now64(3)
     FROM (SELECT DISTINCT arrayJoin({ids:Array(String)}) AS id) AS i
     LEFT JOIN (
-      SELECT market_id,
-             toJSONString((market_id, title, category, status, outcomes, outcome_token_ids, outcome_prices, yes_index, toUnixTimestamp64Milli(closed_at))) AS row
-        FROM markets FINAL WHERE market_id IN {ids:Array(String)}) AS c ON c.market_id = i.id
+      SELECT m.market_id AS market_id,
+             -- A resolution the chain holds values the market at its payout, whatever the catalog shows: Gamma
+             -- shows it minutes later (a read as of a block counts that block), and the CTF pays by the chain's
+             -- numerators (the ledger prices redemptions by them too: ../positions/ledger.ts).
+             arraySum(r.nums) > 0 AS chained,
+             toJSONString((m.market_id, m.title, m.category,
+                           if(chained, if(arrayUniq(r.nums) = 1, 'voided', 'resolved'), m.status),
+                           m.outcomes, m.outcome_token_ids,
+                           if(chained, arrayMap(n -> n / arraySum(r.nums), r.nums), m.outcome_prices),
+                           m.yes_index,
+                           toUnixTimestamp64Milli(if(chained, coalesce(m.closed_at, r.at), m.closed_at)))) AS row
+        FROM (SELECT market_id, title, category, status, outcomes, outcome_token_ids, outcome_prices, yes_index, closed_at
+                FROM markets FINAL WHERE market_id IN {ids:Array(String)}) AS m
+        LEFT JOIN (
+          SELECT market_id, argMax(arrayMap(n -> toFloat64(n), payout_numerators), (block_number, log_index)) AS nums,
+                 argMax(block_time, (block_number, log_index)) AS at
+            FROM chain_resolutions FINAL WHERE market_id IN {ids:Array(String)} AND NOT retracted
+           GROUP BY market_id) AS r ON r.market_id = m.market_id) AS c ON c.market_id = i.id
     LEFT JOIN (
       SELECT market_id, toNullable(anyIf(c, day = toDate(0))) AS c, toInt64(sumIf(n, day = toDate(0))) AS total,
              arraySort(groupArrayIf((toInt64(day), toInt64(n)), day != toDate(0) AND toInt64(day) >= {from_day:Int64})) AS days
