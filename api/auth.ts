@@ -197,7 +197,7 @@ export function clientAddress(request: IncomingMessage, trustedHops: number): st
 }
 
 export function requireApiKey(owners: OwnerCache, throttle: AuthThrottle, trustedHops: number) {
-  return async (request: Request, _response: Response, next: NextFunction) => {
+  return async (request: Request, response: Response, next: NextFunction) => {
     const credential = credentialOf(request.headers);
     const ip = clientAddress(request, trustedHops);
     if (!credential || credential === 'malformed') {
@@ -221,7 +221,11 @@ export function requireApiKey(owners: OwnerCache, throttle: AuthThrottle, truste
       request.owner = owner;
       request.credential = credential;
       // Everything after this runs on behalf of the account (the analytics store queues its queries in the account's lane).
-      runInRequestContext({ lane: `account:${owner.account_id}` }, () => next());
+      const gone = new AbortController();
+      response.once('close', () => {
+        if (!response.writableFinished) gone.abort();
+      });
+      runInRequestContext({ lane: `account:${owner.account_id}`, signal: gone.signal }, () => next());
     } catch (error) {
       next(error);
     }

@@ -42,6 +42,7 @@ import type { ControlStore } from './ports/control-store.js';
 import type { EventLog } from './ports/event-log.js';
 import { processorMetricsText } from './processors/processor-metrics.js';
 import { engineMemoryMetrics, processMemoryMetrics, readEngineMemory } from './analytics/engine-memory.js';
+import type { FairQueueStats } from './analytics/fair-queue.js';
 import { reconciliationHours } from './read-models/chain-ledger/queries.js';
 import { reconciliationSummary } from './read-models/positions/upstream-reconciliation.js';
 import { STREAMS } from './read-models/registry.js';
@@ -184,7 +185,7 @@ export function composeApi(options: ComposeOptions): ComposedApi {
     async collect() {
       const cache = handler.cache.stats();
       const usage = meter.stats();
-      const queue = (options.store as { queueStats?: () => { running: number; queued: number; rejected: number } }).queueStats?.();
+      const queue = (options.store as { queueStats?: () => FairQueueStats }).queueStats?.();
       return [
         ...ingestionMetrics(options.health.sources(), await options.health.sinkLag()),
         ...chainMetrics(options.health.chain?.() ?? null),
@@ -217,6 +218,12 @@ export function composeApi(options: ComposeOptions): ComposedApi {
               single('tapeline_analytics_queries_running', 'Analytics statements running.', 'gauge', queue.running),
               single('tapeline_analytics_queries_queued', 'Analytics statements waiting for their turn.', 'gauge', queue.queued),
               single('tapeline_analytics_queries_rejected_total', 'Statements refused by the queue bounds.', 'counter', queue.rejected),
+              single(
+                'tapeline_analytics_queries_abandoned_total',
+                'Waiting statements dropped unrun because their request was closed by its caller.',
+                'counter',
+                queue.abandoned,
+              ),
             ]
           : []),
         ...(streams ? streamMetrics(streams.figures()) : []),

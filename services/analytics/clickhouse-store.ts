@@ -315,7 +315,7 @@ class ClickHouseAnalyticsStore implements AnalyticsStore {
   /** Every statement takes its lane's turn: a request's in its account's lane, the rest in the pipeline's. */
   private admit<T>(work: () => Promise<T>): Promise<T> {
     const context = currentRequestContext();
-    return this.queue.run(context?.lane ?? PIPELINE_LANE, context !== undefined, work);
+    return this.queue.run(context?.lane ?? PIPELINE_LANE, context !== undefined, work, context?.signal);
   }
 
   async close(): Promise<void> {

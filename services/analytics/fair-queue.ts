@@ -10,6 +10,9 @@
  * longer than `maxWaitMs`: a query that waited that long while its own lane had other queries
  * waiting ahead or running, or after its lane used the engine well above the average lane lately, is the caller's doing
  * (429, send fewer at once); one from a light caller with nothing else of its own is the service's (503).
+ * A waiting statement whose caller has gone (its request's `signal`: the client closed the connection)
+ * leaves the queue without running: a client that sends a burst and hangs up would otherwise keep its
+ * lane full, and the engine busy, for answers no one reads.
  */
 import { AnalyticsBusyError } from './store-errors.js';
 
@@ -25,6 +28,8 @@ interface Task {
   start: () => void;
   fail: (error: Error) => void;
   timer: NodeJS.Timeout | undefined;
+  /** Stops listening to the caller's signal (the task started, expired or was refused). */
+  release: () => void;
 }
 
 /** Engine time a lane used, decaying: `ms` as of `atMs`. */
@@ -42,6 +47,8 @@ export interface FairQueueStats {
   queued: number;
   lanes: number;
   rejected: number;
+  /** Waiting statements dropped because their caller had gone. */
+  abandoned: number;
 }
 
 export class FairQueue {
@@ -55,6 +62,7 @@ export class FairQueue {
   private running = 0;
   private queued = 0;
   private rejected = 0;
+  private abandoned = 0;
   /** Set by `close`: the error every later statement is refused with. */
   private closedWith: Error | undefined;
   private onIdle: (() => void) | undefined;
@@ -62,12 +70,19 @@ export class FairQueue {
   constructor(private readonly options: FairQueueOptions) {}
 
   stats(): FairQueueStats {
-    return { running: this.running, queued: this.queued, lanes: this.turn.length, rejected: this.rejected };
+    return { running: this.running, queued: this.queued, lanes: this.turn.length, rejected: this.rejected, abandoned: this.abandoned };
   }
 
-  /** Runs `work` when it is this lane's turn; `limited` lanes (requests) are subject to the queue caps. */
-  run<T>(lane: string, limited: boolean, work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` when it is this lane's turn; `limited` lanes (requests) are subject to the queue caps.
+   * Once `signal` aborts (the caller has gone) the statement is not started: it is refused as `caller_gone`.
+   */
+  run<T>(lane: string, limited: boolean, work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     if (this.closedWith) return Promise.reject(this.closedWith);
+    if (signal?.aborted) {
+      this.abandoned++;
+      return Promise.reject(callerGone());
+    }
     if (this.running < this.options.concurrency && this.queued === 0) return this.execute(lane, work);
     const waiting = this.lanes.get(lane);
     if (limited) {
@@ -87,14 +102,27 @@ export class FairQueue {
       }
     }
     return new Promise<T>((resolve, reject) => {
+      const abandon = () => {
+        if (this.remove(lane, task) < 0) return;
+        this.abandoned++;
+        task.fail(callerGone());
+      };
       const task: Task = {
         start: () => {
-          if (task.timer) clearTimeout(task.timer);
+          task.release();
           this.execute(lane, work).then(resolve, reject);
         },
-        fail: reject,
+        fail: (error) => {
+          task.release();
+          reject(error);
+        },
         timer: undefined,
+        release: () => {
+          if (task.timer) clearTimeout(task.timer);
+          signal?.removeEventListener('abort', abandon);
+        },
       };
+      signal?.addEventListener('abort', abandon, { once: true });
       if (limited) {
         task.timer = setTimeout(() => this.expire(lane, task), this.options.maxWaitMs);
         task.timer.unref();
@@ -115,12 +143,7 @@ export class FairQueue {
    */
   close(reason: Error): Promise<void> {
     this.closedWith = reason;
-    for (const tasks of this.lanes.values()) {
-      for (const task of tasks) {
-        if (task.timer) clearTimeout(task.timer);
-        task.fail(reason);
-      }
-    }
+    for (const tasks of this.lanes.values()) for (const task of tasks) task.fail(reason);
     this.lanes.clear();
     this.turn.length = 0;
     this.queued = 0;
@@ -188,16 +211,23 @@ export class FairQueue {
     }
   }
 
-  private expire(lane: string, task: Task): void {
+  /** Takes a waiting task out of its lane: its place in the lane (-1: it was not waiting any more). */
+  private remove(lane: string, task: Task): number {
     const tasks = this.lanes.get(lane);
     const index = tasks?.indexOf(task) ?? -1;
-    if (!tasks || index < 0) return;
+    if (!tasks || index < 0) return -1;
     tasks.splice(index, 1);
     this.queued--;
     if (tasks.length === 0) {
       this.lanes.delete(lane);
       this.turn.splice(this.turn.indexOf(lane), 1);
     }
+    return index;
+  }
+
+  private expire(lane: string, task: Task): void {
+    const index = this.remove(lane, task);
+    if (index < 0) return;
     this.rejected++;
     // Waiting behind its own lane's queries, beside one of them running, or after using the engine
     // heavily lately (lighter callers go first, so a heavy one waits) is the caller's doing.
@@ -216,4 +246,8 @@ export class FairQueue {
           ),
     );
   }
+}
+
+function callerGone(): AnalyticsBusyError {
+  return new AnalyticsBusyError('caller_gone', 'the request was closed by its caller before its query ran', 1);
 }

@@ -16,7 +16,8 @@ export type StoreErrorKind = 'too_broad' | 'too_slow' | 'busy' | 'unavailable' |
 export class AnalyticsBusyError extends Error {
   override readonly name = 'AnalyticsBusyError';
   constructor(
-    readonly reason: 'lane_full' | 'queue_full' | 'queue_timeout',
+    /** caller_gone: the request was closed before its statement ran (no one reads the answer). */
+    readonly reason: 'lane_full' | 'queue_full' | 'queue_timeout' | 'caller_gone',
     message: string,
     readonly retryAfterSeconds: number,
   ) {

@@ -9,6 +9,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export interface RequestContext {
   /** Fair-scheduling lane: one per account, so one caller's queries queue behind each other, not ahead of others'. */
   lane: string;
+  /** Aborted when the caller closed the request before its answer was sent: its waiting queries are dropped. */
+  signal?: AbortSignal;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();

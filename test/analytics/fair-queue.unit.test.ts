@@ -96,3 +96,29 @@ test('closing refuses what waits and what comes later, and resolves only once th
   expect(closed).toBe(true);
   expect(queue.stats()).toMatchObject({ running: 0, queued: 0 });
 });
+
+test("a waiting query whose caller has gone is dropped without running, and frees its lane's place", async () => {
+  const queue = new FairQueue({ concurrency: 1, maxQueuedPerLane: 1, maxQueued: 5, maxWaitMs: 60_000 });
+  const hold = gate();
+  const ran: string[] = [];
+  const running = queue.run('a', true, () => hold.opened);
+  const caller = new AbortController();
+  const waiting = queue.run('b', true, async () => void ran.push('gone'), caller.signal);
+  // The lane's one place is taken: a second query of b is refused.
+  await expect(queue.run('b', true, async () => 'x')).rejects.toMatchObject({ reason: 'lane_full' });
+  caller.abort();
+  await expect(waiting).rejects.toMatchObject({ reason: 'caller_gone' });
+  expect(queue.stats()).toMatchObject({ queued: 0, lanes: 0, abandoned: 1 });
+  // The place is free again, and a query sent after its caller left never queues.
+  const next = queue.run('b', true, async () => void ran.push('next'));
+  await expect(queue.run('c', true, async () => void ran.push('late'), caller.signal)).rejects.toMatchObject({ reason: 'caller_gone' });
+  hold.open();
+  await Promise.all([running, next]);
+  expect(ran).toEqual(['next']);
+  expect(queue.stats()).toMatchObject({ running: 0, queued: 0, abandoned: 2 });
+  // A query that started before its caller left is not affected by a later abort.
+  const later = new AbortController();
+  const started = queue.run('d', true, async () => 'done', later.signal);
+  later.abort();
+  await expect(started).resolves.toBe('done');
+});
