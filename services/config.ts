@@ -595,7 +595,7 @@ const settings = {
       maxWaitMs: env(
         'QUERY_QUEUE_WAIT_MS',
         positiveInt().default(12_000),
-        'Longest wait for the engine (then 503): over twice QUERY_MAX_EXECUTION_MS, since the lane served next may find a statement of that length running; shorter waits turned into 503s for well-behaved keys while another key flooded the engine.',
+        'Longest wait for the engine (then 429 for a key with other queries of its own waiting or running meanwhile, else 503): over twice QUERY_MAX_EXECUTION_MS, since the lane served next may find a statement of that length running; shorter waits turned into 503s for well-behaved keys while another key flooded the engine.',
       ),
     },
     serverConcurrency: env(

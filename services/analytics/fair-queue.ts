@@ -8,8 +8,10 @@
  * statement running. A request lane holds at most `maxQueuedPerLane` waiting
  * queries (more is the caller's 429), all lanes together at most `maxQueued` (503), and nothing waits
  * longer than `maxWaitMs`: a query that waited that long while its own lane had other queries
- * waiting ahead or running, or after its lane used the engine well above the average lane lately, is the caller's doing
+ * waiting or running beside it, or after its lane used the engine well above the average lane lately, is the caller's doing
  * (429, send fewer at once); one from a light caller with nothing else of its own is the service's (503).
+ * "Beside it" is over the whole wait, not at its end: a burst's queries time out one after another, and
+ * the last of them, alone by then, is as much the burst's as the first.
  * A waiting statement whose caller has gone (its request's `signal`: the client closed the connection)
  * leaves the queue without running: a client that sends a burst and hangs up would otherwise keep its
  * lane full, and the engine busy, for answers no one reads.
@@ -28,6 +30,8 @@ interface Task {
   start: () => void;
   fail: (error: Error) => void;
   timer: NodeJS.Timeout | undefined;
+  /** Another query of its lane waited or ran while this one waited. */
+  crowded: boolean;
   /** Stops listening to the caller's signal (the task started, expired or was refused). */
   release: () => void;
 }
@@ -117,6 +121,7 @@ export class FairQueue {
           reject(error);
         },
         timer: undefined,
+        crowded: (waiting?.length ?? 0) > 0 || (this.runningIn.get(lane) ?? 0) > 0,
         release: () => {
           if (task.timer) clearTimeout(task.timer);
           signal?.removeEventListener('abort', abandon);
@@ -127,8 +132,10 @@ export class FairQueue {
         task.timer = setTimeout(() => this.expire(lane, task), this.options.maxWaitMs);
         task.timer.unref();
       }
-      if (waiting) waiting.push(task);
-      else {
+      if (waiting) {
+        for (const other of waiting) other.crowded = true;
+        waiting.push(task);
+      } else {
         this.lanes.set(lane, [task]);
         this.turn.push(lane);
       }
@@ -229,9 +236,9 @@ export class FairQueue {
     const index = this.remove(lane, task);
     if (index < 0) return;
     this.rejected++;
-    // Waiting behind its own lane's queries, beside one of them running, or after using the engine
-    // heavily lately (lighter callers go first, so a heavy one waits) is the caller's doing.
-    const ownWork = index > 0 || (this.runningIn.get(lane) ?? 0) > 0 || this.isHeavy(lane);
+    // Waiting beside its own lane's queries (waiting or running), or after using the engine heavily
+    // lately (lighter callers go first, so a heavy one waits) is the caller's doing.
+    const ownWork = task.crowded || (this.runningIn.get(lane) ?? 0) > 0 || this.isHeavy(lane);
     task.fail(
       ownWork
         ? new AnalyticsBusyError(

@@ -949,7 +949,10 @@ async function main(): Promise<Record<string, unknown>> {
       ]),
     ),
     control_5xx: samples.filter((s) => s.status >= 500 || s.status === 0).length,
-    attack_5xx: [...attackStatuses.values()].flatMap((counts) => [...counts].filter(([status]) => status >= 500 || status === 0)),
+    // [phase, status, count]: which flood met a server error.
+    attack_5xx: [...attackStatuses].flatMap(([phase, counts]) =>
+      [...counts].filter(([status]) => status >= 500 || status === 0).map(([status, count]) => [phase, status, count]),
+    ),
   });
   return report;
 }

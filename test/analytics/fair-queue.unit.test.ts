@@ -71,6 +71,18 @@ test("a query that timed out beside its own lane's other work is the caller's 42
   await Promise.all([runningA, runningB]);
 });
 
+test("a burst's queries that time out are all the caller's 429, the last one too, alone by then", async () => {
+  const queue = new FairQueue({ concurrency: 1, maxQueuedPerLane: 5, maxQueued: 10, maxWaitMs: 20 });
+  const hold = gate();
+  const running = queue.run('pipeline', false, () => hold.opened);
+  const burst = Array.from({ length: 3 }, (_, i) => queue.run('burst', true, async () => i));
+  const alone = queue.run('light', true, async () => 'light');
+  for (const query of burst) await expect(query).rejects.toMatchObject({ reason: 'lane_full' });
+  await expect(alone).rejects.toMatchObject({ reason: 'queue_timeout' });
+  hold.open();
+  await running;
+});
+
 test('closing refuses what waits and what comes later, and resolves only once the running statement ends', async () => {
   const queue = new FairQueue({ concurrency: 1, maxQueuedPerLane: 10, maxQueued: 100, maxWaitMs: 60_000 });
   const hold = gate();
