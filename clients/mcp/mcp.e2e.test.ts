@@ -117,8 +117,9 @@ test('stdio: get_recent_trades honours min_size; market tools answer for a real 
   expect(market.structuredContent.data.id).toBe(demo.market.id);
   expect(market.content[0]!.text).toContain(market.structuredContent.data.title);
   // Once, on a loaded CI machine, the market's candles came back empty here though the demo had served
-  // them at start (not reproduced by two demos probed every 300 ms for 40 minutes): wait for them, and
-  // print what the API and its chain coverage said meanwhile, so a recurrence shows its cause.
+  // them at start (not reproduced: two demos probed every 300 ms from their start, for 4 and 11
+  // minutes): wait for them, and print what the API and its chain coverage said meanwhile, so a
+  // recurrence shows its cause.
   const candles = await waitFor(
     async () => {
       const result = await call(client, 'get_market_ohlcv', { id: demo.market.id, interval: '1h', limit: 24 });
