@@ -5,6 +5,7 @@
  */
 import { type ClickHouseClient, createClient } from '@clickhouse/client';
 import { createChdbConnection } from 'chdb/connection';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import type { AnalyticsStore, ExportFormat, InsertOptions, JsonLinesOptions, QueryOptions, QueryParams } from '../ports/analytics-store.js';
@@ -46,6 +47,9 @@ export interface HttpStoreOptions {
 
 /** Lane of work done outside any request (sink, jobs, signals). */
 const PIPELINE_LANE = 'pipeline';
+
+/** The `serially` section the current work runs in: its store's statements are admitted already, and run one after another. */
+const serialSection = new AsyncLocalStorage<{ store: ClickHouseAnalyticsStore; last: Promise<unknown> }>();
 
 export async function openChdbStore(options: ChdbStoreOptions): Promise<AnalyticsStore> {
   fs.mkdirSync(options.path, { recursive: true });
@@ -312,8 +316,23 @@ class ClickHouseAnalyticsStore implements AnalyticsStore {
     }
   }
 
-  /** Every statement takes its lane's turn: a request's in its account's lane, the rest in the pipeline's. */
+  serially<T>(work: () => Promise<T>): Promise<T> {
+    if (serialSection.getStore()?.store === this) return work();
+    return this.queue.run(PIPELINE_LANE, false, () => serialSection.run({ store: this, last: Promise.resolve() }, work));
+  }
+
+  /**
+   * Every statement takes its lane's turn: a request's in its account's lane, the rest in the
+   * pipeline's. One made inside `serially` runs in the turn its section holds, after the section's
+   * previous statement has ended (chDB must never run two at once, even if the section does not await).
+   */
   private admit<T>(work: () => Promise<T>): Promise<T> {
+    const section = serialSection.getStore();
+    if (section?.store === this) {
+      const statement = section.last.then(work);
+      section.last = statement.catch(() => undefined);
+      return statement;
+    }
     const context = currentRequestContext();
     return this.queue.run(context?.lane ?? PIPELINE_LANE, context !== undefined, work, context?.signal);
   }

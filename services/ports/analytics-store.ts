@@ -63,6 +63,13 @@ export interface AnalyticsStore {
    * pipeline's lane. Returns the bytes and rows written.
    */
   exportTo(select: string, params: QueryParams, format: ExportFormat, file: string): Promise<{ bytes: number; rows: number }>;
+  /**
+   * Runs `work`'s statements (made on this store) in one turn of the engine, one after another, so a
+   * rebuild that deletes rows and inserts them again is not read half done. On chDB (one statement at
+   * a time) no other statement runs meanwhile; a ClickHouse server runs others beside them, so there a
+   * read can still fall between the two. Pipeline work only; keep it short, as on chDB it holds the engine.
+   */
+  serially<T>(work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 

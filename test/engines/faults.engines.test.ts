@@ -57,6 +57,7 @@ function withoutDedup(store: AnalyticsStore, url: string): AnalyticsStore {
   return {
     database: store.database,
     command: (sql, params) => store.command(sql, params),
+    serially: (work) => store.serially(work),
     close: async () => {
       await client.close();
       await store.close();

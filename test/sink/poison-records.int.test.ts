@@ -80,6 +80,7 @@ test('an outage is retried until it ends and never dead-lettered, however long i
     query: (sql, params, options) => store.query(sql, params, options),
     queryText: (sql, params, options) => store.queryText(sql, params, options),
     exportTo: (select, params, format, file) => store.exportTo(select, params, format, file),
+    serially: (work) => store.serially(work),
     insert: (table, rows, options) => {
       if (failures > 0) {
         failures--;

@@ -24,20 +24,23 @@ export async function rebuildTradeViewsOf(store: AnalyticsStore, replayed: reado
       (row) => row.key,
     );
     if (keys.length === 0) continue;
-    await store.command(
-      `ALTER TABLE ${table} DELETE WHERE concat(market_id, '|', toString(toUnixTimestamp(bucket))) IN {keys:Array(String)} SETTINGS mutations_sync = 2`,
-      { keys },
-    );
-    // insert_deduplicate = 0: an identical rebuild after a crash must land again, not be taken for a retry.
-    await store.command(
-      `INSERT INTO ${table}
-       SELECT market_id, ${bucketOf}(ts) AS bucket, argMinState(yes_price, ts), max(yes_price), min(yes_price),
-              argMaxState(yes_price, ts), sum(size_usdc), sum(size), count()
-         FROM trades WHERE ${key('ts')} IN {keys:Array(String)}
-        GROUP BY market_id, bucket
-       SETTINGS insert_deduplicate = 0`,
-      { keys },
-    );
+    // Deleted and inserted again in one turn of the engine: no read finds the buckets gone meanwhile.
+    await store.serially(async () => {
+      await store.command(
+        `ALTER TABLE ${table} DELETE WHERE concat(market_id, '|', toString(toUnixTimestamp(bucket))) IN {keys:Array(String)} SETTINGS mutations_sync = 2`,
+        { keys },
+      );
+      // insert_deduplicate = 0: an identical rebuild after a crash must land again, not be taken for a retry.
+      await store.command(
+        `INSERT INTO ${table}
+         SELECT market_id, ${bucketOf}(ts) AS bucket, argMinState(yes_price, ts), max(yes_price), min(yes_price),
+                argMaxState(yes_price, ts), sum(size_usdc), sum(size), count()
+           FROM trades WHERE ${key('ts')} IN {keys:Array(String)}
+          GROUP BY market_id, bucket
+         SETTINGS insert_deduplicate = 0`,
+        { keys },
+      );
+    });
   }
   const markets = await store.query<{ market_id: string }>(`SELECT DISTINCT market_id FROM trades WHERE ${scope}`, params);
   await rebuildMarketCloses(

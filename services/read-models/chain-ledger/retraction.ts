@@ -65,21 +65,24 @@ async function rebuildViews(store: AnalyticsStore, affected: string, params: Que
     if (buckets.length === 0) continue;
     const keys = buckets.map((row) => row.key);
     const inBuckets = `concat(market_id, '|', toString(toUnixTimestamp(bucket))) IN {keys:Array(String)}`;
-    await store.command(`ALTER TABLE ${table} DELETE WHERE ${inBuckets} SETTINGS mutations_sync = 2`, { keys });
-    // insert_deduplicate = 0: an identical rebuild after a crash must land again, not be taken for a retry.
-    await store.command(
-      `INSERT INTO ${table}
-       SELECT market_id, ${bucketOf}(block_time) AS bucket,
-              argMinState(yes_price, (block_number, log_index)), max(yes_price), min(yes_price),
-              argMaxState(yes_price, (block_number, log_index)),
-              sum(usdc_micro), sum(shares_micro), count()
-         FROM chain_ledger
-        WHERE ${TAKER_FILLS} AND NOT (${VOIDED})
-          AND concat(market_id, '|', toString(toUnixTimestamp(${bucketOf}(block_time)))) IN {keys:Array(String)}
-        GROUP BY market_id, bucket
-       SETTINGS insert_deduplicate = 0`,
-      { keys, voided },
-    );
+    // Deleted and inserted again in one turn of the engine: no read finds the buckets gone meanwhile.
+    await store.serially(async () => {
+      await store.command(`ALTER TABLE ${table} DELETE WHERE ${inBuckets} SETTINGS mutations_sync = 2`, { keys });
+      // insert_deduplicate = 0: an identical rebuild after a crash must land again, not be taken for a retry.
+      await store.command(
+        `INSERT INTO ${table}
+         SELECT market_id, ${bucketOf}(block_time) AS bucket,
+                argMinState(yes_price, (block_number, log_index)), max(yes_price), min(yes_price),
+                argMaxState(yes_price, (block_number, log_index)),
+                sum(usdc_micro), sum(shares_micro), count()
+           FROM chain_ledger
+          WHERE ${TAKER_FILLS} AND NOT (${VOIDED})
+            AND concat(market_id, '|', toString(toUnixTimestamp(${bucketOf}(block_time)))) IN {keys:Array(String)}
+          GROUP BY market_id, bucket
+         SETTINGS insert_deduplicate = 0`,
+        { keys, voided },
+      );
+    });
   }
   const markets = await store.query<{ market_id: string }>(`SELECT DISTINCT market_id FROM chain_ledger WHERE ${affected}`, params);
   await rebuildMarketCloses(
@@ -100,23 +103,26 @@ async function rebuildViews(store: AnalyticsStore, affected: string, params: Que
  */
 export async function rebuildMarketCloses(store: AnalyticsStore, markets: string[], voided: string[]): Promise<void> {
   if (markets.length === 0) return;
-  await store.command('ALTER TABLE market_closes DELETE WHERE market_id IN {markets:Array(String)} SETTINGS mutations_sync = 2', {
-    markets,
+  // Deleted and summed again in one turn of the engine: no read finds the markets' closes gone meanwhile.
+  await store.serially(async () => {
+    await store.command('ALTER TABLE market_closes DELETE WHERE market_id IN {markets:Array(String)} SETTINGS mutations_sync = 2', {
+      markets,
+    });
+    await store.command(
+      `INSERT INTO market_closes (market_id, day, close, inputs)
+       SELECT market_id, day, argMaxState(yes, key), count() FROM (
+         SELECT market_id, toDate(block_time, 'UTC') AS day, yes_price AS yes,
+                (toDate(block_time, 'UTC'), toUInt8(1), block_number, toInt64(log_index)) AS key
+           FROM chain_ledger WHERE ${TAKER_FILLS} AND NOT (${VOIDED}) AND market_id IN {markets:Array(String)}
+         UNION ALL
+         SELECT market_id, toDate(ts, 'UTC') AS day, yes_price AS yes,
+                (toDate(ts, 'UTC'), toUInt8(0), toUInt64(toUnixTimestamp64Milli(ts)), toInt64(bitShiftRight(cityHash64(trade_id), 1))) AS key
+           FROM trades WHERE market_id IN {markets:Array(String)})
+       GROUP BY GROUPING SETS ((market_id, day), (market_id))
+       SETTINGS insert_deduplicate = 0`,
+      { markets, voided },
+    );
   });
-  await store.command(
-    `INSERT INTO market_closes (market_id, day, close, inputs)
-     SELECT market_id, day, argMaxState(yes, key), count() FROM (
-       SELECT market_id, toDate(block_time, 'UTC') AS day, yes_price AS yes,
-              (toDate(block_time, 'UTC'), toUInt8(1), block_number, toInt64(log_index)) AS key
-         FROM chain_ledger WHERE ${TAKER_FILLS} AND NOT (${VOIDED}) AND market_id IN {markets:Array(String)}
-       UNION ALL
-       SELECT market_id, toDate(ts, 'UTC') AS day, yes_price AS yes,
-              (toDate(ts, 'UTC'), toUInt8(0), toUInt64(toUnixTimestamp64Milli(ts)), toInt64(bitShiftRight(cityHash64(trade_id), 1))) AS key
-         FROM trades WHERE market_id IN {markets:Array(String)})
-     GROUP BY GROUPING SETS ((market_id, day), (market_id))
-     SETTINGS insert_deduplicate = 0`,
-    { markets, voided },
-  );
   // The delete is a mutation no view sees, and a market left without any close inserts nothing above;
   // a marks refresh run between the retraction's own insert and the delete would keep the voided
   // close. So the marks refresher (marks/market-marks.ts) is told here, after the rebuild.
