@@ -297,8 +297,26 @@ export function zeroSum(population: Population, hasTruth: boolean): CheckResult[
   return [tally.result(), truthTally.result()];
 }
 
-/** 3 Shares per (wallet, token): never negative, and (with the truth) the chain's balance. */
-function shares(population: Population, hasTruth: boolean): CheckResult {
+/**
+ * Whether a wallet's account in a market is the same in its truth at data_as_of and after the reads
+ * (the market's figures and its tokens'): always, for a wallet that did not move. A wallet that moved
+ * while read moved in some markets only; in the others nothing changed, so the API must serve them
+ * exactly, whichever state between the two it serves the moving ones in.
+ */
+function stillIn(w: WalletObservation): (market: string) => boolean {
+  const before = w.truth;
+  const after = w.movedTo;
+  if (!before || !after) return () => true;
+  const account = (truth: TruthWallet, market: string) =>
+    JSON.stringify([truth.markets.find((m) => m.market_id === market) ?? null, truth.tokens.filter((t) => t.market_id === market)]);
+  return (market) => account(before, market) === account(after, market);
+}
+
+/**
+ * 3 Shares per (wallet, token): never negative, and (with the truth) the chain's balance; for a wallet
+ * that moved while read, in the markets it did not move in.
+ */
+export function shares(population: Population, hasTruth: boolean): CheckResult {
   const tally = new Tally(
     '3',
     hasTruth ? 'shares per (wallet, token) >= 0 and = chain balance (truth)' : 'shares per (wallet, token) >= 0',
@@ -312,9 +330,15 @@ function shares(population: Population, hasTruth: boolean): CheckResult {
       api.set(p.asset_id, held);
       if (held < 0n) problems.push(`${p.asset_id.slice(0, 8)} negative ${shown(held)}`);
     }
-    if (hasTruth && w.truth && !w.movedTo) {
+    if (hasTruth && w.truth) {
+      const still = stillIn(w);
+      const marketOf = new Map([
+        ...w.positions.positions.map((p) => [p.asset_id, p.market_id] as const),
+        ...w.truth.tokens.map((t) => [t.token_id, t.market_id] as const),
+      ]);
       const truth = new Map(w.truth.tokens.map((t) => [t.token_id, BigInt(t.shares_micro)]));
       for (const token of new Set([...api.keys(), ...truth.keys()])) {
+        if (!still(marketOf.get(token) ?? '')) continue;
         const a = api.get(token) ?? 0n;
         const t = truth.get(token) ?? 0n;
         if (t < 0n) problems.push(`${token.slice(0, 8)} chain balance negative ${shown(t)}`);
@@ -326,10 +350,11 @@ function shares(population: Population, hasTruth: boolean): CheckResult {
   return tally.result();
 }
 
-function unrealizedAtApiMarks(w: WalletObservation, truth: TruthWallet): bigint {
+function unrealizedAtApiMarks(w: WalletObservation, truth: TruthWallet, counted: (market: string) => boolean): bigint {
   const marks = new Map(w.positions.positions.map((p) => [p.asset_id, p.mark_price]));
   let total = 0n;
   for (const t of truth.tokens) {
+    if (!counted(t.market_id)) continue;
     const held = BigInt(t.held_micro);
     if (held === 0n) continue;
     const mark = marks.get(t.token_id);
@@ -360,8 +385,8 @@ export function againstTruth(population: Population, hasTruth: boolean): CheckRe
     // A wallet that moved while read is held between its truth at data_as_of and its truth after the
     // reads on the figures that only grow; every other wallet to its truth exactly. The service may serve
     // any mix of its markets' states between the two (the ledger applies its partitions apart), so a sum
-    // that can also fall (realized, unrealized, the curve) has no bound then: those are checked on still
-    // wallets only.
+    // that can also fall (realized, the curve) has no bound then: those are checked on still wallets
+    // only. Unrealized is per position: a moved wallet's is checked in the markets it did not move in.
     const later = w.movedTo ?? truth;
     const life = w.trader.lifetime;
     const within = (api: bigint, a: bigint, b: bigint) => api >= (a < b ? a : b) && api <= (a < b ? b : a);
@@ -383,15 +408,17 @@ export function againstTruth(population: Population, hasTruth: boolean): CheckRe
     const resolved = w.movedTo ?? w.resolvedTo ?? truth;
     count(t.won, life.won, truth.won, resolved.won);
     count(t.lost, life.lost, truth.lost, resolved.lost);
-    if (w.movedTo) continue;
-    exact(t.realized, usdcMicro(life.total_realized_pnl), BigInt(truth.realized_micro), BigInt(truth.realized_micro));
-    const served = w.positions.positions.reduce((sum, p) => sum + usdcMicro(p.unrealized_pnl_usdc), 0n);
-    const want = unrealizedAtApiMarks(w, truth);
-    const heldPositions = BigInt(truth.tokens.filter((tok) => tok.held_micro !== '0').length);
+    const still = stillIn(w);
+    const served = w.positions.positions.filter((p) => still(p.market_id)).reduce((sum, p) => sum + usdcMicro(p.unrealized_pnl_usdc), 0n);
+    const want = unrealizedAtApiMarks(w, truth, still);
+    const heldPositions = BigInt(truth.tokens.filter((tok) => tok.held_micro !== '0' && still(tok.market_id)).length);
     t.unrealized.see(
       served - want <= heldPositions && want - served <= heldPositions,
-      () => `${short(w.wallet)} API ${shown(served)} truth at API marks ${shown(want)} (off ${shown(served - want)})`,
+      () =>
+        `${short(w.wallet)} API ${shown(served)} truth at API marks ${shown(want)} (off ${shown(served - want)})${w.movedTo ? ', in the markets it did not move in' : ''}`,
     );
+    if (w.movedTo) continue;
+    exact(t.realized, usdcMicro(life.total_realized_pnl), BigInt(truth.realized_micro), BigInt(truth.realized_micro));
     const wrongDays: string[] = [];
     for (const point of w.curve.points) {
       const cumulative = truth.realized_by_day.filter((d) => d.date <= point.date).reduce((sum, d) => sum + BigInt(d.realized_micro), 0n);

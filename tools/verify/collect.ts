@@ -22,7 +22,8 @@ export interface WalletObservation {
    * a resolution of one of its markets) between the API's data_as_of and the reads, so the API may
    * serve any state between the two (data_as_of is how far the ledger holds every change; a partition
    * applied further, or a resolution the catalog learnt, shows already). Held to bounds (check 4), not
-   * to exact equality (checks 1, 2 and 3 skip it).
+   * to exact equality, but for the markets it did not move in: those are held exactly (checks 2, 3 and
+   * unrealized in 4); checks 1, realized and the curve skip it.
    */
   movedTo?: TruthWallet;
   /**
