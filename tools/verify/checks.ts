@@ -417,16 +417,33 @@ export function againstTruth(population: Population, hasTruth: boolean): CheckRe
       () =>
         `${short(w.wallet)} API ${shown(served)} truth at API marks ${shown(want)} (off ${shown(served - want)})${w.movedTo ? ', in the markets it did not move in' : ''}`,
     );
-    if (w.movedTo) continue;
-    exact(t.realized, usdcMicro(life.total_realized_pnl), BigInt(truth.realized_micro), BigInt(truth.realized_micro));
+    // The curve up to the day before the first whose realized differs between the two truths: a wallet
+    // that moved while read moved on that day or later, and what it realized before is settled.
+    const settledBefore = w.movedTo ? firstChangedDay(truth, w.movedTo) : undefined;
     const wrongDays: string[] = [];
     for (const point of w.curve.points) {
+      if (settledBefore !== undefined && point.date >= settledBefore) continue;
       const cumulative = truth.realized_by_day.filter((d) => d.date <= point.date).reduce((sum, d) => sum + BigInt(d.realized_micro), 0n);
       if (usdcMicro(point.realized) !== cumulative) wrongDays.push(`${point.date} API ${point.realized} truth ${shown(cumulative)}`);
     }
-    t.daily_curve.see(wrongDays.length === 0, () => `${short(w.wallet)} ${wrongDays.length} days, e.g. ${wrongDays[0]}`);
+    t.daily_curve.see(
+      wrongDays.length === 0,
+      () =>
+        `${short(w.wallet)} ${wrongDays.length} days, e.g. ${wrongDays[0]}${w.movedTo ? `, before ${settledBefore} (it moved while read)` : ''}`,
+    );
+    if (w.movedTo) continue;
+    exact(t.realized, usdcMicro(life.total_realized_pnl), BigInt(truth.realized_micro), BigInt(truth.realized_micro));
   }
   return figures.map((f) => t[f].result());
+}
+
+/** The first day whose realized differs between two truths of a wallet (a day missing from one differs); past every day when none does. */
+function firstChangedDay(before: TruthWallet, after: TruthWallet): string {
+  const days = (truth: TruthWallet) => new Map(truth.realized_by_day.map((d) => [d.date, d.realized_micro]));
+  const a = days(before);
+  const b = days(after);
+  const changed = [...new Set([...a.keys(), ...b.keys()])].filter((day) => a.get(day) !== b.get(day)).sort();
+  return changed[0] ?? '9999-12-31';
 }
 
 /** Whether one wallet agrees with its truth on every per-wallet check (1, 3 and 4): collect.ts reads a still wallet that does not again. */

@@ -325,11 +325,10 @@ describe('check 4 against a wallet that moved while read', () => {
     expect(violations(observed(figures(13, 0, 121), atAsOf, after))).toMatchObject({ '4 trades': 1, '4 won': 0, '4 volume': 1 });
   });
 
-  test('a moved wallet is not held on a figure that can fall (realized, unrealized, the curve)', () => {
+  test('a moved wallet is not held on a figure that can fall (realized)', () => {
     const results = againstTruth(population([observed(figures(11, 1, 110), figures(10, 0, 100), figures(12, 2, 120))]), true);
     expect(Object.fromEntries(results.map((r) => [r.id, r.checked]))).toMatchObject({
       '4 realized': 0,
-      '4 daily_curve': 0,
       '4 trades': 1,
     });
   });
@@ -414,5 +413,68 @@ describe('a moved wallet in the markets it did not move in', () => {
       shares: [1, 1],
       unrealized: [1, 0],
     });
+  });
+});
+
+/**
+ * A wallet that realized 5 on 11-01 and 3 on 11-02, and realizes 2 more on 11-03 while read: its curve
+ * up to 11-02 is settled (5, 8) and held exactly; from 11-03 on the API may serve either state.
+ */
+describe("a moved wallet's curve before the day it moved", () => {
+  const truthOf = (days: Array<[string, string]>) =>
+    ({
+      address: '0xc',
+      markets: [],
+      tokens: [],
+      realized_micro: '0',
+      volume_micro: '0',
+      trades: 0,
+      markets_traded: 0,
+      fees_micro: '0',
+      won: 0,
+      lost: 0,
+      realized_by_day: days.map(([date, realized_micro]) => ({ date, realized_micro })),
+    }) as unknown as TruthWallet;
+  const before = truthOf([
+    ['2026-11-01', '5000000'],
+    ['2026-11-02', '3000000'],
+  ]);
+  const after = truthOf([
+    ['2026-11-01', '5000000'],
+    ['2026-11-02', '3000000'],
+    ['2026-11-03', '2000000'],
+  ]);
+  const curveCheck = (points: Array<[string, number]>) => {
+    const w = {
+      wallet: '0xc',
+      trader: {
+        lifetime: { total_realized_pnl: 0, volume_usdc: 0, trades: 0, markets_traded: 0, fees_paid_usdc: 0, won: 0, lost: 0 },
+      } as unknown as ApiTrader,
+      positions: { positions: [] } as unknown as ApiPositions,
+      curve: { points: points.map(([date, realized]) => ({ date, realized })) } as unknown as ApiCurve,
+      reads: 2,
+      truth: before,
+      movedTo: after,
+    } as WalletObservation;
+    const result = againstTruth(population([w]), true).find((r) => r.id === '4 daily_curve')!;
+    return [result.checked, result.violations];
+  };
+
+  test('the settled days are held exactly, the day it moved on is not', () => {
+    for (const today of [8, 10, 99])
+      expect(
+        curveCheck([
+          ['2026-11-01', 5],
+          ['2026-11-02', 8],
+          ['2026-11-03', today],
+        ]),
+      ).toEqual([1, 0]);
+    expect(
+      curveCheck([
+        ['2026-11-01', 5],
+        ['2026-11-02', 9],
+        ['2026-11-03', 10],
+      ]),
+    ).toEqual([1, 1]);
   });
 });

@@ -23,7 +23,7 @@ export interface WalletObservation {
    * serve any state between the two (data_as_of is how far the ledger holds every change; a partition
    * applied further, or a resolution the catalog learnt, shows already). Held to bounds (check 4), not
    * to exact equality, but for the markets it did not move in: those are held exactly (checks 2, 3 and
-   * unrealized in 4); checks 1, realized and the curve skip it.
+   * unrealized in 4), as is its curve before the day it moved; check 1 and realized skip it.
    */
   movedTo?: TruthWallet;
   /**
