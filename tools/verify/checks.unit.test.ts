@@ -339,6 +339,17 @@ describe('check 4 against a wallet that moved while read', () => {
   });
 });
 
+/** A truth's lifetime figures of a wallet that traded nothing, for the tests below that check other figures. */
+const NOTHING_TRADED = {
+  realized_micro: '0',
+  volume_micro: '0',
+  trades: 0,
+  markets_traded: 0,
+  fees_micro: '0',
+  won: 0,
+  lost: 0,
+};
+
 /**
  * A wallet that moved while read in one market ("moving": 1 share, then 3) and not in another
  * ("still": 5 shares that cost 2, marked at 0.50 by the API: unrealized 0.50). Its still market is held
@@ -360,13 +371,7 @@ describe('a moved wallet in the markets it did not move in', () => {
       address: '0xm',
       markets: ['still', 'moving'].map((id) => ({ market_id: id, payout: null })),
       tokens: [token('s', 'still', '5000000', '2000000'), token('m', 'moving', movingShares, movingCost)],
-      realized_micro: '0',
-      volume_micro: '0',
-      trades: 0,
-      markets_traded: 0,
-      fees_micro: '0',
-      won: 0,
-      lost: 0,
+      ...NOTHING_TRADED,
       realized_by_day: [],
     }) as unknown as TruthWallet;
   const observed = (api: Array<{ asset: string; market: string; shares: string; unrealized: number }>) =>
@@ -426,13 +431,7 @@ describe("a moved wallet's curve before the day it moved", () => {
       address: '0xc',
       markets: [],
       tokens: [],
-      realized_micro: '0',
-      volume_micro: '0',
-      trades: 0,
-      markets_traded: 0,
-      fees_micro: '0',
-      won: 0,
-      lost: 0,
+      ...NOTHING_TRADED,
       realized_by_day: days.map(([date, realized_micro]) => ({ date, realized_micro })),
     }) as unknown as TruthWallet;
   const before = truthOf([
