@@ -6,7 +6,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { ServerResponse } from 'node:http';
-import { type AnalyticsBusyError, storeErrorKind } from '../services/analytics/store-errors.js';
+import { AnalyticsBusyError, storeErrorKind } from '../services/analytics/store-errors.js';
 import type { Logger } from '../services/logger.js';
 import { failure } from '../services/http/envelope.js';
 import { ApiError } from '../services/http/errors.js';
@@ -64,7 +64,9 @@ export function toApiError(error: unknown, hint?: BodyFieldHint): ApiError {
 export function sendError(response: ServerResponse, error: unknown, logger: Logger | undefined, path: string, hint?: BodyFieldHint): void {
   const apiError = toApiError(error, hint);
   if (apiError.status >= 500 && apiError.code === 'INTERNAL_ERROR') logger?.error({ err: error, path }, 'request failed');
-  else if (apiError.status >= 500) logger?.warn({ err: error, path }, 'request refused: dependency unavailable or over its limit');
+  // A caller who closed the request is not the service refusing it: a burst of hang-ups would fill the log.
+  else if (apiError.status >= 500 && !(error instanceof AnalyticsBusyError && error.reason === 'caller_gone'))
+    logger?.warn({ err: error, path }, 'request refused: dependency unavailable or over its limit');
   if (response.headersSent) {
     response.destroy();
     return;

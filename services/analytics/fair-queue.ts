@@ -133,7 +133,9 @@ export class FairQueue {
         task.timer.unref();
       }
       if (waiting) {
-        for (const other of waiting) other.crowded = true;
+        // Only a request lane's waits time out (and it holds at most maxQueuedPerLane): the pipeline's
+        // backlog, unbounded, is not walked on every statement.
+        if (limited) for (const other of waiting) other.crowded = true;
         waiting.push(task);
       } else {
         this.lanes.set(lane, [task]);
