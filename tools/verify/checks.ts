@@ -185,10 +185,8 @@ export function zeroSum(population: Population, hasTruth: boolean): CheckResult[
     // A wallet that moved while read: the markets it moved in are not summed at one position (one whose
     // account there is the same in both truths is: nothing of it changed in between).
     if (w.movedTo) {
-      const before = new Map(w.truth.markets.map((m) => [m.market_id, JSON.stringify(m)]));
-      const after = new Map(w.movedTo.markets.map((m) => [m.market_id, JSON.stringify(m)]));
-      for (const market of new Set([...before.keys(), ...after.keys()]))
-        if (before.get(market) !== after.get(market)) unreadMarkets.add(market);
+      const still = stillIn(w);
+      for (const market of marketsOf(w)) if (!still(market)) unreadMarkets.add(market);
     }
   }
   let unreadWithoutTruth = false;
@@ -309,7 +307,20 @@ function stillIn(w: WalletObservation): (market: string) => boolean {
   if (!before || !after) return () => true;
   const account = (truth: TruthWallet, market: string) =>
     JSON.stringify([truth.markets.find((m) => m.market_id === market) ?? null, truth.tokens.filter((t) => t.market_id === market)]);
-  return (market) => account(before, market) === account(after, market);
+  const known = new Map<string, boolean>();
+  return (market) => {
+    const seen = known.get(market);
+    if (seen !== undefined) return seen;
+    const still = account(before, market) === account(after, market);
+    known.set(market, still);
+    return still;
+  };
+}
+
+/** The markets a wallet's two truths name (its moved ones among them). */
+function marketsOf(w: WalletObservation): string[] {
+  const named = [w.truth, w.movedTo].flatMap((truth) => (truth ? [...truth.markets, ...truth.tokens].map((m) => m.market_id) : []));
+  return [...new Set(named)];
 }
 
 /**
