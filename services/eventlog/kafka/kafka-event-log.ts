@@ -26,6 +26,7 @@ import { OffsetOutOfRangeError, UNDECODABLE_HEADER } from '../../ports/event-log
 import { type BackoffPolicy, backoffMs } from '../../shared/backoff.js';
 import { ConfluentAvroCodec, type COMPATIBILITY, RegistryUnavailableError, type TopicSchema } from './confluent-avro.js';
 import { TopicReader } from './partition-reader.js';
+import { whileRetriable } from './retriable.js';
 import { KAFKA_TOPIC_CONFIG } from './topic-config.js';
 
 export interface KafkaEventLogOptions {
@@ -51,6 +52,9 @@ export interface KafkaEventLogOptions {
 
 /** Rejoining the group and retrying a failing batch: 100 ms doubling to 5 s. */
 const RETRY_BACKOFF: BackoffPolicy = { baseMs: 100, maxMs: 5_000, jitter: 'none' };
+
+/** Offsets lookups retried on a retriable broker error: about 30 s of waits with RETRY_BACKOFF. */
+const OFFSETS_ATTEMPTS = 12;
 
 export async function openKafkaEventLog(options: KafkaEventLogOptions): Promise<EventLog> {
   const kafka = new Kafka({
@@ -244,8 +248,13 @@ class KafkaEventLog implements EventLog {
   async positions(groupId: string, topic: string): Promise<PartitionPosition[]> {
     this.assertOpen();
     const [ends, committed] = await Promise.all([
-      this.admin.fetchTopicOffsets(this.onBroker(topic)),
-      this.admin.fetchOffsets({ groupId: this.onBroker(groupId), topics: [this.onBroker(topic)] }),
+      this.topicOffsets(this.onBroker(topic)),
+      whileRetriable(
+        () => this.admin.fetchOffsets({ groupId: this.onBroker(groupId), topics: [this.onBroker(topic)] }),
+        RETRY_BACKOFF,
+        OFFSETS_ATTEMPTS,
+        () => this.closed,
+      ),
     ]);
     // The broker answers -1 for a partition the group never committed on.
     const committedByPartition = new Map(
@@ -262,9 +271,19 @@ class KafkaEventLog implements EventLog {
       .sort((a, b) => a.partition - b.partition);
   }
 
+  /** End and start offsets per partition; kafkajs's own call bails on a leader still settling (see retriable.ts). */
+  private topicOffsets(brokerTopic: string): ReturnType<Admin['fetchTopicOffsets']> {
+    return whileRetriable(
+      () => this.admin.fetchTopicOffsets(brokerTopic),
+      RETRY_BACKOFF,
+      OFFSETS_ATTEMPTS,
+      () => this.closed,
+    );
+  }
+
   async partitionOffsets(topic: string): Promise<PartitionOffsets[]> {
     this.assertOpen();
-    const ends = await this.admin.fetchTopicOffsets(this.onBroker(topic));
+    const ends = await this.topicOffsets(this.onBroker(topic));
     return ends
       .map((end) => ({ partition: end.partition, startOffset: Number(end.low), endOffset: Number(end.high) }))
       .sort((a, b) => a.partition - b.partition);
