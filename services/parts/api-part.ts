@@ -11,6 +11,7 @@ import type { PartDefinition } from './part.js';
 export const apiPart: PartDefinition = {
   name: 'api',
   description: 'serve the REST API under /v1 (stateless; run as many as needed)',
+  engines: ['analytics', 'control', 'log'],
   async start(resources) {
     const { config } = resources;
     const logger = resources.logger.child({ part: 'api' });

@@ -9,6 +9,7 @@ import type { PartDefinition } from './part.js';
 export const copyPart: PartDefinition = {
   name: 'copy',
   description: 'copy leader fills into trade intents (copy.executed, risk.blocked) and evaluate saved strategies (strategy.signal)',
+  engines: ['log', 'control', 'analytics'],
   async start(resources) {
     const { config } = resources;
     if (!config.copy.enabled || !config.webhooks.enabled) return { stop: async () => undefined };

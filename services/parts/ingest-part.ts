@@ -5,6 +5,7 @@ import type { PartDefinition } from './part.js';
 export const ingestPart: PartDefinition = {
   name: 'ingest',
   description: 'poll Polymarket (or the simulator) and publish events to the event log',
+  engines: ['log'],
   async start(resources) {
     if (!resources.config.ingest.enabled) return { stop: async () => undefined };
     const ingest = await startIngest(resources.config, await resources.eventLog(), resources.logger.child({ part: 'ingest' }));

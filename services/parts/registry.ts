@@ -42,9 +42,14 @@ export async function startParts(names: readonly string[], resources: PartResour
     resources.logger.info({ ms: Math.round(performance.now() - started) }, 'stores closed');
   };
   try {
-    for (const name of names) {
+    const parts = names.map((name) => {
       const part = findPart(name);
       if (!part) throw new Error(`unknown part ${name}`);
+      return part;
+    });
+    await resources.open(new Set(parts.flatMap((part) => part.engines)));
+    for (const part of parts) {
+      const { name } = part;
       running.push({ name, part: await part.start(resources) });
       resources.logger.info({ part: name }, 'part started');
     }

@@ -35,6 +35,9 @@ export interface LocalLinks {
   sink: { stats: SinkStats } | null;
 }
 
+/** The engines a part's start opens through PartResources. */
+export type PartEngine = 'log' | 'analytics' | 'control';
+
 export class PartResources {
   private log: Promise<EventLog> | null = null;
   private analytics: Promise<AnalyticsStore> | null = null;
@@ -75,6 +78,18 @@ export class PartResources {
     return this.control;
   }
 
+  /**
+   * Opens the given engines at once rather than as each part first asks: a fresh folder's PGlite
+   * cluster is created in a child process (initdb, seconds) while this one migrates chDB.
+   */
+  async open(engines: ReadonlySet<PartEngine>): Promise<void> {
+    const opening: Array<Promise<unknown>> = [];
+    if (engines.has('log')) opening.push(this.eventLog());
+    if (engines.has('analytics')) opening.push(this.analyticsStore());
+    if (engines.has('control')) opening.push(this.controlStore());
+    await Promise.all(opening);
+  }
+
   /** Source health of an ingest part in this process (none when ingestion runs elsewhere). */
   sources(): SourceStatus[] {
     return this.local.ingestHealth?.snapshot() ?? [];
@@ -101,8 +116,10 @@ export class PartResources {
 
   async close(): Promise<void> {
     try {
-      for (const opened of [this.log, this.analytics, this.control]) {
-        if (opened) await (await opened).close();
+      // In order, each that opened: one that failed to open has nothing to close, and the others still close.
+      for (const opening of [this.log, this.analytics, this.control]) {
+        const opened = await opening?.catch(() => null);
+        if (opened) await opened.close();
       }
     } finally {
       this.lock?.release();

@@ -8,6 +8,7 @@ import type { PartDefinition } from './part.js';
 export const sandboxPart: PartDefinition = {
   name: 'sandbox',
   description: 'fill resting paper orders from books and trades, settle paper positions at resolution, record briefing signals',
+  engines: ['log', 'control', 'analytics'],
   async start(resources) {
     const { config } = resources;
     if (!config.sandbox.enabled) return { stop: async () => undefined };

@@ -10,6 +10,7 @@ import type { PartDefinition } from './part.js';
 export const sinkPart: PartDefinition = {
   name: 'sink',
   description: 'consume events from the log into the analytics store (effectively once) and run read-model jobs',
+  engines: ['log', 'analytics'],
   async start(resources) {
     const log = await resources.eventLog();
     const store = await resources.analyticsStore();

@@ -5,6 +5,7 @@ import type { PartDefinition } from './part.js';
 export const webhooksPart: PartDefinition = {
   name: 'webhooks',
   description: 'deliver signed webhooks from the durable outbox (several dispatchers may share it)',
+  engines: ['control'],
   async start(resources) {
     if (!resources.config.webhooks.enabled) return { stop: async () => undefined };
     const delivery = startWebhookDispatcher(resources.config, await resources.controlStore(), resources.logger);
