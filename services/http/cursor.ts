@@ -13,9 +13,10 @@ export type CursorKey = Array<string | number>;
 /**
  * - `string`: text up to 512 characters; `number`: a finite number;
  * - `ms`: integer milliseconds within 2000..2100 (the time range the API accepts);
- * - `int`: a non-negative safe integer (ranks); `id`: a decimal row id of 1 to 18 digits (a string).
+ * - `int`: a non-negative safe integer (ranks); `id`: a decimal row id of 1 to 18 digits (a string);
+ * - `signed`: an exact amount that can be negative (micro-units of a PnL), as text: an optional minus and 1 to 20 digits.
  */
-export type CursorPart = 'string' | 'number' | 'ms' | 'int' | 'id';
+export type CursorPart = 'string' | 'number' | 'ms' | 'int' | 'id' | 'signed';
 
 const EARLIEST_MS = Date.UTC(2000, 0, 1);
 const LATEST_MS = Date.UTC(2100, 0, 1);
@@ -32,6 +33,8 @@ function partIsValid(value: unknown, part: CursorPart): boolean {
       return Number.isSafeInteger(value) && (value as number) >= 0;
     case 'id':
       return typeof value === 'string' && /^\d{1,18}$/.test(value);
+    case 'signed':
+      return typeof value === 'string' && /^-?\d{1,20}$/.test(value);
   }
 }
 

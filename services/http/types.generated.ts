@@ -411,6 +411,8 @@ export type Positions = {
   wallet: string;
   /** The wallet's open positions on all pages (shares held > 0). */
   open_positions: number;
+  /** The wallet's closed positions on all pages (tokens it held within coverage and holds no share of now). */
+  closed_positions: number;
   /** The page of `positions` this is: pass `next_cursor` as `cursor` (same wallet) for the next one. Inside `data`, beside the list it pages, as the response is one object. */
   pagination: Pagination;
   coverage: Coverage;
@@ -426,12 +428,12 @@ export type Positions = {
     market_status?: string | null;
     asset_id: string;
     outcome: string;
-    /** Shares held (size_shares_micro / 10^6). */
+    /** Shares held (size_shares_micro / 10^6); 0 for a closed position, as its cost basis, value and unrealized PnL. */
     size_shares: number;
     /** Shares held in micro-units, exact (decimal integer). */
     size_shares_micro?: string;
-    /** Weighted-average entry price = cost basis / shares held: a buy of q at p moves it to (cost + p x q) / (held + q); a sell leaves it unchanged. Splits buy every outcome at 1/n (0.50); a neg-risk conversion's YES legs take the NO legs' cost less the collateral received; shares received by transfer arrive at the sender's average cost (0 for shares beyond what the sender was known to hold). */
-    avg_entry_price: number;
+    /** Weighted-average entry price = cost basis / shares held: a buy of q at p moves it to (cost + p x q) / (held + q); a sell leaves it unchanged. Splits buy every outcome at 1/n (0.50); a neg-risk conversion's YES legs take the NO legs' cost less the collateral received; shares received by transfer arrive at the sender's average cost (0 for shares beyond what the sender was known to hold). Null for a closed position (no share held). */
+    avg_entry_price: number | null;
     /** The price the position is marked at: the payout once settled (1 or 0; 0.5 after a 50-50 void); else the mid of the outcome's book when both sides are present and the spread is at most 0.10; else (one-sided or empty book, or a wider spread) the outcome's last indexed trade; else the catalog price; null when none exists. Books, trades and catalog records count once the marks refresher has run after they were written (every second by default: MARKET_MARKS_INTERVAL_MS). */
     mark_price: number | null;
     /** Which rule of mark_price applied. */
@@ -448,7 +450,9 @@ export type Positions = {
     realized_pnl_usdc: number;
     /** Fees charged on the wallet's fills of this token over its history (USDC; a v1 buy's fee, taken in shares, at the fill price). Not in the cost basis. */
     fees_paid_usdc: number;
-    opened_at?: Timestamp;
+    /** When the current holding opened: the change that took the shares held from none to some; null for a closed position. */
+    opened_at?: Timestamp | null;
+    /** The position's last change (a fill, split, merge, redemption, conversion or transfer). */
     last_trade_at?: Timestamp;
   }>;
 };
@@ -2423,6 +2427,7 @@ export interface QueryParams {
     cursor?: string;
   };
   getPositions: {
+    status: "open" | "closed" | "all";
     limit: number;
     cursor?: string;
   };

@@ -22,6 +22,8 @@ export interface PositionRow {
   realized: bigint;
   bought: bigint;
   longshot: bigint;
+  /** What the token's buy legs brought in (fills, splits, conversions, transfers at the sender's cost), USDC micro-units. */
+  cost_in: bigint;
   /** Fees paid on the position's fills, USDC micro-units. */
   fees: bigint;
 }

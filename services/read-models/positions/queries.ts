@@ -147,7 +147,7 @@ export function positionRow([
   longshot,
   ,
   ,
-  ,
+  costIn,
   ,
   ,
   fees,
@@ -164,6 +164,7 @@ export function positionRow([
     realized: big(realized),
     bought: big(bought),
     longshot: big(longshot),
+    cost_in: big(costIn),
     fees: big(fees),
   };
 }

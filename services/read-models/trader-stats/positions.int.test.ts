@@ -318,6 +318,62 @@ test('positions: pages by value, largest first, with a cursor bound to the walle
   expect((await h.get(`/positions/${H}?limit=501`)).status).toBe(400);
 });
 
+test('positions: closed ones by realized PnL, largest first, with a signed cursor bound to the status; all of them by value', async () => {
+  const row = (p: any) => [
+    p.market_id,
+    p.outcome,
+    p.size_shares,
+    p.avg_entry_price,
+    p.cost_basis_usdc,
+    p.unrealized_pnl_usdc,
+    p.realized_pnl_usdc,
+  ];
+  const times = (p: any) => [p.outcome, p.opened_at === null, typeof p.last_trade_at];
+  // C: 100 YES redeemed at 1 (+50), 100 NO sold at 0.3 (-20); nothing open.
+  const closed = (await h.get(`/positions/${C}?status=closed`)).body.data;
+  expect(closed.positions.map(row)).toEqual([
+    [M1, 'Yes', 0, null, 0, 0, 50],
+    [M1, 'No', 0, null, 0, 0, -20],
+  ]);
+  expect([closed.open_positions, closed.closed_positions]).toEqual([0, 2]);
+  expect(closed.positions.map(times)).toEqual([
+    ['Yes', true, 'string'],
+    ['No', true, 'string'],
+  ]);
+  const open = (await h.get(`/positions/${C}`)).body.data;
+  expect([open.positions, open.open_positions, open.closed_positions]).toEqual([[], 0, 2]);
+  // A page at a time: the second starts after a cursor holding the first's realized PnL, and the last
+  // one's (negative) realized ends the list.
+  const first = (await h.get(`/positions/${C}?status=closed&limit=1`)).body.data;
+  expect(first.positions.map(row)).toEqual([closed.positions.map(row)[0]]);
+  const cursor = encodeURIComponent(first.pagination.next_cursor);
+  const second = (await h.get(`/positions/${C}?status=closed&limit=1&cursor=${cursor}`)).body.data;
+  expect(second.positions.map(row)).toEqual([closed.positions.map(row)[1]]);
+  expect(second.pagination).toEqual({ limit: 1, has_more: false, next_cursor: null });
+  // The cursor of one order does not page another.
+  const other = await h.get(`/positions/${C}?status=all&limit=1&cursor=${cursor}`);
+  expect([other.status, other.body.error]).toEqual([400, expect.stringContaining('cursor')]);
+  expect((await h.get(`/positions/${C}?status=shut`)).status).toBe(400);
+  // A: its NO of M2 open (worth 14), the YES of M1 closed after a sale (+18) and its redemption (+45);
+  // not the NO of M1, which it never held (the redemption leaves that token's row at zero).
+  const all = (await h.get(`/positions/${A}?status=all`)).body.data;
+  expect(all.positions.map(row)).toEqual([
+    [M2, 'No', 20, 0.6, 12, 2, 0],
+    [M1, 'Yes', 0, null, 0, 0, 63],
+  ]);
+  expect([all.open_positions, all.closed_positions]).toEqual([1, 1]);
+  // Every wallet: open and closed split its positions, and their realized PnL adds up to its lifetime figure.
+  for (const wallet of [A, B, C, D, E, F, G, H, J]) {
+    const [every, lifetime] = await Promise.all([
+      h.get(`/positions/${wallet}?status=all&limit=500`).then((r) => r.body.data),
+      h.get(`/traders/${wallet}`).then((r) => r.body.data.lifetime),
+    ]);
+    expect(every.positions).toHaveLength(every.open_positions + every.closed_positions);
+    const realized = every.positions.reduce((sum: number, p: any) => sum + Math.round(p.realized_pnl_usdc * 1e6), 0) / 1e6;
+    expect([wallet, realized]).toEqual([wallet, lifetime.total_realized_pnl]);
+  }
+});
+
 test("/positions' lean read values every wallet's positions exactly as its full report does", async () => {
   const wallets = [A, B, C, D, E, F, G, H, J];
   const { reports } = await walletReports(h.store, wallets, { nowMs: NOW, curveDays: 0 });

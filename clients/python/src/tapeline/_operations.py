@@ -375,17 +375,18 @@ class SyncOperations:
         """
         return self._call("getTraderPnl", {"wallet": wallet}, {"days": days}, {})  # type: ignore[no-any-return]
 
-    def get_positions(self, *, wallet: str, limit: Optional[int] = None, cursor: Optional[str] = None) -> m.Positions:
-        """Open positions of a wallet with average entry price and unrealized PnL.
+    def get_positions(self, *, wallet: str, status: Optional[Literal["open", "closed", "all"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> m.Positions:
+        """Positions of a wallet (open by default, or closed with their realized PnL) with average entry price and PnL.
 
         GET /positions/{wallet} (access: tier2).
 
         Args:
             wallet: Wallet address, 0x + 40 hex (any case).
+            status: open: shares held > 0; closed: held before, none now; all: every token the wallet held within coverage.
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
-        return self._call("getPositions", {"wallet": wallet}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+        return self._call("getPositions", {"wallet": wallet}, {"status": status, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
     def get_orderbook(self, *, id: str, at: Optional[str] = None) -> m.OrderBook:
         """Live level-2 book - top 20 bid and 20 ask levels per outcome, best first, with the spread in basis points.
@@ -1260,17 +1261,18 @@ class AsyncOperations:
         """
         return await self._call("getTraderPnl", {"wallet": wallet}, {"days": days}, {})  # type: ignore[no-any-return]
 
-    async def get_positions(self, *, wallet: str, limit: Optional[int] = None, cursor: Optional[str] = None) -> m.Positions:
-        """Open positions of a wallet with average entry price and unrealized PnL.
+    async def get_positions(self, *, wallet: str, status: Optional[Literal["open", "closed", "all"]] = None, limit: Optional[int] = None, cursor: Optional[str] = None) -> m.Positions:
+        """Positions of a wallet (open by default, or closed with their realized PnL) with average entry price and PnL.
 
         GET /positions/{wallet} (access: tier2).
 
         Args:
             wallet: Wallet address, 0x + 40 hex (any case).
+            status: open: shares held > 0; closed: held before, none now; all: every token the wallet held within coverage.
             limit: Page size (default 50, max 500).
             cursor: Opaque cursor from the previous page's `pagination.next_cursor`, bound to the query that issued it; an edited or foreign one is `400 BAD_REQUEST`.
         """
-        return await self._call("getPositions", {"wallet": wallet}, {"limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
+        return await self._call("getPositions", {"wallet": wallet}, {"status": status, "limit": limit, "cursor": cursor}, {})  # type: ignore[no-any-return]
 
     async def get_orderbook(self, *, id: str, at: Optional[str] = None) -> m.OrderBook:
         """Live level-2 book - top 20 bid and 20 ask levels per outcome, best first, with the spread in basis points.

@@ -370,9 +370,9 @@ class PositionsPosition(Model):
     market_status: Optional[str] = None
     asset_id: str
     outcome: str
-    size_shares: Decimal = Field(description="Shares held (size_shares_micro / 10^6).")
+    size_shares: Decimal = Field(description="Shares held (size_shares_micro / 10^6); 0 for a closed position, as its cost basis, value and unrealized PnL.")
     size_shares_micro: Optional[str] = Field(None, description="Shares held in micro-units, exact (decimal integer).")
-    avg_entry_price: Decimal = Field(description="Weighted-average entry price = cost basis / shares held: a buy of q at p moves it to (cost + p x q) / (held + q); a sell leaves it unchanged. Splits buy every outcome at 1/n (0.50); a neg-risk conversion's YES legs take the NO legs' cost less the collateral received; shares received by transfer arrive at the sender's average cost (0 for shares beyond what the sender was known to hold).")
+    avg_entry_price: Optional[Decimal] = Field(description="Weighted-average entry price = cost basis / shares held: a buy of q at p moves it to (cost + p x q) / (held + q); a sell leaves it unchanged. Splits buy every outcome at 1/n (0.50); a neg-risk conversion's YES legs take the NO legs' cost less the collateral received; shares received by transfer arrive at the sender's average cost (0 for shares beyond what the sender was known to hold). Null for a closed position (no share held).")
     mark_price: Optional[Decimal] = Field(description="The price the position is marked at: the payout once settled (1 or 0; 0.5 after a 50-50 void); else the mid of the outcome's book when both sides are present and the spread is at most 0.10; else (one-sided or empty book, or a wider spread) the outcome's last indexed trade; else the catalog price; null when none exists. Books, trades and catalog records count once the marks refresher has run after they were written (every second by default: MARKET_MARKS_INTERVAL_MS).")
     mark_basis: Optional[Literal["payout", "mid", "last_trade", "catalog", "none"]] = Field(None, description="Which rule of mark_price applied.")
     cost_basis_usdc: Decimal = Field(description="What the held shares cost (USDC): buys' collateral less the cost sells took out (cost x sold / held, rounded half up to a micro-unit).")
@@ -381,13 +381,14 @@ class PositionsPosition(Model):
     unrealized_pnl_usdc: Decimal = Field(description="current_value_usdc - cost_basis_usdc; 0 when unmarked.")
     realized_pnl_usdc: Decimal = Field(description="Realized PnL of this token within coverage: for each sell, proceeds of the held shares sold - their cost; merges sell at 0.50, redemptions at the payout.")
     fees_paid_usdc: Decimal = Field(description="Fees charged on the wallet's fills of this token over its history (USDC; a v1 buy's fee, taken in shares, at the fill price). Not in the cost basis.")
-    opened_at: Optional[Timestamp] = None
-    last_trade_at: Optional[Timestamp] = None
+    opened_at: Optional[Timestamp] = Field(None, description="When the current holding opened: the change that took the shares held from none to some; null for a closed position.")
+    last_trade_at: Optional[Timestamp] = Field(None, description="The position's last change (a fill, split, merge, redemption, conversion or transfer).")
 
 
 class Positions(Model):
     wallet: str
     open_positions: int = Field(description="The wallet's open positions on all pages (shares held > 0).")
+    closed_positions: int = Field(description="The wallet's closed positions on all pages (tokens it held within coverage and holds no share of now).")
     pagination: Pagination = Field(description="The page of `positions` this is: pass `next_cursor` as `cursor` (same wallet) for the next one. Inside `data`, beside the list it pages, as the response is one object.")
     coverage: Coverage
     as_of: Timestamp
