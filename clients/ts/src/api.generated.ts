@@ -427,8 +427,9 @@ export type Positions = {
     market_title: string;
     market_status?: string | null;
     asset_id: string;
+    /** The outcome's label in the catalog (its index, as text, while the catalog does not list the market). */
     outcome: string;
-    /** Shares held (size_shares_micro / 10^6); 0 for a closed position, as its cost basis, value and unrealized PnL. */
+    /** Shares held (size_shares_micro / 10^6); 0 for a closed position, as its cost basis and unrealized PnL (its mark_price and current_value_usdc are null, mark_basis none). */
     size_shares: number;
     /** Shares held in micro-units, exact (decimal integer). */
     size_shares_micro?: string;

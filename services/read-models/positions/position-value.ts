@@ -64,6 +64,9 @@ export function valuePositions(rows: PositionRow[], markets: Map<string, MarketI
   return rows.map((p) => {
     const mark = p.qty > 0n ? markOf(p, markets, quotes) : { price: null, basis: 'none' as MarkBasis };
     const value = mark.price === null ? null : valueAt(p.qty, mark.price);
-    return { ...p, mark: mark.price, mark_basis: mark.basis, value, unrealized: value === null ? 0n : value - p.cost };
+    // The catalog's label when it knows the market: a row a leg wrote before the catalog listed it holds the
+    // outcome's index instead (ledger-legs.ts), and a key's rows can differ.
+    const outcome = markets.get(p.market_id)?.outcomes[p.outcome_index] ?? p.outcome;
+    return { ...p, outcome, mark: mark.price, mark_basis: mark.basis, value, unrealized: value === null ? 0n : value - p.cost };
   });
 }

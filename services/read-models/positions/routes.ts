@@ -1,6 +1,6 @@
 /**
- * A wallet's open (or closed) positions from its (wallet, token) rows, valued at the current marks
- * (position-value.ts), largest value first, a page at a time (a whale holds thousands). The response
+ * A wallet's open positions (largest value first) or closed ones (largest realized PnL first) from its
+ * (wallet, token) rows, valued at the current marks (position-value.ts), a page at a time (a whale holds thousands). The response
  * carries data_as_of: how far the ledger held every change when the rows served were read (a
  * wallet's snapshot lags the ledger by up to a refresher run: wallet-snapshots.ts), and coverage: from
  * which block the positions are whole (coverage.ts).

@@ -369,8 +369,8 @@ class PositionsPosition(Model):
     market_title: str = Field(description="The market's question; empty while the catalog does not list the market yet (the chain can be ahead of it).")
     market_status: Optional[str] = None
     asset_id: str
-    outcome: str
-    size_shares: Decimal = Field(description="Shares held (size_shares_micro / 10^6); 0 for a closed position, as its cost basis, value and unrealized PnL.")
+    outcome: str = Field(description="The outcome's label in the catalog (its index, as text, while the catalog does not list the market).")
+    size_shares: Decimal = Field(description="Shares held (size_shares_micro / 10^6); 0 for a closed position, as its cost basis and unrealized PnL (its mark_price and current_value_usdc are null, mark_basis none).")
     size_shares_micro: Optional[str] = Field(None, description="Shares held in micro-units, exact (decimal integer).")
     avg_entry_price: Optional[Decimal] = Field(description="Weighted-average entry price = cost basis / shares held: a buy of q at p moves it to (cost + p x q) / (held + q); a sell leaves it unchanged. Splits buy every outcome at 1/n (0.50); a neg-risk conversion's YES legs take the NO legs' cost less the collateral received; shares received by transfer arrive at the sender's average cost (0 for shares beyond what the sender was known to hold). Null for a closed position (no share held).")
     mark_price: Optional[Decimal] = Field(description="The price the position is marked at: the payout once settled (1 or 0; 0.5 after a 50-50 void); else the mid of the outcome's book when both sides are present and the spread is at most 0.10; else (one-sided or empty book, or a wider spread) the outcome's last indexed trade; else the catalog price; null when none exists. Books, trades and catalog records count once the marks refresher has run after they were written (every second by default: MARKET_MARKS_INTERVAL_MS).")
