@@ -442,8 +442,23 @@ export function againstTruth(population: Population, hasTruth: boolean): CheckRe
       () =>
         `${short(w.wallet)} ${wrongDays.length} days, e.g. ${wrongDays[0]}${w.movedTo ? `, before ${settledBefore} (it moved while read)` : ''}`,
     );
-    if (w.movedTo) continue;
-    exact(t.realized, usdcMicro(life.total_realized_pnl), BigInt(truth.realized_micro), BigInt(truth.realized_micro));
+    // Realized per market (the sum over its tokens, closed positions included) in every market the wallet
+    // did not move in, and its lifetime sum when it did not move at all.
+    const servedRealized = new Map<string, bigint>();
+    for (const p of w.positions.positions)
+      servedRealized.set(p.market_id, (servedRealized.get(p.market_id) ?? 0n) + usdcMicro(p.realized_pnl_usdc));
+    const truthRealized = new Map(truth.markets.map((m) => [m.market_id, BigInt(m.realized_micro)]));
+    const offMarkets = [...new Set([...servedRealized.keys(), ...truthRealized.keys()])]
+      .filter((market) => still(market) && (servedRealized.get(market) ?? 0n) !== (truthRealized.get(market) ?? 0n))
+      .map((market) => `${short(market)} API ${shown(servedRealized.get(market) ?? 0n)} truth ${shown(truthRealized.get(market) ?? 0n)}`);
+    const lifetime = usdcMicro(life.total_realized_pnl);
+    if (!w.movedTo && lifetime !== BigInt(truth.realized_micro))
+      offMarkets.unshift(`lifetime API ${shown(lifetime)} truth ${shown(BigInt(truth.realized_micro))}`);
+    t.realized.see(
+      offMarkets.length === 0,
+      () =>
+        `${short(w.wallet)} ${offMarkets.length} off, e.g. ${offMarkets.slice(0, 2).join('; ')}${w.movedTo ? ' (in the markets it did not move in)' : ''}`,
+    );
   }
   return figures.map((f) => t[f].result());
 }

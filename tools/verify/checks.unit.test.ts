@@ -325,12 +325,11 @@ describe('check 4 against a wallet that moved while read', () => {
     expect(violations(observed(figures(13, 0, 121), atAsOf, after))).toMatchObject({ '4 trades': 1, '4 won': 0, '4 volume': 1 });
   });
 
-  test('a moved wallet is not held on a figure that can fall (realized)', () => {
-    const results = againstTruth(population([observed(figures(11, 1, 110), figures(10, 0, 100), figures(12, 2, 120))]), true);
-    expect(Object.fromEntries(results.map((r) => [r.id, r.checked]))).toMatchObject({
-      '4 realized': 0,
-      '4 trades': 1,
-    });
+  test('a moved wallet is not held on a lifetime figure that can fall (realized): only per market, where it did not move', () => {
+    const moved = observed(figures(11, 1, 110), figures(10, 0, 100), figures(12, 2, 120));
+    moved.trader.lifetime.total_realized_pnl = 42;
+    expect(violations(moved)).toMatchObject({ '4 realized': 0, '4 trades': 0 });
+    expect(violations({ ...moved, movedTo: undefined })).toMatchObject({ '4 realized': 1 });
   });
 
   test('checks 1 and 3 leave a moved wallet out, as the zero sum leaves out its markets', () => {
@@ -369,12 +368,15 @@ describe('a moved wallet in the markets it did not move in', () => {
   const truthOf = (movingShares: string, movingCost: string) =>
     ({
       address: '0xm',
-      markets: ['still', 'moving'].map((id) => ({ market_id: id, payout: null })),
+      markets: [
+        { market_id: 'still', payout: null, realized_micro: '1000000' },
+        { market_id: 'moving', payout: null, realized_micro: '0' },
+      ],
       tokens: [token('s', 'still', '5000000', '2000000'), token('m', 'moving', movingShares, movingCost)],
       ...NOTHING_TRADED,
       realized_by_day: [],
     }) as unknown as TruthWallet;
-  const observed = (api: Array<{ asset: string; market: string; shares: string; unrealized: number }>) =>
+  const observed = (api: Array<{ asset: string; market: string; shares: string; unrealized: number; realized?: number }>) =>
     ({
       wallet: '0xm',
       trader: {
@@ -387,6 +389,7 @@ describe('a moved wallet in the markets it did not move in', () => {
           size_shares_micro: p.shares,
           mark_price: 0.5,
           unrealized_pnl_usdc: p.unrealized,
+          realized_pnl_usdc: p.realized ?? 0,
         })),
       } as unknown as ApiPositions,
       curve: { points: [] } as unknown as ApiCurve,
@@ -395,28 +398,47 @@ describe('a moved wallet in the markets it did not move in', () => {
       movedTo: truthOf('3000000', '1500000'),
     }) as WalletObservation;
   const checked = (w: WalletObservation) => {
-    const unrealized = againstTruth(population([w]), true).find((r) => r.id === '4 unrealized')!;
+    const results = againstTruth(population([w]), true);
+    const unrealized = results.find((r) => r.id === '4 unrealized')!;
+    const realized = results.find((r) => r.id === '4 realized')!;
     const held = shares(population([w]), true);
-    return { shares: [held.checked, held.violations], unrealized: [unrealized.checked, unrealized.violations] };
+    return {
+      shares: [held.checked, held.violations],
+      unrealized: [unrealized.checked, unrealized.violations],
+      realized: [realized.checked, realized.violations],
+    };
   };
-  const still = { asset: 's', market: 'still', shares: '5000000', unrealized: 0.5 };
+  // It realized 1 there before (a closed token of the same market would carry it as well).
+  const still = { asset: 's', market: 'still', shares: '5000000', unrealized: 0.5, realized: 1 };
 
   test('agreeing there, it passes whatever it serves in the market it moved in', () => {
     for (const moving of ['1000000', '2000000', '9000000'])
-      expect(checked(observed([still, { asset: 'm', market: 'moving', shares: moving, unrealized: 7 }]))).toEqual({
+      expect(checked(observed([still, { asset: 'm', market: 'moving', shares: moving, unrealized: 7, realized: -3 }]))).toEqual({
         shares: [1, 0],
         unrealized: [1, 0],
+        realized: [1, 0],
       });
   });
 
   test('off there by a share or by unrealized, it is a violation', () => {
     expect(checked(observed([{ ...still, shares: '4000000' }])).shares).toEqual([1, 1]);
     expect(checked(observed([{ ...still, unrealized: 0.7 }])).unrealized).toEqual([1, 1]);
-    // The still market's position missing altogether: check 3 finds it (unrealized skips a position the
-    // API does not mark, as for a still wallet).
+    expect(checked(observed([{ ...still, realized: 1.000001 }])).realized).toEqual([1, 1]);
+    // Its realized there split over an open and a closed token of the market is the market's.
+    expect(
+      checked(
+        observed([
+          { ...still, realized: 0.25 },
+          { asset: 's2', market: 'still', shares: '0', unrealized: 0, realized: 0.75 },
+        ]),
+      ).realized,
+    ).toEqual([1, 0]);
+    // The still market's position missing altogether: check 3 finds it, and its realized PnL missing (unrealized
+    // skips a position the API does not mark, as for a still wallet).
     expect(checked(observed([{ asset: 'm', market: 'moving', shares: '2000000', unrealized: 0 }]))).toEqual({
       shares: [1, 1],
       unrealized: [1, 0],
+      realized: [1, 1],
     });
   });
 });

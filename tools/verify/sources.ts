@@ -113,17 +113,18 @@ export class ServiceApi {
   }
 
   /**
-   * Every open position of a wallet, page after page (at most `maxPages` of 500). Pages are read one
-   * request each, so when they name different data_as_of or do not add up to open_positions (a value
-   * moved across the cursor, a page missing), the read answers data_as_of `mixed`, which no other read
-   * names: the collector reads again.
+   * Every position of a wallet, open and closed (`status=all`: the closed ones carry the realized PnL of
+   * the tokens it no longer holds), page after page (at most `maxPages` of 500). Pages are read one
+   * request each, so when they name different data_as_of or do not add up to open_positions +
+   * closed_positions (a value moved across the cursor, a page missing), the read answers data_as_of
+   * `mixed`, which no other read names: the collector reads again.
    */
   async positions(wallet: string, maxPages = 20): Promise<ApiPositions | null> {
     let first: ApiPositions | null = null;
     let cursor: string | null = null;
     const positions: ApiPositions['positions'] = [];
     for (let page = 0; page < maxPages; page++) {
-      const query: Record<string, string> = cursor ? { limit: '500', cursor } : { limit: '500' };
+      const query: Record<string, string> = cursor ? { status: 'all', limit: '500', cursor } : { status: 'all', limit: '500' };
       const body: { data: ApiPositions } | null = await this.http.getJson(this.url(`/positions/${wallet}`, query), this.key);
       // Unknown (404) on the first page; gone on a later one is a read to make again (`mixed` below).
       if (!body) break;
@@ -134,7 +135,8 @@ export class ServiceApi {
       if (!cursor) break;
     }
     if (!first) return null;
-    const whole = new Set(positions.map((p) => p.asset_id)).size === first.open_positions && positions.length === first.open_positions;
+    const listed = first.open_positions + first.closed_positions;
+    const whole = new Set(positions.map((p) => p.asset_id)).size === listed && positions.length === listed;
     return { ...first, positions, data_as_of: whole ? first.data_as_of : 'mixed' };
   }
 

@@ -5,20 +5,21 @@ import { ServiceApi } from './sources.js';
 const W = `0x${'a'.repeat(40)}`;
 const position = (asset: string) => ({ asset_id: asset });
 
-/** A service answering GET /positions/{w} from `pages` (by cursor: '' for the first), null for 404. */
+/** A service answering GET /positions/{w} from `pages` (by cursor: '' for the first), null for 404; `open` positions and one closed. */
 function service(pages: Record<string, { asOf: string; assets: string[]; next: string | null; open: number } | null>) {
   const asked: string[] = [];
   const http = {
     async getJson(url: string) {
       const query = new URL(url).searchParams;
-      asked.push(`limit=${query.get('limit')} cursor=${query.get('cursor') ?? ''}`);
+      asked.push(`status=${query.get('status')} limit=${query.get('limit')} cursor=${query.get('cursor') ?? ''}`);
       const page = pages[query.get('cursor') ?? ''];
       if (!page) return null;
       return {
         data: {
           wallet: W,
           data_as_of: page.asOf,
-          open_positions: page.open,
+          open_positions: page.open - 1,
+          closed_positions: 1,
           positions: page.assets.map(position),
           pagination: { limit: 500, has_more: page.next !== null, next_cursor: page.next },
         },
@@ -30,7 +31,7 @@ function service(pages: Record<string, { asOf: string; assets: string[]; next: s
 
 const T = '2026-11-30T00:00:00.000Z';
 
-test('every page, 500 a page, joined into one read', async () => {
+test('every page of open and closed positions, 500 a page, joined into one read', async () => {
   const { asked, api } = service({
     '': { asOf: T, assets: ['1', '2'], next: 'c1', open: 3 },
     c1: { asOf: T, assets: ['3'], next: null, open: 3 },
@@ -38,7 +39,7 @@ test('every page, 500 a page, joined into one read', async () => {
   const read = await api.positions(W);
   expect(read?.positions.map((p) => p.asset_id)).toEqual(['1', '2', '3']);
   expect(read?.data_as_of).toBe(T);
-  expect(asked).toEqual(['limit=500 cursor=', 'limit=500 cursor=c1']);
+  expect(asked).toEqual(['status=all limit=500 cursor=', 'status=all limit=500 cursor=c1']);
 });
 
 test('pages that do not hold together are a mixed read, to be made again', async () => {
