@@ -46,8 +46,18 @@ interface YesBook {
   asks: TickLevel[];
 }
 
+/** A token's printed levels and hash, valid while its market's YES book is the same object. */
+interface PrintedBook {
+  yes: YesBook;
+  bids: BookLevel[];
+  asks: BookLevel[];
+  hash: string;
+}
+
 export class OrderBooks {
   private readonly cache = new Map<number, YesBook>();
+  /** Per token: the WebSocket push asks every 250 ms for every subscribed token, mostly unchanged. */
+  private readonly printed = new Map<string, PrintedBook>();
 
   constructor(private readonly state: SimulatorState) {}
 
@@ -58,25 +68,15 @@ export class OrderBooks {
     const market = this.state.world.markets[ref.marketIndex] as SimMarket;
     const yes = this.yesBook(market);
     const n = yes.ticksPerUnit;
-    // NO bids are YES asks seen from the other side, and vice versa.
-    const bestFirstBids = ref.outcomeIndex === 0 ? yes.bids : yes.asks.map((level) => ({ ticks: n - level.ticks, size: level.size }));
-    const bestFirstAsks = ref.outcomeIndex === 0 ? yes.asks : yes.bids.map((level) => ({ ticks: n - level.ticks, size: level.size }));
     const decimals = n === 100 ? 2 : 3;
-    const print = (level: TickLevel): BookLevel => ({
-      price: decimalString(level.ticks / n, decimals),
-      size: decimalString(level.size, 2),
-    });
-    const bids = bestFirstBids.slice().reverse().map(print);
-    const asks = bestFirstAsks.slice().reverse().map(print);
+    const { bids, asks, hash } = this.print(tokenId, ref.outcomeIndex, yes);
     const last = this.state.lastTrade(market.index);
     const event = this.state.world.events[market.eventIndex];
     return {
       market: market.conditionId,
       asset_id: tokenId,
       timestamp: String(this.state.nowMs()),
-      hash: createHash('sha1')
-        .update(`${tokenId}|${JSON.stringify(bids)}|${JSON.stringify(asks)}`)
-        .digest('hex'),
+      hash,
       bids,
       asks,
       min_order_size: String(market.orderMinSize),
@@ -84,6 +84,28 @@ export class OrderBooks {
       neg_risk: event?.negRisk ?? false,
       last_trade_price: last ? decimalString(last.outcomeIndex === ref.outcomeIndex ? last.price : 1 - last.price, decimals + 1) : '',
     };
+  }
+
+  /** The token's levels as upstream prints them and their hash; reprinted only when the YES book changed. */
+  private print(tokenId: string, outcomeIndex: number, yes: YesBook): Omit<PrintedBook, 'yes'> {
+    const kept = this.printed.get(tokenId);
+    if (kept?.yes === yes) return kept;
+    const n = yes.ticksPerUnit;
+    // NO bids are YES asks seen from the other side, and vice versa.
+    const bestFirstBids = outcomeIndex === 0 ? yes.bids : yes.asks.map((level) => ({ ticks: n - level.ticks, size: level.size }));
+    const bestFirstAsks = outcomeIndex === 0 ? yes.asks : yes.bids.map((level) => ({ ticks: n - level.ticks, size: level.size }));
+    const decimals = n === 100 ? 2 : 3;
+    const print = (level: TickLevel): BookLevel => ({
+      price: decimalString(level.ticks / n, decimals),
+      size: decimalString(level.size, 2),
+    });
+    const bids = bestFirstBids.slice().reverse().map(print);
+    const asks = bestFirstAsks.slice().reverse().map(print);
+    const hash = createHash('sha1')
+      .update(`${tokenId}|${JSON.stringify(bids)}|${JSON.stringify(asks)}`)
+      .digest('hex');
+    this.printed.set(tokenId, { yes, bids, asks, hash });
+    return { bids, asks, hash };
   }
 
   /** USDC resting on the YES book (both sides), which Gamma reports as the market's liquidity. */

@@ -108,11 +108,13 @@ export class VolumeWindows {
     const baselineStart = windowStart - this.settings.baselineMs;
     let windowSum = 0;
     let baselineSum = 0;
-    for (const [at, usdc] of market.buckets) {
-      if (at < baselineStart - MINUTE_MS) market.buckets.delete(at);
+    // forEach, not for-of: an [at, usdc] entry array per bucket per trade was most of this part's garbage.
+    const buckets = market.buckets;
+    buckets.forEach((usdc, at) => {
+      if (at < baselineStart - MINUTE_MS) buckets.delete(at);
       else if (at > windowStart) windowSum += usdc;
       else if (at >= baselineStart) baselineSum += usdc;
-    }
+    });
     const hourly = (baselineSum / this.settings.baselineMs) * 3_600_000;
     const perWindowBaseline = (baselineSum / this.settings.baselineMs) * this.settings.windowMs;
     if (ts < market.quietUntilMs || windowSum < this.settings.minUsdc) return null;
