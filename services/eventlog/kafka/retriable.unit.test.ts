@@ -7,6 +7,7 @@ const { createErrorFromCode } = createRequire(import.meta.url)('kafkajs/src/prot
   createErrorFromCode: (code: number) => KafkaJSProtocolError;
 };
 const NOT_LEADER_FOR_PARTITION = 6;
+const LEADER_NOT_AVAILABLE = 5;
 const POLICY = { baseMs: 10, maxMs: 40, jitter: 'none' } as const;
 
 function failingThen<T>(errors: Error[], value: T): { call: () => Promise<T>; calls: () => number } {
@@ -26,7 +27,7 @@ describe('whileRetriable', () => {
     const notLeader = createErrorFromCode(NOT_LEADER_FOR_PARTITION);
     expect(notLeader.type).toBe('NOT_LEADER_FOR_PARTITION');
     const waits: number[] = [];
-    const offsets = failingThen([notLeader, notLeader, new KafkaJSConnectionError('broker restarting')], ['p0']);
+    const offsets = failingThen([notLeader, notLeader, createErrorFromCode(LEADER_NOT_AVAILABLE)], ['p0']);
     const answer = await whileRetriable(offsets.call, POLICY, 12, undefined, async (ms) => {
       waits.push(ms);
     });
@@ -35,11 +36,16 @@ describe('whileRetriable', () => {
     expect(waits).toEqual([10, 20, 40]);
   });
 
-  test('a non-retriable error, the last attempt and a closed log reject with the error itself', async () => {
+  test('any other error, the last attempt and a closed log reject with the error itself', async () => {
     const invalid = new KafkaJSNonRetriableError('Invalid topic');
     const once = failingThen([invalid], 'never');
     await expect(whileRetriable(once.call, POLICY, 12, undefined, async () => {})).rejects.toBe(invalid);
     expect(once.calls()).toBe(1);
+    // A broker that cannot be reached: kafkajs calls it retriable and has retried the connection already.
+    const down = new KafkaJSConnectionError('Connection error: ECONNREFUSED');
+    const unreachable = failingThen([down], 'never');
+    await expect(whileRetriable(unreachable.call, POLICY, 12, undefined, async () => {})).rejects.toBe(down);
+    expect(unreachable.calls()).toBe(1);
 
     const notLeader = createErrorFromCode(NOT_LEADER_FOR_PARTITION);
     const always = failingThen(
