@@ -1,8 +1,8 @@
 /**
- * What the parts of one process share: the engines (opened on first use, closed once) and the links
- * between parts that happen to run together (the API reports the in-process ingest's source health
- * and the sink's figures; signals and the API wake an in-process dispatcher at once instead of
- * waiting for its poll). Opening the resources runs the start-up guards, so every way of starting
+ * What the parts of one process share: the engines (those its parts declare opened at once before
+ * the first starts, any other on first use; each closed once) and the links between parts that
+ * happen to run together (the API reports the in-process ingest's source health and the sink's
+ * figures; signals and the API wake an in-process dispatcher at once instead of waiting for its poll). Opening the resources runs the start-up guards, so every way of starting
  * tapeline gets them: the folder owner-only (services/shared/data-dir-privacy.ts), no real upstream
  * into a simulator data folder, and the folder's exclusive lock whenever an embedded engine lives in
  * it (services/shared/data-dir-lock.ts).
