@@ -411,7 +411,7 @@ export type Positions = {
   wallet: string;
   /** The wallet's open positions on all pages (shares held > 0). */
   open_positions: number;
-  /** The wallet's closed positions on all pages (tokens it held within coverage and holds no share of now). */
+  /** The wallet's closed positions on all pages: tokens it held within coverage and holds no share of now, with a cost brought in, a PnL realized or a fee paid (not a token it never held, such as the other outcome of a market it redeemed in). */
   closed_positions: number;
   /** The page of `positions` this is: pass `next_cursor` as `cursor` (same wallet) for the next one. Inside `data`, beside the list it pages, as the response is one object. */
   pagination: Pagination;

@@ -411,7 +411,7 @@ export type Positions = {
   wallet: string;
   /** The wallet's open positions on all pages (shares held > 0). */
   open_positions: number;
-  /** The wallet's closed positions on all pages (tokens it held within coverage and holds no share of now). */
+  /** The wallet's closed positions on all pages: tokens it held within coverage and holds no share of now, with a cost brought in, a PnL realized or a fee paid (not a token it never held, such as the other outcome of a market it redeemed in). */
   closed_positions: number;
   /** The page of `positions` this is: pass `next_cursor` as `cursor` (same wallet) for the next one. Inside `data`, beside the list it pages, as the response is one object. */
   pagination: Pagination;
@@ -4295,7 +4295,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {
     "method": "GET",
     "path": "/positions/{wallet}",
     "summary": "Positions of a wallet (open by default, or closed with their realized PnL) with average entry price and PnL.",
-    "description": "`status=open` (the default): the tokens the wallet holds, largest `current_value_usdc` first (unmarked\npositions count as 0), ties by `asset_id`. `status=closed`: the tokens it held and no longer holds (sold,\nmerged, redeemed, converted or sent away), largest `realized_pnl_usdc` first, ties by `asset_id`: Polymarket's\nclosed positions. `status=all`: both, in the open order (a closed position's value is 0). A page at a\ntime (`limit`, `cursor`; `data.pagination` says whether more follow; `open_positions` and\n`closed_positions` count every page). The cursor holds the last position's sort value and token: each\npage is read afresh, so a position whose value moved between two requests (marks refresh every second)\ncan appear on both pages or on neither. Read with `limit=500` for one consistent view of up to 500\npositions.",
+    "description": "`status=open` (the default): the tokens the wallet holds, largest `current_value_usdc` first (unmarked\npositions count as 0), ties by `asset_id`. `status=closed`: the tokens it held and no longer holds (sold,\nmerged, redeemed, converted or sent away), largest `realized_pnl_usdc` first, ties by `asset_id`: Polymarket's\nclosed positions. `status=all`: both, in the open order (a closed position, unmarked, counts as 0). A page at a\ntime (`limit`, `cursor`; `data.pagination` says whether more follow; `open_positions` and\n`closed_positions` count every page). The cursor holds the last position's sort value and token: each\npage is read afresh, so a position whose value moved between two requests (marks refresh every second)\ncan appear on both pages or on neither. Read with `limit=500` for one consistent view of up to 500\npositions.",
     "access": "tier2",
     "paginated": false,
     "returns": "Positions: wallet, open_positions, closed_positions, pagination, coverage, as_of, data_as_of, data_as_of_block, positions",

@@ -388,7 +388,7 @@ class PositionsPosition(Model):
 class Positions(Model):
     wallet: str
     open_positions: int = Field(description="The wallet's open positions on all pages (shares held > 0).")
-    closed_positions: int = Field(description="The wallet's closed positions on all pages (tokens it held within coverage and holds no share of now).")
+    closed_positions: int = Field(description="The wallet's closed positions on all pages: tokens it held within coverage and holds no share of now, with a cost brought in, a PnL realized or a fee paid (not a token it never held, such as the other outcome of a market it redeemed in).")
     pagination: Pagination = Field(description="The page of `positions` this is: pass `next_cursor` as `cursor` (same wallet) for the next one. Inside `data`, beside the list it pages, as the response is one object.")
     coverage: Coverage
     as_of: Timestamp
