@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, REPO_ROOT } from '../support/processes.js';
+import { closedUpstreams, freePort, REPO_ROOT } from '../support/processes.js';
 
 let npm: ChildProcess | undefined;
 let dataDir: string | undefined;
@@ -50,11 +50,7 @@ test('SIGTERM to the npm process stops the service npm start runs, and nothing i
       DATA_DIR: dataDir,
       PORT: String(port),
       ADMIN_PORT: String(await freePort()),
-      POLYMARKET_GAMMA_URL: closed,
-      POLYMARKET_CLOB_URL: closed,
-      POLYMARKET_DATA_URL: closed,
-      POLYMARKET_WS_URL: closed.replace('http', 'ws'),
-      POLYGON_RPC_URL: closed,
+      ...closedUpstreams(closed),
     },
   });
   npm.stdout!.on('data', (chunk) => (output += String(chunk)));

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { getJson, postJson } from '../support/http.js';
-import { freePort, startChild, type Child } from '../support/processes.js';
+import { closedUpstreams, freePort, startChild, type Child } from '../support/processes.js';
 
 let service: Child | undefined;
 let dataDir: string;
@@ -27,11 +27,7 @@ test(`the embedded service serves /v1 and stops on SIGTERM under Node ${process.
     DATA_DIR: dataDir,
     PORT: String(port),
     ADMIN_PORT: String(await freePort()),
-    POLYMARKET_GAMMA_URL: closed,
-    POLYMARKET_CLOB_URL: closed,
-    POLYMARKET_DATA_URL: closed,
-    POLYMARKET_WS_URL: closed.replace('http', 'ws'),
-    POLYGON_RPC_URL: closed,
+    ...closedUpstreams(closed),
   });
   await service.waitForLog((line) => line.msg === 'tapeline is serving', 90_000);
 

@@ -116,6 +116,17 @@ export function simulatorUpstreams(base: string): Record<string, string> {
   };
 }
 
+/** Every upstream (and the chain) at `closed`, a loopback address nothing listens on: an offline start. */
+export function closedUpstreams(closed: string): Record<string, string> {
+  return {
+    POLYMARKET_GAMMA_URL: closed,
+    POLYMARKET_CLOB_URL: closed,
+    POLYMARKET_DATA_URL: closed,
+    POLYMARKET_WS_URL: closed.replace(/^http/, 'ws'),
+    POLYGON_RPC_URL: closed,
+  };
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
