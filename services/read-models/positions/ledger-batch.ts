@@ -39,7 +39,17 @@ import {
 import { applyLeg, EMPTY_STATE, type PositionState } from './ledger-math.js';
 import { formatPayout } from './ledger-payouts.js';
 import type { RowCache } from './ledger-row-cache.js';
-import { compareRows, type LedgerRow, ledgerRow, legOfRow, rowPosition, sameInput } from './ledger-rows.js';
+import {
+  compareRows,
+  type LedgerRow,
+  ledgerRow,
+  legOfRow,
+  liveOf,
+  rowPosition,
+  type StoredRows,
+  sameInput,
+  topRev,
+} from './ledger-rows.js';
 
 export interface LedgerStats {
   applied: number;
@@ -57,6 +67,8 @@ export interface LedgerStats {
   state_lookup_ms: number;
   /** Keys whose stored rows (for a rewind or a redelivered change) were known without a read. */
   stored_rows_cached: number;
+  /** Live rows read from position_ledger for rewinds and redelivered changes (cancels and cancelled rows are not read). */
+  stored_rows_read: number;
   /** Writes of trader_touches that failed (their touches go with the next batch's). */
   touch_failures: number;
   /** Transfers whose sender held fewer shares than it sent (history not covered): the rest moved at cost 0. */
@@ -80,6 +92,8 @@ const RELINK_MAX_PER_BATCH = 5_000;
 
 /** The state of a (wallet, token) never held. States are replaced, never changed, so one object serves every such key. */
 const NEVER_HELD: KeyState = Object.freeze({ ...EMPTY_STATE, rev: 0, last: null });
+/** The stored rows of a key never stored; shared, and never changed (stored rows are replaced, not appended to). */
+const NEVER_STORED: StoredRows = Object.freeze({ live: Object.freeze([]) as unknown as LedgerRow[], rev: 0 });
 
 /** A leg whose cost taken out prices the event's legs on other keys: a transfer's sender, a conversion's NO leg. */
 const isSourceLeg = (leg: Leg) => leg.kind === 'transfer_out' || (leg.kind === 'conversion' && leg.action.side === 'sell_at_cost');
@@ -94,7 +108,7 @@ export class Batch {
   private readonly isoTexts = new Map<number, string>();
   /** Per key: legs to apply in one rewind after the batch, the rows it removes, and which Data API twins each added leg replaces. */
   private readonly deferred = new Map<string, { added: Leg[]; removed: Set<string>; twinsOf: Map<Leg, string[]> }>();
-  private readonly stored = new Map<string, LedgerRow[]>();
+  private readonly stored = new Map<string, StoredRows>();
   /** Keys known to have no stored row (not in the key filter, or no state in position_head). */
   private readonly neverStored = new Set<string>();
   private readonly markets = new Map<string, MarketInfo>();
@@ -162,9 +176,9 @@ export class Batch {
   storedAfter(cache: RowCache): void {
     for (const [key, rows] of this.pending) {
       const before = rows.some((r) => r.origin === 'data_api' && r.sign > 0)
-        ? (this.stored.get(key) ?? cache.get(key) ?? (this.neverStored.has(key) ? [] : undefined))
+        ? (this.stored.get(key) ?? cache.get(key) ?? (this.neverStored.has(key) ? NEVER_STORED : undefined))
         : undefined;
-      if (before) cache.set(key, [...before, ...rows]);
+      if (before) cache.set(key, { live: liveOf([...before.live, ...rows]), rev: topRev(rows, before.rev) });
       else cache.delete(key);
     }
   }
@@ -449,10 +463,7 @@ export class Batch {
       ? { qty: BigInt(baseRow.qty_after), cost: BigInt(baseRow.cost_after), openedMs: Date.parse(baseRow.opened_at) || 0 }
       : EMPTY_STATE;
     // A key the batch has no state of (a re-pricing reaches keys of no event in it) numbers on from its stored rows.
-    let rev = [...(this.stored.get(key) ?? []), ...(this.pending.get(key) ?? [])].reduce(
-      (max, r) => Math.max(max, Number(r.rev)),
-      this.stateOf(key).rev,
-    );
+    let rev = topRev(this.pending.get(key) ?? [], Math.max(this.stored.get(key)?.rev ?? 0, this.stateOf(key).rev));
     for (const row of after) {
       rev += 1;
       const cancel: LedgerRow = {
@@ -513,21 +524,25 @@ export class Batch {
     const missing: string[] = [];
     for (const key of keys) {
       if (this.stored.has(key)) continue;
-      const known = this.rowCache.get(key) ?? (this.neverStored.has(key) ? [] : undefined);
+      const known = this.rowCache.get(key) ?? (this.neverStored.has(key) ? NEVER_STORED : undefined);
       if (known) {
-        this.stored.set(key, [...known]);
+        this.stored.set(key, known);
         this.stats.stored_rows_cached += 1;
       } else missing.push(key);
     }
-    for (const [key, rows] of await readStoredRows(this.store, missing)) this.stored.set(key, rows);
+    for (const [key, rows] of await readStoredRows(this.store, missing)) {
+      this.stored.set(key, rows);
+      this.stats.stored_rows_read += rows.live.length;
+    }
   }
 
-  /** Rows of a (wallet, token) not cancelled: stored ones and those of this batch. */
+  /** Rows of a (wallet, token) not cancelled: stored ones (live as read) and those of this batch. */
   private async liveRows(key: string): Promise<LedgerRow[]> {
     await this.loadStoredRows([key]);
-    const all = [...(this.stored.get(key) ?? []), ...(this.pending.get(key) ?? [])];
-    const cancelled = new Set(all.filter((r) => Number(r.sign) < 0).map((r) => Number(r.of_rev)));
-    return all.filter((r) => Number(r.sign) > 0 && !cancelled.has(Number(r.rev)));
+    const stored = this.stored.get(key)?.live ?? [];
+    const pending = this.pending.get(key);
+    if (!pending?.some((r) => Number(r.sign) < 0)) return pending ? [...stored, ...pending] : [...stored];
+    return liveOf([...stored, ...pending]);
   }
 
   /** ISO text of a time, once per batch: a block's fills share its time, a position's rows their opening. */

@@ -8,7 +8,7 @@ import type { ConversionQuestion, LedgerPosition } from './ledger-events.js';
 import type { PositionState } from './ledger-math.js';
 import type { MarketInfo, Payout } from './ledger-legs.js';
 import { alignedPayout, type CatalogPayout, payoutOfNumerators, payoutOfPrices } from './ledger-payouts.js';
-import { LEDGER_TABLE, type LedgerRow, normalizeStored } from './ledger-rows.js';
+import { LEDGER_COLUMNS, LEDGER_TABLE, type LedgerRow, normalizeStored, type StoredRows } from './ledger-rows.js';
 
 /** The state of a (wallet, token) with its revision and the position of its last change. */
 export interface KeyState extends PositionState {
@@ -170,18 +170,42 @@ export async function readHeads(store: AnalyticsStore, keys: string[]): Promise<
   return states;
 }
 
-/** Every stored row (cancelled ones too) of each of these (wallet, token)s, by revision; a key with none has an empty list. */
-export async function readStoredRows(store: AnalyticsStore, keys: string[]): Promise<Map<string, LedgerRow[]>> {
-  const stored = new Map<string, LedgerRow[]>();
+/** position_ledger's columns as a rewind reads them: its times as epoch ms (normalizeStored makes them ISO text again). */
+const STORED_COLUMNS = [
+  ...LEDGER_COLUMNS.filter((c) => c !== 'time' && c !== 'opened_at'),
+  'toUnixTimestamp64Milli(time) AS time_ms',
+  'toUnixTimestamp64Milli(opened_at) AS opened_ms',
+].join(', ');
+
+/**
+ * The live stored rows of each of these (wallet, token)s, by revision, and each key's highest revision
+ * (a key with none has no rows and revision 0). A rewind reads only the live rows: the cancels and the
+ * rows they cancel are left in the store (an anti-join on the cancels' of_rev), and only the revision
+ * column of them is read, for the highest one.
+ */
+export async function readStoredRows(store: AnalyticsStore, keys: string[]): Promise<Map<string, StoredRows>> {
+  const stored = new Map<string, StoredRows>();
   for (let i = 0; i < keys.length; i += 1_000) {
     const chunk = keys.slice(i, i + 1_000);
-    const rows = await store.query<LedgerRow & { key: string }>(
-      `SELECT *, concat(wallet, '|', asset_id) AS key, toUnixTimestamp64Milli(time) AS time_ms, toUnixTimestamp64Milli(opened_at) AS opened_ms
-         FROM ${LEDGER_TABLE} WHERE wallet IN {wallets:Array(String)} AND concat(wallet, '|', asset_id) IN {keys:Array(String)} ORDER BY rev`,
-      { wallets: [...new Set(chunk.map((k) => k.split('|')[0]!))], keys: chunk },
+    const params = { wallets: [...new Set(chunk.map((k) => k.split('|')[0]!))], keys: chunk };
+    const ofKeys = `wallet IN {wallets:Array(String)} AND concat(wallet, '|', asset_id) IN {keys:Array(String)}`;
+    const revs = await store.query<{ key: string; rev: string }>(
+      `SELECT concat(wallet, '|', asset_id) AS key, toString(max(rev)) AS rev FROM ${LEDGER_TABLE} WHERE ${ofKeys} GROUP BY key`,
+      params,
     );
-    for (const key of chunk) stored.set(key, []);
-    for (const { key, ...row } of rows) stored.get(key)?.push(normalizeStored(row as LedgerRow));
+    for (const key of chunk) stored.set(key, { live: [], rev: 0 });
+    for (const r of revs) {
+      const entry = stored.get(r.key);
+      if (entry) entry.rev = Number(r.rev);
+    }
+    const rows = await store.query<LedgerRow & { key: string }>(
+      `SELECT ${STORED_COLUMNS}, concat(wallet, '|', asset_id) AS key FROM ${LEDGER_TABLE}
+        WHERE ${ofKeys} AND sign > 0
+          AND (wallet, asset_id, rev) NOT IN (SELECT wallet, asset_id, of_rev FROM ${LEDGER_TABLE} WHERE ${ofKeys} AND sign < 0)
+        ORDER BY wallet, asset_id, rev`,
+      params,
+    );
+    for (const { key, ...row } of rows) stored.get(key)?.live.push(normalizeStored(row as LedgerRow));
   }
   return stored;
 }

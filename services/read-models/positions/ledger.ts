@@ -67,6 +67,7 @@ export class PositionLedger {
     state_lookups: 0,
     state_lookup_ms: 0,
     stored_rows_cached: 0,
+    stored_rows_read: 0,
     touch_failures: 0,
     transfers_uncovered: 0,
     relinked_rewinds: 0,
