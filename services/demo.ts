@@ -17,7 +17,7 @@ import { SIM_GENESIS_BLOCK } from '../simulator/chain.js';
 import { HOUR_MS } from '../simulator/drafts.js';
 import { simulatorUpstreamEnv, startSimulator } from '../simulator/server.js';
 import { writeTruthEndpoint } from '../simulator/truth-endpoint.js';
-import { startStack, stopOnSignals } from './stack.js';
+import { startStack, startUntilSignal } from './stack.js';
 
 try {
   const dataDir = path.resolve(process.env.DATA_DIR || './data-demo');
@@ -94,10 +94,19 @@ try {
     { simulator: simulator.baseUrl, truth: simulator.truthUrl, seed: marker.seed, wallets: simulator.state.world.wallets.length },
     'demo: upstream simulator started (all data labelled source=simulator)',
   );
-  const stack = await startStack(config, logger);
-  stopOnSignals(async () => {
-    await stack.stop();
-    await simulator.close();
+  await startUntilSignal(async (signal) => {
+    try {
+      const stack = await startStack(config, logger, signal);
+      return {
+        stop: async () => {
+          await stack.stop();
+          await simulator.close();
+        },
+      };
+    } catch (error) {
+      await simulator.close();
+      throw error;
+    }
   }, logger);
 } catch (error) {
   console.error(error instanceof ConfigError ? error.message : error);

@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { findPart, PARTS, startParts } from './parts/registry.js';
 import { PartResources } from './parts/resources.js';
-import { stopOnSignals } from './stack.js';
+import { startUntilSignal } from './stack.js';
 
 const names = process.argv.slice(2);
 const unknown = names.filter((name) => !findPart(name));
@@ -20,9 +20,11 @@ if (names.length === 0 || unknown.length > 0) {
 try {
   const config = loadConfig();
   const logger = createLogger(config);
-  const parts = await startParts(names, new PartResources(config, logger));
-  logger.info({ parts: names }, 'parts started');
-  stopOnSignals(parts.stop, logger);
+  await startUntilSignal(async (signal) => {
+    const parts = await startParts(names, new PartResources(config, logger), signal);
+    logger.info({ parts: names }, 'parts started');
+    return parts;
+  }, logger);
 } catch (error) {
   console.error(error instanceof ConfigError ? error.message : error);
   process.exit(1);

@@ -12,19 +12,43 @@ export interface RunningStack {
   stop(): Promise<void>;
 }
 
-export async function startStack(config: Config, logger: Logger): Promise<RunningStack> {
+/** Starts every part; once `signal` aborts, the start gives up between its steps, closing what it opened, and rejects. */
+export async function startStack(config: Config, logger: Logger, signal?: AbortSignal): Promise<RunningStack> {
   const resources = new PartResources(config, logger);
   const parts = await startParts(
     PARTS.map((part) => part.name),
     resources,
+    signal,
   );
   const url = resources.local.apiUrl ?? '';
   logger.info({ url, dataDir: config.dataDir, upstream: config.upstream }, 'tapeline is serving');
   return { url, stop: parts.stop };
 }
 
+/**
+ * Runs what `start` starts until SIGINT or SIGTERM, and a signal that arrives while it is still
+ * starting stops it too (a supervisor may stop a service at any time): the start is told through its
+ * signal, gives up between its steps and closes what it opened, and the process exits 0 as after any
+ * stop. Resolves once started; rejects with the start's own error, unless a signal ended the start.
+ */
+export async function startUntilSignal(start: (signal: AbortSignal) => Promise<{ stop(): Promise<void> }>, logger: Logger): Promise<void> {
+  const starting = new AbortController();
+  const started = start(starting.signal);
+  stopOnSignals(async () => {
+    starting.abort(new Error('stopped by a signal while starting'));
+    const running = await started.catch(() => null);
+    await running?.stop();
+  }, logger);
+  try {
+    await started;
+  } catch (error) {
+    // The signal's handler finishes the stop and exits.
+    if (!starting.signal.aborted) throw error;
+  }
+}
+
 /** Stops on SIGINT/SIGTERM; a second signal exits at once. */
-export function stopOnSignals(stop: () => Promise<void>, logger: Logger): void {
+function stopOnSignals(stop: () => Promise<void>, logger: Logger): void {
   let stopping = false;
   const handler = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(1);

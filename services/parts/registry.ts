@@ -27,7 +27,7 @@ export interface RunningParts {
   stop(): Promise<void>;
 }
 
-export async function startParts(names: readonly string[], resources: PartResources): Promise<RunningParts> {
+export async function startParts(names: readonly string[], resources: PartResources, signal?: AbortSignal): Promise<RunningParts> {
   const running: Array<{ name: string; part: RunningPart }> = [];
   const stop = async () => {
     // Reverse order: the API stops taking requests before the stores under it close. Each step's
@@ -49,10 +49,13 @@ export async function startParts(names: readonly string[], resources: PartResour
     });
     await resources.open(new Set(parts.flatMap((part) => part.engines)));
     for (const part of parts) {
+      // Stopped while starting (a signal): give up between steps, closing what started.
+      signal?.throwIfAborted();
       const { name } = part;
       running.push({ name, part: await part.start(resources) });
       resources.logger.info({ part: name }, 'part started');
     }
+    signal?.throwIfAborted();
   } catch (error) {
     await stop().catch(() => undefined);
     throw error;
