@@ -211,13 +211,18 @@ export function compareRows(a: LedgerRow, b: LedgerRow): number {
 }
 
 /**
- * A (wallet, token)'s stored rows as a rewind needs them: the live ones (not cancelled, and not
- * cancels), by revision, and the highest revision stored, which a cancel may hold. A rewind numbers
- * its rows on from that revision and replays from the live rows; the dead ones it never reads
- * (a hot key holds several per live row).
+ * A (wallet, token)'s stored rows as a rewind from `from` on needs them: the live ones (not cancelled,
+ * and not cancels) from there on, the newest live one before it, and the highest revision stored,
+ * which a cancel may hold. A rewind numbers its rows on from that revision and replays from the live
+ * rows; the dead ones, and the live ones further back, it never reads (a hot key holds several dead
+ * rows per live one, and thousands of live ones).
  */
 export interface StoredRows {
+  /** The live rows at or after `from` (all of them when it is null), by revision. */
   live: LedgerRow[];
+  /** The newest live row before `from` (null: none, or `from` is null). */
+  base: LedgerRow | null;
+  from: LedgerPosition | null;
   rev: number;
 }
 

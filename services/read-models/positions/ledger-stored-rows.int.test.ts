@@ -20,11 +20,11 @@ const KEY = `${WALLET}|${TOKEN}`;
 const BLOCK = 72_000_000;
 const hashOf = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 
-/** The wallet's buy of 10 YES in block BLOCK + n (its own hash), n minutes after T. */
+/** The wallet's buy of 10 YES in block BLOCK + floor(n) (its own hash), n minutes after T. */
 const buy = (n: number): LedgerEvent => {
   const fill = outcomeFill({
-    tx: 900 + n,
-    block: BLOCK + n,
+    tx: 900 + n * 2,
+    block: BLOCK + Math.floor(n),
     at: T + n * 60_000,
     wallet: WALLET,
     market: MARKET,
@@ -33,7 +33,7 @@ const buy = (n: number): LedgerEvent => {
     shares: 10,
     price: 0.5,
   });
-  return fromChain({ ...fill, block_hash: hashOf(BLOCK + n) } as ChainLedgerEvent)!;
+  return fromChain({ ...fill, block_hash: hashOf(BLOCK + Math.floor(n)) } as ChainLedgerEvent)!;
 };
 const retraction = (n: number): LedgerEvent =>
   fromChain(
@@ -92,8 +92,12 @@ async function history(name: string, freshLedgerEachBatch: boolean, after: Ledge
 
 let read: Awaited<ReturnType<typeof history>>;
 let kept: Awaited<ReturnType<typeof history>>;
-// A redelivery of changes already applied (each compared with the live rows), then one more older buy (a rewind of them all).
-const AFTER: LedgerEvent[][] = [[buy(-1), buy(2), buy(4)], [buy(-3)]];
+/**
+ * A redelivery of changes already applied (each compared with the live rows), one more older buy (a
+ * rewind of them all); then a redelivery of the newest change alone, and a buy between the two newest
+ * (each needs the key's newest rows only).
+ */
+const AFTER: LedgerEvent[][] = [[buy(-1), buy(2), buy(4)], [buy(-3)], [buy(4)], [buy(3.5)]];
 beforeAll(async () => {
   // chDB holds one database directory per process: one harness at a time.
   read = await history('stored-rows-fresh', true, AFTER);
@@ -113,20 +117,29 @@ test('a read of the stored rows returns the live ones, in revision order, and th
   expect(read.stored.live.map((r) => r.event_id)).toEqual(liveOf(read.all).map((r) => r.event_id));
 });
 
-test('a fresh ledger reads the live rows only, and skips a redelivery by them', () => {
-  const [redelivery, older] = read.stats;
+test('a fresh ledger reads the live rows from the earliest change on, and the newest one before it', () => {
+  const [redelivery, older, newest, between] = read.stats;
+  // Live: buys -2, -1, 1, 2, 3, 4. From -1 on: 5 rows, and -2 before them.
   expect(redelivery!.skipped_already_applied).toBe(3);
   expect(redelivery!.stored_rows_read).toBe(6);
   expect(redelivery!.rewinds).toBe(0);
+  // Behind all: all 6, nothing before them.
   expect(older!.rewinds).toBe(1);
   expect(older!.stored_rows_read).toBe(6);
+  // The newest change: it and the one before it, of 7 live rows.
+  expect(newest!.skipped_already_applied).toBe(1);
+  expect(newest!.stored_rows_read).toBe(2);
+  // Between the two newest: the newest (cancelled and replayed) and the one before (the state it starts from).
+  expect(between!.rewinds).toBe(1);
+  expect(between!.stored_rows_read).toBe(2);
 });
 
 test('the rows a fresh ledger writes after reading are those the ledger that applied them writes', () => {
-  // The older buy cancels the 6 live rows and replays 7, numbered on from the cancel's revision.
-  expect(read.rows).toHaveLength(30 + 6 + 7);
+  // The older buy cancels the 6 live rows and replays 7, numbered on from the cancel's revision; the
+  // buy between the two newest cancels the newest and replays 2.
+  expect(read.rows).toHaveLength(30 + 6 + 7 + 1 + 2);
   expect(new Set(read.rows.map((r: any) => Number(r.rev))).size).toBe(read.rows.length);
   expect(read.rows).toEqual(kept.rows);
   const last = read.rows.at(-1) as { qty_after: string; sign: number };
-  expect(last.qty_after).toBe(String(7 * 10 * 1_000_000));
+  expect(last.qty_after).toBe(String(8 * 10 * 1_000_000));
 });
