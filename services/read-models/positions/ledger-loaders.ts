@@ -215,9 +215,12 @@ export async function readStoredRows(
       bounds: chunk.map((k) => bounds.get(k)?.timeMs ?? 0),
     };
     const ofKeys = `wallet IN {wallets:Array(String)} AND concat(wallet, '|', asset_id) IN {keys:Array(String)}`;
-    const live = `${ofKeys} AND sign > 0
-      AND (wallet, asset_id, rev) NOT IN (SELECT wallet, asset_id, of_rev FROM ${LEDGER_TABLE} WHERE ${ofKeys} AND sign < 0)`;
     const boundOf = `{bounds:Array(Int64)}[indexOf({keys:Array(String)}, concat(wallet, '|', asset_id))]`;
+    // Live rows on one side of the bound: a cancel is a copy of the row it cancels (its time too), so
+    // only the cancels on the same side are read.
+    const live = (side: string) => `${ofKeys} AND sign > 0 AND toUnixTimestamp64Milli(time) ${side} ${boundOf}
+      AND (wallet, asset_id, rev) NOT IN (SELECT wallet, asset_id, of_rev FROM ${LEDGER_TABLE}
+                                           WHERE ${ofKeys} AND sign < 0 AND toUnixTimestamp64Milli(time) ${side} ${boundOf})`;
     const revs = await store.query<{ key: string; rev: string }>(
       `SELECT concat(wallet, '|', asset_id) AS key, toString(max(rev)) AS rev FROM ${LEDGER_TABLE} WHERE ${ofKeys} GROUP BY key`,
       params,
@@ -233,14 +236,14 @@ export async function readStoredRows(
     const read = (sql: string) => store.query<LedgerRow & { key: string }>(sql, params);
     const after = await read(
       `SELECT ${STORED_COLUMNS}, concat(wallet, '|', asset_id) AS key FROM ${LEDGER_TABLE}
-        WHERE ${live} AND toUnixTimestamp64Milli(time) >= ${boundOf} ORDER BY wallet, asset_id, rev`,
+        WHERE ${live('>=')} ORDER BY wallet, asset_id, rev`,
     );
     const under =
       bounds.size === 0
         ? []
         : await read(
             `SELECT ${STORED_COLUMNS}, concat(wallet, '|', asset_id) AS key FROM ${LEDGER_TABLE}
-        WHERE ${live} AND toUnixTimestamp64Milli(time) < ${boundOf}
+        WHERE ${live('<')}
         ORDER BY wallet, asset_id, time DESC, block_number DESC, log_index DESC, event_id DESC LIMIT 1 BY wallet, asset_id`,
           );
     for (const { key, ...raw } of [...under, ...after]) {
