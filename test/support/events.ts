@@ -556,6 +556,26 @@ export function chainLedgerEvent(over: Partial<ChainLedgerEvent> = {}): ChainLed
   };
 }
 
+/** The chain source's retraction of a block's changes in one ledger group (a reorg orphaned the block). */
+export function blockRetraction(
+  block: Pick<ChainLedgerEvent, 'block_hash' | 'block_number' | 'block_time_ms' | 'ledger_group'>,
+): ChainLedgerEvent {
+  return chainLedgerEvent({
+    event_id: `137:${block.block_hash}:${block.ledger_group}:retracted`,
+    kind: 'block_retracted',
+    block_number: block.block_number,
+    block_hash: block.block_hash,
+    block_time_ms: block.block_time_ms,
+    tx_hash: '',
+    log_index: -1,
+    contract: '',
+    ledger_group: block.ledger_group,
+    market_id: '',
+    wallet: '',
+    position_change: null,
+  });
+}
+
 export function chainResolution(over: Partial<ChainConditionResolved> = {}): ChainConditionResolved {
   return {
     event_id: `137:${txHash(3)}:0`,

@@ -7,7 +7,15 @@
  * the block, and only the replacement's remain.
  */
 import type { ChainLedgerEvent } from '../../events/types.generated.js';
-import { chainLedgerEvent, marketUpserted, outcomeFill, outcomeToken, tradeExecuted, txHash } from '../../../test/support/events.js';
+import {
+  blockRetraction,
+  chainLedgerEvent,
+  marketUpserted,
+  outcomeFill,
+  outcomeToken,
+  tradeExecuted,
+  txHash,
+} from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import { fromChain, fromDataApiTrade, type LedgerEvent } from './ledger-events.js';
 import { PositionLedger } from './ledger.js';
@@ -23,22 +31,8 @@ function buy(wallet: string, tx: number, hash: string, log: number, block = BLOC
   const fill = outcomeFill({ tx, block, at, wallet, market: MARKET, index: 0, side: 'buy', shares: 10, price: 0.5 });
   return { ...fill, block_hash: hash, log_index: log, event_id: `137:${fill.tx_hash}:${log}` };
 }
-function retraction(hash: string, block = BLOCK): ChainLedgerEvent {
-  return chainLedgerEvent({
-    event_id: `137:${hash}:${MARKET}:retracted`,
-    kind: 'block_retracted',
-    block_number: block,
-    block_hash: hash,
-    block_time_ms: T,
-    tx_hash: '',
-    log_index: -1,
-    contract: '',
-    ledger_group: MARKET,
-    market_id: '',
-    wallet: '',
-    position_change: null,
-  });
-}
+const retraction = (hash: string, block = BLOCK): ChainLedgerEvent =>
+  blockRetraction({ block_hash: hash, block_number: block, block_time_ms: T, ledger_group: MARKET });
 /** The Data API's record of the same taker buy (the fast path, before the chain covers it). */
 const dataApiBuy = (wallet: string, tx: number) =>
   fromDataApiTrade(

@@ -5,7 +5,7 @@
  * after reading them (a fresh ledger, which reads, writes what the ledger that applied them writes).
  */
 import type { ChainLedgerEvent } from '../../events/types.generated.js';
-import { chainLedgerEvent, marketUpserted, outcomeFill, outcomeToken } from '../../../test/support/events.js';
+import { blockRetraction, chainLedgerEvent, marketUpserted, outcomeFill, outcomeToken } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import { fromChain, type LedgerEvent } from './ledger-events.js';
 import { readStoredRows } from './ledger-loaders.js';
@@ -36,22 +36,7 @@ const buy = (n: number): LedgerEvent => {
   return fromChain({ ...fill, block_hash: hashOf(BLOCK + Math.floor(n)) } as ChainLedgerEvent)!;
 };
 const retraction = (n: number): LedgerEvent =>
-  fromChain(
-    chainLedgerEvent({
-      event_id: `137:${hashOf(BLOCK + n)}:${MARKET}:retracted`,
-      kind: 'block_retracted',
-      block_number: BLOCK + n,
-      block_hash: hashOf(BLOCK + n),
-      block_time_ms: T,
-      tx_hash: '',
-      log_index: -1,
-      contract: '',
-      ledger_group: MARKET,
-      market_id: '',
-      wallet: '',
-      position_change: null,
-    }),
-  )!;
+  fromChain(blockRetraction({ block_hash: hashOf(BLOCK + n), block_number: BLOCK + n, block_time_ms: T, ledger_group: MARKET }))!;
 
 /**
  * Five buys; two older ones, each behind every applied change (each rewinds the key: cancels and

@@ -5,7 +5,7 @@
  * row for row, and so do the views over it.
  */
 import type { ChainLedgerEvent } from '../../events/types.generated.js';
-import { chainFill, chainLedgerEvent, dataApiTwin, marketUpserted, txHash } from '../../../test/support/events.js';
+import { chainFill, blockRetraction, chainLedgerEvent, dataApiTwin, marketUpserted, txHash } from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import { readMigrations } from '../../analytics/migrate.js';
 import { fromChain, type LedgerEvent } from './ledger-events.js';
@@ -93,23 +93,6 @@ function orphanOf(event: ChainLedgerEvent): ChainLedgerEvent {
   };
 }
 
-function retraction(orphan: ChainLedgerEvent): ChainLedgerEvent {
-  return chainLedgerEvent({
-    event_id: `137:${orphan.block_hash}:${orphan.ledger_group}:retracted`,
-    kind: 'block_retracted',
-    block_number: orphan.block_number,
-    block_hash: orphan.block_hash,
-    block_time_ms: orphan.block_time_ms,
-    tx_hash: '',
-    log_index: -1,
-    contract: '',
-    ledger_group: orphan.ledger_group,
-    market_id: '',
-    wallet: '',
-    position_change: null,
-  });
-}
-
 const LIVE_ROWS = `
   SELECT wallet, asset_id, event_id, block_hash, origin, kind, action, toString(in_qty) AS in_qty, toString(in_usdc) AS in_usdc,
          toString(qty_delta) AS qty_delta, toString(cash) AS cash, toString(realized) AS realized, toString(volume) AS volume, trades,
@@ -173,7 +156,7 @@ beforeAll(async () => {
     await a.given({ trades: twins.map(dataApiTwin) });
     const orphan = orphanOf(reorged);
     await a.given({ chainLedger: events.slice(120).map((e) => (e === reorged ? orphan : e)) });
-    await a.given({ chainLedger: [retraction(orphan), reorged] });
+    await a.given({ chainLedger: [blockRetraction(orphan), reorged] });
     await a.given({ chainLedger: events.slice(0, 120) });
     incremental = await dump(a);
   } finally {

@@ -7,7 +7,14 @@
 import type { ChainLedgerEvent } from '../../events/types.generated.js';
 import { readMigrations } from '../../analytics/migrate.js';
 import type { Coverage } from '../../http/types.generated.js';
-import { chainLedgerEvent, marketUpserted, outcomeFill, outcomeToken, tradeExecuted } from '../../../test/support/events.js';
+import {
+  blockRetraction,
+  chainLedgerEvent,
+  marketUpserted,
+  outcomeFill,
+  outcomeToken,
+  tradeExecuted,
+} from '../../../test/support/events.js';
 import { type ProjectionHarness, projectionHarness } from '../../../test/support/projection.js';
 import { walletsPredating } from './coverage.js';
 import { fromChain, fromDataApiTrade, type LedgerEvent } from './ledger-events.js';
@@ -57,22 +64,6 @@ function dataApiBuy(wallet: string, id: string, shares: number, at: number): Led
       tx_hash: `0x${id.padEnd(64, '0')}`,
     }),
   ) as LedgerEvent;
-}
-function retraction(orphan: ChainLedgerEvent): ChainLedgerEvent {
-  return chainLedgerEvent({
-    event_id: `137:${orphan.block_hash}:${orphan.ledger_group}:retracted`,
-    kind: 'block_retracted',
-    block_number: orphan.block_number,
-    block_hash: orphan.block_hash,
-    block_time_ms: orphan.block_time_ms,
-    tx_hash: '',
-    log_index: -1,
-    contract: '',
-    ledger_group: orphan.ledger_group,
-    market_id: '',
-    wallet: '',
-    position_change: null,
-  });
 }
 
 let h: ProjectionHarness;
@@ -126,7 +117,7 @@ test('a sale beyond holdings flags the wallet until a rewind or a retraction tak
   // sale (a sign = -1 copy) and replays it over 10 shares held, so nothing was sold beyond holdings.
   await apply([dataApiBuy(REPRICED, 'repriced', 10, T + HOUR)]);
   // A reorg orphans RETRACTED's first sale: what stands is a buy of 5 and a sale of 5.
-  await apply([retraction(retractedSale)]);
+  await apply([blockRetraction(retractedSale)]);
   const cancelled = await h.store.query<{ wallet: string }>(
     `SELECT DISTINCT wallet FROM position_ledger WHERE sign = -1 AND wallet IN {wallets:Array(String)} ORDER BY wallet`,
     { wallets: [REPRICED, RETRACTED] },
