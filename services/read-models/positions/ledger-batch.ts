@@ -69,6 +69,9 @@ export interface LedgerStats {
   stored_rows_cached: number;
   /** Live rows read from position_ledger for rewinds and redelivered changes (cancels and cancelled rows are not read). */
   stored_rows_read: number;
+  /** The reads of stored rows and the ms they took (like state_lookup_ms: the part of a rewind that grows with a key's history). */
+  stored_row_reads: number;
+  stored_row_read_ms: number;
   /** Writes of trader_touches that failed (their touches go with the next batch's). */
   touch_failures: number;
   /** Transfers whose sender held fewer shares than it sent (history not covered): the rest moved at cost 0. */
@@ -575,7 +578,11 @@ export class Batch {
       if (from !== null) bounds.set(key, from);
     }
     if (missing.length === 0) return;
-    for (const [key, rows] of await readStoredRows(this.store, missing, bounds)) {
+    const started = performance.now();
+    const read = await readStoredRows(this.store, missing, bounds);
+    this.stats.stored_row_reads += 1;
+    this.stats.stored_row_read_ms += performance.now() - started;
+    for (const [key, rows] of read) {
       this.stored.set(key, rows);
       this.stats.stored_rows_read += rows.live.length + (rows.base ? 1 : 0);
     }

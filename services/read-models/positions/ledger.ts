@@ -68,6 +68,8 @@ export class PositionLedger {
     state_lookup_ms: 0,
     stored_rows_cached: 0,
     stored_rows_read: 0,
+    stored_row_reads: 0,
+    stored_row_read_ms: 0,
     touch_failures: 0,
     transfers_uncovered: 0,
     relinked_rewinds: 0,
