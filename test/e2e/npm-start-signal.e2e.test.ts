@@ -69,6 +69,22 @@ test('SIGTERM to the npm process stops the service npm start runs, and nothing i
   expect(await waitUntil(() => !groupAlive(npm!.pid!), 20_000)).toBe(true);
 }, 180_000);
 
+/** The service (services/main.ts) started in `env`, its output collected. */
+function startService(env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'services/main.ts'], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += String(chunk)));
+  child.stderr!.on('data', (chunk) => (output += String(chunk)));
+  const exit = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { process: child, exit, output: () => output };
+}
+
 test('a SIGTERM while the service is still starting stops it the same way: what started is closed, and it exits 0', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tapeline-e2e-start-signal-'));
   try {
@@ -82,39 +98,22 @@ test('a SIGTERM while the service is still starting stops it the same way: what 
       ADMIN_PORT: String(await freePort()),
       ...closedUpstreams(closed),
     };
-    const service = spawn(process.execPath, ['--import', 'tsx', 'services/main.ts'], {
-      cwd: REPO_ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    service.stdout!.on('data', (chunk) => (output += String(chunk)));
-    service.stderr!.on('data', (chunk) => (output += String(chunk)));
-    const exit = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
-      service.once('exit', (code, signal) => resolve({ code, signal })),
-    );
+    const service = startService(env);
     // The first part has started; the others and the API have not.
-    expect(await waitUntil(() => output.includes('"msg":"part started"'), 120_000)).toBe(true);
-    service.kill('SIGTERM');
-    expect(await exit).toEqual({ code: 0, signal: null });
+    expect(await waitUntil(() => service.output().includes('"msg":"part started"'), 120_000)).toBe(true);
+    service.process.kill('SIGTERM');
+    expect(await service.exit).toEqual({ code: 0, signal: null });
+    const output = service.output();
     expect(output).toContain('"msg":"stopping"');
     expect(output).toContain('"msg":"stores closed"');
     expect(output).toContain('"msg":"stopped; exiting"');
     expect(output).not.toContain('"msg":"tapeline is serving"');
     // Its folder is free again: the next start on it serves.
-    const again = spawn(process.execPath, ['--import', 'tsx', 'services/main.ts'], {
-      cwd: REPO_ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let second = '';
-    again.stdout!.on('data', (chunk) => (second += String(chunk)));
-    again.stderr!.on('data', (chunk) => (second += String(chunk)));
-    const served = await waitUntil(() => second.includes('"msg":"tapeline is serving"'), 120_000);
-    const stopped = new Promise((resolve) => again.once('exit', resolve));
-    again.kill('SIGTERM');
-    await stopped;
-    expect(served ? '' : second.slice(-3000)).toBe('');
+    const again = startService(env);
+    const served = await waitUntil(() => again.output().includes('"msg":"tapeline is serving"'), 120_000);
+    again.process.kill('SIGTERM');
+    await again.exit;
+    expect(served ? '' : again.output().slice(-3000)).toBe('');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
