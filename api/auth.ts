@@ -221,11 +221,13 @@ export function requireApiKey(owners: OwnerCache, throttle: AuthThrottle, truste
       request.owner = owner;
       request.credential = credential;
       // Everything after this runs on behalf of the account (the analytics store queues its queries in the account's lane).
-      const gone = new AbortController();
-      response.once('close', () => {
-        if (!response.writableFinished) gone.abort();
-      });
-      runInRequestContext({ lane: `account:${owner.account_id}`, signal: gone.signal }, () => next());
+      // Once the answer is sent (or the caller has gone), a statement of this request still waiting
+      // for the engine is for no one: a handler that failed on one of two statements run at once
+      // left the other queued, holding a place in the account's lane (QUERY_QUEUE_PER_KEY) its
+      // next calls were refused for.
+      const answered = new AbortController();
+      response.once('close', () => answered.abort());
+      runInRequestContext({ lane: `account:${owner.account_id}`, signal: answered.signal }, () => next());
     } catch (error) {
       next(error);
     }

@@ -11,6 +11,7 @@ import type { ChainStatus } from '../services/chain/follower.js';
 import type { SourceStatus } from '../services/ingest/source-health.js';
 import type { ReconciliationHour } from '../services/read-models/chain-ledger/queries.js';
 import { type Family, single } from '../services/shared/metric-family.js';
+import { outsideRequest } from '../services/shared/request-context.js';
 
 const escapeLabel = (value: string) => value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
 const seconds = (iso: string | null) => (iso === null ? null : Date.parse(iso) / 1000);
@@ -210,14 +211,16 @@ export interface MetricsSource {
 /**
  * `load` at most once per `ttlMs`, callers in between share the last value (or the load in flight),
  * so a value that costs a round trip (sink lag: admin calls to Kafka) costs it once per period however
- * often it is asked for. A failed load is not kept.
+ * often it is asked for. A failed load is not kept. The load runs outside the request that happened to
+ * start it: it is every caller's, so it neither queues in that caller's lane nor is dropped once that
+ * caller is answered.
  */
 export function cached<T>(load: () => Promise<T>, ttlMs: number, clock: () => number = Date.now): () => Promise<T> {
   let value: { at: number; promise: Promise<T> } | null = null;
   return () => {
     const now = clock();
     if (value && now - value.at < ttlMs) return value.promise;
-    const promise = load();
+    const promise = outsideRequest(load);
     const entry = { at: now, promise };
     value = entry;
     promise.catch(() => {

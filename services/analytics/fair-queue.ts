@@ -12,8 +12,9 @@
  * (429, send fewer at once); one from a light caller with nothing else of its own is the service's (503).
  * "Beside it" is over the whole wait, not at its end: a burst's queries time out one after another, and
  * the last of them, alone by then, is as much the burst's as the first.
- * A waiting statement whose caller has gone (its request's `signal`: the client closed the connection)
- * leaves the queue without running: a client that sends a burst and hangs up would otherwise keep its
+ * A waiting statement whose caller has gone (its request's `signal`: the answer was sent, or the client
+ * closed the connection) leaves the queue without running: a client that sends a burst and hangs up, or
+ * a request answered while a statement it ran beside another still waits, would otherwise keep its
  * lane full, and the engine busy, for answers no one reads.
  */
 import { AnalyticsBusyError } from './store-errors.js';

@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { Logger } from '../logger.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import { fileName, MANIFEST, manifestOf, writePart } from './files.js';
+import { outsideRequest } from '../shared/request-context.js';
 import type { ExportJob, ExportJobs } from './jobs.js';
 
 export interface ExportLimits {
@@ -75,7 +76,7 @@ export class ExportRunner {
       this.again = true;
       return;
     }
-    this.running = this.drain().finally(() => {
+    this.running = outsideRequest(() => this.drain()).finally(() => {
       this.running = undefined;
       if (this.again) {
         this.again = false;

@@ -9,7 +9,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export interface RequestContext {
   /** Fair-scheduling lane: one per account, so one caller's queries queue behind each other, not ahead of others'. */
   lane: string;
-  /** Aborted when the caller closed the request before its answer was sent: its waiting queries are dropped. */
+  /** Aborted once the request is answered or its caller has gone: its queries still waiting are dropped. */
   signal?: AbortSignal;
 }
 
@@ -21,4 +21,12 @@ export function runInRequestContext<T>(context: RequestContext, work: () => T): 
 
 export function currentRequestContext(): RequestContext | undefined {
   return storage.getStore();
+}
+
+/**
+ * Runs `work`, and everything it starts, outside any request: background work a request only wakes
+ * (an export job) must neither queue in that caller's lane nor be dropped once its answer is sent.
+ */
+export function outsideRequest<T>(work: () => T): T {
+  return storage.exit(work);
 }
