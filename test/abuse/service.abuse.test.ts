@@ -29,10 +29,11 @@ import { REPO_ROOT } from '../support/processes.js';
 
 const P99_TARGET_FACTOR = 3;
 const P99_STALL_FACTOR = 10;
-// A stall bound never below this: with the other account's idle p50 at 15 ms, 10x is 150 ms, and the
-// backlog flood's 800 refused test deliveries (each a control-store transaction) measured 155 ms at p50;
-// the stall the bound is for (issue 59 H2) was 1,871 ms at p50.
-const STALL_FLOOR_MS = 250;
+// A stall bound never below this: with the other account's idle p50 at 15-29 ms, 10x is 150-290 ms, and
+// the probe's p50 in the flood phases (each of the backlog's refused test deliveries a control-store
+// transaction the probe's reads queue behind) measured 155 ms here and 320 ms in an official CI run on a
+// slower machine; the stall the bound is for (issue 59 H2) was 1,871 ms at p50.
+const STALL_FLOOR_MS = 750;
 const stallBound = (idleMs: number) => Math.max(P99_STALL_FACTOR * idleMs, STALL_FLOOR_MS);
 // RSS may grow this much over idle during any phase. The growth is cumulative (the engine's allocator
 // keeps what earlier phases used) and peaks in the last phase, the webhook flood: measured 160-442 MB
