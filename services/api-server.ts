@@ -220,7 +220,7 @@ export function composeApi(options: ComposeOptions): ComposedApi {
               single('tapeline_analytics_queries_rejected_total', 'Statements refused by the queue bounds.', 'counter', queue.rejected),
               single(
                 'tapeline_analytics_queries_abandoned_total',
-                'Waiting statements dropped unrun because their request was closed by its caller.',
+                'Waiting statements dropped unrun because their request was answered or closed by its caller.',
                 'counter',
                 queue.abandoned,
               ),

@@ -259,5 +259,5 @@ export class FairQueue {
 }
 
 function callerGone(): AnalyticsBusyError {
-  return new AnalyticsBusyError('caller_gone', 'the request was closed by its caller before its query ran', 1);
+  return new AnalyticsBusyError('caller_gone', 'the request was answered or closed by its caller before its query ran', 1);
 }
