@@ -12,6 +12,7 @@ import { ApiError } from '../../services/http/errors.js';
 import type { Meter } from '../../services/access/meter.js';
 import type { TierThresholds } from '../../services/access/tiers.js';
 import { channelNamed, channelNames, type ChannelName } from '../../services/streams/channels.js';
+import { messageText } from '../../services/streams/message-text.js';
 import type { StreamService } from '../../services/streams/stream-service.js';
 import type { Subscription } from '../../services/streams/subscription.js';
 
@@ -34,7 +35,7 @@ export function sseRoutes(service: StreamService, access: { meter: Meter; thresh
     const write = (message: StreamServerMessage) => {
       if (ended) return;
       const id = 'cursor' in message && message.cursor ? `id: ${message.cursor}\n` : '';
-      response.write(`${id}event: ${message.type}\ndata: ${JSON.stringify(message)}\n\n`);
+      response.write(`${id}event: ${message.type}\ndata: ${messageText(message)}\n\n`);
     };
     const finish = () => {
       if (ended) return;

@@ -20,6 +20,7 @@ import type { TierThresholds } from '../../services/access/tiers.js';
 import type { KeyOwner } from '../../services/control/accounts.js';
 import { channelNamed, channelNames, type ChannelName } from '../../services/streams/channels.js';
 import { streamError, streamErrorOf } from './stream-errors.js';
+import { messageText } from '../../services/streams/message-text.js';
 import type { StreamService } from '../../services/streams/stream-service.js';
 import type { Subscription } from '../../services/streams/subscription.js';
 
@@ -180,7 +181,7 @@ class SocketSession {
   }
 
   private send(message: StreamServerMessage): void {
-    if (!this.closed) this.ws.send(JSON.stringify(message));
+    if (!this.closed) this.ws.send(messageText(message));
   }
 
   private async onMessage(text: string | null): Promise<void> {

@@ -26,6 +26,15 @@ export function streamMetrics(figures: StreamFigures): Family[] {
       'gauge',
       figures.replaysWaiting,
     ),
+    {
+      name: 'tapeline_stream_log_reads_total',
+      help: 'Reads of the log by stream subscriptions, by where they were answered: `memory` (the newest records, shared by the subscriptions at the end) or `log`.',
+      type: 'counter',
+      samples: [
+        { labels: { from: 'memory' }, value: figures.reads.fromMemory },
+        { labels: { from: 'log' }, value: figures.reads.fromLog },
+      ],
+    },
     single(
       'tapeline_stream_undecodable_total',
       'Log records streams skipped as undecodable (the sink dead-letters them).',

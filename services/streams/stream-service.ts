@@ -16,6 +16,7 @@ import { decodeCursor, type Positions } from './cursor.js';
 import { KeyLimits } from './key-limits.js';
 import { LogEnds } from './log-ends.js';
 import { ReplayQueue } from './replay-queue.js';
+import { TailCache } from './tail-cache.js';
 import {
   logReader,
   type RecordReader,
@@ -56,7 +57,16 @@ export interface StreamFigures extends SubscriptionCounters {
   /** Runs of history reading the log now, and those waiting for one of the process's slots. */
   replaysRunning: number;
   replaysWaiting: number;
+  /** Subscriptions' reads of the log, by where they were answered (tail-cache.ts). */
+  reads: { fromMemory: number; fromLog: number };
 }
+
+/**
+ * Records kept per partition for the subscriptions at the log's end (tail-cache.ts): a live subscription
+ * is a few records behind at most, and one further behind reads the log as a replay does. It bounds the
+ * cache at this many records per partition streamed.
+ */
+const TAIL_RECORDS = 128;
 
 export class StreamService {
   readonly limits: KeyLimits;
@@ -64,6 +74,7 @@ export class StreamService {
   /** The ends of the account feed (the copy and strategy channels), watched only while one reads it. */
   private readonly accountEnds: LogEnds;
   private readonly readLog: RecordReader;
+  private readonly tail: TailCache;
   /** Runs of history read at once, over every subscription of the process, in turn per key (subscription.ts, "Fairness"). */
   private readonly replays: ReplayQueue;
   private readonly counters: SubscriptionCounters = { messages: 0, undecodable: 0 };
@@ -86,7 +97,8 @@ export class StreamService {
     this.accountEnds = new LogEnds(accountFeed, settings.pollMs, (error) =>
       logger.warn({ err: error }, 'stream: reading the account feed ends failed; retrying'),
     );
-    this.readLog = logReader(log);
+    this.tail = new TailCache(logReader(log), TAIL_RECORDS);
+    this.readLog = this.tail.read;
   }
 
   /** Registers a connection's closer; the returned function unregisters it. */
@@ -167,6 +179,7 @@ export class StreamService {
       expiredCursors: this.expiredCursors,
       replaysRunning: this.replays.active,
       replaysWaiting: this.replays.pending,
+      reads: { ...this.tail.figures },
     };
   }
 

@@ -19,6 +19,7 @@ import type { StreamError, StreamServerMessage } from '../http/types.generated.j
 import { type EventLog, type LogMessage, OffsetOutOfRangeError, UNDECODABLE_HEADER } from '../ports/event-log.js';
 import type { Channel, ChannelMessage, ChannelStream } from './channel.js';
 import { encodeCursor, type Positions } from './cursor.js';
+import { memo } from './memo.js';
 import type { LogEnds } from './log-ends.js';
 import type { ReplayQueue } from './replay-queue.js';
 
@@ -86,6 +87,24 @@ export interface SubscriptionOptions {
   counters: SubscriptionCounters;
   /** Told once when the subscription ends on its own (slow consumer, expired cursor, unreadable log). */
   onEnd: (error: StreamError) => void;
+}
+
+const UNDECODABLE = Symbol('undecodable');
+const DECODED = Symbol('decoded event');
+
+/**
+ * A record's event, decoded once: the subscriptions at the log's end share their records (tail-cache.ts).
+ * Every stream of a topic decodes it with the topic's codec; channels only read events.
+ */
+function decoded(stream: ChannelStream, message: LogMessage): unknown {
+  return memo(message, DECODED, () => {
+    try {
+      if (message.headers[UNDECODABLE_HEADER] !== undefined) throw new Error(message.headers[UNDECODABLE_HEADER]);
+      return stream.codec.decode(message.value);
+    } catch {
+      return UNDECODABLE;
+    }
+  });
 }
 
 /** Read failures other than an expired position are retried this many times before `unavailable`. */
@@ -204,11 +223,8 @@ export class Subscription {
     for (const message of messages) {
       if (this.stopped) return 'ended';
       offsets[partition] = message.offset + 1;
-      let event: unknown;
-      try {
-        if (message.headers[UNDECODABLE_HEADER] !== undefined) throw new Error(message.headers[UNDECODABLE_HEADER]);
-        event = stream.codec.decode(message.value);
-      } catch {
+      const event = decoded(stream, message);
+      if (event === UNDECODABLE) {
         counters.undecodable++;
         continue;
       }

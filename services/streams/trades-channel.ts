@@ -7,7 +7,8 @@ import type { TradeExecuted } from '../events/types.generated.js';
 import type { AnalyticsStore } from '../ports/analytics-store.js';
 import { trades } from '../read-models/trades/index.js';
 import { presentTrade, tradeRowOfEvent } from '../read-models/trades/present.js';
-import type { Channel } from './channel.js';
+import type { Channel, ChannelMessage } from './channel.js';
+import { isShared, memo, share } from './memo.js';
 import { marketOf, minSizeOf, oneOf, onlyFilters, walletOf } from './filters.js';
 
 export interface TradeFilters {
@@ -19,6 +20,19 @@ export interface TradeFilters {
 }
 
 const FILTERS = ['market', 'wallet', 'side', 'min_size'] as const;
+
+const PRESENTED = Symbol('presented trade');
+
+/** Each trade presented once for every subscription it is sent to (its text too: message-text.ts). */
+function presented(trade: TradeExecuted): { message: ChannelMessage; usdcMicro: bigint } {
+  return memo(trade, PRESENTED, () => {
+    const row = tradeRowOfEvent(trade);
+    const data = presentTrade(row);
+    // Its text is written once too (message-text.ts).
+    if (isShared(trade)) share(data);
+    return { message: { type: 'trade', data }, usdcMicro: BigInt(row.usdc_text) };
+  });
+}
 
 async function parseFilters(input: Record<string, unknown>, prefix: string, store: AnalyticsStore): Promise<TradeFilters> {
   onlyFilters(input, prefix, 'trades', FILTERS);
@@ -43,8 +57,8 @@ export const tradesChannel: Channel<TradeFilters> = {
     if (filters.market !== undefined && trade.market_id !== filters.market) return null;
     if (filters.wallet !== undefined && trade.wallet !== filters.wallet) return null;
     if (filters.side !== undefined && trade.side !== filters.side) return null;
-    const row = tradeRowOfEvent(trade);
-    if (filters.minSizeMicro !== undefined && BigInt(row.usdc_text) < filters.minSizeMicro) return null;
-    return { type: 'trade', data: presentTrade(row) };
+    const { message, usdcMicro } = presented(trade);
+    if (filters.minSizeMicro !== undefined && usdcMicro < filters.minSizeMicro) return null;
+    return message;
   },
 };

@@ -189,6 +189,28 @@ test('WebSocket: same messages, filters server-side, resume with the cursor in a
   again.ws.close();
 });
 
+test('subscriptions at the end share their reads of the log: each still receives every trade, in order', async () => {
+  const key = (await api.admin.createKey('fan-out', '2')).api_key;
+  const client = await openWs(key);
+  const names = ['f1', 'f2', 'f3', 'f4'];
+  for (const name of names) client.send({ type: 'subscribe', channel: 'trades', subscription: name, filters: { market: MARKET_B } });
+  for (const name of names) await subscribed(client, name);
+  const before = await logReads();
+  const produced = tradesOf(MARKET_B, 20);
+  for (let batch = 0; batch < 5; batch++) {
+    await publisher.publish('trades', produced.slice(batch * 4, batch * 4 + 4));
+    await waitFor('the batch at every subscription', async () =>
+      names.every((name) => messagesOf(client, 'trade', name).length >= batch * 4 + 4),
+    );
+  }
+  for (const name of names) expect(messagesOf(client, 'trade', name).map((m) => m.data.trade_id)).toEqual(produced.map((t) => t.event_id));
+  const after = await logReads();
+  // Four subscriptions, one partition: the log is read about once per batch, the other three answered from memory.
+  expect(after.memory - before.memory).toBeGreaterThanOrEqual(2 * (after.log - before.log));
+  expect(after.log - before.log).toBeGreaterThan(0);
+  client.ws.close();
+});
+
 test('bad input is a 4xx (SSE) or an error message (WebSocket) naming the parameter, never a 500', async () => {
   const cases: Array<[string, number, RegExp]> = [
     ['channel=nope', 400, /^channel/],
@@ -373,4 +395,11 @@ test('a cursor older than the retained log is cursor_expired (410 on SSE, an err
 async function metricsText(): Promise<string> {
   const families = await api.api.metrics.collect();
   return families.map((family) => family.samples.map((sample) => `${family.name} ${sample.value}`).join('\n')).join('\n');
+}
+
+/** tapeline_stream_log_reads_total by where the reads were answered. */
+async function logReads(): Promise<{ memory: number; log: number }> {
+  const family = (await api.api.metrics.collect()).find((f) => f.name === 'tapeline_stream_log_reads_total')!;
+  const of = (from: string) => family.samples.find((sample) => sample.labels.from === from)!.value;
+  return { memory: of('memory'), log: of('log') };
 }
