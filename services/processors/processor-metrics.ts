@@ -57,7 +57,7 @@ function createInstruments() {
     }),
     ledger: new Gauge({
       name: 'tapeline_position_ledger_figure',
-      help: "The position ledger's counts since start, per figure: events applied, skipped (already applied, covered by chain), rewinds, relinked rewinds and relinks beyond the bound, transfers uncovered, legs waiting for a payout, state reads (docs/POSITIONS.md).",
+      help: "The position ledger's counts since start, per figure: events applied, skipped (already applied, covered by chain), rewinds, relinked rewinds and relinks beyond the bound, transfers uncovered, legs waiting for a payout, state reads, stored rows read for rewinds (docs/POSITIONS.md).",
       labelNames: ['figure'] as const,
       registers,
       collect() {

@@ -8,7 +8,7 @@ import type { AnalyticsStore } from '../../ports/analytics-store.js';
 import { iso } from '../../shared/time.js';
 import { readCoverage } from '../chain-ledger/queries.js';
 import type { KeyFilter } from './key-filter.js';
-import { comparePositions, type ConversionQuestion, type LedgerEvent } from './ledger-events.js';
+import { comparePositions, type ConversionQuestion, type LedgerEvent, type LedgerPosition } from './ledger-events.js';
 import { linkedOf, type LinkedReads } from './ledger-linked.js';
 import {
   completeSetLegs,
@@ -39,7 +39,17 @@ import {
 import { applyLeg, EMPTY_STATE, type PositionState } from './ledger-math.js';
 import { formatPayout } from './ledger-payouts.js';
 import type { RowCache } from './ledger-row-cache.js';
-import { compareRows, type LedgerRow, ledgerRow, legOfRow, rowPosition, sameInput } from './ledger-rows.js';
+import {
+  compareRows,
+  type LedgerRow,
+  ledgerRow,
+  legOfRow,
+  liveOf,
+  rowPosition,
+  type StoredRows,
+  sameInput,
+  topRev,
+} from './ledger-rows.js';
 
 export interface LedgerStats {
   applied: number;
@@ -57,6 +67,11 @@ export interface LedgerStats {
   state_lookup_ms: number;
   /** Keys whose stored rows (for a rewind or a redelivered change) were known without a read. */
   stored_rows_cached: number;
+  /** Live rows read from position_ledger for rewinds and redelivered changes (cancels and cancelled rows are not read). */
+  stored_rows_read: number;
+  /** The reads of stored rows and the ms they took (like state_lookup_ms: the part of a rewind that grows with a key's history). */
+  stored_row_reads: number;
+  stored_row_read_ms: number;
   /** Writes of trader_touches that failed (their touches go with the next batch's). */
   touch_failures: number;
   /** Transfers whose sender held fewer shares than it sent (history not covered): the rest moved at cost 0. */
@@ -80,6 +95,17 @@ const RELINK_MAX_PER_BATCH = 5_000;
 
 /** The state of a (wallet, token) never held. States are replaced, never changed, so one object serves every such key. */
 const NEVER_HELD: KeyState = Object.freeze({ ...EMPTY_STATE, rev: 0, last: null });
+/** The stored rows of a key never stored; shared, and never changed (stored rows are replaced, not appended to). */
+const NEVER_STORED: StoredRows = Object.freeze({ live: Object.freeze([]) as unknown as LedgerRow[], base: null, from: null, rev: 0 });
+
+/** The earlier of two bounds of a read of stored rows (null: from a key's first row). */
+const earlier = (a: LedgerPosition | null, b: LedgerPosition | null): LedgerPosition | null =>
+  a === null || b === null ? null : comparePositions(a, b) <= 0 ? a : b;
+/** Whether stored rows read from `have` on hold those a read from `want` on returns. */
+const covers = (have: LedgerPosition | null, want: LedgerPosition | null) =>
+  have === null || (want !== null && comparePositions(have, want) <= 0);
+/** A position alone (an event's or a leg's meta holds much more, which a bound kept for the batch would keep alive). */
+const placeOf = (p: LedgerPosition): LedgerPosition => ({ timeMs: p.timeMs, block: p.block, logIndex: p.logIndex, eventId: p.eventId });
 
 /** A leg whose cost taken out prices the event's legs on other keys: a transfer's sender, a conversion's NO leg. */
 const isSourceLeg = (leg: Leg) => leg.kind === 'transfer_out' || (leg.kind === 'conversion' && leg.action.side === 'sell_at_cost');
@@ -92,9 +118,12 @@ export class Batch {
   readonly states = new Map<string, KeyState>();
   private readonly pending = new Map<string, LedgerRow[]>();
   private readonly isoTexts = new Map<number, string>();
-  /** Per key: legs to apply in one rewind after the batch, the rows it removes, and which Data API twins each added leg replaces. */
-  private readonly deferred = new Map<string, { added: Leg[]; removed: Set<string>; twinsOf: Map<Leg, string[]> }>();
-  private readonly stored = new Map<string, LedgerRow[]>();
+  /**
+   * Per key: legs to apply in one rewind after the batch, the rows it removes, which Data API twins
+   * each added leg replaces, and the earliest place of those legs and rows (what the rewind reads from).
+   */
+  private readonly deferred = new Map<string, { added: Leg[]; removed: Set<string>; twinsOf: Map<Leg, string[]>; from: LedgerPosition }>();
+  private readonly stored = new Map<string, StoredRows>();
   /** Keys known to have no stored row (not in the key filter, or no state in position_head). */
   private readonly neverStored = new Set<string>();
   private readonly markets = new Map<string, MarketInfo>();
@@ -114,7 +143,7 @@ export class Batch {
    * Transfers and conversions whose source leg (a transfer's sender, a conversion's NO legs) a rewind
    * replayed at another cost: their legs on the other keys are re-priced after the batch's rewinds.
    */
-  private readonly relinks: Array<{ eventId: string; key: string; depth: number }> = [];
+  private readonly relinks: Array<{ eventId: string; key: string; depth: number; at: LedgerPosition | null }> = [];
   private readonly relinkQueued = new Set<string>();
   /** The keys this batch wrote a row of each conversion or redemption on (wallet|event id): a re-pricing finds its legs by them and the stored rows. */
   private readonly groupKeys = new Map<string, Set<string>>();
@@ -123,8 +152,8 @@ export class Batch {
   readonly unpriced = new Map<string, UnpricedRedemption>();
   /** What a re-pricing reads to rebuild an event from its rows. */
   private readonly linkedReads: LinkedReads = {
-    liveRows: (key) => this.liveRows(key),
-    loadStoredRows: (keys) => this.loadStoredRows(keys),
+    liveRows: (key, from) => this.liveRows(key, from),
+    loadStoredRows: (keys, from) => this.loadStoredRows(new Map(keys.map((key) => [key, from]))),
     keysOfGroup: (wallet, eventId) => this.keysOfGroup(wallet, eventId),
     market: async (marketId) => {
       if (!this.markets.has(marketId)) await this.loadMarkets([marketId]);
@@ -150,7 +179,7 @@ export class Batch {
 
   /** Prices these redemptions again (their markets' payouts are known now), as a rewind that changed their holdings does. */
   async reprice(redemptions: UnpricedRedemption[]): Promise<void> {
-    for (const r of redemptions) this.queueRelink(r.event_id, keyOf(r.wallet, r.asset_id), 0);
+    for (const r of redemptions) this.queueRelink(r.event_id, keyOf(r.wallet, r.asset_id), 0, null);
     await this.applyRelinks();
   }
 
@@ -162,9 +191,10 @@ export class Batch {
   storedAfter(cache: RowCache): void {
     for (const [key, rows] of this.pending) {
       const before = rows.some((r) => r.origin === 'data_api' && r.sign > 0)
-        ? (this.stored.get(key) ?? cache.get(key) ?? (this.neverStored.has(key) ? [] : undefined))
+        ? (this.stored.get(key) ?? cache.get(key) ?? (this.neverStored.has(key) ? NEVER_STORED : undefined))
         : undefined;
-      if (before) cache.set(key, [...before, ...rows]);
+      if (before)
+        cache.set(key, { live: liveOf([...before.live, ...rows]), base: before.base, from: before.from, rev: topRev(rows, before.rev) });
       else cache.delete(key);
     }
   }
@@ -212,14 +242,14 @@ export class Batch {
     this.signal?.throwIfAborted();
     // A redelivered or late change compares with its key's stored rows: read those of the whole batch
     // at once (a redelivery after kill -9 is thousands of them), not one query per key.
-    const behind = new Set<string>();
+    const behind = new Map<string, LedgerPosition | null>();
     for (const e of events) {
       for (const key of this.keysOf(e)) {
         const last = this.states.get(key)?.last;
-        if (last && comparePositions(e, last) <= 0) behind.add(key);
+        if (last && comparePositions(e, last) <= 0) behind.set(key, earlier(behind.get(key) ?? placeOf(e), placeOf(e)));
       }
     }
-    await this.loadStoredRows([...behind]);
+    await this.loadStoredRows(behind);
   }
 
   /**
@@ -251,11 +281,11 @@ export class Batch {
 
   private async settleThenApply(event: LedgerEvent): Promise<void> {
     const keys = this.keysOf(event).filter((key) => this.deferred.has(key));
-    await this.loadStoredRows(keys);
+    await this.loadStoredRows(new Map(keys.map((key) => [key, this.deferred.get(key)!.from])));
     for (const key of keys) {
-      const { added, removed } = this.deferred.get(key)!;
+      const { added, removed, from } = this.deferred.get(key)!;
       this.deferred.delete(key);
-      await this.rewind(key, added, removed);
+      await this.rewind(key, added, removed, from);
     }
     await this.applyLegs(event, this.legsOf(event), 0);
   }
@@ -267,12 +297,18 @@ export class Batch {
    * too. The replacement block's changes come as new events, often in the same batch.
    */
   private async applyRetraction(event: Extract<LedgerEvent, { kind: 'block_retracted' }>): Promise<void> {
-    const byKey = new Map<string, Set<string>>();
-    const remove = (key: string, eventId: string) => byKey.set(key, (byKey.get(key) ?? new Set()).add(eventId));
+    const byKey = new Map<string, { ids: Set<string>; from: LedgerPosition }>();
+    const remove = (key: string, eventId: string, at: LedgerPosition) => {
+      const entry = byKey.get(key);
+      if (entry) {
+        entry.ids.add(eventId);
+        if (comparePositions(at, entry.from) < 0) entry.from = at;
+      } else byKey.set(key, { ids: new Set([eventId]), from: at });
+    };
     for (const row of this.retracted.get(`${event.blockHash}|${event.ledgerGroup}`) ?? [])
-      remove(keyOf(row.wallet, row.asset_id), row.event_id);
+      remove(keyOf(row.wallet, row.asset_id), row.event_id, row.at);
     for (const [key, rows] of this.pending)
-      for (const row of rows) if (Number(row.sign) > 0 && row.block_hash === event.blockHash) remove(key, row.event_id);
+      for (const row of rows) if (Number(row.sign) > 0 && row.block_hash === event.blockHash) remove(key, row.event_id, rowPosition(row));
     for (const [key, entry] of this.deferred) {
       const orphaned = entry.added.filter((leg) => leg.meta.blockHash === event.blockHash);
       if (orphaned.length === 0) continue;
@@ -282,7 +318,7 @@ export class Batch {
       for (const leg of orphaned) for (const id of entry.twinsOf.get(leg) ?? []) if (!kept.has(id)) entry.removed.delete(id);
       if (entry.added.length === 0 && entry.removed.size === 0) this.deferred.delete(key);
     }
-    for (const [key, ids] of byKey) await this.rewind(key, [], ids);
+    for (const [key, { ids, from }] of byKey) await this.rewind(key, [], ids, from);
   }
 
   /** Applies the event's legs from `from` on; at the first one not newer than its key's last, goes on asynchronously. */
@@ -300,7 +336,7 @@ export class Batch {
         continue;
       }
       this.noteInBatch(event, leg);
-      const replaced = twins.filter((t) => t.asset_id === leg.assetId).map((t) => t.event_id);
+      const replaced = twins.filter((t) => t.asset_id === leg.assetId);
       if (replaced.length > 0) {
         this.defer(key, leg, replaced);
         continue;
@@ -328,31 +364,41 @@ export class Batch {
     else if (event.origin === 'data_api') {
       const twinKey = `${event.txHash}|${event.wallet}`;
       const list = this.dataApiTwins.get(twinKey) ?? [];
-      list.push({ wallet: event.wallet, asset_id: leg.assetId, event_id: leg.meta.eventId });
+      list.push({ wallet: event.wallet, asset_id: leg.assetId, event_id: leg.meta.eventId, at: placeOf(leg.meta) });
       this.dataApiTwins.set(twinKey, list);
     }
   }
 
   /** A leg not newer than its key's last: skipped if already applied, else rewound after the batch; then the event's other legs. */
   private async applyBehind(event: LedgerEvent, legs: Leg[], index: number, key: string): Promise<void> {
-    const live = await this.liveRows(key);
+    const live = await this.liveRows(key, placeOf(event));
     if (live.some((r) => r.event_id === event.eventId)) this.stats.skipped_already_applied += 1;
     else this.defer(key, legs[index]!, []);
     await this.applyLegs(event, legs, index + 1);
   }
 
   /** Older than what is applied, or replacing a Data API twin: one rewind per (wallet, token) and batch, after its other changes. */
-  private defer(key: string, leg: Leg, removed: string[]): void {
-    const entry = this.deferred.get(key) ?? { added: [], removed: new Set<string>(), twinsOf: new Map<Leg, string[]>() };
+  private defer(key: string, leg: Leg, removed: RowRef[]): void {
+    const entry = this.deferred.get(key) ?? {
+      added: [],
+      removed: new Set<string>(),
+      twinsOf: new Map<Leg, string[]>(),
+      from: placeOf(leg.meta),
+    };
     entry.added.push(leg);
-    for (const id of removed) entry.removed.add(id);
-    if (removed.length > 0) entry.twinsOf.set(leg, removed);
+    for (const at of [leg.meta, ...removed.map((r) => r.at)]) if (comparePositions(at, entry.from) < 0) entry.from = placeOf(at);
+    for (const r of removed) entry.removed.add(r.event_id);
+    if (removed.length > 0)
+      entry.twinsOf.set(
+        leg,
+        removed.map((r) => r.event_id),
+      );
     this.deferred.set(key, entry);
   }
 
   async applyDeferred(): Promise<void> {
-    await this.loadStoredRows([...this.deferred.keys()]);
-    for (const [key, { added, removed }] of this.deferred) await this.rewind(key, added, removed);
+    await this.loadStoredRows(new Map([...this.deferred].map(([key, entry]) => [key, entry.from])));
+    for (const [key, { added, removed, from }] of this.deferred) await this.rewind(key, added, removed, from);
     this.deferred.clear();
     await this.applyRelinks();
   }
@@ -375,8 +421,10 @@ export class Batch {
         this.stats.relinks_beyond_bound += 1;
         continue;
       }
-      const source = (await this.liveRows(link.key)).find((r) => r.event_id === link.eventId);
+      const source = (await this.liveRows(link.key, link.at)).find((r) => r.event_id === link.eventId);
       if (!source) continue;
+      // The event's rows on every key share its place.
+      const at = rowPosition(source);
       const linked = await linkedOf(source, this.linkedReads);
       if (!linked) continue;
       const before = (key: string) => linked.before.get(key) ?? EMPTY_STATE;
@@ -386,7 +434,7 @@ export class Batch {
         if (row && sameInput(leg, row)) continue;
         this.relinkRewinds += 1;
         this.stats.relinked_rewinds += 1;
-        await this.rewind(key, [leg], new Set([link.eventId]), link.depth);
+        await this.rewind(key, [leg], new Set([link.eventId]), at, link.depth);
       }
     }
   }
@@ -433,26 +481,25 @@ export class Batch {
 
   /**
    * Re-derives a (wallet, token) from the earliest change affected: cancels the live rows from there
-   * on and replays them (without `removed`, with `added`) in order.
+   * on and replays them (without `removed`, with `added`) in order. `bound` is at or before every
+   * added leg and removed row: the rows before it are not read, but the newest of them.
    */
-  private async rewind(key: string, added: Leg[], removed: Set<string>, depth = 0): Promise<void> {
+  private async rewind(key: string, added: Leg[], removed: Set<string>, bound: LedgerPosition | null, depth = 0): Promise<void> {
     this.stats.rewinds += 1;
-    const live = (await this.liveRows(key)).sort(compareRows);
+    const live = (await this.liveRows(key, bound)).sort(compareRows);
     const removedRows = live.filter((r) => removed.has(r.event_id));
     const starts = [...removedRows.map(rowPosition), ...added.map((leg) => leg.meta)];
     if (starts.length === 0) return;
     const from = starts.reduce((a, b) => (comparePositions(a, b) <= 0 ? a : b));
     const before = live.filter((r) => comparePositions(rowPosition(r), from) < 0);
     const after = live.filter((r) => comparePositions(rowPosition(r), from) >= 0);
-    const baseRow = before.at(-1);
+    // The live rows read start at the stored rows' bound; the newest one before it was read alone.
+    const baseRow = before.at(-1) ?? this.stored.get(key)?.base ?? undefined;
     const base: PositionState = baseRow
       ? { qty: BigInt(baseRow.qty_after), cost: BigInt(baseRow.cost_after), openedMs: Date.parse(baseRow.opened_at) || 0 }
       : EMPTY_STATE;
     // A key the batch has no state of (a re-pricing reaches keys of no event in it) numbers on from its stored rows.
-    let rev = [...(this.stored.get(key) ?? []), ...(this.pending.get(key) ?? [])].reduce(
-      (max, r) => Math.max(max, Number(r.rev)),
-      this.stateOf(key).rev,
-    );
+    let rev = topRev(this.pending.get(key) ?? [], Math.max(this.stored.get(key)?.rev ?? 0, this.stateOf(key).rev));
     for (const row of after) {
       rev += 1;
       const cancel: LedgerRow = {
@@ -485,11 +532,12 @@ export class Batch {
       if (leg.kind === 'redemption' && leg.action.side === 'sell_all') {
         const fresh = added.includes(leg);
         if (fresh ? !removed.has(leg.meta.eventId) : heldBefore.get(leg.meta.eventId) !== held)
-          this.queueRelink(leg.meta.eventId, key, depth + 1);
+          this.queueRelink(leg.meta.eventId, key, depth + 1, placeOf(leg.meta));
       }
       if (!isSourceLeg(leg)) continue;
       const row = this.pendingRows(key).at(-1)!;
-      if (removedBefore.get(row.event_id) !== BigInt(row.cash) - BigInt(row.realized)) this.queueRelink(row.event_id, key, depth + 1);
+      if (removedBefore.get(row.event_id) !== BigInt(row.cash) - BigInt(row.realized))
+        this.queueRelink(row.event_id, key, depth + 1, rowPosition(row));
     }
     this.states.set(key, { ...state, rev: Math.max(state.rev, rev) });
   }
@@ -501,33 +549,52 @@ export class Batch {
     if (-BigInt(row.qty_delta) < BigInt(row.in_qty)) this.stats.transfers_uncovered += 1;
   }
 
-  private queueRelink(eventId: string, key: string, depth: number): void {
+  /** `at` is the event's place (null: not known, so its key's rows are read from the first). */
+  private queueRelink(eventId: string, key: string, depth: number, at: LedgerPosition | null): void {
     const id = `${eventId}|${key}`;
     if (this.relinkQueued.has(id)) return;
     this.relinkQueued.add(id);
-    this.relinks.push({ eventId, key, depth });
+    this.relinks.push({ eventId, key, depth, at });
   }
 
-  /** Stored rows of these (wallet, token)s, read once per batch. */
-  private async loadStoredRows(keys: string[]): Promise<void> {
+  /**
+   * Stored rows of these (wallet, token)s from each one's bound on (null: all), read once per batch
+   * and again only for an earlier bound. A key's bound only moves back, so the rows a rewind of this
+   * batch cancelled are always among those read.
+   */
+  private async loadStoredRows(wanted: ReadonlyMap<string, LedgerPosition | null>): Promise<void> {
     const missing: string[] = [];
-    for (const key of keys) {
-      if (this.stored.has(key)) continue;
-      const known = this.rowCache.get(key) ?? (this.neverStored.has(key) ? [] : undefined);
-      if (known) {
-        this.stored.set(key, [...known]);
+    const bounds = new Map<string, LedgerPosition>();
+    for (const [key, from] of wanted) {
+      const have = this.stored.get(key);
+      if (have && covers(have.from, from)) continue;
+      const known = this.rowCache.get(key) ?? (this.neverStored.has(key) ? NEVER_STORED : undefined);
+      if (!have && known && covers(known.from, from)) {
+        this.stored.set(key, known);
         this.stats.stored_rows_cached += 1;
-      } else missing.push(key);
+        continue;
+      }
+      missing.push(key);
+      if (from !== null) bounds.set(key, from);
     }
-    for (const [key, rows] of await readStoredRows(this.store, missing)) this.stored.set(key, rows);
+    if (missing.length === 0) return;
+    const started = performance.now();
+    const read = await readStoredRows(this.store, missing, bounds);
+    this.stats.stored_row_reads += 1;
+    this.stats.stored_row_read_ms += performance.now() - started;
+    for (const [key, rows] of read) {
+      this.stored.set(key, rows);
+      this.stats.stored_rows_read += rows.live.length + (rows.base ? 1 : 0);
+    }
   }
 
-  /** Rows of a (wallet, token) not cancelled: stored ones and those of this batch. */
-  private async liveRows(key: string): Promise<LedgerRow[]> {
-    await this.loadStoredRows([key]);
-    const all = [...(this.stored.get(key) ?? []), ...(this.pending.get(key) ?? [])];
-    const cancelled = new Set(all.filter((r) => Number(r.sign) < 0).map((r) => Number(r.of_rev)));
-    return all.filter((r) => Number(r.sign) > 0 && !cancelled.has(Number(r.rev)));
+  /** The live rows of a (wallet, token) from `from` on at least (null: all), stored (as read: from their bound on) and of this batch. */
+  private async liveRows(key: string, from: LedgerPosition | null): Promise<LedgerRow[]> {
+    await this.loadStoredRows(new Map([[key, from]]));
+    const stored = this.stored.get(key)?.live ?? [];
+    const pending = this.pending.get(key);
+    if (!pending?.some((r) => Number(r.sign) < 0)) return pending ? [...stored, ...pending] : [...stored];
+    return liveOf([...stored, ...pending]);
   }
 
   /** ISO text of a time, once per batch: a block's fills share its time, a position's rows their opening. */

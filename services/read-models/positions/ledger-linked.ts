@@ -4,10 +4,10 @@
  * changed that leg prices the event's legs again from the states its keys had just before it.
  */
 import { feeBipsFor } from '../../chain/conversion-evidence.js';
-import type { ConversionQuestion, LedgerEvent } from './ledger-events.js';
+import type { ConversionQuestion, LedgerEvent, LedgerPosition } from './ledger-events.js';
 import { maxBig, type PositionState } from './ledger-math.js';
 import { keyOf, type MarketInfo } from './ledger-legs.js';
-import { type LedgerRow, metaOfRow, stateBefore } from './ledger-rows.js';
+import { type LedgerRow, metaOfRow, rowPosition, stateBefore } from './ledger-rows.js';
 
 /** A transfer, conversion or redemption rebuilt from its rows: its rows per key and each key's state just before it. */
 export interface Linked {
@@ -18,8 +18,9 @@ export interface Linked {
 
 /** What a rebuild reads: a key's live rows (stored and of the batch), the keys of an event's rows, markets and catalog questions. */
 export interface LinkedReads {
-  liveRows(key: string): Promise<LedgerRow[]>;
-  loadStoredRows(keys: string[]): Promise<void>;
+  /** A key's live rows from `from` on at least (null: all). */
+  liveRows(key: string, from: LedgerPosition | null): Promise<LedgerRow[]>;
+  loadStoredRows(keys: string[], from: LedgerPosition | null): Promise<void>;
   keysOfGroup(wallet: string, eventId: string): Promise<string[]>;
   market(marketId: string): Promise<MarketInfo | undefined>;
   negRiskQuestions(negRiskMarketId: string): Promise<ConversionQuestion[]>;
@@ -38,7 +39,7 @@ export function linkedOf(source: LedgerRow, reads: LinkedReads): Promise<Linked 
 async function transferOfRow(source: LedgerRow, reads: LinkedReads): Promise<Linked | null> {
   if (source.counterparty === '') return null;
   const receiverKey = keyOf(source.counterparty, source.asset_id);
-  const received = (await reads.liveRows(receiverKey)).find((r) => r.event_id === source.event_id);
+  const received = (await reads.liveRows(receiverKey, rowPosition(source))).find((r) => r.event_id === source.event_id);
   const event: LedgerEvent = {
     ...metaOfRow(source),
     kind: 'transfer',
@@ -131,11 +132,12 @@ async function groupRows(
   keep: (row: LedgerRow) => boolean,
 ): Promise<Pick<Linked, 'rows' | 'before'>> {
   const keys = await reads.keysOfGroup(source.wallet, source.event_id);
-  await reads.loadStoredRows(keys);
+  // The event's rows on every key share its place.
+  await reads.loadStoredRows(keys, rowPosition(source));
   const rows = new Map<string, LedgerRow>();
   const before = new Map<string, PositionState>();
   for (const key of keys) {
-    const row = (await reads.liveRows(key)).find((r) => r.event_id === source.event_id);
+    const row = (await reads.liveRows(key, rowPosition(source))).find((r) => r.event_id === source.event_id);
     if (!row || !keep(row)) continue;
     rows.set(key, row);
     before.set(key, stateBefore(row));

@@ -4,11 +4,11 @@
  * retract. Reads only; the batch decides what to read and keeps what it read.
  */
 import type { AnalyticsStore } from '../../ports/analytics-store.js';
-import type { ConversionQuestion, LedgerPosition } from './ledger-events.js';
+import { type ConversionQuestion, comparePositions, type LedgerPosition } from './ledger-events.js';
 import type { PositionState } from './ledger-math.js';
 import type { MarketInfo, Payout } from './ledger-legs.js';
 import { alignedPayout, type CatalogPayout, payoutOfNumerators, payoutOfPrices } from './ledger-payouts.js';
-import { LEDGER_TABLE, type LedgerRow, normalizeStored } from './ledger-rows.js';
+import { LEDGER_COLUMNS, LEDGER_TABLE, type LedgerRow, normalizeStored, rowPosition, type StoredRows } from './ledger-rows.js';
 
 /** The state of a (wallet, token) with its revision and the position of its last change. */
 export interface KeyState extends PositionState {
@@ -16,12 +16,27 @@ export interface KeyState extends PositionState {
   last: LedgerPosition | null;
 }
 
-/** A stored row's identity: the (wallet, token) and the event it applied. */
+/** A stored row's identity: the (wallet, token) and the event it applied, with its place in the key's order (a row of this batch: its leg's). */
 export interface RowRef {
   wallet: string;
   asset_id: string;
   event_id: string;
+  at: LedgerPosition;
 }
+
+/** The columns of a row's place (rowRef makes them a position). */
+const PLACE = 'toUnixTimestamp64Milli(time) AS time_ms, block_number, log_index';
+
+type PlacedRow = Omit<RowRef, 'at'> & { time_ms: string; block_number: string; log_index: string };
+const rowRef = <T extends PlacedRow>({
+  time_ms,
+  block_number,
+  log_index,
+  ...r
+}: T): Omit<T, 'time_ms' | 'block_number' | 'log_index'> & { at: LedgerPosition } => ({
+  ...r,
+  at: { timeMs: Number(time_ms), block: Number(block_number), logIndex: Number(log_index), eventId: r.event_id },
+});
 
 /** The payouts this ledger has read from its streams, before the sink's tables may hold them. */
 export interface KnownPayouts {
@@ -170,18 +185,75 @@ export async function readHeads(store: AnalyticsStore, keys: string[]): Promise<
   return states;
 }
 
-/** Every stored row (cancelled ones too) of each of these (wallet, token)s, by revision; a key with none has an empty list. */
-export async function readStoredRows(store: AnalyticsStore, keys: string[]): Promise<Map<string, LedgerRow[]>> {
-  const stored = new Map<string, LedgerRow[]>();
+/** position_ledger's columns as a rewind reads them: its times as epoch ms (normalizeStored makes them ISO text again). */
+const STORED_COLUMNS = [
+  ...LEDGER_COLUMNS.filter((c) => c !== 'time' && c !== 'opened_at'),
+  'toUnixTimestamp64Milli(time) AS time_ms',
+  'toUnixTimestamp64Milli(opened_at) AS opened_ms',
+].join(', ');
+
+/**
+ * The stored rows of each of these (wallet, token)s that a rewind from `bounds.get(key)` on needs (a
+ * key without a bound: all of them): its live rows at or after the bound, by revision, the newest live
+ * row before it (the state the rewind starts from), and its highest revision (a key with no rows:
+ * revision 0). Dead rows (cancels and the rows they cancel: an anti-join on the cancels' of_rev) and
+ * live rows before the newest one under the bound are left in the store, so a rewind of a key's newest
+ * changes costs those changes, not the key's whole history.
+ */
+export async function readStoredRows(
+  store: AnalyticsStore,
+  keys: string[],
+  bounds: ReadonlyMap<string, LedgerPosition> = new Map(),
+): Promise<Map<string, StoredRows>> {
+  const stored = new Map<string, StoredRows>();
   for (let i = 0; i < keys.length; i += 1_000) {
     const chunk = keys.slice(i, i + 1_000);
-    const rows = await store.query<LedgerRow & { key: string }>(
-      `SELECT *, concat(wallet, '|', asset_id) AS key, toUnixTimestamp64Milli(time) AS time_ms, toUnixTimestamp64Milli(opened_at) AS opened_ms
-         FROM ${LEDGER_TABLE} WHERE wallet IN {wallets:Array(String)} AND concat(wallet, '|', asset_id) IN {keys:Array(String)} ORDER BY rev`,
-      { wallets: [...new Set(chunk.map((k) => k.split('|')[0]!))], keys: chunk },
+    // Each key's bound as a time (0: none); rows of the bound's own millisecond are sorted out here.
+    const params = {
+      wallets: [...new Set(chunk.map((k) => k.split('|')[0]!))],
+      keys: chunk,
+      bounds: chunk.map((k) => bounds.get(k)?.timeMs ?? 0),
+    };
+    const ofKeys = `wallet IN {wallets:Array(String)} AND concat(wallet, '|', asset_id) IN {keys:Array(String)}`;
+    // transform looks a key up in a hash table built once (indexOf would scan the keys for every row).
+    const boundOf = `transform(concat(wallet, '|', asset_id), {keys:Array(String)}, {bounds:Array(Int64)}, toInt64(0))`;
+    // Live rows on one side of the bound: a cancel is a copy of the row it cancels (its time too), so
+    // only the cancels on the same side are read.
+    const live = (side: string) => `${ofKeys} AND sign > 0 AND toUnixTimestamp64Milli(time) ${side} ${boundOf}
+      AND (wallet, asset_id, rev) NOT IN (SELECT wallet, asset_id, of_rev FROM ${LEDGER_TABLE}
+                                           WHERE ${ofKeys} AND sign < 0 AND toUnixTimestamp64Milli(time) ${side} ${boundOf})`;
+    const revs = await store.query<{ key: string; rev: string }>(
+      `SELECT concat(wallet, '|', asset_id) AS key, toString(max(rev)) AS rev FROM ${LEDGER_TABLE} WHERE ${ofKeys} GROUP BY key`,
+      params,
     );
-    for (const key of chunk) stored.set(key, []);
-    for (const { key, ...row } of rows) stored.get(key)?.push(normalizeStored(row as LedgerRow));
+    for (const key of chunk) {
+      const from = bounds.get(key) ?? null;
+      stored.set(key, { live: [], base: null, from, rev: 0 });
+    }
+    for (const r of revs) {
+      const entry = stored.get(r.key);
+      if (entry) entry.rev = Number(r.rev);
+    }
+    const read = (sql: string) => store.query<LedgerRow & { key: string }>(sql, params);
+    const after = await read(
+      `SELECT ${STORED_COLUMNS}, concat(wallet, '|', asset_id) AS key FROM ${LEDGER_TABLE}
+        WHERE ${live('>=')} ORDER BY wallet, asset_id, rev`,
+    );
+    const under =
+      bounds.size === 0
+        ? []
+        : await read(
+            `SELECT ${STORED_COLUMNS}, concat(wallet, '|', asset_id) AS key FROM ${LEDGER_TABLE}
+        WHERE ${live('<')}
+        ORDER BY wallet, asset_id, time DESC, block_number DESC, log_index DESC, event_id DESC LIMIT 1 BY wallet, asset_id`,
+          );
+    for (const { key, ...raw } of [...under, ...after]) {
+      const entry = stored.get(key);
+      if (!entry) continue;
+      const row = normalizeStored(raw as LedgerRow);
+      if (entry.from === null || comparePositions(rowPosition(row), entry.from) >= 0) entry.live.push(row);
+      else if (!entry.base || comparePositions(rowPosition(row), rowPosition(entry.base)) > 0) entry.base = row;
+    }
   }
   return stored;
 }
@@ -196,21 +268,25 @@ export function readChainRows(store: AnalyticsStore, txs: string[]): Promise<Arr
 }
 
 /** The live Data API rows of these transactions (replaced by the chain's records of them). */
-export function readDataApiRows(store: AnalyticsStore, txs: string[]): Promise<Array<RowRef & { tx_hash: string }>> {
-  return store.query(
-    `SELECT wallet, asset_id, tx_hash, event_id FROM ${LEDGER_TABLE}
-      WHERE origin = 'data_api' AND tx_hash IN {txs:Array(String)} GROUP BY wallet, asset_id, tx_hash, event_id, of_rev HAVING sum(sign) > 0`,
+export async function readDataApiRows(store: AnalyticsStore, txs: string[]): Promise<Array<RowRef & { tx_hash: string }>> {
+  const rows = await store.query<PlacedRow & { tx_hash: string }>(
+    `SELECT wallet, asset_id, tx_hash, event_id, ${PLACE} FROM ${LEDGER_TABLE}
+      WHERE origin = 'data_api' AND tx_hash IN {txs:Array(String)}
+      GROUP BY wallet, asset_id, tx_hash, event_id, of_rev, time, block_number, log_index HAVING sum(sign) > 0`,
     { txs },
   );
+  return rows.map(rowRef);
 }
 
 /** The live rows of these retracted blocks (`block hash|ledger group`), each with the one it belongs to as `voided`. */
-export function readRetractedRows(store: AnalyticsStore, voided: string[]): Promise<Array<RowRef & { voided: string }>> {
-  return store.query(
-    `SELECT wallet, asset_id, event_id, concat(block_hash, '|', ledger_group) AS voided FROM ${LEDGER_TABLE}
-      WHERE concat(block_hash, '|', ledger_group) IN {voided:Array(String)} GROUP BY wallet, asset_id, event_id, voided, of_rev HAVING sum(sign) > 0`,
+export async function readRetractedRows(store: AnalyticsStore, voided: string[]): Promise<Array<RowRef & { voided: string }>> {
+  const rows = await store.query<PlacedRow & { voided: string }>(
+    `SELECT wallet, asset_id, event_id, concat(block_hash, '|', ledger_group) AS voided, ${PLACE} FROM ${LEDGER_TABLE}
+      WHERE concat(block_hash, '|', ledger_group) IN {voided:Array(String)}
+      GROUP BY wallet, asset_id, event_id, voided, of_rev, time, block_number, log_index HAVING sum(sign) > 0`,
     { voided },
   );
+  return rows.map(rowRef);
 }
 
 /** The tokens a wallet has a stored row of an event on (a conversion's or redemption's legs). */

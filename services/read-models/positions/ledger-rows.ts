@@ -210,7 +210,37 @@ export function compareRows(a: LedgerRow, b: LedgerRow): number {
   return comparePositions(rowPosition(a), rowPosition(b));
 }
 
-/** A row as read (`SELECT *` with its times as `time_ms` and `opened_ms`) in the shape the ledger writes. */
+/**
+ * A (wallet, token)'s stored rows as a rewind from `from` on needs them: the live ones (not cancelled,
+ * and not cancels) from there on, the newest live one before it, and the highest revision stored,
+ * which a cancel may hold. A rewind numbers its rows on from that revision and replays from the live
+ * rows; the dead ones, and the live ones further back, it never reads (a hot key holds several dead
+ * rows per live one, and thousands of live ones).
+ */
+export interface StoredRows {
+  /** The live rows at or after `from` (all of them when it is null), by revision. */
+  live: LedgerRow[];
+  /** The newest live row before `from` (null: none, or `from` is null). */
+  base: LedgerRow | null;
+  from: LedgerPosition | null;
+  rev: number;
+}
+
+/** Rows neither cancelled nor cancels, in their order: a cancel (sign -1) takes out the row whose rev is its of_rev. */
+export function liveOf(rows: LedgerRow[]): LedgerRow[] {
+  const cancelled = new Set<number>();
+  for (const r of rows) if (Number(r.sign) < 0) cancelled.add(Number(r.of_rev));
+  return rows.filter((r) => Number(r.sign) > 0 && !cancelled.has(Number(r.rev)));
+}
+
+/** The highest revision among rows, or `floor` when higher. */
+export function topRev(rows: LedgerRow[], floor = 0): number {
+  let top = floor;
+  for (const r of rows) if (Number(r.rev) > top) top = Number(r.rev);
+  return top;
+}
+
+/** A row as read (its columns, with its times as `time_ms` and `opened_ms`) in the shape the ledger writes. */
 export function normalizeStored(r: LedgerRow & { time_ms?: string; opened_ms?: string }): LedgerRow {
   const { time_ms, opened_ms, ...row } = r;
   return {
