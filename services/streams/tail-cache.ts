@@ -1,13 +1,14 @@
 /**
  * The log's newest records, read once for every subscription of the process. After an append, every
  * subscription at the end asks for the same position; reading the log and decoding the record for each
- * of them made a fan-out to N subscribers N log reads and N decodes per record (bench/results/stream.json).
+ * of them made a fan-out to N subscribers N log reads and N decodes per record (docs/STREAMING.md,
+ * "Fan-out").
  *
  * A read from a position inside a partition's window is answered from memory; reads from the same
  * position at the same time share one read of the log, whose records then join the window; a read
  * elsewhere (a replay from an old cursor) goes to the log as before, its records kept where they touch
- * the window. Records never change once written,
- * so a kept copy answers exactly what the log would. Each partition keeps its newest `capacity` records.
+ * the window. Records never change once written, so a kept record answers exactly what the log would.
+ * Each partition keeps its newest `capacity` records.
  */
 import type { LogMessage } from '../ports/event-log.js';
 import { share } from './memo.js';
