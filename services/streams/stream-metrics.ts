@@ -28,13 +28,25 @@ export function streamMetrics(figures: StreamFigures): Family[] {
     ),
     {
       name: 'tapeline_stream_log_reads_total',
-      help: 'Reads of the log by stream subscriptions, by where they were answered: `memory` (the newest records, shared by the subscriptions at the end) or `log`.',
+      help: 'Reads of the log by stream subscriptions (and the index of repeated trades they read through), by where they were answered: `memory` (the newest records, shared by the subscriptions at the end) or `log`.',
       type: 'counter',
       samples: [
         { labels: { from: 'memory' }, value: figures.reads.fromMemory },
         { labels: { from: 'log' }, value: figures.reads.fromLog },
       ],
     },
+    single(
+      'tapeline_stream_repeats_total',
+      'Trade and signal records found to repeat an earlier record of the same id (the trade feed publishers overlap); no stream sends them.',
+      'counter',
+      figures.repeats.found,
+    ),
+    single(
+      'tapeline_stream_repeat_index_ids',
+      'Trade and signal ids the repeat index of this process holds.',
+      'gauge',
+      figures.repeats.ids,
+    ),
     single(
       'tapeline_stream_undecodable_total',
       'Log records streams skipped as undecodable (the sink dead-letters them).',

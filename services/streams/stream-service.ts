@@ -16,7 +16,10 @@ import { decodeCursor, type Positions } from './cursor.js';
 import { KeyLimits } from './key-limits.js';
 import { LogEnds } from './log-ends.js';
 import { ReplayQueue } from './replay-queue.js';
+import { RepeatIndex } from './repeat-index.js';
 import { TailCache } from './tail-cache.js';
+import { trades } from '../read-models/trades/index.js';
+import { signals } from '../signals/signal-stream.js';
 import {
   logReader,
   type RecordReader,
@@ -59,6 +62,8 @@ export interface StreamFigures extends SubscriptionCounters {
   replaysWaiting: number;
   /** Subscriptions' reads of the log, by where they were answered (tail-cache.ts). */
   reads: { fromMemory: number; fromLog: number };
+  /** Trade records found to repeat an earlier one (not sent), and the ids the index holds (repeat-index.ts). */
+  repeats: { found: number; ids: number };
 }
 
 /**
@@ -75,6 +80,7 @@ export class StreamService {
   private readonly accountEnds: LogEnds;
   private readonly readLog: RecordReader;
   private readonly tail: TailCache;
+  private readonly repeats: RepeatIndex;
   /** Runs of history read at once, over every subscription of the process, in turn per key (subscription.ts, "Fairness"). */
   private readonly replays: ReplayQueue;
   private readonly counters: SubscriptionCounters = { messages: 0, undecodable: 0 };
@@ -98,7 +104,14 @@ export class StreamService {
       logger.warn({ err: error }, 'stream: reading the account feed ends failed; retrying'),
     );
     this.tail = new TailCache(logReader(log), TAIL_RECORDS);
-    this.readLog = this.tail.read;
+    // The trade feed's publishers overlap (repeat-index.ts): every channel reading it (trades, signals) skips the
+    // repeats, and the signals a repeated trade decided again (the same ids; webhooks deliver each id once).
+    this.repeats = new RepeatIndex(
+      this.tail.read,
+      (topic, partition) => startOffsetOf(log, topic, partition),
+      new Set([trades.topic, signals.topic]),
+    );
+    this.readLog = this.repeats.reader;
   }
 
   /** Registers a connection's closer; the returned function unregisters it. */
@@ -180,6 +193,7 @@ export class StreamService {
       replaysRunning: this.replays.active,
       replaysWaiting: this.replays.pending,
       reads: { ...this.tail.figures },
+      repeats: { found: this.repeats.figures.repeats, ids: this.repeats.ids },
     };
   }
 
@@ -235,4 +249,9 @@ export class StreamService {
 
 function endsOf(held: Map<string, PartitionOffsets[]>): Positions {
   return new Map([...held].map(([topic, offsets]) => [topic, offsets.map((p) => p.endOffset)]));
+}
+
+async function startOffsetOf(log: EventLog, topic: string, partition: number): Promise<number> {
+  const offsets = await log.partitionOffsets(topic);
+  return offsets[partition]?.startOffset ?? 0;
 }

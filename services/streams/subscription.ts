@@ -41,7 +41,8 @@ export interface StreamSink {
 /**
  * Reads up to `max` records of a partition from `from`, below `end` (the end last seen); `next` is
  * the position after what was read. For the log that is the last record's offset + 1; a reader of
- * one account's rows (services/copy/account-events.ts) also moves past the positions of others.
+ * one account's rows (services/copy/account-events.ts) also moves past the positions of others, and
+ * the log reader without repeats (repeat-index.ts) past the records it dropped.
  * Throws OffsetOutOfRangeError for a position retention deleted.
  */
 export type RecordReader = (
@@ -190,7 +191,7 @@ export class Subscription {
     }
   }
 
-  /** Reads and sends one run of a partition (a run of history under the replay limit); the number of records read, or 'ended'. */
+  /** Reads and sends one run of a partition (a run of history under the replay limit); the positions it moved past, or 'ended'. */
   private read(topic: string, partition: number): Promise<number | 'ended'> {
     const { ends, positions, settings, replays, keyId } = this.options;
     const behind = ends.end(topic, partition) - positions.get(topic)![partition]!;
@@ -203,7 +204,8 @@ export class Subscription {
     const offsets = positions.get(topic)!;
     const stream = this.options.partitions.find((p) => p.stream.topic === topic)!.stream;
     let messages: LogMessage[] = [];
-    let next = offsets[partition]!;
+    const from = offsets[partition]!;
+    let next = from;
     for (let attempt = 1; ; attempt++) {
       try {
         ({ messages, next } = await read(topic, partition, offsets[partition]!, ends.end(topic, partition), settings.readBatch));
@@ -240,7 +242,8 @@ export class Subscription {
     }
     // Past positions the reader skipped (another account's rows): the next cursor sent carries it.
     if (!this.stopped) offsets[partition] = Math.max(offsets[partition]!, next);
-    return messages.length;
+    // Positions passed, not records sent: a run of only skipped records is progress too, read on at once.
+    return offsets[partition]! - from;
   }
 
   private send({ type, data, ...own }: ChannelMessage): void {

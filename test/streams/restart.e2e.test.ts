@@ -29,7 +29,6 @@ async function startService(dataDir: string, port: number, simulatorBase: string
     ...simulatorUpstreams(simulatorBase),
     TRADES_POLL_INTERVAL_MS: '250',
     MARKETS_POLL_INTERVAL_MS: '2000',
-    TRADES_BACKFILL_MARKETS: '0',
     STREAM_HEARTBEAT_MS: '500',
     STREAM_POLL_MS: '50',
   });

@@ -38,7 +38,14 @@ function marketsOnDistinctPartitions(count: number): string[] {
   }
   return found;
 }
-const [MARKET_A, MARKET_B, MARKET_C, MARKET_FLOOD, MARKET_D] = marketsOnDistinctPartitions(5) as [string, string, string, string, string];
+const [MARKET_A, MARKET_B, MARKET_C, MARKET_FLOOD, MARKET_D, MARKET_E] = marketsOnDistinctPartitions(6) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+];
 
 let log: FileEventLog;
 let api: ApiHarness;
@@ -149,6 +156,29 @@ test('SSE: disconnect mid-stream, reconnect with Last-Event-ID: the union has no
   await new Promise((resolve) => setTimeout(resolve, 200));
   expect([...kept.map((m) => m.data.trade_id), ...idsOf(second)]).toEqual(produced.map((t) => t.event_id));
   second.close();
+});
+
+test('a trade published again (a history read overlapping the live poll) is sent once, live and on resume', async () => {
+  const before = await repeatsFound();
+  const live = await openSse(`channel=trades&market=${MARKET_E}`, tier2Key);
+  await subscribed(live);
+  const produced = tradesOf(MARKET_E, 15);
+  await publisher.publish('trades', produced.slice(0, 10));
+  // What a market's history read publishes: trades the live poll published already, then new ones, then an old one again.
+  await publisher.publish('trades', [...produced.slice(2, 7), ...produced.slice(10)]);
+  await publisher.publish('trades', [produced[0]!]);
+  await waitFor('15 trades', async () => dataOf(live).length >= 15);
+  await waitFor('the six repeats read', async () => (await repeatsFound()) - before === 6);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const ids = produced.map((t) => t.event_id);
+  expect(idsOf(live)).toEqual(ids);
+  // Resumed after the 5th: the rest once, though two of them were published again after the 10th.
+  const resumed = await openSse(`channel=trades&market=${MARKET_E}`, tier2Key, { 'last-event-id': dataOf(live)[4].cursor });
+  await waitFor('10 trades', async () => dataOf(resumed).length >= 10);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  expect(idsOf(resumed)).toEqual(ids.slice(5));
+  live.close();
+  resumed.close();
 });
 
 test('WebSocket: same messages, filters server-side, resume with the cursor in a subscribe message', async () => {
@@ -398,6 +428,10 @@ async function metricsText(): Promise<string> {
 }
 
 /** tapeline_stream_log_reads_total by where the reads were answered. */
+async function repeatsFound(): Promise<number> {
+  return (await api.api.metrics.collect()).find((f) => f.name === 'tapeline_stream_repeats_total')!.samples[0]!.value;
+}
+
 async function logReads(): Promise<{ memory: number; log: number }> {
   const family = (await api.api.metrics.collect()).find((f) => f.name === 'tapeline_stream_log_reads_total')!;
   const of = (from: string) => family.samples.find((sample) => sample.labels.from === from)!.value;
