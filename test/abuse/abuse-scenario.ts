@@ -68,7 +68,7 @@ const PAPER_ORDERS = 8;
  * 10, are served); then this many keys each hold their 10 connections, every one replaying three
  * channels from the log's first record and never reading.
  */
-const STREAM_FLOOD_CONNECTIONS = 50;
+const STREAM_FLOOD_CONNECTIONS = 1_000;
 const STREAM_STALLED_KEYS = 10;
 const STREAM_CHANNELS_REPLAYED = ['trades', 'fills', 'signals'];
 
