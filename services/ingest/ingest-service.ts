@@ -16,7 +16,10 @@ import type { Logger } from '../logger.js';
 import type { EventLog } from '../ports/event-log.js';
 import { isLoopback } from '../shared/loopback.js';
 import { runPeriodically, type PeriodicTask } from '../shared/periodic.js';
-import { allTopicSpecs } from '../read-models/registry.js';
+import { allTopicSpecs, STREAMS } from '../read-models/registry.js';
+import { logStartOffset, partitionReader, RepeatIndex } from '../eventlog/repeat-index.js';
+import { partitionForKey } from '../eventlog/partitioner.js';
+import type { TradeExecuted } from '../events/types.js';
 import { MarketPoller } from './market-poller.js';
 import { EventPublisher } from '../events/publisher.js';
 import { SourceHealth } from './source-health.js';
@@ -91,6 +94,7 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
   });
   const holdings = new MarketHoldingsPoller({ data, publisher, health, markets: ingest.holdersMarkets, catalog: () => markets.markets });
   let stream: MarketStream | null = null;
+  const tradeIds = new RepeatIndex(partitionReader(log), logStartOffset(log), new Set([STREAMS.trades.topic]));
   const trades = new TradePoller({
     onPublished: (published) => wallets.noteTrades(published),
     data,
@@ -101,6 +105,11 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
     backfillMaxPerMarket: ingest.backfillMaxPerMarket,
     markets: () => markets.markets,
     gapMarketsPerPoll: ingest.gapMarketsPerPoll,
+    held: (batch) =>
+      tradeIds.held(
+        STREAMS.trades.topic,
+        batch.map((trade) => ({ partition: tradePartition(trade), id: trade.event_id })),
+      ),
   });
 
   // Failures are logged by state change (failure-log.ts): an offline start prints one line per task.
@@ -266,4 +275,9 @@ export async function startIngest(config: Config, log: EventLog, logger: Logger)
       await backfill;
     },
   };
+}
+
+/** The trades topic's partition a trade is published to (the stream's key, as the log partitions it). */
+function tradePartition(trade: TradeExecuted): number {
+  return partitionForKey(STREAMS.trades.key(trade), STREAMS.trades.partitions);
 }

@@ -2,8 +2,10 @@
  * Polls the Data API trade feed (taker fills, newest first) and publishes every trade not seen
  * before. Trades can be indexed upstream a little after their timestamp, so each poll re-reads an
  * overlap window behind the newest trade it has and skips the ids it already published there.
- * The checkpoint (newest time + ids inside the overlap) makes a restart resume where it stopped;
- * anything published twice across a crash is dropped by the sink, which keys on the trade id.
+ * The checkpoint (newest time + ids inside the overlap) makes a restart resume where it stopped.
+ * Every publish leaves out the trades the log holds already (`held`), so the market history reads
+ * and gap backfills below, which overlap the live poll, and a poll repeated after a crash add no
+ * second record of a trade.
  *
  * Gaps: the feed pages only to offset 10,000, so a poll can stop before reaching its checkpoint
  * (more trades since the last poll than that, e.g. after downtime or a burst). The window between
@@ -57,6 +59,12 @@ export interface TradePollerOptions {
   markets?: () => readonly MarketUpserted[];
   /** Markets read per poll while a gap is being backfilled (default 50). */
   gapMarketsPerPoll?: number;
+  /**
+   * The trade ids among these the log holds already (services/eventlog/repeat-index.ts): a market's
+   * history and a gap's backfill read trades the live poll published, and the live poll can meet a
+   * trade they published; only the others are published.
+   */
+  held?: (trades: readonly TradeExecuted[]) => Promise<ReadonlySet<string>>;
 }
 
 export interface TradePollResult {
@@ -71,6 +79,7 @@ export interface TradePollResult {
 export class TradePoller {
   private readonly checkpoint: CheckpointFile<TradeCheckpoint>;
   private state: TradeCheckpoint;
+  private publishing: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: TradePollerOptions) {
     this.checkpoint = new CheckpointFile(options.checkpointFile, { newest_ms: 0, recent_ids: [], backfilled_markets: [] });
@@ -223,8 +232,18 @@ export class TradePoller {
     if (deadLetters.length > 0) this.options.logger.warn({ count: deadLetters.length }, 'malformed trades dead-lettered');
     // Oldest first, so each market's partition holds its trades in time order.
     const unique = [...new Map(trades.map((t) => [t.event_id, t])).values()].sort((a, b) => a.timestamp_ms - b.timestamp_ms);
-    const published = await this.options.publisher.publish('trades', unique);
-    this.options.onPublished?.(unique);
+    // One publish at a time (the live poll and a market's history read run side by side): what the log
+    // holds is asked after the one before appended, so both cannot append the same trade.
+    const turn = this.publishing.then(() => this.publishUnheld(unique));
+    this.publishing = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private async publishUnheld(unique: TradeExecuted[]): Promise<number> {
+    const held = unique.length > 0 ? await this.options.held?.(unique) : undefined;
+    const fresh = held ? unique.filter((t) => !held.has(t.event_id)) : unique;
+    const published = await this.options.publisher.publish('trades', fresh);
+    this.options.onPublished?.(fresh);
     return published;
   }
 

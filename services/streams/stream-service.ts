@@ -16,7 +16,7 @@ import { decodeCursor, type Positions } from './cursor.js';
 import { KeyLimits } from './key-limits.js';
 import { LogEnds } from './log-ends.js';
 import { ReplayQueue } from './replay-queue.js';
-import { RepeatIndex } from './repeat-index.js';
+import { logStartOffset, RepeatIndex } from '../eventlog/repeat-index.js';
 import { TailCache } from './tail-cache.js';
 import { trades } from '../read-models/trades/index.js';
 import { signals } from '../signals/signal-stream.js';
@@ -62,7 +62,7 @@ export interface StreamFigures extends SubscriptionCounters {
   replaysWaiting: number;
   /** Subscriptions' reads of the log, by where they were answered (tail-cache.ts). */
   reads: { fromMemory: number; fromLog: number };
-  /** Trade records found to repeat an earlier one (not sent), and the ids the index holds (repeat-index.ts). */
+  /** Trade records found to repeat an earlier one (not sent), and the ids the index holds (services/eventlog/repeat-index.ts). */
   repeats: { found: number; ids: number };
 }
 
@@ -104,13 +104,9 @@ export class StreamService {
       logger.warn({ err: error }, 'stream: reading the account feed ends failed; retrying'),
     );
     this.tail = new TailCache(logReader(log), TAIL_RECORDS);
-    // The trade feed's publishers overlap (repeat-index.ts): every channel reading it (trades, signals) skips the
+    // The trade feed's publishers overlap (services/eventlog/repeat-index.ts): every channel reading it (trades, signals) skips the
     // repeats, and the signals a repeated trade decided again (the same ids; webhooks deliver each id once).
-    this.repeats = new RepeatIndex(
-      this.tail.read,
-      (topic, partition) => startOffsetOf(log, topic, partition),
-      new Set([trades.topic, signals.topic]),
-    );
+    this.repeats = new RepeatIndex(this.tail.read, logStartOffset(log), new Set([trades.topic, signals.topic]));
     this.readLog = this.repeats.reader;
   }
 
@@ -249,9 +245,4 @@ export class StreamService {
 
 function endsOf(held: Map<string, PartitionOffsets[]>): Positions {
   return new Map([...held].map(([topic, offsets]) => [topic, offsets.map((p) => p.endOffset)]));
-}
-
-async function startOffsetOf(log: EventLog, topic: string, partition: number): Promise<number> {
-  const offsets = await log.partitionOffsets(topic);
-  return offsets[partition]?.startOffset ?? 0;
 }

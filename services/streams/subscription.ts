@@ -17,6 +17,7 @@
  */
 import type { StreamError, StreamServerMessage } from '../http/types.generated.js';
 import { type EventLog, type LogMessage, OffsetOutOfRangeError, UNDECODABLE_HEADER } from '../ports/event-log.js';
+import { partitionReader } from '../eventlog/repeat-index.js';
 import type { Channel, ChannelMessage, ChannelStream } from './channel.js';
 import { encodeCursor, type Positions } from './cursor.js';
 import { memo } from './memo.js';
@@ -42,7 +43,7 @@ export interface StreamSink {
  * Reads up to `max` records of a partition from `from`, below `end` (the end last seen); `next` is
  * the position after what was read. For the log that is the last record's offset + 1; a reader of
  * one account's rows (services/copy/account-events.ts) also moves past the positions of others, and
- * the log reader without repeats (repeat-index.ts) past the records it dropped.
+ * the log reader without repeats (services/eventlog/repeat-index.ts) past the records it dropped.
  * Throws OffsetOutOfRangeError for a position retention deleted.
  */
 export type RecordReader = (
@@ -54,12 +55,7 @@ export type RecordReader = (
 ) => Promise<{ messages: LogMessage[]; next: number }>;
 
 /** The reader of the event log. */
-export function logReader(log: EventLog): RecordReader {
-  return async (topic, partition, from, _end, max) => {
-    const messages = await log.read(topic, partition, from, max);
-    return { messages, next: messages.length > 0 ? messages.at(-1)!.offset + 1 : from };
-  };
-}
+export const logReader: (log: EventLog) => RecordReader = partitionReader;
 
 export interface SubscriptionCounters {
   messages: number;

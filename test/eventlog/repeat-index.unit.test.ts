@@ -1,11 +1,11 @@
 /**
- * services/streams/repeat-index.ts: a record whose event_id an earlier held record of its partition has
+ * services/eventlog/repeat-index.ts: a record whose event_id an earlier held record of its partition has
  * is dropped, whatever the order of reads, however many readers ask at once, and even when every id's
  * hash is the same (the index then tells ids apart by reading the first record). Compared with a
  * truth computed here by scanning the log.
  */
 import { type LogMessage, OffsetOutOfRangeError } from '../../services/ports/event-log.js';
-import { RepeatIndex } from '../../services/streams/repeat-index.js';
+import { RepeatIndex } from '../../services/eventlog/repeat-index.js';
 import type { RecordReader } from '../../services/streams/subscription.js';
 
 const TOPIC = 'tapeline.trades.v1';
@@ -116,4 +116,23 @@ test('after retention deleted the first copies, a repeat of a deleted record is 
   // From offset 150,000 on, ids repeat those of 0..110,000: held from 140,000 on are only 140,000..149,999.
   expect(after).toEqual(firstCopies(ids, 140_000));
   expect(index.ids).toBeLessThanOrEqual(260_000 - 140_000);
+});
+
+test('held: the ids some held record of their partition has, after reading the partition to its end', async () => {
+  const ids = feed();
+  const log = memoryLog(ids);
+  const index = new RepeatIndex(
+    log.read,
+    async () => log.state.start,
+    new Set([TOPIC]),
+    () => 7,
+  );
+  const asked = ['trade-0', 'trade-1499', 'trade-1500', 'never'].map((id) => ({ partition: 0, id }));
+  // trade-1500 is not in the feed (ids run 0..1499): appended later, it is held from then on.
+  expect([...(await index.held(TOPIC, asked))].sort()).toEqual(['trade-0', 'trade-1499']);
+  log.records.push({ ...log.records[1]!, offset: log.records.length, headers: { event_id: 'trade-1500' } });
+  expect([...(await index.held(TOPIC, asked))].sort()).toEqual(['trade-0', 'trade-1499', 'trade-1500']);
+  // Retention deleted every record: nothing is held any more, whatever the index read before.
+  log.state.start = log.records.length;
+  expect(await index.held(TOPIC, asked)).toEqual(new Set());
 });
