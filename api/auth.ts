@@ -42,6 +42,8 @@ export interface OwnerCacheOptions {
 export class OwnerCache {
   private readonly known: BoundedLru<string, KeyOwner>;
   private readonly unknown: BoundedLru<string, true>;
+  /** Lookups under way, by key: at most one per key at a time. */
+  private readonly pending = new Map<string, Promise<KeyOwner | null>>();
   private lookups = 0;
 
   constructor(
@@ -66,6 +68,15 @@ export class OwnerCache {
     const cached = this.known.get(apiKey);
     if (cached) return cached;
     if (this.unknown.get(apiKey)) return null;
+    // A burst with a key not cached yet (1,000 WebSockets opened at once) waits for one lookup, not 1,000.
+    const pending = this.pending.get(apiKey);
+    if (pending) return pending;
+    const lookup = this.lookUp(apiKey).finally(() => this.pending.delete(apiKey));
+    this.pending.set(apiKey, lookup);
+    return lookup;
+  }
+
+  private async lookUp(apiKey: string): Promise<KeyOwner | null> {
     const wellFormed = this.accounts.isWellFormed(apiKey);
     if (wellFormed) this.lookups++;
     const owner = wellFormed ? await this.accounts.authenticate(apiKey) : null;
