@@ -12,12 +12,13 @@
  * from the log); the streams drop any repeat that still reaches it (`reader`: a history backfill run
  * at the same time as the poller, or an older log).
  *
- * Per partition: each id's first offset (keyed by 52 bits of the id's SHA-1, about 50 bytes an id; a
- * key two ids share is told apart by reading the first one's record, so every answer is exact) and
- * the offsets found to repeat. It reads a partition from its start the first time it is asked about
- * it, and then as far as it is asked. Entries of records retention deleted are dropped every
- * PRUNE_EVERY records indexed. A repeat of a record retention deleted before the index read it is new
- * to that index (a process started later sends it; its first copy is older than any cursor).
+ * Per partition: each id's first offset, keyed by 128 bits of the id's SHA-1 (about 80 bytes an id;
+ * two of ten million ids share a key with a probability near 1e-25, so the answers are exact in
+ * practice without reading any record back), and the offsets found to repeat. It reads a partition
+ * from its start the first time it is asked about it, and then as far as it is asked. Entries of
+ * records retention deleted are dropped every PRUNE_EVERY records indexed and when a read finds them
+ * gone; until then such an id still counts as held. A repeat of a record retention deleted before the index read it is new to
+ * that index (a process started later sends it; its first copy is older than any cursor).
  */
 import { createHash } from 'node:crypto';
 import { type EventLog, type LogMessage, OffsetOutOfRangeError } from '../ports/event-log.js';
@@ -41,9 +42,7 @@ const PRUNE_EVERY = 100_000;
 interface PartitionIndex {
   /** Indexed: the records below it. null until the first read found the partition's start. */
   next: number | null;
-  first: Map<number, number>;
-  /** Ids whose hash an earlier, different id has: their first offset. */
-  collided: Map<string, number>;
+  first: Map<string, number>;
   repeats: Set<number>;
   sincePrune: number;
   /** The read extending the index now; callers wait for it rather than read the same records. */
@@ -63,14 +62,12 @@ export class RepeatIndex {
     private readonly startOffset: StartOffset,
     /** The topics whose repeats are dropped; the others pass through. */
     private readonly topics: ReadonlySet<string>,
-    /** An id's key in the index; the tests give one every id shares, to check ids are still told apart. */
-    private readonly hash: (id: string) => number = sha1Key,
   ) {}
 
   /** Ids indexed, over every partition (for /metrics). */
   get ids(): number {
     let ids = 0;
-    for (const index of this.partitions.values()) ids += index.first.size + index.collided.size;
+    for (const index of this.partitions.values()) ids += index.first.size;
     return ids;
   }
 
@@ -87,9 +84,7 @@ export class RepeatIndex {
     const held = new Set<string>();
     for (const partition of new Set(ids.map((entry) => entry.partition))) {
       const index = await this.indexedTo(topic, partition, 'end');
-      for (const { id } of ids.filter((entry) => entry.partition === partition)) {
-        if (await this.has(topic, partition, index, id)) held.add(id);
-      }
+      for (const { id } of ids.filter((entry) => entry.partition === partition)) if (index.first.has(keyOf(id))) held.add(id);
     }
     return held;
   }
@@ -98,7 +93,7 @@ export class RepeatIndex {
     const key = `${topic}\u0000${partition}`;
     let index = this.partitions.get(key);
     if (!index) {
-      index = { next: null, first: new Map(), collided: new Map(), repeats: new Set(), sincePrune: 0, building: null };
+      index = { next: null, first: new Map(), repeats: new Set(), sincePrune: 0, building: null };
       this.partitions.set(key, index);
     }
     return index;
@@ -140,68 +135,44 @@ export class RepeatIndex {
       ({ messages, next } = await this.read(topic, partition, from, from + INDEX_BATCH, INDEX_BATCH));
     } catch (error) {
       if (!(error instanceof OffsetOutOfRangeError)) throw error;
-      // Retention deleted the records from here: the partition now starts later.
+      // Retention deleted the records from here: the partition now starts later, and what it deleted goes.
       from = error.logStartOffset;
+      this.forget(index, from);
       ({ messages, next } = await this.read(topic, partition, from, from + INDEX_BATCH, INDEX_BATCH));
     }
-    for (const message of messages) await this.add(topic, partition, index, message);
+    for (const message of messages) this.add(index, message);
     index.next = Math.max(next, from);
     index.sincePrune += messages.length;
     if (index.sincePrune >= PRUNE_EVERY) await this.prune(topic, partition, index);
     return messages.length;
   }
 
-  /** Whether a held record of the indexed partition has `id`. */
-  private async has(topic: string, partition: number, index: PartitionIndex, id: string): Promise<boolean> {
-    const at = index.collided.get(id) ?? index.first.get(this.hash(id));
-    // Read back: retention may have deleted it since it was indexed.
-    return at !== undefined && (await this.idAt(topic, partition, at)) === id;
-  }
-
-  private async add(topic: string, partition: number, index: PartitionIndex, message: LogMessage): Promise<void> {
+  private add(index: PartitionIndex, message: LogMessage): void {
     const id = message.headers.event_id;
     if (id === undefined) return;
-    const hash = this.hash(id);
-    const first = index.first.get(hash);
-    if (first === undefined) {
-      index.first.set(hash, message.offset);
-      return;
-    }
-    const held = await this.idAt(topic, partition, first);
-    if (held === id) this.repeated(index, message.offset);
-    else if (held === undefined) index.first.set(hash, message.offset);
-    else if (index.collided.has(id)) this.repeated(index, message.offset);
-    else index.collided.set(id, message.offset);
-  }
-
-  private repeated(index: PartitionIndex, offset: number): void {
-    index.repeats.add(offset);
-    this.figures.repeats++;
-  }
-
-  /** The id of the record at `offset`; undefined when retention deleted it. */
-  private async idAt(topic: string, partition: number, offset: number): Promise<string | undefined> {
-    try {
-      const { messages } = await this.read(topic, partition, offset, offset + 1, 1);
-      return messages[0]?.offset === offset ? messages[0].headers.event_id : undefined;
-    } catch (error) {
-      if (error instanceof OffsetOutOfRangeError) return undefined;
-      throw error;
+    const key = keyOf(id);
+    if (!index.first.has(key)) index.first.set(key, message.offset);
+    else {
+      index.repeats.add(message.offset);
+      this.figures.repeats++;
     }
   }
 
   private async prune(topic: string, partition: number, index: PartitionIndex): Promise<void> {
     index.sincePrune = 0;
-    const start = await this.startOffset(topic, partition);
-    for (const [hash, offset] of index.first) if (offset < start) index.first.delete(hash);
-    for (const [id, offset] of index.collided) if (offset < start) index.collided.delete(id);
+    this.forget(index, await this.startOffset(topic, partition));
+  }
+
+  /** Drops the entries of the records below `start` (retention deleted them). */
+  private forget(index: PartitionIndex, start: number): void {
+    for (const [key, offset] of index.first) if (offset < start) index.first.delete(key);
     for (const offset of index.repeats) if (offset < start) index.repeats.delete(offset);
   }
 }
 
-/** 52 bits of the id's SHA-1: a number, so the index holds no string per id. */
-function sha1Key(id: string): number {
-  return Number.parseInt(createHash('sha1').update(id).digest('hex').slice(0, 13), 16);
+/** 128 bits of the id's SHA-1, as a 16-character one-byte string. */
+function keyOf(id: string): string {
+  return createHash('sha1').update(id).digest('latin1').slice(0, 16);
 }
 
 /** The event log as a PartitionReader. */

@@ -112,8 +112,19 @@ test('register, brief, paper-buy through the book with fees, resolve upstream, s
   expect(account).toMatchObject({ realized_pnl_usdc: settlement.realized_pnl_usdc, open_positions: 0 });
   expect(Number(account.net_pnl_usdc)).toBeCloseTo(expectedPnl - Number(order.fees_usdc), 6);
 
-  const next = (await getJson(`${base}/v1/briefing`, key)).body.data;
-  expect(next.paper.settlements_since_last).toEqual([expect.objectContaining({ market_id: target!.conditionId, kind: 'resolved' })]);
+  // The resolution signal is recorded by the sandbox's own consumer of the resolutions, apart from the
+  // settlement: briefings are read until it is there, their settlements since the last one gathered.
+  const settledSince: unknown[] = [];
+  const next = await waitFor(
+    async () => {
+      const briefing = (await getJson(`${base}/v1/briefing`, key)).body.data;
+      settledSince.push(...briefing.paper.settlements_since_last);
+      return briefing.signals.items.some((s: any) => s.kind === 'resolution' && s.market_id === target!.conditionId) ? briefing : null;
+    },
+    30_000,
+    'the resolution signal in the briefing',
+    500,
+  );
+  expect(settledSince).toEqual([expect.objectContaining({ market_id: target!.conditionId, kind: 'resolved' })]);
   expect(next.paper.account.realized_pnl_usdc).toBe(settlement.realized_pnl_usdc);
-  expect(next.signals.items.some((s: any) => s.kind === 'resolution' && s.market_id === target!.conditionId)).toBe(true);
 }, 240_000);
