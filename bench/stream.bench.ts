@@ -11,6 +11,11 @@
  * p99 / baseline p99 and frames/s / baseline frames/s.
  * Writes bench/results/stream.json.
  *
+ * Stalled readers (the issue's abuse proof, measured as latency): CONTROL_SUBSCRIBERS live subscribers,
+ * idle and then while STALLED_KEYS keys x 10 connections each replay `trades`, `fills` and `signals`
+ * from the first of STALLED_HISTORY trades into sockets they never read (until slow_consumer drops
+ * them): the control subscribers' p99 under the flood as a ratio to their idle p99 (goal: within 2x).
+ *
  *   npm run bench:stream                    (BENCH_STREAM_MAX=2000, BENCH_STREAM_EVENTS=200; STREAM_POLL_MS default 100)
  *   STREAM_POLL_MS=20 npm run bench:stream  (each STREAM_POLL_MS is kept as its own configuration)
  */
@@ -23,7 +28,9 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { EventPublisher } from '../services/events/publisher.js';
 import { openFileEventLog } from '../services/eventlog/file-log.js';
 import { allTopicSpecs, topicSchemas } from '../services/read-models/registry.js';
-import { startApiHarness } from '../test/support/api-harness.js';
+import { type ApiHarness, startApiHarness } from '../test/support/api-harness.js';
+import { CHANNELS } from '../services/streams/channels.js';
+import { encodeCursor } from '../services/streams/cursor.js';
 import { conditionId, T0, tradeExecuted, walletAddress } from '../test/support/events.js';
 
 const MAX = Number(process.env.BENCH_STREAM_MAX ?? 2000);
@@ -33,6 +40,11 @@ const EVENT_GAP_MS = 10;
 const CONNECT_BATCH = 50;
 /** A run whose frames have not all arrived by then reports what did (frames_received < frames_expected). */
 const DRAIN_DEADLINE_MS = 60_000;
+const CONTROL_SUBSCRIBERS = 10;
+const STALLED_KEYS = 10;
+const STALLED_HISTORY = 50_000;
+/** Events per stalled-readers measurement: about 12 s, past STREAM_SLOW_CONSUMER_MS, so the drops fall inside it. */
+const STALLED_EVENTS = 1_000;
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -57,7 +69,7 @@ interface Run {
 }
 
 /** Connects `subscribers` clients that subscribe to trades, produces EVENTS events EVENT_GAP_MS apart, measures. */
-async function measure(target: Target, subscribers: number, onFrame?: (text: string) => void): Promise<Run> {
+async function measure(target: Target, subscribers: number, onFrame?: (text: string) => void, events = EVENTS): Promise<Run> {
   global.gc?.();
   const rssBefore = process.memoryUsage().rss;
   const sentAt = new Map<string, number>();
@@ -93,21 +105,21 @@ async function measure(target: Target, subscribers: number, onFrame?: (text: str
   }
   const rssConnected = process.memoryUsage().rss;
   const started = performance.now();
-  for (let i = 0; i < EVENTS; i++) {
+  for (let i = 0; i < events; i++) {
     const id = await target.produce(++sequence);
     sentAt.set(id, performance.now());
     await sleep(EVENT_GAP_MS);
   }
   const deadline = Date.now() + DRAIN_DEADLINE_MS;
-  while (received < EVENTS * subscribers && Date.now() < deadline) await sleep(20);
+  while (received < events * subscribers && Date.now() < deadline) await sleep(20);
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   for (const ws of clients) ws.close();
   await sleep(500);
   return {
     subscribers,
-    events: EVENTS,
-    frames_expected: EVENTS * subscribers,
+    events,
+    frames_expected: events * subscribers,
     frames_received: received,
     latency_ms: { p50: round(percentile(latencies, 50)), p99: round(percentile(latencies, 99)), max: round(latencies.at(-1)!) },
     frames_per_second: Math.round(received / seconds),
@@ -203,6 +215,8 @@ async function main() {
     console.log(JSON.stringify(result));
     runs.push(result);
   }
+  const stalled = await stalledReaders(api, publisher, tapeline);
+  console.log(JSON.stringify(stalled));
   const settings = {
     STREAM_POLL_MS: Number(POLL_MS),
     event_gap_ms: EVENT_GAP_MS,
@@ -220,13 +234,66 @@ async function main() {
     at: new Date().toISOString(),
     machine: { cpus: os.cpus().length, node: process.version },
     note: 'latency: produce resolved -> frame parsed by the client. The producer shares the process (the one-process stack), so the file log wakes the streams on each append; a reader in another process waits for its next STREAM_POLL_MS look instead. rss_per_connection_kb includes the client side of each socket (same process); in the 1-subscriber run it is the process warming up. baseline: a bare ws server in the same process broadcasting the same frame (serialised once) to the same number of clients at the same pace; ratio_to_baseline = tapeline / baseline.',
-    configurations: [...others, { settings, runs }].sort((a, b) => b.settings.STREAM_POLL_MS - a.settings.STREAM_POLL_MS),
+    configurations: [...others, { settings, runs, stalled_readers: stalled }].sort(
+      (a, b) => b.settings.STREAM_POLL_MS - a.settings.STREAM_POLL_MS,
+    ),
   };
   fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
   console.log(`wrote ${out}`);
   await api.close();
   await log.close();
   fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Control subscribers idle, then while STALLED_KEYS x 10 connections replay three channels from the
+ * log's start (STALLED_HISTORY trades in it) and never read: their p99 under the flood against idle.
+ */
+async function stalledReaders(api: ApiHarness, publisher: EventPublisher, control: Target) {
+  for (let first = 0; first < STALLED_HISTORY; first += 1_000) {
+    const batch = Array.from({ length: 1_000 }, (_, i) =>
+      tradeExecuted({ event_id: `history-${first + i}`, market_id: conditionId(((first + i) % 50) + 1), timestamp_ms: T0 + first + i }),
+    );
+    await publisher.publish('trades', batch);
+  }
+  const idle = await measure(control, CONTROL_SUBSCRIBERS, undefined, STALLED_EVENTS);
+  const slowBefore = await slowConsumers(api);
+  const fromStart = (channel: string) =>
+    encodeCursor(new Map(CHANNELS[channel]!.streams.map((stream) => [stream.topic, Array(stream.partitions).fill(0)])));
+  const sockets: WebSocket[] = [];
+  for (let k = 0; k < STALLED_KEYS; k++) {
+    const key = (await api.admin.createKey(`stalled-${k}`, '2')).api_key;
+    for (let c = 0; c < 10; c++) {
+      const ws = new WebSocket(control.url, { headers: { authorization: `Bearer ${key}` } });
+      await new Promise<void>((resolve, reject) => {
+        ws.once('open', () => resolve());
+        ws.once('error', reject);
+      });
+      for (const channel of ['trades', 'fills', 'signals'])
+        ws.send(JSON.stringify({ type: 'subscribe', channel, subscription: channel, cursor: fromStart(channel) }));
+      // Never read again: the kernel's buffers fill, then the server's, until slow_consumer.
+      (ws as unknown as { _socket: { pause(): void } })._socket.pause();
+      sockets.push(ws);
+    }
+  }
+  const loaded = await measure(control, CONTROL_SUBSCRIBERS, undefined, STALLED_EVENTS);
+  const dropped = (await slowConsumers(api)) - slowBefore;
+  for (const ws of sockets) ws.terminate();
+  return {
+    control_subscribers: CONTROL_SUBSCRIBERS,
+    stalled_connections: sockets.length,
+    history_trades: STALLED_HISTORY,
+    slow_consumers_dropped_during_run: dropped,
+    idle: { latency_ms: idle.latency_ms, frames_received: idle.frames_received },
+    stalled: { latency_ms: loaded.latency_ms, frames_received: loaded.frames_received },
+    ratio_to_idle: { p50: round(loaded.latency_ms.p50 / idle.latency_ms.p50), p99: round(loaded.latency_ms.p99 / idle.latency_ms.p99) },
+    load_average_1m: loaded.load_average_1m,
+  };
+}
+
+async function slowConsumers(api: ApiHarness): Promise<number> {
+  const family = (await api.api.metrics.collect()).find((f) => f.name === 'tapeline_stream_slow_consumers_total');
+  return family?.samples[0]?.value ?? 0;
 }
 
 function round(value: number): number {
