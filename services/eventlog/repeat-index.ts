@@ -26,7 +26,7 @@ import { type EventLog, type LogMessage, OffsetOutOfRangeError } from '../ports/
 /**
  * Reads up to `max` records of a partition from `from` (`end`: the end the caller last saw); `next` is
  * the position after what was read. Throws OffsetOutOfRangeError for a position retention deleted.
- * (The streams' RecordReader, services/streams/subscription.ts, is one.)
+ * (The streams' RecordReader, services/streams/subscription.ts, is this type.)
  */
 export type PartitionReader = (
   topic: string,

@@ -17,7 +17,7 @@
  */
 import type { StreamError, StreamServerMessage } from '../http/types.generated.js';
 import { type EventLog, type LogMessage, OffsetOutOfRangeError, UNDECODABLE_HEADER } from '../ports/event-log.js';
-import { partitionReader } from '../eventlog/repeat-index.js';
+import { type PartitionReader, partitionReader } from '../eventlog/repeat-index.js';
 import type { Channel, ChannelMessage, ChannelStream } from './channel.js';
 import { encodeCursor, type Positions } from './cursor.js';
 import { memo } from './memo.js';
@@ -46,13 +46,7 @@ export interface StreamSink {
  * the log reader without repeats (services/eventlog/repeat-index.ts) past the records it dropped.
  * Throws OffsetOutOfRangeError for a position retention deleted.
  */
-export type RecordReader = (
-  topic: string,
-  partition: number,
-  from: number,
-  end: number,
-  max: number,
-) => Promise<{ messages: LogMessage[]; next: number }>;
+export type RecordReader = PartitionReader;
 
 /** The reader of the event log. */
 export const logReader: (log: EventLog) => RecordReader = partitionReader;
@@ -236,7 +230,7 @@ export class Subscription {
       }
       if (selected !== null) this.send(selected);
     }
-    // Past positions the reader skipped (another account's rows): the next cursor sent carries it.
+    // Past positions the reader skipped (another account's rows, repeated trades): the next cursor sent carries it.
     if (!this.stopped) offsets[partition] = Math.max(offsets[partition]!, next);
     // Positions passed, not records sent: a run of only skipped records is progress too, read on at once.
     return offsets[partition]! - from;
