@@ -798,7 +798,7 @@ async function main(): Promise<Record<string, unknown>> {
       const wsBase = base.replace(/^http/, 'ws');
       const sockets: WebSocket[] = [];
       const connect = (key: string, localAddress: string) =>
-        new Promise<{ status: number; ws: WebSocket | null }>((resolve) => {
+        new Promise<{ status: number; ws: WebSocket | null; error?: string }>((resolve) => {
           const ws = new WebSocket(`${wsBase}/v1/stream`, { headers: { authorization: `Bearer ${key}` }, localAddress });
           sockets.push(ws);
           ws.once('open', () => resolve({ status: 101, ws }));
@@ -807,7 +807,7 @@ async function main(): Promise<Record<string, unknown>> {
             request.destroy();
             resolve({ status: response.statusCode ?? 0, ws: null });
           });
-          ws.once('error', () => resolve({ status: 0, ws: null }));
+          ws.once('error', (error: NodeJS.ErrnoException) => resolve({ status: 0, ws: null, error: error.code ?? error.message }));
         });
       const streamFigure = async (name: string) =>
         Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(await (await fetch(`${admin.url}/metrics`)).text())?.[1] ?? Number.NaN);
@@ -874,6 +874,13 @@ async function main(): Promise<Record<string, unknown>> {
       report.streams = {
         flood_connections: STREAM_FLOOD_CONNECTIONS,
         flood_served: floodStatuses.get(101) ?? 0,
+        // Why a connection of the flood got no HTTP answer at all (status 0), by error code.
+        flood_errors: Object.fromEntries(
+          [...new Set(flood.flatMap(({ error }) => (error ? [error] : [])))].map((code) => [
+            code,
+            flood.filter((f) => f.error === code).length,
+          ]),
+        ),
         stalled_connections: stalled.length,
         stalled_subscriptions: stalled.length * STREAM_CHANNELS_REPLAYED.length,
         slow_consumers_dropped: dropped,
