@@ -8,25 +8,36 @@ import { type ApiHarness, startApiHarness } from '../support/api-harness.js';
 import { getJson, waitFor } from '../support/http.js';
 
 let h: ApiHarness;
+// Lets go of the engine's turn the test holds (also when the test fails, so the harness can close).
+let release: () => void = () => undefined;
 beforeAll(async () => {
   h = await startApiHarness({});
 }, 60_000);
-afterAll(() => h.close());
+afterAll(() => {
+  release();
+  return h.close();
+});
 
 test("a closed request's waiting query never runs; the next request is answered", async () => {
   const key = (await h.admin.createKey('gone', '1')).api_key;
   const stats = () => (h.store as unknown as { queueStats(): FairQueueStats }).queueStats();
-  // The engine busy with the pipeline's own work for about 4 s.
-  const busy = h.store.query('SELECT sleepEachRow(0.5) FROM numbers(8) SETTINGS max_block_size = 1');
-  await waitFor(async () => stats().running === 1, 5_000, 'the pipeline statement to run', 10);
+  // The engine's turn held by the pipeline's own work (a statement, then a wait) until the test lets it
+  // go, not for a fixed time: on a loaded machine the request may reach the queue only seconds later.
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const busy = h.store.serially(async () => {
+    await h.store.query('SELECT 1');
+    await released;
+  });
+  await waitFor(async () => stats().running === 1, 5_000, 'the pipeline work to hold the engine', 10);
   const caller = new AbortController();
   const request = fetch(`${h.base}/v1/markets`, { headers: { authorization: `Bearer ${key}` }, signal: caller.signal });
-  await waitFor(async () => stats().queued > 0, 5_000, "the request's query to wait", 50);
+  await waitFor(async () => stats().queued > 0, 30_000, "the request's query to wait", 50);
   const waiting = stats().queued;
   caller.abort();
   await expect(request).rejects.toThrow();
   await waitFor(async () => stats().abandoned === waiting, 5_000, 'the waiting queries to be dropped', 10);
   expect(stats()).toMatchObject({ running: 1, queued: 0 });
+  release();
   await busy;
   const answered = await getJson(`${h.base}/v1/markets`, key);
   expect(answered.status).toBe(200);
