@@ -66,7 +66,9 @@ beforeAll(async () => {
       STREAM_CONNECTIONS_PER_KEY: '3',
       STREAM_SUBSCRIPTIONS_PER_KEY: '4',
       STREAM_BUFFER_BYTES: '65536',
-      STREAM_SLOW_CONSUMER_MS: '500',
+      // Also the grace a dropped client has to read its close frame: long enough for a loaded machine's
+      // test to see the drop and read again.
+      STREAM_SLOW_CONSUMER_MS: '2000',
       STREAM_READ_BATCH: '100',
     },
   });
@@ -375,15 +377,16 @@ test('a WebSocket client that never reads is dropped with slow_consumer and its 
   (stuck.ws as unknown as { _socket: { pause(): void } })._socket.pause();
   const slowBefore = (await metricsText()).match(/tapeline_stream_slow_consumers_total (\d+)/)![1];
   for (let i = 0; i < 12; i++) await publisher.publish('trades', tradesOf(MARKET_FLOOD, 2_000));
+  const live = tradesOf(MARKET_B, 5);
+  await publisher.publish('trades', live);
+  await waitFor('the control subscriber', async () => idsOf(control).includes(live.at(-1)!.event_id));
   await waitFor('the stuck client dropped', async () => {
     const now = (await metricsText()).match(/tapeline_stream_slow_consumers_total (\d+)/)![1];
     return Number(now) > Number(slowBefore);
   });
-  const live = tradesOf(MARKET_B, 5);
-  await publisher.publish('trades', live);
-  await waitFor('the control subscriber', async () => idsOf(control).includes(live.at(-1)!.event_id));
 
-  // Reading again, the stuck client finds what was sent, then slow_consumer with its cursor, then the close.
+  // Reading again within the close's grace (STREAM_SLOW_CONSUMER_MS; past it the socket is cut), the
+  // stuck client finds what was sent, then slow_consumer with its cursor, then the close.
   (stuck.ws as unknown as { _socket: { resume(): void } })._socket.resume();
   const closed = await stuck.closed;
   expect(closed).toEqual({ code: 4008, reason: 'slow_consumer' });
