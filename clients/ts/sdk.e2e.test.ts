@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Demo, startDemo } from '../../test/support/demo.js';
+import { getJson, waitFor } from '../../test/support/http.js';
 import { createClient, downloadExport, isApiError, type TapelineApiError } from './src/index.js';
 
 let demo: Demo;
@@ -80,6 +81,21 @@ test('an export downloads whole: every file of its manifest, byte for byte, and 
   const tapeline = createClient({ baseUrl: demo.apiBase, apiKey: demo.tier2Key });
   const to = new Date();
   const from = new Date(to.getTime() - 47 * 3600_000); // the demo's history: 48 hours, so two or three UTC days
+  // The demo reads a busy market's history in the background, after its live trades (minutes later on a
+  // loaded machine): the export waits until the range holds trades of an earlier UTC day too.
+  const midnight = new Date(Date.UTC(to.getUTCFullYear(), to.getUTCMonth(), to.getUTCDate()));
+  await waitFor(
+    async () => {
+      const { body } = await getJson(
+        `${demo.apiBase}/markets/${demo.market.id}/trades?from=${from.toISOString()}&to=${midnight.toISOString()}&limit=1`,
+        demo.tier2Key,
+      );
+      return body.data?.length > 0 ? true : null;
+    },
+    120_000,
+    "the market's trades of an earlier UTC day",
+    1_000,
+  );
   let job = await tapeline.createExport({
     dataset: 'trades',
     filters: { market: demo.market.id, from: from.toISOString(), to: to.toISOString() },
@@ -118,4 +134,4 @@ test('an export downloads whole: every file of its manifest, byte for byte, and 
   } finally {
     fs.rmSync(folder, { recursive: true, force: true });
   }
-}, 180_000);
+}, 300_000);
