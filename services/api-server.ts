@@ -380,8 +380,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
 /**
  * Connections the kernel completes before the event loop accepts them (Linux caps it at
  * net.core.somaxconn, 4096 by default). Node's default of 511 overflowed when one client opened 1,000
- * stream connections at once: the kernel then drops handshakes, and a connection held in its SYN queue
- * for seconds while the loop was busy was reset (79 of the abuse tier's 1,000 in an official CI run).
+ * stream connections at once while the loop was busy: the kernel dropped handshakes, and some of those
+ * connections were reset (79 of the abuse tier's 1,000 in one CI run).
  */
 const LISTEN_BACKLOG = 4096;
 
