@@ -14,7 +14,7 @@ import type { TierThresholds } from '../../services/access/tiers.js';
 import { channelNamed, channelNames, type ChannelName } from '../../services/streams/channels.js';
 import { messageText } from '../../services/streams/message-text.js';
 import type { StreamService } from '../../services/streams/stream-service.js';
-import type { Subscription } from '../../services/streams/subscription.js';
+import { corked, type Subscription } from '../../services/streams/subscription.js';
 
 const SUBSCRIPTION_ID = 'sse';
 
@@ -58,7 +58,7 @@ export function sseRoutes(service: StreamService, access: { meter: Meter; thresh
           filters,
           cursor,
           cursorParameter: lastEventId !== undefined ? 'Last-Event-ID' : 'cursor',
-          sink: { send: write, bufferedBytes: () => response.writableLength },
+          sink: { send: write, bufferedBytes: () => response.writableLength, batch: (sends) => corked(response, sends) },
           onEnd: (error) => {
             write(error);
             finish();

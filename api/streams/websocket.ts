@@ -22,7 +22,7 @@ import { channelNamed, channelNames, type ChannelName } from '../../services/str
 import { streamError, streamErrorOf } from './stream-errors.js';
 import { messageText } from '../../services/streams/message-text.js';
 import type { StreamService } from '../../services/streams/stream-service.js';
-import type { Subscription } from '../../services/streams/subscription.js';
+import { corked, type Subscription } from '../../services/streams/subscription.js';
 
 export interface WebSocketDependencies {
   service: StreamService;
@@ -108,7 +108,7 @@ export function streamUpgrade(deps: WebSocketDependencies) {
       });
       server.handleUpgrade(request, socket, head, (ws) => {
         upgraded = true;
-        new SocketSession(ws, deps, request, owner, release, releasePending).begin();
+        new SocketSession(ws, socket, deps, request, owner, release, releasePending).begin();
       });
     } catch (error) {
       refuseUpgrade(socket, error);
@@ -142,6 +142,8 @@ class SocketSession {
 
   constructor(
     private readonly ws: WebSocket,
+    /** The connection under `ws` (the one handed to handleUpgrade), corked around a run of sends. */
+    private readonly socket: Duplex,
     private readonly deps: WebSocketDependencies,
     private readonly request: IncomingMessage,
     private owner: KeyOwner | null,
@@ -267,7 +269,7 @@ class SocketSession {
         filters,
         cursor: message.cursor as string | undefined,
         cursorParameter: 'cursor',
-        sink: { send: (m) => this.send(m), bufferedBytes: () => this.ws.bufferedAmount },
+        sink: { send: (m) => this.send(m), bufferedBytes: () => this.ws.bufferedAmount, batch: (sends) => corked(this.socket, sends) },
         onEnd: (error) => this.ended(id, error),
       });
       if (!this.closed) return opened;

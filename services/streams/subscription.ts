@@ -37,6 +37,22 @@ export interface StreamSink {
   send(message: StreamServerMessage): void;
   /** Bytes accepted by send but not yet handed to the network. */
   bufferedBytes(): number;
+  /**
+   * Runs `sends` with the connection corked, so a run of messages leaves in one write to the kernel
+   * rather than one per message (a write per message was 35-40 % of the time replays took,
+   * docs/STREAMING.md, stalled readers).
+   */
+  batch<T>(sends: () => T): T;
+}
+
+/** StreamSink.batch for a Node stream: corked while `sends` runs, one write of all it sent after. */
+export function corked<T>(stream: { cork(): void; uncork(): void }, sends: () => T): T {
+  stream.cork();
+  try {
+    return sends();
+  } finally {
+    stream.uncork();
+  }
 }
 
 /**
@@ -190,7 +206,7 @@ export class Subscription {
   }
 
   private async readRun(topic: string, partition: number): Promise<number | 'ended'> {
-    const { read, ends, positions, settings, channel, filters, counters } = this.options;
+    const { read, ends, positions, settings } = this.options;
     const offsets = positions.get(topic)!;
     const stream = this.options.partitions.find((p) => p.stream.topic === topic)!.stream;
     let messages: LogMessage[] = [];
@@ -212,6 +228,16 @@ export class Subscription {
         await this.sleep(settings.pollMs * 2 ** attempt);
       }
     }
+    if (this.options.sink.batch(() => this.sendRun(stream, partition, offsets, messages)) === 'ended') return 'ended';
+    // Past positions the reader skipped (another account's rows, repeated trades): the next cursor sent carries it.
+    if (!this.stopped) offsets[partition] = Math.max(offsets[partition]!, next);
+    // Positions passed, not records sent: a run of only skipped records is progress too, read on at once.
+    return offsets[partition]! - from;
+  }
+
+  /** Sends what the filters keep of a run read from one partition, moving its position past each record. */
+  private sendRun(stream: ChannelStream, partition: number, offsets: number[], messages: LogMessage[]): 'ended' | undefined {
+    const { channel, filters, counters } = this.options;
     for (const message of messages) {
       if (this.stopped) return 'ended';
       offsets[partition] = message.offset + 1;
@@ -230,10 +256,7 @@ export class Subscription {
       }
       if (selected !== null) this.send(selected);
     }
-    // Past positions the reader skipped (another account's rows, repeated trades): the next cursor sent carries it.
-    if (!this.stopped) offsets[partition] = Math.max(offsets[partition]!, next);
-    // Positions passed, not records sent: a run of only skipped records is progress too, read on at once.
-    return offsets[partition]! - from;
+    return undefined;
   }
 
   private send({ type, data, ...own }: ChannelMessage): void {
