@@ -34,7 +34,11 @@ const P99_STALL_FACTOR = 10;
 // transaction the probe's reads queue behind) measured 155 ms here and 320 ms in an official CI run on a
 // slower machine; the stall the bound is for (issue 59 H2) was 1,871 ms at p50.
 const STALL_FLOOR_MS = 750;
-const stallBound = (idleMs: number) => Math.max(P99_STALL_FACTOR * idleMs, STALL_FLOOR_MS);
+// The p90's floor: in a clean-clone run whose backlog phase fell on the e2e tier's start in the other
+// lane, the probe's p90 was 972 ms (p50 286 ms, idle p90 71 ms). The stall it guards against still
+// fails it: a p50 of 1,871 ms puts the p90 at least as high.
+const P90_STALL_FLOOR_MS = 1_500;
+const stallBound = (idleMs: number, floorMs = STALL_FLOOR_MS) => Math.max(P99_STALL_FACTOR * idleMs, floorMs);
 // RSS may grow this much over idle during any phase. The growth is cumulative (the engine's allocator
 // keeps what earlier phases used) and peaks in the last phase, the webhook flood: measured 160-442 MB
 // over idle in 8 clean-clone runs (median ~250). Unbounded growth (a cache or queue without a bound over
@@ -118,7 +122,7 @@ test('abuse: the service keeps answering other keys, memory stays bounded, no 5x
     expect(report.probe_non_200).toBe(0);
     for (const name of probePhases) {
       expect(report.probe[name].p50_ms).toBeLessThanOrEqual(stallBound(report.probe.idle.p50_ms));
-      expect(report.probe[name].p90_ms).toBeLessThanOrEqual(stallBound(report.probe.idle.p90_ms));
+      expect(report.probe[name].p90_ms).toBeLessThanOrEqual(stallBound(report.probe.idle.p90_ms, P90_STALL_FLOOR_MS));
     }
   }
   if (ran('backlog')) {
