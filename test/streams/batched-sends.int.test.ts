@@ -1,7 +1,7 @@
 /**
  * A subscription's run of records leaves in one write to the kernel, not one per message: with one
- * write per frame, 100 replays into sockets nobody read kept the API's event loop busy for 17 s on
- * writev alone, and live subscribers' p99 rose 16-27x (bench/results/stream.json, stalled_readers).
+ * write per frame, 100 replays into sockets nobody read kept the API's event loop busy for 17 s, 35-40 %
+ * of it in writev, and live subscribers' p99 rose 16-27x (docs/STREAMING.md, stalled readers).
  *
  * Here over the real file log: a subscription replaying 1,200 trades from the start sends every
  * message inside its sink's batch, a run of them per batch; and `corked` hands a Node stream one
