@@ -47,12 +47,22 @@ export async function startUntilSignal(start: (signal: AbortSignal) => Promise<{
   }
 }
 
-/** Stops on SIGINT/SIGTERM; a second signal exits at once. */
+/**
+ * A signal this soon after the first is the same request delivered twice: Ctrl-C under `npm start`
+ * reaches the service from the terminal (the whole foreground group) and again from npm, which
+ * forwards its own SIGINT to the script.
+ */
+const REPEATED_SIGNAL_MS = 1_000;
+
+/** Stops on SIGINT/SIGTERM; a second signal, a second or more after the first, exits at once. */
 function stopOnSignals(stop: () => Promise<void>, logger: Logger): void {
-  let stopping = false;
+  let stoppingSince: number | null = null;
   const handler = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(1);
-    stopping = true;
+    if (stoppingSince !== null) {
+      if (performance.now() - stoppingSince < REPEATED_SIGNAL_MS) return;
+      process.exit(1);
+    }
+    stoppingSince = performance.now();
     logger.info({ signal }, 'stopping');
     const started = performance.now();
     stop().then(
